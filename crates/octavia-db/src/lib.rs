@@ -1,0 +1,1 @@
+//! octavia-db (to be filled).

@@ -1,0 +1,1 @@
+//! openstack (to be filled).

@@ -1,0 +1,1 @@
+//! ovn-provider (to be filled).

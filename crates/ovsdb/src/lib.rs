@@ -1,0 +1,1 @@
+//! ovsdb (to be filled).

@@ -1,0 +1,23 @@
+//! The provider-driver seam between the Octavia API and a load-balancer provider.
+//!
+//! This crate plays octavia-lib's role (`octavia_lib/api/drivers/`): the data models a
+//! driver receives ([`models`]), the [`ProviderDriver`] trait with one method per API
+//! action, the errors a driver may raise ([`ProviderError`], mapped to HTTP by the API as
+//! `octavia/api/drivers/utils.py::call_provider` does), and the status reports a driver
+//! sends back ([`StatusReport`], `spec/status-path.md` §2) through a [`StatusSink`].
+//!
+//! It depends on nothing of Keel's: the API and the OVN provider both depend on it, and
+//! neither reaches around it (design.md, "Rules of the house").
+
+pub mod models;
+mod driver;
+mod error;
+mod status;
+
+pub use driver::ProviderDriver;
+pub use error::ProviderError;
+pub use models::*;
+pub use status::{
+    OperatingStatus, ProvisioningStatus, StatsReport, ListenerStats, StatusRecord, StatusReport,
+    StatusSink, StatusSinkError,
+};

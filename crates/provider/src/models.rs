@@ -1,0 +1,340 @@
+//! Provider data models, as octavia-lib `octavia_lib/api/drivers/data_models.py`
+//! (`spec/status-path.md` §6).
+//!
+//! octavia-lib's `Unset` is `None` here. For update calls the API passes the full old
+//! object and a new object holding the id plus only the fields that changed
+//! (`spec/status-path.md` §5). Serialised with serde, `None` is omitted, so the JSON of a
+//! model is the octavia-lib `to_dict()` shape.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A load balancer as the provider sees it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct LoadBalancer {
+    pub loadbalancer_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admin_state_up: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vip_address: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vip_network_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vip_port_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vip_subnet_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vip_qos_policy_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vip_sg_ids: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub additional_vips: Option<Vec<AdditionalVip>>,
+    /// Flavor-profile metadata (`{}` when the LB has no flavor).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flavor: Option<Value>,
+    /// Availability-zone metadata (`{}` when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub availability_zone: Option<Value>,
+    /// Full graph on single-call create and cascade delete.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub listeners: Option<Vec<Listener>>,
+    /// Full graph on single-call create and cascade delete.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pools: Option<Vec<Pool>>,
+}
+
+/// The primary VIP handed to `create_vip_port` and returned by it (octavia-lib `VIP`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct Vip {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vip_address: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vip_network_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vip_port_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vip_subnet_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vip_qos_policy_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vip_sg_ids: Option<Vec<String>>,
+    /// True when the port was made by Octavia itself (never for the OVN provider).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub octavia_owned: Option<bool>,
+}
+
+/// An additional VIP: a plain dict in octavia-lib, `{ip_address, network_id, port_id, subnet_id}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct AdditionalVip {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ip_address: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subnet_id: Option<String>,
+}
+
+/// A listener as the provider sees it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct Listener {
+    pub listener_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loadbalancer_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admin_state_up: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
+    /// `HTTP`, `HTTPS`, `TCP`, `TERMINATED_HTTPS`, `UDP`, `SCTP`, `PROMETHEUS`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
+    /// 1..=65535.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol_port: Option<u16>,
+    /// -1 = unlimited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connection_limit: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_pool_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_pool: Option<Box<Pool>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_tls_container_ref: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_tls_container_data: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sni_container_refs: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sni_container_data: Option<Vec<Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub insert_headers: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub l7policies: Option<Vec<L7Policy>>,
+    /// Milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_client_data: Option<i64>,
+    /// Milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_member_connect: Option<i64>,
+    /// Milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_member_data: Option<i64>,
+    /// Milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_tcp_inspect: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_ca_tls_container_ref: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_ca_tls_container_data: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_authentication: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_crl_container_ref: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_crl_container_data: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowed_cidrs: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tls_versions: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tls_ciphers: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alpn_protocols: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hsts_max_age: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hsts_include_subdomains: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hsts_preload: Option<bool>,
+}
+
+/// A pool as the provider sees it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct Pool {
+    pub pool_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loadbalancer_id: Option<String>,
+    /// The first listener using the pool, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub listener_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admin_state_up: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
+    /// `ROUND_ROBIN`, `LEAST_CONNECTIONS`, `SOURCE_IP`, `SOURCE_IP_PORT`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lb_algorithm: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub healthmonitor: Option<HealthMonitor>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub members: Option<Vec<Member>>,
+    /// `{type, cookie_name, persistence_timeout, persistence_granularity}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_persistence: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tls_container_ref: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tls_container_data: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ca_tls_container_ref: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ca_tls_container_data: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crl_container_ref: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crl_container_data: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tls_enabled: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tls_versions: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tls_ciphers: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alpn_protocols: Option<Vec<String>>,
+}
+
+/// A member as the provider sees it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct Member {
+    pub member_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pool_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol_port: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subnet_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admin_state_up: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weight: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backup: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub monitor_address: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub monitor_port: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
+    /// `normal` or `direct`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vnic_type: Option<String>,
+}
+
+/// A health monitor as the provider sees it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct HealthMonitor {
+    pub healthmonitor_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pool_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admin_state_up: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
+    /// `HTTP`, `HTTPS`, `PING`, `TCP`, `TLS-HELLO`, `UDP-CONNECT`, `SCTP`.
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delay: Option<i64>,
+    /// Seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_retries: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_retries_down: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http_method: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url_path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected_codes: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http_version: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub domain_name: Option<String>,
+}
+
+/// An L7 policy as the provider sees it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct L7Policy {
+    pub l7policy_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub listener_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admin_state_up: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub position: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redirect_pool_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redirect_url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redirect_prefix: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redirect_http_code: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rules: Option<Vec<L7Rule>>,
+}
+
+/// An L7 rule as the provider sees it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct L7Rule {
+    pub l7rule_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub l7policy_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admin_state_up: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compare_type: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invert: Option<bool>,
+}

@@ -1,0 +1,162 @@
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+/// `provisioning_status` values (the `provisioning_status` lookup table, `spec/db-schema.md` §1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[allow(missing_docs)]
+pub enum ProvisioningStatus {
+    Active,
+    PendingCreate,
+    PendingUpdate,
+    PendingDelete,
+    Deleted,
+    Error,
+}
+
+impl ProvisioningStatus {
+    /// The value as stored in the DB and shown by the API.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Active => "ACTIVE",
+            Self::PendingCreate => "PENDING_CREATE",
+            Self::PendingUpdate => "PENDING_UPDATE",
+            Self::PendingDelete => "PENDING_DELETE",
+            Self::Deleted => "DELETED",
+            Self::Error => "ERROR",
+        }
+    }
+}
+
+/// `operating_status` values (the `operating_status` lookup table, `spec/db-schema.md` §1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[allow(missing_docs)]
+pub enum OperatingStatus {
+    Online,
+    Offline,
+    Degraded,
+    Error,
+    NoMonitor,
+    Draining,
+}
+
+impl OperatingStatus {
+    /// The value as stored in the DB and shown by the API.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Online => "ONLINE",
+            Self::Offline => "OFFLINE",
+            Self::Degraded => "DEGRADED",
+            Self::Error => "ERROR",
+            Self::NoMonitor => "NO_MONITOR",
+            Self::Draining => "DRAINING",
+        }
+    }
+}
+
+/// One record of a status report: an object id and the statuses to set on it.
+///
+/// A `None` status leaves that column unchanged (`spec/status-path.md` §2.3 step 5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusRecord {
+    /// The object's uuid.
+    pub id: String,
+    /// New provisioning status; `DELETED` removes the row (soft delete for load balancers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provisioning_status: Option<ProvisioningStatus>,
+    /// New operating status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operating_status: Option<OperatingStatus>,
+}
+
+impl StatusRecord {
+    /// A record setting both statuses.
+    pub fn new(
+        id: impl Into<String>,
+        provisioning_status: Option<ProvisioningStatus>,
+        operating_status: Option<OperatingStatus>,
+    ) -> Self {
+        Self { id: id.into(), provisioning_status, operating_status }
+    }
+}
+
+/// A status report from a provider, as octavia-lib `update_loadbalancer_status(status)`.
+///
+/// Shape of `spec/status-path.md` §2.1. The status updater applies members first and load
+/// balancers last (§2.2), so a parent becomes mutable only after its children are settled.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct StatusReport {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub loadbalancers: Vec<StatusRecord>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub listeners: Vec<StatusRecord>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pools: Vec<StatusRecord>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<StatusRecord>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub healthmonitors: Vec<StatusRecord>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub l7policies: Vec<StatusRecord>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub l7rules: Vec<StatusRecord>,
+}
+
+impl StatusReport {
+    /// True when the report carries no record at all.
+    pub fn is_empty(&self) -> bool {
+        self.loadbalancers.is_empty()
+            && self.listeners.is_empty()
+            && self.pools.is_empty()
+            && self.members.is_empty()
+            && self.healthmonitors.is_empty()
+            && self.l7policies.is_empty()
+            && self.l7rules.is_empty()
+    }
+}
+
+/// Listener statistics, absolute values (`spec/status-path.md` §3). Counters in bytes / connections.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct ListenerStats {
+    pub id: String,
+    pub active_connections: u64,
+    pub bytes_in: u64,
+    pub bytes_out: u64,
+    pub request_errors: u64,
+    pub total_connections: u64,
+}
+
+/// A statistics report, as octavia-lib `update_listener_statistics(statistics)`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatsReport {
+    /// One entry per listener.
+    #[serde(default)]
+    pub listeners: Vec<ListenerStats>,
+}
+
+/// Why a status report could not be applied (octavia-lib `UpdateStatusError`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("status update failed on {status_object} {status_object_id:?}: {fault_string}")]
+pub struct StatusSinkError {
+    /// The exception text.
+    pub fault_string: String,
+    /// The collection key of the failing record (`members`, `loadbalancers`, …).
+    pub status_object: String,
+    /// The failing record's id.
+    pub status_object_id: Option<String>,
+}
+
+/// Where a provider sends its reports: the status updater (driver_updater's role).
+///
+/// Implemented over the Octavia DB by `octavia-db`; the provider never touches SQL itself.
+#[async_trait]
+pub trait StatusSink: Send + Sync + 'static {
+    /// Apply a status report with Octavia's semantics (`spec/status-path.md` §2.3).
+    async fn update_status(&self, report: StatusReport) -> Result<(), StatusSinkError>;
+
+    /// Store listener statistics (`spec/status-path.md` §3).
+    async fn update_stats(&self, report: StatsReport) -> Result<(), StatusSinkError>;
+}

@@ -1,0 +1,283 @@
+//! Keel's configuration: an `octavia.conf`-compatible INI file, one typed struct per section.
+//!
+//! Option names and defaults are Octavia's (`octavia/common/config.py`, api-contract.md
+//! §14.10) and ovn-octavia-provider's (`ovn_octavia_provider/common/config.py`), so an
+//! operator's existing file works unchanged. Unknown sections and keys are ignored, as
+//! oslo.config does.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use ini::Ini;
+
+/// A configuration file that could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read or is not valid INI.
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        /// The file's path.
+        path: String,
+        /// Why.
+        source: ini::Error,
+    },
+    /// A value has the wrong type.
+    #[error("[{section}] {key}: invalid value {value:?}: {why}")]
+    Invalid {
+        /// INI section.
+        section: &'static str,
+        /// Option name.
+        key: &'static str,
+        /// The raw value.
+        value: String,
+        /// What was expected.
+        why: &'static str,
+    },
+}
+
+/// `[api_settings]`.
+#[derive(Debug, Clone)]
+pub struct ApiSettings {
+    /// Address to bind (default `127.0.0.1`).
+    pub bind_host: String,
+    /// Port to bind (default 9876).
+    pub bind_port: u16,
+    /// `keystone` (default) or `noauth`.
+    pub auth_strategy: String,
+    /// Provider name → description (`enabled_provider_drivers`, `name:desc,name:desc`).
+    pub enabled_provider_drivers: BTreeMap<String, String>,
+    /// Provider used when a request names none.
+    pub default_provider_driver: String,
+    /// Largest `limit` a list accepts (default 1000).
+    pub pagination_max_limit: u32,
+    /// Base URI for links in responses (default: from the request's Host).
+    pub api_base_uri: Option<String>,
+}
+
+/// `[database]`.
+#[derive(Debug, Clone)]
+pub struct DatabaseSettings {
+    /// SQLAlchemy-style URL: `mysql+pymysql://…`, `mysql://…`, `sqlite:///path` or
+    /// `sqlite://path`. Default: `sqlite://keel.sqlite?mode=rwc` (the embedded default).
+    pub connection: String,
+}
+
+/// A Keystone password credential: `[keystone_authtoken]` and `[service_auth]`.
+#[derive(Debug, Clone, Default)]
+pub struct KeystoneAuth {
+    /// e.g. `http://127.0.0.1:5000/v3`.
+    pub auth_url: String,
+    /// Service user name.
+    pub username: String,
+    /// Service user password.
+    pub password: String,
+    /// Project of the service user.
+    pub project_name: String,
+    /// Domain of the user (default `Default`).
+    pub user_domain_name: String,
+    /// Domain of the project (default `Default`).
+    pub project_domain_name: String,
+    /// Region for catalog lookups.
+    pub region_name: Option<String>,
+}
+
+/// `[neutron]`: where and how to reach Neutron.
+#[derive(Debug, Clone, Default)]
+pub struct NeutronSettings {
+    /// Explicit endpoint; default: the catalog's `network` endpoint.
+    pub endpoint: Option<String>,
+    /// Catalog interface (`public`, `internal`, `admin`; default `public`).
+    pub valid_interfaces: String,
+    /// Catalog region.
+    pub region_name: Option<String>,
+}
+
+/// `[ovn]`, as ovn-octavia-provider's options.
+#[derive(Debug, Clone)]
+pub struct OvnSettings {
+    /// NB remote(s), e.g. `tcp:127.0.0.1:6641` (comma-separated list accepted).
+    pub ovn_nb_connection: String,
+    /// SB remote(s), e.g. `tcp:127.0.0.1:6642`.
+    pub ovn_sb_connection: String,
+    /// Seconds to wait for the first connection (default 180).
+    pub ovsdb_connection_timeout: u64,
+    /// Milliseconds between inactivity probes (default 60000).
+    pub ovsdb_probe_interval: u64,
+    /// Max seconds between reconnect attempts (default 180).
+    pub ovsdb_retry_max_interval: u64,
+}
+
+/// `[quotas]`: project defaults, -1 = unlimited.
+#[derive(Debug, Clone)]
+#[allow(missing_docs)]
+pub struct QuotaSettings {
+    pub default_load_balancer_quota: i64,
+    pub default_listener_quota: i64,
+    pub default_member_quota: i64,
+    pub default_pool_quota: i64,
+    pub default_health_monitor_quota: i64,
+    pub default_l7policy_quota: i64,
+    pub default_l7rule_quota: i64,
+}
+
+/// The whole file.
+#[derive(Debug, Clone)]
+#[allow(missing_docs)]
+pub struct Config {
+    pub api_settings: ApiSettings,
+    pub database: DatabaseSettings,
+    pub keystone_authtoken: KeystoneAuth,
+    pub service_auth: KeystoneAuth,
+    pub neutron: NeutronSettings,
+    pub ovn: OvnSettings,
+    pub quotas: QuotaSettings,
+}
+
+struct Section<'a> {
+    name: &'static str,
+    props: Option<&'a ini::Properties>,
+}
+
+impl Section<'_> {
+    fn get(&self, key: &str) -> Option<String> {
+        self.props.and_then(|p| p.get(key)).map(|v| v.trim().to_string())
+    }
+    fn string(&self, key: &str, default: &str) -> String {
+        self.get(key).unwrap_or_else(|| default.to_string())
+    }
+    fn parse<T: std::str::FromStr>(&self, key: &'static str, default: T) -> Result<T, ConfigError> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) => v.parse().map_err(|_| ConfigError::Invalid {
+                section: self.name,
+                key,
+                value: v,
+                why: "expected a number",
+            }),
+        }
+    }
+    fn keystone(&self) -> KeystoneAuth {
+        KeystoneAuth {
+            auth_url: self.string("auth_url", ""),
+            username: self.string("username", ""),
+            password: self.string("password", ""),
+            project_name: self.string("project_name", ""),
+            user_domain_name: self.string("user_domain_name", "Default"),
+            project_domain_name: self.string("project_domain_name", "Default"),
+            region_name: self.get("region_name"),
+        }
+    }
+}
+
+/// Parses `name:description,name:description` (oslo `DictOpt`).
+fn parse_dict(raw: &str) -> BTreeMap<String, String> {
+    raw.split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(|item| match item.split_once(':') {
+            Some((k, v)) => (k.trim().to_string(), v.trim().to_string()),
+            None => (item.trim().to_string(), String::new()),
+        })
+        .collect()
+}
+
+impl Config {
+    /// Reads an INI file. A missing file is an error; missing options take their defaults.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let ini = Ini::load_from_file(path).map_err(|source| ConfigError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::from_ini(&ini)
+    }
+
+    /// The configuration with every option at its default (embedded SQLite, noauth-less keystone).
+    pub fn defaults() -> Result<Self, ConfigError> {
+        Self::from_ini(&Ini::new())
+    }
+
+    fn from_ini(ini: &Ini) -> Result<Self, ConfigError> {
+        let s = |name: &'static str| Section { name, props: ini.section(Some(name)) };
+        let api = s("api_settings");
+        let db = s("database");
+        let neutron = s("neutron");
+        let ovn = s("ovn");
+        let q = s("quotas");
+        let enabled = parse_dict(&api.string("enabled_provider_drivers", "ovn:OVN provider driver"));
+        Ok(Self {
+            api_settings: ApiSettings {
+                bind_host: api.string("bind_host", "127.0.0.1"),
+                bind_port: api.parse("bind_port", 9876)?,
+                auth_strategy: api.string("auth_strategy", "keystone"),
+                enabled_provider_drivers: enabled,
+                default_provider_driver: api.string("default_provider_driver", "ovn"),
+                pagination_max_limit: api.parse("pagination_max_limit", 1000)?,
+                api_base_uri: api.get("api_base_uri"),
+            },
+            database: DatabaseSettings {
+                connection: db.string("connection", "sqlite://keel.sqlite?mode=rwc"),
+            },
+            keystone_authtoken: s("keystone_authtoken").keystone(),
+            service_auth: s("service_auth").keystone(),
+            neutron: NeutronSettings {
+                endpoint: neutron.get("endpoint").or_else(|| neutron.get("endpoint_override")),
+                valid_interfaces: neutron.string("valid_interfaces", "public"),
+                region_name: neutron.get("region_name"),
+            },
+            ovn: OvnSettings {
+                ovn_nb_connection: ovn.string("ovn_nb_connection", "tcp:127.0.0.1:6641"),
+                ovn_sb_connection: ovn.string("ovn_sb_connection", "tcp:127.0.0.1:6642"),
+                ovsdb_connection_timeout: ovn.parse("ovsdb_connection_timeout", 180)?,
+                ovsdb_probe_interval: ovn.parse("ovsdb_probe_interval", 60000)?,
+                ovsdb_retry_max_interval: ovn.parse("ovsdb_retry_max_interval", 180)?,
+            },
+            quotas: QuotaSettings {
+                default_load_balancer_quota: q.parse("default_load_balancer_quota", -1)?,
+                default_listener_quota: q.parse("default_listener_quota", -1)?,
+                default_member_quota: q.parse("default_member_quota", -1)?,
+                default_pool_quota: q.parse("default_pool_quota", -1)?,
+                default_health_monitor_quota: q.parse("default_health_monitor_quota", -1)?,
+                default_l7policy_quota: q.parse("default_l7policy_quota", -1)?,
+                default_l7rule_quota: q.parse("default_l7rule_quota", -1)?,
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_octavias_with_ovn_provider() {
+        let c = Config::defaults().unwrap();
+        assert_eq!(c.api_settings.bind_port, 9876);
+        assert_eq!(c.api_settings.pagination_max_limit, 1000);
+        assert_eq!(c.api_settings.default_provider_driver, "ovn");
+        assert_eq!(c.quotas.default_member_quota, -1);
+        assert_eq!(c.ovn.ovn_nb_connection, "tcp:127.0.0.1:6641");
+    }
+
+    #[test]
+    fn reads_an_octavia_conf() {
+        let ini = Ini::load_from_str(
+            "[api_settings]\nbind_port = 9877\nenabled_provider_drivers = ovn: OVN driver, amphora:Amp\n\
+             [database]\nconnection = mysql+pymysql://u:p@127.0.0.1/octavia\n\
+             [service_auth]\nauth_url = http://k/v3\nusername = octavia\n",
+        )
+        .unwrap();
+        let c = Config::from_ini(&ini).unwrap();
+        assert_eq!(c.api_settings.bind_port, 9877);
+        assert_eq!(c.api_settings.enabled_provider_drivers.get("ovn").map(String::as_str), Some("OVN driver"));
+        assert_eq!(c.api_settings.enabled_provider_drivers.len(), 2);
+        assert_eq!(c.database.connection, "mysql+pymysql://u:p@127.0.0.1/octavia");
+        assert_eq!(c.service_auth.username, "octavia");
+        assert_eq!(c.service_auth.user_domain_name, "Default");
+    }
+
+    #[test]
+    fn a_bad_number_is_a_typed_error() {
+        let ini = Ini::load_from_str("[api_settings]\nbind_port = lots\n").unwrap();
+        let err = Config::from_ini(&ini).unwrap_err();
+        assert!(matches!(err, ConfigError::Invalid { key: "bind_port", .. }), "{err}");
+    }
+}

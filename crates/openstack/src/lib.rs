@@ -1,1 +1,34 @@
-//! openstack (to be filled).
+//! Thin async clients for the OpenStack services Keel talks to (seed 003 §3–5).
+//!
+//! * [`ServiceAuth`]: Keel's own Keystone v3 password session (octavia.conf `[service_auth]`),
+//!   token cached and refreshed before expiry, service catalog parsed
+//!   ([`Catalog::url_for`]).
+//! * [`TokenValidator`]: validates a user's `X-Auth-Token` (`GET /v3/auth/tokens`) into a
+//!   [`UserContext`], with an in-memory cache as keystonemiddleware's token cache.
+//! * [`NeutronClient`]: networks, subnets, ports, routers, floating IPs, QoS policies,
+//!   security groups, IP availability; acting with the service token or a user's token
+//!   ([`NeutronClient::with_user_token`]); errors typed as [`NeutronError`].
+//! * [`BarbicanClient`]: secret payloads by reference, with a user token.
+//!
+//! Every client shares one pooled `reqwest::Client` built by [`HttpConfig::build_client`]
+//! (rustls, timeouts from [`HttpConfig`]): build it once per process and clone it.
+
+mod barbican;
+mod error;
+mod http;
+pub mod keystone;
+pub mod neutron;
+
+pub use barbican::{BarbicanClient, BarbicanError};
+pub use error::{InvalidTokenReason, KeystoneError, NeutronError, NeutronFault};
+pub use http::HttpConfig;
+pub use keystone::{
+    Catalog, CatalogEndpoint, CatalogService, Interface, ServiceAuth, ServiceAuthConfig,
+    ServiceToken, TokenValidator, TokenValidatorConfig, UserContext,
+};
+pub use neutron::{
+    AddressPair, AllocationPool, ExternalGatewayInfo, FixedIp, FixedIpRequest, FloatingIp,
+    HostRoute, ListFilter, Network, NetworkCreate, NetworkIpAvailability, NeutronClient,
+    NeutronConfig, Port, PortCreate, PortUpdate, QosPolicy, Router, RouterCreate, SecurityGroup,
+    Subnet, SubnetCreate, SubnetIpAvailability,
+};

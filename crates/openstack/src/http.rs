@@ -1,0 +1,100 @@
+//! The one shared HTTP client: pooled connections, rustls, configurable timeouts.
+
+use std::time::Duration;
+
+/// Timeouts and pool settings of the shared `reqwest::Client`.
+///
+/// Defaults: connect 5 s, whole request 30 s (keystoneauth has no default timeout; a bounded
+/// one keeps a stuck Neutron from pinning API workers), idle pooled connections kept 90 s,
+/// at most 32 idle connections per host.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// TCP (+TLS) connect timeout.
+    pub connect_timeout: Duration,
+    /// Timeout of one whole request (send + response body).
+    pub request_timeout: Duration,
+    /// How long an idle pooled connection is kept.
+    pub pool_idle_timeout: Duration,
+    /// Maximum idle connections kept per host.
+    pub pool_max_idle_per_host: usize,
+    /// Accept TLS certificates that do not verify (octavia.conf `insecure = True`).
+    pub insecure: bool,
+    /// `User-Agent` header sent with every request.
+    pub user_agent: String,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(30),
+            pool_idle_timeout: Duration::from_secs(90),
+            pool_max_idle_per_host: 32,
+            insecure: false,
+            user_agent: format!("keel/{}", env!("CARGO_PKG_VERSION")),
+        }
+    }
+}
+
+impl HttpConfig {
+    /// Builds the pooled client. Build it once per process and clone it (clones share the
+    /// pool). Errors: reqwest's builder error (TLS backend initialisation).
+    pub fn build_client(&self) -> Result<reqwest::Client, reqwest::Error> {
+        reqwest::Client::builder()
+            .connect_timeout(self.connect_timeout)
+            .timeout(self.request_timeout)
+            .pool_idle_timeout(self.pool_idle_timeout)
+            .pool_max_idle_per_host(self.pool_max_idle_per_host)
+            .danger_accept_invalid_certs(self.insecure)
+            .user_agent(self.user_agent.clone())
+            .build()
+    }
+}
+
+/// Joins a base URL and a path with exactly one `/` between them.
+pub(crate) fn join(base: &str, path: &str) -> String {
+    format!(
+        "{}/{}",
+        base.trim_end_matches('/'),
+        path.trim_start_matches('/')
+    )
+}
+
+/// Cuts a response body to a loggable size (error messages quote it).
+pub(crate) fn snippet(body: &[u8]) -> String {
+    const MAX: usize = 512;
+    let text = String::from_utf8_lossy(body);
+    let text = text.trim();
+    if text.len() <= MAX {
+        return text.to_string();
+    }
+    let mut end = MAX;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn join_has_one_slash() {
+        assert_eq!(
+            join("http://h:1/v3/", "/auth/tokens"),
+            "http://h:1/v3/auth/tokens"
+        );
+        assert_eq!(join("http://h:1", "v2.0/ports"), "http://h:1/v2.0/ports");
+    }
+
+    #[test]
+    fn snippet_cuts_long_bodies_on_char_boundary() {
+        let long = "é".repeat(400);
+        let s = snippet(long.as_bytes());
+        assert!(s.ends_with('…'));
+        assert!(s.len() <= 512 + '…'.len_utf8());
+        assert_eq!(snippet(b"  short \n"), "short");
+    }
+}

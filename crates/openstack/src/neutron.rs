@@ -1,0 +1,1113 @@
+//! Neutron v2.0 client: the calls Octavia's API (seed 003 §3) and the OVN provider (seed 000:
+//! VIP ports `ovn-lb-vip-<lb id>`, HM ports `ovn-lb-hm-<subnet id>`, subnets, routers,
+//! floating IPs) make.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use reqwest::{Method, StatusCode};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{json, Value};
+
+use crate::error::NeutronError;
+use crate::http::join;
+use crate::keystone::{Interface, ServiceAuth};
+
+/// Where Neutron is (octavia.conf `[neutron]`: `endpoint_override`, `valid_interfaces`,
+/// `region_name`, `service_type`).
+#[derive(Debug, Clone)]
+pub struct NeutronConfig {
+    /// Fixed URL instead of the catalog's (with or without `/v2.0`).
+    pub endpoint_override: Option<String>,
+    /// Catalog interface (default `public`).
+    pub interface: Interface,
+    /// Catalog region; default: the service session's `region_name`.
+    pub region_name: Option<String>,
+    /// Catalog service type (default `network`).
+    pub service_type: String,
+}
+
+impl Default for NeutronConfig {
+    fn default() -> Self {
+        Self {
+            endpoint_override: None,
+            interface: Interface::Public,
+            region_name: None,
+            service_type: "network".into(),
+        }
+    }
+}
+
+/// The `/v2.0` root of a Neutron endpoint (catalogs list it with or without the version).
+pub(crate) fn v2_root(url: &str) -> String {
+    let u = url.trim_end_matches('/');
+    if u.ends_with("/v2.0") {
+        u.to_string()
+    } else {
+        format!("{u}/v2.0")
+    }
+}
+
+// --- resources -------------------------------------------------------------------------------
+
+/// `GET /v2.0/networks/{id}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Network {
+    /// Network id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Owner project.
+    pub project_id: String,
+    /// `ACTIVE`, `DOWN`, `BUILD`, `ERROR`.
+    pub status: String,
+    /// Administrative state.
+    pub admin_state_up: bool,
+    /// Shared with all projects.
+    pub shared: bool,
+    /// Ids of its subnets.
+    pub subnets: Vec<String>,
+    /// MTU (net-mtu extension).
+    pub mtu: Option<u32>,
+    /// `router:external`.
+    #[serde(rename = "router:external")]
+    pub router_external: bool,
+    /// `provider:network_type` (admin only), e.g. `geneve`, `vlan`, `flat`.
+    #[serde(rename = "provider:network_type")]
+    pub provider_network_type: Option<String>,
+    /// `provider:physical_network` (admin only): set for provider networks; the OVN provider
+    /// does not associate a VIP on a provider network to its switch (helper.py).
+    #[serde(rename = "provider:physical_network")]
+    pub provider_physical_network: Option<String>,
+    /// `provider:segmentation_id` (admin only).
+    #[serde(rename = "provider:segmentation_id")]
+    pub provider_segmentation_id: Option<u32>,
+    /// Port security default of the network.
+    pub port_security_enabled: Option<bool>,
+    /// Description.
+    pub description: String,
+    /// Tags.
+    pub tags: Vec<String>,
+}
+
+/// One allocation pool of a subnet.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct AllocationPool {
+    /// First address.
+    pub start: IpAddr,
+    /// Last address.
+    pub end: IpAddr,
+}
+
+/// One host route of a subnet.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct HostRoute {
+    /// Destination CIDR.
+    pub destination: String,
+    /// Next hop address.
+    pub nexthop: String,
+}
+
+/// `GET /v2.0/subnets/{id}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Subnet {
+    /// Subnet id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Its network.
+    pub network_id: String,
+    /// Owner project.
+    pub project_id: String,
+    /// CIDR, e.g. `10.0.0.0/24`, `fd00::/64`.
+    pub cidr: String,
+    /// 4 or 6.
+    pub ip_version: u8,
+    /// Gateway address; `None` when the subnet has no gateway.
+    pub gateway_ip: Option<IpAddr>,
+    /// DHCP enabled.
+    pub enable_dhcp: bool,
+    /// Allocation pools.
+    pub allocation_pools: Vec<AllocationPool>,
+    /// DNS servers.
+    pub dns_nameservers: Vec<String>,
+    /// Host routes.
+    pub host_routes: Vec<HostRoute>,
+    /// IPv6 address mode (`slaac`, `dhcpv6-stateful`, `dhcpv6-stateless`).
+    pub ipv6_address_mode: Option<String>,
+    /// IPv6 RA mode.
+    pub ipv6_ra_mode: Option<String>,
+    /// Subnet pool it came from.
+    pub subnetpool_id: Option<String>,
+    /// Routed-network segment.
+    pub segment_id: Option<String>,
+    /// Description.
+    pub description: String,
+    /// Tags.
+    pub tags: Vec<String>,
+}
+
+/// One fixed IP of a port, as Neutron returns it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct FixedIp {
+    /// Subnet of the address.
+    pub subnet_id: String,
+    /// The address.
+    pub ip_address: IpAddr,
+}
+
+/// One fixed IP asked for on create/update: a subnet (Neutron picks the address), an
+/// address (Neutron finds the subnet), or both.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+pub struct FixedIpRequest {
+    /// Subnet to allocate from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subnet_id: Option<String>,
+    /// Exact address wanted (409 `IpAddressAlreadyAllocated` when taken).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ip_address: Option<IpAddr>,
+}
+
+impl FixedIpRequest {
+    /// Any free address of `subnet_id`.
+    pub fn subnet(subnet_id: impl Into<String>) -> Self {
+        Self {
+            subnet_id: Some(subnet_id.into()),
+            ip_address: None,
+        }
+    }
+
+    /// Exactly `ip_address` in `subnet_id`.
+    pub fn address(subnet_id: impl Into<String>, ip_address: IpAddr) -> Self {
+        Self {
+            subnet_id: Some(subnet_id.into()),
+            ip_address: Some(ip_address),
+        }
+    }
+}
+
+/// An allowed address pair of a port.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct AddressPair {
+    /// Address or CIDR.
+    pub ip_address: String,
+    /// MAC (default: the port's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mac_address: Option<String>,
+}
+
+/// `GET /v2.0/ports/{id}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Port {
+    /// Port id (also the OVN `Logical_Switch_Port` name).
+    pub id: String,
+    /// Name, e.g. `ovn-lb-vip-<lb id>`, `ovn-lb-hm-<subnet id>`.
+    pub name: String,
+    /// Its network.
+    pub network_id: String,
+    /// Owner project.
+    pub project_id: String,
+    /// MAC address.
+    pub mac_address: String,
+    /// Administrative state.
+    pub admin_state_up: bool,
+    /// `ACTIVE`, `DOWN`, `BUILD`.
+    pub status: String,
+    /// Device id, e.g. `lb-<lb id>` for a VIP port.
+    pub device_id: String,
+    /// Device owner, e.g. `ovn-lb:vip`, `ovn-lb-hm:distributed`, `network:router_interface`.
+    pub device_owner: String,
+    /// Fixed IPs.
+    pub fixed_ips: Vec<FixedIp>,
+    /// Security group ids.
+    pub security_groups: Vec<String>,
+    /// Allowed address pairs.
+    pub allowed_address_pairs: Vec<AddressPair>,
+    /// QoS policy id (qos extension).
+    pub qos_policy_id: Option<String>,
+    /// Port security (port-security extension).
+    pub port_security_enabled: Option<bool>,
+    /// `binding:host_id` (admin only).
+    #[serde(rename = "binding:host_id")]
+    pub binding_host_id: Option<String>,
+    /// DNS name (dns-integration extension).
+    pub dns_name: Option<String>,
+    /// Description.
+    pub description: String,
+    /// Tags.
+    pub tags: Vec<String>,
+}
+
+impl Port {
+    /// The first address of the port in `subnet_id`.
+    pub fn ip_in_subnet(&self, subnet_id: &str) -> Option<IpAddr> {
+        self.fixed_ips
+            .iter()
+            .find(|f| f.subnet_id == subnet_id)
+            .map(|f| f.ip_address)
+    }
+}
+
+/// Body of `POST /v2.0/ports`. Only set fields are sent; `extra` carries any other attribute
+/// (e.g. `binding:host_id`) as is.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PortCreate {
+    /// Network (required).
+    pub network_id: String,
+    /// Name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Fixed IPs; `None` = Neutron allocates one per subnet, `Some(vec![])` = no address.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fixed_ips: Option<Vec<FixedIpRequest>>,
+    /// Device owner.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_owner: Option<String>,
+    /// Device id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_id: Option<String>,
+    /// Administrative state (Neutron default true).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admin_state_up: Option<bool>,
+    /// Owner project (admin/service tokens may create for another project).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
+    /// Security groups (`None` = the project's default group).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub security_groups: Option<Vec<String>>,
+    /// QoS policy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qos_policy_id: Option<String>,
+    /// Port security (the OVN HM port is created with `false`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port_security_enabled: Option<bool>,
+    /// Allowed address pairs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowed_address_pairs: Option<Vec<AddressPair>>,
+    /// Description.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Other attributes, sent verbatim.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, Value>,
+}
+
+/// Body of `PUT /v2.0/ports/{id}`: only set fields are sent. `qos_policy_id: Some(None)`
+/// sends `null` (detach the policy).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PortUpdate {
+    /// Name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Administrative state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admin_state_up: Option<bool>,
+    /// Device owner.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_owner: Option<String>,
+    /// Device id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_id: Option<String>,
+    /// Replaces the fixed IPs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fixed_ips: Option<Vec<FixedIpRequest>>,
+    /// Replaces the security groups.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub security_groups: Option<Vec<String>>,
+    /// QoS policy; `Some(None)` detaches.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qos_policy_id: Option<Option<String>>,
+    /// Port security.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port_security_enabled: Option<bool>,
+    /// Replaces the allowed address pairs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowed_address_pairs: Option<Vec<AddressPair>>,
+    /// Description.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Other attributes, sent verbatim.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, Value>,
+}
+
+/// Body of `POST /v2.0/networks` (tests and fixtures).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct NetworkCreate {
+    /// Name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Owner project.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
+    /// Administrative state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admin_state_up: Option<bool>,
+    /// Other attributes (e.g. `router:external`, `provider:*`), sent verbatim.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, Value>,
+}
+
+/// Body of `POST /v2.0/subnets` (tests and fixtures).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SubnetCreate {
+    /// Network (required).
+    pub network_id: String,
+    /// CIDR (required).
+    pub cidr: String,
+    /// 4 or 6 (required).
+    pub ip_version: u8,
+    /// Name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Gateway; `Some(None)` sends `null` (no gateway).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gateway_ip: Option<Option<IpAddr>>,
+    /// DHCP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enable_dhcp: Option<bool>,
+    /// Owner project.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
+    /// Other attributes (e.g. `ipv6_address_mode`), sent verbatim.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, Value>,
+}
+
+/// A router's external gateway.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct ExternalGatewayInfo {
+    /// External network.
+    pub network_id: String,
+    /// SNAT enabled.
+    pub enable_snat: Option<bool>,
+    /// Gateway addresses.
+    pub external_fixed_ips: Vec<FixedIp>,
+}
+
+/// `GET /v2.0/routers/{id}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Router {
+    /// Router id (OVN `Logical_Router` `neutron-<id>`).
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Owner project.
+    pub project_id: String,
+    /// Status.
+    pub status: String,
+    /// Administrative state.
+    pub admin_state_up: bool,
+    /// External gateway, if set.
+    pub external_gateway_info: Option<ExternalGatewayInfo>,
+    /// Distributed (DVR; admin only).
+    pub distributed: Option<bool>,
+    /// HA (admin only).
+    pub ha: Option<bool>,
+    /// Description.
+    pub description: String,
+    /// Tags.
+    pub tags: Vec<String>,
+}
+
+/// Body of `POST /v2.0/routers` (tests and fixtures).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RouterCreate {
+    /// Name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Owner project.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
+    /// Administrative state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admin_state_up: Option<bool>,
+    /// External gateway `{"network_id": ...}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub external_gateway_info: Option<Value>,
+}
+
+/// `GET /v2.0/floatingips/{id}`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct FloatingIp {
+    /// Floating IP id (OVN NAT `external_ids:neutron:fip_id`).
+    pub id: String,
+    /// The public address.
+    pub floating_ip_address: IpAddr,
+    /// External network.
+    #[serde(default)]
+    pub floating_network_id: String,
+    /// Associated internal address.
+    #[serde(default)]
+    pub fixed_ip_address: Option<IpAddr>,
+    /// Associated port.
+    #[serde(default)]
+    pub port_id: Option<String>,
+    /// Router doing the NAT.
+    #[serde(default)]
+    pub router_id: Option<String>,
+    /// Owner project.
+    #[serde(default)]
+    pub project_id: String,
+    /// `ACTIVE`, `DOWN`, `ERROR`.
+    #[serde(default)]
+    pub status: String,
+    /// Description.
+    #[serde(default)]
+    pub description: String,
+}
+
+/// `GET /v2.0/qos/policies/{id}` (validation of `vip_qos_policy_id`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct QosPolicy {
+    /// Policy id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Owner project.
+    pub project_id: String,
+    /// Shared.
+    pub shared: bool,
+    /// Project default policy.
+    pub is_default: bool,
+    /// Description.
+    pub description: String,
+}
+
+/// `GET /v2.0/security-groups/{id}` (validation of `vip_sg_ids`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct SecurityGroup {
+    /// Security group id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Owner project.
+    pub project_id: String,
+    /// Stateful (stateful-security-group extension).
+    pub stateful: Option<bool>,
+    /// Description.
+    pub description: String,
+}
+
+/// Address usage of one subnet (`subnet_ip_availability[]`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct SubnetIpAvailability {
+    /// Subnet id.
+    pub subnet_id: String,
+    /// Subnet name.
+    pub subnet_name: String,
+    /// CIDR.
+    pub cidr: String,
+    /// 4 or 6.
+    pub ip_version: u8,
+    /// Addresses in the allocation pools (IPv6 subnets exceed u64: /48 has 2^80).
+    #[serde(deserialize_with = "de_count")]
+    pub total_ips: u128,
+    /// Addresses in use.
+    #[serde(deserialize_with = "de_count")]
+    pub used_ips: u128,
+}
+
+/// `GET /v2.0/network-ip-availabilities/{id}`: Octavia picks a VIP subnet with free
+/// addresses from it (seed 003 §3, "pick subnet").
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct NetworkIpAvailability {
+    /// Network id.
+    pub network_id: String,
+    /// Network name.
+    pub network_name: String,
+    /// Owner project.
+    pub project_id: String,
+    /// Total addresses.
+    #[serde(deserialize_with = "de_count")]
+    pub total_ips: u128,
+    /// Used addresses.
+    #[serde(deserialize_with = "de_count")]
+    pub used_ips: u128,
+    /// Per subnet.
+    pub subnet_ip_availability: Vec<SubnetIpAvailability>,
+}
+
+/// Accepts any JSON number as an address count (huge IPv6 counts may arrive as floats).
+fn de_count<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
+    struct V;
+    impl serde::de::Visitor<'_> for V {
+        type Value = u128;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a non-negative number")
+        }
+        fn visit_u64<E>(self, v: u64) -> Result<u128, E> {
+            Ok(u128::from(v))
+        }
+        fn visit_u128<E>(self, v: u128) -> Result<u128, E> {
+            Ok(v)
+        }
+        fn visit_i64<E>(self, v: i64) -> Result<u128, E> {
+            Ok(u128::try_from(v).unwrap_or(0))
+        }
+        fn visit_f64<E>(self, v: f64) -> Result<u128, E> {
+            // `as` saturates (NaN → 0): fine for a capacity figure.
+            Ok(v as u128)
+        }
+    }
+    d.deserialize_any(V)
+}
+
+/// Query filters of a list call, sent as repeated `key=value` pairs (Neutron ANDs them;
+/// repeating a key ORs its values).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListFilter {
+    pairs: Vec<(String, String)>,
+}
+
+impl ListFilter {
+    /// No filter (all visible resources).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `key=value`, e.g. `("name", "ovn-lb-vip-<id>")`, `("device_owner", "ovn-lb:vip")`,
+    /// `("network_id", id)`, `("port_id", id)` (floating IPs).
+    pub fn eq(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.pairs.push((key.into(), value.into()));
+        self
+    }
+
+    /// Ports with an address in `subnet_id` (`fixed_ips=subnet_id=<id>`).
+    pub fn fixed_ip_subnet(self, subnet_id: &str) -> Self {
+        self.eq("fixed_ips", format!("subnet_id={subnet_id}"))
+    }
+
+    /// Ports holding `ip` (`fixed_ips=ip_address=<ip>`).
+    pub fn fixed_ip_address(self, ip: IpAddr) -> Self {
+        self.eq("fixed_ips", format!("ip_address={ip}"))
+    }
+
+    /// The pairs, in insertion order.
+    pub fn pairs(&self) -> &[(String, String)] {
+        &self.pairs
+    }
+}
+
+// --- client ----------------------------------------------------------------------------------
+
+struct Shared {
+    service: ServiceAuth,
+    cfg: NeutronConfig,
+    root: tokio::sync::OnceCell<String>,
+}
+
+/// Neutron client. Acts with Keel's service token (Octavia's `get_neutron_client`) or, after
+/// [`NeutronClient::with_user_token`], with a user's token (`get_user_neutron_client`, for
+/// the visibility checks of seed 003 §3). Cheap to clone; all clones share one HTTP pool.
+///
+/// A 401 with the service token makes one retry with a freshly issued token. Errors are
+/// [`NeutronError`]: 404 `NotFound`, 409 `Conflict`, 400 `BadRequest`, 401/403
+/// `Unauthorized`, others `Other`.
+#[derive(Clone)]
+pub struct NeutronClient {
+    shared: Arc<Shared>,
+    user_token: Option<Arc<str>>,
+}
+
+impl std::fmt::Debug for NeutronClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NeutronClient")
+            .field("cfg", &self.shared.cfg)
+            .field("as_user", &self.user_token.is_some())
+            .finish()
+    }
+}
+
+impl NeutronClient {
+    /// A client using `service` for its token, catalog and HTTP pool. No request is made
+    /// until the first call.
+    pub fn new(service: ServiceAuth, cfg: NeutronConfig) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                service,
+                cfg,
+                root: tokio::sync::OnceCell::new(),
+            }),
+            user_token: None,
+        }
+    }
+
+    /// The same client acting with a user's token (the request's `X-Auth-Token`): Neutron
+    /// then applies that user's visibility (404 for other projects' resources).
+    pub fn with_user_token(&self, token: impl Into<String>) -> Self {
+        Self {
+            shared: Arc::clone(&self.shared),
+            user_token: Some(Arc::from(token.into())),
+        }
+    }
+
+    /// The `/v2.0` root URL, resolved once (override or catalog).
+    pub async fn root(&self) -> Result<&str, NeutronError> {
+        let s = &self.shared;
+        let root = s
+            .root
+            .get_or_try_init(|| async {
+                match &s.cfg.endpoint_override {
+                    Some(u) => Ok(v2_root(u)),
+                    None => s
+                        .service
+                        .endpoint(
+                            &s.cfg.service_type,
+                            s.cfg.interface,
+                            s.cfg.region_name.as_deref(),
+                        )
+                        .await
+                        .map(|u| v2_root(&u)),
+                }
+            })
+            .await?;
+        Ok(root.as_str())
+    }
+
+    /// Sends one request; returns the 2xx body. Retries once on 401 with the service token.
+    async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(String, String)],
+        body: Option<&Value>,
+    ) -> Result<Vec<u8>, NeutronError> {
+        let url = join(self.root().await?, path);
+        let mut retried = false;
+        loop {
+            let service = match &self.user_token {
+                Some(_) => None,
+                None => Some(self.shared.service.token().await?),
+            };
+            let token: &str = match (&self.user_token, &service) {
+                (Some(t), _) => t,
+                (None, Some(s)) => s.id(),
+                (None, None) => "",
+            };
+            let mut req = self
+                .shared
+                .service
+                .http()
+                .request(method.clone(), &url)
+                .header("X-Auth-Token", token)
+                .header("Accept", "application/json");
+            if !query.is_empty() {
+                req = req.query(query);
+            }
+            if let Some(b) = body {
+                req = req.json(b);
+            }
+            let resp = req.send().await.map_err(NeutronError::Transport)?;
+            let status = resp.status();
+            let bytes = resp.bytes().await.map_err(NeutronError::Transport)?;
+            if status.is_success() {
+                return Ok(bytes.to_vec());
+            }
+            if status == StatusCode::UNAUTHORIZED && !retried {
+                if let Some(s) = &service {
+                    self.shared.service.invalidate(s);
+                    retried = true;
+                    continue;
+                }
+            }
+            return Err(NeutronError::from_status(status.as_u16(), &bytes));
+        }
+    }
+
+    async fn get_one<T: DeserializeOwned>(&self, path: &str, key: &str) -> Result<T, NeutronError> {
+        let body = self.send(Method::GET, path, &[], None).await?;
+        unwrap_key(&body, key)
+    }
+
+    async fn list<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        key: &str,
+        filter: &ListFilter,
+    ) -> Result<Vec<T>, NeutronError> {
+        let body = self.send(Method::GET, path, filter.pairs(), None).await?;
+        unwrap_key(&body, key)
+    }
+
+    async fn write<B: Serialize, T: DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        key: &str,
+        body: &B,
+    ) -> Result<T, NeutronError> {
+        let inner = serde_json::to_value(body)
+            .map_err(|e| NeutronError::Decode(format!("encoding {key}: {e}")))?;
+        let body = self
+            .send(method, path, &[], Some(&json!({ key: inner })))
+            .await?;
+        unwrap_key(&body, key)
+    }
+
+    /// DELETE; `Ok(false)` when Neutron says 404 (already gone, as Octavia ignores it).
+    async fn delete(&self, path: &str) -> Result<bool, NeutronError> {
+        match self.send(Method::DELETE, path, &[], None).await {
+            Ok(_) => Ok(true),
+            Err(NeutronError::NotFound(_)) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    // networks
+
+    /// `GET /v2.0/networks/{id}`. 404 → `NotFound`.
+    pub async fn get_network(&self, id: &str) -> Result<Network, NeutronError> {
+        self.get_one(&format!("networks/{id}"), "network").await
+    }
+
+    /// `GET /v2.0/networks?filters`.
+    pub async fn list_networks(&self, filter: &ListFilter) -> Result<Vec<Network>, NeutronError> {
+        self.list("networks", "networks", filter).await
+    }
+
+    /// `POST /v2.0/networks`.
+    pub async fn create_network(&self, req: &NetworkCreate) -> Result<Network, NeutronError> {
+        self.write(Method::POST, "networks", "network", req).await
+    }
+
+    /// `DELETE /v2.0/networks/{id}`; `Ok(false)` if already gone. 409 `Conflict` while ports
+    /// are in use.
+    pub async fn delete_network(&self, id: &str) -> Result<bool, NeutronError> {
+        self.delete(&format!("networks/{id}")).await
+    }
+
+    /// `GET /v2.0/network-ip-availabilities/{network_id}` (admin/service only).
+    pub async fn network_ip_availability(
+        &self,
+        network_id: &str,
+    ) -> Result<NetworkIpAvailability, NeutronError> {
+        self.get_one(
+            &format!("network-ip-availabilities/{network_id}"),
+            "network_ip_availability",
+        )
+        .await
+    }
+
+    // subnets
+
+    /// `GET /v2.0/subnets/{id}`. 404 → `NotFound` (Octavia: "Subnet <id> not found.").
+    pub async fn get_subnet(&self, id: &str) -> Result<Subnet, NeutronError> {
+        self.get_one(&format!("subnets/{id}"), "subnet").await
+    }
+
+    /// `GET /v2.0/subnets?filters`.
+    pub async fn list_subnets(&self, filter: &ListFilter) -> Result<Vec<Subnet>, NeutronError> {
+        self.list("subnets", "subnets", filter).await
+    }
+
+    /// `POST /v2.0/subnets`.
+    pub async fn create_subnet(&self, req: &SubnetCreate) -> Result<Subnet, NeutronError> {
+        self.write(Method::POST, "subnets", "subnet", req).await
+    }
+
+    /// `DELETE /v2.0/subnets/{id}`; `Ok(false)` if already gone.
+    pub async fn delete_subnet(&self, id: &str) -> Result<bool, NeutronError> {
+        self.delete(&format!("subnets/{id}")).await
+    }
+
+    // ports
+
+    /// `GET /v2.0/ports/{id}`. 404 → `NotFound`.
+    pub async fn get_port(&self, id: &str) -> Result<Port, NeutronError> {
+        self.get_one(&format!("ports/{id}"), "port").await
+    }
+
+    /// `GET /v2.0/ports?filters`, e.g. `ListFilter::new().eq("name", "ovn-lb-hm-<subnet>")`.
+    pub async fn list_ports(&self, filter: &ListFilter) -> Result<Vec<Port>, NeutronError> {
+        self.list("ports", "ports", filter).await
+    }
+
+    /// `POST /v2.0/ports`. 409 `Conflict` (`IpAddressAlreadyAllocated`, `IpAddressInUse`,
+    /// `MacAddressInUse`) → Octavia's VIPInUseException; 400 for an address outside the
+    /// subnet.
+    pub async fn create_port(&self, req: &PortCreate) -> Result<Port, NeutronError> {
+        self.write(Method::POST, "ports", "port", req).await
+    }
+
+    /// `PUT /v2.0/ports/{id}` with the set fields. 404 → `NotFound`.
+    pub async fn update_port(&self, id: &str, req: &PortUpdate) -> Result<Port, NeutronError> {
+        self.write(Method::PUT, &format!("ports/{id}"), "port", req)
+            .await
+    }
+
+    /// `DELETE /v2.0/ports/{id}`: `Ok(true)` deleted, `Ok(false)` already gone (404 is not
+    /// an error, as octavia's `delete_port`).
+    pub async fn delete_port(&self, id: &str) -> Result<bool, NeutronError> {
+        self.delete(&format!("ports/{id}")).await
+    }
+
+    // routers
+
+    /// `GET /v2.0/routers/{id}`.
+    pub async fn get_router(&self, id: &str) -> Result<Router, NeutronError> {
+        self.get_one(&format!("routers/{id}"), "router").await
+    }
+
+    /// `GET /v2.0/routers?filters`.
+    pub async fn list_routers(&self, filter: &ListFilter) -> Result<Vec<Router>, NeutronError> {
+        self.list("routers", "routers", filter).await
+    }
+
+    /// `POST /v2.0/routers`.
+    pub async fn create_router(&self, req: &RouterCreate) -> Result<Router, NeutronError> {
+        self.write(Method::POST, "routers", "router", req).await
+    }
+
+    /// `DELETE /v2.0/routers/{id}`; `Ok(false)` if already gone.
+    pub async fn delete_router(&self, id: &str) -> Result<bool, NeutronError> {
+        self.delete(&format!("routers/{id}")).await
+    }
+
+    /// `PUT /v2.0/routers/{id}/add_router_interface {"subnet_id"}`; returns the interface
+    /// port id. 400 when the subnet already has an interface on this router.
+    pub async fn add_router_interface(
+        &self,
+        router_id: &str,
+        subnet_id: &str,
+    ) -> Result<String, NeutronError> {
+        #[derive(Deserialize)]
+        struct Iface {
+            port_id: String,
+        }
+        let body = self
+            .send(
+                Method::PUT,
+                &format!("routers/{router_id}/add_router_interface"),
+                &[],
+                Some(&json!({ "subnet_id": subnet_id })),
+            )
+            .await?;
+        let i: Iface = serde_json::from_slice(&body)
+            .map_err(|e| NeutronError::Decode(format!("router interface: {e}")))?;
+        Ok(i.port_id)
+    }
+
+    /// `PUT /v2.0/routers/{id}/remove_router_interface {"subnet_id"}`; `Ok(false)` when
+    /// Neutron answers 404 (no such interface or router).
+    pub async fn remove_router_interface(
+        &self,
+        router_id: &str,
+        subnet_id: &str,
+    ) -> Result<bool, NeutronError> {
+        match self
+            .send(
+                Method::PUT,
+                &format!("routers/{router_id}/remove_router_interface"),
+                &[],
+                Some(&json!({ "subnet_id": subnet_id })),
+            )
+            .await
+        {
+            Ok(_) => Ok(true),
+            Err(NeutronError::NotFound(_)) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Router interface ports on `subnet_id`: ports with `device_owner` one of
+    /// `network:router_interface`, `network:router_interface_distributed`,
+    /// `network:ha_router_replicated_interface` and an address in the subnet; each port's
+    /// `device_id` is its router id.
+    pub async fn router_interface_ports(&self, subnet_id: &str) -> Result<Vec<Port>, NeutronError> {
+        let filter = ListFilter::new()
+            .eq("device_owner", "network:router_interface")
+            .eq("device_owner", "network:router_interface_distributed")
+            .eq("device_owner", "network:ha_router_replicated_interface")
+            .fixed_ip_subnet(subnet_id);
+        self.list_ports(&filter).await
+    }
+
+    // floating IPs
+
+    /// `GET /v2.0/floatingips/{id}`.
+    pub async fn get_floating_ip(&self, id: &str) -> Result<FloatingIp, NeutronError> {
+        self.get_one(&format!("floatingips/{id}"), "floatingip")
+            .await
+    }
+
+    /// `GET /v2.0/floatingips?filters`.
+    pub async fn list_floating_ips(
+        &self,
+        filter: &ListFilter,
+    ) -> Result<Vec<FloatingIp>, NeutronError> {
+        self.list("floatingips", "floatingips", filter).await
+    }
+
+    /// Floating IPs associated with `port_id` (the OVN provider's VIP FIP lookup).
+    pub async fn floating_ips_by_port(
+        &self,
+        port_id: &str,
+    ) -> Result<Vec<FloatingIp>, NeutronError> {
+        self.list_floating_ips(&ListFilter::new().eq("port_id", port_id))
+            .await
+    }
+
+    /// `PUT /v2.0/floatingips/{id} {"description"}`: the OVN provider's "empty update" that
+    /// makes Neutron recompute a member's FIP NAT (helper.py, DVR case).
+    pub async fn update_floating_ip_description(
+        &self,
+        id: &str,
+        description: &str,
+    ) -> Result<FloatingIp, NeutronError> {
+        self.write(
+            Method::PUT,
+            &format!("floatingips/{id}"),
+            "floatingip",
+            &json!({ "description": description }),
+        )
+        .await
+    }
+
+    // QoS and security groups (validation)
+
+    /// `GET /v2.0/qos/policies/{id}`. 404 → `NotFound` (Octavia: InvalidSubresource).
+    pub async fn get_qos_policy(&self, id: &str) -> Result<QosPolicy, NeutronError> {
+        self.get_one(&format!("qos/policies/{id}"), "policy").await
+    }
+
+    /// `GET /v2.0/security-groups/{id}`. 404 → `NotFound`.
+    pub async fn get_security_group(&self, id: &str) -> Result<SecurityGroup, NeutronError> {
+        self.get_one(&format!("security-groups/{id}"), "security_group")
+            .await
+    }
+}
+
+/// Decodes `{"<key>": <T>, ...}`.
+fn unwrap_key<T: DeserializeOwned>(body: &[u8], key: &str) -> Result<T, NeutronError> {
+    let mut map: serde_json::Map<String, Value> =
+        serde_json::from_slice(body).map_err(|e| NeutronError::Decode(format!("{key}: {e}")))?;
+    let v = map
+        .remove(key)
+        .ok_or_else(|| NeutronError::Decode(format!("no {key:?} in the response")))?;
+    serde_json::from_value(v).map_err(|e| NeutronError::Decode(format!("{key}: {e}")))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn port_body_parses() {
+        let body = br#"{"port": {"id": "p1", "name": "ovn-lb-vip-lb1", "network_id": "n1", "tenant_id": "t1", "project_id": "t1", "mac_address": "fa:16:3e:00:00:01", "admin_state_up": false, "status": "DOWN", "device_id": "lb-lb1", "device_owner": "ovn-lb:vip", "fixed_ips": [{"subnet_id": "s1", "ip_address": "10.0.0.5"}, {"subnet_id": "s6", "ip_address": "fd00::5"}], "allowed_address_pairs": [], "extra_dhcp_opts": [], "security_groups": ["sg1"], "description": "", "binding:vnic_type": "normal", "port_security_enabled": true, "qos_policy_id": null, "tags": [], "created_at": "2026-11-29T20:00:00Z", "revision_number": 1}}"#;
+        let p: Port = unwrap_key(body, "port").unwrap();
+        assert_eq!(p.name, "ovn-lb-vip-lb1");
+        assert_eq!(p.project_id, "t1");
+        assert_eq!(p.device_owner, "ovn-lb:vip");
+        assert_eq!(p.ip_in_subnet("s1"), Some("10.0.0.5".parse().unwrap()));
+        assert_eq!(p.ip_in_subnet("s6"), Some("fd00::5".parse().unwrap()));
+        assert_eq!(p.security_groups, vec!["sg1"]);
+        assert_eq!(p.port_security_enabled, Some(true));
+        assert_eq!(p.qos_policy_id, None);
+        assert_eq!(p.binding_host_id, None);
+    }
+
+    #[test]
+    fn subnet_and_network_bodies_parse() {
+        let s: Subnet = unwrap_key(br#"{"subnet": {"id": "s1", "name": "", "network_id": "n1", "project_id": "p", "cidr": "10.0.0.0/24", "ip_version": 4, "gateway_ip": "10.0.0.1", "enable_dhcp": true, "allocation_pools": [{"start": "10.0.0.2", "end": "10.0.0.254"}], "host_routes": [], "dns_nameservers": [], "ipv6_address_mode": null, "ipv6_ra_mode": null, "subnetpool_id": null}}"#, "subnet").unwrap();
+        assert_eq!((s.cidr.as_str(), s.ip_version), ("10.0.0.0/24", 4));
+        assert_eq!(s.gateway_ip, Some("10.0.0.1".parse().unwrap()));
+        assert_eq!(
+            s.allocation_pools[0].end,
+            "10.0.0.254".parse::<IpAddr>().unwrap()
+        );
+        let s: Subnet = unwrap_key(br#"{"subnet": {"id": "s6", "network_id": "n1", "cidr": "fd00::/64", "ip_version": 6, "gateway_ip": null}}"#, "subnet").unwrap();
+        assert_eq!(s.gateway_ip, None);
+        let n: Network = unwrap_key(br#"{"network": {"id": "n1", "name": "pub", "subnets": ["s1"], "router:external": true, "provider:physical_network": "physnet1", "provider:network_type": "flat", "provider:segmentation_id": null, "mtu": 1442, "shared": false, "status": "ACTIVE", "admin_state_up": true, "project_id": "p"}}"#, "network").unwrap();
+        assert!(n.router_external);
+        assert_eq!(n.provider_physical_network.as_deref(), Some("physnet1"));
+        assert_eq!(n.mtu, Some(1442));
+    }
+
+    #[test]
+    fn ip_availability_accepts_huge_counts() {
+        let a: NetworkIpAvailability = unwrap_key(br#"{"network_ip_availability": {"network_id": "n", "network_name": "x", "project_id": "p", "total_ips": 1.2089258196146292e24, "used_ips": 3, "subnet_ip_availability": [{"subnet_id": "s", "subnet_name": "", "cidr": "fd00::/48", "ip_version": 6, "total_ips": 1.2089258196146292e24, "used_ips": 3}, {"subnet_id": "s4", "cidr": "10.0.0.0/24", "ip_version": 4, "total_ips": 253, "used_ips": 2}]}}"#, "network_ip_availability").unwrap();
+        assert!(a.total_ips > u128::from(u64::MAX));
+        assert_eq!(a.subnet_ip_availability[1].total_ips, 253);
+        assert_eq!(a.used_ips, 3);
+    }
+
+    #[test]
+    fn missing_key_is_decode_error() {
+        assert!(matches!(
+            unwrap_key::<Port>(br#"{"ports": []}"#, "port"),
+            Err(NeutronError::Decode(_))
+        ));
+        assert!(matches!(
+            unwrap_key::<Port>(b"not json", "port"),
+            Err(NeutronError::Decode(_))
+        ));
+    }
+
+    #[test]
+    fn port_create_sends_only_set_fields() {
+        let req = PortCreate {
+            network_id: "n1".into(),
+            name: Some("ovn-lb-hm-s1".into()),
+            fixed_ips: Some(vec![FixedIpRequest::subnet("s1")]),
+            port_security_enabled: Some(false),
+            ..PortCreate::default()
+        };
+        assert_eq!(
+            serde_json::to_value(&req).unwrap(),
+            json!({"network_id": "n1", "name": "ovn-lb-hm-s1", "fixed_ips": [{"subnet_id": "s1"}], "port_security_enabled": false})
+        );
+        let mut extra = serde_json::Map::new();
+        extra.insert("binding:host_id".into(), json!("h1"));
+        let upd = PortUpdate {
+            qos_policy_id: Some(None),
+            fixed_ips: Some(vec![FixedIpRequest::address(
+                "s1",
+                "10.0.0.9".parse().unwrap(),
+            )]),
+            extra,
+            ..PortUpdate::default()
+        };
+        assert_eq!(
+            serde_json::to_value(&upd).unwrap(),
+            json!({"qos_policy_id": null, "fixed_ips": [{"subnet_id": "s1", "ip_address": "10.0.0.9"}], "binding:host_id": "h1"})
+        );
+    }
+
+    #[test]
+    fn filters_keep_order_and_repeat_keys() {
+        let f = ListFilter::new()
+            .eq("device_owner", "network:router_interface")
+            .fixed_ip_subnet("s1")
+            .fixed_ip_address("10.0.0.1".parse().unwrap());
+        assert_eq!(
+            f.pairs(),
+            &[
+                (
+                    "device_owner".to_string(),
+                    "network:router_interface".to_string()
+                ),
+                ("fixed_ips".to_string(), "subnet_id=s1".to_string()),
+                ("fixed_ips".to_string(), "ip_address=10.0.0.1".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn v2_root_normalises() {
+        assert_eq!(v2_root("http://h:9696"), "http://h:9696/v2.0");
+        assert_eq!(v2_root("http://h:9696/v2.0/"), "http://h:9696/v2.0");
+        assert_eq!(v2_root("http://h/networking/"), "http://h/networking/v2.0");
+    }
+}

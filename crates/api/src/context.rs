@@ -1,0 +1,203 @@
+//! Request context and authentication, as `octavia/common/context.py` + keystonemiddleware.
+//!
+//! `keystone` mode: `X-Auth-Token` is validated by a [`TokenAuth`] (the openstack crate's
+//! `TokenValidator` in production); missing or invalid → 401 with keystonemiddleware's body.
+//! `noauth` mode: no token; the context is built from `X-Project-Id` / `X-User-Id` / `X-Roles`
+//! when present and `is_admin` is forced true (api-contract.md §0.6).
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use axum::extract::{Request, State};
+use axum::http::HeaderMap;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use crate::fault::ApiError;
+use crate::AppState;
+
+/// Who is calling: the identity a policy check runs against.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RequestContext {
+    /// Token project (None for unscoped/system tokens and noauth without `X-Project-Id`).
+    pub project_id: Option<String>,
+    /// Token user.
+    pub user_id: Option<String>,
+    /// Role names in the token (Keystone includes implied roles: admin ⊃ member ⊃ reader).
+    pub roles: Vec<String>,
+    /// True under noauth (every policy check passes, quotas are skipped).
+    pub is_admin: bool,
+    /// True when the token is system-scoped (rejected by project-scoped rules).
+    pub system_scope: bool,
+    /// The caller's token, for Neutron lookups made with the user's rights (seed 003).
+    pub auth_token: Option<String>,
+    /// True under noauth: quota checks are skipped entirely (api-contract.md §10.3).
+    pub noauth: bool,
+}
+
+impl RequestContext {
+    /// True when the context carries `role`.
+    pub fn has_role(&self, role: &str) -> bool {
+        self.roles.iter().any(|r| r.eq_ignore_ascii_case(role))
+    }
+}
+
+/// A validated token's identity.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Identity {
+    /// Scoped project, if any.
+    pub project_id: Option<String>,
+    /// User id.
+    pub user_id: String,
+    /// Role names (implied roles included).
+    pub roles: Vec<String>,
+    /// True for system-scoped tokens.
+    pub system_scope: bool,
+}
+
+/// Validates `X-Auth-Token` values (keystonemiddleware's role).
+#[async_trait]
+pub trait TokenAuth: Send + Sync + 'static {
+    /// The token's identity; `Err` (any text, logged) → 401.
+    async fn validate(&self, token: &str) -> Result<Identity, String>;
+}
+
+/// How requests are authenticated (`[api_settings] auth_strategy`).
+#[derive(Clone)]
+pub enum AuthMode {
+    /// `keystone`: tokens validated by the given validator.
+    Keystone(Arc<dyn TokenAuth>),
+    /// `noauth`: everyone is admin.
+    NoAuth,
+}
+
+impl std::fmt::Debug for AuthMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Keystone(_) => f.write_str("Keystone"),
+            Self::NoAuth => f.write_str("NoAuth"),
+        }
+    }
+}
+
+fn header(h: &HeaderMap, name: &str) -> Option<String> {
+    h.get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+/// Build the context for a request, or fail with 401.
+pub async fn authenticate(
+    mode: &AuthMode,
+    headers: &HeaderMap,
+) -> Result<RequestContext, ApiError> {
+    match mode {
+        AuthMode::NoAuth => Ok(RequestContext {
+            project_id: header(headers, "x-project-id").or_else(|| header(headers, "x-tenant-id")),
+            user_id: header(headers, "x-user-id"),
+            roles: header(headers, "x-roles")
+                .map(|r| {
+                    r.split(',')
+                        .map(|s| s.trim().to_string())
+                        .filter(|s| !s.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default(),
+            is_admin: true,
+            system_scope: false,
+            auth_token: header(headers, "x-auth-token"),
+            noauth: true,
+        }),
+        AuthMode::Keystone(v) => {
+            let token = header(headers, "x-auth-token").ok_or(ApiError::Unauthorized)?;
+            let id = v.validate(&token).await.map_err(|e| {
+                tracing::info!(error = %e, "token rejected");
+                ApiError::Unauthorized
+            })?;
+            Ok(RequestContext {
+                project_id: id.project_id,
+                user_id: Some(id.user_id),
+                roles: id.roles,
+                is_admin: false,
+                system_scope: id.system_scope,
+                auth_token: Some(token),
+                noauth: false,
+            })
+        }
+    }
+}
+
+/// Middleware: authenticates every request except `/` and `/healthcheck` (the paths
+/// Octavia's auth wrapper skips) and stores the [`RequestContext`] as an extension.
+pub async fn auth_layer(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let path = req.uri().path();
+    if path == "/" || path == "/healthcheck" {
+        return next.run(req).await;
+    }
+    match authenticate(&state.inner.auth, req.headers()).await {
+        Ok(ctx) => {
+            req.extensions_mut().insert(ctx);
+            next.run(req).await
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Fixed;
+    #[async_trait]
+    impl TokenAuth for Fixed {
+        async fn validate(&self, token: &str) -> Result<Identity, String> {
+            if token == "good" {
+                Ok(Identity {
+                    project_id: Some("p".into()),
+                    user_id: "u".into(),
+                    roles: vec!["member".into()],
+                    system_scope: false,
+                })
+            } else {
+                Err("bad".into())
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn keystone_mode_requires_a_valid_token() {
+        let mode = AuthMode::Keystone(Arc::new(Fixed));
+        let mut h = HeaderMap::new();
+        assert!(matches!(
+            authenticate(&mode, &h).await,
+            Err(ApiError::Unauthorized)
+        ));
+        h.insert("x-auth-token", "nope".parse().unwrap());
+        assert!(matches!(
+            authenticate(&mode, &h).await,
+            Err(ApiError::Unauthorized)
+        ));
+        h.insert("x-auth-token", "good".parse().unwrap());
+        let ctx = authenticate(&mode, &h).await.unwrap();
+        assert_eq!(ctx.project_id.as_deref(), Some("p"));
+        assert!(!ctx.is_admin);
+    }
+
+    #[tokio::test]
+    async fn noauth_is_admin_with_optional_project() {
+        let mut h = HeaderMap::new();
+        let ctx = authenticate(&AuthMode::NoAuth, &h).await.unwrap();
+        assert!(ctx.is_admin && ctx.project_id.is_none());
+        h.insert("x-project-id", "abc".parse().unwrap());
+        assert_eq!(
+            authenticate(&AuthMode::NoAuth, &h)
+                .await
+                .unwrap()
+                .project_id
+                .as_deref(),
+            Some("abc")
+        );
+    }
+}

@@ -1,0 +1,171 @@
+//! Framework-level behaviour every endpoint shares (api-contract.md §0.1–0.3).
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, Uri};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+use crate::fault::ApiError;
+use crate::AppState;
+
+/// oslo `RequestId`: every response carries `x-openstack-request-id: req-<uuid>`.
+pub async fn request_id(req: Request, next: Next) -> Response {
+    let id = format!("req-{}", uuid::Uuid::new_v4());
+    let mut resp = next.run(req).await;
+    if let Ok(v) = HeaderValue::from_str(&id) {
+        resp.headers_mut().insert("x-openstack-request-id", v);
+    }
+    resp
+}
+
+fn too_large(limit: usize) -> Response {
+    (
+        StatusCode::PAYLOAD_TOO_LARGE,
+        Json(json!({"code": "413 Request Entity Too Large", "title": "Request Entity Too Large",
+                    "message": format!("Request is too large. Larger than max_request_body_size ({limit}).")})),
+    )
+        .into_response()
+}
+
+/// oslo `RequestBodySizeLimiter`: bodies over `max_request_body_size` → 413 (pecan/webob shape).
+pub async fn body_limit(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let limit = state.config().max_request_body_size;
+    let declared = req
+        .headers()
+        .get("content-length")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > limit) {
+        return too_large(limit);
+    }
+    let (parts, body) = req.into_parts();
+    match axum::body::to_bytes(body, limit).await {
+        Ok(bytes) => {
+            next.run(Request::from_parts(parts, Body::from(bytes)))
+                .await
+        }
+        Err(_) => too_large(limit),
+    }
+}
+
+/// ContentTypeHook: an `Accept` that excludes JSON → 406 (empty `Accept` tolerated;
+/// healthcheck exempt).
+pub async fn accept_json(req: Request, next: Next) -> Response {
+    if req.uri().path() != "/healthcheck" {
+        if let Some(accept) = req.headers().get("accept").and_then(|v| v.to_str().ok()) {
+            let a = accept.trim();
+            let ok = a.is_empty()
+                || a.split(',').any(|t| {
+                    let t = t.split(';').next().unwrap_or("").trim();
+                    t == "application/json" || t == "application/*" || t == "*/*"
+                });
+            if !ok {
+                return ApiError::pecan(
+                    StatusCode::NOT_ACCEPTABLE,
+                    "Not Acceptable",
+                    "Only content type application/json is accepted.",
+                )
+                .into_response();
+            }
+        }
+    }
+    next.run(req).await
+}
+
+/// pecan's 404 for unknown paths.
+pub async fn not_found() -> Response {
+    ApiError::pecan(
+        StatusCode::NOT_FOUND,
+        "Not Found",
+        "The resource could not be found.",
+    )
+    .into_response()
+}
+
+/// pecan's 405 for a known path with another method.
+pub async fn method_not_allowed() -> Response {
+    ApiError::pecan(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "Method Not Allowed",
+        "The method is not allowed for this resource.",
+    )
+    .into_response()
+}
+
+/// The collections reachable both under `/v2/lbaas/` and directly under `/v2/`
+/// (`V2Controller` inherits `BaseV2Controller`).
+const LBAAS: &[&str] = &[
+    "loadbalancers",
+    "listeners",
+    "pools",
+    "healthmonitors",
+    "l7policies",
+    "quotas",
+    "providers",
+    "flavors",
+    "flavorprofiles",
+    "availabilityzones",
+    "availabilityzoneprofiles",
+];
+
+/// Path aliases resolved before routing: `.json` suffix, `/v2.0` → `/v2`,
+/// `/v2/<collection>` → `/v2/lbaas/<collection>`, trailing `/` dropped.
+pub fn rewrite_path(mut req: Request) -> Request {
+    let uri = req.uri();
+    let mut path = uri.path().to_string();
+    if let Some(p) = path.strip_suffix(".json") {
+        path = p.to_string();
+    }
+    if path == "/v2.0" || path.starts_with("/v2.0/") {
+        path = format!("/v2{}", &path[5..]);
+    }
+    if path.len() > 1 {
+        if let Some(p) = path.strip_suffix('/') {
+            path = p.to_string();
+        }
+    }
+    if let Some(rest) = path.strip_prefix("/v2/") {
+        let first = rest.split('/').next().unwrap_or("");
+        if LBAAS.contains(&first) {
+            path = format!("/v2/lbaas/{rest}");
+        }
+    }
+    if path != uri.path() {
+        let pq = match uri.query() {
+            Some(q) => format!("{path}?{q}"),
+            None => path,
+        };
+        if let Ok(new) = pq.parse::<Uri>() {
+            *req.uri_mut() = new;
+        }
+    }
+    req
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rw(p: &str) -> String {
+        let req = Request::builder()
+            .uri(p)
+            .body(Body::empty())
+            .unwrap_or_default();
+        rewrite_path(req).uri().to_string()
+    }
+
+    #[test]
+    fn aliases() {
+        assert_eq!(rw("/v2.0/lbaas/loadbalancers"), "/v2/lbaas/loadbalancers");
+        assert_eq!(
+            rw("/v2/loadbalancers.json?name=a"),
+            "/v2/lbaas/loadbalancers?name=a"
+        );
+        assert_eq!(rw("/v2/lbaas/pools/"), "/v2/lbaas/pools");
+        assert_eq!(rw("/"), "/");
+        assert_eq!(rw("/v2.0"), "/v2");
+    }
+}

@@ -1,0 +1,60 @@
+//! The networking lookups the API makes to validate a VIP (Octavia's network driver role,
+//! `octavia/api/v2/controllers/load_balancer.py::_validate_vip_request_object`, seed 003 §3).
+//!
+//! Done with the caller's token, so a subnet the user cannot see is "not found" (seed 004 §1).
+
+use async_trait::async_trait;
+
+/// A Neutron subnet, as far as VIP validation needs it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SubnetInfo {
+    /// Subnet id.
+    pub id: String,
+    /// Its network.
+    pub network_id: String,
+    /// CIDR, e.g. `10.0.0.0/24`.
+    pub cidr: String,
+    /// 4 or 6.
+    pub ip_version: u8,
+}
+
+/// A Neutron network.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NetworkInfo {
+    /// Network id.
+    pub id: String,
+    /// Its subnets' ids.
+    pub subnets: Vec<String>,
+}
+
+/// A Neutron port.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PortInfo {
+    /// Port id.
+    pub id: String,
+    /// Its network.
+    pub network_id: String,
+    /// `device_id` ("" when unused).
+    pub device_id: String,
+    /// `(subnet_id, ip_address)` pairs.
+    pub fixed_ips: Vec<(String, String)>,
+    /// QoS policy, if any.
+    pub qos_policy_id: Option<String>,
+}
+
+/// Read-only Neutron lookups with the user's token (`None` token = the service's own rights).
+/// `Ok(None)` means "not found / not visible"; `Err` is any other failure (→ 500).
+#[async_trait]
+pub trait Networking: Send + Sync + 'static {
+    /// `GET /v2.0/subnets/{id}`.
+    async fn get_subnet(&self, token: Option<&str>, id: &str)
+        -> Result<Option<SubnetInfo>, String>;
+    /// `GET /v2.0/networks/{id}`.
+    async fn get_network(
+        &self,
+        token: Option<&str>,
+        id: &str,
+    ) -> Result<Option<NetworkInfo>, String>;
+    /// `GET /v2.0/ports/{id}`.
+    async fn get_port(&self, token: Option<&str>, id: &str) -> Result<Option<PortInfo>, String>;
+}

@@ -1,0 +1,58 @@
+//! L7 policy / rule types as far as a load balancer graph create needs them
+//! (`octavia/api/v2/types/l7policy.py`, `l7rule.py`). L7 endpoints are not served yet.
+
+use super::{f, int, m, s, Kind, Schema, TAGS};
+use crate::types::pool::POOL_SINGLE;
+
+/// `SUPPORTED_L7POLICY_ACTIONS`.
+pub const ACTIONS: &[&str] = &[
+    "REJECT",
+    "REDIRECT_TO_URL",
+    "REDIRECT_TO_POOL",
+    "REDIRECT_PREFIX",
+];
+/// `SUPPORTED_L7RULE_TYPES`.
+pub const RULE_TYPES: &[&str] = &[
+    "HOST_NAME",
+    "PATH",
+    "FILE_TYPE",
+    "HEADER",
+    "COOKIE",
+    "SSL_CONN_HAS_CERT",
+    "SSL_VERIFY_RESULT",
+    "SSL_DN_FIELD",
+];
+/// `SUPPORTED_L7RULE_COMPARE_TYPES`.
+pub const COMPARE_TYPES: &[&str] = &["REGEX", "STARTS_WITH", "ENDS_WITH", "CONTAINS", "EQUAL_TO"];
+
+/// `L7RuleSingleCreate`.
+pub static L7RULE_SINGLE: Schema = Schema {
+    fields: &[
+        m("type", Kind::Enum(RULE_TYPES)),
+        m("compare_type", Kind::Enum(COMPARE_TYPES)),
+        f("key", s(255)),
+        m("value", s(255)),
+        f("invert", Kind::Bool),
+        f("admin_state_up", Kind::Bool),
+        f("tags", TAGS),
+    ],
+    tenant_alias: false,
+};
+
+/// `L7PolicySingleCreate`.
+pub static L7POLICY_SINGLE: Schema = Schema {
+    fields: &[
+        f("name", s(255)),
+        f("description", s(255)),
+        f("admin_state_up", Kind::Bool),
+        m("action", Kind::Enum(ACTIONS)),
+        f("redirect_pool", Kind::Object(&POOL_SINGLE)),
+        f("redirect_url", s(255)),
+        f("redirect_prefix", s(255)),
+        f("position", int(Some(1), Some(2147483647))),
+        f("redirect_http_code", int(Some(301), Some(308))),
+        f("rules", Kind::ObjectList(&L7RULE_SINGLE)),
+        f("tags", TAGS),
+    ],
+    tenant_alias: false,
+};

@@ -1,0 +1,732 @@
+//! Request and response typing, as Octavia's WSME types (`octavia/api/v2/types/*.py`).
+//!
+//! Bodies are parsed by a small WSME re-implementation ([`parse_body`]) driven by
+//! declarative [`Schema`]s, so that failures carry WSME's exact texts (api-contract.md §0.4):
+//! unknown keys → `Unknown attribute for argument <arg>: <names>`; coercion failures (a string
+//! for an integer, a non-boolean, a non-list) name the *argument* and echo the whole body as a
+//! Python dict; range/UUID/enum/length failures name the innermost field.
+
+pub mod health_monitor;
+pub mod l7;
+pub mod listener;
+pub mod load_balancer;
+pub mod member;
+pub mod pool;
+pub mod quotas;
+
+use serde_json::{Map, Value};
+
+use crate::fault::ApiError;
+
+/// The type of one attribute, as a WSME datatype.
+#[derive(Debug, Clone, Copy)]
+pub enum Kind {
+    /// `wtypes.StringType(min_length, max_length)`.
+    Str {
+        /// Minimum length in characters.
+        min: Option<usize>,
+        /// Maximum length in characters.
+        max: Option<usize>,
+    },
+    /// `wtypes.StringType(pattern=…)`, checked by a hand-written matcher of that regex.
+    Pattern {
+        /// The regex text shown in the error.
+        pattern: &'static str,
+        /// The matcher.
+        check: fn(&str) -> bool,
+        /// Maximum length in characters.
+        max: Option<usize>,
+    },
+    /// `wtypes.UuidType()`; normalised to the dashed lower-case form.
+    Uuid,
+    /// `wtypes.IntegerType(minimum, maximum)` (or plain `int`).
+    Int {
+        /// Inclusive minimum.
+        min: Option<i64>,
+        /// Inclusive maximum.
+        max: Option<i64>,
+    },
+    /// `bool`, with WSME's string coercions.
+    Bool,
+    /// `float`.
+    Float,
+    /// `wtypes.Enum(str, …)`.
+    Enum(&'static [&'static str]),
+    /// Octavia `IPAddressType`.
+    Ip,
+    /// Octavia `CidrType` (normalised to network/prefix).
+    Cidr,
+    /// Octavia `URLPathType`.
+    UrlPath,
+    /// Octavia `AlpnProtocolType`.
+    Alpn,
+    /// `wtypes.ArrayType(item)`.
+    List(&'static Kind),
+    /// `wtypes.DictType(str, StringType(max_length))`.
+    StrDict(Option<usize>),
+    /// A complex type.
+    Object(&'static Schema),
+    /// A list of a complex type.
+    ObjectList(&'static Schema),
+}
+
+/// One attribute of a complex type.
+#[derive(Debug, Clone, Copy)]
+pub struct Field {
+    /// JSON key.
+    pub name: &'static str,
+    /// Its type.
+    pub kind: Kind,
+    /// WSME `mandatory=True`.
+    pub mandatory: bool,
+}
+
+/// A WSME complex type: its attributes in declaration order.
+#[derive(Debug)]
+pub struct Schema {
+    /// Declared attributes.
+    pub fields: &'static [Field],
+    /// Declares `project_id`, so `tenant_id` (≤36 chars) is accepted as its alias
+    /// (Octavia `BaseMeta`; `tenant_id` wins when both are given).
+    pub tenant_alias: bool,
+}
+
+/// Shorthand constructors for schema tables.
+pub const fn f(name: &'static str, kind: Kind) -> Field {
+    Field {
+        name,
+        kind,
+        mandatory: false,
+    }
+}
+/// A mandatory field.
+pub const fn m(name: &'static str, kind: Kind) -> Field {
+    Field {
+        name,
+        kind,
+        mandatory: true,
+    }
+}
+/// `StringType(max_length=n)`.
+pub const fn s(max: usize) -> Kind {
+    Kind::Str {
+        min: None,
+        max: Some(max),
+    }
+}
+/// `IntegerType(minimum, maximum)`.
+pub const fn int(min: Option<i64>, max: Option<i64>) -> Kind {
+    Kind::Int { min, max }
+}
+/// `ArrayType(StringType(max_length=255))`, the type of `tags`.
+pub const TAGS: Kind = Kind::List(&Kind::Str {
+    min: None,
+    max: Some(255),
+});
+
+/// A parsed, validated request object: only the keys the client sent (`null`s kept).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Obj(pub Map<String, Value>);
+
+impl Obj {
+    /// True when the client sent the key (even as `null`).
+    pub fn has(&self, k: &str) -> bool {
+        self.0.contains_key(k)
+    }
+    /// True when the client sent the key as `null`.
+    pub fn is_null(&self, k: &str) -> bool {
+        matches!(self.0.get(k), Some(Value::Null))
+    }
+    /// The raw value, `None` when absent.
+    pub fn get(&self, k: &str) -> Option<&Value> {
+        self.0.get(k)
+    }
+    /// A string value; `None` when absent or null.
+    pub fn str(&self, k: &str) -> Option<String> {
+        self.0.get(k).and_then(Value::as_str).map(str::to_string)
+    }
+    /// An integer value; `None` when absent or null.
+    pub fn i64(&self, k: &str) -> Option<i64> {
+        self.0.get(k).and_then(Value::as_i64)
+    }
+    /// A float value; `None` when absent or null.
+    pub fn f64(&self, k: &str) -> Option<f64> {
+        self.0.get(k).and_then(Value::as_f64)
+    }
+    /// A boolean; `None` when absent; `null` is `false` (Octavia `to_dict` treats a null
+    /// `admin_state_up` as false).
+    pub fn bool(&self, k: &str) -> Option<bool> {
+        match self.0.get(k) {
+            None => None,
+            Some(Value::Bool(b)) => Some(*b),
+            Some(_) => Some(false),
+        }
+    }
+    /// A list of strings; `None` when absent or null.
+    pub fn str_list(&self, k: &str) -> Option<Vec<String>> {
+        self.0.get(k).and_then(Value::as_array).map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+    }
+    /// A nested object; `None` when absent or null.
+    pub fn obj(&self, k: &str) -> Option<Obj> {
+        self.0
+            .get(k)
+            .and_then(Value::as_object)
+            .map(|o| Obj(o.clone()))
+    }
+    /// A list of nested objects; empty when absent or null.
+    pub fn objs(&self, k: &str) -> Vec<Obj> {
+        self.0
+            .get(k)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_object().map(|o| Obj(o.clone())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// Why a value failed.
+enum Fail {
+    /// A `fromjson` coercion `ValueError`: reported against the argument with the whole body.
+    Coerce(String),
+    /// Already a final API error (field-level or unknown attribute).
+    Api(ApiError),
+}
+
+/// Parse a request body `{"<wrapper>": {...}}` as WSME does for a controller argument
+/// named `argname` (e.g. `load_balancer`, `listener_`), returning the inner object.
+///
+/// Errors: invalid JSON → 400 `Request is not in valid JSON format`; unknown keys → 400
+/// `Unknown attribute for argument <argname>[.<path>]: <keys>`; coercion failures → 400
+/// `Invalid input for field/attribute <argname>. Value: '<body as Python dict>'. <reason>`;
+/// validation failures → 400 naming the field; a missing wrapper (e.g. a `{}` body, a 500 in
+/// the reference) → 400 `Invalid input for field/attribute <wrapper>. Value: 'None'. Mandatory field missing.`
+pub fn parse_body(
+    body: &[u8],
+    argname: &str,
+    wrapper: &str,
+    schema: &'static Schema,
+) -> Result<Obj, ApiError> {
+    let root: Value = serde_json::from_slice(body)
+        .map_err(|_| ApiError::BadRequest("Request is not in valid JSON format".to_string()))?;
+    let Value::Object(map) = &root else {
+        return Err(ApiError::invalid_input(
+            argname,
+            py_repr(&root),
+            "Value not a valid dict",
+        ));
+    };
+    let mut unknown: Vec<String> = map
+        .keys()
+        .filter(|k| k.as_str() != wrapper)
+        .cloned()
+        .collect();
+    if !unknown.is_empty() {
+        unknown.sort();
+        return Err(ApiError::UnknownAttribute {
+            arg: argname.to_string(),
+            attrs: unknown,
+        });
+    }
+    let inner = match map.get(wrapper) {
+        None | Some(Value::Null) => {
+            return Err(ApiError::invalid_input(
+                wrapper,
+                "None",
+                "Mandatory field missing.",
+            ));
+        }
+        Some(v) => v,
+    };
+    match from_json_object(schema, inner) {
+        Ok(Value::Object(o)) => Ok(Obj(o)),
+        Ok(_) => Err(ApiError::invalid_input(
+            wrapper,
+            "None",
+            "Mandatory field missing.",
+        )),
+        Err(Fail::Coerce(msg)) => Err(ApiError::invalid_input(argname, py_repr(&root), msg)),
+        Err(Fail::Api(ApiError::UnknownAttribute { arg, attrs })) => {
+            Err(ApiError::UnknownAttribute {
+                arg: if arg.is_empty() {
+                    format!("{argname}.{wrapper}")
+                } else {
+                    format!("{argname}.{wrapper}.{arg}")
+                },
+                attrs,
+            })
+        }
+        Err(Fail::Api(e)) => Err(e),
+    }
+}
+
+fn from_json_object(schema: &'static Schema, value: &Value) -> Result<Value, Fail> {
+    let Value::Object(map) = value else {
+        return Err(Fail::Coerce(format!(
+            "Value not a valid dict: {}",
+            py_str(value)
+        )));
+    };
+    let mut unknown: Vec<String> = map
+        .keys()
+        .filter(|k| !(schema.tenant_alias && k.as_str() == "tenant_id"))
+        .filter(|k| !schema.fields.iter().any(|f| f.name == k.as_str()))
+        .cloned()
+        .collect();
+    if !unknown.is_empty() {
+        unknown.sort();
+        return Err(Fail::Api(ApiError::UnknownAttribute {
+            arg: String::new(),
+            attrs: unknown,
+        }));
+    }
+    let mut out = Map::new();
+    for field in schema.fields {
+        match map.get(field.name) {
+            Some(Value::Null) if field.mandatory => {
+                return Err(Fail::Api(ApiError::invalid_input(
+                    field.name,
+                    "None",
+                    "Mandatory field missing.",
+                )));
+            }
+            Some(v) => {
+                let conv = match convert(&field.kind, v) {
+                    Ok(c) => c,
+                    Err(Fail::Api(ApiError::UnknownAttribute { arg, attrs })) => {
+                        let arg = if arg.is_empty() {
+                            field.name.to_string()
+                        } else {
+                            format!("{}.{arg}", field.name)
+                        };
+                        return Err(Fail::Api(ApiError::UnknownAttribute { arg, attrs }));
+                    }
+                    Err(e) => return Err(e),
+                };
+                let valid = validate(&field.kind, conv).map_err(|(shown, reason)| {
+                    Fail::Api(ApiError::invalid_input(field.name, shown, reason))
+                })?;
+                out.insert(field.name.to_string(), valid);
+            }
+            None if field.mandatory => {
+                return Err(Fail::Api(ApiError::invalid_input(
+                    field.name,
+                    "None",
+                    "Mandatory field missing.",
+                )));
+            }
+            None => {}
+        }
+    }
+    if schema.tenant_alias {
+        if let Some(t) = map.get("tenant_id") {
+            let valid = validate(&s(36), t.clone()).map_err(|(shown, reason)| {
+                Fail::Api(ApiError::invalid_input("tenant_id", shown, reason))
+            })?;
+            out.insert("project_id".to_string(), valid);
+        }
+    }
+    Ok(Value::Object(out))
+}
+
+/// WSME `fromjson`: coercions whose `ValueError` is reported against the whole argument.
+fn convert(kind: &Kind, v: &Value) -> Result<Value, Fail> {
+    if v.is_null() {
+        return Ok(Value::Null);
+    }
+    match kind {
+        Kind::Int { .. } => py_int(v).map(Value::from).map_err(Fail::Coerce),
+        Kind::Float => py_float(v).map_err(Fail::Coerce),
+        Kind::Bool => match v {
+            Value::Bool(b) => Ok(Value::Bool(*b)),
+            Value::Number(n) if n.is_i64() || n.is_u64() => {
+                Ok(Value::Bool(n.as_f64() != Some(0.0)))
+            }
+            Value::String(s) if ["true", "t", "yes", "y", "on", "1"].contains(&s.as_str()) => {
+                Ok(Value::Bool(true))
+            }
+            Value::String(s) if ["false", "f", "no", "n", "off", "0"].contains(&s.as_str()) => {
+                Ok(Value::Bool(false))
+            }
+            other => Err(Fail::Coerce(format!(
+                "Value not an unambiguous boolean: {}",
+                py_str(other)
+            ))),
+        },
+        Kind::List(item) => match v {
+            Value::Array(a) => a
+                .iter()
+                .map(|i| convert(item, i))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Value::Array),
+            other => Err(Fail::Coerce(format!(
+                "Value not a valid list: {}",
+                py_str(other)
+            ))),
+        },
+        Kind::ObjectList(schema) => match v {
+            Value::Array(a) => a
+                .iter()
+                .map(|i| {
+                    if i.is_null() {
+                        Ok(Value::Null)
+                    } else {
+                        from_json_object(schema, i)
+                    }
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Value::Array),
+            other => Err(Fail::Coerce(format!(
+                "Value not a valid list: {}",
+                py_str(other)
+            ))),
+        },
+        Kind::StrDict(_) => match v {
+            Value::Object(_) => Ok(v.clone()),
+            other => Err(Fail::Coerce(format!(
+                "Value not a valid dict: {}",
+                py_str(other)
+            ))),
+        },
+        Kind::Object(schema) => from_json_object(schema, v),
+        _ => Ok(v.clone()),
+    }
+}
+
+/// WSME `validate_value`: failures name the field and show `str(value)`.
+fn validate(kind: &Kind, v: Value) -> Result<Value, (String, String)> {
+    if v.is_null() {
+        return Ok(v);
+    }
+    let shown = py_str(&v);
+    let fail = |reason: &str| Err((shown.clone(), reason.to_string()));
+    match kind {
+        Kind::Str { min, max } => {
+            let Some(st) = v.as_str() else {
+                return fail("Value should be string");
+            };
+            let n = st.chars().count();
+            if let Some(min) = min {
+                if n < *min {
+                    return fail(&format!(
+                        "Value should have a minimum character requirement of {min}"
+                    ));
+                }
+            }
+            if let Some(max) = max {
+                if n > *max {
+                    return fail(&format!(
+                        "Value should have a maximum character requirement of {max}"
+                    ));
+                }
+            }
+            Ok(v)
+        }
+        Kind::Pattern {
+            pattern,
+            check,
+            max,
+        } => {
+            let Some(st) = v.as_str() else {
+                return fail("Value should be string");
+            };
+            if let Some(max) = max {
+                if st.chars().count() > *max {
+                    return fail(&format!(
+                        "Value should have a maximum character requirement of {max}"
+                    ));
+                }
+            }
+            if !check(st) {
+                return fail(&format!("Value should match the pattern {pattern}"));
+            }
+            Ok(v)
+        }
+        Kind::Uuid => match v.as_str().and_then(|st| uuid::Uuid::parse_str(st).ok()) {
+            Some(u) => Ok(Value::String(u.hyphenated().to_string())),
+            None => fail("Value should be UUID format"),
+        },
+        Kind::Int { min, max } => {
+            let n = v.as_i64().unwrap_or_default();
+            if let Some(min) = min {
+                if n < *min {
+                    return fail(&format!("Value should be greater or equal to {min}"));
+                }
+            }
+            if let Some(max) = max {
+                if n > *max {
+                    return fail(&format!("Value should be lower or equal to {max}"));
+                }
+            }
+            Ok(v)
+        }
+        Kind::Bool | Kind::Float => Ok(v),
+        Kind::Enum(values) => match v.as_str() {
+            Some(st) if values.contains(&st) => Ok(v),
+            _ => fail(&format!("Value should be one of: {}", values.join(", "))),
+        },
+        Kind::Ip => match v.as_str().map(|st| st.parse::<std::net::IpAddr>()) {
+            Some(Ok(_)) => Ok(v),
+            _ => fail("Value should be IPv4 or IPv6 format"),
+        },
+        Kind::Cidr => match v.as_str().and_then(normalise_cidr) {
+            Some(c) => Ok(Value::String(c)),
+            None => fail("Value should be IPv4 or IPv6 CIDR format"),
+        },
+        Kind::UrlPath => match v.as_str() {
+            Some(p) if valid_url_path(p) => Ok(v),
+            _ => fail("Value must be a valid URL Path string"),
+        },
+        Kind::Alpn => match v.as_str() {
+            Some("h2" | "http/1.1" | "http/1.0") => Ok(v),
+            _ => fail("Value should be a valid ALPN protocol ID"),
+        },
+        Kind::List(item) => {
+            let Value::Array(a) = v else {
+                return fail("Wrong type. Expected list");
+            };
+            let mut out = Vec::with_capacity(a.len());
+            for i in a {
+                match validate(item, i) {
+                    Ok(x) => out.push(x),
+                    Err((_, reason)) => return Err((shown, reason)),
+                }
+            }
+            Ok(Value::Array(out))
+        }
+        Kind::StrDict(max) => {
+            let Value::Object(o) = &v else {
+                return fail("Wrong type. Expected dict");
+            };
+            for val in o.values() {
+                match val {
+                    Value::String(st) if max.is_none_or(|m| st.chars().count() <= m) => {}
+                    Value::String(_) => {
+                        return fail(&format!(
+                            "Value should have a maximum character requirement of {}",
+                            max.unwrap_or(0)
+                        ));
+                    }
+                    Value::Null => {}
+                    _ => return fail("Value should be string"),
+                }
+            }
+            Ok(v)
+        }
+        Kind::Object(_) | Kind::ObjectList(_) => Ok(v),
+    }
+}
+
+/// `ipaddress.ip_network(value, strict=False).with_prefixlen`.
+pub fn normalise_cidr(s: &str) -> Option<String> {
+    let (addr, len) = match s.split_once('/') {
+        Some((a, l)) => (a, Some(l)),
+        None => (s, None),
+    };
+    let ip: std::net::IpAddr = addr.parse().ok()?;
+    let max = if ip.is_ipv4() { 32 } else { 128 };
+    let len: u32 = match len {
+        Some(l) => l.parse().ok().filter(|l| *l <= max)?,
+        None => max,
+    };
+    Some(match ip {
+        std::net::IpAddr::V4(a) => {
+            let mask = if len == 0 { 0 } else { u32::MAX << (32 - len) };
+            format!("{}/{len}", std::net::Ipv4Addr::from(u32::from(a) & mask))
+        }
+        std::net::IpAddr::V6(a) => {
+            let mask = if len == 0 {
+                0
+            } else {
+                u128::MAX << (128 - len)
+            };
+            format!("{}/{len}", std::net::Ipv6Addr::from(u128::from(a) & mask))
+        }
+    })
+}
+
+/// Octavia `validate.url_path`: starts with `/`, no whitespace, no scheme or host.
+fn valid_url_path(p: &str) -> bool {
+    p.starts_with('/') && !p.starts_with("//") && !p.chars().any(char::is_whitespace)
+}
+
+/// Python `int(value)` of a JSON value; the error is Python's text.
+fn py_int(v: &Value) -> Result<i64, String> {
+    match v {
+        Value::Bool(b) => Ok(i64::from(*b)),
+        Value::Number(n) => n
+            .as_i64()
+            .or_else(|| {
+                n.as_f64()
+                    .filter(|x| x.is_finite())
+                    .map(|x| x.trunc() as i64)
+            })
+            .ok_or_else(|| format!("invalid literal for int() with base 10: '{n}'")),
+        Value::String(st) => {
+            let t = st.trim().replace('_', "");
+            t.parse::<i64>()
+                .map_err(|_| format!("invalid literal for int() with base 10: {}", py_repr(v)))
+        }
+        Value::Array(_) => Err(
+            "int() argument must be a string, a bytes-like object or a real number, not 'list'"
+                .into(),
+        ),
+        Value::Object(_) => Err(
+            "int() argument must be a string, a bytes-like object or a real number, not 'dict'"
+                .into(),
+        ),
+        Value::Null => Ok(0),
+    }
+}
+
+/// Python `float(value)` of a JSON value.
+fn py_float(v: &Value) -> Result<Value, String> {
+    let f = match v {
+        Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
+        Value::Number(n) => n.as_f64(),
+        Value::String(st) => st.trim().parse::<f64>().ok(),
+        _ => None,
+    };
+    f.and_then(serde_json::Number::from_f64)
+        .map(Value::Number)
+        .ok_or_else(|| format!("could not convert string to float: {}", py_repr(v)))
+}
+
+/// Python `repr()` of a JSON value (dicts as `{'k': 'v'}`, `True`, `None`).
+pub fn py_repr(v: &Value) -> String {
+    match v {
+        Value::Null => "None".into(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => {
+            if s.contains('\'') && !s.contains('"') {
+                format!("\"{s}\"")
+            } else {
+                format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
+            }
+        }
+        Value::Array(a) => format!("[{}]", a.iter().map(py_repr).collect::<Vec<_>>().join(", ")),
+        Value::Object(o) => format!(
+            "{{{}}}",
+            o.iter()
+                .map(|(k, v)| format!("{}: {}", py_repr(&Value::String(k.clone())), py_repr(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// Python `str()` of a JSON value (strings raw, everything else as [`py_repr`]).
+pub fn py_str(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => py_repr(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    static INNER: Schema = Schema {
+        fields: &[m("subnet_id", Kind::Uuid)],
+        tenant_alias: false,
+    };
+    static T: Schema = Schema {
+        fields: &[
+            f("name", s(255)),
+            m("protocol_port", int(Some(1), Some(65535))),
+            f("admin_state_up", Kind::Bool),
+            f("vip_subnet_id", Kind::Uuid),
+            f("protocol", Kind::Enum(&["TCP", "UDP"])),
+            f("extra", Kind::ObjectList(&INNER)),
+            f("cidrs", Kind::List(&Kind::Cidr)),
+            f("project_id", s(36)),
+        ],
+        tenant_alias: true,
+    };
+
+    fn p(body: Value) -> Result<Obj, String> {
+        parse_body(body.to_string().as_bytes(), "listener_", "listener", &T)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn unknown_attributes_name_the_argument_path() {
+        assert_eq!(
+            p(json!({"listener": {"protocol_port": 1, "foo": 1}})).unwrap_err(),
+            "Unknown attribute for argument listener_.listener: foo"
+        );
+        assert_eq!(
+            p(json!({"listener": {"protocol_port": 1, "b": 1, "a": 2}})).unwrap_err(),
+            "Unknown attributes for argument listener_.listener: a, b"
+        );
+        assert_eq!(
+            p(json!({"other": {}})).unwrap_err(),
+            "Unknown attribute for argument listener_: other"
+        );
+        assert_eq!(
+            p(json!({"listener": {"protocol_port": 1, "extra": [{"subnet_id": "x", "z": 1}]}}))
+                .unwrap_err(),
+            "Unknown attribute for argument listener_.listener.extra: z"
+        );
+    }
+
+    #[test]
+    fn coercion_failures_echo_the_body() {
+        assert_eq!(p(json!({"listener": {"protocol_port": "eighty"}})).unwrap_err(),
+            "Invalid input for field/attribute listener_. Value: '{'listener': {'protocol_port': 'eighty'}}'. invalid literal for int() with base 10: 'eighty'");
+        assert_eq!(p(json!({"listener": {"protocol_port": 1, "admin_state_up": "maybe"}})).unwrap_err(),
+            "Invalid input for field/attribute listener_. Value: '{'listener': {'admin_state_up': 'maybe', 'protocol_port': 1}}'. Value not an unambiguous boolean: maybe");
+    }
+
+    #[test]
+    fn field_failures_name_the_field() {
+        assert_eq!(p(json!({"listener": {"protocol_port": 0}})).unwrap_err(),
+            "Invalid input for field/attribute protocol_port. Value: '0'. Value should be greater or equal to 1");
+        assert_eq!(p(json!({"listener": {"protocol_port": 1, "vip_subnet_id": ""}})).unwrap_err(),
+            "Invalid input for field/attribute vip_subnet_id. Value: ''. Value should be UUID format");
+        assert_eq!(p(json!({"listener": {}})).unwrap_err(),
+            "Invalid input for field/attribute protocol_port. Value: 'None'. Mandatory field missing.");
+        assert_eq!(p(json!({"listener": {"protocol_port": 1, "protocol": "X"}})).unwrap_err(),
+            "Invalid input for field/attribute protocol. Value: 'X'. Value should be one of: TCP, UDP");
+        assert_eq!(
+            p(json!({"listener": {"protocol_port": 1, "name": 5}})).unwrap_err(),
+            "Invalid input for field/attribute name. Value: '5'. Value should be string"
+        );
+        assert_eq!(
+            p(json!({})).unwrap_err(),
+            "Invalid input for field/attribute listener. Value: 'None'. Mandatory field missing."
+        );
+        assert_eq!(
+            parse_body(b"{", "a", "b", &T).unwrap_err().to_string(),
+            "Request is not in valid JSON format"
+        );
+    }
+
+    #[test]
+    fn coercions_and_normalisation() {
+        let o = p(
+            json!({"listener": {"protocol_port": "80", "admin_state_up": "yes", "tenant_id": "p1",
+            "vip_subnet_id": "6A0A707C45EF4758B533E55ADDDBA8CE", "cidrs": ["10.0.0.5/24"]}}),
+        )
+        .unwrap();
+        assert_eq!(o.i64("protocol_port"), Some(80));
+        assert_eq!(o.bool("admin_state_up"), Some(true));
+        assert_eq!(o.str("project_id").as_deref(), Some("p1"));
+        assert_eq!(
+            o.str("vip_subnet_id").as_deref(),
+            Some("6a0a707c-45ef-4758-b533-e55adddba8ce")
+        );
+        assert_eq!(o.str_list("cidrs"), Some(vec!["10.0.0.0/24".to_string()]));
+        assert!(!o.has("name"));
+    }
+}

@@ -1,1 +1,26 @@
-//! octavia-db (to be filled).
+//! The Octavia database: schema at alembic head `fabf4983846b` (MariaDB, or SQLite as the
+//! embedded default), row structs and repository functions, the LB lock / quota building blocks
+//! the API composes inside one transaction, and the status updater (driver_updater semantics).
+//!
+//! Entry points: [`Database::connect`], [`Database::upgrade`], [`Database::begin`] → [`Tx`]
+//! (repository methods: [`Tx::get`], [`Tx::list`], [`Tx::insert`], [`Tx::update`],
+//! [`Tx::lock_lb_for_child`], [`Tx::check_quota`], …), and [`StatusUpdater`]
+//! (`impl provider::StatusSink`).
+//!
+//! Sources: `spec/db-schema.md`, `spec/status-path.md`, `octavia/db/repositories.py`.
+
+mod db;
+mod domain;
+mod error;
+mod repo;
+mod rows;
+mod schema;
+mod status;
+
+pub use db::{now, AnyRow, AnyScalar, Database, SqlValue, Tx};
+pub use domain::{HasProvisioningStatus, QuotaLimits, QuotaResource, QuotaUpdate};
+pub use error::DbError;
+pub use repo::{ListQuery, SortDir};
+pub use rows::*;
+pub use schema::{ALEMBIC_HEAD, PLACEHOLDER_ID};
+pub use status::StatusUpdater;

@@ -1,0 +1,600 @@
+//! Connection handling, the backend dispatch, the [`Tx`] handle and `upgrade()`.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use chrono::NaiveDateTime;
+use sqlx::mysql::{MySql, MySqlConnectOptions, MySqlPool, MySqlPoolOptions, MySqlRow};
+use sqlx::sqlite::{
+    Sqlite, SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
+};
+use sqlx::{Decode, FromRow, Type};
+
+use crate::error::DbError;
+use crate::schema::{Dialect, ALEMBIC_HEAD, LOOKUP_ROWS, TABLES};
+
+/// A value bound to a `?` placeholder. `From` impls exist for the column types of the row structs
+/// (`String`, `&str`, `i32`, `i64`, `bool`, `f64`, `NaiveDateTime`, `Vec<u8>` and their `Option`s;
+/// `None` binds SQL NULL).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SqlValue {
+    /// SQL NULL.
+    Null,
+    /// A boolean (TINYINT(1) on MariaDB).
+    Bool(bool),
+    /// An integer (INT / BIGINT).
+    Int(i64),
+    /// A float (FLOAT).
+    Float(f64),
+    /// A string (VARCHAR).
+    Text(String),
+    /// Bytes (BLOB).
+    Bytes(Vec<u8>),
+    /// A naive UTC datetime (DATETIME).
+    Time(NaiveDateTime),
+}
+
+macro_rules! sql_value_from {
+    ($($t:ty => $v:ident $(as $cast:ty)?),* $(,)?) => {$(
+        impl From<$t> for SqlValue {
+            fn from(x: $t) -> Self { SqlValue::$v(x $(as $cast)?) }
+        }
+        impl From<Option<$t>> for SqlValue {
+            fn from(x: Option<$t>) -> Self { x.map_or(SqlValue::Null, |x| SqlValue::$v(x $(as $cast)?)) }
+        }
+    )*};
+}
+sql_value_from!(
+    bool => Bool, i32 => Int as i64, i64 => Int, f64 => Float, String => Text,
+    Vec<u8> => Bytes, NaiveDateTime => Time,
+);
+
+impl From<&str> for SqlValue {
+    fn from(x: &str) -> Self {
+        SqlValue::Text(x.to_owned())
+    }
+}
+
+impl From<Option<&str>> for SqlValue {
+    fn from(x: Option<&str>) -> Self {
+        x.map_or(SqlValue::Null, |s| SqlValue::Text(s.to_owned()))
+    }
+}
+
+/// Binds a list of [`SqlValue`]s onto a concrete sqlx query (same code for both backends).
+macro_rules! bind_all {
+    ($q:expr, $args:expr) => {{
+        let mut q = $q;
+        for a in $args {
+            q = match a {
+                SqlValue::Null => q.bind(None::<String>),
+                SqlValue::Bool(v) => q.bind(v),
+                SqlValue::Int(v) => q.bind(v),
+                SqlValue::Float(v) => q.bind(v),
+                SqlValue::Text(v) => q.bind(v),
+                SqlValue::Bytes(v) => q.bind(v),
+                SqlValue::Time(v) => q.bind(v),
+            };
+        }
+        q
+    }};
+}
+
+/// A row type decodable from both backends (every `#[derive(sqlx::FromRow)]` struct of this crate).
+pub trait AnyRow:
+    for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, MySqlRow> + Send + Unpin
+{
+}
+impl<T> AnyRow for T where
+    T: for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, MySqlRow> + Send + Unpin
+{
+}
+
+/// A scalar decodable from both backends (`String`, `i64`, `i32`, `bool`, `Option<_>` of them, …).
+pub trait AnyScalar:
+    for<'r> Decode<'r, Sqlite> + Type<Sqlite> + for<'r> Decode<'r, MySql> + Type<MySql> + Send + Unpin
+{
+}
+impl<T> AnyScalar for T where
+    T: for<'r> Decode<'r, Sqlite>
+        + Type<Sqlite>
+        + for<'r> Decode<'r, MySql>
+        + Type<MySql>
+        + Send
+        + Unpin
+{
+}
+
+#[derive(Clone, Debug)]
+enum Pool {
+    Sqlite(SqlitePool),
+    MySql(MySqlPool),
+}
+
+/// A handle on the Octavia database (cheap to clone; one connection pool).
+///
+/// Backends: MariaDB/MySQL (`mysql://user:pass@host:port/db`, also oslo.db's
+/// `mysql+pymysql://…`) and SQLite (`sqlite://path?mode=rwc`, `sqlite::memory:`).
+#[derive(Clone, Debug)]
+pub struct Database {
+    pool: Pool,
+}
+
+impl Database {
+    /// Opens a pool for `url`.
+    ///
+    /// SQLite: foreign keys on, WAL journal for files, 30 s busy timeout; `sqlite::memory:` uses a
+    /// single connection that lives as long as the pool (so the in-memory DB persists).
+    /// Errors: [`DbError::Url`] for an unknown scheme, [`DbError::Sql`] when the server refuses.
+    pub async fn connect(url: &str) -> Result<Self, DbError> {
+        let url = url.trim();
+        if let Some(rest) = url.strip_prefix("mysql") {
+            // oslo.db form: mysql+pymysql://, mysql+mysqldb://, …
+            let rest = match rest.find("://") {
+                Some(i) if rest[..i].is_empty() || rest[..i].starts_with('+') => &rest[i..],
+                _ => return Err(DbError::Url(redact(url))),
+            };
+            let opts = MySqlConnectOptions::from_str(&format!("mysql{rest}"))
+                .map_err(|e| DbError::Url(format!("{}: {e}", redact(url))))?;
+            let pool = MySqlPoolOptions::new()
+                .max_connections(16)
+                .acquire_timeout(Duration::from_secs(30))
+                .connect_with(opts)
+                .await?;
+            return Ok(Self {
+                pool: Pool::MySql(pool),
+            });
+        }
+        if url.starts_with("sqlite:") {
+            let opts = SqliteConnectOptions::from_str(url)
+                .map_err(|e| DbError::Url(format!("{url}: {e}")))?
+                .foreign_keys(true)
+                .busy_timeout(Duration::from_secs(30));
+            let memory = url.contains(":memory:") || url.contains("mode=memory");
+            let pool = if memory {
+                SqlitePoolOptions::new()
+                    .max_connections(1)
+                    .min_connections(1)
+                    .idle_timeout(None)
+                    .max_lifetime(None)
+                    .connect_with(opts)
+                    .await?
+            } else {
+                SqlitePoolOptions::new()
+                    .max_connections(4)
+                    .connect_with(opts.journal_mode(SqliteJournalMode::Wal))
+                    .await?
+            };
+            return Ok(Self {
+                pool: Pool::Sqlite(pool),
+            });
+        }
+        Err(DbError::Url(redact(url)))
+    }
+
+    /// True when the backend is MariaDB/MySQL.
+    pub fn is_mysql(&self) -> bool {
+        matches!(self.pool, Pool::MySql(_))
+    }
+
+    /// Starts a write transaction.
+    ///
+    /// MariaDB: `BEGIN` (row locks come from [`Tx::lock_load_balancer`] etc. via `FOR UPDATE`).
+    /// SQLite: `BEGIN IMMEDIATE`, i.e. the database write lock is taken up front, which gives the
+    /// same serialisation as the row locks. Dropping a [`Tx`] without [`Tx::commit`] rolls back.
+    /// Do not hold a `Tx` while waiting on another one of the same `Database` (an in-memory SQLite
+    /// pool has one connection).
+    pub async fn begin(&self) -> Result<Tx, DbError> {
+        let inner = match &self.pool {
+            Pool::Sqlite(p) => TxInner::Sqlite(p.begin_with("BEGIN IMMEDIATE").await?),
+            Pool::MySql(p) => TxInner::MySql(p.begin().await?),
+        };
+        Ok(Tx {
+            inner,
+            pool: self.pool.clone(),
+        })
+    }
+
+    /// Starts a read transaction (`BEGIN`, deferred on SQLite): for GETs and lists.
+    pub async fn begin_read(&self) -> Result<Tx, DbError> {
+        let inner = match &self.pool {
+            Pool::Sqlite(p) => TxInner::Sqlite(p.begin().await?),
+            Pool::MySql(p) => TxInner::MySql(p.begin().await?),
+        };
+        Ok(Tx {
+            inner,
+            pool: self.pool.clone(),
+        })
+    }
+
+    /// Closes the pool (waits for connections to be returned).
+    pub async fn close(&self) {
+        match &self.pool {
+            Pool::Sqlite(p) => p.close().await,
+            Pool::MySql(p) => p.close().await,
+        }
+    }
+
+    /// Runs one statement outside any transaction (autocommit); returns rows affected.
+    pub(crate) async fn execute_autocommit(
+        &self,
+        sql: &str,
+        args: Vec<SqlValue>,
+    ) -> Result<u64, DbError> {
+        Ok(match &self.pool {
+            Pool::Sqlite(p) => bind_all!(sqlx::query(sql), args)
+                .execute(p)
+                .await?
+                .rows_affected(),
+            Pool::MySql(p) => bind_all!(sqlx::query(sql), args)
+                .execute(p)
+                .await?
+                .rows_affected(),
+        })
+    }
+
+    /// The alembic revision stored in `alembic_version`, or `None` when the table is absent/empty.
+    pub async fn current_revision(&self) -> Result<Option<String>, DbError> {
+        let mut tx = self.begin_read().await?;
+        let exists = tx.table_exists("alembic_version").await?;
+        if !exists {
+            return Ok(None);
+        }
+        let rev: Option<String> = tx
+            .fetch_optional_scalar("SELECT version_num FROM alembic_version LIMIT 1", vec![])
+            .await?;
+        Ok(rev)
+    }
+
+    /// What `keel db upgrade` runs: brings an empty database to alembic head
+    /// [`ALEMBIC_HEAD`](crate::ALEMBIC_HEAD).
+    ///
+    /// Creates every table of `spec/db-schema.md` (MariaDB types as the migrations produce them,
+    /// SQLite equivalents), inserts the lookup rows, the DELETED-PLACEHOLDER flavor/AZ rows, the
+    /// `amphora_build_slots` and `spares_pool` rows, and finally `alembic_version = fabf4983846b`.
+    /// Idempotent: a database already at head (ours or one made by `octavia-db-manage upgrade
+    /// head`) is left untouched; a run interrupted half-way is completed by the next one.
+    /// Errors: [`DbError::Schema`] when the database is at another alembic revision (run
+    /// `octavia-db-manage upgrade head` first).
+    pub async fn upgrade(&self) -> Result<(), DbError> {
+        match self.current_revision().await? {
+            Some(r) if r == ALEMBIC_HEAD => return Ok(()),
+            Some(r) => return Err(DbError::Schema(format!(
+                "database is at alembic revision {r}; keel creates only revision {ALEMBIC_HEAD} \
+                     (run `octavia-db-manage upgrade head` on it first)"
+            ))),
+            None => {}
+        }
+        match &self.pool {
+            Pool::MySql(p) => {
+                // DDL auto-commits on MariaDB: serialise concurrent upgrades with a named lock on
+                // one connection, and write alembic_version last.
+                let mut conn = p.acquire().await?;
+                let got: Option<i64> =
+                    sqlx::query_scalar("SELECT GET_LOCK('keel_db_upgrade', 120)")
+                        .fetch_one(&mut *conn)
+                        .await?;
+                if got != Some(1) {
+                    return Err(DbError::Schema("could not take the upgrade lock".into()));
+                }
+                let res = async {
+                    for stmt in upgrade_statements(Dialect::MySql) {
+                        sqlx::query(&stmt.0)
+                            .execute(&mut *conn)
+                            .await
+                            .map_err(DbError::from)?;
+                    }
+                    Ok::<(), DbError>(())
+                }
+                .await;
+                sqlx::query("SELECT RELEASE_LOCK('keel_db_upgrade')")
+                    .execute(&mut *conn)
+                    .await?;
+                res
+            }
+            Pool::Sqlite(p) => {
+                let mut tx = p.begin_with("BEGIN IMMEDIATE").await?;
+                for stmt in upgrade_statements(Dialect::Sqlite) {
+                    sqlx::query(&stmt.0).execute(&mut *tx).await?;
+                }
+                tx.commit().await?;
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Hides the password of a URL for error messages.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let creds = &url[s + 3..at];
+            match creds.find(':') {
+                Some(c) => format!("{}{}:***{}", &url[..s + 3], &creds[..c], &url[at..]),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+struct Stmt(String);
+
+fn sql_str(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// The statements of [`Database::upgrade`], in order (DDL, seeds, alembic_version last).
+fn upgrade_statements(d: Dialect) -> Vec<Stmt> {
+    let ignore = match d {
+        Dialect::MySql => "INSERT IGNORE",
+        Dialect::Sqlite => "INSERT OR IGNORE",
+    };
+    let mut out = Vec::new();
+    for t in TABLES {
+        for s in t.ddl(d) {
+            out.push(Stmt(s));
+        }
+    }
+    for (table, names) in LOOKUP_ROWS {
+        for n in *names {
+            out.push(Stmt(format!(
+                "{ignore} INTO `{table}` (`name`) VALUES ({})",
+                sql_str(n)
+            )));
+        }
+    }
+    for (table, cols, vals) in crate::schema::seed_rows() {
+        let cols = cols
+            .iter()
+            .map(|c| format!("`{c}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let vals = vals
+            .iter()
+            .map(|v| sql_str(v))
+            .collect::<Vec<_>>()
+            .join(", ");
+        out.push(Stmt(format!(
+            "{ignore} INTO `{table}` ({cols}) VALUES ({vals})"
+        )));
+    }
+    // spares_pool: one row stamped at upgrade time (46d914b2a5e5), only when empty.
+    let now = match d {
+        Dialect::MySql => "current_timestamp()",
+        Dialect::Sqlite => "CURRENT_TIMESTAMP",
+    };
+    out.push(Stmt(format!(
+        "INSERT INTO `spares_pool` (`updated_at`) SELECT {now} FROM (SELECT 1 AS x) AS one \
+         WHERE NOT EXISTS (SELECT 1 FROM `spares_pool`)"
+    )));
+    out.push(Stmt(format!(
+        "{ignore} INTO `alembic_version` (`version_num`) VALUES ({})",
+        sql_str(ALEMBIC_HEAD)
+    )));
+    out
+}
+
+enum TxInner {
+    Sqlite(sqlx::Transaction<'static, Sqlite>),
+    MySql(sqlx::Transaction<'static, MySql>),
+}
+
+/// An open SQL transaction on the Octavia DB; the repository functions are its methods.
+///
+/// Commit with [`Tx::commit`]; dropping it (or [`Tx::rollback`]) rolls back. The API holds one
+/// `Tx` across the provider call (status-path.md §5: "The API holds the DB transaction open
+/// across the call and rolls back if it raises").
+pub struct Tx {
+    inner: TxInner,
+    pool: Pool,
+}
+
+impl Tx {
+    /// Commits the transaction.
+    pub async fn commit(self) -> Result<(), DbError> {
+        match self.inner {
+            TxInner::Sqlite(t) => t.commit().await?,
+            TxInner::MySql(t) => t.commit().await?,
+        }
+        Ok(())
+    }
+
+    /// Rolls the transaction back.
+    pub async fn rollback(self) -> Result<(), DbError> {
+        match self.inner {
+            TxInner::Sqlite(t) => t.rollback().await?,
+            TxInner::MySql(t) => t.rollback().await?,
+        }
+        Ok(())
+    }
+
+    /// True when the backend is MariaDB/MySQL.
+    pub fn is_mysql(&self) -> bool {
+        matches!(self.inner, TxInner::MySql(_))
+    }
+
+    #[allow(dead_code)]
+    pub(crate) fn dialect(&self) -> Dialect {
+        match self.inner {
+            TxInner::Sqlite(_) => Dialect::Sqlite,
+            TxInner::MySql(_) => Dialect::MySql,
+        }
+    }
+
+    /// `" FOR UPDATE"` on MariaDB, `""` on SQLite (whose `BEGIN IMMEDIATE` already holds the lock).
+    pub(crate) fn for_update(&self) -> &'static str {
+        match self.inner {
+            TxInner::Sqlite(_) => "",
+            TxInner::MySql(_) => " FOR UPDATE",
+        }
+    }
+
+    /// `INSERT IGNORE` / `INSERT OR IGNORE`.
+    pub(crate) fn insert_ignore(&self) -> &'static str {
+        match self.inner {
+            TxInner::Sqlite(_) => "INSERT OR IGNORE",
+            TxInner::MySql(_) => "INSERT IGNORE",
+        }
+    }
+
+    /// The database behind this transaction (for statements that must run outside it).
+    pub(crate) fn database(&self) -> Database {
+        Database {
+            pool: self.pool.clone(),
+        }
+    }
+
+    /// Runs a statement with `?` placeholders; returns rows affected.
+    pub async fn execute(&mut self, sql: &str, args: Vec<SqlValue>) -> Result<u64, DbError> {
+        Ok(match &mut self.inner {
+            TxInner::Sqlite(t) => bind_all!(sqlx::query(sql), args)
+                .execute(&mut **t)
+                .await?
+                .rows_affected(),
+            TxInner::MySql(t) => bind_all!(sqlx::query(sql), args)
+                .execute(&mut **t)
+                .await?
+                .rows_affected(),
+        })
+    }
+
+    /// Runs a query and decodes every row as `T`.
+    pub async fn fetch_all<T: AnyRow>(
+        &mut self,
+        sql: &str,
+        args: Vec<SqlValue>,
+    ) -> Result<Vec<T>, DbError> {
+        Ok(match &mut self.inner {
+            TxInner::Sqlite(t) => {
+                bind_all!(sqlx::query_as::<_, T>(sql), args)
+                    .fetch_all(&mut **t)
+                    .await?
+            }
+            TxInner::MySql(t) => {
+                bind_all!(sqlx::query_as::<_, T>(sql), args)
+                    .fetch_all(&mut **t)
+                    .await?
+            }
+        })
+    }
+
+    /// Runs a query and decodes the first row as `T`, if any.
+    pub async fn fetch_optional<T: AnyRow>(
+        &mut self,
+        sql: &str,
+        args: Vec<SqlValue>,
+    ) -> Result<Option<T>, DbError> {
+        Ok(match &mut self.inner {
+            TxInner::Sqlite(t) => {
+                bind_all!(sqlx::query_as::<_, T>(sql), args)
+                    .fetch_optional(&mut **t)
+                    .await?
+            }
+            TxInner::MySql(t) => {
+                bind_all!(sqlx::query_as::<_, T>(sql), args)
+                    .fetch_optional(&mut **t)
+                    .await?
+            }
+        })
+    }
+
+    /// Runs a query and decodes the first column of every row.
+    pub async fn fetch_scalars<T: AnyScalar>(
+        &mut self,
+        sql: &str,
+        args: Vec<SqlValue>,
+    ) -> Result<Vec<T>, DbError> {
+        Ok(match &mut self.inner {
+            TxInner::Sqlite(t) => {
+                bind_all!(sqlx::query_scalar::<_, T>(sql), args)
+                    .fetch_all(&mut **t)
+                    .await?
+            }
+            TxInner::MySql(t) => {
+                bind_all!(sqlx::query_scalar::<_, T>(sql), args)
+                    .fetch_all(&mut **t)
+                    .await?
+            }
+        })
+    }
+
+    /// Runs a query and decodes the first column of the first row, if any.
+    pub async fn fetch_optional_scalar<T: AnyScalar>(
+        &mut self,
+        sql: &str,
+        args: Vec<SqlValue>,
+    ) -> Result<Option<T>, DbError> {
+        Ok(match &mut self.inner {
+            TxInner::Sqlite(t) => {
+                bind_all!(sqlx::query_scalar::<_, T>(sql), args)
+                    .fetch_optional(&mut **t)
+                    .await?
+            }
+            TxInner::MySql(t) => {
+                bind_all!(sqlx::query_scalar::<_, T>(sql), args)
+                    .fetch_optional(&mut **t)
+                    .await?
+            }
+        })
+    }
+
+    /// True when `table` exists in the current database.
+    pub(crate) async fn table_exists(&mut self, table: &str) -> Result<bool, DbError> {
+        let sql = match self.inner {
+            TxInner::Sqlite(_) => {
+                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?"
+            }
+            TxInner::MySql(_) => {
+                "SELECT COUNT(*) FROM information_schema.TABLES \
+                 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?"
+            }
+        };
+        let n: Option<i64> = self.fetch_optional_scalar(sql, vec![table.into()]).await?;
+        Ok(n.unwrap_or(0) > 0)
+    }
+}
+
+/// Current UTC time truncated to whole seconds (MariaDB `DATETIME` has no fraction), as the
+/// ORM's `created_at`/`updated_at` defaults.
+pub fn now() -> NaiveDateTime {
+    let n = chrono::Utc::now().naive_utc();
+    n.with_nanosecond_zero()
+}
+
+trait NanoZero {
+    fn with_nanosecond_zero(self) -> Self;
+}
+
+impl NanoZero for NaiveDateTime {
+    fn with_nanosecond_zero(self) -> Self {
+        use chrono::Timelike;
+        self.with_nanosecond(0).unwrap_or(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redacts_password() {
+        assert_eq!(
+            redact("mysql://keel:secret@127.0.0.1:3306/keel"),
+            "mysql://keel:***@127.0.0.1:3306/keel"
+        );
+        assert_eq!(redact("sqlite::memory:"), "sqlite::memory:");
+    }
+
+    #[test]
+    fn upgrade_writes_alembic_version_last() {
+        for d in [Dialect::MySql, Dialect::Sqlite] {
+            let stmts = upgrade_statements(d);
+            let last = stmts.last().map(|s| s.0.clone()).unwrap_or_default();
+            assert!(
+                last.contains("alembic_version") && last.contains(ALEMBIC_HEAD),
+                "{last}"
+            );
+        }
+    }
+}

@@ -1,0 +1,712 @@
+//! The API's transactional building blocks: LB row lock + state checks, status flips,
+//! quota check/increment/decrement, ORM-equivalent cascading deletes.
+
+use crate::db::{SqlValue, Tx};
+use crate::error::DbError;
+use crate::rows::*;
+
+/// A quota-counted resource (`quotas` columns `<column>` / `in_use_<column>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum QuotaResource {
+    /// `load_balancer`.
+    LoadBalancer,
+    /// `listener`.
+    Listener,
+    /// `pool`.
+    Pool,
+    /// `health_monitor`.
+    HealthMonitor,
+    /// `member`.
+    Member,
+    /// `l7policy`.
+    L7Policy,
+    /// `l7rule`.
+    L7Rule,
+}
+
+impl QuotaResource {
+    /// Every resource.
+    pub const ALL: [QuotaResource; 7] = [
+        Self::LoadBalancer,
+        Self::Listener,
+        Self::Pool,
+        Self::HealthMonitor,
+        Self::Member,
+        Self::L7Policy,
+        Self::L7Rule,
+    ];
+
+    /// The `quotas` limit column (`in_use_` + this is the counter).
+    pub fn column(self) -> &'static str {
+        match self {
+            Self::LoadBalancer => "load_balancer",
+            Self::Listener => "listener",
+            Self::Pool => "pool",
+            Self::HealthMonitor => "health_monitor",
+            Self::Member => "member",
+            Self::L7Policy => "l7policy",
+            Self::L7Rule => "l7rule",
+        }
+    }
+
+    /// The table whose non-DELETED rows are counted when the counter is 0/NULL.
+    pub fn table(self) -> &'static str {
+        match self {
+            Self::LoadBalancer => "load_balancer",
+            Self::Listener => "listener",
+            Self::Pool => "pool",
+            Self::HealthMonitor => "health_monitor",
+            Self::Member => "member",
+            Self::L7Policy => "l7policy",
+            Self::L7Rule => "l7rule",
+        }
+    }
+
+    /// Name used in `Quota has been met for resources: <name>` (octavia data model `_name()`).
+    pub fn display_name(self) -> &'static str {
+        match self {
+            Self::LoadBalancer => "Load Balancer",
+            Self::Listener => "Listener",
+            Self::Pool => "Pool",
+            Self::HealthMonitor => "Health Monitor",
+            Self::Member => "Member",
+            Self::L7Policy => "L7 Policy",
+            Self::L7Rule => "L7 Rule",
+        }
+    }
+}
+
+/// Project defaults from `[quotas] default_*_quota` (octavia/common/config.py `quota_opts`;
+/// all default -1 = unlimited). Used when a `quotas` column is NULL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct QuotaLimits {
+    pub load_balancer: i32,
+    pub listener: i32,
+    pub pool: i32,
+    pub health_monitor: i32,
+    pub member: i32,
+    pub l7policy: i32,
+    pub l7rule: i32,
+}
+
+impl Default for QuotaLimits {
+    fn default() -> Self {
+        Self {
+            load_balancer: -1,
+            listener: -1,
+            pool: -1,
+            health_monitor: -1,
+            member: -1,
+            l7policy: -1,
+            l7rule: -1,
+        }
+    }
+}
+
+impl QuotaLimits {
+    /// The default limit for `r`.
+    pub fn get(&self, r: QuotaResource) -> i32 {
+        match r {
+            QuotaResource::LoadBalancer => self.load_balancer,
+            QuotaResource::Listener => self.listener,
+            QuotaResource::Pool => self.pool,
+            QuotaResource::HealthMonitor => self.health_monitor,
+            QuotaResource::Member => self.member,
+            QuotaResource::L7Policy => self.l7policy,
+            QuotaResource::L7Rule => self.l7rule,
+        }
+    }
+}
+
+impl QuotaRow {
+    /// The stored limit for `r` (`None` = use the default).
+    pub fn limit(&self, r: QuotaResource) -> Option<i32> {
+        match r {
+            QuotaResource::LoadBalancer => self.load_balancer,
+            QuotaResource::Listener => self.listener,
+            QuotaResource::Pool => self.pool,
+            QuotaResource::HealthMonitor => self.health_monitor,
+            QuotaResource::Member => self.member,
+            QuotaResource::L7Policy => self.l7policy,
+            QuotaResource::L7Rule => self.l7rule,
+        }
+    }
+
+    /// The stored in-use counter for `r`.
+    pub fn in_use(&self, r: QuotaResource) -> Option<i32> {
+        match r {
+            QuotaResource::LoadBalancer => self.in_use_load_balancer,
+            QuotaResource::Listener => self.in_use_listener,
+            QuotaResource::Pool => self.in_use_pool,
+            QuotaResource::HealthMonitor => self.in_use_health_monitor,
+            QuotaResource::Member => self.in_use_member,
+            QuotaResource::L7Policy => self.in_use_l7policy,
+            QuotaResource::L7Rule => self.in_use_l7rule,
+        }
+    }
+}
+
+/// A partial quota update: `Some(None)` resets that limit to NULL (use default), `None` leaves it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct QuotaUpdate {
+    pub load_balancer: Option<Option<i32>>,
+    pub listener: Option<Option<i32>>,
+    pub pool: Option<Option<i32>>,
+    pub health_monitor: Option<Option<i32>>,
+    pub member: Option<Option<i32>>,
+    pub l7policy: Option<Option<i32>>,
+    pub l7rule: Option<Option<i32>>,
+}
+
+/// Maps a lock failure to [`DbError::ProjectBusy`].
+fn busy(e: DbError) -> DbError {
+    if e.is_lock_error() {
+        DbError::ProjectBusy
+    } else {
+        e
+    }
+}
+
+impl Tx {
+    /// Locks the load balancer row (`SELECT … FOR UPDATE`; SQLite: held by `BEGIN IMMEDIATE`).
+    /// Errors: [`DbError::NotFound`] (`Load Balancer <id> not found.`).
+    pub async fn lock_load_balancer(&mut self, lb_id: &str) -> Result<LoadBalancerRow, DbError> {
+        self.get_for_update::<LoadBalancerRow>(lb_id).await
+    }
+
+    /// LB PUT/DELETE/failover: lock the LB, require its provisioning_status to be one of
+    /// `allowed`, set it to `new_status` (octavia `test_and_set_provisioning_status`).
+    /// Errors: [`DbError::NotFound`], [`DbError::InvalidState`]
+    /// (`Invalid state <status> of loadbalancer resource <id>`).
+    pub async fn lock_lb_and_set(
+        &mut self,
+        lb_id: &str,
+        allowed: &[&str],
+        new_status: &str,
+    ) -> Result<LoadBalancerRow, DbError> {
+        let mut lb = self.lock_load_balancer(lb_id).await?;
+        if !allowed.contains(&lb.provisioning_status.as_str()) {
+            return Err(DbError::InvalidState {
+                status: lb.provisioning_status,
+                id: lb.id,
+            });
+        }
+        self.set_provisioning_status::<LoadBalancerRow>(lb_id, new_status)
+            .await?;
+        lb.provisioning_status = new_status.to_owned();
+        Ok(lb)
+    }
+
+    /// Child create/update/delete: lock the LB, require ACTIVE, set it PENDING_UPDATE
+    /// (octavia `test_and_set_lb_and_listeners_prov_status`), then set each listener in
+    /// `listener_ids` to `listener_status` (PENDING_UPDATE, or PENDING_DELETE for a listener delete).
+    /// Errors: [`DbError::NotFound`], [`DbError::Immutable`]
+    /// (`Load Balancer <id> is immutable and cannot be updated.`).
+    pub async fn lock_lb_for_child(
+        &mut self,
+        lb_id: &str,
+        listener_ids: &[String],
+        listener_status: &str,
+    ) -> Result<LoadBalancerRow, DbError> {
+        let mut lb = self.lock_load_balancer(lb_id).await?;
+        if lb.provisioning_status != "ACTIVE" {
+            return Err(DbError::Immutable {
+                resource: "Load Balancer",
+                id: lb.id,
+            });
+        }
+        self.set_provisioning_status::<LoadBalancerRow>(lb_id, "PENDING_UPDATE")
+            .await?;
+        lb.provisioning_status = "PENDING_UPDATE".into();
+        for l in listener_ids {
+            self.set_provisioning_status::<ListenerRow>(l, listener_status)
+                .await?;
+        }
+        Ok(lb)
+    }
+
+    /// Requires the row of `T` (pool or l7policy) to be ACTIVE and sets it to `new_status`.
+    /// Errors: [`DbError::NotFound`], [`DbError::Immutable`] (`Pool <id> is immutable and cannot be updated.`).
+    pub async fn require_active_and_set<T: Record + HasProvisioningStatus>(
+        &mut self,
+        id: &str,
+        new_status: &str,
+    ) -> Result<T, DbError> {
+        let row = self.get_for_update::<T>(id).await?;
+        if row.provisioning_status() != "ACTIVE" {
+            return Err(DbError::Immutable {
+                resource: T::RESOURCE,
+                id: id.to_owned(),
+            });
+        }
+        self.set_provisioning_status::<T>(id, new_status).await?;
+        self.get::<T>(id).await
+    }
+
+    /// Sets `provisioning_status` (and `updated_at`) of one row of `T`; returns rows matched.
+    pub async fn set_provisioning_status<T: Record>(
+        &mut self,
+        id: &str,
+        status: &str,
+    ) -> Result<u64, DbError> {
+        self.update::<T>(id, &[("provisioning_status", status.into())])
+            .await
+    }
+
+    /// Sets `operating_status` (and `updated_at`) of one row of `T`; returns rows matched.
+    pub async fn set_operating_status<T: Record>(
+        &mut self,
+        id: &str,
+        status: &str,
+    ) -> Result<u64, DbError> {
+        self.update::<T>(id, &[("operating_status", status.into())])
+            .await
+    }
+
+    /// Makes sure the project's `quotas` row exists (all NULL when created).
+    ///
+    /// MariaDB: an autocommitted `INSERT IGNORE` on another connection, as octavia's
+    /// `ensure_project_exists` uses its own transaction, so the row is visible to every
+    /// concurrent quota check. SQLite: inside this transaction (it holds the database lock).
+    async fn ensure_quota_row(&mut self, project_id: &str) -> Result<(), DbError> {
+        let sql = format!(
+            "{} INTO `quotas` (`project_id`) VALUES (?)",
+            self.insert_ignore()
+        );
+        if self.is_mysql() {
+            let exists: Option<String> = self
+                .fetch_optional_scalar(
+                    "SELECT `project_id` FROM `quotas` WHERE `project_id` = ?",
+                    vec![project_id.into()],
+                )
+                .await?;
+            if exists.is_none() {
+                self.database()
+                    .execute_autocommit(&sql, vec![project_id.into()])
+                    .await?;
+            }
+        } else {
+            self.execute(&sql, vec![project_id.into()]).await?;
+        }
+        Ok(())
+    }
+
+    /// Checks and takes quota for `count` new objects of `resource` in `project_id`
+    /// (octavia/db/repositories.py `check_quota_met`, api-contract.md §10.3).
+    ///
+    /// Creates the project's `quotas` row if missing, locks it, takes the limit (row value, or
+    /// `defaults` when NULL; -1 = unlimited) and the in-use count (stored counter, or — when it is
+    /// 0/NULL — the number of the project's non-DELETED rows of that table), then allows when
+    /// `in_use + count <= limit` and writes `in_use + count` back. The caller skips this under
+    /// `auth_strategy = noauth`.
+    /// Errors: [`DbError::QuotaExceeded`] (403), [`DbError::ProjectBusy`] (503 on lock failure),
+    /// [`DbError::MissingProjectId`].
+    pub async fn check_quota(
+        &mut self,
+        project_id: &str,
+        resource: QuotaResource,
+        count: i32,
+        defaults: &QuotaLimits,
+    ) -> Result<(), DbError> {
+        if project_id.is_empty() {
+            return Err(DbError::MissingProjectId);
+        }
+        self.ensure_quota_row(project_id).await.map_err(busy)?;
+        let q = self
+            .get_for_update::<QuotaRow>(project_id)
+            .await
+            .map_err(busy)?;
+        let limit = q.limit(resource).unwrap_or_else(|| defaults.get(resource));
+        let in_use = match q.in_use(resource) {
+            Some(n) if n != 0 => n,
+            _ => {
+                let sql = format!(
+                    "SELECT COUNT(*) FROM `{}` WHERE `project_id` = ? AND `provisioning_status` <> 'DELETED'",
+                    resource.table()
+                );
+                let n: Option<i64> = self
+                    .fetch_optional_scalar(&sql, vec![project_id.into()])
+                    .await?;
+                i32::try_from(n.unwrap_or(0)).unwrap_or(i32::MAX)
+            }
+        };
+        let wanted = in_use.saturating_add(count);
+        if limit != -1 && wanted > limit {
+            return Err(DbError::QuotaExceeded {
+                resource: resource.display_name(),
+            });
+        }
+        let col = format!("in_use_{}", resource.column());
+        self.update::<QuotaRow>(
+            project_id,
+            &[(col.as_str(), SqlValue::Int(i64::from(wanted)))],
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Releases `count` of `resource` for `project_id` (octavia `decrement_quota`): locks the
+    /// project's row and decrements `in_use_<resource>` only when it is > 0; a missing row is a
+    /// no-op.
+    pub async fn decrement_quota(
+        &mut self,
+        project_id: &str,
+        resource: QuotaResource,
+        count: i32,
+    ) -> Result<(), DbError> {
+        let Some(q) = self.find_for_update_quota(project_id).await? else {
+            tracing::debug!(project_id, ?resource, "quota decrement: no quotas row");
+            return Ok(());
+        };
+        match q.in_use(resource) {
+            Some(n) if n > 0 => {
+                let col = format!("in_use_{}", resource.column());
+                self.update::<QuotaRow>(
+                    project_id,
+                    &[(col.as_str(), SqlValue::Int(i64::from(n - count)))],
+                )
+                .await?;
+            }
+            _ => tracing::warn!(project_id, ?resource, "quota decrement would go negative"),
+        }
+        Ok(())
+    }
+
+    async fn find_for_update_quota(
+        &mut self,
+        project_id: &str,
+    ) -> Result<Option<QuotaRow>, DbError> {
+        match self.get_for_update::<QuotaRow>(project_id).await {
+            Ok(q) => Ok(Some(q)),
+            Err(DbError::NotFound { .. }) => Ok(None),
+            Err(e) => Err(busy(e)),
+        }
+    }
+
+    /// Sets quota limits for a project (PUT /v2/lbaas/quotas/{project_id}); creates the row.
+    pub async fn set_quota(
+        &mut self,
+        project_id: &str,
+        u: &QuotaUpdate,
+    ) -> Result<QuotaRow, DbError> {
+        let sql = format!(
+            "{} INTO `quotas` (`project_id`) VALUES (?)",
+            self.insert_ignore()
+        );
+        self.execute(&sql, vec![project_id.into()]).await?;
+        let mut ch: Vec<(&str, SqlValue)> = Vec::new();
+        let fields = [
+            ("load_balancer", u.load_balancer),
+            ("listener", u.listener),
+            ("pool", u.pool),
+            ("health_monitor", u.health_monitor),
+            ("member", u.member),
+            ("l7policy", u.l7policy),
+            ("l7rule", u.l7rule),
+        ];
+        for (c, v) in fields {
+            if let Some(v) = v {
+                ch.push((c, v.into()));
+            }
+        }
+        self.update::<QuotaRow>(project_id, &ch).await?;
+        self.get::<QuotaRow>(project_id).await
+    }
+
+    /// Resets all seven limits to NULL, keeping the counters (DELETE /v2/lbaas/quotas/{id}).
+    /// Errors: [`DbError::NotFound`] (`Quotas <project_id> not found.`).
+    pub async fn reset_quota(&mut self, project_id: &str) -> Result<(), DbError> {
+        self.get_for_update::<QuotaRow>(project_id).await?;
+        let nulls: Vec<(&str, SqlValue)> = QuotaResource::ALL
+            .iter()
+            .map(|r| (r.column(), SqlValue::Null))
+            .collect();
+        self.update::<QuotaRow>(project_id, &nulls).await?;
+        Ok(())
+    }
+
+    /// The load balancer's VIP row, if any.
+    pub async fn vip(&mut self, lb_id: &str) -> Result<Option<VipRow>, DbError> {
+        self.find::<VipRow>(lb_id).await
+    }
+
+    /// The load balancer's additional VIPs (ordered by subnet_id).
+    pub async fn additional_vips(&mut self, lb_id: &str) -> Result<Vec<AdditionalVipRow>, DbError> {
+        self.fetch_all(
+            "SELECT `load_balancer_id`, `ip_address`, `port_id`, `subnet_id`, `network_id` \
+             FROM `additional_vip` WHERE `load_balancer_id` = ? ORDER BY `subnet_id`",
+            vec![lb_id.into()],
+        )
+        .await
+    }
+
+    /// The VIP security group ids of a load balancer, sorted.
+    pub async fn vip_sg_ids(&mut self, lb_id: &str) -> Result<Vec<String>, DbError> {
+        self.fetch_scalars(
+            "SELECT `sg_id` FROM `vip_security_group` WHERE `load_balancer_id` = ? ORDER BY `sg_id`",
+            vec![lb_id.into()],
+        )
+        .await
+    }
+
+    /// The listener's `allowed_cidrs`, sorted.
+    pub async fn listener_cidrs(&mut self, listener_id: &str) -> Result<Vec<String>, DbError> {
+        self.fetch_scalars(
+            "SELECT `cidr` FROM `listener_cidr` WHERE `listener_id` = ? ORDER BY `cidr`",
+            vec![listener_id.into()],
+        )
+        .await
+    }
+
+    /// Replaces the listener's `allowed_cidrs`.
+    pub async fn set_listener_cidrs(
+        &mut self,
+        listener_id: &str,
+        cidrs: &[String],
+    ) -> Result<(), DbError> {
+        self.execute(
+            "DELETE FROM `listener_cidr` WHERE `listener_id` = ?",
+            vec![listener_id.into()],
+        )
+        .await?;
+        let mut uniq = cidrs.to_vec();
+        uniq.sort();
+        uniq.dedup();
+        for c in uniq {
+            self.execute(
+                "INSERT INTO `listener_cidr` (`listener_id`, `cidr`) VALUES (?, ?)",
+                vec![listener_id.into(), c.into()],
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// The listener's SNI container refs in `position` order.
+    pub async fn sni_refs(&mut self, listener_id: &str) -> Result<Vec<String>, DbError> {
+        self.fetch_scalars(
+            "SELECT `tls_container_id` FROM `sni` WHERE `listener_id` = ? ORDER BY `position`, `tls_container_id`",
+            vec![listener_id.into()],
+        )
+        .await
+    }
+
+    /// Replaces the listener's SNI refs (positions 0..n in the given order).
+    pub async fn set_sni_refs(
+        &mut self,
+        listener_id: &str,
+        refs: &[String],
+    ) -> Result<(), DbError> {
+        self.execute(
+            "DELETE FROM `sni` WHERE `listener_id` = ?",
+            vec![listener_id.into()],
+        )
+        .await?;
+        let mut seen = std::collections::HashSet::new();
+        for (i, r) in refs.iter().enumerate() {
+            if !seen.insert(r.clone()) {
+                continue;
+            }
+            self.execute(
+                "INSERT INTO `sni` (`listener_id`, `tls_container_id`, `position`) VALUES (?, ?, ?)",
+                vec![listener_id.into(), r.clone().into(), SqlValue::Int(i as i64)],
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// Next `peer_port` for a new listener of the LB: max + 1, base 1025 (db-schema.md §6).
+    pub async fn next_peer_port(&mut self, lb_id: &str) -> Result<i32, DbError> {
+        let max: Option<Option<i32>> = self
+            .fetch_optional_scalar(
+                "SELECT MAX(`peer_port`) FROM `listener` WHERE `load_balancer_id` = ?",
+                vec![lb_id.into()],
+            )
+            .await?;
+        Ok(max.flatten().map_or(1025, |m| m + 1))
+    }
+
+    /// Deletes a health monitor row and its tags (ORM cascade of `HealthMonitor`).
+    pub async fn delete_health_monitor_cascade(&mut self, id: &str) -> Result<u64, DbError> {
+        self.delete_tags(&[id.to_owned()]).await?;
+        self.delete::<HealthMonitorRow>(id).await
+    }
+
+    /// Deletes a member row and its tags.
+    pub async fn delete_member_cascade(&mut self, id: &str) -> Result<u64, DbError> {
+        self.delete_tags(&[id.to_owned()]).await?;
+        self.delete::<MemberRow>(id).await
+    }
+
+    /// Deletes an l7rule row and its tags.
+    pub async fn delete_l7rule_cascade(&mut self, id: &str) -> Result<u64, DbError> {
+        self.delete_tags(&[id.to_owned()]).await?;
+        self.delete::<L7RuleRow>(id).await
+    }
+
+    /// Deletes an l7policy with its rules and tags, then renumbers the listener's remaining
+    /// policies 1..n (ORM ordering_list).
+    pub async fn delete_l7policy_cascade(&mut self, id: &str) -> Result<u64, DbError> {
+        let Some(p) = self.find::<L7PolicyRow>(id).await? else {
+            return Ok(0);
+        };
+        let rules: Vec<String> = self
+            .fetch_scalars(
+                "SELECT `id` FROM `l7rule` WHERE `l7policy_id` = ?",
+                vec![id.into()],
+            )
+            .await?;
+        self.delete_tags(&rules).await?;
+        self.execute(
+            "DELETE FROM `l7rule` WHERE `l7policy_id` = ?",
+            vec![id.into()],
+        )
+        .await?;
+        self.delete_tags(&[id.to_owned()]).await?;
+        let n = self.delete::<L7PolicyRow>(id).await?;
+        self.renumber_l7policies(&p.listener_id).await?;
+        Ok(n)
+    }
+
+    /// Renumbers a listener's l7policies 1..n keeping their order (position, then created_at).
+    pub async fn renumber_l7policies(&mut self, listener_id: &str) -> Result<(), DbError> {
+        let ids: Vec<String> = self
+            .fetch_scalars(
+                "SELECT `id` FROM `l7policy` WHERE `listener_id` = ? ORDER BY `position`, `created_at`, `id`",
+                vec![listener_id.into()],
+            )
+            .await?;
+        for (i, pid) in ids.iter().enumerate() {
+            self.execute(
+                "UPDATE `l7policy` SET `position` = ? WHERE `id` = ? AND `position` <> ?",
+                vec![
+                    SqlValue::Int(i as i64 + 1),
+                    pid.clone().into(),
+                    SqlValue::Int(i as i64 + 1),
+                ],
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// Deletes a listener with its SNI rows, CIDR rows, l7policies (with rules) and tags.
+    pub async fn delete_listener_cascade(&mut self, id: &str) -> Result<u64, DbError> {
+        self.execute("DELETE FROM `sni` WHERE `listener_id` = ?", vec![id.into()])
+            .await?;
+        self.execute(
+            "DELETE FROM `listener_cidr` WHERE `listener_id` = ?",
+            vec![id.into()],
+        )
+        .await?;
+        let policies: Vec<String> = self
+            .fetch_scalars(
+                "SELECT `id` FROM `l7policy` WHERE `listener_id` = ?",
+                vec![id.into()],
+            )
+            .await?;
+        for p in policies {
+            let rules: Vec<String> = self
+                .fetch_scalars(
+                    "SELECT `id` FROM `l7rule` WHERE `l7policy_id` = ?",
+                    vec![p.clone().into()],
+                )
+                .await?;
+            self.delete_tags(&rules).await?;
+            self.execute(
+                "DELETE FROM `l7rule` WHERE `l7policy_id` = ?",
+                vec![p.clone().into()],
+            )
+            .await?;
+            self.delete_tags(&[p.clone()]).await?;
+            self.delete::<L7PolicyRow>(&p).await?;
+        }
+        self.delete_tags(&[id.to_owned()]).await?;
+        self.delete::<ListenerRow>(id).await
+    }
+
+    /// Deletes a pool with its members, health monitor, session persistence and tags; nulls
+    /// `listener.default_pool_id` and `l7policy.redirect_pool_id` still pointing at it.
+    pub async fn delete_pool_cascade(&mut self, id: &str) -> Result<u64, DbError> {
+        let members: Vec<String> = self
+            .fetch_scalars(
+                "SELECT `id` FROM `member` WHERE `pool_id` = ?",
+                vec![id.into()],
+            )
+            .await?;
+        self.delete_tags(&members).await?;
+        self.execute("DELETE FROM `member` WHERE `pool_id` = ?", vec![id.into()])
+            .await?;
+        let hms: Vec<String> = self
+            .fetch_scalars(
+                "SELECT `id` FROM `health_monitor` WHERE `pool_id` = ?",
+                vec![id.into()],
+            )
+            .await?;
+        self.delete_tags(&hms).await?;
+        self.execute(
+            "DELETE FROM `health_monitor` WHERE `pool_id` = ?",
+            vec![id.into()],
+        )
+        .await?;
+        self.execute(
+            "DELETE FROM `session_persistence` WHERE `pool_id` = ?",
+            vec![id.into()],
+        )
+        .await?;
+        self.execute(
+            "UPDATE `listener` SET `default_pool_id` = NULL WHERE `default_pool_id` = ?",
+            vec![id.into()],
+        )
+        .await?;
+        self.execute(
+            "UPDATE `l7policy` SET `redirect_pool_id` = NULL WHERE `redirect_pool_id` = ?",
+            vec![id.into()],
+        )
+        .await?;
+        self.delete_tags(&[id.to_owned()]).await?;
+        self.delete::<PoolRow>(id).await
+    }
+
+    async fn delete_tags(&mut self, ids: &[String]) -> Result<(), DbError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let sql = format!(
+            "DELETE FROM `tags` WHERE `resource_id` IN ({})",
+            vec!["?"; ids.len()].join(", ")
+        );
+        self.execute(
+            &sql,
+            ids.iter().map(|s| SqlValue::Text(s.clone())).collect(),
+        )
+        .await?;
+        Ok(())
+    }
+}
+
+/// Row types with a `provisioning_status` column.
+pub trait HasProvisioningStatus {
+    /// The current value.
+    fn provisioning_status(&self) -> &str;
+}
+
+macro_rules! has_ps {
+    ($($t:ty),*) => {$(
+        impl HasProvisioningStatus for $t {
+            fn provisioning_status(&self) -> &str { &self.provisioning_status }
+        }
+    )*};
+}
+has_ps!(
+    LoadBalancerRow,
+    ListenerRow,
+    PoolRow,
+    MemberRow,
+    HealthMonitorRow,
+    L7PolicyRow,
+    L7RuleRow
+);

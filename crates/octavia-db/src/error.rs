@@ -1,0 +1,107 @@
+use thiserror::Error;
+
+/// Errors of the Octavia DB layer. `Display` gives the API fault text where one exists.
+///
+/// HTTP mapping the API is expected to apply (api-contract.md §0, §10.3, §14.6):
+/// [`DbError::NotFound`] → 404, [`DbError::InvalidState`] / [`DbError::Immutable`] /
+/// [`DbError::Duplicate`] → 409, [`DbError::QuotaExceeded`] → 403, [`DbError::ProjectBusy`] → 503,
+/// [`DbError::MissingProjectId`] → 400, everything else → 500.
+#[derive(Debug, Error)]
+pub enum DbError {
+    /// A row does not exist (`<Resource> <id> not found.`, octavia `exceptions.NotFound`).
+    #[error("{resource} {id} not found.")]
+    NotFound {
+        /// Resource display name: `Load Balancer`, `Listener`, `Pool`, `Member`, `Health Monitor`,
+        /// `L7Policy`, `L7Rule`, `Quotas`, `Flavor`, …
+        resource: &'static str,
+        /// The id looked up.
+        id: String,
+    },
+    /// The load balancer is not in a state that allows the action
+    /// (octavia `exceptions.ImmutableObject` as raised for LB PUT/DELETE/failover).
+    #[error("Invalid state {status} of loadbalancer resource {id}")]
+    InvalidState {
+        /// Current provisioning_status of the load balancer.
+        status: String,
+        /// The load balancer id.
+        id: String,
+    },
+    /// A parent object is not ACTIVE, so a child cannot change
+    /// (octavia `exceptions.ImmutableObject` as raised by child controllers).
+    #[error("{resource} {id} is immutable and cannot be updated.")]
+    Immutable {
+        /// `Load Balancer`, `Pool`, `Listener` or `L7Policy`.
+        resource: &'static str,
+        /// The object's id.
+        id: String,
+    },
+    /// The project's quota for `resource` is met (`octavia/db/repositories.py::check_quota_met`).
+    #[error("Quota has been met for resources: {resource}")]
+    QuotaExceeded {
+        /// `Load Balancer`, `Listener`, `Pool`, `Health Monitor`, `Member`, `L7 Policy` or `L7 Rule`.
+        resource: &'static str,
+    },
+    /// The quota row could not be locked (deadlock / lock wait timeout).
+    #[error("Project busy.  Unable to lock the project.  Please try again.")]
+    ProjectBusy,
+    /// A quota check without a project id (octavia `exceptions.MissingProjectID`).
+    #[error("Missing project ID in request where one is required.")]
+    MissingProjectId,
+    /// A unique / primary key violation; `constraint` is the driver's message.
+    #[error("duplicate entry: {0}")]
+    Duplicate(String),
+    /// A foreign key violation (e.g. a status name missing from its lookup table).
+    #[error("foreign key violation: {0}")]
+    ForeignKey(String),
+    /// The database URL is not one Keel understands.
+    #[error("invalid database URL: {0}")]
+    Url(String),
+    /// The database holds a schema Keel cannot upgrade (e.g. an older alembic revision).
+    #[error("schema: {0}")]
+    Schema(String),
+    /// A caller passed a column / sort key that does not exist for the table.
+    #[error("invalid column {column} for table {table}")]
+    InvalidColumn {
+        /// The table.
+        table: &'static str,
+        /// The rejected name.
+        column: String,
+    },
+    /// Any other SQL error.
+    #[error("database error: {0}")]
+    Sql(sqlx::Error),
+}
+
+impl From<sqlx::Error> for DbError {
+    fn from(e: sqlx::Error) -> Self {
+        if let sqlx::Error::Database(d) = &e {
+            match d.kind() {
+                sqlx::error::ErrorKind::UniqueViolation => {
+                    return Self::Duplicate(d.message().to_owned())
+                }
+                sqlx::error::ErrorKind::ForeignKeyViolation => {
+                    return Self::ForeignKey(d.message().to_owned())
+                }
+                _ => {}
+            }
+        }
+        Self::Sql(e)
+    }
+}
+
+impl DbError {
+    /// True for MariaDB deadlock (1213) / lock wait timeout (1205) and SQLite busy/locked errors:
+    /// the transaction may be retried.
+    pub fn is_lock_error(&self) -> bool {
+        match self {
+            Self::Sql(sqlx::Error::Database(d)) => {
+                matches!(
+                    d.code().as_deref(),
+                    Some("1213") | Some("1205") | Some("40001") | Some("5") | Some("6")
+                ) || d.message().contains("Deadlock")
+                    || d.message().contains("database is locked")
+            }
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,436 @@
+//! Generic repository functions on [`Tx`]: get, list (filters, tags, sort, marker, limit),
+//! insert, partial update, delete; tags.
+
+use crate::db::{now, SqlValue, Tx};
+use crate::error::DbError;
+use crate::rows::{Record, TagRow};
+
+/// Column name as used in SQL (`r#type` → `type`).
+pub(crate) fn col(c: &str) -> &str {
+    c.trim_start_matches("r#")
+}
+
+fn check_column<T: Record>(c: &str) -> Result<&'static str, DbError> {
+    T::COLUMNS
+        .iter()
+        .find(|k| col(k) == c)
+        .map(|k| col(k))
+        .ok_or_else(|| DbError::InvalidColumn {
+            table: T::TABLE,
+            column: c.to_owned(),
+        })
+}
+
+fn select_list<T: Record>() -> String {
+    T::COLUMNS
+        .iter()
+        .map(|c| format!("`{}`", col(c)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Sort direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SortDir {
+    /// Ascending.
+    #[default]
+    Asc,
+    /// Descending.
+    Desc,
+}
+
+/// What [`Tx::list`] returns: filters are ANDed.
+///
+/// Shapes follow Octavia's pagination helper (`octavia/api/common/pagination.py`): sort keys
+/// default to `created_at`, `id` ascending (the table key is always appended as tie-breaker),
+/// `marker` is the id of the last row of the previous page (keyset pagination on the sort keys),
+/// `page_reverse` walks backwards from the marker (rows are still returned in sort order).
+#[derive(Debug, Clone, Default)]
+pub struct ListQuery {
+    /// `column = value` filters (a `SqlValue::Null` value means `IS NULL`).
+    pub filters: Vec<(String, SqlValue)>,
+    /// `column IN (values)` filters (an empty list matches nothing).
+    pub filters_in: Vec<(String, Vec<SqlValue>)>,
+    /// Exclude rows whose `provisioning_status` is `DELETED` (lists of load balancers do).
+    pub exclude_deleted: bool,
+    /// `tags`: rows having all of these tags.
+    pub tags_all: Vec<String>,
+    /// `tags-any`: rows having at least one.
+    pub tags_any: Vec<String>,
+    /// `not-tags`: rows not having all of them.
+    pub not_tags_all: Vec<String>,
+    /// `not-tags-any`: rows having none of them.
+    pub not_tags_any: Vec<String>,
+    /// Sort keys (column, direction); empty = `created_at` (when the table has it) then key.
+    pub sort: Vec<(String, SortDir)>,
+    /// Id of the last row of the previous page.
+    pub marker: Option<String>,
+    /// Page backwards from the marker.
+    pub page_reverse: bool,
+    /// Maximum rows.
+    pub limit: Option<u32>,
+}
+
+impl ListQuery {
+    /// Adds a `column = value` filter.
+    pub fn filter(mut self, column: &str, value: impl Into<SqlValue>) -> Self {
+        self.filters.push((column.to_owned(), value.into()));
+        self
+    }
+}
+
+impl Tx {
+    /// The row of `T` whose key column equals `key`, or `None`.
+    pub async fn find<T: Record>(&mut self, key: &str) -> Result<Option<T>, DbError> {
+        let sql = format!(
+            "SELECT {} FROM `{}` WHERE `{}` = ?",
+            select_list::<T>(),
+            T::TABLE,
+            col(T::KEY)
+        );
+        self.fetch_optional(&sql, vec![key.into()]).await
+    }
+
+    /// The row of `T` whose key column equals `key`; [`DbError::NotFound`] (`<Resource> <id> not
+    /// found.`) when absent. DELETED rows are returned (the API decides whether to hide them).
+    pub async fn get<T: Record>(&mut self, key: &str) -> Result<T, DbError> {
+        self.find(key).await?.ok_or_else(|| DbError::NotFound {
+            resource: T::RESOURCE,
+            id: key.to_owned(),
+        })
+    }
+
+    /// Like [`Tx::get`] but locks the row (`SELECT … FOR UPDATE` on MariaDB).
+    pub async fn get_for_update<T: Record>(&mut self, key: &str) -> Result<T, DbError> {
+        let sql = format!(
+            "SELECT {} FROM `{}` WHERE `{}` = ?{}",
+            select_list::<T>(),
+            T::TABLE,
+            col(T::KEY),
+            self.for_update()
+        );
+        self.fetch_optional(&sql, vec![key.into()])
+            .await?
+            .ok_or_else(|| DbError::NotFound {
+                resource: T::RESOURCE,
+                id: key.to_owned(),
+            })
+    }
+
+    /// Rows of `T` matching `q` (see [`ListQuery`]). Errors: [`DbError::InvalidColumn`] for an
+    /// unknown filter/sort column, [`DbError::NotFound`] when the marker row does not exist.
+    pub async fn list<T: Record>(&mut self, q: &ListQuery) -> Result<Vec<T>, DbError> {
+        let mut wh: Vec<String> = Vec::new();
+        let mut args: Vec<SqlValue> = Vec::new();
+        for (c, v) in &q.filters {
+            let c = check_column::<T>(c)?;
+            if *v == SqlValue::Null {
+                wh.push(format!("`{c}` IS NULL"));
+            } else {
+                wh.push(format!("`{c}` = ?"));
+                args.push(v.clone());
+            }
+        }
+        for (c, vs) in &q.filters_in {
+            let c = check_column::<T>(c)?;
+            if vs.is_empty() {
+                wh.push("1 = 0".into());
+            } else {
+                wh.push(format!("`{c}` IN ({})", vec!["?"; vs.len()].join(", ")));
+                args.extend(vs.iter().cloned());
+            }
+        }
+        if q.exclude_deleted && T::COLUMNS.contains(&"provisioning_status") {
+            wh.push("`provisioning_status` <> 'DELETED'".into());
+        }
+        let key = col(T::KEY);
+        let tag_sub = |n: usize| {
+            format!(
+                "(SELECT COUNT(DISTINCT `tag`) FROM `tags` WHERE `tags`.`resource_id` = `{}`.`{key}` \
+                 AND `tag` IN ({}))",
+                T::TABLE,
+                vec!["?"; n].join(", ")
+            )
+        };
+        let tag_groups = [
+            (&q.tags_all, true, false),
+            (&q.tags_any, false, false),
+            (&q.not_tags_all, true, true),
+            (&q.not_tags_any, false, true),
+        ];
+        for (tags, all, negate) in tag_groups {
+            if tags.is_empty() {
+                continue;
+            }
+            let mut uniq = tags.clone();
+            uniq.sort();
+            uniq.dedup();
+            let cond = if all {
+                format!("{} = {}", tag_sub(uniq.len()), uniq.len())
+            } else {
+                format!("{} > 0", tag_sub(uniq.len()))
+            };
+            wh.push(if negate {
+                format!("NOT ({cond})")
+            } else {
+                cond
+            });
+            args.extend(uniq.into_iter().map(SqlValue::Text));
+        }
+
+        // Sort keys, with the table key appended as a unique tie-breaker.
+        let mut sort: Vec<(&'static str, SortDir)> = Vec::new();
+        if q.sort.is_empty() {
+            if T::TIMESTAMPS {
+                sort.push(("created_at", SortDir::Asc));
+            }
+        } else {
+            for (c, d) in &q.sort {
+                sort.push((check_column::<T>(c)?, *d));
+            }
+        }
+        if !sort.iter().any(|(c, _)| *c == key) {
+            let d = sort.last().map(|s| s.1).unwrap_or_default();
+            sort.push((check_column::<T>(key)?, d));
+        }
+        let reverse = q.page_reverse;
+        let eff = |d: SortDir| match (d, reverse) {
+            (SortDir::Asc, false) | (SortDir::Desc, true) => SortDir::Asc,
+            _ => SortDir::Desc,
+        };
+
+        if let Some(marker) = &q.marker {
+            let cols = sort
+                .iter()
+                .map(|(c, _)| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let sql = format!("SELECT {cols} FROM `{}` WHERE `{key}` = ?", T::TABLE);
+            let mvals = self.marker_values(&sql, marker, sort.len()).await?;
+            let Some(mvals) = mvals else {
+                return Err(DbError::NotFound {
+                    resource: T::RESOURCE,
+                    id: marker.clone(),
+                });
+            };
+            // (k1 > v1) OR (k1 = v1 AND k2 > v2) OR …
+            let mut ors = Vec::new();
+            for i in 0..sort.len() {
+                let mut ands = Vec::new();
+                for (j, (c, _)) in sort.iter().enumerate().take(i) {
+                    if mvals[j] == SqlValue::Null {
+                        ands.push(format!("`{c}` IS NULL"));
+                    } else {
+                        ands.push(format!("`{c}` = ?"));
+                        args.push(mvals[j].clone());
+                    }
+                }
+                let (c, d) = sort[i];
+                let op = if eff(d) == SortDir::Asc { ">" } else { "<" };
+                if mvals[i] == SqlValue::Null {
+                    // NULLs sort first ascending on both backends.
+                    if op == ">" {
+                        ands.push(format!("`{c}` IS NOT NULL"));
+                    } else {
+                        continue;
+                    }
+                } else {
+                    if op == ">" {
+                        ands.push(format!("`{c}` {op} ?"));
+                    } else {
+                        ands.push(format!("(`{c}` {op} ? OR `{c}` IS NULL)"));
+                    }
+                    args.push(mvals[i].clone());
+                }
+                ors.push(format!("({})", ands.join(" AND ")));
+            }
+            if !ors.is_empty() {
+                wh.push(format!("({})", ors.join(" OR ")));
+            }
+        }
+
+        let mut sql = format!("SELECT {} FROM `{}`", select_list::<T>(), T::TABLE);
+        if !wh.is_empty() {
+            sql.push_str(" WHERE ");
+            sql.push_str(&wh.join(" AND "));
+        }
+        let order = sort
+            .iter()
+            .map(|(c, d)| {
+                format!(
+                    "`{c}` {}",
+                    if eff(*d) == SortDir::Asc {
+                        "ASC"
+                    } else {
+                        "DESC"
+                    }
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        sql.push_str(&format!(" ORDER BY {order}"));
+        if let Some(l) = q.limit {
+            sql.push_str(&format!(" LIMIT {l}"));
+        }
+        let mut rows: Vec<T> = self.fetch_all(&sql, args).await?;
+        if reverse {
+            rows.reverse();
+        }
+        Ok(rows)
+    }
+
+    /// Reads the marker row's sort-key values as [`SqlValue`]s (typed by probing).
+    async fn marker_values(
+        &mut self,
+        sql: &str,
+        marker: &str,
+        n: usize,
+    ) -> Result<Option<Vec<SqlValue>>, DbError> {
+        // Read every key as text-or-null is not portable for DATETIME/INT, so decode each column
+        // with a small row type that tries the column types in turn.
+        let row: Option<MarkerRow> = self.fetch_optional(sql, vec![marker.into()]).await?;
+        Ok(row.map(|r| r.0.into_iter().take(n).collect()))
+    }
+
+    /// Inserts a row (`created_at` is set to [`now`] when the table has timestamps and the field
+    /// is `None`). Errors: [`DbError::Duplicate`] on a key/unique violation,
+    /// [`DbError::ForeignKey`] on a missing parent or lookup value.
+    pub async fn insert<T: Record>(&mut self, row: &T) -> Result<(), DbError> {
+        let mut vals = row.values();
+        if T::TIMESTAMPS {
+            if let Some(i) = T::COLUMNS.iter().position(|c| *c == "created_at") {
+                if vals[i] == SqlValue::Null {
+                    vals[i] = SqlValue::Time(now());
+                }
+            }
+        }
+        let sql = format!(
+            "INSERT INTO `{}` ({}) VALUES ({})",
+            T::TABLE,
+            select_list::<T>(),
+            vec!["?"; vals.len()].join(", ")
+        );
+        self.execute(&sql, vals).await?;
+        Ok(())
+    }
+
+    /// Partial update of the row of `T` with key `key`: sets each `(column, value)` and, for
+    /// tables with timestamps, `updated_at = now()`. Returns rows matched (0 = no such row; not an
+    /// error, as the ORM's `update`). Errors: [`DbError::InvalidColumn`], FK/unique violations.
+    pub async fn update<T: Record>(
+        &mut self,
+        key: &str,
+        changes: &[(&str, SqlValue)],
+    ) -> Result<u64, DbError> {
+        if changes.is_empty() {
+            return Ok(0);
+        }
+        let mut sets = Vec::new();
+        let mut args = Vec::new();
+        for (c, v) in changes {
+            sets.push(format!("`{}` = ?", check_column::<T>(c)?));
+            args.push(v.clone());
+        }
+        if T::TIMESTAMPS && !changes.iter().any(|(c, _)| *c == "updated_at") {
+            sets.push("`updated_at` = ?".into());
+            args.push(SqlValue::Time(now()));
+        }
+        args.push(key.into());
+        let sql = format!(
+            "UPDATE `{}` SET {} WHERE `{}` = ?",
+            T::TABLE,
+            sets.join(", "),
+            col(T::KEY)
+        );
+        self.execute(&sql, args).await
+    }
+
+    /// Deletes the rows of `T` whose key column equals `key` (no cascades: see
+    /// [`Tx::delete_listener_cascade`] and friends). Returns rows deleted.
+    pub async fn delete<T: Record>(&mut self, key: &str) -> Result<u64, DbError> {
+        let sql = format!("DELETE FROM `{}` WHERE `{}` = ?", T::TABLE, col(T::KEY));
+        self.execute(&sql, vec![key.into()]).await
+    }
+
+    /// Tags of one resource, sorted.
+    pub async fn tags(&mut self, resource_id: &str) -> Result<Vec<String>, DbError> {
+        self.fetch_scalars(
+            "SELECT `tag` FROM `tags` WHERE `resource_id` = ? ORDER BY `tag`",
+            vec![resource_id.into()],
+        )
+        .await
+    }
+
+    /// Tags of many resources at once (for list responses), as `(resource_id, tag)` rows.
+    pub async fn tags_of(&mut self, resource_ids: &[String]) -> Result<Vec<TagRow>, DbError> {
+        if resource_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = format!(
+            "SELECT `resource_id`, `tag` FROM `tags` WHERE `resource_id` IN ({}) ORDER BY `resource_id`, `tag`",
+            vec!["?"; resource_ids.len()].join(", ")
+        );
+        self.fetch_all(
+            &sql,
+            resource_ids
+                .iter()
+                .map(|s| SqlValue::Text(s.clone()))
+                .collect(),
+        )
+        .await
+    }
+
+    /// Replaces the tags of a resource (duplicates collapse, as the ORM's set semantics).
+    pub async fn set_tags(&mut self, resource_id: &str, tags: &[String]) -> Result<(), DbError> {
+        self.execute(
+            "DELETE FROM `tags` WHERE `resource_id` = ?",
+            vec![resource_id.into()],
+        )
+        .await?;
+        let mut uniq = tags.to_vec();
+        uniq.sort();
+        uniq.dedup();
+        for t in uniq {
+            self.execute(
+                "INSERT INTO `tags` (`resource_id`, `tag`) VALUES (?, ?)",
+                vec![resource_id.into(), t.into()],
+            )
+            .await?;
+        }
+        Ok(())
+    }
+}
+
+/// A row of arbitrary columns decoded into [`SqlValue`]s (used for marker values).
+struct MarkerRow(Vec<SqlValue>);
+
+macro_rules! marker_from_row {
+    ($row:ty) => {
+        impl<'r> sqlx::FromRow<'r, $row> for MarkerRow {
+            fn from_row(row: &'r $row) -> Result<Self, sqlx::Error> {
+                use sqlx::{Row, ValueRef};
+                let mut out = Vec::new();
+                for i in 0..row.len() {
+                    let raw = row.try_get_raw(i)?;
+                    if raw.is_null() {
+                        out.push(SqlValue::Null);
+                        continue;
+                    }
+                    let v = if let Ok(v) = row.try_get::<chrono::NaiveDateTime, _>(i) {
+                        SqlValue::Time(v)
+                    } else if let Ok(v) = row.try_get::<i64, _>(i) {
+                        SqlValue::Int(v)
+                    } else if let Ok(v) = row.try_get::<f64, _>(i) {
+                        SqlValue::Float(v)
+                    } else {
+                        SqlValue::Text(row.try_get::<String, _>(i)?)
+                    };
+                    out.push(v);
+                }
+                Ok(MarkerRow(out))
+            }
+        }
+    };
+}
+marker_from_row!(sqlx::sqlite::SqliteRow);
+marker_from_row!(sqlx::mysql::MySqlRow);

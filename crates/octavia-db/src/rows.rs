@@ -1,0 +1,564 @@
+//! Row structs, one per table the API reads or writes. Field names are the column names
+//! (`spec/db-schema.md` §2–3); API names differ in places (`enabled` = `admin_state_up`,
+//! `rise_threshold` = `max_retries`, `fall_threshold` = `max_retries_down`, `tls_certificate_id`
+//! = `default_tls_container_ref`, …). Datetimes are naive UTC.
+
+use chrono::NaiveDateTime;
+use serde::{Deserialize, Serialize};
+
+use crate::db::SqlValue;
+
+/// A table's row type: its table name, key column(s) and column list (in the struct's order).
+pub trait Record: crate::db::AnyRow + Clone {
+    /// Table name.
+    const TABLE: &'static str;
+    /// Resource display name used in `<Resource> <id> not found.` texts.
+    const RESOURCE: &'static str;
+    /// The column that [`crate::Tx::get`] looks up (first primary-key column).
+    const KEY: &'static str;
+    /// Every column, in struct order.
+    const COLUMNS: &'static [&'static str];
+    /// True when the table has `created_at`/`updated_at` maintained by the ORM.
+    const TIMESTAMPS: bool;
+    /// The column values, in [`Record::COLUMNS`] order.
+    fn values(&self) -> Vec<SqlValue>;
+    /// The value of the key column.
+    fn key(&self) -> String;
+}
+
+macro_rules! row {
+    (
+        $(#[$m:meta])*
+        pub struct $name:ident in $table:literal as $res:literal key $key:ident timestamps $ts:literal {
+            $( $(#[$fm:meta])* pub $f:ident : $t:ty, )*
+        }
+    ) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, sqlx::FromRow)]
+        pub struct $name {
+            $( $(#[$fm])* pub $f: $t, )*
+        }
+        impl Record for $name {
+            const TABLE: &'static str = $table;
+            const RESOURCE: &'static str = $res;
+            const KEY: &'static str = stringify!($key);
+            const COLUMNS: &'static [&'static str] = &[$(stringify!($f)),*];
+            const TIMESTAMPS: bool = $ts;
+            fn values(&self) -> Vec<SqlValue> {
+                vec![$(SqlValue::from(self.$f.clone())),*]
+            }
+            fn key(&self) -> String {
+                self.$key.to_string()
+            }
+        }
+    };
+}
+
+row! {
+    /// A `load_balancer` row. Soft-deleted: DELETED rows stay until housekeeping purges them.
+    pub struct LoadBalancerRow in "load_balancer" as "Load Balancer" key id timestamps true {
+        /// Owning project.
+        pub project_id: Option<String>,
+        /// uuid (PK).
+        pub id: String,
+        /// Name.
+        pub name: Option<String>,
+        /// Description.
+        pub description: Option<String>,
+        /// `provisioning_status` lookup name.
+        pub provisioning_status: String,
+        /// `operating_status` lookup name.
+        pub operating_status: String,
+        /// API `admin_state_up`.
+        pub enabled: bool,
+        /// `SINGLE` / `ACTIVE_STANDBY` (amphora only).
+        pub topology: Option<String>,
+        /// Amphora server group.
+        pub server_group_id: Option<String>,
+        /// Set on insert.
+        pub created_at: Option<NaiveDateTime>,
+        /// Set on every update.
+        pub updated_at: Option<NaiveDateTime>,
+        /// Provider name (NULL means `amphora`).
+        pub provider: Option<String>,
+        /// Flavor id.
+        pub flavor_id: Option<String>,
+        /// Availability zone name.
+        pub availability_zone: Option<String>,
+    }
+}
+
+row! {
+    /// A `vip` row (1:1 with its load balancer).
+    pub struct VipRow in "vip" as "VIP" key load_balancer_id timestamps false {
+        /// The load balancer (PK).
+        pub load_balancer_id: String,
+        /// VIP address.
+        pub ip_address: Option<String>,
+        /// Neutron port.
+        pub port_id: Option<String>,
+        /// Neutron subnet.
+        pub subnet_id: Option<String>,
+        /// Neutron network.
+        pub network_id: Option<String>,
+        /// QoS policy.
+        pub qos_policy_id: Option<String>,
+        /// True when Octavia created the port (false for the OVN provider).
+        pub octavia_owned: Option<bool>,
+        /// `normal` / `direct` (server default `normal`).
+        pub vnic_type: String,
+    }
+}
+
+row! {
+    /// An `additional_vip` row; PK (load_balancer_id, subnet_id).
+    pub struct AdditionalVipRow in "additional_vip" as "Additional VIP" key load_balancer_id timestamps false {
+        /// The load balancer.
+        pub load_balancer_id: String,
+        /// Address.
+        pub ip_address: Option<String>,
+        /// Port.
+        pub port_id: Option<String>,
+        /// Subnet (part of the PK).
+        pub subnet_id: String,
+        /// Network.
+        pub network_id: Option<String>,
+    }
+}
+
+row! {
+    /// A `vip_security_group` row; PK (load_balancer_id, sg_id).
+    pub struct VipSecurityGroupRow in "vip_security_group" as "VIP Security Group" key load_balancer_id timestamps false {
+        /// The load balancer (FK to vip).
+        pub load_balancer_id: String,
+        /// Security group id.
+        pub sg_id: String,
+    }
+}
+
+row! {
+    /// A `listener` row.
+    pub struct ListenerRow in "listener" as "Listener" key id timestamps true {
+        /// Owning project.
+        pub project_id: Option<String>,
+        /// uuid (PK).
+        pub id: String,
+        /// Name.
+        pub name: Option<String>,
+        /// Description.
+        pub description: Option<String>,
+        /// `protocol` lookup name.
+        pub protocol: String,
+        /// 1..65535.
+        pub protocol_port: i32,
+        /// -1 = unlimited.
+        pub connection_limit: Option<i32>,
+        /// Parent load balancer.
+        pub load_balancer_id: Option<String>,
+        /// API `default_tls_container_ref`.
+        pub tls_certificate_id: Option<String>,
+        /// Default pool.
+        pub default_pool_id: Option<String>,
+        /// Provisioning status.
+        pub provisioning_status: String,
+        /// Operating status.
+        pub operating_status: String,
+        /// API `admin_state_up`.
+        pub enabled: bool,
+        /// Amphora peer port (1025 + n per LB).
+        pub peer_port: Option<i32>,
+        /// Python pickle of a `dict[str, str]` (see `crate::pickle`).
+        pub insert_headers: Option<Vec<u8>>,
+        /// Set on insert.
+        pub created_at: Option<NaiveDateTime>,
+        /// Set on every update.
+        pub updated_at: Option<NaiveDateTime>,
+        /// ms.
+        pub timeout_client_data: Option<i32>,
+        /// ms.
+        pub timeout_member_connect: Option<i32>,
+        /// ms.
+        pub timeout_member_data: Option<i32>,
+        /// ms.
+        pub timeout_tcp_inspect: Option<i32>,
+        /// API `client_ca_tls_container_ref`.
+        pub client_ca_tls_certificate_id: Option<String>,
+        /// `NONE` / `OPTIONAL` / `MANDATORY`.
+        pub client_authentication: String,
+        /// API `client_crl_container_ref`.
+        pub client_crl_container_id: Option<String>,
+        /// OpenSSL cipher string.
+        pub tls_ciphers: Option<String>,
+        /// Comma-joined list (`''` = empty list, NULL = unset).
+        pub tls_versions: Option<String>,
+        /// Comma-joined list.
+        pub alpn_protocols: Option<String>,
+        /// Seconds.
+        pub hsts_max_age: Option<i32>,
+        /// HSTS flag.
+        pub hsts_include_subdomains: Option<bool>,
+        /// HSTS flag.
+        pub hsts_preload: Option<bool>,
+    }
+}
+
+row! {
+    /// An `sni` row; PK (listener_id, tls_container_id).
+    pub struct SniRow in "sni" as "SNI" key listener_id timestamps false {
+        /// The listener.
+        pub listener_id: String,
+        /// Container ref.
+        pub tls_container_id: String,
+        /// Order in the API list.
+        pub position: Option<i32>,
+    }
+}
+
+row! {
+    /// A `listener_cidr` row (API `allowed_cidrs`); PK (listener_id, cidr).
+    pub struct ListenerCidrRow in "listener_cidr" as "Listener CIDR" key listener_id timestamps false {
+        /// The listener.
+        pub listener_id: String,
+        /// CIDR text.
+        pub cidr: String,
+    }
+}
+
+row! {
+    /// A `listener_statistics` row; PK (listener_id, amphora_id); amphora_id = listener_id for
+    /// provider-reported stats. Counters are absolute; bytes and connections.
+    pub struct ListenerStatisticsRow in "listener_statistics" as "Listener Statistics" key listener_id timestamps false {
+        /// The listener (no FK).
+        pub listener_id: String,
+        /// Bytes received.
+        pub bytes_in: i64,
+        /// Bytes sent.
+        pub bytes_out: i64,
+        /// Current connections.
+        pub active_connections: i32,
+        /// Connections since start.
+        pub total_connections: i64,
+        /// = listener_id for providers.
+        pub amphora_id: String,
+        /// Request errors.
+        pub request_errors: i64,
+    }
+}
+
+row! {
+    /// A `pool` row.
+    pub struct PoolRow in "pool" as "Pool" key id timestamps true {
+        /// Owning project.
+        pub project_id: Option<String>,
+        /// uuid (PK).
+        pub id: String,
+        /// Name.
+        pub name: Option<String>,
+        /// Description.
+        pub description: Option<String>,
+        /// `protocol` lookup name.
+        pub protocol: String,
+        /// `algorithm` lookup name.
+        pub lb_algorithm: String,
+        /// Operating status.
+        pub operating_status: String,
+        /// API `admin_state_up`.
+        pub enabled: bool,
+        /// Parent load balancer.
+        pub load_balancer_id: Option<String>,
+        /// Set on insert.
+        pub created_at: Option<NaiveDateTime>,
+        /// Set on every update.
+        pub updated_at: Option<NaiveDateTime>,
+        /// Provisioning status.
+        pub provisioning_status: String,
+        /// API `tls_container_ref`.
+        pub tls_certificate_id: Option<String>,
+        /// API `ca_tls_container_ref`.
+        pub ca_tls_certificate_id: Option<String>,
+        /// API `crl_container_ref`.
+        pub crl_container_id: Option<String>,
+        /// Backend re-encryption.
+        pub tls_enabled: bool,
+        /// Cipher string.
+        pub tls_ciphers: Option<String>,
+        /// Comma-joined list.
+        pub tls_versions: Option<String>,
+        /// Comma-joined list.
+        pub alpn_protocols: Option<String>,
+    }
+}
+
+row! {
+    /// A `session_persistence` row (1:1 with its pool).
+    pub struct SessionPersistenceRow in "session_persistence" as "Session Persistence" key pool_id timestamps false {
+        /// The pool (PK).
+        pub pool_id: String,
+        /// `SOURCE_IP` / `HTTP_COOKIE` / `APP_COOKIE`.
+        pub r#type: String,
+        /// Cookie name.
+        pub cookie_name: Option<String>,
+        /// Seconds (UDP/SCTP).
+        pub persistence_timeout: Option<i32>,
+        /// Netmask (UDP/SCTP).
+        pub persistence_granularity: Option<String>,
+    }
+}
+
+row! {
+    /// A `health_monitor` row (at most one per pool).
+    pub struct HealthMonitorRow in "health_monitor" as "Health Monitor" key id timestamps true {
+        /// The pool (unique).
+        pub pool_id: String,
+        /// `health_monitor_type` lookup name.
+        pub r#type: String,
+        /// Seconds between checks.
+        pub delay: i32,
+        /// Seconds.
+        pub timeout: i32,
+        /// API `max_retries_down`.
+        pub fall_threshold: i32,
+        /// API `max_retries`.
+        pub rise_threshold: i32,
+        /// HTTP method.
+        pub http_method: Option<String>,
+        /// URL path.
+        pub url_path: Option<String>,
+        /// Expected codes.
+        pub expected_codes: Option<String>,
+        /// API `admin_state_up`.
+        pub enabled: bool,
+        /// Owning project.
+        pub project_id: Option<String>,
+        /// Provisioning status.
+        pub provisioning_status: String,
+        /// Name.
+        pub name: Option<String>,
+        /// uuid (PK).
+        pub id: String,
+        /// Set on insert.
+        pub created_at: Option<NaiveDateTime>,
+        /// Set on every update.
+        pub updated_at: Option<NaiveDateTime>,
+        /// Operating status.
+        pub operating_status: String,
+        /// 1.0 / 1.1.
+        pub http_version: Option<f64>,
+        /// Host header.
+        pub domain_name: Option<String>,
+    }
+}
+
+row! {
+    /// A `member` row.
+    pub struct MemberRow in "member" as "Member" key id timestamps true {
+        /// Owning project.
+        pub project_id: Option<String>,
+        /// uuid (PK).
+        pub id: String,
+        /// The pool.
+        pub pool_id: String,
+        /// Subnet.
+        pub subnet_id: Option<String>,
+        /// API `address`.
+        pub ip_address: Option<String>,
+        /// Port.
+        pub protocol_port: i32,
+        /// Weight 0..256.
+        pub weight: Option<i32>,
+        /// Operating status.
+        pub operating_status: String,
+        /// API `admin_state_up`.
+        pub enabled: bool,
+        /// Set on insert.
+        pub created_at: Option<NaiveDateTime>,
+        /// Set on every update.
+        pub updated_at: Option<NaiveDateTime>,
+        /// Provisioning status.
+        pub provisioning_status: String,
+        /// Name.
+        pub name: Option<String>,
+        /// Monitor address.
+        pub monitor_address: Option<String>,
+        /// Monitor port.
+        pub monitor_port: Option<i32>,
+        /// Backup member.
+        pub backup: bool,
+        /// `normal` / `direct`.
+        pub vnic_type: String,
+    }
+}
+
+row! {
+    /// An `l7policy` row.
+    pub struct L7PolicyRow in "l7policy" as "L7Policy" key id timestamps true {
+        /// uuid (PK).
+        pub id: String,
+        /// Name.
+        pub name: Option<String>,
+        /// Description.
+        pub description: Option<String>,
+        /// The listener.
+        pub listener_id: String,
+        /// `l7policy_action` lookup name.
+        pub action: String,
+        /// Redirect pool.
+        pub redirect_pool_id: Option<String>,
+        /// Redirect URL.
+        pub redirect_url: Option<String>,
+        /// 1..n per listener, kept dense.
+        pub position: i32,
+        /// API `admin_state_up`.
+        pub enabled: bool,
+        /// Provisioning status.
+        pub provisioning_status: String,
+        /// Set on insert.
+        pub created_at: Option<NaiveDateTime>,
+        /// Set on every update.
+        pub updated_at: Option<NaiveDateTime>,
+        /// Owning project.
+        pub project_id: Option<String>,
+        /// Operating status.
+        pub operating_status: String,
+        /// Redirect prefix.
+        pub redirect_prefix: Option<String>,
+        /// 301/302/303/307/308.
+        pub redirect_http_code: Option<i32>,
+    }
+}
+
+row! {
+    /// An `l7rule` row.
+    pub struct L7RuleRow in "l7rule" as "L7Rule" key id timestamps true {
+        /// uuid (PK).
+        pub id: String,
+        /// The policy.
+        pub l7policy_id: String,
+        /// `l7rule_type` lookup name.
+        pub r#type: String,
+        /// `l7rule_compare_type` lookup name.
+        pub compare_type: String,
+        /// Header/cookie name.
+        pub key: Option<String>,
+        /// Value to compare.
+        pub value: String,
+        /// Invert the match.
+        pub invert: bool,
+        /// Provisioning status.
+        pub provisioning_status: String,
+        /// Set on insert.
+        pub created_at: Option<NaiveDateTime>,
+        /// Set on every update.
+        pub updated_at: Option<NaiveDateTime>,
+        /// Owning project.
+        pub project_id: Option<String>,
+        /// API `admin_state_up`.
+        pub enabled: bool,
+        /// Operating status.
+        pub operating_status: String,
+    }
+}
+
+row! {
+    /// A `quotas` row: limits (NULL = config default, -1 = unlimited) and in-use counters.
+    pub struct QuotaRow in "quotas" as "Quotas" key project_id timestamps false {
+        /// Project (PK).
+        pub project_id: String,
+        /// Limit.
+        pub health_monitor: Option<i32>,
+        /// Limit.
+        pub load_balancer: Option<i32>,
+        /// Limit.
+        pub listener: Option<i32>,
+        /// Limit.
+        pub member: Option<i32>,
+        /// Limit.
+        pub pool: Option<i32>,
+        /// Counter.
+        pub in_use_health_monitor: Option<i32>,
+        /// Counter.
+        pub in_use_load_balancer: Option<i32>,
+        /// Counter.
+        pub in_use_listener: Option<i32>,
+        /// Counter.
+        pub in_use_member: Option<i32>,
+        /// Counter.
+        pub in_use_pool: Option<i32>,
+        /// Limit.
+        pub l7policy: Option<i32>,
+        /// Limit.
+        pub l7rule: Option<i32>,
+        /// Counter.
+        pub in_use_l7policy: Option<i32>,
+        /// Counter.
+        pub in_use_l7rule: Option<i32>,
+    }
+}
+
+row! {
+    /// A `flavor_profile` row.
+    pub struct FlavorProfileRow in "flavor_profile" as "Flavor profile" key id timestamps false {
+        /// uuid (PK).
+        pub id: String,
+        /// Name.
+        pub name: String,
+        /// Provider.
+        pub provider_name: String,
+        /// JSON text.
+        pub flavor_data: String,
+    }
+}
+
+row! {
+    /// A `flavor` row.
+    pub struct FlavorRow in "flavor" as "Flavor" key id timestamps false {
+        /// uuid (PK).
+        pub id: String,
+        /// Unique name.
+        pub name: String,
+        /// Description.
+        pub description: Option<String>,
+        /// Enabled.
+        pub enabled: bool,
+        /// Profile.
+        pub flavor_profile_id: String,
+    }
+}
+
+row! {
+    /// An `availability_zone_profile` row.
+    pub struct AvailabilityZoneProfileRow in "availability_zone_profile" as "Availability Zone Profile" key id timestamps false {
+        /// uuid (PK).
+        pub id: String,
+        /// Name.
+        pub name: String,
+        /// Provider.
+        pub provider_name: String,
+        /// JSON text.
+        pub availability_zone_data: String,
+    }
+}
+
+row! {
+    /// An `availability_zone` row (keyed by name).
+    pub struct AvailabilityZoneRow in "availability_zone" as "Availability Zone" key name timestamps false {
+        /// Name (PK).
+        pub name: String,
+        /// Description.
+        pub description: Option<String>,
+        /// Enabled.
+        pub enabled: bool,
+        /// Profile.
+        pub availability_zone_profile_id: String,
+    }
+}
+
+row! {
+    /// A `tags` row; PK (resource_id, tag).
+    pub struct TagRow in "tags" as "Tag" key resource_id timestamps false {
+        /// Owner id (any LBaaS object).
+        pub resource_id: String,
+        /// Tag text.
+        pub tag: String,
+    }
+}

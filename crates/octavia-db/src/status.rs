@@ -1,0 +1,303 @@
+//! The status updater: applies provider status reports to the DB with the semantics of
+//! octavia's driver-agent `DriverUpdater` (`spec/status-path.md` §2.2–2.3, §3).
+
+use async_trait::async_trait;
+use provider::{
+    ProvisioningStatus, StatsReport, StatusRecord, StatusReport, StatusSink, StatusSinkError,
+};
+
+use crate::db::{Database, SqlValue, Tx};
+use crate::domain::QuotaResource;
+use crate::error::DbError;
+use crate::rows::*;
+use crate::schema::Dialect;
+
+/// Applies [`StatusReport`]s and [`StatsReport`]s to the Octavia DB (`impl StatusSink`).
+#[derive(Clone, Debug)]
+pub struct StatusUpdater {
+    db: Database,
+}
+
+/// The object kinds of a status report, in processing order (§2.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Member,
+    HealthMonitor,
+    Pool,
+    L7Rule,
+    L7Policy,
+    Listener,
+    LoadBalancer,
+}
+
+impl Kind {
+    fn collection(self) -> &'static str {
+        match self {
+            Kind::Member => "members",
+            Kind::HealthMonitor => "healthmonitors",
+            Kind::Pool => "pools",
+            Kind::L7Rule => "l7rules",
+            Kind::L7Policy => "l7policies",
+            Kind::Listener => "listeners",
+            Kind::LoadBalancer => "loadbalancers",
+        }
+    }
+
+    fn table(self) -> &'static str {
+        self.quota().table()
+    }
+
+    fn quota(self) -> QuotaResource {
+        match self {
+            Kind::Member => QuotaResource::Member,
+            Kind::HealthMonitor => QuotaResource::HealthMonitor,
+            Kind::Pool => QuotaResource::Pool,
+            Kind::L7Rule => QuotaResource::L7Rule,
+            Kind::L7Policy => QuotaResource::L7Policy,
+            Kind::Listener => QuotaResource::Listener,
+            Kind::LoadBalancer => QuotaResource::LoadBalancer,
+        }
+    }
+
+    /// Text of the "unknown id" failure for the repositories that check (§2.3 step 4),
+    /// octavia `exceptions.NotFound` with the data model's `_name()`.
+    fn not_found_name(self) -> Option<&'static str> {
+        match self {
+            Kind::Listener => Some("Listener"),
+            Kind::L7Policy => Some("L7 Policy"),
+            Kind::L7Rule => Some("L7 Rule"),
+            _ => None,
+        }
+    }
+}
+
+/// (project_id, provisioning_status) of one object row.
+#[derive(sqlx::FromRow)]
+struct Owner {
+    project_id: Option<String>,
+    provisioning_status: String,
+}
+
+impl StatusUpdater {
+    /// A status updater over `db`.
+    pub fn new(db: Database) -> Self {
+        Self { db }
+    }
+
+    /// Applies a report: members → healthmonitors → pools → l7rules → l7policies → listeners →
+    /// loadbalancers, records in list order, each in its own transaction; stops at the first
+    /// failing record (earlier records stay committed) and returns its
+    /// [`StatusSinkError`] (`status_object` = collection key, `status_object_id` = record id).
+    pub async fn apply(&self, report: &StatusReport) -> Result<(), StatusSinkError> {
+        let groups: [(Kind, &Vec<StatusRecord>); 7] = [
+            (Kind::Member, &report.members),
+            (Kind::HealthMonitor, &report.healthmonitors),
+            (Kind::Pool, &report.pools),
+            (Kind::L7Rule, &report.l7rules),
+            (Kind::L7Policy, &report.l7policies),
+            (Kind::Listener, &report.listeners),
+            (Kind::LoadBalancer, &report.loadbalancers),
+        ];
+        for (kind, records) in groups {
+            for rec in records {
+                self.apply_record(kind, rec)
+                    .await
+                    .map_err(|e| StatusSinkError {
+                        fault_string: e.to_string(),
+                        status_object: kind.collection().to_owned(),
+                        status_object_id: Some(rec.id.clone()),
+                    })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One record (§2.3). Errors carry the fault text for the reply.
+    async fn apply_record(&self, kind: Kind, rec: &StatusRecord) -> Result<(), RecordError> {
+        let mut prov = rec.provisioning_status.map(|p| p.as_str());
+        if rec.provisioning_status == Some(ProvisioningStatus::Deleted) {
+            let mut tx = self.db.begin().await?;
+            let sql = format!(
+                "SELECT `project_id`, `provisioning_status` FROM `{}` WHERE `id` = ?{}",
+                kind.table(),
+                tx.for_update()
+            );
+            let owner: Option<Owner> = tx
+                .fetch_optional(&sql, vec![rec.id.as_str().into()])
+                .await?;
+            let Some(owner) = owner else {
+                if kind == Kind::LoadBalancer {
+                    // octavia dereferences the missing LB's vip first and fails the record.
+                    return Err(RecordError::Text(
+                        "'NoneType' object has no attribute 'vip'".into(),
+                    ));
+                }
+                // Already gone: the record is ignored (success).
+                return Ok(());
+            };
+            if kind == Kind::LoadBalancer {
+                let vip = tx.vip(&rec.id).await?;
+                if vip.and_then(|v| v.octavia_owned) == Some(true) {
+                    tracing::warn!(lb = %rec.id, "VIP is octavia_owned; Keel has no network driver to deallocate it");
+                }
+            }
+            if owner.provisioning_status != "DELETED" {
+                if let Some(p) = owner.project_id.as_deref() {
+                    tx.decrement_quota(p, kind.quota(), 1).await?;
+                }
+            }
+            if kind != Kind::LoadBalancer {
+                match kind {
+                    Kind::Member => tx.delete_member_cascade(&rec.id).await?,
+                    Kind::HealthMonitor => tx.delete_health_monitor_cascade(&rec.id).await?,
+                    Kind::Pool => tx.delete_pool_cascade(&rec.id).await?,
+                    Kind::L7Rule => tx.delete_l7rule_cascade(&rec.id).await?,
+                    Kind::L7Policy => tx.delete_l7policy_cascade(&rec.id).await?,
+                    Kind::Listener => tx.delete_listener_cascade(&rec.id).await?,
+                    Kind::LoadBalancer => 0,
+                };
+                tx.commit().await?;
+                return Ok(());
+            }
+            tx.commit().await?;
+            prov = Some("DELETED");
+        }
+        let op = rec.operating_status.map(|o| o.as_str());
+        if prov.is_none() && op.is_none() {
+            return Ok(());
+        }
+        let mut changes: Vec<(&str, SqlValue)> = Vec::new();
+        if let Some(p) = prov {
+            changes.push(("provisioning_status", p.into()));
+        }
+        if let Some(o) = op {
+            changes.push(("operating_status", o.into()));
+        }
+        let mut tx = self.db.begin().await?;
+        let n = update_kind(&mut tx, kind, &rec.id, &changes).await?;
+        if n == 0 {
+            if let Some(name) = kind.not_found_name() {
+                return Err(RecordError::Text(format!("{name} {} not found.", rec.id)));
+            }
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Upserts `listener_statistics` (listener_id, amphora_id = listener_id) with the absolute
+    /// counters (§3). Per-entry failures (e.g. a value beyond the column range) are logged and
+    /// skipped, as octavia's stats driver swallows them; nothing is checked against `listener`.
+    pub async fn store_stats(&self, report: &StatsReport) -> Result<(), DbError> {
+        for s in &report.listeners {
+            if let Err(e) = self.store_one(s).await {
+                tracing::warn!(listener = %s.id, error = %e, "listener statistics not stored");
+            }
+        }
+        Ok(())
+    }
+
+    async fn store_one(&self, s: &provider::ListenerStats) -> Result<(), DbError> {
+        let big = |v: u64| {
+            i64::try_from(v).map_err(|_| DbError::Schema(format!("counter {v} out of range")))
+        };
+        let active = i32::try_from(s.active_connections).map_err(|_| {
+            DbError::Schema(format!(
+                "active_connections {} out of range",
+                s.active_connections
+            ))
+        })?;
+        let args: Vec<SqlValue> = vec![
+            s.id.as_str().into(),
+            big(s.bytes_in)?.into(),
+            big(s.bytes_out)?.into(),
+            active.into(),
+            big(s.total_connections)?.into(),
+            s.id.as_str().into(),
+            big(s.request_errors)?.into(),
+        ];
+        let mut tx = self.db.begin().await?;
+        let head = "INSERT INTO `listener_statistics` (`listener_id`, `bytes_in`, `bytes_out`, \
+                    `active_connections`, `total_connections`, `amphora_id`, `request_errors`) \
+                    VALUES (?, ?, ?, ?, ?, ?, ?)";
+        let sql = match tx_dialect(&tx) {
+            Dialect::MySql => format!(
+                "{head} ON DUPLICATE KEY UPDATE `bytes_in` = VALUES(`bytes_in`), \
+                 `bytes_out` = VALUES(`bytes_out`), `active_connections` = VALUES(`active_connections`), \
+                 `total_connections` = VALUES(`total_connections`), `request_errors` = VALUES(`request_errors`)"
+            ),
+            Dialect::Sqlite => format!(
+                "{head} ON CONFLICT (`listener_id`, `amphora_id`) DO UPDATE SET \
+                 `bytes_in` = excluded.`bytes_in`, `bytes_out` = excluded.`bytes_out`, \
+                 `active_connections` = excluded.`active_connections`, \
+                 `total_connections` = excluded.`total_connections`, \
+                 `request_errors` = excluded.`request_errors`"
+            ),
+        };
+        tx.execute(&sql, args).await?;
+        tx.commit().await
+    }
+}
+
+fn tx_dialect(tx: &Tx) -> Dialect {
+    if tx.is_mysql() {
+        Dialect::MySql
+    } else {
+        Dialect::Sqlite
+    }
+}
+
+async fn update_kind(
+    tx: &mut Tx,
+    kind: Kind,
+    id: &str,
+    changes: &[(&str, SqlValue)],
+) -> Result<u64, DbError> {
+    match kind {
+        Kind::Member => tx.update::<MemberRow>(id, changes).await,
+        Kind::HealthMonitor => tx.update::<HealthMonitorRow>(id, changes).await,
+        Kind::Pool => tx.update::<PoolRow>(id, changes).await,
+        Kind::L7Rule => tx.update::<L7RuleRow>(id, changes).await,
+        Kind::L7Policy => tx.update::<L7PolicyRow>(id, changes).await,
+        Kind::Listener => tx.update::<ListenerRow>(id, changes).await,
+        Kind::LoadBalancer => tx.update::<LoadBalancerRow>(id, changes).await,
+    }
+}
+
+/// Why one record failed.
+#[derive(Debug)]
+enum RecordError {
+    Db(DbError),
+    Text(String),
+}
+
+impl From<DbError> for RecordError {
+    fn from(e: DbError) -> Self {
+        RecordError::Db(e)
+    }
+}
+
+impl std::fmt::Display for RecordError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecordError::Db(e) => write!(f, "{e}"),
+            RecordError::Text(t) => f.write_str(t),
+        }
+    }
+}
+
+#[async_trait]
+impl StatusSink for StatusUpdater {
+    async fn update_status(&self, report: StatusReport) -> Result<(), StatusSinkError> {
+        self.apply(&report).await
+    }
+
+    async fn update_stats(&self, report: StatsReport) -> Result<(), StatusSinkError> {
+        self.store_stats(&report)
+            .await
+            .map_err(|e| StatusSinkError {
+                fault_string: e.to_string(),
+                status_object: "listeners".into(),
+                status_object_id: None,
+            })
+    }
+}

@@ -1,1 +1,39 @@
-//! ovsdb (to be filled).
+//! Keel's RFC 7047 OVSDB client.
+//!
+//! One long-lived connection per database per process ([`Client`]), holding an in-memory
+//! [`Snapshot`]-able replica of the monitored tables that every reader shares, kept current
+//! from `update2` notifications (`monitor_cond`, falling back to `monitor`). Writes go through
+//! [`Transaction`]s; when [`Client::transact`] returns, the replica already shows the effect.
+//! Reconnects (capped exponential backoff) resync the replica fully and report the differences
+//! as [`Change`] events.
+//!
+//! ```no_run
+//! # async fn demo() -> ovsdb::Result<()> {
+//! use ovsdb::{Client, Condition, MonitorSpec, Mutation, Transaction, Value};
+//! let nb = Client::connect("tcp:127.0.0.1:6641", "OVN_Northbound",
+//!     MonitorSpec::new().table("Load_Balancer").table("Logical_Switch")).await?;
+//! let res = nb.transact(Transaction::new("OVN_Northbound").insert("Load_Balancer",
+//!     [("name", Value::from("lb1")), ("protocol", Value::set(["tcp"])),
+//!      ("vips", Value::str_map([("10.0.0.10:80", "10.0.0.5:8080")]))], None)).await?;
+//! let uuid = res[0].uuid.unwrap_or_default();
+//! let snap = nb.replica();
+//! let lb = snap.row("Load_Balancer", &uuid);
+//! # let _ = (lb, Condition::uuid(uuid), Mutation::add("x", 1)); Ok(()) }
+//! ```
+
+mod client;
+mod error;
+pub mod framing;
+mod replica;
+pub mod rpc;
+pub mod schema;
+mod txn;
+mod value;
+
+pub use client::{Client, ClientOptions, ConnectionState, MonitorSpec, Remote};
+pub use error::{Error, Result, TxnError, TxnErrorKind};
+pub use replica::{Change, Row, Snapshot, Table};
+pub use schema::DatabaseSchema;
+pub use txn::{Condition, Mutation, OpResult, Transaction, WaitUntil};
+pub use uuid::Uuid;
+pub use value::{Atom, Value};

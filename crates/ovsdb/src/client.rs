@@ -1,0 +1,746 @@
+//! The long-lived client: one background task owns the socket, keeps the replica current, and
+//! serves requests from cheaply cloned [`Client`] handles.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use serde_json::{json, Value as Json};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadHalf, WriteHalf};
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
+
+use crate::error::{Error, Result};
+use crate::framing::JsonSplitter;
+use crate::replica::{parse_updates, Change, MonitorVersion, ReplicaData, RowOp, Snapshot};
+use crate::rpc::{self, Message};
+use crate::schema::DatabaseSchema;
+use crate::txn::{parse_transact_result, OpResult, Transaction};
+
+/// Which tables (and columns) the replica follows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MonitorSpec {
+    all: bool,
+    tables: BTreeMap<String, Option<Vec<String>>>,
+}
+
+impl MonitorSpec {
+    /// Nothing yet; add tables with [`MonitorSpec::table`] / [`MonitorSpec::columns`].
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Every table of the server's schema, all columns.
+    pub fn all() -> Self {
+        MonitorSpec {
+            all: true,
+            tables: BTreeMap::new(),
+        }
+    }
+
+    /// Follow `table` with all its columns.
+    pub fn table(mut self, table: &str) -> Self {
+        self.tables.insert(table.to_string(), None);
+        self
+    }
+
+    /// Follow only `columns` of `table` (smaller replica, fewer updates).
+    pub fn columns(mut self, table: &str, columns: &[&str]) -> Self {
+        self.tables.insert(
+            table.to_string(),
+            Some(columns.iter().map(|c| c.to_string()).collect()),
+        );
+        self
+    }
+
+    /// Resolves against the server schema: table → explicit column list.
+    /// Errors: [`Error::Schema`] for a table/column the server does not have.
+    fn resolve(&self, schema: &DatabaseSchema) -> Result<BTreeMap<String, Vec<String>>> {
+        let mut out = BTreeMap::new();
+        if self.all {
+            for (t, ts) in &schema.tables {
+                out.insert(t.clone(), ts.columns.keys().cloned().collect());
+            }
+        }
+        for (t, cols) in &self.tables {
+            let ts = schema.table(t).ok_or_else(|| {
+                Error::Schema(format!("database {} has no table {t}", schema.name))
+            })?;
+            let cols = match cols {
+                None => ts.columns.keys().cloned().collect(),
+                Some(cols) => {
+                    for c in cols {
+                        if !ts.columns.contains_key(c) {
+                            return Err(Error::Schema(format!("table {t} has no column {c}")));
+                        }
+                    }
+                    cols.clone()
+                }
+            };
+            out.insert(t.clone(), cols);
+        }
+        Ok(out)
+    }
+}
+
+/// Tunables; `Default` gives the values documented per field.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// Largest single JSON message accepted, bytes (default 256 MiB: an initial dump of a big
+    /// NB database arrives as one message).
+    pub max_message_bytes: usize,
+    /// First reconnect delay (default 250 ms); doubles per failed attempt.
+    pub backoff_initial: Duration,
+    /// Reconnect delay cap (default 8 s, as OVS's reconnect max backoff).
+    pub backoff_max: Duration,
+    /// Limit for TCP/unix connect (default 10 s).
+    pub connect_timeout: Duration,
+    /// Limit for get_schema + monitor on (re)connect (default 120 s).
+    pub handshake_timeout: Duration,
+    /// Limit per request such as `transact` (default 60 s); `None` waits forever.
+    pub request_timeout: Option<Duration>,
+    /// Capacity of the change-event channel; slower subscribers see `Lagged` (default 4096).
+    pub event_capacity: usize,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            max_message_bytes: 256 << 20,
+            backoff_initial: Duration::from_millis(250),
+            backoff_max: Duration::from_secs(8),
+            connect_timeout: Duration::from_secs(10),
+            handshake_timeout: Duration::from_secs(120),
+            request_timeout: Some(Duration::from_secs(60)),
+            event_capacity: 4096,
+        }
+    }
+}
+
+/// Connection status as seen by the background task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ConnectionState {
+    /// True between a completed (re)sync and the next disconnect.
+    pub connected: bool,
+    /// Number of completed syncs (1 after `connect`, +1 per reconnect).
+    pub syncs: u64,
+}
+
+/// A parsed remote: `tcp:IP:PORT` (IPv6 as `tcp:[::1]:6641`) or `unix:PATH`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Remote {
+    /// `host:port` for `TcpStream::connect`.
+    Tcp(String),
+    /// Socket path.
+    Unix(PathBuf),
+}
+
+impl std::str::FromStr for Remote {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Remote> {
+        if let Some(path) = s.strip_prefix("unix:") {
+            if path.is_empty() {
+                return Err(Error::InvalidRemote(s.into()));
+            }
+            return Ok(Remote::Unix(PathBuf::from(path)));
+        }
+        if let Some(hp) = s.strip_prefix("tcp:") {
+            let (host, port) = hp
+                .rsplit_once(':')
+                .ok_or_else(|| Error::InvalidRemote(s.into()))?;
+            if host.is_empty() || port.parse::<u16>().is_err() {
+                return Err(Error::InvalidRemote(s.into()));
+            }
+            return Ok(Remote::Tcp(hp.to_string()));
+        }
+        Err(Error::InvalidRemote(s.into()))
+    }
+}
+
+impl std::fmt::Display for Remote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Remote::Tcp(hp) => write!(f, "tcp:{hp}"),
+            Remote::Unix(p) => write!(f, "unix:{}", p.display()),
+        }
+    }
+}
+
+trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
+
+impl Remote {
+    async fn open(&self, limit: Duration) -> Result<Box<dyn Io>> {
+        let fail = |e: String| Error::Connect {
+            remote: self.to_string(),
+            message: e,
+        };
+        let fut = async {
+            match self {
+                Remote::Tcp(hp) => {
+                    let s = tokio::net::TcpStream::connect(hp.as_str()).await?;
+                    s.set_nodelay(true)?;
+                    Ok::<Box<dyn Io>, std::io::Error>(Box::new(s))
+                }
+                Remote::Unix(p) => {
+                    let s = tokio::net::UnixStream::connect(p).await?;
+                    Ok::<Box<dyn Io>, std::io::Error>(Box::new(s))
+                }
+            }
+        };
+        match tokio::time::timeout(limit, fut).await {
+            Ok(Ok(s)) => Ok(s),
+            Ok(Err(e)) => Err(fail(e.to_string())),
+            Err(_) => Err(fail("timed out".into())),
+        }
+    }
+}
+
+struct Command {
+    method: String,
+    params: Json,
+    reply: oneshot::Sender<Result<Json>>,
+}
+
+struct Shared {
+    database: String,
+    replica: RwLock<Snapshot>,
+    events: broadcast::Sender<Change>,
+    state: watch::Sender<ConnectionState>,
+    options: ClientOptions,
+}
+
+impl Shared {
+    fn snapshot(&self) -> Snapshot {
+        match self.replica.read() {
+            Ok(g) => g.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+}
+
+/// A handle on one long-lived OVSDB connection and its replica. Clone freely: all clones share
+/// the connection; the background task ends when the last clone is dropped.
+#[derive(Clone)]
+pub struct Client {
+    shared: Arc<Shared>,
+    cmd: mpsc::UnboundedSender<Command>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("database", &self.shared.database)
+            .field("state", &*self.shared.state.borrow())
+            .finish()
+    }
+}
+
+const MONITOR_ID: &str = "keel-replica";
+
+impl Client {
+    /// Connects to `remote` (`tcp:IP:PORT` or `unix:PATH`), reads the schema of `database` from
+    /// the server, monitors the tables of `monitor`, and returns once the replica holds the
+    /// initial contents. Later disconnects are retried in the background (capped exponential
+    /// backoff) with a full resync. Errors: the first attempt's failure ([`Error::Connect`],
+    /// [`Error::Rpc`] for an unknown database, [`Error::Schema`] for unknown tables/columns).
+    pub async fn connect(remote: &str, database: &str, monitor: MonitorSpec) -> Result<Client> {
+        Self::connect_with(remote, database, monitor, ClientOptions::default()).await
+    }
+
+    /// [`Client::connect`] with explicit [`ClientOptions`].
+    pub async fn connect_with(
+        remote: &str,
+        database: &str,
+        monitor: MonitorSpec,
+        options: ClientOptions,
+    ) -> Result<Client> {
+        let remote: Remote = remote.parse()?;
+        let (events, _) = broadcast::channel(options.event_capacity.max(1));
+        let (state, _) = watch::channel(ConnectionState::default());
+        let shared = Arc::new(Shared {
+            database: database.to_string(),
+            replica: RwLock::new(Snapshot::empty()),
+            events,
+            state,
+            options,
+        });
+        let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
+        let (first_tx, first_rx) = oneshot::channel();
+        tokio::spawn(run(remote, monitor, shared.clone(), cmd_rx, first_tx));
+        match first_rx.await {
+            Ok(Ok(())) => Ok(Client {
+                shared,
+                cmd: cmd_tx,
+            }),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(Error::Closed),
+        }
+    }
+
+    /// The database name given to `connect`.
+    pub fn database(&self) -> &str {
+        &self.shared.database
+    }
+
+    /// The current replica. While disconnected this is the last known state (check
+    /// [`Client::state`]).
+    pub fn replica(&self) -> Snapshot {
+        self.shared.snapshot()
+    }
+
+    /// Change events, sent after the snapshot containing them is published. Subscribe before
+    /// reading the snapshot to miss nothing (events may then repeat what the snapshot shows).
+    /// A receiver that falls more than `event_capacity` behind gets `Lagged` and should
+    /// re-read the snapshot.
+    pub fn subscribe(&self) -> broadcast::Receiver<Change> {
+        self.shared.events.subscribe()
+    }
+
+    /// The connection state now.
+    pub fn state(&self) -> ConnectionState {
+        *self.shared.state.borrow()
+    }
+
+    /// A watch on the connection state (e.g. `wait_for(|s| s.syncs >= 2)` after a restart).
+    pub fn watch_state(&self) -> watch::Receiver<ConnectionState> {
+        self.shared.state.subscribe()
+    }
+
+    /// Sends a raw JSON-RPC request and returns its `result`. Errors: [`Error::Rpc`] for an
+    /// error reply, [`Error::Disconnected`] if the connection is down or drops before the reply,
+    /// [`Error::Timeout`] after `request_timeout`, [`Error::Closed`].
+    pub async fn request(&self, method: &str, params: Json) -> Result<Json> {
+        let (tx, rx) = oneshot::channel();
+        self.cmd
+            .send(Command {
+                method: method.to_string(),
+                params,
+                reply: tx,
+            })
+            .map_err(|_| Error::Closed)?;
+        let wait = async { rx.await.unwrap_or(Err(Error::Closed)) };
+        match self.shared.options.request_timeout {
+            Some(t) => tokio::time::timeout(t, wait)
+                .await
+                .unwrap_or(Err(Error::Timeout)),
+            None => wait.await,
+        }
+    }
+
+    /// Runs a transaction. On success returns one [`OpResult`] per operation. Errors:
+    /// [`Error::Transaction`] with the classified [`crate::TxnErrorKind`] (constraint or
+    /// referential integrity violation, `wait` timed out, not leader, …), plus the
+    /// [`Client::request`] errors. A failed transaction changes nothing.
+    ///
+    /// Read-your-writes: the reply is processed after every update notification the server
+    /// sent before it, and ovsdb-server flushes pending monitor updates before sending any
+    /// reply (ovsdb/jsonrpc-server.c `ovsdb_jsonrpc_session_send`), so when this returns `Ok`
+    /// the replica already contains the transaction's effect (standalone server or leader).
+    pub async fn transact(&self, txn: Transaction) -> Result<Vec<OpResult>> {
+        let n = txn.len();
+        let result = self.request("transact", txn.to_params()).await?;
+        parse_transact_result(&result, n)
+    }
+
+    /// Waits until the replica reflects every transaction the server had committed when this
+    /// call reached it: one `echo` round trip, whose reply the server sends only after
+    /// flushing pending monitor updates (see [`Client::transact`]). Use after a transaction
+    /// issued by another client or through a clustered follower.
+    pub async fn await_replica_caught_up(&self) -> Result<()> {
+        self.request("echo", json!(["keel-sync"])).await.map(|_| ())
+    }
+
+    /// Reads the schema from the server now (the replica's copy is from the last connect).
+    pub async fn get_schema(&self) -> Result<DatabaseSchema> {
+        let j = self
+            .request("get_schema", json!([self.shared.database]))
+            .await?;
+        DatabaseSchema::from_json(&j)
+    }
+}
+
+/// Why a session ended.
+enum End {
+    /// All handles dropped.
+    Closed,
+    /// The connection failed; `synced` tells whether it had completed a sync.
+    Failed { error: Error, synced: bool },
+}
+
+async fn run(
+    remote: Remote,
+    monitor: MonitorSpec,
+    shared: Arc<Shared>,
+    mut cmd_rx: mpsc::UnboundedReceiver<Command>,
+    first: oneshot::Sender<Result<()>>,
+) {
+    let opts = shared.options.clone();
+    let mut first = Some(first);
+    let mut backoff = opts.backoff_initial;
+    loop {
+        match session(&remote, &monitor, &shared, &mut cmd_rx, &mut first).await {
+            End::Closed => return,
+            End::Failed { error, synced } => {
+                shared.state.send_modify(|s| s.connected = false);
+                if let Some(f) = first.take() {
+                    let _ = f.send(Err(error));
+                    return;
+                }
+                tracing::warn!(remote = %remote, db = %shared.database, %error,
+                    "OVSDB connection lost; reconnecting");
+                if synced {
+                    backoff = opts.backoff_initial;
+                }
+                let sleep = tokio::time::sleep(backoff);
+                tokio::pin!(sleep);
+                loop {
+                    tokio::select! {
+                        _ = &mut sleep => break,
+                        c = cmd_rx.recv() => match c {
+                            None => return,
+                            Some(c) => { let _ = c.reply.send(Err(Error::Disconnected)); }
+                        },
+                    }
+                }
+                backoff = (backoff * 2).min(opts.backoff_max);
+            }
+        }
+    }
+}
+
+struct Pending {
+    method: String,
+    reply: Option<oneshot::Sender<Result<Json>>>,
+}
+
+struct Conn {
+    reader: ReadHalf<Box<dyn Io>>,
+    writer: WriteHalf<Box<dyn Io>>,
+    splitter: JsonSplitter,
+    next_id: u64,
+    pending: HashMap<u64, Pending>,
+    buf: Vec<u8>,
+}
+
+impl Conn {
+    async fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        self.writer
+            .write_all(bytes)
+            .await
+            .map_err(|e| Error::Io(e.to_string()))
+    }
+
+    async fn send_request(
+        &mut self,
+        method: &str,
+        params: &Json,
+        reply: Option<oneshot::Sender<Result<Json>>>,
+    ) -> Result<u64> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.pending.insert(
+            id,
+            Pending {
+                method: method.to_string(),
+                reply,
+            },
+        );
+        self.write(&rpc::request(method, params, id)).await?;
+        Ok(id)
+    }
+
+    /// Reads until one message is available.
+    async fn next_message(&mut self) -> Result<Message> {
+        loop {
+            if let Some(j) = self.splitter.next_message()? {
+                return Message::from_json(j);
+            }
+            let n = self
+                .reader
+                .read(&mut self.buf)
+                .await
+                .map_err(|e| Error::Io(e.to_string()))?;
+            if n == 0 {
+                return Err(Error::Eof);
+            }
+            self.splitter.feed(&self.buf[..n]);
+        }
+    }
+
+    /// Answers `echo` (ovsdb-server's inactivity probe) and other requests.
+    async fn answer(&mut self, method: &str, params: Json, id: Json) -> Result<()> {
+        if method == "echo" {
+            self.write(&rpc::reply(&params, &id)).await
+        } else {
+            self.write(&rpc::error_reply("unknown method", &id)).await
+        }
+    }
+
+    /// A request/response during the handshake (no other traffic of ours is in flight).
+    async fn call(&mut self, method: &str, params: Json) -> Result<Json> {
+        let want = self.send_request(method, &params, None).await?;
+        loop {
+            match self.next_message().await? {
+                Message::Response { id, result, error } if id.as_u64() == Some(want) => {
+                    self.pending.remove(&want);
+                    if error.is_null() {
+                        return Ok(result);
+                    }
+                    return Err(Error::Rpc {
+                        method: method.to_string(),
+                        error,
+                    });
+                }
+                Message::Request { method, params, id } => self.answer(&method, params, id).await?,
+                other => tracing::debug!(?other, "OVSDB message ignored during handshake"),
+            }
+        }
+    }
+}
+
+fn monitor_requests(monitored: &BTreeMap<String, Vec<String>>, v2: bool) -> Json {
+    Json::Object(
+        monitored
+            .iter()
+            .map(|(t, cols)| {
+                let req = json!({"columns": cols});
+                (t.clone(), if v2 { json!([req]) } else { req })
+            })
+            .collect(),
+    )
+}
+
+/// Replaces the shared replica with `fresh` and broadcasts the differences.
+fn publish_resync(shared: &Shared, mut fresh: ReplicaData) {
+    let changes;
+    {
+        let mut g = match shared.replica.write() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        changes = g.data.diff_against(&fresh);
+        fresh.generation = g.data.generation + 1;
+        *g = Snapshot {
+            data: Arc::new(fresh),
+        };
+    }
+    for c in changes {
+        let _ = shared.events.send(c);
+    }
+}
+
+/// Applies one notification atomically: validated first, then applied under the write lock
+/// (copy-on-write: only tables a reader's snapshot still shares get cloned).
+fn publish_update(shared: &Shared, updates: crate::replica::TableUpdates) -> Result<()> {
+    let changes = {
+        let mut g = match shared.replica.write() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        for (table, ops) in &updates {
+            for (uuid, op) in ops {
+                if matches!(op, RowOp::Modify(_)) && g.row(table, uuid).is_none() {
+                    return Err(Error::Protocol(format!(
+                        "modify of unknown row {uuid} in {table}"
+                    )));
+                }
+            }
+        }
+        Arc::make_mut(&mut g.data).apply(updates)?
+    };
+    for c in changes {
+        let _ = shared.events.send(c);
+    }
+    Ok(())
+}
+
+async fn handshake(
+    conn: &mut Conn,
+    monitor: &MonitorSpec,
+    shared: &Shared,
+) -> Result<MonitorVersion> {
+    let schema_j = conn.call("get_schema", json!([shared.database])).await?;
+    let schema = Arc::new(DatabaseSchema::from_json(&schema_j)?);
+    let monitored = Arc::new(monitor.resolve(&schema)?);
+    let (version, initial) = match conn
+        .call(
+            "monitor_cond",
+            json!([
+                shared.database,
+                MONITOR_ID,
+                monitor_requests(&monitored, true)
+            ]),
+        )
+        .await
+    {
+        Ok(r) => (MonitorVersion::V2, r),
+        Err(Error::Rpc { error, .. }) if error.as_str() == Some("unknown method") => {
+            let r = conn
+                .call(
+                    "monitor",
+                    json!([
+                        shared.database,
+                        MONITOR_ID,
+                        monitor_requests(&monitored, false)
+                    ]),
+                )
+                .await?;
+            (MonitorVersion::V1, r)
+        }
+        Err(e) => return Err(e),
+    };
+    let mut fresh = ReplicaData::new(schema, monitored, 0);
+    fresh.apply(parse_updates(&initial, version)?)?;
+    publish_resync(shared, fresh);
+    Ok(version)
+}
+
+async fn session(
+    remote: &Remote,
+    monitor: &MonitorSpec,
+    shared: &Shared,
+    cmd_rx: &mut mpsc::UnboundedReceiver<Command>,
+    first: &mut Option<oneshot::Sender<Result<()>>>,
+) -> End {
+    let opts = &shared.options;
+    let failed = |error| End::Failed {
+        error,
+        synced: false,
+    };
+    let stream = match remote.open(opts.connect_timeout).await {
+        Ok(s) => s,
+        Err(e) => return failed(e),
+    };
+    let (reader, writer) = tokio::io::split(stream);
+    let mut conn = Conn {
+        reader,
+        writer,
+        splitter: JsonSplitter::new(opts.max_message_bytes),
+        next_id: 1,
+        pending: HashMap::new(),
+        buf: vec![0; 64 * 1024],
+    };
+    let version = match tokio::time::timeout(
+        opts.handshake_timeout,
+        handshake(&mut conn, monitor, shared),
+    )
+    .await
+    {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => return failed(e),
+        Err(_) => return failed(Error::Timeout),
+    };
+    shared.state.send_modify(|s| {
+        s.connected = true;
+        s.syncs += 1;
+    });
+    if let Some(f) = first.take() {
+        let _ = f.send(Ok(()));
+    }
+    tracing::info!(remote = %remote, db = %shared.database, ?version, "OVSDB replica synced");
+
+    let error = loop {
+        let step: Result<bool> = tokio::select! {
+            biased;
+            m = conn.next_message() => match m {
+                Ok(m) => handle(&mut conn, shared, m, version).await.map(|_| true),
+                Err(e) => Err(e),
+            },
+            c = cmd_rx.recv() => match c {
+                None => Ok(false),
+                Some(c) => conn.send_request(&c.method, &c.params, Some(c.reply)).await.map(|_| true),
+            },
+        };
+        match step {
+            Ok(true) => {}
+            Ok(false) => return End::Closed,
+            Err(e) => break e,
+        }
+    };
+    for (_, p) in conn.pending.drain() {
+        if let Some(r) = p.reply {
+            let _ = r.send(Err(Error::Disconnected));
+        }
+    }
+    End::Failed {
+        error,
+        synced: true,
+    }
+}
+
+async fn handle(
+    conn: &mut Conn,
+    shared: &Shared,
+    msg: Message,
+    version: MonitorVersion,
+) -> Result<()> {
+    match msg {
+        Message::Response { id, result, error } => {
+            let Some(p) = id.as_u64().and_then(|i| conn.pending.remove(&i)) else {
+                tracing::debug!(%id, "OVSDB reply to unknown request");
+                return Ok(());
+            };
+            if let Some(r) = p.reply {
+                let res = if error.is_null() {
+                    Ok(result)
+                } else {
+                    Err(Error::Rpc {
+                        method: p.method,
+                        error,
+                    })
+                };
+                let _ = r.send(res);
+            }
+            Ok(())
+        }
+        Message::Request { method, params, id } => conn.answer(&method, params, id).await,
+        Message::Notification { method, params } => {
+            let updates = match (method.as_str(), params.as_array().map(Vec::as_slice)) {
+                ("update" | "update2", Some([mid, u])) if mid == MONITOR_ID => u,
+                ("update3", Some([mid, _last_txn, u])) if mid == MONITOR_ID => u,
+                _ => {
+                    tracing::debug!(%method, "OVSDB notification ignored");
+                    return Ok(());
+                }
+            };
+            let v = if method == "update" {
+                MonitorVersion::V1
+            } else {
+                version
+            };
+            publish_update(shared, parse_updates(updates, v)?)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_remotes() {
+        assert_eq!(
+            "tcp:127.0.0.1:6641".parse::<Remote>().unwrap(),
+            Remote::Tcp("127.0.0.1:6641".into())
+        );
+        assert_eq!(
+            "tcp:[::1]:6641".parse::<Remote>().unwrap(),
+            Remote::Tcp("[::1]:6641".into())
+        );
+        assert_eq!(
+            "unix:/run/ovn/ovnnb_db.sock".parse::<Remote>().unwrap(),
+            Remote::Unix("/run/ovn/ovnnb_db.sock".into())
+        );
+        for bad in [
+            "",
+            "tcp:1.2.3.4",
+            "tcp::1",
+            "ssl:1.2.3.4:6641",
+            "unix:",
+            "tcp:h:99999",
+        ] {
+            assert!(bad.parse::<Remote>().is_err(), "{bad}");
+        }
+    }
+}

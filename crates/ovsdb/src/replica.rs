@@ -1,0 +1,820 @@
+//! The in-memory replica of the monitored tables, its indexes, and change events.
+//!
+//! Readers take a [`Snapshot`]: an immutable, cheaply cloned view. The client task builds the
+//! next snapshot from the previous one per update notification (copy-on-write per touched
+//! table) and swaps it in, so a reader never sees half of a transaction.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+use serde_json::Value as Json;
+use uuid::Uuid;
+
+use crate::error::{Error, Result};
+use crate::schema::{AtomicType, ColumnType, DatabaseSchema};
+use crate::value::{Atom, Value};
+
+/// One row: its `_uuid` and the monitored columns (normalised, defaults filled in).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    uuid: Uuid,
+    columns: BTreeMap<String, Value>,
+}
+
+impl Row {
+    /// Builds a row (used by the replica and by tests).
+    pub fn new(uuid: Uuid, columns: BTreeMap<String, Value>) -> Row {
+        Row { uuid, columns }
+    }
+
+    /// The row's `_uuid`.
+    pub fn uuid(&self) -> Uuid {
+        self.uuid
+    }
+
+    /// All monitored columns.
+    pub fn columns(&self) -> &BTreeMap<String, Value> {
+        &self.columns
+    }
+
+    /// A column's value; `None` when the column is not monitored / not in the schema.
+    pub fn get(&self, column: &str) -> Option<&Value> {
+        self.columns.get(column)
+    }
+
+    /// A string column (scalar, or optional with a value). `None` if absent/empty/not a string.
+    pub fn get_str(&self, column: &str) -> Option<&str> {
+        self.get(column).and_then(Value::as_str)
+    }
+
+    /// An integer column (scalar or optional).
+    pub fn get_i64(&self, column: &str) -> Option<i64> {
+        self.get(column)
+            .and_then(Value::single)
+            .and_then(Atom::as_i64)
+    }
+
+    /// A boolean column (scalar or optional).
+    pub fn get_bool(&self, column: &str) -> Option<bool> {
+        match self.get(column).and_then(Value::single) {
+            Some(Atom::Boolean(b)) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// A uuid column (scalar or optional), e.g. `Logical_Switch_Port.dhcpv4_options`.
+    pub fn get_uuid(&self, column: &str) -> Option<Uuid> {
+        self.get(column)
+            .and_then(Value::single)
+            .and_then(Atom::as_uuid)
+    }
+
+    /// A map<string,string> column (`external_ids`, `vips`, `options`) as an owned map;
+    /// non-string pairs are skipped, a missing column gives an empty map.
+    pub fn get_map(&self, column: &str) -> BTreeMap<String, String> {
+        self.get(column)
+            .and_then(Value::as_map)
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(k, v)| Some((k.as_str()?.to_string(), v.as_str()?.to_string())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// One key of a map<string,string> column without copying the map
+    /// (e.g. `row.map_get("external_ids", "neutron:vip")`).
+    pub fn map_get(&self, column: &str, key: &str) -> Option<&str> {
+        self.get(column)
+            .and_then(Value::as_map)
+            .and_then(|m| m.get(&Atom::String(key.to_string())))
+            .and_then(Atom::as_str)
+    }
+
+    /// The atoms of a set column (a scalar counts as a one-element set).
+    pub fn get_set(&self, column: &str) -> Vec<&Atom> {
+        self.get(column).map(Value::set_items).unwrap_or_default()
+    }
+
+    /// A set<uuid> column (e.g. `Logical_Switch.load_balancer`), in uuid order.
+    pub fn get_uuid_set(&self, column: &str) -> Vec<Uuid> {
+        self.get_set(column)
+            .into_iter()
+            .filter_map(Atom::as_uuid)
+            .collect()
+    }
+
+    /// A set<string> column (e.g. `Load_Balancer.selection_fields`), in string order.
+    pub fn get_str_set(&self, column: &str) -> Vec<&str> {
+        self.get_set(column)
+            .into_iter()
+            .filter_map(Atom::as_str)
+            .collect()
+    }
+}
+
+/// One replicated table with its indexes: by `_uuid`, and by `name` when the table has a
+/// string `name` column (names need not be unique, so the index holds sets).
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    rows: HashMap<Uuid, Arc<Row>>,
+    by_name: Option<HashMap<String, BTreeSet<Uuid>>>,
+}
+
+impl PartialEq for Table {
+    fn eq(&self, other: &Self) -> bool {
+        self.rows == other.rows
+    }
+}
+
+impl Table {
+    fn with_name_index(indexed: bool) -> Table {
+        Table {
+            rows: HashMap::new(),
+            by_name: indexed.then(HashMap::new),
+        }
+    }
+
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// No rows.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The row with this `_uuid`.
+    pub fn get(&self, uuid: &Uuid) -> Option<&Arc<Row>> {
+        self.rows.get(uuid)
+    }
+
+    /// All rows, unordered.
+    pub fn rows(&self) -> impl Iterator<Item = &Arc<Row>> {
+        self.rows.values()
+    }
+
+    /// Rows whose `name` equals `name`, in uuid order (empty if the table has no `name`).
+    pub fn find_all_by_name(&self, name: &str) -> Vec<&Arc<Row>> {
+        self.by_name
+            .as_ref()
+            .and_then(|ix| ix.get(name))
+            .map(|uuids| uuids.iter().filter_map(|u| self.rows.get(u)).collect())
+            .unwrap_or_default()
+    }
+
+    /// The first row (lowest uuid) whose `name` equals `name`.
+    pub fn find_by_name(&self, name: &str) -> Option<&Arc<Row>> {
+        self.find_all_by_name(name).into_iter().next()
+    }
+
+    /// Rows matching a predicate (a full scan).
+    pub fn filter<'a>(
+        &'a self,
+        mut pred: impl FnMut(&Row) -> bool + 'a,
+    ) -> impl Iterator<Item = &'a Arc<Row>> + 'a {
+        self.rows.values().filter(move |r| pred(r))
+    }
+
+    fn put(&mut self, row: Arc<Row>) -> Option<Arc<Row>> {
+        let old = self.rows.insert(row.uuid, row.clone());
+        if let Some(ix) = &mut self.by_name {
+            if let Some(n) = old.as_ref().and_then(|o| o.get_str("name")) {
+                if let Some(set) = ix.get_mut(n) {
+                    set.remove(&row.uuid);
+                    if set.is_empty() {
+                        ix.remove(n);
+                    }
+                }
+            }
+            if let Some(n) = row.get_str("name") {
+                ix.entry(n.to_string()).or_default().insert(row.uuid);
+            }
+        }
+        old
+    }
+
+    fn take(&mut self, uuid: &Uuid) -> Option<Arc<Row>> {
+        let old = self.rows.remove(uuid)?;
+        if let (Some(ix), Some(n)) = (&mut self.by_name, old.get_str("name")) {
+            if let Some(set) = ix.get_mut(n) {
+                set.remove(uuid);
+                if set.is_empty() {
+                    ix.remove(n);
+                }
+            }
+        }
+        Some(old)
+    }
+}
+
+/// A change seen in the replica, broadcast to subscribers after the snapshot that contains it
+/// is published. On a resync after reconnect, the differences between the old and the new
+/// contents are reported the same way.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    /// A row appeared.
+    Insert {
+        /// Table name.
+        table: String,
+        /// The new row.
+        new: Arc<Row>,
+    },
+    /// A row changed.
+    Update {
+        /// Table name.
+        table: String,
+        /// The row before (all monitored columns).
+        old: Arc<Row>,
+        /// The row after.
+        new: Arc<Row>,
+    },
+    /// A row disappeared.
+    Delete {
+        /// Table name.
+        table: String,
+        /// The row before deletion.
+        old: Arc<Row>,
+    },
+}
+
+impl Change {
+    /// The table of the change.
+    pub fn table(&self) -> &str {
+        match self {
+            Change::Insert { table, .. }
+            | Change::Update { table, .. }
+            | Change::Delete { table, .. } => table,
+        }
+    }
+
+    /// The row's `_uuid`.
+    pub fn uuid(&self) -> Uuid {
+        match self {
+            Change::Insert { new, .. } | Change::Update { new, .. } => new.uuid,
+            Change::Delete { old, .. } => old.uuid,
+        }
+    }
+
+    /// Columns whose value differs between old and new (empty unless `Update`).
+    pub fn changed_columns(&self) -> Vec<&str> {
+        match self {
+            Change::Update { old, new, .. } => new
+                .columns
+                .iter()
+                .filter(|(k, v)| old.columns.get(*k) != Some(*v))
+                .map(|(k, _)| k.as_str())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// What a replica holds besides rows.
+#[derive(Debug, Clone)]
+pub(crate) struct ReplicaData {
+    pub(crate) schema: Arc<DatabaseSchema>,
+    /// Monitored columns per table.
+    pub(crate) monitored: Arc<BTreeMap<String, Vec<String>>>,
+    pub(crate) tables: BTreeMap<String, Arc<Table>>,
+    pub(crate) generation: u64,
+}
+
+/// An immutable view of the replica at one point: every transaction the server reported up to
+/// then is either fully in it or not at all. Cloning is an `Arc` clone.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    pub(crate) data: Arc<ReplicaData>,
+}
+
+impl Snapshot {
+    pub(crate) fn empty() -> Snapshot {
+        Snapshot {
+            data: Arc::new(ReplicaData {
+                schema: Arc::new(DatabaseSchema {
+                    name: String::new(),
+                    version: String::new(),
+                    tables: BTreeMap::new(),
+                }),
+                monitored: Arc::new(BTreeMap::new()),
+                tables: BTreeMap::new(),
+                generation: 0,
+            }),
+        }
+    }
+
+    /// The server's schema at the time of the last (re)connect.
+    pub fn schema(&self) -> &DatabaseSchema {
+        &self.data.schema
+    }
+
+    /// Counts applied update notifications and resyncs; grows by at least one per change.
+    pub fn generation(&self) -> u64 {
+        self.data.generation
+    }
+
+    /// A monitored table; `None` if it is not monitored.
+    pub fn table(&self, table: &str) -> Option<&Table> {
+        self.data.tables.get(table).map(|t| &**t)
+    }
+
+    /// Names of the monitored tables.
+    pub fn tables(&self) -> impl Iterator<Item = &str> {
+        self.data.tables.keys().map(String::as_str)
+    }
+
+    /// A row by table and `_uuid`.
+    pub fn row(&self, table: &str, uuid: &Uuid) -> Option<&Arc<Row>> {
+        self.table(table)?.get(uuid)
+    }
+
+    /// The first row (lowest uuid) of `table` whose `name` column equals `name`.
+    pub fn find_by_name(&self, table: &str, name: &str) -> Option<&Arc<Row>> {
+        self.table(table)?.find_by_name(name)
+    }
+
+    /// Whether two snapshots hold the same rows in the same tables (schema/generation ignored).
+    pub fn same_contents(&self, other: &Snapshot) -> bool {
+        self.data.tables.len() == other.data.tables.len()
+            && self
+                .data
+                .tables
+                .iter()
+                .all(|(k, t)| other.data.tables.get(k).is_some_and(|o| **o == **t))
+    }
+}
+
+/// Which notification format the monitor uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MonitorVersion {
+    /// `monitor` → `update` with `old`/`new`.
+    V1,
+    /// `monitor_cond` → `update2`, `monitor_cond_since` → `update3`.
+    V2,
+}
+
+/// One row's update as sent by the server.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum RowOp {
+    /// v2 `initial` / `insert`: non-default columns of a new row.
+    Insert(BTreeMap<String, Value>),
+    /// v2 `modify`: per-column diffs.
+    Modify(BTreeMap<String, Value>),
+    /// v2 `delete` or v1 without `new`.
+    Delete,
+    /// v1 `new` of an existing or new row (all monitored columns).
+    Replace(BTreeMap<String, Value>),
+}
+
+/// `<table-updates>` / `<table-updates2>` parsed.
+pub(crate) type TableUpdates = Vec<(String, Vec<(Uuid, RowOp)>)>;
+
+fn parse_row(j: &Json) -> Result<BTreeMap<String, Value>> {
+    let o = j
+        .as_object()
+        .ok_or_else(|| Error::Protocol(format!("row is not an object: {j}")))?;
+    o.iter()
+        .filter(|(k, _)| k.as_str() != "_uuid" && k.as_str() != "_version")
+        .map(|(k, v)| Ok((k.clone(), Value::from_json(v)?)))
+        .collect()
+}
+
+/// Parses `<table-updates>` (v1) or `<table-updates2>` (v2/v3).
+pub(crate) fn parse_updates(j: &Json, version: MonitorVersion) -> Result<TableUpdates> {
+    let tables = j
+        .as_object()
+        .ok_or_else(|| Error::Protocol("table-updates is not an object".into()))?;
+    let mut out = Vec::with_capacity(tables.len());
+    for (table, rows) in tables {
+        let rows = rows
+            .as_object()
+            .ok_or_else(|| Error::Protocol(format!("{table} updates are not an object")))?;
+        let mut ops = Vec::with_capacity(rows.len());
+        for (uuid, upd) in rows {
+            let uuid = Uuid::parse_str(uuid)
+                .map_err(|e| Error::Protocol(format!("bad row uuid {uuid:?}: {e}")))?;
+            let op = match version {
+                MonitorVersion::V1 => match upd.get("new") {
+                    Some(n) => RowOp::Replace(parse_row(n)?),
+                    None => RowOp::Delete,
+                },
+                MonitorVersion::V2 => {
+                    if let Some(r) = upd.get("initial").or_else(|| upd.get("insert")) {
+                        RowOp::Insert(parse_row(r)?)
+                    } else if let Some(r) = upd.get("modify") {
+                        RowOp::Modify(parse_row(r)?)
+                    } else if upd.get("delete").is_some() {
+                        RowOp::Delete
+                    } else {
+                        return Err(Error::Protocol(format!("bad row-update2 for {uuid}")));
+                    }
+                }
+            };
+            ops.push((uuid, op));
+        }
+        out.push((table.clone(), ops));
+    }
+    Ok(out)
+}
+
+/// Applies a `modify` diff to one column (ovsdb-server(7) "update2"): sets toggle the listed
+/// elements (present → removed, absent → added); maps insert new keys, delete keys given with
+/// their current value, and update keys given with a different value; scalars take the new
+/// value.
+pub(crate) fn apply_diff(old: Option<&Value>, diff: Value, ty: Option<&ColumnType>) -> Value {
+    let is_map = ty.map_or(matches!(diff, Value::Map(_)), ColumnType::is_map);
+    let is_scalar = ty.map_or(matches!(diff, Value::Atom(_)), ColumnType::is_scalar);
+    let diff = match ty {
+        Some(t) => t.normalize(diff),
+        None => diff,
+    };
+    if is_map {
+        let mut m = old.and_then(Value::as_map).cloned().unwrap_or_default();
+        if let Value::Map(d) = diff {
+            for (k, v) in d {
+                match m.get(&k) {
+                    Some(cur) if *cur == v => {
+                        m.remove(&k);
+                    }
+                    _ => {
+                        m.insert(k, v);
+                    }
+                }
+            }
+        }
+        Value::Map(m)
+    } else if is_scalar {
+        diff
+    } else {
+        let mut s: BTreeSet<Atom> = old
+            .map(|v| v.set_items().into_iter().cloned().collect())
+            .unwrap_or_default();
+        for a in diff.set_items() {
+            if !s.remove(a) {
+                s.insert(a.clone());
+            }
+        }
+        Value::Set(s)
+    }
+}
+
+fn has_name_index(schema: &DatabaseSchema, table: &str) -> bool {
+    schema
+        .table(table)
+        .and_then(|t| t.columns.get("name"))
+        .is_some_and(|c| !c.ty.is_map() && c.ty.key.atomic == AtomicType::String)
+}
+
+impl ReplicaData {
+    pub(crate) fn new(
+        schema: Arc<DatabaseSchema>,
+        monitored: Arc<BTreeMap<String, Vec<String>>>,
+        generation: u64,
+    ) -> ReplicaData {
+        let tables = monitored
+            .keys()
+            .map(|t| {
+                (
+                    t.clone(),
+                    Arc::new(Table::with_name_index(has_name_index(&schema, t))),
+                )
+            })
+            .collect();
+        ReplicaData {
+            schema,
+            monitored,
+            tables,
+            generation,
+        }
+    }
+
+    fn col_type(&self, table: &str, col: &str) -> Option<&ColumnType> {
+        self.schema
+            .table(table)
+            .and_then(|t| t.columns.get(col))
+            .map(|c| &c.ty)
+    }
+
+    /// A full row from the columns the server sent: monitored columns it omitted take their
+    /// default (update2 `initial`/`insert` leave out default-valued columns).
+    fn full_row(&self, table: &str, uuid: Uuid, mut cols: BTreeMap<String, Value>) -> Row {
+        let mut columns = BTreeMap::new();
+        if let Some(monitored) = self.monitored.get(table) {
+            for c in monitored {
+                let v = match (cols.remove(c), self.col_type(table, c)) {
+                    (Some(v), Some(t)) => t.normalize(v),
+                    (Some(v), None) => v,
+                    (None, Some(t)) => t.default_value(),
+                    (None, None) => continue,
+                };
+                columns.insert(c.clone(), v);
+            }
+        }
+        // Columns we did not ask for (should not happen) are kept as sent.
+        columns.extend(cols);
+        Row { uuid, columns }
+    }
+
+    /// Applies one notification's updates; returns the changes in order. Errors
+    /// ([`Error::Protocol`], e.g. `modify` of an unknown row) mean the replica diverged: the
+    /// caller drops the connection and resyncs; `self` may then be partially updated and must
+    /// be discarded.
+    pub(crate) fn apply(&mut self, updates: TableUpdates) -> Result<Vec<Change>> {
+        let mut changes = Vec::new();
+        for (table, ops) in updates {
+            if !self.tables.contains_key(&table) {
+                let indexed = has_name_index(&self.schema, &table);
+                self.tables
+                    .insert(table.clone(), Arc::new(Table::with_name_index(indexed)));
+            }
+            let mut t = self.tables.remove(&table).unwrap_or_default();
+            let tm = Arc::make_mut(&mut t);
+            let mut result = Ok(());
+            for (uuid, op) in ops {
+                match op {
+                    RowOp::Insert(cols) | RowOp::Replace(cols) => {
+                        let new = Arc::new(self.full_row(&table, uuid, cols));
+                        match tm.put(new.clone()) {
+                            Some(old) => changes.push(Change::Update {
+                                table: table.clone(),
+                                old,
+                                new,
+                            }),
+                            None => changes.push(Change::Insert {
+                                table: table.clone(),
+                                new,
+                            }),
+                        }
+                    }
+                    RowOp::Modify(diff) => {
+                        let Some(old) = tm.get(&uuid).cloned() else {
+                            result = Err(Error::Protocol(format!(
+                                "modify of unknown row {uuid} in {table}"
+                            )));
+                            break;
+                        };
+                        let mut cols = old.columns.clone();
+                        for (c, d) in diff {
+                            let v = apply_diff(cols.get(&c), d, self.col_type(&table, &c));
+                            cols.insert(c, v);
+                        }
+                        let new = Arc::new(Row {
+                            uuid,
+                            columns: cols,
+                        });
+                        tm.put(new.clone());
+                        changes.push(Change::Update {
+                            table: table.clone(),
+                            old,
+                            new,
+                        });
+                    }
+                    RowOp::Delete => {
+                        if let Some(old) = tm.take(&uuid) {
+                            changes.push(Change::Delete {
+                                table: table.clone(),
+                                old,
+                            });
+                        }
+                    }
+                }
+            }
+            self.tables.insert(table, t);
+            result?;
+        }
+        self.generation += 1;
+        Ok(changes)
+    }
+
+    /// Replaces the contents with `fresh` (built from a monitor's initial reply after a
+    /// reconnect) and returns the differences as changes.
+    pub(crate) fn diff_against(&self, fresh: &ReplicaData) -> Vec<Change> {
+        let mut changes = Vec::new();
+        let empty = Table::default();
+        for (name, new_t) in &fresh.tables {
+            let old_t = self.tables.get(name).map_or(&empty, |t| &**t);
+            for (uuid, new) in &new_t.rows {
+                match old_t.rows.get(uuid) {
+                    None => changes.push(Change::Insert {
+                        table: name.clone(),
+                        new: new.clone(),
+                    }),
+                    Some(old) if old != new => changes.push(Change::Update {
+                        table: name.clone(),
+                        old: old.clone(),
+                        new: new.clone(),
+                    }),
+                    Some(_) => {}
+                }
+            }
+        }
+        for (name, old_t) in &self.tables {
+            let new_t = fresh.tables.get(name).map_or(&empty, |t| &**t);
+            for (uuid, old) in &old_t.rows {
+                if !new_t.rows.contains_key(uuid) {
+                    changes.push(Change::Delete {
+                        table: name.clone(),
+                        old: old.clone(),
+                    });
+                }
+            }
+        }
+        changes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn schema() -> Arc<DatabaseSchema> {
+        Arc::new(
+            DatabaseSchema::from_json(&json!({"name": "NB", "version": "1", "tables": {
+                "Load_Balancer": {"columns": {
+                    "name": {"type": "string"},
+                    "protocol": {"type": {"key": "string", "min": 0, "max": 1}},
+                    "vips": {"type": {"key": "string", "value": "string", "min": 0, "max": "unlimited"}},
+                    "ls": {"type": {"key": "uuid", "min": 0, "max": "unlimited"}},
+                    "n": {"type": "integer"}
+                }}}}))
+            .unwrap(),
+        )
+    }
+
+    fn data() -> ReplicaData {
+        let monitored = BTreeMap::from([(
+            "Load_Balancer".to_string(),
+            ["name", "protocol", "vips", "ls", "n"]
+                .map(String::from)
+                .to_vec(),
+        )]);
+        ReplicaData::new(schema(), Arc::new(monitored), 0)
+    }
+
+    const U1: &str = "11111111-1111-1111-1111-111111111111";
+    const U2: &str = "22222222-2222-2222-2222-222222222222";
+    const U3: &str = "33333333-3333-3333-3333-333333333333";
+
+    fn upd(j: Json) -> TableUpdates {
+        parse_updates(&j, MonitorVersion::V2).unwrap()
+    }
+
+    #[test]
+    fn insert_fills_defaults_and_indexes_name() {
+        let mut d = data();
+        let ch = d
+            .apply(upd(
+                json!({"Load_Balancer": {U1: {"insert": {"name": "lb1"}}}}),
+            ))
+            .unwrap();
+        assert_eq!(ch.len(), 1);
+        let s = Snapshot { data: Arc::new(d) };
+        let r = s.find_by_name("Load_Balancer", "lb1").unwrap();
+        assert_eq!(r.uuid().to_string(), U1);
+        assert_eq!(r.get("protocol"), Some(&Value::empty_set()));
+        assert_eq!(r.get("vips"), Some(&Value::empty_map()));
+        assert_eq!(r.get_i64("n"), Some(0));
+        assert_eq!(r.get_str("protocol"), None);
+    }
+
+    #[test]
+    fn modify_applies_map_set_and_scalar_diffs() {
+        let mut d = data();
+        d.apply(upd(json!({"Load_Balancer": {U1: {"initial": {
+            "name": "lb1", "protocol": "tcp",
+            "vips": ["map", [["a", "1"], ["b", "2"], ["c", "3"]]],
+            "ls": ["set", [["uuid", U2]]]}}}})))
+            .unwrap();
+        let ch = d
+            .apply(upd(json!({"Load_Balancer": {U1: {"modify": {
+                "name": "lb2",
+                // protocol optional: toggling "tcp" off and "udp" on
+                "protocol": ["set", ["tcp", "udp"]],
+                // a: same value → delete; b: new value → update; d: new key → insert
+                "vips": ["map", [["a", "1"], ["b", "9"], ["d", "4"]]],
+                // single-element set diff arrives as a bare atom
+                "ls": ["uuid", U3]}}}})))
+            .unwrap();
+        let Change::Update { old, new, .. } = &ch[0] else {
+            panic!("expected update, got {ch:?}")
+        };
+        assert_eq!(old.get_str("name"), Some("lb1"));
+        assert_eq!(new.get_str("name"), Some("lb2"));
+        assert_eq!(new.get_str("protocol"), Some("udp"));
+        assert_eq!(
+            new.get_map("vips"),
+            BTreeMap::from([
+                ("b".into(), "9".into()),
+                ("c".into(), "3".into()),
+                ("d".into(), "4".into())
+            ])
+        );
+        let mut want = vec![Uuid::parse_str(U2).unwrap(), Uuid::parse_str(U3).unwrap()];
+        want.sort();
+        assert_eq!(new.get_uuid_set("ls"), want);
+        let mut cc = ch[0].changed_columns();
+        cc.sort();
+        assert_eq!(cc, vec!["ls", "name", "protocol", "vips"]);
+
+        // removing one set element, clearing the optional column
+        d.apply(upd(json!({"Load_Balancer": {U1: {"modify": {
+            "ls": ["uuid", U2], "protocol": "udp"}}}})))
+            .unwrap();
+        let s = Snapshot { data: Arc::new(d) };
+        let r = s
+            .row("Load_Balancer", &Uuid::parse_str(U1).unwrap())
+            .unwrap();
+        assert_eq!(r.get_uuid_set("ls"), vec![Uuid::parse_str(U3).unwrap()]);
+        assert_eq!(r.get("protocol"), Some(&Value::empty_set()));
+        assert!(s.find_by_name("Load_Balancer", "lb1").is_none());
+        assert!(s.find_by_name("Load_Balancer", "lb2").is_some());
+    }
+
+    #[test]
+    fn delete_and_unknown_modify() {
+        let mut d = data();
+        d.apply(upd(
+            json!({"Load_Balancer": {U1: {"insert": {"name": "x"}}}}),
+        ))
+        .unwrap();
+        let ch = d
+            .apply(upd(json!({"Load_Balancer": {U1: {"delete": null}}})))
+            .unwrap();
+        assert!(matches!(&ch[0], Change::Delete { old, .. } if old.get_str("name") == Some("x")));
+        assert!(d.tables["Load_Balancer"].find_by_name("x").is_none());
+        assert!(matches!(
+            d.apply(upd(
+                json!({"Load_Balancer": {U2: {"modify": {"name": "y"}}}})
+            )),
+            Err(Error::Protocol(_))
+        ));
+        assert!(parse_updates(&json!({"T": {U1: {"bogus": 1}}}), MonitorVersion::V2).is_err());
+        assert!(parse_updates(
+            &json!({"T": {"not-a-uuid": {"delete": null}}}),
+            MonitorVersion::V2
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn snapshots_are_isolated_from_later_updates() {
+        let mut d = data();
+        d.apply(upd(
+            json!({"Load_Balancer": {U1: {"insert": {"name": "a"}}}}),
+        ))
+        .unwrap();
+        let before = Snapshot {
+            data: Arc::new(d.clone()),
+        };
+        d.apply(upd(
+            json!({"Load_Balancer": {U2: {"insert": {"name": "b"}}}}),
+        ))
+        .unwrap();
+        assert_eq!(before.table("Load_Balancer").unwrap().len(), 1);
+        assert_eq!(d.tables["Load_Balancer"].len(), 2);
+    }
+
+    #[test]
+    fn v1_updates_and_resync_diff() {
+        let mut d = data();
+        let v1 = parse_updates(
+            &json!({"Load_Balancer": {U1: {"new": {"name": "a", "n": 1}},
+                                      U2: {"new": {"name": "b", "n": 2}}}}),
+            MonitorVersion::V1,
+        )
+        .unwrap();
+        d.apply(v1).unwrap();
+        let mut fresh = ReplicaData::new(d.schema.clone(), d.monitored.clone(), 0);
+        fresh
+            .apply(upd(
+                json!({"Load_Balancer": {U1: {"initial": {"name": "a", "n": 5}},
+                                                 U3: {"initial": {"name": "c"}}}}),
+            ))
+            .unwrap();
+        let mut kinds: Vec<(String, &str)> = d
+            .diff_against(&fresh)
+            .iter()
+            .map(|c| {
+                (
+                    c.uuid().to_string(),
+                    match c {
+                        Change::Insert { .. } => "insert",
+                        Change::Update { .. } => "update",
+                        Change::Delete { .. } => "delete",
+                    },
+                )
+            })
+            .collect();
+        kinds.sort();
+        assert_eq!(
+            kinds,
+            vec![
+                (U1.to_string(), "update"),
+                (U2.to_string(), "delete"),
+                (U3.to_string(), "insert")
+            ]
+        );
+    }
+}

@@ -1,0 +1,362 @@
+//! Transactions (RFC 7047 §5.2): a builder of operations and the typed per-operation results.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Map, Value as Json};
+use uuid::Uuid;
+
+use crate::error::{Error, Result, TxnError, TxnErrorKind};
+use crate::value::Value;
+
+/// A `where` clause element: `[column, function, value]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Condition {
+    /// Column name (`_uuid` for the row id).
+    pub column: String,
+    /// `==`, `!=`, `<`, `<=`, `>`, `>=`, `includes`, `excludes`.
+    pub function: String,
+    /// The value to compare with.
+    pub value: Value,
+}
+
+impl Condition {
+    /// Any condition.
+    pub fn new(column: impl Into<String>, function: impl Into<String>, value: Value) -> Self {
+        Condition {
+            column: column.into(),
+            function: function.into(),
+            value,
+        }
+    }
+    /// `_uuid == uuid`: selects one row.
+    pub fn uuid(uuid: Uuid) -> Self {
+        Self::new("_uuid", "==", Value::uuid(uuid))
+    }
+    /// `column == value`.
+    pub fn eq(column: impl Into<String>, value: impl Into<Value>) -> Self {
+        Self::new(column, "==", value.into())
+    }
+    /// `column != value`.
+    pub fn ne(column: impl Into<String>, value: impl Into<Value>) -> Self {
+        Self::new(column, "!=", value.into())
+    }
+    /// `column includes value` (set/map containment).
+    pub fn includes(column: impl Into<String>, value: Value) -> Self {
+        Self::new(column, "includes", value)
+    }
+    /// `column excludes value`.
+    pub fn excludes(column: impl Into<String>, value: Value) -> Self {
+        Self::new(column, "excludes", value)
+    }
+    fn to_json(&self) -> Json {
+        json!([self.column, self.function, self.value.to_json()])
+    }
+}
+
+/// A `mutate` mutation: `[column, mutator, value]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mutation {
+    /// Column name.
+    pub column: String,
+    /// `insert`, `delete`, `+=`, `-=`, `*=`, `/=`, `%=`.
+    pub mutator: String,
+    /// Operand.
+    pub value: Value,
+}
+
+impl Mutation {
+    /// Any mutation.
+    pub fn new(column: impl Into<String>, mutator: impl Into<String>, value: Value) -> Self {
+        Mutation {
+            column: column.into(),
+            mutator: mutator.into(),
+            value,
+        }
+    }
+    /// Adds elements to a set, or pairs to a map (keys already present keep their value,
+    /// RFC 7047 §5.1 "insert").
+    pub fn insert(column: impl Into<String>, value: Value) -> Self {
+        Self::new(column, "insert", value)
+    }
+    /// Removes set elements; for maps, a map operand removes matching pairs and a set operand
+    /// removes those keys.
+    pub fn delete(column: impl Into<String>, value: Value) -> Self {
+        Self::new(column, "delete", value)
+    }
+    /// Numeric `+=`.
+    pub fn add(column: impl Into<String>, n: i64) -> Self {
+        Self::new(column, "+=", Value::from(n))
+    }
+    /// Numeric `-=`.
+    pub fn sub(column: impl Into<String>, n: i64) -> Self {
+        Self::new(column, "-=", Value::from(n))
+    }
+    fn to_json(&self) -> Json {
+        json!([self.column, self.mutator, self.value.to_json()])
+    }
+}
+
+/// `until` of a `wait` operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitUntil {
+    /// Wait until the selected rows equal `rows`.
+    Equal,
+    /// Wait until they differ.
+    NotEqual,
+}
+
+fn columns_json<K: Into<String>>(row: impl IntoIterator<Item = (K, Value)>) -> Json {
+    Json::Object(
+        row.into_iter()
+            .map(|(k, v)| (k.into(), v.to_json()))
+            .collect::<Map<_, _>>(),
+    )
+}
+
+fn where_json(conds: &[Condition]) -> Json {
+    Json::Array(conds.iter().map(Condition::to_json).collect())
+}
+
+/// A transaction under construction: a database name and an ordered list of operations.
+/// Build with chained calls, e.g.
+/// `Transaction::new("OVN_Northbound").insert("Load_Balancer", cols, Some("lb")).mutate(..)`,
+/// then run with `Client::transact`. All operations commit atomically or not at all.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transaction {
+    db: String,
+    ops: Vec<Json>,
+    uuid_names: BTreeMap<String, usize>,
+}
+
+impl Transaction {
+    /// An empty transaction on `db` (e.g. `OVN_Northbound`).
+    pub fn new(db: impl Into<String>) -> Self {
+        Transaction {
+            db: db.into(),
+            ops: Vec::new(),
+            uuid_names: BTreeMap::new(),
+        }
+    }
+
+    /// The database name.
+    pub fn db(&self) -> &str {
+        &self.db
+    }
+
+    /// Number of operations.
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// No operations.
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// `insert` a row. With `uuid_name`, later operations can reference the new row as
+    /// `Value::named_uuid(uuid_name)`; its real uuid is in that operation's [`OpResult::uuid`]
+    /// (see [`Transaction::op_index`]).
+    pub fn insert<K: Into<String>>(
+        mut self,
+        table: &str,
+        row: impl IntoIterator<Item = (K, Value)>,
+        uuid_name: Option<&str>,
+    ) -> Self {
+        let mut op = json!({"op": "insert", "table": table, "row": columns_json(row)});
+        if let (Some(n), Some(o)) = (uuid_name, op.as_object_mut()) {
+            o.insert("uuid-name".into(), json!(n));
+            self.uuid_names.insert(n.to_string(), self.ops.len());
+        }
+        self.ops.push(op);
+        self
+    }
+
+    /// `update` the rows matching `conditions` with the given column values (whole values,
+    /// not diffs).
+    pub fn update<K: Into<String>>(
+        mut self,
+        table: &str,
+        conditions: &[Condition],
+        row: impl IntoIterator<Item = (K, Value)>,
+    ) -> Self {
+        self.ops.push(json!({"op": "update", "table": table,
+            "where": where_json(conditions), "row": columns_json(row)}));
+        self
+    }
+
+    /// `mutate` the rows matching `conditions` (set/map insert/delete, numeric arithmetic).
+    pub fn mutate(mut self, table: &str, conditions: &[Condition], mutations: &[Mutation]) -> Self {
+        self.ops.push(json!({"op": "mutate", "table": table,
+            "where": where_json(conditions),
+            "mutations": mutations.iter().map(Mutation::to_json).collect::<Vec<_>>()}));
+        self
+    }
+
+    /// `delete` the rows matching `conditions`.
+    pub fn delete(mut self, table: &str, conditions: &[Condition]) -> Self {
+        self.ops
+            .push(json!({"op": "delete", "table": table, "where": where_json(conditions)}));
+        self
+    }
+
+    /// `select` the given columns of the rows matching `conditions` (results in
+    /// [`OpResult::rows`]).
+    pub fn select(mut self, table: &str, conditions: &[Condition], columns: &[&str]) -> Self {
+        self.ops.push(json!({"op": "select", "table": table,
+            "where": where_json(conditions), "columns": columns}));
+        self
+    }
+
+    /// `wait` until the `columns` of the rows matching `conditions` equal (or differ from)
+    /// `rows`; `timeout_ms` 0 makes it a pure precondition (fails with `"timed out"` at once),
+    /// which is how optimistic concurrency is expressed.
+    pub fn wait(
+        mut self,
+        table: &str,
+        conditions: &[Condition],
+        columns: &[&str],
+        until: WaitUntil,
+        rows: Vec<BTreeMap<String, Value>>,
+        timeout_ms: Option<u64>,
+    ) -> Self {
+        let mut op = json!({"op": "wait", "table": table, "where": where_json(conditions),
+            "columns": columns,
+            "until": match until { WaitUntil::Equal => "==", WaitUntil::NotEqual => "!=" },
+            "rows": rows.into_iter().map(columns_json).collect::<Vec<_>>()});
+        if let (Some(t), Some(o)) = (timeout_ms, op.as_object_mut()) {
+            o.insert("timeout".into(), json!(t));
+        }
+        self.ops.push(op);
+        self
+    }
+
+    /// `comment`: recorded in the database log (ovsdb-tool show-log).
+    pub fn comment(mut self, text: &str) -> Self {
+        self.ops.push(json!({"op": "comment", "comment": text}));
+        self
+    }
+
+    /// Appends a raw operation (for ops this builder lacks, e.g. `assert`).
+    pub fn raw(mut self, op: Json) -> Self {
+        self.ops.push(op);
+        self
+    }
+
+    /// Index of the `insert` that declared `uuid_name`.
+    pub fn op_index(&self, uuid_name: &str) -> Option<usize> {
+        self.uuid_names.get(uuid_name).copied()
+    }
+
+    /// The `transact` params: `[db, op, …]`.
+    pub fn to_params(&self) -> Json {
+        let mut p = Vec::with_capacity(self.ops.len() + 1);
+        p.push(json!(self.db));
+        p.extend(self.ops.iter().cloned());
+        Json::Array(p)
+    }
+}
+
+/// The result of one successful operation.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OpResult {
+    /// `insert`: the new row's uuid.
+    pub uuid: Option<Uuid>,
+    /// `update`/`mutate`/`delete`: number of rows matched.
+    pub count: Option<u64>,
+    /// `select`: the rows, as JSON objects.
+    pub rows: Option<Vec<Json>>,
+}
+
+/// Maps a `transact` result array to per-op results or the first error. `n_ops` is the number
+/// of operations sent: an extra trailing element is a commit-time error (RFC 7047 §4.1.3).
+pub(crate) fn parse_transact_result(result: &Json, n_ops: usize) -> Result<Vec<OpResult>> {
+    let items = result
+        .as_array()
+        .ok_or_else(|| Error::Protocol(format!("transact result is not an array: {result}")))?;
+    for (i, it) in items.iter().enumerate() {
+        if let Some(e) = it.get("error") {
+            let error = e.as_str().unwrap_or("unknown error").to_string();
+            return Err(Error::Transaction(TxnError {
+                kind: TxnErrorKind::from_error(&error),
+                details: it.get("details").and_then(Json::as_str).map(str::to_string),
+                error,
+                op_index: (i < n_ops).then_some(i),
+            }));
+        }
+    }
+    if items.len() < n_ops {
+        return Err(Error::Protocol(format!(
+            "transact returned {} results for {n_ops} operations",
+            items.len()
+        )));
+    }
+    items
+        .iter()
+        .take(n_ops)
+        .map(|it| {
+            let uuid = match it.get("uuid") {
+                Some(u) => match crate::value::Atom::from_json(u)? {
+                    crate::value::Atom::Uuid(u) => Some(u),
+                    _ => return Err(Error::Protocol(format!("bad insert uuid {u}"))),
+                },
+                None => None,
+            };
+            Ok(OpResult {
+                uuid,
+                count: it.get("count").and_then(Json::as_u64),
+                rows: it.get("rows").and_then(Json::as_array).cloned(),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builds_params() {
+        let u = Uuid::nil();
+        let t = Transaction::new("NB")
+            .insert("LB", [("name", Value::from("a"))], Some("lb"))
+            .mutate(
+                "LS",
+                &[Condition::uuid(u)],
+                &[Mutation::insert("load_balancer", Value::named_uuid("lb"))],
+            )
+            .comment("c");
+        assert_eq!(t.op_index("lb"), Some(0));
+        assert_eq!(
+            t.to_params(),
+            json!(["NB",
+                {"op": "insert", "table": "LB", "row": {"name": "a"}, "uuid-name": "lb"},
+                {"op": "mutate", "table": "LS",
+                 "where": [["_uuid", "==", ["uuid", u.to_string()]]],
+                 "mutations": [["load_balancer", "insert", ["named-uuid", "lb"]]]},
+                {"op": "comment", "comment": "c"}])
+        );
+    }
+
+    #[test]
+    fn maps_results_and_errors() {
+        let u = "11111111-1111-1111-1111-111111111111";
+        let ok =
+            parse_transact_result(&json!([{"uuid": ["uuid", u]}, {"count": 1}, {}]), 3).unwrap();
+        assert_eq!(ok[0].uuid.map(|x| x.to_string()).as_deref(), Some(u));
+        assert_eq!(ok[1].count, Some(1));
+        let e = parse_transact_result(
+            &json!([{"uuid": ["uuid", u]}, {"error": "referential integrity violation",
+                "details": "cannot delete"}]),
+            1,
+        )
+        .unwrap_err();
+        let t = e.txn().unwrap();
+        assert_eq!(t.kind, TxnErrorKind::ReferentialIntegrity);
+        assert_eq!(t.op_index, None);
+        let e = parse_transact_result(&json!([{"error": "timed out"}, null]), 2).unwrap_err();
+        assert_eq!(e.txn().unwrap().kind, TxnErrorKind::TimedOut);
+        assert_eq!(e.txn().unwrap().op_index, Some(0));
+        assert!(parse_transact_result(&json!({}), 1).is_err());
+        assert!(parse_transact_result(&json!([{}]), 2).is_err());
+    }
+}

@@ -259,10 +259,12 @@ impl Database {
     pub async fn upgrade(&self) -> Result<(), DbError> {
         match self.current_revision().await? {
             Some(r) if r == ALEMBIC_HEAD => return Ok(()),
-            Some(r) => return Err(DbError::Schema(format!(
+            Some(r) => {
+                return Err(DbError::Schema(format!(
                 "database is at alembic revision {r}; keel creates only revision {ALEMBIC_HEAD} \
                      (run `octavia-db-manage upgrade head` on it first)"
-            ))),
+            )))
+            }
             None => {}
         }
         match &self.pool {

@@ -1,1 +1,28 @@
-//! ovn-provider (to be filled).
+//! The OVN provider driver (seed 000): Octavia load balancers as OVN Northbound
+//! `Load_Balancer` rows.
+//!
+//! Map (seed 000 section → module):
+//! * §1.2 storage keys → [`external_ids`]; `vips` framing → [`vips`]; NB rows and
+//!   operations → [`nb`]; one-transaction edits → [`edit`].
+//! * §2 load balancer → [`lb`]; §3 listener → [`listener`]; §4 pool → [`pool`];
+//!   §5 member → [`member`]; §6 health monitor → [`hm`].
+//! * synchronous checks of every method → [`validate`]; §8 statuses → [`status`].
+//! * §1.1 request queue → [`queue`]; the `ProviderDriver` itself → [`driver`].
+
+pub mod driver;
+pub mod edit;
+pub mod external_ids;
+pub mod hm;
+pub mod lb;
+pub mod listener;
+pub mod member;
+pub mod nb;
+pub mod plan;
+pub mod pool;
+pub mod queue;
+pub mod status;
+pub mod validate;
+pub mod vips;
+
+pub use driver::{NbDatabase, NbError, OvnConfig, OvnProvider};
+pub use nb::NbSnapshot;

@@ -1,0 +1,1257 @@
+//! `OvnProvider`: the [`ProviderDriver`] of the OVN provider (seed 000, `driver.py` +
+//! `helper.py` request handlers).
+//!
+//! Each method validates synchronously ([`crate::validate`]) and queues its work on the LB's
+//! ordered queue ([`crate::queue`]). A job reads the NB replica ([`NbDatabase::snapshot`]),
+//! reads Neutron where needed, plans ONE transaction ([`crate::lb`], [`crate::listener`],
+//! [`crate::pool`], [`crate::member`], [`crate::hm`]), commits it, cleans up Neutron ports
+//! that lost their last user, and sends ONE status report.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use openstack::{FixedIpRequest, ListFilter, NeutronClient, NeutronError, Port, PortCreate};
+use provider::{
+    AdditionalVip, HealthMonitor, Listener, LoadBalancer, Member, OperatingStatus as Op, Pool,
+    ProviderDriver, ProviderError, ProvisioningStatus as Prov, StatusReport, StatusSink, Vip,
+};
+use serde_json::Value;
+
+use crate::external_ids as ext;
+use crate::hm::{self, HmReq, HM_PORT_DEVICE_OWNER};
+use crate::listener::{self, ListenerReq};
+use crate::member::{self, MemberFacts, MemberReq};
+use crate::nb::{ops_json, NbSnapshot};
+use crate::plan::{Plan, PlanError, SubnetInfo};
+use crate::pool::{self, PoolReq};
+use crate::queue::LbQueues;
+use crate::status::{put, Kind};
+use crate::validate::{self, MemberSubnetCall};
+use crate::{edit::Edit, lb};
+
+/// Name prefix of provider-created VIP ports.
+pub const VIP_PORT_PREFIX: &str = "ovn-lb-vip-";
+/// `device_owner` of VIP ports (no `:distributed`: Neutron must not make them localports).
+pub const VIP_PORT_DEVICE_OWNER: &str = "ovn-lb:vip";
+
+/// Errors talking to the NB.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("OVN NB: {0}")]
+pub struct NbError(pub String);
+
+/// What the driver needs from the OVN NB: a snapshot of the replica, and transactions.
+///
+/// Implemented over the process's one long-lived `ovsdb` client (design.md).
+#[async_trait]
+pub trait NbDatabase: Send + Sync + 'static {
+    /// A typed copy of the replica's [`crate::nb::TABLES`].
+    async fn snapshot(&self) -> Result<NbSnapshot, NbError>;
+    /// Run one transaction (RFC 7047 operations on `OVN_Northbound`); returns once it
+    /// committed AND the replica shows it, so the next request reads its effects.
+    async fn transact(&self, ops: Vec<Value>) -> Result<(), NbError>;
+}
+
+/// Driver settings (octavia.conf `[ovn]`, subset).
+#[derive(Debug, Clone)]
+pub struct OvnConfig {
+    /// The provider name reported to the API (`ovn`).
+    pub name: String,
+}
+
+impl Default for OvnConfig {
+    fn default() -> Self {
+        Self { name: "ovn".into() }
+    }
+}
+
+/// The OVN provider driver.
+#[derive(Clone)]
+pub struct OvnProvider {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    nb: Arc<dyn NbDatabase>,
+    neutron: NeutronClient,
+    status: Arc<dyn StatusSink>,
+    config: OvnConfig,
+    queues: LbQueues,
+    /// pool id → LB id for pools queued but maybe not yet in the NB.
+    pool_lb: Mutex<HashMap<String, String>>,
+}
+
+/// One queued request.
+#[derive(Debug, Clone)]
+enum Request {
+    LbCreate(LoadBalancer),
+    LbUpdate {
+        lb_id: String,
+        enabled: Option<bool>,
+    },
+    LbDelete {
+        lb: LoadBalancer,
+        cascade: bool,
+    },
+    ListenerCreate(ListenerReq),
+    ListenerUpdate {
+        l: ListenerReq,
+        enabled: Option<bool>,
+        default_pool: Option<Option<String>>,
+    },
+    ListenerDelete(ListenerReq),
+    PoolCreate(PoolReq),
+    PoolUpdate {
+        p: PoolReq,
+        enabled: Option<bool>,
+    },
+    PoolDelete {
+        p: PoolReq,
+        hm_id: Option<String>,
+        members: Vec<String>,
+    },
+    Members {
+        lb_id: String,
+        pool_id: String,
+        create: Vec<MemberReq>,
+        update: Vec<(String, Option<bool>)>,
+        delete: Vec<String>,
+    },
+    MemberBatch {
+        lb_id: String,
+        pool_id: String,
+        desired: Vec<MemberReq>,
+    },
+    HmCreate {
+        lb_id: String,
+        hm: HmReq,
+    },
+    HmUpdate {
+        lb_id: String,
+        hm: HmReq,
+    },
+    HmDelete {
+        lb_id: String,
+        hm_id: String,
+        pool_id: String,
+    },
+}
+
+fn neutron_text(e: &NeutronError) -> String {
+    match e.fault() {
+        Some(f) if !f.message.is_empty() => f.message.clone(),
+        _ => e.to_string(),
+    }
+}
+
+fn ip(s: &Option<String>) -> Option<IpAddr> {
+    s.as_deref().and_then(|a| a.parse().ok())
+}
+
+impl OvnProvider {
+    /// Build the driver over the NB, Neutron (service credentials) and the status sink.
+    pub fn new(
+        nb: Arc<dyn NbDatabase>,
+        neutron: NeutronClient,
+        status: Arc<dyn StatusSink>,
+        config: OvnConfig,
+    ) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                nb,
+                neutron,
+                status,
+                config,
+                queues: LbQueues::new(),
+                pool_lb: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// Queues with work in progress (for tests and metrics).
+    pub fn busy_queues(&self) -> usize {
+        self.inner.queues.active()
+    }
+
+    fn enqueue(&self, lb_id: &str, req: Request) {
+        let inner = self.inner.clone();
+        self.inner
+            .queues
+            .submit(lb_id, Box::pin(async move { inner.handle(req).await }));
+    }
+
+    async fn snapshot(&self) -> Result<NbSnapshot, ProviderError> {
+        self.inner
+            .nb
+            .snapshot()
+            .await
+            .map_err(|e| ProviderError::driver(e.to_string()))
+    }
+
+    /// The LB owning a pool: the NB row, else a pool queued by this process, else `None`.
+    async fn lb_of_pool(&self, pool_id: &str) -> Option<String> {
+        if let Ok(snap) = self.inner.nb.snapshot().await {
+            if let Some((row, _)) = snap.lb_by_pool(pool_id) {
+                return Some(row.name.clone());
+            }
+        }
+        self.inner
+            .pool_lb
+            .lock()
+            .ok()
+            .and_then(|m| m.get(pool_id).cloned())
+    }
+
+    /// The VIP subnet of the LB owning `pool_id` (id and CIDR), through the row's VIP port.
+    async fn vip_subnet_of_pool(&self, snap: &NbSnapshot, pool_id: &str) -> Option<SubnetInfo> {
+        let (row, _) = snap.lb_by_pool(pool_id)?;
+        let port_id = row.external_ids.get(ext::VIP_PORT_ID)?;
+        let vip: IpAddr = row.external_ids.get(ext::VIP)?.parse().ok()?;
+        let port = self.inner.neutron.get_port(port_id).await.ok()?;
+        let fip = port.fixed_ips.iter().find(|f| f.ip_address == vip)?;
+        let subnet = self.inner.neutron.get_subnet(&fip.subnet_id).await.ok()?;
+        Some(SubnetInfo {
+            id: subnet.id,
+            network_id: subnet.network_id,
+            cidr: subnet.cidr,
+        })
+    }
+
+    /// Sync checks of member create/delete/batch, filling the subnet from the VIP subnet.
+    async fn member_reqs(
+        &self,
+        members: &[Member],
+        call: MemberSubnetCall,
+        check_family: bool,
+    ) -> Result<Vec<MemberReq>, ProviderError> {
+        let snap = self.snapshot().await?;
+        let mut out = Vec::new();
+        let mut vip_subnet: Option<Option<SubnetInfo>> = None;
+        for m in members {
+            if call == MemberSubnetCall::Batch {
+                validate::batch_member_monitor_options(m)?;
+            } else if call == MemberSubnetCall::Create {
+                validate::member_monitor_options(m)?;
+            }
+            let address = m.address.clone().unwrap_or_default();
+            let pool_id = m.pool_id.clone().unwrap_or_default();
+            if check_family {
+                if let Some((row, _)) = snap.lb_by_pool(&pool_id) {
+                    let mut vips: Vec<String> = row
+                        .external_ids
+                        .get(ext::VIP)
+                        .cloned()
+                        .into_iter()
+                        .collect();
+                    vips.extend(ext::parse_list(&row.external_ids, ext::ADDITIONAL_VIPS));
+                    validate::member_ip_version(&address, &vips)?;
+                }
+            }
+            let subnet_id = match m.subnet_id.clone().filter(|s| !s.is_empty()) {
+                Some(s) => s,
+                None => {
+                    if vip_subnet.is_none() {
+                        vip_subnet = Some(self.vip_subnet_of_pool(&snap, &pool_id).await);
+                    }
+                    match vip_subnet.as_ref().and_then(|s| s.as_ref()) {
+                        Some(s) if validate::ip_in_cidr(&address, &s.cidr) => s.id.clone(),
+                        _ => return Err(validate::member_subnet_required(call)),
+                    }
+                }
+            };
+            let Ok(addr) = address.parse::<IpAddr>() else {
+                return Err(ProviderError::driver(format!(
+                    "Invalid member address {address:?}"
+                )));
+            };
+            out.push(MemberReq {
+                id: m.member_id.clone(),
+                pool_id,
+                address: addr,
+                port: m.protocol_port.unwrap_or(0),
+                subnet_id,
+                enabled: m.admin_state_up.unwrap_or(true),
+            });
+        }
+        Ok(out)
+    }
+
+    fn listener_req(l: &Listener, old: Option<&Listener>) -> ListenerReq {
+        let src = old.unwrap_or(l);
+        ListenerReq {
+            id: l.listener_id.clone(),
+            lb_id: src.loadbalancer_id.clone().unwrap_or_default(),
+            protocol: src.protocol.clone().unwrap_or_default(),
+            port: src.protocol_port.unwrap_or(0),
+            default_pool_id: l.default_pool_id.clone(),
+            enabled: l.admin_state_up.unwrap_or(true),
+        }
+    }
+
+    fn pool_req(p: &Pool, old: Option<&Pool>) -> PoolReq {
+        let src = old.unwrap_or(p);
+        PoolReq {
+            id: p.pool_id.clone(),
+            lb_id: src.loadbalancer_id.clone().unwrap_or_default(),
+            protocol: src.protocol.clone().unwrap_or_default(),
+            algorithm: src.lb_algorithm.clone(),
+            listener_id: src.listener_id.clone(),
+            enabled: p.admin_state_up.unwrap_or(true),
+            session_persistence: p.session_persistence.clone().filter(|v| !v.is_null()),
+        }
+    }
+
+    fn hm_req(hm: &HealthMonitor, old: Option<&HealthMonitor>) -> HmReq {
+        HmReq {
+            id: hm.healthmonitor_id.clone(),
+            pool_id: old
+                .and_then(|o| o.pool_id.clone())
+                .or_else(|| hm.pool_id.clone())
+                .unwrap_or_default(),
+            interval: hm.delay,
+            timeout: hm.timeout,
+            success_count: hm.max_retries,
+            failure_count: hm.max_retries_down,
+            enabled: hm.admin_state_up.unwrap_or(true),
+        }
+    }
+
+    async fn create_port(&self, req: PortCreate) -> Result<Port, NeutronError> {
+        let name = req.name.clone().unwrap_or_default();
+        let network = req.network_id.clone();
+        match self.inner.neutron.create_port(&req).await {
+            Err(e) if e.is_conflict() => {
+                // a previous attempt may have created it: reuse the port of that name
+                let f = ListFilter::new().eq("name", name).eq("network_id", network);
+                match self.inner.neutron.list_ports(&f).await {
+                    Ok(mut ports) if !ports.is_empty() => Ok(ports.remove(0)),
+                    _ => Err(e),
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+fn vip_port_create(
+    lb_id: &str,
+    project_id: &str,
+    name: String,
+    network: Option<String>,
+    subnet: Option<String>,
+    address: Option<IpAddr>,
+) -> PortCreate {
+    let fixed = match (subnet, address) {
+        (None, None) => None,
+        (s, a) => Some(vec![FixedIpRequest {
+            subnet_id: s,
+            ip_address: a,
+        }]),
+    };
+    PortCreate {
+        network_id: network.unwrap_or_default(),
+        name: Some(name),
+        fixed_ips: fixed,
+        device_owner: Some(VIP_PORT_DEVICE_OWNER.into()),
+        device_id: Some(format!("lb-{lb_id}")),
+        admin_state_up: Some(true),
+        project_id: Some(project_id.to_string()).filter(|p| !p.is_empty()),
+        ..Default::default()
+    }
+}
+
+#[async_trait]
+impl ProviderDriver for OvnProvider {
+    fn name(&self) -> &str {
+        &self.inner.config.name
+    }
+
+    async fn create_vip_port(
+        &self,
+        loadbalancer_id: &str,
+        project_id: &str,
+        mut vip: Vip,
+        additional_vips: Vec<AdditionalVip>,
+    ) -> Result<(Vip, Vec<AdditionalVip>), ProviderError> {
+        let neutron = &self.inner.neutron;
+        let mut created: Vec<String> = Vec::new();
+        let result: Result<(Vip, Vec<AdditionalVip>), NeutronError> = async {
+            let port = if let Some(id) = vip.vip_port_id.clone().filter(|s| !s.is_empty()) {
+                neutron.get_port(&id).await?
+            } else {
+                let req = vip_port_create(
+                    loadbalancer_id,
+                    project_id,
+                    format!("{VIP_PORT_PREFIX}{loadbalancer_id}"),
+                    vip.vip_network_id.clone(),
+                    vip.vip_subnet_id.clone(),
+                    ip(&vip.vip_address),
+                );
+                let p = self.create_port(req).await?;
+                created.push(p.id.clone());
+                p
+            };
+            vip.vip_port_id = Some(port.id.clone());
+            if let Some(f) = port.fixed_ips.first() {
+                vip.vip_address = Some(f.ip_address.to_string());
+                vip.vip_subnet_id.get_or_insert_with(|| f.subnet_id.clone());
+            }
+            vip.vip_network_id
+                .get_or_insert_with(|| port.network_id.clone());
+            let mut out = Vec::new();
+            for (n, a) in additional_vips.iter().enumerate() {
+                let req = vip_port_create(
+                    loadbalancer_id,
+                    project_id,
+                    format!("{VIP_PORT_PREFIX}additional-{}-{loadbalancer_id}", n + 1),
+                    a.network_id.clone().or_else(|| vip.vip_network_id.clone()),
+                    a.subnet_id.clone(),
+                    ip(&a.ip_address),
+                );
+                let p = self.create_port(req).await?;
+                created.push(p.id.clone());
+                let f = p.fixed_ips.first();
+                out.push(AdditionalVip {
+                    ip_address: f.map(|f| f.ip_address.to_string()),
+                    network_id: Some(p.network_id.clone()),
+                    port_id: Some(p.id.clone()),
+                    subnet_id: f.map(|f| f.subnet_id.clone()),
+                });
+            }
+            Ok((vip, out))
+        }
+        .await;
+        match result {
+            Ok(v) => Ok(v),
+            Err(e) => {
+                for id in created {
+                    if let Err(de) = neutron.delete_port(&id).await {
+                        tracing::warn!(port = %id, error = %de, "could not delete VIP port after failed create_vip_port");
+                    }
+                }
+                if e.is_conflict() {
+                    Err(ProviderError::conflict(neutron_text(&e)))
+                } else {
+                    Err(ProviderError::driver(neutron_text(&e)))
+                }
+            }
+        }
+    }
+
+    async fn loadbalancer_create(&self, lb: LoadBalancer) -> Result<(), ProviderError> {
+        // the whole graph is validated before anything is queued, so a 501 leaves nothing
+        // behind (the reference queues lb_create first and leaves an orphan row)
+        let snap_hc = self.snapshot().await?.health_check_supported;
+        for l in lb.listeners.iter().flatten() {
+            validate::listener_create(l)?;
+        }
+        for p in lb.pools.iter().flatten() {
+            validate::pool_create(p, snap_hc)?;
+            for m in p.members.iter().flatten() {
+                validate::member_monitor_options(m)?;
+            }
+        }
+        let id = lb.loadbalancer_id.clone();
+        let listeners = lb.listeners.clone().unwrap_or_default();
+        let pools = lb.pools.clone().unwrap_or_default();
+        let vip_subnet = lb.vip_subnet_id.clone();
+        self.enqueue(&id, Request::LbCreate(lb));
+        for l in &listeners {
+            self.enqueue(&id, Request::ListenerCreate(Self::listener_req(l, None)));
+        }
+        for p in &pools {
+            if let Ok(mut m) = self.inner.pool_lb.lock() {
+                m.insert(p.pool_id.clone(), id.clone());
+            }
+            self.enqueue(&id, Request::PoolCreate(Self::pool_req(p, None)));
+            let members: Vec<MemberReq> = p
+                .members
+                .iter()
+                .flatten()
+                .filter_map(|m| {
+                    Some(MemberReq {
+                        id: m.member_id.clone(),
+                        pool_id: p.pool_id.clone(),
+                        address: ip(&m.address)?,
+                        port: m.protocol_port.unwrap_or(0),
+                        subnet_id: m
+                            .subnet_id
+                            .clone()
+                            .or_else(|| vip_subnet.clone())
+                            .unwrap_or_default(),
+                        enabled: m.admin_state_up.unwrap_or(true),
+                    })
+                })
+                .collect();
+            if !members.is_empty() {
+                self.enqueue(
+                    &id,
+                    Request::Members {
+                        lb_id: id.clone(),
+                        pool_id: p.pool_id.clone(),
+                        create: members,
+                        update: vec![],
+                        delete: vec![],
+                    },
+                );
+            }
+            if let Some(h) = &p.healthmonitor {
+                self.enqueue(
+                    &id,
+                    Request::HmCreate {
+                        lb_id: id.clone(),
+                        hm: Self::hm_req(h, None),
+                    },
+                );
+            }
+        }
+        Ok(())
+    }
+
+    async fn loadbalancer_delete(
+        &self,
+        lb: LoadBalancer,
+        cascade: bool,
+    ) -> Result<(), ProviderError> {
+        let id = lb.loadbalancer_id.clone();
+        self.enqueue(&id, Request::LbDelete { lb, cascade });
+        Ok(())
+    }
+
+    async fn loadbalancer_failover(&self, _loadbalancer_id: &str) -> Result<(), ProviderError> {
+        Err(ProviderError::unsupported(validate::FAILOVER_TEXT))
+    }
+
+    async fn loadbalancer_update(
+        &self,
+        _old: LoadBalancer,
+        new: LoadBalancer,
+    ) -> Result<(), ProviderError> {
+        let id = new.loadbalancer_id.clone();
+        self.enqueue(
+            &id.clone(),
+            Request::LbUpdate {
+                lb_id: id,
+                enabled: new.admin_state_up,
+            },
+        );
+        Ok(())
+    }
+
+    async fn listener_create(&self, listener: Listener) -> Result<(), ProviderError> {
+        validate::listener_create(&listener)?;
+        let req = Self::listener_req(&listener, None);
+        self.enqueue(&req.lb_id.clone(), Request::ListenerCreate(req));
+        Ok(())
+    }
+
+    async fn listener_delete(&self, listener: Listener) -> Result<(), ProviderError> {
+        let req = Self::listener_req(&listener, None);
+        self.enqueue(&req.lb_id.clone(), Request::ListenerDelete(req));
+        Ok(())
+    }
+
+    async fn listener_update(&self, old: Listener, new: Listener) -> Result<(), ProviderError> {
+        validate::listener_update(&new)?;
+        let req = Self::listener_req(&new, Some(&old));
+        let default_pool = new.default_pool_id.clone().map(Some);
+        self.enqueue(
+            &req.lb_id.clone(),
+            Request::ListenerUpdate {
+                l: req,
+                enabled: new.admin_state_up,
+                default_pool,
+            },
+        );
+        Ok(())
+    }
+
+    async fn pool_create(&self, pool: Pool) -> Result<(), ProviderError> {
+        let hc = self.snapshot().await?.health_check_supported;
+        validate::pool_create(&pool, hc)?;
+        let req = Self::pool_req(&pool, None);
+        if let Ok(mut m) = self.inner.pool_lb.lock() {
+            m.insert(req.id.clone(), req.lb_id.clone());
+        }
+        let lb_id = req.lb_id.clone();
+        self.enqueue(&lb_id, Request::PoolCreate(req));
+        if let Some(h) = &pool.healthmonitor {
+            self.enqueue(
+                &lb_id,
+                Request::HmCreate {
+                    lb_id: lb_id.clone(),
+                    hm: Self::hm_req(h, None),
+                },
+            );
+        }
+        Ok(())
+    }
+
+    async fn pool_delete(&self, pool: Pool) -> Result<(), ProviderError> {
+        let req = Self::pool_req(&pool, None);
+        let members = pool
+            .members
+            .iter()
+            .flatten()
+            .map(|m| m.member_id.clone())
+            .collect();
+        let hm_id = pool
+            .healthmonitor
+            .as_ref()
+            .map(|h| h.healthmonitor_id.clone());
+        self.enqueue(
+            &req.lb_id.clone(),
+            Request::PoolDelete {
+                p: req,
+                hm_id,
+                members,
+            },
+        );
+        Ok(())
+    }
+
+    async fn pool_update(&self, old: Pool, new: Pool) -> Result<(), ProviderError> {
+        validate::pool_update(&new)?;
+        let req = Self::pool_req(&new, Some(&old));
+        self.enqueue(
+            &req.lb_id.clone(),
+            Request::PoolUpdate {
+                p: req,
+                enabled: new.admin_state_up,
+            },
+        );
+        Ok(())
+    }
+
+    async fn member_create(&self, member: Member) -> Result<(), ProviderError> {
+        let reqs = self
+            .member_reqs(
+                std::slice::from_ref(&member),
+                MemberSubnetCall::Create,
+                true,
+            )
+            .await?;
+        let pool_id = member.pool_id.clone().unwrap_or_default();
+        let lb_id = self
+            .lb_of_pool(&pool_id)
+            .await
+            .unwrap_or_else(|| pool_id.clone());
+        self.enqueue(
+            &lb_id.clone(),
+            Request::Members {
+                lb_id,
+                pool_id,
+                create: reqs,
+                update: vec![],
+                delete: vec![],
+            },
+        );
+        Ok(())
+    }
+
+    async fn member_delete(&self, member: Member) -> Result<(), ProviderError> {
+        let pool_id = member.pool_id.clone().unwrap_or_default();
+        let lb_id = self
+            .lb_of_pool(&pool_id)
+            .await
+            .unwrap_or_else(|| pool_id.clone());
+        self.enqueue(
+            &lb_id.clone(),
+            Request::Members {
+                lb_id,
+                pool_id,
+                create: vec![],
+                update: vec![],
+                delete: vec![member.member_id],
+            },
+        );
+        Ok(())
+    }
+
+    async fn member_update(&self, old: Member, new: Member) -> Result<(), ProviderError> {
+        validate::member_monitor_options(&new)?;
+        if let Some(a) = &new.address {
+            let snap = self.snapshot().await?;
+            if let Some((row, _)) = old.pool_id.as_deref().and_then(|p| snap.lb_by_pool(p)) {
+                let mut vips: Vec<String> = row
+                    .external_ids
+                    .get(ext::VIP)
+                    .cloned()
+                    .into_iter()
+                    .collect();
+                vips.extend(ext::parse_list(&row.external_ids, ext::ADDITIONAL_VIPS));
+                validate::member_ip_version(a, &vips)?;
+            }
+        }
+        let pool_id = old.pool_id.clone().unwrap_or_default();
+        let lb_id = self
+            .lb_of_pool(&pool_id)
+            .await
+            .unwrap_or_else(|| pool_id.clone());
+        self.enqueue(
+            &lb_id.clone(),
+            Request::Members {
+                lb_id,
+                pool_id,
+                create: vec![],
+                update: vec![(new.member_id.clone(), new.admin_state_up)],
+                delete: vec![],
+            },
+        );
+        Ok(())
+    }
+
+    async fn member_batch_update(
+        &self,
+        pool_id: &str,
+        members: Vec<Member>,
+    ) -> Result<(), ProviderError> {
+        let desired = self
+            .member_reqs(&members, MemberSubnetCall::Batch, true)
+            .await?;
+        let Some(lb_id) = self.lb_of_pool(pool_id).await else {
+            return Err(ProviderError::driver(format!(
+                "Loadbalancer with pool pool_{pool_id} does not exist"
+            )));
+        };
+        self.enqueue(
+            &lb_id.clone(),
+            Request::MemberBatch {
+                lb_id,
+                pool_id: pool_id.to_string(),
+                desired,
+            },
+        );
+        Ok(())
+    }
+
+    async fn health_monitor_create(&self, hm: HealthMonitor) -> Result<(), ProviderError> {
+        let hc = self.snapshot().await?.health_check_supported;
+        validate::health_monitor_create(&hm, hc)?;
+        let req = Self::hm_req(&hm, None);
+        let lb_id = self
+            .lb_of_pool(&req.pool_id)
+            .await
+            .unwrap_or_else(|| req.pool_id.clone());
+        self.enqueue(&lb_id.clone(), Request::HmCreate { lb_id, hm: req });
+        Ok(())
+    }
+
+    async fn health_monitor_delete(&self, hm: HealthMonitor) -> Result<(), ProviderError> {
+        let pool_id = hm.pool_id.clone().unwrap_or_default();
+        let lb_id = self
+            .lb_of_pool(&pool_id)
+            .await
+            .unwrap_or_else(|| pool_id.clone());
+        self.enqueue(
+            &lb_id.clone(),
+            Request::HmDelete {
+                lb_id,
+                hm_id: hm.healthmonitor_id,
+                pool_id,
+            },
+        );
+        Ok(())
+    }
+
+    async fn health_monitor_update(
+        &self,
+        old: HealthMonitor,
+        new: HealthMonitor,
+    ) -> Result<(), ProviderError> {
+        let hc = self.snapshot().await?.health_check_supported;
+        validate::health_monitor_update(hc)?;
+        let req = Self::hm_req(&new, Some(&old));
+        let lb_id = self
+            .lb_of_pool(&req.pool_id)
+            .await
+            .unwrap_or_else(|| req.pool_id.clone());
+        self.enqueue(&lb_id.clone(), Request::HmUpdate { lb_id, hm: req });
+        Ok(())
+    }
+}
+
+impl Inner {
+    async fn handle(&self, req: Request) {
+        let report = match self.run(&req).await {
+            Ok(r) => r,
+            Err(why) => {
+                tracing::error!(request = ?req, error = %why, "OVN provider request failed");
+                let snap = self.nb.snapshot().await.ok();
+                if let Request::LbCreate(lb) = &req {
+                    self.delete_vip_ports_if_ours(
+                        lb.vip_port_id.as_deref(),
+                        &lb_additional_port_ids(lb),
+                    )
+                    .await;
+                }
+                error_report(&req, snap.as_ref())
+            }
+        };
+        if report.is_empty() {
+            return;
+        }
+        if let Err(e) = self.status.update_status(report).await {
+            tracing::error!(error = %e, "status report refused");
+        }
+    }
+
+    async fn run(&self, req: &Request) -> Result<StatusReport, String> {
+        let snap = self.nb.snapshot().await.map_err(|e| e.to_string())?;
+        let pe = |e: PlanError| e.to_string();
+        let plan: Plan = match req {
+            Request::LbCreate(lb) => {
+                let c = self.lb_create_facts(lb).await?;
+                lb::create(&snap, &c).map_err(pe)?
+            }
+            Request::LbUpdate { lb_id, enabled } => {
+                lb::update(&snap, lb_id, *enabled).map_err(pe)?
+            }
+            Request::LbDelete { lb, cascade } => {
+                let mut plan = lb::delete(&snap, &lb.loadbalancer_id, *cascade);
+                let rows = snap.lbs_named(&lb.loadbalancer_id);
+                let vip_port = rows
+                    .first()
+                    .and_then(|r| r.external_ids.get(ext::VIP_PORT_ID).cloned())
+                    .or_else(|| lb.vip_port_id.clone());
+                let mut addl: Vec<String> = rows
+                    .first()
+                    .map(|r| ext::parse_list(&r.external_ids, ext::ADDITIONAL_VIP_PORT_IDS))
+                    .unwrap_or_default();
+                if addl.is_empty() {
+                    addl = lb_additional_port_ids(lb);
+                }
+                self.commit(&plan).await?;
+                self.delete_vip_ports_if_ours(vip_port.as_deref(), &addl)
+                    .await;
+                self.cleanup_hm_ports(&plan.hm_subnets).await;
+                return Ok(std::mem::take(&mut plan.report));
+            }
+            Request::ListenerCreate(l) => listener::create(&snap, l).map_err(pe)?,
+            Request::ListenerUpdate {
+                l,
+                enabled,
+                default_pool,
+            } => listener::update(&snap, l, *enabled, default_pool.clone()).map_err(pe)?,
+            Request::ListenerDelete(l) => listener::delete(&snap, l),
+            Request::PoolCreate(p) => pool::create(&snap, p).map_err(pe)?,
+            Request::PoolUpdate { p, enabled } => pool::update(&snap, p, *enabled).map_err(pe)?,
+            Request::PoolDelete { p, hm_id, members } => {
+                let mut plan = Plan::default();
+                let mut edit = Edit::new(&snap);
+                if let Some(h) = hm_id {
+                    hm::remove(&mut edit, &mut plan, h, &p.id);
+                }
+                if let Ok((h, key, _)) = member::locate(&snap, &p.id) {
+                    let mut ids = members.clone();
+                    if let Some(row) = edit.row(&h) {
+                        for e in ext::parse_pool_members(
+                            row.external_ids.get(&key).map(String::as_str).unwrap_or(""),
+                        )
+                        .0
+                        {
+                            if !ids.contains(&e.id) {
+                                ids.push(e.id);
+                            }
+                        }
+                    }
+                    let facts = self
+                        .member_facts(&snap, &ids_subnets(&snap, &p.id), false)
+                        .await;
+                    member::remove(&mut edit, &mut plan, &h, &key, &ids, &facts);
+                } else {
+                    for m in members {
+                        put(&mut plan.report, Kind::Member, m, Some(Prov::Deleted), None);
+                    }
+                }
+                pool::remove(&mut edit, &mut plan, p);
+                put(
+                    &mut plan.report,
+                    Kind::Pool,
+                    &p.id,
+                    Some(Prov::Deleted),
+                    None,
+                );
+                put(
+                    &mut plan.report,
+                    Kind::LoadBalancer,
+                    &p.lb_id,
+                    Some(Prov::Active),
+                    None,
+                );
+                plan.ops = edit.into_ops();
+                plan
+            }
+            Request::Members {
+                pool_id,
+                create,
+                update,
+                delete,
+                ..
+            } => {
+                let mut subnets: Vec<String> = create.iter().map(|m| m.subnet_id.clone()).collect();
+                subnets.extend(ids_subnets(&snap, pool_id));
+                let with_hc = snap
+                    .lb_by_pool(pool_id)
+                    .is_some_and(|(r, _)| !r.health_check.is_empty());
+                let facts = self.member_facts(&snap, &subnets, with_hc).await;
+                member::change(&snap, pool_id, create, update, delete, &facts).map_err(pe)?
+            }
+            Request::MemberBatch {
+                pool_id, desired, ..
+            } => {
+                let mut subnets: Vec<String> =
+                    desired.iter().map(|m| m.subnet_id.clone()).collect();
+                subnets.extend(ids_subnets(&snap, pool_id));
+                let with_hc = snap
+                    .lb_by_pool(pool_id)
+                    .is_some_and(|(r, _)| !r.health_check.is_empty());
+                let facts = self.member_facts(&snap, &subnets, with_hc).await;
+                member::batch(&snap, pool_id, desired, &facts).map_err(pe)?
+            }
+            Request::HmCreate { hm, .. } => {
+                let subnets = ids_subnets(&snap, &hm.pool_id);
+                let facts = self.member_facts(&snap, &subnets, true).await;
+                let plan = hm::create(&snap, hm, &facts).map_err(pe)?;
+                if let Err(e) = self.commit(&plan).await {
+                    self.cleanup_hm_ports(&subnets).await;
+                    return Err(e);
+                }
+                if plan
+                    .report
+                    .healthmonitors
+                    .iter()
+                    .any(|r| r.provisioning_status == Some(Prov::Error))
+                {
+                    self.cleanup_hm_ports(&subnets).await;
+                }
+                return Ok(plan.report);
+            }
+            Request::HmUpdate { hm, .. } => hm::update(&snap, hm).map_err(pe)?,
+            Request::HmDelete { hm_id, pool_id, .. } => hm::delete(&snap, hm_id, pool_id),
+        };
+        self.commit(&plan).await?;
+        self.cleanup_hm_ports(&plan.hm_subnets).await;
+        Ok(plan.report)
+    }
+
+    async fn commit(&self, plan: &Plan) -> Result<(), String> {
+        if plan.ops.is_empty() {
+            return Ok(());
+        }
+        self.nb
+            .transact(ops_json(&plan.ops))
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    async fn lb_create_facts(&self, lb: &LoadBalancer) -> Result<lb::LbCreate, String> {
+        let n = &self.neutron;
+        let vip: IpAddr = lb
+            .vip_address
+            .as_deref()
+            .and_then(|a| a.parse().ok())
+            .ok_or("load balancer without a valid vip_address")?;
+        let port = match lb.vip_port_id.as_deref().filter(|s| !s.is_empty()) {
+            Some(id) => n.get_port(id).await.map_err(|e| e.to_string())?,
+            None => {
+                let net = lb.vip_network_id.clone().unwrap_or_default();
+                let f = ListFilter::new()
+                    .eq("network_id", net)
+                    .fixed_ip_address(vip);
+                n.list_ports(&f)
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .into_iter()
+                    .next()
+                    .ok_or("VIP port not found")?
+            }
+        };
+        let fip = port
+            .fixed_ips
+            .iter()
+            .find(|f| f.ip_address == vip)
+            .ok_or("VIP address not on its port")?;
+        let subnet = n
+            .get_subnet(&fip.subnet_id)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(lb::LbCreate {
+            id: lb.loadbalancer_id.clone(),
+            vip_address: vip.to_string(),
+            vip_port_id: port.id.clone(),
+            vip_subnet: SubnetInfo {
+                id: subnet.id,
+                network_id: subnet.network_id,
+                cidr: subnet.cidr,
+            },
+            enabled: lb.admin_state_up.unwrap_or(true),
+            additional_vips: lb
+                .additional_vips
+                .iter()
+                .flatten()
+                .filter_map(|a| Some((a.ip_address.clone()?, a.port_id.clone()?)))
+                .collect(),
+        })
+    }
+
+    /// Subnets by id, and (when `with_hm_ports`) the HM source IP of each subnet, creating the
+    /// `ovn-lb-hm-<subnet>` port on first use.
+    async fn member_facts(
+        &self,
+        snap: &NbSnapshot,
+        subnet_ids: &[String],
+        with_hm_ports: bool,
+    ) -> MemberFacts {
+        let mut facts = MemberFacts::default();
+        for id in subnet_ids {
+            if id.is_empty() || facts.subnets.contains_key(id) {
+                continue;
+            }
+            match self.neutron.get_subnet(id).await {
+                Ok(s) => {
+                    facts.subnets.insert(
+                        id.clone(),
+                        SubnetInfo {
+                            id: s.id.clone(),
+                            network_id: s.network_id.clone(),
+                            cidr: s.cidr.clone(),
+                        },
+                    );
+                    if with_hm_ports {
+                        match self
+                            .ensure_hm_port(snap, &s.id, &s.network_id, &s.project_id)
+                            .await
+                        {
+                            Ok(ip) => {
+                                facts.hm_source.insert(id.clone(), ip.to_string());
+                            }
+                            Err(e) => {
+                                tracing::error!(subnet = %id, error = %e, "no health-monitor port")
+                            }
+                        }
+                    }
+                }
+                Err(e) => tracing::warn!(subnet = %id, error = %e, "subnet not readable"),
+            }
+        }
+        facts
+    }
+
+    async fn ensure_hm_port(
+        &self,
+        _snap: &NbSnapshot,
+        subnet_id: &str,
+        network_id: &str,
+        project_id: &str,
+    ) -> Result<IpAddr, NeutronError> {
+        let name = hm::hm_port_name(subnet_id);
+        let f = ListFilter::new()
+            .eq("name", name.clone())
+            .eq("network_id", network_id.to_string());
+        let existing = self.neutron.list_ports(&f).await?;
+        if let Some(ip) = existing.iter().find_map(|p| p.ip_in_subnet(subnet_id)) {
+            return Ok(ip);
+        }
+        let req = PortCreate {
+            network_id: network_id.to_string(),
+            name: Some(name.clone()),
+            fixed_ips: Some(vec![FixedIpRequest::subnet(subnet_id)]),
+            device_owner: Some(HM_PORT_DEVICE_OWNER.into()),
+            device_id: Some(name),
+            admin_state_up: Some(true),
+            port_security_enabled: Some(false),
+            project_id: Some(project_id.to_string()).filter(|p| !p.is_empty()),
+            ..Default::default()
+        };
+        let port = self.neutron.create_port(&req).await?;
+        port.ip_in_subnet(subnet_id)
+            .ok_or_else(|| NeutronError::Decode("HM port without address in its subnet".into()))
+    }
+
+    /// Delete the `ovn-lb-hm-<subnet>` ports no row maps a member through any more.
+    async fn cleanup_hm_ports(&self, subnets: &[String]) {
+        if subnets.is_empty() {
+            return;
+        }
+        let Ok(snap) = self.nb.snapshot().await else {
+            return;
+        };
+        for s in subnets {
+            let f = ListFilter::new().eq("name", hm::hm_port_name(s));
+            let Ok(ports) = self.neutron.list_ports(&f).await else {
+                continue;
+            };
+            for p in ports {
+                let used = p
+                    .fixed_ips
+                    .iter()
+                    .any(|f| snap.hm_source_in_use(&f.ip_address.to_string(), None));
+                if !used {
+                    if let Err(e) = self.neutron.delete_port(&p.id).await {
+                        tracing::warn!(port = %p.id, error = %e, "could not delete HM port");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Delete the VIP port when the provider made it (`ovn-lb-vip-` name), and every
+    /// additional VIP port.
+    async fn delete_vip_ports_if_ours(&self, vip_port: Option<&str>, additional: &[String]) {
+        if let Some(id) = vip_port.filter(|s| !s.is_empty()) {
+            match self.neutron.get_port(id).await {
+                Ok(p) if p.name.starts_with(VIP_PORT_PREFIX) => {
+                    if let Err(e) = self.neutron.delete_port(id).await {
+                        tracing::warn!(port = %id, error = %e, "could not delete VIP port");
+                    }
+                }
+                Ok(_) => tracing::info!(port = %id, "preserving user-provided VIP port"),
+                Err(e) if e.is_not_found() => {}
+                Err(e) => tracing::warn!(port = %id, error = %e, "could not read VIP port"),
+            }
+        }
+        for id in additional {
+            if let Err(e) = self.neutron.delete_port(id).await {
+                tracing::warn!(port = %id, error = %e, "could not delete additional VIP port");
+            }
+        }
+    }
+}
+
+fn lb_additional_port_ids(lb: &LoadBalancer) -> Vec<String> {
+    lb.additional_vips
+        .iter()
+        .flatten()
+        .filter_map(|a| a.port_id.clone())
+        .collect()
+}
+
+/// Subnets of the members already in a pool.
+fn ids_subnets(snap: &NbSnapshot, pool_id: &str) -> Vec<String> {
+    snap.lb_by_pool(pool_id)
+        .and_then(|(r, k)| r.external_ids.get(&k).map(|v| ext::parse_pool_members(v).0))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|m| m.subnet_id)
+        .collect()
+}
+
+/// The report of a failed request: the object ERROR, its parents ACTIVE (so the LB becomes
+/// mutable again), as the reference's exception paths.
+fn error_report(req: &Request, snap: Option<&NbSnapshot>) -> StatusReport {
+    let mut r = StatusReport::default();
+    let pool_parents = |r: &mut StatusReport, pool_id: &str, lb_id: &str| {
+        put(r, Kind::Pool, pool_id, Some(Prov::Active), None);
+        if let Some((row, _)) = snap.and_then(|s| s.lb_by_pool(pool_id)) {
+            for l in ext::pool_listeners(&row.external_ids, pool_id) {
+                put(r, Kind::Listener, &l, Some(Prov::Active), None);
+            }
+        }
+        put(r, Kind::LoadBalancer, lb_id, Some(Prov::Active), None);
+    };
+    match req {
+        Request::LbCreate(lb) => put(
+            &mut r,
+            Kind::LoadBalancer,
+            &lb.loadbalancer_id,
+            Some(Prov::Error),
+            Some(Op::Error),
+        ),
+        Request::LbUpdate { lb_id, .. } => put(
+            &mut r,
+            Kind::LoadBalancer,
+            lb_id,
+            Some(Prov::Error),
+            Some(Op::Error),
+        ),
+        Request::LbDelete { lb, .. } => put(
+            &mut r,
+            Kind::LoadBalancer,
+            &lb.loadbalancer_id,
+            Some(Prov::Error),
+            Some(Op::Error),
+        ),
+        Request::ListenerCreate(l)
+        | Request::ListenerDelete(l)
+        | Request::ListenerUpdate { l, .. } => {
+            put(
+                &mut r,
+                Kind::Listener,
+                &l.id,
+                Some(Prov::Error),
+                Some(Op::Error),
+            );
+            if let Some(p) = &l.default_pool_id {
+                put(&mut r, Kind::Pool, p, Some(Prov::Active), None);
+            }
+            put(
+                &mut r,
+                Kind::LoadBalancer,
+                &l.lb_id,
+                Some(Prov::Active),
+                None,
+            );
+        }
+        Request::PoolCreate(p) | Request::PoolUpdate { p, .. } | Request::PoolDelete { p, .. } => {
+            pool_parents(&mut r, &p.id, &p.lb_id);
+            put(&mut r, Kind::Pool, &p.id, Some(Prov::Error), None);
+            if let Some(l) = &p.listener_id {
+                put(&mut r, Kind::Listener, l, Some(Prov::Active), None);
+            }
+        }
+        Request::Members {
+            lb_id,
+            pool_id,
+            create,
+            update,
+            delete,
+        } => {
+            pool_parents(&mut r, pool_id, lb_id);
+            for id in create
+                .iter()
+                .map(|m| &m.id)
+                .chain(update.iter().map(|(id, _)| id))
+                .chain(delete.iter())
+            {
+                put(&mut r, Kind::Member, id, Some(Prov::Error), None);
+            }
+        }
+        Request::MemberBatch {
+            lb_id,
+            pool_id,
+            desired,
+        } => {
+            pool_parents(&mut r, pool_id, lb_id);
+            for m in desired {
+                put(&mut r, Kind::Member, &m.id, Some(Prov::Error), None);
+            }
+        }
+        Request::HmCreate { lb_id, hm } | Request::HmUpdate { lb_id, hm } => {
+            pool_parents(&mut r, &hm.pool_id, lb_id);
+            put(
+                &mut r,
+                Kind::HealthMonitor,
+                &hm.id,
+                Some(Prov::Error),
+                Some(Op::Error),
+            );
+        }
+        Request::HmDelete {
+            lb_id,
+            hm_id,
+            pool_id,
+        } => {
+            pool_parents(&mut r, pool_id, lb_id);
+            put(
+                &mut r,
+                Kind::HealthMonitor,
+                hm_id,
+                Some(Prov::Error),
+                Some(Op::Error),
+            );
+        }
+    }
+    r
+}

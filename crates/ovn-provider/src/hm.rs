@@ -1,0 +1,335 @@
+//! Health monitors: `Load_Balancer_Health_Check` rows, `ip_port_mappings`, and the
+//! `ovn-lb-hm-<subnet id>` source ports (seed 000 §6).
+
+use std::net::{IpAddr, SocketAddr};
+
+use provider::{OperatingStatus as Op, ProvisioningStatus as Prov};
+
+use crate::edit::{Edit, LbRef};
+use crate::external_ids::{self as ext, ExternalIds};
+use crate::lb::tree;
+use crate::member::{map_member, unmap_member, MemberFacts};
+use crate::nb::{Datum, NbSnapshot, Op as NbOp};
+use crate::plan::{Plan, PlanError};
+use crate::status::{merge, put, Kind};
+
+/// Name prefix of the health-check source port of a subnet.
+pub const HM_PORT_PREFIX: &str = "ovn-lb-hm-";
+/// `device_owner` of that port (Neutron makes it a localport).
+pub const HM_PORT_DEVICE_OWNER: &str = "ovn-lb-hm:distributed";
+
+/// `ovn-lb-hm-<subnet id>` (also its `device_id`).
+pub fn hm_port_name(subnet_id: &str) -> String {
+    format!("{HM_PORT_PREFIX}{subnet_id}")
+}
+
+/// Health monitor fields the handlers use.
+#[derive(Debug, Clone, Default)]
+pub struct HmReq {
+    /// HM id.
+    pub id: String,
+    /// Pool id.
+    pub pool_id: String,
+    /// delay → `interval` (s).
+    pub interval: Option<i64>,
+    /// timeout → `timeout` (s).
+    pub timeout: Option<i64>,
+    /// max_retries → `success_count`.
+    pub success_count: Option<i64>,
+    /// max_retries_down → `failure_count`.
+    pub failure_count: Option<i64>,
+    /// admin_state_up (only changes the reported status).
+    pub enabled: bool,
+}
+
+impl HmReq {
+    /// The health-check `options`; unset values are left out.
+    pub fn options(&self) -> ExternalIds {
+        let mut o = ExternalIds::new();
+        for (k, v) in [
+            ("interval", self.interval),
+            ("timeout", self.timeout),
+            ("success_count", self.success_count),
+            ("failure_count", self.failure_count),
+        ] {
+            if let Some(v) = v.filter(|v| *v != 0) {
+                o.insert(k.to_string(), v.to_string());
+            }
+        }
+        o
+    }
+}
+
+/// The `vip` of a health check: `<ip>:<port>` (`[v6]:port`), or '' without listener port.
+pub fn hc_vip(ip: IpAddr, port: Option<u16>) -> String {
+    port.map(|p| SocketAddr::new(ip, p).to_string())
+        .unwrap_or_default()
+}
+
+/// `hm_create`: one health check per VIP, additional VIP and FIP, the HM id in
+/// `octavia:healthmonitors`, every member mapped through its subnet's HM port. The HM is ERROR
+/// (and the pool's mappings left out) when a member's HM port is missing.
+pub fn create(snap: &NbSnapshot, hm: &HmReq, facts: &MemberFacts) -> Result<Plan, PlanError> {
+    let mut plan = Plan::default();
+    let (row, key) = snap
+        .lb_by_pool(&hm.pool_id)
+        .ok_or_else(|| PlanError::NotFound(format!("pool_{}", hm.pool_id)))?;
+    let h = LbRef::Existing(row.uuid.clone());
+    let lb_id = row.name.clone();
+    let ids = &row.external_ids;
+    let port = ext::listeners(ids)
+        .into_iter()
+        .find(|(_, _, v)| v.pool_id.as_deref() == Some(hm.pool_id.as_str()))
+        .map(|(_, _, v)| v.port);
+    let mut vips: Vec<String> = ids.get(ext::VIP).cloned().into_iter().collect();
+    vips.extend(ext::parse_list(ids, ext::ADDITIONAL_VIPS));
+    vips.extend(ids.get(ext::VIP_FIP).cloned());
+    vips.extend(ext::parse_list(ids, ext::ADDITIONAL_VIP_FIPS));
+    let mut edit = Edit::new(snap);
+    for vip in vips {
+        let Ok(ip) = vip.parse::<IpAddr>() else {
+            continue;
+        };
+        let mut hc_ids = ExternalIds::new();
+        hc_ids.insert(ext::HC_HEALTHMONITOR.into(), hm.id.clone());
+        hc_ids.insert(ext::HC_POOL_ID.into(), hm.pool_id.clone());
+        hc_ids.insert(ext::HC_VIP.into(), vip.clone());
+        edit.insert_health_check(&h, hc_vip(ip, port), hm.options(), hc_ids);
+    }
+    // the row has a health check from now on
+    if let Some(r) = edit.row_mut(&h) {
+        let mut hms = ext::parse_healthmonitors(&r.external_ids);
+        if !hms.contains(&hm.id) {
+            hms.push(hm.id.clone());
+        }
+        r.external_ids
+            .insert(ext::HEALTHMONITORS.into(), ext::format_healthmonitors(&hms));
+    }
+    let members = ext::parse_pool_members(ids.get(&key).map(String::as_str).unwrap_or("")).0;
+    let mut hm_ok = true;
+    let mut statuses = Vec::new();
+    for m in &members {
+        if !facts.hm_source.contains_key(&m.subnet_id) {
+            hm_ok = false;
+            break;
+        }
+        statuses.push((m.id.clone(), map_member(&mut edit, &h, m, facts)));
+    }
+    if hm_ok {
+        if let Some(r) = edit.row_mut(&h) {
+            let mut st = ext::parse_member_status(&r.external_ids);
+            for (id, op) in &statuses {
+                st.insert(id.clone(), op.as_str().to_string());
+            }
+            if !st.is_empty() {
+                r.external_ids
+                    .insert(ext::MEMBER_STATUS.into(), ext::format_member_status(&st));
+            }
+        }
+        plan.report = tree(&edit, &lb_id, &h);
+        let op = if hm.enabled { Op::Online } else { Op::Offline };
+        put(
+            &mut plan.report,
+            Kind::HealthMonitor,
+            &hm.id,
+            Some(Prov::Active),
+            Some(op),
+        );
+    } else {
+        for m in &members {
+            unmap_member(&mut edit, &h, &key, m.address);
+        }
+        put(
+            &mut plan.report,
+            Kind::HealthMonitor,
+            &hm.id,
+            Some(Prov::Error),
+            Some(Op::Error),
+        );
+    }
+    put(
+        &mut plan.report,
+        Kind::Pool,
+        &hm.pool_id,
+        Some(Prov::Active),
+        None,
+    );
+    for l in ext::pool_listeners(ids, &hm.pool_id) {
+        put(
+            &mut plan.report,
+            Kind::Listener,
+            &l,
+            Some(Prov::Active),
+            None,
+        );
+    }
+    put(
+        &mut plan.report,
+        Kind::LoadBalancer,
+        &lb_id,
+        Some(Prov::Active),
+        None,
+    );
+    plan.ops = edit.into_ops();
+    Ok(plan)
+}
+
+/// `hm_update`: write the non-empty options on every health check of the HM.
+pub fn update(snap: &NbSnapshot, hm: &HmReq) -> Result<Plan, PlanError> {
+    let hcs = snap.health_checks_of(&hm.id);
+    if hcs.is_empty() {
+        return Err(PlanError::NotFound(format!(
+            "Load_Balancer_Health_Check of {}",
+            hm.id
+        )));
+    }
+    let mut plan = Plan::default();
+    let opts = hm.options();
+    for hc in hcs {
+        let mut o = hc.options.clone();
+        o.extend(opts.clone());
+        plan.ops.push(NbOp::Update {
+            table: "Load_Balancer_Health_Check",
+            uuid: hc.uuid.clone(),
+            row: vec![("options", Datum::Map(o))],
+        });
+    }
+    if let Some((row, _)) = snap.lb_by_pool(&hm.pool_id) {
+        put(
+            &mut plan.report,
+            Kind::LoadBalancer,
+            &row.name,
+            Some(Prov::Active),
+            None,
+        );
+        for l in ext::pool_listeners(&row.external_ids, &hm.pool_id) {
+            put(
+                &mut plan.report,
+                Kind::Listener,
+                &l,
+                Some(Prov::Active),
+                None,
+            );
+        }
+    }
+    put(
+        &mut plan.report,
+        Kind::Pool,
+        &hm.pool_id,
+        Some(Prov::Active),
+        None,
+    );
+    let op = if hm.enabled { Op::Online } else { Op::Offline };
+    put(
+        &mut plan.report,
+        Kind::HealthMonitor,
+        &hm.id,
+        Some(Prov::Active),
+        Some(op),
+    );
+    Ok(plan)
+}
+
+/// Remove an HM from an edit: members back to NO_MONITOR, their mappings removed, the health
+/// checks dropped, the id removed from `octavia:healthmonitors`.
+pub fn remove(edit: &mut Edit<'_>, plan: &mut Plan, hm_id: &str, pool_id: &str) {
+    let snap = edit.snap;
+    put(
+        &mut plan.report,
+        Kind::HealthMonitor,
+        hm_id,
+        Some(Prov::Deleted),
+        Some(Op::NoMonitor),
+    );
+    let hcs: Vec<String> = snap
+        .health_checks_of(hm_id)
+        .iter()
+        .map(|h| h.uuid.clone())
+        .collect();
+    let row = snap
+        .load_balancers
+        .values()
+        .find(|r| {
+            ext::parse_healthmonitors(&r.external_ids)
+                .iter()
+                .any(|h| h == hm_id)
+        })
+        .or_else(|| snap.lb_by_pool(pool_id).map(|(r, _)| r));
+    let Some(row) = row else { return };
+    let h = LbRef::Existing(row.uuid.clone());
+    let key = ext::find_pool_key(&row.external_ids, pool_id);
+    let members = key
+        .as_ref()
+        .and_then(|k| row.external_ids.get(k))
+        .map(|v| ext::parse_pool_members(v).0)
+        .unwrap_or_default();
+    if let Some(r) = edit.row_mut(&h) {
+        let mut st = ext::parse_member_status(&r.external_ids);
+        for m in &members {
+            st.insert(m.id.clone(), Op::NoMonitor.as_str().to_string());
+        }
+        if !st.is_empty() {
+            r.external_ids
+                .insert(ext::MEMBER_STATUS.into(), ext::format_member_status(&st));
+        }
+        let mut hms = ext::parse_healthmonitors(&r.external_ids);
+        hms.retain(|x| x != hm_id);
+        if hms.is_empty() {
+            r.external_ids.remove(ext::HEALTHMONITORS);
+        } else {
+            r.external_ids
+                .insert(ext::HEALTHMONITORS.into(), ext::format_healthmonitors(&hms));
+        }
+    }
+    if let Some(k) = &key {
+        for m in &members {
+            unmap_member(edit, &h, k, m.address);
+            put(
+                &mut plan.report,
+                Kind::Member,
+                &m.id,
+                Some(Prov::Active),
+                Some(Op::NoMonitor),
+            );
+            if !m.subnet_id.is_empty() && !plan.hm_subnets.contains(&m.subnet_id) {
+                plan.hm_subnets.push(m.subnet_id.clone());
+            }
+        }
+    }
+    edit.remove_health_checks(&row.uuid, hcs);
+    put(
+        &mut plan.report,
+        Kind::Pool,
+        pool_id,
+        Some(Prov::Active),
+        None,
+    );
+    for l in ext::pool_listeners(&row.external_ids, pool_id) {
+        put(
+            &mut plan.report,
+            Kind::Listener,
+            &l,
+            Some(Prov::Active),
+            None,
+        );
+    }
+    put(
+        &mut plan.report,
+        Kind::LoadBalancer,
+        &row.name,
+        Some(Prov::Active),
+        None,
+    );
+}
+
+/// `hm_delete` as its own transaction; reports DELETED/NO_MONITOR even when nothing was found.
+pub fn delete(snap: &NbSnapshot, hm_id: &str, pool_id: &str) -> Plan {
+    let mut edit = Edit::new(snap);
+    let mut plan = Plan::default();
+    remove(&mut edit, &mut plan, hm_id, pool_id);
+    plan.ops = edit.into_ops();
+    let mut report = std::mem::take(&mut plan.report);
+    merge(&mut report, Default::default());
+    plan.report = report;
+    plan
+}

@@ -1,0 +1,339 @@
+//! Load balancer create / update / delete (seed 000 §2.2–§2.4).
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+
+use provider::{OperatingStatus as Op, ProvisioningStatus as Prov, StatusReport};
+
+use crate::edit::{Edit, LbRef};
+use crate::external_ids::{self as ext, ExternalIds};
+use crate::nb::{LoadBalancerRow, NbSnapshot};
+use crate::plan::{Plan, PlanError, SubnetInfo};
+use crate::status::{self, put, Kind};
+
+/// Hash fields per pool algorithm (`LB_SELECTION_FIELDS_MAP`); `None` is the default of a row
+/// created before any pool.
+pub fn selection_fields(algorithm: Option<&str>) -> Vec<String> {
+    let f: &[&str] = match algorithm {
+        Some("SOURCE_IP_PORT") => &["ip_dst", "ip_src", "tp_dst", "tp_src"],
+        Some("SOURCE_IP") => &["ip_src", "ip_dst"],
+        _ => &["ip_src", "ip_dst", "tp_src", "tp_dst"],
+    };
+    f.iter().map(|s| s.to_string()).collect()
+}
+
+/// Python `str(bool)`.
+pub fn py_bool(b: bool) -> String {
+    if b { "True" } else { "False" }.to_string()
+}
+
+/// What `loadbalancer_create` needs, the VIP port already read from Neutron.
+#[derive(Debug, Clone, Default)]
+pub struct LbCreate {
+    /// Octavia LB id (the row name).
+    pub id: String,
+    /// VIP address.
+    pub vip_address: String,
+    /// VIP port id.
+    pub vip_port_id: String,
+    /// VIP subnet (network + CIDR).
+    pub vip_subnet: SubnetInfo,
+    /// admin_state_up.
+    pub enabled: bool,
+    /// Additional VIPs: (address, port id).
+    pub additional_vips: Vec<(String, String)>,
+}
+
+/// Plan the row of a new LB and its attachments: the routers with an interface on the VIP
+/// subnet, the other switches of those routers (same IP family as the VIP), and the VIP switch
+/// (counted in `ls_refs`, once per VIP) unless it is a provider network.
+///
+/// A row already named after the LB (a retried request) is left as is and reported ACTIVE.
+pub fn create(snap: &NbSnapshot, req: &LbCreate) -> Result<Plan, PlanError> {
+    let mut plan = Plan::default();
+    let op = if req.enabled { Op::Online } else { Op::Offline };
+    put(
+        &mut plan.report,
+        Kind::LoadBalancer,
+        &req.id,
+        Some(Prov::Active),
+        Some(op),
+    );
+    if !snap.lbs_named(&req.id).is_empty() {
+        return Ok(plan);
+    }
+    let ls_name = ext::ovn_name(&req.vip_subnet.network_id);
+    let ls = snap
+        .switch_named(&ls_name)
+        .ok_or_else(|| PlanError::NotFound(format!("Logical_Switch {ls_name}")))?;
+    let ipv4 = req
+        .vip_address
+        .parse::<IpAddr>()
+        .map(|a| a.is_ipv4())
+        .unwrap_or(true);
+
+    let mut ids = ExternalIds::new();
+    ids.insert(ext::VIP.into(), req.vip_address.clone());
+    ids.insert(ext::VIP_PORT_ID.into(), req.vip_port_id.clone());
+    ids.insert(ext::ENABLED.into(), py_bool(req.enabled));
+    if !req.additional_vips.is_empty() {
+        let (a, p): (Vec<_>, Vec<_>) = req.additional_vips.iter().cloned().unzip();
+        ids.insert(ext::ADDITIONAL_VIPS.into(), a.join(","));
+        ids.insert(ext::ADDITIONAL_VIP_PORT_IDS.into(), p.join(","));
+    }
+    let routers = snap.routers_of_switch(ls, Some(&req.vip_subnet.cidr));
+    if !routers.is_empty() {
+        ids.insert(
+            ext::LR_REF.into(),
+            routers
+                .iter()
+                .map(|r| r.name.clone())
+                .collect::<Vec<_>>()
+                .join(","),
+        );
+    }
+    let provider_net = NbSnapshot::is_provider_network(ls);
+    if !provider_net {
+        let mut refs = BTreeMap::new();
+        refs.insert(ls_name.clone(), 1 + req.additional_vips.len() as i64);
+        ids.insert(ext::LS_REFS.into(), ext::format_ls_refs(&refs));
+    }
+    let row = LoadBalancerRow {
+        name: req.id.clone(),
+        external_ids: ids,
+        selection_fields: selection_fields(None),
+        ..Default::default()
+    };
+    let mut edit = Edit::new(snap);
+    let lb = edit.insert_lb(row);
+    let mut switches: Vec<String> = Vec::new();
+    for lr in &routers {
+        edit.attach_router(&lb, &lr.uuid);
+        for name in snap.switches_of_router(lr, ipv4) {
+            if let Some(s) = snap.switch_named(&name) {
+                if !switches.contains(&s.uuid) {
+                    switches.push(s.uuid.clone());
+                }
+            }
+        }
+    }
+    if !provider_net && !switches.contains(&ls.uuid) {
+        switches.push(ls.uuid.clone());
+    }
+    for s in switches {
+        edit.attach_switch(&lb, &s);
+    }
+    plan.ops = edit.into_ops();
+    Ok(plan)
+}
+
+/// `loadbalancer_update`: set `enabled` on every row of the LB and recompute `vips`.
+pub fn update(snap: &NbSnapshot, lb_id: &str, enabled: Option<bool>) -> Result<Plan, PlanError> {
+    let mut plan = Plan::default();
+    put(
+        &mut plan.report,
+        Kind::LoadBalancer,
+        lb_id,
+        Some(Prov::Active),
+        None,
+    );
+    let Some(enabled) = enabled else {
+        return Ok(plan);
+    };
+    let rows = snap.lbs_named(lb_id);
+    if rows.is_empty() {
+        return Err(PlanError::NotFound(format!("Load_Balancer {lb_id}")));
+    }
+    let mut edit = Edit::new(snap);
+    for r in rows {
+        if let Some(row) = edit.row_mut(&LbRef::Existing(r.uuid.clone())) {
+            row.external_ids
+                .insert(ext::ENABLED.into(), py_bool(enabled));
+        }
+    }
+    plan.ops = edit.into_ops();
+    put(
+        &mut plan.report,
+        Kind::LoadBalancer,
+        lb_id,
+        None,
+        Some(if enabled { Op::Online } else { Op::Offline }),
+    );
+    Ok(plan)
+}
+
+/// `loadbalancer_delete`: remove every row of the LB and every switch/router reference to it;
+/// with `cascade`, report its listeners, pools, members and health monitors DELETED. The VIP
+/// ports to delete are decided by the driver (it knows their names).
+pub fn delete(snap: &NbSnapshot, lb_id: &str, cascade: bool) -> Plan {
+    let mut plan = Plan::default();
+    let mut edit = Edit::new(snap);
+    for row in snap.lbs_named(lb_id) {
+        if cascade {
+            cascade_report(&mut plan.report, &row.external_ids);
+        }
+        for (_, _, members) in ext::pools(&row.external_ids) {
+            if !row.health_check.is_empty() {
+                for m in members {
+                    if !plan.hm_subnets.contains(&m.subnet_id) && !m.subnet_id.is_empty() {
+                        plan.hm_subnets.push(m.subnet_id);
+                    }
+                }
+            }
+        }
+        let mut switches: Vec<String> = snap
+            .switches_with_lb(&row.uuid)
+            .iter()
+            .map(|s| s.uuid.clone())
+            .collect();
+        for name in ext::parse_ls_refs(&row.external_ids).keys() {
+            if let Some(s) = snap.switch_named(name) {
+                if !switches.contains(&s.uuid) {
+                    switches.push(s.uuid.clone());
+                }
+            }
+        }
+        for s in switches {
+            edit.detach_switch(&row.uuid, &s);
+        }
+        let mut routers: Vec<String> = snap
+            .routers_with_lb(&row.uuid)
+            .iter()
+            .map(|r| r.uuid.clone())
+            .collect();
+        for name in ext::parse_lr_ref(&row.external_ids) {
+            if let Some(r) = snap.router_named(&name) {
+                if !routers.contains(&r.uuid) {
+                    routers.push(r.uuid.clone());
+                }
+            }
+        }
+        for r in routers {
+            edit.detach_router(&row.uuid, &r);
+        }
+        edit.delete_lb(&LbRef::Existing(row.uuid.clone()));
+    }
+    plan.ops = edit.into_ops();
+    put(
+        &mut plan.report,
+        Kind::LoadBalancer,
+        lb_id,
+        Some(Prov::Deleted),
+        Some(Op::Offline),
+    );
+    plan
+}
+
+fn cascade_report(report: &mut StatusReport, ids: &ExternalIds) {
+    for (id, _, _) in ext::listeners(ids) {
+        put(
+            report,
+            Kind::Listener,
+            &id,
+            Some(Prov::Deleted),
+            Some(Op::Offline),
+        );
+    }
+    for (id, _, members) in ext::pools(ids) {
+        for m in members {
+            put(report, Kind::Member, &m.id, Some(Prov::Deleted), None);
+        }
+        put(report, Kind::Pool, &id, Some(Prov::Deleted), None);
+    }
+    for hm in ext::parse_healthmonitors(ids) {
+        put(report, Kind::HealthMonitor, &hm, Some(Prov::Deleted), None);
+    }
+}
+
+/// Find the row of `lb_id` for `protocol`, or plan it (`_get_or_create_ovn_lb`): a row with
+/// that protocol; else the protocol-less row, given the protocol; else a new row copying the
+/// first row's VIPs, FIPs, `enabled`, `ls_refs`, `lr_ref`, and attached to the same switches
+/// and routers.
+pub fn get_or_create_row(
+    edit: &mut Edit<'_>,
+    lb_id: &str,
+    protocol: &str,
+) -> Result<LbRef, PlanError> {
+    let protocol = protocol.to_ascii_lowercase();
+    let snap = edit.snap;
+    let rows = snap.lbs_named(lb_id);
+    let first = rows
+        .first()
+        .copied()
+        .ok_or_else(|| PlanError::NotFound(format!("Load_Balancer {lb_id}")))?;
+    if let Some(r) = rows
+        .iter()
+        .find(|r| r.protocol.as_deref() == Some(protocol.as_str()))
+    {
+        return Ok(LbRef::Existing(r.uuid.clone()));
+    }
+    if let Some(r) = rows.iter().find(|r| r.protocol.is_none()) {
+        let h = LbRef::Existing(r.uuid.clone());
+        if let Some(row) = edit.row_mut(&h) {
+            row.protocol = Some(protocol);
+        }
+        return Ok(h);
+    }
+    let mut ids = ExternalIds::new();
+    for k in [
+        ext::VIP,
+        ext::VIP_PORT_ID,
+        ext::ENABLED,
+        ext::ADDITIONAL_VIPS,
+        ext::ADDITIONAL_VIP_PORT_IDS,
+        ext::VIP_FIP,
+        ext::ADDITIONAL_VIP_FIPS,
+        ext::LS_REFS,
+        ext::LR_REF,
+    ] {
+        if let Some(v) = first.external_ids.get(k) {
+            ids.insert(k.to_string(), v.clone());
+        }
+    }
+    let row = LoadBalancerRow {
+        name: lb_id.to_string(),
+        protocol: Some(protocol),
+        external_ids: ids,
+        selection_fields: selection_fields(None),
+        ..Default::default()
+    };
+    let h = edit.insert_lb(row);
+    for s in snap.switches_with_lb(&first.uuid) {
+        edit.attach_switch(&h, &s.uuid);
+    }
+    for r in snap.routers_with_lb(&first.uuid) {
+        edit.attach_router(&h, &r.uuid);
+    }
+    Ok(h)
+}
+
+/// When a row holds no listener and no pool any more: clear its protocol if it is the LB's
+/// only row, else delete it with its references (`_clean_lb_if_empty`).
+pub fn clean_if_empty(edit: &mut Edit<'_>, lb_id: &str, h: &LbRef) {
+    let Some(row) = edit.row(h) else { return };
+    if !ext::is_lb_empty(&row.external_ids) {
+        return;
+    }
+    let snap = edit.snap;
+    let n = snap.lbs_named(lb_id).len();
+    if n <= 1 {
+        if let Some(row) = edit.row_mut(h) {
+            row.protocol = None;
+        }
+    } else if let LbRef::Existing(u) = h {
+        for s in snap.switches_with_lb(u) {
+            edit.detach_switch(u, &s.uuid);
+        }
+        for r in snap.routers_with_lb(u) {
+            edit.detach_router(u, &r.uuid);
+        }
+        edit.delete_lb(h);
+    }
+}
+
+/// The full operating-status tree of a row after an edit (members, pools, listeners, LB).
+pub fn tree(edit: &Edit<'_>, lb_id: &str, h: &LbRef) -> StatusReport {
+    edit.row(h)
+        .map(|r| status::operating_tree(lb_id, &r.external_ids))
+        .unwrap_or_default()
+}

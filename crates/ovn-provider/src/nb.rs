@@ -1,0 +1,823 @@
+//! The OVN Northbound rows the provider reads, and the operations it writes (RFC 7047).
+//!
+//! [`NbSnapshot`] is a typed copy of the tables the driver needs, taken from the one replica
+//! of the process (design.md: never a connection per call); handlers plan against it and emit
+//! [`Op`]s that [`Op::to_json`] encodes as `transact` operations. Rows decode from RFC 7047
+//! JSON (`{"col": <datum>}`), so any replica that can hand out rows as JSON fits.
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+
+use serde_json::{json, Value};
+
+use crate::external_ids::{self as ext, ExternalIds};
+
+/// OVSDB row uuid, as text.
+pub type Uuid = String;
+/// OVSDB string→string map column.
+pub type StrMap = BTreeMap<String, String>;
+
+/// A `Load_Balancer` row.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[allow(missing_docs)]
+pub struct LoadBalancerRow {
+    pub uuid: Uuid,
+    /// The Octavia load balancer id.
+    pub name: String,
+    /// `tcp` / `udp` / `sctp`, or `None` for a row without listener or pool yet.
+    pub protocol: Option<String>,
+    pub external_ids: ExternalIds,
+    pub vips: StrMap,
+    pub options: StrMap,
+    pub selection_fields: Vec<String>,
+    pub health_check: Vec<Uuid>,
+    pub ip_port_mappings: StrMap,
+}
+
+/// A `Load_Balancer_Health_Check` row.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[allow(missing_docs)]
+pub struct HealthCheckRow {
+    pub uuid: Uuid,
+    /// `<vip>:<port>`, `[v6]:<port>`, or empty when the pool has no listener yet.
+    pub vip: String,
+    pub options: StrMap,
+    pub external_ids: ExternalIds,
+}
+
+/// A `Logical_Switch` row.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[allow(missing_docs)]
+pub struct SwitchRow {
+    pub uuid: Uuid,
+    pub name: String,
+    pub external_ids: StrMap,
+    pub load_balancer: Vec<Uuid>,
+    pub ports: Vec<Uuid>,
+}
+
+/// A `Logical_Switch_Port` row.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[allow(missing_docs)]
+pub struct SwitchPortRow {
+    pub uuid: Uuid,
+    pub name: String,
+    pub kind: String,
+    pub addresses: Vec<String>,
+    pub options: StrMap,
+    pub external_ids: StrMap,
+}
+
+/// A `Logical_Router` row.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[allow(missing_docs)]
+pub struct RouterRow {
+    pub uuid: Uuid,
+    pub name: String,
+    pub external_ids: StrMap,
+    pub load_balancer: Vec<Uuid>,
+    pub ports: Vec<Uuid>,
+}
+
+/// A `Logical_Router_Port` row.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[allow(missing_docs)]
+pub struct RouterPortRow {
+    pub uuid: Uuid,
+    pub name: String,
+    pub networks: Vec<String>,
+    pub external_ids: StrMap,
+    pub gateway_chassis: Vec<Uuid>,
+    pub ha_chassis_group: Vec<Uuid>,
+}
+
+/// The NB tables the driver reads, keyed by row uuid.
+#[derive(Debug, Clone, Default)]
+#[allow(missing_docs)]
+pub struct NbSnapshot {
+    pub load_balancers: BTreeMap<Uuid, LoadBalancerRow>,
+    pub health_checks: BTreeMap<Uuid, HealthCheckRow>,
+    pub switches: BTreeMap<Uuid, SwitchRow>,
+    pub switch_ports: BTreeMap<Uuid, SwitchPortRow>,
+    pub routers: BTreeMap<Uuid, RouterRow>,
+    pub router_ports: BTreeMap<Uuid, RouterPortRow>,
+    /// False when the schema lacks `Load_Balancer.health_check` (OVN < 2.12).
+    pub health_check_supported: bool,
+}
+
+/// The tables an [`NbSnapshot`] is built from (what a replica must monitor).
+pub const TABLES: [&str; 6] = [
+    "Load_Balancer",
+    "Load_Balancer_Health_Check",
+    "Logical_Switch",
+    "Logical_Switch_Port",
+    "Logical_Router",
+    "Logical_Router_Port",
+];
+
+// ---- RFC 7047 datum decoding ------------------------------------------------------------
+
+fn atom_str(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(a) if a.len() == 2 && (a[0] == "uuid" || a[0] == "named-uuid") => {
+            a[1].as_str().map(String::from)
+        }
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// Decode a set datum (or a bare atom) into strings.
+pub fn datum_set(v: Option<&Value>) -> Vec<String> {
+    match v {
+        Some(Value::Array(a)) if a.len() == 2 && a[0] == "set" => a[1]
+            .as_array()
+            .map(|x| x.iter().filter_map(atom_str).collect())
+            .unwrap_or_default(),
+        Some(other) => atom_str(other).into_iter().collect(),
+        None => Vec::new(),
+    }
+}
+
+/// Decode a map datum into a string map.
+pub fn datum_map(v: Option<&Value>) -> StrMap {
+    let Some(Value::Array(a)) = v else {
+        return StrMap::new();
+    };
+    if a.len() != 2 || a[0] != "map" {
+        return StrMap::new();
+    }
+    a[1].as_array()
+        .map(|pairs| {
+            pairs
+                .iter()
+                .filter_map(|p| {
+                    let p = p.as_array()?;
+                    Some((atom_str(p.first()?)?, atom_str(p.get(1)?)?))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn datum_str(v: Option<&Value>) -> String {
+    datum_set(v).into_iter().next().unwrap_or_default()
+}
+
+impl LoadBalancerRow {
+    /// From a JSON row (`_uuid` given separately).
+    pub fn from_json(uuid: &str, row: &Value) -> Self {
+        Self {
+            uuid: uuid.to_string(),
+            name: datum_str(row.get("name")),
+            protocol: datum_set(row.get("protocol")).into_iter().next(),
+            external_ids: datum_map(row.get("external_ids")),
+            vips: datum_map(row.get("vips")),
+            options: datum_map(row.get("options")),
+            selection_fields: datum_set(row.get("selection_fields")),
+            health_check: datum_set(row.get("health_check")),
+            ip_port_mappings: datum_map(row.get("ip_port_mappings")),
+        }
+    }
+}
+
+impl HealthCheckRow {
+    /// From a JSON row.
+    pub fn from_json(uuid: &str, row: &Value) -> Self {
+        Self {
+            uuid: uuid.to_string(),
+            vip: datum_str(row.get("vip")),
+            options: datum_map(row.get("options")),
+            external_ids: datum_map(row.get("external_ids")),
+        }
+    }
+}
+
+impl SwitchRow {
+    /// From a JSON row.
+    pub fn from_json(uuid: &str, row: &Value) -> Self {
+        Self {
+            uuid: uuid.to_string(),
+            name: datum_str(row.get("name")),
+            external_ids: datum_map(row.get("external_ids")),
+            load_balancer: datum_set(row.get("load_balancer")),
+            ports: datum_set(row.get("ports")),
+        }
+    }
+}
+
+impl SwitchPortRow {
+    /// From a JSON row.
+    pub fn from_json(uuid: &str, row: &Value) -> Self {
+        Self {
+            uuid: uuid.to_string(),
+            name: datum_str(row.get("name")),
+            kind: datum_str(row.get("type")),
+            addresses: datum_set(row.get("addresses")),
+            options: datum_map(row.get("options")),
+            external_ids: datum_map(row.get("external_ids")),
+        }
+    }
+}
+
+impl RouterRow {
+    /// From a JSON row.
+    pub fn from_json(uuid: &str, row: &Value) -> Self {
+        Self {
+            uuid: uuid.to_string(),
+            name: datum_str(row.get("name")),
+            external_ids: datum_map(row.get("external_ids")),
+            load_balancer: datum_set(row.get("load_balancer")),
+            ports: datum_set(row.get("ports")),
+        }
+    }
+}
+
+impl RouterPortRow {
+    /// From a JSON row.
+    pub fn from_json(uuid: &str, row: &Value) -> Self {
+        Self {
+            uuid: uuid.to_string(),
+            name: datum_str(row.get("name")),
+            networks: datum_set(row.get("networks")),
+            external_ids: datum_map(row.get("external_ids")),
+            gateway_chassis: datum_set(row.get("gateway_chassis")),
+            ha_chassis_group: datum_set(row.get("ha_chassis_group")),
+        }
+    }
+}
+
+impl NbSnapshot {
+    /// Add one JSON row of `table` (unknown tables are ignored).
+    pub fn insert_json(&mut self, table: &str, uuid: &str, row: &Value) {
+        let u = uuid.to_string();
+        match table {
+            "Load_Balancer" => {
+                self.load_balancers
+                    .insert(u, LoadBalancerRow::from_json(uuid, row));
+            }
+            "Load_Balancer_Health_Check" => {
+                self.health_checks
+                    .insert(u, HealthCheckRow::from_json(uuid, row));
+            }
+            "Logical_Switch" => {
+                self.switches.insert(u, SwitchRow::from_json(uuid, row));
+            }
+            "Logical_Switch_Port" => {
+                self.switch_ports
+                    .insert(u, SwitchPortRow::from_json(uuid, row));
+            }
+            "Logical_Router" => {
+                self.routers.insert(u, RouterRow::from_json(uuid, row));
+            }
+            "Logical_Router_Port" => {
+                self.router_ports
+                    .insert(u, RouterPortRow::from_json(uuid, row));
+            }
+            _ => {}
+        }
+    }
+
+    /// Every row named after the Octavia LB (one per L4 protocol), protocol-less first.
+    pub fn lbs_named(&self, lb_id: &str) -> Vec<&LoadBalancerRow> {
+        let mut v: Vec<_> = self
+            .load_balancers
+            .values()
+            .filter(|r| r.name == lb_id)
+            .collect();
+        v.sort_by_key(|r| r.protocol.is_some());
+        v
+    }
+
+    /// The row of `lb_id` for `protocol` (`_find_ovn_lbs(protocol=…)`): the only row when it
+    /// has no protocol yet, else the row with that protocol.
+    pub fn lb_for_protocol(&self, lb_id: &str, protocol: &str) -> Option<&LoadBalancerRow> {
+        let rows = self.lbs_named(lb_id);
+        if rows.len() == 1 && rows[0].protocol.is_none() {
+            return Some(rows[0]);
+        }
+        rows.into_iter().find(|r| {
+            r.protocol
+                .as_deref()
+                .is_some_and(|p| p.eq_ignore_ascii_case(protocol))
+        })
+    }
+
+    /// The row holding `pool_<id>` or `pool_<id>:D`, with that key; Neutron port-forwarding
+    /// rows are skipped.
+    pub fn lb_by_pool(&self, pool_id: &str) -> Option<(&LoadBalancerRow, String)> {
+        self.load_balancers
+            .values()
+            .filter(|r| {
+                r.external_ids.get(ext::DEVICE_OWNER).map(String::as_str)
+                    != Some(ext::PORT_FORWARDING_PLUGIN)
+            })
+            .find_map(|r| ext::find_pool_key(&r.external_ids, pool_id).map(|k| (r, k)))
+    }
+
+    /// The row holding a listener key.
+    pub fn lb_by_listener(
+        &self,
+        lb_id: &str,
+        listener_id: &str,
+    ) -> Option<(&LoadBalancerRow, String)> {
+        self.lbs_named(lb_id)
+            .into_iter()
+            .find_map(|r| ext::find_listener_key(&r.external_ids, listener_id).map(|k| (r, k)))
+    }
+
+    /// A switch by name (`neutron-<network id>`).
+    pub fn switch_named(&self, name: &str) -> Option<&SwitchRow> {
+        self.switches.values().find(|s| s.name == name)
+    }
+
+    /// A router by name (`neutron-<router id>`).
+    pub fn router_named(&self, name: &str) -> Option<&RouterRow> {
+        self.routers.values().find(|s| s.name == name)
+    }
+
+    /// True when the switch is a provider network (has `neutron:provnet-physical-network`).
+    pub fn is_provider_network(ls: &SwitchRow) -> bool {
+        ls.external_ids
+            .get("neutron:provnet-physical-network")
+            .is_some_and(|v| !v.is_empty())
+    }
+
+    /// Routers with an interface on `ls`, restricted to the interface of `subnet_cidr` when
+    /// given (`_find_lrs_of_ls`): switch ports of type `router` owned by
+    /// `network:router_interface`, through `options:router-port` to the router holding that
+    /// `Logical_Router_Port`.
+    pub fn routers_of_switch(&self, ls: &SwitchRow, subnet_cidr: Option<&str>) -> Vec<&RouterRow> {
+        let mut out: Vec<&RouterRow> = Vec::new();
+        for port in ls.ports.iter().filter_map(|u| self.switch_ports.get(u)) {
+            if port.kind != "router"
+                || port
+                    .external_ids
+                    .get("neutron:device_owner")
+                    .map(String::as_str)
+                    != Some("network:router_interface")
+            {
+                continue;
+            }
+            if let Some(cidr) = subnet_cidr {
+                let cidrs = port
+                    .external_ids
+                    .get("neutron:cidrs")
+                    .cloned()
+                    .unwrap_or_default();
+                if !cidrs.split_whitespace().any(|c| same_network(c, cidr)) {
+                    continue;
+                }
+            }
+            let Some(lrp_name) = port.options.get("router-port") else {
+                continue;
+            };
+            let found = self.routers.values().find(|lr| {
+                lr.ports.iter().any(|p| {
+                    self.router_ports
+                        .get(p)
+                        .is_some_and(|lrp| &lrp.name == lrp_name)
+                }) || lr
+                    .external_ids
+                    .get("neutron:gw_port_id")
+                    .is_some_and(|g| format!("lrp-{g}") == *lrp_name)
+            });
+            if let Some(lr) = found {
+                if !out.iter().any(|o| o.uuid == lr.uuid) {
+                    out.push(lr);
+                }
+            }
+        }
+        out
+    }
+
+    /// Switch names attached to a router through its non-gateway ports of the VIP's family
+    /// (`_find_ls_for_lr`).
+    pub fn switches_of_router(&self, lr: &RouterRow, ipv4: bool) -> Vec<String> {
+        let mut out = Vec::new();
+        for lrp in lr.ports.iter().filter_map(|u| self.router_ports.get(u)) {
+            if !lrp.gateway_chassis.is_empty() || !lrp.ha_chassis_group.is_empty() {
+                continue;
+            }
+            let Some(first) = lrp.networks.first() else {
+                continue;
+            };
+            let Some(ip) = first
+                .split('/')
+                .next()
+                .and_then(|a| a.parse::<IpAddr>().ok())
+            else {
+                continue;
+            };
+            if ip.is_ipv4() != ipv4 {
+                continue;
+            }
+            if let Some(net) = lrp.external_ids.get("neutron:network_name") {
+                let name = ext::ovn_name(net);
+                if !out.contains(&name) {
+                    out.push(name);
+                }
+            }
+        }
+        out
+    }
+
+    /// Switches whose `load_balancer` references the row.
+    pub fn switches_with_lb(&self, lb_uuid: &str) -> Vec<&SwitchRow> {
+        self.switches
+            .values()
+            .filter(|s| s.load_balancer.iter().any(|u| u == lb_uuid))
+            .collect()
+    }
+
+    /// Routers whose `load_balancer` references the row.
+    pub fn routers_with_lb(&self, lb_uuid: &str) -> Vec<&RouterRow> {
+        self.routers
+            .values()
+            .filter(|s| s.load_balancer.iter().any(|u| u == lb_uuid))
+            .collect()
+    }
+
+    /// The port of `ls` that carries `ip` (`_get_member_lsp`; MACs stripped from `addresses`).
+    pub fn port_with_ip(&self, ls: &SwitchRow, ip: IpAddr) -> Option<&SwitchPortRow> {
+        ls.ports
+            .iter()
+            .filter_map(|u| self.switch_ports.get(u))
+            .find(|p| {
+                p.addresses
+                    .iter()
+                    .flat_map(|a| a.split_whitespace())
+                    .any(|tok| tok.parse::<IpAddr>().is_ok_and(|a| a == ip))
+            })
+    }
+
+    /// Health-check rows created for a health monitor.
+    pub fn health_checks_of(&self, hm_id: &str) -> Vec<&HealthCheckRow> {
+        self.health_checks
+            .values()
+            .filter(|h| {
+                h.external_ids
+                    .get(ext::HC_HEALTHMONITOR)
+                    .map(String::as_str)
+                    == Some(hm_id)
+            })
+            .collect()
+    }
+
+    /// True when some row with health checks maps a member through `hm_ip` (the HM port of a
+    /// subnet is still in use).
+    pub fn hm_source_in_use(&self, hm_ip: &str, except_lb: Option<&str>) -> bool {
+        self.load_balancers
+            .values()
+            .filter(|r| Some(r.uuid.as_str()) != except_lb)
+            .any(|r| {
+                !r.health_check.is_empty()
+                    && r.ip_port_mappings
+                        .values()
+                        .any(|v| v.rsplit_once(':').is_some_and(|(_, ip)| ip == hm_ip))
+            })
+    }
+}
+
+/// True when two CIDRs name the same network (`10.0.0.1/24` ~ `10.0.0.0/24`).
+pub fn same_network(a: &str, b: &str) -> bool {
+    fn net(c: &str) -> Option<(IpAddr, u32)> {
+        let (ip, len) = c.split_once('/')?;
+        let ip: IpAddr = ip.parse().ok()?;
+        let len: u32 = len.parse().ok()?;
+        Some(match ip {
+            IpAddr::V4(v) if len <= 32 => {
+                let m = if len == 0 { 0 } else { u32::MAX << (32 - len) };
+                (IpAddr::V4((u32::from(v) & m).into()), len)
+            }
+            IpAddr::V6(v) if len <= 128 => {
+                let m = if len == 0 {
+                    0
+                } else {
+                    u128::MAX << (128 - len)
+                };
+                (IpAddr::V6((u128::from(v) & m).into()), len)
+            }
+            _ => return None,
+        })
+    }
+    matches!((net(a), net(b)), (Some(x), Some(y)) if x == y)
+}
+
+// ---- operations ---------------------------------------------------------------------------
+
+/// Reference to a row in an operation: an existing uuid or a row inserted by this transaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RowRef {
+    /// An existing row.
+    Uuid(Uuid),
+    /// A row inserted earlier in the same transaction (`uuid-name`).
+    Named(String),
+}
+
+impl RowRef {
+    fn to_json(&self) -> Value {
+        match self {
+            RowRef::Uuid(u) => json!(["uuid", u]),
+            RowRef::Named(n) => json!(["named-uuid", n]),
+        }
+    }
+}
+
+/// A column value to write.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Datum {
+    /// A string map.
+    Map(StrMap),
+    /// A set of strings.
+    Set(Vec<String>),
+    /// A set of row references.
+    Refs(Vec<RowRef>),
+    /// A plain string.
+    Str(String),
+}
+
+impl Datum {
+    fn to_json(&self) -> Value {
+        match self {
+            Datum::Map(m) => json!([
+                "map",
+                m.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>()
+            ]),
+            Datum::Set(s) => json!(["set", s]),
+            Datum::Refs(r) => json!(["set", r.iter().map(RowRef::to_json).collect::<Vec<_>>()]),
+            Datum::Str(s) => json!(s),
+        }
+    }
+}
+
+/// One NB operation of a transaction.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    /// Insert a row named `uuid_name` for later references.
+    Insert {
+        /// Table.
+        table: &'static str,
+        /// `uuid-name` (must be an id: letters, digits, `_`).
+        uuid_name: String,
+        /// Columns.
+        row: Vec<(&'static str, Datum)>,
+    },
+    /// Overwrite columns of a row.
+    Update {
+        /// Table.
+        table: &'static str,
+        /// Row.
+        uuid: Uuid,
+        /// Columns.
+        row: Vec<(&'static str, Datum)>,
+    },
+    /// Insert into / delete from a set or map column (`mutate`).
+    Mutate {
+        /// Table.
+        table: &'static str,
+        /// Row.
+        uuid: Uuid,
+        /// Column.
+        column: &'static str,
+        /// True for `insert`, false for `delete`.
+        insert: bool,
+        /// Value (a set of refs, or a map; for a map `delete`, a set of keys).
+        value: Datum,
+    },
+    /// Delete a row.
+    Delete {
+        /// Table.
+        table: &'static str,
+        /// Row.
+        uuid: Uuid,
+    },
+    /// Abort unless the row's `column` still equals `value` (optimistic concurrency between
+    /// Keel processes sharing one NB).
+    WaitEq {
+        /// Table.
+        table: &'static str,
+        /// Row.
+        uuid: Uuid,
+        /// Column.
+        column: &'static str,
+        /// Expected value.
+        value: Datum,
+    },
+}
+
+impl Op {
+    /// The RFC 7047 operation object.
+    pub fn to_json(&self) -> Value {
+        let cols = |row: &[(&'static str, Datum)]| -> Value {
+            Value::Object(
+                row.iter()
+                    .map(|(k, v)| (k.to_string(), v.to_json()))
+                    .collect(),
+            )
+        };
+        let by_uuid = |u: &str| json!([["_uuid", "==", ["uuid", u]]]);
+        match self {
+            Op::Insert {
+                table,
+                uuid_name,
+                row,
+            } => {
+                json!({"op": "insert", "table": table, "uuid-name": uuid_name, "row": cols(row)})
+            }
+            Op::Update { table, uuid, row } => {
+                json!({"op": "update", "table": table, "where": by_uuid(uuid), "row": cols(row)})
+            }
+            Op::Mutate {
+                table,
+                uuid,
+                column,
+                insert,
+                value,
+            } => json!({
+                "op": "mutate", "table": table, "where": by_uuid(uuid),
+                "mutations": [[column, if *insert { "insert" } else { "delete" }, value.to_json()]]
+            }),
+            Op::Delete { table, uuid } => {
+                json!({"op": "delete", "table": table, "where": by_uuid(uuid)})
+            }
+            Op::WaitEq {
+                table,
+                uuid,
+                column,
+                value,
+            } => json!({
+                "op": "wait", "timeout": 0, "table": table, "where": by_uuid(uuid),
+                "columns": [column], "until": "==", "rows": [{ (*column): value.to_json() }]
+            }),
+        }
+    }
+}
+
+/// Encode a list of operations as `transact` params after the database name.
+pub fn ops_json(ops: &[Op]) -> Vec<Value> {
+    ops.iter().map(Op::to_json).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> NbSnapshot {
+        let mut s = NbSnapshot {
+            health_check_supported: true,
+            ..Default::default()
+        };
+        s.insert_json(
+            "Logical_Switch",
+            "ls1",
+            &json!({"name": "neutron-net1", "external_ids": ["map", []], "load_balancer": ["set", []],
+                    "ports": ["set", [["uuid", "lsp-r"], ["uuid", "lsp-vm"]]]}),
+        );
+        s.insert_json(
+            "Logical_Switch_Port",
+            "lsp-r",
+            &json!({"name": "p-r", "type": "router", "addresses": "router",
+                    "options": ["map", [["router-port", "lrp-p-r"]]],
+                    "external_ids": ["map", [["neutron:device_owner", "network:router_interface"],
+                                             ["neutron:cidrs", "10.0.0.1/24"]]]}),
+        );
+        s.insert_json(
+            "Logical_Switch_Port",
+            "lsp-vm",
+            &json!({"name": "p-vm", "type": "", "addresses": ["set", ["fa:16:3e:00:00:01 10.0.0.10"]],
+                    "options": ["map", []], "external_ids": ["map", []]}),
+        );
+        s.insert_json(
+            "Logical_Router",
+            "lr1",
+            &json!({"name": "neutron-r1", "external_ids": ["map", []], "load_balancer": ["uuid", "lb1"],
+                    "ports": ["uuid", "lrp1"]}),
+        );
+        s.insert_json(
+            "Logical_Router_Port",
+            "lrp1",
+            &json!({"name": "lrp-p-r", "networks": "10.0.0.1/24",
+                    "external_ids": ["map", [["neutron:network_name", "neutron-net1"]]],
+                    "gateway_chassis": ["set", []], "ha_chassis_group": ["set", []]}),
+        );
+        s.insert_json(
+            "Load_Balancer",
+            "lb1",
+            &json!({"name": "LB", "protocol": ["set", []],
+                    "external_ids": ["map", [["pool_P:D", ""], ["neutron:vip", "10.0.0.5"]]],
+                    "vips": ["map", []], "options": ["map", []], "selection_fields": ["set", ["ip_src"]],
+                    "health_check": ["set", []], "ip_port_mappings": ["map", []]}),
+        );
+        s
+    }
+
+    #[test]
+    fn decode_rows() {
+        let s = sample();
+        let lb = &s.load_balancers["lb1"];
+        assert_eq!(lb.name, "LB");
+        assert_eq!(lb.protocol, None);
+        assert_eq!(lb.external_ids["neutron:vip"], "10.0.0.5");
+        assert_eq!(lb.selection_fields, vec!["ip_src"]);
+        assert_eq!(s.routers["lr1"].load_balancer, vec!["lb1"]);
+        assert_eq!(
+            s.switch_ports["lsp-vm"].addresses,
+            vec!["fa:16:3e:00:00:01 10.0.0.10"]
+        );
+    }
+
+    #[test]
+    fn queries() {
+        let s = sample();
+        assert_eq!(s.lbs_named("LB").len(), 1);
+        assert_eq!(
+            s.lb_for_protocol("LB", "TCP").map(|r| r.uuid.as_str()),
+            Some("lb1")
+        );
+        assert_eq!(
+            s.lb_by_pool("P").map(|(r, k)| (r.uuid.clone(), k)),
+            Some(("lb1".into(), "pool_P:D".into()))
+        );
+        let ls = s.switch_named("neutron-net1").unwrap();
+        let lrs = s.routers_of_switch(ls, Some("10.0.0.0/24"));
+        assert_eq!(lrs.len(), 1);
+        assert_eq!(lrs[0].name, "neutron-r1");
+        assert!(s.routers_of_switch(ls, Some("10.1.0.0/24")).is_empty());
+        assert_eq!(s.switches_of_router(lrs[0], true), vec!["neutron-net1"]);
+        assert!(s.switches_of_router(lrs[0], false).is_empty());
+        assert_eq!(s.routers_with_lb("lb1").len(), 1);
+        assert!(s.switches_with_lb("lb1").is_empty());
+        assert_eq!(
+            s.port_with_ip(ls, "10.0.0.10".parse().unwrap())
+                .map(|p| p.name.as_str()),
+            Some("p-vm")
+        );
+        assert!(s.port_with_ip(ls, "10.0.0.99".parse().unwrap()).is_none());
+    }
+
+    #[test]
+    fn networks() {
+        assert!(same_network("10.0.0.1/24", "10.0.0.0/24"));
+        assert!(!same_network("10.0.0.1/24", "10.0.0.0/25"));
+        assert!(same_network("2001:db8::1/64", "2001:db8::/64"));
+        assert!(!same_network("bad", "10.0.0.0/24"));
+    }
+
+    #[test]
+    fn encode_ops() {
+        let mut m = StrMap::new();
+        m.insert("a".into(), "b".into());
+        let op = Op::Update {
+            table: "Load_Balancer",
+            uuid: "u1".into(),
+            row: vec![("external_ids", Datum::Map(m.clone()))],
+        };
+        assert_eq!(
+            op.to_json(),
+            json!({"op": "update", "table": "Load_Balancer", "where": [["_uuid", "==", ["uuid", "u1"]]],
+                   "row": {"external_ids": ["map", [["a", "b"]]]}})
+        );
+        let op = Op::Mutate {
+            table: "Logical_Switch",
+            uuid: "ls".into(),
+            column: "load_balancer",
+            insert: true,
+            value: Datum::Refs(vec![RowRef::Named("new_lb".into())]),
+        };
+        assert_eq!(
+            op.to_json()["mutations"],
+            json!([[
+                "load_balancer",
+                "insert",
+                ["set", [["named-uuid", "new_lb"]]]
+            ]])
+        );
+        let op = Op::WaitEq {
+            table: "Load_Balancer",
+            uuid: "u1".into(),
+            column: "external_ids",
+            value: Datum::Map(m),
+        };
+        let j = op.to_json();
+        assert_eq!(j["op"], "wait");
+        assert_eq!(j["until"], "==");
+        assert_eq!(j["rows"], json!([{"external_ids": ["map", [["a", "b"]]]}]));
+        assert_eq!(
+            Op::Delete {
+                table: "T",
+                uuid: "x".into()
+            }
+            .to_json()["op"],
+            "delete"
+        );
+        let ins = Op::Insert {
+            table: "T",
+            uuid_name: "n".into(),
+            row: vec![("protocol", Datum::Set(vec![]))],
+        };
+        assert_eq!(ins.to_json()["row"], json!({"protocol": ["set", []]}));
+    }
+}

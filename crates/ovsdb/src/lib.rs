@@ -21,6 +21,8 @@
 //! # let _ = (lb, Condition::uuid(uuid), Mutation::add("x", 1)); Ok(()) }
 //! ```
 
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
 mod client;
 mod error;
 pub mod framing;

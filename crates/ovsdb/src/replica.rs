@@ -418,18 +418,21 @@ pub(crate) fn parse_updates(j: &Json, version: MonitorVersion) -> Result<TableUp
     Ok(out)
 }
 
-/// Applies a `modify` diff to one column (ovsdb-server(7) "update2"): sets toggle the listed
-/// elements (present → removed, absent → added); maps insert new keys, delete keys given with
-/// their current value, and update keys given with a different value; scalars take the new
-/// value.
+/// Applies a `modify` diff to one column (ovsdb-server(7) "update2"). Only composite columns
+/// (max > 1) carry a diff (ovsdb-data.c `ovsdb_datum_diff`): sets toggle the listed elements
+/// (present → removed, absent → added); maps insert new keys, delete keys given with their
+/// current value, and update keys given with a different value. Columns with max 1 (scalars
+/// and optional columns) carry the new value.
 pub(crate) fn apply_diff(old: Option<&Value>, diff: Value, ty: Option<&ColumnType>) -> Value {
+    let composite = ty.map_or(!matches!(diff, Value::Atom(_)), |t| t.max != Some(1));
     let is_map = ty.map_or(matches!(diff, Value::Map(_)), ColumnType::is_map);
-    let is_scalar = ty.map_or(matches!(diff, Value::Atom(_)), ColumnType::is_scalar);
     let diff = match ty {
         Some(t) => t.normalize(diff),
         None => diff,
     };
-    if is_map {
+    if !composite {
+        diff
+    } else if is_map {
         let mut m = old.and_then(Value::as_map).cloned().unwrap_or_default();
         if let Value::Map(d) = diff {
             for (k, v) in d {
@@ -444,8 +447,6 @@ pub(crate) fn apply_diff(old: Option<&Value>, diff: Value, ty: Option<&ColumnTyp
             }
         }
         Value::Map(m)
-    } else if is_scalar {
-        diff
     } else {
         let mut s: BTreeSet<Atom> = old
             .map(|v| v.set_items().into_iter().cloned().collect())
@@ -690,8 +691,8 @@ mod tests {
         let ch = d
             .apply(upd(json!({"Load_Balancer": {U1: {"modify": {
                 "name": "lb2",
-                // protocol optional: toggling "tcp" off and "udp" on
-                "protocol": ["set", ["tcp", "udp"]],
+                // protocol is optional (max 1): the new value, not a diff
+                "protocol": "udp",
                 // a: same value → delete; b: new value → update; d: new key → insert
                 "vips": ["map", [["a", "1"], ["b", "9"], ["d", "4"]]],
                 // single-element set diff arrives as a bare atom
@@ -720,7 +721,7 @@ mod tests {
 
         // removing one set element, clearing the optional column
         d.apply(upd(json!({"Load_Balancer": {U1: {"modify": {
-            "ls": ["uuid", U2], "protocol": "udp"}}}})))
+            "ls": ["uuid", U2], "protocol": ["set", []]}}}})))
             .unwrap();
         let s = Snapshot { data: Arc::new(d) };
         let r = s

@@ -14,7 +14,7 @@ use crate::error::DbError;
 use crate::schema::{Dialect, ALEMBIC_HEAD, LOOKUP_ROWS, TABLES};
 
 /// A value bound to a `?` placeholder. `From` impls exist for the column types of the row structs
-/// (`String`, `&str`, `i32`, `i64`, `bool`, `f64`, `NaiveDateTime`, `Vec<u8>` and their `Option`s;
+/// (`String`, `&str`, `i32`, `i64`, `bool`, `f32`, `f64`, `NaiveDateTime`, `Vec<u8>` and their `Option`s;
 /// `None` binds SQL NULL).
 #[derive(Debug, Clone, PartialEq)]
 pub enum SqlValue {
@@ -48,6 +48,18 @@ sql_value_from!(
     bool => Bool, i32 => Int as i64, i64 => Int, f64 => Float, String => Text,
     Vec<u8> => Bytes, NaiveDateTime => Time,
 );
+
+impl From<f32> for SqlValue {
+    fn from(x: f32) -> Self {
+        SqlValue::Float(f64::from(x))
+    }
+}
+
+impl From<Option<f32>> for SqlValue {
+    fn from(x: Option<f32>) -> Self {
+        x.map_or(SqlValue::Null, |v| SqlValue::Float(f64::from(v)))
+    }
+}
 
 impl From<&str> for SqlValue {
     fn from(x: &str) -> Self {

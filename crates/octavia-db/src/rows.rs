@@ -342,8 +342,8 @@ row! {
         pub updated_at: Option<NaiveDateTime>,
         /// Operating status.
         pub operating_status: String,
-        /// 1.0 / 1.1.
-        pub http_version: Option<f64>,
+        /// 1.0 / 1.1 (FLOAT, single precision: serialise as f32 to print `1.1`).
+        pub http_version: Option<f32>,
         /// Host header.
         pub domain_name: Option<String>,
     }

@@ -10,10 +10,13 @@
 //! state and the quota, write PENDING_* rows), calls the provider driver inside it, and
 //! commits only when the driver accepted; a driver error rolls everything back (design.md).
 
+pub mod base;
 pub mod context;
 pub mod fault;
+pub mod load_balancer;
 pub mod network;
 pub mod pagination;
+pub mod pickle;
 pub mod policy;
 pub mod types;
 pub mod versions;
@@ -23,7 +26,7 @@ mod middleware;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use axum::routing::get;
+use axum::routing::{get, put};
 use axum::Router;
 use provider::ProviderDriver;
 
@@ -244,10 +247,22 @@ pub fn router(state: AppState) -> Router {
         .route("/v2", get(versions::v2))
         .route("/v2/lbaas", get(versions::v2))
         .route("/v2/octavia", get(versions::v2));
+    use load_balancer as lb;
+    let lbaas = Router::new()
+        .route("/v2/lbaas/loadbalancers", get(lb::get_all).post(lb::post))
+        .route(
+            "/v2/lbaas/loadbalancers/{id}",
+            get(lb::get_one).put(lb::put).delete(lb::delete),
+        )
+        .route("/v2/lbaas/loadbalancers/{id}/status", get(lb::get_status))
+        .route("/v2/lbaas/loadbalancers/{id}/statuses", get(lb::get_status))
+        .route("/v2/lbaas/loadbalancers/{id}/stats", get(lb::get_stats))
+        .route("/v2/lbaas/loadbalancers/{id}/failover", put(lb::failover));
     let inner = Router::new()
         .route("/", get(versions::index))
         .route("/healthcheck", get(versions::healthcheck))
         .merge(v2)
+        .merge(lbaas)
         .fallback(middleware::not_found)
         .method_not_allowed_fallback(middleware::method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(

@@ -1,0 +1,662 @@
+//! `/v2/lbaas/loadbalancers`, as `octavia/api/v2/controllers/load_balancer.py`
+//! (api-contract.md §3).
+
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use octavia_db::{
+    AdditionalVipRow, ListQuery, ListenerRow, LoadBalancerRow, PoolRow, QuotaResource, SqlValue,
+    VipRow,
+};
+use serde_json::{json, Value};
+
+use crate::base::{self, call_provider, LB_ATTRS};
+use crate::context::RequestContext;
+use crate::fault::{ApiError, MISSING_PROJECT};
+use crate::pagination::ListParams;
+use crate::policy;
+use crate::types::{load_balancer::*, parse_body};
+use crate::AppState;
+
+type Q = Query<Vec<(String, String)>>;
+
+/// Load a load balancer that is not DELETED (404 `Load Balancer <id> not found.`).
+pub async fn get_db_lb(tx: &mut octavia_db::Tx, id: &str) -> Result<LoadBalancerRow, ApiError> {
+    let lb: Option<LoadBalancerRow> = tx.find(id).await?;
+    lb.filter(|l| l.provisioning_status != "DELETED")
+        .ok_or_else(|| ApiError::not_found("Load Balancer", id))
+}
+
+/// `GET /v2/lbaas/loadbalancers`.
+pub async fn get_all(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    headers: HeaderMap,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
+    let scope = policy::list_scope(&ctx, "loadbalancer", params.project_filter())?;
+    let mut tx = st.db().begin_read().await?;
+    let rows: Vec<LoadBalancerRow> = base::visible(&mut tx, &scope, vec![]).await?;
+    let mut all = Vec::with_capacity(rows.len());
+    for r in &rows {
+        all.push(base::render_lb(&mut tx, r).await?);
+    }
+    Ok(Json(base::collection(
+        &st,
+        &headers,
+        "/v2/lbaas/loadbalancers",
+        "loadbalancers",
+        all,
+        &params,
+        LB_ATTRS,
+    )?))
+}
+
+/// `GET /v2/lbaas/loadbalancers/{id}`.
+pub async fn get_one(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(id): Path<String>,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    let fields = base::check_get_query(&st, &q)?;
+    let mut tx = st.db().begin_read().await?;
+    let lb = get_db_lb(&mut tx, &id).await?;
+    policy::authorize(&ctx, "loadbalancer", "get_one", lb.project_id.as_deref())?;
+    let body = base::render_lb(&mut tx, &lb).await?;
+    Ok(Json(json!({ "loadbalancer": base::select(body, &fields) })))
+}
+
+/// The VIP after validation: `(subnet, network, port, address, qos)`.
+#[derive(Debug, Default)]
+struct VipReq {
+    subnet_id: Option<String>,
+    network_id: Option<String>,
+    port_id: Option<String>,
+    address: Option<String>,
+    qos_policy_id: Option<String>,
+}
+
+/// `_validate_vip_request_object`: allowed VIP forms, then Neutron lookups with the caller's token.
+async fn validate_vip(
+    st: &AppState,
+    ctx: &RequestContext,
+    b: &crate::types::Obj,
+) -> Result<VipReq, ApiError> {
+    let cfg = st.config();
+    let mut v = VipReq {
+        subnet_id: b.str("vip_subnet_id"),
+        network_id: b.str("vip_network_id"),
+        port_id: b.str("vip_port_id"),
+        address: b.str("vip_address"),
+        qos_policy_id: b.str("vip_qos_policy_id"),
+    };
+    for (given, allowed, n) in [
+        (v.port_id.is_some(), cfg.allow_vip_port_id, "vip_port_id"),
+        (
+            v.network_id.is_some(),
+            cfg.allow_vip_network_id,
+            "vip_network_id",
+        ),
+        (
+            v.subnet_id.is_some(),
+            cfg.allow_vip_subnet_id,
+            "vip_subnet_id",
+        ),
+    ] {
+        if given && !allowed {
+            return Err(ApiError::Validation(format!(
+                "use of {n} is disallowed by this deployment's configuration."
+            )));
+        }
+    }
+    if v.port_id.is_none() && v.network_id.is_none() && v.subnet_id.is_none() {
+        let allowed: Vec<&str> = [
+            (cfg.allow_vip_port_id, "vip_port_id"),
+            (cfg.allow_vip_network_id, "vip_network_id"),
+            (cfg.allow_vip_subnet_id, "vip_subnet_id"),
+        ]
+        .iter()
+        .filter(|(a, _)| *a)
+        .map(|(_, n)| *n)
+        .collect();
+        return Err(ApiError::Validation(format!(
+            "VIP must contain one of: {}.",
+            allowed.join(", ")
+        )));
+    }
+    let Some(net) = st.networking() else {
+        return Ok(v);
+    };
+    let token = ctx.auth_token.as_deref();
+    let internal = |e: String| ApiError::Internal(e);
+    if let Some(port_id) = v.port_id.clone() {
+        let port = net
+            .get_port(token, &port_id)
+            .await
+            .map_err(internal)?
+            .ok_or_else(|| ApiError::InvalidSubresource {
+                resource: "Port".into(),
+                id: port_id.clone(),
+            })?;
+        if !port.device_id.is_empty() {
+            return Err(ApiError::Validation(format!(
+                "Port {port_id} is already used by device {} ",
+                port.device_id
+            )));
+        }
+        v.network_id = Some(port.network_id.clone());
+        if v.qos_policy_id.is_none() {
+            v.qos_policy_id = port.qos_policy_id.clone();
+        }
+        match (&v.subnet_id, &v.address) {
+            (Some(s), _) => {
+                let ip = port.fixed_ips.iter().find(|(sub, _)| sub == s).ok_or_else(|| ApiError::Validation("No VIP address found on the specified VIP port within the specified subnet.".into()))?;
+                v.address = Some(ip.1.clone());
+            }
+            (None, Some(a)) => {
+                let ip = port
+                    .fixed_ips
+                    .iter()
+                    .find(|(_, ip)| ip == a)
+                    .ok_or_else(|| {
+                        ApiError::Validation(
+                            "Specified VIP address not found on the specified VIP port.".into(),
+                        )
+                    })?;
+                v.subnet_id = Some(ip.0.clone());
+            }
+            (None, None) => {
+                if port.fixed_ips.len() != 1 {
+                    return Err(ApiError::Validation("VIP port's subnet could not be determined. Please specify either a VIP subnet or address.".into()));
+                }
+                v.subnet_id = Some(port.fixed_ips[0].0.clone());
+                v.address = Some(port.fixed_ips[0].1.clone());
+            }
+        }
+    } else if let Some(network_id) = v.network_id.clone() {
+        let network = net
+            .get_network(token, &network_id)
+            .await
+            .map_err(internal)?
+            .ok_or_else(|| ApiError::InvalidSubresource {
+                resource: "Network".into(),
+                id: network_id.clone(),
+            })?;
+        if let Some(s) = &v.subnet_id {
+            if !network.subnets.contains(s) {
+                return Err(ApiError::InvalidSubresource {
+                    resource: "Subnet".into(),
+                    id: s.clone(),
+                });
+            }
+        } else if network.subnets.is_empty() {
+            return Err(ApiError::Validation(
+                "Supplied network does not contain a subnet.".into(),
+            ));
+        } else if let Some(addr) = v.address.clone() {
+            let mut found = None;
+            for s in &network.subnets {
+                if let Some(sub) = net.get_subnet(token, s).await.map_err(internal)? {
+                    if cidr_contains(&sub.cidr, &addr) {
+                        found = Some(sub.id);
+                        break;
+                    }
+                }
+            }
+            v.subnet_id = Some(found.ok_or_else(|| {
+                ApiError::Validation(
+                    "Supplied network does not contain a subnet for VIP address specified.".into(),
+                )
+            })?);
+        } else {
+            let mut subs = Vec::new();
+            for s in &network.subnets {
+                if let Some(sub) = net.get_subnet(token, s).await.map_err(internal)? {
+                    subs.push(sub);
+                }
+            }
+            subs.sort_by_key(|s| s.ip_version);
+            v.subnet_id = subs.first().map(|s| s.id.clone());
+        }
+    } else if let Some(subnet_id) = v.subnet_id.clone() {
+        let sub = net
+            .get_subnet(token, &subnet_id)
+            .await
+            .map_err(internal)?
+            .ok_or_else(|| ApiError::InvalidSubresource {
+                resource: "Subnet".into(),
+                id: subnet_id.clone(),
+            })?;
+        if let Some(a) = &v.address {
+            if !cidr_contains(&sub.cidr, a) {
+                return Err(ApiError::Validation(format!(
+                    "VIP address {a} is not in subnet {subnet_id}."
+                )));
+            }
+        }
+        v.network_id = Some(sub.network_id);
+    }
+    Ok(v)
+}
+
+/// True when `addr` lies in `cidr`.
+pub fn cidr_contains(cidr: &str, addr: &str) -> bool {
+    let (Some(net), Ok(ip)) = (
+        crate::types::normalise_cidr(cidr),
+        addr.parse::<std::net::IpAddr>(),
+    ) else {
+        return false;
+    };
+    let Some((_, len)) = net.split_once('/') else {
+        return false;
+    };
+    crate::types::normalise_cidr(&format!("{ip}/{len}")).as_deref() == Some(net.as_str())
+}
+
+/// `POST /v2/lbaas/loadbalancers` → 201 with the full load balancer in PENDING_CREATE.
+pub async fn post(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Query(q): Q,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    base::no_query(&q, &[])?;
+    let b = parse_body(&body, "load_balancer", "loadbalancer", &LB_POST)?;
+    let project = b
+        .str("project_id")
+        .or_else(|| ctx.project_id.clone())
+        .ok_or_else(|| ApiError::Validation(MISSING_PROJECT.into()))?;
+    policy::authorize(&ctx, "loadbalancer", "post", Some(&project))?;
+    if b.has("vip_sg_ids") {
+        policy::authorize(&ctx, "loadbalancer", "post:vip_sg_ids", Some(&project))?;
+    }
+    let vip = validate_vip(&st, &ctx, &b).await?;
+    let add_req = b.objs("additional_vips");
+    let mut seen = std::collections::BTreeSet::new();
+    for a in &add_req {
+        if !seen.insert(a.str("subnet_id")) || a.str("subnet_id") == vip.subnet_id {
+            return Err(ApiError::Validation(
+                "Duplicate VIP subnet(s) specified. Only one IP can be bound per subnet.".into(),
+            ));
+        }
+    }
+    if !b.objs("listeners").is_empty() || !b.objs("pools").is_empty() {
+        return Err(ApiError::Validation("single-call (fully populated) load balancer creation is not supported by this deployment yet.".into()));
+    }
+    if let Some(f) = b.str("flavor_id") {
+        let fl: Option<octavia_db::FlavorRow> = st.db().begin_read().await?.find(&f).await?;
+        if fl.is_none() || f == octavia_db::PLACEHOLDER_ID {
+            return Err(ApiError::Validation("Invalid flavor_id.".into()));
+        }
+    }
+    if b.str("availability_zone").is_some() {
+        return Err(ApiError::Validation("Invalid availability zone.".into()));
+    }
+    let provider_name = b
+        .str("provider")
+        .unwrap_or_else(|| st.config().default_provider_driver.clone());
+    let driver = st.driver(&provider_name)?;
+
+    let mut tx = st.db().begin().await?;
+    if !ctx.noauth {
+        tx.check_quota(&project, QuotaResource::LoadBalancer, 1, &quota_limits(&st))
+            .await?;
+    }
+    let id = base::new_id();
+    let lb = LoadBalancerRow {
+        project_id: Some(project.clone()),
+        id: id.clone(),
+        name: b.str("name"),
+        description: b.str("description"),
+        provisioning_status: "PENDING_CREATE".into(),
+        operating_status: "OFFLINE".into(),
+        enabled: b.bool("admin_state_up").unwrap_or(true),
+        topology: Some("SINGLE".into()),
+        provider: Some(provider_name.clone()),
+        flavor_id: b.str("flavor_id"),
+        ..Default::default()
+    };
+    tx.insert(&lb).await?;
+    tx.insert(&VipRow {
+        load_balancer_id: id.clone(),
+        ip_address: vip.address.clone(),
+        port_id: vip.port_id.clone(),
+        subnet_id: vip.subnet_id.clone(),
+        network_id: vip.network_id.clone(),
+        qos_policy_id: vip.qos_policy_id.clone(),
+        octavia_owned: None,
+        vnic_type: "normal".into(),
+    })
+    .await?;
+    let sg_ids = b.str_list("vip_sg_ids").unwrap_or_default();
+    for sg in &sg_ids {
+        tx.insert(&octavia_db::VipSecurityGroupRow {
+            load_balancer_id: id.clone(),
+            sg_id: sg.clone(),
+        })
+        .await?;
+    }
+    if let Some(tags) = b.str_list("tags") {
+        tx.set_tags(&id, &tags).await?;
+    }
+    let pvip = provider::Vip {
+        vip_address: vip.address.clone(),
+        vip_network_id: vip.network_id.clone(),
+        vip_port_id: vip.port_id.clone(),
+        vip_subnet_id: vip.subnet_id.clone(),
+        vip_qos_policy_id: vip.qos_policy_id.clone(),
+        vip_sg_ids: if sg_ids.is_empty() {
+            None
+        } else {
+            Some(sg_ids.clone())
+        },
+        octavia_owned: None,
+    };
+    let padd: Vec<provider::AdditionalVip> = add_req
+        .iter()
+        .map(|a| provider::AdditionalVip {
+            ip_address: a.str("ip_address"),
+            network_id: vip.network_id.clone(),
+            port_id: a.str("port_id"),
+            subnet_id: a.str("subnet_id"),
+        })
+        .collect();
+    let (got, got_add) = call_provider(
+        &provider_name,
+        driver.create_vip_port(&id, &project, pvip, padd),
+    )
+    .await?;
+    tx.update::<VipRow>(
+        &id,
+        &[
+            (
+                "ip_address",
+                SqlValue::from(got.vip_address.or(vip.address)),
+            ),
+            ("port_id", SqlValue::from(got.vip_port_id.or(vip.port_id))),
+            (
+                "subnet_id",
+                SqlValue::from(got.vip_subnet_id.or(vip.subnet_id)),
+            ),
+            (
+                "network_id",
+                SqlValue::from(got.vip_network_id.or(vip.network_id)),
+            ),
+            ("octavia_owned", SqlValue::from(got.octavia_owned)),
+        ],
+    )
+    .await?;
+    for a in got_add {
+        let Some(subnet_id) = a.subnet_id else {
+            continue;
+        };
+        tx.insert(&AdditionalVipRow {
+            load_balancer_id: id.clone(),
+            ip_address: a.ip_address,
+            port_id: a.port_id,
+            subnet_id,
+            network_id: a.network_id,
+        })
+        .await?;
+    }
+    let model = base::lb_model(&mut tx, &lb).await?;
+    call_provider(&provider_name, driver.loadbalancer_create(model)).await?;
+    let lb_now = get_db_lb(&mut tx, &id).await?;
+    let body = base::render_lb(&mut tx, &lb_now).await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(json!({ "loadbalancer": body }))).into_response())
+}
+
+/// The `[quotas]` defaults in the DB crate's shape.
+pub fn quota_limits(st: &AppState) -> octavia_db::QuotaLimits {
+    let q = &st.config().quotas;
+    let c = |v: i64| i32::try_from(v).unwrap_or(-1);
+    octavia_db::QuotaLimits {
+        load_balancer: c(q.load_balancer),
+        listener: c(q.listener),
+        pool: c(q.pool),
+        health_monitor: c(q.health_monitor),
+        member: c(q.member),
+        l7policy: c(q.l7policy),
+        l7rule: c(q.l7rule),
+    }
+}
+
+/// `PUT /v2/lbaas/loadbalancers/{id}` → 200, LB in PENDING_UPDATE.
+pub async fn put(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(id): Path<String>,
+    Query(q): Q,
+    body: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    base::no_query(&q, &[])?;
+    let b = parse_body(&body, "load_balancer", "loadbalancer", &LB_PUT)?;
+    let mut tx = st.db().begin().await?;
+    let lb = get_db_lb(&mut tx, &id).await?;
+    policy::authorize(&ctx, "loadbalancer", "put", lb.project_id.as_deref())?;
+    if b.has("vip_sg_ids") {
+        policy::authorize(
+            &ctx,
+            "loadbalancer",
+            "put:vip_sg_ids",
+            lb.project_id.as_deref(),
+        )?;
+    }
+    let pname = base::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    let old = base::lb_model(&mut tx, &lb).await?;
+    tx.lock_lb_and_set(&id, &["ACTIVE"], "PENDING_UPDATE")
+        .await?;
+    let mut new = provider::LoadBalancer {
+        loadbalancer_id: id.clone(),
+        ..Default::default()
+    };
+    let mut changes: Vec<(&str, SqlValue)> = Vec::new();
+    if b.has("name") {
+        changes.push(("name", b.str("name").into()));
+        new.name = Some(b.str("name").unwrap_or_default());
+    }
+    if b.has("description") {
+        changes.push(("description", b.str("description").into()));
+        new.description = Some(b.str("description").unwrap_or_default());
+    }
+    if let Some(a) = b.bool("admin_state_up") {
+        changes.push(("enabled", a.into()));
+        new.admin_state_up = Some(a);
+    }
+    tx.update::<LoadBalancerRow>(&id, &changes).await?;
+    if b.has("vip_qos_policy_id") {
+        tx.update::<VipRow>(&id, &[("qos_policy_id", b.str("vip_qos_policy_id").into())])
+            .await?;
+        new.vip_qos_policy_id = b.str("vip_qos_policy_id");
+    }
+    if b.has("vip_sg_ids") {
+        let sgs = b.str_list("vip_sg_ids").unwrap_or_default();
+        tx.execute(
+            "DELETE FROM `vip_security_group` WHERE `load_balancer_id` = ?",
+            vec![id.as_str().into()],
+        )
+        .await?;
+        for sg in &sgs {
+            tx.insert(&octavia_db::VipSecurityGroupRow {
+                load_balancer_id: id.clone(),
+                sg_id: sg.clone(),
+            })
+            .await?;
+        }
+        new.vip_sg_ids = Some(sgs);
+    }
+    if b.has("tags") {
+        tx.set_tags(&id, &b.str_list("tags").unwrap_or_default())
+            .await?;
+    }
+    call_provider(&pname, driver.loadbalancer_update(old, new)).await?;
+    let lb_now = get_db_lb(&mut tx, &id).await?;
+    let body = base::render_lb(&mut tx, &lb_now).await?;
+    tx.commit().await?;
+    Ok(Json(json!({ "loadbalancer": body })))
+}
+
+/// `DELETE /v2/lbaas/loadbalancers/{id}[?cascade=true]` → 204, LB in PENDING_DELETE.
+pub async fn delete(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(id): Path<String>,
+    Query(q): Q,
+) -> Result<StatusCode, ApiError> {
+    base::no_query(&q, &["cascade"])?;
+    let cascade = q
+        .iter()
+        .find(|(k, _)| k == "cascade")
+        .is_some_and(|(_, v)| crate::pagination::bool_from_string(v));
+    let mut tx = st.db().begin().await?;
+    let lb = get_db_lb(&mut tx, &id).await?;
+    policy::authorize(&ctx, "loadbalancer", "delete", lb.project_id.as_deref())?;
+    let pname = base::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    tx.lock_lb_and_set(&id, &["ACTIVE", "ERROR"], "PENDING_DELETE")
+        .await?;
+    let (listeners, pools) = base::lb_children(&mut tx, &id).await?;
+    if (!listeners.is_empty() || !pools.is_empty()) && !cascade {
+        return Err(ApiError::Validation(format!(
+            "Cannot delete Load Balancer {id} - it has children"
+        )));
+    }
+    let mut model = base::lb_model(&mut tx, &lb).await?;
+    if cascade {
+        let mut lm = Vec::new();
+        for l in &listeners {
+            lm.push(base::listener_model(&mut tx, l).await?);
+        }
+        let mut pm = Vec::new();
+        for p in &pools {
+            pm.push(base::pool_model(&mut tx, p).await?);
+        }
+        model.listeners = Some(lm);
+        model.pools = Some(pm);
+    }
+    call_provider(&pname, driver.loadbalancer_delete(model, cascade)).await?;
+    tx.commit().await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `GET /v2/lbaas/loadbalancers/{id}/status` (alias `/statuses`): the status tree.
+pub async fn get_status(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(id): Path<String>,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    base::no_query(&q, &[])?;
+    let mut tx = st.db().begin_read().await?;
+    let lb = get_db_lb(&mut tx, &id).await?;
+    policy::authorize(&ctx, "loadbalancer", "get_status", lb.project_id.as_deref())?;
+    let (listeners, _) = base::lb_children(&mut tx, &id).await?;
+    let mut ls = Vec::new();
+    for l in &listeners {
+        let mut pools = Vec::new();
+        if let Some(pid) = &l.default_pool_id {
+            let p: Option<PoolRow> = tx.find(pid).await?;
+            if let Some(p) = p {
+                let hm = base::pool_hm(&mut tx, &p.id).await?.map(|h| {
+                    json!({"id": h.id, "name": h.name.unwrap_or_default(), "type": h.r#type,
+                           "provisioning_status": h.provisioning_status, "operating_status": h.operating_status})
+                });
+                let members: Vec<Value> = base::pool_members(&mut tx, &p.id)
+                    .await?
+                    .into_iter()
+                    .map(|m| json!({"id": m.id, "name": m.name.unwrap_or_default(), "operating_status": m.operating_status,
+                        "provisioning_status": m.provisioning_status, "address": m.ip_address, "protocol_port": m.protocol_port}))
+                    .collect();
+                pools.push(json!({"id": p.id, "name": p.name.unwrap_or_default(), "provisioning_status": p.provisioning_status,
+                    "operating_status": p.operating_status, "health_monitor": hm, "members": members}));
+            }
+        }
+        ls.push(json!({"id": l.id, "name": l.name.clone().unwrap_or_default(), "operating_status": l.operating_status,
+            "provisioning_status": l.provisioning_status, "pools": pools}));
+    }
+    Ok(Json(
+        json!({"statuses": {"loadbalancer": {"id": lb.id, "name": lb.name.unwrap_or_default(),
+        "operating_status": lb.operating_status, "provisioning_status": lb.provisioning_status, "listeners": ls}}}),
+    ))
+}
+
+/// Sum of `listener_statistics` rows of some listeners (api-contract.md §4.6).
+pub async fn stats_of(tx: &mut octavia_db::Tx, listener_ids: &[String]) -> Result<Value, ApiError> {
+    let (mut bi, mut bo, mut ac, mut tc, mut re) = (0i64, 0i64, 0i64, 0i64, 0i64);
+    for lid in listener_ids {
+        let rows: Vec<octavia_db::ListenerStatisticsRow> = tx
+            .list(&ListQuery::default().filter("listener_id", lid.as_str()))
+            .await?;
+        for r in rows {
+            bi += r.bytes_in;
+            bo += r.bytes_out;
+            tc += r.total_connections;
+            re += r.request_errors;
+            if &r.amphora_id == lid {
+                ac += i64::from(r.active_connections);
+            }
+        }
+    }
+    Ok(
+        json!({"stats": {"bytes_in": bi, "bytes_out": bo, "active_connections": ac, "total_connections": tc, "request_errors": re}}),
+    )
+}
+
+/// `GET /v2/lbaas/loadbalancers/{id}/stats`.
+pub async fn get_stats(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(id): Path<String>,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    base::no_query(&q, &[])?;
+    let mut tx = st.db().begin_read().await?;
+    let lb = get_db_lb(&mut tx, &id).await?;
+    policy::authorize(&ctx, "loadbalancer", "get_stats", lb.project_id.as_deref())?;
+    let listeners: Vec<ListenerRow> = tx
+        .list(&ListQuery::default().filter("load_balancer_id", id.as_str()))
+        .await?;
+    let ids: Vec<String> = listeners.into_iter().map(|l| l.id).collect();
+    Ok(Json(stats_of(&mut tx, &ids).await?))
+}
+
+/// `PUT /v2/lbaas/loadbalancers/{id}/failover` → 202 (admin only by default).
+pub async fn failover(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(id): Path<String>,
+    Query(q): Q,
+) -> Result<StatusCode, ApiError> {
+    base::no_query(&q, &[])?;
+    let mut tx = st.db().begin().await?;
+    let lb = get_db_lb(&mut tx, &id).await?;
+    policy::authorize(
+        &ctx,
+        "loadbalancer",
+        "put_failover",
+        lb.project_id.as_deref(),
+    )?;
+    let pname = base::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    tx.lock_lb_and_set(&id, &["ACTIVE", "ERROR"], "PENDING_UPDATE")
+        .await?;
+    call_provider(&pname, driver.loadbalancer_failover(&id)).await?;
+    tx.commit().await?;
+    Ok(StatusCode::ACCEPTED)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn cidr_membership() {
+        assert!(super::cidr_contains("10.0.0.0/24", "10.0.0.7"));
+        assert!(!super::cidr_contains("10.0.0.0/24", "10.0.1.7"));
+        assert!(super::cidr_contains("fd00::/64", "fd00::5"));
+    }
+}

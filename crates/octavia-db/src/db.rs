@@ -428,7 +428,6 @@ impl Tx {
         matches!(self.inner, TxInner::MySql(_))
     }
 
-    #[allow(dead_code)]
     pub(crate) fn dialect(&self) -> Dialect {
         match self.inner {
             TxInner::Sqlite(_) => Dialect::Sqlite,

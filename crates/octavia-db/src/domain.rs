@@ -621,7 +621,7 @@ impl Tx {
                 vec![p.clone().into()],
             )
             .await?;
-            self.delete_tags(&[p.clone()]).await?;
+            self.delete_tags(std::slice::from_ref(&p)).await?;
             self.delete::<L7PolicyRow>(&p).await?;
         }
         self.delete_tags(&[id.to_owned()]).await?;

@@ -93,15 +93,14 @@ impl DbError {
     /// True for MariaDB deadlock (1213) / lock wait timeout (1205) and SQLite busy/locked errors:
     /// the transaction may be retried.
     pub fn is_lock_error(&self) -> bool {
-        match self {
-            Self::Sql(sqlx::Error::Database(d)) => {
-                matches!(
-                    d.code().as_deref(),
-                    Some("1213") | Some("1205") | Some("40001") | Some("5") | Some("6")
-                ) || d.message().contains("Deadlock")
-                    || d.message().contains("database is locked")
-            }
-            _ => false,
+        let Self::Sql(sqlx::Error::Database(d)) = self else {
+            return false;
+        };
+        if let Some(m) = d.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>() {
+            // ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT
+            return matches!(m.number(), 1213 | 1205);
         }
+        // SQLITE_BUSY, SQLITE_LOCKED
+        matches!(d.code().as_deref(), Some("5") | Some("6"))
     }
 }

@@ -12,6 +12,7 @@
 mod db;
 mod domain;
 mod error;
+mod pickle;
 mod repo;
 mod rows;
 mod schema;
@@ -20,6 +21,7 @@ mod status;
 pub use db::{now, AnyRow, AnyScalar, Database, SqlValue, Tx};
 pub use domain::{HasProvisioningStatus, QuotaLimits, QuotaResource, QuotaUpdate};
 pub use error::DbError;
+pub use pickle::{pickle_str_dict, unpickle_str_dict};
 pub use repo::{ListQuery, SortDir};
 pub use rows::*;
 pub use schema::{ALEMBIC_HEAD, PLACEHOLDER_ID};

@@ -167,7 +167,7 @@ row! {
         pub enabled: bool,
         /// Amphora peer port (1025 + n per LB).
         pub peer_port: Option<i32>,
-        /// Python pickle of a `dict[str, str]` (see `crate::pickle`).
+        /// Python pickle of a `dict[str, str]`: use [`crate::unpickle_str_dict`] / [`crate::pickle_str_dict`].
         pub insert_headers: Option<Vec<u8>>,
         /// Set on insert.
         pub created_at: Option<NaiveDateTime>,

@@ -219,7 +219,7 @@ impl StatusUpdater {
         let head = "INSERT INTO `listener_statistics` (`listener_id`, `bytes_in`, `bytes_out`, \
                     `active_connections`, `total_connections`, `amphora_id`, `request_errors`) \
                     VALUES (?, ?, ?, ?, ?, ?, ?)";
-        let sql = match tx_dialect(&tx) {
+        let sql = match tx.dialect() {
             Dialect::MySql => format!(
                 "{head} ON DUPLICATE KEY UPDATE `bytes_in` = VALUES(`bytes_in`), \
                  `bytes_out` = VALUES(`bytes_out`), `active_connections` = VALUES(`active_connections`), \
@@ -235,14 +235,6 @@ impl StatusUpdater {
         };
         tx.execute(&sql, args).await?;
         tx.commit().await
-    }
-}
-
-fn tx_dialect(tx: &Tx) -> Dialect {
-    if tx.is_mysql() {
-        Dialect::MySql
-    } else {
-        Dialect::Sqlite
     }
 }
 

@@ -150,8 +150,24 @@ fn ip(s: &Option<String>) -> Option<IpAddr> {
 }
 
 impl OvnProvider {
-    /// Build the driver over the NB, Neutron (service credentials) and the status sink.
+    /// Build the driver over the process's NB client (its monitor must include
+    /// [`crate::ovsdb_nb::monitor_spec`]), Neutron (service credentials) and the status sink.
     pub fn new(
+        nb: ovsdb::Client,
+        neutron: NeutronClient,
+        status: Arc<dyn StatusSink>,
+        config: OvnConfig,
+    ) -> Self {
+        Self::with_nb(
+            Arc::new(crate::ovsdb_nb::OvsdbNb::new(nb)),
+            neutron,
+            status,
+            config,
+        )
+    }
+
+    /// Build the driver over any [`NbDatabase`].
+    pub fn with_nb(
         nb: Arc<dyn NbDatabase>,
         neutron: NeutronClient,
         status: Arc<dyn StatusSink>,

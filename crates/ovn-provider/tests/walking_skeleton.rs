@@ -1,0 +1,627 @@
+//! The driver against the running stack: OVN NB/SB + ovn-northd + Neutron (ci/stack).
+//!
+//! Network + subnet 10.0.0.0/24 + router with an interface on it, two member ports; then
+//! create LB → listener TCP 80 → pool SOURCE_IP_PORT → members 10.0.0.10/11:8080 → TCP health
+//! monitor, asserting the NB rows and statuses at each step and that ovn-northd derived SB rows
+//! from them; then a cascade delete removes every row, reference and port.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use openstack::{
+    FixedIpRequest, HttpConfig, ListFilter, NetworkCreate, NeutronClient, NeutronConfig,
+    PortCreate, RouterCreate, ServiceAuth, ServiceAuthConfig, SubnetCreate,
+};
+use ovn_provider::{NbDatabase, OvnConfig, OvnProvider, OvsdbNb};
+use provider::{
+    HealthMonitor, Listener, LoadBalancer, Member, OperatingStatus as Op, Pool, ProviderDriver,
+    ProviderError, ProvisioningStatus as Prov, StatsReport, StatusRecord, StatusReport, StatusSink,
+    StatusSinkError, Vip,
+};
+use tokio::sync::mpsc;
+
+fn env(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| {
+        panic!("{name} is not set: run the tests via ci/test.sh (it sources ci/stack/env.sh)")
+    })
+}
+
+fn neutron() -> NeutronClient {
+    let http = HttpConfig::default().build_client().unwrap();
+    let auth = ServiceAuth::new(
+        http,
+        ServiceAuthConfig {
+            auth_url: env("STACK_KEYSTONE_URL"),
+            username: "octavia".into(),
+            password: "octavia-pass".into(),
+            project_name: "service".into(),
+            ..ServiceAuthConfig::default()
+        },
+    );
+    NeutronClient::new(
+        auth,
+        NeutronConfig {
+            endpoint_override: Some(env("STACK_NEUTRON_URL")),
+            ..NeutronConfig::default()
+        },
+    )
+}
+
+struct Sink(mpsc::UnboundedSender<StatusReport>);
+
+#[async_trait]
+impl StatusSink for Sink {
+    async fn update_status(&self, report: StatusReport) -> Result<(), StatusSinkError> {
+        let _ = self.0.send(report);
+        Ok(())
+    }
+    async fn update_stats(&self, _: StatsReport) -> Result<(), StatusSinkError> {
+        Ok(())
+    }
+}
+
+async fn next(rx: &mut mpsc::UnboundedReceiver<StatusReport>) -> StatusReport {
+    tokio::time::timeout(Duration::from_secs(60), rx.recv())
+        .await
+        .expect("no status report within 60 s")
+        .expect("sink closed")
+}
+
+fn rec(list: &[StatusRecord], id: &str) -> (Option<Prov>, Option<Op>) {
+    let r = list
+        .iter()
+        .find(|r| r.id == id)
+        .unwrap_or_else(|| panic!("no record for {id} in {list:?}"));
+    (r.provisioning_status, r.operating_status)
+}
+
+fn uid() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// What the test made in Neutron; deleted on every exit path.
+#[derive(Default)]
+struct Made {
+    ports: Vec<String>,
+    router_if: Option<(String, String)>,
+    router: Option<String>,
+    subnet: Option<String>,
+    network: Option<String>,
+}
+
+async fn cleanup(n: &NeutronClient, m: &Made, vip_and_hm_names: &[String]) {
+    for name in vip_and_hm_names {
+        if let Ok(ports) = n
+            .list_ports(&ListFilter::new().eq("name", name.clone()))
+            .await
+        {
+            for p in ports {
+                let _ = n.delete_port(&p.id).await;
+            }
+        }
+    }
+    for p in &m.ports {
+        let _ = n.delete_port(p).await;
+    }
+    if let Some((r, s)) = &m.router_if {
+        let _ = n.remove_router_interface(r, s).await;
+    }
+    if let Some(r) = &m.router {
+        let _ = n.delete_router(r).await;
+    }
+    if let Some(s) = &m.subnet {
+        let _ = n.delete_subnet(s).await;
+    }
+    if let Some(net) = &m.network {
+        let _ = n.delete_network(net).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn walking_skeleton_against_the_stack() {
+    let n = neutron();
+    let lb_id = uid();
+    let mut made = Made::default();
+    let mut names = vec![format!("ovn-lb-vip-{lb_id}")];
+    let result = tokio::spawn({
+        let n = n.clone();
+        let lb_id = lb_id.clone();
+        async move {
+            let mut made = Made::default();
+            let mut names = Vec::new();
+            let r = scenario(&n, &lb_id, &mut made, &mut names).await;
+            (r, made, names)
+        }
+    })
+    .await;
+    let outcome = match result {
+        Ok((r, m, ns)) => {
+            made = m;
+            names.extend(ns);
+            r
+        }
+        Err(e) => Err(format!("scenario panicked: {e}")),
+    };
+    cleanup(&n, &made, &names).await;
+    if let Err(e) = outcome {
+        panic!("{e}");
+    }
+}
+
+macro_rules! check {
+    ($cond:expr, $($arg:tt)*) => {
+        if !$cond {
+            return Err(format!($($arg)*));
+        }
+    };
+}
+
+async fn scenario(
+    n: &NeutronClient,
+    lb_id: &str,
+    made: &mut Made,
+    names: &mut Vec<String>,
+) -> Result<(), String> {
+    let e = |x: &dyn std::fmt::Display| x.to_string();
+    // --- Neutron topology ---
+    let net = n
+        .create_network(&NetworkCreate {
+            name: Some(format!("keel-ovnp-{lb_id}")),
+            ..Default::default()
+        })
+        .await
+        .map_err(|x| e(&x))?;
+    made.network = Some(net.id.clone());
+    let subnet = n
+        .create_subnet(&SubnetCreate {
+            network_id: net.id.clone(),
+            cidr: "10.0.0.0/24".into(),
+            ip_version: 4,
+            ..Default::default()
+        })
+        .await
+        .map_err(|x| e(&x))?;
+    made.subnet = Some(subnet.id.clone());
+    names.push(format!("ovn-lb-hm-{}", subnet.id));
+    let router = n
+        .create_router(&RouterCreate {
+            name: Some(format!("keel-ovnp-{lb_id}")),
+            ..Default::default()
+        })
+        .await
+        .map_err(|x| e(&x))?;
+    made.router = Some(router.id.clone());
+    n.add_router_interface(&router.id, &subnet.id)
+        .await
+        .map_err(|x| e(&x))?;
+    made.router_if = Some((router.id.clone(), subnet.id.clone()));
+    for ip in ["10.0.0.10", "10.0.0.11"] {
+        let p = n
+            .create_port(&PortCreate {
+                network_id: net.id.clone(),
+                fixed_ips: Some(vec![FixedIpRequest::address(
+                    subnet.id.clone(),
+                    ip.parse().unwrap(),
+                )]),
+                ..Default::default()
+            })
+            .await
+            .map_err(|x| e(&x))?;
+        made.ports.push(p.id);
+    }
+
+    // --- NB/SB clients, driver, status sink ---
+    let nb = OvsdbNb::connect(&env("STACK_OVN_NB"))
+        .await
+        .map_err(|x| e(&x))?;
+    nb.client()
+        .await_replica_caught_up()
+        .await
+        .map_err(|x| e(&x))?;
+    let sb = ovsdb::Client::connect(
+        &env("STACK_OVN_SB"),
+        "OVN_Southbound",
+        ovsdb::MonitorSpec::new().table("Load_Balancer"),
+    )
+    .await
+    .map_err(|x| e(&x))?;
+    let mut sb_events = sb.subscribe();
+    let nb_dyn: Arc<dyn NbDatabase> = Arc::new(nb.clone());
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let driver = OvnProvider::with_nb(
+        nb_dyn.clone(),
+        n.clone(),
+        Arc::new(Sink(tx)),
+        OvnConfig::default(),
+    );
+    let ls_name = format!("neutron-{}", net.id);
+    let lr_name = format!("neutron-{}", router.id);
+
+    // --- sync validation (501 texts) ---
+    let bad = driver
+        .listener_create(Listener {
+            listener_id: uid(),
+            protocol: Some("HTTP".into()),
+            ..Default::default()
+        })
+        .await;
+    check!(
+        bad == Err(ProviderError::unsupported(
+            "OVN provider does not support HTTP protocol"
+        )),
+        "HTTP listener: {bad:?}"
+    );
+    let bad = driver.loadbalancer_failover(lb_id).await;
+    check!(
+        matches!(bad, Err(ProviderError::UnsupportedOption { .. })),
+        "failover: {bad:?}"
+    );
+
+    // --- VIP port ---
+    let (vip, _) = driver
+        .create_vip_port(
+            lb_id,
+            "",
+            Vip {
+                vip_network_id: Some(net.id.clone()),
+                vip_subnet_id: Some(subnet.id.clone()),
+                ..Default::default()
+            },
+            vec![],
+        )
+        .await
+        .map_err(|x| e(&x))?;
+    let vip_addr = vip.vip_address.clone().ok_or("no VIP address")?;
+    let vip_port = n
+        .get_port(vip.vip_port_id.as_deref().unwrap_or(""))
+        .await
+        .map_err(|x| e(&x))?;
+    check!(
+        vip_port.name == format!("ovn-lb-vip-{lb_id}"),
+        "VIP port name {}",
+        vip_port.name
+    );
+    check!(
+        vip_port.device_owner == "ovn-lb:vip" && vip_port.device_id == format!("lb-{lb_id}"),
+        "VIP port owner {vip_port:?}"
+    );
+
+    // --- LB ---
+    let lb = LoadBalancer {
+        loadbalancer_id: lb_id.into(),
+        admin_state_up: Some(true),
+        vip_address: Some(vip_addr.clone()),
+        vip_network_id: Some(net.id.clone()),
+        vip_port_id: vip.vip_port_id.clone(),
+        vip_subnet_id: Some(subnet.id.clone()),
+        ..Default::default()
+    };
+    driver
+        .loadbalancer_create(lb.clone())
+        .await
+        .map_err(|x| e(&x))?;
+    let r = next(&mut rx).await;
+    check!(
+        rec(&r.loadbalancers, lb_id) == (Some(Prov::Active), Some(Op::Online)),
+        "lb create report {r:?}"
+    );
+    let snap = nb_dyn.snapshot().await.map_err(|x| e(&x))?;
+    let rows = snap.lbs_named(lb_id);
+    check!(rows.len() == 1, "one row expected, got {rows:?}");
+    let row = rows[0].clone();
+    check!(row.protocol.is_none(), "protocol {:?}", row.protocol);
+    let ids = &row.external_ids;
+    check!(ids.get("neutron:vip") == Some(&vip_addr), "vip key {ids:?}");
+    check!(
+        ids.get("neutron:vip_port_id") == vip.vip_port_id.as_ref(),
+        "vip port key {ids:?}"
+    );
+    check!(
+        ids.get("enabled").map(String::as_str) == Some("True"),
+        "enabled {ids:?}"
+    );
+    check!(
+        ids.get("ls_refs") == Some(&format!("{{\"{ls_name}\": 1}}")),
+        "ls_refs {ids:?}"
+    );
+    check!(ids.get("lr_ref") == Some(&lr_name), "lr_ref {ids:?}");
+    let ls = snap.switch_named(&ls_name).ok_or("no switch")?;
+    check!(
+        ls.load_balancer.contains(&row.uuid),
+        "LS load_balancer {:?}",
+        ls.load_balancer
+    );
+    let lr = snap.router_named(&lr_name).ok_or("no router")?;
+    check!(
+        lr.load_balancer.contains(&row.uuid),
+        "LR load_balancer {:?}",
+        lr.load_balancer
+    );
+
+    // --- listener TCP 80, pool SOURCE_IP_PORT ---
+    let listener_id = uid();
+    let pool_id = uid();
+    driver
+        .listener_create(Listener {
+            listener_id: listener_id.clone(),
+            loadbalancer_id: Some(lb_id.into()),
+            protocol: Some("TCP".into()),
+            protocol_port: Some(80),
+            admin_state_up: Some(true),
+            ..Default::default()
+        })
+        .await
+        .map_err(|x| e(&x))?;
+    let r = next(&mut rx).await;
+    check!(
+        rec(&r.listeners, &listener_id) == (Some(Prov::Active), Some(Op::Online)),
+        "listener report {r:?}"
+    );
+    check!(
+        rec(&r.loadbalancers, lb_id).0 == Some(Prov::Active),
+        "lb in listener report {r:?}"
+    );
+    driver
+        .pool_create(Pool {
+            pool_id: pool_id.clone(),
+            loadbalancer_id: Some(lb_id.into()),
+            listener_id: Some(listener_id.clone()),
+            protocol: Some("TCP".into()),
+            lb_algorithm: Some("SOURCE_IP_PORT".into()),
+            admin_state_up: Some(true),
+            ..Default::default()
+        })
+        .await
+        .map_err(|x| e(&x))?;
+    let r = next(&mut rx).await;
+    check!(
+        rec(&r.pools, &pool_id) == (Some(Prov::Active), Some(Op::Online)),
+        "pool report {r:?}"
+    );
+    check!(
+        rec(&r.listeners, &listener_id).0 == Some(Prov::Active),
+        "listener in pool report {r:?}"
+    );
+
+    // --- members ---
+    let m1 = uid();
+    let m2 = uid();
+    for (m, ip) in [(&m1, "10.0.0.10"), (&m2, "10.0.0.11")] {
+        driver
+            .member_create(Member {
+                member_id: m.clone(),
+                pool_id: Some(pool_id.clone()),
+                address: Some(ip.into()),
+                protocol_port: Some(8080),
+                subnet_id: Some(subnet.id.clone()),
+                admin_state_up: Some(true),
+                ..Default::default()
+            })
+            .await
+            .map_err(|x| e(&x))?;
+        let r = next(&mut rx).await;
+        check!(
+            rec(&r.members, m) == (Some(Prov::Active), Some(Op::NoMonitor)),
+            "member report {r:?}"
+        );
+        check!(
+            rec(&r.pools, &pool_id).0 == Some(Prov::Active),
+            "pool in member report {r:?}"
+        );
+        check!(
+            rec(&r.loadbalancers, lb_id) == (Some(Prov::Active), Some(Op::Online)),
+            "lb in member report {r:?}"
+        );
+    }
+    let snap = nb_dyn.snapshot().await.map_err(|x| e(&x))?;
+    let row = snap
+        .lbs_named(lb_id)
+        .first()
+        .copied()
+        .cloned()
+        .ok_or("row gone")?;
+    check!(
+        row.protocol.as_deref() == Some("tcp"),
+        "protocol {:?}",
+        row.protocol
+    );
+    let mut want_vips = BTreeMap::new();
+    want_vips.insert(
+        format!("{vip_addr}:80"),
+        "10.0.0.10:8080,10.0.0.11:8080".to_string(),
+    );
+    check!(row.vips == want_vips, "vips {:?}", row.vips);
+    let ids = &row.external_ids;
+    check!(
+        ids.get(&format!("listener_{listener_id}")) == Some(&format!("80:pool_{pool_id}")),
+        "listener key {ids:?}"
+    );
+    check!(
+        ids.get(&format!("pool_{pool_id}"))
+            == Some(&format!(
+                "member_{m1}_10.0.0.10:8080_{},member_{m2}_10.0.0.11:8080_{}",
+                subnet.id, subnet.id
+            )),
+        "pool key {ids:?}"
+    );
+    let mut sel = row.selection_fields.clone();
+    sel.sort();
+    check!(
+        sel == ["ip_dst", "ip_src", "tp_dst", "tp_src"],
+        "selection_fields {sel:?}"
+    );
+    check!(
+        ids.get("ls_refs") == Some(&format!("{{\"{ls_name}\": 3}}")),
+        "ls_refs after members {ids:?}"
+    );
+
+    // --- TCP health monitor ---
+    let hm_id = uid();
+    driver
+        .health_monitor_create(HealthMonitor {
+            healthmonitor_id: hm_id.clone(),
+            pool_id: Some(pool_id.clone()),
+            kind: Some("TCP".into()),
+            delay: Some(5),
+            timeout: Some(3),
+            max_retries: Some(2),
+            max_retries_down: Some(4),
+            admin_state_up: Some(true),
+            ..Default::default()
+        })
+        .await
+        .map_err(|x| e(&x))?;
+    let r = next(&mut rx).await;
+    check!(
+        rec(&r.healthmonitors, &hm_id) == (Some(Prov::Active), Some(Op::Online)),
+        "hm report {r:?}"
+    );
+    check!(
+        rec(&r.members, &m1).1 == Some(Op::Online),
+        "member after hm {r:?}"
+    );
+    let snap = nb_dyn.snapshot().await.map_err(|x| e(&x))?;
+    let row = snap
+        .lbs_named(lb_id)
+        .first()
+        .copied()
+        .cloned()
+        .ok_or("row gone")?;
+    check!(
+        row.health_check.len() == 1,
+        "health_check {:?}",
+        row.health_check
+    );
+    let hc = snap
+        .health_checks
+        .get(&row.health_check[0])
+        .ok_or("hc row missing")?;
+    check!(hc.vip == format!("{vip_addr}:80"), "hc vip {}", hc.vip);
+    let opts: Vec<(&str, &str)> = hc
+        .options
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    check!(
+        opts == [
+            ("failure_count", "4"),
+            ("interval", "5"),
+            ("success_count", "2"),
+            ("timeout", "3")
+        ],
+        "hc options {opts:?}"
+    );
+    check!(
+        hc.external_ids.get("octavia:healthmonitor") == Some(&hm_id)
+            && hc.external_ids.get("octavia:pool_id") == Some(&pool_id),
+        "hc ids {:?}",
+        hc.external_ids
+    );
+    check!(
+        row.external_ids.get("octavia:healthmonitors") == Some(&format!("[\"{hm_id}\"]")),
+        "hms key {:?}",
+        row.external_ids
+    );
+    let hm_ports = n
+        .list_ports(&ListFilter::new().eq("name", format!("ovn-lb-hm-{}", subnet.id)))
+        .await
+        .map_err(|x| e(&x))?;
+    check!(hm_ports.len() == 1, "HM ports {hm_ports:?}");
+    check!(
+        hm_ports[0].device_owner == "ovn-lb-hm:distributed",
+        "HM port owner {}",
+        hm_ports[0].device_owner
+    );
+    let hm_ip = hm_ports[0]
+        .ip_in_subnet(&subnet.id)
+        .ok_or("HM port without IP")?
+        .to_string();
+    for (ip, port_id) in [("10.0.0.10", &made.ports[0]), ("10.0.0.11", &made.ports[1])] {
+        check!(
+            row.ip_port_mappings.get(ip) == Some(&format!("{port_id}:{hm_ip}")),
+            "ip_port_mappings {:?}",
+            row.ip_port_mappings
+        );
+    }
+
+    // --- ovn-northd derived the SB Load_Balancer from our row ---
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let found = sb.replica().table("Load_Balancer").is_some_and(|t| {
+            t.rows().any(|r| {
+                r.get_str("name") == Some(lb_id)
+                    && r.get("vips").is_some_and(|v| {
+                        v.to_json().to_string().contains(&format!("{vip_addr}:80"))
+                    })
+            })
+        });
+        if found {
+            break;
+        }
+        check!(
+            tokio::time::Instant::now() < deadline,
+            "no SB Load_Balancer {lb_id} with the VIP"
+        );
+        let _ = tokio::time::timeout_at(deadline, sb_events.recv()).await;
+    }
+
+    // --- cascade delete ---
+    driver
+        .loadbalancer_delete(lb.clone(), true)
+        .await
+        .map_err(|x| e(&x))?;
+    let r = next(&mut rx).await;
+    check!(
+        rec(&r.loadbalancers, lb_id) == (Some(Prov::Deleted), Some(Op::Offline)),
+        "lb delete {r:?}"
+    );
+    check!(
+        rec(&r.listeners, &listener_id).0 == Some(Prov::Deleted),
+        "listener deleted {r:?}"
+    );
+    check!(
+        rec(&r.pools, &pool_id).0 == Some(Prov::Deleted),
+        "pool deleted {r:?}"
+    );
+    check!(
+        rec(&r.members, &m1).0 == Some(Prov::Deleted)
+            && rec(&r.members, &m2).0 == Some(Prov::Deleted),
+        "members deleted {r:?}"
+    );
+    check!(
+        rec(&r.healthmonitors, &hm_id).0 == Some(Prov::Deleted),
+        "hm deleted {r:?}"
+    );
+    let snap = nb_dyn.snapshot().await.map_err(|x| e(&x))?;
+    check!(snap.lbs_named(lb_id).is_empty(), "rows left");
+    check!(
+        snap.health_checks
+            .values()
+            .all(|h| h.external_ids.get("octavia:healthmonitor") != Some(&hm_id)),
+        "health check left"
+    );
+    check!(
+        snap.switch_named(&ls_name)
+            .is_some_and(|s| s.load_balancer.is_empty()),
+        "LS refs left"
+    );
+    check!(
+        snap.router_named(&lr_name)
+            .is_some_and(|s| s.load_balancer.is_empty()),
+        "LR refs left"
+    );
+    let vip_left = n.get_port(vip.vip_port_id.as_deref().unwrap_or("")).await;
+    check!(
+        vip_left.as_ref().is_err_and(|x| x.is_not_found()),
+        "VIP port left: {vip_left:?}"
+    );
+    let hm_left = n
+        .list_ports(&ListFilter::new().eq("name", format!("ovn-lb-hm-{}", subnet.id)))
+        .await
+        .map_err(|x| e(&x))?;
+    check!(hm_left.is_empty(), "HM port left: {hm_left:?}");
+    Ok(())
+}

@@ -246,7 +246,7 @@ pub async fn render_listener(tx: &mut Tx, l: &ListenerRow) -> Result<Value, ApiE
         .insert_headers
         .as_deref()
         .and_then(crate::pickle::loads_str_dict)
-        .unwrap_or_default();
+        .unwrap_or_else(|| json!({}));
     Ok(json!({
         "id": l.id, "name": name(&l.name), "description": name(&l.description),
         "provisioning_status": l.provisioning_status, "operating_status": l.operating_status,

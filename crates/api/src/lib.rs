@@ -13,6 +13,7 @@
 pub mod base;
 pub mod context;
 pub mod fault;
+pub mod listener;
 pub mod load_balancer;
 pub mod network;
 pub mod pagination;
@@ -257,7 +258,18 @@ pub fn router(state: AppState) -> Router {
         .route("/v2/lbaas/loadbalancers/{id}/status", get(lb::get_status))
         .route("/v2/lbaas/loadbalancers/{id}/statuses", get(lb::get_status))
         .route("/v2/lbaas/loadbalancers/{id}/stats", get(lb::get_stats))
-        .route("/v2/lbaas/loadbalancers/{id}/failover", put(lb::failover));
+        .route("/v2/lbaas/loadbalancers/{id}/failover", put(lb::failover))
+        .route(
+            "/v2/lbaas/listeners",
+            get(listener::get_all).post(listener::post),
+        )
+        .route(
+            "/v2/lbaas/listeners/{id}",
+            get(listener::get_one)
+                .put(listener::put)
+                .delete(listener::delete),
+        )
+        .route("/v2/lbaas/listeners/{id}/stats", get(listener::get_stats));
     let inner = Router::new()
         .route("/", get(versions::index))
         .route("/healthcheck", get(versions::healthcheck))

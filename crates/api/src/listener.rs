@@ -1,0 +1,457 @@
+//! `/v2/lbaas/listeners`, as `octavia/api/v2/controllers/listener.py` (api-contract.md §4).
+
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use octavia_db::{ListQuery, ListenerRow, PoolRow, QuotaResource, SqlValue};
+use serde_json::{json, Value};
+
+use crate::base::{self, call_provider, LISTENER_ATTRS};
+use crate::context::RequestContext;
+use crate::fault::ApiError;
+use crate::load_balancer::{get_db_lb, quota_limits};
+use crate::pagination::ListParams;
+use crate::policy;
+use crate::types::{listener::*, parse_body, Obj};
+use crate::AppState;
+
+type Q = Query<Vec<(String, String)>>;
+
+/// Load a listener that is not DELETED (404 `Listener <id> not found.`).
+pub async fn get_db_listener(tx: &mut octavia_db::Tx, id: &str) -> Result<ListenerRow, ApiError> {
+    let l: Option<ListenerRow> = tx.find(id).await?;
+    l.filter(|l| l.provisioning_status != "DELETED")
+        .ok_or_else(|| ApiError::not_found("Listener", id))
+}
+
+/// TCP-family protocols share a port space (duplicate-listener check).
+fn l4(p: &str) -> &str {
+    match p {
+        "UDP" => "UDP",
+        "SCTP" => "SCTP",
+        _ => "TCP",
+    }
+}
+
+/// Listener → allowed pool protocols (api-contract.md §14.7).
+pub fn pool_protocol_ok(listener: &str, pool: &str) -> bool {
+    match listener {
+        "HTTP" | "TERMINATED_HTTPS" => matches!(pool, "HTTP" | "PROXY" | "PROXYV2"),
+        "HTTPS" => matches!(pool, "HTTPS" | "PROXY" | "PROXYV2" | "TCP"),
+        "TCP" => matches!(pool, "HTTP" | "HTTPS" | "PROXY" | "PROXYV2" | "TCP"),
+        "UDP" => pool == "UDP",
+        "SCTP" => pool == "SCTP",
+        _ => false,
+    }
+}
+
+/// Protocol-specific checks of a create (TLS refs, insert_headers, HSTS), reference texts.
+fn validate_protocol(b: &Obj, protocol: &str) -> Result<(), ApiError> {
+    let tls_refs = b.str("default_tls_container_ref").is_some()
+        || b.str_list("sni_container_refs")
+            .is_some_and(|l| !l.is_empty())
+        || b.str("client_ca_tls_container_ref").is_some();
+    if matches!(protocol, "UDP" | "SCTP")
+        && (tls_refs || b.obj("insert_headers").is_some_and(|h| !h.0.is_empty()))
+    {
+        return Err(ApiError::Validation(format!(
+            "{protocol} protocol listener does not support TLS."
+        )));
+    }
+    if let Some(h) = b.obj("insert_headers") {
+        if !h.0.is_empty() && !matches!(protocol, "HTTP" | "TERMINATED_HTTPS") {
+            return Err(ApiError::BadRequest(format!(
+                "insert-headers is not a valid option for a {protocol} protocol listener."
+            )));
+        }
+    }
+    if tls_refs && !matches!(protocol, "TERMINATED_HTTPS" | "PROMETHEUS") {
+        return Err(ApiError::Validation(format!(
+            "Certificate container references are not allowed on {protocol} protocol listeners."
+        )));
+    }
+    if protocol == "TERMINATED_HTTPS"
+        && b.str("default_tls_container_ref").is_none()
+        && b.str_list("sni_container_refs")
+            .is_none_or(|l| l.is_empty())
+    {
+        return Err(ApiError::Validation("An SNI or default certificate container reference must be provided for TERMINATED_HTTPS protocol listeners.".into()));
+    }
+    if b.i64("hsts_max_age").is_some() && protocol != "TERMINATED_HTTPS" {
+        return Err(ApiError::Validation(
+            "The HSTS feature can only be used for listeners using the TERMINATED_HTTPS protocol."
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// `GET /v2/lbaas/listeners`.
+pub async fn get_all(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    headers: HeaderMap,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
+    let scope = policy::list_scope(&ctx, "listener", params.project_filter())?;
+    let mut tx = st.db().begin_read().await?;
+    let rows: Vec<ListenerRow> = base::visible(&mut tx, &scope, vec![]).await?;
+    let mut all = Vec::new();
+    for r in &rows {
+        let mut v = base::render_listener(&mut tx, r).await?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert("loadbalancer_id".into(), json!(r.load_balancer_id));
+        }
+        all.push(v);
+    }
+    let mut body = base::collection(
+        &st,
+        &headers,
+        "/v2/lbaas/listeners",
+        "listeners",
+        all,
+        &params,
+        LISTENER_ATTRS,
+    )?;
+    strip_helper(&mut body, "listeners", "loadbalancer_id");
+    Ok(Json(body))
+}
+
+/// Remove a filter-only helper key from every item of a collection body.
+pub fn strip_helper(body: &mut Value, key: &str, helper: &str) {
+    if let Some(items) = body.get_mut(key).and_then(Value::as_array_mut) {
+        for i in items {
+            if let Some(o) = i.as_object_mut() {
+                o.remove(helper);
+            }
+        }
+    }
+}
+
+/// `GET /v2/lbaas/listeners/{id}`.
+pub async fn get_one(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(id): Path<String>,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    let fields = base::check_get_query(&st, &q)?;
+    let mut tx = st.db().begin_read().await?;
+    let l = get_db_listener(&mut tx, &id).await?;
+    policy::authorize(&ctx, "listener", "get_one", l.project_id.as_deref())?;
+    Ok(Json(
+        json!({"listener": base::select(base::render_listener(&mut tx, &l).await?, &fields)}),
+    ))
+}
+
+/// `POST /v2/lbaas/listeners` → 201, listener PENDING_CREATE, LB PENDING_UPDATE.
+pub async fn post(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Query(q): Q,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    base::no_query(&q, &[])?;
+    let b = parse_body(&body, "listener_", "listener", &LISTENER_POST)?;
+    let lb_id = b.str("loadbalancer_id").unwrap_or_default();
+    let protocol = b.str("protocol").unwrap_or_default();
+    let port = b.i64("protocol_port").unwrap_or_default();
+    let mut tx = st.db().begin().await?;
+    let lb = get_db_lb(&mut tx, &lb_id).await?;
+    let project = lb.project_id.clone().unwrap_or_default();
+    policy::authorize(&ctx, "listener", "post", Some(&project))?;
+    validate_protocol(&b, &protocol)?;
+    if protocol == "PROMETHEUS" && b.str("default_pool_id").is_some() {
+        return Err(ApiError::BadRequest(
+            "Protocol PROMETHEUS listeners cannot have child objects.".into(),
+        ));
+    }
+    let pname = base::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    if !ctx.noauth {
+        tx.check_quota(&project, QuotaResource::Listener, 1, &quota_limits(&st))
+            .await?;
+    }
+    tx.lock_lb_for_child(&lb_id, &[], "PENDING_UPDATE").await?;
+    let existing: Vec<ListenerRow> = tx
+        .list(&ListQuery::default().filter("load_balancer_id", lb_id.as_str()))
+        .await?;
+    if existing.iter().any(|l| {
+        l.protocol_port as i64 == port
+            && l4(&l.protocol) == l4(&protocol)
+            && l.provisioning_status != "DELETED"
+    }) {
+        return Err(ApiError::Conflict(format!("Another Listener on this Load Balancer is already using protocol {protocol} and protocol_port {port}")));
+    }
+    if let Some(pid) = b.str("default_pool_id") {
+        let pool: Option<PoolRow> = tx.find(&pid).await?;
+        let pool = pool
+            .filter(|p| {
+                p.load_balancer_id.as_deref() == Some(lb_id.as_str())
+                    && p.provisioning_status != "DELETED"
+            })
+            .ok_or_else(|| ApiError::not_found("Pool", &pid))?;
+        if !pool_protocol_ok(&protocol, &pool.protocol) {
+            return Err(ApiError::Validation(format!(
+                "The pool protocol '{}' is invalid while the listener protocol is '{protocol}'.",
+                pool.protocol
+            )));
+        }
+    }
+    let cfg = st.config();
+    let tls = protocol == "TERMINATED_HTTPS";
+    let id = base::new_id();
+    let to_i32 = |v: Option<i64>, d: i64| Some(i32::try_from(v.unwrap_or(d)).unwrap_or(i32::MAX));
+    let row = ListenerRow {
+        project_id: Some(project.clone()),
+        id: id.clone(),
+        name: b.str("name"),
+        description: b.str("description"),
+        protocol: protocol.clone(),
+        protocol_port: i32::try_from(port).unwrap_or_default(),
+        connection_limit: to_i32(b.i64("connection_limit"), -1),
+        load_balancer_id: Some(lb_id.clone()),
+        tls_certificate_id: b.str("default_tls_container_ref"),
+        default_pool_id: b.str("default_pool_id"),
+        provisioning_status: "PENDING_CREATE".into(),
+        operating_status: "OFFLINE".into(),
+        enabled: b.bool("admin_state_up").unwrap_or(true),
+        peer_port: Some(tx.next_peer_port(&lb_id).await?),
+        insert_headers: b
+            .obj("insert_headers")
+            .map(|h| crate::pickle::dumps_str_dict(&h.0)),
+        timeout_client_data: to_i32(b.i64("timeout_client_data"), cfg.timeout_client_data),
+        timeout_member_connect: to_i32(b.i64("timeout_member_connect"), cfg.timeout_member_connect),
+        timeout_member_data: to_i32(b.i64("timeout_member_data"), cfg.timeout_member_data),
+        timeout_tcp_inspect: to_i32(b.i64("timeout_tcp_inspect"), cfg.timeout_tcp_inspect),
+        client_ca_tls_certificate_id: b.str("client_ca_tls_container_ref"),
+        client_authentication: b
+            .str("client_authentication")
+            .unwrap_or_else(|| "NONE".into()),
+        client_crl_container_id: b.str("client_crl_container_ref"),
+        tls_ciphers: b.str("tls_ciphers"),
+        tls_versions: base::join_list(
+            b.str_list("tls_versions")
+                .or_else(|| tls.then(|| vec!["TLSv1.2".into(), "TLSv1.3".into()])),
+        ),
+        alpn_protocols: base::join_list(
+            b.str_list("alpn_protocols")
+                .or_else(|| tls.then(|| vec!["h2".into(), "http/1.1".into(), "http/1.0".into()])),
+        ),
+        hsts_max_age: b.i64("hsts_max_age").and_then(|v| i32::try_from(v).ok()),
+        hsts_include_subdomains: Some(b.bool("hsts_include_subdomains").unwrap_or(false)),
+        hsts_preload: Some(b.bool("hsts_preload").unwrap_or(false)),
+        ..Default::default()
+    };
+    tx.insert(&row).await?;
+    if let Some(sni) = b.str_list("sni_container_refs") {
+        tx.set_sni_refs(&id, &sni).await?;
+    }
+    if let Some(c) = b.str_list("allowed_cidrs") {
+        let mut c = c;
+        c.dedup();
+        tx.set_listener_cidrs(&id, &c).await?;
+    }
+    if let Some(tags) = b.str_list("tags") {
+        tx.set_tags(&id, &tags).await?;
+    }
+    let model = base::listener_model(&mut tx, &row).await?;
+    call_provider(&pname, driver.listener_create(model)).await?;
+    let l = get_db_listener(&mut tx, &id).await?;
+    let body = base::render_listener(&mut tx, &l).await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(json!({"listener": body}))).into_response())
+}
+
+/// `PUT /v2/lbaas/listeners/{id}` → 200, listener and LB PENDING_UPDATE.
+pub async fn put(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(id): Path<String>,
+    Query(q): Q,
+    body: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    base::no_query(&q, &[])?;
+    let b = parse_body(&body, "listener_", "listener", &LISTENER_PUT)?;
+    let mut tx = st.db().begin().await?;
+    let l = get_db_listener(&mut tx, &id).await?;
+    policy::authorize(&ctx, "listener", "put", l.project_id.as_deref())?;
+    let lb = get_db_lb(&mut tx, l.load_balancer_id.as_deref().unwrap_or_default()).await?;
+    let pname = base::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    let old = base::listener_model(&mut tx, &l).await?;
+    tx.lock_lb_for_child(&lb.id, std::slice::from_ref(&id), "PENDING_UPDATE")
+        .await?;
+    if let Some(pid) = b.str("default_pool_id") {
+        let pool: Option<PoolRow> = tx.find(&pid).await?;
+        let pool = pool
+            .filter(|p| {
+                p.load_balancer_id == l.load_balancer_id && p.provisioning_status != "DELETED"
+            })
+            .ok_or_else(|| ApiError::not_found("Pool", &pid))?;
+        if !pool_protocol_ok(&l.protocol, &pool.protocol) {
+            return Err(ApiError::Validation(format!(
+                "The pool protocol '{}' is invalid while the listener protocol is '{}'.",
+                pool.protocol, l.protocol
+            )));
+        }
+    }
+    let cfg = st.config();
+    let mut new = provider::Listener {
+        listener_id: id.clone(),
+        ..Default::default()
+    };
+    let mut ch: Vec<(&str, SqlValue)> = Vec::new();
+    let int_or = |k: &str, d: i64| -> Option<i32> {
+        Some(i32::try_from(b.i64(k).unwrap_or(d)).unwrap_or(i32::MAX))
+    };
+    if b.has("name") {
+        ch.push(("name", b.str("name").into()));
+        new.name = Some(b.str("name").unwrap_or_default());
+    }
+    if b.has("description") {
+        ch.push(("description", b.str("description").into()));
+        new.description = Some(b.str("description").unwrap_or_default());
+    }
+    if let Some(a) = b.bool("admin_state_up") {
+        ch.push(("enabled", a.into()));
+        new.admin_state_up = Some(a);
+    }
+    if b.has("connection_limit") {
+        let v = int_or("connection_limit", -1);
+        ch.push(("connection_limit", v.into()));
+        new.connection_limit = v.map(i64::from);
+    }
+    for (k, col, d) in [
+        (
+            "timeout_client_data",
+            "timeout_client_data",
+            cfg.timeout_client_data,
+        ),
+        (
+            "timeout_member_connect",
+            "timeout_member_connect",
+            cfg.timeout_member_connect,
+        ),
+        (
+            "timeout_member_data",
+            "timeout_member_data",
+            cfg.timeout_member_data,
+        ),
+        (
+            "timeout_tcp_inspect",
+            "timeout_tcp_inspect",
+            cfg.timeout_tcp_inspect,
+        ),
+    ] {
+        if b.has(k) {
+            ch.push((col, int_or(k, d).into()));
+        }
+    }
+    if b.has("default_pool_id") {
+        ch.push(("default_pool_id", b.str("default_pool_id").into()));
+        new.default_pool_id = b.str("default_pool_id");
+    }
+    if b.has("default_tls_container_ref") {
+        ch.push((
+            "tls_certificate_id",
+            b.str("default_tls_container_ref").into(),
+        ));
+    }
+    if b.has("insert_headers") {
+        ch.push((
+            "insert_headers",
+            b.obj("insert_headers")
+                .map(|h| crate::pickle::dumps_str_dict(&h.0))
+                .into(),
+        ));
+    }
+    if b.has("client_authentication") {
+        ch.push((
+            "client_authentication",
+            b.str("client_authentication")
+                .unwrap_or_else(|| "NONE".into())
+                .into(),
+        ));
+    }
+    if b.has("tls_ciphers") {
+        ch.push(("tls_ciphers", b.str("tls_ciphers").into()));
+    }
+    if b.has("hsts_max_age") {
+        ch.push((
+            "hsts_max_age",
+            b.i64("hsts_max_age")
+                .and_then(|v| i32::try_from(v).ok())
+                .into(),
+        ));
+    }
+    if b.has("hsts_include_subdomains") {
+        ch.push((
+            "hsts_include_subdomains",
+            b.bool("hsts_include_subdomains").unwrap_or(false).into(),
+        ));
+    }
+    if b.has("hsts_preload") {
+        ch.push((
+            "hsts_preload",
+            b.bool("hsts_preload").unwrap_or(false).into(),
+        ));
+    }
+    tx.update::<ListenerRow>(&id, &ch).await?;
+    if b.has("sni_container_refs") {
+        tx.set_sni_refs(&id, &b.str_list("sni_container_refs").unwrap_or_default())
+            .await?;
+    }
+    if b.has("allowed_cidrs") {
+        tx.set_listener_cidrs(&id, &b.str_list("allowed_cidrs").unwrap_or_default())
+            .await?;
+    }
+    if b.has("tags") {
+        tx.set_tags(&id, &b.str_list("tags").unwrap_or_default())
+            .await?;
+    }
+    call_provider(&pname, driver.listener_update(old, new)).await?;
+    let l = get_db_listener(&mut tx, &id).await?;
+    let body = base::render_listener(&mut tx, &l).await?;
+    tx.commit().await?;
+    Ok(Json(json!({"listener": body})))
+}
+
+/// `DELETE /v2/lbaas/listeners/{id}` → 204, listener PENDING_DELETE, LB PENDING_UPDATE.
+pub async fn delete(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(id): Path<String>,
+    Query(q): Q,
+) -> Result<StatusCode, ApiError> {
+    base::no_query(&q, &[])?;
+    let mut tx = st.db().begin().await?;
+    let l = get_db_listener(&mut tx, &id).await?;
+    policy::authorize(&ctx, "listener", "delete", l.project_id.as_deref())?;
+    let lb = get_db_lb(&mut tx, l.load_balancer_id.as_deref().unwrap_or_default()).await?;
+    let pname = base::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    let model = base::listener_model(&mut tx, &l).await?;
+    tx.lock_lb_for_child(&lb.id, std::slice::from_ref(&id), "PENDING_DELETE")
+        .await?;
+    call_provider(&pname, driver.listener_delete(model)).await?;
+    tx.commit().await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `GET /v2/lbaas/listeners/{id}/stats`.
+pub async fn get_stats(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(id): Path<String>,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    base::no_query(&q, &[])?;
+    let mut tx = st.db().begin_read().await?;
+    let l = get_db_listener(&mut tx, &id).await?;
+    policy::authorize(&ctx, "listener", "get_stats", l.project_id.as_deref())?;
+    Ok(Json(crate::load_balancer::stats_of(&mut tx, &[id]).await?))
+}

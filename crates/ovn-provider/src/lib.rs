@@ -23,6 +23,8 @@ pub mod ovsdb_nb;
 pub mod plan;
 pub mod pool;
 pub mod queue;
+#[cfg(test)]
+mod scenarios;
 pub mod status;
 pub mod validate;
 pub mod vips;

@@ -1,0 +1,754 @@
+//! Planner scenarios on an in-memory NB: each plan's operations are applied to the snapshot
+//! the way ovsdb-server would (named uuids, waits, mutations, garbage collection of
+//! health checks), and the resulting rows and reports are asserted.
+
+use std::collections::BTreeMap;
+
+use provider::{OperatingStatus as Op, ProvisioningStatus as Prov, StatusRecord};
+use serde_json::json;
+
+use crate::external_ids as ext;
+use crate::hm::{self, HmReq};
+use crate::lb::{self, LbCreate};
+use crate::listener::{self, ListenerReq};
+use crate::member::{self, MemberFacts, MemberReq};
+use crate::nb::{Datum, HealthCheckRow, LoadBalancerRow, NbSnapshot, Op as NbOp, RowRef};
+use crate::plan::{Plan, SubnetInfo};
+use crate::pool::{self, PoolReq};
+
+const NET: &str = "net1";
+const SUBNET: &str = "sub1";
+const VIP: &str = "10.0.0.5";
+
+fn topology() -> NbSnapshot {
+    let mut s = NbSnapshot {
+        health_check_supported: true,
+        ..Default::default()
+    };
+    s.insert_json("Logical_Switch", "ls1", &json!({"name": "neutron-net1", "ports": ["set", [["uuid", "lsp-r"], ["uuid", "lsp-a"], ["uuid", "lsp-b"]]]}));
+    s.insert_json(
+        "Logical_Switch",
+        "ls2",
+        &json!({"name": "neutron-net2", "ports": ["set", []]}),
+    );
+    s.insert_json("Logical_Switch_Port", "lsp-r", &json!({"name": "pr", "type": "router",
+        "options": ["map", [["router-port", "lrp-pr"]]],
+        "external_ids": ["map", [["neutron:device_owner", "network:router_interface"], ["neutron:cidrs", "10.0.0.1/24"]]]}));
+    s.insert_json(
+        "Logical_Switch_Port",
+        "lsp-a",
+        &json!({"name": "port-a", "addresses": "fa:16:3e:00:00:0a 10.0.0.10"}),
+    );
+    s.insert_json(
+        "Logical_Switch_Port",
+        "lsp-b",
+        &json!({"name": "port-b", "addresses": "fa:16:3e:00:00:0b 10.0.0.11"}),
+    );
+    s.insert_json(
+        "Logical_Router",
+        "lr1",
+        &json!({"name": "neutron-r1", "ports": ["set", [["uuid", "lrp1"], ["uuid", "lrp2"]]]}),
+    );
+    s.insert_json(
+        "Logical_Router_Port",
+        "lrp1",
+        &json!({"name": "lrp-pr", "networks": "10.0.0.1/24",
+        "external_ids": ["map", [["neutron:network_name", "neutron-net1"]]]}),
+    );
+    s.insert_json(
+        "Logical_Router_Port",
+        "lrp2",
+        &json!({"name": "lrp-p2", "networks": "10.1.0.1/24",
+        "external_ids": ["map", [["neutron:network_name", "neutron-net2"]]]}),
+    );
+    s
+}
+
+static SEQ: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+thread_local! {
+    static NAMES: std::cell::RefCell<BTreeMap<String, String>> = std::cell::RefCell::new(BTreeMap::new());
+}
+
+/// The uuid of a row inserted under `name` in the transaction being applied.
+fn fresh(name: &str) -> String {
+    let u = format!(
+        "new-{name}-{}",
+        SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
+    NAMES.with(|m| m.borrow_mut().insert(name.to_string(), u.clone()));
+    u
+}
+
+fn refs_of(d: &Datum) -> Vec<String> {
+    match d {
+        Datum::Refs(r) => r
+            .iter()
+            .map(|x| match x {
+                RowRef::Uuid(u) => u.clone(),
+                RowRef::Named(n) => NAMES
+                    .with(|m| m.borrow().get(n).cloned())
+                    .expect("named uuid not inserted earlier"),
+            })
+            .collect(),
+        _ => panic!("not refs: {d:?}"),
+    }
+}
+
+/// Apply operations as ovsdb-server would; a failed `wait` aborts everything.
+fn apply(s: &mut NbSnapshot, ops: &[NbOp]) {
+    let before = s.clone();
+    NAMES.with(|m| m.borrow_mut().clear());
+    for op in ops {
+        match op {
+            NbOp::WaitEq {
+                uuid,
+                value: Datum::Map(m),
+                ..
+            } => {
+                if before.load_balancers.get(uuid).map(|r| &r.external_ids) != Some(m) {
+                    *s = before;
+                    panic!("wait failed on {uuid}");
+                }
+            }
+            NbOp::Insert {
+                table: "Load_Balancer",
+                uuid_name,
+                row,
+            } => {
+                let mut lb = LoadBalancerRow {
+                    uuid: fresh(uuid_name),
+                    ..Default::default()
+                };
+                set_lb(&mut lb, row);
+                s.load_balancers.insert(lb.uuid.clone(), lb);
+            }
+            NbOp::Insert {
+                table: "Load_Balancer_Health_Check",
+                uuid_name,
+                row,
+            } => {
+                let mut hc = HealthCheckRow {
+                    uuid: fresh(uuid_name),
+                    ..Default::default()
+                };
+                for (k, v) in row {
+                    match (*k, v) {
+                        ("vip", Datum::Str(x)) => hc.vip = x.clone(),
+                        ("options", Datum::Map(m)) => hc.options = m.clone(),
+                        ("external_ids", Datum::Map(m)) => hc.external_ids = m.clone(),
+                        _ => {}
+                    }
+                }
+                s.health_checks.insert(hc.uuid.clone(), hc);
+            }
+            NbOp::Update {
+                table: "Load_Balancer",
+                uuid,
+                row,
+            } => set_lb(s.load_balancers.get_mut(uuid).expect("row"), row),
+            NbOp::Update {
+                table: "Load_Balancer_Health_Check",
+                uuid,
+                row,
+            } => {
+                let hc = s.health_checks.get_mut(uuid).expect("hc");
+                for (k, v) in row {
+                    match (*k, v) {
+                        ("vip", Datum::Str(x)) => hc.vip = x.clone(),
+                        ("options", Datum::Map(m)) => hc.options = m.clone(),
+                        _ => {}
+                    }
+                }
+            }
+            NbOp::Mutate {
+                table,
+                uuid,
+                column,
+                insert,
+                value,
+            } => {
+                let list = match (*table, *column) {
+                    ("Logical_Switch", "load_balancer") => {
+                        s.switches.get_mut(uuid).map(|x| &mut x.load_balancer)
+                    }
+                    ("Logical_Router", "load_balancer") => {
+                        s.routers.get_mut(uuid).map(|x| &mut x.load_balancer)
+                    }
+                    ("Load_Balancer", "health_check") => {
+                        s.load_balancers.get_mut(uuid).map(|x| &mut x.health_check)
+                    }
+                    other => panic!("unexpected mutate {other:?}"),
+                };
+                let Some(list) = list else { continue };
+                for r in refs_of(value) {
+                    if *insert {
+                        if !list.contains(&r) {
+                            list.push(r);
+                        }
+                    } else {
+                        list.retain(|x| *x != r);
+                    }
+                }
+            }
+            NbOp::Delete {
+                table: "Load_Balancer",
+                uuid,
+            } => {
+                s.load_balancers.remove(uuid);
+                for sw in s.switches.values() {
+                    assert!(
+                        !sw.load_balancer.contains(uuid),
+                        "deleted row still referenced by a switch"
+                    );
+                }
+                for r in s.routers.values() {
+                    assert!(
+                        !r.load_balancer.contains(uuid),
+                        "deleted row still referenced by a router"
+                    );
+                }
+            }
+            other => panic!("unexpected op {other:?}"),
+        }
+    }
+    // garbage-collect unreferenced health checks (non-root table)
+    let used: Vec<String> = s
+        .load_balancers
+        .values()
+        .flat_map(|r| r.health_check.clone())
+        .collect();
+    s.health_checks.retain(|u, _| used.contains(u));
+}
+
+fn set_lb(lb: &mut LoadBalancerRow, row: &[(&'static str, Datum)]) {
+    for (k, v) in row {
+        match (*k, v) {
+            ("name", Datum::Str(x)) => lb.name = x.clone(),
+            ("protocol", Datum::Set(x)) => lb.protocol = x.first().cloned(),
+            ("external_ids", Datum::Map(m)) => lb.external_ids = m.clone(),
+            ("vips", Datum::Map(m)) => lb.vips = m.clone(),
+            ("options", Datum::Map(m)) => lb.options = m.clone(),
+            ("selection_fields", Datum::Set(x)) => lb.selection_fields = x.clone(),
+            ("ip_port_mappings", Datum::Map(m)) => lb.ip_port_mappings = m.clone(),
+            ("health_check", d) => lb.health_check = refs_of(d),
+            other => panic!("unexpected column {other:?}"),
+        }
+    }
+}
+
+macro_rules! run {
+    ($s:expr, $plan:expr) => {{
+        let plan: Plan = $plan;
+        apply($s, &plan.ops);
+        plan
+    }};
+}
+
+fn rec(list: &[StatusRecord], id: &str) -> (Option<Prov>, Option<Op>) {
+    let r = list
+        .iter()
+        .find(|r| r.id == id)
+        .unwrap_or_else(|| panic!("no {id} in {list:?}"));
+    (r.provisioning_status, r.operating_status)
+}
+
+fn subnet() -> SubnetInfo {
+    SubnetInfo {
+        id: SUBNET.into(),
+        network_id: NET.into(),
+        cidr: "10.0.0.0/24".into(),
+    }
+}
+
+fn facts(with_hm: bool) -> MemberFacts {
+    let mut f = MemberFacts::default();
+    f.subnets.insert(SUBNET.into(), subnet());
+    if with_hm {
+        f.hm_source.insert(SUBNET.into(), "10.0.0.2".into());
+    }
+    f
+}
+
+fn create_lb(s: &mut NbSnapshot) {
+    let req = LbCreate {
+        id: "LB".into(),
+        vip_address: VIP.into(),
+        vip_port_id: "vport".into(),
+        vip_subnet: subnet(),
+        enabled: true,
+        additional_vips: vec![],
+    };
+    let p = run!(s, lb::create(s, &req).unwrap());
+    assert_eq!(
+        rec(&p.report.loadbalancers, "LB"),
+        (Some(Prov::Active), Some(Op::Online))
+    );
+}
+
+fn listener_req() -> ListenerReq {
+    ListenerReq {
+        id: "L".into(),
+        lb_id: "LB".into(),
+        protocol: "TCP".into(),
+        port: 80,
+        default_pool_id: None,
+        enabled: true,
+    }
+}
+
+fn pool_req() -> PoolReq {
+    PoolReq {
+        id: "P".into(),
+        lb_id: "LB".into(),
+        protocol: "TCP".into(),
+        algorithm: Some("SOURCE_IP_PORT".into()),
+        listener_id: Some("L".into()),
+        enabled: true,
+        session_persistence: None,
+    }
+}
+
+fn member(id: &str, ip: &str) -> MemberReq {
+    MemberReq {
+        id: id.into(),
+        pool_id: "P".into(),
+        address: ip.parse().unwrap(),
+        port: 8080,
+        subnet_id: SUBNET.into(),
+        enabled: true,
+    }
+}
+
+fn full(s: &mut NbSnapshot) {
+    create_lb(s);
+    run!(s, listener::create(s, &listener_req()).unwrap());
+    run!(s, pool::create(s, &pool_req()).unwrap());
+    run!(
+        s,
+        member::change(
+            s,
+            "P",
+            &[member("m1", "10.0.0.10"), member("m2", "10.0.0.11")],
+            &[],
+            &[],
+            &facts(false)
+        )
+        .unwrap()
+    );
+}
+
+fn only_row(s: &NbSnapshot) -> LoadBalancerRow {
+    let rows = s.lbs_named("LB");
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    rows[0].clone()
+}
+
+#[test]
+fn lb_create_row_and_attachments() {
+    let mut s = topology();
+    create_lb(&mut s);
+    let row = only_row(&s);
+    assert_eq!(row.protocol, None);
+    assert_eq!(row.external_ids["neutron:vip"], VIP);
+    assert_eq!(row.external_ids["neutron:vip_port_id"], "vport");
+    assert_eq!(row.external_ids["enabled"], "True");
+    assert_eq!(row.external_ids["ls_refs"], r#"{"neutron-net1": 1}"#);
+    assert_eq!(row.external_ids["lr_ref"], "neutron-r1");
+    // VIP switch, the router, and the router's other switch
+    assert_eq!(s.switches["ls1"].load_balancer, vec![row.uuid.clone()]);
+    assert_eq!(s.switches["ls2"].load_balancer, vec![row.uuid.clone()]);
+    assert_eq!(s.routers["lr1"].load_balancer, vec![row.uuid.clone()]);
+    assert!(row.vips.is_empty());
+    // a retried create changes nothing
+    let again = lb::create(
+        &s,
+        &LbCreate {
+            id: "LB".into(),
+            vip_address: VIP.into(),
+            vip_port_id: "vport".into(),
+            vip_subnet: subnet(),
+            enabled: true,
+            additional_vips: vec![],
+        },
+    )
+    .unwrap();
+    assert!(again.ops.is_empty());
+}
+
+#[test]
+fn lb_create_needs_its_switch() {
+    let s = NbSnapshot::default();
+    let req = LbCreate {
+        id: "LB".into(),
+        vip_address: VIP.into(),
+        vip_port_id: "v".into(),
+        vip_subnet: subnet(),
+        enabled: true,
+        additional_vips: vec![],
+    };
+    assert!(lb::create(&s, &req).is_err());
+}
+
+#[test]
+fn listener_pool_members_vips() {
+    let mut s = topology();
+    full(&mut s);
+    let row = only_row(&s);
+    assert_eq!(row.protocol.as_deref(), Some("tcp"));
+    assert_eq!(row.external_ids["listener_L"], "80:pool_P");
+    assert_eq!(
+        row.external_ids["pool_P"],
+        "member_m1_10.0.0.10:8080_sub1,member_m2_10.0.0.11:8080_sub1"
+    );
+    assert_eq!(row.external_ids["ls_refs"], r#"{"neutron-net1": 3}"#);
+    assert_eq!(
+        row.external_ids["neutron:member_status"],
+        r#"{"m1": "NO_MONITOR", "m2": "NO_MONITOR"}"#
+    );
+    let mut want = BTreeMap::new();
+    want.insert(
+        "10.0.0.5:80".to_string(),
+        "10.0.0.10:8080,10.0.0.11:8080".to_string(),
+    );
+    assert_eq!(row.vips, want);
+    assert_eq!(
+        row.selection_fields,
+        vec!["ip_dst", "ip_src", "tp_dst", "tp_src"]
+    );
+}
+
+#[test]
+fn udp_listener_gets_a_second_row() {
+    let mut s = topology();
+    full(&mut s);
+    let udp = ListenerReq {
+        id: "U".into(),
+        protocol: "UDP".into(),
+        port: 53,
+        ..listener_req()
+    };
+    run!(&mut s, listener::create(&s, &udp).unwrap());
+    let rows = s.lbs_named("LB");
+    assert_eq!(rows.len(), 2);
+    let u = rows
+        .iter()
+        .find(|r| r.protocol.as_deref() == Some("udp"))
+        .unwrap();
+    assert_eq!(u.external_ids["neutron:vip"], VIP);
+    assert_eq!(u.external_ids["listener_U"], "53:");
+    assert!(s.switches["ls1"].load_balancer.contains(&u.uuid));
+    assert!(s.routers["lr1"].load_balancer.contains(&u.uuid));
+    // deleting the only listener of the second row deletes the row and its references
+    let p = run!(&mut s, listener::delete(&s, &udp));
+    assert_eq!(
+        rec(&p.report.listeners, "U"),
+        (Some(Prov::Deleted), Some(Op::Offline))
+    );
+    assert_eq!(s.lbs_named("LB").len(), 1);
+    assert_eq!(s.switches["ls1"].load_balancer.len(), 1);
+}
+
+#[test]
+fn disable_and_enable() {
+    let mut s = topology();
+    full(&mut s);
+    run!(&mut s, lb::update(&s, "LB", Some(false)).unwrap());
+    assert!(only_row(&s).vips.is_empty());
+    assert_eq!(only_row(&s).external_ids["enabled"], "False");
+    run!(&mut s, lb::update(&s, "LB", Some(true)).unwrap());
+    assert_eq!(only_row(&s).vips.len(), 1);
+    let p = run!(
+        &mut s,
+        listener::update(&s, &listener_req(), Some(false), None).unwrap()
+    );
+    assert_eq!(
+        rec(&p.report.listeners, "L"),
+        (Some(Prov::Active), Some(Op::Offline))
+    );
+    assert!(only_row(&s).external_ids.contains_key("listener_L:D"));
+    assert!(only_row(&s).vips.is_empty());
+    run!(
+        &mut s,
+        listener::update(&s, &listener_req(), Some(true), None).unwrap()
+    );
+    run!(&mut s, pool::update(&s, &pool_req(), Some(false)).unwrap());
+    assert!(only_row(&s).external_ids.contains_key("pool_P:D"));
+    assert!(only_row(&s).vips.is_empty());
+    let p = run!(&mut s, pool::update(&s, &pool_req(), Some(true)).unwrap());
+    assert_eq!(rec(&p.report.listeners, "L").0, Some(Prov::Active));
+    assert_eq!(only_row(&s).vips.len(), 1);
+    // member disabled: OFFLINE, out of vips
+    let p = run!(
+        &mut s,
+        member::change(
+            &s,
+            "P",
+            &[],
+            &[("m1".into(), Some(false))],
+            &[],
+            &facts(false)
+        )
+        .unwrap()
+    );
+    assert_eq!(
+        rec(&p.report.members, "m1"),
+        (Some(Prov::Active), Some(Op::Offline))
+    );
+    assert_eq!(only_row(&s).vips["10.0.0.5:80"], "10.0.0.11:8080");
+}
+
+#[test]
+fn session_persistence_sets_affinity() {
+    let mut s = topology();
+    create_lb(&mut s);
+    run!(&mut s, listener::create(&s, &listener_req()).unwrap());
+    let p = PoolReq {
+        algorithm: Some("SOURCE_IP".into()),
+        session_persistence: Some(json!({"type": "SOURCE_IP", "persistence_timeout": 120})),
+        ..pool_req()
+    };
+    run!(&mut s, pool::create(&s, &p).unwrap());
+    let row = only_row(&s);
+    assert_eq!(row.options["affinity_timeout"], "120");
+    assert_eq!(row.selection_fields, vec!["ip_src", "ip_dst"]);
+    assert_eq!(
+        pool::affinity_timeout(Some(&json!({"type": "SOURCE_IP"}))).as_deref(),
+        Some("360")
+    );
+    assert_eq!(pool::affinity_timeout(Some(&json!({}))), None);
+}
+
+#[test]
+fn health_monitor_lifecycle() {
+    let mut s = topology();
+    full(&mut s);
+    let hmr = HmReq {
+        id: "H".into(),
+        pool_id: "P".into(),
+        interval: Some(5),
+        timeout: Some(3),
+        success_count: Some(2),
+        failure_count: Some(4),
+        enabled: true,
+    };
+    let p = run!(&mut s, hm::create(&s, &hmr, &facts(true)).unwrap());
+    assert_eq!(
+        rec(&p.report.healthmonitors, "H"),
+        (Some(Prov::Active), Some(Op::Online))
+    );
+    assert_eq!(
+        rec(&p.report.members, "m1"),
+        (Some(Prov::Active), Some(Op::Online))
+    );
+    assert_eq!(
+        rec(&p.report.loadbalancers, "LB"),
+        (Some(Prov::Active), Some(Op::Online))
+    );
+    let row = only_row(&s);
+    assert_eq!(row.health_check.len(), 1);
+    let hc = &s.health_checks[&row.health_check[0]];
+    assert_eq!(hc.vip, "10.0.0.5:80");
+    assert_eq!(hc.options["interval"], "5");
+    assert_eq!(hc.options["failure_count"], "4");
+    assert_eq!(hc.external_ids["octavia:vip"], VIP);
+    assert_eq!(row.external_ids["octavia:healthmonitors"], r#"["H"]"#);
+    assert_eq!(row.ip_port_mappings["10.0.0.10"], "port-a:10.0.0.2");
+    assert_eq!(row.ip_port_mappings["10.0.0.11"], "port-b:10.0.0.2");
+    // a new member is mapped and ONLINE; one without a port is ERROR
+    let p = run!(
+        &mut s,
+        member::change(
+            &s,
+            "P",
+            &[member("m3", "10.0.0.12")],
+            &[],
+            &[],
+            &facts(true)
+        )
+        .unwrap()
+    );
+    assert_eq!(rec(&p.report.members, "m3").1, Some(Op::Error));
+    assert_eq!(rec(&p.report.pools, "P").1, Some(Op::Degraded));
+    // update writes options only where given
+    let upd = HmReq {
+        interval: Some(9),
+        timeout: None,
+        success_count: None,
+        failure_count: None,
+        ..hmr.clone()
+    };
+    run!(&mut s, hm::update(&s, &upd).unwrap());
+    let hc = &s.health_checks[&only_row(&s).health_check[0]];
+    assert_eq!(
+        (
+            hc.options["interval"].as_str(),
+            hc.options["timeout"].as_str()
+        ),
+        ("9", "3")
+    );
+    // delete: members NO_MONITOR, mappings and health checks gone, HM subnet to check
+    let p = run!(&mut s, hm::delete(&s, "H", "P"));
+    assert_eq!(
+        rec(&p.report.healthmonitors, "H"),
+        (Some(Prov::Deleted), Some(Op::NoMonitor))
+    );
+    assert_eq!(
+        rec(&p.report.members, "m1"),
+        (Some(Prov::Active), Some(Op::NoMonitor))
+    );
+    assert_eq!(p.hm_subnets, vec![SUBNET.to_string()]);
+    let row = only_row(&s);
+    assert!(row.health_check.is_empty() && s.health_checks.is_empty());
+    assert!(row.ip_port_mappings.is_empty());
+    assert!(!row.external_ids.contains_key("octavia:healthmonitors"));
+}
+
+#[test]
+fn hm_without_source_port_is_error() {
+    let mut s = topology();
+    full(&mut s);
+    let hmr = HmReq {
+        id: "H".into(),
+        pool_id: "P".into(),
+        interval: Some(5),
+        timeout: Some(3),
+        success_count: Some(2),
+        failure_count: Some(4),
+        enabled: true,
+    };
+    let p = run!(&mut s, hm::create(&s, &hmr, &facts(false)).unwrap());
+    assert_eq!(
+        rec(&p.report.healthmonitors, "H"),
+        (Some(Prov::Error), Some(Op::Error))
+    );
+    assert!(only_row(&s).ip_port_mappings.is_empty());
+}
+
+#[test]
+fn member_delete_and_batch() {
+    let mut s = topology();
+    full(&mut s);
+    let p = run!(
+        &mut s,
+        member::change(&s, "P", &[], &[], &["m1".into()], &facts(false)).unwrap()
+    );
+    assert_eq!(rec(&p.report.members, "m1").0, Some(Prov::Deleted));
+    let row = only_row(&s);
+    assert_eq!(row.external_ids["pool_P"], "member_m2_10.0.0.11:8080_sub1");
+    assert_eq!(row.external_ids["ls_refs"], r#"{"neutron-net1": 2}"#);
+    assert_eq!(row.vips["10.0.0.5:80"], "10.0.0.11:8080");
+    // batch: keep m2, add m4, (m1 already gone); then port change = delete + create
+    let p = run!(
+        &mut s,
+        member::batch(
+            &s,
+            "P",
+            &[member("m2", "10.0.0.11"), member("m4", "10.0.0.10")],
+            &facts(false)
+        )
+        .unwrap()
+    );
+    assert_eq!(rec(&p.report.members, "m4").0, Some(Prov::Active));
+    assert_eq!(
+        only_row(&s).vips["10.0.0.5:80"],
+        "10.0.0.11:8080,10.0.0.10:8080"
+    );
+    let moved = MemberReq {
+        port: 9090,
+        ..member("m2", "10.0.0.11")
+    };
+    run!(
+        &mut s,
+        member::batch(&s, "P", &[moved], &facts(false)).unwrap()
+    );
+    let row = only_row(&s);
+    assert_eq!(row.external_ids["pool_P"], "member_m2_10.0.0.11:9090_sub1");
+    assert_eq!(row.external_ids["ls_refs"], r#"{"neutron-net1": 2}"#);
+}
+
+#[test]
+fn pool_delete_then_listener_delete_empties_row() {
+    let mut s = topology();
+    full(&mut s);
+    let mut plan = Plan::default();
+    let mut edit = crate::edit::Edit::new(&s);
+    let (h, key, _) = member::locate(&s, "P").unwrap();
+    member::remove(
+        &mut edit,
+        &mut plan,
+        &h,
+        &key,
+        &["m1".into(), "m2".into()],
+        &facts(false),
+    );
+    pool::remove(&mut edit, &mut plan, &pool_req());
+    plan.ops = edit.into_ops();
+    run!(&mut s, plan);
+    let row = only_row(&s);
+    assert_eq!(row.external_ids["listener_L"], "80:");
+    assert!(!row.external_ids.contains_key("pool_P"));
+    assert!(row.vips.is_empty());
+    assert_eq!(row.external_ids["ls_refs"], r#"{"neutron-net1": 1}"#);
+    run!(&mut s, listener::delete(&s, &listener_req()));
+    let row = only_row(&s);
+    assert_eq!(
+        row.protocol, None,
+        "only row keeps existing without protocol"
+    );
+    assert!(ext::is_lb_empty(&row.external_ids));
+}
+
+#[test]
+fn cascade_delete_removes_everything() {
+    let mut s = topology();
+    full(&mut s);
+    let hmr = HmReq {
+        id: "H".into(),
+        pool_id: "P".into(),
+        interval: Some(5),
+        timeout: Some(3),
+        success_count: Some(2),
+        failure_count: Some(4),
+        enabled: true,
+    };
+    run!(&mut s, hm::create(&s, &hmr, &facts(true)).unwrap());
+    let p = run!(&mut s, lb::delete(&s, "LB", true));
+    assert_eq!(
+        rec(&p.report.loadbalancers, "LB"),
+        (Some(Prov::Deleted), Some(Op::Offline))
+    );
+    assert_eq!(
+        rec(&p.report.listeners, "L"),
+        (Some(Prov::Deleted), Some(Op::Offline))
+    );
+    assert_eq!(rec(&p.report.pools, "P").0, Some(Prov::Deleted));
+    assert_eq!(rec(&p.report.members, "m2").0, Some(Prov::Deleted));
+    assert_eq!(rec(&p.report.healthmonitors, "H").0, Some(Prov::Deleted));
+    assert_eq!(p.hm_subnets, vec![SUBNET.to_string()]);
+    assert!(s.load_balancers.is_empty());
+    assert!(s.health_checks.is_empty());
+    assert!(s.switches.values().all(|x| x.load_balancer.is_empty()));
+    assert!(s.routers.values().all(|x| x.load_balancer.is_empty()));
+    // without cascade only the LB is reported
+    let mut s = topology();
+    full(&mut s);
+    let p = lb::delete(&s, "LB", false);
+    assert!(p.report.listeners.is_empty() && p.report.members.is_empty());
+}
+
+#[test]
+fn concurrent_change_is_refused_by_wait() {
+    let mut s = topology();
+    full(&mut s);
+    let plan = member::change(&s, "P", &[], &[], &["m1".into()], &facts(false)).unwrap();
+    // another process changes the row meanwhile
+    let u = only_row(&s).uuid;
+    s.load_balancers
+        .get_mut(&u)
+        .unwrap()
+        .external_ids
+        .insert("x".into(), "y".into());
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| apply(&mut s, &plan.ops)));
+    assert!(r.is_err(), "the wait must refuse the stale plan");
+}

@@ -67,7 +67,7 @@ fn topology() -> NbSnapshot {
 static SEQ: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 thread_local! {
-    static NAMES: std::cell::RefCell<BTreeMap<String, String>> = std::cell::RefCell::new(BTreeMap::new());
+    static NAMES: std::cell::RefCell<BTreeMap<String, String>> = const { std::cell::RefCell::new(BTreeMap::new()) };
 }
 
 /// The uuid of a row inserted under `name` in the transaction being applied.

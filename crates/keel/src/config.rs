@@ -97,7 +97,8 @@ pub struct NeutronSettings {
 pub struct OvnSettings {
     /// NB remote(s), e.g. `tcp:127.0.0.1:6641` (comma-separated list accepted).
     pub ovn_nb_connection: String,
-    /// SB remote(s), e.g. `tcp:127.0.0.1:6642`.
+    /// SB remote(s), e.g. `tcp:127.0.0.1:6642` (read by the agent, not yet started by `serve`).
+    #[allow(dead_code)]
     pub ovn_sb_connection: String,
     /// Seconds to wait for the first connection (default 180).
     pub ovsdb_connection_timeout: u64,

@@ -10,115 +10,19 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
 use openstack::{
-    FixedIpRequest, HttpConfig, ListFilter, NetworkCreate, NeutronClient, NeutronConfig,
-    PortCreate, RouterCreate, ServiceAuth, ServiceAuthConfig, SubnetCreate,
+    FixedIpRequest, ListFilter, NetworkCreate, NeutronClient, PortCreate, RouterCreate,
+    SubnetCreate,
 };
 use ovn_provider::{NbDatabase, OvnConfig, OvnProvider, OvsdbNb};
 use provider::{
     HealthMonitor, Listener, LoadBalancer, Member, OperatingStatus as Op, Pool, ProviderDriver,
-    ProviderError, ProvisioningStatus as Prov, StatsReport, StatusRecord, StatusReport, StatusSink,
-    StatusSinkError, Vip,
+    ProviderError, ProvisioningStatus as Prov, Vip,
 };
 use tokio::sync::mpsc;
 
-fn env(name: &str) -> String {
-    std::env::var(name).unwrap_or_else(|_| {
-        panic!("{name} is not set: run the tests via ci/test.sh (it sources ci/stack/env.sh)")
-    })
-}
-
-fn neutron() -> NeutronClient {
-    let http = HttpConfig::default().build_client().unwrap();
-    let auth = ServiceAuth::new(
-        http,
-        ServiceAuthConfig {
-            auth_url: env("STACK_KEYSTONE_URL"),
-            username: "octavia".into(),
-            password: "octavia-pass".into(),
-            project_name: "service".into(),
-            ..ServiceAuthConfig::default()
-        },
-    );
-    NeutronClient::new(
-        auth,
-        NeutronConfig {
-            endpoint_override: Some(env("STACK_NEUTRON_URL")),
-            ..NeutronConfig::default()
-        },
-    )
-}
-
-struct Sink(mpsc::UnboundedSender<StatusReport>);
-
-#[async_trait]
-impl StatusSink for Sink {
-    async fn update_status(&self, report: StatusReport) -> Result<(), StatusSinkError> {
-        let _ = self.0.send(report);
-        Ok(())
-    }
-    async fn update_stats(&self, _: StatsReport) -> Result<(), StatusSinkError> {
-        Ok(())
-    }
-}
-
-async fn next(rx: &mut mpsc::UnboundedReceiver<StatusReport>) -> StatusReport {
-    tokio::time::timeout(Duration::from_secs(60), rx.recv())
-        .await
-        .expect("no status report within 60 s")
-        .expect("sink closed")
-}
-
-fn rec(list: &[StatusRecord], id: &str) -> (Option<Prov>, Option<Op>) {
-    let r = list
-        .iter()
-        .find(|r| r.id == id)
-        .unwrap_or_else(|| panic!("no record for {id} in {list:?}"));
-    (r.provisioning_status, r.operating_status)
-}
-
-fn uid() -> String {
-    uuid::Uuid::new_v4().to_string()
-}
-
-/// What the test made in Neutron; deleted on every exit path.
-#[derive(Default)]
-struct Made {
-    ports: Vec<String>,
-    router_if: Option<(String, String)>,
-    router: Option<String>,
-    subnet: Option<String>,
-    network: Option<String>,
-}
-
-async fn cleanup(n: &NeutronClient, m: &Made, vip_and_hm_names: &[String]) {
-    for name in vip_and_hm_names {
-        if let Ok(ports) = n
-            .list_ports(&ListFilter::new().eq("name", name.clone()))
-            .await
-        {
-            for p in ports {
-                let _ = n.delete_port(&p.id).await;
-            }
-        }
-    }
-    for p in &m.ports {
-        let _ = n.delete_port(p).await;
-    }
-    if let Some((r, s)) = &m.router_if {
-        let _ = n.remove_router_interface(r, s).await;
-    }
-    if let Some(r) = &m.router {
-        let _ = n.delete_router(r).await;
-    }
-    if let Some(s) = &m.subnet {
-        let _ = n.delete_subnet(s).await;
-    }
-    if let Some(net) = &m.network {
-        let _ = n.delete_network(net).await;
-    }
-}
+mod common;
+use common::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn walking_skeleton_against_the_stack() {

@@ -1,0 +1,620 @@
+//! Updates, batches and deletes against the running stack (ci/stack): graph create, member
+//! batch, enable/disable of every level, a second protocol row, session persistence, pool
+//! delete with its health monitor and members, listener delete, non-cascade LB delete.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::Arc;
+
+use openstack::{
+    FixedIpRequest, ListFilter, NetworkCreate, NeutronClient, PortCreate, RouterCreate,
+    SubnetCreate,
+};
+use ovn_provider::{NbDatabase, NbSnapshot, OvnConfig, OvnProvider, OvsdbNb};
+use provider::{
+    HealthMonitor, Listener, LoadBalancer, Member, OperatingStatus as Op, Pool, ProviderDriver,
+    ProviderError, ProvisioningStatus as Prov, Vip,
+};
+use serde_json::json;
+use tokio::sync::mpsc;
+
+mod common;
+use common::*;
+
+macro_rules! check {
+    ($cond:expr, $($arg:tt)*) => {
+        if !$cond {
+            return Err(format!($($arg)*));
+        }
+    };
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lifecycle_against_the_stack() {
+    let n = neutron();
+    let lb_id = uid();
+    let res = tokio::spawn({
+        let n = n.clone();
+        let lb_id = lb_id.clone();
+        async move {
+            let mut made = Made::default();
+            let mut names = vec![format!("ovn-lb-vip-{lb_id}")];
+            let r = scenario(&n, &lb_id, &mut made, &mut names).await;
+            (r, made, names)
+        }
+    })
+    .await;
+    let (outcome, made, names) = match res {
+        Ok(x) => x,
+        Err(e) => (
+            Err(format!("scenario panicked: {e}")),
+            Made::default(),
+            vec![format!("ovn-lb-vip-{lb_id}")],
+        ),
+    };
+    cleanup(&n, &made, &names).await;
+    if let Err(e) = outcome {
+        panic!("{e}");
+    }
+}
+
+async fn row_snapshot(nb: &Arc<dyn NbDatabase>) -> Result<NbSnapshot, String> {
+    nb.snapshot().await.map_err(|e| e.to_string())
+}
+
+async fn scenario(
+    n: &NeutronClient,
+    lb_id: &str,
+    made: &mut Made,
+    names: &mut Vec<String>,
+) -> Result<(), String> {
+    let e = |x: &dyn std::fmt::Display| x.to_string();
+    let net = n
+        .create_network(&NetworkCreate {
+            name: Some(format!("keel-ovnp-lc-{lb_id}")),
+            ..Default::default()
+        })
+        .await
+        .map_err(|x| e(&x))?;
+    made.network = Some(net.id.clone());
+    let subnet = n
+        .create_subnet(&SubnetCreate {
+            network_id: net.id.clone(),
+            cidr: "10.0.0.0/24".into(),
+            ip_version: 4,
+            ..Default::default()
+        })
+        .await
+        .map_err(|x| e(&x))?;
+    made.subnet = Some(subnet.id.clone());
+    names.push(format!("ovn-lb-hm-{}", subnet.id));
+    let router = n
+        .create_router(&RouterCreate {
+            name: Some(format!("keel-ovnp-lc-{lb_id}")),
+            ..Default::default()
+        })
+        .await
+        .map_err(|x| e(&x))?;
+    made.router = Some(router.id.clone());
+    n.add_router_interface(&router.id, &subnet.id)
+        .await
+        .map_err(|x| e(&x))?;
+    made.router_if = Some((router.id.clone(), subnet.id.clone()));
+    for ip in ["10.0.0.10", "10.0.0.11"] {
+        let p = n
+            .create_port(&PortCreate {
+                network_id: net.id.clone(),
+                fixed_ips: Some(vec![FixedIpRequest::address(
+                    subnet.id.clone(),
+                    ip.parse().unwrap(),
+                )]),
+                ..Default::default()
+            })
+            .await
+            .map_err(|x| e(&x))?;
+        made.ports.push(p.id);
+    }
+    let nb = OvsdbNb::connect(&env("STACK_OVN_NB"))
+        .await
+        .map_err(|x| e(&x))?;
+    nb.client()
+        .await_replica_caught_up()
+        .await
+        .map_err(|x| e(&x))?;
+    let nb: Arc<dyn NbDatabase> = Arc::new(nb);
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let driver = OvnProvider::with_nb(
+        nb.clone(),
+        n.clone(),
+        Arc::new(Sink(tx)),
+        OvnConfig::default(),
+    );
+
+    let (vip, _) = driver
+        .create_vip_port(
+            lb_id,
+            "",
+            Vip {
+                vip_network_id: Some(net.id.clone()),
+                vip_subnet_id: Some(subnet.id.clone()),
+                vip_address: Some("10.0.0.50".into()),
+                ..Default::default()
+            },
+            vec![],
+        )
+        .await
+        .map_err(|x| e(&x))?;
+    check!(
+        vip.vip_address.as_deref() == Some("10.0.0.50"),
+        "fixed VIP address {vip:?}"
+    );
+    // the same address again: Neutron 409 → Conflict (409 at the API)
+    let other = uid();
+    let dup = driver
+        .create_vip_port(
+            &other,
+            "",
+            Vip {
+                vip_network_id: Some(net.id.clone()),
+                vip_subnet_id: Some(subnet.id.clone()),
+                vip_address: Some("10.0.0.50".into()),
+                ..Default::default()
+            },
+            vec![],
+        )
+        .await;
+    check!(
+        matches!(dup, Err(ProviderError::Conflict { .. })),
+        "duplicate VIP: {dup:?}"
+    );
+
+    let (l_id, p_id, m1, m2, hm_id) = (uid(), uid(), uid(), uid(), uid());
+    let base = LoadBalancer {
+        loadbalancer_id: lb_id.into(),
+        admin_state_up: Some(true),
+        vip_address: vip.vip_address.clone(),
+        vip_network_id: Some(net.id.clone()),
+        vip_port_id: vip.vip_port_id.clone(),
+        vip_subnet_id: Some(subnet.id.clone()),
+        ..Default::default()
+    };
+    // a graph with an HTTP listener is refused before anything is queued
+    let bad = LoadBalancer {
+        listeners: Some(vec![Listener {
+            listener_id: uid(),
+            loadbalancer_id: Some(lb_id.into()),
+            protocol: Some("HTTP".into()),
+            protocol_port: Some(80),
+            ..Default::default()
+        }]),
+        ..base.clone()
+    };
+    let r = driver.loadbalancer_create(bad).await;
+    check!(
+        r == Err(ProviderError::unsupported(
+            "OVN provider does not support HTTP protocol"
+        )),
+        "graph 501: {r:?}"
+    );
+    check!(
+        driver.busy_queues() == 0 && row_snapshot(&nb).await?.lbs_named(lb_id).is_empty(),
+        "refused graph left work behind"
+    );
+
+    // graph create: listener TCP 80 → pool → one member without subnet (VIP subnet)
+    let pool = Pool {
+        pool_id: p_id.clone(),
+        loadbalancer_id: Some(lb_id.into()),
+        listener_id: Some(l_id.clone()),
+        protocol: Some("TCP".into()),
+        lb_algorithm: Some("SOURCE_IP_PORT".into()),
+        admin_state_up: Some(true),
+        members: Some(vec![Member {
+            member_id: m1.clone(),
+            pool_id: Some(p_id.clone()),
+            address: Some("10.0.0.10".into()),
+            protocol_port: Some(8080),
+            admin_state_up: Some(true),
+            ..Default::default()
+        }]),
+        ..Default::default()
+    };
+    let graph = LoadBalancer {
+        listeners: Some(vec![Listener {
+            listener_id: l_id.clone(),
+            loadbalancer_id: Some(lb_id.into()),
+            protocol: Some("TCP".into()),
+            protocol_port: Some(80),
+            default_pool_id: Some(p_id.clone()),
+            admin_state_up: Some(true),
+            ..Default::default()
+        }]),
+        pools: Some(vec![pool.clone()]),
+        ..base.clone()
+    };
+    driver.loadbalancer_create(graph).await.map_err(|x| e(&x))?;
+    let r = next(&mut rx).await;
+    check!(
+        rec(&r.loadbalancers, lb_id).0 == Some(Prov::Active),
+        "lb {r:?}"
+    );
+    let r = next(&mut rx).await;
+    check!(
+        rec(&r.listeners, &l_id).0 == Some(Prov::Active),
+        "listener {r:?}"
+    );
+    let r = next(&mut rx).await;
+    check!(rec(&r.pools, &p_id).0 == Some(Prov::Active), "pool {r:?}");
+    let r = next(&mut rx).await;
+    check!(
+        rec(&r.members, &m1) == (Some(Prov::Active), Some(Op::NoMonitor)),
+        "member {r:?}"
+    );
+    let vip80 = "10.0.0.50:80".to_string();
+    let row = row_snapshot(&nb).await?.lbs_named(lb_id)[0].clone();
+    check!(
+        row.vips.get(&vip80).map(String::as_str) == Some("10.0.0.10:8080"),
+        "graph vips {:?}",
+        row.vips
+    );
+    check!(
+        row.external_ids.get(&format!("pool_{p_id}"))
+            == Some(&format!("member_{m1}_10.0.0.10:8080_{}", subnet.id)),
+        "member entry {:?}",
+        row.external_ids
+    );
+
+    // member batch: keep m1, add m2 (no subnet given → VIP subnet)
+    let mk = |id: &str, ip: &str| Member {
+        member_id: id.into(),
+        pool_id: Some(p_id.clone()),
+        address: Some(ip.into()),
+        protocol_port: Some(8080),
+        admin_state_up: Some(true),
+        ..Default::default()
+    };
+    driver
+        .member_batch_update(&p_id, vec![mk(&m1, "10.0.0.10"), mk(&m2, "10.0.0.11")])
+        .await
+        .map_err(|x| e(&x))?;
+    let r = next(&mut rx).await;
+    check!(
+        rec(&r.members, &m2).0 == Some(Prov::Active)
+            && rec(&r.members, &m1).0 == Some(Prov::Active),
+        "batch {r:?}"
+    );
+    let row = row_snapshot(&nb).await?.lbs_named(lb_id)[0].clone();
+    check!(
+        row.vips.get(&vip80).map(String::as_str) == Some("10.0.0.10:8080,10.0.0.11:8080"),
+        "batch vips {:?}",
+        row.vips
+    );
+    // a member outside the VIP subnet without subnet_id is refused synchronously
+    let r = driver.member_create(mk(&uid(), "192.168.9.9")).await;
+    check!(
+        matches!(r, Err(ProviderError::UnsupportedOption { ref user_fault_string, .. }) if user_fault_string.starts_with("Subnet is required")),
+        "outside subnet: {r:?}"
+    );
+    let r = driver
+        .member_create(Member {
+            monitor_port: Some(1),
+            ..mk(&uid(), "10.0.0.12")
+        })
+        .await;
+    check!(
+        r == Err(ProviderError::unsupported(
+            "OVN Load Balancer does not support different member monitor address or port."
+        )),
+        "monitor port: {r:?}"
+    );
+    let r = driver.member_create(mk(&uid(), "2001:db8::9")).await;
+    check!(
+        matches!(r, Err(ProviderError::UnsupportedOption { ref user_fault_string, .. }) if user_fault_string.contains("mixing IPv4/IPv6")),
+        "family: {r:?}"
+    );
+
+    // member disable
+    driver
+        .member_update(
+            mk(&m1, "10.0.0.10"),
+            Member {
+                member_id: m1.clone(),
+                admin_state_up: Some(false),
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(|x| e(&x))?;
+    let r = next(&mut rx).await;
+    check!(
+        rec(&r.members, &m1) == (Some(Prov::Active), Some(Op::Offline)),
+        "member disable {r:?}"
+    );
+    let row = row_snapshot(&nb).await?.lbs_named(lb_id)[0].clone();
+    check!(
+        row.vips.get(&vip80).map(String::as_str) == Some("10.0.0.11:8080"),
+        "vips after disable {:?}",
+        row.vips
+    );
+
+    // listener disable / enable
+    let l_old = Listener {
+        listener_id: l_id.clone(),
+        loadbalancer_id: Some(lb_id.into()),
+        protocol: Some("TCP".into()),
+        protocol_port: Some(80),
+        ..Default::default()
+    };
+    driver
+        .listener_update(
+            l_old.clone(),
+            Listener {
+                listener_id: l_id.clone(),
+                admin_state_up: Some(false),
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(|x| e(&x))?;
+    let r = next(&mut rx).await;
+    check!(
+        rec(&r.listeners, &l_id) == (Some(Prov::Active), Some(Op::Offline)),
+        "listener disable {r:?}"
+    );
+    check!(
+        row_snapshot(&nb).await?.lbs_named(lb_id)[0].vips.is_empty(),
+        "vips with listener disabled"
+    );
+    driver
+        .listener_update(
+            l_old.clone(),
+            Listener {
+                listener_id: l_id.clone(),
+                admin_state_up: Some(true),
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(|x| e(&x))?;
+    next(&mut rx).await;
+
+    // pool: session persistence
+    let p_old = Pool {
+        members: None,
+        ..pool.clone()
+    };
+    driver
+        .pool_update(
+            p_old.clone(),
+            Pool {
+                pool_id: p_id.clone(),
+                session_persistence: Some(json!({"type": "SOURCE_IP", "persistence_timeout": 90})),
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(|x| e(&x))?;
+    let r = next(&mut rx).await;
+    check!(
+        rec(&r.pools, &p_id).0 == Some(Prov::Active)
+            && rec(&r.listeners, &l_id).0 == Some(Prov::Active),
+        "pool update {r:?}"
+    );
+    let row = row_snapshot(&nb).await?.lbs_named(lb_id)[0].clone();
+    check!(
+        row.options.get("affinity_timeout").map(String::as_str) == Some("90"),
+        "affinity {:?}",
+        row.options
+    );
+    let r = driver
+        .pool_update(
+            p_old.clone(),
+            Pool {
+                pool_id: p_id.clone(),
+                session_persistence: Some(json!({"type": "HTTP_COOKIE"})),
+                ..Default::default()
+            },
+        )
+        .await;
+    check!(
+        matches!(r, Err(ProviderError::UnsupportedOption { .. })),
+        "cookie persistence: {r:?}"
+    );
+
+    // LB disable / enable
+    driver
+        .loadbalancer_update(
+            base.clone(),
+            LoadBalancer {
+                loadbalancer_id: lb_id.into(),
+                admin_state_up: Some(false),
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(|x| e(&x))?;
+    let r = next(&mut rx).await;
+    check!(
+        rec(&r.loadbalancers, lb_id) == (Some(Prov::Active), Some(Op::Offline)),
+        "lb disable {r:?}"
+    );
+    let row = row_snapshot(&nb).await?.lbs_named(lb_id)[0].clone();
+    check!(
+        row.vips.is_empty() && row.external_ids.get("enabled").map(String::as_str) == Some("False"),
+        "disabled row {row:?}"
+    );
+    driver
+        .loadbalancer_update(
+            base.clone(),
+            LoadBalancer {
+                loadbalancer_id: lb_id.into(),
+                admin_state_up: Some(true),
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(|x| e(&x))?;
+    next(&mut rx).await;
+
+    // a UDP listener makes a second row with the same name and VIP, attached like the first
+    let u_id = uid();
+    let udp = Listener {
+        listener_id: u_id.clone(),
+        loadbalancer_id: Some(lb_id.into()),
+        protocol: Some("UDP".into()),
+        protocol_port: Some(53),
+        admin_state_up: Some(true),
+        ..Default::default()
+    };
+    driver
+        .listener_create(udp.clone())
+        .await
+        .map_err(|x| e(&x))?;
+    next(&mut rx).await;
+    let snap = row_snapshot(&nb).await?;
+    let rows = snap.lbs_named(lb_id);
+    check!(rows.len() == 2, "two rows expected: {rows:?}");
+    let udp_row = rows
+        .iter()
+        .find(|r| r.protocol.as_deref() == Some("udp"))
+        .ok_or("no udp row")?;
+    check!(
+        snap.switch_named(&format!("neutron-{}", net.id))
+            .is_some_and(|s| s.load_balancer.contains(&udp_row.uuid)),
+        "udp row not on the switch"
+    );
+    driver.listener_delete(udp).await.map_err(|x| e(&x))?;
+    let r = next(&mut rx).await;
+    check!(
+        rec(&r.listeners, &u_id) == (Some(Prov::Deleted), Some(Op::Offline)),
+        "udp delete {r:?}"
+    );
+    check!(
+        row_snapshot(&nb).await?.lbs_named(lb_id).len() == 1,
+        "udp row left"
+    );
+
+    // HM, then pool delete with its HM and members in one request
+    let hm = HealthMonitor {
+        healthmonitor_id: hm_id.clone(),
+        pool_id: Some(p_id.clone()),
+        kind: Some("TCP".into()),
+        delay: Some(5),
+        timeout: Some(3),
+        max_retries: Some(2),
+        max_retries_down: Some(2),
+        admin_state_up: Some(true),
+        ..Default::default()
+    };
+    driver
+        .health_monitor_create(hm.clone())
+        .await
+        .map_err(|x| e(&x))?;
+    let r = next(&mut rx).await;
+    check!(
+        rec(&r.healthmonitors, &hm_id).0 == Some(Prov::Active),
+        "hm {r:?}"
+    );
+    driver
+        .health_monitor_update(
+            hm.clone(),
+            HealthMonitor {
+                healthmonitor_id: hm_id.clone(),
+                delay: Some(7),
+                admin_state_up: Some(true),
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(|x| e(&x))?;
+    next(&mut rx).await;
+    let snap = row_snapshot(&nb).await?;
+    let row = snap.lbs_named(lb_id)[0].clone();
+    check!(
+        snap.health_checks
+            .get(&row.health_check[0])
+            .is_some_and(|h| h.options.get("interval").map(String::as_str) == Some("7")),
+        "hm update"
+    );
+    let pdel = Pool {
+        healthmonitor: Some(hm.clone()),
+        members: Some(vec![mk(&m1, "10.0.0.10"), mk(&m2, "10.0.0.11")]),
+        ..pool.clone()
+    };
+    driver.pool_delete(pdel).await.map_err(|x| e(&x))?;
+    let r = next(&mut rx).await;
+    check!(
+        rec(&r.pools, &p_id).0 == Some(Prov::Deleted),
+        "pool deleted {r:?}"
+    );
+    check!(
+        rec(&r.healthmonitors, &hm_id).0 == Some(Prov::Deleted),
+        "hm deleted {r:?}"
+    );
+    check!(
+        rec(&r.members, &m2).0 == Some(Prov::Deleted),
+        "members deleted {r:?}"
+    );
+    check!(
+        rec(&r.listeners, &l_id).0 == Some(Prov::Active),
+        "listener back {r:?}"
+    );
+    let snap = row_snapshot(&nb).await?;
+    let row = snap.lbs_named(lb_id)[0].clone();
+    check!(
+        row.external_ids
+            .get(&format!("listener_{l_id}"))
+            .map(String::as_str)
+            == Some("80:"),
+        "listener value {:?}",
+        row.external_ids
+    );
+    check!(
+        row.health_check.is_empty() && row.ip_port_mappings.is_empty() && row.vips.is_empty(),
+        "leftovers {row:?}"
+    );
+    check!(
+        !row.options.contains_key("affinity_timeout"),
+        "affinity left"
+    );
+    check!(
+        row.external_ids.get("ls_refs").map(String::as_str)
+            == Some(&*format!("{{\"neutron-{}\": 1}}", net.id)),
+        "ls_refs {:?}",
+        row.external_ids
+    );
+    let hm_ports = n
+        .list_ports(&ListFilter::new().eq("name", format!("ovn-lb-hm-{}", subnet.id)))
+        .await
+        .map_err(|x| e(&x))?;
+    check!(hm_ports.is_empty(), "HM port left {hm_ports:?}");
+
+    // listener delete: the only row stays, without protocol
+    driver.listener_delete(l_old).await.map_err(|x| e(&x))?;
+    next(&mut rx).await;
+    let row = row_snapshot(&nb).await?.lbs_named(lb_id)[0].clone();
+    check!(row.protocol.is_none(), "protocol left {:?}", row.protocol);
+
+    // non-cascade delete of the empty LB
+    driver
+        .loadbalancer_delete(base.clone(), false)
+        .await
+        .map_err(|x| e(&x))?;
+    let r = next(&mut rx).await;
+    check!(
+        rec(&r.loadbalancers, lb_id) == (Some(Prov::Deleted), Some(Op::Offline)),
+        "lb delete {r:?}"
+    );
+    let snap = row_snapshot(&nb).await?;
+    check!(snap.lbs_named(lb_id).is_empty(), "row left");
+    check!(
+        snap.switch_named(&format!("neutron-{}", net.id))
+            .is_some_and(|s| s.load_balancer.is_empty()),
+        "LS refs left"
+    );
+    let vp = n.get_port(vip.vip_port_id.as_deref().unwrap_or("")).await;
+    check!(
+        vp.as_ref().is_err_and(|x| x.is_not_found()),
+        "VIP port left {vp:?}"
+    );
+    Ok(())
+}

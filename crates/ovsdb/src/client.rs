@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use serde_json::{json, Value as Json};
@@ -101,6 +101,10 @@ pub struct ClientOptions {
     pub request_timeout: Option<Duration>,
     /// Capacity of the change-event channel; slower subscribers see `Lagged` (default 4096).
     pub event_capacity: usize,
+    /// After this long without receiving anything, send an `echo`; if nothing arrives for
+    /// another interval, drop the connection and reconnect (default 5 s, as OVS's
+    /// `inactivity_probe`; `None` disables).
+    pub inactivity_probe: Option<Duration>,
 }
 
 impl Default for ClientOptions {
@@ -113,6 +117,7 @@ impl Default for ClientOptions {
             handshake_timeout: Duration::from_secs(120),
             request_timeout: Some(Duration::from_secs(60)),
             event_capacity: 4096,
+            inactivity_probe: Some(Duration::from_secs(5)),
         }
     }
 }
@@ -166,6 +171,21 @@ impl std::fmt::Display for Remote {
     }
 }
 
+/// A comma-separated remote list (`tcp:10.0.0.1:6641,tcp:10.0.0.2:6641`), tried in turn as
+/// ovsdb clients do for clustered databases.
+fn parse_remotes(s: &str) -> Result<Vec<Remote>> {
+    let v = s
+        .split(',')
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .map(str::parse)
+        .collect::<Result<Vec<Remote>>>()?;
+    if v.is_empty() {
+        return Err(Error::InvalidRemote(s.into()));
+    }
+    Ok(v)
+}
+
 trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
 
@@ -208,9 +228,49 @@ struct Shared {
     events: broadcast::Sender<Change>,
     state: watch::Sender<ConnectionState>,
     options: ClientOptions,
+    /// Locks this client wants, re-requested on every reconnect; the watch says "owned".
+    locks: Mutex<BTreeMap<String, LockEntry>>,
+}
+
+struct LockEntry {
+    steal: bool,
+    owned: watch::Sender<bool>,
 }
 
 impl Shared {
+    fn locks(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, LockEntry>> {
+        match self.locks.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    fn set_lock(&self, name: &str, owned: bool) {
+        if let Some(e) = self.locks().get(name) {
+            e.owned.send_replace(owned);
+        }
+    }
+
+    /// The server releases a session's locks when it closes.
+    fn drop_locks(&self) {
+        for e in self.locks().values() {
+            e.owned.send_replace(false);
+        }
+    }
+
+    /// `locked` / `stolen` notifications (RFC 7047 §4.1.9-4.1.10).
+    fn lock_notification(&self, method: &str, params: &Json) -> bool {
+        let owned = match method {
+            "locked" => true,
+            "stolen" => false,
+            _ => return false,
+        };
+        if let Some(name) = params.get(0).and_then(Json::as_str) {
+            self.set_lock(name, owned);
+        }
+        true
+    }
+
     fn snapshot(&self) -> Snapshot {
         match self.replica.read() {
             Ok(g) => g.clone(),
@@ -239,7 +299,8 @@ impl std::fmt::Debug for Client {
 const MONITOR_ID: &str = "keel-replica";
 
 impl Client {
-    /// Connects to `remote` (`tcp:IP:PORT` or `unix:PATH`), reads the schema of `database` from
+    /// Connects to `remote` (`tcp:IP:PORT` or `unix:PATH`, or a comma-separated list of them
+    /// tried in turn), reads the schema of `database` from
     /// the server, monitors the tables of `monitor`, and returns once the replica holds the
     /// initial contents. Later disconnects are retried in the background (capped exponential
     /// backoff) with a full resync. Errors: the first attempt's failure ([`Error::Connect`],
@@ -255,7 +316,7 @@ impl Client {
         monitor: MonitorSpec,
         options: ClientOptions,
     ) -> Result<Client> {
-        let remote: Remote = remote.parse()?;
+        let remotes = parse_remotes(remote)?;
         let (events, _) = broadcast::channel(options.event_capacity.max(1));
         let (state, _) = watch::channel(ConnectionState::default());
         let shared = Arc::new(Shared {
@@ -264,10 +325,11 @@ impl Client {
             events,
             state,
             options,
+            locks: Mutex::new(BTreeMap::new()),
         });
         let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
         let (first_tx, first_rx) = oneshot::channel();
-        tokio::spawn(run(remote, monitor, shared.clone(), cmd_rx, first_tx));
+        tokio::spawn(run(remotes, monitor, shared.clone(), cmd_rx, first_tx));
         match first_rx.await {
             Ok(Ok(())) => Ok(Client {
                 shared,
@@ -351,6 +413,74 @@ impl Client {
         self.request("echo", json!(["keel-sync"])).await.map(|_| ())
     }
 
+    /// Asks for the OVSDB lock `name` (RFC 7047 §4.1.8; an `<id>`: letters, digits and `_`,
+    /// else [`Error::InvalidLockName`]) and keeps asking after every
+    /// reconnect until [`Client::unlock`]. The returned watch is `true` while this session owns
+    /// the lock (granted now, or later by a `locked` notification) and turns `false` when it is
+    /// `stolen` or the connection drops. Used for leader election among Keel processes (the
+    /// OVN agent duties run only on the holder). Calling again returns the same watch.
+    pub async fn lock(&self, name: &str) -> Result<watch::Receiver<bool>> {
+        self.lock_mode(name, false).await
+    }
+
+    /// Like [`Client::lock`] but takes the lock from its current owner (`steal`), which gets a
+    /// `stolen` notification.
+    pub async fn steal(&self, name: &str) -> Result<watch::Receiver<bool>> {
+        self.lock_mode(name, true).await
+    }
+
+    async fn lock_mode(&self, name: &str, steal: bool) -> Result<watch::Receiver<bool>> {
+        // RFC 7047 <id>: [A-Za-z_][A-Za-z0-9_]* (ovsdb-server rejects anything else).
+        let valid = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err(Error::InvalidLockName(name.to_string()));
+        }
+        let rx = {
+            let mut locks = self.shared.locks();
+            if let Some(e) = locks.get(name) {
+                if !steal {
+                    return Ok(e.owned.subscribe());
+                }
+            }
+            let e = locks.entry(name.to_string()).or_insert_with(|| LockEntry {
+                steal,
+                owned: watch::channel(false).0,
+            });
+            e.steal = steal;
+            e.owned.subscribe()
+        };
+        let method = if steal { "steal" } else { "lock" };
+        match self.request(method, json!([name])).await {
+            Ok(_) => Ok(rx),
+            Err(e) => {
+                self.shared.locks().remove(name);
+                Err(e)
+            }
+        }
+    }
+
+    /// Releases the lock `name` and stops re-requesting it.
+    pub async fn unlock(&self, name: &str) -> Result<()> {
+        let removed = self.shared.locks().remove(name);
+        if let Some(e) = removed {
+            e.owned.send_replace(false);
+            self.request("unlock", json!([name])).await?;
+        }
+        Ok(())
+    }
+
+    /// Whether this client currently owns the lock `name`.
+    pub fn has_lock(&self, name: &str) -> bool {
+        self.shared
+            .locks()
+            .get(name)
+            .is_some_and(|e| *e.owned.borrow())
+    }
+
     /// Reads the schema from the server now (the replica's copy is from the last connect).
     pub async fn get_schema(&self) -> Result<DatabaseSchema> {
         let j = self
@@ -369,7 +499,7 @@ enum End {
 }
 
 async fn run(
-    remote: Remote,
+    remotes: Vec<Remote>,
     monitor: MonitorSpec,
     shared: Arc<Shared>,
     mut cmd_rx: mpsc::UnboundedReceiver<Command>,
@@ -378,11 +508,18 @@ async fn run(
     let opts = shared.options.clone();
     let mut first = Some(first);
     let mut backoff = opts.backoff_initial;
+    let mut attempt = 0usize;
     loop {
-        match session(&remote, &monitor, &shared, &mut cmd_rx, &mut first).await {
+        let remote = &remotes[attempt % remotes.len()];
+        attempt += 1;
+        match session(remote, &monitor, &shared, &mut cmd_rx, &mut first).await {
             End::Closed => return,
             End::Failed { error, synced } => {
                 shared.state.send_modify(|s| s.connected = false);
+                shared.drop_locks();
+                if first.is_some() && attempt < remotes.len() {
+                    continue;
+                }
                 if let Some(f) = first.take() {
                     let _ = f.send(Err(error));
                     return;
@@ -411,6 +548,9 @@ async fn run(
 
 struct Pending {
     method: String,
+    /// For `lock`/`steal`: the lock name, so the task records ownership in message order
+    /// (a `locked` notification may follow the reply immediately).
+    lock: Option<String>,
     reply: Option<oneshot::Sender<Result<Json>>>,
 }
 
@@ -439,10 +579,14 @@ impl Conn {
     ) -> Result<u64> {
         let id = self.next_id;
         self.next_id += 1;
+        let lock = matches!(method, "lock" | "steal")
+            .then(|| params.get(0).and_then(Json::as_str).map(str::to_string))
+            .flatten();
         self.pending.insert(
             id,
             Pending {
                 method: method.to_string(),
+                lock,
                 reply,
             },
         );
@@ -478,7 +622,7 @@ impl Conn {
     }
 
     /// A request/response during the handshake (no other traffic of ours is in flight).
-    async fn call(&mut self, method: &str, params: Json) -> Result<Json> {
+    async fn call(&mut self, shared: &Shared, method: &str, params: Json) -> Result<Json> {
         let want = self.send_request(method, &params, None).await?;
         loop {
             match self.next_message().await? {
@@ -493,6 +637,8 @@ impl Conn {
                     });
                 }
                 Message::Request { method, params, id } => self.answer(&method, params, id).await?,
+                Message::Notification { method, params }
+                    if shared.lock_notification(&method, &params) => {}
                 other => tracing::debug!(?other, "OVSDB message ignored during handshake"),
             }
         }
@@ -560,11 +706,25 @@ async fn handshake(
     monitor: &MonitorSpec,
     shared: &Shared,
 ) -> Result<MonitorVersion> {
-    let schema_j = conn.call("get_schema", json!([shared.database])).await?;
+    let schema_j = conn
+        .call(shared, "get_schema", json!([shared.database]))
+        .await?;
     let schema = Arc::new(DatabaseSchema::from_json(&schema_j)?);
     let monitored = Arc::new(monitor.resolve(&schema)?);
+    // Locks before the monitor: `call` must not swallow update notifications.
+    let wanted: Vec<(String, bool)> = shared
+        .locks()
+        .iter()
+        .map(|(n, e)| (n.clone(), e.steal))
+        .collect();
+    for (name, steal) in wanted {
+        let method = if steal { "steal" } else { "lock" };
+        let r = conn.call(shared, method, json!([name])).await?;
+        shared.set_lock(&name, r.get("locked").and_then(Json::as_bool) == Some(true));
+    }
     let (version, initial) = match conn
         .call(
+            shared,
             "monitor_cond",
             json!([
                 shared.database,
@@ -578,6 +738,7 @@ async fn handshake(
         Err(Error::Rpc { error, .. }) if error.as_str() == Some("unknown method") => {
             let r = conn
                 .call(
+                    shared,
                     "monitor",
                     json!([
                         shared.database,
@@ -640,12 +801,30 @@ async fn session(
     }
     tracing::info!(remote = %remote, db = %shared.database, ?version, "OVSDB replica synced");
 
+    // Inactivity probe: silence for one interval → echo; for another → give up.
+    let probe = opts.inactivity_probe;
+    let mut last_rx = tokio::time::Instant::now();
+    let mut probing = false;
     let error = loop {
+        let deadline = last_rx + probe.unwrap_or(Duration::from_secs(3600));
         let step: Result<bool> = tokio::select! {
             biased;
             m = conn.next_message() => match m {
-                Ok(m) => handle(&mut conn, shared, m, version).await.map(|_| true),
+                Ok(m) => {
+                    last_rx = tokio::time::Instant::now();
+                    probing = false;
+                    handle(&mut conn, shared, m, version).await.map(|_| true)
+                }
                 Err(e) => Err(e),
+            },
+            _ = tokio::time::sleep_until(deadline), if probe.is_some() => {
+                if probing {
+                    Err(Error::InactivityTimeout)
+                } else {
+                    probing = true;
+                    last_rx = tokio::time::Instant::now();
+                    conn.send_request("echo", &json!(["keel-probe"]), None).await.map(|_| true)
+                }
             },
             c = cmd_rx.recv() => match c {
                 None => Ok(false),
@@ -681,6 +860,12 @@ async fn handle(
                 tracing::debug!(%id, "OVSDB reply to unknown request");
                 return Ok(());
             };
+            if let (Some(name), true) = (&p.lock, error.is_null()) {
+                shared.set_lock(
+                    name,
+                    result.get("locked").and_then(Json::as_bool) == Some(true),
+                );
+            }
             if let Some(r) = p.reply {
                 let res = if error.is_null() {
                     Ok(result)
@@ -696,6 +881,9 @@ async fn handle(
         }
         Message::Request { method, params, id } => conn.answer(&method, params, id).await,
         Message::Notification { method, params } => {
+            if shared.lock_notification(&method, &params) {
+                return Ok(());
+            }
             let updates = match (method.as_str(), params.as_array().map(Vec::as_slice)) {
                 ("update" | "update2", Some([mid, u])) if mid == MONITOR_ID => u,
                 ("update3", Some([mid, _last_txn, u])) if mid == MONITOR_ID => u,
@@ -732,6 +920,15 @@ mod tests {
             "unix:/run/ovn/ovnnb_db.sock".parse::<Remote>().unwrap(),
             Remote::Unix("/run/ovn/ovnnb_db.sock".into())
         );
+        assert_eq!(
+            parse_remotes("tcp:10.0.0.1:6641, tcp:10.0.0.2:6641,").unwrap(),
+            vec![
+                Remote::Tcp("10.0.0.1:6641".into()),
+                Remote::Tcp("10.0.0.2:6641".into())
+            ]
+        );
+        assert!(parse_remotes(" , ").is_err());
+        assert!(parse_remotes("tcp:1.2.3.4:1,bogus").is_err());
         for bad in [
             "",
             "tcp:1.2.3.4",

@@ -51,6 +51,13 @@ pub enum Error {
     /// Every `Client` handle was dropped; the background task is gone.
     #[error("OVSDB client closed")]
     Closed,
+    /// Nothing arrived from the server for two inactivity-probe intervals (one `echo`
+    /// unanswered); the connection is dropped and re-established.
+    #[error("OVSDB inactivity probe timed out")]
+    InactivityTimeout,
+    /// A lock name that is not an RFC 7047 `<id>` (`[A-Za-z_][A-Za-z0-9_]*`).
+    #[error("invalid OVSDB lock name {0:?}")]
+    InvalidLockName(String),
     /// The request got no reply within the configured request timeout.
     #[error("OVSDB request timed out")]
     Timeout,
@@ -161,7 +168,11 @@ impl Error {
     /// (connection loss, timeout, not leader).
     pub fn is_transient(&self) -> bool {
         match self {
-            Error::Disconnected | Error::Timeout | Error::Io(_) | Error::Eof => true,
+            Error::Disconnected
+            | Error::Timeout
+            | Error::Io(_)
+            | Error::Eof
+            | Error::InactivityTimeout => true,
             Error::Transaction(t) => t.kind == TxnErrorKind::NotLeader,
             _ => false,
         }

@@ -192,3 +192,51 @@ async fn malformed_oversized_and_fallback() {
         .expect("fake server did not finish")
         .unwrap();
 }
+
+#[tokio::test]
+async fn unanswered_inactivity_probe_reconnects() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fake.sock");
+    let listener = UnixListener::bind(&path).unwrap();
+    let server = tokio::spawn(async move {
+        let mut p = Peer::accept(&listener).await;
+        p.handshake(json!({})).await;
+        // A silent server: the client probes with echo, we never answer.
+        let probe = p.expect("echo").await;
+        assert!(probe["id"].is_u64(), "{probe}");
+        p.expect_eof().await;
+        let mut p = Peer::accept(&listener).await;
+        p.handshake(json!({"T": {U1: {"initial": {"name": "back"}}}}))
+            .await;
+        // An answered probe keeps the connection: reply to two in a row.
+        for _ in 0..2 {
+            let e = p.expect("echo").await;
+            p.reply(&e, e["params"].clone()).await;
+        }
+        p
+    });
+    let opts = ClientOptions {
+        inactivity_probe: Some(Duration::from_millis(50)),
+        backoff_initial: Duration::from_millis(10),
+        ..ClientOptions::default()
+    };
+    let client = Client::connect_with(
+        &format!("unix:{}", path.display()),
+        "Fake",
+        MonitorSpec::all(),
+        opts,
+    )
+    .await
+    .unwrap();
+    let mut state = client.watch_state();
+    tokio::time::timeout(Duration::from_secs(10), state.wait_for(|s| s.syncs == 2))
+        .await
+        .expect("no reconnect after the unanswered probe")
+        .unwrap();
+    assert!(client.replica().find_by_name("T", "back").is_some());
+    let _peer = tokio::time::timeout(Duration::from_secs(10), server)
+        .await
+        .expect("fake server did not see two probes")
+        .unwrap();
+    assert_eq!(client.state().syncs, 2, "answered probes keep the session");
+}

@@ -492,3 +492,71 @@ async fn connect_errors_are_typed() {
         nb.replica().schema().tables.len()
     );
 }
+
+#[tokio::test]
+async fn remote_lists_are_tried_in_turn() {
+    let server = NbServer::start();
+    let dead = format!("unix:{}/nope.sock", server.dir.path().display());
+    let nb = Client::connect(&format!("{dead},{}", server.tcp()), NB, spec())
+        .await
+        .unwrap();
+    assert!(nb.state().connected);
+    assert!(matches!(
+        Client::connect(&format!("{dead}, {dead}"), NB, spec()).await,
+        Err(Error::Connect { .. })
+    ));
+}
+
+async fn owned(rx: &mut tokio::sync::watch::Receiver<bool>, want: bool, what: &str) {
+    tokio::time::timeout(Duration::from_secs(10), rx.wait_for(|o| *o == want))
+        .await
+        .unwrap_or_else(|_| panic!("{what}: lock ownership never became {want}"))
+        .unwrap();
+}
+
+#[tokio::test]
+async fn locks_elect_one_owner_and_survive_reconnect() {
+    let mut server = NbServer::start();
+    let a = Client::connect(&server.unix(), NB, spec()).await.unwrap();
+    let b = Client::connect(&server.tcp(), NB, spec()).await.unwrap();
+    assert!(matches!(
+        a.lock("keel-ovn-agent").await,
+        Err(Error::InvalidLockName(_))
+    ));
+    let mut la = a.lock("keel_ovn_agent").await.unwrap();
+    owned(&mut la, true, "first lock").await;
+    let mut lb = b.lock("keel_ovn_agent").await.unwrap();
+    assert!(!*lb.borrow());
+    assert!(a.has_lock("keel_ovn_agent") && !b.has_lock("keel_ovn_agent"));
+
+    // release → the waiter gets a `locked` notification
+    a.unlock("keel_ovn_agent").await.unwrap();
+    owned(&mut lb, true, "waiter after unlock").await;
+    assert!(!a.has_lock("keel_ovn_agent"));
+
+    // steal → the previous owner gets `stolen`
+    let mut la = a.steal("keel_ovn_agent").await.unwrap();
+    owned(&mut la, true, "steal").await;
+    owned(&mut lb, false, "stolen").await;
+
+    // a restart drops every lock; whoever asks first after reconnecting owns it, the other
+    // waits; exactly one owner in the end
+    let mut sa = a.watch_state();
+    let mut sb = b.watch_state();
+    server.restart();
+    for s in [&mut sa, &mut sb] {
+        tokio::time::timeout(
+            Duration::from_secs(30),
+            s.wait_for(|s| s.connected && s.syncs == 2),
+        )
+        .await
+        .expect("no reconnect")
+        .unwrap();
+    }
+    a.await_replica_caught_up().await.unwrap();
+    b.await_replica_caught_up().await.unwrap();
+    assert!(
+        a.has_lock("keel_ovn_agent") ^ b.has_lock("keel_ovn_agent"),
+        "exactly one owner"
+    );
+}

@@ -589,6 +589,23 @@ pub fn hm_model(h: &HealthMonitorRow) -> provider::HealthMonitor {
     }
 }
 
+/// The provider's `session_persistence` dict (keys with NULL values left out).
+pub fn sp_model(s: &SessionPersistenceRow) -> Value {
+    let mut v = json!({"type": s.r#type});
+    if let Some(o) = v.as_object_mut() {
+        if let Some(c) = &s.cookie_name {
+            o.insert("cookie_name".into(), json!(c));
+        }
+        if let Some(t) = s.persistence_timeout {
+            o.insert("persistence_timeout".into(), json!(t));
+        }
+        if let Some(g) = &s.persistence_granularity {
+            o.insert("persistence_granularity".into(), json!(g));
+        }
+    }
+    v
+}
+
 /// Provider `Pool` of a row with its members and monitor.
 pub async fn pool_model(tx: &mut Tx, p: &PoolRow) -> Result<provider::Pool, ApiError> {
     let sp: Option<SessionPersistenceRow> = tx.find(&p.id).await?;
@@ -615,21 +632,7 @@ pub async fn pool_model(tx: &mut Tx, p: &PoolRow) -> Result<provider::Pool, ApiE
         protocol: Some(p.protocol.clone()),
         healthmonitor: hm,
         members: Some(members),
-        session_persistence: sp.map(|s| {
-            let mut v = json!({"type": s.r#type});
-            if let Some(o) = v.as_object_mut() {
-                if let Some(c) = s.cookie_name {
-                    o.insert("cookie_name".into(), json!(c));
-                }
-                if let Some(t) = s.persistence_timeout {
-                    o.insert("persistence_timeout".into(), json!(t));
-                }
-                if let Some(g) = s.persistence_granularity {
-                    o.insert("persistence_granularity".into(), json!(g));
-                }
-            }
-            v
-        }),
+        session_persistence: sp.as_ref().map(sp_model),
         tls_container_ref: p.tls_certificate_id.clone(),
         ca_tls_container_ref: p.ca_tls_certificate_id.clone(),
         crl_container_ref: p.crl_container_id.clone(),

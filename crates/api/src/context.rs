@@ -146,6 +146,7 @@ pub async fn auth_layer(State(state): State<AppState>, mut req: Request, next: N
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

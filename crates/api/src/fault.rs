@@ -272,7 +272,36 @@ impl IntoResponse for ApiError {
     }
 }
 
+impl From<octavia_db::DbError> for ApiError {
+    /// The DB layer's errors as the API answers them (octavia-db `DbError` docs).
+    fn from(e: octavia_db::DbError) -> Self {
+        use octavia_db::DbError as D;
+        match e {
+            D::NotFound { resource, id } => ApiError::NotFound {
+                resource: resource.to_string(),
+                id,
+            },
+            D::InvalidState { status, id } => ApiError::LbPendingState { state: status, id },
+            D::Immutable { resource, id } => ApiError::Immutable {
+                resource: resource.to_string(),
+                id,
+            },
+            D::QuotaExceeded { resource } => ApiError::Quota(resource.to_string()),
+            D::ProjectBusy => ApiError::ProjectBusy,
+            D::MissingProjectId => ApiError::Validation(MISSING_PROJECT.to_string()),
+            D::Duplicate(_) => {
+                ApiError::Conflict("Already an entity with that specified id.".into())
+            }
+            other => ApiError::Internal(other.to_string()),
+        }
+    }
+}
+
+/// `MissingProjectID` detail text of a create without any project.
+pub const MISSING_PROJECT: &str = "Missing project ID in request where one is required. An administrator should check the keystone settings in the Octavia configuration.";
+
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 
@@ -342,31 +371,3 @@ mod tests {
         );
     }
 }
-
-impl From<octavia_db::DbError> for ApiError {
-    /// The DB layer's errors as the API answers them (octavia-db `DbError` docs).
-    fn from(e: octavia_db::DbError) -> Self {
-        use octavia_db::DbError as D;
-        match e {
-            D::NotFound { resource, id } => ApiError::NotFound {
-                resource: resource.to_string(),
-                id,
-            },
-            D::InvalidState { status, id } => ApiError::LbPendingState { state: status, id },
-            D::Immutable { resource, id } => ApiError::Immutable {
-                resource: resource.to_string(),
-                id,
-            },
-            D::QuotaExceeded { resource } => ApiError::Quota(resource.to_string()),
-            D::ProjectBusy => ApiError::ProjectBusy,
-            D::MissingProjectId => ApiError::Validation(MISSING_PROJECT.to_string()),
-            D::Duplicate(_) => {
-                ApiError::Conflict("Already an entity with that specified id.".into())
-            }
-            other => ApiError::Internal(other.to_string()),
-        }
-    }
-}
-
-/// `MissingProjectID` detail text of a create without any project.
-pub const MISSING_PROJECT: &str = "Missing project ID in request where one is required. An administrator should check the keystone settings in the Octavia configuration.";

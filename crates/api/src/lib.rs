@@ -19,6 +19,7 @@ pub mod network;
 pub mod pagination;
 pub mod pickle;
 pub mod policy;
+pub mod pool;
 pub mod types;
 pub mod versions;
 
@@ -269,7 +270,12 @@ pub fn router(state: AppState) -> Router {
                 .put(listener::put)
                 .delete(listener::delete),
         )
-        .route("/v2/lbaas/listeners/{id}/stats", get(listener::get_stats));
+        .route("/v2/lbaas/listeners/{id}/stats", get(listener::get_stats))
+        .route("/v2/lbaas/pools", get(pool::get_all).post(pool::post))
+        .route(
+            "/v2/lbaas/pools/{id}",
+            get(pool::get_one).put(pool::put).delete(pool::delete),
+        );
     let inner = Router::new()
         .route("/", get(versions::index))
         .route("/healthcheck", get(versions::healthcheck))

@@ -378,6 +378,7 @@ pub fn path_url(state: &AppState, headers: &HeaderMap, path: &str) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -64,6 +64,7 @@ pub fn loads_str_dict(b: &[u8]) -> Option<Value> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use serde_json::json;

@@ -66,7 +66,7 @@ async fn listener_lifecycle_and_locking() {
         assert_eq!(b["listeners"].as_array().unwrap().len(), 1);
         let (_, b) = env
             .req(
-                &"GET",
+                "GET",
                 &format!("/v2/lbaas/listeners?loadbalancer_id={lb}"),
                 None,
             )

@@ -1,0 +1,534 @@
+//! `/v2/lbaas/pools`, as `octavia/api/v2/controllers/pool.py` (api-contract.md §5).
+
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use octavia_db::{
+    L7PolicyRow, ListQuery, ListenerRow, PoolRow, QuotaResource, SessionPersistenceRow, SqlValue,
+};
+use serde_json::{json, Value};
+
+use crate::base::{self, call_provider, POOL_ATTRS};
+use crate::context::RequestContext;
+use crate::fault::ApiError;
+use crate::listener::{get_db_listener, pool_protocol_ok, strip_helper};
+use crate::load_balancer::{get_db_lb, quota_limits};
+use crate::pagination::ListParams;
+use crate::policy;
+use crate::types::{parse_body, pool::*, Obj};
+use crate::AppState;
+
+type Q = Query<Vec<(String, String)>>;
+
+/// `[api_settings] default_pool_ciphers` (OWASP suite B, octavia/common/constants.py).
+pub const DEFAULT_POOL_CIPHERS: &str = "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384:DHE-RSA-CHACHA20-POLY1305";
+
+/// Load a pool that is not DELETED (404 `Pool <id> not found.`).
+pub async fn get_db_pool(tx: &mut octavia_db::Tx, id: &str) -> Result<PoolRow, ApiError> {
+    let p: Option<PoolRow> = tx.find(id).await?;
+    p.filter(|p| p.provisioning_status != "DELETED")
+        .ok_or_else(|| ApiError::not_found("Pool", id))
+}
+
+/// The 400 of a listener/pool protocol mismatch (`base.py::_validate_protocol`).
+pub fn check_pool_protocol(listener: &str, pool: &str) -> Result<(), ApiError> {
+    if pool_protocol_ok(listener, pool) {
+        Ok(())
+    } else {
+        Err(ApiError::Validation(format!(
+            "The pool protocol '{pool}' is invalid while the listener protocol is '{listener}'."
+        )))
+    }
+}
+
+/// Session persistence checks: the UDP/SCTP rules of `_validate_pool_request_for_udp_sctp`,
+/// the timeout/granularity rule for other protocols (`udp_text` differs between POST and PUT
+/// in the reference) and `validate.check_session_persistence`.
+fn validate_sp(sp: &Obj, protocol: &str, udp_text: &str) -> Result<(), ApiError> {
+    let ty = sp.str("type").unwrap_or_default();
+    let cookie = sp.str("cookie_name");
+    if matches!(protocol, "UDP" | "SCTP") {
+        if ty == "SOURCE_IP" && cookie.is_some() {
+            return Err(ApiError::Validation("session_persistence SOURCE_IP type for UDP and SCTP protocols only accepts: type, persistence_timeout, persistence_granularity.".into()));
+        }
+        if cookie.is_some() {
+            return Err(ApiError::Validation(
+                "Cookie names are not supported for UDP/SCTP pools.".into(),
+            ));
+        }
+        if matches!(ty.as_str(), "HTTP_COOKIE" | "APP_COOKIE") {
+            return Err(ApiError::Validation(format!(
+                "Session persistence of type {ty} is not supported for UDP/SCTP protocol pools."
+            )));
+        }
+    } else if sp.i64("persistence_timeout").is_some_and(|t| t != 0)
+        || sp
+            .str("persistence_granularity")
+            .is_some_and(|g| !g.is_empty())
+    {
+        return Err(ApiError::Validation(format!(
+            "persistence_timeout and persistence_granularity is only for {udp_text} protocol pools."
+        )));
+    }
+    if let Some(c) = &cookie {
+        if ty != "APP_COOKIE" {
+            return Err(ApiError::Validation("Field \"cookie_name\" can only be specified with session persistence of type \"APP_COOKIE\".".into()));
+        }
+        // validate.py's bad-cookie character class.
+        let bad = |ch: char| {
+            let c = ch as u32;
+            c <= 0x20
+                || c == 0x22
+                || (0x28..=0x29).contains(&c)
+                || c == 0x2c
+                || c == 0x2f
+                || (0x3a..=0x40).contains(&c)
+                || (0x5b..=0x5d).contains(&c)
+                || c == 0x7b
+                || c == 0x7d
+                || c >= 0x7f
+        };
+        if c.chars().any(bad) {
+            return Err(ApiError::Validation(
+                "Supplied \"cookie_name\" is invalid.".into(),
+            ));
+        }
+    }
+    if ty == "APP_COOKIE" && cookie.is_none() {
+        return Err(ApiError::Validation("Field \"cookie_name\" must be specified when using the \"APP_COOKIE\" session persistence type.".into()));
+    }
+    Ok(())
+}
+
+/// The session persistence row of a request object.
+fn sp_row(pool_id: &str, sp: &Obj, ty: String) -> SessionPersistenceRow {
+    SessionPersistenceRow {
+        pool_id: pool_id.to_string(),
+        r#type: ty,
+        cookie_name: sp.str("cookie_name"),
+        persistence_timeout: sp
+            .i64("persistence_timeout")
+            .and_then(|v| i32::try_from(v).ok()),
+        persistence_granularity: sp.str("persistence_granularity"),
+    }
+}
+
+/// `GET /v2/lbaas/pools`.
+pub async fn get_all(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    headers: HeaderMap,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
+    let scope = policy::list_scope(&ctx, "pool", params.project_filter())?;
+    let mut tx = st.db().begin_read().await?;
+    let rows: Vec<PoolRow> = base::visible(&mut tx, &scope, vec![]).await?;
+    let mut all = Vec::with_capacity(rows.len());
+    for r in &rows {
+        let mut v = base::render_pool(&mut tx, r).await?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert("loadbalancer_id".into(), json!(r.load_balancer_id));
+        }
+        all.push(v);
+    }
+    let mut body = base::collection(
+        &st,
+        &headers,
+        "/v2/lbaas/pools",
+        "pools",
+        all,
+        &params,
+        POOL_ATTRS,
+    )?;
+    strip_helper(&mut body, "pools", "loadbalancer_id");
+    Ok(Json(body))
+}
+
+/// `GET /v2/lbaas/pools/{id}`.
+pub async fn get_one(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(id): Path<String>,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    let fields = base::check_get_query(&st, &q)?;
+    let mut tx = st.db().begin_read().await?;
+    let p = get_db_pool(&mut tx, &id).await?;
+    policy::authorize(&ctx, "pool", "get_one", p.project_id.as_deref())?;
+    Ok(Json(
+        json!({"pool": base::select(base::render_pool(&mut tx, &p).await?, &fields)}),
+    ))
+}
+
+/// `POST /v2/lbaas/pools` → 201, pool PENDING_CREATE, LB (+ listener) PENDING_UPDATE; with
+/// `listener_id` the listener's `default_pool_id` is set in the same transaction.
+///
+/// Keel checks the listener/pool protocol pair whenever a listener is named (the reference
+/// skips it when `loadbalancer_id` is also given) and answers 400 `Listener <id> not found.`
+/// for an unknown `listener_id` (a 500 in the reference).
+pub async fn post(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Query(q): Q,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    base::no_query(&q, &[])?;
+    let b = parse_body(&body, "pool_", "pool", &POOL_POST)?;
+    let protocol = b.str("protocol").unwrap_or_default();
+    let mut tx = st.db().begin().await?;
+    let listener: Option<ListenerRow> = match b.str("listener_id") {
+        Some(lid) => Some(get_db_listener(&mut tx, &lid).await.map_err(|_| {
+            ApiError::InvalidSubresource {
+                resource: "Listener".into(),
+                id: lid.clone(),
+            }
+        })?),
+        None => None,
+    };
+    let lb_id = match (b.str("loadbalancer_id"), &listener) {
+        (Some(l), _) => l,
+        (None, Some(l)) => l.load_balancer_id.clone().unwrap_or_default(),
+        (None, None) => {
+            return Err(ApiError::Validation(
+                "Must provide at least one of: loadbalancer_id, listener_id".into(),
+            ))
+        }
+    };
+    let lb = get_db_lb(&mut tx, &lb_id).await?;
+    let project = lb.project_id.clone().unwrap_or_default();
+    policy::authorize(&ctx, "pool", "post", Some(&project))?;
+    if let Some(l) = &listener {
+        if l.load_balancer_id.as_deref() != Some(lb_id.as_str()) {
+            return Err(ApiError::Validation(format!(
+                "Listener {} is not on Load Balancer {lb_id}.",
+                l.id
+            )));
+        }
+        if l.protocol == "PROMETHEUS" {
+            return Err(ApiError::BadRequest(
+                "Protocol PROMETHEUS listeners cannot have child objects.".into(),
+            ));
+        }
+        check_pool_protocol(&l.protocol, &protocol)?;
+    }
+    let sp = b.obj("session_persistence");
+    if let Some(sp) = &sp {
+        validate_sp(sp, &protocol, "UDP and SCTP")?;
+    }
+    if b.str("crl_container_ref").is_some() && b.str("ca_tls_container_ref").is_none() {
+        return Err(ApiError::Validation(
+            "A CA certificate reference is required to specify a revocation list.".into(),
+        ));
+    }
+    let pname = base::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    if !ctx.noauth {
+        tx.check_quota(&project, QuotaResource::Pool, 1, &quota_limits(&st))
+            .await?;
+    }
+    if listener
+        .as_ref()
+        .is_some_and(|l| l.default_pool_id.is_some())
+    {
+        return Err(ApiError::Conflict(
+            "This listener already has a default pool".into(),
+        ));
+    }
+    let listener_ids: Vec<String> = listener.iter().map(|l| l.id.clone()).collect();
+    tx.lock_lb_for_child(&lb_id, &listener_ids, "PENDING_UPDATE")
+        .await?;
+    let tls = b.bool("tls_enabled").unwrap_or(false);
+    let id = base::new_id();
+    let row = PoolRow {
+        project_id: Some(project.clone()),
+        id: id.clone(),
+        name: b.str("name"),
+        description: b.str("description"),
+        protocol: protocol.clone(),
+        lb_algorithm: b.str("lb_algorithm").unwrap_or_default(),
+        operating_status: "OFFLINE".into(),
+        enabled: b.bool("admin_state_up").unwrap_or(true),
+        load_balancer_id: Some(lb_id.clone()),
+        provisioning_status: "PENDING_CREATE".into(),
+        tls_certificate_id: b.str("tls_container_ref"),
+        ca_tls_certificate_id: b.str("ca_tls_container_ref"),
+        crl_container_id: b.str("crl_container_ref"),
+        tls_enabled: tls,
+        tls_ciphers: b
+            .str("tls_ciphers")
+            .or_else(|| tls.then(|| DEFAULT_POOL_CIPHERS.to_string())),
+        tls_versions: base::join_list(
+            b.str_list("tls_versions")
+                .or_else(|| tls.then(|| vec!["TLSv1.2".into(), "TLSv1.3".into()])),
+        ),
+        alpn_protocols: base::join_list(
+            b.str_list("alpn_protocols")
+                .or_else(|| tls.then(|| vec!["h2".into(), "http/1.1".into(), "http/1.0".into()])),
+        ),
+        ..Default::default()
+    };
+    tx.insert(&row).await?;
+    if let Some(sp) = &sp {
+        tx.insert(&sp_row(&id, sp, sp.str("type").unwrap_or_default()))
+            .await?;
+    }
+    if let Some(tags) = b.str_list("tags") {
+        tx.set_tags(&id, &tags).await?;
+    }
+    if let Some(l) = &listener {
+        tx.update::<ListenerRow>(&l.id, &[("default_pool_id", id.as_str().into())])
+            .await?;
+    }
+    let model = base::pool_model(&mut tx, &row).await?;
+    call_provider(&pname, driver.pool_create(model)).await?;
+    let p = get_db_pool(&mut tx, &id).await?;
+    let body = base::render_pool(&mut tx, &p).await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(json!({"pool": body}))).into_response())
+}
+
+/// `PUT /v2/lbaas/pools/{id}` → 200, pool, its listeners and the LB PENDING_UPDATE.
+pub async fn put(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(id): Path<String>,
+    Query(q): Q,
+    body: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    base::no_query(&q, &[])?;
+    let b = parse_body(&body, "pool_", "pool", &POOL_PUT)?;
+    let mut tx = st.db().begin().await?;
+    let p = get_db_pool(&mut tx, &id).await?;
+    let lb = get_db_lb(&mut tx, p.load_balancer_id.as_deref().unwrap_or_default()).await?;
+    policy::authorize(&ctx, "pool", "put", lb.project_id.as_deref())?;
+    let stored_sp: Option<SessionPersistenceRow> = tx.find(&id).await?;
+    // A partial SP without `type` keeps the stored type (pool.py put).
+    let sp = b.obj("session_persistence").filter(|o| !o.0.is_empty());
+    let sp_type = sp.as_ref().and_then(|o| {
+        o.str("type")
+            .or_else(|| stored_sp.as_ref().map(|s| s.r#type.clone()))
+    });
+    if let Some(o) = &sp {
+        let mut merged = o.clone();
+        if let Some(t) = &sp_type {
+            merged.0.insert("type".into(), json!(t));
+        }
+        validate_sp(&merged, &p.protocol, "UDP")?;
+        if sp_type.is_none() {
+            return Err(ApiError::Validation(
+                "Invalid session_persistence provided.".into(),
+            ));
+        }
+    }
+    let ca_given = b.has("ca_tls_container_ref");
+    let ca = if ca_given {
+        b.str("ca_tls_container_ref")
+    } else {
+        p.ca_tls_certificate_id.clone()
+    };
+    let crl = if b.has("crl_container_ref") {
+        b.str("crl_container_ref")
+    } else {
+        p.crl_container_id.clone()
+    };
+    if crl.is_some() && ca.is_none() {
+        let text = if ca_given && p.ca_tls_certificate_id.is_some() {
+            "A CA reference cannot be removed when a certificate revocation list is present."
+        } else {
+            "A CA reference is required to specify a certificate revocation list."
+        };
+        return Err(ApiError::Validation(text.into()));
+    }
+    let pname = base::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    let listener_ids: Vec<String> = base::pool_listeners(&mut tx, &id)
+        .await?
+        .into_iter()
+        .map(|l| l.id)
+        .collect();
+    let old = base::pool_model(&mut tx, &p).await?;
+    tx.lock_lb_for_child(&lb.id, &listener_ids, "PENDING_UPDATE")
+        .await?;
+    let mut new = provider::Pool {
+        pool_id: id.clone(),
+        ..Default::default()
+    };
+    let mut ch: Vec<(&str, SqlValue)> = vec![("provisioning_status", "PENDING_UPDATE".into())];
+    if b.has("name") {
+        ch.push(("name", b.str("name").into()));
+        new.name = Some(b.str("name").unwrap_or_default());
+    }
+    if b.has("description") {
+        ch.push(("description", b.str("description").into()));
+        new.description = Some(b.str("description").unwrap_or_default());
+    }
+    if let Some(a) = b.bool("admin_state_up") {
+        ch.push(("enabled", a.into()));
+        new.admin_state_up = Some(a);
+    }
+    if let Some(a) = b.str("lb_algorithm") {
+        ch.push(("lb_algorithm", a.as_str().into()));
+        new.lb_algorithm = Some(a);
+    }
+    for (k, col) in [
+        ("tls_container_ref", "tls_certificate_id"),
+        ("ca_tls_container_ref", "ca_tls_certificate_id"),
+        ("crl_container_ref", "crl_container_id"),
+    ] {
+        if b.has(k) {
+            ch.push((col, b.str(k).into()));
+        }
+    }
+    if b.has("tls_container_ref") {
+        new.tls_container_ref = b.str("tls_container_ref");
+    }
+    if b.has("ca_tls_container_ref") {
+        new.ca_tls_container_ref = b.str("ca_tls_container_ref");
+    }
+    if b.has("crl_container_ref") {
+        new.crl_container_ref = b.str("crl_container_ref");
+    }
+    if let Some(t) = b.bool("tls_enabled") {
+        ch.push(("tls_enabled", t.into()));
+        new.tls_enabled = Some(t);
+    }
+    if b.has("tls_ciphers") {
+        let c = b
+            .str("tls_ciphers")
+            .unwrap_or_else(|| DEFAULT_POOL_CIPHERS.to_string());
+        ch.push(("tls_ciphers", c.as_str().into()));
+        new.tls_ciphers = Some(c);
+    }
+    if b.has("tls_versions") {
+        let v = b
+            .str_list("tls_versions")
+            .unwrap_or_else(|| vec!["TLSv1.2".into(), "TLSv1.3".into()]);
+        ch.push(("tls_versions", base::join_list(Some(v.clone())).into()));
+        new.tls_versions = Some(v);
+    }
+    if b.has("alpn_protocols") {
+        let v = b.str_list("alpn_protocols");
+        ch.push(("alpn_protocols", base::join_list(v.clone()).into()));
+        new.alpn_protocols = v;
+    }
+    tx.update::<PoolRow>(&id, &ch).await?;
+    if b.has("session_persistence") {
+        match (&sp, &sp_type) {
+            (Some(o), Some(t)) => {
+                let row = sp_row(&id, o, t.clone());
+                if stored_sp.is_some() {
+                    tx.update::<SessionPersistenceRow>(
+                        &id,
+                        &[
+                            ("type", row.r#type.as_str().into()),
+                            ("cookie_name", row.cookie_name.clone().into()),
+                            ("persistence_timeout", row.persistence_timeout.into()),
+                            (
+                                "persistence_granularity",
+                                row.persistence_granularity.clone().into(),
+                            ),
+                        ],
+                    )
+                    .await?;
+                } else {
+                    tx.insert(&row).await?;
+                }
+                new.session_persistence = Some(base::sp_model(&row));
+            }
+            _ => {
+                tx.delete::<SessionPersistenceRow>(&id).await?;
+                new.session_persistence = Some(Value::Null);
+            }
+        }
+    }
+    if b.has("tags") {
+        tx.set_tags(&id, &b.str_list("tags").unwrap_or_default())
+            .await?;
+    }
+    call_provider(&pname, driver.pool_update(old, new)).await?;
+    let p = get_db_pool(&mut tx, &id).await?;
+    let body = base::render_pool(&mut tx, &p).await?;
+    tx.commit().await?;
+    Ok(Json(json!({"pool": body})))
+}
+
+/// `DELETE /v2/lbaas/pools/{id}` → 204, pool PENDING_DELETE, its listeners and LB PENDING_UPDATE.
+/// 409 `Pool <id> is in use by L7 policy <l7policy_id>` while an L7 policy redirects to it.
+pub async fn delete(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(id): Path<String>,
+    Query(q): Q,
+) -> Result<StatusCode, ApiError> {
+    base::no_query(&q, &[])?;
+    let mut tx = st.db().begin().await?;
+    let p = get_db_pool(&mut tx, &id).await?;
+    let lb = get_db_lb(&mut tx, p.load_balancer_id.as_deref().unwrap_or_default()).await?;
+    policy::authorize(&ctx, "pool", "delete", lb.project_id.as_deref())?;
+    let policies: Vec<L7PolicyRow> = tx
+        .list(&ListQuery::default().filter("redirect_pool_id", id.as_str()))
+        .await?;
+    if let Some(l7) = policies.first() {
+        return Err(ApiError::Conflict(format!(
+            "Pool {id} is in use by L7 policy {}",
+            l7.id
+        )));
+    }
+    let pname = base::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    let listener_ids: Vec<String> = base::pool_listeners(&mut tx, &id)
+        .await?
+        .into_iter()
+        .map(|l| l.id)
+        .collect();
+    let model = base::pool_model(&mut tx, &p).await?;
+    tx.lock_lb_for_child(&lb.id, &listener_ids, "PENDING_UPDATE")
+        .await?;
+    tx.set_provisioning_status::<PoolRow>(&id, "PENDING_DELETE")
+        .await?;
+    call_provider(&pname, driver.pool_delete(model)).await?;
+    tx.commit().await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn o(v: Value) -> Obj {
+        Obj(v.as_object().cloned().unwrap_or_default())
+    }
+
+    #[test]
+    fn session_persistence_rules() {
+        let ok =
+            |v: Value, p: &str| validate_sp(&o(v), p, "UDP and SCTP").map_err(|e| e.to_string());
+        assert!(ok(json!({"type": "SOURCE_IP"}), "TCP").is_ok());
+        assert!(ok(json!({"type": "APP_COOKIE", "cookie_name": "c1"}), "HTTP").is_ok());
+        assert_eq!(ok(json!({"type": "APP_COOKIE"}), "HTTP").unwrap_err(),
+            "Validation failure: Field \"cookie_name\" must be specified when using the \"APP_COOKIE\" session persistence type.");
+        assert_eq!(ok(json!({"type": "HTTP_COOKIE", "cookie_name": "c"}), "HTTP").unwrap_err(),
+            "Validation failure: Field \"cookie_name\" can only be specified with session persistence of type \"APP_COOKIE\".");
+        assert_eq!(
+            ok(json!({"type": "APP_COOKIE", "cookie_name": "a:b"}), "HTTP").unwrap_err(),
+            "Validation failure: Supplied \"cookie_name\" is invalid."
+        );
+        assert_eq!(
+            ok(json!({"type": "SOURCE_IP", "persistence_timeout": 5}), "TCP").unwrap_err(),
+            "Validation failure: persistence_timeout and persistence_granularity is only for UDP and SCTP protocol pools."
+        );
+        assert!(ok(
+            json!({"type": "SOURCE_IP", "persistence_timeout": 5}),
+            "UDP"
+        )
+        .is_ok());
+        assert_eq!(
+            ok(json!({"type": "HTTP_COOKIE"}), "UDP").unwrap_err(),
+            "Validation failure: Session persistence of type HTTP_COOKIE is not supported for UDP/SCTP protocol pools."
+        );
+    }
+}

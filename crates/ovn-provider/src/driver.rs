@@ -38,8 +38,24 @@ pub const VIP_PORT_DEVICE_OWNER: &str = "ovn-lb:vip";
 
 /// Errors talking to the NB.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("OVN NB: {0}")]
-pub struct NbError(pub String);
+#[error("OVN NB: {message}")]
+pub struct NbError {
+    /// What failed.
+    pub message: String,
+    /// True when re-planning from a fresh snapshot may succeed: a `wait` guard saw a
+    /// concurrent change, or the connection/leader changed.
+    pub retry: bool,
+}
+
+impl NbError {
+    /// A permanent error.
+    pub fn fatal(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            retry: false,
+        }
+    }
+}
 
 /// What the driver needs from the OVN NB: a snapshot of the replica, and transactions.
 ///
@@ -788,9 +804,59 @@ impl ProviderDriver for OvnProvider {
     }
 }
 
+/// Why a request failed: retryable (re-plan from a fresh snapshot) or not.
+#[derive(Debug)]
+enum RunError {
+    Retry(String),
+    Fail(String),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Retry(m) | RunError::Fail(m) => f.write_str(m),
+        }
+    }
+}
+
+impl From<String> for RunError {
+    fn from(m: String) -> Self {
+        RunError::Fail(m)
+    }
+}
+
+impl From<&str> for RunError {
+    fn from(m: &str) -> Self {
+        RunError::Fail(m.to_string())
+    }
+}
+
+impl From<NbError> for RunError {
+    fn from(e: NbError) -> Self {
+        if e.retry {
+            RunError::Retry(e.message)
+        } else {
+            RunError::Fail(e.message)
+        }
+    }
+}
+
+/// How many times a request is re-planned after a concurrent change.
+const ATTEMPTS: usize = 3;
+
 impl Inner {
     async fn handle(&self, req: Request) {
-        let report = match self.run(&req).await {
+        let mut attempt = 0;
+        let outcome = loop {
+            attempt += 1;
+            match self.run(&req).await {
+                Err(RunError::Retry(why)) if attempt < ATTEMPTS => {
+                    tracing::info!(request = ?req, error = %why, attempt, "re-planning after a concurrent NB change");
+                }
+                other => break other,
+            }
+        };
+        let report = match outcome {
             Ok(r) => r,
             Err(why) => {
                 tracing::error!(request = ?req, error = %why, "OVN provider request failed");
@@ -813,8 +879,8 @@ impl Inner {
         }
     }
 
-    async fn run(&self, req: &Request) -> Result<StatusReport, String> {
-        let snap = self.nb.snapshot().await.map_err(|e| e.to_string())?;
+    async fn run(&self, req: &Request) -> Result<StatusReport, RunError> {
+        let snap = self.nb.snapshot().await?;
         let pe = |e: PlanError| e.to_string();
         let plan: Plan = match req {
             Request::LbCreate(lb) => {
@@ -952,14 +1018,11 @@ impl Inner {
         Ok(plan.report)
     }
 
-    async fn commit(&self, plan: &Plan) -> Result<(), String> {
+    async fn commit(&self, plan: &Plan) -> Result<(), RunError> {
         if plan.ops.is_empty() {
             return Ok(());
         }
-        self.nb
-            .transact(ops_json(&plan.ops))
-            .await
-            .map_err(|e| e.to_string())
+        Ok(self.nb.transact(ops_json(&plan.ops)).await?)
     }
 
     async fn lb_create_facts(&self, lb: &LoadBalancer) -> Result<lb::LbCreate, String> {
@@ -1270,4 +1333,204 @@ fn error_report(req: &Request, snap: Option<&NbSnapshot>) -> StatusReport {
         }
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use openstack::{HttpConfig, NeutronConfig, ServiceAuth, ServiceAuthConfig};
+    use provider::{StatsReport, StatusSinkError};
+    use serde_json::json;
+    use tokio::sync::mpsc;
+
+    /// An NB whose transactions fail `fail` times (retryable or not), then succeed.
+    struct FakeNb {
+        snap: NbSnapshot,
+        fail: Mutex<usize>,
+        retry: bool,
+        calls: Mutex<Vec<Vec<Value>>>,
+    }
+
+    #[async_trait]
+    impl NbDatabase for FakeNb {
+        async fn snapshot(&self) -> Result<NbSnapshot, NbError> {
+            Ok(self.snap.clone())
+        }
+        async fn transact(&self, ops: Vec<Value>) -> Result<(), NbError> {
+            self.calls.lock().unwrap().push(ops);
+            let mut f = self.fail.lock().unwrap();
+            if *f > 0 {
+                *f -= 1;
+                return Err(NbError {
+                    message: "timed out".into(),
+                    retry: self.retry,
+                });
+            }
+            Ok(())
+        }
+    }
+
+    struct Sink(mpsc::UnboundedSender<StatusReport>);
+
+    #[async_trait]
+    impl StatusSink for Sink {
+        async fn update_status(&self, r: StatusReport) -> Result<(), StatusSinkError> {
+            let _ = self.0.send(r);
+            Ok(())
+        }
+        async fn update_stats(&self, _: StatsReport) -> Result<(), StatusSinkError> {
+            Ok(())
+        }
+    }
+
+    fn unreachable_neutron() -> NeutronClient {
+        // never called by the requests below; no request is made until first use
+        let http = HttpConfig::default().build_client().unwrap();
+        let auth = ServiceAuth::new(
+            http,
+            ServiceAuthConfig {
+                auth_url: "http://127.0.0.1:9/v3".into(),
+                ..Default::default()
+            },
+        );
+        NeutronClient::new(auth, NeutronConfig::default())
+    }
+
+    fn setup(
+        fail: usize,
+        retry: bool,
+    ) -> (
+        OvnProvider,
+        Arc<FakeNb>,
+        mpsc::UnboundedReceiver<StatusReport>,
+    ) {
+        let mut snap = NbSnapshot {
+            health_check_supported: true,
+            ..Default::default()
+        };
+        snap.insert_json(
+            "Load_Balancer",
+            "u1",
+            &json!({"name": "LB", "external_ids": ["map", [["neutron:vip", "10.0.0.5"], ["enabled", "True"]]]}),
+        );
+        let nb = Arc::new(FakeNb {
+            snap,
+            fail: Mutex::new(fail),
+            retry,
+            calls: Mutex::new(vec![]),
+        });
+        let (tx, rx) = mpsc::unbounded_channel();
+        let d = OvnProvider::with_nb(
+            nb.clone(),
+            unreachable_neutron(),
+            Arc::new(Sink(tx)),
+            OvnConfig::default(),
+        );
+        (d, nb, rx)
+    }
+
+    fn listener() -> Listener {
+        Listener {
+            listener_id: "L".into(),
+            loadbalancer_id: Some("LB".into()),
+            protocol: Some("TCP".into()),
+            protocol_port: Some(80),
+            ..Default::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn replans_after_a_concurrent_change() {
+        let (d, nb, mut rx) = setup(1, true);
+        d.listener_create(listener()).await.unwrap();
+        let r = rx.recv().await.unwrap();
+        assert_eq!(
+            r.listeners,
+            vec![provider::StatusRecord::new(
+                "L",
+                Some(Prov::Active),
+                Some(Op::Online)
+            )]
+        );
+        assert_eq!(
+            r.loadbalancers,
+            vec![provider::StatusRecord::new("LB", Some(Prov::Active), None)]
+        );
+        let calls = nb.calls.lock().unwrap();
+        assert_eq!(calls.len(), 2, "one failed attempt, one re-planned");
+        assert_eq!(calls[0][0]["op"], "wait");
+    }
+
+    #[tokio::test]
+    async fn permanent_failure_reports_error_and_frees_the_lb() {
+        let (d, nb, mut rx) = setup(5, false);
+        d.listener_create(listener()).await.unwrap();
+        let r = rx.recv().await.unwrap();
+        assert_eq!(
+            r.listeners,
+            vec![provider::StatusRecord::new(
+                "L",
+                Some(Prov::Error),
+                Some(Op::Error)
+            )]
+        );
+        assert_eq!(
+            r.loadbalancers,
+            vec![provider::StatusRecord::new("LB", Some(Prov::Active), None)]
+        );
+        assert_eq!(nb.calls.lock().unwrap().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn retries_are_bounded() {
+        let (d, nb, mut rx) = setup(10, true);
+        d.listener_create(listener()).await.unwrap();
+        let r = rx.recv().await.unwrap();
+        assert_eq!(r.listeners[0].provisioning_status, Some(Prov::Error));
+        assert_eq!(nb.calls.lock().unwrap().len(), ATTEMPTS);
+    }
+
+    #[tokio::test]
+    async fn sync_refusals() {
+        let (d, _, _) = setup(0, false);
+        assert_eq!(
+            d.loadbalancer_failover("LB").await,
+            Err(ProviderError::unsupported(validate::FAILOVER_TEXT))
+        );
+        let l = Listener {
+            protocol: Some("HTTPS".into()),
+            ..listener()
+        };
+        assert_eq!(
+            d.listener_create(l).await,
+            Err(ProviderError::unsupported(
+                "OVN provider does not support HTTPS protocol"
+            ))
+        );
+        let p = Pool {
+            pool_id: "P".into(),
+            protocol: Some("TCP".into()),
+            lb_algorithm: Some("ROUND_ROBIN".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            d.pool_create(p).await,
+            Err(ProviderError::unsupported(
+                "OVN provider does not support ROUND_ROBIN algorithm"
+            ))
+        );
+        let hm = HealthMonitor {
+            healthmonitor_id: "H".into(),
+            kind: Some("HTTP".into()),
+            ..Default::default()
+        };
+        assert!(matches!(
+            d.health_monitor_create(hm).await,
+            Err(ProviderError::UnsupportedOption { .. })
+        ));
+        // L7 keeps the trait's NotImplemented (501 "does not support a requested action")
+        let r = d.l7policy_create(provider::L7Policy::default()).await;
+        assert!(matches!(r, Err(ProviderError::NotImplemented { .. })));
+        assert_eq!(d.name(), "ovn");
+    }
 }

@@ -37,7 +37,7 @@ impl OvsdbNb {
     pub async fn connect(remote: &str) -> Result<Self, NbError> {
         let client = ovsdb::Client::connect(remote, "OVN_Northbound", monitor_spec())
             .await
-            .map_err(|e| NbError(e.to_string()))?;
+            .map_err(|e| NbError::fatal(e.to_string()))?;
         Ok(Self { client })
     }
 
@@ -82,10 +82,15 @@ impl NbDatabase for OvsdbNb {
         let txn = ops
             .into_iter()
             .fold(ovsdb::Transaction::new("OVN_Northbound"), |t, op| t.raw(op));
-        self.client
-            .transact(txn)
-            .await
-            .map(|_| ())
-            .map_err(|e| NbError(e.to_string()))
+        self.client.transact(txn).await.map(|_| ()).map_err(|e| {
+            // a failed `wait` guard ("timed out") means another writer changed the row
+            let retry = e.is_transient()
+                || e.txn()
+                    .is_some_and(|t| t.kind == ovsdb::TxnErrorKind::TimedOut);
+            NbError {
+                message: e.to_string(),
+                retry,
+            }
+        })
     }
 }

@@ -51,6 +51,23 @@ pub struct MemberFacts {
     pub hm_source: BTreeMap<String, String>,
 }
 
+/// `ip_port_mappings` key of an address: IPv6 in brackets (`[2001:db8::1]`), as the reference
+/// and ovn-northd expect.
+pub fn mapping_key(ip: IpAddr) -> String {
+    match ip {
+        IpAddr::V4(a) => a.to_string(),
+        IpAddr::V6(a) => format!("[{a}]"),
+    }
+}
+
+/// `ip_port_mappings` value: `<LSP name>:<HM source ip>`, IPv6 source in brackets.
+pub fn mapping_value(lsp: &str, src: &str) -> String {
+    match src.parse::<IpAddr>() {
+        Ok(ip @ IpAddr::V6(_)) => format!("{lsp}:{}", mapping_key(ip)),
+        _ => format!("{lsp}:{src}"),
+    }
+}
+
 /// Register a member in `ip_port_mappings` (`<member ip>` = `<LSP name>:<HM source ip>`):
 /// ONLINE on success, ERROR when its port or the HM port is missing.
 pub fn map_member(edit: &mut Edit<'_>, h: &LbRef, m: &MemberEntry, facts: &MemberFacts) -> Op {
@@ -65,7 +82,7 @@ pub fn map_member(edit: &mut Edit<'_>, h: &LbRef, m: &MemberEntry, facts: &Membe
     };
     if let Some(r) = edit.row_mut(h) {
         r.ip_port_mappings
-            .insert(m.address.to_string(), format!("{}:{}", lsp.name, src));
+            .insert(mapping_key(m.address), mapping_value(&lsp.name, src));
     }
     Op::Online
 }
@@ -85,7 +102,7 @@ pub fn unmap_member(edit: &mut Edit<'_>, h: &LbRef, pool_key: &str, address: IpA
             })
         });
     if !still_used {
-        r.ip_port_mappings.remove(&address.to_string());
+        r.ip_port_mappings.remove(&mapping_key(address));
     }
 }
 

@@ -469,6 +469,13 @@ impl NbSnapshot {
     /// True when some row with health checks maps a member through `hm_ip` (the HM port of a
     /// subnet is still in use).
     pub fn hm_source_in_use(&self, hm_ip: &str, except_lb: Option<&str>) -> bool {
+        let Ok(hm_ip) = hm_ip
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<IpAddr>()
+        else {
+            return false;
+        };
         self.load_balancers
             .values()
             .filter(|r| Some(r.uuid.as_str()) != except_lb)
@@ -476,9 +483,18 @@ impl NbSnapshot {
                 !r.health_check.is_empty()
                     && r.ip_port_mappings
                         .values()
-                        .any(|v| v.rsplit_once(':').is_some_and(|(_, ip)| ip == hm_ip))
+                        .any(|v| mapping_source(v) == Some(hm_ip))
             })
     }
+}
+
+/// The HM source address of an `ip_port_mappings` value (`<lsp>:<ip>` or `<lsp>:[<v6>]`).
+pub fn mapping_source(value: &str) -> Option<IpAddr> {
+    if let Some(inner) = value.strip_suffix(']') {
+        let start = inner.rfind('[')?;
+        return inner[start + 1..].parse().ok();
+    }
+    value.rsplit_once(':')?.1.parse().ok()
 }
 
 /// True when two CIDRs name the same network (`10.0.0.1/24` ~ `10.0.0.0/24`).
@@ -756,6 +772,28 @@ mod tests {
             Some("p-vm")
         );
         assert!(s.port_with_ip(ls, "10.0.0.99".parse().unwrap()).is_none());
+    }
+
+    #[test]
+    fn mapping_sources() {
+        assert_eq!(
+            mapping_source("lsp1:10.0.0.2"),
+            Some("10.0.0.2".parse().unwrap())
+        );
+        assert_eq!(
+            mapping_source("lsp1:[2001:db8::2]"),
+            Some("2001:db8::2".parse().unwrap())
+        );
+        assert_eq!(mapping_source("garbage"), None);
+        assert_eq!(
+            crate::member::mapping_key("2001:db8::9".parse().unwrap()),
+            "[2001:db8::9]"
+        );
+        assert_eq!(
+            crate::member::mapping_value("p", "2001:db8::2"),
+            "p:[2001:db8::2]"
+        );
+        assert_eq!(crate::member::mapping_value("p", "10.0.0.2"), "p:10.0.0.2");
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod context;
 pub mod fault;
 pub mod listener;
 pub mod load_balancer;
+pub mod member;
 pub mod network;
 pub mod pagination;
 pub mod pickle;
@@ -275,6 +276,16 @@ pub fn router(state: AppState) -> Router {
         .route(
             "/v2/lbaas/pools/{id}",
             get(pool::get_one).put(pool::put).delete(pool::delete),
+        )
+        .route(
+            "/v2/lbaas/pools/{pool_id}/members",
+            get(member::get_all)
+                .post(member::post)
+                .put(member::batch_put),
+        )
+        .route(
+            "/v2/lbaas/pools/{pool_id}/members/{id}",
+            get(member::get_one).put(member::put).delete(member::delete),
         );
     let inner = Router::new()
         .route("/", get(versions::index))

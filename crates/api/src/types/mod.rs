@@ -266,6 +266,72 @@ pub fn parse_body(
     }
 }
 
+/// Parse a body whose root type holds one list attribute, e.g. `MembersRootPUT`
+/// (`{"members": [MemberPOST…]}` for the argument `members_`), returning the list items.
+///
+/// Errors as [`parse_body`], with paths `<argname>` / `<argname>.<key>`; a missing or null
+/// list → 400 `Invalid input for field/attribute <key>. Value: 'None'. Mandatory field missing.`
+pub fn parse_list_body(
+    body: &[u8],
+    argname: &str,
+    key: &str,
+    item: &'static Schema,
+) -> Result<Vec<Obj>, ApiError> {
+    let root: Value = serde_json::from_slice(body)
+        .map_err(|_| ApiError::BadRequest("Request is not in valid JSON format".to_string()))?;
+    let Value::Object(map) = &root else {
+        return Err(ApiError::invalid_input(
+            argname,
+            py_repr(&root),
+            "Value not a valid dict",
+        ));
+    };
+    let mut unknown: Vec<String> = map.keys().filter(|k| k.as_str() != key).cloned().collect();
+    if !unknown.is_empty() {
+        unknown.sort();
+        return Err(ApiError::UnknownAttribute {
+            arg: argname.to_string(),
+            attrs: unknown,
+        });
+    }
+    let list = match map.get(key) {
+        None | Some(Value::Null) => {
+            return Err(ApiError::invalid_input(
+                key,
+                "None",
+                "Mandatory field missing.",
+            ));
+        }
+        Some(v) => v,
+    };
+    match convert(&Kind::ObjectList(item), list) {
+        Ok(Value::Array(items)) => Ok(items
+            .into_iter()
+            .filter_map(|v| match v {
+                Value::Object(o) => Some(Obj(o)),
+                _ => None,
+            })
+            .collect()),
+        Ok(_) => Err(ApiError::invalid_input(
+            key,
+            "None",
+            "Mandatory field missing.",
+        )),
+        Err(Fail::Coerce(msg)) => Err(ApiError::invalid_input(argname, py_repr(&root), msg)),
+        Err(Fail::Api(ApiError::UnknownAttribute { arg, attrs })) => {
+            Err(ApiError::UnknownAttribute {
+                arg: if arg.is_empty() {
+                    format!("{argname}.{key}")
+                } else {
+                    format!("{argname}.{key}.{arg}")
+                },
+                attrs,
+            })
+        }
+        Err(Fail::Api(e)) => Err(e),
+    }
+}
+
 fn from_json_object(schema: &'static Schema, value: &Value) -> Result<Value, Fail> {
     let Value::Object(map) = value else {
         return Err(Fail::Coerce(format!(

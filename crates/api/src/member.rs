@@ -1,0 +1,563 @@
+//! `/v2/lbaas/pools/{pool_id}/members`, as `octavia/api/v2/controllers/member.py`
+//! (api-contract.md §6).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::IpAddr;
+
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use octavia_db::{ListQuery, MemberRow, PoolRow, QuotaResource, SqlValue};
+use serde_json::{json, Value};
+
+use crate::base::{self, call_provider, MEMBER_ATTRS};
+use crate::context::RequestContext;
+use crate::fault::ApiError;
+use crate::load_balancer::{get_db_lb, quota_limits};
+use crate::pagination::ListParams;
+use crate::policy;
+use crate::types::{member::*, parse_body, parse_list_body, Obj};
+use crate::AppState;
+
+type Q = Query<Vec<(String, String)>>;
+
+/// The pool of a member route; an unknown pool is pecan's 404
+/// `{"code": 404, "title": "Bad Request", "description": "Pool <id> not found."}` (the
+/// reference's `_lookup`, which also finds DELETED pools).
+async fn route_pool(tx: &mut octavia_db::Tx, pool_id: &str) -> Result<PoolRow, ApiError> {
+    let p: Option<PoolRow> = tx.find(pool_id).await?;
+    p.ok_or_else(|| {
+        ApiError::pecan(
+            StatusCode::NOT_FOUND,
+            "Bad Request",
+            format!("Pool {pool_id} not found."),
+        )
+    })
+}
+
+/// Load a member of `pool_id` that is not DELETED (404 `Member <id> not found.`, also when it
+/// belongs to another pool).
+pub async fn get_db_member(
+    tx: &mut octavia_db::Tx,
+    pool_id: &str,
+    id: &str,
+) -> Result<MemberRow, ApiError> {
+    let m: Option<MemberRow> = tx.find(id).await?;
+    m.filter(|m| m.provisioning_status != "DELETED" && m.pool_id == pool_id)
+        .ok_or_else(|| ApiError::not_found("Member", id))
+}
+
+/// Python's `ipaddress.ip_address(a).exploded.upper()`.
+pub fn exploded_upper(a: &IpAddr) -> String {
+    match a {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => v6
+            .segments()
+            .iter()
+            .map(|s| format!("{s:04X}"))
+            .collect::<Vec<_>>()
+            .join(":"),
+    }
+}
+
+/// `validate.ip_not_reserved`: 400 `<IP> is not a valid option for member address` when the
+/// address is in `[networking] reserved_ips`.
+fn ip_not_reserved(st: &AppState, address: &str) -> Result<(), ApiError> {
+    let Ok(ip) = address.parse::<IpAddr>() else {
+        return Ok(());
+    };
+    let shown = exploded_upper(&ip);
+    let reserved = st.config().reserved_ips.iter().any(|r| {
+        r.parse::<IpAddr>()
+            .map(|r| exploded_upper(&r))
+            .unwrap_or_else(|_| r.to_uppercase())
+            == shown
+    });
+    if reserved {
+        return Err(ApiError::InvalidOption {
+            value: shown,
+            option: "member address".into(),
+        });
+    }
+    Ok(())
+}
+
+/// `validate.subnet_exists` with the caller's token (400 `Subnet <id> not found.`); skipped
+/// when no Neutron lookups are configured.
+async fn subnet_exists(st: &AppState, ctx: &RequestContext, subnet: &str) -> Result<(), ApiError> {
+    let Some(net) = st.networking() else {
+        return Ok(());
+    };
+    match net.get_subnet(ctx.auth_token.as_deref(), subnet).await {
+        Ok(Some(_)) => Ok(()),
+        Ok(None) | Err(_) => Err(ApiError::InvalidSubresource {
+            resource: "Subnet".into(),
+            id: subnet.to_string(),
+        }),
+    }
+}
+
+/// `MemberSRIOVDisabled` unless the LB's flavor allows SR-IOV members (Keel has no flavor
+/// metadata yet, so any `request_sriov: true` is refused).
+fn check_sriov(b: &Obj) -> Result<&'static str, ApiError> {
+    if b.bool("request_sriov").unwrap_or(false) {
+        return Err(ApiError::BadRequest(
+            "The load balancer flavor does not allow SR-IOV member ports.".into(),
+        ));
+    }
+    Ok("normal")
+}
+
+/// 409 `Another member on this pool is already using ip <ip> on protocol_port <port>`.
+fn duplicate(ip: &str, port: i64) -> ApiError {
+    ApiError::Conflict(format!(
+        "Another member on this pool is already using ip {ip} on protocol_port {port}"
+    ))
+}
+
+/// A new member row of a `MemberPOST` object.
+fn new_row(b: &Obj, pool: &PoolRow, has_hm: bool, vnic: &str) -> MemberRow {
+    MemberRow {
+        project_id: pool.project_id.clone(),
+        id: base::new_id(),
+        pool_id: pool.id.clone(),
+        subnet_id: b.str("subnet_id"),
+        ip_address: b.str("address"),
+        protocol_port: i32::try_from(b.i64("protocol_port").unwrap_or_default()).unwrap_or(0),
+        weight: Some(i32::try_from(b.i64("weight").unwrap_or(1)).unwrap_or(1)),
+        operating_status: if has_hm { "OFFLINE" } else { "NO_MONITOR" }.into(),
+        enabled: b.bool("admin_state_up").unwrap_or(true),
+        provisioning_status: "PENDING_CREATE".into(),
+        name: b.str("name"),
+        monitor_address: b.str("monitor_address"),
+        monitor_port: b.i64("monitor_port").and_then(|p| i32::try_from(p).ok()),
+        backup: b.bool("backup").unwrap_or(false),
+        vnic_type: vnic.into(),
+        ..Default::default()
+    }
+}
+
+/// `GET /v2/lbaas/pools/{pool_id}/members` (policy `member:get_all` on the pool's project).
+pub async fn get_all(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(pool_id): Path<String>,
+    headers: HeaderMap,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
+    let mut tx = st.db().begin_read().await?;
+    route_pool(&mut tx, &pool_id).await?;
+    let pool = crate::pool::get_db_pool(&mut tx, &pool_id).await?;
+    policy::authorize(&ctx, "member", "get_all", pool.project_id.as_deref())?;
+    let rows: Vec<MemberRow> =
+        base::visible(&mut tx, &None, vec![("pool_id", pool_id.as_str().into())]).await?;
+    let mut all = Vec::with_capacity(rows.len());
+    for r in &rows {
+        all.push(base::render_member(&mut tx, r).await?);
+    }
+    Ok(Json(base::collection(
+        &st,
+        &headers,
+        &format!("/v2/lbaas/pools/{pool_id}/members"),
+        "members",
+        all,
+        &params,
+        MEMBER_ATTRS,
+    )?))
+}
+
+/// `GET /v2/lbaas/pools/{pool_id}/members/{id}`.
+pub async fn get_one(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path((pool_id, id)): Path<(String, String)>,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    let fields = base::check_get_query(&st, &q)?;
+    let mut tx = st.db().begin_read().await?;
+    route_pool(&mut tx, &pool_id).await?;
+    let m: Option<MemberRow> = tx.find(&id).await?;
+    let m = m
+        .filter(|m| m.provisioning_status != "DELETED")
+        .ok_or_else(|| ApiError::not_found("Member", &id))?;
+    policy::authorize(&ctx, "member", "get_one", m.project_id.as_deref())?;
+    if m.pool_id != pool_id {
+        return Err(ApiError::not_found("Member", &id));
+    }
+    Ok(Json(
+        json!({"member": base::select(base::render_member(&mut tx, &m).await?, &fields)}),
+    ))
+}
+
+/// `POST /v2/lbaas/pools/{pool_id}/members` → 201, member PENDING_CREATE (operating
+/// NO_MONITOR, or OFFLINE when the pool has a monitor); pool, its listeners and the LB
+/// PENDING_UPDATE.
+pub async fn post(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(pool_id): Path<String>,
+    Query(q): Q,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    base::no_query(&q, &[])?;
+    let mut tx = st.db().begin().await?;
+    let pool = route_pool(&mut tx, &pool_id).await?;
+    let b = parse_body(&body, "member_", "member", &MEMBER_POST)?;
+    let lb = get_db_lb(
+        &mut tx,
+        pool.load_balancer_id.as_deref().unwrap_or_default(),
+    )
+    .await?;
+    let project = lb.project_id.clone().unwrap_or_default();
+    policy::authorize(&ctx, "member", "post", Some(&project))?;
+    let address = b.str("address").unwrap_or_default();
+    ip_not_reserved(&st, &address)?;
+    if let Some(s) = b.str("subnet_id") {
+        subnet_exists(&st, &ctx, &s).await?;
+    }
+    let pname = base::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    if !ctx.noauth {
+        tx.check_quota(&project, QuotaResource::Member, 1, &quota_limits(&st))
+            .await?;
+    }
+    let vnic = check_sriov(&b)?;
+    let has_hm = base::pool_hm(&mut tx, &pool_id).await?.is_some();
+    base::lock_pool_child(&mut tx, &pool).await?;
+    let port = b.i64("protocol_port").unwrap_or_default();
+    let existing: Vec<MemberRow> = tx
+        .list(&ListQuery::default().filter("pool_id", pool_id.as_str()))
+        .await?;
+    if existing.iter().any(|m| {
+        m.ip_address.as_deref() == Some(address.as_str()) && i64::from(m.protocol_port) == port
+    }) {
+        return Err(duplicate(&address, port));
+    }
+    let mut row = new_row(&b, &pool, has_hm, vnic);
+    row.project_id = Some(project);
+    tx.insert(&row).await?;
+    if let Some(tags) = b.str_list("tags") {
+        tx.set_tags(&row.id, &tags).await?;
+    }
+    call_provider(&pname, driver.member_create(base::member_model(&row))).await?;
+    let m = get_db_member(&mut tx, &pool_id, &row.id).await?;
+    let body = base::render_member(&mut tx, &m).await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(json!({"member": body}))).into_response())
+}
+
+/// `PUT /v2/lbaas/pools/{pool_id}/members/{id}` → 200, member PENDING_UPDATE (`weight: null`
+/// → 1, `backup: null` → false).
+pub async fn put(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path((pool_id, id)): Path<(String, String)>,
+    Query(q): Q,
+    body: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    base::no_query(&q, &[])?;
+    let mut tx = st.db().begin().await?;
+    let pool = route_pool(&mut tx, &pool_id).await?;
+    let b = parse_body(&body, "member_", "member", &MEMBER_PUT)?;
+    let m: Option<MemberRow> = tx.find(&id).await?;
+    let m = m
+        .filter(|m| m.provisioning_status != "DELETED")
+        .ok_or_else(|| ApiError::not_found("Member", &id))?;
+    let lb = get_db_lb(
+        &mut tx,
+        pool.load_balancer_id.as_deref().unwrap_or_default(),
+    )
+    .await?;
+    policy::authorize(&ctx, "member", "put", lb.project_id.as_deref())?;
+    if m.pool_id != pool_id {
+        return Err(ApiError::not_found("Member", &id));
+    }
+    let pname = base::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    base::lock_pool_child(&mut tx, &pool).await?;
+    let old = base::member_model(&m);
+    let mut new = provider::Member {
+        member_id: id.clone(),
+        ..Default::default()
+    };
+    let mut ch: Vec<(&str, SqlValue)> = vec![("provisioning_status", "PENDING_UPDATE".into())];
+    if b.has("name") {
+        ch.push(("name", b.str("name").into()));
+        new.name = Some(b.str("name").unwrap_or_default());
+    }
+    if let Some(a) = b.bool("admin_state_up") {
+        ch.push(("enabled", a.into()));
+        new.admin_state_up = Some(a);
+    }
+    if b.has("weight") {
+        let w = b.i64("weight").unwrap_or(1);
+        ch.push(("weight", w.into()));
+        new.weight = Some(w);
+    }
+    if b.has("backup") {
+        let v = b.bool("backup").unwrap_or(false);
+        ch.push(("backup", v.into()));
+        new.backup = Some(v);
+    }
+    if b.has("monitor_address") {
+        ch.push(("monitor_address", b.str("monitor_address").into()));
+        new.monitor_address = b.str("monitor_address");
+    }
+    if b.has("monitor_port") {
+        let p = b.i64("monitor_port");
+        ch.push(("monitor_port", p.into()));
+        new.monitor_port = p.and_then(|p| u16::try_from(p).ok());
+    }
+    tx.update::<MemberRow>(&id, &ch).await?;
+    if b.has("tags") {
+        tx.set_tags(&id, &b.str_list("tags").unwrap_or_default())
+            .await?;
+    }
+    call_provider(&pname, driver.member_update(old, new)).await?;
+    let m = get_db_member(&mut tx, &pool_id, &id).await?;
+    let body = base::render_member(&mut tx, &m).await?;
+    tx.commit().await?;
+    Ok(Json(json!({"member": body})))
+}
+
+/// `DELETE /v2/lbaas/pools/{pool_id}/members/{id}` → 204, member PENDING_DELETE.
+pub async fn delete(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path((pool_id, id)): Path<(String, String)>,
+    Query(q): Q,
+) -> Result<StatusCode, ApiError> {
+    base::no_query(&q, &[])?;
+    let mut tx = st.db().begin().await?;
+    let pool = route_pool(&mut tx, &pool_id).await?;
+    let m: Option<MemberRow> = tx.find(&id).await?;
+    let m = m
+        .filter(|m| m.provisioning_status != "DELETED")
+        .ok_or_else(|| ApiError::not_found("Member", &id))?;
+    let lb = get_db_lb(
+        &mut tx,
+        pool.load_balancer_id.as_deref().unwrap_or_default(),
+    )
+    .await?;
+    policy::authorize(&ctx, "member", "delete", lb.project_id.as_deref())?;
+    if m.pool_id != pool_id {
+        return Err(ApiError::not_found("Member", &id));
+    }
+    let pname = base::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    base::lock_pool_child(&mut tx, &pool).await?;
+    tx.set_provisioning_status::<MemberRow>(&id, "PENDING_DELETE")
+        .await?;
+    call_provider(&pname, driver.member_delete(base::member_model(&m))).await?;
+    tx.commit().await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// The columns a batch entry writes on an existing member: every `MemberPOST` field with its
+/// default (weight 1, backup false, admin_state_up true, monitor_* null), `name` only when given.
+fn batch_changes(b: &Obj, m: &MemberRow) -> Vec<(&'static str, SqlValue)> {
+    let mut ch: Vec<(&'static str, SqlValue)> = Vec::new();
+    let weight = b.i64("weight").unwrap_or(1);
+    if m.weight.map(i64::from) != Some(weight) {
+        ch.push(("weight", weight.into()));
+    }
+    let enabled = b.bool("admin_state_up").unwrap_or(true);
+    if m.enabled != enabled {
+        ch.push(("enabled", enabled.into()));
+    }
+    let backup = b.bool("backup").unwrap_or(false);
+    if m.backup != backup {
+        ch.push(("backup", backup.into()));
+    }
+    let ma = b.str("monitor_address");
+    if m.monitor_address != ma {
+        ch.push(("monitor_address", ma.into()));
+    }
+    let mp = b.i64("monitor_port");
+    if m.monitor_port.map(i64::from) != mp {
+        ch.push(("monitor_port", mp.into()));
+    }
+    if b.has("name") && m.name != b.str("name") {
+        ch.push(("name", b.str("name").into()));
+    }
+    ch
+}
+
+/// `PUT /v2/lbaas/pools/{pool_id}/members[?additive_only=true]` → 202 with no body.
+///
+/// Members are matched by (address, protocol_port): new ones are created PENDING_CREATE,
+/// listed ones whose fields differ are updated PENDING_UPDATE, unlisted ones go PENDING_DELETE
+/// (left untouched with `additive_only`). The driver gets `member_batch_update(pool_id,
+/// desired)` with the complete desired set (new, listed, and — additive — untouched members).
+/// When nothing is created, changed or deleted the call is a no-op: no lock, no driver call
+/// (the reference marks listed unchanged members PENDING_UPDATE; Keel leaves them alone so
+/// that every PENDING_* state has a provider status to return it).
+pub async fn batch_put(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(pool_id): Path<String>,
+    Query(q): Q,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    base::no_query(&q, &["additive_only"])?;
+    let additive = q
+        .iter()
+        .find(|(k, _)| k == "additive_only")
+        .is_some_and(|(_, v)| crate::pagination::bool_from_string(v));
+    let mut tx = st.db().begin().await?;
+    let pool = route_pool(&mut tx, &pool_id).await?;
+    let items = parse_list_body(&body, "members_", "members", &MEMBER_POST)?;
+    let lb = get_db_lb(
+        &mut tx,
+        pool.load_balancer_id.as_deref().unwrap_or_default(),
+    )
+    .await?;
+    let project = lb.project_id.clone().unwrap_or_default();
+    policy::authorize(&ctx, "member", "post", Some(&project))?;
+    policy::authorize(&ctx, "member", "put", Some(&project))?;
+    if !additive {
+        policy::authorize(&ctx, "member", "delete", Some(&project))?;
+    }
+    let pname = base::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    let old = base::pool_members(&mut tx, &pool_id).await?;
+    let by_key: BTreeMap<(String, i64), &MemberRow> = old
+        .iter()
+        .map(|m| {
+            (
+                (
+                    m.ip_address.clone().unwrap_or_default(),
+                    i64::from(m.protocol_port),
+                ),
+                m,
+            )
+        })
+        .collect();
+    let mut new_items: Vec<&Obj> = Vec::new();
+    let mut updated: Vec<(&MemberRow, &Obj, Vec<(&'static str, SqlValue)>)> = Vec::new();
+    let mut seen: BTreeSet<(String, i64)> = BTreeSet::new();
+    let mut new_keys: BTreeSet<(String, i64)> = BTreeSet::new();
+    for it in &items {
+        let key = (
+            it.str("address").unwrap_or_default(),
+            it.i64("protocol_port").unwrap_or_default(),
+        );
+        match by_key.get(&key) {
+            None => {
+                ip_not_reserved(&st, &key.0)?;
+                if !new_keys.insert(key.clone()) {
+                    return Err(duplicate(&key.0, key.1));
+                }
+                new_items.push(it);
+            }
+            Some(m) => {
+                if !seen.insert(key) {
+                    return Err(ApiError::Validation(
+                        "Member must be updated only once in the same request.".into(),
+                    ));
+                }
+                let mut ch = batch_changes(it, m);
+                let tags_change = match it.str_list("tags") {
+                    Some(mut want) => {
+                        let mut have = tx.tags(&m.id).await?;
+                        want.sort();
+                        have.sort();
+                        want != have
+                    }
+                    None => false,
+                };
+                if !ch.is_empty() || tags_change {
+                    ch.push(("provisioning_status", "PENDING_UPDATE".into()));
+                }
+                updated.push((m, it, ch));
+            }
+        }
+    }
+    let listed: BTreeSet<(String, i64)> = seen.iter().cloned().collect();
+    let absent: Vec<&MemberRow> = old
+        .iter()
+        .filter(|m| {
+            !listed.contains(&(
+                m.ip_address.clone().unwrap_or_default(),
+                i64::from(m.protocol_port),
+            ))
+        })
+        .collect();
+    let changed = updated.iter().any(|(_, _, ch)| !ch.is_empty());
+    if new_items.is_empty() && !changed && (additive || absent.is_empty()) {
+        return Ok(StatusCode::ACCEPTED);
+    }
+    let diff = if additive {
+        new_items.len() as i64
+    } else {
+        new_items.len() as i64 - absent.len() as i64
+    };
+    if diff > 0 && !ctx.noauth {
+        tx.check_quota(
+            &project,
+            QuotaResource::Member,
+            i32::try_from(diff).unwrap_or(i32::MAX),
+            &quota_limits(&st),
+        )
+        .await?;
+    }
+    let has_hm = base::pool_hm(&mut tx, &pool_id).await?.is_some();
+    base::lock_pool_child(&mut tx, &pool).await?;
+    let mut desired: Vec<provider::Member> = Vec::new();
+    let mut valid_subnets: BTreeSet<String> = BTreeSet::new();
+    for it in &new_items {
+        if let Some(s) = it.str("subnet_id") {
+            if !valid_subnets.contains(&s) {
+                subnet_exists(&st, &ctx, &s).await?;
+                valid_subnets.insert(s);
+            }
+        }
+        let vnic = check_sriov(it)?;
+        let mut row = new_row(it, &pool, has_hm, vnic);
+        row.project_id = Some(project.clone());
+        tx.insert(&row).await?;
+        if let Some(tags) = it.str_list("tags") {
+            tx.set_tags(&row.id, &tags).await?;
+        }
+        desired.push(base::member_model(&row));
+    }
+    for (m, it, ch) in &updated {
+        if !ch.is_empty() {
+            tx.update::<MemberRow>(&m.id, ch).await?;
+        }
+        if let Some(tags) = it.str_list("tags") {
+            tx.set_tags(&m.id, &tags).await?;
+        }
+        let now: MemberRow = tx.get(&m.id).await?;
+        desired.push(base::member_model(&now));
+    }
+    for m in &absent {
+        if additive {
+            desired.push(base::member_model(m));
+        } else {
+            tx.set_provisioning_status::<MemberRow>(&m.id, "PENDING_DELETE")
+                .await?;
+        }
+    }
+    call_provider(&pname, driver.member_batch_update(&pool_id, desired)).await?;
+    tx.commit().await?;
+    Ok(StatusCode::ACCEPTED)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exploded_forms() {
+        assert_eq!(
+            exploded_upper(&"fd00::a".parse().unwrap()),
+            "FD00:0000:0000:0000:0000:0000:0000:000A"
+        );
+        assert_eq!(exploded_upper(&"10.0.0.1".parse().unwrap()), "10.0.0.1");
+    }
+}

@@ -152,6 +152,10 @@ enum Request {
         hm_id: String,
         pool_id: String,
     },
+    ServiceMonitor {
+        lb_id: String,
+        ev: hm::ServiceMonitorEvent,
+    },
 }
 
 fn neutron_text(e: &NeutronError) -> String {
@@ -198,6 +202,60 @@ impl OvnProvider {
                 queues: LbQueues::new(),
                 pool_lb: Mutex::new(HashMap::new()),
             }),
+        }
+    }
+
+    /// Agent duty: queue the member-status update a SB `Service_Monitor` change implies, on
+    /// the queue of every load balancer monitoring that member (seed 000 §8).
+    pub async fn service_monitor_event(&self, ev: hm::ServiceMonitorEvent) {
+        let Ok(snap) = self.inner.nb.snapshot().await else {
+            return;
+        };
+        for lb_id in hm::lbs_for_event(&snap, &ev) {
+            self.enqueue(
+                &lb_id.clone(),
+                Request::ServiceMonitor {
+                    lb_id,
+                    ev: ev.clone(),
+                },
+            );
+        }
+    }
+
+    /// Agent duty: follow the SB `Service_Monitor` table of `sb` (a client monitoring it) and
+    /// turn every status change or deletion into member statuses. Runs until the client's
+    /// event stream closes; only the agent leader should run it.
+    pub async fn follow_service_monitors(&self, sb: ovsdb::Client) {
+        let mut rx = sb.subscribe();
+        loop {
+            let change = match rx.recv().await {
+                Ok(c) => c,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
+                    tracing::warn!(missed = n, "Service_Monitor events lagged");
+                    continue;
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            };
+            if change.table() != "Service_Monitor" {
+                continue;
+            }
+            let ev = match &change {
+                ovsdb::Change::Update { old, new, .. }
+                    if old.get("status") != new.get("status") =>
+                {
+                    service_monitor_from_row(new, false)
+                }
+                ovsdb::Change::Insert { new, .. }
+                    if new.get_str("status").is_some_and(|s| !s.is_empty()) =>
+                {
+                    service_monitor_from_row(new, false)
+                }
+                ovsdb::Change::Delete { old, .. } => service_monitor_from_row(old, true),
+                _ => None,
+            };
+            if let Some(ev) = ev {
+                self.service_monitor_event(ev).await;
+            }
         }
     }
 
@@ -1012,6 +1070,7 @@ impl Inner {
             }
             Request::HmUpdate { hm, .. } => hm::update(&snap, hm).map_err(pe)?,
             Request::HmDelete { hm_id, pool_id, .. } => hm::delete(&snap, hm_id, pool_id),
+            Request::ServiceMonitor { lb_id, ev } => hm::service_monitor_update(&snap, lb_id, ev),
         };
         self.commit(&plan).await?;
         self.cleanup_hm_ports(&plan.hm_subnets).await;
@@ -1199,6 +1258,22 @@ impl Inner {
     }
 }
 
+/// A `Service_Monitor` row as an event; `None` when a column is missing or malformed.
+pub fn service_monitor_from_row(
+    row: &ovsdb::Row,
+    deleted: bool,
+) -> Option<hm::ServiceMonitorEvent> {
+    Some(hm::ServiceMonitorEvent {
+        ip: row.get_str("ip")?.parse().ok()?,
+        port: u16::try_from(row.get_i64("port")?).ok()?,
+        protocol: row.get_str("protocol").map(String::from),
+        logical_port: row.get_str("logical_port")?.to_string(),
+        src_ip: row.get_str("src_ip")?.parse().ok()?,
+        offline: row.get_str("status") == Some("offline"),
+        deleted,
+    })
+}
+
 fn lb_additional_port_ids(lb: &LoadBalancer) -> Vec<String> {
     lb.additional_vips
         .iter()
@@ -1317,6 +1392,8 @@ fn error_report(req: &Request, snap: Option<&NbSnapshot>) -> StatusReport {
                 Some(Op::Error),
             );
         }
+        // a health event has no API object waiting: nothing to report
+        Request::ServiceMonitor { .. } => {}
         Request::HmDelete {
             lb_id,
             hm_id,

@@ -333,3 +333,94 @@ pub fn delete(snap: &NbSnapshot, hm_id: &str, pool_id: &str) -> Plan {
     plan.report = report;
     plan
 }
+
+/// A SB `Service_Monitor` row as the agent sees it (seed 000 §8 member lifecycle:
+/// ONLINE ↔ ERROR on status changes, OFFLINE when the row disappears).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServiceMonitorEvent {
+    /// Member address probed.
+    pub ip: IpAddr,
+    /// Member port probed.
+    pub port: u16,
+    /// `tcp` / `udp`, when set.
+    pub protocol: Option<String>,
+    /// The member's logical switch port.
+    pub logical_port: String,
+    /// The health-check source address (the HM port's IP).
+    pub src_ip: IpAddr,
+    /// `status` = `offline`.
+    pub offline: bool,
+    /// The row was deleted.
+    pub deleted: bool,
+}
+
+impl ServiceMonitorEvent {
+    /// The member's new operating status: OFFLINE when the monitor went away, ERROR when it
+    /// reports offline, else ONLINE (`hm_update_event`).
+    pub fn member_status(&self) -> Op {
+        if self.deleted {
+            Op::Offline
+        } else if self.offline {
+            Op::Error
+        } else {
+            Op::Online
+        }
+    }
+
+    fn matches(&self, row: &crate::nb::LoadBalancerRow) -> bool {
+        let key = crate::member::mapping_key(self.ip);
+        let want = crate::member::mapping_value(&self.logical_port, &self.src_ip.to_string());
+        row.ip_port_mappings.get(&key) == Some(&want)
+            && self.protocol.as_deref().is_none_or(|p| {
+                row.protocol
+                    .as_deref()
+                    .is_none_or(|rp| rp.eq_ignore_ascii_case(p))
+            })
+    }
+}
+
+/// Names (Octavia LB ids) of the load balancers a Service_Monitor event concerns.
+pub fn lbs_for_event(snap: &NbSnapshot, ev: &ServiceMonitorEvent) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for row in snap.load_balancers.values().filter(|r| ev.matches(r)) {
+        if !out.contains(&row.name) {
+            out.push(row.name.clone());
+        }
+    }
+    out
+}
+
+/// Store the member status an event implies on every row of `lb_id` that monitors it, and
+/// report the recomputed tree. Nothing to write (and an empty report) when no member matches.
+pub fn service_monitor_update(snap: &NbSnapshot, lb_id: &str, ev: &ServiceMonitorEvent) -> Plan {
+    let mut plan = Plan::default();
+    let mut edit = Edit::new(snap);
+    let status = ev.member_status();
+    let mut touched = Vec::new();
+    for row in snap.lbs_named(lb_id).into_iter().filter(|r| ev.matches(r)) {
+        let members: Vec<String> = ext::pools(&row.external_ids)
+            .into_iter()
+            .flat_map(|(_, _, ms)| ms)
+            .filter(|m| m.address == ev.ip && m.port == ev.port)
+            .map(|m| m.id)
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        let h = LbRef::Existing(row.uuid.clone());
+        if let Some(r) = edit.row_mut(&h) {
+            let mut st = ext::parse_member_status(&r.external_ids);
+            for m in &members {
+                st.insert(m.clone(), status.as_str().to_string());
+            }
+            r.external_ids
+                .insert(ext::MEMBER_STATUS.into(), ext::format_member_status(&st));
+        }
+        touched.push(h);
+    }
+    for h in &touched {
+        merge(&mut plan.report, tree(&edit, lb_id, h));
+    }
+    plan.ops = edit.into_ops();
+    plan
+}

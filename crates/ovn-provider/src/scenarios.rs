@@ -752,3 +752,74 @@ fn concurrent_change_is_refused_by_wait() {
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| apply(&mut s, &plan.ops)));
     assert!(r.is_err(), "the wait must refuse the stale plan");
 }
+
+#[test]
+fn service_monitor_events_drive_member_status() {
+    let mut s = topology();
+    full(&mut s);
+    let hmr = HmReq {
+        id: "H".into(),
+        pool_id: "P".into(),
+        interval: Some(5),
+        timeout: Some(3),
+        success_count: Some(2),
+        failure_count: Some(4),
+        enabled: true,
+    };
+    run!(&mut s, hm::create(&s, &hmr, &facts(true)).unwrap());
+    let ev = hm::ServiceMonitorEvent {
+        ip: "10.0.0.10".parse().unwrap(),
+        port: 8080,
+        protocol: Some("tcp".into()),
+        logical_port: "port-a".into(),
+        src_ip: "10.0.0.2".parse().unwrap(),
+        offline: true,
+        deleted: false,
+    };
+    assert_eq!(hm::lbs_for_event(&s, &ev), vec!["LB".to_string()]);
+    let p = run!(&mut s, hm::service_monitor_update(&s, "LB", &ev));
+    assert_eq!(
+        rec(&p.report.members, "m1"),
+        (Some(Prov::Active), Some(Op::Error))
+    );
+    assert_eq!(rec(&p.report.pools, "P").1, Some(Op::Degraded));
+    assert_eq!(rec(&p.report.loadbalancers, "LB").1, Some(Op::Degraded));
+    // back online
+    let p = run!(
+        &mut s,
+        hm::service_monitor_update(
+            &s,
+            "LB",
+            &hm::ServiceMonitorEvent {
+                offline: false,
+                ..ev.clone()
+            }
+        )
+    );
+    assert_eq!(rec(&p.report.members, "m1").1, Some(Op::Online));
+    assert_eq!(rec(&p.report.pools, "P").1, Some(Op::Online));
+    // monitor row deleted → OFFLINE and out of vips
+    run!(
+        &mut s,
+        hm::service_monitor_update(
+            &s,
+            "LB",
+            &hm::ServiceMonitorEvent {
+                deleted: true,
+                ..ev.clone()
+            }
+        )
+    );
+    assert_eq!(only_row(&s).vips["10.0.0.5:80"], "10.0.0.11:8080");
+    // another source or port concerns nobody
+    let other = hm::ServiceMonitorEvent {
+        src_ip: "10.0.0.3".parse().unwrap(),
+        ..ev.clone()
+    };
+    assert!(hm::lbs_for_event(&s, &other).is_empty());
+    assert!(
+        hm::service_monitor_update(&s, "LB", &hm::ServiceMonitorEvent { port: 9, ..ev })
+            .ops
+            .is_empty()
+    );
+}

@@ -128,7 +128,9 @@ async fn scenario(
     let sb = ovsdb::Client::connect(
         &env("STACK_OVN_SB"),
         "OVN_Southbound",
-        ovsdb::MonitorSpec::new().table("Load_Balancer"),
+        ovsdb::MonitorSpec::new()
+            .table("Load_Balancer")
+            .table("Service_Monitor"),
     )
     .await
     .map_err(|x| e(&x))?;
@@ -471,6 +473,50 @@ async fn scenario(
         );
         let _ = tokio::time::timeout_at(deadline, sb_events.recv()).await;
     }
+
+    // --- agent: a Service_Monitor going offline makes the member ERROR, the pool DEGRADED ---
+    let follower = tokio::spawn({
+        let d = driver.clone();
+        let sb = sb.clone();
+        async move { d.follow_service_monitors(sb).await }
+    });
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let sm_uuid = loop {
+        let found = sb.replica().table("Service_Monitor").and_then(|t| {
+            t.rows()
+                .find(|r| r.get_str("ip") == Some("10.0.0.10") && r.get_i64("port") == Some(8080))
+                .map(|r| r.uuid())
+        });
+        if let Some(u) = found {
+            break u;
+        }
+        check!(
+            tokio::time::Instant::now() < deadline,
+            "northd made no Service_Monitor for 10.0.0.10:8080"
+        );
+        let _ = tokio::time::timeout_at(deadline, sb_events.recv()).await;
+    };
+    sb.transact(ovsdb::Transaction::new("OVN_Southbound").update(
+        "Service_Monitor",
+        &[ovsdb::Condition::uuid(sm_uuid)],
+        [("status", ovsdb::Value::set(["offline"]))],
+    ))
+    .await
+    .map_err(|x| e(&x))?;
+    let r = next(&mut rx).await;
+    follower.abort();
+    check!(
+        rec(&r.members, &m1) == (Some(Prov::Active), Some(Op::Error)),
+        "member after offline {r:?}"
+    );
+    check!(
+        rec(&r.pools, &pool_id).1 == Some(Op::Degraded),
+        "pool after offline {r:?}"
+    );
+    check!(
+        rec(&r.loadbalancers, lb_id).1 == Some(Op::Degraded),
+        "lb after offline {r:?}"
+    );
 
     // --- cascade delete ---
     driver

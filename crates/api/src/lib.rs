@@ -13,6 +13,7 @@
 pub mod base;
 pub mod context;
 pub mod fault;
+pub mod health_monitor;
 pub mod listener;
 pub mod load_balancer;
 pub mod member;
@@ -286,6 +287,16 @@ pub fn router(state: AppState) -> Router {
         .route(
             "/v2/lbaas/pools/{pool_id}/members/{id}",
             get(member::get_one).put(member::put).delete(member::delete),
+        )
+        .route(
+            "/v2/lbaas/healthmonitors",
+            get(health_monitor::get_all).post(health_monitor::post),
+        )
+        .route(
+            "/v2/lbaas/healthmonitors/{id}",
+            get(health_monitor::get_one)
+                .put(health_monitor::put)
+                .delete(health_monitor::delete),
         );
     let inner = Router::new()
         .route("/", get(versions::index))

@@ -560,9 +560,9 @@ pub async fn get_status(
     let mut ls = Vec::new();
     for l in &listeners {
         let mut pools = Vec::new();
-        if let Some(pid) = &l.default_pool_id {
-            let p: Option<PoolRow> = tx.find(pid).await?;
-            if let Some(p) = p {
+        for pid in status_pool_ids(&mut tx, l).await? {
+            let p: Option<PoolRow> = tx.find(&pid).await?;
+            if let Some(p) = p.filter(|p| p.provisioning_status != "DELETED") {
                 let hm = base::pool_hm(&mut tx, &p.id).await?.map(|h| {
                     json!({"id": h.id, "name": h.name.unwrap_or_default(), "type": h.r#type,
                            "provisioning_status": h.provisioning_status, "operating_status": h.operating_status})
@@ -584,6 +584,36 @@ pub async fn get_status(
         json!({"statuses": {"loadbalancer": {"id": lb.id, "name": lb.name.unwrap_or_default(),
         "operating_status": lb.operating_status, "provisioning_status": lb.provisioning_status, "listeners": ls}}}),
     ))
+}
+
+/// A listener's pools in the status tree: its default pool, then the redirect pools of its
+/// enabled L7 policies that have at least one rule, de-duplicated (api-contract.md §3.8).
+async fn status_pool_ids(
+    tx: &mut octavia_db::Tx,
+    l: &ListenerRow,
+) -> Result<Vec<String>, ApiError> {
+    let mut ids: Vec<String> = l.default_pool_id.iter().cloned().collect();
+    let policies: Vec<octavia_db::L7PolicyRow> = tx
+        .list(
+            &ListQuery {
+                sort: vec![("position".into(), octavia_db::SortDir::Asc)],
+                ..ListQuery::default()
+            }
+            .filter("listener_id", l.id.as_str()),
+        )
+        .await?;
+    for p in policies.into_iter().filter(|p| p.enabled) {
+        let Some(rp) = p.redirect_pool_id else {
+            continue;
+        };
+        let rules: Vec<octavia_db::L7RuleRow> = tx
+            .list(&ListQuery::default().filter("l7policy_id", p.id.as_str()))
+            .await?;
+        if !rules.is_empty() && !ids.contains(&rp) {
+            ids.push(rp);
+        }
+    }
+    Ok(ids)
 }
 
 /// Sum of `listener_statistics` rows of some listeners (api-contract.md §4.6).

@@ -23,6 +23,9 @@ use crate::AppState;
 
 type Q = Query<Vec<(String, String)>>;
 
+/// Column changes of one member row.
+type Changes = Vec<(&'static str, SqlValue)>;
+
 /// The pool of a member route; an unknown pool is pecan's 404
 /// `{"code": 404, "title": "Bad Request", "description": "Pool <id> not found."}` (the
 /// reference's `_lookup`, which also finds DELETED pools).
@@ -358,8 +361,8 @@ pub async fn delete(
 
 /// The columns a batch entry writes on an existing member: every `MemberPOST` field with its
 /// default (weight 1, backup false, admin_state_up true, monitor_* null), `name` only when given.
-fn batch_changes(b: &Obj, m: &MemberRow) -> Vec<(&'static str, SqlValue)> {
-    let mut ch: Vec<(&'static str, SqlValue)> = Vec::new();
+fn batch_changes(b: &Obj, m: &MemberRow) -> Changes {
+    let mut ch: Changes = Vec::new();
     let weight = b.i64("weight").unwrap_or(1);
     if m.weight.map(i64::from) != Some(weight) {
         ch.push(("weight", weight.into()));
@@ -437,7 +440,7 @@ pub async fn batch_put(
         })
         .collect();
     let mut new_items: Vec<&Obj> = Vec::new();
-    let mut updated: Vec<(&MemberRow, &Obj, Vec<(&'static str, SqlValue)>)> = Vec::new();
+    let mut updated: Vec<(&MemberRow, &Obj, Changes)> = Vec::new();
     let mut seen: BTreeSet<(String, i64)> = BTreeSet::new();
     let mut new_keys: BTreeSet<(String, i64)> = BTreeSet::new();
     for it in &items {

@@ -1,0 +1,413 @@
+//! `/v2/lbaas/healthmonitors`, as `octavia/api/v2/controllers/health_monitor.py`
+//! (api-contract.md §7).
+
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use octavia_db::{HealthMonitorRow, ListQuery, QuotaResource, SqlValue};
+use serde_json::{json, Value};
+
+use crate::base::{self, call_provider, HM_ATTRS};
+use crate::context::RequestContext;
+use crate::fault::ApiError;
+use crate::listener::strip_helper;
+use crate::load_balancer::{get_db_lb, quota_limits};
+use crate::pagination::ListParams;
+use crate::policy;
+use crate::pool::get_db_pool;
+use crate::types::{health_monitor::*, parse_body, Obj};
+use crate::AppState;
+
+type Q = Query<Vec<(String, String)>>;
+
+/// Fields only HTTP/HTTPS monitors may carry.
+const HTTP_FIELDS: [&str; 3] = ["http_method", "url_path", "expected_codes"];
+
+/// Load a health monitor that is not DELETED (404 `Health Monitor <id> not found.`).
+pub async fn get_db_hm(tx: &mut octavia_db::Tx, id: &str) -> Result<HealthMonitorRow, ApiError> {
+    let h: Option<HealthMonitorRow> = tx.find(id).await?;
+    h.filter(|h| h.provisioning_status != "DELETED")
+        .ok_or_else(|| ApiError::not_found("Health Monitor", id))
+}
+
+fn is_http(t: &str) -> bool {
+    matches!(t, "HTTP" | "HTTPS")
+}
+
+/// `InvalidOption` for an HTTP-only field on another monitor type.
+fn http_only(field: &str, ty: &str) -> ApiError {
+    ApiError::InvalidOption {
+        value: field.to_string(),
+        option: format!("health monitors of type {ty}"),
+    }
+}
+
+/// `_validate_healthmonitor_request_for_udp_sctp`: UDP/SCTP pools take UDP-CONNECT, SCTP, TCP
+/// or HTTP monitors; UDP-CONNECT needs `delay >= udp_connect_min_interval_health_monitor`.
+fn validate_udp_sctp(
+    st: &AppState,
+    ty: &str,
+    delay: Option<i64>,
+    pool_protocol: &str,
+) -> Result<(), ApiError> {
+    if !matches!(ty, "UDP-CONNECT" | "SCTP" | "TCP" | "HTTP") {
+        return Err(ApiError::Validation(format!("The associated pool protocol is {pool_protocol}, so only a UDP-CONNECT/SCTP/TCP/HTTP health monitor is supported.")));
+    }
+    let min = st.config().udp_connect_min_interval_health_monitor;
+    if let Some(d) = delay.filter(|d| ty == "UDP-CONNECT" && *d < min) {
+        return Err(ApiError::Validation(format!(
+            "The request delay value {d} should be larger than {min} for UDP-CONNECT health monitor type."
+        )));
+    }
+    Ok(())
+}
+
+/// The `domain_name` / `http_version` pairing rules (create and update).
+fn validate_domain(domain: Option<&str>, version: Option<f64>) -> Result<(), ApiError> {
+    if domain.is_some_and(|d| !d.is_empty()) {
+        match version {
+            None => {
+                return Err(ApiError::Validation(
+                    "'http_version' must be specified when 'domain_name' is provided.".into(),
+                ))
+            }
+            Some(v) if v < 1.1 => {
+                return Err(ApiError::InvalidOption {
+                    value: format!("http_version {}", py_float(v)),
+                    option: "health monitors HTTP 1.1 domain name health check".into(),
+                })
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Python's `str(float)` for the small values http_version takes (`1.0`, `1.1`).
+fn py_float(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// `GET /v2/lbaas/healthmonitors`.
+pub async fn get_all(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    headers: HeaderMap,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
+    let scope = policy::list_scope(&ctx, "healthmonitor", params.project_filter())?;
+    let mut tx = st.db().begin_read().await?;
+    let rows: Vec<HealthMonitorRow> = base::visible(&mut tx, &scope, vec![]).await?;
+    let mut all = Vec::with_capacity(rows.len());
+    for r in &rows {
+        let mut v = base::render_hm(&mut tx, r).await?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert("pool_id".into(), json!(r.pool_id));
+        }
+        all.push(v);
+    }
+    let mut body = base::collection(
+        &st,
+        &headers,
+        "/v2/lbaas/healthmonitors",
+        "healthmonitors",
+        all,
+        &params,
+        HM_ATTRS,
+    )?;
+    strip_helper(&mut body, "healthmonitors", "pool_id");
+    Ok(Json(body))
+}
+
+/// `GET /v2/lbaas/healthmonitors/{id}`.
+pub async fn get_one(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(id): Path<String>,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    let fields = base::check_get_query(&st, &q)?;
+    let mut tx = st.db().begin_read().await?;
+    let h = get_db_hm(&mut tx, &id).await?;
+    policy::authorize(&ctx, "healthmonitor", "get_one", h.project_id.as_deref())?;
+    Ok(Json(
+        json!({"healthmonitor": base::select(base::render_hm(&mut tx, &h).await?, &fields)}),
+    ))
+}
+
+/// `POST /v2/lbaas/healthmonitors` → 201, monitor PENDING_CREATE / OFFLINE; pool, its listeners
+/// and the LB PENDING_UPDATE. HTTP(S) monitors default `http_method` GET, `url_path` `/`,
+/// `expected_codes` `200`; `max_retries_down` defaults to 3. 409 `This pool already has a
+/// health monitor`.
+pub async fn post(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Query(q): Q,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    base::no_query(&q, &[])?;
+    let b = parse_body(&body, "health_monitor_", "healthmonitor", &HM_POST)?;
+    let ty = b.str("type").unwrap_or_default();
+    let pool_id = b.str("pool_id").unwrap_or_default();
+    let mut tx = st.db().begin().await?;
+    let pool = get_db_pool(&mut tx, &pool_id).await?;
+    let lb = get_db_lb(
+        &mut tx,
+        pool.load_balancer_id.as_deref().unwrap_or_default(),
+    )
+    .await?;
+    let project = lb.project_id.clone().unwrap_or_default();
+    policy::authorize(&ctx, "healthmonitor", "post", Some(&project))?;
+    if ty == "PING" && !st.config().allow_ping_health_monitors {
+        return Err(ApiError::BadRequest(
+            "The selected type is not allowed in this deployment: PING".into(),
+        ));
+    }
+    if matches!(pool.protocol.as_str(), "UDP" | "SCTP") {
+        validate_udp_sctp(&st, &ty, b.i64("delay"), &pool.protocol)?;
+    } else if matches!(ty.as_str(), "UDP-CONNECT" | "SCTP") {
+        return Err(ApiError::Validation(format!(
+            "The {ty} type is only supported for pools of type UDP/SCTP."
+        )));
+    }
+    let pname = base::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    if !ctx.noauth {
+        tx.check_quota(
+            &project,
+            QuotaResource::HealthMonitor,
+            1,
+            &quota_limits(&st),
+        )
+        .await?;
+    }
+    base::lock_pool_child(&mut tx, &pool).await?;
+    let existing: Vec<HealthMonitorRow> = tx
+        .list(&ListQuery::default().filter("pool_id", pool_id.as_str()))
+        .await?;
+    if !existing.is_empty() {
+        return Err(ApiError::Conflict(
+            "This pool already has a health monitor".into(),
+        ));
+    }
+    let http = is_http(&ty);
+    if !http {
+        if let Some(f) = HTTP_FIELDS.iter().find(|f| b.str(f).is_some()) {
+            return Err(http_only(f, &ty));
+        }
+    }
+    validate_domain(b.str("domain_name").as_deref(), b.f64("http_version"))?;
+    let int = |k: &str| i32::try_from(b.i64(k).unwrap_or_default()).unwrap_or(i32::MAX);
+    let row = HealthMonitorRow {
+        pool_id: pool_id.clone(),
+        r#type: ty.clone(),
+        delay: int("delay"),
+        timeout: int("timeout"),
+        fall_threshold: b
+            .i64("max_retries_down")
+            .and_then(|v| i32::try_from(v).ok())
+            .unwrap_or(3),
+        rise_threshold: int("max_retries"),
+        http_method: b.str("http_method").or_else(|| http.then(|| "GET".into())),
+        url_path: b.str("url_path").or_else(|| http.then(|| "/".into())),
+        expected_codes: b
+            .str("expected_codes")
+            .or_else(|| http.then(|| "200".into())),
+        enabled: b.bool("admin_state_up").unwrap_or(true),
+        project_id: Some(project),
+        provisioning_status: "PENDING_CREATE".into(),
+        name: b.str("name"),
+        id: base::new_id(),
+        operating_status: "OFFLINE".into(),
+        http_version: b.f64("http_version").map(|v| v as f32),
+        domain_name: b.str("domain_name"),
+        ..Default::default()
+    };
+    tx.insert(&row).await?;
+    if let Some(tags) = b.str_list("tags") {
+        tx.set_tags(&row.id, &tags).await?;
+    }
+    call_provider(&pname, driver.health_monitor_create(base::hm_model(&row))).await?;
+    let h = get_db_hm(&mut tx, &row.id).await?;
+    let body = base::render_hm(&mut tx, &h).await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(json!({"healthmonitor": body}))).into_response())
+}
+
+/// `HealthMonitorPUT` checks (`_validate_update_hm`): HTTP-only fields on other types are
+/// refused even when null; `delay` / `timeout` / `max_retries` may not be null.
+fn validate_update(b: &Obj, h: &HealthMonitorRow) -> Result<(), ApiError> {
+    if !is_http(&h.r#type) {
+        if let Some(f) = HTTP_FIELDS.iter().find(|f| b.has(f)) {
+            return Err(http_only(f, &h.r#type));
+        }
+    }
+    for k in ["delay", "max_retries", "timeout"] {
+        if b.is_null(k) {
+            return Err(ApiError::InvalidOption {
+                value: "None".into(),
+                option: k.into(),
+            });
+        }
+    }
+    let domain = b.str("domain_name").or_else(|| h.domain_name.clone());
+    let version = b.f64("http_version").or_else(|| {
+        h.http_version
+            .map(|v| (f64::from(v) * 100.0).round() / 100.0)
+    });
+    if b.str("domain_name").is_some() || version.is_some() {
+        validate_domain(domain.as_deref(), version)?;
+    }
+    Ok(())
+}
+
+/// `PUT /v2/lbaas/healthmonitors/{id}` → 200, monitor PENDING_UPDATE (null `http_method` →
+/// GET, `url_path` → `/`, `expected_codes` → `200`, `max_retries_down` → 3).
+pub async fn put(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(id): Path<String>,
+    Query(q): Q,
+    body: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    base::no_query(&q, &[])?;
+    let b = parse_body(&body, "health_monitor_", "healthmonitor", &HM_PUT)?;
+    let mut tx = st.db().begin().await?;
+    let h = get_db_hm(&mut tx, &id).await?;
+    let pool = get_db_pool(&mut tx, &h.pool_id).await?;
+    let lb = get_db_lb(
+        &mut tx,
+        pool.load_balancer_id.as_deref().unwrap_or_default(),
+    )
+    .await?;
+    policy::authorize(&ctx, "healthmonitor", "put", lb.project_id.as_deref())?;
+    validate_update(&b, &h)?;
+    if matches!(pool.protocol.as_str(), "UDP" | "SCTP") {
+        validate_udp_sctp(&st, &h.r#type, b.i64("delay"), &pool.protocol)?;
+    }
+    let pname = base::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    base::lock_pool_child(&mut tx, &pool).await?;
+    let old = base::hm_model(&h);
+    let mut new = provider::HealthMonitor {
+        healthmonitor_id: id.clone(),
+        ..Default::default()
+    };
+    let mut ch: Vec<(&str, SqlValue)> = vec![("provisioning_status", "PENDING_UPDATE".into())];
+    if b.has("name") {
+        ch.push(("name", b.str("name").into()));
+        new.name = Some(b.str("name").unwrap_or_default());
+    }
+    if let Some(v) = b.i64("delay") {
+        ch.push(("delay", v.into()));
+        new.delay = Some(v);
+    }
+    if let Some(v) = b.i64("timeout") {
+        ch.push(("timeout", v.into()));
+        new.timeout = Some(v);
+    }
+    if let Some(v) = b.i64("max_retries") {
+        ch.push(("rise_threshold", v.into()));
+        new.max_retries = Some(v);
+    }
+    if b.has("max_retries_down") {
+        let v = b.i64("max_retries_down").unwrap_or(3);
+        ch.push(("fall_threshold", v.into()));
+        new.max_retries_down = Some(v);
+    }
+    for (k, d) in [
+        ("http_method", "GET"),
+        ("url_path", "/"),
+        ("expected_codes", "200"),
+    ] {
+        if b.has(k) {
+            let v = b.str(k).unwrap_or_else(|| d.to_string());
+            ch.push((k, v.as_str().into()));
+            match k {
+                "http_method" => new.http_method = Some(v),
+                "url_path" => new.url_path = Some(v),
+                _ => new.expected_codes = Some(v),
+            }
+        }
+    }
+    if let Some(a) = b.bool("admin_state_up") {
+        ch.push(("enabled", a.into()));
+        new.admin_state_up = Some(a);
+    }
+    if b.has("http_version") {
+        let v = b.f64("http_version");
+        ch.push(("http_version", v.into()));
+        new.http_version = v;
+    }
+    if b.has("domain_name") {
+        ch.push(("domain_name", b.str("domain_name").into()));
+        new.domain_name = b.str("domain_name");
+    }
+    call_provider(&pname, driver.health_monitor_update(old, new)).await?;
+    tx.update::<HealthMonitorRow>(&id, &ch).await?;
+    if b.has("tags") {
+        tx.set_tags(&id, &b.str_list("tags").unwrap_or_default())
+            .await?;
+    }
+    let h = get_db_hm(&mut tx, &id).await?;
+    let body = base::render_hm(&mut tx, &h).await?;
+    tx.commit().await?;
+    Ok(Json(json!({"healthmonitor": body})))
+}
+
+/// `DELETE /v2/lbaas/healthmonitors/{id}` → 204, monitor PENDING_DELETE; pool, its listeners
+/// and the LB PENDING_UPDATE.
+pub async fn delete(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(id): Path<String>,
+    Query(q): Q,
+) -> Result<StatusCode, ApiError> {
+    base::no_query(&q, &[])?;
+    let mut tx = st.db().begin().await?;
+    let h = get_db_hm(&mut tx, &id).await?;
+    let pool = get_db_pool(&mut tx, &h.pool_id).await?;
+    let lb = get_db_lb(
+        &mut tx,
+        pool.load_balancer_id.as_deref().unwrap_or_default(),
+    )
+    .await?;
+    policy::authorize(&ctx, "healthmonitor", "delete", lb.project_id.as_deref())?;
+    let pname = base::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    base::lock_pool_child(&mut tx, &pool).await?;
+    tx.set_provisioning_status::<HealthMonitorRow>(&id, "PENDING_DELETE")
+        .await?;
+    call_provider(&pname, driver.health_monitor_delete(base::hm_model(&h))).await?;
+    tx.commit().await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn domain_rules() {
+        assert!(validate_domain(None, None).is_ok());
+        assert!(validate_domain(Some("a.example"), Some(1.1)).is_ok());
+        assert_eq!(
+            validate_domain(Some("a.example"), None)
+                .unwrap_err()
+                .to_string(),
+            "Validation failure: 'http_version' must be specified when 'domain_name' is provided."
+        );
+        assert_eq!(
+            validate_domain(Some("a.example"), Some(1.0)).unwrap_err().to_string(),
+            "http_version 1.0 is not a valid option for health monitors HTTP 1.1 domain name health check"
+        );
+    }
+}

@@ -1,0 +1,694 @@
+//! `/v2/lbaas/l7policies`, as `octavia/api/v2/controllers/l7policy.py` (api-contract.md §8),
+//! with `validate.sanitize_l7policy_api_args` and the position handling of
+//! `L7PolicyRepository` (octavia/db/repositories.py: append, then move; positions 1..n).
+
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use octavia_db::{L7PolicyRow, L7RuleRow, ListenerRow, PoolRow, QuotaResource, SqlValue, Tx};
+use serde_json::{json, Map, Value};
+
+use crate::base::{self, call_provider, dt};
+use crate::context::RequestContext;
+use crate::fault::ApiError;
+use crate::l7rule::{self, MAX_RULES_PER_POLICY};
+use crate::listener::{get_db_listener, pool_protocol_ok};
+use crate::load_balancer::{get_db_lb, quota_limits};
+use crate::pagination::ListParams;
+use crate::policy;
+use crate::types::l7::{ACTIONS, L7RULE_SINGLE};
+use crate::types::{f, int, m, parse_body, s, Kind, Obj, Schema, TAGS};
+use crate::AppState;
+
+type Q = Query<Vec<(String, String)>>;
+
+/// `MAX_POLICY_POSITION`.
+pub const MAX_POSITION: i64 = 2_147_483_647;
+/// `SUPPORTED_L7POLICY_REDIRECT_HTTP_CODES`.
+pub const REDIRECT_CODES: &[i64] = &[301, 302, 303, 307, 308];
+
+/// `URLType`: checked after parsing by [`check_url`].
+const URL: Kind = Kind::Str {
+    min: None,
+    max: None,
+};
+
+/// `L7PolicyPOST` (octavia/api/v2/types/l7policy.py).
+pub static L7POLICY_POST: Schema = Schema {
+    fields: &[
+        f("name", s(255)),
+        f("description", s(255)),
+        f("admin_state_up", Kind::Bool),
+        f("project_id", s(36)),
+        m("action", Kind::Enum(ACTIONS)),
+        f("redirect_pool_id", Kind::Uuid),
+        f("redirect_url", URL),
+        f("redirect_prefix", URL),
+        f("position", int(Some(1), Some(MAX_POSITION))),
+        m("listener_id", Kind::Uuid),
+        f("rules", Kind::ObjectList(&L7RULE_SINGLE)),
+        f("tags", TAGS),
+        f("redirect_http_code", int(None, None)),
+    ],
+    tenant_alias: true,
+};
+
+/// `L7PolicyPUT`.
+pub static L7POLICY_PUT: Schema = Schema {
+    fields: &[
+        f("name", s(255)),
+        f("description", s(255)),
+        f("admin_state_up", Kind::Bool),
+        f("action", Kind::Enum(ACTIONS)),
+        f("redirect_pool_id", Kind::Uuid),
+        f("redirect_url", URL),
+        f("redirect_prefix", URL),
+        f("position", int(Some(1), Some(MAX_POSITION))),
+        f("tags", TAGS),
+        f("redirect_http_code", int(None, None)),
+    ],
+    tenant_alias: false,
+};
+
+/// Attribute names of a policy response.
+pub const L7POLICY_ATTRS: &[&str] = &[
+    "id",
+    "name",
+    "description",
+    "provisioning_status",
+    "operating_status",
+    "admin_state_up",
+    "project_id",
+    "tenant_id",
+    "action",
+    "listener_id",
+    "redirect_pool_id",
+    "redirect_url",
+    "redirect_prefix",
+    "position",
+    "rules",
+    "created_at",
+    "updated_at",
+    "tags",
+    "redirect_http_code",
+];
+
+/// `validate.url(require_scheme=True)`: no control characters or spaces, scheme http/https,
+/// a host. Failure is WSME's 400 `… Value: '<url>'. Value must be a valid URL string`.
+pub fn check_url(field: &str, u: &str) -> Result<(), ApiError> {
+    let bad = || ApiError::invalid_input(field, u, "Value must be a valid URL string");
+    if u.chars()
+        .any(|c| (c as u32) <= 0x20 || (0x7f..=0x9f).contains(&(c as u32)))
+    {
+        return Err(bad());
+    }
+    let (scheme, rest) = u.split_once("://").ok_or_else(bad)?;
+    if !matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https") {
+        return Err(bad());
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = authority.rsplit('@').next().unwrap_or_default();
+    let host = if host.starts_with('[') {
+        host.split(']').next().unwrap_or_default().trim_start_matches('[')
+    } else {
+        host.split(':').next().unwrap_or_default()
+    };
+    if host.is_empty() {
+        return Err(bad());
+    }
+    Ok(())
+}
+
+/// The parsed-body checks WSME does for `URLType` and `Enum(int, …)`.
+fn check_types(b: &Obj) -> Result<(), ApiError> {
+    for k in ["redirect_url", "redirect_prefix"] {
+        if let Some(u) = b.str(k) {
+            check_url(k, &u)?;
+        }
+    }
+    if let Some(c) = b.i64("redirect_http_code") {
+        if !REDIRECT_CODES.contains(&c) {
+            return Err(ApiError::invalid_input(
+                "redirect_http_code",
+                c.to_string(),
+                "Value should be one of: 301, 302, 303, 307, 308",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn truthy(d: &Map<String, Value>, k: &str) -> bool {
+    match d.get(k) {
+        None | Some(Value::Null) => false,
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Number(n)) => n.as_f64() != Some(0.0),
+        Some(_) => true,
+    }
+}
+
+fn args(msg: &str) -> ApiError {
+    ApiError::BadRequest(format!("Invalid L7 Policy arguments: {msg}"))
+}
+
+/// `sanitize_l7policy_api_args`: make action and redirect fields consistent.
+///
+/// The given redirect fields win over `action` (pool → REDIRECT_TO_POOL, url →
+/// REDIRECT_TO_URL, prefix → REDIRECT_PREFIX), REJECT nulls the url and pool, URL redirects
+/// default `redirect_http_code` to 302. Errors (400): `Invalid L7 Policy arguments:
+/// redirect_url must not be None` (and the pool / prefix variants), `… Cannot specify
+/// redirect_pool_id and redirect_url or redirect_prefix at the same time`, `… Invalid update
+/// options` (nothing left), `Invalid L7 Policy action specified: None` (create without action).
+pub fn sanitize(d: &mut Map<String, Value>, create: bool) -> Result<(), ApiError> {
+    if let Some(action) = d.get("action").cloned() {
+        match action.as_str() {
+            Some("REJECT") => {
+                d.insert("redirect_url".into(), Value::Null);
+                d.insert("redirect_pool_id".into(), Value::Null);
+            }
+            Some("REDIRECT_TO_URL") => {
+                if !truthy(d, "redirect_url") {
+                    return Err(args("redirect_url must not be None"));
+                }
+                d.insert("redirect_pool_id".into(), Value::Null);
+            }
+            Some("REDIRECT_TO_POOL") => {
+                if !truthy(d, "redirect_pool_id") {
+                    return Err(args("redirect_pool_id or redirect_pool must not be None"));
+                }
+                d.insert("redirect_url".into(), Value::Null);
+            }
+            Some("REDIRECT_PREFIX") => {
+                if !truthy(d, "redirect_prefix") {
+                    return Err(args("redirect_prefix must not be None"));
+                }
+            }
+            other => {
+                return Err(ApiError::BadRequest(format!(
+                    "Invalid L7 Policy action specified: {}",
+                    other.unwrap_or("None")
+                )))
+            }
+        }
+    }
+    if truthy(d, "redirect_pool_id") && (truthy(d, "redirect_url") || truthy(d, "redirect_prefix"))
+    {
+        return Err(args(
+            "Cannot specify redirect_pool_id and redirect_url or redirect_prefix at the same time",
+        ));
+    }
+    if truthy(d, "redirect_pool_id") {
+        d.insert("action".into(), json!("REDIRECT_TO_POOL"));
+        for k in ["redirect_url", "redirect_prefix", "redirect_http_code"] {
+            d.insert(k.into(), Value::Null);
+        }
+    }
+    for (k, action) in [
+        ("redirect_url", "REDIRECT_TO_URL"),
+        ("redirect_prefix", "REDIRECT_PREFIX"),
+    ] {
+        if truthy(d, k) {
+            d.insert("action".into(), json!(action));
+            for other in ["redirect_pool_id", "redirect_url", "redirect_prefix"] {
+                if other != k {
+                    d.insert(other.into(), Value::Null);
+                }
+            }
+            if !truthy(d, "redirect_http_code") {
+                d.insert("redirect_http_code".into(), json!(302));
+            }
+        }
+    }
+    if create && !d.contains_key("action") {
+        return Err(ApiError::BadRequest(
+            "Invalid L7 Policy action specified: None".into(),
+        ));
+    }
+    if d.is_empty() {
+        return Err(args("Invalid update options"));
+    }
+    Ok(())
+}
+
+/// Load a policy that is not DELETED (404 `L7 Policy <id> not found.`).
+pub async fn get_db_l7policy(tx: &mut Tx, id: &str) -> Result<L7PolicyRow, ApiError> {
+    let p: Option<L7PolicyRow> = tx.find(id).await?;
+    p.filter(|p| p.provisioning_status != "DELETED")
+        .ok_or_else(|| ApiError::not_found("L7 Policy", id))
+}
+
+/// LB (ACTIVE → PENDING_UPDATE, else 409 `Load Balancer <id> is immutable…`) and the
+/// listener PENDING_UPDATE (`test_and_set_lb_and_listeners_prov_status`).
+pub async fn lock_lb_and_listener(
+    tx: &mut Tx,
+    lb_id: &str,
+    listener_id: &str,
+) -> Result<(), ApiError> {
+    tx.lock_lb_for_child(lb_id, &[listener_id.to_string()], "PENDING_UPDATE")
+        .await?;
+    Ok(())
+}
+
+/// `L7PolicyResponse` of a row (`rules` as `[{id}]`).
+pub async fn render_policy(tx: &mut Tx, p: &L7PolicyRow) -> Result<Value, ApiError> {
+    let rules = l7rule::policy_rules(tx, &p.id).await?;
+    let tags = tx.tags(&p.id).await?;
+    Ok(json!({
+        "id": p.id, "name": p.name.clone().unwrap_or_default(),
+        "description": p.description.clone().unwrap_or_default(),
+        "provisioning_status": p.provisioning_status, "operating_status": p.operating_status,
+        "admin_state_up": p.enabled, "project_id": p.project_id, "tenant_id": p.project_id,
+        "action": p.action, "listener_id": p.listener_id, "redirect_pool_id": p.redirect_pool_id,
+        "redirect_url": p.redirect_url, "redirect_prefix": p.redirect_prefix,
+        "position": p.position,
+        "rules": rules.iter().map(|r| json!({"id": r.id})).collect::<Vec<_>>(),
+        "created_at": dt(p.created_at), "updated_at": dt(p.updated_at), "tags": tags,
+        "redirect_http_code": p.redirect_http_code,
+    }))
+}
+
+/// Provider `L7Policy` of a row with its rules (`db_l7policy_to_provider_l7policy`).
+pub async fn policy_model(tx: &mut Tx, p: &L7PolicyRow) -> Result<provider::L7Policy, ApiError> {
+    let rules = l7rule::policy_rules(tx, &p.id).await?;
+    Ok(provider::L7Policy {
+        l7policy_id: p.id.clone(),
+        listener_id: Some(p.listener_id.clone()),
+        name: p.name.clone(),
+        description: p.description.clone(),
+        admin_state_up: Some(p.enabled),
+        project_id: p.project_id.clone(),
+        action: Some(p.action.clone()),
+        position: Some(i64::from(p.position)),
+        redirect_pool_id: p.redirect_pool_id.clone(),
+        redirect_url: p.redirect_url.clone(),
+        redirect_prefix: p.redirect_prefix.clone(),
+        redirect_http_code: p.redirect_http_code.map(i64::from),
+        rules: Some(rules.iter().map(l7rule::rule_model).collect()),
+    })
+}
+
+/// Put `moved` at 1-based `position` (clamped to the end) among the listener's policies and
+/// renumber them all 1..n (the ORM `ordering_list` of `Listener.l7policies`).
+pub async fn place(
+    tx: &mut Tx,
+    listener_id: &str,
+    moved: &str,
+    position: i64,
+) -> Result<(), ApiError> {
+    let mut ids: Vec<String> = tx
+        .fetch_scalars(
+            "SELECT `id` FROM `l7policy` WHERE `listener_id` = ? AND `id` <> ? ORDER BY `position`, `created_at`, `id`",
+            vec![listener_id.into(), moved.into()],
+        )
+        .await?;
+    let idx = usize::try_from(position.saturating_sub(1))
+        .unwrap_or(0)
+        .min(ids.len());
+    ids.insert(idx, moved.to_string());
+    for (i, pid) in ids.iter().enumerate() {
+        let pos = i as i64 + 1;
+        tx.execute(
+            "UPDATE `l7policy` SET `position` = ? WHERE `id` = ? AND `position` <> ?",
+            vec![SqlValue::Int(pos), pid.clone().into(), SqlValue::Int(pos)],
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// The redirect pool must exist (404 `Pool <id> not found.`) and suit the listener protocol
+/// (400 `Validation failure: The pool protocol '<p>' is invalid while the listener protocol is '<l>'.`).
+async fn check_redirect_pool(
+    tx: &mut Tx,
+    listener: &ListenerRow,
+    pool_id: &str,
+) -> Result<PoolRow, ApiError> {
+    let pool = crate::pool::get_db_pool(tx, pool_id).await?;
+    if !pool_protocol_ok(&listener.protocol, &pool.protocol) {
+        return Err(ApiError::Validation(format!(
+            "The pool protocol '{}' is invalid while the listener protocol is '{}'.",
+            pool.protocol, listener.protocol
+        )));
+    }
+    Ok(pool)
+}
+
+/// `L7PolicyRepository._pool_check`: the pool must be in the listener's LB and project.
+fn pool_same_lb(pool: &PoolRow, listener: &ListenerRow) -> Result<(), ApiError> {
+    if pool.load_balancer_id != listener.load_balancer_id || pool.project_id != listener.project_id
+    {
+        return Err(ApiError::not_found("Pool", &pool.id));
+    }
+    Ok(())
+}
+
+/// `GET /v2/lbaas/l7policies`.
+pub async fn get_all(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    headers: HeaderMap,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
+    let scope = policy::list_scope(&ctx, "l7policy", params.project_filter())?;
+    let mut tx = st.db().begin_read().await?;
+    let rows: Vec<L7PolicyRow> = base::visible(&mut tx, &scope, vec![]).await?;
+    let mut all = Vec::with_capacity(rows.len());
+    for r in &rows {
+        all.push(render_policy(&mut tx, r).await?);
+    }
+    Ok(Json(base::collection(
+        &st,
+        &headers,
+        "/v2/lbaas/l7policies",
+        "l7policies",
+        all,
+        &params,
+        L7POLICY_ATTRS,
+    )?))
+}
+
+/// `GET /v2/lbaas/l7policies/{id}`.
+pub async fn get_one(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(id): Path<String>,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    let fields = base::check_get_query(&st, &q)?;
+    let mut tx = st.db().begin_read().await?;
+    let p = get_db_l7policy(&mut tx, &id).await?;
+    policy::authorize(&ctx, "l7policy", "get_one", p.project_id.as_deref())?;
+    Ok(Json(
+        json!({"l7policy": base::select(render_policy(&mut tx, &p).await?, &fields)}),
+    ))
+}
+
+/// `POST /v2/lbaas/l7policies` → 201, policy (and inline rules) PENDING_CREATE; LB and
+/// listener PENDING_UPDATE; the returned `position` is the effective one (≤ n).
+pub async fn post(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Query(q): Q,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    base::no_query(&q, &[])?;
+    let b = parse_body(&body, "l7policy_", "l7policy", &L7POLICY_POST)?;
+    check_types(&b)?;
+    let listener_id = b.str("listener_id").unwrap_or_default();
+    let mut tx = st.db().begin().await?;
+    let listener = get_db_listener(&mut tx, &listener_id).await?;
+    let lb = get_db_lb(&mut tx, listener.load_balancer_id.as_deref().unwrap_or_default()).await?;
+    let project = lb.project_id.clone().unwrap_or_default();
+    policy::authorize(&ctx, "l7policy", "post", Some(&project))?;
+    if listener.protocol == "PROMETHEUS" {
+        return Err(ApiError::BadRequest(
+            "Protocol PROMETHEUS listeners cannot have child objects.".into(),
+        ));
+    }
+    if let Some(pid) = b.str("redirect_pool_id") {
+        check_redirect_pool(&mut tx, &listener, &pid).await?;
+    }
+    let pname = base::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    if !ctx.noauth {
+        tx.check_quota(&project, QuotaResource::L7Policy, 1, &quota_limits(&st))
+            .await?;
+    }
+    // to_dict(render_unsets=True): every redirect attribute present
+    let mut d = b.0.clone();
+    for k in [
+        "redirect_pool_id",
+        "redirect_url",
+        "redirect_prefix",
+        "redirect_http_code",
+    ] {
+        d.entry(k.to_string()).or_insert(Value::Null);
+    }
+    sanitize(&mut d, true)?;
+    let id = base::new_id();
+    let rules = b.objs("rules");
+    if rules.len() as i64 > MAX_RULES_PER_POLICY {
+        return Err(ApiError::Conflict(format!("Too many rules on L7 policy {id}")));
+    }
+    for r in &rules {
+        l7rule::validate_rule(
+            &r.str("type").unwrap_or_default(),
+            &r.str("compare_type").unwrap_or_default(),
+            r.str("key").as_deref(),
+            r.str("value").as_deref(),
+        )?;
+    }
+    lock_lb_and_listener(&mut tx, &lb.id, &listener_id).await?;
+    let dstr = |k: &str| d.get(k).and_then(Value::as_str).map(str::to_string);
+    let redirect_pool_id = dstr("redirect_pool_id");
+    if let Some(pid) = &redirect_pool_id {
+        let pool = crate::pool::get_db_pool(&mut tx, pid).await?;
+        pool_same_lb(&pool, &listener)?;
+    }
+    let row = L7PolicyRow {
+        id: id.clone(),
+        name: b.str("name"),
+        description: b.str("description"),
+        listener_id: listener_id.clone(),
+        action: dstr("action").unwrap_or_default(),
+        redirect_pool_id,
+        redirect_url: dstr("redirect_url"),
+        position: i32::MAX,
+        enabled: b.bool("admin_state_up").unwrap_or(true),
+        provisioning_status: "PENDING_CREATE".into(),
+        project_id: Some(project.clone()),
+        operating_status: "OFFLINE".into(),
+        redirect_prefix: dstr("redirect_prefix"),
+        redirect_http_code: d
+            .get("redirect_http_code")
+            .and_then(Value::as_i64)
+            .and_then(|c| i32::try_from(c).ok()),
+        ..Default::default()
+    };
+    tx.insert(&row).await?;
+    place(
+        &mut tx,
+        &listener_id,
+        &id,
+        b.i64("position").unwrap_or(MAX_POSITION),
+    )
+    .await?;
+    if let Some(tags) = b.str_list("tags") {
+        tx.set_tags(&id, &tags).await?;
+    }
+    for r in &rules {
+        let rid = base::new_id();
+        tx.insert(&L7RuleRow {
+            id: rid.clone(),
+            l7policy_id: id.clone(),
+            r#type: r.str("type").unwrap_or_default(),
+            compare_type: r.str("compare_type").unwrap_or_default(),
+            key: r.str("key"),
+            value: r.str("value").unwrap_or_default(),
+            invert: r.bool("invert").unwrap_or(false),
+            provisioning_status: "PENDING_CREATE".into(),
+            project_id: Some(project.clone()),
+            enabled: r.bool("admin_state_up").unwrap_or(true),
+            operating_status: "OFFLINE".into(),
+            ..Default::default()
+        })
+        .await?;
+        if let Some(tags) = r.str_list("tags") {
+            tx.set_tags(&rid, &tags).await?;
+        }
+    }
+    let p = get_db_l7policy(&mut tx, &id).await?;
+    let model = policy_model(&mut tx, &p).await?;
+    call_provider(&pname, driver.l7policy_create(model)).await?;
+    let out = render_policy(&mut tx, &p).await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(json!({"l7policy": out}))).into_response())
+}
+
+/// `PUT /v2/lbaas/l7policies/{id}` → 200, policy PENDING_UPDATE; LB and listener
+/// PENDING_UPDATE. A new action clears the redirect fields that do not apply; a new
+/// `position` re-sorts the listener's policies.
+pub async fn put(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(id): Path<String>,
+    Query(q): Q,
+    body: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    base::no_query(&q, &[])?;
+    let b = parse_body(&body, "l7policy_", "l7policy", &L7POLICY_PUT)?;
+    check_types(&b)?;
+    let mut tx = st.db().begin().await?;
+    let p = get_db_l7policy(&mut tx, &id).await?;
+    let listener = get_db_listener(&mut tx, &p.listener_id).await?;
+    let lb = get_db_lb(&mut tx, listener.load_balancer_id.as_deref().unwrap_or_default()).await?;
+    policy::authorize(&ctx, "l7policy", "put", lb.project_id.as_deref())?;
+    let mut d = b.0.clone();
+    sanitize(&mut d, false)?;
+    let dstr = |k: &str| d.get(k).and_then(Value::as_str).map(str::to_string);
+    if let Some(pid) = dstr("redirect_pool_id") {
+        check_redirect_pool(&mut tx, &listener, &pid).await?;
+    }
+    let pname = base::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    lock_lb_and_listener(&mut tx, &lb.id, &listener.id).await?;
+    let mut new = provider::L7Policy {
+        l7policy_id: id.clone(),
+        ..Default::default()
+    };
+    let mut ch: Vec<(&str, SqlValue)> = vec![("provisioning_status", "PENDING_UPDATE".into())];
+    if d.contains_key("name") {
+        new.name = Some(dstr("name").unwrap_or_default());
+        ch.push(("name", dstr("name").into()));
+    }
+    if d.contains_key("description") {
+        new.description = Some(dstr("description").unwrap_or_default());
+        ch.push(("description", dstr("description").into()));
+    }
+    if let Some(a) = b.bool("admin_state_up") {
+        new.admin_state_up = Some(a);
+        ch.push(("enabled", a.into()));
+    }
+    let code = |d: &Map<String, Value>| {
+        d.get("redirect_http_code")
+            .and_then(Value::as_i64)
+            .and_then(|c| i32::try_from(c).ok())
+    };
+    // the repository's clearing by (new) action
+    let action = dstr("action");
+    let mut set = |k: &'static str, v: SqlValue| {
+        ch.retain(|(c, _)| *c != k);
+        ch.push((k, v));
+    };
+    for k in ["redirect_pool_id", "redirect_url", "redirect_prefix"] {
+        if d.contains_key(k) {
+            set(k, dstr(k).into());
+        }
+    }
+    if d.contains_key("redirect_http_code") {
+        set("redirect_http_code", code(&d).into());
+    }
+    if let Some(a) = &action {
+        set("action", a.clone().into());
+        let cleared: &[&'static str] = match a.as_str() {
+            "REJECT" => &[
+                "redirect_url",
+                "redirect_pool_id",
+                "redirect_prefix",
+                "redirect_http_code",
+            ],
+            "REDIRECT_TO_URL" => &["redirect_pool_id", "redirect_prefix"],
+            "REDIRECT_TO_POOL" => &["redirect_url", "redirect_prefix", "redirect_http_code"],
+            _ => &["redirect_url", "redirect_pool_id"],
+        };
+        for k in cleared {
+            set(k, SqlValue::Null);
+        }
+    }
+    if let Some(pid) = dstr("redirect_pool_id") {
+        let pool = crate::pool::get_db_pool(&mut tx, &pid).await?;
+        pool_same_lb(&pool, &listener)?;
+    }
+    new.action = action;
+    new.redirect_pool_id = dstr("redirect_pool_id");
+    new.redirect_url = dstr("redirect_url");
+    new.redirect_prefix = dstr("redirect_prefix");
+    new.redirect_http_code = code(&d).map(i64::from);
+    new.position = b.i64("position");
+    let old = policy_model(&mut tx, &p).await?;
+    call_provider(&pname, driver.l7policy_update(old, new)).await?;
+    tx.update::<L7PolicyRow>(&id, &ch).await?;
+    if let Some(pos) = b.i64("position") {
+        if pos != i64::from(p.position) {
+            place(&mut tx, &p.listener_id, &id, pos).await?;
+        }
+    }
+    if b.has("tags") {
+        tx.set_tags(&id, &b.str_list("tags").unwrap_or_default())
+            .await?;
+    }
+    let p = get_db_l7policy(&mut tx, &id).await?;
+    let out = render_policy(&mut tx, &p).await?;
+    tx.commit().await?;
+    Ok(Json(json!({"l7policy": out})))
+}
+
+/// `DELETE /v2/lbaas/l7policies/{id}` → 204, policy PENDING_DELETE; LB and listener
+/// PENDING_UPDATE. The row (and its rules) go when the provider reports DELETED.
+pub async fn delete(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(id): Path<String>,
+    Query(q): Q,
+) -> Result<StatusCode, ApiError> {
+    base::no_query(&q, &[])?;
+    let mut tx = st.db().begin().await?;
+    let p = get_db_l7policy(&mut tx, &id).await?;
+    let listener = get_db_listener(&mut tx, &p.listener_id).await?;
+    let lb = get_db_lb(&mut tx, listener.load_balancer_id.as_deref().unwrap_or_default()).await?;
+    policy::authorize(&ctx, "l7policy", "delete", lb.project_id.as_deref())?;
+    let pname = base::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    lock_lb_and_listener(&mut tx, &lb.id, &listener.id).await?;
+    tx.set_provisioning_status::<L7PolicyRow>(&id, "PENDING_DELETE")
+        .await?;
+    let model = policy_model(&mut tx, &p).await?;
+    call_provider(&pname, driver.l7policy_delete(model)).await?;
+    tx.commit().await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn san(v: Value, create: bool) -> Result<Map<String, Value>, String> {
+        let mut d = v.as_object().unwrap().clone();
+        sanitize(&mut d, create).map(|_| d).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn sanitize_follows_the_given_fields() {
+        let d = san(json!({"action": "REJECT", "redirect_url": "http://a"}), true).unwrap();
+        // REJECT nulls the URL first, so nothing overrides it
+        assert_eq!(d["action"], "REJECT");
+        assert_eq!(d["redirect_url"], Value::Null);
+        let d = san(json!({"action": "REDIRECT_TO_URL", "redirect_url": "http://a"}), true).unwrap();
+        assert_eq!(d["redirect_http_code"], 302);
+        let d = san(json!({"redirect_prefix": "https://b", "redirect_http_code": 301}), false).unwrap();
+        assert_eq!(d["action"], "REDIRECT_PREFIX");
+        assert_eq!(d["redirect_http_code"], 301);
+        assert_eq!(
+            san(json!({"action": "REDIRECT_TO_URL"}), true).unwrap_err(),
+            "Invalid L7 Policy arguments: redirect_url must not be None"
+        );
+        assert_eq!(
+            san(json!({"action": "REDIRECT_TO_POOL"}), true).unwrap_err(),
+            "Invalid L7 Policy arguments: redirect_pool_id or redirect_pool must not be None"
+        );
+        assert_eq!(
+            san(json!({"redirect_pool_id": "p", "redirect_url": "http://a"}), false).unwrap_err(),
+            "Invalid L7 Policy arguments: Cannot specify redirect_pool_id and redirect_url or redirect_prefix at the same time"
+        );
+        assert_eq!(
+            san(json!({}), false).unwrap_err(),
+            "Invalid L7 Policy arguments: Invalid update options"
+        );
+    }
+
+    #[test]
+    fn urls() {
+        assert!(check_url("redirect_url", "http://www.example.com/a?b").is_ok());
+        assert!(check_url("redirect_url", "https://[::1]:8080/").is_ok());
+        for bad in ["www.example.com", "ftp://x", "http://", "http://a b", "http:///x"] {
+            assert_eq!(
+                check_url("redirect_url", bad).unwrap_err().to_string(),
+                format!("Invalid input for field/attribute redirect_url. Value: '{bad}'. Value must be a valid URL string")
+            );
+        }
+    }
+}

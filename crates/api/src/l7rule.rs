@@ -1,0 +1,720 @@
+//! `/v2/lbaas/l7policies/{l7policy_id}/rules`, as `octavia/api/v2/controllers/l7rule.py`
+//! (api-contract.md §9), with the rule-data checks of `octavia/common/validate.py`
+//! (`l7rule_data`, `validate_l7rule_ssl_types`).
+
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use octavia_db::{L7PolicyRow, L7RuleRow, ListQuery, QuotaResource, SqlValue, Tx};
+use serde_json::{json, Value};
+
+use crate::base::{self, call_provider, dt};
+use crate::context::RequestContext;
+use crate::fault::ApiError;
+use crate::l7policy::{get_db_l7policy, lock_lb_and_listener};
+use crate::load_balancer::{get_db_lb, quota_limits};
+use crate::pagination::ListParams;
+use crate::policy;
+use crate::types::l7::{COMPARE_TYPES, RULE_TYPES};
+use crate::types::{f, m, parse_body, Kind, Schema, TAGS};
+use crate::AppState;
+
+type Q = Query<Vec<(String, String)>>;
+
+/// `MAX_L7RULES_PER_L7POLICY` (octavia/common/constants.py).
+pub const MAX_RULES_PER_POLICY: i64 = 50;
+
+fn no_crlf(s: &str) -> bool {
+    !s.contains(['\r', '\n'])
+}
+
+/// `StringType(max_length=255, pattern=r'^[^\r\n]*$')` of `key` / `value`.
+const KEY_VALUE: Kind = Kind::Pattern {
+    pattern: "^[^\\r\\n]*$",
+    check: no_crlf,
+    max: Some(255),
+};
+
+/// `L7RulePOST` (octavia/api/v2/types/l7rule.py).
+pub static L7RULE_POST: Schema = Schema {
+    fields: &[
+        m("type", Kind::Enum(RULE_TYPES)),
+        m("compare_type", Kind::Enum(COMPARE_TYPES)),
+        f("key", KEY_VALUE),
+        m("value", KEY_VALUE),
+        f("invert", Kind::Bool),
+        f("admin_state_up", Kind::Bool),
+        f(
+            "project_id",
+            Kind::Str {
+                min: None,
+                max: Some(36),
+            },
+        ),
+        f("tags", TAGS),
+    ],
+    tenant_alias: true,
+};
+
+/// `L7RulePUT`.
+pub static L7RULE_PUT: Schema = Schema {
+    fields: &[
+        f("type", Kind::Enum(RULE_TYPES)),
+        f("compare_type", Kind::Enum(COMPARE_TYPES)),
+        f("key", KEY_VALUE),
+        f("value", KEY_VALUE),
+        f("invert", Kind::Bool),
+        f("admin_state_up", Kind::Bool),
+        f("tags", TAGS),
+    ],
+    tenant_alias: false,
+};
+
+/// Attribute names of a rule response (filters, sort keys).
+pub const L7RULE_ATTRS: &[&str] = &[
+    "id",
+    "type",
+    "compare_type",
+    "key",
+    "value",
+    "invert",
+    "provisioning_status",
+    "operating_status",
+    "created_at",
+    "updated_at",
+    "project_id",
+    "tenant_id",
+    "admin_state_up",
+    "tags",
+];
+
+// ---- rule data validation (octavia/common/validate.py) ----
+
+/// `HTTP_HEADER_NAME_REGEX`: RFC 7230 token characters (the class `+-.` is a range in the
+/// reference regex, so `,` and `.` are accepted too).
+fn header_name_ok(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+,-.^_`|~".contains(c))
+}
+
+/// `HTTP_COOKIE_VALUE_REGEX` (the `+-.` range also admits `,`).
+fn cookie_value_ok(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars().all(|c| {
+            c.is_ascii_alphanumeric() || "!#$%&'()*+,-./:<=>?@[]^_`{|}~".contains(c)
+        })
+}
+
+/// `HTTP_HEADER_VALUE_REGEX` or `HTTP_QUOTED_HEADER_VALUE_REGEX`.
+fn header_value_ok(s: &str) -> bool {
+    let plain = |c: char| c.is_ascii_graphic();
+    if !s.is_empty() && s.chars().all(plain) {
+        return true;
+    }
+    s.len() >= 2
+        && s.starts_with('"')
+        && s.ends_with('"')
+        && s[1..s.len() - 1]
+            .chars()
+            .all(|c| plain(c) || c == ' ' || c == '\t')
+}
+
+/// `DISTINGUISHED_NAME_FIELD_REGEX` `^([a-zA-Z][A-Za-z0-9-]*)$`.
+fn dn_field_ok(s: &str) -> bool {
+    let mut cs = s.chars();
+    cs.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && cs.all(|c| c.is_ascii_alphanumeric() || c == '-')
+}
+
+/// A structural check of a Python `re` pattern, with `re.error`'s texts for what it finds:
+/// a trailing backslash, an unterminated `[...]`, unbalanced parentheses and a repeat with
+/// nothing to repeat. (Python-only constructs such as look-arounds are accepted, as Python does.)
+pub fn regex_error(p: &str) -> Option<String> {
+    let cs: Vec<char> = p.chars().collect();
+    let mut depth: Vec<usize> = Vec::new();
+    let mut i = 0;
+    // true when the previous item can take a quantifier
+    let mut can_repeat = false;
+    while i < cs.len() {
+        let c = cs[i];
+        match c {
+            '\\' => {
+                if i + 1 >= cs.len() {
+                    return Some(format!("bad escape (end of pattern) at position {i}"));
+                }
+                i += 2;
+                can_repeat = true;
+                continue;
+            }
+            '[' => {
+                let start = i;
+                i += 1;
+                if i < cs.len() && cs[i] == '^' {
+                    i += 1;
+                }
+                if i < cs.len() && cs[i] == ']' {
+                    i += 1;
+                }
+                loop {
+                    if i >= cs.len() {
+                        return Some(format!("unterminated character set at position {start}"));
+                    }
+                    if cs[i] == '\\' {
+                        i += 2;
+                        continue;
+                    }
+                    if cs[i] == ']' {
+                        break;
+                    }
+                    i += 1;
+                }
+                can_repeat = true;
+            }
+            '(' => {
+                depth.push(i);
+                can_repeat = false;
+                if i + 1 < cs.len() && cs[i + 1] == '?' {
+                    i += 2;
+                    continue;
+                }
+            }
+            ')' => {
+                if depth.pop().is_none() {
+                    return Some(format!("unbalanced parenthesis at position {i}"));
+                }
+                can_repeat = true;
+            }
+            '*' | '+' | '?' => {
+                if !can_repeat {
+                    return Some(format!("nothing to repeat at position {i}"));
+                }
+                // a lazy/possessive suffix is allowed right after a quantifier
+                if i + 1 < cs.len() && matches!(cs[i + 1], '?' | '+') {
+                    i += 1;
+                }
+                can_repeat = false;
+            }
+            '|' => can_repeat = false,
+            '^' | '$' => can_repeat = true,
+            _ => can_repeat = true,
+        }
+        i += 1;
+    }
+    depth
+        .first()
+        .map(|pos| format!("missing ), unterminated subpattern at position {pos}"))
+}
+
+fn invalid_rule(msg: impl AsRef<str>) -> ApiError {
+    ApiError::BadRequest(format!(
+        "Error parsing L7Rule: Invalid L7 Rule: {}",
+        msg.as_ref()
+    ))
+}
+
+fn invalid_chars(what: &str) -> ApiError {
+    ApiError::BadRequest(format!("Error parsing L7Rule: Invalid characters in {what}"))
+}
+
+fn check_regex(v: &str) -> Result<(), ApiError> {
+    match regex_error(v) {
+        Some(e) => Err(ApiError::BadRequest(format!(
+            "Error parsing L7Rule: Unable to parse regular expression: {e}"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// `validate.l7rule_data` wrapped as the controller does: 400
+/// `Error parsing L7Rule: <Invalid L7 Rule: …|Invalid characters in …|Unable to parse regular expression: …>`.
+pub fn validate_rule(
+    kind: &str,
+    compare: &str,
+    key: Option<&str>,
+    value: Option<&str>,
+) -> Result<(), ApiError> {
+    let value = value.unwrap_or_default();
+    let key = key.filter(|k| !k.is_empty());
+    if value.is_empty() {
+        return Err(invalid_rule("L7 rule type requires a value"));
+    }
+    let bad_compare = || invalid_rule("invalid comparison type for rule type");
+    let plain = ["STARTS_WITH", "ENDS_WITH", "CONTAINS", "EQUAL_TO"];
+    match kind {
+        "HEADER" | "COOKIE" => {
+            let Some(k) = key else {
+                return Err(invalid_rule("L7 rule type requires a key"));
+            };
+            if !header_name_ok(k) {
+                return Err(invalid_chars("key"));
+            }
+            if compare == "REGEX" {
+                check_regex(value)
+            } else if plain.contains(&compare) {
+                let (ok, what) = if kind == "HEADER" {
+                    (header_value_ok(value), "header value")
+                } else {
+                    (cookie_value_ok(value), "cookie value")
+                };
+                if ok {
+                    Ok(())
+                } else {
+                    Err(invalid_chars(what))
+                }
+            } else {
+                Err(bad_compare())
+            }
+        }
+        "HOST_NAME" | "PATH" => {
+            if plain.contains(&compare) {
+                if header_value_ok(value) {
+                    Ok(())
+                } else {
+                    Err(invalid_chars("comparison value"))
+                }
+            } else if compare == "REGEX" {
+                check_regex(value)
+            } else {
+                Err(bad_compare())
+            }
+        }
+        "FILE_TYPE" => match compare {
+            "REGEX" => check_regex(value),
+            "EQUAL_TO" if header_value_ok(value) => Ok(()),
+            "EQUAL_TO" => Err(invalid_chars("comparison value")),
+            _ => Err(bad_compare()),
+        },
+        "SSL_CONN_HAS_CERT" | "SSL_VERIFY_RESULT" | "SSL_DN_FIELD" => {
+            let mut msg = None;
+            let eq_only = || format!("L7rule type {kind} only supports the EQUAL_TO compare type.");
+            if kind == "SSL_CONN_HAS_CERT" {
+                if key.is_some() {
+                    msg = Some(format!("L7rule type {kind} does not use the \"key\" field."));
+                } else if value.to_lowercase() != "true" {
+                    msg = Some(format!("L7rule value {value} is not a boolean True string."));
+                } else if compare != "EQUAL_TO" {
+                    msg = Some(eq_only());
+                }
+            }
+            if kind == "SSL_VERIFY_RESULT" {
+                if key.is_some() {
+                    msg = Some(format!("L7rule type {kind} does not use the \"key\" field."));
+                } else if !value.chars().all(|c| c.is_ascii_digit()) {
+                    msg = Some(format!("L7rule type {kind} needs a int value, which is >= 0"));
+                } else if compare != "EQUAL_TO" {
+                    msg = Some(eq_only());
+                }
+            }
+            if kind == "SSL_DN_FIELD" {
+                if compare == "REGEX" {
+                    check_regex(value)?;
+                }
+                match key {
+                    None => {
+                        msg = Some(format!(
+                            "L7rule type {kind} needs to specify a key and a value."
+                        ))
+                    }
+                    Some(k) if !dn_field_ok(k) => {
+                        msg = Some("Invalid L7rule distinguished name field.".into())
+                    }
+                    Some(_) => {}
+                }
+            }
+            match msg {
+                Some(m) => Err(invalid_rule(m)),
+                None => Ok(()),
+            }
+        }
+        _ => Err(invalid_rule("invalid rule type")),
+    }
+}
+
+// ---- rendering / models ----
+
+/// `L7RuleResponse` of a row.
+pub async fn render_rule(tx: &mut Tx, r: &L7RuleRow) -> Result<Value, ApiError> {
+    let tags = tx.tags(&r.id).await?;
+    Ok(json!({
+        "id": r.id, "type": r.r#type, "compare_type": r.compare_type, "key": r.key,
+        "value": r.value, "invert": r.invert, "provisioning_status": r.provisioning_status,
+        "operating_status": r.operating_status, "created_at": dt(r.created_at),
+        "updated_at": dt(r.updated_at), "project_id": r.project_id, "tenant_id": r.project_id,
+        "admin_state_up": r.enabled, "tags": tags,
+    }))
+}
+
+/// Provider `L7Rule` of a row (`db_l7rule_to_provider_l7rule`).
+pub fn rule_model(r: &L7RuleRow) -> provider::L7Rule {
+    provider::L7Rule {
+        l7rule_id: r.id.clone(),
+        l7policy_id: Some(r.l7policy_id.clone()),
+        admin_state_up: Some(r.enabled),
+        project_id: r.project_id.clone(),
+        kind: Some(r.r#type.clone()),
+        compare_type: Some(r.compare_type.clone()),
+        key: r.key.clone(),
+        value: Some(r.value.clone()),
+        invert: Some(r.invert),
+    }
+}
+
+/// The policy's rules that are not DELETED, oldest first.
+pub async fn policy_rules(tx: &mut Tx, policy_id: &str) -> Result<Vec<L7RuleRow>, ApiError> {
+    let rules: Vec<L7RuleRow> = tx
+        .list(&ListQuery::default().filter("l7policy_id", policy_id))
+        .await?;
+    Ok(rules
+        .into_iter()
+        .filter(|r| r.provisioning_status != "DELETED")
+        .collect())
+}
+
+/// The policy of a rules route; unknown → pecan's 404 `L7Policy <id> not found.` (the
+/// reference's `_lookup`, which also finds DELETED policies).
+async fn route_policy(tx: &mut Tx, policy_id: &str) -> Result<L7PolicyRow, ApiError> {
+    let p: Option<L7PolicyRow> = tx.find(policy_id).await?;
+    p.ok_or_else(|| {
+        ApiError::pecan(
+            StatusCode::NOT_FOUND,
+            "Bad Request",
+            format!("L7Policy {policy_id} not found."),
+        )
+    })
+}
+
+/// Load a rule that is not DELETED (404 `L7 Rule <id> not found.`).
+pub async fn get_db_l7rule(tx: &mut Tx, id: &str) -> Result<L7RuleRow, ApiError> {
+    let r: Option<L7RuleRow> = tx.find(id).await?;
+    r.filter(|r| r.provisioning_status != "DELETED")
+        .ok_or_else(|| ApiError::not_found("L7 Rule", id))
+}
+
+/// The project and provider of the policy's load balancer, and the listener id.
+async fn policy_parents(
+    tx: &mut Tx,
+    p: &L7PolicyRow,
+) -> Result<(octavia_db::LoadBalancerRow, String), ApiError> {
+    let l = crate::listener::get_db_listener(tx, &p.listener_id).await?;
+    let lb = get_db_lb(tx, l.load_balancer_id.as_deref().unwrap_or_default()).await?;
+    Ok((lb, l.id))
+}
+
+/// Rule writes: the policy must be ACTIVE (409 `L7Policy <id> is immutable and cannot be
+/// updated.`), then LB and listener go PENDING_UPDATE (409 on a busy LB) and the policy
+/// PENDING_UPDATE (`_test_lb_listener_policy_statuses`).
+async fn lock_for_rule(
+    tx: &mut Tx,
+    p: &L7PolicyRow,
+    lb_id: &str,
+    listener_id: &str,
+) -> Result<(), ApiError> {
+    if p.provisioning_status != "ACTIVE" {
+        return Err(ApiError::immutable("L7Policy", &p.id));
+    }
+    lock_lb_and_listener(tx, lb_id, listener_id).await?;
+    tx.set_provisioning_status::<L7PolicyRow>(&p.id, "PENDING_UPDATE")
+        .await?;
+    Ok(())
+}
+
+/// `GET /v2/lbaas/l7policies/{l7policy_id}/rules` (policy `l7rule:get_all` on the policy's
+/// project; no global list).
+pub async fn get_all(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(policy_id): Path<String>,
+    headers: HeaderMap,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
+    let mut tx = st.db().begin_read().await?;
+    route_policy(&mut tx, &policy_id).await?;
+    let p = get_db_l7policy(&mut tx, &policy_id).await?;
+    policy::authorize(&ctx, "l7rule", "get_all", p.project_id.as_deref())?;
+    let rows = policy_rules(&mut tx, &policy_id).await?;
+    let mut all = Vec::with_capacity(rows.len());
+    for r in &rows {
+        all.push(render_rule(&mut tx, r).await?);
+    }
+    Ok(Json(base::collection(
+        &st,
+        &headers,
+        &format!("/v2/lbaas/l7policies/{policy_id}/rules"),
+        "rules",
+        all,
+        &params,
+        L7RULE_ATTRS,
+    )?))
+}
+
+/// `GET /v2/lbaas/l7policies/{l7policy_id}/rules/{id}` (like the reference, the rule need
+/// not belong to the policy of the URL).
+pub async fn get_one(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path((policy_id, id)): Path<(String, String)>,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    let fields = base::check_get_query(&st, &q)?;
+    let mut tx = st.db().begin_read().await?;
+    route_policy(&mut tx, &policy_id).await?;
+    let r = get_db_l7rule(&mut tx, &id).await?;
+    policy::authorize(&ctx, "l7rule", "get_one", r.project_id.as_deref())?;
+    Ok(Json(
+        json!({"rule": base::select(render_rule(&mut tx, &r).await?, &fields)}),
+    ))
+}
+
+/// `POST /v2/lbaas/l7policies/{l7policy_id}/rules` → 201, rule PENDING_CREATE; LB, listener
+/// and policy PENDING_UPDATE. Errors in the reference's order: 404 policy, 403, 400 rule data,
+/// 409 `Too many rules on L7 policy <id>`, provider load, 403 quota, 409 locks, provider call.
+pub async fn post(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(policy_id): Path<String>,
+    Query(q): Q,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    base::no_query(&q, &[])?;
+    let b = parse_body(&body, "rule_", "rule", &L7RULE_POST)?;
+    let mut tx = st.db().begin().await?;
+    route_policy(&mut tx, &policy_id).await?;
+    let p = get_db_l7policy(&mut tx, &policy_id).await?;
+    let (lb, listener_id) = policy_parents(&mut tx, &p).await?;
+    let project = lb.project_id.clone().unwrap_or_default();
+    policy::authorize(&ctx, "l7rule", "post", Some(&project))?;
+    let kind = b.str("type").unwrap_or_default();
+    let compare = b.str("compare_type").unwrap_or_default();
+    validate_rule(
+        &kind,
+        &compare,
+        b.str("key").as_deref(),
+        b.str("value").as_deref(),
+    )?;
+    let count: Option<i64> = tx
+        .fetch_optional_scalar(
+            "SELECT COUNT(*) FROM `l7rule` WHERE `l7policy_id` = ?",
+            vec![policy_id.as_str().into()],
+        )
+        .await?;
+    if count.unwrap_or(0) >= MAX_RULES_PER_POLICY {
+        return Err(ApiError::Conflict(format!(
+            "Too many rules on L7 policy {policy_id}"
+        )));
+    }
+    let pname = base::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    if !ctx.noauth {
+        tx.check_quota(&project, QuotaResource::L7Rule, 1, &quota_limits(&st))
+            .await?;
+    }
+    lock_for_rule(&mut tx, &p, &lb.id, &listener_id).await?;
+    let id = base::new_id();
+    let row = L7RuleRow {
+        id: id.clone(),
+        l7policy_id: policy_id.clone(),
+        r#type: kind,
+        compare_type: compare,
+        key: b.str("key"),
+        value: b.str("value").unwrap_or_default(),
+        invert: b.bool("invert").unwrap_or(false),
+        provisioning_status: "PENDING_CREATE".into(),
+        project_id: Some(project),
+        enabled: b.bool("admin_state_up").unwrap_or(true),
+        operating_status: "OFFLINE".into(),
+        ..Default::default()
+    };
+    tx.insert(&row).await?;
+    if let Some(tags) = b.str_list("tags") {
+        tx.set_tags(&id, &tags).await?;
+    }
+    call_provider(&pname, driver.l7rule_create(rule_model(&row))).await?;
+    let r = get_db_l7rule(&mut tx, &id).await?;
+    let out = render_rule(&mut tx, &r).await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(json!({"rule": out}))).into_response())
+}
+
+/// `PUT /v2/lbaas/l7policies/{l7policy_id}/rules/{id}` → 200, rule PENDING_UPDATE. The merged
+/// rule is re-validated; `invert: null` means false; a change to HOST_NAME, PATH or FILE_TYPE
+/// clears the stored key.
+pub async fn put(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path((policy_id, id)): Path<(String, String)>,
+    Query(q): Q,
+    body: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    base::no_query(&q, &[])?;
+    let b = parse_body(&body, "l7rule_", "rule", &L7RULE_PUT)?;
+    let mut tx = st.db().begin().await?;
+    route_policy(&mut tx, &policy_id).await?;
+    let r = get_db_l7rule(&mut tx, &id).await?;
+    let p = get_db_l7policy(&mut tx, &policy_id).await?;
+    let (lb, listener_id) = policy_parents(&mut tx, &p).await?;
+    policy::authorize(&ctx, "l7rule", "put", lb.project_id.as_deref())?;
+    let kind = b.str("type").unwrap_or_else(|| r.r#type.clone());
+    let compare = b
+        .str("compare_type")
+        .unwrap_or_else(|| r.compare_type.clone());
+    let key_cleared = b.has("type") && matches!(kind.as_str(), "HOST_NAME" | "PATH" | "FILE_TYPE");
+    let key = if key_cleared && !b.has("key") {
+        None
+    } else if b.has("key") {
+        b.str("key")
+    } else {
+        r.key.clone()
+    };
+    let value = if b.has("value") {
+        b.str("value")
+    } else {
+        Some(r.value.clone())
+    };
+    validate_rule(&kind, &compare, key.as_deref(), value.as_deref())?;
+    let pname = base::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    lock_for_rule(&mut tx, &p, &lb.id, &listener_id).await?;
+    let mut new = provider::L7Rule {
+        l7rule_id: id.clone(),
+        ..Default::default()
+    };
+    let mut ch: Vec<(&str, SqlValue)> = vec![("provisioning_status", "PENDING_UPDATE".into())];
+    if b.has("type") {
+        ch.push(("type", kind.clone().into()));
+        new.kind = Some(kind.clone());
+    }
+    if b.has("compare_type") {
+        ch.push(("compare_type", compare.clone().into()));
+        new.compare_type = Some(compare.clone());
+    }
+    if b.has("key") || key_cleared {
+        ch.push(("key", key.clone().into()));
+        new.key = key.clone();
+    }
+    if b.has("value") {
+        ch.push(("value", value.clone().unwrap_or_default().into()));
+        new.value = value.clone();
+    }
+    if b.has("invert") {
+        let inv = b.bool("invert").unwrap_or(false);
+        ch.push(("invert", inv.into()));
+        new.invert = Some(inv);
+    }
+    if let Some(a) = b.bool("admin_state_up") {
+        ch.push(("enabled", a.into()));
+        new.admin_state_up = Some(a);
+    }
+    call_provider(&pname, driver.l7rule_update(rule_model(&r), new)).await?;
+    tx.update::<L7RuleRow>(&id, &ch).await?;
+    if b.has("tags") {
+        tx.set_tags(&id, &b.str_list("tags").unwrap_or_default())
+            .await?;
+    }
+    let r = get_db_l7rule(&mut tx, &id).await?;
+    let out = render_rule(&mut tx, &r).await?;
+    tx.commit().await?;
+    Ok(Json(json!({"rule": out})))
+}
+
+/// `DELETE /v2/lbaas/l7policies/{l7policy_id}/rules/{id}` → 204, rule PENDING_DELETE; LB,
+/// listener and policy PENDING_UPDATE.
+pub async fn delete(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path((policy_id, id)): Path<(String, String)>,
+    Query(q): Q,
+) -> Result<StatusCode, ApiError> {
+    base::no_query(&q, &[])?;
+    let mut tx = st.db().begin().await?;
+    route_policy(&mut tx, &policy_id).await?;
+    let r = get_db_l7rule(&mut tx, &id).await?;
+    let p = get_db_l7policy(&mut tx, &policy_id).await?;
+    let (lb, listener_id) = policy_parents(&mut tx, &p).await?;
+    policy::authorize(&ctx, "l7rule", "delete", lb.project_id.as_deref())?;
+    let pname = base::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    lock_for_rule(&mut tx, &p, &lb.id, &listener_id).await?;
+    tx.set_provisioning_status::<L7RuleRow>(&id, "PENDING_DELETE")
+        .await?;
+    call_provider(&pname, driver.l7rule_delete(rule_model(&r))).await?;
+    tx.commit().await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn err(k: &str, c: &str, key: Option<&str>, v: &str) -> String {
+        validate_rule(k, c, key, Some(v)).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn rule_data_texts() {
+        assert!(validate_rule("PATH", "STARTS_WITH", None, Some("/api")).is_ok());
+        assert!(validate_rule("HEADER", "EQUAL_TO", Some("X-Foo"), Some("bar")).is_ok());
+        assert!(validate_rule("COOKIE", "REGEX", Some("sid"), Some("^a.*(b|c)$")).is_ok());
+        assert!(validate_rule("SSL_CONN_HAS_CERT", "EQUAL_TO", None, Some("True")).is_ok());
+        assert!(validate_rule("SSL_DN_FIELD", "EQUAL_TO", Some("CN"), Some("x")).is_ok());
+        assert_eq!(
+            err("HEADER", "EQUAL_TO", None, "x"),
+            "Error parsing L7Rule: Invalid L7 Rule: L7 rule type requires a key"
+        );
+        assert_eq!(
+            err("HEADER", "EQUAL_TO", Some("a b"), "x"),
+            "Error parsing L7Rule: Invalid characters in key"
+        );
+        assert_eq!(
+            err("COOKIE", "EQUAL_TO", Some("k"), "a;b"),
+            "Error parsing L7Rule: Invalid characters in cookie value"
+        );
+        assert_eq!(
+            err("PATH", "EQUAL_TO", None, "a b"),
+            "Error parsing L7Rule: Invalid characters in comparison value"
+        );
+        assert_eq!(
+            err("FILE_TYPE", "STARTS_WITH", None, "jpg"),
+            "Error parsing L7Rule: Invalid L7 Rule: invalid comparison type for rule type"
+        );
+        assert_eq!(
+            err("PATH", "REGEX", None, "*a"),
+            "Error parsing L7Rule: Unable to parse regular expression: nothing to repeat at position 0"
+        );
+        assert_eq!(
+            err("PATH", "REGEX", None, "(a"),
+            "Error parsing L7Rule: Unable to parse regular expression: missing ), unterminated subpattern at position 0"
+        );
+        assert_eq!(
+            err("SSL_CONN_HAS_CERT", "EQUAL_TO", None, "yes"),
+            "Error parsing L7Rule: Invalid L7 Rule: L7rule value yes is not a boolean True string."
+        );
+        assert_eq!(
+            err("SSL_VERIFY_RESULT", "EQUAL_TO", None, "-1"),
+            "Error parsing L7Rule: Invalid L7 Rule: L7rule type SSL_VERIFY_RESULT needs a int value, which is >= 0"
+        );
+        assert_eq!(
+            err("SSL_VERIFY_RESULT", "REGEX", None, "1"),
+            "Error parsing L7Rule: Invalid L7 Rule: L7rule type SSL_VERIFY_RESULT only supports the EQUAL_TO compare type."
+        );
+        assert_eq!(
+            err("SSL_DN_FIELD", "EQUAL_TO", Some("1CN"), "x"),
+            "Error parsing L7Rule: Invalid L7 Rule: Invalid L7rule distinguished name field."
+        );
+        assert_eq!(
+            err("HOST_NAME", "EQUAL_TO", None, ""),
+            "Error parsing L7Rule: Invalid L7 Rule: L7 rule type requires a value"
+        );
+    }
+
+    #[test]
+    fn quoted_header_values() {
+        assert!(header_value_ok("\"a b\""));
+        assert!(!header_value_ok("a b"));
+        assert!(header_name_ok("X-Forwarded-For"));
+    }
+}

@@ -675,7 +675,7 @@ impl NeutronClient {
         Ok(root.as_str())
     }
 
-    /// Sends one request; returns the 2xx body. Retries once on 401 with the service token.
+    /// Sends one request to `path` under the `/v2.0` root; returns the 2xx body.
     async fn send(
         &self,
         method: Method,
@@ -684,6 +684,18 @@ impl NeutronClient {
         body: Option<&Value>,
     ) -> Result<Vec<u8>, NeutronError> {
         let url = join(self.root().await?, path);
+        self.send_url(method, &url, query, body).await
+    }
+
+    /// Sends one request to a full URL; returns the 2xx body. Retries once on 401 with the
+    /// service token (after dropping the refused token).
+    async fn send_url(
+        &self,
+        method: Method,
+        url: &str,
+        query: &[(String, String)],
+        body: Option<&Value>,
+    ) -> Result<Vec<u8>, NeutronError> {
         let mut retried = false;
         loop {
             let service = match &self.user_token {
@@ -699,7 +711,7 @@ impl NeutronClient {
                 .shared
                 .service
                 .http()
-                .request(method.clone(), &url)
+                .request(method.clone(), url)
                 .header("X-Auth-Token", token)
                 .header("Accept", "application/json");
             if !query.is_empty() {
@@ -737,7 +749,26 @@ impl NeutronClient {
         filter: &ListFilter,
     ) -> Result<Vec<T>, NeutronError> {
         let body = self.send(Method::GET, path, filter.pairs(), None).await?;
-        unwrap_key(&body, key)
+        let (mut items, mut next) = unwrap_page::<T>(&body, key)?;
+        // Neutron paginates only when `pagination_max_limit` is set; follow `next` links
+        // (full URLs carrying the filters and the marker) until the last page.
+        let mut pages = 1usize;
+        while let Some(url) = next {
+            pages += 1;
+            if pages > MAX_PAGES {
+                return Err(NeutronError::Decode(format!(
+                    "{key}: more than {MAX_PAGES} pages; pagination loop?"
+                )));
+            }
+            let body = self.send_url(Method::GET, &url, &[], None).await?;
+            let (more, n) = unwrap_page::<T>(&body, key)?;
+            if more.is_empty() {
+                break;
+            }
+            items.extend(more);
+            next = n;
+        }
+        Ok(items)
     }
 
     async fn write<B: Serialize, T: DeserializeOwned>(
@@ -988,6 +1019,38 @@ impl NeutronClient {
     }
 }
 
+/// Upper bound on followed `next` links, against a server that loops.
+const MAX_PAGES: usize = 10_000;
+
+#[derive(Deserialize)]
+struct Link {
+    #[serde(default)]
+    rel: String,
+    #[serde(default)]
+    href: String,
+}
+
+/// Decodes a list page `{"<key>": [T], "<key>_links": [{"rel": "next", "href"}]}`.
+fn unwrap_page<T: DeserializeOwned>(
+    body: &[u8],
+    key: &str,
+) -> Result<(Vec<T>, Option<String>), NeutronError> {
+    let mut map: serde_json::Map<String, Value> =
+        serde_json::from_slice(body).map_err(|e| NeutronError::Decode(format!("{key}: {e}")))?;
+    let next = map
+        .remove(&format!("{key}_links"))
+        .and_then(|v| serde_json::from_value::<Vec<Link>>(v).ok())
+        .and_then(|links| links.into_iter().find(|l| l.rel == "next"))
+        .map(|l| l.href)
+        .filter(|h| !h.is_empty());
+    let items = map
+        .remove(key)
+        .ok_or_else(|| NeutronError::Decode(format!("no {key:?} in the response")))?;
+    let items =
+        serde_json::from_value(items).map_err(|e| NeutronError::Decode(format!("{key}: {e}")))?;
+    Ok((items, next))
+}
+
 /// Decodes `{"<key>": <T>, ...}`.
 fn unwrap_key<T: DeserializeOwned>(body: &[u8], key: &str) -> Result<T, NeutronError> {
     let mut map: serde_json::Map<String, Value> =
@@ -1041,6 +1104,20 @@ mod tests {
         assert!(a.total_ips > u128::from(u64::MAX));
         assert_eq!(a.subnet_ip_availability[1].total_ips, 253);
         assert_eq!(a.used_ips, 3);
+    }
+
+    #[test]
+    fn list_page_with_next_link() {
+        let body = br#"{"ports": [{"id": "a"}], "ports_links": [{"rel": "previous", "href": "http://n/v2.0/ports?marker=z&page_reverse=True"}, {"rel": "next", "href": "http://n/v2.0/ports?limit=1&marker=a"}]}"#;
+        let (items, next) = unwrap_page::<Port>(body, "ports").unwrap();
+        assert_eq!(items.len(), 1);
+        assert_eq!(items[0].id, "a");
+        assert_eq!(
+            next.as_deref(),
+            Some("http://n/v2.0/ports?limit=1&marker=a")
+        );
+        let (items, next) = unwrap_page::<Port>(br#"{"ports": []}"#, "ports").unwrap();
+        assert!(items.is_empty() && next.is_none());
     }
 
     #[test]

@@ -111,7 +111,10 @@ pub fn check_url(field: &str, u: &str) -> Result<(), ApiError> {
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
     let host = authority.rsplit('@').next().unwrap_or_default();
     let host = if host.starts_with('[') {
-        host.split(']').next().unwrap_or_default().trim_start_matches('[')
+        host.split(']')
+            .next()
+            .unwrap_or_default()
+            .trim_start_matches('[')
     } else {
         host.split(':').next().unwrap_or_default()
     };
@@ -400,7 +403,11 @@ pub async fn post(
     let listener_id = b.str("listener_id").unwrap_or_default();
     let mut tx = st.db().begin().await?;
     let listener = get_db_listener(&mut tx, &listener_id).await?;
-    let lb = get_db_lb(&mut tx, listener.load_balancer_id.as_deref().unwrap_or_default()).await?;
+    let lb = get_db_lb(
+        &mut tx,
+        listener.load_balancer_id.as_deref().unwrap_or_default(),
+    )
+    .await?;
     let project = lb.project_id.clone().unwrap_or_default();
     policy::authorize(&ctx, "l7policy", "post", Some(&project))?;
     if listener.protocol == "PROMETHEUS" {
@@ -431,7 +438,9 @@ pub async fn post(
     let id = base::new_id();
     let rules = b.objs("rules");
     if rules.len() as i64 > MAX_RULES_PER_POLICY {
-        return Err(ApiError::Conflict(format!("Too many rules on L7 policy {id}")));
+        return Err(ApiError::Conflict(format!(
+            "Too many rules on L7 policy {id}"
+        )));
     }
     for r in &rules {
         l7rule::validate_rule(
@@ -524,7 +533,11 @@ pub async fn put(
     let mut tx = st.db().begin().await?;
     let p = get_db_l7policy(&mut tx, &id).await?;
     let listener = get_db_listener(&mut tx, &p.listener_id).await?;
-    let lb = get_db_lb(&mut tx, listener.load_balancer_id.as_deref().unwrap_or_default()).await?;
+    let lb = get_db_lb(
+        &mut tx,
+        listener.load_balancer_id.as_deref().unwrap_or_default(),
+    )
+    .await?;
     policy::authorize(&ctx, "l7policy", "put", lb.project_id.as_deref())?;
     let mut d = b.0.clone();
     sanitize(&mut d, false)?;
@@ -628,7 +641,11 @@ pub async fn delete(
     let mut tx = st.db().begin().await?;
     let p = get_db_l7policy(&mut tx, &id).await?;
     let listener = get_db_listener(&mut tx, &p.listener_id).await?;
-    let lb = get_db_lb(&mut tx, listener.load_balancer_id.as_deref().unwrap_or_default()).await?;
+    let lb = get_db_lb(
+        &mut tx,
+        listener.load_balancer_id.as_deref().unwrap_or_default(),
+    )
+    .await?;
     policy::authorize(&ctx, "l7policy", "delete", lb.project_id.as_deref())?;
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
@@ -648,18 +665,32 @@ mod tests {
 
     fn san(v: Value, create: bool) -> Result<Map<String, Value>, String> {
         let mut d = v.as_object().unwrap().clone();
-        sanitize(&mut d, create).map(|_| d).map_err(|e| e.to_string())
+        sanitize(&mut d, create)
+            .map(|_| d)
+            .map_err(|e| e.to_string())
     }
 
     #[test]
     fn sanitize_follows_the_given_fields() {
-        let d = san(json!({"action": "REJECT", "redirect_url": "http://a"}), true).unwrap();
+        let d = san(
+            json!({"action": "REJECT", "redirect_url": "http://a"}),
+            true,
+        )
+        .unwrap();
         // REJECT nulls the URL first, so nothing overrides it
         assert_eq!(d["action"], "REJECT");
         assert_eq!(d["redirect_url"], Value::Null);
-        let d = san(json!({"action": "REDIRECT_TO_URL", "redirect_url": "http://a"}), true).unwrap();
+        let d = san(
+            json!({"action": "REDIRECT_TO_URL", "redirect_url": "http://a"}),
+            true,
+        )
+        .unwrap();
         assert_eq!(d["redirect_http_code"], 302);
-        let d = san(json!({"redirect_prefix": "https://b", "redirect_http_code": 301}), false).unwrap();
+        let d = san(
+            json!({"redirect_prefix": "https://b", "redirect_http_code": 301}),
+            false,
+        )
+        .unwrap();
         assert_eq!(d["action"], "REDIRECT_PREFIX");
         assert_eq!(d["redirect_http_code"], 301);
         assert_eq!(
@@ -684,7 +715,13 @@ mod tests {
     fn urls() {
         assert!(check_url("redirect_url", "http://www.example.com/a?b").is_ok());
         assert!(check_url("redirect_url", "https://[::1]:8080/").is_ok());
-        for bad in ["www.example.com", "ftp://x", "http://", "http://a b", "http:///x"] {
+        for bad in [
+            "www.example.com",
+            "ftp://x",
+            "http://",
+            "http://a b",
+            "http:///x",
+        ] {
             assert_eq!(
                 check_url("redirect_url", bad).unwrap_err().to_string(),
                 format!("Invalid input for field/attribute redirect_url. Value: '{bad}'. Value must be a valid URL string")

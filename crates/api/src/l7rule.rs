@@ -103,9 +103,8 @@ fn header_name_ok(s: &str) -> bool {
 /// `HTTP_COOKIE_VALUE_REGEX` (the `+-.` range also admits `,`).
 fn cookie_value_ok(s: &str) -> bool {
     !s.is_empty()
-        && s.chars().all(|c| {
-            c.is_ascii_alphanumeric() || "!#$%&'()*+,-./:<=>?@[]^_`{|}~".contains(c)
-        })
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "!#$%&'()*+,-./:<=>?@[]^_`{|}~".contains(c))
 }
 
 /// `HTTP_HEADER_VALUE_REGEX` or `HTTP_QUOTED_HEADER_VALUE_REGEX`.
@@ -216,7 +215,9 @@ fn invalid_rule(msg: impl AsRef<str>) -> ApiError {
 }
 
 fn invalid_chars(what: &str) -> ApiError {
-    ApiError::BadRequest(format!("Error parsing L7Rule: Invalid characters in {what}"))
+    ApiError::BadRequest(format!(
+        "Error parsing L7Rule: Invalid characters in {what}"
+    ))
 }
 
 fn check_regex(v: &str) -> Result<(), ApiError> {
@@ -292,18 +293,26 @@ pub fn validate_rule(
             let eq_only = || format!("L7rule type {kind} only supports the EQUAL_TO compare type.");
             if kind == "SSL_CONN_HAS_CERT" {
                 if key.is_some() {
-                    msg = Some(format!("L7rule type {kind} does not use the \"key\" field."));
+                    msg = Some(format!(
+                        "L7rule type {kind} does not use the \"key\" field."
+                    ));
                 } else if value.to_lowercase() != "true" {
-                    msg = Some(format!("L7rule value {value} is not a boolean True string."));
+                    msg = Some(format!(
+                        "L7rule value {value} is not a boolean True string."
+                    ));
                 } else if compare != "EQUAL_TO" {
                     msg = Some(eq_only());
                 }
             }
             if kind == "SSL_VERIFY_RESULT" {
                 if key.is_some() {
-                    msg = Some(format!("L7rule type {kind} does not use the \"key\" field."));
+                    msg = Some(format!(
+                        "L7rule type {kind} does not use the \"key\" field."
+                    ));
                 } else if !value.chars().all(|c| c.is_ascii_digit()) {
-                    msg = Some(format!("L7rule type {kind} needs a int value, which is >= 0"));
+                    msg = Some(format!(
+                        "L7rule type {kind} needs a int value, which is >= 0"
+                    ));
                 } else if compare != "EQUAL_TO" {
                     msg = Some(eq_only());
                 }

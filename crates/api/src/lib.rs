@@ -14,6 +14,8 @@ pub mod base;
 pub mod context;
 pub mod fault;
 pub mod health_monitor;
+pub mod l7policy;
+pub mod l7rule;
 pub mod listener;
 pub mod load_balancer;
 pub mod member;
@@ -22,6 +24,7 @@ pub mod pagination;
 pub mod pickle;
 pub mod policy;
 pub mod pool;
+pub mod quotas;
 pub mod types;
 pub mod versions;
 
@@ -263,6 +266,24 @@ pub fn router(state: AppState) -> Router {
         .route("/v2/lbaas/loadbalancers/{id}/stats", get(lb::get_stats))
         .route("/v2/lbaas/loadbalancers/{id}/failover", put(lb::failover))
         .route(
+            "/v2/lbaas/l7policies",
+            get(l7policy::get_all).post(l7policy::post),
+        )
+        .route(
+            "/v2/lbaas/l7policies/{id}",
+            get(l7policy::get_one)
+                .put(l7policy::put)
+                .delete(l7policy::delete),
+        )
+        .route(
+            "/v2/lbaas/l7policies/{l7policy_id}/rules",
+            get(l7rule::get_all).post(l7rule::post),
+        )
+        .route(
+            "/v2/lbaas/l7policies/{l7policy_id}/rules/{id}",
+            get(l7rule::get_one).put(l7rule::put).delete(l7rule::delete),
+        )
+        .route(
             "/v2/lbaas/listeners",
             get(listener::get_all).post(listener::post),
         )
@@ -297,6 +318,15 @@ pub fn router(state: AppState) -> Router {
             get(health_monitor::get_one)
                 .put(health_monitor::put)
                 .delete(health_monitor::delete),
+        )
+        .route("/v2/lbaas/quotas", get(quotas::get_all))
+        .route(
+            "/v2/lbaas/quotas/{project_id}",
+            get(quotas::get_one).put(quotas::put).delete(quotas::delete),
+        )
+        .route(
+            "/v2/lbaas/quotas/{project_id}/default",
+            get(quotas::get_defaults),
         );
     let inner = Router::new()
         .route("/", get(versions::index))

@@ -1,0 +1,232 @@
+//! `/v2/lbaas/quotas`, as `octavia/api/v2/controllers/quotas.py` (api-contract.md §10).
+//!
+//! Every quota object carries each limit twice: `loadbalancer` + the deprecated
+//! `load_balancer`, `healthmonitor` + the deprecated `health_monitor`. `GET
+//! /v2/lbaas/quotas/defaults` is, as in the reference, `GET one` of the project `defaults`
+//! (which has no row, so it answers the configured defaults).
+
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use octavia_db::{ListQuery, QuotaRow, QuotaUpdate};
+use serde_json::{json, Value};
+
+use crate::base;
+use crate::context::RequestContext;
+use crate::fault::ApiError;
+use crate::pagination::ListParams;
+use crate::policy;
+use crate::types::{parse_body, quotas::QUOTA_PUT, Obj};
+use crate::{AppState, QuotaDefaults};
+
+type Q = Query<Vec<(String, String)>>;
+
+/// Attribute names of a quota response.
+pub const QUOTA_ATTRS: &[&str] = &[
+    "project_id",
+    "tenant_id",
+    "loadbalancer",
+    "load_balancer",
+    "listener",
+    "member",
+    "pool",
+    "healthmonitor",
+    "health_monitor",
+    "l7policy",
+    "l7rule",
+];
+
+/// A quota object from limits (`None` renders `null`).
+#[allow(clippy::too_many_arguments)]
+fn render(
+    project: &str,
+    lb: Option<i64>,
+    listener: Option<i64>,
+    member: Option<i64>,
+    pool: Option<i64>,
+    hm: Option<i64>,
+    l7policy: Option<i64>,
+    l7rule: Option<i64>,
+) -> Value {
+    json!({
+        "project_id": project, "tenant_id": project,
+        "loadbalancer": lb, "load_balancer": lb, "listener": listener, "member": member,
+        "pool": pool, "healthmonitor": hm, "health_monitor": hm, "l7policy": l7policy, "l7rule": l7rule,
+    })
+}
+
+/// A stored row as-is (list: NULL stays `null`).
+fn render_raw(q: &QuotaRow) -> Value {
+    let v = |x: Option<i32>| x.map(i64::from);
+    render(
+        &q.project_id,
+        v(q.load_balancer),
+        v(q.listener),
+        v(q.member),
+        v(q.pool),
+        v(q.health_monitor),
+        v(q.l7policy),
+        v(q.l7rule),
+    )
+}
+
+/// A project's effective quotas: the row with NULLs filled from `[quotas]`, or the defaults
+/// when the project has no row (`_get_db_quotas`).
+fn render_effective(project: &str, q: Option<&QuotaRow>, d: &QuotaDefaults) -> Value {
+    let f = |x: Option<i32>, dflt: i64| Some(x.map_or(dflt, i64::from));
+    let get = |sel: fn(&QuotaRow) -> Option<i32>| q.and_then(sel);
+    render(
+        project,
+        f(get(|r| r.load_balancer), d.load_balancer),
+        f(get(|r| r.listener), d.listener),
+        f(get(|r| r.member), d.member),
+        f(get(|r| r.pool), d.pool),
+        f(get(|r| r.health_monitor), d.health_monitor),
+        f(get(|r| r.l7policy), d.l7policy),
+        f(get(|r| r.l7rule), d.l7rule),
+    )
+}
+
+/// `GET /v2/lbaas/quotas[?project_id=]`: raw rows of the caller's scope.
+pub async fn get_all(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    headers: HeaderMap,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
+    let scope = policy::list_scope(&ctx, "quota", params.project_filter())?;
+    let mut tx = st.db().begin_read().await?;
+    let mut lq = ListQuery::default();
+    if let Some(p) = &scope {
+        lq = lq.filter("project_id", p.as_str());
+    }
+    let rows: Vec<QuotaRow> = tx.list(&lq).await?;
+    let all: Vec<Value> = rows.iter().map(render_raw).collect();
+    Ok(Json(base::collection(
+        &st,
+        &headers,
+        "/v2/lbaas/quotas",
+        "quotas",
+        all,
+        &params,
+        QUOTA_ATTRS,
+    )?))
+}
+
+/// `GET /v2/lbaas/quotas/{project_id}` (also `/v2/lbaas/quotas/defaults`).
+pub async fn get_one(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(project): Path<String>,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    base::no_query(&q, &[])?;
+    policy::authorize(&ctx, "quota", "get_one", Some(&project))?;
+    let mut tx = st.db().begin_read().await?;
+    let row: Option<QuotaRow> = tx.find(&project).await?;
+    Ok(Json(
+        json!({"quota": render_effective(&project, row.as_ref(), &st.config().quotas)}),
+    ))
+}
+
+/// `GET /v2/lbaas/quotas/{project_id}/default`: the configured defaults.
+pub async fn get_defaults(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(project): Path<String>,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    base::no_query(&q, &[])?;
+    policy::authorize(&ctx, "quota", "get_defaults", Some(&project))?;
+    Ok(Json(
+        json!({"quota": render_effective(&project, None, &st.config().quotas)}),
+    ))
+}
+
+/// One limit of a PUT body: the new spelling wins over the deprecated one; `null` → reset to
+/// the default (`Some(None)`); absent → unchanged (`None`).
+fn limit(b: &Obj, new: &str, old: Option<&str>) -> Option<Option<i32>> {
+    let key = if b.has(new) {
+        new
+    } else {
+        match old {
+            Some(o) if b.has(o) => o,
+            _ => return None,
+        }
+    };
+    Some(b.i64(key).and_then(|v| i32::try_from(v).ok()))
+}
+
+/// `PUT /v2/lbaas/quotas/{project_id}` → 202 `{"quota": …}` (effective values).
+pub async fn put(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(project): Path<String>,
+    Query(q): Q,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    base::no_query(&q, &[])?;
+    let b = parse_body(&body, "quotas", "quota", &QUOTA_PUT)?;
+    policy::authorize(&ctx, "quota", "put", Some(&project))?;
+    let u = QuotaUpdate {
+        load_balancer: limit(&b, "loadbalancer", Some("load_balancer")),
+        listener: limit(&b, "listener", None),
+        pool: limit(&b, "pool", None),
+        health_monitor: limit(&b, "healthmonitor", Some("health_monitor")),
+        member: limit(&b, "member", None),
+        l7policy: limit(&b, "l7policy", None),
+        l7rule: limit(&b, "l7rule", None),
+    };
+    let mut tx = st.db().begin().await?;
+    let row = tx.set_quota(&project, &u).await?;
+    tx.commit().await?;
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(json!({"quota": render_effective(&project, Some(&row), &st.config().quotas)})),
+    )
+        .into_response())
+}
+
+/// `DELETE /v2/lbaas/quotas/{project_id}` → 202 with no body: all limits back to the
+/// defaults (counters kept); 404 `Quotas <project_id> not found.` without a row.
+pub async fn delete(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(project): Path<String>,
+    Query(q): Q,
+) -> Result<StatusCode, ApiError> {
+    base::no_query(&q, &[])?;
+    policy::authorize(&ctx, "quota", "delete", Some(&project))?;
+    let mut tx = st.db().begin().await?;
+    tx.reset_quota(&project).await?;
+    tx.commit().await?;
+    Ok(StatusCode::ACCEPTED)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn new_spelling_wins_and_null_resets() {
+        let b = Obj(
+            json!({"loadbalancer": 5, "load_balancer": 7, "health_monitor": null})
+                .as_object()
+                .cloned()
+                .unwrap(),
+        );
+        assert_eq!(
+            limit(&b, "loadbalancer", Some("load_balancer")),
+            Some(Some(5))
+        );
+        assert_eq!(
+            limit(&b, "healthmonitor", Some("health_monitor")),
+            Some(None)
+        );
+        assert_eq!(limit(&b, "pool", None), None);
+    }
+}

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -16,12 +17,15 @@ use crate::replica::{parse_updates, Change, MonitorVersion, ReplicaData, RowOp, 
 use crate::rpc::{self, Message};
 use crate::schema::DatabaseSchema;
 use crate::txn::{parse_transact_result, OpResult, Transaction};
+use uuid::Uuid;
 
 /// Which tables (and columns) the replica follows.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MonitorSpec {
     all: bool,
     tables: BTreeMap<String, Option<Vec<String>>>,
+    /// `where` of the `monitor_cond` request per table (JSON conditions).
+    conditions: BTreeMap<String, Vec<Json>>,
 }
 
 impl MonitorSpec {
@@ -34,7 +38,7 @@ impl MonitorSpec {
     pub fn all() -> Self {
         MonitorSpec {
             all: true,
-            tables: BTreeMap::new(),
+            ..Self::default()
         }
     }
 
@@ -49,6 +53,22 @@ impl MonitorSpec {
         self.tables.insert(
             table.to_string(),
             Some(columns.iter().map(|c| c.to_string()).collect()),
+        );
+        self
+    }
+
+    /// Follow only the rows of `table` matching all of `conditions` (`monitor_cond` `where`,
+    /// ovsdb-server(7)): rows entering the condition arrive as inserts, rows leaving it as
+    /// deletes. Adds the table (all columns) if not yet followed. Against a server without
+    /// `monitor_cond` (plain `monitor`) the condition cannot be sent and every row is followed.
+    pub fn condition(mut self, table: &str, conditions: &[crate::txn::Condition]) -> Self {
+        self.tables.entry(table.to_string()).or_insert(None);
+        self.conditions.insert(
+            table.to_string(),
+            conditions
+                .iter()
+                .map(crate::txn::Condition::to_json)
+                .collect(),
         );
         self
     }
@@ -105,6 +125,18 @@ pub struct ClientOptions {
     /// another interval, drop the connection and reconnect (default 5 s, as OVS's
     /// `inactivity_probe`; `None` disables).
     pub inactivity_probe: Option<Duration>,
+    /// For clustered databases, use only the raft leader (default true, as the OVS Python
+    /// IDL's `leader_only`): a follower is skipped at connect and the connection is moved when
+    /// `_Server.Database.leader` turns false. Standalone servers are always usable.
+    pub leader_only: bool,
+    /// Resume the monitor after a reconnect with `monitor_cond_since` from the replica's last
+    /// transaction id, so only the changes since then are downloaded (default true; clustered
+    /// servers only — standalone ones answer with a full dump).
+    pub resume: bool,
+    /// Key, certificate and CA certificate for `ssl:` remotes (the `[ovn] ovn_nb_private_key`,
+    /// `ovn_nb_certificate`, `ovn_nb_ca_cert` options); `None` makes `ssl:` remotes fail with
+    /// [`Error::Tls`].
+    pub ssl: Option<crate::tls::SslFiles>,
 }
 
 impl Default for ClientOptions {
@@ -118,6 +150,9 @@ impl Default for ClientOptions {
             request_timeout: Some(Duration::from_secs(60)),
             event_capacity: 4096,
             inactivity_probe: Some(Duration::from_secs(5)),
+            leader_only: true,
+            resume: true,
+            ssl: None,
         }
     }
 }
@@ -129,15 +164,26 @@ pub struct ConnectionState {
     pub connected: bool,
     /// Number of completed syncs (1 after `connect`, +1 per reconnect).
     pub syncs: u64,
+    /// Whether the last sync resumed from the replica's last transaction id
+    /// (`monitor_cond_since` answered `found`) instead of downloading everything.
+    pub resumed: bool,
+    /// Row updates carried by the last sync's monitor reply: the whole monitored contents for
+    /// a full sync, only the rows changed since the last transaction for a resume.
+    pub sync_rows: u64,
+    /// Index (in the comma-separated remote list) of the server of the current or last
+    /// connection.
+    pub remote: usize,
 }
 
-/// A parsed remote: `tcp:IP:PORT` (IPv6 as `tcp:[::1]:6641`) or `unix:PATH`.
+/// A parsed remote: `tcp:IP:PORT` (IPv6 as `tcp:[::1]:6641`), `ssl:IP:PORT` or `unix:PATH`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Remote {
     /// `host:port` for `TcpStream::connect`.
     Tcp(String),
     /// Socket path.
     Unix(PathBuf),
+    /// `host:port`, TLS with [`ClientOptions::ssl`].
+    Ssl(String),
 }
 
 impl std::str::FromStr for Remote {
@@ -149,14 +195,20 @@ impl std::str::FromStr for Remote {
             }
             return Ok(Remote::Unix(PathBuf::from(path)));
         }
-        if let Some(hp) = s.strip_prefix("tcp:") {
-            let (host, port) = hp
-                .rsplit_once(':')
-                .ok_or_else(|| Error::InvalidRemote(s.into()))?;
-            if host.is_empty() || port.parse::<u16>().is_err() {
-                return Err(Error::InvalidRemote(s.into()));
+        for (prefix, ssl) in [("tcp:", false), ("ssl:", true)] {
+            if let Some(hp) = s.strip_prefix(prefix) {
+                let (host, port) = hp
+                    .rsplit_once(':')
+                    .ok_or_else(|| Error::InvalidRemote(s.into()))?;
+                if host.is_empty() || port.parse::<u16>().is_err() {
+                    return Err(Error::InvalidRemote(s.into()));
+                }
+                return Ok(if ssl {
+                    Remote::Ssl(hp.to_string())
+                } else {
+                    Remote::Tcp(hp.to_string())
+                });
             }
-            return Ok(Remote::Tcp(hp.to_string()));
         }
         Err(Error::InvalidRemote(s.into()))
     }
@@ -167,6 +219,7 @@ impl std::fmt::Display for Remote {
         match self {
             Remote::Tcp(hp) => write!(f, "tcp:{hp}"),
             Remote::Unix(p) => write!(f, "unix:{}", p.display()),
+            Remote::Ssl(hp) => write!(f, "ssl:{hp}"),
         }
     }
 }
@@ -186,11 +239,15 @@ fn parse_remotes(s: &str) -> Result<Vec<Remote>> {
     Ok(v)
 }
 
-trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
+pub(crate) trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
 
 impl Remote {
-    async fn open(&self, limit: Duration) -> Result<Box<dyn Io>> {
+    async fn open(
+        &self,
+        limit: Duration,
+        ssl: Option<&crate::tls::SslFiles>,
+    ) -> Result<Box<dyn Io>> {
         let fail = |e: String| Error::Connect {
             remote: self.to_string(),
             message: e,
@@ -206,12 +263,31 @@ impl Remote {
                     let s = tokio::net::UnixStream::connect(p).await?;
                     Ok::<Box<dyn Io>, std::io::Error>(Box::new(s))
                 }
+                Remote::Ssl(hp) => {
+                    let s = tokio::net::TcpStream::connect(hp.as_str()).await?;
+                    s.set_nodelay(true)?;
+                    Ok::<Box<dyn Io>, std::io::Error>(Box::new(s))
+                }
             }
         };
-        match tokio::time::timeout(limit, fut).await {
-            Ok(Ok(s)) => Ok(s),
-            Ok(Err(e)) => Err(fail(e.to_string())),
-            Err(_) => Err(fail("timed out".into())),
+        let stream = match tokio::time::timeout(limit, fut).await {
+            Ok(Ok(s)) => s,
+            Ok(Err(e)) => return Err(fail(e.to_string())),
+            Err(_) => return Err(fail("timed out".into())),
+        };
+        match self {
+            Remote::Ssl(_) => {
+                let files = ssl.ok_or_else(|| {
+                    Error::Tls(format!(
+                        "{self}: no private key / certificate / CA certificate configured"
+                    ))
+                })?;
+                match tokio::time::timeout(limit, crate::tls::wrap(stream, files)).await {
+                    Ok(r) => r,
+                    Err(_) => Err(fail("TLS handshake timed out".into())),
+                }
+            }
+            _ => Ok(stream),
         }
     }
 }
@@ -230,6 +306,10 @@ struct Shared {
     options: ClientOptions,
     /// Locks this client wants, re-requested on every reconnect; the watch says "owned".
     locks: Mutex<BTreeMap<String, LockEntry>>,
+    /// Highest raft index seen in `_Server.Database`: a server behind it is stale.
+    min_index: AtomicI64,
+    /// Set when an update could not be applied: the next sync must be a full one.
+    force_full: AtomicBool,
 }
 
 struct LockEntry {
@@ -297,6 +377,8 @@ impl std::fmt::Debug for Client {
 }
 
 const MONITOR_ID: &str = "keel-replica";
+/// Monitor id of the `_Server.Database` monitor.
+const SERVER_MONITOR_ID: &str = "keel-server";
 
 impl Client {
     /// Connects to `remote` (`tcp:IP:PORT` or `unix:PATH`, or a comma-separated list of them
@@ -326,6 +408,8 @@ impl Client {
             state,
             options,
             locks: Mutex::new(BTreeMap::new()),
+            min_index: AtomicI64::new(0),
+            force_full: AtomicBool::new(false),
         });
         let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
         let (first_tx, first_rx) = oneshot::channel();
@@ -403,6 +487,60 @@ impl Client {
         let n = txn.len();
         let result = self.request("transact", txn.to_params()).await?;
         parse_transact_result(&result, n)
+    }
+
+    /// Runs `txn`, retrying until `deadline` (from now) when it is known not to have
+    /// committed (connection down or lost before sending, not leader, `"cluster error"` with
+    /// a bad prerequisite), waiting for the client to reconnect in between (capped backoff
+    /// 50 ms → 1 s). When an attempt's outcome is unknown ([`Error::may_have_committed`]) it
+    /// is re-sent only if the transaction is retry-safe ([`Transaction::guard_absent`] /
+    /// [`Transaction::idempotent`]); a guard that then fails means the earlier attempt
+    /// committed ([`TxnOutcome::AlreadyApplied`]) — so each transaction takes effect exactly
+    /// once or is reported failed. Errors: the last attempt's error (for a non-retry-safe
+    /// transaction, [`Error::OutcomeUnknown`] tells the caller to check); permanent errors
+    /// (constraint violation, …) are returned at once.
+    pub async fn transact_retrying(
+        &self,
+        txn: Transaction,
+        deadline: Duration,
+    ) -> Result<crate::TxnOutcome> {
+        let end = tokio::time::Instant::now() + deadline;
+        let mut uncertain = false;
+        let mut pause = Duration::from_millis(50);
+        loop {
+            let err = match self.transact(txn.clone()).await {
+                Ok(r) => return Ok(crate::TxnOutcome::Committed(r)),
+                Err(e) => e,
+            };
+            let guard_failed = err.txn().is_some_and(|t| {
+                t.kind == crate::TxnErrorKind::TimedOut && t.op_index == txn.guard_index()
+            });
+            if uncertain && guard_failed {
+                return Ok(crate::TxnOutcome::AlreadyApplied);
+            }
+            let retry = if err.may_have_committed() {
+                uncertain = true;
+                txn.is_retry_safe()
+            } else {
+                err.is_transient()
+            };
+            let now = tokio::time::Instant::now();
+            if !retry || now >= end {
+                return Err(if uncertain && !err.may_have_committed() {
+                    Error::OutcomeUnknown
+                } else {
+                    err
+                });
+            }
+            // Wait for a (re)connection or the pause, whichever is later, within the deadline.
+            let mut state = self.watch_state();
+            let wait = async {
+                tokio::time::sleep(pause).await;
+                let _ = state.wait_for(|s| s.connected).await;
+            };
+            let _ = tokio::time::timeout_at(end, wait).await;
+            pause = (pause * 2).min(Duration::from_secs(1));
+        }
     }
 
     /// Waits until the replica reflects every transaction the server had committed when this
@@ -507,27 +645,43 @@ async fn run(
 ) {
     let opts = shared.options.clone();
     let mut first = Some(first);
+    let started = tokio::time::Instant::now();
     let mut backoff = opts.backoff_initial;
     let mut attempt = 0usize;
+    // Failures since the last successful sync; the backoff grows once per full pass over the
+    // remote list, so moving to the next server of a cluster is immediate.
+    let mut failures = 0usize;
     loop {
-        let remote = &remotes[attempt % remotes.len()];
+        let index = attempt % remotes.len();
+        let remote = &remotes[index];
         attempt += 1;
-        match session(remote, &monitor, &shared, &mut cmd_rx, &mut first).await {
+        match session(index, remote, &monitor, &shared, &mut cmd_rx, &mut first).await {
             End::Closed => return,
             End::Failed { error, synced } => {
                 shared.state.send_modify(|s| s.connected = false);
                 shared.drop_locks();
-                if first.is_some() && attempt < remotes.len() {
-                    continue;
-                }
-                if let Some(f) = first.take() {
-                    let _ = f.send(Err(error));
-                    return;
-                }
-                tracing::warn!(remote = %remote, db = %shared.database, %error,
-                    "OVSDB connection lost; reconnecting");
                 if synced {
                     backoff = opts.backoff_initial;
+                    failures = 0;
+                }
+                failures += 1;
+                if first.is_some() {
+                    // First connect: every remote once; then keep cycling only while servers
+                    // answer but are unusable (a cluster still electing), up to connect_timeout.
+                    let unsuitable = matches!(error, Error::ServerUnsuitable { .. });
+                    let in_time = started.elapsed() < opts.connect_timeout;
+                    if attempt >= remotes.len() && !(unsuitable && in_time) {
+                        if let Some(f) = first.take() {
+                            let _ = f.send(Err(error));
+                        }
+                        return;
+                    }
+                } else {
+                    tracing::warn!(remote = %remote, db = %shared.database, %error,
+                        "OVSDB connection lost or unusable; reconnecting");
+                }
+                if !failures.is_multiple_of(remotes.len()) {
+                    continue;
                 }
                 let sleep = tokio::time::sleep(backoff);
                 tokio::pin!(sleep);
@@ -554,6 +708,89 @@ struct Pending {
     reply: Option<oneshot::Sender<Result<Json>>>,
 }
 
+/// The `_Server.Database` row of our database (ovsdb-server(7) "Database" table), as the OVS
+/// IDL reads it to pick a usable cluster member.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct ServerDb {
+    exists: bool,
+    model: String,
+    connected: bool,
+    leader: bool,
+    index: Option<i64>,
+}
+
+impl ServerDb {
+    /// Applies `<table-updates2>` of the `_Server` monitor. Every monitored column has max 1,
+    /// so `modify` carries new values; omitted columns of `initial` are defaults.
+    fn apply(&mut self, updates: &Json) -> Result<()> {
+        let rows = updates
+            .get("Database")
+            .and_then(Json::as_object)
+            .into_iter()
+            .flatten();
+        for (_, u) in rows {
+            let (cols, reset) = if let Some(c) = u.get("initial").or_else(|| u.get("insert")) {
+                (c, true)
+            } else if let Some(c) = u.get("modify") {
+                (c, false)
+            } else if u.get("delete").is_some() {
+                *self = ServerDb::default();
+                continue;
+            } else {
+                return Err(Error::Protocol(format!("bad _Server update {u}")));
+            };
+            if reset {
+                *self = ServerDb {
+                    exists: true,
+                    ..ServerDb::default()
+                };
+            }
+            if let Some(m) = cols.get("model").and_then(Json::as_str) {
+                self.model = m.to_string();
+            }
+            if let Some(b) = cols.get("connected").and_then(Json::as_bool) {
+                self.connected = b;
+            }
+            if let Some(b) = cols.get("leader").and_then(Json::as_bool) {
+                self.leader = b;
+            }
+            if let Some(i) = cols.get("index") {
+                self.index = match crate::value::Value::from_json(i)?.single() {
+                    Some(a) => a.as_i64(),
+                    None => None,
+                };
+            }
+        }
+        Ok(())
+    }
+
+    /// Why this server cannot be used, as the OVS IDL decides (python/ovs/db/idl.py
+    /// `__check_server_db`): clustered and not connected, not the leader while `leader_only`,
+    /// or a raft index behind one already seen.
+    fn unsuitable(&self, leader_only: bool, min_index: i64) -> Option<String> {
+        if !self.exists {
+            // Not served here: `get_schema` then fails with the server's own error.
+            return None;
+        }
+        if self.model == "clustered" {
+            if !self.connected {
+                return Some("not connected to its cluster".into());
+            }
+            if leader_only && !self.leader {
+                return Some("not the cluster leader".into());
+            }
+            if let Some(i) = self.index {
+                if i < min_index {
+                    return Some(format!("stale: raft index {i} < {min_index} already seen"));
+                }
+            }
+        } else if self.model == "relay" && !self.connected {
+            return Some("relay not connected to its source".into());
+        }
+        None
+    }
+}
+
 struct Conn {
     reader: ReadHalf<Box<dyn Io>>,
     writer: WriteHalf<Box<dyn Io>>,
@@ -561,6 +798,9 @@ struct Conn {
     next_id: u64,
     pending: HashMap<u64, Pending>,
     buf: Vec<u8>,
+    /// `_Server.Database` of our database; `None` when the server has no `_Server`.
+    server: Option<ServerDb>,
+    remote: String,
 }
 
 impl Conn {
@@ -621,6 +861,23 @@ impl Conn {
         }
     }
 
+    /// Applies a `_Server` monitor update and checks the server is still usable.
+    fn server_update(&mut self, shared: &Shared, updates: &Json) -> Result<()> {
+        let db = self.server.get_or_insert_with(ServerDb::default);
+        db.apply(updates)?;
+        if let Some(i) = db.index {
+            shared.min_index.fetch_max(i, Ordering::Relaxed);
+        }
+        let min = shared.min_index.load(Ordering::Relaxed);
+        match db.unsuitable(shared.options.leader_only, min) {
+            Some(reason) => Err(Error::ServerUnsuitable {
+                remote: self.remote.clone(),
+                reason,
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// A request/response during the handshake (no other traffic of ours is in flight).
     async fn call(&mut self, shared: &Shared, method: &str, params: Json) -> Result<Json> {
         let want = self.send_request(method, &params, None).await?;
@@ -639,18 +896,30 @@ impl Conn {
                 Message::Request { method, params, id } => self.answer(&method, params, id).await?,
                 Message::Notification { method, params }
                     if shared.lock_notification(&method, &params) => {}
+                Message::Notification { method, params }
+                    if method == "update2" && params.get(0) == Some(&json!(SERVER_MONITOR_ID)) =>
+                {
+                    self.server_update(shared, params.get(1).unwrap_or(&Json::Null))?;
+                }
                 other => tracing::debug!(?other, "OVSDB message ignored during handshake"),
             }
         }
     }
 }
 
-fn monitor_requests(monitored: &BTreeMap<String, Vec<String>>, v2: bool) -> Json {
+fn monitor_requests(
+    monitored: &BTreeMap<String, Vec<String>>,
+    conditions: &BTreeMap<String, Vec<Json>>,
+    v2: bool,
+) -> Json {
     Json::Object(
         monitored
             .iter()
             .map(|(t, cols)| {
-                let req = json!({"columns": cols});
+                let mut req = json!({"columns": cols});
+                if let (true, Some(w), Some(o)) = (v2, conditions.get(t), req.as_object_mut()) {
+                    o.insert("where".into(), Json::Array(w.clone()));
+                }
                 (t.clone(), if v2 { json!([req]) } else { req })
             })
             .collect(),
@@ -676,9 +945,16 @@ fn publish_resync(shared: &Shared, mut fresh: ReplicaData) {
     }
 }
 
-/// Applies one notification atomically: validated first, then applied under the write lock
-/// (copy-on-write: only tables a reader's snapshot still shares get cloned).
-fn publish_update(shared: &Shared, updates: crate::replica::TableUpdates) -> Result<()> {
+/// Applies one notification atomically: validated first (every `modify` names a row the
+/// replica holds), then applied under the write lock (copy-on-write: only tables a reader's
+/// snapshot still shares get cloned). A failed validation leaves the replica untouched and
+/// forces the next sync to be a full one. `txn_id`: `Some` to record the transaction id of
+/// `update3` / a resumed monitor.
+fn publish_update(
+    shared: &Shared,
+    updates: crate::replica::TableUpdates,
+    txn_id: Option<Option<Uuid>>,
+) -> Result<()> {
     let changes = {
         let mut g = match shared.replica.write() {
             Ok(g) => g,
@@ -687,13 +963,19 @@ fn publish_update(shared: &Shared, updates: crate::replica::TableUpdates) -> Res
         for (table, ops) in &updates {
             for (uuid, op) in ops {
                 if matches!(op, RowOp::Modify(_)) && g.row(table, uuid).is_none() {
+                    shared.force_full.store(true, Ordering::Relaxed);
                     return Err(Error::Protocol(format!(
                         "modify of unknown row {uuid} in {table}"
                     )));
                 }
             }
         }
-        Arc::make_mut(&mut g.data).apply(updates)?
+        let data = Arc::make_mut(&mut g.data);
+        let changes = data.apply(updates)?;
+        if let Some(id) = txn_id {
+            data.last_txn_id = id;
+        }
+        changes
     };
     for c in changes {
         let _ = shared.events.send(c);
@@ -701,17 +983,54 @@ fn publish_update(shared: &Shared, updates: crate::replica::TableUpdates) -> Res
     Ok(())
 }
 
-async fn handshake(
-    conn: &mut Conn,
-    monitor: &MonitorSpec,
-    shared: &Shared,
-) -> Result<MonitorVersion> {
-    let schema_j = conn
-        .call(shared, "get_schema", json!([shared.database]))
-        .await?;
+/// `last-txn-id` as sent: the all-zero uuid means "none" (standalone servers).
+fn txn_id(j: Option<&Json>) -> Result<Option<Uuid>> {
+    let s = j
+        .and_then(Json::as_str)
+        .ok_or_else(|| Error::Protocol("last-txn-id is not a string".into()))?;
+    let u = Uuid::parse_str(s).map_err(|e| Error::Protocol(format!("bad last-txn-id: {e}")))?;
+    Ok((!u.is_nil()).then_some(u))
+}
+
+fn count_rows(updates: &crate::replica::TableUpdates) -> u64 {
+    updates.iter().map(|(_, ops)| ops.len() as u64).sum()
+}
+
+/// What a completed handshake established.
+struct Synced {
+    version: MonitorVersion,
+    resumed: bool,
+    rows: u64,
+}
+
+async fn handshake(conn: &mut Conn, monitor: &MonitorSpec, shared: &Shared) -> Result<Synced> {
+    let db = shared.database.clone();
+    // 1. Which server is this? (_Server.Database; absent on servers older than OVS 2.9.)
+    let server_req = json!(["_Server", SERVER_MONITOR_ID, {"Database": [{
+        "columns": ["name", "model", "connected", "leader", "index"],
+        "where": [["name", "==", db]]}]}]);
+    match conn.call(shared, "monitor_cond", server_req).await {
+        Ok(initial) => {
+            conn.server = Some(ServerDb::default());
+            conn.server_update(shared, &initial)?;
+        }
+        Err(Error::Rpc { error, .. })
+            if matches!(error.as_str(), Some("unknown database" | "unknown method"))
+                || error.get("error").and_then(Json::as_str) == Some("unknown database") => {}
+        Err(e) => return Err(e),
+    }
+    // 2. Schema.
+    let schema_j = conn.call(shared, "get_schema", json!([db])).await?;
     let schema = Arc::new(DatabaseSchema::from_json(&schema_j)?);
     let monitored = Arc::new(monitor.resolve(&schema)?);
-    // Locks before the monitor: `call` must not swallow update notifications.
+    // 3. Be told of schema changes instead of being disconnected (ovsdb-server(7)).
+    if let Err(e) = conn
+        .call(shared, "set_db_change_aware", json!([true]))
+        .await
+    {
+        tracing::debug!(%e, "set_db_change_aware not supported");
+    }
+    // 4. Locks before the monitor: `call` must not swallow update notifications.
     let wanted: Vec<(String, bool)> = shared
         .locks()
         .iter()
@@ -722,16 +1041,55 @@ async fn handshake(
         let r = conn.call(shared, method, json!([name])).await?;
         shared.set_lock(&name, r.get("locked").and_then(Json::as_bool) == Some(true));
     }
+    // 5. Monitor: resume from the last transaction id when the replica is of the same schema
+    //    and columns (monitor_cond_since), else monitor_cond, else monitor.
+    let prev = shared.snapshot();
+    let force_full = shared.force_full.swap(false, Ordering::Relaxed);
+    let since = prev
+        .data
+        .last_txn_id
+        .filter(|_| !force_full && *prev.data.schema == *schema)
+        .filter(|_| *prev.data.monitored == *monitored);
+    let requests = monitor_requests(&monitored, &monitor.conditions, true);
+    let mut reply = None;
+    if shared.options.resume {
+        let params = json!([
+            db,
+            MONITOR_ID,
+            requests,
+            since.unwrap_or_default().to_string()
+        ]);
+        match conn.call(shared, "monitor_cond_since", params).await {
+            Ok(r) => reply = Some(r),
+            Err(Error::Rpc { error, .. }) if error.as_str() == Some("unknown method") => {}
+            Err(e) => return Err(e),
+        }
+    }
+    if let Some(r) = reply {
+        let found = r.get(0).and_then(Json::as_bool).unwrap_or(false);
+        let last = txn_id(r.get(1))?;
+        let updates = parse_updates(r.get(2).unwrap_or(&Json::Null), MonitorVersion::V2)?;
+        let rows = count_rows(&updates);
+        if found && since.is_some() {
+            publish_update(shared, updates, Some(last))?;
+            return Ok(Synced {
+                version: MonitorVersion::V2,
+                resumed: true,
+                rows,
+            });
+        }
+        let mut fresh = ReplicaData::new(schema, monitored, 0);
+        fresh.apply(updates)?;
+        fresh.last_txn_id = last;
+        publish_resync(shared, fresh);
+        return Ok(Synced {
+            version: MonitorVersion::V2,
+            resumed: false,
+            rows,
+        });
+    }
     let (version, initial) = match conn
-        .call(
-            shared,
-            "monitor_cond",
-            json!([
-                shared.database,
-                MONITOR_ID,
-                monitor_requests(&monitored, true)
-            ]),
-        )
+        .call(shared, "monitor_cond", json!([db, MONITOR_ID, requests]))
         .await
     {
         Ok(r) => (MonitorVersion::V2, r),
@@ -741,9 +1099,9 @@ async fn handshake(
                     shared,
                     "monitor",
                     json!([
-                        shared.database,
+                        db,
                         MONITOR_ID,
-                        monitor_requests(&monitored, false)
+                        monitor_requests(&monitored, &monitor.conditions, false)
                     ]),
                 )
                 .await?;
@@ -751,13 +1109,20 @@ async fn handshake(
         }
         Err(e) => return Err(e),
     };
+    let updates = parse_updates(&initial, version)?;
+    let rows = count_rows(&updates);
     let mut fresh = ReplicaData::new(schema, monitored, 0);
-    fresh.apply(parse_updates(&initial, version)?)?;
+    fresh.apply(updates)?;
     publish_resync(shared, fresh);
-    Ok(version)
+    Ok(Synced {
+        version,
+        resumed: false,
+        rows,
+    })
 }
 
 async fn session(
+    index: usize,
     remote: &Remote,
     monitor: &MonitorSpec,
     shared: &Shared,
@@ -769,7 +1134,7 @@ async fn session(
         error,
         synced: false,
     };
-    let stream = match remote.open(opts.connect_timeout).await {
+    let stream = match remote.open(opts.connect_timeout, opts.ssl.as_ref()).await {
         Ok(s) => s,
         Err(e) => return failed(e),
     };
@@ -781,8 +1146,10 @@ async fn session(
         next_id: 1,
         pending: HashMap::new(),
         buf: vec![0; 64 * 1024],
+        server: None,
+        remote: remote.to_string(),
     };
-    let version = match tokio::time::timeout(
+    let synced = match tokio::time::timeout(
         opts.handshake_timeout,
         handshake(&mut conn, monitor, shared),
     )
@@ -792,14 +1159,19 @@ async fn session(
         Ok(Err(e)) => return failed(e),
         Err(_) => return failed(Error::Timeout),
     };
+    let version = synced.version;
     shared.state.send_modify(|s| {
         s.connected = true;
         s.syncs += 1;
+        s.resumed = synced.resumed;
+        s.sync_rows = synced.rows;
+        s.remote = index;
     });
     if let Some(f) = first.take() {
         let _ = f.send(Ok(()));
     }
-    tracing::info!(remote = %remote, db = %shared.database, ?version, "OVSDB replica synced");
+    tracing::info!(remote = %remote, db = %shared.database, ?version, resumed = synced.resumed,
+        rows = synced.rows, "OVSDB replica synced");
 
     // Inactivity probe: silence for one interval → echo; for another → give up.
     let probe = opts.inactivity_probe;
@@ -839,7 +1211,13 @@ async fn session(
     };
     for (_, p) in conn.pending.drain() {
         if let Some(r) = p.reply {
-            let _ = r.send(Err(Error::Disconnected));
+            // A transaction already on the wire may have committed.
+            let e = if p.method == "transact" {
+                Error::OutcomeUnknown
+            } else {
+                Error::Disconnected
+            };
+            let _ = r.send(Err(e));
         }
     }
     End::Failed {
@@ -884,9 +1262,16 @@ async fn handle(
             if shared.lock_notification(&method, &params) {
                 return Ok(());
             }
-            let updates = match (method.as_str(), params.as_array().map(Vec::as_slice)) {
-                ("update" | "update2", Some([mid, u])) if mid == MONITOR_ID => u,
-                ("update3", Some([mid, _last_txn, u])) if mid == MONITOR_ID => u,
+            let p = params.as_array().map(Vec::as_slice);
+            let (updates, txn) = match (method.as_str(), p) {
+                ("update2", Some([mid, u])) if mid == SERVER_MONITOR_ID => {
+                    return conn.server_update(shared, u);
+                }
+                ("update" | "update2", Some([mid, u])) if mid == MONITOR_ID => (u, None),
+                ("update3", Some([mid, last_txn, u])) if mid == MONITOR_ID => {
+                    (u, Some(txn_id(Some(last_txn))?))
+                }
+                ("monitor_canceled", _) => return Err(Error::MonitorCanceled),
                 _ => {
                     tracing::debug!(%method, "OVSDB notification ignored");
                     return Ok(());
@@ -897,7 +1282,7 @@ async fn handle(
             } else {
                 version
             };
-            publish_update(shared, parse_updates(updates, v)?)
+            publish_update(shared, parse_updates(updates, v)?, txn)
         }
     }
 }
@@ -929,14 +1314,7 @@ mod tests {
         );
         assert!(parse_remotes(" , ").is_err());
         assert!(parse_remotes("tcp:1.2.3.4:1,bogus").is_err());
-        for bad in [
-            "",
-            "tcp:1.2.3.4",
-            "tcp::1",
-            "ssl:1.2.3.4:6641",
-            "unix:",
-            "tcp:h:99999",
-        ] {
+        for bad in ["", "tcp:1.2.3.4", "tcp::1", "unix:", "tcp:h:99999"] {
             assert!(bad.parse::<Remote>().is_err(), "{bad}");
         }
     }

@@ -5,8 +5,8 @@ use std::fmt;
 /// Every failure the client reports. Cheap to clone so one disconnect can fail many waiters.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum Error {
-    /// The remote string is not `tcp:IP:PORT` or `unix:PATH`.
-    #[error("invalid OVSDB remote {0:?}: expected tcp:IP:PORT or unix:PATH")]
+    /// The remote string is not `tcp:IP:PORT`, `ssl:IP:PORT` or `unix:PATH`.
+    #[error("invalid OVSDB remote {0:?}: expected tcp:IP:PORT, ssl:IP:PORT or unix:PATH")]
     InvalidRemote(String),
     /// Opening the stream failed.
     #[error("connecting to {remote} failed: {message}")]
@@ -64,6 +64,32 @@ pub enum Error {
     /// A `transact` was answered with an error for one of its operations or its commit.
     #[error("OVSDB transaction failed: {0}")]
     Transaction(TxnError),
+    /// The connection dropped after a `transact` was sent and before its reply: the
+    /// transaction may or may not have committed. Re-running it is safe only if it is
+    /// idempotent or guarded (see [`crate::Transaction::guard_absent`] and
+    /// `Client::transact_retrying`, which resolve this case).
+    #[error("OVSDB connection lost after sending the transaction; outcome unknown")]
+    OutcomeUnknown,
+    /// The server is reachable but unusable for this client (ovsdb-server(7) `_Server`
+    /// database, as the OVS IDL checks): not the cluster leader while `leader_only` is set,
+    /// disconnected from its cluster, older than data already seen (stale raft index), or
+    /// not serving the database. The client moves on to the next remote.
+    #[error("OVSDB server {remote} unusable: {reason}")]
+    ServerUnsuitable {
+        /// The remote.
+        remote: String,
+        /// Why, e.g. `"not the cluster leader"`.
+        reason: String,
+    },
+    /// The server cancelled the monitor (`monitor_canceled`, sent to `set_db_change_aware`
+    /// sessions when the database's schema changes or it is removed); the client reconnects
+    /// and re-reads the schema.
+    #[error("OVSDB monitor canceled by the server")]
+    MonitorCanceled,
+    /// TLS setup or handshake failed for an `ssl:` remote: unreadable key/certificate/CA
+    /// files, or a server certificate that does not chain to the CA certificate.
+    #[error("OVSDB SSL: {0}")]
+    Tls(String),
 }
 
 /// Convenience alias.
@@ -172,8 +198,29 @@ impl Error {
             | Error::Timeout
             | Error::Io(_)
             | Error::Eof
-            | Error::InactivityTimeout => true,
+            | Error::InactivityTimeout
+            | Error::ServerUnsuitable { .. }
+            | Error::MonitorCanceled => true,
             Error::Transaction(t) => t.kind == TxnErrorKind::NotLeader,
+            _ => false,
+        }
+    }
+
+    /// True when a `transact` that failed this way may nevertheless have committed: the
+    /// connection dropped with the request in flight ([`Error::OutcomeUnknown`]), the request
+    /// timed out ([`Error::Timeout`]), or the raft commit ended as `"lost leadership"`,
+    /// `"server shutdown"` or `"timeout"` (ovsdb/raft.c `raft_command_status_to_string`: the
+    /// entry may still be committed by the next leader).
+    pub fn may_have_committed(&self) -> bool {
+        match self {
+            Error::OutcomeUnknown | Error::Timeout => true,
+            Error::Transaction(t) => {
+                t.kind == TxnErrorKind::NotLeader
+                    && matches!(
+                        t.details.as_deref(),
+                        Some("lost leadership" | "server shutdown" | "timeout")
+                    )
+            }
             _ => false,
         }
     }

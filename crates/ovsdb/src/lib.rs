@@ -29,6 +29,7 @@ pub mod framing;
 mod replica;
 pub mod rpc;
 pub mod schema;
+mod tls;
 mod txn;
 mod value;
 
@@ -36,6 +37,7 @@ pub use client::{Client, ClientOptions, ConnectionState, MonitorSpec, Remote};
 pub use error::{Error, Result, TxnError, TxnErrorKind};
 pub use replica::{Change, Row, Snapshot, Table};
 pub use schema::DatabaseSchema;
-pub use txn::{Condition, Mutation, OpResult, Transaction, WaitUntil};
+pub use tls::SslFiles;
+pub use txn::{Condition, Mutation, OpResult, Transaction, TxnOutcome, WaitUntil};
 pub use uuid::Uuid;
 pub use value::{Atom, Value};

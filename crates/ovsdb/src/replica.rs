@@ -279,6 +279,9 @@ pub(crate) struct ReplicaData {
     pub(crate) monitored: Arc<BTreeMap<String, Vec<String>>>,
     pub(crate) tables: BTreeMap<String, Arc<Table>>,
     pub(crate) generation: u64,
+    /// The raft entry id of the last transaction applied (`update3` / `monitor_cond_since`);
+    /// `None` for standalone servers, which send the all-zero id.
+    pub(crate) last_txn_id: Option<Uuid>,
 }
 
 /// An immutable view of the replica at one point: every transaction the server reported up to
@@ -300,6 +303,7 @@ impl Snapshot {
                 monitored: Arc::new(BTreeMap::new()),
                 tables: BTreeMap::new(),
                 generation: 0,
+                last_txn_id: None,
             }),
         }
     }
@@ -312,6 +316,14 @@ impl Snapshot {
     /// Counts applied update notifications and resyncs; grows by at least one per change.
     pub fn generation(&self) -> u64 {
         self.data.generation
+    }
+
+    /// The id of the last transaction the replica contains, as the server reported it
+    /// (`update3`, `monitor_cond_since`); a reconnect resumes from here. `None` for standalone
+    /// servers (no transaction ids: ovsdb-server keeps a history only for clustered and relay
+    /// databases) and before the first id arrived.
+    pub fn last_txn_id(&self) -> Option<Uuid> {
+        self.data.last_txn_id
     }
 
     /// A monitored table; `None` if it is not monitored.
@@ -487,6 +499,7 @@ impl ReplicaData {
             monitored,
             tables,
             generation,
+            last_txn_id: None,
         }
     }
 

@@ -48,7 +48,7 @@ impl Condition {
     pub fn excludes(column: impl Into<String>, value: Value) -> Self {
         Self::new(column, "excludes", value)
     }
-    fn to_json(&self) -> Json {
+    pub(crate) fn to_json(&self) -> Json {
         json!([self.column, self.function, self.value.to_json()])
     }
 }
@@ -126,6 +126,9 @@ pub struct Transaction {
     db: String,
     ops: Vec<Json>,
     uuid_names: BTreeMap<String, usize>,
+    /// Index of the `guard_absent` wait, if any.
+    guard: Option<usize>,
+    idempotent: bool,
 }
 
 impl Transaction {
@@ -135,6 +138,8 @@ impl Transaction {
             db: db.into(),
             ops: Vec::new(),
             uuid_names: BTreeMap::new(),
+            guard: None,
+            idempotent: false,
         }
     }
 
@@ -230,6 +235,42 @@ impl Transaction {
         self
     }
 
+    /// A guard making the transaction safe to re-send: a `wait` (timeout 0) that no row of
+    /// `table` matches `conditions`, e.g. `name == "lb-7"` before inserting `lb-7`. If an
+    /// earlier attempt did commit, the re-sent transaction fails at this operation with
+    /// `"timed out"` and changes nothing; `Client::transact_retrying` reports that as
+    /// [`crate::TxnOutcome::AlreadyApplied`]. Add it before the operations it protects.
+    pub fn guard_absent(mut self, table: &str, conditions: &[Condition]) -> Self {
+        self.guard = Some(self.ops.len());
+        self.wait(
+            table,
+            conditions,
+            &[],
+            WaitUntil::Equal,
+            Vec::new(),
+            Some(0),
+        )
+    }
+
+    /// Declares that committing this transaction twice has the same effect as once (e.g. it
+    /// only `update`s columns to absolute values), so `Client::transact_retrying` may re-send
+    /// it when an earlier attempt's outcome is unknown.
+    pub fn idempotent(mut self) -> Self {
+        self.idempotent = true;
+        self
+    }
+
+    /// Whether re-sending after an unknown outcome is safe ([`Transaction::guard_absent`] or
+    /// [`Transaction::idempotent`]).
+    pub fn is_retry_safe(&self) -> bool {
+        self.idempotent || self.guard.is_some()
+    }
+
+    /// Index of the [`Transaction::guard_absent`] operation.
+    pub fn guard_index(&self) -> Option<usize> {
+        self.guard
+    }
+
     /// `comment`: recorded in the database log (ovsdb-tool show-log).
     pub fn comment(mut self, text: &str) -> Self {
         self.ops.push(json!({"op": "comment", "comment": text}));
@@ -254,6 +295,16 @@ impl Transaction {
         p.extend(self.ops.iter().cloned());
         Json::Array(p)
     }
+}
+
+/// What `Client::transact_retrying` established.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TxnOutcome {
+    /// Committed by this call: one result per operation.
+    Committed(Vec<OpResult>),
+    /// An attempt whose reply was lost did commit: the re-sent transaction found its
+    /// [`Transaction::guard_absent`] condition false. Per-op results are not available.
+    AlreadyApplied,
 }
 
 /// The result of one successful operation.

@@ -397,7 +397,9 @@ async fn server_restart_reconnects_and_resyncs() {
 
     server.stop();
     let err = blocked.await.unwrap().unwrap_err();
-    assert!(matches!(err, Error::Disconnected), "{err:?}");
+    // It was on the wire: the client cannot know whether it committed.
+    assert!(matches!(err, Error::OutcomeUnknown), "{err:?}");
+    assert!(err.may_have_committed());
     state.wait_for(|s| !s.connected).await.unwrap();
     // While down, requests fail fast instead of queueing.
     assert!(nb
@@ -421,6 +423,9 @@ async fn server_restart_reconnects_and_resyncs() {
     .expect("no reconnect within 30s")
     .unwrap();
 
+    // A standalone server keeps no transaction history: the resync is a full one.
+    assert!(!nb.state().resumed);
+    assert!(nb.replica().last_txn_id().is_none());
     let snap = nb.replica();
     assert_replica_matches_server(&server, &snap, "Load_Balancer");
     let fresh = Client::connect(&server.tcp(), NB, spec()).await.unwrap();

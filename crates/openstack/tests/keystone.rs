@@ -144,3 +144,29 @@ async fn validator_recovers_from_a_revoked_service_token() {
         "a new service token was issued after the 401"
     );
 }
+
+#[tokio::test]
+async fn concurrent_callers_share_one_issued_token() {
+    let auth = common::service(common::http());
+    let calls = (0..8).map(|_| {
+        let a = auth.clone();
+        tokio::spawn(async move { a.token().await.unwrap() })
+    });
+    let tokens = futures_join(calls).await;
+    for t in &tokens[1..] {
+        assert!(
+            Arc::ptr_eq(&tokens[0], t),
+            "one password auth for all callers"
+        );
+    }
+}
+
+async fn futures_join<T: Send + 'static>(
+    handles: impl Iterator<Item = tokio::task::JoinHandle<T>>,
+) -> Vec<T> {
+    let mut out = Vec::new();
+    for h in handles.collect::<Vec<_>>() {
+        out.push(h.await.unwrap());
+    }
+    out
+}

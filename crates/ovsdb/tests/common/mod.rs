@@ -424,3 +424,30 @@ pub fn assert_rows_match(rows: Vec<Json>, snap: &ovsdb::Snapshot, table: &str) {
         }
     }
 }
+
+/// `ovsdb-client query` over `ssl:` with the given key, certificate and CA.
+pub fn query_all_ssl(
+    remote: &str,
+    key: &std::path::Path,
+    cert: &std::path::Path,
+    ca: &std::path::Path,
+    table: &str,
+) -> Vec<Json> {
+    let txn = serde_json::json!([NB, {"op": "select", "table": table, "where": []}]);
+    let out = Command::new("ovsdb-client")
+        .arg(format!("--private-key={}", key.display()))
+        .arg(format!("--certificate={}", cert.display()))
+        .arg(format!("--ca-cert={}", ca.display()))
+        .arg("query")
+        .arg(remote)
+        .arg(txn.to_string())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: Json = serde_json::from_slice(&out.stdout).unwrap();
+    j[0]["rows"].as_array().cloned().unwrap_or_default()
+}

@@ -1,0 +1,242 @@
+//! `ssl:` remotes against a private ovsdb-server with `--private-key/--certificate/--ca-cert`
+//! and a `pssl:` listener; certificates made here with the `openssl` CLI (a CA, and leaf
+//! certificates carrying only a CN, as ovs-pki makes them).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use common::{poll_until, NB, NB_SCHEMA};
+use ovsdb::{Client, ClientOptions, Error, MonitorSpec, SslFiles, Transaction, Value};
+
+fn openssl(dir: &Path, args: &[&str]) {
+    let out = Command::new("openssl")
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("openssl CLI must be installed");
+    assert!(
+        out.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A CA `<ca>.pem/.key` in `dir`.
+fn make_ca(dir: &Path, ca: &str) {
+    openssl(
+        dir,
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-keyout",
+            &format!("{ca}.key"),
+            "-out",
+            &format!("{ca}.pem"),
+            "-days",
+            "2",
+            "-subj",
+            &format!("/CN={ca}"),
+        ],
+    );
+}
+
+/// `<name>.pem/.key` signed by `ca`, CN only (no subjectAltName).
+fn make_leaf(dir: &Path, ca: &str, name: &str) {
+    std::fs::write(
+        dir.join("ext.cnf"),
+        "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\n\
+         extendedKeyUsage=serverAuth,clientAuth\n",
+    )
+    .unwrap();
+    openssl(
+        dir,
+        &[
+            "req",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-keyout",
+            &format!("{name}.key"),
+            "-out",
+            &format!("{name}.csr"),
+            "-subj",
+            &format!("/CN={name} id:keel-test"),
+        ],
+    );
+    openssl(
+        dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            &format!("{name}.csr"),
+            "-CA",
+            &format!("{ca}.pem"),
+            "-CAkey",
+            &format!("{ca}.key"),
+            "-CAcreateserial",
+            "-out",
+            &format!("{name}.pem"),
+            "-days",
+            "2",
+            "-extfile",
+            "ext.cnf",
+        ],
+    );
+}
+
+struct SslServer {
+    dir: tempfile::TempDir,
+    child: Child,
+    port: u16,
+}
+
+impl SslServer {
+    fn start() -> SslServer {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        make_ca(d, "ca");
+        make_leaf(d, "ca", "server");
+        make_leaf(d, "ca", "client");
+        make_ca(d, "otherca");
+        make_leaf(d, "otherca", "stranger");
+        let st = Command::new("ovsdb-tool")
+            .arg("create")
+            .arg(d.join("nb.db"))
+            .arg(NB_SCHEMA)
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let p = |f: &str| d.join(f).display().to_string();
+        let child = Command::new("ovsdb-server")
+            .arg(format!("--remote=pssl:{port}:127.0.0.1"))
+            .arg(format!("--private-key={}", p("server.key")))
+            .arg(format!("--certificate={}", p("server.pem")))
+            .arg(format!("--ca-cert={}", p("ca.pem")))
+            .arg(format!("--unixctl={}", p("ctl")))
+            .arg("--no-chdir")
+            .arg(format!("--log-file={}", p("log")))
+            .arg(p("nb.db"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        poll_until(20, "pssl listener", || {
+            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+        });
+        SslServer { dir, child, port }
+    }
+
+    fn files(&self, key: &str, cert: &str, ca: &str) -> SslFiles {
+        let p = |f: &str| -> PathBuf { self.dir.path().join(f) };
+        SslFiles {
+            private_key: p(key),
+            certificate: p(cert),
+            ca_cert: p(ca),
+        }
+    }
+
+    fn remote(&self) -> String {
+        format!("ssl:127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for SslServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn opts(ssl: Option<SslFiles>) -> ClientOptions {
+    ClientOptions {
+        ssl,
+        ..Default::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ssl_remote_with_client_certificate() {
+    let server = tokio::task::block_in_place(SslServer::start);
+    let spec = || MonitorSpec::new().table("Load_Balancer");
+    let good = server.files("client.key", "client.pem", "ca.pem");
+    let nb = Client::connect_with(&server.remote(), NB, spec(), opts(Some(good.clone())))
+        .await
+        .unwrap();
+    let res = nb
+        .transact(Transaction::new(NB).insert(
+            "Load_Balancer",
+            [("name", Value::from("over-tls"))],
+            None,
+        ))
+        .await
+        .unwrap();
+    let snap = nb.replica();
+    assert_eq!(
+        snap.row("Load_Balancer", &res[0].uuid.unwrap())
+            .unwrap()
+            .get_str("name"),
+        Some("over-tls")
+    );
+    let rows = common::query_all_ssl(
+        &server.remote(),
+        &good.private_key,
+        &good.certificate,
+        &good.ca_cert,
+        "Load_Balancer",
+    );
+    common::assert_rows_match(rows, &snap, "Load_Balancer");
+
+    // A server whose certificate does not chain to our CA is refused.
+    let wrong_ca = server.files("client.key", "client.pem", "otherca.pem");
+    let err = Client::connect_with(&server.remote(), NB, spec(), opts(Some(wrong_ca)))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Tls(m) if m.contains("handshake")),
+        "{err:?}"
+    );
+    // The server refuses a client certificate from another CA.
+    let stranger = server.files("stranger.key", "stranger.pem", "ca.pem");
+    let err = Client::connect_with(&server.remote(), NB, spec(), opts(Some(stranger)))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::Tls(_) | Error::Eof | Error::Io(_)),
+        "{err:?}"
+    );
+    // Missing or unreadable files are typed errors, not panics.
+    let err = Client::connect_with(&server.remote(), NB, spec(), opts(None))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Tls(_)), "{err:?}");
+    let missing = server.files("nope.key", "client.pem", "ca.pem");
+    let err = Client::connect_with(&server.remote(), NB, spec(), opts(Some(missing)))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Tls(m) if m.contains("nope.key")),
+        "{err:?}"
+    );
+    let garbage = server.files("ext.cnf", "client.pem", "ca.pem");
+    let err = Client::connect_with(&server.remote(), NB, spec(), opts(Some(garbage)))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Tls(_)), "{err:?}");
+}

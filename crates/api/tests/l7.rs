@@ -24,13 +24,34 @@ async fn l7policy_create_positions_put_delete() {
     each_backend!(|env| {
         let (lb, l) = env.lb_listener("full", "HTTP").await;
         // validation texts
-        let (s, b) = env.req("POST", "/v2/lbaas/l7policies", pol(&l, json!({"action": "REDIRECT_TO_URL"}))).await;
+        let (s, b) = env
+            .req(
+                "POST",
+                "/v2/lbaas/l7policies",
+                pol(&l, json!({"action": "REDIRECT_TO_URL"})),
+            )
+            .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        assert_eq!(b["faultstring"], "Invalid L7 Policy arguments: redirect_url must not be None");
-        let (s, b) = env.req("POST", "/v2/lbaas/l7policies", pol(&l, json!({"action": "REJECT", "redirect_url": "www.x.org"}))).await;
+        assert_eq!(
+            b["faultstring"],
+            "Invalid L7 Policy arguments: redirect_url must not be None"
+        );
+        let (s, b) = env
+            .req(
+                "POST",
+                "/v2/lbaas/l7policies",
+                pol(&l, json!({"action": "REJECT", "redirect_url": "www.x.org"})),
+            )
+            .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert_eq!(b["faultstring"], "Invalid input for field/attribute redirect_url. Value: 'www.x.org'. Value must be a valid URL string");
-        let (s, b) = env.req("POST", "/v2/lbaas/l7policies", pol(&l, json!({"action": "DROP"}))).await;
+        let (s, b) = env
+            .req(
+                "POST",
+                "/v2/lbaas/l7policies",
+                pol(&l, json!({"action": "DROP"})),
+            )
+            .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert_eq!(b["faultstring"], "Invalid input for field/attribute action. Value: 'DROP'. Value should be one of: REJECT, REDIRECT_TO_URL, REDIRECT_TO_POOL, REDIRECT_PREFIX");
         let (s, b) = env.req("POST", "/v2/lbaas/l7policies", pol(&l, json!({"action": "REDIRECT_TO_URL", "redirect_url": "http://a", "redirect_http_code": 304}))).await;
@@ -38,7 +59,10 @@ async fn l7policy_create_positions_put_delete() {
         assert_eq!(b["faultstring"], "Invalid input for field/attribute redirect_http_code. Value: '304'. Value should be one of: 301, 302, 303, 307, 308");
         let (s, b) = env.req("POST", "/v2/lbaas/l7policies", pol(&l, json!({"action": "REDIRECT_TO_POOL", "redirect_pool_id": "6a0a707c-45ef-4758-b533-e55adddba8cf"}))).await;
         assert_eq!(s, StatusCode::NOT_FOUND);
-        assert_eq!(b["faultstring"], "Pool 6a0a707c-45ef-4758-b533-e55adddba8cf not found.");
+        assert_eq!(
+            b["faultstring"],
+            "Pool 6a0a707c-45ef-4758-b533-e55adddba8cf not found."
+        );
         assert_eq!(env.count("l7policy").await, 0);
         assert_eq!(env.status_of("load_balancer", &lb).await, "ACTIVE");
 
@@ -49,7 +73,30 @@ async fn l7policy_create_positions_put_delete() {
         let p1 = b["l7policy"].clone();
         let mut keys: Vec<&str> = p1.as_object().unwrap().keys().map(String::as_str).collect();
         keys.sort();
-        assert_eq!(keys, vec!["action", "admin_state_up", "created_at", "description", "id", "listener_id", "name", "operating_status", "position", "project_id", "provisioning_status", "redirect_http_code", "redirect_pool_id", "redirect_prefix", "redirect_url", "rules", "tags", "tenant_id", "updated_at"]);
+        assert_eq!(
+            keys,
+            vec![
+                "action",
+                "admin_state_up",
+                "created_at",
+                "description",
+                "id",
+                "listener_id",
+                "name",
+                "operating_status",
+                "position",
+                "project_id",
+                "provisioning_status",
+                "redirect_http_code",
+                "redirect_pool_id",
+                "redirect_prefix",
+                "redirect_url",
+                "rules",
+                "tags",
+                "tenant_id",
+                "updated_at"
+            ]
+        );
         assert_eq!(p1["provisioning_status"], "PENDING_CREATE");
         assert_eq!(p1["operating_status"], "OFFLINE");
         assert_eq!(p1["redirect_http_code"], 302);
@@ -64,76 +111,179 @@ async fn l7policy_create_positions_put_delete() {
         assert_eq!(sent["action"], "REDIRECT_TO_URL");
 
         // LB busy → 409
-        let (s, b) = env.req("POST", "/v2/lbaas/l7policies", pol(&l, json!({"action": "REJECT"}))).await;
+        let (s, b) = env
+            .req(
+                "POST",
+                "/v2/lbaas/l7policies",
+                pol(&l, json!({"action": "REJECT"})),
+            )
+            .await;
         assert_eq!(s, StatusCode::CONFLICT);
-        assert_eq!(b["faultstring"], format!("Load Balancer {lb} is immutable and cannot be updated."));
+        assert_eq!(
+            b["faultstring"],
+            format!("Load Balancer {lb} is immutable and cannot be updated.")
+        );
         settle(&env, &lb, &l).await;
 
         // a prefix given with action REJECT becomes REDIRECT_PREFIX; position 1 moves p1 down
-        let (s, b) = env.req("POST", "/v2/lbaas/l7policies", pol(&l, json!({"action": "REJECT", "redirect_prefix": "https://b.org", "position": 1}))).await;
+        let (s, b) = env
+            .req(
+                "POST",
+                "/v2/lbaas/l7policies",
+                pol(
+                    &l,
+                    json!({"action": "REJECT", "redirect_prefix": "https://b.org", "position": 1}),
+                ),
+            )
+            .await;
         assert_eq!(s, StatusCode::CREATED, "{b}");
         assert_eq!(b["l7policy"]["action"], "REDIRECT_PREFIX");
         assert_eq!(b["l7policy"]["position"], 1);
         let p2id = b["l7policy"]["id"].as_str().unwrap().to_string();
         settle(&env, &lb, &l).await;
         // a huge position is compacted to n
-        let (s, b) = env.req("POST", "/v2/lbaas/l7policies", pol(&l, json!({"action": "REJECT", "position": 99}))).await;
+        let (s, b) = env
+            .req(
+                "POST",
+                "/v2/lbaas/l7policies",
+                pol(&l, json!({"action": "REJECT", "position": 99})),
+            )
+            .await;
         assert_eq!(s, StatusCode::CREATED, "{b}");
         assert_eq!(b["l7policy"]["position"], 3);
         assert_eq!(b["l7policy"]["redirect_http_code"], Value::Null);
         let p3id = b["l7policy"]["id"].as_str().unwrap().to_string();
         settle(&env, &lb, &l).await;
-        let (_, b) = env.req("GET", &format!("/v2/lbaas/l7policies/{p1id}"), None).await;
+        let (_, b) = env
+            .req("GET", &format!("/v2/lbaas/l7policies/{p1id}"), None)
+            .await;
         assert_eq!(b["l7policy"]["position"], 2);
 
         // listener renders its policies in position order
-        let (_, b) = env.req("GET", &format!("/v2/lbaas/listeners/{l}"), None).await;
-        assert_eq!(b["listener"]["l7policies"], json!([{"id": p2id}, {"id": p1id}, {"id": p3id}]));
+        let (_, b) = env
+            .req("GET", &format!("/v2/lbaas/listeners/{l}"), None)
+            .await;
+        assert_eq!(
+            b["listener"]["l7policies"],
+            json!([{"id": p2id}, {"id": p1id}, {"id": p3id}])
+        );
 
         // PUT: empty → 400; move p3 to the front; switch p1 to REJECT clears redirect fields
-        let (s, b) = env.req("PUT", &format!("/v2/lbaas/l7policies/{p1id}"), Some(json!({"l7policy": {}}))).await;
+        let (s, b) = env
+            .req(
+                "PUT",
+                &format!("/v2/lbaas/l7policies/{p1id}"),
+                Some(json!({"l7policy": {}})),
+            )
+            .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        assert_eq!(b["faultstring"], "Invalid L7 Policy arguments: Invalid update options");
-        let (s, b) = env.req("PUT", &format!("/v2/lbaas/l7policies/{p1id}"), Some(json!({"l7policy": {"listener_id": l}}))).await;
+        assert_eq!(
+            b["faultstring"],
+            "Invalid L7 Policy arguments: Invalid update options"
+        );
+        let (s, b) = env
+            .req(
+                "PUT",
+                &format!("/v2/lbaas/l7policies/{p1id}"),
+                Some(json!({"l7policy": {"listener_id": l}})),
+            )
+            .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        assert_eq!(b["faultstring"], "Unknown attribute for argument l7policy_.l7policy: listener_id");
-        let (s, b) = env.req("PUT", &format!("/v2/lbaas/l7policies/{p3id}"), Some(json!({"l7policy": {"position": 1}}))).await;
+        assert_eq!(
+            b["faultstring"],
+            "Unknown attribute for argument l7policy_.l7policy: listener_id"
+        );
+        let (s, b) = env
+            .req(
+                "PUT",
+                &format!("/v2/lbaas/l7policies/{p3id}"),
+                Some(json!({"l7policy": {"position": 1}})),
+            )
+            .await;
         assert_eq!(s, StatusCode::OK, "{b}");
         assert_eq!(b["l7policy"]["position"], 1);
         assert_eq!(b["l7policy"]["provisioning_status"], "PENDING_UPDATE");
         settle(&env, &lb, &l).await;
         env.set_status("l7policy", &p3id, "ACTIVE").await;
-        let (s, b) = env.req("PUT", &format!("/v2/lbaas/l7policies/{p1id}"), Some(json!({"l7policy": {"action": "REJECT", "name": "rej"}}))).await;
+        let (s, b) = env
+            .req(
+                "PUT",
+                &format!("/v2/lbaas/l7policies/{p1id}"),
+                Some(json!({"l7policy": {"action": "REJECT", "name": "rej"}})),
+            )
+            .await;
         assert_eq!(s, StatusCode::OK, "{b}");
         let p = &b["l7policy"];
-        assert_eq!((p["action"].clone(), p["redirect_url"].clone(), p["redirect_http_code"].clone(), p["name"].clone()),
-            (json!("REJECT"), Value::Null, Value::Null, json!("rej")));
+        assert_eq!(
+            (
+                p["action"].clone(),
+                p["redirect_url"].clone(),
+                p["redirect_http_code"].clone(),
+                p["name"].clone()
+            ),
+            (json!("REJECT"), Value::Null, Value::Null, json!("rej"))
+        );
         assert_eq!(p["position"], 3);
-        assert_eq!(env.full.calls.last("l7policy_update").unwrap()["action"], "REJECT");
+        assert_eq!(
+            env.full.calls.last("l7policy_update").unwrap()["action"],
+            "REJECT"
+        );
         settle(&env, &lb, &l).await;
 
         // list: filters and the links key
-        let (s, b) = env.req("GET", "/v2/lbaas/l7policies?action=REJECT", None).await;
+        let (s, b) = env
+            .req("GET", "/v2/lbaas/l7policies?action=REJECT", None)
+            .await;
         assert_eq!(s, StatusCode::OK);
         assert_eq!(b["l7policies"].as_array().unwrap().len(), 2);
         assert_eq!(b["l7policies_links"], json!([]));
         // another project sees nothing and cannot show it
-        let (_, b) = env.req_as("stranger", "GET", "/v2/lbaas/l7policies", None).await;
+        let (_, b) = env
+            .req_as("stranger", "GET", "/v2/lbaas/l7policies", None)
+            .await;
         assert_eq!(b["l7policies"], json!([]));
-        let (s, b) = env.req_as("stranger", "GET", &format!("/v2/lbaas/l7policies/{p1id}"), None).await;
+        let (s, b) = env
+            .req_as(
+                "stranger",
+                "GET",
+                &format!("/v2/lbaas/l7policies/{p1id}"),
+                None,
+            )
+            .await;
         assert_eq!(s, StatusCode::FORBIDDEN);
-        assert_eq!(b["faultstring"], "Policy does not allow this request to be performed.");
-        let (s, _) = env.req_as("reader", "DELETE", &format!("/v2/lbaas/l7policies/{p1id}"), None).await;
+        assert_eq!(
+            b["faultstring"],
+            "Policy does not allow this request to be performed."
+        );
+        let (s, _) = env
+            .req_as(
+                "reader",
+                "DELETE",
+                &format!("/v2/lbaas/l7policies/{p1id}"),
+                None,
+            )
+            .await;
         assert_eq!(s, StatusCode::FORBIDDEN);
 
         // DELETE → 204, PENDING_DELETE
-        let (s, _) = env.req("DELETE", &format!("/v2/lbaas/l7policies/{p1id}"), None).await;
+        let (s, _) = env
+            .req("DELETE", &format!("/v2/lbaas/l7policies/{p1id}"), None)
+            .await;
         assert_eq!(s, StatusCode::NO_CONTENT);
         assert_eq!(env.status_of("l7policy", &p1id).await, "PENDING_DELETE");
         assert_eq!(env.status_of("listener", &l).await, "PENDING_UPDATE");
-        let (s, b) = env.req("GET", "/v2/lbaas/l7policies/6a0a707c-45ef-4758-b533-e55adddba8cf", None).await;
+        let (s, b) = env
+            .req(
+                "GET",
+                "/v2/lbaas/l7policies/6a0a707c-45ef-4758-b533-e55adddba8cf",
+                None,
+            )
+            .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
-        assert_eq!(b["faultstring"], "L7 Policy 6a0a707c-45ef-4758-b533-e55adddba8cf not found.");
+        assert_eq!(
+            b["faultstring"],
+            "L7 Policy 6a0a707c-45ef-4758-b533-e55adddba8cf not found."
+        );
     });
 }
 
@@ -149,14 +299,36 @@ async fn l7policy_redirect_pool_checks() {
         assert_eq!(s, StatusCode::CREATED, "{b}");
         let http = b["pool"]["id"].as_str().unwrap().to_string();
         env.set_status("load_balancer", &lb, "ACTIVE").await;
-        let (s, b) = env.req("POST", "/v2/lbaas/l7policies", pol(&l, json!({"action": "REDIRECT_TO_POOL", "redirect_pool_id": udp}))).await;
+        let (s, b) = env
+            .req(
+                "POST",
+                "/v2/lbaas/l7policies",
+                pol(
+                    &l,
+                    json!({"action": "REDIRECT_TO_POOL", "redirect_pool_id": udp}),
+                ),
+            )
+            .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert_eq!(b["faultstring"], "Validation failure: The pool protocol 'UDP' is invalid while the listener protocol is 'HTTP'.");
-        let (s, b) = env.req("POST", "/v2/lbaas/l7policies", pol(&l, json!({"action": "REDIRECT_TO_URL", "redirect_url": "http://x", "redirect_pool_id": http}))).await;
+        let (s, b) = env.req("POST", "/v2/lbaas/l7policies", pol(&l, json!({"action": "REDIRECT_TO_POOL", "redirect_prefix": "http://x", "redirect_pool_id": http}))).await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert_eq!(b["faultstring"], "Invalid L7 Policy arguments: Cannot specify redirect_pool_id and redirect_url or redirect_prefix at the same time");
-        // the pool id wins over action REJECT? No: REJECT nulls it; over REDIRECT_PREFIX without prefix → 400
-        let (s, b) = env.req("POST", "/v2/lbaas/l7policies", pol(&l, json!({"action": "REDIRECT_TO_POOL", "redirect_pool_id": http}))).await;
+        // action REDIRECT_TO_URL drops a given pool id before the conflict check
+        let (s, b) = env.req("POST", "/v2/lbaas/l7policies", pol(&l, json!({"action": "REDIRECT_TO_URL", "redirect_url": "http://x", "redirect_pool_id": http}))).await;
+        assert_eq!(s, StatusCode::CREATED, "{b}");
+        assert_eq!(b["l7policy"]["redirect_pool_id"], Value::Null);
+        settle(&env, &lb, &l).await;
+        let (s, b) = env
+            .req(
+                "POST",
+                "/v2/lbaas/l7policies",
+                pol(
+                    &l,
+                    json!({"action": "REDIRECT_TO_POOL", "redirect_pool_id": http}),
+                ),
+            )
+            .await;
         assert_eq!(s, StatusCode::CREATED, "{b}");
         assert_eq!(b["l7policy"]["redirect_pool_id"], http);
         assert_eq!(b["l7policy"]["redirect_http_code"], Value::Null);
@@ -167,20 +339,52 @@ async fn l7policy_redirect_pool_checks() {
 async fn l7rules_lifecycle_and_limits() {
     each_backend!(|env| {
         let (lb, l) = env.lb_listener("full", "HTTP").await;
-        let (s, b) = env.req("POST", "/v2/lbaas/l7policies", pol(&l, json!({"action": "REJECT"}))).await;
+        let (s, b) = env
+            .req(
+                "POST",
+                "/v2/lbaas/l7policies",
+                pol(&l, json!({"action": "REJECT"})),
+            )
+            .await;
         assert_eq!(s, StatusCode::CREATED);
         let p = b["l7policy"]["id"].as_str().unwrap().to_string();
         settle(&env, &lb, &l).await;
         let rules = format!("/v2/lbaas/l7policies/{p}/rules");
         // policy not ACTIVE yet → 409
-        let (s, b) = env.req("POST", &rules, Some(json!({"rule": {"type": "PATH", "compare_type": "EQUAL_TO", "value": "/a"}}))).await;
+        let (s, b) = env
+            .req(
+                "POST",
+                &rules,
+                Some(json!({"rule": {"type": "PATH", "compare_type": "EQUAL_TO", "value": "/a"}})),
+            )
+            .await;
         assert_eq!(s, StatusCode::CONFLICT);
-        assert_eq!(b["faultstring"], format!("L7Policy {p} is immutable and cannot be updated."));
+        assert_eq!(
+            b["faultstring"],
+            format!("L7Policy {p} is immutable and cannot be updated.")
+        );
         env.set_status("l7policy", &p, "ACTIVE").await;
-        let (s, b) = env.req("POST", &rules, Some(json!({"rule": {"type": "HEADER", "compare_type": "EQUAL_TO", "value": "a"}}))).await;
+        let (s, b) = env
+            .req(
+                "POST",
+                &rules,
+                Some(json!({"rule": {"type": "HEADER", "compare_type": "EQUAL_TO", "value": "a"}})),
+            )
+            .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        assert_eq!(b["faultstring"], "Error parsing L7Rule: Invalid L7 Rule: L7 rule type requires a key");
-        let (s, b) = env.req("POST", &rules, Some(json!({"rule": {"type": "PATH", "compare_type": "EQUAL_TO", "value": "a\nb"}}))).await;
+        assert_eq!(
+            b["faultstring"],
+            "Error parsing L7Rule: Invalid L7 Rule: L7 rule type requires a key"
+        );
+        let (s, b) = env
+            .req(
+                "POST",
+                &rules,
+                Some(
+                    json!({"rule": {"type": "PATH", "compare_type": "EQUAL_TO", "value": "a\nb"}}),
+                ),
+            )
+            .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert_eq!(b["faultstring"], "Invalid input for field/attribute value. Value: 'a\nb'. Value should match the pattern ^[^\\r\\n]*$");
         let (s, b) = env.req("POST", &rules, Some(json!({"rule": {"type": "HEADER", "key": "X-Env", "compare_type": "EQUAL_TO", "value": "prod", "invert": true, "tags": ["t"]}}))).await;
@@ -188,7 +392,25 @@ async fn l7rules_lifecycle_and_limits() {
         let r = b["rule"].clone();
         let mut keys: Vec<&str> = r.as_object().unwrap().keys().map(String::as_str).collect();
         keys.sort();
-        assert_eq!(keys, vec!["admin_state_up", "compare_type", "created_at", "id", "invert", "key", "operating_status", "project_id", "provisioning_status", "tags", "tenant_id", "type", "updated_at", "value"]);
+        assert_eq!(
+            keys,
+            vec![
+                "admin_state_up",
+                "compare_type",
+                "created_at",
+                "id",
+                "invert",
+                "key",
+                "operating_status",
+                "project_id",
+                "provisioning_status",
+                "tags",
+                "tenant_id",
+                "type",
+                "updated_at",
+                "value"
+            ]
+        );
         assert_eq!(r["invert"], true);
         assert_eq!(r["provisioning_status"], "PENDING_CREATE");
         let rid = r["id"].as_str().unwrap().to_string();
@@ -206,34 +428,63 @@ async fn l7rules_lifecycle_and_limits() {
         assert_eq!(b["rule"]["provisioning_status"], "PENDING_UPDATE");
         settle(&env, &lb, &l).await;
         env.set_status("l7policy", &p, "ACTIVE").await;
-        let (s, b) = env.req("PUT", &format!("{rules}/{rid}"), Some(json!({"rule": {"type": "COOKIE"}}))).await;
+        let (s, b) = env
+            .req(
+                "PUT",
+                &format!("{rules}/{rid}"),
+                Some(json!({"rule": {"type": "COOKIE"}})),
+            )
+            .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        assert_eq!(b["faultstring"], "Error parsing L7Rule: Invalid L7 Rule: L7 rule type requires a key");
+        assert_eq!(
+            b["faultstring"],
+            "Error parsing L7Rule: Invalid L7 Rule: L7 rule type requires a key"
+        );
 
         let (s, b) = env.req("GET", &rules, None).await;
         assert_eq!(s, StatusCode::OK);
         assert_eq!(b["rules"].as_array().unwrap().len(), 1);
         assert_eq!(b["rules_links"], json!([]));
-        let (_, b) = env.req("GET", &format!("/v2/lbaas/l7policies/{p}"), None).await;
+        let (_, b) = env
+            .req("GET", &format!("/v2/lbaas/l7policies/{p}"), None)
+            .await;
         assert_eq!(b["l7policy"]["rules"], json!([{"id": rid}]));
         // unknown policy in the route: pecan-shaped 404
-        let (s, b) = env.req("GET", "/v2/lbaas/l7policies/6a0a707c-45ef-4758-b533-e55adddba8cf/rules", None).await;
+        let (s, b) = env
+            .req(
+                "GET",
+                "/v2/lbaas/l7policies/6a0a707c-45ef-4758-b533-e55adddba8cf/rules",
+                None,
+            )
+            .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
-        assert_eq!(b["description"], "L7Policy 6a0a707c-45ef-4758-b533-e55adddba8cf not found.");
+        assert_eq!(
+            b["description"],
+            "L7Policy 6a0a707c-45ef-4758-b533-e55adddba8cf not found."
+        );
 
         // 50 rules at most (counting every row)
         for i in 0..49 {
             env.sql("INSERT INTO `l7rule` (`id`, `l7policy_id`, `type`, `compare_type`, `value`, `invert`, `provisioning_status`, `enabled`, `operating_status`) VALUES (?, ?, 'PATH', 'EQUAL_TO', ?, 0, 'ACTIVE', 1, 'ONLINE')",
                 vec![uuid::Uuid::new_v4().to_string().into(), p.clone().into(), format!("/{i}").into()]).await;
         }
-        let (s, b) = env.req("POST", &rules, Some(json!({"rule": {"type": "PATH", "compare_type": "EQUAL_TO", "value": "/z"}}))).await;
+        let (s, b) = env
+            .req(
+                "POST",
+                &rules,
+                Some(json!({"rule": {"type": "PATH", "compare_type": "EQUAL_TO", "value": "/z"}})),
+            )
+            .await;
         assert_eq!(s, StatusCode::CONFLICT);
         assert_eq!(b["faultstring"], format!("Too many rules on L7 policy {p}"));
 
         let (s, _) = env.req("DELETE", &format!("{rules}/{rid}"), None).await;
         assert_eq!(s, StatusCode::NO_CONTENT);
         assert_eq!(env.status_of("l7rule", &rid).await, "PENDING_DELETE");
-        assert_eq!(env.full.calls.last("l7rule_delete").unwrap()["l7rule_id"], rid);
+        assert_eq!(
+            env.full.calls.last("l7rule_delete").unwrap()["l7rule_id"],
+            rid
+        );
     });
 }
 
@@ -244,7 +495,13 @@ async fn ovn_refuses_l7_and_everything_rolls_back() {
         let (s, b) = env.req("POST", "/v2/lbaas/l7policies", pol(&l, json!({"action": "REJECT", "rules": [{"type": "PATH", "compare_type": "EQUAL_TO", "value": "/a"}]}))).await;
         assert_eq!(s, StatusCode::NOT_IMPLEMENTED, "{b}");
         assert_eq!(b["faultcode"], "Server");
-        assert!(b["faultstring"].as_str().unwrap().starts_with("Provider 'ovn' does not support a requested action: "), "{b}");
+        assert!(
+            b["faultstring"]
+                .as_str()
+                .unwrap()
+                .starts_with("Provider 'ovn' does not support a requested action: "),
+            "{b}"
+        );
         assert_eq!(env.count("l7policy").await, 0);
         assert_eq!(env.count("l7rule").await, 0);
         assert_eq!(env.status_of("load_balancer", &lb).await, "ACTIVE");
@@ -254,17 +511,33 @@ async fn ovn_refuses_l7_and_everything_rolls_back() {
         let pid = uuid::Uuid::new_v4().to_string();
         env.sql("INSERT INTO `l7policy` (`id`, `listener_id`, `action`, `position`, `enabled`, `provisioning_status`, `project_id`, `operating_status`) VALUES (?, ?, 'REJECT', 1, 1, 'ACTIVE', ?, 'ONLINE')",
             vec![pid.clone().into(), l.clone().into(), support::PROJECT.into()]).await;
-        let (s, _) = env.req("POST", &format!("/v2/lbaas/l7policies/{pid}/rules"), Some(json!({"rule": {"type": "PATH", "compare_type": "EQUAL_TO", "value": "/a"}}))).await;
+        let (s, _) = env
+            .req(
+                "POST",
+                &format!("/v2/lbaas/l7policies/{pid}/rules"),
+                Some(json!({"rule": {"type": "PATH", "compare_type": "EQUAL_TO", "value": "/a"}})),
+            )
+            .await;
         assert_eq!(s, StatusCode::NOT_IMPLEMENTED);
-        let (s, _) = env.req("PUT", &format!("/v2/lbaas/l7policies/{pid}"), Some(json!({"l7policy": {"name": "x"}}))).await;
+        let (s, _) = env
+            .req(
+                "PUT",
+                &format!("/v2/lbaas/l7policies/{pid}"),
+                Some(json!({"l7policy": {"name": "x"}})),
+            )
+            .await;
         assert_eq!(s, StatusCode::NOT_IMPLEMENTED);
-        let (s, _) = env.req("DELETE", &format!("/v2/lbaas/l7policies/{pid}"), None).await;
+        let (s, _) = env
+            .req("DELETE", &format!("/v2/lbaas/l7policies/{pid}"), None)
+            .await;
         assert_eq!(s, StatusCode::NOT_IMPLEMENTED);
         assert_eq!(env.count("l7rule").await, 0);
         assert_eq!(env.status_of("l7policy", &pid).await, "ACTIVE");
         assert_eq!(env.status_of("load_balancer", &lb).await, "ACTIVE");
         assert_eq!(env.status_of("listener", &l).await, "ACTIVE");
-        let (_, b) = env.req("GET", &format!("/v2/lbaas/l7policies/{pid}"), None).await;
+        let (_, b) = env
+            .req("GET", &format!("/v2/lbaas/l7policies/{pid}"), None)
+            .await;
         assert_eq!(b["l7policy"]["name"], "");
     });
 }
@@ -273,16 +546,36 @@ async fn ovn_refuses_l7_and_everything_rolls_back() {
 async fn l7_quota() {
     each_backend!(|env| {
         let (lb, l) = env.lb_listener("full", "HTTP").await;
-        let (s, b) = env.req_as("admin", "PUT", &format!("/v2/lbaas/quotas/{}", support::PROJECT), Some(json!({"quota": {"l7policy": 0}}))).await;
+        let (s, b) = env
+            .req_as(
+                "admin",
+                "PUT",
+                &format!("/v2/lbaas/quotas/{}", support::PROJECT),
+                Some(json!({"quota": {"l7policy": 0}})),
+            )
+            .await;
         if s == StatusCode::NOT_FOUND || s == StatusCode::METHOD_NOT_ALLOWED {
             // quotas endpoint not served yet: write the limit directly
-            env.sql("UPDATE `quotas` SET `l7policy` = 0 WHERE `project_id` = ?", vec![support::PROJECT.into()]).await;
+            env.sql(
+                "UPDATE `quotas` SET `l7policy` = 0 WHERE `project_id` = ?",
+                vec![support::PROJECT.into()],
+            )
+            .await;
         } else {
             assert_eq!(s, StatusCode::ACCEPTED, "{b}");
         }
-        let (s, b) = env.req("POST", "/v2/lbaas/l7policies", pol(&l, json!({"action": "REJECT"}))).await;
+        let (s, b) = env
+            .req(
+                "POST",
+                "/v2/lbaas/l7policies",
+                pol(&l, json!({"action": "REJECT"})),
+            )
+            .await;
         assert_eq!(s, StatusCode::FORBIDDEN);
-        assert_eq!(b["faultstring"], "Quota has been met for resources: L7 Policy");
+        assert_eq!(
+            b["faultstring"],
+            "Quota has been met for resources: L7 Policy"
+        );
         assert_eq!(env.status_of("load_balancer", &lb).await, "ACTIVE");
     });
 }

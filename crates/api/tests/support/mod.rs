@@ -68,8 +68,10 @@ impl Calls {
     }
 }
 
-macro_rules! basics {
-    () => {
+macro_rules! fake_driver {
+    ($t:ty, { $($extra:tt)* }) => {
+    #[async_trait]
+    impl ProviderDriver for $t {
         fn name(&self) -> &str {
             self.name
         }
@@ -101,6 +103,8 @@ macro_rules! basics {
         async fn pool_create(&self, _p: provider::Pool) -> Result<(), ProviderError> {
             self.calls.rec("pool_create", Value::Null)
         }
+        $($extra)*
+    }
     };
 }
 
@@ -109,42 +113,51 @@ pub struct Full {
     pub calls: Calls,
 }
 
-#[async_trait]
-impl ProviderDriver for Full {
-    basics!();
+fake_driver!(Full, {
     async fn l7policy_create(&self, p: provider::L7Policy) -> Result<(), ProviderError> {
-        self.calls.rec("l7policy_create", serde_json::to_value(p).unwrap())
+        self.calls
+            .rec("l7policy_create", serde_json::to_value(p).unwrap())
     }
     async fn l7policy_update(
         &self,
         _o: provider::L7Policy,
         n: provider::L7Policy,
     ) -> Result<(), ProviderError> {
-        self.calls.rec("l7policy_update", serde_json::to_value(n).unwrap())
+        self.calls
+            .rec("l7policy_update", serde_json::to_value(n).unwrap())
     }
     async fn l7policy_delete(&self, p: provider::L7Policy) -> Result<(), ProviderError> {
-        self.calls.rec("l7policy_delete", serde_json::to_value(p).unwrap())
+        self.calls
+            .rec("l7policy_delete", serde_json::to_value(p).unwrap())
     }
     async fn l7rule_create(&self, r: provider::L7Rule) -> Result<(), ProviderError> {
-        self.calls.rec("l7rule_create", serde_json::to_value(r).unwrap())
+        self.calls
+            .rec("l7rule_create", serde_json::to_value(r).unwrap())
     }
     async fn l7rule_update(
         &self,
         _o: provider::L7Rule,
         n: provider::L7Rule,
     ) -> Result<(), ProviderError> {
-        self.calls.rec("l7rule_update", serde_json::to_value(n).unwrap())
+        self.calls
+            .rec("l7rule_update", serde_json::to_value(n).unwrap())
     }
     async fn l7rule_delete(&self, r: provider::L7Rule) -> Result<(), ProviderError> {
-        self.calls.rec("l7rule_delete", serde_json::to_value(r).unwrap())
+        self.calls
+            .rec("l7rule_delete", serde_json::to_value(r).unwrap())
     }
     async fn get_supported_flavor_metadata(&self) -> Result<Value, ProviderError> {
-        Ok(json!({"loadbalancer_topology": "The load balancer topology.", "compute_flavor": "The compute driver flavor ID."}))
+        Ok(
+            json!({"loadbalancer_topology": "The load balancer topology.", "compute_flavor": "The compute driver flavor ID."}),
+        )
     }
     async fn validate_flavor(&self, m: &Value) -> Result<(), ProviderError> {
         self.calls.rec("validate_flavor", m.clone())?;
         match m.as_object() {
-            Some(o) if o.keys().all(|k| k == "loadbalancer_topology" || k == "compute_flavor") => {
+            Some(o)
+                if o.keys()
+                    .all(|k| k == "loadbalancer_topology" || k == "compute_flavor") =>
+            {
                 Ok(())
             }
             _ => Err(ProviderError::unsupported("Unknown flavor metadata key.")),
@@ -157,20 +170,19 @@ impl ProviderDriver for Full {
         self.calls.rec("validate_availability_zone", m.clone())?;
         match m.as_object() {
             Some(o) if o.keys().all(|k| k == "compute_zone") => Ok(()),
-            _ => Err(ProviderError::unsupported("Unknown availability zone metadata key.")),
+            _ => Err(ProviderError::unsupported(
+                "Unknown availability zone metadata key.",
+            )),
         }
     }
-}
+});
 
 pub struct Basic {
     name: &'static str,
     pub calls: Calls,
 }
 
-#[async_trait]
-impl ProviderDriver for Basic {
-    basics!();
-}
+fake_driver!(Basic, {});
 
 pub struct Env {
     pub router: axum::Router,
@@ -236,7 +248,10 @@ impl Env {
         enabled.insert("full".to_string(), "Full fake driver.".to_string());
         enabled.insert("ovn".to_string(), "Octavia OVN driver.".to_string());
         // enabled but not loaded: hidden from the provider list
-        enabled.insert("amphora".to_string(), "The Octavia Amphora driver.".to_string());
+        enabled.insert(
+            "amphora".to_string(),
+            "The Octavia Amphora driver.".to_string(),
+        );
         let cfg = ApiConfig {
             default_provider_driver: "full".into(),
             enabled_provider_drivers: enabled,

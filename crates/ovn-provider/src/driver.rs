@@ -27,6 +27,7 @@ use crate::nb::{ops_json, NbSnapshot};
 use crate::plan::{Plan, PlanError, SubnetInfo};
 use crate::pool::{self, PoolReq};
 use crate::queue::LbQueues;
+use crate::scope::Scope;
 use crate::status::{put, Kind};
 use crate::validate::{self, MemberSubnetCall};
 use crate::{edit::Edit, lb};
@@ -62,8 +63,13 @@ impl NbError {
 /// Implemented over the process's one long-lived `ovsdb` client (design.md).
 #[async_trait]
 pub trait NbDatabase: Send + Sync + 'static {
-    /// A typed copy of the replica's [`crate::nb::TABLES`].
-    async fn snapshot(&self) -> Result<NbSnapshot, NbError>;
+    /// A typed copy of the replica rows `scope` touches ([`crate::scope`]); an implementation
+    /// may return more rows than asked for (a fake returns all it has).
+    async fn snapshot(&self, scope: &Scope) -> Result<NbSnapshot, NbError>;
+    /// Every row of [`crate::nb::TABLES`] (O(rows): `ovn-db-sync` and tests, never requests).
+    async fn full_snapshot(&self) -> Result<NbSnapshot, NbError> {
+        self.snapshot(&Scope::default()).await
+    }
     /// Run one transaction (RFC 7047 operations on `OVN_Northbound`); returns once it
     /// committed AND the replica shows it, so the next request reads its effects.
     async fn transact(&self, ops: Vec<Value>) -> Result<(), NbError>;
@@ -158,6 +164,36 @@ enum Request {
     },
 }
 
+impl Request {
+    /// The NB rows the request starts from (see [`crate::scope`]).
+    fn scope(&self) -> Scope {
+        let with_pool = |lb_id: &str, pool_id: &str| Scope {
+            lbs: vec![lb_id.to_string()],
+            pools: vec![pool_id.to_string()],
+            ..Default::default()
+        };
+        match self {
+            Request::LbCreate(lb) | Request::LbDelete { lb, .. } => Scope::lb(&lb.loadbalancer_id),
+            Request::LbUpdate { lb_id, .. } | Request::ServiceMonitor { lb_id, .. } => {
+                Scope::lb(lb_id)
+            }
+            Request::ListenerCreate(l)
+            | Request::ListenerDelete(l)
+            | Request::ListenerUpdate { l, .. } => Scope::lb(&l.lb_id),
+            Request::PoolCreate(p) => Scope::lb(&p.lb_id),
+            Request::PoolUpdate { p, .. } | Request::PoolDelete { p, .. } => {
+                with_pool(&p.lb_id, &p.id)
+            }
+            Request::Members { lb_id, pool_id, .. }
+            | Request::MemberBatch { lb_id, pool_id, .. }
+            | Request::HmDelete { lb_id, pool_id, .. } => with_pool(lb_id, pool_id),
+            Request::HmCreate { lb_id, hm } | Request::HmUpdate { lb_id, hm } => {
+                with_pool(lb_id, &hm.pool_id)
+            }
+        }
+    }
+}
+
 fn neutron_text(e: &NeutronError) -> String {
     match e.fault() {
         Some(f) if !f.message.is_empty() => f.message.clone(),
@@ -208,7 +244,12 @@ impl OvnProvider {
     /// Agent duty: queue the member-status update a SB `Service_Monitor` change implies, on
     /// the queue of every load balancer monitoring that member (seed 000 §8).
     pub async fn service_monitor_event(&self, ev: hm::ServiceMonitorEvent) {
-        let Ok(snap) = self.inner.nb.snapshot().await else {
+        let scope = Scope {
+            member_ports: vec![ev.logical_port.clone()],
+            mapping_keys: vec![member::mapping_key(ev.ip)],
+            ..Default::default()
+        };
+        let Ok(snap) = self.inner.nb.snapshot(&scope).await else {
             return;
         };
         for lb_id in hm::lbs_for_event(&snap, &ev) {
@@ -271,17 +312,17 @@ impl OvnProvider {
             .submit(lb_id, Box::pin(async move { inner.handle(req).await }));
     }
 
-    async fn snapshot(&self) -> Result<NbSnapshot, ProviderError> {
+    async fn snapshot(&self, scope: &Scope) -> Result<NbSnapshot, ProviderError> {
         self.inner
             .nb
-            .snapshot()
+            .snapshot(scope)
             .await
             .map_err(|e| ProviderError::driver(e.to_string()))
     }
 
     /// The LB owning a pool: the NB row, else a pool queued by this process, else `None`.
     async fn lb_of_pool(&self, pool_id: &str) -> Option<String> {
-        if let Ok(snap) = self.inner.nb.snapshot().await {
+        if let Ok(snap) = self.inner.nb.snapshot(&Scope::pool(pool_id)).await {
             if let Some((row, _)) = snap.lb_by_pool(pool_id) {
                 return Some(row.name.clone());
             }
@@ -315,7 +356,11 @@ impl OvnProvider {
         call: MemberSubnetCall,
         check_family: bool,
     ) -> Result<Vec<MemberReq>, ProviderError> {
-        let snap = self.snapshot().await?;
+        let scope = Scope {
+            pools: members.iter().filter_map(|m| m.pool_id.clone()).collect(),
+            ..Default::default()
+        };
+        let snap = self.snapshot(&scope).await?;
         let mut out = Vec::new();
         let mut vip_subnet: Option<Option<SubnetInfo>> = None;
         for m in members {
@@ -532,7 +577,10 @@ impl ProviderDriver for OvnProvider {
     async fn loadbalancer_create(&self, lb: LoadBalancer) -> Result<(), ProviderError> {
         // the whole graph is validated before anything is queued, so a 501 leaves nothing
         // behind (the reference queues lb_create first and leaves an orphan row)
-        let snap_hc = self.snapshot().await?.health_check_supported;
+        let snap_hc = self
+            .snapshot(&Scope::default())
+            .await?
+            .health_check_supported;
         for l in lb.listeners.iter().flatten() {
             validate::listener_create(l)?;
         }
@@ -658,7 +706,10 @@ impl ProviderDriver for OvnProvider {
     }
 
     async fn pool_create(&self, pool: Pool) -> Result<(), ProviderError> {
-        let hc = self.snapshot().await?.health_check_supported;
+        let hc = self
+            .snapshot(&Scope::default())
+            .await?
+            .health_check_supported;
         validate::pool_create(&pool, hc)?;
         let req = Self::pool_req(&pool, None);
         if let Ok(mut m) = self.inner.pool_lb.lock() {
@@ -762,8 +813,9 @@ impl ProviderDriver for OvnProvider {
     async fn member_update(&self, old: Member, new: Member) -> Result<(), ProviderError> {
         validate::member_monitor_options(&new)?;
         if let Some(a) = &new.address {
-            let snap = self.snapshot().await?;
-            if let Some((row, _)) = old.pool_id.as_deref().and_then(|p| snap.lb_by_pool(p)) {
+            let pool = old.pool_id.clone().unwrap_or_default();
+            let snap = self.snapshot(&Scope::pool(&pool)).await?;
+            if let Some((row, _)) = snap.lb_by_pool(&pool) {
                 let mut vips: Vec<String> = row
                     .external_ids
                     .get(ext::VIP)
@@ -817,7 +869,10 @@ impl ProviderDriver for OvnProvider {
     }
 
     async fn health_monitor_create(&self, hm: HealthMonitor) -> Result<(), ProviderError> {
-        let hc = self.snapshot().await?.health_check_supported;
+        let hc = self
+            .snapshot(&Scope::default())
+            .await?
+            .health_check_supported;
         validate::health_monitor_create(&hm, hc)?;
         let req = Self::hm_req(&hm, None);
         let lb_id = self
@@ -850,7 +905,10 @@ impl ProviderDriver for OvnProvider {
         old: HealthMonitor,
         new: HealthMonitor,
     ) -> Result<(), ProviderError> {
-        let hc = self.snapshot().await?.health_check_supported;
+        let hc = self
+            .snapshot(&Scope::default())
+            .await?
+            .health_check_supported;
         validate::health_monitor_update(hc)?;
         let req = Self::hm_req(&new, Some(&old));
         let lb_id = self
@@ -918,7 +976,7 @@ impl Inner {
             Ok(r) => r,
             Err(why) => {
                 tracing::error!(request = ?req, error = %why, "OVN provider request failed");
-                let snap = self.nb.snapshot().await.ok();
+                let snap = self.nb.snapshot(&req.scope()).await.ok();
                 if let Request::LbCreate(lb) = &req {
                     self.delete_vip_ports_if_ours(
                         lb.vip_port_id.as_deref(),
@@ -938,11 +996,12 @@ impl Inner {
     }
 
     async fn run(&self, req: &Request) -> Result<StatusReport, RunError> {
-        let snap = self.nb.snapshot().await?;
+        let mut snap = self.nb.snapshot(&req.scope()).await?;
         let pe = |e: PlanError| e.to_string();
         let plan: Plan = match req {
             Request::LbCreate(lb) => {
                 let c = self.lb_create_facts(lb).await?;
+                snap.include_switches(&[ext::ovn_name(&c.vip_subnet.network_id)]);
                 lb::create(&snap, &c).map_err(pe)?
             }
             Request::LbUpdate { lb_id, enabled } => {
@@ -978,6 +1037,10 @@ impl Inner {
             Request::PoolCreate(p) => pool::create(&snap, p).map_err(pe)?,
             Request::PoolUpdate { p, enabled } => pool::update(&snap, p, *enabled).map_err(pe)?,
             Request::PoolDelete { p, hm_id, members } => {
+                let facts = self
+                    .member_facts(&snap, &ids_subnets(&snap, &p.id), false)
+                    .await;
+                snap.include_switches(&facts.switch_names());
                 let mut plan = Plan::default();
                 let mut edit = Edit::new(&snap);
                 if let Some(h) = hm_id {
@@ -996,9 +1059,6 @@ impl Inner {
                             }
                         }
                     }
-                    let facts = self
-                        .member_facts(&snap, &ids_subnets(&snap, &p.id), false)
-                        .await;
                     member::remove(&mut edit, &mut plan, &h, &key, &ids, &facts);
                 } else {
                     for m in members {
@@ -1036,6 +1096,7 @@ impl Inner {
                     .lb_by_pool(pool_id)
                     .is_some_and(|(r, _)| !r.health_check.is_empty());
                 let facts = self.member_facts(&snap, &subnets, with_hc).await;
+                snap.include_switches(&facts.switch_names());
                 member::change(&snap, pool_id, create, update, delete, &facts).map_err(pe)?
             }
             Request::MemberBatch {
@@ -1048,11 +1109,13 @@ impl Inner {
                     .lb_by_pool(pool_id)
                     .is_some_and(|(r, _)| !r.health_check.is_empty());
                 let facts = self.member_facts(&snap, &subnets, with_hc).await;
+                snap.include_switches(&facts.switch_names());
                 member::batch(&snap, pool_id, desired, &facts).map_err(pe)?
             }
             Request::HmCreate { hm, .. } => {
                 let subnets = ids_subnets(&snap, &hm.pool_id);
                 let facts = self.member_facts(&snap, &subnets, true).await;
+                snap.include_switches(&facts.switch_names());
                 let plan = hm::create(&snap, hm, &facts).map_err(pe)?;
                 if let Err(e) = self.commit(&plan).await {
                     self.cleanup_hm_ports(&subnets).await;
@@ -1213,13 +1276,18 @@ impl Inner {
         if subnets.is_empty() {
             return;
         }
-        let Ok(snap) = self.nb.snapshot().await else {
-            return;
-        };
         for s in subnets {
             let f = ListFilter::new().eq("name", hm::hm_port_name(s));
             let Ok(ports) = self.neutron.list_ports(&f).await else {
                 continue;
+            };
+            // rows using a subnet's HM port have a member on that subnet's switch
+            let scope = Scope {
+                lbs_on_switches: ports.iter().map(|p| ext::ovn_name(&p.network_id)).collect(),
+                ..Default::default()
+            };
+            let Ok(snap) = self.nb.snapshot(&scope).await else {
+                return;
             };
             for p in ports {
                 let used = p
@@ -1430,7 +1498,7 @@ mod tests {
 
     #[async_trait]
     impl NbDatabase for FakeNb {
-        async fn snapshot(&self) -> Result<NbSnapshot, NbError> {
+        async fn snapshot(&self, _scope: &Scope) -> Result<NbSnapshot, NbError> {
             Ok(self.snap.clone())
         }
         async fn transact(&self, ops: Vec<Value>) -> Result<(), NbError> {

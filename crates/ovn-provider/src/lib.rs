@@ -25,6 +25,7 @@ pub mod pool;
 pub mod queue;
 #[cfg(test)]
 mod scenarios;
+pub mod scope;
 pub mod status;
 pub mod validate;
 pub mod vips;

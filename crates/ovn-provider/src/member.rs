@@ -51,6 +51,16 @@ pub struct MemberFacts {
     pub hm_source: BTreeMap<String, String>,
 }
 
+impl MemberFacts {
+    /// The switches of the subnets (`neutron-<network id>`), for widening a scoped snapshot.
+    pub fn switch_names(&self) -> Vec<String> {
+        self.subnets
+            .values()
+            .map(|s| ext::ovn_name(&s.network_id))
+            .collect()
+    }
+}
+
 /// `ip_port_mappings` key of an address: IPv6 in brackets (`[2001:db8::1]`), as the reference
 /// and ovn-northd expect.
 pub fn mapping_key(ip: IpAddr) -> String {

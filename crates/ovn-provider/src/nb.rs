@@ -103,6 +103,9 @@ pub struct NbSnapshot {
     pub router_ports: BTreeMap<Uuid, RouterPortRow>,
     /// False when the schema lacks `Load_Balancer.health_check` (OVN < 2.12).
     pub health_check_supported: bool,
+    /// The replica a scoped snapshot was built from ([`crate::scope`]); `None` for a
+    /// snapshot filled by hand (it then holds every row it will be asked for).
+    pub source: Option<crate::scope::Source>,
 }
 
 /// The tables an [`NbSnapshot`] is built from (what a replica must monitor).
@@ -250,6 +253,42 @@ impl RouterPortRow {
 }
 
 impl NbSnapshot {
+    /// True when the row is present.
+    pub fn contains(&self, table: &str, uuid: &str) -> bool {
+        match table {
+            "Load_Balancer" => self.load_balancers.contains_key(uuid),
+            "Load_Balancer_Health_Check" => self.health_checks.contains_key(uuid),
+            "Logical_Switch" => self.switches.contains_key(uuid),
+            "Logical_Switch_Port" => self.switch_ports.contains_key(uuid),
+            "Logical_Router" => self.routers.contains_key(uuid),
+            "Logical_Router_Port" => self.router_ports.contains_key(uuid),
+            _ => false,
+        }
+    }
+
+    /// Number of decoded rows (all tables): the work a request did reading the NB.
+    pub fn rows(&self) -> usize {
+        self.load_balancers.len()
+            + self.health_checks.len()
+            + self.switches.len()
+            + self.switch_ports.len()
+            + self.routers.len()
+            + self.router_ports.len()
+    }
+
+    /// Widen a scoped snapshot with switches (by name, with their ports and routers) from the
+    /// same replica generation, once Neutron facts name them; no-op without a source.
+    pub fn include_switches(&mut self, names: &[String]) {
+        let Some(src) = self.source.clone() else {
+            return;
+        };
+        let scope = crate::scope::Scope {
+            switches: names.to_vec(),
+            ..Default::default()
+        };
+        crate::scope::extend(self, src.0.as_ref(), &scope, &|_| Vec::new());
+    }
+
     /// Add one JSON row of `table` (unknown tables are ignored).
     pub fn insert_json(&mut self, table: &str, uuid: &str, row: &Value) {
         let u = uuid.to_string();

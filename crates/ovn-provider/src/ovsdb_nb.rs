@@ -1,15 +1,21 @@
 //! [`NbDatabase`] over Keel's own OVSDB client: the process's one NB connection and replica.
 
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+
 use async_trait::async_trait;
 use serde_json::Value;
+use tokio::sync::broadcast;
 
 use crate::driver::{NbDatabase, NbError};
 use crate::nb::{NbSnapshot, TABLES};
+use crate::scope::Scope;
 
 /// The OVN NB through an [`ovsdb::Client`] (connected with [`monitor_spec`]).
 #[derive(Clone)]
 pub struct OvsdbNb {
     client: ovsdb::Client,
+    pools: Arc<Mutex<PoolIndex>>,
 }
 
 impl std::fmt::Debug for OvsdbNb {
@@ -30,7 +36,15 @@ pub fn monitor_spec() -> ovsdb::MonitorSpec {
 impl OvsdbNb {
     /// Wrap a connected client whose monitor includes [`monitor_spec`].
     pub fn new(client: ovsdb::Client) -> Self {
-        Self { client }
+        let pools = PoolIndex {
+            rx: client.subscribe(),
+            map: HashMap::new(),
+            built: false,
+        };
+        Self {
+            client,
+            pools: Arc::new(Mutex::new(pools)),
+        }
     }
 
     /// Connect to `remote` (`tcp:IP:PORT`, `unix:PATH`) and monitor the driver's tables.
@@ -38,16 +52,111 @@ impl OvsdbNb {
         let client = ovsdb::Client::connect(remote, "OVN_Northbound", monitor_spec())
             .await
             .map_err(|e| NbError::fatal(e.to_string()))?;
-        Ok(Self { client })
+        Ok(Self::new(client))
     }
 
     /// The underlying client.
     pub fn client(&self) -> &ovsdb::Client {
         &self.client
     }
+
+    /// Row uuids that held `pool_<id>[:D]` as of the last change seen (candidates: the caller
+    /// verifies them against its replica snapshot).
+    fn pool_candidates(&self, replica: &ovsdb::Snapshot, pool_id: &str) -> Vec<String> {
+        let Ok(mut ix) = self.pools.lock() else {
+            return Vec::new();
+        };
+        ix.catch_up(replica);
+        ix.map
+            .get(pool_id)
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default()
+    }
 }
 
-/// Copy the replica's driver tables into an [`NbSnapshot`].
+/// pool id → `Load_Balancer` row uuids, kept from the replica's change events so that finding
+/// the LB of a pool (every member and health-monitor call) costs O(1), not a scan
+/// (`_find_ovn_lb_by_pool_id` scans every row).
+struct PoolIndex {
+    rx: broadcast::Receiver<ovsdb::Change>,
+    map: HashMap<String, BTreeSet<String>>,
+    built: bool,
+}
+
+fn pool_ids(row: &ovsdb::Row) -> Vec<String> {
+    row.get_map("external_ids")
+        .into_keys()
+        .filter_map(|k| {
+            let id = k.strip_prefix(crate::external_ids::POOL_PREFIX)?;
+            Some(
+                id.strip_suffix(crate::external_ids::DISABLED_SUFFIX)
+                    .unwrap_or(id)
+                    .to_string(),
+            )
+        })
+        .collect()
+}
+
+impl PoolIndex {
+    fn remove(&mut self, row: &ovsdb::Row) {
+        let u = row.uuid().to_string();
+        for p in pool_ids(row) {
+            if let Some(set) = self.map.get_mut(&p) {
+                set.remove(&u);
+                if set.is_empty() {
+                    self.map.remove(&p);
+                }
+            }
+        }
+    }
+
+    fn add(&mut self, row: &ovsdb::Row) {
+        for p in pool_ids(row) {
+            self.map
+                .entry(p)
+                .or_default()
+                .insert(row.uuid().to_string());
+        }
+    }
+
+    fn rebuild(&mut self, replica: &ovsdb::Snapshot) {
+        self.map.clear();
+        if let Some(t) = replica.table("Load_Balancer") {
+            for r in t.rows() {
+                self.add(r);
+            }
+        }
+        self.built = true;
+    }
+
+    /// Apply the changes seen since the last call (rebuild on first use or after lagging);
+    /// changes already contained in a rebuild re-apply to the same end state.
+    fn catch_up(&mut self, replica: &ovsdb::Snapshot) {
+        if !self.built {
+            self.rebuild(replica);
+        }
+        loop {
+            match self.rx.try_recv() {
+                Ok(ovsdb::Change::Insert { table, new }) if table == "Load_Balancer" => {
+                    self.add(&new)
+                }
+                Ok(ovsdb::Change::Update { table, old, new }) if table == "Load_Balancer" => {
+                    self.remove(&old);
+                    self.add(&new);
+                }
+                Ok(ovsdb::Change::Delete { table, old }) if table == "Load_Balancer" => {
+                    self.remove(&old)
+                }
+                Ok(_) => {}
+                Err(broadcast::error::TryRecvError::Lagged(_)) => self.rebuild(replica),
+                Err(_) => break,
+            }
+        }
+    }
+}
+
+/// Copy the replica's driver tables into an [`NbSnapshot`] (every row: for tools and tests;
+/// requests use [`crate::scope`]).
 pub fn snapshot_of(replica: &ovsdb::Snapshot) -> NbSnapshot {
     let mut snap = NbSnapshot {
         health_check_supported: replica
@@ -74,7 +183,14 @@ pub fn snapshot_of(replica: &ovsdb::Snapshot) -> NbSnapshot {
 
 #[async_trait]
 impl NbDatabase for OvsdbNb {
-    async fn snapshot(&self) -> Result<NbSnapshot, NbError> {
+    async fn snapshot(&self, scope: &Scope) -> Result<NbSnapshot, NbError> {
+        let replica = self.client.replica();
+        let index = |pool: &str| self.pool_candidates(&replica, pool);
+        let src: Arc<dyn crate::scope::RowSource> = Arc::new(replica.clone());
+        Ok(crate::scope::build(src, scope, &index))
+    }
+
+    async fn full_snapshot(&self) -> Result<NbSnapshot, NbError> {
         Ok(snapshot_of(&self.client.replica()))
     }
 

@@ -58,7 +58,7 @@ async fn lifecycle_against_the_stack() {
 }
 
 async fn row_snapshot(nb: &Arc<dyn NbDatabase>) -> Result<NbSnapshot, String> {
-    nb.snapshot().await.map_err(|e| e.to_string())
+    nb.full_snapshot().await.map_err(|e| e.to_string())
 }
 
 async fn scenario(

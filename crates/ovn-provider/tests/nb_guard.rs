@@ -29,7 +29,7 @@ async fn stale_plan_is_refused_and_retryable() {
         ],
     };
     nb.transact(ops_json(&[insert])).await.unwrap();
-    let stale = nb.snapshot().await.unwrap();
+    let stale = nb.full_snapshot().await.unwrap();
     let uuid = stale.lbs_named(&name)[0].uuid.clone();
 
     // plan from the stale snapshot: add a listener key
@@ -55,7 +55,7 @@ async fn stale_plan_is_refused_and_retryable() {
         .transact(ops_json(&plan))
         .await
         .expect_err("stale plan must be refused");
-    let now = nb.snapshot().await.unwrap();
+    let now = nb.full_snapshot().await.unwrap();
     let row = now.lbs_named(&name)[0].clone();
     nb.transact(ops_json(&[Op::Delete {
         table: "Load_Balancer",

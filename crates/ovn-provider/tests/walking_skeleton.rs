@@ -214,7 +214,7 @@ async fn scenario(
         rec(&r.loadbalancers, lb_id) == (Some(Prov::Active), Some(Op::Online)),
         "lb create report {r:?}"
     );
-    let snap = nb_dyn.snapshot().await.map_err(|x| e(&x))?;
+    let snap = nb_dyn.full_snapshot().await.map_err(|x| e(&x))?;
     let rows = snap.lbs_named(lb_id);
     check!(rows.len() == 1, "one row expected, got {rows:?}");
     let row = rows[0].clone();
@@ -322,7 +322,7 @@ async fn scenario(
             "lb in member report {r:?}"
         );
     }
-    let snap = nb_dyn.snapshot().await.map_err(|x| e(&x))?;
+    let snap = nb_dyn.full_snapshot().await.map_err(|x| e(&x))?;
     let row = snap
         .lbs_named(lb_id)
         .first()
@@ -389,7 +389,7 @@ async fn scenario(
         rec(&r.members, &m1).1 == Some(Op::Online),
         "member after hm {r:?}"
     );
-    let snap = nb_dyn.snapshot().await.map_err(|x| e(&x))?;
+    let snap = nb_dyn.full_snapshot().await.map_err(|x| e(&x))?;
     let row = snap
         .lbs_named(lb_id)
         .first()
@@ -545,7 +545,7 @@ async fn scenario(
         rec(&r.healthmonitors, &hm_id).0 == Some(Prov::Deleted),
         "hm deleted {r:?}"
     );
-    let snap = nb_dyn.snapshot().await.map_err(|x| e(&x))?;
+    let snap = nb_dyn.full_snapshot().await.map_err(|x| e(&x))?;
     check!(snap.lbs_named(lb_id).is_empty(), "rows left");
     check!(
         snap.health_checks

@@ -37,6 +37,18 @@ impl Interface {
     }
 }
 
+impl Interface {
+    /// Parses octavia.conf `valid_interfaces` (a comma-separated list, e.g.
+    /// `internal,public`) into interfaces to try in order. Error: the first unknown entry.
+    pub fn parse_list(s: &str) -> Result<Vec<Self>, String> {
+        s.split(',')
+            .map(str::trim)
+            .filter(|x| !x.is_empty())
+            .map(str::parse)
+            .collect()
+    }
+}
+
 impl std::fmt::Display for Interface {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -123,6 +135,19 @@ impl Catalog {
                     })
             })
             .map(|e| e.url.as_str())
+    }
+
+    /// The first of `interfaces` that has an endpoint (keystoneauth's `valid_interfaces`
+    /// order).
+    pub fn url_for_any(
+        &self,
+        service_type: &str,
+        interfaces: &[Interface],
+        region: Option<&str>,
+    ) -> Option<&str> {
+        interfaces
+            .iter()
+            .find_map(|i| self.url_for(service_type, *i, region))
     }
 
     /// True when the catalog lists this service type.
@@ -442,10 +467,36 @@ impl ServiceAuth {
             })
     }
 
+    /// Like [`ServiceAuth::endpoint`], trying `interfaces` in order; the error names the
+    /// first one.
+    pub async fn endpoint_any(
+        &self,
+        service_type: &str,
+        interfaces: &[Interface],
+        region: Option<&str>,
+    ) -> Result<String, KeystoneError> {
+        let token = self.token().await?;
+        let region = region.or(self.inner.cfg.region_name.as_deref());
+        token
+            .catalog
+            .url_for_any(service_type, interfaces, region)
+            .map(str::to_string)
+            .ok_or_else(|| KeystoneError::EndpointNotFound {
+                service_type: service_type.to_string(),
+                interface: interfaces
+                    .iter()
+                    .map(|i| i.as_str())
+                    .collect::<Vec<_>>()
+                    .join(","),
+                region: region.map(str::to_string),
+            })
+    }
+
     /// `POST /v3/auth/tokens` with the password credentials; the new token is in the
     /// `X-Subject-Token` header, its catalog in the body.
     async fn issue(&self) -> Result<ServiceToken, KeystoneError> {
         let url = join(&self.inner.identity_url, "auth/tokens");
+        tracing::debug!(user = %self.inner.cfg.username, project = %self.inner.cfg.project_name, "keystone: issuing service token");
         let resp = self
             .inner
             .http
@@ -936,6 +987,32 @@ mod tests {
         assert_eq!(v3_root("http://h:5000"), "http://h:5000/v3");
         assert_eq!(v3_root("http://h:5000/v3/"), "http://h:5000/v3");
         assert_eq!(v3_root("http://h/identity/v3"), "http://h/identity/v3");
+    }
+
+    #[test]
+    fn valid_interfaces_list_is_tried_in_order() {
+        let list = Interface::parse_list("admin, internal,public").unwrap();
+        assert_eq!(
+            list,
+            vec![Interface::Admin, Interface::Internal, Interface::Public]
+        );
+        assert!(Interface::parse_list("internal,bogus").is_err());
+        let env: TokenEnvelope = serde_json::from_str(TOKEN_BODY).unwrap();
+        let cat = env.token.catalog.unwrap();
+        // load-balancer has only a public endpoint: the list falls through to it.
+        assert_eq!(
+            cat.url_for_any(
+                "load-balancer",
+                &[Interface::Internal, Interface::Public],
+                None
+            ),
+            Some("http://lb:9876")
+        );
+        assert_eq!(
+            cat.url_for_any("network", &[Interface::Internal, Interface::Public], None),
+            Some("http://internal:9696")
+        );
+        assert_eq!(cat.url_for_any("network", &[], None), None);
     }
 
     #[test]

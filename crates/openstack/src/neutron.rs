@@ -22,6 +22,9 @@ pub struct NeutronConfig {
     pub endpoint_override: Option<String>,
     /// Catalog interface (default `public`).
     pub interface: Interface,
+    /// Interfaces tried after `interface` when the catalog has no such endpoint
+    /// (the rest of a `valid_interfaces` list; default none).
+    pub fallback_interfaces: Vec<Interface>,
     /// Catalog region; default: the service session's `region_name`.
     pub region_name: Option<String>,
     /// Catalog service type (default `network`).
@@ -33,6 +36,7 @@ impl Default for NeutronConfig {
         Self {
             endpoint_override: None,
             interface: Interface::Public,
+            fallback_interfaces: Vec::new(),
             region_name: None,
             service_type: "network".into(),
         }
@@ -660,15 +664,18 @@ impl NeutronClient {
             .get_or_try_init(|| async {
                 match &s.cfg.endpoint_override {
                     Some(u) => Ok(v2_root(u)),
-                    None => s
-                        .service
-                        .endpoint(
-                            &s.cfg.service_type,
-                            s.cfg.interface,
-                            s.cfg.region_name.as_deref(),
-                        )
-                        .await
-                        .map(|u| v2_root(&u)),
+                    None => {
+                        let mut interfaces = vec![s.cfg.interface];
+                        interfaces.extend(s.cfg.fallback_interfaces.iter().copied());
+                        s.service
+                            .endpoint_any(
+                                &s.cfg.service_type,
+                                &interfaces,
+                                s.cfg.region_name.as_deref(),
+                            )
+                            .await
+                            .map(|u| v2_root(&u))
+                    }
                 }
             })
             .await?;
@@ -720,9 +727,22 @@ impl NeutronClient {
             if let Some(b) = body {
                 req = req.json(b);
             }
+            let started = std::time::Instant::now();
             let resp = req.send().await.map_err(NeutronError::Transport)?;
             let status = resp.status();
+            let request_id = resp
+                .headers()
+                .get("x-openstack-request-id")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_string();
             let bytes = resp.bytes().await.map_err(NeutronError::Transport)?;
+            tracing::debug!(
+                %method, url, status = status.as_u16(), request_id,
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                as_user = self.user_token.is_some(),
+                "neutron"
+            );
             if status.is_success() {
                 return Ok(bytes.to_vec());
             }

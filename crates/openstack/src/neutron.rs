@@ -62,16 +62,20 @@ pub struct Network {
     /// Network id.
     pub id: String,
     /// Name.
+    #[serde(deserialize_with = "null_default")]
     pub name: String,
     /// Owner project.
+    #[serde(deserialize_with = "null_default")]
     pub project_id: String,
     /// `ACTIVE`, `DOWN`, `BUILD`, `ERROR`.
+    #[serde(deserialize_with = "null_default")]
     pub status: String,
     /// Administrative state.
     pub admin_state_up: bool,
     /// Shared with all projects.
     pub shared: bool,
     /// Ids of its subnets.
+    #[serde(deserialize_with = "null_default")]
     pub subnets: Vec<String>,
     /// MTU (net-mtu extension).
     pub mtu: Option<u32>,
@@ -91,8 +95,10 @@ pub struct Network {
     /// Port security default of the network.
     pub port_security_enabled: Option<bool>,
     /// Description.
+    #[serde(deserialize_with = "null_default")]
     pub description: String,
     /// Tags.
+    #[serde(deserialize_with = "null_default")]
     pub tags: Vec<String>,
 }
 
@@ -121,10 +127,12 @@ pub struct Subnet {
     /// Subnet id.
     pub id: String,
     /// Name.
+    #[serde(deserialize_with = "null_default")]
     pub name: String,
     /// Its network.
     pub network_id: String,
     /// Owner project.
+    #[serde(deserialize_with = "null_default")]
     pub project_id: String,
     /// CIDR, e.g. `10.0.0.0/24`, `fd00::/64`.
     pub cidr: String,
@@ -135,10 +143,13 @@ pub struct Subnet {
     /// DHCP enabled.
     pub enable_dhcp: bool,
     /// Allocation pools.
+    #[serde(deserialize_with = "null_default")]
     pub allocation_pools: Vec<AllocationPool>,
     /// DNS servers.
+    #[serde(deserialize_with = "null_default")]
     pub dns_nameservers: Vec<String>,
     /// Host routes.
+    #[serde(deserialize_with = "null_default")]
     pub host_routes: Vec<HostRoute>,
     /// IPv6 address mode (`slaac`, `dhcpv6-stateful`, `dhcpv6-stateless`).
     pub ipv6_address_mode: Option<String>,
@@ -149,8 +160,10 @@ pub struct Subnet {
     /// Routed-network segment.
     pub segment_id: Option<String>,
     /// Description.
+    #[serde(deserialize_with = "null_default")]
     pub description: String,
     /// Tags.
+    #[serde(deserialize_with = "null_default")]
     pub tags: Vec<String>,
 }
 
@@ -210,26 +223,34 @@ pub struct Port {
     /// Port id (also the OVN `Logical_Switch_Port` name).
     pub id: String,
     /// Name, e.g. `ovn-lb-vip-<lb id>`, `ovn-lb-hm-<subnet id>`.
+    #[serde(deserialize_with = "null_default")]
     pub name: String,
     /// Its network.
     pub network_id: String,
     /// Owner project.
+    #[serde(deserialize_with = "null_default")]
     pub project_id: String,
     /// MAC address.
+    #[serde(deserialize_with = "null_default")]
     pub mac_address: String,
     /// Administrative state.
     pub admin_state_up: bool,
     /// `ACTIVE`, `DOWN`, `BUILD`.
+    #[serde(deserialize_with = "null_default")]
     pub status: String,
     /// Device id, e.g. `lb-<lb id>` for a VIP port.
+    #[serde(deserialize_with = "null_default")]
     pub device_id: String,
     /// Device owner, e.g. `ovn-lb:vip`, `ovn-lb-hm:distributed`, `network:router_interface`.
+    #[serde(deserialize_with = "null_default")]
     pub device_owner: String,
     /// Fixed IPs.
     pub fixed_ips: Vec<FixedIp>,
     /// Security group ids.
+    #[serde(deserialize_with = "null_default")]
     pub security_groups: Vec<String>,
     /// Allowed address pairs.
+    #[serde(deserialize_with = "null_default")]
     pub allowed_address_pairs: Vec<AddressPair>,
     /// QoS policy id (qos extension).
     pub qos_policy_id: Option<String>,
@@ -241,8 +262,10 @@ pub struct Port {
     /// DNS name (dns-integration extension).
     pub dns_name: Option<String>,
     /// Description.
+    #[serde(deserialize_with = "null_default")]
     pub description: String,
     /// Tags.
+    #[serde(deserialize_with = "null_default")]
     pub tags: Vec<String>,
 }
 
@@ -401,10 +424,13 @@ pub struct Router {
     /// Router id (OVN `Logical_Router` `neutron-<id>`).
     pub id: String,
     /// Name.
+    #[serde(deserialize_with = "null_default")]
     pub name: String,
     /// Owner project.
+    #[serde(deserialize_with = "null_default")]
     pub project_id: String,
     /// Status.
+    #[serde(deserialize_with = "null_default")]
     pub status: String,
     /// Administrative state.
     pub admin_state_up: bool,
@@ -415,8 +441,10 @@ pub struct Router {
     /// HA (admin only).
     pub ha: Option<bool>,
     /// Description.
+    #[serde(deserialize_with = "null_default")]
     pub description: String,
     /// Tags.
+    #[serde(deserialize_with = "null_default")]
     pub tags: Vec<String>,
 }
 
@@ -445,6 +473,7 @@ pub struct FloatingIp {
     /// The public address.
     pub floating_ip_address: IpAddr,
     /// External network.
+    #[serde(deserialize_with = "null_default")]
     #[serde(default)]
     pub floating_network_id: String,
     /// Associated internal address.
@@ -457,12 +486,15 @@ pub struct FloatingIp {
     #[serde(default)]
     pub router_id: Option<String>,
     /// Owner project.
+    #[serde(deserialize_with = "null_default")]
     #[serde(default)]
     pub project_id: String,
     /// `ACTIVE`, `DOWN`, `ERROR`.
+    #[serde(deserialize_with = "null_default")]
     #[serde(default)]
     pub status: String,
     /// Description.
+    #[serde(deserialize_with = "null_default")]
     #[serde(default)]
     pub description: String,
 }
@@ -474,14 +506,17 @@ pub struct QosPolicy {
     /// Policy id.
     pub id: String,
     /// Name.
+    #[serde(deserialize_with = "null_default")]
     pub name: String,
     /// Owner project.
+    #[serde(deserialize_with = "null_default")]
     pub project_id: String,
     /// Shared.
     pub shared: bool,
     /// Project default policy.
     pub is_default: bool,
     /// Description.
+    #[serde(deserialize_with = "null_default")]
     pub description: String,
 }
 
@@ -492,12 +527,15 @@ pub struct SecurityGroup {
     /// Security group id.
     pub id: String,
     /// Name.
+    #[serde(deserialize_with = "null_default")]
     pub name: String,
     /// Owner project.
+    #[serde(deserialize_with = "null_default")]
     pub project_id: String,
     /// Stateful (stateful-security-group extension).
     pub stateful: Option<bool>,
     /// Description.
+    #[serde(deserialize_with = "null_default")]
     pub description: String,
 }
 
@@ -508,6 +546,7 @@ pub struct SubnetIpAvailability {
     /// Subnet id.
     pub subnet_id: String,
     /// Subnet name.
+    #[serde(deserialize_with = "null_default")]
     pub subnet_name: String,
     /// CIDR.
     pub cidr: String,
@@ -529,8 +568,10 @@ pub struct NetworkIpAvailability {
     /// Network id.
     pub network_id: String,
     /// Network name.
+    #[serde(deserialize_with = "null_default")]
     pub network_name: String,
     /// Owner project.
+    #[serde(deserialize_with = "null_default")]
     pub project_id: String,
     /// Total addresses.
     #[serde(deserialize_with = "de_count")]
@@ -540,6 +581,15 @@ pub struct NetworkIpAvailability {
     pub used_ips: u128,
     /// Per subnet.
     pub subnet_ip_availability: Vec<SubnetIpAvailability>,
+}
+
+/// `null` → the type's default: some Neutron plug-ins send `null` for empty strings/lists.
+fn null_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
 /// Accepts any JSON number as an address count (huge IPv6 counts may arrive as floats).
@@ -1099,6 +1149,16 @@ mod tests {
         assert_eq!(p.port_security_enabled, Some(true));
         assert_eq!(p.qos_policy_id, None);
         assert_eq!(p.binding_host_id, None);
+    }
+
+    #[test]
+    fn nulls_and_absent_fields_take_defaults() {
+        let p: Port = unwrap_key(br#"{"port": {"id": "p", "network_id": "n", "name": null, "description": null, "device_owner": null, "security_groups": null, "tags": null}}"#, "port").unwrap();
+        assert_eq!((p.name.as_str(), p.device_owner.as_str()), ("", ""));
+        assert!(p.security_groups.is_empty() && p.fixed_ips.is_empty());
+        let f: FloatingIp = unwrap_key(br#"{"floatingip": {"id": "f", "floating_ip_address": "203.0.113.5", "description": null, "port_id": null}}"#, "floatingip").unwrap();
+        assert_eq!(f.port_id, None);
+        assert_eq!(f.description, "");
     }
 
     #[test]

@@ -10,9 +10,11 @@
 //! state and the quota, write PENDING_* rows), calls the provider driver inside it, and
 //! commits only when the driver accepted; a driver error rolls everything back (design.md).
 
+pub mod amphora;
 pub mod base;
 pub mod context;
 pub mod fault;
+pub mod flavors;
 pub mod health_monitor;
 pub mod l7policy;
 pub mod l7rule;
@@ -24,6 +26,8 @@ pub mod pagination;
 pub mod pickle;
 pub mod policy;
 pub mod pool;
+pub mod profiles;
+pub mod provider_api;
 pub mod quotas;
 pub mod types;
 pub mod versions;
@@ -255,6 +259,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v2/lbaas", get(versions::v2))
         .route("/v2/octavia", get(versions::v2));
     use load_balancer as lb;
+    use octavia_db::{AvailabilityZoneProfileRow as AzProfileRow, FlavorProfileRow};
     let lbaas = Router::new()
         .route("/v2/lbaas/loadbalancers", get(lb::get_all).post(lb::post))
         .route(
@@ -283,6 +288,63 @@ pub fn router(state: AppState) -> Router {
             "/v2/lbaas/l7policies/{l7policy_id}/rules/{id}",
             get(l7rule::get_one).put(l7rule::put).delete(l7rule::delete),
         )
+        .route("/v2/lbaas/providers", get(provider_api::get_all))
+        .route(
+            "/v2/lbaas/providers/{provider}/flavor_capabilities",
+            get(provider_api::flavor_capabilities),
+        )
+        .route(
+            "/v2/lbaas/providers/{provider}/availability_zone_capabilities",
+            get(provider_api::availability_zone_capabilities),
+        )
+        .route(
+            "/v2/lbaas/flavors",
+            get(flavors::flavor_get_all).post(flavors::flavor_post),
+        )
+        .route(
+            "/v2/lbaas/flavors/{id}",
+            get(flavors::flavor_get_one)
+                .put(flavors::flavor_put)
+                .delete(flavors::flavor_delete),
+        )
+        .route(
+            "/v2/lbaas/flavorprofiles",
+            get(profiles::get_all::<FlavorProfileRow>).post(profiles::post::<FlavorProfileRow>),
+        )
+        .route(
+            "/v2/lbaas/flavorprofiles/{id}",
+            get(profiles::get_one::<FlavorProfileRow>)
+                .put(profiles::put::<FlavorProfileRow>)
+                .delete(profiles::delete::<FlavorProfileRow>),
+        )
+        .route(
+            "/v2/lbaas/availabilityzones",
+            get(flavors::az_get_all).post(flavors::az_post),
+        )
+        .route(
+            "/v2/lbaas/availabilityzones/{name}",
+            get(flavors::az_get_one)
+                .put(flavors::az_put)
+                .delete(flavors::az_delete),
+        )
+        .route(
+            "/v2/lbaas/availabilityzoneprofiles",
+            get(profiles::get_all::<AzProfileRow>).post(profiles::post::<AzProfileRow>),
+        )
+        .route(
+            "/v2/lbaas/availabilityzoneprofiles/{id}",
+            get(profiles::get_one::<AzProfileRow>)
+                .put(profiles::put::<AzProfileRow>)
+                .delete(profiles::delete::<AzProfileRow>),
+        )
+        .route("/v2/octavia/amphorae", get(amphora::get_all))
+        .route(
+            "/v2/octavia/amphorae/{id}",
+            get(amphora::get_one).delete(amphora::delete),
+        )
+        .route("/v2/octavia/amphorae/{id}/stats", get(amphora::stats))
+        .route("/v2/octavia/amphorae/{id}/failover", put(amphora::failover))
+        .route("/v2/octavia/amphorae/{id}/config", put(amphora::config))
         .route(
             "/v2/lbaas/listeners",
             get(listener::get_all).post(listener::post),

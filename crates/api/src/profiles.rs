@@ -1,0 +1,361 @@
+//! Flavor profiles (`/v2/lbaas/flavorprofiles`) and availability zone profiles
+//! (`/v2/lbaas/availabilityzoneprofiles`), as `octavia/api/v2/controllers/flavor_profiles.py`
+//! and `availability_zone_profiles.py` (api-contract.md §12.2, §13.2). Both are admin-only,
+//! keep their metadata as a JSON *string*, validate it through the provider driver
+//! (`validate_flavor` / `validate_availability_zone`) and refuse changes while in use.
+
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use octavia_db::{
+    AvailabilityZoneProfileRow, FlavorProfileRow, ListQuery, Record, SqlValue, Tx, PLACEHOLDER_ID,
+};
+use serde_json::{json, Value};
+
+use crate::base::{self, call_provider};
+use crate::context::RequestContext;
+use crate::fault::ApiError;
+use crate::pagination::ListParams;
+use crate::policy;
+use crate::types::{f, m, parse_body, s, Obj, Schema};
+use crate::AppState;
+
+type Q = Query<Vec<(String, String)>>;
+
+/// A profile table: its row type and the names that differ between the two kinds.
+pub trait Profile: Record + Send + Sync + 'static {
+    /// Policy resource (`flavor-profile`, `availability-zone-profile`).
+    const RBAC: &'static str;
+    /// Body wrapper / response key (`flavorprofile`, `availability_zone_profile`).
+    const WRAPPER: &'static str;
+    /// Controller argument name (`flavor_profile_`, `availability_zone_profile_`).
+    const ARG: &'static str;
+    /// Collection key and links key.
+    const COLLECTION: (&'static str, &'static str);
+    /// Metadata attribute (`flavor_data`, `availability_zone_data`).
+    const DATA: &'static str;
+    /// Object name in 404 texts of the NIL placeholder and delete, and in 409 texts.
+    const LABEL: &'static str;
+    /// Object name in 404 texts of GET/PUT (the model's `_name()`).
+    const MODEL: &'static str;
+    /// The table and column that reference a profile (in-use check).
+    const USED_BY: (&'static str, &'static str);
+    /// URL path of the collection.
+    const PATH: &'static str;
+    /// POST / PUT schemas.
+    fn schemas() -> (&'static Schema, &'static Schema);
+    /// Build a row.
+    fn make(id: String, name: String, provider: String, data: String) -> Self;
+    /// (id, name, provider_name, data).
+    fn parts(&self) -> (&str, &str, &str, &str);
+    /// Ask the driver to accept the metadata.
+    fn validate(
+        driver: std::sync::Arc<dyn provider::ProviderDriver>,
+        data: Value,
+    ) -> futures::future::BoxFuture<'static, Result<(), provider::ProviderError>>;
+}
+
+/// `FlavorProfilePOST`.
+pub static FP_POST: Schema = Schema {
+    fields: &[
+        m("name", s(255)),
+        m("provider_name", s(255)),
+        m("flavor_data", s(4096)),
+    ],
+    tenant_alias: false,
+};
+/// `FlavorProfilePUT`.
+pub static FP_PUT: Schema = Schema {
+    fields: &[
+        f("name", s(255)),
+        f("provider_name", s(255)),
+        f("flavor_data", s(4096)),
+    ],
+    tenant_alias: false,
+};
+/// `AvailabilityZoneProfilePOST`.
+pub static AZP_POST: Schema = Schema {
+    fields: &[
+        m("name", s(255)),
+        m("provider_name", s(255)),
+        m("availability_zone_data", s(4096)),
+    ],
+    tenant_alias: false,
+};
+/// `AvailabilityZoneProfilePUT`.
+pub static AZP_PUT: Schema = Schema {
+    fields: &[
+        f("name", s(255)),
+        f("provider_name", s(255)),
+        f("availability_zone_data", s(4096)),
+    ],
+    tenant_alias: false,
+};
+
+impl Profile for FlavorProfileRow {
+    const RBAC: &'static str = "flavor-profile";
+    const WRAPPER: &'static str = "flavorprofile";
+    const ARG: &'static str = "flavor_profile_";
+    const COLLECTION: (&'static str, &'static str) = ("flavorprofiles", "flavorprofile_links");
+    const DATA: &'static str = "flavor_data";
+    const LABEL: &'static str = "Flavor profile";
+    const MODEL: &'static str = "Flavor Profile";
+    const USED_BY: (&'static str, &'static str) = ("flavor", "flavor_profile_id");
+    const PATH: &'static str = "/v2/lbaas/flavorprofiles";
+    fn schemas() -> (&'static Schema, &'static Schema) {
+        (&FP_POST, &FP_PUT)
+    }
+    fn make(id: String, name: String, provider_name: String, flavor_data: String) -> Self {
+        Self {
+            id,
+            name,
+            provider_name,
+            flavor_data,
+        }
+    }
+    fn parts(&self) -> (&str, &str, &str, &str) {
+        (&self.id, &self.name, &self.provider_name, &self.flavor_data)
+    }
+    fn validate(
+        driver: std::sync::Arc<dyn provider::ProviderDriver>,
+        data: Value,
+    ) -> futures::future::BoxFuture<'static, Result<(), provider::ProviderError>> {
+        Box::pin(async move { driver.validate_flavor(&data).await })
+    }
+}
+
+impl Profile for AvailabilityZoneProfileRow {
+    const RBAC: &'static str = "availability-zone-profile";
+    const WRAPPER: &'static str = "availability_zone_profile";
+    const ARG: &'static str = "availability_zone_profile_";
+    const COLLECTION: (&'static str, &'static str) = (
+        "availability_zone_profiles",
+        "availability_zone_profile_links",
+    );
+    const DATA: &'static str = "availability_zone_data";
+    const LABEL: &'static str = "Availability Zone Profile";
+    const MODEL: &'static str = "Availability Zone Profile";
+    const USED_BY: (&'static str, &'static str) =
+        ("availability_zone", "availability_zone_profile_id");
+    const PATH: &'static str = "/v2/lbaas/availabilityzoneprofiles";
+    fn schemas() -> (&'static Schema, &'static Schema) {
+        (&AZP_POST, &AZP_PUT)
+    }
+    fn make(id: String, name: String, provider_name: String, data: String) -> Self {
+        Self {
+            id,
+            name,
+            provider_name,
+            availability_zone_data: data,
+        }
+    }
+    fn parts(&self) -> (&str, &str, &str, &str) {
+        (
+            &self.id,
+            &self.name,
+            &self.provider_name,
+            &self.availability_zone_data,
+        )
+    }
+    fn validate(
+        driver: std::sync::Arc<dyn provider::ProviderDriver>,
+        data: Value,
+    ) -> futures::future::BoxFuture<'static, Result<(), provider::ProviderError>> {
+        Box::pin(async move { driver.validate_availability_zone(&data).await })
+    }
+}
+
+fn render<P: Profile>(p: &P) -> Value {
+    let (id, name, provider, data) = p.parts();
+    json!({"id": id, "name": name, "provider_name": provider, P::DATA: data})
+}
+
+fn attrs<P: Profile>() -> [&'static str; 4] {
+    ["id", "name", "provider_name", P::DATA]
+}
+
+/// The metadata as a JSON value; 400 `<data> is not a valid option for <flavor_data|…>`.
+fn parse_data<P: Profile>(data: &str) -> Result<Value, ApiError> {
+    serde_json::from_str(data).map_err(|_| ApiError::InvalidOption {
+        value: data.to_string(),
+        option: P::DATA.to_string(),
+    })
+}
+
+/// Validate metadata with the named provider (400 not enabled, 501 not loaded, driver
+/// errors as `call_provider`).
+async fn validate_with<P: Profile>(
+    st: &AppState,
+    provider_name: &str,
+    data: &str,
+) -> Result<(), ApiError> {
+    let v = parse_data::<P>(data)?;
+    let driver = st.driver(provider_name)?;
+    call_provider(provider_name, P::validate(driver, v)).await
+}
+
+async fn get_db<P: Profile>(tx: &mut Tx, id: &str) -> Result<P, ApiError> {
+    if id == PLACEHOLDER_ID {
+        return Err(ApiError::not_found(P::LABEL, id));
+    }
+    let p: Option<P> = tx.find(id).await?;
+    p.ok_or_else(|| ApiError::not_found(P::MODEL, id))
+}
+
+async fn in_use<P: Profile>(tx: &mut Tx, id: &str) -> Result<bool, ApiError> {
+    let (table, col) = P::USED_BY;
+    let n: Option<i64> = tx
+        .fetch_optional_scalar(
+            &format!("SELECT COUNT(*) FROM `{table}` WHERE `{col}` = ?"),
+            vec![id.into()],
+        )
+        .await?;
+    Ok(n.unwrap_or(0) > 0)
+}
+
+/// `GET` collection (placeholder hidden).
+pub async fn get_all<P: Profile>(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    headers: HeaderMap,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    policy::authorize(&ctx, P::RBAC, "get_all", ctx.project_id.as_deref())?;
+    let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
+    let mut tx = st.db().begin_read().await?;
+    let rows: Vec<P> = tx.list(&ListQuery::default()).await?;
+    let all = rows
+        .iter()
+        .filter(|r| r.parts().0 != PLACEHOLDER_ID)
+        .map(render)
+        .collect();
+    let (key, links) = P::COLLECTION;
+    let mut body = base::collection(&st, &headers, P::PATH, key, all, &params, &attrs::<P>())?;
+    if let Some(o) = body.as_object_mut() {
+        if let Some(l) = o.remove(&format!("{key}_links")) {
+            o.insert(links.to_string(), l);
+        }
+    }
+    Ok(Json(body))
+}
+
+/// `GET /{id}`.
+pub async fn get_one<P: Profile>(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(id): Path<String>,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    policy::authorize(&ctx, P::RBAC, "get_one", ctx.project_id.as_deref())?;
+    let fields = base::check_get_query(&st, &q)?;
+    let mut tx = st.db().begin_read().await?;
+    let p: P = get_db(&mut tx, &id).await?;
+    Ok(Json(json!({P::WRAPPER: base::select(render(&p), &fields)})))
+}
+
+/// `POST` → 201 after the driver accepted the metadata.
+pub async fn post<P: Profile>(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Query(q): Q,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    base::no_query(&q, &[])?;
+    let b = parse_body(&body, P::ARG, P::WRAPPER, P::schemas().0)?;
+    policy::authorize(&ctx, P::RBAC, "post", ctx.project_id.as_deref())?;
+    let provider_name = b.str("provider_name").unwrap_or_default();
+    let data = b.str(P::DATA).unwrap_or_default();
+    validate_with::<P>(&st, &provider_name, &data).await?;
+    let row = P::make(
+        base::new_id(),
+        b.str("name").unwrap_or_default(),
+        provider_name,
+        data,
+    );
+    let mut tx = st.db().begin().await?;
+    tx.insert(&row).await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(json!({P::WRAPPER: render(&row)}))).into_response())
+}
+
+fn null_option(b: &Obj, k: &str) -> Result<(), ApiError> {
+    if b.is_null(k) {
+        return Err(ApiError::InvalidOption {
+            value: "None".into(),
+            option: k.into(),
+        });
+    }
+    Ok(())
+}
+
+/// `PUT /{id}`: `null` values → 400 `None is not a valid option for <attr>`; a new provider
+/// or metadata while in use → 409 `<Label> <id> is in use and cannot be modified.`; new
+/// metadata is validated with the new or stored provider.
+pub async fn put<P: Profile>(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(id): Path<String>,
+    Query(q): Q,
+    body: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    base::no_query(&q, &[])?;
+    let b = parse_body(&body, P::ARG, P::WRAPPER, P::schemas().1)?;
+    policy::authorize(&ctx, P::RBAC, "put", ctx.project_id.as_deref())?;
+    for k in ["name", "provider_name", P::DATA] {
+        null_option(&b, k)?;
+    }
+    let mut tx = st.db().begin().await?;
+    if (b.has(P::DATA) || b.has("provider_name")) && in_use::<P>(&mut tx, &id).await? {
+        return Err(ApiError::Conflict(format!(
+            "{} {id} is in use and cannot be modified.",
+            P::LABEL
+        )));
+    }
+    let cur: P = get_db(&mut tx, &id).await?;
+    if let Some(data) = b.str(P::DATA) {
+        let provider_name = b
+            .str("provider_name")
+            .unwrap_or_else(|| cur.parts().2.to_string());
+        validate_with::<P>(&st, &provider_name, &data).await?;
+    }
+    let mut ch: Vec<(&str, SqlValue)> = Vec::new();
+    for k in ["name", "provider_name", P::DATA] {
+        if let Some(v) = b.str(k) {
+            ch.push((k, v.into()));
+        }
+    }
+    if !ch.is_empty() {
+        tx.update::<P>(&id, &ch).await?;
+    }
+    let p: P = get_db(&mut tx, &id).await?;
+    tx.commit().await?;
+    Ok(Json(json!({P::WRAPPER: render(&p)})))
+}
+
+/// `DELETE /{id}` → 204; in use → 409; missing → 404 `<Label> <id> not found.`
+pub async fn delete<P: Profile>(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(id): Path<String>,
+    Query(q): Q,
+) -> Result<StatusCode, ApiError> {
+    base::no_query(&q, &[])?;
+    policy::authorize(&ctx, P::RBAC, "delete", ctx.project_id.as_deref())?;
+    if id == PLACEHOLDER_ID {
+        return Err(ApiError::not_found(P::LABEL, &id));
+    }
+    let mut tx = st.db().begin().await?;
+    if in_use::<P>(&mut tx, &id).await? {
+        return Err(ApiError::Conflict(format!(
+            "{} {id} is in use and cannot be modified.",
+            P::LABEL
+        )));
+    }
+    if tx.delete::<P>(&id).await? == 0 {
+        return Err(ApiError::not_found(P::LABEL, &id));
+    }
+    tx.commit().await?;
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -133,3 +133,38 @@ impl Drop for Cleanup {
         let _ = done.join();
     }
 }
+
+/// A local HTTP responder answering its connections in order with `replies` (status line,
+/// JSON body), one request per connection (`Connection: close`). The task returns the
+/// request heads it saw.
+pub async fn scripted_server(
+    replies: Vec<(&'static str, &'static str)>,
+) -> (String, tokio::task::JoinHandle<Vec<String>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let task = tokio::spawn(async move {
+        let mut heads = Vec::new();
+        for (status, body) in replies {
+            let (mut sock, _) = listener.accept().await.unwrap();
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 4096];
+            while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+                let n = sock.read(&mut chunk).await.unwrap();
+                if n == 0 {
+                    break;
+                }
+                buf.extend_from_slice(&chunk[..n]);
+            }
+            let head = format!(
+                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            sock.write_all(head.as_bytes()).await.unwrap();
+            sock.shutdown().await.unwrap();
+            heads.push(String::from_utf8_lossy(&buf).to_string());
+        }
+        heads
+    });
+    (url, task)
+}

@@ -12,6 +12,9 @@ pub enum InvalidTokenReason {
     NotFound,
     /// Keystone returned the token but its `expires_at` is already past.
     Expired,
+    /// Not a token at all (control or non-ASCII characters, or over 8 KiB): refused without
+    /// asking Keystone.
+    Malformed,
 }
 
 impl std::fmt::Display for InvalidTokenReason {
@@ -20,6 +23,7 @@ impl std::fmt::Display for InvalidTokenReason {
             Self::Empty => "empty token",
             Self::NotFound => "token not found, revoked or expired",
             Self::Expired => "token expired",
+            Self::Malformed => "malformed token",
         })
     }
 }

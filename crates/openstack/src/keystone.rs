@@ -701,6 +701,9 @@ impl TokenCache {
     }
 }
 
+/// Longest token accepted for validation (bytes).
+const MAX_TOKEN_LEN: usize = 8192;
+
 /// Validates users' tokens against Keystone (`GET /v3/auth/tokens`, `X-Subject-Token` = the
 /// user's token, `X-Auth-Token` = the service token), as keystonemiddleware's auth_token
 /// does for Octavia (octavia/common/keystone.py `SkippingAuthProtocol`). Results, valid or
@@ -743,7 +746,7 @@ impl TokenValidator {
 
     /// Validates `user_token` (the request's `X-Auth-Token`).
     ///
-    /// Errors: `InvalidToken(Empty | NotFound | Expired)` → the API answers 401;
+    /// Errors: `InvalidToken(Empty | NotFound | Expired | Malformed)` → the API answers 401;
     /// `ServiceCredentialsRejected` when Keystone refuses the service token twice (a fresh one
     /// is issued after the first 401); `Status` (e.g. 403: the service user may not
     /// validate tokens), `Transport`, `Decode` → 500/503.
@@ -751,6 +754,11 @@ impl TokenValidator {
         let user_token = user_token.trim();
         if user_token.is_empty() {
             return Err(KeystoneError::InvalidToken(InvalidTokenReason::Empty));
+        }
+        // Fernet/JWS tokens are short printable ASCII; anything else cannot be valid and
+        // should neither reach Keystone nor fill the cache.
+        if user_token.len() > MAX_TOKEN_LEN || !user_token.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(KeystoneError::InvalidToken(InvalidTokenReason::Malformed));
         }
         let cached = self
             .cache
@@ -1053,6 +1061,43 @@ mod tests {
         ));
         assert!(c.get("b", t0 + Duration::from_secs(6)).is_none());
         assert!(c.get("zzz", t0).is_none());
+    }
+
+    #[tokio::test]
+    async fn malformed_tokens_are_refused_without_a_request() {
+        // An unroutable Keystone: any request would fail with Transport, not InvalidToken.
+        let http = crate::HttpConfig::default().build_client().unwrap();
+        let auth = ServiceAuth::new(
+            http,
+            ServiceAuthConfig {
+                auth_url: "http://127.0.0.1:1/v3".into(),
+                ..ServiceAuthConfig::default()
+            },
+        );
+        let v = TokenValidator::new(auth, TokenValidatorConfig::default());
+        for bad in [
+            "tok en",
+            "tok\u{7f}",
+            "jeton-é",
+            &"a".repeat(MAX_TOKEN_LEN + 1),
+        ] {
+            assert!(
+                matches!(
+                    v.validate(bad).await,
+                    Err(KeystoneError::InvalidToken(InvalidTokenReason::Malformed))
+                ),
+                "{bad:?}"
+            );
+        }
+        assert!(matches!(
+            v.validate("").await,
+            Err(KeystoneError::InvalidToken(InvalidTokenReason::Empty))
+        ));
+        assert!(matches!(
+            v.validate("plausible").await,
+            Err(KeystoneError::Transport(_))
+        ));
+        assert_eq!(v.cache_len(), 0);
     }
 
     #[test]

@@ -115,7 +115,7 @@ fn random_op(
 async fn random_transactions_keep_replica_equal_to_server() {
     let server = tokio::task::block_in_place(NbServer::start);
     let nb = Client::connect(&server.unix(), NB, spec()).await.unwrap();
-    let mut rng = Rng(0x5EED_0F_0DB);
+    let mut rng = Rng(0x0005_EED0_F0DB);
     let (mut ok, mut failed) = (0, 0);
     for step in 0..300 {
         let snap = nb.replica();

@@ -142,12 +142,27 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         &config.ovn.ovn_nb_connection,
         "OVN_Northbound",
         ovn_provider::ovsdb_nb::monitor_spec(),
-        ovsdb_options,
+        ovsdb_options.clone(),
     )
     .await
     .with_context(|| format!("OVN NB at {}", config.ovn.ovn_nb_connection))?;
     let status: Arc<dyn StatusSink> = Arc::new(octavia_db::StatusUpdater::new(db.clone()));
-    let ovn = ovn_provider::OvnProvider::new(nb, neutron.clone(), status, ovn_provider::OvnConfig::default());
+    let ovn = ovn_provider::OvnProvider::new(nb.clone(), neutron.clone(), status, ovn_provider::OvnConfig::default());
+    // The agent duties run in the one process holding the NB lock (seed 000 "agent").
+    let sb = ovsdb::Client::connect_with(
+        &config.ovn.ovn_sb_connection,
+        "OVN_Southbound",
+        ovsdb::MonitorSpec::new().table("Service_Monitor"),
+        ovsdb_options.clone(),
+    )
+    .await
+    .with_context(|| format!("OVN SB at {}", config.ovn.ovn_sb_connection))?;
+    let agent = ovn.clone();
+    tokio::spawn(async move {
+        if let Err(e) = agent.run_agent(nb, sb).await {
+            tracing::error!(error = %e, "OVN provider agent stopped");
+        }
+    });
     let mut providers: BTreeMap<String, Arc<dyn ProviderDriver>> = BTreeMap::new();
     providers.insert("ovn".into(), Arc::new(ovn));
 

@@ -19,6 +19,7 @@ use provider::{
 };
 use serde_json::Value;
 
+use crate::agent;
 use crate::external_ids as ext;
 use crate::hm::{self, HmReq, HM_PORT_DEVICE_OWNER};
 use crate::listener::{self, ListenerReq};
@@ -162,6 +163,8 @@ enum Request {
         lb_id: String,
         ev: hm::ServiceMonitorEvent,
     },
+    RouterPort(agent::LrpEvent),
+    VipFip(agent::FipEvent),
 }
 
 impl Request {
@@ -190,6 +193,13 @@ impl Request {
             Request::HmCreate { lb_id, hm } | Request::HmUpdate { lb_id, hm } => {
                 with_pool(lb_id, &hm.pool_id)
             }
+            Request::RouterPort(ev) => Scope {
+                switches: vec![ev.network.clone()],
+                lbs_on_switches: vec![ev.network.clone()],
+                lbs_on_routers: vec![ev.router.clone()],
+                ..Default::default()
+            },
+            Request::VipFip(ev) => Scope::lb(&ev.lb_id),
         }
     }
 }
@@ -265,7 +275,7 @@ impl OvnProvider {
 
     /// Agent duty: follow the SB `Service_Monitor` table of `sb` (a client monitoring it) and
     /// turn every status change or deletion into member statuses. Runs until the client's
-    /// event stream closes; only the agent leader should run it.
+    /// event stream closes; does not take the agent lock (see [`OvnProvider::run_agent`]).
     pub async fn follow_service_monitors(&self, sb: ovsdb::Client) {
         let mut rx = sb.subscribe();
         loop {
@@ -277,26 +287,96 @@ impl OvnProvider {
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
             };
-            if change.table() != "Service_Monitor" {
-                continue;
-            }
-            let ev = match &change {
-                ovsdb::Change::Update { old, new, .. }
-                    if old.get("status") != new.get("status") =>
-                {
-                    service_monitor_from_row(new, false)
-                }
-                ovsdb::Change::Insert { new, .. }
-                    if new.get_str("status").is_some_and(|s| !s.is_empty()) =>
-                {
-                    service_monitor_from_row(new, false)
-                }
-                ovsdb::Change::Delete { old, .. } => service_monitor_from_row(old, true),
-                _ => None,
-            };
-            if let Some(ev) = ev {
+            if let Some(ev) = service_monitor_change(&change) {
                 self.service_monitor_event(ev).await;
             }
+        }
+    }
+
+    /// The agent (seed 000 "agent"; `agent.py`): take the NB lock [`agent::AGENT_LOCK`] on
+    /// `nb` (the client this driver writes through) and, while this process holds it, turn
+    /// SB `Service_Monitor` changes of `sb`, NB `Logical_Router_Port` creates/deletes and VIP
+    /// `Logical_Switch_Port` FIP changes into queued requests. Exactly one process holds the
+    /// lock; when its connection drops, ovsdb-server grants it to the next waiting process
+    /// (`locked` notification). Runs until both event streams close. Errors: only taking
+    /// the lock (invalid name, NB unreachable).
+    pub async fn run_agent(
+        &self,
+        nb: ovsdb::Client,
+        sb: ovsdb::Client,
+    ) -> Result<(), ovsdb::Error> {
+        self.run_agent_with_lock(nb, sb, agent::AGENT_LOCK).await
+    }
+
+    /// [`OvnProvider::run_agent`] with another lock name (tests sharing an NB with a running
+    /// Keel).
+    pub async fn run_agent_with_lock(
+        &self,
+        nb: ovsdb::Client,
+        sb: ovsdb::Client,
+        lock: &str,
+    ) -> Result<(), ovsdb::Error> {
+        use tokio::sync::broadcast::error::RecvError;
+        let mut nb_rx = nb.subscribe();
+        let mut sb_rx = sb.subscribe();
+        let leader = nb.lock(lock).await?;
+        tracing::info!(lock, held = *leader.borrow(), "OVN provider agent started");
+        let (mut nb_open, mut sb_open) = (true, true);
+        while nb_open || sb_open {
+            let change = tokio::select! {
+                c = nb_rx.recv(), if nb_open => {
+                    if matches!(c, Err(RecvError::Closed)) {
+                        nb_open = false;
+                    }
+                    c
+                }
+                c = sb_rx.recv(), if sb_open => {
+                    if matches!(c, Err(RecvError::Closed)) {
+                        sb_open = false;
+                    }
+                    c
+                }
+            };
+            let change = match change {
+                Ok(c) => c,
+                Err(RecvError::Lagged(n)) => {
+                    tracing::warn!(missed = n, "agent events lagged");
+                    continue;
+                }
+                Err(RecvError::Closed) => continue,
+            };
+            if !*leader.borrow() {
+                continue;
+            }
+            self.agent_change(&change).await;
+        }
+        Ok(())
+    }
+
+    /// One change seen by the lock holder.
+    async fn agent_change(&self, change: &ovsdb::Change) {
+        match (change.table(), change) {
+            ("Service_Monitor", c) => {
+                if let Some(ev) = service_monitor_change(c) {
+                    self.service_monitor_event(ev).await;
+                }
+            }
+            ("Logical_Router_Port", ovsdb::Change::Insert { new, .. }) => {
+                if let Some(ev) = agent::LrpEvent::from_row(new, true) {
+                    self.enqueue(&format!("lrp:{}", ev.router), Request::RouterPort(ev));
+                }
+            }
+            ("Logical_Router_Port", ovsdb::Change::Delete { old, .. }) => {
+                if let Some(ev) = agent::LrpEvent::from_row(old, false) {
+                    self.enqueue(&format!("lrp:{}", ev.router), Request::RouterPort(ev));
+                }
+            }
+            ("Logical_Switch_Port", ovsdb::Change::Update { old, new, .. }) => {
+                if let Some(ev) = agent::FipEvent::from_update(old, new) {
+                    self.enqueue(&ev.lb_id.clone(), Request::VipFip(ev));
+                }
+            }
+            _ => {}
         }
     }
 
@@ -1134,6 +1214,9 @@ impl Inner {
             Request::HmUpdate { hm, .. } => hm::update(&snap, hm).map_err(pe)?,
             Request::HmDelete { hm_id, pool_id, .. } => hm::delete(&snap, hm_id, pool_id),
             Request::ServiceMonitor { lb_id, ev } => hm::service_monitor_update(&snap, lb_id, ev),
+            Request::RouterPort(ev) if ev.created => agent::lrp_created(&snap, ev),
+            Request::RouterPort(ev) => agent::lrp_deleted(&snap, ev),
+            Request::VipFip(ev) => agent::vip_fip(&snap, ev),
         };
         self.commit(&plan).await?;
         self.cleanup_hm_ports(&plan.hm_subnets).await;
@@ -1326,6 +1409,26 @@ impl Inner {
     }
 }
 
+/// The member-status event of a SB `Service_Monitor` change (`ServiceMonitorUpdateEvent`): a
+/// status change, a new row with a status, or a deletion; `None` otherwise.
+pub fn service_monitor_change(change: &ovsdb::Change) -> Option<hm::ServiceMonitorEvent> {
+    if change.table() != "Service_Monitor" {
+        return None;
+    }
+    match change {
+        ovsdb::Change::Update { old, new, .. } if old.get("status") != new.get("status") => {
+            service_monitor_from_row(new, false)
+        }
+        ovsdb::Change::Insert { new, .. }
+            if new.get_str("status").is_some_and(|s| !s.is_empty()) =>
+        {
+            service_monitor_from_row(new, false)
+        }
+        ovsdb::Change::Delete { old, .. } => service_monitor_from_row(old, true),
+        _ => None,
+    }
+}
+
 /// A `Service_Monitor` row as an event; `None` when a column is missing or malformed.
 pub fn service_monitor_from_row(
     row: &ovsdb::Row,
@@ -1461,7 +1564,7 @@ fn error_report(req: &Request, snap: Option<&NbSnapshot>) -> StatusReport {
             );
         }
         // a health event has no API object waiting: nothing to report
-        Request::ServiceMonitor { .. } => {}
+        Request::ServiceMonitor { .. } | Request::RouterPort(_) | Request::VipFip(_) => {}
         Request::HmDelete {
             lb_id,
             hm_id,

@@ -11,6 +11,7 @@
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+pub mod agent;
 pub mod driver;
 pub mod edit;
 pub mod external_ids;

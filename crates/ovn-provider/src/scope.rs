@@ -47,6 +47,9 @@ pub struct Scope {
     pub switches: Vec<String>,
     /// Switch names whose `load_balancer` rows are needed (HM port still in use?).
     pub lbs_on_switches: Vec<String>,
+    /// Router names (`neutron-<router id>`): the router with its ports and its
+    /// `load_balancer` rows (router interface events).
+    pub lbs_on_routers: Vec<String>,
     /// Member logical switch ports (SB `Service_Monitor.logical_port`): the rows on their
     /// switch, through `external_ids:neutron:network_name`.
     pub member_ports: Vec<String>,
@@ -182,6 +185,16 @@ pub fn extend(
             }
         }
     }
+    let mut named_routers: Vec<String> = Vec::new();
+    for lr in &scope.lbs_on_routers {
+        for u in src.named(LR, lr) {
+            let Some(row) = src.row(LR, &u) else { continue };
+            for lb in crate::nb::datum_set(row.get("load_balancer")) {
+                add(snap, src, LB, &lb);
+            }
+            named_routers.push(u);
+        }
+    }
     if !scope.mapping_keys.is_empty() {
         let mapped = snap.load_balancers.values().any(|r| {
             scope
@@ -219,6 +232,7 @@ pub fn extend(
     }
     let mut switch_uuids: Vec<String> = switches.iter().flat_map(|n| src.named(LS, n)).collect();
     let mut router_uuids: Vec<String> = routers.iter().flat_map(|n| src.named(LR, n)).collect();
+    router_uuids.extend(named_routers);
     if !lb_uuids.is_empty() {
         switch_uuids.extend(src.referencing(LS, "load_balancer", &lb_uuids));
         router_uuids.extend(src.referencing(LR, "load_balancer", &lb_uuids));

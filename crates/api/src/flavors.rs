@@ -431,3 +431,44 @@ pub async fn az_delete(
     tx.commit().await?;
     Ok(StatusCode::NO_CONTENT)
 }
+
+/// What an LB create names: (flavor metadata, AZ metadata, the flavor's provider).
+///
+/// Unknown flavor → 400 `Validation failure: Invalid flavor_id.`; unknown AZ → 400
+/// `Validation failure: Invalid availability_zone.`; disabled → 400 `The selected
+/// <flavor|availability_zone> is not allowed in this deployment: <value>` (load_balancer.py).
+/// Absent → `{}`.
+pub async fn lb_create_metadata(
+    st: &AppState,
+    flavor_id: Option<String>,
+    az: Option<String>,
+) -> Result<(Value, Value, Option<String>), ApiError> {
+    let mut tx = st.db().begin_read().await?;
+    let (mut fm, mut am, mut fp) = (json!({}), json!({}), None);
+    if let Some(f) = flavor_id {
+        let fl = get_db_flavor(&mut tx, &f)
+            .await
+            .map_err(|_| ApiError::Validation("Invalid flavor_id.".into()))?;
+        if !fl.enabled {
+            return Err(ApiError::BadRequest(format!(
+                "The selected flavor is not allowed in this deployment: {f}"
+            )));
+        }
+        let (m, p) = flavor_metadata(&mut tx, &fl).await?;
+        fm = m;
+        fp = Some(p);
+    }
+    if let Some(name) = az {
+        let a = get_db_az(&mut tx, &name)
+            .await
+            .map_err(|_| ApiError::Validation("Invalid availability_zone.".into()))?;
+        if !a.enabled {
+            return Err(ApiError::BadRequest(format!(
+                "The selected availability_zone is not allowed in this deployment: {name}"
+            )));
+        }
+        am = az_metadata(&mut tx, &a).await?.0;
+    }
+    tx.rollback().await?;
+    Ok((fm, am, fp))
+}

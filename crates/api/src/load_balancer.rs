@@ -287,18 +287,22 @@ pub async fn post(
     if !b.objs("listeners").is_empty() || !b.objs("pools").is_empty() {
         return Err(ApiError::Validation("single-call (fully populated) load balancer creation is not supported by this deployment yet.".into()));
     }
-    if let Some(f) = b.str("flavor_id") {
-        let fl: Option<octavia_db::FlavorRow> = st.db().begin_read().await?.find(&f).await?;
-        if fl.is_none() || f == octavia_db::PLACEHOLDER_ID {
-            return Err(ApiError::Validation("Invalid flavor_id.".into()));
+    // flavor / availability zone: existence, enabled, provider (load_balancer.py
+    // `_validate_flavor`, `_validate_availability_zone`, `_get_provider`)
+    let (flavor_meta, az_meta, flavor_provider) =
+        crate::flavors::lb_create_metadata(&st, b.str("flavor_id"), b.str("availability_zone"))
+            .await?;
+    let provider_name = match (b.str("provider"), flavor_provider) {
+        (Some(p), Some(fp)) if p != fp => {
+            return Err(ApiError::BadRequest(format!(
+                "Flavor '{}' is not compatible with provider '{p}'",
+                b.str("flavor_id").unwrap_or_default()
+            )))
         }
-    }
-    if b.str("availability_zone").is_some() {
-        return Err(ApiError::Validation("Invalid availability zone.".into()));
-    }
-    let provider_name = b
-        .str("provider")
-        .unwrap_or_else(|| st.config().default_provider_driver.clone());
+        (Some(p), _) => p,
+        (None, Some(fp)) => fp,
+        (None, None) => st.config().default_provider_driver.clone(),
+    };
     let driver = st.driver(&provider_name)?;
 
     let mut tx = st.db().begin().await?;
@@ -318,6 +322,7 @@ pub async fn post(
         topology: Some("SINGLE".into()),
         provider: Some(provider_name.clone()),
         flavor_id: b.str("flavor_id"),
+        availability_zone: b.str("availability_zone"),
         ..Default::default()
     };
     tx.insert(&lb).await?;
@@ -403,7 +408,15 @@ pub async fn post(
         })
         .await?;
     }
-    let model = base::lb_model(&mut tx, &lb).await?;
+    let mut model = base::lb_model(&mut tx, &lb).await?;
+    if flavor_meta.as_object().is_some_and(|m| !m.is_empty()) {
+        call_provider(&provider_name, driver.validate_flavor(&flavor_meta)).await?;
+    }
+    if az_meta.as_object().is_some_and(|m| !m.is_empty()) {
+        call_provider(&provider_name, driver.validate_availability_zone(&az_meta)).await?;
+    }
+    model.flavor = Some(flavor_meta);
+    model.availability_zone = Some(az_meta);
     call_provider(&provider_name, driver.loadbalancer_create(model)).await?;
     let lb_now = get_db_lb(&mut tx, &id).await?;
     let body = base::render_lb(&mut tx, &lb_now).await?;

@@ -454,3 +454,70 @@ async fn amphorae_are_admin_only_and_absent() {
         assert_eq!(s, StatusCode::FORBIDDEN);
     });
 }
+
+#[tokio::test]
+async fn lb_create_resolves_flavor_and_zone_metadata() {
+    each_backend!(|env| {
+        let (_, b) = env.req_as("admin", "POST", "/v2/lbaas/flavorprofiles", Some(json!({"flavorprofile": {"name": "fp", "provider_name": "full", "flavor_data": "{\"compute_flavor\": \"m1\"}"}}))).await;
+        let fpid = b["flavorprofile"]["id"].as_str().unwrap().to_string();
+        let (_, b) = env
+            .req_as(
+                "admin",
+                "POST",
+                "/v2/lbaas/flavors",
+                Some(json!({"flavor": {"name": "f", "flavor_profile_id": fpid}})),
+            )
+            .await;
+        let flid = b["flavor"]["id"].as_str().unwrap().to_string();
+        let (_, b) = env.req_as("admin", "POST", "/v2/lbaas/availabilityzoneprofiles", Some(json!({"availability_zone_profile": {"name": "p", "provider_name": "full", "availability_zone_data": "{\"compute_zone\": \"z1\"}"}}))).await;
+        let azp = b["availability_zone_profile"]["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let (s, _) = env.req_as("admin", "POST", "/v2/lbaas/availabilityzones", Some(json!({"availability_zone": {"name": "az1", "availability_zone_profile_id": azp}}))).await;
+        assert_eq!(s, StatusCode::CREATED);
+
+        let (s, b) = env.req("POST", "/v2/lbaas/loadbalancers", Some(json!({"loadbalancer": {"vip_subnet_id": support::SUBNET, "flavor_id": flid, "availability_zone": "az1"}}))).await;
+        assert_eq!(s, StatusCode::CREATED, "{b}");
+        assert_eq!(b["loadbalancer"]["provider"], "full");
+        assert_eq!(b["loadbalancer"]["flavor_id"], flid);
+        assert_eq!(b["loadbalancer"]["availability_zone"], "az1");
+        let sent = env.full.calls.last("loadbalancer_create").unwrap();
+        assert_eq!(sent["flavor"], json!({"compute_flavor": "m1"}));
+        assert_eq!(sent["availability_zone"], json!({"compute_zone": "z1"}));
+
+        let (s, b) = env.req("POST", "/v2/lbaas/loadbalancers", Some(json!({"loadbalancer": {"vip_subnet_id": support::SUBNET, "flavor_id": flid, "provider": "ovn"}}))).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST);
+        assert_eq!(
+            b["faultstring"],
+            format!("Flavor '{flid}' is not compatible with provider 'ovn'")
+        );
+        let (s, b) = env.req("POST", "/v2/lbaas/loadbalancers", Some(json!({"loadbalancer": {"vip_subnet_id": support::SUBNET, "availability_zone": "nowhere"}}))).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST);
+        assert_eq!(
+            b["faultstring"],
+            "Validation failure: Invalid availability_zone."
+        );
+        env.req_as(
+            "admin",
+            "PUT",
+            &format!("/v2/lbaas/flavors/{flid}"),
+            Some(json!({"flavor": {"enabled": false}})),
+        )
+        .await;
+        let (s, b) = env
+            .req(
+                "POST",
+                "/v2/lbaas/loadbalancers",
+                Some(
+                    json!({"loadbalancer": {"vip_subnet_id": support::SUBNET, "flavor_id": flid}}),
+                ),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST);
+        assert_eq!(
+            b["faultstring"],
+            format!("The selected flavor is not allowed in this deployment: {flid}")
+        );
+    });
+}

@@ -103,6 +103,27 @@ macro_rules! fake_driver {
         async fn pool_create(&self, _p: provider::Pool) -> Result<(), ProviderError> {
             self.calls.rec("pool_create", Value::Null)
         }
+        async fn pool_delete(&self, _p: provider::Pool) -> Result<(), ProviderError> {
+            self.calls.rec("pool_delete", Value::Null)
+        }
+        async fn member_create(&self, _m: provider::Member) -> Result<(), ProviderError> {
+            self.calls.rec("member_create", Value::Null)
+        }
+        async fn member_delete(&self, _m: provider::Member) -> Result<(), ProviderError> {
+            self.calls.rec("member_delete", Value::Null)
+        }
+        async fn health_monitor_create(
+            &self,
+            _h: provider::HealthMonitor,
+        ) -> Result<(), ProviderError> {
+            self.calls.rec("health_monitor_create", Value::Null)
+        }
+        async fn health_monitor_delete(
+            &self,
+            _h: provider::HealthMonitor,
+        ) -> Result<(), ProviderError> {
+            self.calls.rec("health_monitor_delete", Value::Null)
+        }
         $($extra)*
     }
     };

@@ -28,6 +28,7 @@ pub mod queue;
 mod scenarios;
 pub mod scope;
 pub mod status;
+pub mod sync;
 pub mod validate;
 pub mod vips;
 

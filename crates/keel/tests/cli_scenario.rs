@@ -21,6 +21,7 @@ struct Keel {
     child: Child,
     port: u16,
     _dir: tempfile::TempDir,
+    _mariadb: Option<MariaDb>,
 }
 
 impl Drop for Keel {
@@ -34,11 +35,58 @@ fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-fn start_keel() -> Keel {
+/// Where the test's Octavia DB lives.
+enum Backend {
+    /// The embedded default: a fresh SQLite file.
+    Sqlite,
+    /// Production: a fresh `keel_test_<tag>` database on the stack's MariaDB, dropped at the end.
+    MariaDb,
+}
+
+/// A fresh MariaDB database for one test, dropped on drop.
+struct MariaDb {
+    name: String,
+}
+
+impl MariaDb {
+    fn url(&self) -> String {
+        let base = env("STACK_KEEL_DB_URL");
+        let server = base.rsplit_once('/').map(|(s, _)| s.to_string()).unwrap();
+        format!("{server}/{}", self.name)
+    }
+
+    fn sql(statement: &str) {
+        let st = Command::new("mysql")
+            .args(["-h127.0.0.1", "-ukeel", "-pkeel-db-pass", "-e", statement])
+            .status()
+            .unwrap();
+        assert!(st.success(), "mysql: {statement}");
+    }
+
+    fn create() -> Self {
+        let name = format!("keel_test_e2e_{}", uuid::Uuid::new_v4().simple());
+        Self::sql(&format!("CREATE DATABASE {name}"));
+        MariaDb { name }
+    }
+}
+
+impl Drop for MariaDb {
+    fn drop(&mut self) {
+        Self::sql(&format!("DROP DATABASE IF EXISTS {}", self.name));
+    }
+}
+
+fn start_keel(backend: Backend) -> Keel {
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
     let conf = dir.path().join("keel.conf");
-    let db = dir.path().join("keel.sqlite");
+    let (db_url, mariadb) = match backend {
+        Backend::Sqlite => (format!("sqlite://{}?mode=rwc", dir.path().join("keel.sqlite").display()), None),
+        Backend::MariaDb => {
+            let m = MariaDb::create();
+            (m.url(), Some(m))
+        }
+    };
     let keystone = env("STACK_KEYSTONE_URL");
     let auth = format!(
         "auth_url = {keystone}\nusername = octavia\npassword = octavia-pass\nproject_name = service\n\
@@ -49,10 +97,9 @@ fn start_keel() -> Keel {
         format!(
             "[api_settings]\nbind_host = 127.0.0.1\nbind_port = {port}\nauth_strategy = keystone\n\
              enabled_provider_drivers = ovn:OVN provider driver\ndefault_provider_driver = ovn\n\
-             [database]\nconnection = sqlite://{}?mode=rwc\n\
+             [database]\nconnection = {db_url}\n\
              [keystone_authtoken]\n{auth}[service_auth]\n{auth}\
              [neutron]\nendpoint = {}\n[ovn]\novn_nb_connection = {}\novn_sb_connection = {}\n",
-            db.display(),
             env("STACK_NEUTRON_URL"),
             env("STACK_OVN_NB"),
             env("STACK_OVN_SB"),
@@ -71,7 +118,7 @@ fn start_keel() -> Keel {
         .stderr(Stdio::from(log))
         .spawn()
         .unwrap();
-    let keel = Keel { child, port, _dir: dir };
+    let keel = Keel { child, port, _dir: dir, _mariadb: mariadb };
     // Readiness: the versions document answers.
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
@@ -149,10 +196,19 @@ fn uuids(v: &Value) -> Vec<String> {
 }
 
 #[test]
-fn cli_walking_skeleton() {
+fn cli_walking_skeleton_sqlite() {
+    walking_skeleton(Backend::Sqlite);
+}
+
+#[test]
+fn cli_walking_skeleton_mariadb() {
+    walking_skeleton(Backend::MariaDb);
+}
+
+fn walking_skeleton(backend: Backend) {
     let nb = env("STACK_OVN_NB");
     let sb = env("STACK_OVN_SB");
-    let keel = start_keel();
+    let keel = start_keel(backend);
     let tag = uuid::Uuid::new_v4().simple().to_string()[..8].to_string();
 
     // Neutron objects a user makes first (as in ci/stack/smoke-neutron.sh).

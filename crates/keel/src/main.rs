@@ -120,12 +120,16 @@ async fn serve(config: Config) -> anyhow::Result<()> {
 
     let http = openstack::HttpConfig::default().build_client()?;
     let service = openstack::ServiceAuth::new(http, service_auth(&config.service_auth));
+    // oslo's `valid_interfaces` is a list, tried in order.
+    let interfaces = openstack::Interface::parse_list(&config.neutron.valid_interfaces)
+        .map_err(|e| anyhow::anyhow!("[neutron] valid_interfaces: {e}"))?;
     let neutron = openstack::NeutronClient::new(
         service.clone(),
         openstack::NeutronConfig {
             endpoint_override: config.neutron.endpoint.clone(),
             region_name: config.neutron.region_name.clone(),
-            interface: config.neutron.valid_interfaces.parse().unwrap_or(openstack::Interface::Public),
+            interface: interfaces.first().copied().unwrap_or(openstack::Interface::Public),
+            fallback_interfaces: interfaces.iter().skip(1).copied().collect(),
             ..Default::default()
         },
     );

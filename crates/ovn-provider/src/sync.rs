@@ -1,31 +1,64 @@
 //! `ovn-db-sync` (seed 000 §7; role of `octavia-ovn-db-sync-util` / the driver's `do_sync`):
-//! compare the desired load balancers (Octavia's view, as `provider` data models) with the NB
-//! and plan the repair as ONE transaction.
+//! compare the desired load balancers (Octavia's view, as `provider` data models) with the NB,
+//! and repair the NB in ONE transaction.
 //!
-//! Scope of this version: on the existing `Load_Balancer` rows of each LB, listener and pool
-//! keys (value drift, `:D` suffix drift, keys of objects Octavia no longer has), member
-//! entries (address/port drift, extra members removed, missing members with a subnet added)
-//! and `vips` (re-framed from the fixed keys). Reported but not repaired: a LB without any
-//! NB row, a listener or pool key missing from every row (creating rows and attachments
-//! needs the driver's planners and Neutron facts), health-check rows.
+//! How: the driver's own planners ([`crate::lb`], [`crate::listener`], [`crate::pool`],
+//! [`crate::member`], [`crate::hm`]) run one after the other on a simulated copy of the NB
+//! ([`sim`]), each step seeing the previous ones' rows; the transaction is the difference
+//! between the real NB and the simulated one. A dry run plans the same and writes nothing.
+//!
+//! Per load balancer, in order (as `_ensure_loadbalancer` of the reference):
+//! 1. no `Load_Balancer` row → created as `lb_create` does (VIP port, subnet, routers from
+//!    Neutron: [`SyncFacts::lbs`]);
+//! 2. on existing rows: listener keys of listeners Octavia no longer has removed, listener
+//!    port / default pool / `:D` drift fixed, pool keys of unknown pools removed (with their
+//!    members), pool `:D` drift fixed, `vips` re-framed;
+//! 3. listeners and pools without any key → `listener_create` / `pool_create` (protocol rows
+//!    created as needed);
+//! 4. members: extra or drifted entries removed, missing ones added (`ls_refs`, routers,
+//!    `ip_port_mappings` as `member_create`);
+//! 5. health monitors: missing `Load_Balancer_Health_Check` rows → `hm_create`, option drift
+//!    → `hm_update`, missing member mappings re-added, health checks of monitors Octavia no
+//!    longer has → `hm_delete` (the reference's `hm_purge`);
+//! 6. switch/router references: every switch of `ls_refs` (and the VIP switch) and router of
+//!    `lr_ref` references the row.
+//!
+//! Without filters, rows carrying Octavia's keys ([`sim::is_octavia_row`]) whose load balancer
+//! Octavia does not know are deleted with their references.
+//!
+//! Differences from the reference: one transaction for all of it (the reference commits
+//! object by object), a dry run, and a purge of orphan rows.
+
+pub mod sim;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 
-use provider::LoadBalancer;
+use openstack::{FixedIpRequest, ListFilter, NeutronClient, PortCreate};
+use provider::{
+    LoadBalancer, OperatingStatus as OpStatus, ProvisioningStatus as Prov, StatusReport,
+};
 
 use crate::driver::{NbDatabase, NbError};
 use crate::edit::{Edit, LbRef};
 use crate::external_ids::{self as ext, ListenerValue, MemberEntry, ObjectKey};
-use crate::nb::{ops_json, NbSnapshot};
-use crate::scope::Scope;
+use crate::hm::{self, HmReq, HM_PORT_DEVICE_OWNER};
+use crate::lb::{self, LbCreate};
+use crate::listener::{self, ListenerReq};
+use crate::member::{self, MemberFacts, MemberReq};
+use crate::nb::{ops_json, NbSnapshot, Op};
+use crate::plan::{Plan, SubnetInfo};
+use crate::pool::{self, PoolReq};
+use crate::status::{self, put, Kind};
+pub use sim::SimError;
 
 /// One difference found between Octavia and the NB.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Difference {
     /// The load balancer.
     pub lb_id: String,
-    /// What differs, e.g. `member M: missing from pool P`.
+    /// What differs and what the sync does about it, e.g. `member M: missing from pool P,
+    /// added`.
     pub what: String,
     /// True when the planned transaction repairs it.
     pub repaired: bool,
@@ -38,186 +71,1019 @@ impl std::fmt::Display for Difference {
     }
 }
 
-/// The differences and the operations of one repairing transaction.
-pub fn plan(snap: &NbSnapshot, desired: &[LoadBalancer]) -> (Vec<Difference>, Vec<crate::nb::Op>) {
-    let mut diffs = Vec::new();
-    let mut edit = Edit::new(snap);
-    for lb in desired {
-        let id = &lb.loadbalancer_id;
-        let mut d = |what: String, repaired: bool| {
-            diffs.push(Difference {
-                lb_id: id.clone(),
-                what,
-                repaired,
-            })
-        };
-        let rows = snap.lbs_named(id);
-        if rows.is_empty() {
-            d("no Load_Balancer row".into(), false);
-            continue;
+/// Neutron facts the repairs need, read before planning ([`gather_facts`]).
+#[derive(Debug, Clone, Default)]
+pub struct SyncFacts {
+    /// What `lb_create` needs (VIP port, subnet), for load balancers without a row, by LB id.
+    pub lbs: BTreeMap<String, LbCreate>,
+    /// Member subnets, and the `ovn-lb-hm-<subnet>` source IP of subnets monitored by a
+    /// health monitor.
+    pub members: MemberFacts,
+}
+
+/// The outcome of planning a sync.
+#[derive(Debug, Default)]
+pub struct SyncPlan {
+    /// Every difference found, in the order found (empty: nothing to do).
+    pub differences: Vec<Difference>,
+    /// Operations of ONE transaction repairing the NB (empty: nothing to write).
+    pub ops: Vec<Op>,
+    /// Per synced load balancer with a row, its status tree as the NB shows it after the
+    /// repair (the reference's `_get_current_operating_statuses` re-sent to Octavia): every
+    /// object ACTIVE with its operating status, health monitors ONLINE/OFFLINE.
+    pub reports: Vec<StatusReport>,
+}
+
+/// How to run [`sync`].
+#[derive(Debug, Clone, Default)]
+pub struct SyncOptions {
+    /// Plan and report only: no NB transaction, no Neutron port created.
+    pub dry_run: bool,
+    /// Delete Octavia rows ([`sim::is_octavia_row`]) whose load balancer is not in this set
+    /// (every LB id Octavia has, any provider, any status but DELETED). `None` (runs with
+    /// filters): purge nothing.
+    pub purge_unknown: Option<BTreeSet<String>>,
+}
+
+/// Why a sync failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SyncError {
+    /// Reading the NB or committing the transaction.
+    #[error(transparent)]
+    Nb(#[from] NbError),
+    /// A planner produced an operation the simulation cannot apply (a bug).
+    #[error(transparent)]
+    Sim(#[from] SimError),
+}
+
+/// Subnet of a member: its own, else the one already in the NB entry, else the VIP subnet
+/// (as the reference's `do_sync`).
+fn member_subnet(
+    lb: &LoadBalancer,
+    m: &provider::Member,
+    old: Option<&MemberEntry>,
+) -> Option<String> {
+    m.subnet_id
+        .clone()
+        .filter(|s| !s.is_empty())
+        .or_else(|| old.map(|e| e.subnet_id.clone()).filter(|s| !s.is_empty()))
+        .or_else(|| lb.vip_subnet_id.clone().filter(|s| !s.is_empty()))
+}
+
+fn hm_req(h: &provider::HealthMonitor, pool_id: &str) -> HmReq {
+    HmReq {
+        id: h.healthmonitor_id.clone(),
+        pool_id: pool_id.to_string(),
+        interval: h.delay,
+        timeout: h.timeout,
+        success_count: h.max_retries,
+        failure_count: h.max_retries_down,
+        enabled: h.admin_state_up.unwrap_or(true),
+    }
+}
+
+/// The simulated NB and what was found so far.
+struct Sim<'a> {
+    nb: NbSnapshot,
+    seq: usize,
+    diffs: Vec<Difference>,
+    facts: &'a SyncFacts,
+}
+
+impl Sim<'_> {
+    fn d(&mut self, lb_id: &str, what: String, repaired: bool) {
+        self.diffs.push(Difference {
+            lb_id: lb_id.to_string(),
+            what,
+            repaired,
+        });
+    }
+
+    fn apply(&mut self, ops: &[Op]) -> Result<(), SimError> {
+        sim::apply(&mut self.nb, ops, &mut self.seq)
+    }
+
+    fn sync_lb(&mut self, lb: &LoadBalancer) -> Result<(), SimError> {
+        let id = lb.loadbalancer_id.as_str();
+        if self.nb.lbs_named(id).is_empty() {
+            let Some(c) = self.facts.lbs.get(id) else {
+                self.d(
+                    id,
+                    "no Load_Balancer row; its VIP port or subnet is not in Neutron".into(),
+                    false,
+                );
+                return Ok(());
+            };
+            match lb::create(&self.nb, c) {
+                Ok(p) => {
+                    self.apply(&p.ops)?;
+                    self.d(id, "no Load_Balancer row, created".into(), true);
+                }
+                Err(e) => {
+                    self.d(id, format!("no Load_Balancer row: {e}"), false);
+                    return Ok(());
+                }
+            }
         }
+        let want = lb.admin_state_up.unwrap_or(true);
+        let drift = self
+            .nb
+            .lbs_named(id)
+            .iter()
+            .any(|r| r.external_ids.get(ext::ENABLED) != Some(&lb::py_bool(want)));
+        if drift {
+            if let Ok(p) = lb::update(&self.nb, id, Some(want)) {
+                self.apply(&p.ops)?;
+                self.d(id, format!("enabled → {}", lb::py_bool(want)), true);
+            }
+        }
+        self.keys(lb)?;
+        self.missing_listeners_and_pools(lb)?;
+        self.members(lb)?;
+        self.stale_health_monitors(lb)?;
+        self.health_monitors(lb)?;
+        self.references(lb)?;
+        Ok(())
+    }
+
+    /// Step 2: keys on the existing rows.
+    fn keys(&mut self, lb: &LoadBalancer) -> Result<(), SimError> {
+        let id = lb.loadbalancer_id.as_str();
         let listeners: BTreeMap<&str, &provider::Listener> = lb
             .listeners
             .iter()
             .flatten()
             .map(|l| (l.listener_id.as_str(), l))
             .collect();
-        let pools: BTreeMap<&str, &provider::Pool> = lb
+        let pools: BTreeSet<&str> = lb
             .pools
             .iter()
             .flatten()
-            .map(|p| (p.pool_id.as_str(), p))
+            .map(|p| p.pool_id.as_str())
             .collect();
-        let mut seen_listeners = BTreeSet::new();
-        let mut seen_pools = BTreeSet::new();
-        for row in rows {
-            let h = LbRef::Existing(row.uuid.clone());
-            for (key, value) in &row.external_ids {
-                match ObjectKey::parse(key) {
-                    Some(ObjectKey::Listener { id: lid, enabled }) => {
-                        let Some(l) = listeners.get(lid.as_str()) else {
-                            d(format!("listener {lid}: not in Octavia, removed"), true);
-                            if let Some(r) = edit.row_mut(&h) {
-                                r.external_ids.remove(key);
+        let mut found = Vec::new();
+        let mut orphan_pools = Vec::new();
+        let ops = {
+            let snap = &self.nb;
+            let mut edit = Edit::new(snap);
+            for row in snap.lbs_named(id) {
+                let h = LbRef::Existing(row.uuid.clone());
+                for (key, value) in &row.external_ids {
+                    match ObjectKey::parse(key) {
+                        Some(ObjectKey::Listener { id: lid, enabled }) => {
+                            let Some(l) = listeners.get(lid.as_str()) else {
+                                found.push(format!("listener {lid}: not in Octavia, removed"));
+                                if let Some(r) = edit.row_mut(&h) {
+                                    r.external_ids.remove(key);
+                                }
+                                continue;
+                            };
+                            let want_enabled = l.admin_state_up.unwrap_or(true);
+                            let want = ListenerValue {
+                                port: l.protocol_port.unwrap_or(0),
+                                pool_id: l.default_pool_id.clone(),
                             }
-                            continue;
-                        };
-                        seen_listeners.insert(lid.clone());
-                        let want_enabled = l.admin_state_up.unwrap_or(true);
-                        let want = ListenerValue {
-                            port: l.protocol_port.unwrap_or(0),
-                            pool_id: l.default_pool_id.clone(),
-                        }
-                        .format();
-                        if want_enabled != enabled || *value != want {
-                            d(
-                                format!(
-                                    "listener {lid}: {key}={value} → {}={want}",
-                                    ext::listener_key(&lid, want_enabled)
-                                ),
-                                true,
-                            );
-                            if let Some(r) = edit.row_mut(&h) {
-                                r.external_ids.remove(key);
-                                r.external_ids
-                                    .insert(ext::listener_key(&lid, want_enabled), want);
-                            }
-                        }
-                    }
-                    Some(ObjectKey::Pool { id: pid, enabled }) => {
-                        let Some(p) = pools.get(pid.as_str()) else {
-                            d(format!("pool {pid}: not in Octavia, removed"), true);
-                            if let Some(r) = edit.row_mut(&h) {
-                                r.external_ids.remove(key);
-                            }
-                            continue;
-                        };
-                        seen_pools.insert(pid.clone());
-                        let want_enabled = p.admin_state_up.unwrap_or(true);
-                        let have = ext::parse_pool_members(value).0;
-                        let mut want: Vec<MemberEntry> = Vec::new();
-                        for m in p.members.iter().flatten() {
-                            let old = have.iter().find(|e| e.id == m.member_id);
-                            let address =
-                                m.address.as_deref().and_then(|a| a.parse::<IpAddr>().ok());
-                            let subnet = m
-                                .subnet_id
-                                .clone()
-                                .filter(|s| !s.is_empty())
-                                .or_else(|| old.map(|e| e.subnet_id.clone()));
-                            match (address, subnet) {
-                                (Some(address), Some(subnet_id)) => want.push(MemberEntry {
-                                    id: m.member_id.clone(),
-                                    address,
-                                    port: m.protocol_port.unwrap_or(0),
-                                    subnet_id,
-                                }),
-                                _ => d(
-                                    format!("member {}: no address or subnet", m.member_id),
-                                    false,
-                                ),
+                            .format();
+                            if want_enabled != enabled || *value != want {
+                                let new_key = ext::listener_key(&lid, want_enabled);
+                                found.push(format!(
+                                    "listener {lid}: {key}={value} → {new_key}={want}"
+                                ));
+                                if let Some(r) = edit.row_mut(&h) {
+                                    r.external_ids.remove(key);
+                                    r.external_ids.insert(new_key, want);
+                                }
                             }
                         }
-                        for e in &have {
-                            if !want.iter().any(|w| w.id == e.id) {
-                                d(
-                                    format!(
-                                        "member {}: not in Octavia, removed from pool {pid}",
-                                        e.id
-                                    ),
-                                    true,
-                                );
+                        Some(ObjectKey::Pool { id: pid, enabled }) => {
+                            if !pools.contains(pid.as_str()) {
+                                orphan_pools.push(pid);
+                                continue;
                             }
-                        }
-                        for w in &want {
-                            match have.iter().find(|e| e.id == w.id) {
-                                None => d(
-                                    format!("member {}: missing from pool {pid}, added", w.id),
-                                    true,
-                                ),
-                                Some(e) if e != w => d(
-                                    format!("member {}: {} → {}", w.id, e.format(), w.format()),
-                                    true,
-                                ),
-                                _ => {}
-                            }
-                        }
-                        let text = ext::format_pool_members(&want);
-                        if want_enabled != enabled || *value != text {
+                            let want_enabled = lb
+                                .pools
+                                .iter()
+                                .flatten()
+                                .find(|p| p.pool_id == pid)
+                                .and_then(|p| p.admin_state_up)
+                                .unwrap_or(true);
                             if want_enabled != enabled {
-                                d(
-                                    format!("pool {pid}: enabled {enabled} → {want_enabled}"),
-                                    true,
-                                );
-                            }
-                            if let Some(r) = edit.row_mut(&h) {
-                                r.external_ids.remove(key);
-                                r.external_ids
-                                    .insert(ext::pool_key(&pid, want_enabled), text);
+                                found.push(format!(
+                                    "pool {pid}: enabled {enabled} → {want_enabled}"
+                                ));
+                                if let Some(r) = edit.row_mut(&h) {
+                                    r.external_ids.remove(key);
+                                    r.external_ids
+                                        .insert(ext::pool_key(&pid, want_enabled), value.clone());
+                                }
                             }
                         }
+                        None => {}
                     }
-                    None => {}
+                }
+                if crate::vips::frame_vips(&row.external_ids) != row.vips {
+                    found.push(format!("row {}: vips drifted, re-framed", row.uuid));
+                    // touching the row makes the edit write the re-framed vips
+                    let _ = edit.row_mut(&h);
                 }
             }
-            if crate::vips::frame_vips(&row.external_ids) != row.vips {
-                d(format!("row {}: vips drifted, re-framed", row.uuid), true);
-                // touching the row makes the edit write the re-framed vips
-                let _ = edit.row_mut(&h);
+            edit.into_ops()
+        };
+        self.apply(&ops)?;
+        for f in found {
+            self.d(id, f, true);
+        }
+        for pid in orphan_pools {
+            let ops = {
+                let snap = &self.nb;
+                let mut edit = Edit::new(snap);
+                let mut plan = Plan::default();
+                if let Ok((h, key, _)) = member::locate(snap, &pid) {
+                    let ids: Vec<String> = snap
+                        .lb_by_pool(&pid)
+                        .and_then(|(r, k)| r.external_ids.get(&k).cloned())
+                        .map(|v| ext::parse_pool_members(&v).0)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|e| e.id)
+                        .collect();
+                    member::remove(&mut edit, &mut plan, &h, &key, &ids, &self.facts.members);
+                }
+                let req = PoolReq {
+                    id: pid.clone(),
+                    lb_id: id.to_string(),
+                    ..Default::default()
+                };
+                pool::remove(&mut edit, &mut plan, &req);
+                edit.into_ops()
+            };
+            self.apply(&ops)?;
+            self.d(
+                id,
+                format!("pool {pid}: not in Octavia, removed with its members"),
+                true,
+            );
+        }
+        Ok(())
+    }
+
+    /// Step 3: listeners and pools without a key.
+    fn missing_listeners_and_pools(&mut self, lb: &LoadBalancer) -> Result<(), SimError> {
+        let id = lb.loadbalancer_id.as_str();
+        for l in lb.listeners.iter().flatten() {
+            if self.nb.lb_by_listener(id, &l.listener_id).is_some() {
+                continue;
+            }
+            let Some(protocol) = l.protocol.clone().filter(|p| !p.is_empty()) else {
+                self.d(
+                    id,
+                    format!("listener {}: no key, no protocol", l.listener_id),
+                    false,
+                );
+                continue;
+            };
+            let req = ListenerReq {
+                id: l.listener_id.clone(),
+                lb_id: id.to_string(),
+                protocol,
+                port: l.protocol_port.unwrap_or(0),
+                default_pool_id: l.default_pool_id.clone(),
+                enabled: l.admin_state_up.unwrap_or(true),
+            };
+            match listener::create(&self.nb, &req) {
+                Ok(p) => {
+                    self.apply(&p.ops)?;
+                    self.d(
+                        id,
+                        format!("listener {}: no key in any row, created", l.listener_id),
+                        true,
+                    );
+                }
+                Err(e) => self.d(id, format!("listener {}: {e}", l.listener_id), false),
             }
         }
-        for l in listeners.keys().filter(|l| !seen_listeners.contains(**l)) {
-            d(format!("listener {l}: no key in any row"), false);
+        for p in lb.pools.iter().flatten() {
+            if self.nb.lb_by_pool(&p.pool_id).is_some() {
+                continue;
+            }
+            let Some(protocol) = p.protocol.clone().filter(|p| !p.is_empty()) else {
+                self.d(
+                    id,
+                    format!("pool {}: no key, no protocol", p.pool_id),
+                    false,
+                );
+                continue;
+            };
+            let req = PoolReq {
+                id: p.pool_id.clone(),
+                lb_id: id.to_string(),
+                protocol,
+                algorithm: p.lb_algorithm.clone(),
+                listener_id: p.listener_id.clone(),
+                enabled: p.admin_state_up.unwrap_or(true),
+                session_persistence: p.session_persistence.clone().filter(|v| !v.is_null()),
+            };
+            match pool::create(&self.nb, &req) {
+                Ok(plan) => {
+                    self.apply(&plan.ops)?;
+                    self.d(
+                        id,
+                        format!("pool {}: no key in any row, created", p.pool_id),
+                        true,
+                    );
+                }
+                Err(e) => self.d(id, format!("pool {}: {e}", p.pool_id), false),
+            }
         }
-        for p in pools.keys().filter(|p| !seen_pools.contains(**p)) {
-            d(format!("pool {p}: no key in any row"), false);
-        }
+        Ok(())
     }
-    (diffs, edit.into_ops())
+
+    /// Step 4: member entries of every pool.
+    fn members(&mut self, lb: &LoadBalancer) -> Result<(), SimError> {
+        let id = lb.loadbalancer_id.as_str();
+        for p in lb.pools.iter().flatten() {
+            let pid = p.pool_id.as_str();
+            let Some((row, key)) = self.nb.lb_by_pool(pid) else {
+                continue;
+            };
+            let have = ext::parse_pool_members(
+                row.external_ids.get(&key).map(String::as_str).unwrap_or(""),
+            )
+            .0;
+            let statuses = ext::parse_member_status(&row.external_ids);
+            let mut found = Vec::new();
+            let mut want: Vec<MemberReq> = Vec::new();
+            for m in p.members.iter().flatten() {
+                let old = have.iter().find(|e| e.id == m.member_id);
+                let address = m.address.as_deref().and_then(|a| a.parse::<IpAddr>().ok());
+                match (address, member_subnet(lb, m, old)) {
+                    (Some(address), Some(subnet_id)) => want.push(MemberReq {
+                        id: m.member_id.clone(),
+                        pool_id: pid.to_string(),
+                        address,
+                        port: m.protocol_port.unwrap_or(0),
+                        subnet_id,
+                        enabled: m.admin_state_up.unwrap_or(true),
+                    }),
+                    _ => found.push((
+                        format!("member {}: no address or subnet", m.member_id),
+                        false,
+                    )),
+                }
+            }
+            let mut create = Vec::new();
+            let mut delete = Vec::new();
+            let mut update = Vec::new();
+            for e in &have {
+                match want.iter().find(|w| w.id == e.id) {
+                    None => {
+                        found.push((
+                            format!("member {}: not in Octavia, removed from pool {pid}", e.id),
+                            true,
+                        ));
+                        delete.push(e.id.clone());
+                    }
+                    Some(w) if w.entry() != *e => {
+                        found.push((
+                            format!("member {}: {} → {}", w.id, e.format(), w.entry().format()),
+                            true,
+                        ));
+                        delete.push(e.id.clone());
+                        create.push(w.clone());
+                    }
+                    Some(w) => {
+                        let offline = statuses.get(&w.id).map(String::as_str)
+                            == Some(OpStatus::Offline.as_str());
+                        if offline == w.enabled {
+                            found.push((
+                                format!("member {}: admin_state_up → {}", w.id, w.enabled),
+                                true,
+                            ));
+                            update.push((w.id.clone(), Some(w.enabled)));
+                        }
+                    }
+                }
+            }
+            for w in &want {
+                if !have.iter().any(|e| e.id == w.id) {
+                    found.push((
+                        format!("member {}: missing from pool {pid}, added", w.id),
+                        true,
+                    ));
+                    create.push(w.clone());
+                }
+            }
+            if !(create.is_empty() && delete.is_empty() && update.is_empty()) {
+                match member::change(
+                    &self.nb,
+                    pid,
+                    &create,
+                    &update,
+                    &delete,
+                    &self.facts.members,
+                ) {
+                    Ok(plan) => self.apply(&plan.ops)?,
+                    Err(e) => {
+                        for f in &mut found {
+                            f.1 = false;
+                        }
+                        found.push((format!("pool {pid}: {e}"), false));
+                    }
+                }
+            }
+            for (f, r) in found {
+                self.d(id, f, r);
+            }
+        }
+        Ok(())
+    }
+
+    /// Step 5: health checks of every health monitor; purge of the others.
+    fn health_monitors(&mut self, lb: &LoadBalancer) -> Result<(), SimError> {
+        let id = lb.loadbalancer_id.as_str();
+        let mut wanted = BTreeSet::new();
+        for p in lb.pools.iter().flatten() {
+            let Some(h) = &p.healthmonitor else { continue };
+            wanted.insert(h.healthmonitor_id.clone());
+            let req = hm_req(h, &p.pool_id);
+            if self.nb.lb_by_pool(&p.pool_id).is_none() {
+                continue;
+            }
+            let hcs: Vec<_> = self
+                .nb
+                .health_checks_of(&req.id)
+                .into_iter()
+                .cloned()
+                .collect();
+            if hcs.is_empty() {
+                if !self.nb.health_check_supported {
+                    self.d(
+                        id,
+                        format!("health monitor {}: the NB has no health checks", req.id),
+                        false,
+                    );
+                    continue;
+                }
+                match hm::create(&self.nb, &req, &self.facts.members) {
+                    Ok(plan) => {
+                        self.apply(&plan.ops)?;
+                        let err = plan
+                            .report
+                            .healthmonitors
+                            .iter()
+                            .any(|r| r.provisioning_status == Some(Prov::Error));
+                        let what = if err {
+                            "no health check, created (a member subnet has no health-monitor port: not mapped)"
+                        } else {
+                            "no health check, created"
+                        };
+                        self.d(id, format!("health monitor {}: {what}", req.id), true);
+                    }
+                    Err(e) => self.d(id, format!("health monitor {}: {e}", req.id), false),
+                }
+                continue;
+            }
+            let opts = req.options();
+            if hcs
+                .iter()
+                .any(|hc| opts.iter().any(|(k, v)| hc.options.get(k) != Some(v)))
+            {
+                if let Ok(plan) = hm::update(&self.nb, &req) {
+                    self.apply(&plan.ops)?;
+                    self.d(
+                        id,
+                        format!("health monitor {}: options drifted, rewritten", req.id),
+                        true,
+                    );
+                }
+            }
+            // every monitored member is mapped through its subnet's HM port
+            let mut found = Vec::new();
+            let ops = {
+                let snap = &self.nb;
+                let mut edit = Edit::new(snap);
+                if let Some((row, key)) = snap.lb_by_pool(&p.pool_id) {
+                    let h = LbRef::Existing(row.uuid.clone());
+                    let statuses = ext::parse_member_status(&row.external_ids);
+                    let entries = ext::parse_pool_members(
+                        row.external_ids.get(&key).map(String::as_str).unwrap_or(""),
+                    )
+                    .0;
+                    for e in entries {
+                        let offline = statuses.get(&e.id).map(String::as_str)
+                            == Some(OpStatus::Offline.as_str());
+                        if offline
+                            || row
+                                .ip_port_mappings
+                                .contains_key(&member::mapping_key(e.address))
+                        {
+                            continue;
+                        }
+                        if member::map_member(&mut edit, &h, &e, &self.facts.members)
+                            == OpStatus::Online
+                        {
+                            let unmonitored = statuses
+                                .get(&e.id)
+                                .is_none_or(|s| s == OpStatus::NoMonitor.as_str());
+                            if let (true, Some(r)) = (unmonitored, edit.row_mut(&h)) {
+                                let mut st = ext::parse_member_status(&r.external_ids);
+                                st.insert(e.id.clone(), OpStatus::Online.as_str().to_string());
+                                r.external_ids.insert(
+                                    ext::MEMBER_STATUS.into(),
+                                    ext::format_member_status(&st),
+                                );
+                            }
+                            found.push((
+                                format!("member {}: no ip_port_mappings entry, added", e.id),
+                                true,
+                            ));
+                        } else {
+                            found.push((format!("member {}: no ip_port_mappings entry (no port or health-monitor port)", e.id), false));
+                        }
+                    }
+                }
+                edit.into_ops()
+            };
+            self.apply(&ops)?;
+            for (f, r) in found {
+                self.d(id, f, r);
+            }
+        }
+        Ok(())
+    }
+
+    /// Step 5a: health checks of monitors Octavia does not have (`hm_purge`), first, so a
+    /// replaced monitor does not leave its members unmapped.
+    fn stale_health_monitors(&mut self, lb: &LoadBalancer) -> Result<(), SimError> {
+        let id = lb.loadbalancer_id.as_str();
+        let wanted: BTreeSet<String> = lb
+            .pools
+            .iter()
+            .flatten()
+            .filter_map(|p| p.healthmonitor.as_ref().map(|h| h.healthmonitor_id.clone()))
+            .collect();
+        let mut stale: BTreeMap<String, String> = BTreeMap::new();
+        for row in self.nb.lbs_named(id) {
+            for u in &row.health_check {
+                if let Some(hc) = self.nb.health_checks.get(u) {
+                    if let Some(hid) = hc.external_ids.get(ext::HC_HEALTHMONITOR) {
+                        if !wanted.contains(hid) {
+                            let pool = hc
+                                .external_ids
+                                .get(ext::HC_POOL_ID)
+                                .cloned()
+                                .unwrap_or_default();
+                            stale.insert(hid.clone(), pool);
+                        }
+                    }
+                }
+            }
+            for hid in ext::parse_healthmonitors(&row.external_ids) {
+                if !wanted.contains(&hid) {
+                    stale.entry(hid).or_default();
+                }
+            }
+        }
+        let monitored: BTreeSet<String> = lb
+            .pools
+            .iter()
+            .flatten()
+            .filter(|p| p.healthmonitor.is_some())
+            .map(|p| p.pool_id.clone())
+            .collect();
+        for (hid, pool_id) in stale {
+            let ops = if monitored.contains(&pool_id) {
+                // the pool is monitored by another HM: drop only the stale health checks, the
+                // members stay mapped and monitored
+                let snap = &self.nb;
+                let mut edit = Edit::new(snap);
+                let hcs: Vec<String> = snap
+                    .health_checks_of(&hid)
+                    .iter()
+                    .map(|h| h.uuid.clone())
+                    .collect();
+                for row in snap.lbs_named(id) {
+                    edit.remove_health_checks(&row.uuid, hcs.clone());
+                    let mut hms = ext::parse_healthmonitors(&row.external_ids);
+                    if hms.contains(&hid) {
+                        hms.retain(|x| *x != hid);
+                        if let Some(r) = edit.row_mut(&LbRef::Existing(row.uuid.clone())) {
+                            r.external_ids.insert(
+                                ext::HEALTHMONITORS.into(),
+                                ext::format_healthmonitors(&hms),
+                            );
+                        }
+                    }
+                }
+                edit.into_ops()
+            } else {
+                hm::delete(&self.nb, &hid, &pool_id).ops
+            };
+            self.apply(&ops)?;
+            self.d(
+                id,
+                format!("health monitor {hid}: not in Octavia, its health checks removed"),
+                true,
+            );
+        }
+        Ok(())
+    }
+
+    /// Step 6: switch and router references.
+    fn references(&mut self, lb: &LoadBalancer) -> Result<(), SimError> {
+        let id = lb.loadbalancer_id.as_str();
+        let mut found = Vec::new();
+        let ops = {
+            let snap = &self.nb;
+            let mut edit = Edit::new(snap);
+            let vip_ls = lb
+                .vip_network_id
+                .as_deref()
+                .filter(|n| !n.is_empty())
+                .map(ext::ovn_name)
+                .and_then(|n| snap.switch_named(&n))
+                .filter(|ls| !NbSnapshot::is_provider_network(ls));
+            for row in snap.lbs_named(id) {
+                let h = LbRef::Existing(row.uuid.clone());
+                let mut refs = ext::parse_ls_refs(&row.external_ids);
+                if let Some(ls) = vip_ls {
+                    if !refs.contains_key(&ls.name) {
+                        let n = 1 + lb.additional_vips.iter().flatten().count() as i64;
+                        refs.insert(ls.name.clone(), n);
+                        found.push(format!(
+                            "row {}: VIP switch {} missing from ls_refs, added",
+                            row.uuid, ls.name
+                        ));
+                        if let Some(r) = edit.row_mut(&h) {
+                            r.external_ids
+                                .insert(ext::LS_REFS.into(), ext::format_ls_refs(&refs));
+                        }
+                    }
+                }
+                // never fewer references than the VIPs and members of the row hold (a count
+                // too low would detach the switch while still in use)
+                let mut floor: BTreeMap<String, i64> = BTreeMap::new();
+                if let Some(ls) = vip_ls {
+                    *floor.entry(ls.name.clone()).or_default() +=
+                        1 + lb.additional_vips.iter().flatten().count() as i64;
+                }
+                for (_, _, members) in ext::pools(&row.external_ids) {
+                    for m in members {
+                        if let Some(sn) = self.facts.members.subnets.get(&m.subnet_id) {
+                            let name = ext::ovn_name(&sn.network_id);
+                            if snap
+                                .switch_named(&name)
+                                .is_some_and(|ls| !NbSnapshot::is_provider_network(ls))
+                            {
+                                *floor.entry(name).or_default() += 1;
+                            }
+                        }
+                    }
+                }
+                let mut raised = false;
+                for (name, n) in floor {
+                    let have = refs.entry(name.clone()).or_insert(0);
+                    if *have < n {
+                        found.push(format!("row {}: ls_refs {name} {have} → {n}", row.uuid));
+                        *have = n;
+                        raised = true;
+                    }
+                }
+                if raised {
+                    if let Some(r) = edit.row_mut(&h) {
+                        r.external_ids
+                            .insert(ext::LS_REFS.into(), ext::format_ls_refs(&refs));
+                    }
+                }
+                for name in refs.keys() {
+                    if let Some(ls) = snap.switch_named(name) {
+                        if !ls.load_balancer.contains(&row.uuid) {
+                            found.push(format!(
+                                "row {}: not referenced by switch {name}, attached",
+                                row.uuid
+                            ));
+                            edit.attach_switch(&h, &ls.uuid);
+                        }
+                    }
+                }
+                for name in ext::parse_lr_ref(&row.external_ids) {
+                    if let Some(lr) = snap.router_named(&name) {
+                        if !lr.load_balancer.contains(&row.uuid) {
+                            found.push(format!(
+                                "row {}: not referenced by router {name}, attached",
+                                row.uuid
+                            ));
+                            edit.attach_router(&h, &lr.uuid);
+                        }
+                    }
+                }
+            }
+            edit.into_ops()
+        };
+        self.apply(&ops)?;
+        for f in found {
+            self.d(id, f, true);
+        }
+        Ok(())
+    }
+
+    /// The status tree of a synced LB as the simulated NB shows it.
+    fn report(&self, lb: &LoadBalancer) -> Option<StatusReport> {
+        let id = lb.loadbalancer_id.as_str();
+        let rows = self.nb.lbs_named(id);
+        if rows.is_empty() {
+            return None;
+        }
+        let mut report = StatusReport::default();
+        let mut lb_op: Option<OpStatus> = None;
+        for row in &rows {
+            let mut tree = status::operating_tree(id, &row.external_ids);
+            // one LB status over all its protocol rows: the worst one
+            if let Some(r) = tree.loadbalancers.pop() {
+                lb_op = match (lb_op, r.operating_status) {
+                    (Some(a), Some(b)) => Some(worse(a, b)),
+                    (a, b) => a.or(b),
+                };
+            }
+            status::merge(&mut report, tree);
+        }
+        put(
+            &mut report,
+            Kind::LoadBalancer,
+            id,
+            Some(Prov::Active),
+            lb_op,
+        );
+        for p in lb.pools.iter().flatten() {
+            if let Some(h) = &p.healthmonitor {
+                if !self.nb.health_checks_of(&h.healthmonitor_id).is_empty() {
+                    let op = if h.admin_state_up.unwrap_or(true) {
+                        OpStatus::Online
+                    } else {
+                        OpStatus::Offline
+                    };
+                    put(
+                        &mut report,
+                        Kind::HealthMonitor,
+                        &h.healthmonitor_id,
+                        Some(Prov::Active),
+                        Some(op),
+                    );
+                }
+            }
+        }
+        Some(report)
+    }
+
+    /// Rows carrying Octavia's keys whose LB is unknown: deleted with their references.
+    fn purge(&mut self, known: &BTreeSet<String>) -> Result<(), SimError> {
+        let names: BTreeSet<String> = self
+            .nb
+            .load_balancers
+            .values()
+            .filter(|r| sim::is_octavia_row(&r.external_ids) && !known.contains(&r.name))
+            .map(|r| r.name.clone())
+            .collect();
+        for name in names {
+            let plan = lb::delete(&self.nb, &name, false);
+            self.apply(&plan.ops)?;
+            self.d(
+                &name,
+                "Load_Balancer row of a load balancer Octavia does not have, deleted".into(),
+                true,
+            );
+        }
+        Ok(())
+    }
 }
 
-/// Compare `desired` with the NB and, unless `dry_run`, commit the repair in one transaction.
-/// Returns every difference found (empty: nothing to do). Errors: the NB transaction.
-pub async fn sync(
-    nb: &dyn NbDatabase,
+fn worse(a: OpStatus, b: OpStatus) -> OpStatus {
+    let rank = |o: OpStatus| match o {
+        OpStatus::Error => 4,
+        OpStatus::Degraded => 3,
+        OpStatus::Online => 1,
+        _ => 2,
+    };
+    if rank(b) > rank(a) {
+        b
+    } else {
+        a
+    }
+}
+
+/// Plan the sync of `desired` against `snap` (pure): the differences, ONE repairing
+/// transaction, the status reports. `purge`: see [`SyncOptions::purge_unknown`].
+/// Errors: only [`SimError`] (a planner emitted an operation the simulation cannot apply).
+pub fn plan(
+    snap: &NbSnapshot,
     desired: &[LoadBalancer],
-    dry_run: bool,
-) -> Result<Vec<Difference>, NbError> {
-    let scope = Scope {
-        lbs: desired.iter().map(|l| l.loadbalancer_id.clone()).collect(),
+    facts: &SyncFacts,
+    purge: Option<&BTreeSet<String>>,
+) -> Result<SyncPlan, SimError> {
+    let mut s = Sim {
+        nb: snap.clone(),
+        seq: 0,
+        diffs: Vec::new(),
+        facts,
+    };
+    for lb in desired {
+        s.sync_lb(lb)?;
+    }
+    if let Some(known) = purge {
+        s.purge(known)?;
+    }
+    let reports = desired.iter().filter_map(|lb| s.report(lb)).collect();
+    Ok(SyncPlan {
+        ops: sim::diff(snap, &s.nb),
+        differences: s.diffs,
+        reports,
+    })
+}
+
+/// Read from Neutron what [`plan`] needs: for LBs of `desired` without a row, the VIP port
+/// (`vip_port_id`) and the subnet holding the VIP address; every member subnet (own, NB entry
+/// or VIP subnet); for pools with a health monitor, the `ovn-lb-hm-<subnet>` port of each
+/// member subnet, created (as `hm_create` does) when `create_hm_ports` and missing. Lookups
+/// that fail are logged and left out (the plan then reports the difference unrepaired).
+pub async fn gather_facts(
+    neutron: &NeutronClient,
+    snap: &NbSnapshot,
+    desired: &[LoadBalancer],
+    create_hm_ports: bool,
+) -> SyncFacts {
+    let mut facts = SyncFacts::default();
+    let mut subnets: BTreeSet<String> = BTreeSet::new();
+    let mut hm_subnets: BTreeSet<String> = BTreeSet::new();
+    for lb in desired {
+        let id = &lb.loadbalancer_id;
+        let rows = snap.lbs_named(id);
+        if rows.is_empty() {
+            match lb_create_facts(neutron, lb).await {
+                Ok(c) => {
+                    facts.lbs.insert(id.clone(), c);
+                }
+                Err(e) => tracing::warn!(lb = %id, error = %e, "VIP facts not readable"),
+            }
+        }
+        for row in &rows {
+            for (_, _, members) in ext::pools(&row.external_ids) {
+                subnets.extend(members.into_iter().map(|m| m.subnet_id));
+            }
+        }
+        for p in lb.pools.iter().flatten() {
+            for m in p.members.iter().flatten() {
+                if let Some(s) = member_subnet(lb, m, None) {
+                    subnets.insert(s.clone());
+                    if p.healthmonitor.is_some() {
+                        hm_subnets.insert(s);
+                    }
+                }
+            }
+        }
+    }
+    subnets.remove("");
+    for id in &subnets {
+        match neutron.get_subnet(id).await {
+            Ok(s) => {
+                if hm_subnets.contains(id) {
+                    match hm_port_ip(neutron, &s, create_hm_ports).await {
+                        Ok(Some(ip)) => {
+                            facts.members.hm_source.insert(id.clone(), ip.to_string());
+                        }
+                        Ok(None) => {}
+                        Err(e) => {
+                            tracing::warn!(subnet = %id, error = %e, "no health-monitor port")
+                        }
+                    }
+                }
+                facts.members.subnets.insert(
+                    id.clone(),
+                    SubnetInfo {
+                        id: s.id,
+                        network_id: s.network_id,
+                        cidr: s.cidr,
+                    },
+                );
+            }
+            Err(e) => tracing::warn!(subnet = %id, error = %e, "subnet not readable"),
+        }
+    }
+    facts
+}
+
+async fn lb_create_facts(n: &NeutronClient, lb: &LoadBalancer) -> Result<LbCreate, String> {
+    let vip: IpAddr = lb
+        .vip_address
+        .as_deref()
+        .and_then(|a| a.parse().ok())
+        .ok_or("no valid vip_address")?;
+    let port_id = lb
+        .vip_port_id
+        .as_deref()
+        .filter(|s| !s.is_empty())
+        .ok_or("no vip_port_id")?;
+    let port = n.get_port(port_id).await.map_err(|e| e.to_string())?;
+    let fip = port
+        .fixed_ips
+        .iter()
+        .find(|f| f.ip_address == vip)
+        .ok_or("VIP address not on its port")?;
+    let subnet = n
+        .get_subnet(&fip.subnet_id)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(LbCreate {
+        id: lb.loadbalancer_id.clone(),
+        vip_address: vip.to_string(),
+        vip_port_id: port.id.clone(),
+        vip_subnet: SubnetInfo {
+            id: subnet.id,
+            network_id: subnet.network_id,
+            cidr: subnet.cidr,
+        },
+        enabled: lb.admin_state_up.unwrap_or(true),
+        additional_vips: lb
+            .additional_vips
+            .iter()
+            .flatten()
+            .filter_map(|a| Some((a.ip_address.clone()?, a.port_id.clone()?)))
+            .collect(),
+    })
+}
+
+/// The IP of the subnet's `ovn-lb-hm-<subnet>` port; created when missing and `create`.
+async fn hm_port_ip(
+    n: &NeutronClient,
+    s: &openstack::Subnet,
+    create: bool,
+) -> Result<Option<IpAddr>, openstack::NeutronError> {
+    let name = hm::hm_port_name(&s.id);
+    let f = ListFilter::new()
+        .eq("name", name.clone())
+        .eq("network_id", s.network_id.clone());
+    if let Some(ip) = n
+        .list_ports(&f)
+        .await?
+        .iter()
+        .find_map(|p| p.ip_in_subnet(&s.id))
+    {
+        return Ok(Some(ip));
+    }
+    if !create {
+        return Ok(None);
+    }
+    let req = PortCreate {
+        network_id: s.network_id.clone(),
+        name: Some(name.clone()),
+        fixed_ips: Some(vec![FixedIpRequest::subnet(&s.id)]),
+        device_owner: Some(HM_PORT_DEVICE_OWNER.into()),
+        device_id: Some(name),
+        admin_state_up: Some(true),
+        port_security_enabled: Some(false),
+        project_id: Some(s.project_id.clone()).filter(|p| !p.is_empty()),
         ..Default::default()
     };
-    let snap = nb.snapshot(&scope).await?;
-    let (diffs, ops) = plan(&snap, desired);
-    if !dry_run && !ops.is_empty() {
-        nb.transact(ops_json(&ops)).await?;
+    Ok(n.create_port(&req).await?.ip_in_subnet(&s.id))
+}
+
+/// Sync `desired` (Octavia's load balancers of provider `ovn`) into the NB: read the full
+/// replica, read Neutron facts (when `neutron` is given; without it, missing rows and health
+/// monitor mappings are reported unrepaired), plan ([`plan`]) and, unless `opts.dry_run`,
+/// commit the ONE transaction. A transaction refused by a `wait` guard (another writer
+/// changed a row) is re-planned, up to 3 attempts. Returns the plan (differences, ops,
+/// status reports to send). Errors: NB reads/transaction, simulation.
+pub async fn sync(
+    nb: &dyn NbDatabase,
+    neutron: Option<&NeutronClient>,
+    desired: &[LoadBalancer],
+    opts: &SyncOptions,
+) -> Result<SyncPlan, SyncError> {
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let snap = nb.full_snapshot().await?;
+        let facts = match neutron {
+            Some(n) => gather_facts(n, &snap, desired, !opts.dry_run).await,
+            None => SyncFacts::default(),
+        };
+        let plan = plan(&snap, desired, &facts, opts.purge_unknown.as_ref())?;
+        if opts.dry_run || plan.ops.is_empty() {
+            return Ok(plan);
+        }
+        match nb.transact(ops_json(&plan.ops)).await {
+            Ok(()) => return Ok(plan),
+            Err(e) if e.retry && attempt < 3 => {
+                tracing::info!(error = %e, attempt, "re-planning the sync after a concurrent NB change");
+            }
+            Err(e) => return Err(e.into()),
+        }
     }
-    Ok(diffs)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sync::sim;
     use provider::{Listener, Member, Pool};
     use serde_json::json;
 
@@ -273,7 +1139,11 @@ mod tests {
     #[test]
     fn repairs_keys_members_and_vips() {
         let s = nb();
-        let (diffs, ops) = plan(&s, &[desired(80)]);
+        let SyncPlan {
+            differences: diffs,
+            ops,
+            ..
+        } = plan(&s, &[desired(80)], &SyncFacts::default(), None).unwrap();
         let text: Vec<String> = diffs.iter().map(|d| d.to_string()).collect();
         assert!(
             text.iter()
@@ -320,16 +1190,237 @@ mod tests {
         let r = fixed.load_balancers.get_mut("u1").unwrap();
         r.external_ids = ids;
         r.vips = vips;
-        let (diffs, ops) = plan(&fixed, &[desired(80)]);
+        let SyncPlan {
+            differences: diffs,
+            ops,
+            ..
+        } = plan(&fixed, &[desired(80)], &SyncFacts::default(), None).unwrap();
         assert!(diffs.is_empty(), "{diffs:?}");
         assert!(ops.is_empty());
     }
 
     #[test]
     fn missing_rows_are_reported() {
-        let (diffs, ops) = plan(&NbSnapshot::default(), &[desired(80)]);
+        let SyncPlan {
+            differences: diffs,
+            ops,
+            ..
+        } = plan(
+            &NbSnapshot::default(),
+            &[desired(80)],
+            &SyncFacts::default(),
+            None,
+        )
+        .unwrap();
         assert_eq!(diffs.len(), 1);
         assert!(!diffs[0].repaired);
         assert!(ops.is_empty());
+    }
+
+    fn topology() -> NbSnapshot {
+        let mut s = NbSnapshot {
+            health_check_supported: true,
+            ..Default::default()
+        };
+        s.insert_json(
+            "Logical_Switch",
+            "ls1",
+            &json!({"name": "neutron-net1",
+            "ports": ["set", [["uuid", "lsp-r"], ["uuid", "lsp-a"]]]}),
+        );
+        s.insert_json(
+            "Logical_Switch_Port",
+            "lsp-r",
+            &json!({"name": "pr", "type": "router",
+            "options": ["map", [["router-port", "lrp-pr"]]],
+            "external_ids": ["map", [["neutron:device_owner", "network:router_interface"],
+                ["neutron:cidrs", "10.0.0.1/24"]]]}),
+        );
+        s.insert_json(
+            "Logical_Switch_Port",
+            "lsp-a",
+            &json!({"name": "port-a", "addresses": "fa:16:3e:00:00:0a 10.0.0.10"}),
+        );
+        s.insert_json(
+            "Logical_Router",
+            "lr1",
+            &json!({"name": "neutron-r1", "ports": ["set", [["uuid", "lrp1"]]]}),
+        );
+        s.insert_json(
+            "Logical_Router_Port",
+            "lrp1",
+            &json!({"name": "lrp-pr",
+            "networks": "10.0.0.1/24",
+            "external_ids": ["map", [["neutron:network_name", "neutron-net1"]]]}),
+        );
+        s
+    }
+
+    fn graph() -> LoadBalancer {
+        LoadBalancer {
+            loadbalancer_id: "LB".into(),
+            vip_address: Some("10.0.0.5".into()),
+            vip_network_id: Some("net1".into()),
+            vip_subnet_id: Some("sub1".into()),
+            vip_port_id: Some("vp".into()),
+            admin_state_up: Some(true),
+            listeners: Some(vec![Listener {
+                listener_id: "L".into(),
+                protocol: Some("TCP".into()),
+                protocol_port: Some(80),
+                default_pool_id: Some("P".into()),
+                ..Default::default()
+            }]),
+            pools: Some(vec![Pool {
+                pool_id: "P".into(),
+                protocol: Some("TCP".into()),
+                listener_id: Some("L".into()),
+                lb_algorithm: Some("SOURCE_IP_PORT".into()),
+                members: Some(vec![Member {
+                    member_id: "M1".into(),
+                    address: Some("10.0.0.10".into()),
+                    protocol_port: Some(8080),
+                    ..Default::default()
+                }]),
+                healthmonitor: Some(provider::HealthMonitor {
+                    healthmonitor_id: "H".into(),
+                    delay: Some(5),
+                    timeout: Some(3),
+                    max_retries: Some(2),
+                    max_retries_down: Some(3),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }
+    }
+
+    fn facts() -> SyncFacts {
+        let sub = SubnetInfo {
+            id: "sub1".into(),
+            network_id: "net1".into(),
+            cidr: "10.0.0.0/24".into(),
+        };
+        let mut f = SyncFacts::default();
+        f.lbs.insert(
+            "LB".into(),
+            LbCreate {
+                id: "LB".into(),
+                vip_address: "10.0.0.5".into(),
+                vip_port_id: "vp".into(),
+                vip_subnet: sub.clone(),
+                enabled: true,
+                additional_vips: vec![],
+            },
+        );
+        f.members.subnets.insert("sub1".into(), sub);
+        f.members.hm_source.insert("sub1".into(), "10.0.0.2".into());
+        f
+    }
+
+    /// Plan, apply to `s` as ovsdb-server would, and return the differences.
+    fn run(s: &mut NbSnapshot, purge: Option<&BTreeSet<String>>) -> Vec<Difference> {
+        let p = plan(s, &[graph()], &facts(), purge).unwrap();
+        let mut seq = 1000;
+        sim::apply(s, &p.ops, &mut seq).unwrap();
+        p.differences
+    }
+
+    #[test]
+    fn creates_the_whole_graph_then_finds_nothing() {
+        let mut s = topology();
+        let diffs = run(&mut s, None);
+        assert!(diffs.iter().all(|d| d.repaired), "{diffs:?}");
+        let rows = s.lbs_named("LB");
+        assert_eq!(rows.len(), 1);
+        let r = rows[0].clone();
+        assert_eq!(r.protocol.as_deref(), Some("tcp"));
+        assert_eq!(r.external_ids["listener_L"], "80:pool_P");
+        assert_eq!(r.external_ids["pool_P"], "member_M1_10.0.0.10:8080_sub1");
+        assert_eq!(r.external_ids["neutron:vip_port_id"], "vp");
+        assert_eq!(r.external_ids["ls_refs"], r#"{"neutron-net1": 2}"#);
+        assert_eq!(r.external_ids["lr_ref"], "neutron-r1");
+        assert_eq!(r.external_ids["octavia:healthmonitors"], r#"["H"]"#);
+        assert_eq!(r.vips["10.0.0.5:80"], "10.0.0.10:8080");
+        assert_eq!(r.ip_port_mappings["10.0.0.10"], "port-a:10.0.0.2");
+        assert_eq!(r.selection_fields, ["ip_dst", "ip_src", "tp_dst", "tp_src"]);
+        assert_eq!(r.health_check.len(), 1);
+        let hc = &s.health_checks[&r.health_check[0]];
+        assert_eq!(hc.vip, "10.0.0.5:80");
+        assert_eq!(hc.options["interval"], "5");
+        assert!(s.switches["ls1"].load_balancer.contains(&r.uuid));
+        assert!(s.routers["lr1"].load_balancer.contains(&r.uuid));
+        let report = plan(&s, &[graph()], &facts(), None).unwrap();
+        assert!(report.differences.is_empty(), "{:?}", report.differences);
+        assert!(report.ops.is_empty());
+        let st = &report.reports[0];
+        assert_eq!(st.members[0].operating_status, Some(OpStatus::Online));
+        assert_eq!(
+            st.healthmonitors[0].operating_status,
+            Some(OpStatus::Online)
+        );
+        assert_eq!(st.loadbalancers[0].provisioning_status, Some(Prov::Active));
+    }
+
+    #[test]
+    fn repairs_references_vips_strays_and_purges_orphans() {
+        let mut s = topology();
+        run(&mut s, None);
+        let good = s.lbs_named("LB")[0].clone();
+        let u = good.uuid.clone();
+        // drift: off the switch, vips altered, a stray member, a stale health check
+        s.switches.get_mut("ls1").unwrap().load_balancer.clear();
+        let r = s.load_balancers.get_mut(&u).unwrap();
+        r.vips.insert("10.0.0.5:80".into(), "10.9.9.9:1".into());
+        r.external_ids.insert(
+            "pool_P".into(),
+            "member_M1_10.0.0.10:8080_sub1,member_X_10.0.0.99:80_sub1".into(),
+        );
+        s.insert_json(
+            "Load_Balancer_Health_Check",
+            "hc-old",
+            &json!({"vip": "10.0.0.5:80",
+            "external_ids": ["map", [["octavia:healthmonitor", "OLD"], ["octavia:pool_id", "P"]]]}),
+        );
+        s.load_balancers
+            .get_mut(&u)
+            .unwrap()
+            .health_check
+            .push("hc-old".into());
+        // an orphan Octavia row and a Neutron port-forwarding row
+        s.insert_json(
+            "Load_Balancer",
+            "orphan",
+            &json!({"name": "GONE",
+            "external_ids": ["map", [["neutron:vip_port_id", "p"], ["enabled", "True"]]]}),
+        );
+        s.insert_json(
+            "Load_Balancer",
+            "pf",
+            &json!({"name": "pf-floatingip-x-tcp",
+            "external_ids": ["map", [["neutron:device_owner", "port_forwarding_plugin"],
+                ["neutron:vip_port_id", "p"], ["enabled", "True"]]]}),
+        );
+        let known: BTreeSet<String> = ["LB".to_string()].into();
+        let diffs = run(&mut s, Some(&known));
+        let text: Vec<String> = diffs.iter().map(|d| d.to_string()).collect();
+        for want in [
+            "member X: not in Octavia",
+            "not referenced by switch neutron-net1",
+            "vips drifted",
+            "health monitor OLD: not in Octavia",
+            "fix GONE: Load_Balancer row",
+        ] {
+            assert!(text.iter().any(|t| t.contains(want)), "{want}: {text:?}");
+        }
+        assert!(!s.load_balancers.contains_key("orphan"));
+        assert!(s.load_balancers.contains_key("pf"));
+        let fixed = s.lbs_named("LB")[0].clone();
+        assert_eq!(fixed.external_ids, good.external_ids);
+        assert_eq!(fixed.vips, good.vips);
+        assert_eq!(fixed.health_check, good.health_check);
+        assert!(s.switches["ls1"].load_balancer.contains(&u));
+        assert!(run(&mut s, Some(&known)).is_empty());
     }
 }

@@ -55,15 +55,42 @@ async fn sync_repairs_drift_and_is_idempotent() {
         }]),
         ..Default::default()
     };
-    let dry = sync::sync(&nb, std::slice::from_ref(&desired), true)
-        .await
-        .unwrap();
-    let fixed = sync::sync(&nb, std::slice::from_ref(&desired), false)
-        .await
-        .unwrap();
-    let again = sync::sync(&nb, std::slice::from_ref(&desired), false)
-        .await
-        .unwrap();
+    let dry = sync::sync(
+        &nb,
+        None,
+        std::slice::from_ref(&desired),
+        &sync::SyncOptions {
+            dry_run: true,
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap()
+    .differences;
+    let fixed = sync::sync(
+        &nb,
+        None,
+        std::slice::from_ref(&desired),
+        &sync::SyncOptions {
+            dry_run: false,
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap()
+    .differences;
+    let again = sync::sync(
+        &nb,
+        None,
+        std::slice::from_ref(&desired),
+        &sync::SyncOptions {
+            dry_run: false,
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap()
+    .differences;
     let snap = nb.full_snapshot().await.unwrap();
     let row = snap.lbs_named(&lb_id)[0].clone();
     nb.transact(vec![json!({"op": "delete", "table": "Load_Balancer",

@@ -1,0 +1,537 @@
+//! The NB as a value: apply planned operations to an [`NbSnapshot`] the way ovsdb-server
+//! would (named uuids, mutations of reference sets, garbage collection of unreferenced
+//! health checks), and turn the difference between two snapshots back into ONE transaction.
+//!
+//! `ovn-db-sync` chains the driver's planners (LB create, listener, pool, members, health
+//! monitor) on a simulated NB, then commits `diff(real, simulated)` at once: a dry run shows
+//! exactly what a run writes, and a failed run writes nothing.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::nb::{Datum, HealthCheckRow, LoadBalancerRow, NbSnapshot, Op, RowRef, StrMap, Uuid};
+
+/// Prefix of the uuid the simulation gives an inserted row; also its `uuid-name` in the
+/// final transaction (letters, digits and `_` only, as RFC 7047 requires).
+pub const NEW_PREFIX: &str = "keelsync_";
+
+/// Why an operation could not be simulated (a planner bug, never user input).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("simulating NB operation: {0}")]
+pub struct SimError(pub String);
+
+/// Apply `ops` (one planned transaction) to `s`. `seq` numbers the inserted rows across
+/// calls, so uuids stay unique within one sync. `wait` operations are not checked: the
+/// simulated NB only changes through these calls.
+pub fn apply(s: &mut NbSnapshot, ops: &[Op], seq: &mut usize) -> Result<(), SimError> {
+    let mut names: BTreeMap<String, Uuid> = BTreeMap::new();
+    let resolve = |names: &BTreeMap<String, Uuid>, r: &RowRef| -> Result<Uuid, SimError> {
+        match r {
+            RowRef::Uuid(u) => Ok(u.clone()),
+            RowRef::Named(n) => names
+                .get(n)
+                .cloned()
+                .ok_or_else(|| SimError(format!("named uuid {n} not inserted before use"))),
+        }
+    };
+    let refs = |names: &BTreeMap<String, Uuid>, d: &Datum| -> Result<Vec<Uuid>, SimError> {
+        match d {
+            Datum::Refs(r) => r.iter().map(|x| resolve(names, x)).collect(),
+            other => Err(SimError(format!("expected references, got {other:?}"))),
+        }
+    };
+    for op in ops {
+        match op {
+            Op::WaitEq { .. } => {}
+            Op::Insert {
+                table,
+                uuid_name,
+                row,
+            } => {
+                *seq += 1;
+                let uuid = format!("{NEW_PREFIX}{seq}");
+                names.insert(uuid_name.clone(), uuid.clone());
+                match *table {
+                    "Load_Balancer" => {
+                        let mut lb = LoadBalancerRow {
+                            uuid: uuid.clone(),
+                            ..Default::default()
+                        };
+                        set_lb(&mut lb, row, &|d| refs(&names, d))?;
+                        s.load_balancers.insert(uuid, lb);
+                    }
+                    "Load_Balancer_Health_Check" => {
+                        let mut hc = HealthCheckRow {
+                            uuid: uuid.clone(),
+                            ..Default::default()
+                        };
+                        set_hc(&mut hc, row);
+                        s.health_checks.insert(uuid, hc);
+                    }
+                    t => return Err(SimError(format!("insert into {t}"))),
+                }
+            }
+            Op::Update { table, uuid, row } => match *table {
+                "Load_Balancer" => {
+                    let lb = s
+                        .load_balancers
+                        .get_mut(uuid)
+                        .ok_or_else(|| SimError(format!("no Load_Balancer {uuid}")))?;
+                    set_lb(lb, row, &|d| refs(&names, d))?;
+                }
+                "Load_Balancer_Health_Check" => {
+                    let hc = s
+                        .health_checks
+                        .get_mut(uuid)
+                        .ok_or_else(|| SimError(format!("no health check {uuid}")))?;
+                    set_hc(hc, row);
+                }
+                t => return Err(SimError(format!("update of {t}"))),
+            },
+            Op::Mutate {
+                table,
+                uuid,
+                column,
+                insert,
+                value,
+            } => {
+                let values = refs(&names, value)?;
+                let target: &mut Vec<Uuid> = match (*table, *column) {
+                    ("Logical_Switch", "load_balancer") => {
+                        &mut s
+                            .switches
+                            .get_mut(uuid)
+                            .ok_or_else(|| SimError(format!("no Logical_Switch {uuid}")))?
+                            .load_balancer
+                    }
+                    ("Logical_Router", "load_balancer") => {
+                        &mut s
+                            .routers
+                            .get_mut(uuid)
+                            .ok_or_else(|| SimError(format!("no Logical_Router {uuid}")))?
+                            .load_balancer
+                    }
+                    ("Load_Balancer", "health_check") => {
+                        &mut s
+                            .load_balancers
+                            .get_mut(uuid)
+                            .ok_or_else(|| SimError(format!("no Load_Balancer {uuid}")))?
+                            .health_check
+                    }
+                    (t, c) => return Err(SimError(format!("mutation of {t}.{c}"))),
+                };
+                for v in values {
+                    if *insert {
+                        if !target.contains(&v) {
+                            target.push(v);
+                        }
+                    } else {
+                        target.retain(|x| *x != v);
+                    }
+                }
+            }
+            Op::Delete { table, uuid } => match *table {
+                "Load_Balancer" => {
+                    s.load_balancers.remove(uuid);
+                    // references to a deleted row vanish (weak references)
+                    for ls in s.switches.values_mut() {
+                        ls.load_balancer.retain(|x| x != uuid);
+                    }
+                    for lr in s.routers.values_mut() {
+                        lr.load_balancer.retain(|x| x != uuid);
+                    }
+                }
+                t => return Err(SimError(format!("delete from {t}"))),
+            },
+        }
+    }
+    // Load_Balancer_Health_Check is not a root table: unreferenced rows are collected
+    let used: BTreeSet<&Uuid> = s
+        .load_balancers
+        .values()
+        .flat_map(|r| r.health_check.iter())
+        .collect();
+    let gone: Vec<Uuid> = s
+        .health_checks
+        .keys()
+        .filter(|u| !used.contains(u))
+        .cloned()
+        .collect();
+    for u in gone {
+        s.health_checks.remove(&u);
+    }
+    Ok(())
+}
+
+fn set_lb(
+    lb: &mut LoadBalancerRow,
+    row: &[(&'static str, Datum)],
+    refs: &dyn Fn(&Datum) -> Result<Vec<Uuid>, SimError>,
+) -> Result<(), SimError> {
+    for (col, v) in row {
+        match (*col, v) {
+            ("name", Datum::Str(x)) => lb.name = x.clone(),
+            ("protocol", Datum::Set(x)) => lb.protocol = x.first().cloned(),
+            ("protocol", Datum::Str(x)) => lb.protocol = Some(x.clone()),
+            ("external_ids", Datum::Map(m)) => lb.external_ids = m.clone(),
+            ("vips", Datum::Map(m)) => lb.vips = m.clone(),
+            ("options", Datum::Map(m)) => lb.options = m.clone(),
+            ("selection_fields", Datum::Set(x)) => lb.selection_fields = x.clone(),
+            ("ip_port_mappings", Datum::Map(m)) => lb.ip_port_mappings = m.clone(),
+            ("health_check", d) => lb.health_check = refs(d)?,
+            (c, d) => return Err(SimError(format!("Load_Balancer.{c} = {d:?}"))),
+        }
+    }
+    Ok(())
+}
+
+fn set_hc(hc: &mut HealthCheckRow, row: &[(&'static str, Datum)]) {
+    for (col, v) in row {
+        match (*col, v) {
+            ("vip", Datum::Str(x)) => hc.vip = x.clone(),
+            ("options", Datum::Map(m)) => hc.options = m.clone(),
+            ("external_ids", Datum::Map(m)) => hc.external_ids = m.clone(),
+            _ => {}
+        }
+    }
+}
+
+/// A reference to `u` in the final transaction: a row of `real` by uuid, a row the
+/// transaction inserts by its `uuid-name`.
+fn row_ref(real: &NbSnapshot, u: &Uuid) -> RowRef {
+    if real.load_balancers.contains_key(u) || real.health_checks.contains_key(u) {
+        RowRef::Uuid(u.clone())
+    } else {
+        RowRef::Named(u.clone())
+    }
+}
+
+fn refs_datum(real: &NbSnapshot, list: &[Uuid]) -> Datum {
+    Datum::Refs(list.iter().map(|u| row_ref(real, u)).collect())
+}
+
+fn lb_columns(
+    real: &NbSnapshot,
+    row: &LoadBalancerRow,
+    orig: Option<&LoadBalancerRow>,
+) -> Vec<(&'static str, Datum)> {
+    let mut cols = Vec::new();
+    let changed = |f: &dyn Fn(&LoadBalancerRow) -> bool| orig.is_none_or(f);
+    if orig.is_none() {
+        cols.push(("name", Datum::Str(row.name.clone())));
+    }
+    if changed(&|o| o.protocol != row.protocol) {
+        cols.push((
+            "protocol",
+            Datum::Set(row.protocol.iter().cloned().collect()),
+        ));
+    }
+    if changed(&|o| o.external_ids != row.external_ids) {
+        cols.push(("external_ids", Datum::Map(row.external_ids.clone())));
+    }
+    if changed(&|o| o.vips != row.vips) {
+        cols.push(("vips", Datum::Map(row.vips.clone())));
+    }
+    if changed(&|o| o.options != row.options) {
+        cols.push(("options", Datum::Map(row.options.clone())));
+    }
+    if changed(&|o| o.selection_fields != row.selection_fields) {
+        cols.push(("selection_fields", Datum::Set(row.selection_fields.clone())));
+    }
+    if changed(&|o| o.ip_port_mappings != row.ip_port_mappings) {
+        cols.push(("ip_port_mappings", Datum::Map(row.ip_port_mappings.clone())));
+    }
+    if changed(&|o| {
+        let a: BTreeSet<&Uuid> = o.health_check.iter().collect();
+        let b: BTreeSet<&Uuid> = row.health_check.iter().collect();
+        a != b
+    }) {
+        cols.push(("health_check", refs_datum(real, &row.health_check)));
+    }
+    cols
+}
+
+fn hc_columns(hc: &HealthCheckRow, orig: Option<&HealthCheckRow>) -> Vec<(&'static str, Datum)> {
+    let mut cols = Vec::new();
+    if orig.is_none_or(|o| o.vip != hc.vip) {
+        cols.push(("vip", Datum::Str(hc.vip.clone())));
+    }
+    if orig.is_none_or(|o| o.options != hc.options) {
+        cols.push(("options", Datum::Map(hc.options.clone())));
+    }
+    if orig.is_none_or(|o| o.external_ids != hc.external_ids) {
+        cols.push(("external_ids", Datum::Map(hc.external_ids.clone())));
+    }
+    cols
+}
+
+#[allow(clippy::too_many_arguments)]
+fn ref_changes(
+    real: &NbSnapshot,
+    table: &'static str,
+    uuid: &Uuid,
+    before: &[Uuid],
+    after: &[Uuid],
+    adds: &mut Vec<Op>,
+    removes: &mut Vec<Op>,
+) {
+    let added: Vec<Uuid> = after
+        .iter()
+        .filter(|u| !before.contains(u))
+        .cloned()
+        .collect();
+    let removed: Vec<Uuid> = before
+        .iter()
+        .filter(|u| !after.contains(u))
+        .cloned()
+        .collect();
+    if !added.is_empty() {
+        adds.push(Op::Mutate {
+            table,
+            uuid: uuid.clone(),
+            column: "load_balancer",
+            insert: true,
+            value: refs_datum(real, &added),
+        });
+    }
+    if !removed.is_empty() {
+        removes.push(Op::Mutate {
+            table,
+            uuid: uuid.clone(),
+            column: "load_balancer",
+            insert: false,
+            value: refs_datum(real, &removed),
+        });
+    }
+}
+
+/// The operations of ONE transaction turning `real` into `sim`, in order: `wait` on the
+/// `external_ids` every updated `Load_Balancer` row was planned from, health-check inserts,
+/// `Load_Balancer` inserts, updates, switch/router reference mutations, deletes. Rows of
+/// `sim` that `real` lacks are inserted under their simulated uuid as `uuid-name`. Health checks no
+/// row references any more are left to ovsdb-server's garbage collection.
+pub fn diff(real: &NbSnapshot, sim: &NbSnapshot) -> Vec<Op> {
+    let mut waits = Vec::new();
+    let mut inserts = Vec::new();
+    let mut updates = Vec::new();
+    let mut mutations = Vec::new();
+    let mut deletes = Vec::new();
+    for (u, hc) in &sim.health_checks {
+        match real.health_checks.get(u) {
+            None => inserts.push(Op::Insert {
+                table: "Load_Balancer_Health_Check",
+                uuid_name: u.clone(),
+                row: hc_columns(hc, None),
+            }),
+            Some(o) => {
+                let cols = hc_columns(hc, Some(o));
+                if !cols.is_empty() {
+                    updates.push(Op::Update {
+                        table: "Load_Balancer_Health_Check",
+                        uuid: u.clone(),
+                        row: cols,
+                    });
+                }
+            }
+        }
+    }
+    for (u, lb) in &sim.load_balancers {
+        match real.load_balancers.get(u) {
+            None => inserts.push(Op::Insert {
+                table: "Load_Balancer",
+                uuid_name: u.clone(),
+                row: lb_columns(real, lb, None),
+            }),
+            Some(o) => {
+                let cols = lb_columns(real, lb, Some(o));
+                if !cols.is_empty() {
+                    waits.push(Op::WaitEq {
+                        table: "Load_Balancer",
+                        uuid: u.clone(),
+                        column: "external_ids",
+                        value: Datum::Map(o.external_ids.clone()),
+                    });
+                    updates.push(Op::Update {
+                        table: "Load_Balancer",
+                        uuid: u.clone(),
+                        row: cols,
+                    });
+                }
+            }
+        }
+    }
+    let mut removes = Vec::new();
+    for (u, ls) in &sim.switches {
+        let before = real
+            .switches
+            .get(u)
+            .map(|r| r.load_balancer.as_slice())
+            .unwrap_or(&[]);
+        ref_changes(
+            real,
+            "Logical_Switch",
+            u,
+            before,
+            &ls.load_balancer,
+            &mut mutations,
+            &mut removes,
+        );
+    }
+    for (u, lr) in &sim.routers {
+        let before = real
+            .routers
+            .get(u)
+            .map(|r| r.load_balancer.as_slice())
+            .unwrap_or(&[]);
+        ref_changes(
+            real,
+            "Logical_Router",
+            u,
+            before,
+            &lr.load_balancer,
+            &mut mutations,
+            &mut removes,
+        );
+    }
+    for u in real.load_balancers.keys() {
+        if !sim.load_balancers.contains_key(u) {
+            deletes.push(Op::Delete {
+                table: "Load_Balancer",
+                uuid: u.clone(),
+            });
+        }
+    }
+    let mut ops = waits;
+    ops.append(&mut inserts);
+    ops.append(&mut updates);
+    ops.append(&mut mutations);
+    ops.append(&mut removes);
+    ops.append(&mut deletes);
+    ops
+}
+
+/// `true` when `ids` carry the keys only Octavia's OVN provider writes: a VIP port plus a
+/// listener/pool key or `enabled`; never Neutron's own rows (port forwarding: `neutron:
+/// device_owner` = `port_forwarding_plugin`).
+pub fn is_octavia_row(ids: &StrMap) -> bool {
+    use crate::external_ids as ext;
+    if ids.get(ext::DEVICE_OWNER).map(String::as_str) == Some(ext::PORT_FORWARDING_PLUGIN) {
+        return false;
+    }
+    ids.contains_key(ext::VIP_PORT_ID)
+        && (ids.contains_key(ext::ENABLED)
+            || ids
+                .keys()
+                .any(|k| k.starts_with(ext::LISTENER_PREFIX) || k.starts_with(ext::POOL_PREFIX)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn base() -> NbSnapshot {
+        let mut s = NbSnapshot::default();
+        s.insert_json("Logical_Switch", "ls1", &json!({"name": "neutron-n1"}));
+        s.insert_json(
+            "Load_Balancer",
+            "lb1",
+            &json!({"name": "A", "external_ids": ["map", [["enabled", "True"]]]}),
+        );
+        s
+    }
+
+    #[test]
+    fn insert_mutate_then_diff_names_new_rows() {
+        let real = base();
+        let mut sim = real.clone();
+        let mut seq = 0;
+        apply(
+            &mut sim,
+            &[
+                Op::Insert {
+                    table: "Load_Balancer_Health_Check",
+                    uuid_name: "hc".into(),
+                    row: vec![("vip", Datum::Str("10.0.0.5:80".into()))],
+                },
+                Op::Insert {
+                    table: "Load_Balancer",
+                    uuid_name: "n".into(),
+                    row: vec![
+                        ("name", Datum::Str("B".into())),
+                        (
+                            "health_check",
+                            Datum::Refs(vec![RowRef::Named("hc".into())]),
+                        ),
+                    ],
+                },
+                Op::Mutate {
+                    table: "Logical_Switch",
+                    uuid: "ls1".into(),
+                    column: "load_balancer",
+                    insert: true,
+                    value: Datum::Refs(vec![RowRef::Named("n".into())]),
+                },
+                Op::Delete {
+                    table: "Load_Balancer",
+                    uuid: "lb1".into(),
+                },
+            ],
+            &mut seq,
+        )
+        .unwrap();
+        assert_eq!(
+            sim.switches["ls1"].load_balancer,
+            vec!["keelsync_2".to_string()]
+        );
+        let ops = diff(&real, &sim);
+        let kinds: Vec<String> = ops
+            .iter()
+            .map(|o| o.to_json()["op"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(kinds, ["insert", "insert", "mutate", "delete"]);
+        let j = ops[1].to_json();
+        assert_eq!(j["uuid-name"], "keelsync_2");
+        assert_eq!(
+            j["row"]["health_check"],
+            json!(["set", [["named-uuid", "keelsync_1"]]])
+        );
+        assert_eq!(
+            ops[2].to_json()["mutations"][0][2],
+            json!(["set", [["named-uuid", "keelsync_2"]]])
+        );
+        // an unchanged snapshot needs nothing
+        assert!(diff(&real, &real.clone()).is_empty());
+    }
+
+    #[test]
+    fn unreferenced_health_checks_are_collected() {
+        let mut s = base();
+        s.insert_json("Load_Balancer_Health_Check", "h1", &json!({"vip": "x"}));
+        let mut seq = 0;
+        apply(&mut s, &[], &mut seq).unwrap();
+        assert!(s.health_checks.is_empty());
+    }
+
+    #[test]
+    fn octavia_rows_only() {
+        let ids = |kv: &[(&str, &str)]| -> StrMap {
+            kv.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        assert!(is_octavia_row(&ids(&[
+            ("neutron:vip_port_id", "p"),
+            ("enabled", "True")
+        ])));
+        assert!(is_octavia_row(&ids(&[
+            ("neutron:vip_port_id", "p"),
+            ("pool_x", "")
+        ])));
+        assert!(!is_octavia_row(&ids(&[("enabled", "True")])));
+        assert!(!is_octavia_row(&ids(&[
+            ("neutron:vip_port_id", "p"),
+            ("enabled", "True"),
+            ("neutron:device_owner", "port_forwarding_plugin")
+        ])));
+    }
+}

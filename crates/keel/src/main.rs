@@ -2,6 +2,8 @@
 //!
 //! * `keel serve`: the API on `[api_settings] bind_host:bind_port`, the OVN provider over
 //!   one long-lived NB connection and replica, the status updater over the Octavia DB.
+//! * `keel ovn-db-sync [--dry-run] [--lb-id ID]... [--project-id P]`: reconcile the OVN NB
+//!   with Octavia's `ovn` load balancers, see [`sync`].
 //! * `keel db upgrade`: create the Octavia schema at alembic head `fabf4983846b`
 //!   (what `octavia-db-manage upgrade head` leaves), idempotent.
 //!
@@ -9,6 +11,7 @@
 //! oslo.config's, later files win), see [`config`].
 
 mod config;
+mod sync;
 mod wiring;
 
 use std::collections::BTreeMap;
@@ -39,6 +42,18 @@ enum Command {
     Db {
         #[command(subcommand)]
         action: DbAction,
+    },
+    /// Reconcile the OVN NB with Octavia's `ovn` load balancers (octavia-ovn-db-sync-util).
+    OvnDbSync {
+        /// Print the differences, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Only this load balancer (repeatable).
+        #[arg(long = "lb-id")]
+        lb_id: Vec<String>,
+        /// Only this project's load balancers.
+        #[arg(long = "project-id")]
+        project_id: Option<String>,
     },
 }
 
@@ -71,6 +86,9 @@ fn main() -> anyhow::Result<()> {
                 db.upgrade().await?;
                 tracing::info!(revision = octavia_db::ALEMBIC_HEAD, "database at head");
                 Ok(())
+            }
+            Command::OvnDbSync { dry_run, lb_id, project_id } => {
+                sync::command(config, sync::SyncArgs { dry_run, lb_ids: lb_id, project_id }).await
             }
             Command::Db { action: DbAction::Current } => {
                 let db = octavia_db::Database::connect(&config.database.connection).await?;

@@ -452,9 +452,11 @@ impl Sim<'_> {
                         create.push(w.clone());
                     }
                     Some(w) => {
+                        // a disabled member is OFFLINE; an enabled one may be OFFLINE for health
+                        // reasons (its Service_Monitor went away), which is not drift
                         let offline = statuses.get(&w.id).map(String::as_str)
                             == Some(OpStatus::Offline.as_str());
-                        if offline == w.enabled {
+                        if !w.enabled && !offline {
                             found.push((
                                 format!("member {}: admin_state_up → {}", w.id, w.enabled),
                                 true,

@@ -14,8 +14,9 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use openstack::{FixedIpRequest, ListFilter, NeutronClient, NeutronError, Port, PortCreate};
 use provider::{
-    AdditionalVip, HealthMonitor, Listener, LoadBalancer, Member, OperatingStatus as Op, Pool,
-    ProviderDriver, ProviderError, ProvisioningStatus as Prov, StatusReport, StatusSink, Vip,
+    AdditionalVip, HealthMonitor, L7Policy, L7Rule, Listener, LoadBalancer, Member,
+    OperatingStatus as Op, Pool, ProviderDriver, ProviderError, ProvisioningStatus as Prov,
+    StatusReport, StatusSink, Vip,
 };
 use serde_json::Value;
 
@@ -998,6 +999,48 @@ impl ProviderDriver for OvnProvider {
         self.enqueue(&lb_id.clone(), Request::HmUpdate { lb_id, hm: req });
         Ok(())
     }
+
+    // The OVN provider implements neither L7 nor flavors/availability zones; the reference
+    // inherits octavia-lib's `ProviderDriver` base, whose 501 texts name the action
+    // (`provider_base.py`), and tempest shows them as skip reasons.
+    async fn l7policy_create(&self, _: L7Policy) -> Result<(), ProviderError> {
+        not_supported("creating l7policies")
+    }
+    async fn l7policy_delete(&self, _: L7Policy) -> Result<(), ProviderError> {
+        not_supported("deleting l7policies")
+    }
+    async fn l7policy_update(&self, _: L7Policy, _: L7Policy) -> Result<(), ProviderError> {
+        not_supported("updating l7policies")
+    }
+    async fn l7rule_create(&self, _: L7Rule) -> Result<(), ProviderError> {
+        not_supported("creating l7rules")
+    }
+    async fn l7rule_delete(&self, _: L7Rule) -> Result<(), ProviderError> {
+        not_supported("deleting l7rules")
+    }
+    async fn l7rule_update(&self, _: L7Rule, _: L7Rule) -> Result<(), ProviderError> {
+        not_supported("updating l7rules")
+    }
+    async fn get_supported_flavor_metadata(&self) -> Result<Value, ProviderError> {
+        not_supported("getting the supported flavor metadata")
+    }
+    async fn validate_flavor(&self, _: &Value) -> Result<(), ProviderError> {
+        not_supported("validating flavors")
+    }
+    async fn get_supported_availability_zone_metadata(&self) -> Result<Value, ProviderError> {
+        not_supported("getting the supported availability zone metadata")
+    }
+    async fn validate_availability_zone(&self, _: &Value) -> Result<(), ProviderError> {
+        not_supported("validating availability zones")
+    }
+}
+
+/// `NotImplemented` (API: 501 "does not support a requested action: …") with octavia-lib's
+/// base-class text "This provider does not support <action>." (`provider_base.py`).
+fn not_supported<T>(action: &str) -> Result<T, ProviderError> {
+    Err(ProviderError::not_implemented(format!(
+        "This provider does not support {action}."
+    )))
 }
 
 /// Why a request failed: retryable (re-plan from a fresh snapshot) or not.
@@ -1778,7 +1821,37 @@ mod tests {
         ));
         // L7 keeps the trait's NotImplemented (501 "does not support a requested action")
         let r = d.l7policy_create(provider::L7Policy::default()).await;
-        assert!(matches!(r, Err(ProviderError::NotImplemented { .. })));
+        assert_eq!(
+            r,
+            Err(ProviderError::not_implemented(
+                "This provider does not support creating l7policies."
+            ))
+        );
+        // flavors / AZs: octavia-lib's texts (tempest's skip reasons, as the reference's)
+        assert_eq!(
+            d.validate_flavor(&serde_json::json!({})).await,
+            Err(ProviderError::not_implemented(
+                "This provider does not support validating flavors."
+            ))
+        );
+        assert_eq!(
+            d.get_supported_flavor_metadata().await,
+            Err(ProviderError::not_implemented(
+                "This provider does not support getting the supported flavor metadata."
+            ))
+        );
+        assert_eq!(
+            d.get_supported_availability_zone_metadata().await,
+            Err(ProviderError::not_implemented(
+                "This provider does not support getting the supported availability zone metadata."
+            ))
+        );
+        assert_eq!(
+            d.validate_availability_zone(&serde_json::json!({})).await,
+            Err(ProviderError::not_implemented(
+                "This provider does not support validating availability zones."
+            ))
+        );
         assert_eq!(d.name(), "ovn");
     }
 }

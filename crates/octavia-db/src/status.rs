@@ -71,6 +71,12 @@ impl Kind {
     }
 }
 
+/// The project of one row (lock-order reads).
+#[derive(sqlx::FromRow)]
+struct Project {
+    project_id: Option<String>,
+}
+
 /// (project_id, provisioning_status) of one object row.
 #[derive(sqlx::FromRow)]
 struct Owner {
@@ -85,20 +91,22 @@ impl StatusUpdater {
     }
 
     /// Applies a report: members → healthmonitors → pools → l7rules → l7policies → listeners →
-    /// loadbalancers, records in list order, each in its own transaction; stops at the first
-    /// failing record (earlier records stay committed) and returns its
-    /// [`StatusSinkError`] (`status_object` = collection key, `status_object_id` = record id).
+    /// loadbalancers, records in list order; stops at the first failing record (earlier records
+    /// stay committed) and returns its [`StatusSinkError`] (`status_object` = collection key,
+    /// `status_object_id` = record id).
+    ///
+    /// octavia commits each record in its own transaction. A report naming a load balancer (a
+    /// provider request's completion) is first applied in ONE transaction that locks the LB
+    /// rows before any child, in the API's lock order (LB, then children), so it cannot
+    /// deadlock with API writers: one commit instead of one per record (issue 6: 200 members
+    /// were 202 commits) and the tree turns ACTIVE at once. If any record fails there, that
+    /// transaction is rolled back and the report replayed record by record, which gives
+    /// octavia's outcome exactly (same records committed, same failing record and text).
     pub async fn apply(&self, report: &StatusReport) -> Result<(), StatusSinkError> {
-        let groups: [(Kind, &Vec<StatusRecord>); 7] = [
-            (Kind::Member, &report.members),
-            (Kind::HealthMonitor, &report.healthmonitors),
-            (Kind::Pool, &report.pools),
-            (Kind::L7Rule, &report.l7rules),
-            (Kind::L7Policy, &report.l7policies),
-            (Kind::Listener, &report.listeners),
-            (Kind::LoadBalancer, &report.loadbalancers),
-        ];
-        for (kind, records) in groups {
+        if !report.loadbalancers.is_empty() && self.apply_at_once(report).await.is_ok() {
+            return Ok(());
+        }
+        for (kind, records) in groups(report) {
             for rec in records {
                 self.apply_record(kind, rec)
                     .await
@@ -112,74 +120,57 @@ impl StatusUpdater {
         Ok(())
     }
 
-    /// One record (§2.3). Errors carry the fault text for the reply.
-    async fn apply_record(&self, kind: Kind, rec: &StatusRecord) -> Result<(), RecordError> {
-        let mut prov = rec.provisioning_status.map(|p| p.as_str());
-        if rec.provisioning_status == Some(ProvisioningStatus::Deleted) {
-            let mut tx = self.db.begin().await?;
+    /// The whole report in one transaction, LB rows locked first; any failure rolls it all
+    /// back (the caller then replays record by record).
+    async fn apply_at_once(&self, report: &StatusReport) -> Result<(), RecordError> {
+        let mut tx = self.db.begin().await?;
+        let mut lbs: Vec<&str> = report.loadbalancers.iter().map(|r| r.id.as_str()).collect();
+        lbs.sort_unstable();
+        lbs.dedup();
+        let deletes = groups(report).iter().any(|(_, records)| {
+            records
+                .iter()
+                .any(|r| r.provisioning_status == Some(ProvisioningStatus::Deleted))
+        });
+        if deletes {
+            // DELETED records decrement quotas; the API locks `quotas` before the LB
+            // (check_quota, then the LB lock): take them in that order too.
+            let mut projects = Vec::new();
+            for id in &lbs {
+                let sql = "SELECT `project_id` FROM `load_balancer` WHERE `id` = ?";
+                let p: Option<Project> = tx.fetch_optional(sql, vec![(*id).into()]).await?;
+                projects.extend(p.and_then(|p| p.project_id));
+            }
+            projects.sort_unstable();
+            projects.dedup();
             let sql = format!(
-                "SELECT `project_id`, `provisioning_status` FROM `{}` WHERE `id` = ?{}",
-                kind.table(),
+                "SELECT `project_id` FROM `quotas` WHERE `project_id` = ?{}",
                 tx.for_update()
             );
-            let owner: Option<Owner> = tx
-                .fetch_optional(&sql, vec![rec.id.as_str().into()])
-                .await?;
-            let Some(owner) = owner else {
-                if kind == Kind::LoadBalancer {
-                    // octavia dereferences the missing LB's vip first and fails the record.
-                    return Err(RecordError::Text(
-                        "'NoneType' object has no attribute 'vip'".into(),
-                    ));
-                }
-                // Already gone: the record is ignored (success).
-                return Ok(());
-            };
-            if kind == Kind::LoadBalancer {
-                let vip = tx.vip(&rec.id).await?;
-                if vip.and_then(|v| v.octavia_owned) == Some(true) {
-                    tracing::warn!(lb = %rec.id, "VIP is octavia_owned; Keel has no network driver to deallocate it");
-                }
+            for p in projects {
+                let _: Option<Project> = tx.fetch_optional(&sql, vec![p.into()]).await?;
             }
-            if owner.provisioning_status != "DELETED" {
-                if let Some(p) = owner.project_id.as_deref() {
-                    tx.decrement_quota(p, kind.quota(), 1).await?;
-                }
+        }
+        let sql = format!(
+            "SELECT `project_id`, `provisioning_status` FROM `load_balancer` WHERE `id` = ?{}",
+            tx.for_update()
+        );
+        for id in lbs {
+            let _: Option<Owner> = tx.fetch_optional(&sql, vec![id.into()]).await?;
+        }
+        for (kind, records) in groups(report) {
+            for rec in records {
+                apply_in(&mut tx, kind, rec).await?;
             }
-            if kind != Kind::LoadBalancer {
-                match kind {
-                    Kind::Member => tx.delete_member_cascade(&rec.id).await?,
-                    Kind::HealthMonitor => tx.delete_health_monitor_cascade(&rec.id).await?,
-                    Kind::Pool => tx.delete_pool_cascade(&rec.id).await?,
-                    Kind::L7Rule => tx.delete_l7rule_cascade(&rec.id).await?,
-                    Kind::L7Policy => tx.delete_l7policy_cascade(&rec.id).await?,
-                    Kind::Listener => tx.delete_listener_cascade(&rec.id).await?,
-                    Kind::LoadBalancer => 0,
-                };
-                tx.commit().await?;
-                return Ok(());
-            }
-            tx.commit().await?;
-            prov = Some("DELETED");
         }
-        let op = rec.operating_status.map(|o| o.as_str());
-        if prov.is_none() && op.is_none() {
-            return Ok(());
-        }
-        let mut changes: Vec<(&str, SqlValue)> = Vec::new();
-        if let Some(p) = prov {
-            changes.push(("provisioning_status", p.into()));
-        }
-        if let Some(o) = op {
-            changes.push(("operating_status", o.into()));
-        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// One record in its own transaction (§2.3). Errors carry the fault text for the reply.
+    async fn apply_record(&self, kind: Kind, rec: &StatusRecord) -> Result<(), RecordError> {
         let mut tx = self.db.begin().await?;
-        let n = update_kind(&mut tx, kind, &rec.id, &changes).await?;
-        if n == 0 {
-            if let Some(name) = kind.not_found_name() {
-                return Err(RecordError::Text(format!("{name} {} not found.", rec.id)));
-            }
-        }
+        apply_in(&mut tx, kind, rec).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -236,6 +227,86 @@ impl StatusUpdater {
         tx.execute(&sql, args).await?;
         tx.commit().await
     }
+}
+
+/// One record inside `tx` (§2.3), not committed. Errors carry the fault text for the reply.
+async fn apply_in(tx: &mut Tx, kind: Kind, rec: &StatusRecord) -> Result<(), RecordError> {
+    let mut prov = rec.provisioning_status.map(|p| p.as_str());
+    if rec.provisioning_status == Some(ProvisioningStatus::Deleted) {
+        let sql = format!(
+            "SELECT `project_id`, `provisioning_status` FROM `{}` WHERE `id` = ?{}",
+            kind.table(),
+            tx.for_update()
+        );
+        let owner: Option<Owner> = tx
+            .fetch_optional(&sql, vec![rec.id.as_str().into()])
+            .await?;
+        let Some(owner) = owner else {
+            if kind == Kind::LoadBalancer {
+                // octavia dereferences the missing LB's vip first and fails the record.
+                return Err(RecordError::Text(
+                    "'NoneType' object has no attribute 'vip'".into(),
+                ));
+            }
+            // Already gone: the record is ignored (success).
+            return Ok(());
+        };
+        if kind == Kind::LoadBalancer {
+            let vip = tx.vip(&rec.id).await?;
+            if vip.and_then(|v| v.octavia_owned) == Some(true) {
+                tracing::warn!(lb = %rec.id, "VIP is octavia_owned; Keel has no network driver to deallocate it");
+            }
+        }
+        if owner.provisioning_status != "DELETED" {
+            if let Some(p) = owner.project_id.as_deref() {
+                tx.decrement_quota(p, kind.quota(), 1).await?;
+            }
+        }
+        if kind != Kind::LoadBalancer {
+            match kind {
+                Kind::Member => tx.delete_member_cascade(&rec.id).await?,
+                Kind::HealthMonitor => tx.delete_health_monitor_cascade(&rec.id).await?,
+                Kind::Pool => tx.delete_pool_cascade(&rec.id).await?,
+                Kind::L7Rule => tx.delete_l7rule_cascade(&rec.id).await?,
+                Kind::L7Policy => tx.delete_l7policy_cascade(&rec.id).await?,
+                Kind::Listener => tx.delete_listener_cascade(&rec.id).await?,
+                Kind::LoadBalancer => 0,
+            };
+            return Ok(());
+        }
+        prov = Some("DELETED");
+    }
+    let op = rec.operating_status.map(|o| o.as_str());
+    if prov.is_none() && op.is_none() {
+        return Ok(());
+    }
+    let mut changes: Vec<(&str, SqlValue)> = Vec::new();
+    if let Some(p) = prov {
+        changes.push(("provisioning_status", p.into()));
+    }
+    if let Some(o) = op {
+        changes.push(("operating_status", o.into()));
+    }
+    let n = update_kind(tx, kind, &rec.id, &changes).await?;
+    if n == 0 {
+        if let Some(name) = kind.not_found_name() {
+            return Err(RecordError::Text(format!("{name} {} not found.", rec.id)));
+        }
+    }
+    Ok(())
+}
+
+/// The report's record lists in processing order (§2.2).
+fn groups(report: &StatusReport) -> [(Kind, &Vec<StatusRecord>); 7] {
+    [
+        (Kind::Member, &report.members),
+        (Kind::HealthMonitor, &report.healthmonitors),
+        (Kind::Pool, &report.pools),
+        (Kind::L7Rule, &report.l7rules),
+        (Kind::L7Policy, &report.l7policies),
+        (Kind::Listener, &report.listeners),
+        (Kind::LoadBalancer, &report.loadbalancers),
+    ]
 }
 
 async fn update_kind(

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Score Keel with octavia-tempest-plugin, configured as the OVN upstream CI job (by hand; not
+# part of ci/test.sh — a full api.v2 run takes ~10 min at 1-s polling, ~40 min at the CI's).
+#   1. ci/stack/up.sh (the real services; idempotent);
+#   2. builds keel (debug unless KEEL_PROFILE=release);
+#   3. starts `keel serve` on 127.0.0.1:9876 (the catalog's load-balancer endpoint) with a fresh
+#      SQLite database in a temp directory (KEEL_DB=mariadb: a fresh `keel_test_tempest`
+#      database in the stack's MariaDB instead),
+#      keystone auth as the octavia service user, the stack's Neutron and OVN NB/SB;
+#   4. runs ci/stack/tempest.sh with the caller's TEMPEST_* knobs (see ci/stack/README.md:
+#      TEMPEST_IPV6, TEMPEST_REGEX, TEMPEST_CHECK_INTERVAL, TEMPEST_LB_BUILD_INTERVAL, ...);
+#   5. stops that keel (by its PID) and prints where the summary is.
+# Example: TEMPEST_IPV6=false TEMPEST_CHECK_INTERVAL=1 TEMPEST_LB_BUILD_INTERVAL=1 ci/tempest.sh
+# Keel's log: $STACK_STATE/tempest/last/keel.log. Exit status: tempest's.
+set -euo pipefail
+
+# The whole script is one function, parsed before it runs: editing this file during a run
+# (a run takes minutes) cannot change what the running copy executes.
+main() {
+  root="$(cd "$(dirname "$0")/.." && pwd)"
+  cd "$root"
+  export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/var/tmp/keel-target}"
+  state="${STACK_STATE:-/var/tmp/keel-stack}"
+  profile="${KEEL_PROFILE:-debug}"
+  port=9876
+
+  ci/stack/up.sh
+  if [[ $profile == release ]]; then
+    cargo build --release -p keel
+  else
+    cargo build -p keel
+  fi
+  keel="$CARGO_TARGET_DIR/$profile/keel"
+
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    echo "ci/tempest.sh: 127.0.0.1:$port is already taken (another keel or the reference?)" >&2
+    exit 1
+  fi
+
+  work="$(mktemp -d /var/tmp/keel-tempest.XXXXXX)"
+  case "${KEEL_DB:-sqlite}" in
+    sqlite) db_url="sqlite://$work/keel.sqlite?mode=rwc" ;;
+    mariadb) # a fresh keel_test_tempest database in the stack's MariaDB (user keel)
+      mysql -h 127.0.0.1 -P 3306 -u keel -pkeel-db-pass \
+        -e 'DROP DATABASE IF EXISTS keel_test_tempest; CREATE DATABASE keel_test_tempest'
+      db_url="mysql://keel:keel-db-pass@127.0.0.1:3306/keel_test_tempest" ;;
+    *) echo "ci/tempest.sh: KEEL_DB must be sqlite or mariadb" >&2; exit 1 ;;
+  esac
+  conf="$work/keel.conf"
+  cat >"$conf" <<CONF
+[api_settings]
+bind_host = 127.0.0.1
+bind_port = $port
+auth_strategy = keystone
+enabled_provider_drivers = ovn:OVN provider driver
+default_provider_driver = ovn
+
+[database]
+connection = $db_url
+
+[keystone_authtoken]
+auth_url = http://127.0.0.1:5000/v3
+username = octavia
+password = octavia-pass
+project_name = service
+user_domain_name = Default
+project_domain_name = Default
+
+[service_auth]
+auth_url = http://127.0.0.1:5000/v3
+username = octavia
+password = octavia-pass
+project_name = service
+user_domain_name = Default
+project_domain_name = Default
+region_name = RegionOne
+
+[neutron]
+endpoint = http://127.0.0.1:9696
+
+[ovn]
+ovn_nb_connection = tcp:127.0.0.1:6641
+ovn_sb_connection = tcp:127.0.0.1:6642
+CONF
+
+  "$keel" --config-file "$conf" db upgrade
+  NO_COLOR=1 RUST_LOG="${RUST_LOG:-info}" "$keel" --config-file "$conf" serve >"$work/keel.log" 2>&1 &
+  keel_pid=$!
+  stop_keel() {
+    if kill -0 "$keel_pid" 2>/dev/null; then
+      kill "$keel_pid" 2>/dev/null || true
+      wait "$keel_pid" 2>/dev/null || true
+    fi
+  }
+  trap stop_keel EXIT
+  for _ in $(seq 1 50); do
+    curl -sf -m 2 "http://127.0.0.1:$port/" >/dev/null && break
+    kill -0 "$keel_pid" 2>/dev/null || { cat "$work/keel.log" >&2; echo "keel exited" >&2; exit 1; }
+    sleep 0.2
+  done
+  echo "keel pid $keel_pid on 127.0.0.1:$port (config $conf, log $work/keel.log)" >&2
+
+  rc=0
+  ci/stack/tempest.sh || rc=$?
+  stop_keel
+  trap - EXIT
+  last="$state/tempest/last"
+  cp "$work/keel.log" "$last/keel.log" 2>/dev/null || true
+  echo "tempest summary: $last/summary.txt (failed: $last/failed.txt, log: $last/tempest.log, keel: $last/keel.log)"
+  return "$rc"
+}
+
+main "$@"

@@ -10,9 +10,12 @@
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use openstack::{FixedIpRequest, ListFilter, NeutronClient, NeutronError, Port, PortCreate};
+use openstack::{
+    FixedIpRequest, ListFilter, NeutronClient, NeutronError, Port, PortCreate, Subnet,
+};
 use provider::{
     AdditionalVip, HealthMonitor, L7Policy, L7Rule, Listener, LoadBalancer, Member,
     OperatingStatus as Op, Pool, ProviderDriver, ProviderError, ProvisioningStatus as Prov,
@@ -104,7 +107,22 @@ struct Inner {
     queues: LbQueues,
     /// pool id → LB id for pools queued but maybe not yet in the NB.
     pool_lb: Mutex<HashMap<String, String>>,
+    /// The VIP port (and its subnet) `create_vip_port` just made, by LB id: the queued LB
+    /// create reads them instead of asking Neutron again (issue 6: the port GET and subnet
+    /// GET the reference makes there were ~2 round trips on top of the port create).
+    vip_facts: Mutex<HashMap<String, VipFacts>>,
 }
+
+/// What `create_vip_port` learnt from Neutron (ids, fixed IPs, network, CIDR: facts that do
+/// not change under the LB create that follows within milliseconds).
+struct VipFacts {
+    at: Instant,
+    port: Port,
+    subnet: Option<Subnet>,
+}
+
+/// Entries of [`Inner::vip_facts`] older than this are dropped (an LB create rolled back).
+const VIP_FACTS_TTL: Duration = Duration::from_secs(60);
 
 /// One queued request.
 #[derive(Debug, Clone)]
@@ -248,6 +266,7 @@ impl OvnProvider {
                 config,
                 queues: LbQueues::new(),
                 pool_lb: Mutex::new(HashMap::new()),
+                vip_facts: Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -604,8 +623,27 @@ impl ProviderDriver for OvnProvider {
                     vip.vip_subnet_id.clone(),
                     ip(&vip.vip_address),
                 );
-                let p = self.create_port(req).await?;
+                // the subnet GET the queued LB create needs overlaps the port create
+                let subnet_get = async {
+                    match vip.vip_subnet_id.as_deref().filter(|s| !s.is_empty()) {
+                        Some(id) => neutron.get_subnet(id).await.ok(),
+                        None => None,
+                    }
+                };
+                let (p, subnet) = tokio::join!(self.create_port(req), subnet_get);
+                let p = p?;
                 created.push(p.id.clone());
+                if let Ok(mut m) = self.inner.vip_facts.lock() {
+                    m.retain(|_, f| f.at.elapsed() < VIP_FACTS_TTL);
+                    m.insert(
+                        loadbalancer_id.to_string(),
+                        VipFacts {
+                            at: Instant::now(),
+                            port: p.clone(),
+                            subnet,
+                        },
+                    );
+                }
                 p
             };
             vip.vip_port_id = Some(port.id.clone());
@@ -1280,8 +1318,16 @@ impl Inner {
             .as_deref()
             .and_then(|a| a.parse().ok())
             .ok_or("load balancer without a valid vip_address")?;
+        let cached = self
+            .vip_facts
+            .lock()
+            .ok()
+            .and_then(|mut m| m.remove(&lb.loadbalancer_id));
         let port = match lb.vip_port_id.as_deref().filter(|s| !s.is_empty()) {
-            Some(id) => n.get_port(id).await.map_err(|e| e.to_string())?,
+            Some(id) => match cached.as_ref().filter(|c| c.port.id == id) {
+                Some(c) => c.port.clone(),
+                None => n.get_port(id).await.map_err(|e| e.to_string())?,
+            },
             None => {
                 let net = lb.vip_network_id.clone().unwrap_or_default();
                 let f = ListFilter::new()
@@ -1300,10 +1346,16 @@ impl Inner {
             .iter()
             .find(|f| f.ip_address == vip)
             .ok_or("VIP address not on its port")?;
-        let subnet = n
-            .get_subnet(&fip.subnet_id)
-            .await
-            .map_err(|e| e.to_string())?;
+        let subnet = match cached
+            .and_then(|c| c.subnet)
+            .filter(|s| s.id == fip.subnet_id)
+        {
+            Some(s) => s,
+            None => n
+                .get_subnet(&fip.subnet_id)
+                .await
+                .map_err(|e| e.to_string())?,
+        };
         Ok(lb::LbCreate {
             id: lb.loadbalancer_id.clone(),
             vip_address: vip.to_string(),

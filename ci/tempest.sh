@@ -12,6 +12,8 @@
 #   5. stops that keel (by its PID) and prints where the summary is.
 # Example: TEMPEST_IPV6=false TEMPEST_CHECK_INTERVAL=1 TEMPEST_LB_BUILD_INTERVAL=1 ci/tempest.sh
 # Keel's log: $STACK_STATE/tempest/last/keel.log. Exit status: tempest's.
+# Not while ci/test.sh runs: this keel's agent holds the NB lock `keel_ovn_provider_agent`, which
+# ovn-provider's agent test (tests/agent.rs) then waits for in vain.
 set -euo pipefail
 
 # The whole script is one function, parsed before it runs: editing this file during a run

@@ -14,16 +14,15 @@ ci/stack/up.sh
 source ci/stack/env.sh admin
 
 cargo build --locked --workspace --all-targets
-# `keel ovn-db-sync`'s end-to-end test damages NB rows on purpose; OVN provider agents of other
-# tests (each follows the whole shared NB/SB) would react to that damage, so it runs alone,
-# after the rest.
-serial='test(/ovn_db_sync_restores/)'
+# Tests that run an OVN provider agent (every `keel serve`, the agent tests) or that damage NB
+# rows on purpose: an agent follows the whole shared NB/SB and reacts to other tests' rows, so
+# these run one at a time, after the rest.
+serial='binary_id(keel::cli_scenario) | binary_id(keel::ovn_db_sync) | binary_id(ovn-provider::agent) | binary_id(ovn-provider::walking_skeleton)'
 if cargo nextest --version >/dev/null 2>&1; then
   rc=0
-  cargo nextest run --locked --workspace --no-fail-fast -E "not $serial" "$@" || rc=$?
-  cargo nextest run --locked -p keel --no-fail-fast -E "$serial" "$@" || rc=$?
+  cargo nextest run --locked --workspace --no-fail-fast -E "not ($serial)" "$@" || rc=$?
+  cargo nextest run --locked --workspace --no-fail-fast -E "$serial" --test-threads 1 "$@" || rc=$?
   exit $rc
 else
-  cargo test --locked --workspace --no-fail-fast -- --skip ovn_db_sync_restores "$@"
-  cargo test --locked -p keel --test ovn_db_sync --no-fail-fast "$@"
+  cargo test --locked --workspace --no-fail-fast -- --test-threads 1 "$@"
 fi

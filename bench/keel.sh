@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# A Keel for benchmarks, next to whatever serves the catalog's endpoint:
+# release build, 127.0.0.1:$KEEL_BENCH_PORT (9878), its own database (MariaDB
+# `keel_test_bench` by default — production's engine; `KEEL_BENCH_DB=sqlite` for an
+# SQLite file), the stack's Keystone/Neutron/OVN. Needs ci/stack/up.sh to have run.
+#   bench/keel.sh start   # build, db upgrade, start in the background, wait until it answers
+#   bench/keel.sh stop    # stop the PID this script started (only that one)
+# State: $STACK_STATE/bench/ (keel.conf, keel.pid, keel.log).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+state="${STACK_STATE:-/var/tmp/keel-stack}"
+dir="$state/bench"
+port="${KEEL_BENCH_PORT:-9878}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/var/tmp/keel-target}"
+keel="$CARGO_TARGET_DIR/release/keel"
+mkdir -p "$dir"
+case "${1:-}" in
+stop)
+  [[ -s $dir/keel.pid ]] || { echo "no $dir/keel.pid" >&2; exit 0; }
+  pid=$(cat "$dir/keel.pid")
+  kill "$pid" 2>/dev/null || true
+  rm -f "$dir/keel.pid"; echo "stopped keel pid $pid" >&2; exit 0 ;;
+start) ;;
+*) echo "usage: $0 start|stop" >&2; exit 2 ;;
+esac
+if [[ -s $dir/keel.pid ]] && kill -0 "$(cat "$dir/keel.pid")" 2>/dev/null; then
+  echo "bench keel already running (pid $(cat "$dir/keel.pid"))" >&2; exit 0
+fi
+(cd "$root" && cargo build --locked --release -p keel)
+if [[ ${KEEL_BENCH_DB:-mariadb} == sqlite ]]; then
+  rm -f "$dir/keel.sqlite"; db="sqlite://$dir/keel.sqlite?mode=rwc"
+else
+  mysql -h127.0.0.1 -ukeel -pkeel-db-pass -e \
+    'DROP DATABASE IF EXISTS keel_test_bench; CREATE DATABASE keel_test_bench'
+  db="mysql://keel:keel-db-pass@127.0.0.1:3306/keel_test_bench"
+fi
+conf="$dir/keel.conf"
+cat > "$conf" <<CONF
+[api_settings]
+bind_host = 127.0.0.1
+bind_port = $port
+auth_strategy = keystone
+enabled_provider_drivers = ovn:OVN provider driver
+default_provider_driver = ovn
+
+[database]
+connection = $db
+
+[keystone_authtoken]
+auth_url = http://127.0.0.1:5000/v3
+username = octavia
+password = octavia-pass
+project_name = service
+user_domain_name = Default
+project_domain_name = Default
+
+[service_auth]
+auth_url = http://127.0.0.1:5000/v3
+username = octavia
+password = octavia-pass
+project_name = service
+user_domain_name = Default
+project_domain_name = Default
+region_name = RegionOne
+
+[neutron]
+endpoint = http://127.0.0.1:9696
+
+[ovn]
+ovn_nb_connection = tcp:127.0.0.1:6641
+ovn_sb_connection = tcp:127.0.0.1:6642
+CONF
+"$keel" --config-file "$conf" db upgrade
+KEEL_LOG="${KEEL_LOG:-info}" setsid "$keel" --config-file "$conf" serve >"$dir/keel.log" 2>&1 &
+echo $! > "$dir/keel.pid"
+for _ in $(seq 100); do
+  curl -fsS "http://127.0.0.1:$port/" >/dev/null 2>&1 && {
+    echo "bench keel pid $(cat "$dir/keel.pid") on http://127.0.0.1:$port ($db)" >&2; exit 0; }
+  kill -0 "$(cat "$dir/keel.pid")" 2>/dev/null || { echo "keel died; see $dir/keel.log" >&2; exit 1; }
+  sleep 0.1
+done
+echo "keel did not answer on :$port; see $dir/keel.log" >&2; exit 1

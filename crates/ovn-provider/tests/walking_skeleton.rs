@@ -484,7 +484,12 @@ async fn scenario(
     let sm_uuid = loop {
         let found = sb.replica().table("Service_Monitor").and_then(|t| {
             t.rows()
-                .find(|r| r.get_str("ip") == Some("10.0.0.10") && r.get_i64("port") == Some(8080))
+                // ours: other tests' members may share 10.0.0.10:8080, never our port
+                .find(|r| {
+                    r.get_str("ip") == Some("10.0.0.10")
+                        && r.get_i64("port") == Some(8080)
+                        && r.get_str("logical_port") == Some(made.ports[0].as_str())
+                })
                 .map(|r| r.uuid())
         });
         if let Some(u) = found {
@@ -503,7 +508,7 @@ async fn scenario(
     ))
     .await
     .map_err(|x| e(&x))?;
-    let r = next(&mut rx).await;
+    let r = next_about(&mut rx, lb_id).await;
     follower.abort();
     check!(
         rec(&r.members, &m1) == (Some(Prov::Active), Some(Op::Error)),

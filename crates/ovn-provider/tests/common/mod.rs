@@ -61,6 +61,20 @@ pub async fn next(rx: &mut mpsc::UnboundedReceiver<StatusReport>) -> StatusRepor
         .expect("sink closed")
 }
 
+/// The next report that names load balancer `lb_id`. An agent follows the whole shared SB, so
+/// it legitimately reports on other tests' load balancers too; those reports are skipped.
+pub async fn next_about(
+    rx: &mut mpsc::UnboundedReceiver<StatusReport>,
+    lb_id: &str,
+) -> StatusReport {
+    loop {
+        let r = next(rx).await;
+        if r.loadbalancers.iter().any(|l| l.id == lb_id) {
+            return r;
+        }
+    }
+}
+
 pub fn rec(list: &[StatusRecord], id: &str) -> (Option<Prov>, Option<Op>) {
     let r = list
         .iter()

@@ -141,7 +141,9 @@ struct Section<'a> {
 
 impl Section<'_> {
     fn get(&self, key: &str) -> Option<String> {
-        self.props.and_then(|p| p.get(key)).map(|v| v.trim().to_string())
+        self.props
+            .and_then(|p| p.get(key))
+            .map(|v| v.trim().to_string())
     }
     fn string(&self, key: &str, default: &str) -> String {
         self.get(key).unwrap_or_else(|| default.to_string())
@@ -197,13 +199,17 @@ impl Config {
     }
 
     fn from_ini(ini: &Ini) -> Result<Self, ConfigError> {
-        let s = |name: &'static str| Section { name, props: ini.section(Some(name)) };
+        let s = |name: &'static str| Section {
+            name,
+            props: ini.section(Some(name)),
+        };
         let api = s("api_settings");
         let db = s("database");
         let neutron = s("neutron");
         let ovn = s("ovn");
         let q = s("quotas");
-        let enabled = parse_dict(&api.string("enabled_provider_drivers", "ovn:OVN provider driver"));
+        let enabled =
+            parse_dict(&api.string("enabled_provider_drivers", "ovn:OVN provider driver"));
         Ok(Self {
             api_settings: ApiSettings {
                 bind_host: api.string("bind_host", "127.0.0.1"),
@@ -220,7 +226,9 @@ impl Config {
             keystone_authtoken: s("keystone_authtoken").keystone(),
             service_auth: s("service_auth").keystone(),
             neutron: NeutronSettings {
-                endpoint: neutron.get("endpoint").or_else(|| neutron.get("endpoint_override")),
+                endpoint: neutron
+                    .get("endpoint")
+                    .or_else(|| neutron.get("endpoint_override")),
                 valid_interfaces: neutron.string("valid_interfaces", "public"),
                 region_name: neutron.get("region_name"),
             },
@@ -268,9 +276,18 @@ mod tests {
         .unwrap();
         let c = Config::from_ini(&ini).unwrap();
         assert_eq!(c.api_settings.bind_port, 9877);
-        assert_eq!(c.api_settings.enabled_provider_drivers.get("ovn").map(String::as_str), Some("OVN driver"));
+        assert_eq!(
+            c.api_settings
+                .enabled_provider_drivers
+                .get("ovn")
+                .map(String::as_str),
+            Some("OVN driver")
+        );
         assert_eq!(c.api_settings.enabled_provider_drivers.len(), 2);
-        assert_eq!(c.database.connection, "mysql+pymysql://u:p@127.0.0.1/octavia");
+        assert_eq!(
+            c.database.connection,
+            "mysql+pymysql://u:p@127.0.0.1/octavia"
+        );
         assert_eq!(c.service_auth.username, "octavia");
         assert_eq!(c.service_auth.user_domain_name, "Default");
     }
@@ -279,6 +296,15 @@ mod tests {
     fn a_bad_number_is_a_typed_error() {
         let ini = Ini::load_from_str("[api_settings]\nbind_port = lots\n").unwrap();
         let err = Config::from_ini(&ini).unwrap_err();
-        assert!(matches!(err, ConfigError::Invalid { key: "bind_port", .. }), "{err}");
+        assert!(
+            matches!(
+                err,
+                ConfigError::Invalid {
+                    key: "bind_port",
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
 }

@@ -68,7 +68,8 @@ enum DbAction {
 fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("KEEL_LOG").unwrap_or_else(|_| "info".into()),
+            tracing_subscriber::EnvFilter::try_from_env("KEEL_LOG")
+                .unwrap_or_else(|_| "info".into()),
         )
         .with_writer(std::io::stderr)
         .init();
@@ -77,20 +78,38 @@ fn main() -> anyhow::Result<()> {
         Some(path) => Config::load(path)?,
         None => Config::defaults()?,
     };
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     rt.block_on(async move {
         match cli.command {
             Command::Serve => serve(config).await,
-            Command::Db { action: DbAction::Upgrade } => {
+            Command::Db {
+                action: DbAction::Upgrade,
+            } => {
                 let db = octavia_db::Database::connect(&config.database.connection).await?;
                 db.upgrade().await?;
                 tracing::info!(revision = octavia_db::ALEMBIC_HEAD, "database at head");
                 Ok(())
             }
-            Command::OvnDbSync { dry_run, lb_id, project_id } => {
-                sync::command(config, sync::SyncArgs { dry_run, lb_ids: lb_id, project_id }).await
+            Command::OvnDbSync {
+                dry_run,
+                lb_id,
+                project_id,
+            } => {
+                sync::command(
+                    config,
+                    sync::SyncArgs {
+                        dry_run,
+                        lb_ids: lb_id,
+                        project_id,
+                    },
+                )
+                .await
             }
-            Command::Db { action: DbAction::Current } => {
+            Command::Db {
+                action: DbAction::Current,
+            } => {
                 let db = octavia_db::Database::connect(&config.database.connection).await?;
                 println!("{}", db.current_revision().await?.unwrap_or_default());
                 Ok(())
@@ -146,7 +165,10 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         openstack::NeutronConfig {
             endpoint_override: config.neutron.endpoint.clone(),
             region_name: config.neutron.region_name.clone(),
-            interface: interfaces.first().copied().unwrap_or(openstack::Interface::Public),
+            interface: interfaces
+                .first()
+                .copied()
+                .unwrap_or(openstack::Interface::Public),
             fallback_interfaces: interfaces.iter().skip(1).copied().collect(),
             ..Default::default()
         },
@@ -155,7 +177,9 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     // One long-lived NB connection and replica for the whole process (design.md).
     let ovsdb_options = ovsdb::ClientOptions {
         backoff_max: std::time::Duration::from_secs(config.ovn.ovsdb_retry_max_interval.max(1)),
-        handshake_timeout: std::time::Duration::from_secs(config.ovn.ovsdb_connection_timeout.max(1)),
+        handshake_timeout: std::time::Duration::from_secs(
+            config.ovn.ovsdb_connection_timeout.max(1),
+        ),
         inactivity_probe: (config.ovn.ovsdb_probe_interval > 0)
             .then(|| std::time::Duration::from_millis(config.ovn.ovsdb_probe_interval)),
         ..Default::default()
@@ -169,7 +193,12 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     .await
     .with_context(|| format!("OVN NB at {}", config.ovn.ovn_nb_connection))?;
     let status: Arc<dyn StatusSink> = Arc::new(octavia_db::StatusUpdater::new(db.clone()));
-    let ovn = ovn_provider::OvnProvider::new(nb.clone(), neutron.clone(), status, ovn_provider::OvnConfig::default());
+    let ovn = ovn_provider::OvnProvider::new(
+        nb.clone(),
+        neutron.clone(),
+        status,
+        ovn_provider::OvnConfig::default(),
+    );
     // The agent duties run in the one process holding the NB lock (seed 000 "agent").
     let sb = ovsdb::Client::connect_with(
         &config.ovn.ovn_sb_connection,
@@ -199,12 +228,18 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             api::context::AuthMode::Keystone(Arc::new(wiring::KeystoneTokenAuth(validator)))
         }
     };
-    let networking: Arc<dyn api::network::Networking> = Arc::new(wiring::NeutronNetworking(neutron));
+    let networking: Arc<dyn api::network::Networking> =
+        Arc::new(wiring::NeutronNetworking(neutron));
     let state = api::AppState::new(db, providers, auth, Some(networking), api_config(&config));
     let app = api::router(state);
 
-    let addr = format!("{}:{}", config.api_settings.bind_host, config.api_settings.bind_port);
-    let listener = tokio::net::TcpListener::bind(&addr).await.with_context(|| format!("bind {addr}"))?;
+    let addr = format!(
+        "{}:{}",
+        config.api_settings.bind_host, config.api_settings.bind_port
+    );
+    let listener = tokio::net::TcpListener::bind(&addr)
+        .await
+        .with_context(|| format!("bind {addr}"))?;
     tracing::info!(%addr, "keel serving the Octavia v2 API");
     axum::serve(listener, app)
         .with_graceful_shutdown(async {

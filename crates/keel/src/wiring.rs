@@ -46,26 +46,47 @@ fn found<T>(r: Result<T, NeutronError>) -> Result<Option<T>, String> {
 
 #[async_trait]
 impl Networking for NeutronNetworking {
-    async fn get_subnet(&self, token: Option<&str>, id: &str) -> Result<Option<SubnetInfo>, String> {
-        Ok(found(self.client(token).get_subnet(id).await)?.map(|s| SubnetInfo {
-            id: s.id,
-            network_id: s.network_id,
-            cidr: s.cidr,
-            ip_version: s.ip_version,
-        }))
+    async fn get_subnet(
+        &self,
+        token: Option<&str>,
+        id: &str,
+    ) -> Result<Option<SubnetInfo>, String> {
+        Ok(
+            found(self.client(token).get_subnet(id).await)?.map(|s| SubnetInfo {
+                id: s.id,
+                network_id: s.network_id,
+                cidr: s.cidr,
+                ip_version: s.ip_version,
+            }),
+        )
     }
 
-    async fn get_network(&self, token: Option<&str>, id: &str) -> Result<Option<NetworkInfo>, String> {
-        Ok(found(self.client(token).get_network(id).await)?.map(|n| NetworkInfo { id: n.id, subnets: n.subnets }))
+    async fn get_network(
+        &self,
+        token: Option<&str>,
+        id: &str,
+    ) -> Result<Option<NetworkInfo>, String> {
+        Ok(
+            found(self.client(token).get_network(id).await)?.map(|n| NetworkInfo {
+                id: n.id,
+                subnets: n.subnets,
+            }),
+        )
     }
 
     async fn get_port(&self, token: Option<&str>, id: &str) -> Result<Option<PortInfo>, String> {
-        Ok(found(self.client(token).get_port(id).await)?.map(|p| PortInfo {
-            id: p.id,
-            network_id: p.network_id,
-            device_id: p.device_id,
-            fixed_ips: p.fixed_ips.into_iter().map(|f| (f.subnet_id, f.ip_address.to_string())).collect(),
-            qos_policy_id: p.qos_policy_id,
-        }))
+        Ok(
+            found(self.client(token).get_port(id).await)?.map(|p| PortInfo {
+                id: p.id,
+                network_id: p.network_id,
+                device_id: p.device_id,
+                fixed_ips: p
+                    .fixed_ips
+                    .into_iter()
+                    .map(|f| (f.subnet_id, f.ip_address.to_string()))
+                    .collect(),
+                qos_policy_id: p.qos_policy_id,
+            }),
+        )
     }
 }

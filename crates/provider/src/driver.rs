@@ -7,7 +7,9 @@ use crate::models::{
 use crate::ProviderError;
 
 fn not_implemented<T>() -> Result<T, ProviderError> {
-    Err(ProviderError::not_implemented("This feature is not implemented by the provider."))
+    Err(ProviderError::not_implemented(
+        "This feature is not implemented by the provider.",
+    ))
 }
 
 /// A load-balancer provider driver, as octavia-lib `provider_base.py::ProviderDriver`.
@@ -38,13 +40,21 @@ pub trait ProviderDriver: Send + Sync + 'static {
     async fn loadbalancer_create(&self, lb: LoadBalancer) -> Result<(), ProviderError> {
         not_implemented()
     }
-    async fn loadbalancer_delete(&self, lb: LoadBalancer, cascade: bool) -> Result<(), ProviderError> {
+    async fn loadbalancer_delete(
+        &self,
+        lb: LoadBalancer,
+        cascade: bool,
+    ) -> Result<(), ProviderError> {
         not_implemented()
     }
     async fn loadbalancer_failover(&self, loadbalancer_id: &str) -> Result<(), ProviderError> {
         not_implemented()
     }
-    async fn loadbalancer_update(&self, old: LoadBalancer, new: LoadBalancer) -> Result<(), ProviderError> {
+    async fn loadbalancer_update(
+        &self,
+        old: LoadBalancer,
+        new: LoadBalancer,
+    ) -> Result<(), ProviderError> {
         not_implemented()
     }
 
@@ -78,7 +88,11 @@ pub trait ProviderDriver: Send + Sync + 'static {
         not_implemented()
     }
     /// `members` is the complete desired set; members to delete are absent.
-    async fn member_batch_update(&self, pool_id: &str, members: Vec<Member>) -> Result<(), ProviderError> {
+    async fn member_batch_update(
+        &self,
+        pool_id: &str,
+        members: Vec<Member>,
+    ) -> Result<(), ProviderError> {
         not_implemented()
     }
 
@@ -88,7 +102,11 @@ pub trait ProviderDriver: Send + Sync + 'static {
     async fn health_monitor_delete(&self, hm: HealthMonitor) -> Result<(), ProviderError> {
         not_implemented()
     }
-    async fn health_monitor_update(&self, old: HealthMonitor, new: HealthMonitor) -> Result<(), ProviderError> {
+    async fn health_monitor_update(
+        &self,
+        old: HealthMonitor,
+        new: HealthMonitor,
+    ) -> Result<(), ProviderError> {
         not_implemented()
     }
 

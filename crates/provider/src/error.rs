@@ -48,24 +48,36 @@ impl ProviderError {
     /// An [`ProviderError::UnsupportedOption`] with the same text for user and operator.
     pub fn unsupported(text: impl Into<String>) -> Self {
         let t = text.into();
-        Self::UnsupportedOption { user_fault_string: t.clone(), operator_fault_string: t }
+        Self::UnsupportedOption {
+            user_fault_string: t.clone(),
+            operator_fault_string: t,
+        }
     }
 
     /// A [`ProviderError::NotImplemented`] with the same text for user and operator.
     pub fn not_implemented(text: impl Into<String>) -> Self {
         let t = text.into();
-        Self::NotImplemented { user_fault_string: t.clone(), operator_fault_string: t }
+        Self::NotImplemented {
+            user_fault_string: t.clone(),
+            operator_fault_string: t,
+        }
     }
 
     /// A [`ProviderError::Driver`] with the same text for user and operator.
     pub fn driver(text: impl Into<String>) -> Self {
         let t = text.into();
-        Self::Driver { user_fault_string: t.clone(), operator_fault_string: t }
+        Self::Driver {
+            user_fault_string: t.clone(),
+            operator_fault_string: t,
+        }
     }
 
     /// A [`ProviderError::Conflict`] with the same text for user and operator.
     pub fn conflict(text: impl Into<String>) -> Self {
         let t = text.into();
-        Self::Conflict { user_fault_string: t.clone(), operator_fault_string: t }
+        Self::Conflict {
+            user_fault_string: t.clone(),
+            operator_fault_string: t,
+        }
     }
 }

@@ -9,15 +9,15 @@
 //! It depends on nothing of Keel's: the API and the OVN provider both depend on it, and
 //! neither reaches around it (design.md, "Rules of the house").
 
-pub mod models;
 mod driver;
 mod error;
+pub mod models;
 mod status;
 
 pub use driver::ProviderDriver;
 pub use error::ProviderError;
 pub use models::*;
 pub use status::{
-    OperatingStatus, ProvisioningStatus, StatsReport, ListenerStats, StatusRecord, StatusReport,
+    ListenerStats, OperatingStatus, ProvisioningStatus, StatsReport, StatusRecord, StatusReport,
     StatusSink, StatusSinkError,
 };

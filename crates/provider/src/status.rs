@@ -77,7 +77,11 @@ impl StatusRecord {
         provisioning_status: Option<ProvisioningStatus>,
         operating_status: Option<OperatingStatus>,
     ) -> Self {
-        Self { id: id.into(), provisioning_status, operating_status }
+        Self {
+            id: id.into(),
+            provisioning_status,
+            operating_status,
+        }
     }
 }
 

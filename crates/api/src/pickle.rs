@@ -1,66 +1,27 @@
 //! The `listener.insert_headers` column is a Python pickle of a `dict[str, str]`
-//! (SQLAlchemy `PickleType`, db-schema.md §6). This writes protocol 2 and reads the opcodes
-//! CPython emits for such a dict at protocols 2–5.
+//! (SQLAlchemy `PickleType`, db-schema.md §6). The codec is the DB crate's
+//! (`octavia_db::pickle_str_dict` / `unpickle_str_dict`); these adapt it to the JSON maps
+//! the API renders.
 
 use serde_json::{Map, Value};
 
-/// Pickle a string map (protocol 2: `PROTO 2, EMPTY_DICT, MARK, BINUNICODE…, SETITEMS, STOP`).
+/// Pickle a string map (non-string values are written as empty strings, as before).
 pub fn dumps_str_dict(m: &Map<String, Value>) -> Vec<u8> {
-    let mut out = vec![0x80, 2, b'}'];
-    if !m.is_empty() {
-        out.push(b'(');
-        for (k, v) in m {
-            for s in [k.as_str(), v.as_str().unwrap_or_default()] {
-                out.push(b'X');
-                out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-                out.extend_from_slice(s.as_bytes());
-            }
-        }
-        out.push(b'u');
-    }
-    out.push(b'.');
-    out
+    let map = m
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+        .collect();
+    octavia_db::pickle_str_dict(&map)
 }
 
-/// Unpickle a `dict[str, str]`; `None` for anything else.
+/// Unpickle a `dict[str, str]` into a JSON object; `None` for anything else.
 pub fn loads_str_dict(b: &[u8]) -> Option<Value> {
-    let mut i = 0usize;
-    let mut stack: Vec<Option<String>> = Vec::new();
-    let mut dict = Map::new();
-    let take = |i: &mut usize, n: usize| -> Option<&[u8]> {
-        let s = b.get(*i..*i + n)?;
-        *i += n;
-        Some(s)
-    };
-    loop {
-        let op = *b.get(i)?;
-        i += 1;
-        match op {
-            0x80 => i += 1,   // PROTO
-            0x95 => i += 8,   // FRAME
-            b'}' | b'(' => {} // EMPTY_DICT, MARK
-            0x94 => {}        // MEMOIZE
-            b'q' => i += 1,   // BINPUT
-            b'r' => i += 4,   // LONG_BINPUT
-            b'X' => {
-                let n = u32::from_le_bytes(take(&mut i, 4)?.try_into().ok()?) as usize;
-                stack.push(Some(String::from_utf8(take(&mut i, n)?.to_vec()).ok()?));
-            }
-            0x8c => {
-                let n = *take(&mut i, 1)?.first()? as usize;
-                stack.push(Some(String::from_utf8(take(&mut i, n)?.to_vec()).ok()?));
-            }
-            b'u' | b's' => {
-                while stack.len() >= 2 {
-                    let v = stack.pop()??;
-                    let k = stack.pop()??;
-                    dict.insert(k, Value::String(v));
-                }
-            }
-            b'.' => return Some(Value::Object(dict)),
-            _ => return None,
-        }
-    }
+    let map = octavia_db::unpickle_str_dict(b).ok()?;
+    Some(Value::Object(
+        map.into_iter()
+            .map(|(k, v)| (k, Value::String(v)))
+            .collect(),
+    ))
 }
 
 #[cfg(test)]

@@ -60,6 +60,10 @@ impl HmReq {
     }
 }
 
+/// Octavia's documented default of `max_retries_down` (→ `failure_count`), used when a
+/// created health monitor carries none (unset or null).
+pub const DEFAULT_FAILURE_COUNT: i64 = 3;
+
 /// The `vip` of a health check: `<ip>:<port>` (`[v6]:port`), or '' without listener port.
 pub fn hc_vip(ip: IpAddr, port: Option<u16>) -> String {
     port.map(|p| SocketAddr::new(ip, p).to_string())

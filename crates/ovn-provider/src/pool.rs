@@ -36,10 +36,7 @@ pub struct PoolReq {
 
 /// `affinity_timeout` for a session persistence object, if it sets one (seconds, as text).
 pub fn affinity_timeout(sp: Option<&Value>) -> Option<String> {
-    let obj = sp?.as_object()?;
-    if obj.is_empty() {
-        return None;
-    }
+    let obj = crate::validate::session_persistence_set(sp)?;
     Some(match obj.get("persistence_timeout") {
         Some(Value::Number(n)) => n.to_string(),
         Some(Value::String(s)) if !s.is_empty() => s.clone(),

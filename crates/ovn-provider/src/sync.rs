@@ -137,7 +137,10 @@ fn hm_req(h: &provider::HealthMonitor, pool_id: &str) -> HmReq {
         interval: h.delay,
         timeout: h.timeout,
         success_count: h.max_retries,
-        failure_count: h.max_retries_down,
+        failure_count: Some(
+            h.max_retries_down
+                .unwrap_or(crate::hm::DEFAULT_FAILURE_COUNT),
+        ),
         enabled: h.admin_state_up.unwrap_or(true),
     }
 }
@@ -381,7 +384,10 @@ impl Sim<'_> {
                 algorithm: p.lb_algorithm.clone(),
                 listener_id: p.listener_id.clone(),
                 enabled: p.admin_state_up.unwrap_or(true),
-                session_persistence: p.session_persistence.clone().filter(|v| !v.is_null()),
+                session_persistence: crate::validate::session_persistence_set(
+                    p.session_persistence.as_ref(),
+                )
+                .map(|o| serde_json::Value::Object(o.clone())),
             };
             match pool::create(&self.nb, &req) {
                 Ok(plan) => {

@@ -58,12 +58,9 @@ pub fn algorithm(algorithm: Option<&str>) -> Result<(), ProviderError> {
 /// The reference formats `session.type` on a dict and so answers 500 with a Python
 /// AttributeError; Keel answers the intended 501 text.
 pub fn session_persistence(sp: Option<&Value>) -> Result<(), ProviderError> {
-    let Some(obj) = sp.and_then(Value::as_object) else {
+    let Some(obj) = session_persistence_set(sp) else {
         return Ok(());
     };
-    if obj.is_empty() {
-        return Ok(());
-    }
     let kind = obj.get("type").and_then(Value::as_str);
     match kind {
         Some(k) if SESSION_PERSISTENCE.contains(&k) => Ok(()),
@@ -72,6 +69,13 @@ pub fn session_persistence(sp: Option<&Value>) -> Result<(), ProviderError> {
             py(other)
         ))),
     }
+}
+
+/// The session persistence object when it sets anything: `null`, `{}` and an object whose
+/// fields are all `null` mean "no session persistence", exactly as an absent field
+/// (seed 000: an optional field that arrives as null means its default).
+pub fn session_persistence_set(sp: Option<&Value>) -> Option<&serde_json::Map<String, Value>> {
+    sp?.as_object().filter(|o| o.values().any(|v| !v.is_null()))
 }
 
 /// `allowed_cidrs` must be empty.

@@ -18,7 +18,7 @@ use std::net::IpAddr;
 
 use crate::edit::{Edit, LbRef};
 use crate::external_ids as ext;
-use crate::nb::{LoadBalancerRow, NbSnapshot};
+use crate::nb::{HealthCheckRow, LoadBalancerRow, NbSnapshot};
 use crate::plan::Plan;
 
 /// OVSDB lock name the agent holder takes on the NB (an RFC 7047 `<id>`).
@@ -74,6 +74,9 @@ pub struct FipEvent {
     pub associate: bool,
     /// The port is an additional VIP port.
     pub additional: bool,
+    /// The VIP addresses of the port (its `addresses`; the reference's `vip_related`, read
+    /// from Neutron's `fixed_ips`): health checks of these VIPs get a FIP copy.
+    pub related: Vec<String>,
 }
 
 impl FipEvent {
@@ -101,11 +104,19 @@ impl FipEvent {
         } else {
             name[crate::driver::VIP_PORT_PREFIX.len()..].to_string()
         };
+        let related = new
+            .get_str_set("addresses")
+            .into_iter()
+            .flat_map(|a| a.split_whitespace())
+            .filter(|t| t.parse::<IpAddr>().is_ok())
+            .map(String::from)
+            .collect();
         Some(Self {
             lb_id,
             fip: fip.to_string(),
             associate,
             additional,
+            related,
         })
     }
 }
@@ -230,8 +241,27 @@ pub fn lrp_deleted(snap: &NbSnapshot, ev: &LrpEvent) -> Plan {
     plan
 }
 
+/// The VIP a health check probes (`_get_vip_lbhc`): its `octavia:vip`, else the address part
+/// of its `vip` (brackets of an IPv6 `[v6]:port` removed), else ''.
+pub fn health_check_vip(hc: &HealthCheckRow) -> String {
+    if let Some(v) = hc.external_ids.get(ext::HC_VIP).filter(|v| !v.is_empty()) {
+        return v.clone();
+    }
+    match hc.vip.rsplit_once(':') {
+        Some((a, _)) => a.trim_start_matches('[').trim_end_matches(']').to_string(),
+        None => String::new(),
+    }
+}
+
 /// `handle_vip_fip`: record (or forget) the floating IP of the VIP (or of an additional VIP)
 /// on every row of the LB; `vips` gains (or loses) the FIP entries as the rows are re-framed.
+///
+/// Health checks (`_add_lbhc` FIP copies): on association every health check of the row whose
+/// VIP is one of the port's addresses ([`FipEvent::related`]) gets a copy probing
+/// `<fip>:<port>` (same `options`, `external_ids` with `octavia:vip` = the FIP; `vip` '' when
+/// the original has no port); on disassociation the health checks of the FIP go. Keel skips a
+/// copy that already exists (an event seen twice does not duplicate rows) and removes every
+/// health check of the FIP (the reference removes the first one per row only).
 pub fn vip_fip(snap: &NbSnapshot, ev: &FipEvent) -> Plan {
     let mut plan = Plan::default();
     let mut edit = Edit::new(snap);
@@ -262,6 +292,43 @@ pub fn vip_fip(snap: &NbSnapshot, ev: &FipEvent) -> Plan {
             if r.external_ids.get(ext::VIP_FIP) == Some(&ev.fip) {
                 r.external_ids.remove(ext::VIP_FIP);
             }
+        }
+        let hcs: Vec<&HealthCheckRow> = row
+            .health_check
+            .iter()
+            .filter_map(|u| snap.health_checks.get(u))
+            .collect();
+        let of_fip = |hc: &&HealthCheckRow| health_check_vip(hc) == ev.fip;
+        if ev.associate {
+            let Ok(fip) = ev.fip.parse::<IpAddr>() else {
+                continue;
+            };
+            for hc in hcs
+                .iter()
+                .filter(|hc| ev.related.contains(&health_check_vip(hc)))
+            {
+                let hm = hc.external_ids.get(ext::HC_HEALTHMONITOR);
+                let exists = hcs
+                    .iter()
+                    .any(|o| of_fip(o) && o.external_ids.get(ext::HC_HEALTHMONITOR) == hm);
+                if exists {
+                    continue;
+                }
+                let port = hc
+                    .vip
+                    .rsplit_once(':')
+                    .and_then(|(_, p)| p.parse::<u16>().ok());
+                let mut ids = hc.external_ids.clone();
+                ids.insert(ext::HC_VIP.into(), ev.fip.clone());
+                edit.insert_health_check(&h, crate::hm::hc_vip(fip, port), hc.options.clone(), ids);
+            }
+        } else {
+            let gone: Vec<String> = hcs
+                .iter()
+                .filter(|hc| of_fip(hc))
+                .map(|hc| hc.uuid.clone())
+                .collect();
+            edit.remove_health_checks(&row.uuid, gone);
         }
     }
     plan.ops = edit.into_ops();
@@ -405,6 +472,7 @@ mod tests {
             fip: "172.24.4.9".into(),
             associate: true,
             additional: false,
+            related: vec!["10.0.1.5".into()],
         };
         let plan = vip_fip(&s, &ev);
         let row = plan
@@ -448,5 +516,113 @@ mod tests {
             .find(|(c, _)| *c == "external_ids")
             .map(|(_, d)| d.clone());
         assert!(matches!(ids, Some(Datum::Map(m)) if !m.contains_key(ext::VIP_FIP)));
+    }
+
+    fn with_hc(s: &mut NbSnapshot, uuid: &str, vip: &str, octavia_vip: &str) {
+        s.insert_json(
+            "Load_Balancer_Health_Check",
+            uuid,
+            &json!({"vip": vip, "options": ["map", [["interval", "5"], ["timeout", "3"]]],
+                "external_ids": ["map", [["octavia:healthmonitor", "H"],
+                    ["octavia:pool_id", "P"], ["octavia:vip", octavia_vip]]]}),
+        );
+        s.load_balancers
+            .get_mut("lbA")
+            .unwrap()
+            .health_check
+            .push(uuid.to_string());
+    }
+
+    #[test]
+    fn fip_health_checks_follow_the_fip() {
+        let mut s = topo();
+        with_hc(&mut s, "hc1", "10.0.1.5:80", "10.0.1.5");
+        let ev = FipEvent {
+            lb_id: "A".into(),
+            fip: "172.24.4.9".into(),
+            associate: true,
+            additional: false,
+            related: vec!["10.0.1.5".into()],
+        };
+        let plan = vip_fip(&s, &ev);
+        let inserts: Vec<_> = plan
+            .ops
+            .iter()
+            .filter_map(|o| match o {
+                Op::Insert { table, row, .. } => Some((*table, row.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(inserts.len(), 1, "{:?}", plan.ops);
+        let (table, row) = &inserts[0];
+        assert_eq!(*table, "Load_Balancer_Health_Check");
+        assert_eq!(row[0], ("vip", Datum::Str("172.24.4.9:80".into())));
+        let Datum::Map(ids) = &row[2].1 else { panic!() };
+        assert_eq!(ids["octavia:vip"], "172.24.4.9");
+        assert_eq!(ids["octavia:healthmonitor"], "H");
+        assert_eq!(ids["octavia:pool_id"], "P");
+        let Datum::Map(opts) = &row[1].1 else {
+            panic!()
+        };
+        assert_eq!(opts["interval"], "5");
+        // referenced from the LB row in the same transaction
+        assert!(plan.ops.iter().any(|o| matches!(o,
+            Op::Mutate { uuid, column: "health_check", insert: true, .. } if uuid == "lbA")));
+        // an address that is not the port's: no copy
+        let other = vip_fip(
+            &s,
+            &FipEvent {
+                related: vec!["10.0.9.9".into()],
+                ..ev.clone()
+            },
+        );
+        assert!(!other.ops.iter().any(|o| matches!(o, Op::Insert { .. })));
+        // the copy exists already (event seen twice): nothing inserted
+        let mut s2 = s.clone();
+        with_hc(&mut s2, "hc2", "172.24.4.9:80", "172.24.4.9");
+        s2.load_balancers
+            .get_mut("lbA")
+            .unwrap()
+            .external_ids
+            .insert(ext::VIP_FIP.into(), "172.24.4.9".into());
+        let again = vip_fip(&s2, &ev);
+        assert!(!again.ops.iter().any(|o| matches!(o, Op::Insert { .. })));
+        // disassociation drops the FIP's health check, keeps the VIP's
+        let gone = vip_fip(
+            &s2,
+            &FipEvent {
+                associate: false,
+                ..ev
+            },
+        );
+        let hc = gone.ops.iter().find_map(|o| match o {
+            Op::Update { row, .. } => row.iter().find(|(c, _)| *c == "health_check").cloned(),
+            _ => None,
+        });
+        assert_eq!(
+            hc,
+            Some((
+                "health_check",
+                Datum::Refs(vec![crate::nb::RowRef::Uuid("hc1".into())])
+            ))
+        );
+    }
+
+    #[test]
+    fn health_check_vip_of_a_row() {
+        let hc = |vip: &str, ov: Option<&str>| HealthCheckRow {
+            vip: vip.into(),
+            external_ids: ov
+                .map(|v| [(ext::HC_VIP.to_string(), v.to_string())].into())
+                .unwrap_or_default(),
+            ..Default::default()
+        };
+        assert_eq!(
+            health_check_vip(&hc("10.0.0.1:80", Some("10.0.0.2"))),
+            "10.0.0.2"
+        );
+        assert_eq!(health_check_vip(&hc("10.0.0.1:80", None)), "10.0.0.1");
+        assert_eq!(health_check_vip(&hc("[fd00::1]:80", None)), "fd00::1");
+        assert_eq!(health_check_vip(&hc("", None)), "");
     }
 }

@@ -823,3 +823,46 @@ fn service_monitor_events_drive_member_status() {
             .is_empty()
     );
 }
+
+/// Seed 000 §6.1: on an LB whose VIP has a FIP, `hm_create` adds a health check probing
+/// `<fip>:<listener port>` next to the VIP's; `hm_delete` removes both.
+#[test]
+fn health_monitor_on_an_lb_with_a_fip() {
+    let mut s = topology();
+    full(&mut s);
+    let u = only_row(&s).uuid;
+    s.load_balancers
+        .get_mut(&u)
+        .unwrap()
+        .external_ids
+        .insert(ext::VIP_FIP.into(), "172.24.4.9".into());
+    let hmr = HmReq {
+        id: "H".into(),
+        pool_id: "P".into(),
+        interval: Some(5),
+        timeout: Some(3),
+        success_count: Some(2),
+        failure_count: Some(3),
+        enabled: true,
+    };
+    run!(&mut s, hm::create(&s, &hmr, &facts(true)).unwrap());
+    let row = only_row(&s);
+    let mut hcs: Vec<(String, String)> = row
+        .health_check
+        .iter()
+        .map(|h| {
+            let hc = &s.health_checks[h];
+            (hc.vip.clone(), hc.external_ids["octavia:vip"].clone())
+        })
+        .collect();
+    hcs.sort();
+    assert_eq!(
+        hcs,
+        vec![
+            ("10.0.0.5:80".to_string(), VIP.to_string()),
+            ("172.24.4.9:80".to_string(), "172.24.4.9".to_string()),
+        ]
+    );
+    run!(&mut s, hm::delete(&s, "H", "P"));
+    assert!(only_row(&s).health_check.is_empty() && s.health_checks.is_empty());
+}

@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -160,6 +161,225 @@ async fn only_the_lock_holder_acts_and_the_other_takes_over() {
 
     task_b.abort();
     drop(client_b);
+    admin
+        .transact(nb_txn(vec![
+            json!({"op": "delete", "table": "Logical_Switch", "where": [["name", "==", ls]]}),
+            json!({"op": "delete", "table": "Load_Balancer", "where": [["name", "==", lb_id]]}),
+        ]))
+        .await
+        .unwrap();
+}
+
+/// Waits until `f` finds what it looks for in `c`'s replica (re-checked on every change event),
+/// failing after 30 s with `what`.
+async fn wait_nb<T>(c: &ovsdb::Client, what: &str, f: impl Fn(&ovsdb::Snapshot) -> Option<T>) -> T {
+    let mut rx = c.subscribe();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(v) = f(&c.replica()) {
+            return v;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting for: {what}"
+        );
+        let _ = tokio::time::timeout_at(deadline, rx.recv()).await;
+    }
+}
+
+/// The `Load_Balancer` row named `lb_id` with its health checks (`vip`, `options`,
+/// `external_ids`), sorted by `vip`.
+type HcView = (String, BTreeMap<String, String>, BTreeMap<String, String>);
+
+fn lb_and_hcs(
+    s: &ovsdb::Snapshot,
+    lb_id: &str,
+) -> Option<(
+    BTreeMap<String, String>,
+    BTreeMap<String, String>,
+    Vec<HcView>,
+)> {
+    let lb = s.find_by_name("Load_Balancer", lb_id)?;
+    let mut hcs: Vec<HcView> = lb
+        .get_uuid_set("health_check")
+        .iter()
+        .filter_map(|u| s.row("Load_Balancer_Health_Check", u))
+        .map(|h| {
+            (
+                h.get_str("vip").unwrap_or("").to_string(),
+                h.get_map("options"),
+                h.get_map("external_ids"),
+            )
+        })
+        .collect();
+    hcs.sort();
+    Some((lb.get_map("external_ids"), lb.get_map("vips"), hcs))
+}
+
+fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// Seed 000 §6.1 / `handle_vip_fip`: a FIP associated with the VIP port gives every health
+/// check of the VIP a copy probing the FIP; disassociation removes it (exact NB rows).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vip_fip_copies_and_removes_health_checks() {
+    let lb_id = uid();
+    let vip_port = format!("ovn-lb-vip-{lb_id}");
+    let ls = format!("neutron-{}", uid());
+    let lock = format!("keel_agent_test_{}", lb_id.replace('-', "_"));
+    let b = uuid::Uuid::new_v4().as_bytes()[..2].to_vec();
+    let fip = format!("172.31.{}.{}", b[0], b[1].max(1));
+
+    let admin = ovsdb::Client::connect(
+        &env("STACK_OVN_NB"),
+        "OVN_Northbound",
+        ovsdb::MonitorSpec::new()
+            .table("Load_Balancer")
+            .table("Load_Balancer_Health_Check"),
+    )
+    .await
+    .unwrap();
+    let ids = json!([
+        "map",
+        [
+            ["neutron:vip", "10.78.0.5"],
+            ["neutron:vip_port_id", "VP"],
+            ["enabled", "True"],
+            ["listener_L", "80:pool_P"],
+            ["pool_P", "member_M_10.78.0.10:80_S"],
+            ["octavia:healthmonitors", "[\"H\"]"],
+            ["ls_refs", format!("{{\"{ls}\": 1}}")]
+        ]
+    ]);
+    let options = json!([
+        "map",
+        [
+            ["interval", "5"],
+            ["timeout", "3"],
+            ["success_count", "2"],
+            ["failure_count", "3"]
+        ]
+    ]);
+    admin
+        .transact(nb_txn(vec![
+            json!({"op": "insert", "table": "Load_Balancer_Health_Check", "uuid-name": "hc",
+                "row": {"vip": "10.78.0.5:80", "options": options,
+                    "external_ids": ["map", [["octavia:healthmonitor", "H"],
+                        ["octavia:pool_id", "P"], ["octavia:vip", "10.78.0.5"]]]}}),
+            json!({"op": "insert", "table": "Load_Balancer", "uuid-name": "lb",
+                "row": {"name": lb_id, "protocol": "tcp", "external_ids": ids,
+                    "vips": ["map", [["10.78.0.5:80", "10.78.0.10:80"]]],
+                    "health_check": ["named-uuid", "hc"]}}),
+            json!({"op": "insert", "table": "Logical_Switch_Port", "uuid-name": "vp",
+                "row": {"name": format!("vp-{}", &lb_id[..8]),
+                    "addresses": "fa:16:3e:78:00:05 10.78.0.5",
+                    "external_ids": ["map", [["neutron:port_name", vip_port]]]}}),
+            json!({"op": "insert", "table": "Logical_Switch", "uuid-name": "ls",
+                "row": {"name": ls, "ports": ["named-uuid", "vp"],
+                    "load_balancer": ["named-uuid", "lb"]}}),
+        ]))
+        .await
+        .unwrap();
+
+    let nb = OvsdbNb::connect(&env("STACK_OVN_NB")).await.unwrap();
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let d = OvnProvider::with_nb(
+        Arc::new(nb.clone()),
+        neutron(),
+        Arc::new(Sink(tx)),
+        OvnConfig::default(),
+    );
+    let client = nb.client().clone();
+    let mut held = client.lock(&lock).await.unwrap();
+    let task = tokio::spawn({
+        let client = client.clone();
+        let lock = lock.clone();
+        let sb = sb_client().await;
+        async move { d.run_agent_with_lock(client, sb, &lock).await }
+    });
+    tokio::time::timeout(Duration::from_secs(10), held.wait_for(|h| *h))
+        .await
+        .expect("the agent never got the lock")
+        .unwrap();
+
+    let set_fip = |fip: Option<&str>| {
+        let mut m = vec![json!(["neutron:port_name", vip_port])];
+        if let Some(f) = fip {
+            m.push(json!(["neutron:port_fip", f]));
+        }
+        nb_txn(vec![json!({"op": "update", "table": "Logical_Switch_Port",
+            "where": [["name", "==", format!("vp-{}", &lb_id[..8])]],
+            "row": {"external_ids": ["map", m]}})])
+    };
+    let opts = map(&[
+        ("interval", "5"),
+        ("timeout", "3"),
+        ("success_count", "2"),
+        ("failure_count", "3"),
+    ]);
+    let vip_hc = (
+        "10.78.0.5:80".to_string(),
+        opts.clone(),
+        map(&[
+            ("octavia:healthmonitor", "H"),
+            ("octavia:pool_id", "P"),
+            ("octavia:vip", "10.78.0.5"),
+        ]),
+    );
+
+    // 1. associate: vip_fip, the FIP's vips entry, and a copy of the health check
+    admin.transact(set_fip(Some(&fip))).await.unwrap();
+    let (ids, vips, hcs) = wait_nb(&admin, "the FIP health check", |s| {
+        lb_and_hcs(s, &lb_id).filter(|(_, _, h)| h.len() == 2)
+    })
+    .await;
+    assert_eq!(ids.get("neutron:vip_fip"), Some(&fip));
+    assert_eq!(
+        vips,
+        map(&[
+            ("10.78.0.5:80", "10.78.0.10:80"),
+            (&format!("{fip}:80"), "10.78.0.10:80")
+        ])
+    );
+    let fip_hc = (
+        format!("{fip}:80"),
+        opts.clone(),
+        map(&[
+            ("octavia:healthmonitor", "H"),
+            ("octavia:pool_id", "P"),
+            ("octavia:vip", &fip),
+        ]),
+    );
+    let mut want = vec![vip_hc.clone(), fip_hc];
+    want.sort();
+    assert_eq!(hcs, want);
+
+    // 2. disassociate: back to the VIP's health check only
+    admin.transact(set_fip(None)).await.unwrap();
+    let (ids, vips, hcs) = wait_nb(&admin, "the FIP health check removed", |s| {
+        lb_and_hcs(s, &lb_id).filter(|(_, _, h)| h.len() == 1)
+    })
+    .await;
+    assert!(!ids.contains_key("neutron:vip_fip"), "{ids:?}");
+    assert_eq!(vips, map(&[("10.78.0.5:80", "10.78.0.10:80")]));
+    assert_eq!(hcs, vec![vip_hc]);
+    // the copy row itself is gone (garbage-collected with its last reference)
+    let left = admin
+        .replica()
+        .table("Load_Balancer_Health_Check")
+        .map(|t| {
+            t.rows()
+                .filter(|r| r.map_get("external_ids", "octavia:vip") == Some(fip.as_str()))
+                .count()
+        })
+        .unwrap_or(0);
+    assert_eq!(left, 0);
+
+    task.abort();
     admin
         .transact(nb_txn(vec![
             json!({"op": "delete", "table": "Logical_Switch", "where": [["name", "==", ls]]}),

@@ -191,14 +191,14 @@ async fn wait_nb<T>(c: &ovsdb::Client, what: &str, f: impl Fn(&ovsdb::Snapshot) 
 /// `external_ids`), sorted by `vip`.
 type HcView = (String, BTreeMap<String, String>, BTreeMap<String, String>);
 
-fn lb_and_hcs(
-    s: &ovsdb::Snapshot,
-    lb_id: &str,
-) -> Option<(
+/// A `Load_Balancer` row: `external_ids`, `vips`, health checks.
+type LbView = (
     BTreeMap<String, String>,
     BTreeMap<String, String>,
     Vec<HcView>,
-)> {
+);
+
+fn lb_and_hcs(s: &ovsdb::Snapshot, lb_id: &str) -> Option<LbView> {
     let lb = s.find_by_name("Load_Balancer", lb_id)?;
     let mut hcs: Vec<HcView> = lb
         .get_uuid_set("health_check")

@@ -12,6 +12,7 @@ use sqlx::{Decode, FromRow, Type};
 
 use crate::error::DbError;
 use crate::schema::{Dialect, ALEMBIC_HEAD, LOOKUP_ROWS, TABLES};
+use crate::settle::SettleHub;
 
 /// A value bound to a `?` placeholder. `From` impls exist for the column types of the row structs
 /// (`String`, `&str`, `i32`, `i64`, `bool`, `f32`, `f64`, `NaiveDateTime`, `Vec<u8>` and their `Option`s;
@@ -130,6 +131,7 @@ enum Pool {
 #[derive(Clone, Debug)]
 pub struct Database {
     pool: Pool,
+    settle: std::sync::Arc<SettleHub>,
 }
 
 impl Database {
@@ -155,6 +157,7 @@ impl Database {
                 .await?;
             return Ok(Self {
                 pool: Pool::MySql(pool),
+                settle: std::sync::Arc::new(SettleHub::new()),
             });
         }
         if url.starts_with("sqlite:") {
@@ -179,6 +182,7 @@ impl Database {
             };
             return Ok(Self {
                 pool: Pool::Sqlite(pool),
+                settle: std::sync::Arc::new(SettleHub::new()),
             });
         }
         Err(DbError::Url(redact(url)))
@@ -187,6 +191,19 @@ impl Database {
     /// True when the backend is MariaDB/MySQL.
     pub fn is_mysql(&self) -> bool {
         matches!(self.pool, Pool::MySql(_))
+    }
+
+    /// How long [`Tx::commit`] of a transaction that put a load balancer into PENDING_* waits
+    /// for the provider's report on it ([`crate::settle`]); zero (the default) = no wait, as
+    /// Octavia. Applies to every clone of this `Database`.
+    pub fn set_settle_wait(&self, bound: Duration) {
+        self.settle.set_wait(bound);
+    }
+
+    /// Tells transactions waiting in [`Tx::commit`] that the provider's outcome for load
+    /// balancer `id` is committed (called by [`crate::StatusUpdater`]).
+    pub(crate) fn announce_settled(&self, id: &str) {
+        self.settle.announce(id);
     }
 
     /// Starts a write transaction.
@@ -204,6 +221,8 @@ impl Database {
         Ok(Tx {
             inner,
             pool: self.pool.clone(),
+            settle: self.settle.clone(),
+            pending_lbs: Vec::new(),
         })
     }
 
@@ -216,6 +235,8 @@ impl Database {
         Ok(Tx {
             inner,
             pool: self.pool.clone(),
+            settle: self.settle.clone(),
+            pending_lbs: Vec::new(),
         })
     }
 
@@ -402,16 +423,44 @@ enum TxInner {
 pub struct Tx {
     inner: TxInner,
     pool: Pool,
+    settle: std::sync::Arc<SettleHub>,
+    /// Load balancers this transaction wrote a PENDING_* `provisioning_status` to.
+    pending_lbs: Vec<String>,
 }
 
 impl Tx {
     /// Commits the transaction.
+    ///
+    /// If it put load balancers into PENDING_* and the database has a settle bound
+    /// ([`Database::set_settle_wait`]), it then waits — after the commit, holding no
+    /// connection — until the provider's report on each of them has been applied, at most
+    /// that bound ([`crate::settle`]); the outcome of the wait changes nothing else.
     pub async fn commit(self) -> Result<(), DbError> {
+        let bound = self.settle.wait();
+        let waiting = (!self.pending_lbs.is_empty() && !bound.is_zero())
+            .then(|| (self.settle.subscribe(), self.pending_lbs));
         match self.inner {
             TxInner::Sqlite(t) => t.commit().await?,
             TxInner::MySql(t) => t.commit().await?,
         }
+        if let Some((rx, ids)) = waiting {
+            if !crate::settle::wait_for(rx, ids, bound).await {
+                tracing::debug!(
+                    ?bound,
+                    "provider had not reported when the settle wait ended"
+                );
+            }
+        }
         Ok(())
+    }
+
+    /// Records that this transaction writes `status` to load balancer `id` (see [`Tx::commit`]).
+    pub(crate) fn note_lb_status(&mut self, id: &str, status: &SqlValue) {
+        if matches!(status, SqlValue::Text(s) if s.starts_with("PENDING_"))
+            && !self.pending_lbs.iter().any(|p| p == id)
+        {
+            self.pending_lbs.push(id.to_owned());
+        }
     }
 
     /// Rolls the transaction back.
@@ -455,6 +504,7 @@ impl Tx {
     pub(crate) fn database(&self) -> Database {
         Database {
             pool: self.pool.clone(),
+            settle: self.settle.clone(),
         }
     }
 

@@ -16,6 +16,7 @@ mod pickle;
 mod repo;
 mod rows;
 mod schema;
+pub mod settle;
 mod status;
 
 pub use db::{now, AnyRow, AnyScalar, Database, SqlValue, Tx};

@@ -297,6 +297,12 @@ impl Tx {
     /// [`DbError::ForeignKey`] on a missing parent or lookup value.
     pub async fn insert<T: Record>(&mut self, row: &T) -> Result<(), DbError> {
         let mut vals = row.values();
+        if T::TABLE == "load_balancer" {
+            let at = T::COLUMNS.iter().position(|c| *c == "provisioning_status");
+            if let Some(v) = at.and_then(|i| vals.get(i)) {
+                self.note_lb_status(&row.key(), &v.clone());
+            }
+        }
         if T::TIMESTAMPS {
             if let Some(i) = T::COLUMNS.iter().position(|c| *c == "created_at") {
                 if vals[i] == SqlValue::Null {
@@ -324,6 +330,11 @@ impl Tx {
     ) -> Result<u64, DbError> {
         if changes.is_empty() {
             return Ok(0);
+        }
+        if T::TABLE == "load_balancer" {
+            if let Some((_, v)) = changes.iter().find(|(c, _)| *c == "provisioning_status") {
+                self.note_lb_status(key, v);
+            }
         }
         let mut sets = Vec::new();
         let mut args = Vec::new();

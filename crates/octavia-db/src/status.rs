@@ -102,7 +102,28 @@ impl StatusUpdater {
     /// were 202 commits) and the tree turns ACTIVE at once. If any record fails there, that
     /// transaction is rolled back and the report replayed record by record, which gives
     /// octavia's outcome exactly (same records committed, same failing record and text).
+    ///
+    /// Afterwards (whatever the outcome) every load balancer the report gives a final
+    /// provisioning status (ACTIVE, ERROR, DELETED) is announced to API transactions waiting
+    /// in [`crate::Tx::commit`] ([`crate::settle`]).
     pub async fn apply(&self, report: &StatusReport) -> Result<(), StatusSinkError> {
+        let outcome = self.apply_all(report).await;
+        for lb in &report.loadbalancers {
+            if matches!(
+                lb.provisioning_status,
+                Some(
+                    ProvisioningStatus::Active
+                        | ProvisioningStatus::Error
+                        | ProvisioningStatus::Deleted
+                )
+            ) {
+                self.db.announce_settled(&lb.id);
+            }
+        }
+        outcome
+    }
+
+    async fn apply_all(&self, report: &StatusReport) -> Result<(), StatusSinkError> {
         if !report.loadbalancers.is_empty() && self.apply_at_once(report).await.is_ok() {
             return Ok(());
         }

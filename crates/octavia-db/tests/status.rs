@@ -463,3 +463,55 @@ async fn stats_are_upserted_per_listener() {
     })
     .await;
 }
+
+/// `settle`: a transaction that put the LB into PENDING_UPDATE commits, and its `commit`
+/// returns only once the provider's report (applied by a status updater racing for the row
+/// lock) is committed — so a read right after `commit` sees ACTIVE.
+#[tokio::test]
+async fn commit_waits_for_the_providers_report_on_its_pending_lb() {
+    each_backend(|db| async move {
+        let g = graph(&db).await;
+        db.set_settle_wait(std::time::Duration::from_secs(20));
+        let mut tx = db.begin().await.unwrap();
+        tx.lock_lb_for_child(&g.lb, &[], "PENDING_UPDATE")
+            .await
+            .unwrap();
+        // The provider's report, sent while the API transaction still holds the LB: it can
+        // only land after the commit.
+        let up = StatusUpdater::new(db.clone());
+        let lb = g.lb.clone();
+        let reporter = tokio::spawn(async move {
+            let report = StatusReport {
+                loadbalancers: vec![rec(&lb, Some(P::Active), None)],
+                ..Default::default()
+            };
+            up.update_status(report).await
+        });
+        tx.commit().await.unwrap();
+        let mut tx = db.begin_read().await.unwrap();
+        let row = tx.get::<LoadBalancerRow>(&g.lb).await.unwrap();
+        assert_eq!(row.provisioning_status, "ACTIVE");
+        drop(tx);
+        reporter.await.unwrap().unwrap();
+        db.set_settle_wait(std::time::Duration::ZERO);
+    })
+    .await;
+}
+
+/// `settle`: without a report the commit still returns (after the bound), committed.
+#[tokio::test]
+async fn commit_without_a_report_returns_after_the_bound() {
+    each_backend(|db| async move {
+        let g = graph(&db).await;
+        db.set_settle_wait(std::time::Duration::from_millis(50));
+        let mut tx = db.begin().await.unwrap();
+        tx.lock_lb_for_child(&g.lb, &[], "PENDING_UPDATE")
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+        let mut tx = db.begin_read().await.unwrap();
+        let row = tx.get::<LoadBalancerRow>(&g.lb).await.unwrap();
+        assert_eq!(row.provisioning_status, "PENDING_UPDATE");
+    })
+    .await;
+}

@@ -132,6 +132,16 @@ pub struct Config {
     pub neutron: NeutronSettings,
     pub ovn: OvnSettings,
     pub quotas: QuotaSettings,
+    pub keel: KeelSettings,
+}
+
+/// `[keel]`: Keel's own options (not in octavia.conf; absent = the default).
+#[derive(Debug, Clone)]
+pub struct KeelSettings {
+    /// `settle_wait_ms` (default 1000, 0 = answer at commit as Octavia does): how long a
+    /// create/update/delete waits, after its commit, for the provider's status report on the
+    /// load balancer, so the client's first GET sees the outcome (octavia-db `settle`).
+    pub settle_wait_ms: u64,
 }
 
 struct Section<'a> {
@@ -208,6 +218,7 @@ impl Config {
         let neutron = s("neutron");
         let ovn = s("ovn");
         let q = s("quotas");
+        let keel = s("keel");
         let enabled =
             parse_dict(&api.string("enabled_provider_drivers", "ovn:OVN provider driver"));
         Ok(Self {
@@ -247,6 +258,9 @@ impl Config {
                 default_health_monitor_quota: q.parse("default_health_monitor_quota", -1)?,
                 default_l7policy_quota: q.parse("default_l7policy_quota", -1)?,
                 default_l7rule_quota: q.parse("default_l7rule_quota", -1)?,
+            },
+            keel: KeelSettings {
+                settle_wait_ms: keel.parse("settle_wait_ms", 1000)?,
             },
         })
     }

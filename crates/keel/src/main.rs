@@ -154,6 +154,7 @@ fn api_config(c: &Config) -> api::ApiConfig {
 async fn serve(config: Config) -> anyhow::Result<()> {
     let db = octavia_db::Database::connect(&config.database.connection).await?;
     db.upgrade().await.context("database schema")?;
+    db.set_settle_wait(std::time::Duration::from_millis(config.keel.settle_wait_ms));
 
     let http = openstack::HttpConfig::default().build_client()?;
     let service = openstack::ServiceAuth::new(http, service_auth(&config.service_auth));

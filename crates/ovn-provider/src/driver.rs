@@ -111,6 +111,8 @@ struct Inner {
     /// create reads them instead of asking Neutron again (issue 6: the port GET and subnet
     /// GET the reference makes there were ~2 round trips on top of the port create).
     vip_facts: Mutex<HashMap<String, VipFacts>>,
+    /// Subnets and HM ports remembered between requests ([`crate::facts`]).
+    facts: crate::facts::FactCache,
 }
 
 /// What `create_vip_port` learnt from Neutron (ids, fixed IPs, network, CIDR: facts that do
@@ -267,6 +269,7 @@ impl OvnProvider {
                 queues: LbQueues::new(),
                 pool_lb: Mutex::new(HashMap::new()),
                 vip_facts: Mutex::new(HashMap::new()),
+                facts: crate::facts::FactCache::default(),
             }),
         }
     }
@@ -1309,7 +1312,33 @@ impl Inner {
         };
         self.commit(&plan).await?;
         self.cleanup_hm_ports(&plan.hm_subnets).await;
+        self.recompute_member_fips(&plan.fip_ports).await;
         Ok(plan.report)
+    }
+
+    /// `handle_member_dvr`, member deleted: Neutron's "empty update" (the FIP's own
+    /// description written back) of every floating IP of `ports`, so Neutron recomputes the NAT
+    /// row (restoring `external_mac`/`logical_port` where DVR applies). Failures are logged:
+    /// the member is gone either way.
+    async fn recompute_member_fips(&self, ports: &[String]) {
+        for port in ports {
+            let fips = match self.neutron.floating_ips_by_port(port).await {
+                Ok(f) => f,
+                Err(e) => {
+                    tracing::warn!(port = %port, error = %e, "member FIP lookup failed");
+                    continue;
+                }
+            };
+            for f in fips {
+                if let Err(e) = self
+                    .neutron
+                    .update_floating_ip_description(&f.id, &f.description)
+                    .await
+                {
+                    tracing::warn!(fip = %f.id, error = %e, "member FIP recompute failed");
+                }
+            }
+        }
     }
 
     async fn commit(&self, plan: &Plan) -> Result<(), RunError> {
@@ -1396,7 +1425,17 @@ impl Inner {
             if id.is_empty() || facts.subnets.contains_key(id) {
                 continue;
             }
-            match self.neutron.get_subnet(id).await {
+            let subnet = match self.facts.subnet(id) {
+                Some(s) => Ok(s),
+                None => {
+                    let read = self.neutron.get_subnet(id).await;
+                    if let Ok(s) = &read {
+                        self.facts.remember_subnet(s);
+                    }
+                    read
+                }
+            };
+            match subnet {
                 Ok(s) => {
                     facts.subnets.insert(
                         id.clone(),
@@ -1428,17 +1467,31 @@ impl Inner {
 
     async fn ensure_hm_port(
         &self,
-        _snap: &NbSnapshot,
+        snap: &NbSnapshot,
         subnet_id: &str,
         network_id: &str,
         project_id: &str,
     ) -> Result<IpAddr, NeutronError> {
+        // Known and still in the replica (Neutron's switch port of that port id): no REST call.
+        let in_replica = |port_id: &str| {
+            snap.source
+                .as_ref()
+                .is_some_and(|s| !s.0.named("Logical_Switch_Port", port_id).is_empty())
+        };
+        if let Some(p) = self.facts.hm_port(subnet_id, in_replica) {
+            return Ok(p.ip);
+        }
         let name = hm::hm_port_name(subnet_id);
         let f = ListFilter::new()
             .eq("name", name.clone())
             .eq("network_id", network_id.to_string());
         let existing = self.neutron.list_ports(&f).await?;
-        if let Some(ip) = existing.iter().find_map(|p| p.ip_in_subnet(subnet_id)) {
+        if let Some((id, ip)) = existing
+            .iter()
+            .find_map(|p| Some((p.id.clone(), p.ip_in_subnet(subnet_id)?)))
+        {
+            let known = crate::facts::HmPort { port_id: id, ip };
+            self.facts.remember_hm_port(subnet_id, known);
             return Ok(ip);
         }
         let req = PortCreate {
@@ -1453,8 +1506,15 @@ impl Inner {
             ..Default::default()
         };
         let port = self.neutron.create_port(&req).await?;
-        port.ip_in_subnet(subnet_id)
-            .ok_or_else(|| NeutronError::Decode("HM port without address in its subnet".into()))
+        let ip = port
+            .ip_in_subnet(subnet_id)
+            .ok_or_else(|| NeutronError::Decode("HM port without address in its subnet".into()))?;
+        let known = crate::facts::HmPort {
+            port_id: port.id.clone(),
+            ip,
+        };
+        self.facts.remember_hm_port(subnet_id, known);
+        Ok(ip)
     }
 
     /// Delete the `ovn-lb-hm-<subnet>` ports no row maps a member through any more.
@@ -1481,6 +1541,7 @@ impl Inner {
                     .iter()
                     .any(|f| snap.hm_source_in_use(&f.ip_address.to_string(), None));
                 if !used {
+                    self.facts.forget_hm_port(s);
                     if let Err(e) = self.neutron.delete_port(&p.id).await {
                         tracing::warn!(port = %p.id, error = %e, "could not delete HM port");
                     }

@@ -15,6 +15,7 @@ pub mod agent;
 pub mod driver;
 pub mod edit;
 pub mod external_ids;
+pub mod facts;
 pub mod hm;
 pub mod lb;
 pub mod listener;

@@ -242,6 +242,7 @@ pub fn add(
         if let Some(s) = facts.subnets.get(&m.subnet_id) {
             attach_member_network(edit, h, s);
         }
+        centralise_member_fip(edit, h, &m.entry(), facts);
         let has_hc = edit.row(h).is_some_and(|r| !r.health_check.is_empty());
         let op = if !m.enabled {
             Op::Offline
@@ -259,6 +260,57 @@ pub fn add(
             Some(op),
         );
     }
+}
+
+/// `NAT.external_ids` key naming the Neutron port of a floating IP (Neutron's key).
+pub const NAT_FIP_PORT: &str = "neutron:fip_port_id";
+
+/// True when the row's VIP (or an additional VIP) has a floating IP.
+fn row_has_vip_fip(edit: &Edit<'_>, h: &LbRef) -> bool {
+    edit.row(h).is_some_and(|r| {
+        r.external_ids
+            .get(ext::VIP_FIP)
+            .is_some_and(|v| !v.is_empty())
+            || r.external_ids
+                .get(ext::ADDITIONAL_VIP_FIPS)
+                .is_some_and(|v| !v.is_empty())
+    })
+}
+
+/// The member's `Logical_Switch_Port` name (its Neutron port id): the port of its subnet's
+/// switch holding its address.
+fn member_lsp(edit: &Edit<'_>, m: &MemberEntry, facts: &MemberFacts) -> Option<String> {
+    let snap = edit.snap;
+    facts
+        .subnets
+        .get(&m.subnet_id)
+        .and_then(|s| snap.switch_named(&ext::ovn_name(&s.network_id)))
+        .and_then(|ls| snap.port_with_ip(ls, m.address))
+        .map(|p| p.name.clone())
+}
+
+/// `handle_member_dvr`, member added: when the load balancer's VIP has a FIP, the member's own
+/// FIP (the `NAT` row with `external_ids:neutron:fip_port_id` = its port) loses `external_mac`
+/// and `logical_port`, so its traffic is centralised on the gateway chassis. Only those two
+/// columns of Neutron's row are written, in the member's transaction (the reference clears
+/// them in two later transactions).
+pub fn centralise_member_fip(edit: &mut Edit<'_>, h: &LbRef, m: &MemberEntry, facts: &MemberFacts) {
+    if !row_has_vip_fip(edit, h) {
+        return;
+    }
+    let Some(lsp) = member_lsp(edit, m, facts) else {
+        return;
+    };
+    edit.push(crate::nb::Op::UpdateWhereIncludes {
+        table: "NAT",
+        column: "external_ids",
+        key: NAT_FIP_PORT.into(),
+        value: lsp,
+        row: vec![
+            ("external_mac", crate::nb::Datum::Set(vec![])),
+            ("logical_port", crate::nb::Datum::Set(vec![])),
+        ],
+    });
 }
 
 /// Remove members from their pool's row (`member_delete`, batch deletes, pool delete).
@@ -289,6 +341,13 @@ pub fn remove(
             unmap_member(edit, h, key, gone.address);
             if !gone.subnet_id.is_empty() && !plan.hm_subnets.contains(&gone.subnet_id) {
                 plan.hm_subnets.push(gone.subnet_id.clone());
+            }
+        }
+        if row_has_vip_fip(edit, h) {
+            if let Some(lsp) = member_lsp(edit, &gone, facts) {
+                if !plan.fip_ports.contains(&lsp) {
+                    plan.fip_ports.push(lsp);
+                }
             }
         }
         detach_member_network(edit, h, facts.subnets.get(&gone.subnet_id));

@@ -649,6 +649,21 @@ pub enum Op {
         /// Row.
         uuid: Uuid,
     },
+    /// Overwrite columns of every row of `table` whose map `column` includes `key` = `value`
+    /// (no row: nothing happens). Used on Neutron's `NAT` rows, found by
+    /// `external_ids:neutron:fip_port_id`, where only the reference's columns are written.
+    UpdateWhereIncludes {
+        /// Table.
+        table: &'static str,
+        /// Map column of the condition.
+        column: &'static str,
+        /// Key of the condition.
+        key: String,
+        /// Value of the condition.
+        value: String,
+        /// Columns.
+        row: Vec<(&'static str, Datum)>,
+    },
     /// Abort unless the row's `column` still equals `value` (optimistic concurrency between
     /// Keel processes sharing one NB).
     WaitEq {
@@ -698,6 +713,16 @@ impl Op {
             Op::Delete { table, uuid } => {
                 json!({"op": "delete", "table": table, "where": by_uuid(uuid)})
             }
+            Op::UpdateWhereIncludes {
+                table,
+                column,
+                key,
+                value,
+                row,
+            } => json!({
+                "op": "update", "table": table,
+                "where": [[column, "includes", ["map", [[key, value]]]]], "row": cols(row)
+            }),
             Op::WaitEq {
                 table,
                 uuid,

@@ -27,6 +27,10 @@ pub struct Plan {
     pub delete_ports: Vec<String>,
     /// Subnets whose `ovn-lb-hm-<subnet>` port may have lost its last user.
     pub hm_subnets: Vec<String>,
+    /// Member ports (Neutron port ids = LSP names) that left a load balancer with a VIP FIP:
+    /// their floating IPs get Neutron's "empty update" after the commit so Neutron recomputes
+    /// (decentralises) the NAT (`handle_member_dvr`, member deleted).
+    pub fip_ports: Vec<String>,
 }
 
 /// Why a handler could not plan; the driver reports ERROR for the object and logs this.

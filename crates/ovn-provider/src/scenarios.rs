@@ -209,6 +209,7 @@ fn apply(s: &mut NbSnapshot, ops: &[NbOp]) {
                     );
                 }
             }
+            NbOp::UpdateWhereIncludes { table: "NAT", .. } => {}
             other => panic!("unexpected op {other:?}"),
         }
     }
@@ -865,4 +866,72 @@ fn health_monitor_on_an_lb_with_a_fip() {
     );
     run!(&mut s, hm::delete(&s, "H", "P"));
     assert!(only_row(&s).health_check.is_empty() && s.health_checks.is_empty());
+}
+
+/// Seed 000 §5.1 step 6 / §5.3 (`handle_member_dvr`): with a FIP on the VIP, a member added
+/// centralises its own FIP (its NAT row loses `external_mac`/`logical_port`, in the member's
+/// transaction); a member removed has its port listed for Neutron's FIP recompute. Without a
+/// VIP FIP neither happens.
+#[test]
+fn member_fip_centralised_while_the_vip_has_a_fip() {
+    let nat_ops = |p: &Plan| -> Vec<serde_json::Value> {
+        p.ops
+            .iter()
+            .filter(|o| matches!(o, NbOp::UpdateWhereIncludes { .. }))
+            .map(NbOp::to_json)
+            .collect()
+    };
+    // no VIP FIP: nothing
+    let mut s = topology();
+    create_lb(&mut s);
+    run!(&mut s, listener::create(&s, &listener_req()).unwrap());
+    run!(&mut s, pool::create(&s, &pool_req()).unwrap());
+    let p = run!(
+        &mut s,
+        member::change(
+            &s,
+            "P",
+            &[member("m1", "10.0.0.10")],
+            &[],
+            &[],
+            &facts(false)
+        )
+        .unwrap()
+    );
+    assert!(nat_ops(&p).is_empty());
+    let p = run!(
+        &mut s,
+        member::change(&s, "P", &[], &[], &["m1".into()], &facts(false)).unwrap()
+    );
+    assert!(p.fip_ports.is_empty());
+    // with a VIP FIP
+    let u = only_row(&s).uuid;
+    s.load_balancers
+        .get_mut(&u)
+        .unwrap()
+        .external_ids
+        .insert(ext::VIP_FIP.into(), "172.24.4.9".into());
+    let p = run!(
+        &mut s,
+        member::change(
+            &s,
+            "P",
+            &[member("m2", "10.0.0.11")],
+            &[],
+            &[],
+            &facts(false)
+        )
+        .unwrap()
+    );
+    assert_eq!(
+        nat_ops(&p),
+        vec![json!({"op": "update", "table": "NAT",
+            "where": [["external_ids", "includes", ["map", [["neutron:fip_port_id", "port-b"]]]]],
+            "row": {"external_mac": ["set", []], "logical_port": ["set", []]}})]
+    );
+    let p = run!(
+        &mut s,
+        member::change(&s, "P", &[], &[], &["m2".into()], &facts(false)).unwrap()
+    );
+    assert_eq!(p.fip_ports, vec!["port-b".to_string()]);
 }

@@ -129,6 +129,8 @@ pub fn apply(s: &mut NbSnapshot, ops: &[Op], seq: &mut usize) -> Result<(), SimE
                     }
                 }
             }
+            // Neutron's NAT rows are outside the simulated tables
+            Op::UpdateWhereIncludes { .. } => {}
             Op::Delete { table, uuid } => match *table {
                 "Load_Balancer" => {
                     s.load_balancers.remove(uuid);

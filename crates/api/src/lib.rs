@@ -12,6 +12,7 @@
 
 pub mod amphora;
 pub mod base;
+pub mod certificates;
 pub mod context;
 pub mod fault;
 pub mod flavors;
@@ -41,6 +42,7 @@ use axum::routing::{get, put};
 use axum::Router;
 use provider::ProviderDriver;
 
+pub use certificates::CertManager;
 pub use context::{AuthMode, Identity, RequestContext, TokenAuth};
 pub use fault::ApiError;
 pub use network::Networking;
@@ -179,11 +181,13 @@ pub struct AppState {
     inner: Arc<Inner>,
 }
 
+#[derive(Clone)]
 struct Inner {
     db: octavia_db::Database,
     providers: BTreeMap<String, Arc<dyn ProviderDriver>>,
     auth: AuthMode,
     networking: Option<Arc<dyn Networking>>,
+    cert_manager: Option<Arc<dyn CertManager>>,
     config: ApiConfig,
 }
 
@@ -207,9 +211,26 @@ impl AppState {
                 providers,
                 auth,
                 networking,
+                cert_manager: None,
                 config,
             }),
         }
+    }
+
+    /// The same state with a certificate manager for TLS references (seed 003 §5). Without
+    /// one every reference is unreadable (400 `Could not retrieve certificate: [...]`), as
+    /// Octavia without a key-manager endpoint.
+    pub fn with_cert_manager(self, cert_manager: Arc<dyn CertManager>) -> Self {
+        let mut inner = Arc::unwrap_or_clone(self.inner);
+        inner.cert_manager = Some(cert_manager);
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// The certificate manager, if configured.
+    pub fn cert_manager(&self) -> Option<&Arc<dyn CertManager>> {
+        self.inner.cert_manager.as_ref()
     }
 
     /// The API options.

@@ -9,6 +9,7 @@ use octavia_db::{ListQuery, ListenerRow, PoolRow, QuotaResource, SqlValue};
 use serde_json::{json, Value};
 
 use crate::base::{self, call_provider, LISTENER_ATTRS};
+use crate::certificates;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::load_balancer::{get_db_lb, quota_limits};
@@ -86,6 +87,44 @@ fn validate_protocol(b: &Obj, protocol: &str) -> Result<(), ApiError> {
         ));
     }
     Ok(())
+}
+
+/// The certificate part of listener.py `_validate_listener_PUT`, before the LB lock: the
+/// given SNI/default refs are read; the client CA and CRL (given, else stored) too.
+async fn validate_tls_put(
+    st: &AppState,
+    ctx: &RequestContext,
+    b: &Obj,
+    l: &ListenerRow,
+) -> Result<(), ApiError> {
+    let token = ctx.auth_token.as_deref();
+    let mut tls_refs = b.str_list("sni_container_refs").unwrap_or_default();
+    tls_refs.extend(b.str("default_tls_container_ref").filter(|r| !r.is_empty()));
+    certificates::validate_tls_refs(st.cert_manager(), token, &tls_refs).await?;
+    // A null in the body falls back to the stored ref, as the reference's truthiness test.
+    let ca = b
+        .str("client_ca_tls_container_ref")
+        .filter(|r| !r.is_empty())
+        .or_else(|| l.client_ca_tls_certificate_id.clone());
+    let crl = b
+        .str("client_crl_container_ref")
+        .filter(|r| !r.is_empty())
+        .or_else(|| l.client_crl_container_id.clone());
+    match (ca, crl) {
+        (None, Some(_)) => Err(ApiError::Validation(
+            "A client authentication CA reference is required to specify a client authentication revocation list.".into(),
+        )),
+        (Some(ca), crl) => {
+            certificates::validate_client_ca_and_crl_refs(
+                st.cert_manager(),
+                token,
+                &ca,
+                crl.as_deref(),
+            )
+            .await
+        }
+        (None, None) => Ok(()),
+    }
 }
 
 /// `GET /v2/lbaas/listeners`.
@@ -176,6 +215,25 @@ pub async fn post(
             .await?;
     }
     tx.lock_lb_for_child(&lb_id, &[], "PENDING_UPDATE").await?;
+    // Certificates are read after the LB lock and before the duplicate-port check and the
+    // provider (listener.py `_validate_create_listener`; seed 004 §5).
+    let token = ctx.auth_token.as_deref();
+    let mut tls_refs = b.str_list("sni_container_refs").unwrap_or_default();
+    tls_refs.extend(b.str("default_tls_container_ref").filter(|r| !r.is_empty()));
+    certificates::validate_tls_refs(st.cert_manager(), token, &tls_refs).await?;
+    if let Some(ca) = b
+        .str("client_ca_tls_container_ref")
+        .filter(|r| !r.is_empty())
+    {
+        let crl = b.str("client_crl_container_ref").filter(|r| !r.is_empty());
+        certificates::validate_client_ca_and_crl_refs(
+            st.cert_manager(),
+            token,
+            &ca,
+            crl.as_deref(),
+        )
+        .await?;
+    }
     let existing: Vec<ListenerRow> = tx
         .list(&ListQuery::default().filter("load_balancer_id", lb_id.as_str()))
         .await?;
@@ -280,6 +338,7 @@ pub async fn put(
     let l = get_db_listener(&mut tx, &id).await?;
     policy::authorize(&ctx, "listener", "put", l.project_id.as_deref())?;
     let lb = get_db_lb(&mut tx, l.load_balancer_id.as_deref().unwrap_or_default()).await?;
+    validate_tls_put(&st, &ctx, &b, &l).await?;
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     let old = base::listener_model(&mut tx, &l).await?;

@@ -11,6 +11,7 @@ use octavia_db::{
 use serde_json::{json, Value};
 
 use crate::base::{self, call_provider, POOL_ATTRS};
+use crate::certificates;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::listener::{get_db_listener, pool_protocol_ok, strip_helper};
@@ -240,6 +241,25 @@ pub async fn post(
     let listener_ids: Vec<String> = listener.iter().map(|l| l.id.clone()).collect();
     tx.lock_lb_for_child(&lb_id, &listener_ids, "PENDING_UPDATE")
         .await?;
+    // Certificates are read after the LB lock, before the provider (pool.py
+    // `_validate_create_pool`; seed 003 §5).
+    let token = ctx.auth_token.as_deref();
+    let tls_refs: Vec<String> = b
+        .str("tls_container_ref")
+        .filter(|r| !r.is_empty())
+        .into_iter()
+        .collect();
+    certificates::validate_tls_refs(st.cert_manager(), token, &tls_refs).await?;
+    if let Some(ca) = b.str("ca_tls_container_ref").filter(|r| !r.is_empty()) {
+        let crl = b.str("crl_container_ref").filter(|r| !r.is_empty());
+        certificates::validate_client_ca_and_crl_refs(
+            st.cert_manager(),
+            token,
+            &ca,
+            crl.as_deref(),
+        )
+        .await?;
+    }
     let tls = b.bool("tls_enabled").unwrap_or(false);
     let id = base::new_id();
     let row = PoolRow {
@@ -341,6 +361,19 @@ pub async fn put(
             "A CA reference is required to specify a certificate revocation list."
         };
         return Err(ApiError::Validation(text.into()));
+    }
+    // pool.py `_validate_pool_PUT`, before the LB lock: the given TLS ref, then the CA (given,
+    // else stored) with the CRL.
+    let token = ctx.auth_token.as_deref();
+    let tls_refs: Vec<String> = b
+        .str("tls_container_ref")
+        .filter(|r| !r.is_empty())
+        .into_iter()
+        .collect();
+    certificates::validate_tls_refs(st.cert_manager(), token, &tls_refs).await?;
+    if let Some(ca) = ca.as_deref().filter(|r| !r.is_empty()) {
+        let crl = crl.as_deref().filter(|r| !r.is_empty());
+        certificates::validate_client_ca_and_crl_refs(st.cert_manager(), token, ca, crl).await?;
     }
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;

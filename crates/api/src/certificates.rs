@@ -1,0 +1,336 @@
+//! TLS certificate references of listeners and pools, read from the certificate manager
+//! before the provider is asked (seed 003 §5, seed 004 §5; api-contract.md §4).
+//!
+//! The checks are octavia/api/v2/controllers/base.py `_validate_tls_refs` and
+//! `_validate_client_ca_and_crl_refs`; the [`CertManager`] seam plays Octavia's
+//! `[certificates] cert_manager` (default `barbican_cert_manager`,
+//! octavia/certificates/manager/barbican.py). Keel's binary implements it over Barbican with
+//! the caller's token; without one every reference is unreadable, as Octavia with no
+//! `key-manager` endpoint.
+//!
+//! Texts (all 400):
+//! * any unreadable reference → `Could not retrieve certificate: ['<ref>', …]` (the refs as a
+//!   Python list, `CertificateRetrievalException`);
+//! * a secret whose payload is no PKCS12 bundle → `The PKCS12 bundle is unreadable. …`
+//!   (`UnreadablePKCS12`, raised as is);
+//! * a client CA that is no PEM certificate / a CRL that is no PEM CRL → Octavia's
+//!   `ValidationException` texts.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use base64::Engine;
+
+use crate::fault::ApiError;
+
+/// A certificate bundle as the cert manager returns it (octavia/certificates/common/cert.py).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TlsCertificate {
+    /// The certificate, PEM (or the DER bundle's bytes when it came as PKCS12).
+    pub certificate: Vec<u8>,
+    /// The private key, PEM, when the bundle carries one.
+    pub private_key: Option<Vec<u8>>,
+    /// Intermediate certificates, PEM each.
+    pub intermediates: Vec<Vec<u8>>,
+    /// The key's passphrase, if any.
+    pub private_key_passphrase: Option<Vec<u8>>,
+}
+
+/// Why a reference could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CertError {
+    /// Not found, not visible to the token, no key-manager endpoint, transport failure, not a
+    /// certificate container… (Octavia: any exception of `get_cert`/`get_secret`). The text is
+    /// for logs only; the API answers `Could not retrieve certificate: [<refs>]`.
+    #[error("{0}")]
+    Retrieval(String),
+    /// The secret was read but is no password-less PKCS12 bundle; the text is the parser's
+    /// error (cryptography's `Could not deserialize PKCS12 data`).
+    #[error("{}", pkcs12_text(.0))]
+    UnreadablePkcs12(String),
+}
+
+/// octavia/common/exceptions.py `UnreadablePKCS12` with its `error`.
+fn pkcs12_text(error: &str) -> String {
+    format!(
+        "The PKCS12 bundle is unreadable. Please check the PKCS12 bundle validity. In addition, make sure it does not require a pass phrase. Error: {error}"
+    )
+}
+
+/// The certificate manager, acting with the caller's token (`None` in noauth mode).
+#[async_trait]
+pub trait CertManager: Send + Sync + 'static {
+    /// `get_cert(context, ref, check_only=True)`: a secret holding a PKCS12 bundle, else a
+    /// Barbican certificate container (the legacy form), validated.
+    async fn get_cert(
+        &self,
+        token: Option<&str>,
+        cert_ref: &str,
+    ) -> Result<TlsCertificate, CertError>;
+    /// `get_secret(context, ref)`: the secret's payload (client CA / CRL, PEM).
+    async fn get_secret(&self, token: Option<&str>, secret_ref: &str)
+        -> Result<Vec<u8>, CertError>;
+}
+
+/// `str()` of a Python list of strings, e.g. `['a', "b'c"]` (the exception formats the list).
+pub fn python_list_repr(items: &[String]) -> String {
+    let parts: Vec<String> = items.iter().map(|s| python_str_repr(s)).collect();
+    format!("[{}]", parts.join(", "))
+}
+
+/// `repr()` of a Python str: single quotes unless the text has `'` and no `"`.
+fn python_str_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+fn retrieval(refs: &[String]) -> ApiError {
+    ApiError::BadRequest(format!(
+        "Could not retrieve certificate: {}",
+        python_list_repr(refs)
+    ))
+}
+
+/// `_validate_tls_refs`: every ref read with `get_cert`; the unreadable ones are reported
+/// together (400 `Could not retrieve certificate: [...]`), an unreadable PKCS12 bundle at
+/// once (400 `The PKCS12 bundle is unreadable. …`). No manager = every ref unreadable.
+pub async fn validate_tls_refs(
+    cm: Option<&Arc<dyn CertManager>>,
+    token: Option<&str>,
+    refs: &[String],
+) -> Result<(), ApiError> {
+    let mut bad = Vec::new();
+    for r in refs {
+        let res = match cm {
+            Some(cm) => cm.get_cert(token, r).await.map(|_| ()),
+            None => Err(CertError::Retrieval("no certificate manager".into())),
+        };
+        match res {
+            Ok(()) => {}
+            Err(e @ CertError::UnreadablePkcs12(_)) => {
+                return Err(ApiError::BadRequest(e.to_string()))
+            }
+            Err(e) => {
+                tracing::warn!(cert_ref = %r, error = %e, "certificate reference unreadable");
+                bad.push(r.clone());
+            }
+        }
+    }
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(retrieval(&bad))
+    }
+}
+
+/// `_validate_client_ca_and_crl_refs`: both secrets read (unreadable → 400 `Could not
+/// retrieve certificate: [...]` naming each), then the CA must be a PEM X.509 certificate and
+/// the CRL a PEM CRL (Octavia's `ValidationException` texts). The CRL's signature is not
+/// checked against the CA (Octavia does; Keel has no X.509 signature code).
+pub async fn validate_client_ca_and_crl_refs(
+    cm: Option<&Arc<dyn CertManager>>,
+    token: Option<&str>,
+    ca_ref: &str,
+    crl_ref: Option<&str>,
+) -> Result<(), ApiError> {
+    let fetch = |r: String| async move {
+        match cm {
+            Some(cm) => cm.get_secret(token, &r).await,
+            None => Err(CertError::Retrieval("no certificate manager".into())),
+        }
+    };
+    let mut bad = Vec::new();
+    let ca = fetch(ca_ref.to_string()).await;
+    if ca.is_err() {
+        bad.push(ca_ref.to_string());
+    }
+    let crl = match crl_ref {
+        Some(r) => {
+            let c = fetch(r.to_string()).await;
+            if c.is_err() {
+                bad.push(r.to_string());
+            }
+            c.ok()
+        }
+        None => None,
+    };
+    if !bad.is_empty() {
+        return Err(retrieval(&bad));
+    }
+    if let Ok(ca) = ca {
+        pem_der(&ca, "CERTIFICATE").map_err(|e| {
+            ApiError::Validation(format!(
+                "The client authentication CA certificate is invalid. It must be a valid x509 PEM format certificate. Error: {e}"
+            ))
+        })?;
+    }
+    if let Some(crl) = crl.filter(|c| !c.is_empty()) {
+        pem_der(&crl, "X509 CRL").map_err(|e| {
+            ApiError::Validation(format!(
+                "The client authentication certificate revocation list is invalid. It must be a valid x509 PEM format certificate revocation list. Error: {e}"
+            ))
+        })?;
+    }
+    Ok(())
+}
+
+/// cryptography's text for a PEM without the expected framing.
+const PEM_FRAMING: &str = "Unable to load PEM file. See https://cryptography.io/en/latest/faq/#why-can-t-i-import-my-pem-file for more details. MalformedFraming";
+
+/// The DER of the first PEM block labelled `label`, checked to be one DER SEQUENCE of
+/// SEQUENCEs (certificate/CRL outline: to-be-signed, algorithm, signature). Errors:
+/// cryptography's `MalformedFraming` text, or `error parsing asn1 value: …`.
+pub fn pem_der(pem: &[u8], label: &str) -> Result<Vec<u8>, String> {
+    let text = std::str::from_utf8(pem).map_err(|_| PEM_FRAMING.to_string())?;
+    let begin = format!("-----BEGIN {label}-----");
+    let end = format!("-----END {label}-----");
+    let start = text.find(&begin).ok_or_else(|| PEM_FRAMING.to_string())? + begin.len();
+    let stop = text[start..]
+        .find(&end)
+        .ok_or_else(|| PEM_FRAMING.to_string())?;
+    let body: String = text[start..start + stop]
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let der = base64::engine::general_purpose::STANDARD
+        .decode(body)
+        .map_err(|_| PEM_FRAMING.to_string())?;
+    let asn1 = |kind: &str| format!("error parsing asn1 value: ParseError {{ kind: {kind} }}");
+    let (tag, content, rest) = der_tlv(&der).ok_or_else(|| asn1("ShortData"))?;
+    if tag != 0x30 || !rest.is_empty() {
+        return Err(asn1("UnexpectedTag"));
+    }
+    let (t1, _, rest) = der_tlv(content).ok_or_else(|| asn1("ShortData"))?;
+    let (t2, _, rest) = der_tlv(rest).ok_or_else(|| asn1("ShortData"))?;
+    let (t3, _, _) = der_tlv(rest).ok_or_else(|| asn1("ShortData"))?;
+    if t1 != 0x30 || t2 != 0x30 || t3 != 0x03 {
+        return Err(asn1("UnexpectedTag"));
+    }
+    Ok(der)
+}
+
+/// One DER TLV: `(tag, content, rest)`; `None` when truncated or the length is malformed.
+fn der_tlv(b: &[u8]) -> Option<(u8, &[u8], &[u8])> {
+    let tag = *b.first()?;
+    let first = *b.get(1)?;
+    let (len, hdr) = if first < 0x80 {
+        (usize::from(first), 2)
+    } else {
+        let n = usize::from(first & 0x7f);
+        if n == 0 || n > 4 {
+            return None;
+        }
+        let mut len = 0usize;
+        for i in 0..n {
+            len = (len << 8) | usize::from(*b.get(2 + i)?);
+        }
+        (len, 2 + n)
+    };
+    let end = hdr.checked_add(len)?;
+    if end > b.len() {
+        return None;
+    }
+    Some((tag, &b[hdr..end], &b[end..]))
+}
+
+/// octavia/certificates/common/pkcs12.py `PKCS12Cert`: is `der` a PKCS12 PFX
+/// (`SEQUENCE { INTEGER 3, ContentInfo SEQUENCE { OID, … }, … }`)? The error is
+/// cryptography's `Could not deserialize PKCS12 data`. The bags are not decrypted: a bundle
+/// behind a pass phrase passes here (Octavia refuses it).
+pub fn check_pkcs12(der: &[u8]) -> Result<(), CertError> {
+    let bad = || CertError::UnreadablePkcs12("Could not deserialize PKCS12 data".into());
+    let (tag, content, rest) = der_tlv(der).ok_or_else(bad)?;
+    if tag != 0x30 || !rest.is_empty() {
+        return Err(bad());
+    }
+    let (t, version, rest) = der_tlv(content).ok_or_else(bad)?;
+    if t != 0x02 || version != [3] {
+        return Err(bad());
+    }
+    let (t, auth_safe, _) = der_tlv(rest).ok_or_else(bad)?;
+    if t != 0x30 {
+        return Err(bad());
+    }
+    let (t, _, _) = der_tlv(auth_safe).ok_or_else(bad)?;
+    if t != 0x06 {
+        return Err(bad());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_list_text() {
+        assert_eq!(
+            python_list_repr(&["http://b/v1/secrets/x".into()]),
+            "['http://b/v1/secrets/x']"
+        );
+        assert_eq!(
+            python_list_repr(&["a'b".into(), "c\"d'".into(), "é\n".into()]),
+            r#"["a'b", 'c"d\'', 'é\n']"#
+        );
+        assert_eq!(python_list_repr(&[]), "[]");
+    }
+
+    #[test]
+    fn pkcs12_outline() {
+        assert_eq!(
+            check_pkcs12(b"hello").unwrap_err().to_string(),
+            "The PKCS12 bundle is unreadable. Please check the PKCS12 bundle validity. In addition, make sure it does not require a pass phrase. Error: Could not deserialize PKCS12 data"
+        );
+        // version 3, ContentInfo { OID 1.2.840.113549.1.7.1 }
+        let pfx = [
+            0x30, 0x10, 0x02, 0x01, 0x03, 0x30, 0x0b, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7,
+            0x0d, 0x01, 0x07, 0x01,
+        ];
+        assert!(check_pkcs12(&pfx).is_ok());
+        let mut v2 = pfx;
+        v2[4] = 2;
+        assert!(check_pkcs12(&v2).is_err());
+        assert!(check_pkcs12(&pfx[..10]).is_err());
+    }
+
+    #[test]
+    fn pem_outline() {
+        assert_eq!(pem_der(b"nope", "CERTIFICATE").unwrap_err(), PEM_FRAMING);
+        // SEQUENCE { SEQUENCE {}, SEQUENCE {}, BIT STRING {0} }
+        let der = [0x30, 0x07, 0x30, 0x00, 0x30, 0x00, 0x03, 0x01, 0x00];
+        let b64 = base64::engine::general_purpose::STANDARD.encode(der);
+        let pem = format!("-----BEGIN CERTIFICATE-----\n{b64}\n-----END CERTIFICATE-----\n");
+        assert_eq!(pem_der(pem.as_bytes(), "CERTIFICATE").unwrap(), der);
+        assert_eq!(
+            pem_der(pem.as_bytes(), "X509 CRL").unwrap_err(),
+            PEM_FRAMING
+        );
+        let short = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+        assert!(pem_der(short.as_bytes(), "CERTIFICATE")
+            .unwrap_err()
+            .starts_with("error parsing asn1 value"));
+    }
+}

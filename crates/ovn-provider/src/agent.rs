@@ -79,6 +79,32 @@ pub struct FipEvent {
     pub related: Vec<String>,
 }
 
+/// The load balancer id and "additional" flag of a VIP port name (`ovn-lb-vip-<lb>` or
+/// `ovn-lb-vip-additional-<n>-<lb>`); `None` for other ports.
+fn vip_port_lb(name: &str) -> Option<(String, bool)> {
+    if !name.starts_with(crate::driver::VIP_PORT_PREFIX) {
+        return None;
+    }
+    if name.starts_with(ADDITIONAL_VIP_PORT_PREFIX) {
+        // the LB id is the trailing uuid of the name
+        Some((name.get(name.len().checked_sub(36)?..)?.to_string(), true))
+    } else {
+        Some((
+            name[crate::driver::VIP_PORT_PREFIX.len()..].to_string(),
+            false,
+        ))
+    }
+}
+
+fn port_ips(row: &ovsdb::Row) -> Vec<String> {
+    row.get_str_set("addresses")
+        .into_iter()
+        .flat_map(|a| a.split_whitespace())
+        .filter(|t| t.parse::<IpAddr>().is_ok())
+        .map(String::from)
+        .collect()
+}
+
 impl FipEvent {
     /// From a `Logical_Switch_Port` update (`LogicalSwitchPortUpdateEvent`): only VIP ports
     /// (`neutron:port_name` starting `ovn-lb-vip-`) whose `neutron:port_fip` changed.
@@ -97,20 +123,8 @@ impl FipEvent {
             (_, Some(a)) => (a, true),
             (None, None) => return None,
         };
-        let additional = name.starts_with(ADDITIONAL_VIP_PORT_PREFIX);
-        let lb_id = if additional {
-            // the LB id is the trailing uuid of the name
-            name.get(name.len().checked_sub(36)?..)?.to_string()
-        } else {
-            name[crate::driver::VIP_PORT_PREFIX.len()..].to_string()
-        };
-        let related = new
-            .get_str_set("addresses")
-            .into_iter()
-            .flat_map(|a| a.split_whitespace())
-            .filter(|t| t.parse::<IpAddr>().is_ok())
-            .map(String::from)
-            .collect();
+        let (lb_id, additional) = vip_port_lb(name)?;
+        let related = port_ips(new);
         Some(Self {
             lb_id,
             fip: fip.to_string(),
@@ -119,6 +133,81 @@ impl FipEvent {
             related,
         })
     }
+}
+
+/// What a full re-read of the NB replica finds to do, after the agent's change-event stream
+/// reported lost events (`Lagged`): the events it may have missed, rebuilt from the current
+/// rows. The reference's IDL never drops events, so it has no counterpart; Keel's bounded
+/// event channel can, and then rescans instead of silently missing work.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rescan {
+    /// Every router interface, as if just created (`lrp_created` adds only missing
+    /// associations, so re-applying one is harmless).
+    pub router_ports: Vec<LrpEvent>,
+    /// VIP ports whose `neutron:port_fip` disagrees with the load balancer's recorded FIP:
+    /// an association not yet recorded, or a recorded main-VIP FIP the port no longer has.
+    pub fips: Vec<FipEvent>,
+}
+
+/// Rebuild the agent's NB work from the replica `snap` (tables `Logical_Router_Port`,
+/// `Logical_Switch_Port`, `Load_Balancer`). Additional-VIP FIPs that disappeared are not
+/// detected (the row does not say which additional port had which FIP).
+pub fn rescan_nb(snap: &ovsdb::Snapshot) -> Rescan {
+    let mut out = Rescan::default();
+    if let Some(t) = snap.table("Logical_Router_Port") {
+        out.router_ports = t
+            .rows()
+            .filter_map(|r| LrpEvent::from_row(r, true))
+            .collect();
+        out.router_ports
+            .sort_by(|a, b| (&a.router, &a.network).cmp(&(&b.router, &b.network)));
+    }
+    let (Some(lsps), Some(lbs)) = (
+        snap.table("Logical_Switch_Port"),
+        snap.table("Load_Balancer"),
+    ) else {
+        return out;
+    };
+    for port in lsps.rows() {
+        let Some((lb_id, additional)) = port
+            .map_get("external_ids", PORT_NAME)
+            .and_then(vip_port_lb)
+        else {
+            continue;
+        };
+        let rows = lbs.find_all_by_name(&lb_id);
+        let Some(first) = rows.first() else { continue };
+        let ids = first.get_map("external_ids");
+        let current = port
+            .map_get("external_ids", PORT_FIP)
+            .filter(|f| !f.is_empty());
+        let event = |fip: &str, associate: bool| FipEvent {
+            lb_id: lb_id.clone(),
+            fip: fip.to_string(),
+            associate,
+            additional,
+            related: port_ips(port),
+        };
+        if additional {
+            let recorded = ext::parse_list(&ids, ext::ADDITIONAL_VIP_FIPS);
+            if let Some(f) = current.filter(|f| !recorded.iter().any(|r| r == f)) {
+                out.fips.push(event(f, true));
+            }
+            continue;
+        }
+        let recorded = ids.get(ext::VIP_FIP).filter(|f| !f.is_empty());
+        match (current, recorded) {
+            (Some(c), Some(r)) if c == r.as_str() => {}
+            (Some(c), Some(r)) => {
+                out.fips.push(event(r, false));
+                out.fips.push(event(c, true));
+            }
+            (Some(c), None) => out.fips.push(event(c, true)),
+            (None, Some(r)) => out.fips.push(event(r, false)),
+            (None, None) => {}
+        }
+    }
+    out
 }
 
 /// Rows the agent may edit: Octavia rows (with a VIP), never Neutron port-forwarding rows.

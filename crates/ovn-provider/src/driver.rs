@@ -113,6 +113,8 @@ struct Inner {
     vip_facts: Mutex<HashMap<String, VipFacts>>,
     /// Subnets and HM ports remembered between requests ([`crate::facts`]).
     facts: crate::facts::FactCache,
+    /// Full re-reads the agent made after its event streams lagged ([`OvnProvider::agent_rescans`]).
+    rescans: std::sync::atomic::AtomicU64,
 }
 
 /// What `create_vip_port` learnt from Neutron (ids, fixed IPs, network, CIDR: facts that do
@@ -270,6 +272,7 @@ impl OvnProvider {
                 pool_lb: Mutex::new(HashMap::new()),
                 vip_facts: Mutex::new(HashMap::new()),
                 facts: crate::facts::FactCache::default(),
+                rescans: std::sync::atomic::AtomicU64::new(0),
             }),
         }
     }
@@ -305,7 +308,8 @@ impl OvnProvider {
             let change = match rx.recv().await {
                 Ok(c) => c,
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
-                    tracing::warn!(missed = n, "Service_Monitor events lagged");
+                    tracing::warn!(missed = n, "Service_Monitor events lagged: rescanning");
+                    self.rescan_sb(&sb).await;
                     continue;
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
@@ -346,24 +350,32 @@ impl OvnProvider {
         tracing::info!(lock, held = *leader.borrow(), "OVN provider agent started");
         let (mut nb_open, mut sb_open) = (true, true);
         while nb_open || sb_open {
-            let change = tokio::select! {
+            let (from_nb, change) = tokio::select! {
                 c = nb_rx.recv(), if nb_open => {
                     if matches!(c, Err(RecvError::Closed)) {
                         nb_open = false;
                     }
-                    c
+                    (true, c)
                 }
                 c = sb_rx.recv(), if sb_open => {
                     if matches!(c, Err(RecvError::Closed)) {
                         sb_open = false;
                     }
-                    c
+                    (false, c)
                 }
             };
             let change = match change {
                 Ok(c) => c,
                 Err(RecvError::Lagged(n)) => {
-                    tracing::warn!(missed = n, "agent events lagged");
+                    // events were lost: what they would have caused is rebuilt from the replica
+                    tracing::warn!(missed = n, nb = from_nb, "agent events lagged: rescanning");
+                    if *leader.borrow() {
+                        if from_nb {
+                            self.rescan_nb(&nb);
+                        } else {
+                            self.rescan_sb(&sb).await;
+                        }
+                    }
                     continue;
                 }
                 Err(RecvError::Closed) => continue,
@@ -374,6 +386,54 @@ impl OvnProvider {
             self.agent_change(&change).await;
         }
         Ok(())
+    }
+
+    /// Full re-reads made after a lagged event stream, since this driver was built (for tests
+    /// and metrics).
+    pub fn agent_rescans(&self) -> u64 {
+        self.inner
+            .rescans
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// After lost NB events: queue every router-port association and every VIP FIP the
+    /// replica shows unapplied ([`agent::rescan_nb`]).
+    fn rescan_nb(&self, nb: &ovsdb::Client) {
+        self.inner
+            .rescans
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let found = agent::rescan_nb(&nb.replica());
+        tracing::info!(
+            router_ports = found.router_ports.len(),
+            fips = found.fips.len(),
+            "agent NB rescan"
+        );
+        for ev in found.router_ports {
+            self.enqueue(&format!("lrp:{}", ev.router), Request::RouterPort(ev));
+        }
+        for ev in found.fips {
+            self.enqueue(&ev.lb_id.clone(), Request::VipFip(ev));
+        }
+    }
+
+    /// After lost SB events: every `Service_Monitor` row with a status is handled as if it
+    /// had just changed (member statuses are recomputed from the current rows).
+    async fn rescan_sb(&self, sb: &ovsdb::Client) {
+        self.inner
+            .rescans
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let snap = sb.replica();
+        let Some(t) = snap.table("Service_Monitor") else {
+            return;
+        };
+        let events: Vec<hm::ServiceMonitorEvent> = t
+            .rows()
+            .filter(|r| r.get_str("status").is_some_and(|s| !s.is_empty()))
+            .filter_map(|r| service_monitor_from_row(r, false))
+            .collect();
+        for ev in events {
+            self.service_monitor_event(ev).await;
+        }
     }
 
     /// One change seen by the lock holder.

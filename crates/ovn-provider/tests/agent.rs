@@ -388,3 +388,127 @@ async fn vip_fip_copies_and_removes_health_checks() {
         .await
         .unwrap();
 }
+
+/// Agent robustness: the agent's NB event channel holds ONE event, and a single transaction
+/// brings two dozen changes (a VIP port FIP among them): the stream reports `Lagged`, the agent
+/// re-reads the replica and still records the FIP (`neutron:vip_fip`, the FIP's `vips` entry).
+/// A current-thread runtime makes the burst arrive before the agent reads any of it.
+#[tokio::test]
+async fn lagged_events_trigger_a_rescan() {
+    let lb_id = uid();
+    let vip_port = format!("ovn-lb-vip-{lb_id}");
+    let ls = format!("neutron-{}", uid());
+    let lock = format!("keel_agent_test_{}", lb_id.replace('-', "_"));
+    let b = uuid::Uuid::new_v4().as_bytes()[..2].to_vec();
+    let fip = format!("172.29.{}.{}", b[0], b[1].max(1));
+    let admin = ovsdb::Client::connect(
+        &env("STACK_OVN_NB"),
+        "OVN_Northbound",
+        ovsdb::MonitorSpec::new().table("Load_Balancer"),
+    )
+    .await
+    .unwrap();
+    let ids = json!([
+        "map",
+        [
+            ["neutron:vip", "10.79.0.5"],
+            ["enabled", "True"],
+            ["listener_L", "80:pool_P"],
+            ["pool_P", "member_M_10.79.0.10:80_S"],
+            ["ls_refs", format!("{{\"{ls}\": 1}}")]
+        ]
+    ]);
+    let vp_name = format!("vp-{}", &lb_id[..8]);
+    admin
+        .transact(nb_txn(vec![
+            json!({"op": "insert", "table": "Load_Balancer", "uuid-name": "lb",
+                "row": {"name": lb_id, "protocol": "tcp", "external_ids": ids,
+                    "vips": ["map", [["10.79.0.5:80", "10.79.0.10:80"]]]}}),
+            json!({"op": "insert", "table": "Logical_Switch_Port", "uuid-name": "vp",
+                "row": {"name": vp_name, "addresses": "fa:16:3e:79:00:05 10.79.0.5",
+                    "external_ids": ["map", [["neutron:port_name", vip_port]]]}}),
+            json!({"op": "insert", "table": "Logical_Switch", "uuid-name": "ls",
+                "row": {"name": ls, "ports": ["named-uuid", "vp"],
+                    "load_balancer": ["named-uuid", "lb"]}}),
+        ]))
+        .await
+        .unwrap();
+
+    let client = ovsdb::Client::connect_with(
+        &env("STACK_OVN_NB"),
+        "OVN_Northbound",
+        ovn_provider::ovsdb_nb::monitor_spec(),
+        ovsdb::ClientOptions {
+            event_capacity: 1,
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let d = OvnProvider::with_nb(
+        Arc::new(OvsdbNb::new(client.clone())),
+        neutron(),
+        Arc::new(Sink(tx)),
+        OvnConfig::default(),
+    );
+    let mut held = client.lock(&lock).await.unwrap();
+    let task = tokio::spawn({
+        let d = d.clone();
+        let client = client.clone();
+        let lock = lock.clone();
+        let sb = sb_client().await;
+        async move { d.run_agent_with_lock(client, sb, &lock).await }
+    });
+    tokio::time::timeout(Duration::from_secs(10), held.wait_for(|h| *h))
+        .await
+        .expect("the agent never got the lock")
+        .unwrap();
+    assert_eq!(d.agent_rescans(), 0);
+
+    // one transaction: the FIP on the VIP port and 24 more ports on the switch
+    let mut ops = vec![json!({"op": "update", "table": "Logical_Switch_Port",
+        "where": [["name", "==", vp_name]],
+        "row": {"external_ids": ["map", [["neutron:port_name", vip_port],
+            ["neutron:port_fip", fip]]]}})];
+    let mut names = Vec::new();
+    for i in 0..24 {
+        let n = format!("p{i}");
+        ops.push(
+            json!({"op": "insert", "table": "Logical_Switch_Port", "uuid-name": n,
+            "row": {"name": format!("burst-{}-{i}", &lb_id[..8])}}),
+        );
+        names.push(json!(["named-uuid", n]));
+    }
+    ops.push(
+        json!({"op": "mutate", "table": "Logical_Switch", "where": [["name", "==", ls]],
+        "mutations": [["ports", "insert", ["set", names]]]}),
+    );
+    admin.transact(nb_txn(ops)).await.unwrap();
+
+    let (ids, vips) = wait_nb(&admin, "the FIP recorded after the lag", |s| {
+        let lb = s.find_by_name("Load_Balancer", &lb_id)?;
+        let ids = lb.get_map("external_ids");
+        ids.contains_key("neutron:vip_fip")
+            .then(|| (ids, lb.get_map("vips")))
+    })
+    .await;
+    assert!(d.agent_rescans() >= 1, "the stream never lagged");
+    assert_eq!(ids.get("neutron:vip_fip"), Some(&fip));
+    assert_eq!(
+        vips,
+        map(&[
+            ("10.79.0.5:80", "10.79.0.10:80"),
+            (&format!("{fip}:80"), "10.79.0.10:80")
+        ])
+    );
+
+    task.abort();
+    admin
+        .transact(nb_txn(vec![
+            json!({"op": "delete", "table": "Logical_Switch", "where": [["name", "==", ls]]}),
+            json!({"op": "delete", "table": "Load_Balancer", "where": [["name", "==", lb_id]]}),
+        ]))
+        .await
+        .unwrap();
+}

@@ -8,7 +8,8 @@
 //! * [`NeutronClient`]: networks, subnets, ports, routers, floating IPs, QoS policies,
 //!   security groups, IP availability; acting with the service token or a user's token
 //!   ([`NeutronClient::with_user_token`]); errors typed as [`NeutronError`].
-//! * [`BarbicanClient`]: secret payloads by reference, with a user token.
+//! * [`BarbicanClient`]: secrets (metadata, payload) and certificate containers by
+//!   reference, with a user token (Octavia's certificate manager's reads); store/delete.
 //!
 //! Every client shares one pooled `reqwest::Client` built by [`HttpConfig::build_client`]
 //! (rustls, timeouts from [`HttpConfig`]): build it once per process and clone it.
@@ -19,7 +20,10 @@ mod http;
 pub mod keystone;
 pub mod neutron;
 
-pub use barbican::{BarbicanClient, BarbicanError};
+pub use barbican::{
+    ref_uuid, BarbicanClient, BarbicanConfig, BarbicanError, Container, ContainerSecretRef,
+    SecretMeta,
+};
 pub use error::{InvalidTokenReason, KeystoneError, NeutronError, NeutronFault};
 pub use http::HttpConfig;
 pub use keystone::{

@@ -202,6 +202,7 @@ impl Sim<'_> {
         }
         self.keys(lb)?;
         self.missing_listeners_and_pools(lb)?;
+        self.pool_options(lb)?;
         self.members(lb)?;
         self.stale_health_monitors(lb)?;
         self.health_monitors(lb)?;
@@ -404,6 +405,198 @@ impl Sim<'_> {
         Ok(())
     }
 
+    /// Step 3b: the row-level pool settings, `selection_fields` from the pool algorithm and
+    /// `options:affinity_timeout` from its session persistence (`persistence_timeout`, default
+    /// 360; removed when no pool of the row has persistence). The reference's `pool_sync` only
+    /// sets `affinity_timeout`; Keel also repairs `selection_fields` and a stale timeout. Pools
+    /// sharing a row that want different values (the reference's row-level limitation) are
+    /// reported, not repaired.
+    fn pool_options(&mut self, lb: &LoadBalancer) -> Result<(), SimError> {
+        let id = lb.loadbalancer_id.as_str();
+        let mut by_row: BTreeMap<String, Vec<&provider::Pool>> = BTreeMap::new();
+        for p in lb.pools.iter().flatten() {
+            if let Some((row, _)) = self.nb.lb_by_pool(&p.pool_id) {
+                by_row.entry(row.uuid.clone()).or_default().push(p);
+            }
+        }
+        let sorted = |mut v: Vec<String>| {
+            v.sort();
+            v
+        };
+        let mut found = Vec::new();
+        let ops = {
+            let snap = &self.nb;
+            let mut edit = Edit::new(snap);
+            for (u, pools) in &by_row {
+                let Some(row) = snap.load_balancers.get(u) else {
+                    continue;
+                };
+                let names = pools
+                    .iter()
+                    .map(|p| p.pool_id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let h = LbRef::Existing(u.clone());
+                let fields: BTreeSet<Vec<String>> = pools
+                    .iter()
+                    .map(|p| sorted(lb::selection_fields(p.lb_algorithm.as_deref())))
+                    .collect();
+                if fields.len() > 1 {
+                    found.push((
+                        format!("row {u}: pools {names} want different selection_fields"),
+                        false,
+                    ));
+                } else if let Some(p) = pools.first() {
+                    let want = lb::selection_fields(p.lb_algorithm.as_deref());
+                    if sorted(want.clone()) != sorted(row.selection_fields.clone()) {
+                        found.push((
+                            format!(
+                                "row {u}: selection_fields {:?} → {want:?}",
+                                row.selection_fields
+                            ),
+                            true,
+                        ));
+                        if let Some(r) = edit.row_mut(&h) {
+                            r.selection_fields = want;
+                        }
+                    }
+                }
+                let timeouts: BTreeSet<Option<String>> = pools
+                    .iter()
+                    .map(|p| pool::affinity_timeout(p.session_persistence.as_ref()))
+                    .collect();
+                if timeouts.len() > 1 {
+                    found.push((
+                        format!("row {u}: pools {names} want different affinity_timeout"),
+                        false,
+                    ));
+                    continue;
+                }
+                let want = timeouts.into_iter().next().flatten();
+                let have = row.options.get(pool::AFFINITY_TIMEOUT).cloned();
+                if want != have {
+                    found.push((
+                        format!("row {u}: options:affinity_timeout {have:?} → {want:?}"),
+                        true,
+                    ));
+                    if let Some(r) = edit.row_mut(&h) {
+                        match want {
+                            Some(t) => {
+                                r.options.insert(pool::AFFINITY_TIMEOUT.into(), t);
+                            }
+                            None => {
+                                r.options.remove(pool::AFFINITY_TIMEOUT);
+                            }
+                        }
+                    }
+                }
+            }
+            edit.into_ops()
+        };
+        self.apply(&ops)?;
+        for (f, r) in found {
+            self.d(id, f, r);
+        }
+        Ok(())
+    }
+
+    /// Health checks of `hm` against what `hm_create` would make on the pool's row: one per
+    /// VIP, additional VIP and FIP with `vip` = `<ip>:<listener port>` (`[v6]:port`; '' without
+    /// listener). A wrong `vip` is rewritten, a missing VIP's check created, a check of a VIP
+    /// the row no longer has removed.
+    fn health_check_vips(&mut self, lb_id: &str, hm: &HmReq) -> Result<(), SimError> {
+        let mut found = Vec::new();
+        let ops = {
+            let snap = &self.nb;
+            let mut edit = Edit::new(snap);
+            if let Some((row, _)) = snap.lb_by_pool(&hm.pool_id) {
+                let h = LbRef::Existing(row.uuid.clone());
+                let ids = &row.external_ids;
+                let port = ext::listeners(ids)
+                    .into_iter()
+                    .find(|(_, _, v)| v.pool_id.as_deref() == Some(hm.pool_id.as_str()))
+                    .map(|(_, _, v)| v.port);
+                let mut vips: Vec<String> = ids.get(ext::VIP).cloned().into_iter().collect();
+                vips.extend(ext::parse_list(ids, ext::ADDITIONAL_VIPS));
+                vips.extend(ids.get(ext::VIP_FIP).cloned());
+                vips.extend(ext::parse_list(ids, ext::ADDITIONAL_VIP_FIPS));
+                let want: BTreeMap<String, String> = vips
+                    .into_iter()
+                    .filter_map(|v| {
+                        let ip = v.parse::<IpAddr>().ok()?;
+                        Some((ip.to_string(), hm::hc_vip(ip, port)))
+                    })
+                    .collect();
+                let hcs: Vec<&crate::nb::HealthCheckRow> = row
+                    .health_check
+                    .iter()
+                    .filter_map(|u| snap.health_checks.get(u))
+                    .filter(|hc| hc.external_ids.get(ext::HC_HEALTHMONITOR) == Some(&hm.id))
+                    .collect();
+                let mut seen = BTreeSet::new();
+                let mut stale = Vec::new();
+                for hc in &hcs {
+                    let v = crate::agent::health_check_vip(hc);
+                    let key = v
+                        .parse::<IpAddr>()
+                        .map(|a| a.to_string())
+                        .unwrap_or(v.clone());
+                    match want.get(&key) {
+                        Some(w) if seen.insert(key.clone()) => {
+                            if hc.vip != *w {
+                                found.push((
+                                    format!("health check {}: vip {:?} → {w:?}", hc.uuid, hc.vip),
+                                    true,
+                                ));
+                                edit.push(Op::Update {
+                                    table: "Load_Balancer_Health_Check",
+                                    uuid: hc.uuid.clone(),
+                                    row: vec![("vip", crate::nb::Datum::Str(w.clone()))],
+                                });
+                            }
+                        }
+                        _ => {
+                            found.push((
+                                format!(
+                                    "health check {} of {}: VIP {v:?} not on the row (or twice), removed",
+                                    hc.uuid, hm.id
+                                ),
+                                true,
+                            ));
+                            stale.push(hc.uuid.clone());
+                        }
+                    }
+                }
+                edit.remove_health_checks(&row.uuid, stale);
+                if !hcs.is_empty() {
+                    for (ip, w) in &want {
+                        if seen.contains(ip) {
+                            continue;
+                        }
+                        let mut hc_ids = ext::ExternalIds::new();
+                        hc_ids.insert(ext::HC_HEALTHMONITOR.into(), hm.id.clone());
+                        hc_ids.insert(ext::HC_POOL_ID.into(), hm.pool_id.clone());
+                        hc_ids.insert(ext::HC_VIP.into(), ip.clone());
+                        found.push((
+                            format!(
+                                "health monitor {}: no health check for VIP {ip}, created",
+                                hm.id
+                            ),
+                            true,
+                        ));
+                        edit.insert_health_check(&h, w.clone(), hm.options(), hc_ids);
+                    }
+                }
+            }
+            edit.into_ops()
+        };
+        self.apply(&ops)?;
+        for (f, r) in found {
+            self.d(lb_id, f, r);
+        }
+        Ok(())
+    }
+
     /// Step 4: member entries of every pool.
     fn members(&mut self, lb: &LoadBalancer) -> Result<(), SimError> {
         let id = lb.loadbalancer_id.as_str();
@@ -565,6 +758,7 @@ impl Sim<'_> {
                     );
                 }
             }
+            self.health_check_vips(id, &req)?;
             // every monitored member is mapped through its subnet's HM port
             let mut found = Vec::new();
             let ops = {
@@ -1192,12 +1386,18 @@ mod tests {
             panic!()
         };
         assert_eq!(vips["10.0.0.5:80"], "10.0.0.10:80,10.0.0.11:80");
+        // the row had no selection_fields: an unset algorithm's fields are written
+        let Some(crate::nb::Datum::Set(fields)) = get("selection_fields") else {
+            panic!()
+        };
+        assert_eq!(fields, ["ip_src", "ip_dst", "tp_src", "tp_dst"]);
 
         // applied: nothing left to do
         let mut fixed = s.clone();
         let r = fixed.load_balancers.get_mut("u1").unwrap();
         r.external_ids = ids;
         r.vips = vips;
+        r.selection_fields = fields;
         let SyncPlan {
             differences: diffs,
             ops,
@@ -1329,8 +1529,10 @@ mod tests {
 
     /// Plan, apply to `s` as ovsdb-server would, and return the differences.
     fn run(s: &mut NbSnapshot, purge: Option<&BTreeSet<String>>) -> Vec<Difference> {
+        static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
         let p = plan(s, &[graph()], &facts(), purge).unwrap();
-        let mut seq = 1000;
+        // uuids unique across runs, as ovsdb-server's
+        let mut seq = 1000 * RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         sim::apply(s, &p.ops, &mut seq).unwrap();
         p.differences
     }
@@ -1430,5 +1632,117 @@ mod tests {
         assert_eq!(fixed.health_check, good.health_check);
         assert!(s.switches["ls1"].load_balancer.contains(&u));
         assert!(run(&mut s, Some(&known)).is_empty());
+    }
+
+    /// Row-level pool settings and health-check `vip`s that drifted are repaired; a second
+    /// plan finds nothing.
+    #[test]
+    fn repairs_selection_fields_affinity_timeout_and_health_check_vips() {
+        let mut s = topology();
+        run(&mut s, None);
+        let u = s.lbs_named("LB")[0].uuid.clone();
+        // damage: wrong fields, a stale timeout, a health check probing the wrong port, and a
+        // FIP recorded on the row without its health check
+        let r = s.load_balancers.get_mut(&u).unwrap();
+        r.selection_fields = vec!["ip_src".into()];
+        r.options.insert("affinity_timeout".into(), "99".into());
+        r.external_ids
+            .insert(ext::VIP_FIP.into(), "172.24.4.9".into());
+        r.vips = crate::vips::frame_vips(&r.external_ids);
+        let hc = r.health_check[0].clone();
+        s.health_checks.get_mut(&hc).unwrap().vip = "10.0.0.5:99".into();
+        let diffs = run(&mut s, None);
+        let text: Vec<String> = diffs.iter().map(|d| d.to_string()).collect();
+        assert!(diffs.iter().all(|d| d.repaired), "{text:?}");
+        assert!(
+            text.iter().any(|t| t.contains("selection_fields")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter().any(|t| t.contains("affinity_timeout")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter()
+                .any(|t| t.contains("vip \"10.0.0.5:99\" → \"10.0.0.5:80\"")),
+            "{text:?}"
+        );
+        let r = &s.load_balancers[&u];
+        assert_eq!(r.selection_fields, ["ip_dst", "ip_src", "tp_dst", "tp_src"]);
+        assert!(!r.options.contains_key("affinity_timeout"));
+        let mut vips: Vec<(String, String)> = r
+            .health_check
+            .iter()
+            .map(|h| {
+                let hc = &s.health_checks[h];
+                (hc.vip.clone(), hc.external_ids["octavia:vip"].clone())
+            })
+            .collect();
+        vips.sort();
+        assert_eq!(
+            vips,
+            [
+                ("10.0.0.5:80".to_string(), "10.0.0.5".to_string()),
+                ("172.24.4.9:80".to_string(), "172.24.4.9".to_string())
+            ]
+        );
+        assert!(run(&mut s, None).is_empty());
+
+        // session persistence in Octavia: the timeout comes back (default 360 for a null one)
+        let mut g = graph();
+        g.pools.as_mut().unwrap()[0].session_persistence =
+            Some(json!({"type": "SOURCE_IP", "persistence_timeout": null}));
+        let p = plan(&s, &[g], &facts(), None).unwrap();
+        let mut seq = 2000;
+        sim::apply(&mut s, &p.ops, &mut seq).unwrap();
+        assert_eq!(s.load_balancers[&u].options["affinity_timeout"], "360");
+    }
+
+    /// IPv6: a health check whose `vip` lost its brackets is rewritten as `[v6]:port`.
+    #[test]
+    fn repairs_an_ipv6_health_check_vip() {
+        let mut s = NbSnapshot {
+            health_check_supported: true,
+            ..Default::default()
+        };
+        s.insert_json(
+            "Load_Balancer_Health_Check",
+            "hc1",
+            &json!({"vip": "fd00::5:80", "options": ["map", [["interval", "5"], ["timeout", "3"],
+                ["success_count", "2"], ["failure_count", "3"]]],
+                "external_ids": ["map", [["octavia:healthmonitor", "H"], ["octavia:pool_id", "P"],
+                    ["octavia:vip", "fd00::5"]]]}),
+        );
+        s.insert_json(
+            "Load_Balancer",
+            "u6",
+            &json!({"name": "LB", "protocol": "tcp",
+                "selection_fields": ["set", ["ip_dst", "ip_src", "tp_dst", "tp_src"]],
+                "health_check": ["set", [["uuid", "hc1"]]],
+                "external_ids": ["map", [["neutron:vip", "fd00::5"], ["enabled", "True"],
+                    ["neutron:vip_port_id", "vp"], ["listener_L", "80:pool_P"], ["pool_P", ""],
+                    ["octavia:healthmonitors", "[\"H\"]"]]]}),
+        );
+        let mut g = graph();
+        g.vip_address = Some("fd00::5".into());
+        g.pools.as_mut().unwrap()[0].members = Some(vec![]);
+        let p = plan(&s, &[g], &SyncFacts::default(), None).unwrap();
+        let upd = p.ops.iter().find_map(|o| match o {
+            Op::Update {
+                table: "Load_Balancer_Health_Check",
+                uuid,
+                row,
+            } => Some((uuid.clone(), row.clone())),
+            _ => None,
+        });
+        assert_eq!(
+            upd,
+            Some((
+                "hc1".to_string(),
+                vec![("vip", crate::nb::Datum::Str("[fd00::5]:80".into()))]
+            )),
+            "{:?}",
+            p.differences
+        );
     }
 }

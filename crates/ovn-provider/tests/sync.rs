@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use ovn_provider::{sync, NbDatabase, OvsdbNb};
-use provider::{Listener, LoadBalancer, Member, Pool};
+use provider::{HealthMonitor, Listener, LoadBalancer, Member, Pool};
 use serde_json::json;
 
 mod common;
@@ -120,4 +120,106 @@ async fn sync_repairs_drift_and_is_idempotent() {
     );
     assert_eq!(row.vips["10.66.0.5:80"], "10.66.0.10:80,10.66.0.11:80");
     assert_eq!(row.vips.len(), 1);
+}
+
+/// Row-level pool settings and a health check's `vip` drifted in the real NB: the sync writes
+/// `selection_fields` of the algorithm, `options:affinity_timeout` of the session persistence
+/// and `vip` = `<VIP>:<listener port>`; a second run finds nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sync_repairs_pool_options_and_health_check_vip() {
+    let nb = OvsdbNb::connect(&env("STACK_OVN_NB")).await.unwrap();
+    let lb_id = uid();
+    let t = uid().replace('-', "");
+    let (l, p, h) = (format!("L{t}"), format!("P{t}"), format!("H{t}"));
+    let options = json!([
+        "map",
+        [
+            ["interval", "5"],
+            ["timeout", "3"],
+            ["success_count", "2"],
+            ["failure_count", "3"]
+        ]
+    ]);
+    nb.transact(vec![
+        json!({"op": "insert", "table": "Load_Balancer_Health_Check", "uuid-name": "hc",
+            "row": {"vip": "10.67.0.5:99", "options": options,
+                "external_ids": ["map", [["octavia:healthmonitor", h], ["octavia:pool_id", p],
+                    ["octavia:vip", "10.67.0.5"]]]}}),
+        json!({"op": "insert", "table": "Load_Balancer", "row": {
+            "name": lb_id, "protocol": "tcp",
+            "selection_fields": ["set", ["ip_src", "tp_src"]],
+            "options": ["map", [["affinity_timeout", "99"]]],
+            "health_check": ["named-uuid", "hc"],
+            "external_ids": ["map", [["neutron:vip", "10.67.0.5"], ["enabled", "True"],
+                [format!("listener_{l}"), format!("80:pool_{p}")], [format!("pool_{p}"), ""],
+                ["octavia:healthmonitors", format!("[\"{h}\"]")]]]}}),
+    ])
+    .await
+    .unwrap();
+    let desired = LoadBalancer {
+        loadbalancer_id: lb_id.clone(),
+        listeners: Some(vec![Listener {
+            listener_id: l.clone(),
+            protocol_port: Some(80),
+            default_pool_id: Some(p.clone()),
+            ..Default::default()
+        }]),
+        pools: Some(vec![Pool {
+            pool_id: p.clone(),
+            lb_algorithm: Some("SOURCE_IP".into()),
+            session_persistence: Some(json!({"type": "SOURCE_IP", "persistence_timeout": 120})),
+            members: Some(vec![]),
+            healthmonitor: Some(HealthMonitor {
+                healthmonitor_id: h.clone(),
+                pool_id: Some(p.clone()),
+                kind: Some("TCP".into()),
+                delay: Some(5),
+                timeout: Some(3),
+                max_retries: Some(2),
+                max_retries_down: Some(3),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }]),
+        ..Default::default()
+    };
+    let run = || async {
+        sync::sync(
+            &nb,
+            None,
+            std::slice::from_ref(&desired),
+            &sync::SyncOptions::default(),
+        )
+        .await
+        .unwrap()
+        .differences
+    };
+    let fixed = run().await;
+    let again = run().await;
+    let snap = nb.full_snapshot().await.unwrap();
+    let row = snap.lbs_named(&lb_id)[0].clone();
+    let hcs: Vec<_> = row
+        .health_check
+        .iter()
+        .map(|u| snap.health_checks[u].clone())
+        .collect();
+    nb.transact(vec![json!({"op": "delete", "table": "Load_Balancer",
+        "where": [["name", "==", lb_id]]})])
+        .await
+        .unwrap();
+
+    let text: Vec<String> = fixed.iter().map(|d| d.to_string()).collect();
+    assert_eq!(fixed.len(), 3, "{text:?}");
+    assert!(fixed.iter().all(|d| d.repaired), "{text:?}");
+    assert!(again.is_empty(), "second run: {again:?}");
+    let mut fields = row.selection_fields.clone();
+    fields.sort();
+    assert_eq!(fields, ["ip_dst", "ip_src"]);
+    assert_eq!(
+        row.options,
+        [("affinity_timeout".to_string(), "120".to_string())].into()
+    );
+    assert_eq!(hcs.len(), 1);
+    assert_eq!(hcs[0].vip, "10.67.0.5:80");
+    assert_eq!(hcs[0].external_ids["octavia:vip"], "10.67.0.5");
 }

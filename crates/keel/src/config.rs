@@ -121,6 +121,19 @@ pub struct QuotaSettings {
     pub default_l7rule_quota: i64,
 }
 
+/// `[certificates]`: where Octavia's `barbican_cert_manager` finds Barbican (TLS references
+/// of listeners and pools, seed 003 §5). Keel reads with the caller's token (no ACL grant
+/// to the service user: no Keel component reads certificates later).
+#[derive(Debug, Clone)]
+pub struct CertificatesSettings {
+    /// `endpoint`: Barbican's base URL; absent → the catalog's `key-manager`.
+    pub endpoint: Option<String>,
+    /// `region_name` for the catalog lookup (absent → `[service_auth] region_name`).
+    pub region_name: Option<String>,
+    /// `endpoint_type` (`publicURL`, `internalURL`, `adminURL` or the bare names).
+    pub endpoint_type: String,
+}
+
 /// The whole file.
 #[derive(Debug, Clone)]
 #[allow(missing_docs)]
@@ -132,6 +145,7 @@ pub struct Config {
     pub neutron: NeutronSettings,
     pub ovn: OvnSettings,
     pub quotas: QuotaSettings,
+    pub certificates: CertificatesSettings,
     pub keel: KeelSettings,
 }
 
@@ -258,6 +272,14 @@ impl Config {
                 default_health_monitor_quota: q.parse("default_health_monitor_quota", -1)?,
                 default_l7policy_quota: q.parse("default_l7policy_quota", -1)?,
                 default_l7rule_quota: q.parse("default_l7rule_quota", -1)?,
+            },
+            certificates: {
+                let c = s("certificates");
+                CertificatesSettings {
+                    endpoint: c.get("endpoint").filter(|e| !e.is_empty()),
+                    region_name: c.get("region_name").filter(|r| !r.is_empty()),
+                    endpoint_type: c.string("endpoint_type", "publicURL"),
+                }
             },
             keel: KeelSettings {
                 settle_wait_ms: keel.parse("settle_wait_ms", 1000)?,

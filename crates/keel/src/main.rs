@@ -232,6 +232,23 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let networking: Arc<dyn api::network::Networking> =
         Arc::new(wiring::NeutronNetworking(neutron));
     let state = api::AppState::new(db, providers, auth, Some(networking), api_config(&config));
+    // Octavia's barbican_cert_manager: TLS references read with the caller's token before the
+    // provider is asked (seed 003 §5, seed 004 §5).
+    let cert_interface: openstack::Interface = config
+        .certificates
+        .endpoint_type
+        .parse()
+        .map_err(|e| anyhow::anyhow!("[certificates] endpoint_type: {e}"))?;
+    let barbican = openstack::BarbicanClient::new(
+        service.http().clone(),
+        Some(service.clone()),
+        openstack::BarbicanConfig {
+            endpoint: config.certificates.endpoint.clone(),
+            region_name: config.certificates.region_name.clone(),
+            interface: cert_interface,
+        },
+    );
+    let state = state.with_cert_manager(Arc::new(wiring::BarbicanCertManager(barbican)));
     let app = api::router(state);
 
     let addr = format!(

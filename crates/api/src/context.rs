@@ -14,7 +14,26 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::fault::ApiError;
+use crate::policy::{Credentials, Policy};
 use crate::AppState;
+
+/// The policy a context is checked against (shared; equality = same rules).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SharedPolicy(pub Arc<Policy>);
+
+impl Default for SharedPolicy {
+    /// Octavia's defaults (`enforce_new_defaults = True`, no policy file).
+    fn default() -> Self {
+        Self(crate::policy::default_policy())
+    }
+}
+
+impl std::ops::Deref for SharedPolicy {
+    type Target = Policy;
+    fn deref(&self) -> &Policy {
+        &self.0
+    }
+}
 
 /// Who is calling: the identity a policy check runs against.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -25,7 +44,8 @@ pub struct RequestContext {
     pub user_id: Option<String>,
     /// Role names in the token (Keystone includes implied roles: admin ⊃ member ⊃ reader).
     pub roles: Vec<String>,
-    /// True under noauth (every policy check passes, quotas are skipped).
+    /// Octavia's `context.is_admin`: the `context_is_admin` rule passed, or noauth
+    /// (`is_admin:True` in check strings).
     pub is_admin: bool,
     /// True when the token is system-scoped (rejected by project-scoped rules).
     pub system_scope: bool,
@@ -33,12 +53,25 @@ pub struct RequestContext {
     pub auth_token: Option<String>,
     /// True under noauth: quota checks are skipped entirely (api-contract.md §10.3).
     pub noauth: bool,
+    /// The rules `policy::authorize` enforces (`[oslo_policy]`).
+    pub policy: SharedPolicy,
 }
 
 impl RequestContext {
     /// True when the context carries `role`.
     pub fn has_role(&self, role: &str) -> bool {
         self.roles.iter().any(|r| r.eq_ignore_ascii_case(role))
+    }
+
+    /// The policy credentials (oslo.context `to_policy_values` + `is_admin`).
+    pub fn credentials(&self) -> Credentials {
+        Credentials {
+            project_id: self.project_id.clone(),
+            user_id: self.user_id.clone(),
+            roles: self.roles.clone(),
+            is_admin: self.is_admin,
+            system_scope: self.system_scope,
+        }
     }
 }
 
@@ -88,11 +121,14 @@ fn header(h: &HeaderMap, name: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-/// Build the context for a request, or fail with 401.
+/// Build the context for a request under `policy`, or fail with 401. `is_admin` is
+/// Octavia's: noauth, or the `context_is_admin` rule passes for the token.
 pub async fn authenticate(
     mode: &AuthMode,
+    policy: &Arc<Policy>,
     headers: &HeaderMap,
 ) -> Result<RequestContext, ApiError> {
+    let policy = SharedPolicy(policy.clone());
     match mode {
         AuthMode::NoAuth => Ok(RequestContext {
             project_id: header(headers, "x-project-id").or_else(|| header(headers, "x-tenant-id")),
@@ -109,6 +145,7 @@ pub async fn authenticate(
             system_scope: false,
             auth_token: header(headers, "x-auth-token"),
             noauth: true,
+            policy,
         }),
         AuthMode::Keystone(v) => {
             let token = header(headers, "x-auth-token").ok_or(ApiError::Unauthorized)?;
@@ -116,7 +153,7 @@ pub async fn authenticate(
                 tracing::info!(error = %e, "token rejected");
                 ApiError::Unauthorized
             })?;
-            Ok(RequestContext {
+            let mut ctx = RequestContext {
                 project_id: id.project_id,
                 user_id: Some(id.user_id),
                 roles: id.roles,
@@ -124,7 +161,10 @@ pub async fn authenticate(
                 system_scope: id.system_scope,
                 auth_token: Some(token),
                 noauth: false,
-            })
+                policy,
+            };
+            ctx.is_admin = ctx.policy.check_is_admin(&ctx.credentials());
+            Ok(ctx)
         }
     }
 }
@@ -136,7 +176,7 @@ pub async fn auth_layer(State(state): State<AppState>, mut req: Request, next: N
     if path == "/" || path == "/healthcheck" {
         return next.run(req).await;
     }
-    match authenticate(&state.inner.auth, req.headers()).await {
+    match authenticate(&state.inner.auth, &state.inner.config.policy, req.headers()).await {
         Ok(ctx) => {
             req.extensions_mut().insert(ctx);
             next.run(req).await
@@ -172,16 +212,18 @@ mod tests {
         let mode = AuthMode::Keystone(Arc::new(Fixed));
         let mut h = HeaderMap::new();
         assert!(matches!(
-            authenticate(&mode, &h).await,
+            authenticate(&mode, &crate::policy::default_policy(), &h).await,
             Err(ApiError::Unauthorized)
         ));
         h.insert("x-auth-token", "nope".parse().unwrap());
         assert!(matches!(
-            authenticate(&mode, &h).await,
+            authenticate(&mode, &crate::policy::default_policy(), &h).await,
             Err(ApiError::Unauthorized)
         ));
         h.insert("x-auth-token", "good".parse().unwrap());
-        let ctx = authenticate(&mode, &h).await.unwrap();
+        let ctx = authenticate(&mode, &crate::policy::default_policy(), &h)
+            .await
+            .unwrap();
         assert_eq!(ctx.project_id.as_deref(), Some("p"));
         assert!(!ctx.is_admin);
     }
@@ -189,11 +231,13 @@ mod tests {
     #[tokio::test]
     async fn noauth_is_admin_with_optional_project() {
         let mut h = HeaderMap::new();
-        let ctx = authenticate(&AuthMode::NoAuth, &h).await.unwrap();
+        let ctx = authenticate(&AuthMode::NoAuth, &crate::policy::default_policy(), &h)
+            .await
+            .unwrap();
         assert!(ctx.is_admin && ctx.project_id.is_none());
         h.insert("x-project-id", "abc".parse().unwrap());
         assert_eq!(
-            authenticate(&AuthMode::NoAuth, &h)
+            authenticate(&AuthMode::NoAuth, &crate::policy::default_policy(), &h)
                 .await
                 .unwrap()
                 .project_id

@@ -133,6 +133,8 @@ pub struct ApiConfig {
     pub timeout_tcp_inspect: i64,
     /// `[quotas]` defaults.
     pub quotas: QuotaDefaults,
+    /// `[oslo_policy]`: the effective rules (defaults + `policy_file`), see [`policy`].
+    pub policy: Arc<policy::Policy>,
 }
 
 impl Default for ApiConfig {
@@ -171,6 +173,7 @@ impl Default for ApiConfig {
             timeout_member_data: 50000,
             timeout_tcp_inspect: 0,
             quotas: QuotaDefaults::default(),
+            policy: policy::default_policy(),
         }
     }
 }

@@ -6,7 +6,7 @@
 //! oslo.config does.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ini::Ini;
 
@@ -121,6 +121,40 @@ pub struct QuotaSettings {
     pub default_l7rule_quota: i64,
 }
 
+/// `[oslo_policy]`, as oslo.policy 6.0.0 (the release `ci/stack/upper-constraints.txt` pins).
+#[derive(Debug, Clone)]
+pub struct OsloPolicySettings {
+    /// `policy_file` (default `policy.yaml`): absolute, or found relative to the config
+    /// file's directory then oslo.config's default dirs; absent → the built-in defaults.
+    pub policy_file: String,
+    /// `enforce_new_defaults` (default True): False ORs each deprecated rule (the legacy
+    /// `load-balancer_*` roles) with its new default.
+    pub enforce_new_defaults: bool,
+    /// `enforce_scope`: accepted for old files but ignored — oslo.policy 6.0.0 removed the
+    /// option and always enforces `scope_types` (all of Octavia's rules are project-scoped).
+    pub enforce_scope: Option<bool>,
+    /// The directory of the config file the options came from (for `policy_file`).
+    pub config_dir: Option<PathBuf>,
+}
+
+impl OsloPolicySettings {
+    /// The effective policy: the file found for `policy_file` (if any) over Octavia's
+    /// registered defaults. Errors: an unreadable or invalid file (startup fails).
+    pub fn load_policy(&self) -> Result<api::policy::Policy, api::policy::PolicyError> {
+        if self.enforce_scope == Some(false) {
+            tracing::warn!(
+                "[oslo_policy] enforce_scope is ignored: oslo.policy 6.0.0 always enforces scope"
+            );
+        }
+        let file = api::policy::find_policy_file(&self.policy_file, self.config_dir.as_deref());
+        match &file {
+            Some(f) => tracing::info!(file = %f.display(), "policy file loaded"),
+            None => tracing::debug!(file = %self.policy_file, "no policy file; defaults only"),
+        }
+        api::policy::Policy::load(file.as_deref(), self.enforce_new_defaults)
+    }
+}
+
 /// `[certificates]`: where Octavia's `barbican_cert_manager` finds Barbican (TLS references
 /// of listeners and pools, seed 003 §5). Keel reads with the caller's token (no ACL grant
 /// to the service user: no Keel component reads certificates later).
@@ -147,6 +181,7 @@ pub struct Config {
     pub quotas: QuotaSettings,
     pub certificates: CertificatesSettings,
     pub keel: KeelSettings,
+    pub oslo_policy: OsloPolicySettings,
 }
 
 /// `[keel]`: Keel's own options (not in octavia.conf; absent = the default).
@@ -183,6 +218,22 @@ impl Section<'_> {
             }),
         }
     }
+    /// oslo.config `BoolOpt`: true/false, yes/no, on/off, 1/0 (case-insensitive).
+    fn boolean(&self, key: &'static str) -> Result<Option<bool>, ConfigError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(v) => match v.to_ascii_lowercase().as_str() {
+                "true" | "yes" | "on" | "1" => Ok(Some(true)),
+                "false" | "no" | "off" | "0" => Ok(Some(false)),
+                _ => Err(ConfigError::Invalid {
+                    section: self.name,
+                    key,
+                    value: v,
+                    why: "expected a boolean",
+                }),
+            },
+        }
+    }
     fn keystone(&self) -> KeystoneAuth {
         KeystoneAuth {
             auth_url: self.string("auth_url", ""),
@@ -214,7 +265,18 @@ impl Config {
             path: path.display().to_string(),
             source,
         })?;
-        Self::from_ini(&ini)
+        let mut c = Self::from_ini(&ini)?;
+        c.oslo_policy.config_dir = path
+            .parent()
+            .map(|d| {
+                if d.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    d
+                }
+            })
+            .map(Path::to_path_buf);
+        Ok(c)
     }
 
     /// The configuration with every option at its default (embedded SQLite, noauth-less keystone).
@@ -232,6 +294,7 @@ impl Config {
         let neutron = s("neutron");
         let ovn = s("ovn");
         let q = s("quotas");
+        let pol = s("oslo_policy");
         let keel = s("keel");
         let enabled =
             parse_dict(&api.string("enabled_provider_drivers", "ovn:OVN provider driver"));
@@ -272,6 +335,12 @@ impl Config {
                 default_health_monitor_quota: q.parse("default_health_monitor_quota", -1)?,
                 default_l7policy_quota: q.parse("default_l7policy_quota", -1)?,
                 default_l7rule_quota: q.parse("default_l7rule_quota", -1)?,
+            },
+            oslo_policy: OsloPolicySettings {
+                policy_file: pol.string("policy_file", "policy.yaml"),
+                enforce_new_defaults: pol.boolean("enforce_new_defaults")?.unwrap_or(true),
+                enforce_scope: pol.boolean("enforce_scope")?,
+                config_dir: None,
             },
             certificates: {
                 let c = s("certificates");
@@ -326,6 +395,44 @@ mod tests {
         );
         assert_eq!(c.service_auth.username, "octavia");
         assert_eq!(c.service_auth.user_domain_name, "Default");
+    }
+
+    #[test]
+    fn oslo_policy_options() {
+        let c = Config::defaults().unwrap();
+        assert_eq!(c.oslo_policy.policy_file, "policy.yaml");
+        assert!(c.oslo_policy.enforce_new_defaults);
+        let dir = tempfile::tempdir().unwrap();
+        let conf = dir.path().join("octavia.conf");
+        std::fs::write(
+            &conf,
+            "[oslo_policy]\nenforce_new_defaults = False\nenforce_scope = false\n\
+             policy_file = keel-policy.yaml\n",
+        )
+        .unwrap();
+        let c = Config::load(&conf).unwrap();
+        assert!(!c.oslo_policy.enforce_new_defaults);
+        assert_eq!(c.oslo_policy.enforce_scope, Some(false));
+        // Absent file: defaults only.
+        let p = c.oslo_policy.load_policy().unwrap();
+        assert!(p
+            .rule("os_load-balancer_api:loadbalancer:get_one")
+            .is_some());
+        // Present, relative to the config file's directory.
+        std::fs::write(
+            dir.path().join("keel-policy.yaml"),
+            "\"os_load-balancer_api:loadbalancer:get_one\": \"!\"\n",
+        )
+        .unwrap();
+        let p = c.oslo_policy.load_policy().unwrap();
+        assert_eq!(
+            p.rule("os_load-balancer_api:loadbalancer:get_one"),
+            Some(&api::policy::Check::False)
+        );
+        std::fs::write(dir.path().join("keel-policy.yaml"), "x: \"role:a and\"\n").unwrap();
+        assert!(c.oslo_policy.load_policy().is_err());
+        let bad = Ini::load_from_str("[oslo_policy]\nenforce_new_defaults = maybe\n").unwrap();
+        assert!(Config::from_ini(&bad).is_err());
     }
 
     #[test]

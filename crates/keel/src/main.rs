@@ -152,6 +152,8 @@ fn api_config(c: &Config) -> api::ApiConfig {
 }
 
 async fn serve(config: Config) -> anyhow::Result<()> {
+    // A bad policy file stops startup before any connection is made.
+    let policy = Arc::new(config.oslo_policy.load_policy().context("[oslo_policy]")?);
     let db = octavia_db::Database::connect(&config.database.connection).await?;
     db.upgrade().await.context("database schema")?;
     db.set_settle_wait(std::time::Duration::from_millis(config.keel.settle_wait_ms));
@@ -231,7 +233,9 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     };
     let networking: Arc<dyn api::network::Networking> =
         Arc::new(wiring::NeutronNetworking(neutron));
-    let state = api::AppState::new(db, providers, auth, Some(networking), api_config(&config));
+    let mut api_cfg = api_config(&config);
+    api_cfg.policy = policy;
+    let state = api::AppState::new(db, providers, auth, Some(networking), api_cfg);
     // Octavia's barbican_cert_manager: TLS references read with the caller's token before the
     // provider is asked (seed 003 §5, seed 004 §5).
     let cert_interface: openstack::Interface = config

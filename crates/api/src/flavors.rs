@@ -60,8 +60,10 @@ pub static AZ_PUT: Schema = Schema {
     tenant_alias: false,
 };
 
-const FLAVOR_ATTRS: &[&str] = &["id", "name", "description", "enabled", "flavor_profile_id"];
-const AZ_ATTRS: &[&str] = &[
+/// Attribute names of a flavor response (filters, sort keys).
+pub const FLAVOR_ATTRS: &[&str] = &["id", "name", "description", "enabled", "flavor_profile_id"];
+/// Attribute names of an availability zone response (filters, sort keys).
+pub const AZ_ATTRS: &[&str] = &[
     "name",
     "description",
     "enabled",

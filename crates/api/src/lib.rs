@@ -23,6 +23,7 @@ pub mod listener;
 pub mod load_balancer;
 pub mod member;
 pub mod network;
+pub mod openapi;
 pub mod pagination;
 pub mod pickle;
 pub mod policy;
@@ -43,7 +44,7 @@ use axum::Router;
 use provider::ProviderDriver;
 
 pub use certificates::CertManager;
-pub use context::{AuthMode, Identity, RequestContext, TokenAuth};
+pub use context::{AuthFailure, AuthMode, Identity, RequestContext, TokenAuth};
 pub use fault::ApiError;
 pub use network::Networking;
 
@@ -281,7 +282,8 @@ pub fn router(state: AppState) -> Router {
     let v2 = Router::new()
         .route("/v2", get(versions::v2))
         .route("/v2/lbaas", get(versions::v2))
-        .route("/v2/octavia", get(versions::v2));
+        .route("/v2/octavia", get(versions::v2))
+        .route("/v2/openapi", get(openapi::serve));
     use load_balancer as lb;
     use octavia_db::{AvailabilityZoneProfileRow as AzProfileRow, FlavorProfileRow};
     let lbaas = Router::new()

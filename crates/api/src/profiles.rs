@@ -172,7 +172,8 @@ fn render<P: Profile>(p: &P) -> Value {
     json!({"id": id, "name": name, "provider_name": provider, P::DATA: data})
 }
 
-fn attrs<P: Profile>() -> [&'static str; 4] {
+/// Attribute names of a profile response (filters, sort keys).
+pub fn attrs<P: Profile>() -> [&'static str; 4] {
     ["id", "name", "provider_name", P::DATA]
 }
 

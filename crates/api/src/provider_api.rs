@@ -22,6 +22,9 @@ fn fields(q: &[(String, String)]) -> Vec<String> {
         .collect()
 }
 
+/// Attribute names of a provider (and of a capability) entry.
+pub const PROVIDER_ATTRS: &[&str] = &["name", "description"];
+
 fn items(pairs: Vec<(String, String)>, q: &[(String, String)]) -> Vec<Value> {
     let f = fields(q);
     pairs

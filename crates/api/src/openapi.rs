@@ -1,0 +1,1253 @@
+//! The OpenAPI 3.1 document of the whole API, served as `GET /v2/openapi.json` and checked in
+//! as `docs/openapi.json`.
+//!
+//! Nothing in it is written twice: request bodies are rendered from the very [`Schema`] tables
+//! [`crate::types::parse_body`] validates with (lengths, ranges, enums, patterns, UUID / IP /
+//! CIDR formats, nesting, mandatory fields, the `tenant_id` alias); response bodies from the
+//! attribute tables the handlers filter and sort by (`base::LB_ATTRS`, …), each attribute typed
+//! by the same request schemas (plus the few response-only attributes in [`Resource::extra`]);
+//! paths and methods from [`OPERATIONS`], which the tests check against [`crate::router`] (a
+//! route cannot be served undocumented) and whose success codes and bodies they check against
+//! real responses (`crates/api/tests/openapi.rs`).
+
+use std::sync::OnceLock;
+
+use axum::Json;
+use serde_json::{json, Map, Value};
+
+use crate::types::health_monitor::{HM_POST, HM_PUT, HM_SINGLE};
+use crate::types::l7::{L7POLICY_SINGLE, L7RULE_SINGLE};
+use crate::types::listener::{LISTENER_POST, LISTENER_PUT, LISTENER_SINGLE};
+use crate::types::load_balancer::{ADDITIONAL_VIP, LB_POST, LB_PUT};
+use crate::types::member::{MEMBER_POST, MEMBER_PUT, MEMBER_SINGLE};
+use crate::types::pool::{POOL_POST, POOL_PUT, POOL_SINGLE, SP_POST, SP_PUT};
+use crate::types::quotas::QUOTA_PUT;
+use crate::types::{f, int, m, s, Field, Kind, Schema, TAGS};
+use crate::{amphora, base, flavors, l7policy, l7rule, profiles, quotas};
+
+/// Where the document is served (the `.json` suffix is optional, as for every Keel path).
+pub const OPENAPI_PATH: &str = "/v2/openapi.json";
+
+/// `provisioning_status` values (provider `ProvisioningStatus`, db-schema.md §1).
+pub const PROVISIONING_STATUSES: &[&str] = &[
+    "ACTIVE",
+    "PENDING_CREATE",
+    "PENDING_UPDATE",
+    "PENDING_DELETE",
+    "DELETED",
+    "ERROR",
+];
+/// `operating_status` values (provider `OperatingStatus`, db-schema.md §1).
+pub const OPERATING_STATUSES: &[&str] = &[
+    "ONLINE",
+    "OFFLINE",
+    "DEGRADED",
+    "ERROR",
+    "NO_MONITOR",
+    "DRAINING",
+];
+
+/// Octavia's datetime rendering ([`base::dt`]): `YYYY-MM-DDTHH:MM:SS`, no timezone.
+fn datetime_ok(v: &str) -> bool {
+    chrono::NaiveDateTime::parse_from_str(v, "%Y-%m-%dT%H:%M:%S").is_ok()
+}
+const DATETIME: Kind = Kind::Pattern {
+    pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$",
+    check: datetime_ok,
+    max: None,
+};
+const STR: Kind = Kind::Str {
+    min: None,
+    max: None,
+};
+const PORT: Kind = int(Some(1), Some(65535));
+const COUNTER: Kind = int(Some(0), None);
+
+/// `{"id": …}`: how responses list related objects (`listeners`, `pools`, `members`, …).
+static ID_ONLY: Schema = Schema {
+    fields: &[m("id", Kind::Uuid)],
+    tenant_alias: false,
+};
+const IDS: Kind = Kind::ObjectList(&ID_ONLY);
+
+/// Response attributes with the same type in every resource that has them; `mandatory` here
+/// means "never `null`".
+static COMMON: &[Field] = &[
+    m("id", Kind::Uuid),
+    m("name", s(255)),
+    m("description", s(255)),
+    m("provisioning_status", Kind::Enum(PROVISIONING_STATUSES)),
+    m("operating_status", Kind::Enum(OPERATING_STATUSES)),
+    m("admin_state_up", Kind::Bool),
+    f("project_id", s(255)),
+    f("tenant_id", s(255)),
+    f("created_at", DATETIME),
+    f("updated_at", DATETIME),
+    m("tags", TAGS),
+    m("listeners", IDS),
+    m("pools", IDS),
+    m("loadbalancers", IDS),
+    m("members", IDS),
+    m("l7policies", IDS),
+    m("rules", IDS),
+];
+
+/// A response object type: which attributes it has and how each is typed.
+#[derive(Debug)]
+pub struct Resource {
+    /// Component name (`LoadBalancer`, …).
+    pub name: &'static str,
+    /// The handler's attribute table (filters / sort keys), e.g. [`base::LB_ATTRS`].
+    pub attrs: fn() -> Vec<&'static str>,
+    /// Filter-only helper keys of `attrs` that are stripped from bodies.
+    pub hidden: &'static [&'static str],
+    /// Attributes that are not always present (`healthmonitor_id` of a pool without monitor).
+    pub optional: &'static [&'static str],
+    /// Response-only attributes (`mandatory` = never `null`); looked up first.
+    pub extra: &'static [Field],
+    /// Request schemas whose field types type the remaining attributes (a field that is
+    /// mandatory on create is never `null` in a response).
+    pub types_from: &'static [&'static Schema],
+}
+
+impl Resource {
+    /// The attributes a body carries (`attrs` minus `hidden`).
+    pub fn body_attrs(&self) -> Vec<&'static str> {
+        (self.attrs)()
+            .into_iter()
+            .filter(|a| !self.hidden.contains(a))
+            .collect()
+    }
+
+    /// The type of one attribute: `extra`, then [`COMMON`], then `types_from`.
+    fn field(&self, name: &str) -> Option<Field> {
+        self.extra
+            .iter()
+            .chain(COMMON.iter())
+            .chain(self.types_from.iter().flat_map(|s| s.fields.iter()))
+            .find(|fl| fl.name == name)
+            .copied()
+    }
+}
+
+/// `LoadBalancerResponse`.
+pub static LOAD_BALANCER: Resource = Resource {
+    name: "LoadBalancer",
+    attrs: || base::LB_ATTRS.to_vec(),
+    hidden: &[],
+    optional: &[],
+    extra: &[m("vip_vnic_type", STR), m("provider", s(64))],
+    types_from: &[&LB_POST],
+};
+/// `ListenerResponse`.
+pub static LISTENER: Resource = Resource {
+    name: "Listener",
+    attrs: || base::LISTENER_ATTRS.to_vec(),
+    hidden: &["loadbalancer_id"],
+    optional: &[],
+    extra: &[],
+    types_from: &[&LISTENER_POST],
+};
+/// `PoolResponse`.
+pub static POOL: Resource = Resource {
+    name: "Pool",
+    attrs: || base::POOL_ATTRS.to_vec(),
+    hidden: &["loadbalancer_id"],
+    optional: &["healthmonitor_id"],
+    extra: &[m("healthmonitor_id", Kind::Uuid)],
+    types_from: &[&POOL_POST],
+};
+/// `MemberResponse`.
+pub static MEMBER: Resource = Resource {
+    name: "Member",
+    attrs: || base::MEMBER_ATTRS.to_vec(),
+    hidden: &[],
+    optional: &[],
+    extra: &[m("vnic_type", STR)],
+    types_from: &[&MEMBER_POST],
+};
+/// `HealthMonitorResponse`.
+pub static HEALTH_MONITOR: Resource = Resource {
+    name: "HealthMonitor",
+    attrs: || base::HM_ATTRS.to_vec(),
+    hidden: &["pool_id"],
+    optional: &[],
+    extra: &[],
+    types_from: &[&HM_POST],
+};
+/// `L7PolicyResponse`.
+pub static L7POLICY: Resource = Resource {
+    name: "L7Policy",
+    attrs: || l7policy::L7POLICY_ATTRS.to_vec(),
+    hidden: &[],
+    optional: &[],
+    extra: &[],
+    types_from: &[&l7policy::L7POLICY_POST],
+};
+/// `L7RuleResponse`.
+pub static L7RULE: Resource = Resource {
+    name: "L7Rule",
+    attrs: || l7rule::L7RULE_ATTRS.to_vec(),
+    hidden: &[],
+    optional: &[],
+    extra: &[],
+    types_from: &[&l7rule::L7RULE_POST],
+};
+/// `QuotaResponse` (`null` limits only in the raw list).
+pub static QUOTA: Resource = Resource {
+    name: "Quota",
+    attrs: || quotas::QUOTA_ATTRS.to_vec(),
+    hidden: &[],
+    optional: &[],
+    extra: &[],
+    types_from: &[&QUOTA_PUT],
+};
+/// `FlavorResponse`.
+pub static FLAVOR: Resource = Resource {
+    name: "Flavor",
+    attrs: || flavors::FLAVOR_ATTRS.to_vec(),
+    hidden: &[],
+    optional: &[],
+    extra: &[],
+    types_from: &[&flavors::FLAVOR_POST],
+};
+/// `AvailabilityZoneResponse`.
+pub static AVAILABILITY_ZONE: Resource = Resource {
+    name: "AvailabilityZone",
+    attrs: || flavors::AZ_ATTRS.to_vec(),
+    hidden: &[],
+    optional: &[],
+    extra: &[],
+    types_from: &[&flavors::AZ_POST],
+};
+/// `FlavorProfileResponse` (`flavor_data` is a JSON text).
+pub static FLAVOR_PROFILE: Resource = Resource {
+    name: "FlavorProfile",
+    attrs: || profiles::attrs::<octavia_db::FlavorProfileRow>().to_vec(),
+    hidden: &[],
+    optional: &[],
+    extra: &[],
+    types_from: &[&profiles::FP_POST],
+};
+/// `AvailabilityZoneProfileResponse` (`availability_zone_data` is a JSON text).
+pub static AVAILABILITY_ZONE_PROFILE: Resource = Resource {
+    name: "AvailabilityZoneProfile",
+    attrs: || profiles::attrs::<octavia_db::AvailabilityZoneProfileRow>().to_vec(),
+    hidden: &[],
+    optional: &[],
+    extra: &[],
+    types_from: &[&profiles::AZP_POST],
+};
+/// `ProviderResponse` / capability entries: `{name, description}`.
+pub static PROVIDER: Resource = Resource {
+    name: "Provider",
+    attrs: || crate::provider_api::PROVIDER_ATTRS.to_vec(),
+    hidden: &[],
+    optional: &[],
+    extra: &[],
+    types_from: &[],
+};
+/// `AmphoraResponse` (Keel never has amphorae; the shape is the reference's).
+pub static AMPHORA: Resource = Resource {
+    name: "Amphora",
+    attrs: || amphora::AMPHORA_ATTRS.to_vec(),
+    hidden: &[],
+    optional: &[],
+    extra: &[
+        f("loadbalancer_id", Kind::Uuid),
+        f("compute_id", s(36)),
+        f("lb_network_ip", Kind::Ip),
+        f("vrrp_ip", Kind::Ip),
+        f("ha_ip", Kind::Ip),
+        f("vrrp_port_id", Kind::Uuid),
+        f("ha_port_id", Kind::Uuid),
+        f("cert_expiration", DATETIME),
+        f("cert_busy", Kind::Bool),
+        f("role", s(36)),
+        f("status", s(36)),
+        f("vrrp_interface", s(16)),
+        f("vrrp_id", int(None, None)),
+        f("vrrp_priority", int(None, None)),
+        f("cached_zone", s(255)),
+        f("image_id", s(36)),
+        f("compute_flavor", s(255)),
+    ],
+    types_from: &[],
+};
+
+/// Every response object type.
+pub static RESOURCES: &[&Resource] = &[
+    &LOAD_BALANCER,
+    &LISTENER,
+    &POOL,
+    &MEMBER,
+    &HEALTH_MONITOR,
+    &L7POLICY,
+    &L7RULE,
+    &QUOTA,
+    &FLAVOR,
+    &AVAILABILITY_ZONE,
+    &FLAVOR_PROFILE,
+    &AVAILABILITY_ZONE_PROFILE,
+    &PROVIDER,
+    &AMPHORA,
+];
+
+// ---- shapes that are not resources (load_balancer::get_status / stats_of, versions) ----
+
+static ST_MEMBER: Schema = Schema {
+    fields: &[
+        m("id", Kind::Uuid),
+        m("name", s(255)),
+        m("operating_status", Kind::Enum(OPERATING_STATUSES)),
+        m("provisioning_status", Kind::Enum(PROVISIONING_STATUSES)),
+        f("address", Kind::Ip),
+        f("protocol_port", PORT),
+    ],
+    tenant_alias: false,
+};
+static ST_HM: Schema = Schema {
+    fields: &[
+        m("id", Kind::Uuid),
+        m("name", s(255)),
+        m("type", Kind::Enum(crate::types::health_monitor::TYPES)),
+        m("provisioning_status", Kind::Enum(PROVISIONING_STATUSES)),
+        m("operating_status", Kind::Enum(OPERATING_STATUSES)),
+    ],
+    tenant_alias: false,
+};
+static ST_POOL: Schema = Schema {
+    fields: &[
+        m("id", Kind::Uuid),
+        m("name", s(255)),
+        m("provisioning_status", Kind::Enum(PROVISIONING_STATUSES)),
+        m("operating_status", Kind::Enum(OPERATING_STATUSES)),
+        f("health_monitor", Kind::Object(&ST_HM)),
+        m("members", Kind::ObjectList(&ST_MEMBER)),
+    ],
+    tenant_alias: false,
+};
+static ST_LISTENER: Schema = Schema {
+    fields: &[
+        m("id", Kind::Uuid),
+        m("name", s(255)),
+        m("operating_status", Kind::Enum(OPERATING_STATUSES)),
+        m("provisioning_status", Kind::Enum(PROVISIONING_STATUSES)),
+        m("pools", Kind::ObjectList(&ST_POOL)),
+    ],
+    tenant_alias: false,
+};
+static ST_LB: Schema = Schema {
+    fields: &[
+        m("id", Kind::Uuid),
+        m("name", s(255)),
+        m("operating_status", Kind::Enum(OPERATING_STATUSES)),
+        m("provisioning_status", Kind::Enum(PROVISIONING_STATUSES)),
+        m("listeners", Kind::ObjectList(&ST_LISTENER)),
+    ],
+    tenant_alias: false,
+};
+static ST_ROOT: Schema = Schema {
+    fields: &[m("loadbalancer", Kind::Object(&ST_LB))],
+    tenant_alias: false,
+};
+/// `GET …/loadbalancers/{id}/status`: `{"statuses": {"loadbalancer": {…, "listeners": […]}}}`.
+static STATUSES: Schema = Schema {
+    fields: &[m("statuses", Kind::Object(&ST_ROOT))],
+    tenant_alias: false,
+};
+static STATS_BODY: Schema = Schema {
+    fields: &[
+        m("bytes_in", COUNTER),
+        m("bytes_out", COUNTER),
+        m("active_connections", COUNTER),
+        m("total_connections", COUNTER),
+        m("request_errors", COUNTER),
+    ],
+    tenant_alias: false,
+};
+/// `GET …/stats`: `{"stats": {bytes_in, bytes_out, active_connections, total_connections, request_errors}}`.
+static STATS: Schema = Schema {
+    fields: &[m("stats", Kind::Object(&STATS_BODY))],
+    tenant_alias: false,
+};
+static LINK: Schema = Schema {
+    fields: &[m("href", STR), m("rel", STR)],
+    tenant_alias: false,
+};
+static VERSION: Schema = Schema {
+    fields: &[
+        m("id", STR),
+        m("status", Kind::Enum(&["SUPPORTED", "CURRENT"])),
+        m("updated", STR),
+        m("links", Kind::ObjectList(&LINK)),
+    ],
+    tenant_alias: false,
+};
+/// `GET /`: `{"versions": [{id, status, updated, links}]}` ([`crate::versions::VERSIONS`]).
+static VERSIONS: Schema = Schema {
+    fields: &[m("versions", Kind::ObjectList(&VERSION))],
+    tenant_alias: false,
+};
+/// WSME's fault body ([`crate::fault::fault_body`]); `debuginfo` is always `null`.
+static FAULT: Schema = Schema {
+    fields: &[
+        m("faultcode", Kind::Enum(&["Client", "Server"])),
+        m("faultstring", STR),
+        f("debuginfo", STR),
+    ],
+    tenant_alias: false,
+};
+/// pecan's error body (unknown path 404, 405, 406, 413; `code` is a number, or the status
+/// line for 413).
+static PECAN_ERROR: Schema = Schema {
+    fields: &[m("code", STR), m("title", STR), m("description", STR)],
+    tenant_alias: false,
+};
+static KEYSTONE_ERROR_BODY: Schema = Schema {
+    fields: &[
+        m("code", int(Some(401), Some(401))),
+        m("title", STR),
+        m("message", STR),
+    ],
+    tenant_alias: false,
+};
+/// keystonemiddleware's 401 body.
+static KEYSTONE_ERROR: Schema = Schema {
+    fields: &[m("error", Kind::Object(&KEYSTONE_ERROR_BODY))],
+    tenant_alias: false,
+};
+
+/// Named request schemas (components) and response shapes; a request schema met while
+/// rendering is a `$ref` to its name here.
+static REQUEST_SCHEMAS: &[(&str, &Schema)] = &[
+    ("LoadBalancerPOST", &LB_POST),
+    ("LoadBalancerPUT", &LB_PUT),
+    ("AdditionalVip", &ADDITIONAL_VIP),
+    ("ListenerPOST", &LISTENER_POST),
+    ("ListenerSingleCreate", &LISTENER_SINGLE),
+    ("ListenerPUT", &LISTENER_PUT),
+    ("PoolPOST", &POOL_POST),
+    ("PoolSingleCreate", &POOL_SINGLE),
+    ("PoolPUT", &POOL_PUT),
+    ("SessionPersistencePOST", &SP_POST),
+    ("SessionPersistencePUT", &SP_PUT),
+    ("MemberPOST", &MEMBER_POST),
+    ("MemberSingleCreate", &MEMBER_SINGLE),
+    ("MemberPUT", &MEMBER_PUT),
+    ("HealthMonitorPOST", &HM_POST),
+    ("HealthMonitorSingleCreate", &HM_SINGLE),
+    ("HealthMonitorPUT", &HM_PUT),
+    ("L7PolicyPOST", &l7policy::L7POLICY_POST),
+    ("L7PolicyPUT", &l7policy::L7POLICY_PUT),
+    ("L7PolicySingleCreate", &L7POLICY_SINGLE),
+    ("L7RulePOST", &l7rule::L7RULE_POST),
+    ("L7RulePUT", &l7rule::L7RULE_PUT),
+    ("L7RuleSingleCreate", &L7RULE_SINGLE),
+    ("QuotaPUT", &QUOTA_PUT),
+    ("FlavorPOST", &flavors::FLAVOR_POST),
+    ("FlavorPUT", &flavors::FLAVOR_PUT),
+    ("AvailabilityZonePOST", &flavors::AZ_POST),
+    ("AvailabilityZonePUT", &flavors::AZ_PUT),
+    ("FlavorProfilePOST", &profiles::FP_POST),
+    ("FlavorProfilePUT", &profiles::FP_PUT),
+    ("AvailabilityZoneProfilePOST", &profiles::AZP_POST),
+    ("AvailabilityZoneProfilePUT", &profiles::AZP_PUT),
+];
+static SHAPES: &[(&str, &Schema)] = &[
+    ("LoadBalancerStatuses", &STATUSES),
+    ("Stats", &STATS),
+    ("Link", &LINK),
+    ("Versions", &VERSIONS),
+    ("Fault", &FAULT),
+    ("PecanError", &PECAN_ERROR),
+    ("KeystoneError", &KEYSTONE_ERROR),
+];
+
+// ---- operations ----
+
+/// What an operation reads from the request body.
+#[derive(Debug, Clone, Copy)]
+pub enum Body {
+    /// No body.
+    None,
+    /// `{"<wrapper>": <schema>}`, parsed by [`crate::types::parse_body`].
+    Wrapped(&'static str, &'static Schema),
+    /// `{"<key>": [<schema>…]}`, parsed by [`crate::types::parse_list_body`].
+    List(&'static str, &'static Schema),
+}
+
+/// What a successful operation answers.
+#[derive(Debug, Clone, Copy)]
+pub enum Reply {
+    /// No body (204, and the bodiless 202s).
+    Empty,
+    /// `{"<key>": <resource>}`.
+    One(&'static str, &'static Resource),
+    /// `{"<key>": [<resource>…], "<links key>": [<link>…]}`, paginated.
+    Page(&'static str, &'static str, &'static Resource),
+    /// `{"<key>": [<resource>…]}`, not paginated.
+    Bare(&'static str, &'static Resource),
+    /// A named shape of [`SHAPES`].
+    Shape(&'static str),
+    /// The JSON string `"v2"`.
+    V2,
+    /// `text/plain` `OK`.
+    Text,
+    /// This document.
+    Document,
+}
+
+/// The query parameters an operation reads.
+#[derive(Debug, Clone, Copy)]
+pub enum Params {
+    /// None: any parameter is 400 `Unknown argument: "<name>"`.
+    None,
+    /// `fields=` (GET one; the other list parameters are validated but do nothing).
+    Fields,
+    /// Pagination, sorting, field selection, tag and attribute filters of a list.
+    List(&'static Resource),
+    /// Named parameters `(name, description)`.
+    Only(&'static [(&'static str, &'static str)]),
+}
+
+/// One method of one path.
+#[derive(Debug)]
+pub struct Operation {
+    /// `get`, `post`, `put` or `delete`.
+    pub method: &'static str,
+    /// The path as documented (`{name}` parameters, as the router's).
+    pub path: &'static str,
+    /// One-line summary.
+    pub summary: &'static str,
+    /// Request body.
+    pub body: Body,
+    /// The success status.
+    pub status: u16,
+    /// The success body.
+    pub reply: Reply,
+    /// Query parameters.
+    pub params: Params,
+    /// Calls a provider driver (so 501 / driver errors, and 503 on quota'd creates).
+    pub driver: bool,
+}
+
+#[allow(clippy::too_many_arguments)] // a table row constructor
+const fn op(
+    method: &'static str,
+    path: &'static str,
+    summary: &'static str,
+    body: Body,
+    status: u16,
+    reply: Reply,
+    params: Params,
+    driver: bool,
+) -> Operation {
+    Operation {
+        method,
+        path,
+        summary,
+        body,
+        status,
+        reply,
+        params,
+        driver,
+    }
+}
+
+const CASCADE: &[(&str, &str)] = &[(
+    "cascade",
+    "Delete the load balancer's listeners, pools, members, monitors and L7 objects too (`true`, `1`, `yes`, …).",
+)];
+const ADDITIVE: &[(&str, &str)] = &[(
+    "additive_only",
+    "Only add and update the listed members; members left out are kept (`true`, `1`, …).",
+)];
+const CAPABILITY_FILTERS: &[(&str, &str)] = &[
+    ("fields", "Attributes to return (repeatable)."),
+    ("name", "Only the capability of this name."),
+    (
+        "description",
+        "Only capabilities with exactly this description.",
+    ),
+];
+
+use Body as B;
+use Params as P;
+use Reply as R;
+
+/// Every route and method [`crate::router`] serves, with what it reads and answers.
+#[rustfmt::skip]
+pub static OPERATIONS: &[Operation] = &[
+    op("get", "/", "API versions (no authentication)", B::None, 200, R::Shape("Versions"), P::None, false),
+    op("get", "/healthcheck", "Health check (no authentication; 404 unless `healthcheck_enabled`)", B::None, 200, R::Text, P::None, false),
+    op("get", "/v2", "The v2 API root", B::None, 200, R::V2, P::None, false),
+    op("get", "/v2/lbaas", "The v2 API root (lbaas)", B::None, 200, R::V2, P::None, false),
+    op("get", "/v2/octavia", "The v2 API root (octavia)", B::None, 200, R::V2, P::None, false),
+    op("get", OPENAPI_PATH, "This document", B::None, 200, R::Document, P::None, false),
+    // load balancers
+    op("get", "/v2/lbaas/loadbalancers", "List load balancers", B::None, 200, R::Page("loadbalancers", "loadbalancers_links", &LOAD_BALANCER), P::List(&LOAD_BALANCER), false),
+    op("post", "/v2/lbaas/loadbalancers", "Create a load balancer (optionally with its listeners and pools)", B::Wrapped("loadbalancer", &LB_POST), 201, R::One("loadbalancer", &LOAD_BALANCER), P::None, true),
+    op("get", "/v2/lbaas/loadbalancers/{id}", "Show a load balancer", B::None, 200, R::One("loadbalancer", &LOAD_BALANCER), P::Fields, false),
+    op("put", "/v2/lbaas/loadbalancers/{id}", "Update a load balancer", B::Wrapped("loadbalancer", &LB_PUT), 200, R::One("loadbalancer", &LOAD_BALANCER), P::None, true),
+    op("delete", "/v2/lbaas/loadbalancers/{id}", "Delete a load balancer", B::None, 204, R::Empty, P::Only(CASCADE), true),
+    op("get", "/v2/lbaas/loadbalancers/{id}/status", "A load balancer's status tree", B::None, 200, R::Shape("LoadBalancerStatuses"), P::None, false),
+    op("get", "/v2/lbaas/loadbalancers/{id}/statuses", "A load balancer's status tree (alias)", B::None, 200, R::Shape("LoadBalancerStatuses"), P::None, false),
+    op("get", "/v2/lbaas/loadbalancers/{id}/stats", "A load balancer's statistics (sum of its listeners')", B::None, 200, R::Shape("Stats"), P::None, false),
+    op("put", "/v2/lbaas/loadbalancers/{id}/failover", "Fail over a load balancer", B::None, 202, R::Empty, P::None, true),
+    // listeners
+    op("get", "/v2/lbaas/listeners", "List listeners", B::None, 200, R::Page("listeners", "listeners_links", &LISTENER), P::List(&LISTENER), false),
+    op("post", "/v2/lbaas/listeners", "Create a listener", B::Wrapped("listener", &LISTENER_POST), 201, R::One("listener", &LISTENER), P::None, true),
+    op("get", "/v2/lbaas/listeners/{id}", "Show a listener", B::None, 200, R::One("listener", &LISTENER), P::Fields, false),
+    op("put", "/v2/lbaas/listeners/{id}", "Update a listener", B::Wrapped("listener", &LISTENER_PUT), 200, R::One("listener", &LISTENER), P::None, true),
+    op("delete", "/v2/lbaas/listeners/{id}", "Delete a listener", B::None, 204, R::Empty, P::None, true),
+    op("get", "/v2/lbaas/listeners/{id}/stats", "A listener's statistics", B::None, 200, R::Shape("Stats"), P::None, false),
+    // pools and members
+    op("get", "/v2/lbaas/pools", "List pools", B::None, 200, R::Page("pools", "pools_links", &POOL), P::List(&POOL), false),
+    op("post", "/v2/lbaas/pools", "Create a pool (optionally with its members and monitor)", B::Wrapped("pool", &POOL_POST), 201, R::One("pool", &POOL), P::None, true),
+    op("get", "/v2/lbaas/pools/{id}", "Show a pool", B::None, 200, R::One("pool", &POOL), P::Fields, false),
+    op("put", "/v2/lbaas/pools/{id}", "Update a pool", B::Wrapped("pool", &POOL_PUT), 200, R::One("pool", &POOL), P::None, true),
+    op("delete", "/v2/lbaas/pools/{id}", "Delete a pool", B::None, 204, R::Empty, P::None, true),
+    op("get", "/v2/lbaas/pools/{pool_id}/members", "List a pool's members", B::None, 200, R::Page("members", "members_links", &MEMBER), P::List(&MEMBER), false),
+    op("post", "/v2/lbaas/pools/{pool_id}/members", "Create a member", B::Wrapped("member", &MEMBER_POST), 201, R::One("member", &MEMBER), P::None, true),
+    op("put", "/v2/lbaas/pools/{pool_id}/members", "Batch update: make the pool's members the listed ones", B::List("members", &MEMBER_POST), 202, R::Empty, P::Only(ADDITIVE), true),
+    op("get", "/v2/lbaas/pools/{pool_id}/members/{id}", "Show a member", B::None, 200, R::One("member", &MEMBER), P::Fields, false),
+    op("put", "/v2/lbaas/pools/{pool_id}/members/{id}", "Update a member", B::Wrapped("member", &MEMBER_PUT), 200, R::One("member", &MEMBER), P::None, true),
+    op("delete", "/v2/lbaas/pools/{pool_id}/members/{id}", "Delete a member", B::None, 204, R::Empty, P::None, true),
+    // health monitors
+    op("get", "/v2/lbaas/healthmonitors", "List health monitors", B::None, 200, R::Page("healthmonitors", "healthmonitors_links", &HEALTH_MONITOR), P::List(&HEALTH_MONITOR), false),
+    op("post", "/v2/lbaas/healthmonitors", "Create a health monitor", B::Wrapped("healthmonitor", &HM_POST), 201, R::One("healthmonitor", &HEALTH_MONITOR), P::None, true),
+    op("get", "/v2/lbaas/healthmonitors/{id}", "Show a health monitor", B::None, 200, R::One("healthmonitor", &HEALTH_MONITOR), P::Fields, false),
+    op("put", "/v2/lbaas/healthmonitors/{id}", "Update a health monitor", B::Wrapped("healthmonitor", &HM_PUT), 200, R::One("healthmonitor", &HEALTH_MONITOR), P::None, true),
+    op("delete", "/v2/lbaas/healthmonitors/{id}", "Delete a health monitor", B::None, 204, R::Empty, P::None, true),
+    // L7
+    op("get", "/v2/lbaas/l7policies", "List L7 policies", B::None, 200, R::Page("l7policies", "l7policies_links", &L7POLICY), P::List(&L7POLICY), false),
+    op("post", "/v2/lbaas/l7policies", "Create an L7 policy", B::Wrapped("l7policy", &l7policy::L7POLICY_POST), 201, R::One("l7policy", &L7POLICY), P::None, true),
+    op("get", "/v2/lbaas/l7policies/{id}", "Show an L7 policy", B::None, 200, R::One("l7policy", &L7POLICY), P::Fields, false),
+    op("put", "/v2/lbaas/l7policies/{id}", "Update an L7 policy", B::Wrapped("l7policy", &l7policy::L7POLICY_PUT), 200, R::One("l7policy", &L7POLICY), P::None, true),
+    op("delete", "/v2/lbaas/l7policies/{id}", "Delete an L7 policy", B::None, 204, R::Empty, P::None, true),
+    op("get", "/v2/lbaas/l7policies/{l7policy_id}/rules", "List an L7 policy's rules", B::None, 200, R::Page("rules", "rules_links", &L7RULE), P::List(&L7RULE), false),
+    op("post", "/v2/lbaas/l7policies/{l7policy_id}/rules", "Create an L7 rule", B::Wrapped("rule", &l7rule::L7RULE_POST), 201, R::One("rule", &L7RULE), P::None, true),
+    op("get", "/v2/lbaas/l7policies/{l7policy_id}/rules/{id}", "Show an L7 rule", B::None, 200, R::One("rule", &L7RULE), P::Fields, false),
+    op("put", "/v2/lbaas/l7policies/{l7policy_id}/rules/{id}", "Update an L7 rule", B::Wrapped("rule", &l7rule::L7RULE_PUT), 200, R::One("rule", &L7RULE), P::None, true),
+    op("delete", "/v2/lbaas/l7policies/{l7policy_id}/rules/{id}", "Delete an L7 rule", B::None, 204, R::Empty, P::None, true),
+    // quotas
+    op("get", "/v2/lbaas/quotas", "List stored quotas", B::None, 200, R::Page("quotas", "quotas_links", &QUOTA), P::List(&QUOTA), false),
+    op("get", "/v2/lbaas/quotas/{project_id}", "A project's effective quotas (`defaults`: the configured defaults)", B::None, 200, R::One("quota", &QUOTA), P::None, false),
+    op("put", "/v2/lbaas/quotas/{project_id}", "Set a project's quotas (`null` resets one limit)", B::Wrapped("quota", &QUOTA_PUT), 202, R::One("quota", &QUOTA), P::None, false),
+    op("delete", "/v2/lbaas/quotas/{project_id}", "Reset a project's quotas to the defaults", B::None, 202, R::Empty, P::None, false),
+    op("get", "/v2/lbaas/quotas/{project_id}/default", "The configured default quotas", B::None, 200, R::One("quota", &QUOTA), P::None, false),
+    // providers
+    op("get", "/v2/lbaas/providers", "List the enabled provider drivers", B::None, 200, R::Bare("providers", &PROVIDER), P::Fields, false),
+    op("get", "/v2/lbaas/providers/{provider}/flavor_capabilities", "A provider's flavor metadata keys", B::None, 200, R::Bare("flavor_capabilities", &PROVIDER), P::Only(CAPABILITY_FILTERS), true),
+    op("get", "/v2/lbaas/providers/{provider}/availability_zone_capabilities", "A provider's availability zone metadata keys", B::None, 200, R::Bare("availability_zone_capabilities", &PROVIDER), P::Only(CAPABILITY_FILTERS), true),
+    // flavors, availability zones and their profiles
+    op("get", "/v2/lbaas/flavors", "List flavors", B::None, 200, R::Page("flavors", "flavors_links", &FLAVOR), P::List(&FLAVOR), false),
+    op("post", "/v2/lbaas/flavors", "Create a flavor", B::Wrapped("flavor", &flavors::FLAVOR_POST), 201, R::One("flavor", &FLAVOR), P::None, false),
+    op("get", "/v2/lbaas/flavors/{id}", "Show a flavor", B::None, 200, R::One("flavor", &FLAVOR), P::Fields, false),
+    op("put", "/v2/lbaas/flavors/{id}", "Update a flavor", B::Wrapped("flavor", &flavors::FLAVOR_PUT), 200, R::One("flavor", &FLAVOR), P::None, false),
+    op("delete", "/v2/lbaas/flavors/{id}", "Delete a flavor", B::None, 204, R::Empty, P::None, false),
+    op("get", "/v2/lbaas/flavorprofiles", "List flavor profiles", B::None, 200, R::Page("flavorprofiles", "flavorprofile_links", &FLAVOR_PROFILE), P::List(&FLAVOR_PROFILE), false),
+    op("post", "/v2/lbaas/flavorprofiles", "Create a flavor profile (validated by its provider)", B::Wrapped("flavorprofile", &profiles::FP_POST), 201, R::One("flavorprofile", &FLAVOR_PROFILE), P::None, true),
+    op("get", "/v2/lbaas/flavorprofiles/{id}", "Show a flavor profile", B::None, 200, R::One("flavorprofile", &FLAVOR_PROFILE), P::Fields, false),
+    op("put", "/v2/lbaas/flavorprofiles/{id}", "Update a flavor profile", B::Wrapped("flavorprofile", &profiles::FP_PUT), 200, R::One("flavorprofile", &FLAVOR_PROFILE), P::None, true),
+    op("delete", "/v2/lbaas/flavorprofiles/{id}", "Delete a flavor profile", B::None, 204, R::Empty, P::None, false),
+    op("get", "/v2/lbaas/availabilityzones", "List availability zones", B::None, 200, R::Page("availability_zones", "availability_zones_links", &AVAILABILITY_ZONE), P::List(&AVAILABILITY_ZONE), false),
+    op("post", "/v2/lbaas/availabilityzones", "Create an availability zone", B::Wrapped("availability_zone", &flavors::AZ_POST), 201, R::One("availability_zone", &AVAILABILITY_ZONE), P::None, false),
+    op("get", "/v2/lbaas/availabilityzones/{name}", "Show an availability zone", B::None, 200, R::One("availability_zone", &AVAILABILITY_ZONE), P::Fields, false),
+    op("put", "/v2/lbaas/availabilityzones/{name}", "Update an availability zone", B::Wrapped("availability_zone", &flavors::AZ_PUT), 200, R::One("availability_zone", &AVAILABILITY_ZONE), P::None, false),
+    op("delete", "/v2/lbaas/availabilityzones/{name}", "Delete an availability zone", B::None, 204, R::Empty, P::None, false),
+    op("get", "/v2/lbaas/availabilityzoneprofiles", "List availability zone profiles", B::None, 200, R::Page("availability_zone_profiles", "availability_zone_profile_links", &AVAILABILITY_ZONE_PROFILE), P::List(&AVAILABILITY_ZONE_PROFILE), false),
+    op("post", "/v2/lbaas/availabilityzoneprofiles", "Create an availability zone profile (validated by its provider)", B::Wrapped("availability_zone_profile", &profiles::AZP_POST), 201, R::One("availability_zone_profile", &AVAILABILITY_ZONE_PROFILE), P::None, true),
+    op("get", "/v2/lbaas/availabilityzoneprofiles/{id}", "Show an availability zone profile", B::None, 200, R::One("availability_zone_profile", &AVAILABILITY_ZONE_PROFILE), P::Fields, false),
+    op("put", "/v2/lbaas/availabilityzoneprofiles/{id}", "Update an availability zone profile", B::Wrapped("availability_zone_profile", &profiles::AZP_PUT), 200, R::One("availability_zone_profile", &AVAILABILITY_ZONE_PROFILE), P::None, true),
+    op("delete", "/v2/lbaas/availabilityzoneprofiles/{id}", "Delete an availability zone profile", B::None, 204, R::Empty, P::None, false),
+    // amphorae (never any with the OVN provider: every id is 404)
+    op("get", "/v2/octavia/amphorae", "List amphorae (always empty in Keel)", B::None, 200, R::Page("amphorae", "amphorae_links", &AMPHORA), P::List(&AMPHORA), false),
+    op("get", "/v2/octavia/amphorae/{id}", "Show an amphora", B::None, 200, R::One("amphora", &AMPHORA), P::Fields, false),
+    op("delete", "/v2/octavia/amphorae/{id}", "Delete an amphora", B::None, 204, R::Empty, P::None, false),
+    op("get", "/v2/octavia/amphorae/{id}/stats", "An amphora's statistics", B::None, 200, R::Shape("Stats"), P::None, false),
+    op("put", "/v2/octavia/amphorae/{id}/failover", "Fail over an amphora", B::None, 202, R::Empty, P::None, false),
+    op("put", "/v2/octavia/amphorae/{id}/config", "Push an amphora's agent configuration", B::None, 202, R::Empty, P::None, false),
+];
+
+/// The routes as the router spells them: `(path, methods)`, documented paths in order, with
+/// the `.json` suffix the router never sees (the path rewrite strips it) removed.
+pub fn routes() -> Vec<(String, Vec<&'static str>)> {
+    let mut out: Vec<(String, Vec<&'static str>)> = Vec::new();
+    for o in OPERATIONS {
+        let path = o.path.strip_suffix(".json").unwrap_or(o.path).to_string();
+        match out.iter_mut().find(|(p, _)| *p == path) {
+            Some((_, ms)) => ms.push(o.method),
+            None => out.push((path, vec![o.method])),
+        }
+    }
+    out
+}
+
+// ---- rendering ----
+
+/// `Kind` → JSON Schema. `nullable` adds `null` (optional request fields accept it; response
+/// attributes that may be `NULL`). `request` selects `$ref`s to the named request schemas for
+/// nested objects (responses inline them, with every attribute present).
+fn kind_schema(kind: &Kind, nullable: bool, request: bool) -> Value {
+    let ty = |t: &str| {
+        if nullable {
+            json!([t, "null"])
+        } else {
+            json!(t)
+        }
+    };
+    let v = match kind {
+        Kind::Str { min, max } => {
+            let mut o = json!({"type": ty("string")});
+            if let Some(n) = min {
+                o["minLength"] = json!(n);
+            }
+            if let Some(n) = max {
+                o["maxLength"] = json!(n);
+            }
+            o
+        }
+        Kind::Pattern { pattern, max, .. } => {
+            let mut o = json!({"type": ty("string"), "pattern": pattern});
+            if let Some(n) = max {
+                o["maxLength"] = json!(n);
+            }
+            o
+        }
+        Kind::Uuid => json!({"type": ty("string"), "format": "uuid"}),
+        Kind::Int { min, max } => {
+            let mut o = json!({"type": ty("integer")});
+            if let Some(n) = min {
+                o["minimum"] = json!(n);
+            }
+            if let Some(n) = max {
+                o["maximum"] = json!(n);
+            }
+            o
+        }
+        Kind::Bool => json!({"type": ty("boolean")}),
+        Kind::Float => json!({"type": ty("number")}),
+        Kind::Enum(values) => {
+            let mut e: Vec<Value> = values.iter().map(|x| json!(x)).collect();
+            if nullable {
+                e.push(Value::Null);
+            }
+            json!({"type": ty("string"), "enum": e})
+        }
+        Kind::Ip => json!({"type": ty("string"),
+            "anyOf": [{"format": "ipv4"}, {"format": "ipv6"}]}),
+        Kind::Cidr => json!({"type": ty("string"), "format": "cidr",
+            "description": "IPv4 or IPv6 CIDR; normalised to network/prefix"}),
+        Kind::UrlPath => json!({"type": ty("string"), "pattern": "^/([^/\\s]\\S*)?$"}),
+        Kind::Alpn => {
+            return kind_schema(
+                &Kind::Enum(&["h2", "http/1.1", "http/1.0"]),
+                nullable,
+                request,
+            )
+        }
+        Kind::List(item) => {
+            json!({"type": ty("array"), "items": kind_schema(item, false, request)})
+        }
+        Kind::StrDict(max) => {
+            let mut item = json!({"type": ["string", "null"]});
+            if let Some(n) = max {
+                item["maxLength"] = json!(n);
+            }
+            json!({"type": ty("object"), "additionalProperties": item})
+        }
+        Kind::Object(schema) => {
+            let inner = object_schema(schema, request);
+            return if nullable {
+                json!({"anyOf": [inner, {"type": "null"}]})
+            } else {
+                inner
+            };
+        }
+        Kind::ObjectList(schema) => {
+            json!({"type": ty("array"), "items": object_schema(schema, request)})
+        }
+    };
+    v
+}
+
+/// A complex type: a `$ref` to its component when it is a named request schema (request
+/// side), else inline.
+fn object_schema(schema: &'static Schema, request: bool) -> Value {
+    if request {
+        if let Some((name, _)) = REQUEST_SCHEMAS
+            .iter()
+            .find(|(_, s)| std::ptr::eq(*s, schema))
+        {
+            return json!({"$ref": format!("#/components/schemas/{name}")});
+        }
+        return request_object(schema);
+    }
+    response_object(schema)
+}
+
+/// A WSME complex type as accepted: unknown keys refused, mandatory keys required and not
+/// `null`, every other key optional and `null`-able.
+fn request_object(schema: &'static Schema) -> Value {
+    let mut props = Map::new();
+    let mut required = Vec::new();
+    for fl in schema.fields {
+        props.insert(
+            fl.name.to_string(),
+            kind_schema(&fl.kind, !fl.mandatory, true),
+        );
+        if fl.mandatory {
+            required.push(json!(fl.name));
+        }
+    }
+    if schema.tenant_alias {
+        let mut t = kind_schema(&s(36), true, true);
+        t["deprecated"] = json!(true);
+        t["description"] = json!("Alias of `project_id` (wins when both are given).");
+        props.insert("tenant_id".into(), t);
+    }
+    let mut o = json!({"type": "object", "additionalProperties": false, "properties": props});
+    if !required.is_empty() {
+        o["required"] = json!(required);
+    }
+    o
+}
+
+/// A shape as answered: every attribute present; `mandatory` ones never `null`.
+fn response_object(schema: &'static Schema) -> Value {
+    let mut props = Map::new();
+    for fl in schema.fields {
+        props.insert(
+            fl.name.to_string(),
+            kind_schema(&fl.kind, !fl.mandatory, false),
+        );
+    }
+    let required: Vec<&str> = schema.fields.iter().map(|fl| fl.name).collect();
+    json!({"type": "object", "additionalProperties": false, "properties": props,
+        "required": required})
+}
+
+/// A resource's response object; an attribute no table types is an empty schema (a unit
+/// test keeps there being none).
+fn resource_schema(r: &Resource) -> Value {
+    let mut props = Map::new();
+    let mut required = Vec::new();
+    for a in r.body_attrs() {
+        let v = match r.field(a) {
+            Some(fl) => kind_schema(&fl.kind, !fl.mandatory, false),
+            None => json!({}),
+        };
+        props.insert(a.to_string(), v);
+        if !r.optional.contains(&a) {
+            required.push(json!(a));
+        }
+    }
+    json!({"type": "object", "additionalProperties": false, "properties": props,
+        "required": required})
+}
+
+fn schema_ref(name: &str) -> Value {
+    json!({"$ref": format!("#/components/schemas/{name}")})
+}
+
+fn json_content(schema: Value) -> Value {
+    json!({"application/json": {"schema": schema}})
+}
+
+fn reply_schema(reply: &Reply) -> Option<Value> {
+    Some(match reply {
+        Reply::Empty => return None,
+        Reply::One(key, r) => json!({"type": "object", "additionalProperties": false,
+            "required": [key], "properties": {*key: schema_ref(r.name)}}),
+        Reply::Page(key, links, r) => json!({"type": "object", "additionalProperties": false,
+            "required": [key, links], "properties": {
+                *key: {"type": "array", "items": schema_ref(r.name)},
+                *links: {"type": "array", "items": schema_ref("Link")}}}),
+        Reply::Bare(key, r) => json!({"type": "object", "additionalProperties": false,
+            "required": [key], "properties": {*key: {"type": "array", "items": schema_ref(r.name)}}}),
+        Reply::Shape(name) => schema_ref(name),
+        Reply::V2 => json!({"type": "string", "const": "v2"}),
+        Reply::Text => json!({"type": "string", "const": "OK"}),
+        Reply::Document => json!({"type": "object", "description": "This OpenAPI document."}),
+    })
+}
+
+fn param(name: &str, location: &str, schema: Value, description: &str) -> Value {
+    json!({"name": name, "in": location, "required": location == "path",
+        "schema": schema, "description": description})
+}
+
+fn path_param(name: &str) -> Value {
+    let description = match name {
+        "id" => "The object's id (UUID).",
+        "pool_id" => "The pool's id (UUID).",
+        "l7policy_id" => "The L7 policy's id (UUID).",
+        "project_id" => "The project's id (`defaults`: the configured defaults).",
+        "provider" => "The provider driver's name.",
+        "name" => "The availability zone's name.",
+        _ => "Path parameter.",
+    };
+    param(name, "path", json!({"type": "string"}), description)
+}
+
+fn fields_param() -> Value {
+    json!({"name": "fields", "in": "query", "required": false, "style": "form", "explode": true,
+        "schema": {"type": "array", "items": {"type": "string"}},
+        "description": "Attributes to return (repeatable); the others are left out of the body."})
+}
+
+fn query_params(p: &Params) -> Vec<Value> {
+    let q = |name: &str, schema: Value, d: &str| param(name, "query", schema, d);
+    match p {
+        Params::None => vec![],
+        Params::Fields => vec![fields_param()],
+        Params::Only(list) => list
+            .iter()
+            .map(|(n, d)| {
+                if *n == "fields" {
+                    fields_param()
+                } else {
+                    q(n, json!({"type": "string"}), d)
+                }
+            })
+            .collect(),
+        Params::List(r) => {
+            let mut out = vec![
+                q(
+                    "limit",
+                    json!({"type": "integer", "minimum": 1}),
+                    "Page size (at most `pagination_max_limit`; a larger value is clamped).",
+                ),
+                q(
+                    "marker",
+                    json!({"type": "string"}),
+                    "Id of the last object of the previous page.",
+                ),
+                q(
+                    "page_reverse",
+                    json!({"type": "string", "enum": ["True", "False"]}),
+                    "`True`: the page before `marker`.",
+                ),
+                q(
+                    "sort",
+                    json!({"type": "string"}),
+                    "`key[:asc|desc][,key[:asc|desc]…]`.",
+                ),
+                q(
+                    "sort_key",
+                    json!({"type": "string"}),
+                    "Sort keys, comma-separated (with `sort_dir`).",
+                ),
+                q(
+                    "sort_dir",
+                    json!({"type": "string"}),
+                    "`asc` or `desc`, comma-separated, one per `sort_key`.",
+                ),
+                fields_param(),
+            ];
+            for (t, d) in [
+                ("tags", "Objects having all these tags (comma-separated)."),
+                ("tags-any", "Objects having any of these tags."),
+                ("not-tags", "Objects not having all of these tags."),
+                ("not-tags-any", "Objects having none of these tags."),
+            ] {
+                out.push(q(t, json!({"type": "string"}), d));
+            }
+            for a in (r.attrs)() {
+                if a == "tags" {
+                    continue;
+                }
+                out.push(q(
+                    a,
+                    json!({"type": "string"}),
+                    "Only objects whose attribute equals this value.",
+                ));
+            }
+            out
+        }
+    }
+}
+
+fn error_responses(o: &Operation) -> Map<String, Value> {
+    let authenticated = o.path != "/" && o.path != "/healthcheck";
+    let mut codes: Vec<&str> = Vec::new();
+    let has_query = !matches!(o.params, Params::None);
+    let has_body = !matches!(o.body, Body::None);
+    let lbaas = o.path.starts_with("/v2/lbaas/") || o.path.starts_with("/v2/octavia/");
+    if lbaas || has_body || has_query {
+        codes.push("400");
+    }
+    if authenticated {
+        codes.push("401");
+    }
+    if lbaas {
+        codes.push("403");
+    }
+    if o.path.contains('{') || o.path == "/healthcheck" {
+        codes.push("404");
+    }
+    codes.push("406");
+    if lbaas && o.method != "get" && !o.path.starts_with("/v2/lbaas/quotas") {
+        codes.push("409");
+    }
+    if has_body {
+        codes.push("413");
+    }
+    if lbaas {
+        codes.push("500");
+    }
+    if o.driver {
+        codes.push("501");
+        if o.method == "post" || matches!(o.body, Body::List(..)) {
+            codes.push("503");
+        }
+    }
+    codes
+        .into_iter()
+        .map(|c| {
+            (
+                c.to_string(),
+                json!({"$ref": format!("#/components/responses/{c}")}),
+            )
+        })
+        .collect()
+}
+
+fn operation(o: &Operation) -> Value {
+    let mut params: Vec<Value> = o
+        .path
+        .split('/')
+        .filter_map(|seg| seg.strip_prefix('{').and_then(|x| x.strip_suffix('}')))
+        .map(path_param)
+        .collect();
+    params.extend(query_params(&o.params));
+    let mut responses = Map::new();
+    let description = match o.status {
+        201 => "Created.",
+        202 => "Accepted.",
+        204 => "Deleted.",
+        _ => "OK.",
+    };
+    let mut ok = json!({"description": description});
+    if let Some(schema) = reply_schema(&o.reply) {
+        let media = if matches!(o.reply, Reply::Text) {
+            "text/plain"
+        } else {
+            "application/json"
+        };
+        ok["content"] = json!({media: {"schema": schema}});
+    }
+    responses.insert(o.status.to_string(), ok);
+    responses.extend(error_responses(o));
+    let id = format!(
+        "{}{}",
+        o.method,
+        o.path
+            .replace(['/', '.', '-'], "_")
+            .replace(['{', '}'], "")
+            .trim_end_matches('_')
+    );
+    let tag = match o.path.split('/').collect::<Vec<_>>().as_slice() {
+        [_, "v2", "lbaas", t, ..] | [_, "v2", "octavia", t, ..] => *t,
+        _ => "versions",
+    };
+    let mut v = json!({"operationId": id, "summary": o.summary, "tags": [tag],
+        "responses": responses});
+    if !params.is_empty() {
+        v["parameters"] = json!(params);
+    }
+    if o.path == "/" || o.path == "/healthcheck" {
+        v["security"] = json!([]);
+    }
+    let body = match o.body {
+        Body::None => None,
+        Body::Wrapped(w, schema) => Some(json!({"type": "object", "additionalProperties": false,
+            "required": [w], "properties": {w: object_schema(schema, true)}})),
+        Body::List(k, schema) => Some(json!({"type": "object", "additionalProperties": false,
+            "required": [k], "properties": {k: {"type": "array",
+                "items": object_schema(schema, true)}}})),
+    };
+    if let Some(b) = body {
+        v["requestBody"] = json!({"required": true, "content": json_content(b)});
+    }
+    v
+}
+
+fn components() -> Value {
+    let mut schemas = Map::new();
+    for (name, schema) in REQUEST_SCHEMAS {
+        schemas.insert(name.to_string(), request_object(schema));
+    }
+    for r in RESOURCES {
+        schemas.insert(r.name.to_string(), resource_schema(r));
+    }
+    for (name, schema) in SHAPES {
+        schemas.insert(name.to_string(), response_object(schema));
+    }
+    // pecan's `code` is the number, but the status line for 413 (middleware::body_limit)
+    if let Some(code) = schemas
+        .get_mut("PecanError")
+        .and_then(|p| p.pointer_mut("/properties/code"))
+    {
+        *code = json!({"type": ["integer", "string"]});
+    }
+    let fault = |d: &str| json!({"description": d, "content": json_content(schema_ref("Fault"))});
+    let responses = json!({
+        "400": fault("Invalid request: WSME validation text (`Invalid input for field/attribute …`, `Unknown attribute for argument …`, `Unknown argument: …`) or a validation failure."),
+        "401": {"description": "Missing or invalid `X-Auth-Token`.",
+            "content": json_content(schema_ref("KeystoneError"))},
+        "403": fault("Policy does not allow this request, or a quota is exhausted."),
+        "404": {"description": "No such object (WSME fault), or no such path (pecan error).",
+            "content": json_content(json!({"anyOf": [schema_ref("Fault"), schema_ref("PecanError")]}))},
+        "406": {"description": "`Accept` does not admit `application/json`.",
+            "content": json_content(schema_ref("PecanError"))},
+        "409": fault("The load balancer is immutable (a PENDING_* state), the object is in use, or the name is taken."),
+        "413": {"description": "Body larger than `max_request_body_size`.",
+            "content": json_content(schema_ref("PecanError"))},
+        "500": fault("Internal error, or the provider driver reported an error."),
+        "501": fault("The provider is not loaded, or does not support this action / option."),
+        "503": fault("Another request is updating this project's quota usage; retry."),
+    });
+    json!({
+        "schemas": schemas,
+        "responses": responses,
+        "securitySchemes": {"keystone": {"type": "apiKey", "in": "header", "name": "X-Auth-Token",
+            "description": "A Keystone token (with `auth_strategy = noauth`: none; `X-Project-Id` sets the project)."}},
+    })
+}
+
+/// The whole document (OpenAPI 3.1.0), deterministic: same input tables, same value.
+pub fn document() -> Value {
+    let mut paths = Map::new();
+    for o in OPERATIONS {
+        let entry = paths.entry(o.path.to_string()).or_insert_with(|| json!({}));
+        entry[o.method] = operation(o);
+    }
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Keel: OpenStack Octavia v2 API",
+            "version": crate::versions::VERSIONS.last().map_or("v2", |v| v.0),
+            "description": "The Octavia v2 load-balancing API as served by Keel (api-contract.md). \
+                Generated from the request schemas, response attribute tables and route table \
+                of the `api` crate (`crates/api/src/openapi.rs`). Aliases not listed as paths: \
+                `/v2.0/…` = `/v2/…`, `/v2/<collection>` = `/v2/lbaas/<collection>`, a `.json` \
+                suffix and a trailing `/` are ignored, and every GET also answers HEAD. Request \
+                bodies are coerced as WSME does (`\"80\"` for an integer, `\"yes\"` for a \
+                boolean); the schemas give the canonical types. With `fields=`, only the \
+                selected attributes of an object are returned.",
+            "license": {"name": "Apache-2.0", "identifier": "Apache-2.0"},
+        },
+        "security": [{"keystone": []}],
+        "paths": paths,
+        "components": components(),
+    })
+}
+
+/// `GET /v2/openapi.json`: this document. Behind the same authentication as `GET /v2` (any
+/// valid token, no policy rule), as every Octavia path but `/` and `/healthcheck` is; the
+/// document holds no deployment data, so no RBAC rule guards it.
+pub async fn serve() -> Json<Value> {
+    static DOC: OnceLock<Value> = OnceLock::new();
+    Json(DOC.get_or_init(document).clone())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_response_attribute_is_typed() {
+        for r in RESOURCES {
+            for a in r.body_attrs() {
+                assert!(r.field(a).is_some(), "{}.{a} has no type", r.name);
+            }
+            for h in r.hidden.iter().chain(r.optional) {
+                assert!((r.attrs)().contains(h), "{}.{h} not an attribute", r.name);
+            }
+        }
+    }
+
+    #[test]
+    fn status_enums_are_the_providers() {
+        use provider::{OperatingStatus as O, ProvisioningStatus as P};
+        let p: Vec<&str> = [
+            P::Active,
+            P::PendingCreate,
+            P::PendingUpdate,
+            P::PendingDelete,
+            P::Deleted,
+            P::Error,
+        ]
+        .iter()
+        .map(|x| x.as_str())
+        .collect();
+        assert_eq!(p, PROVISIONING_STATUSES);
+        let o: Vec<&str> = [
+            O::Online,
+            O::Offline,
+            O::Degraded,
+            O::Error,
+            O::NoMonitor,
+            O::Draining,
+        ]
+        .iter()
+        .map(|x| x.as_str())
+        .collect();
+        assert_eq!(o, OPERATING_STATUSES);
+    }
+
+    #[test]
+    fn request_schemas_render_the_parser_constraints() {
+        let d = document();
+        let l = &d["components"]["schemas"]["ListenerPOST"];
+        assert_eq!(
+            l["required"],
+            json!(["protocol", "protocol_port", "loadbalancer_id"])
+        );
+        assert_eq!(
+            l["properties"]["protocol_port"],
+            json!({"type": "integer", "minimum": 1, "maximum": 65535})
+        );
+        assert_eq!(l["properties"]["name"]["type"], json!(["string", "null"]));
+        assert_eq!(l["properties"]["name"]["maxLength"], json!(255));
+        assert_eq!(
+            l["properties"]["default_pool"],
+            json!({"anyOf": [{"$ref": "#/components/schemas/PoolSingleCreate"}, {"type": "null"}]})
+        );
+        assert_eq!(l["properties"]["tenant_id"]["deprecated"], json!(true));
+        assert_eq!(l["additionalProperties"], json!(false));
+        assert_eq!(
+            l["properties"]["allowed_cidrs"]["items"]["format"],
+            json!("cidr")
+        );
+        let body = &d["paths"]["/v2/lbaas/pools/{pool_id}/members"]["put"]["requestBody"];
+        assert_eq!(
+            body["content"]["application/json"]["schema"]["properties"]["members"]["items"],
+            json!({"$ref": "#/components/schemas/MemberPOST"})
+        );
+    }
+
+    #[test]
+    fn success_codes() {
+        let d = document();
+        let code = |p: &str, m: &str| {
+            d["paths"][p][m]["responses"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .find(|k| k.starts_with('2'))
+                .cloned()
+                .unwrap()
+        };
+        assert_eq!(code("/v2/lbaas/loadbalancers", "post"), "201");
+        assert_eq!(code("/v2/lbaas/loadbalancers/{id}", "put"), "200");
+        assert_eq!(code("/v2/lbaas/loadbalancers/{id}", "delete"), "204");
+        assert_eq!(code("/v2/lbaas/loadbalancers/{id}/failover", "put"), "202");
+        assert_eq!(code("/v2/lbaas/quotas/{project_id}", "delete"), "202");
+        assert_eq!(code("/v2/lbaas/pools/{pool_id}/members", "put"), "202");
+    }
+}

@@ -85,11 +85,17 @@ pub trait NbDatabase: Send + Sync + 'static {
 pub struct OvnConfig {
     /// The provider name reported to the API (`ovn`).
     pub name: String,
+    /// Period of the agent's maintenance tasks ([`crate::maintenance`]; the reference's 600 s,
+    /// first run when the agent takes the lock); `None` disables them.
+    pub maintenance_period: Option<Duration>,
 }
 
 impl Default for OvnConfig {
     fn default() -> Self {
-        Self { name: "ovn".into() }
+        Self {
+            name: "ovn".into(),
+            maintenance_period: Some(crate::maintenance::DEFAULT_PERIOD),
+        }
     }
 }
 
@@ -348,6 +354,12 @@ impl OvnProvider {
         let mut sb_rx = sb.subscribe();
         let leader = nb.lock(lock).await?;
         tracing::info!(lock, held = *leader.borrow(), "OVN provider agent started");
+        // maintenance runs beside the event loop, only while this process holds the lock
+        let maintenance = self.inner.config.maintenance_period.map(|period| {
+            let d = self.clone();
+            let leader = leader.clone();
+            tokio::spawn(async move { d.run_maintenance(period, leader).await })
+        });
         let (mut nb_open, mut sb_open) = (true, true);
         while nb_open || sb_open {
             let (from_nb, change) = tokio::select! {
@@ -384,6 +396,9 @@ impl OvnProvider {
                 continue;
             }
             self.agent_change(&change).await;
+        }
+        if let Some(m) = maintenance {
+            m.abort();
         }
         Ok(())
     }
@@ -461,6 +476,16 @@ impl OvnProvider {
             }
             _ => {}
         }
+    }
+
+    /// The NB this driver reads and writes.
+    pub(crate) fn nb(&self) -> &Arc<dyn NbDatabase> {
+        &self.inner.nb
+    }
+
+    /// The Neutron client (service credentials).
+    pub(crate) fn neutron(&self) -> &NeutronClient {
+        &self.inner.neutron
     }
 
     /// Queues with work in progress (for tests and metrics).

@@ -19,6 +19,7 @@ pub mod facts;
 pub mod hm;
 pub mod lb;
 pub mod listener;
+pub mod maintenance;
 pub mod member;
 pub mod nb;
 pub mod ovsdb_nb;

@@ -512,3 +512,167 @@ async fn lagged_events_trigger_a_rescan() {
         .await
         .unwrap();
 }
+
+async fn maintenance_driver() -> (OvnProvider, OvsdbNb) {
+    let nb = OvsdbNb::connect(&env("STACK_OVN_NB")).await.unwrap();
+    nb.client().await_replica_caught_up().await.unwrap();
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let d = OvnProvider::with_nb(
+        Arc::new(nb.clone()),
+        neutron(),
+        Arc::new(Sink(tx)),
+        OvnConfig {
+            maintenance_period: None,
+            ..OvnConfig::default()
+        },
+    );
+    (d, nb)
+}
+
+/// Maintenance `add_device_owner_lb_vip_ports`: the provider's VIP port gets `ovn-lb:vip` /
+/// `lb-<id>`; a user-provided port and a port claimed by another device are left alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn maintenance_backfills_vip_port_owners() {
+    let n = neutron();
+    let lb_id = uid();
+    let mut made = Made::default();
+    let net = n
+        .create_network(&openstack::NetworkCreate {
+            name: Some(format!("keel-ovnp-mt-{lb_id}")),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    made.network = Some(net.id.clone());
+    let port = |name: String, device: &str| openstack::PortCreate {
+        network_id: net.id.clone(),
+        name: Some(name),
+        device_id: Some(device.to_string()).filter(|d| !d.is_empty()),
+        ..Default::default()
+    };
+    let mut ids = Vec::new();
+    for (name, device) in [
+        (format!("ovn-lb-vip-{lb_id}"), ""),
+        (format!("user-vip-{lb_id}"), ""),
+        (format!("ovn-lb-vip-additional-1-{lb_id}"), "some-vm"),
+    ] {
+        let p = n.create_port(&port(name, device)).await.unwrap();
+        made.ports.push(p.id.clone());
+        ids.push(p.id);
+    }
+    let (d, nb) = maintenance_driver().await;
+    use ovn_provider::NbDatabase;
+    nb.transact(vec![
+        json!({"op": "insert", "table": "Load_Balancer", "row": {
+        "name": lb_id, "external_ids": ["map", [["neutron:vip", "10.80.0.5"],
+            ["neutron:vip_port_id", ids[0]], ["enabled", "True"],
+            ["neutron:additional_vip_port_ids", format!("{},{}", ids[1], ids[2])]]]}}),
+    ])
+    .await
+    .unwrap();
+
+    let outcome = d.maintain_vip_port_owners().await;
+    let mut got = Vec::new();
+    for id in &ids {
+        let p = n.get_port(id).await.unwrap();
+        got.push((p.device_owner, p.device_id));
+    }
+    nb.transact(vec![json!({"op": "delete", "table": "Load_Balancer",
+        "where": [["name", "==", lb_id]]})])
+        .await
+        .unwrap();
+    cleanup(&n, &made, &[]).await;
+
+    assert_eq!(outcome, Ok(ovn_provider::maintenance::Outcome::Done));
+    assert_eq!(
+        got,
+        vec![
+            ("ovn-lb:vip".to_string(), format!("lb-{lb_id}")),
+            (String::new(), String::new()),
+            (String::new(), "some-vm".to_string()),
+        ]
+    );
+}
+
+/// Maintenance `change_device_owner_lb_hm_ports`: a legacy `network:distributed` HM port
+/// becomes `ovn-lb-hm:distributed` with `device_id` = its name, and stays a `localport`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn maintenance_migrates_hm_port_owner() {
+    let n = neutron();
+    let id = uid();
+    let mut made = Made::default();
+    let net = n
+        .create_network(&openstack::NetworkCreate {
+            name: Some(format!("keel-ovnp-mt-{id}")),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    made.network = Some(net.id.clone());
+    let subnet = n
+        .create_subnet(&openstack::SubnetCreate {
+            network_id: net.id.clone(),
+            cidr: "10.81.0.0/24".into(),
+            ip_version: 4,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    made.subnet = Some(subnet.id.clone());
+    let name = format!("ovn-lb-hm-{}", subnet.id);
+    let p = n
+        .create_port(&openstack::PortCreate {
+            network_id: net.id.clone(),
+            name: Some(name.clone()),
+            device_owner: Some("network:distributed".into()),
+            fixed_ips: Some(vec![openstack::FixedIpRequest::subnet(subnet.id.clone())]),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    made.ports.push(p.id.clone());
+    let (d, nb) = maintenance_driver().await;
+
+    let outcome = d.maintain_hm_port_owners().await;
+    let after = n.get_port(&p.id).await.unwrap();
+    let lsp_type = wait_nb(nb.client(), "the HM port's switch port", |s| {
+        s.find_by_name("Logical_Switch_Port", &p.id)
+            .map(|r| r.get_str("type").unwrap_or("").to_string())
+    })
+    .await;
+    cleanup(&n, &made, &[]).await;
+
+    assert_eq!(outcome, Ok(ovn_provider::maintenance::Outcome::Done));
+    assert_eq!(
+        (after.device_owner.as_str(), after.device_id.as_str()),
+        ("ovn-lb-hm:distributed", name.as_str())
+    );
+    assert_eq!(lsp_type, "localport");
+}
+
+/// Maintenance `format_ip_port_mappings_ipv6`: bare IPv6 `ip_port_mappings` get brackets.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn maintenance_brackets_ipv6_mappings() {
+    let lb_id = uid();
+    let (d, nb) = maintenance_driver().await;
+    use ovn_provider::NbDatabase;
+    nb.transact(vec![
+        json!({"op": "insert", "table": "Load_Balancer", "row": {
+        "name": lb_id, "external_ids": ["map", [["neutron:vip", "fd00:82::5"]]],
+        "ip_port_mappings": ["map", [["fd00:82::10", "lsp-m1:fd00:82::2"]]]}}),
+    ])
+    .await
+    .unwrap();
+    let outcome = d.maintain_ipv6_mappings().await;
+    let snap = nb.full_snapshot().await.unwrap();
+    let row = snap.lbs_named(&lb_id)[0].clone();
+    nb.transact(vec![json!({"op": "delete", "table": "Load_Balancer",
+        "where": [["name", "==", lb_id]]})])
+        .await
+        .unwrap();
+    assert_eq!(outcome, Ok(ovn_provider::maintenance::Outcome::Done));
+    assert_eq!(
+        row.ip_port_mappings,
+        map(&[("[fd00:82::10]", "lsp-m1:[fd00:82::2]")])
+    );
+}

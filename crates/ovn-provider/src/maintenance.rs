@@ -1,0 +1,302 @@
+//! The periodic maintenance tasks of seed 000 (the reference's `maintenance.py`,
+//! `DBInconsistenciesPeriodics`, every 600 s and once at start). Keel runs them in the agent
+//! lock holder only ([`crate::OvnProvider::run_agent`]), so one process does the work instead
+//! of every API process:
+//!
+//! * [`OvnProvider::maintain_hm_port_owners`] (`change_device_owner_lb_hm_ports`): legacy
+//!   `ovn-lb-hm-<subnet>` ports owned `network:distributed` become `ovn-lb-hm:distributed`
+//!   with `device_id` = their name; rolled back (and retried next period) when Neutron does not
+//!   keep the switch port a `localport`.
+//! * [`OvnProvider::maintain_vip_port_owners`] (`add_device_owner_lb_vip_ports`): VIP and
+//!   additional VIP ports the provider created (`ovn-lb-vip-` names) get `device_owner` =
+//!   `ovn-lb:vip` and `device_id` = `lb-<lb id>`; user ports and ports claimed by another
+//!   device are left alone.
+//! * [`OvnProvider::maintain_ipv6_mappings`] (`format_ip_port_mappings_ipv6`): IPv6
+//!   `ip_port_mappings` written without brackets become `[member ip]` = `<port>:[source ip]`,
+//!   in ONE guarded NB transaction ([`ipv6_mapping_ops`]).
+//!
+//! Each task reports [`Outcome::Done`] when it has nothing left to do (the reference's
+//! `NeverAgain`), and is then not run again by [`OvnProvider::run_maintenance`].
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use openstack::{ListFilter, PortUpdate};
+
+use crate::driver::{NbError, OvnProvider, VIP_PORT_DEVICE_OWNER, VIP_PORT_PREFIX};
+use crate::edit::{Edit, LbRef};
+use crate::external_ids as ext;
+use crate::hm::HM_PORT_DEVICE_OWNER;
+use crate::nb::{ops_json, NbSnapshot, Op};
+
+/// The reference's period of every task (`spacing=600`).
+pub const DEFAULT_PERIOD: Duration = Duration::from_secs(600);
+/// Neutron's `DEVICE_OWNER_DISTRIBUTED`, the legacy owner of health-monitor ports.
+pub const DISTRIBUTED_OWNER: &str = "network:distributed";
+
+/// What a task run found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Run it again next period.
+    Again,
+    /// Nothing left to do: never again (the reference's `periodics.NeverAgain`).
+    Done,
+}
+
+/// Why a task run failed (it is retried next period).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MaintenanceError {
+    /// A Neutron call failed.
+    #[error("neutron: {0}")]
+    Neutron(String),
+    /// Reading or writing the NB failed.
+    #[error(transparent)]
+    Nb(#[from] NbError),
+}
+
+fn neutron_err(e: openstack::NeutronError) -> MaintenanceError {
+    MaintenanceError::Neutron(e.to_string())
+}
+
+/// `ip` with brackets when it is a bare IPv6 address; anything else unchanged.
+fn bracket(ip: &str) -> String {
+    match ip.parse::<IpAddr>() {
+        Ok(IpAddr::V6(a)) => format!("[{a}]"),
+        _ => ip.to_string(),
+    }
+}
+
+/// The operations (ONE transaction, a `wait` on each row's `external_ids`) rewriting every
+/// bare-IPv6 `ip_port_mappings` entry `<v6>` = `<port>:<v6 src>` as `[<v6>]` =
+/// `<port>:[<v6 src>]`. Entries already in brackets and IPv4 ones are kept; rows without
+/// such entries are not touched. Empty: nothing to do.
+pub fn ipv6_mapping_ops(snap: &NbSnapshot) -> Vec<Op> {
+    let mut edit = Edit::new(snap);
+    for row in snap.load_balancers.values() {
+        let bare: Vec<(&String, &String)> = row
+            .ip_port_mappings
+            .iter()
+            .filter(|(k, _)| matches!(k.parse::<IpAddr>(), Ok(IpAddr::V6(_))))
+            .collect();
+        if bare.is_empty() {
+            continue;
+        }
+        let fixed: Vec<(String, String, String)> = bare
+            .into_iter()
+            .map(|(k, v)| {
+                // `<port>:<src>`: the port name has no ':'; the source may be a bare IPv6
+                let value = match v.split_once(':') {
+                    Some((port, src)) => format!("{port}:{}", bracket(src)),
+                    None => v.clone(),
+                };
+                (k.clone(), bracket(k), value)
+            })
+            .collect();
+        if let Some(r) = edit.row_mut(&LbRef::Existing(row.uuid.clone())) {
+            for (old, new, value) in fixed {
+                r.ip_port_mappings.remove(&old);
+                r.ip_port_mappings.insert(new, value);
+            }
+        }
+    }
+    edit.into_ops()
+}
+
+impl OvnProvider {
+    /// `change_device_owner_lb_hm_ports`: every Neutron port owned `network:distributed`
+    /// whose name starts `ovn-lb-hm` gets `device_owner` = `ovn-lb-hm:distributed` and
+    /// `device_id` = its name. After the first one, its `Logical_Switch_Port` must still be a
+    /// `localport`; if not (Neutron too old, or upgrading) it is rolled back and the task stops
+    /// until next period. `Done` when no such port is left.
+    pub async fn maintain_hm_port_owners(&self) -> Result<Outcome, MaintenanceError> {
+        let neutron = self.neutron();
+        let ports = neutron
+            .list_ports(&ListFilter::new().eq("device_owner", DISTRIBUTED_OWNER))
+            .await
+            .map_err(neutron_err)?;
+        let mut checked = false;
+        for port in ports.iter().filter(|p| p.name.starts_with("ovn-lb-hm")) {
+            let set = |owner: &str, device: &str| PortUpdate {
+                device_owner: Some(owner.to_string()),
+                device_id: Some(device.to_string()),
+                ..Default::default()
+            };
+            neutron
+                .update_port(&port.id, &set(HM_PORT_DEVICE_OWNER, &port.name))
+                .await
+                .map_err(neutron_err)?;
+            if checked {
+                continue;
+            }
+            checked = true;
+            let snap = self.nb().full_snapshot().await?;
+            let lsp = snap.switch_ports.values().find(|p| p.name == port.id);
+            if lsp.is_some_and(|p| p.kind != "localport") {
+                tracing::info!(port = %port.id, "HM port is no longer a localport: owner restored");
+                neutron
+                    .update_port(&port.id, &set(DISTRIBUTED_OWNER, ""))
+                    .await
+                    .map_err(neutron_err)?;
+                return Ok(Outcome::Again);
+            }
+        }
+        Ok(Outcome::Done)
+    }
+
+    /// `add_device_owner_lb_vip_ports`: for every `Load_Balancer` row, its VIP port
+    /// (`neutron:vip_port_id`) and additional VIP ports get `device_owner` = `ovn-lb:vip` and
+    /// `device_id` = `lb-<row name>`, unless already so, gone, user-provided (name not
+    /// `ovn-lb-vip-…`) or claimed by another device (`device_id` set to something else).
+    /// `Done` after one full pass.
+    pub async fn maintain_vip_port_owners(&self) -> Result<Outcome, MaintenanceError> {
+        let snap = self.nb().full_snapshot().await?;
+        let neutron = self.neutron();
+        let mut seen = std::collections::BTreeSet::new();
+        for row in snap.load_balancers.values() {
+            if row.name.is_empty() {
+                continue;
+            }
+            let device_id = format!("lb-{}", row.name);
+            let mut ids: Vec<String> = row
+                .external_ids
+                .get(ext::VIP_PORT_ID)
+                .cloned()
+                .into_iter()
+                .collect();
+            ids.extend(ext::parse_list(
+                &row.external_ids,
+                ext::ADDITIONAL_VIP_PORT_IDS,
+            ));
+            for id in ids.into_iter().filter(|i| !i.is_empty()) {
+                // rows of one LB (one per protocol) share their ports
+                if !seen.insert(id.clone()) {
+                    continue;
+                }
+                let port = match neutron.get_port(&id).await {
+                    Ok(p) => p,
+                    Err(e) if e.is_not_found() => continue,
+                    Err(e) => return Err(neutron_err(e)),
+                };
+                if port.device_owner == VIP_PORT_DEVICE_OWNER && port.device_id == device_id {
+                    continue;
+                }
+                if !port.name.starts_with(VIP_PORT_PREFIX) {
+                    continue;
+                }
+                if !port.device_id.is_empty() && port.device_id != device_id {
+                    tracing::warn!(port = %port.id, lb = %row.name, device = %port.device_id,
+                        "VIP port claimed by another device: not backfilled");
+                    continue;
+                }
+                neutron
+                    .update_port(
+                        &port.id,
+                        &PortUpdate {
+                            device_owner: Some(VIP_PORT_DEVICE_OWNER.into()),
+                            device_id: Some(device_id.clone()),
+                            ..Default::default()
+                        },
+                    )
+                    .await
+                    .map_err(neutron_err)?;
+            }
+        }
+        Ok(Outcome::Done)
+    }
+
+    /// `format_ip_port_mappings_ipv6`: [`ipv6_mapping_ops`] committed as one transaction (a
+    /// row changed meanwhile makes its `wait` fail: re-planned, up to 3 attempts). `Done` once
+    /// committed (or nothing to do).
+    pub async fn maintain_ipv6_mappings(&self) -> Result<Outcome, MaintenanceError> {
+        let mut attempt = 0;
+        loop {
+            let snap = self.nb().full_snapshot().await?;
+            let ops = ipv6_mapping_ops(&snap);
+            if ops.is_empty() {
+                return Ok(Outcome::Done);
+            }
+            match self.nb().transact(ops_json(&ops)).await {
+                Ok(()) => return Ok(Outcome::Done),
+                Err(e) if e.retry && attempt < 2 => attempt += 1,
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+
+    /// Run the three tasks now and then every `period` while `leader` is true (waiting for
+    /// it otherwise), each until it reports [`Outcome::Done`]; returns when all are done or
+    /// the lock watch closes. A failed run is logged and retried next period.
+    pub async fn run_maintenance(
+        &self,
+        period: Duration,
+        mut leader: tokio::sync::watch::Receiver<bool>,
+    ) {
+        let mut pending = vec!["hm_port_owners", "vip_port_owners", "ipv6_mappings"];
+        while !pending.is_empty() {
+            if leader.wait_for(|held| *held).await.is_err() {
+                return;
+            }
+            let mut left = Vec::new();
+            for task in pending {
+                let r = match task {
+                    "hm_port_owners" => self.maintain_hm_port_owners().await,
+                    "vip_port_owners" => self.maintain_vip_port_owners().await,
+                    _ => self.maintain_ipv6_mappings().await,
+                };
+                match r {
+                    Ok(Outcome::Done) => tracing::info!(task, "maintenance task done"),
+                    Ok(Outcome::Again) => left.push(task),
+                    Err(e) => {
+                        tracing::warn!(task, error = %e, "maintenance task failed");
+                        left.push(task);
+                    }
+                }
+            }
+            pending = left;
+            if pending.is_empty() {
+                return;
+            }
+            tokio::time::sleep(period).await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nb::Datum;
+    use serde_json::json;
+
+    #[test]
+    fn bare_ipv6_mappings_get_brackets_in_one_guarded_update() {
+        let mut s = NbSnapshot::default();
+        s.insert_json(
+            "Load_Balancer",
+            "v6",
+            &json!({"name": "A", "external_ids": ["map", [["enabled", "True"]]],
+                "ip_port_mappings": ["map", [["fd00::10", "lsp1:fd00::2"],
+                    ["[fd00::11]", "lsp2:[fd00::2]"]]]}),
+        );
+        s.insert_json(
+            "Load_Balancer",
+            "v4",
+            &json!({"name": "B", "ip_port_mappings": ["map", [["10.0.0.10", "lsp3:10.0.0.2"]]]}),
+        );
+        let ops = ipv6_mapping_ops(&s);
+        assert_eq!(ops.len(), 2, "{ops:?}");
+        assert!(matches!(&ops[0], Op::WaitEq { uuid, .. } if uuid == "v6"));
+        let Op::Update { uuid, row, .. } = &ops[1] else {
+            panic!("{ops:?}")
+        };
+        assert_eq!(uuid, "v6");
+        let want: crate::nb::StrMap = [
+            ("[fd00::10]".to_string(), "lsp1:[fd00::2]".to_string()),
+            ("[fd00::11]".to_string(), "lsp2:[fd00::2]".to_string()),
+        ]
+        .into();
+        assert_eq!(row, &vec![("ip_port_mappings", Datum::Map(want.clone()))]);
+        // applied: nothing left
+        s.load_balancers.get_mut("v6").unwrap().ip_port_mappings = want;
+        assert!(ipv6_mapping_ops(&s).is_empty());
+    }
+}

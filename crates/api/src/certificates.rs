@@ -282,6 +282,7 @@ pub fn check_pkcs12(der: &[u8]) -> Result<(), CertError> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

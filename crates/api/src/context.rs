@@ -88,11 +88,62 @@ pub struct Identity {
     pub system_scope: bool,
 }
 
+/// Why a token could not be validated; the text is logged, never shown to the client.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AuthFailure {
+    /// The token is unknown, revoked, expired or malformed → 401 (keystonemiddleware
+    /// `InvalidToken`).
+    #[error("invalid token: {0}")]
+    Invalid(String),
+    /// Keystone could not be asked: connection failure, timeout, a 5xx or any other
+    /// unexpected answer, Keel's service credentials refused → 503 (keystonemiddleware
+    /// `fetch_token`: `ConnectFailure`/`RequestTimeout`/`ServiceError` →
+    /// `HTTPServiceUnavailable('The Keystone service is temporarily unavailable.')`).
+    #[error("keystone unavailable: {0}")]
+    Unavailable(String),
+}
+
 /// Validates `X-Auth-Token` values (keystonemiddleware's role).
 #[async_trait]
 pub trait TokenAuth: Send + Sync + 'static {
-    /// The token's identity; `Err` (any text, logged) → 401.
+    /// The token's identity; `Err` (any text, logged) = the token is invalid → 401.
     async fn validate(&self, token: &str) -> Result<Identity, String>;
+
+    /// What the API calls: the token's identity, or why not ([`AuthFailure`]: 401 or 503).
+    /// The default treats every [`TokenAuth::validate`] error as an invalid token;
+    /// validators that can tell an outage apart (Keystone) override it.
+    async fn validate_token(&self, token: &str) -> Result<Identity, AuthFailure> {
+        self.validate(token).await.map_err(AuthFailure::Invalid)
+    }
+}
+
+/// keystonemiddleware's 503 text when Keystone cannot validate a token.
+pub const KEYSTONE_UNAVAILABLE: &str = "The Keystone service is temporarily unavailable.";
+
+/// Why a request was not authenticated: the response keystonemiddleware would give.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthRejection {
+    /// 401 with keystonemiddleware's body and `WWW-Authenticate` ([`ApiError::Unauthorized`]).
+    Unauthorized,
+    /// 503 [`KEYSTONE_UNAVAILABLE`], in Octavia's fault body
+    /// (`{"faultcode": "Server", "faultstring": …, "debuginfo": null}`).
+    KeystoneUnavailable,
+}
+
+impl IntoResponse for AuthRejection {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Unauthorized => ApiError::Unauthorized.into_response(),
+            Self::KeystoneUnavailable => {
+                let status = axum::http::StatusCode::SERVICE_UNAVAILABLE;
+                (
+                    status,
+                    axum::Json(crate::fault::fault_body(status, KEYSTONE_UNAVAILABLE)),
+                )
+                    .into_response()
+            }
+        }
+    }
 }
 
 /// How requests are authenticated (`[api_settings] auth_strategy`).
@@ -121,13 +172,13 @@ fn header(h: &HeaderMap, name: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-/// Build the context for a request under `policy`, or fail with 401. `is_admin` is
-/// Octavia's: noauth, or the `context_is_admin` rule passes for the token.
+/// Build the context for a request under `policy`, or reject it (401 no/invalid token, 503
+/// Keystone unavailable). `is_admin` is Octavia's: noauth, or `context_is_admin` passes.
 pub async fn authenticate(
     mode: &AuthMode,
     policy: &Arc<Policy>,
     headers: &HeaderMap,
-) -> Result<RequestContext, ApiError> {
+) -> Result<RequestContext, AuthRejection> {
     let policy = SharedPolicy(policy.clone());
     match mode {
         AuthMode::NoAuth => Ok(RequestContext {
@@ -148,10 +199,16 @@ pub async fn authenticate(
             policy,
         }),
         AuthMode::Keystone(v) => {
-            let token = header(headers, "x-auth-token").ok_or(ApiError::Unauthorized)?;
-            let id = v.validate(&token).await.map_err(|e| {
-                tracing::info!(error = %e, "token rejected");
-                ApiError::Unauthorized
+            let token = header(headers, "x-auth-token").ok_or(AuthRejection::Unauthorized)?;
+            let id = v.validate_token(&token).await.map_err(|e| match e {
+                AuthFailure::Invalid(_) => {
+                    tracing::info!(error = %e, "token rejected");
+                    AuthRejection::Unauthorized
+                }
+                AuthFailure::Unavailable(_) => {
+                    tracing::error!(error = %e, "unable to validate token");
+                    AuthRejection::KeystoneUnavailable
+                }
             })?;
             let mut ctx = RequestContext {
                 project_id: id.project_id,
@@ -194,6 +251,12 @@ mod tests {
     #[async_trait]
     impl TokenAuth for Fixed {
         async fn validate(&self, token: &str) -> Result<Identity, String> {
+            self.validate_token(token).await.map_err(|e| e.to_string())
+        }
+        async fn validate_token(&self, token: &str) -> Result<Identity, AuthFailure> {
+            if token == "down" {
+                return Err(AuthFailure::Unavailable("connection refused".into()));
+            }
             if token == "good" {
                 Ok(Identity {
                     project_id: Some("p".into()),
@@ -202,7 +265,7 @@ mod tests {
                     system_scope: false,
                 })
             } else {
-                Err("bad".into())
+                Err(AuthFailure::Invalid("bad".into()))
             }
         }
     }
@@ -211,15 +274,35 @@ mod tests {
     async fn keystone_mode_requires_a_valid_token() {
         let mode = AuthMode::Keystone(Arc::new(Fixed));
         let mut h = HeaderMap::new();
-        assert!(matches!(
-            authenticate(&mode, &crate::policy::default_policy(), &h).await,
-            Err(ApiError::Unauthorized)
-        ));
+        assert_eq!(
+            authenticate(&mode, &crate::policy::default_policy(), &h)
+                .await
+                .unwrap_err(),
+            AuthRejection::Unauthorized
+        );
         h.insert("x-auth-token", "nope".parse().unwrap());
-        assert!(matches!(
-            authenticate(&mode, &crate::policy::default_policy(), &h).await,
-            Err(ApiError::Unauthorized)
-        ));
+        assert_eq!(
+            authenticate(&mode, &crate::policy::default_policy(), &h)
+                .await
+                .unwrap_err(),
+            AuthRejection::Unauthorized
+        );
+        h.insert("x-auth-token", "down".parse().unwrap());
+        let rejection = authenticate(&mode, &crate::policy::default_policy(), &h)
+            .await
+            .unwrap_err();
+        assert_eq!(rejection, AuthRejection::KeystoneUnavailable);
+        let resp = rejection.into_response();
+        assert_eq!(resp.status(), axum::http::StatusCode::SERVICE_UNAVAILABLE);
+        let body = axum::body::to_bytes(resp.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"faultcode": "Server", "faultstring": KEYSTONE_UNAVAILABLE,
+                               "debuginfo": null})
+        );
         h.insert("x-auth-token", "good".parse().unwrap());
         let ctx = authenticate(&mode, &crate::policy::default_policy(), &h)
             .await

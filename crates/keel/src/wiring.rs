@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use openstack::{BarbicanClient, NeutronClient, NeutronError, TokenValidator};
 
 use api::certificates::{CertError, CertManager, TlsCertificate};
-use api::context::{Identity, TokenAuth};
+use api::context::{AuthFailure, Identity, TokenAuth};
 use api::network::{NetworkInfo, Networking, PortInfo, SubnetInfo};
 
 /// keystonemiddleware's role: a user token → its identity, through the cached validator.
@@ -14,7 +14,19 @@ pub struct KeystoneTokenAuth(pub TokenValidator);
 #[async_trait]
 impl TokenAuth for KeystoneTokenAuth {
     async fn validate(&self, token: &str) -> Result<Identity, String> {
-        let ctx = self.0.validate(token).await.map_err(|e| e.to_string())?;
+        self.validate_token(token).await.map_err(|e| e.to_string())
+    }
+
+    /// `InvalidToken` → 401; anything else (Keystone down, 5xx, service credentials
+    /// refused, endpoint missing) → 503, as keystonemiddleware's `fetch_token`.
+    async fn validate_token(&self, token: &str) -> Result<Identity, AuthFailure> {
+        let ctx = self.0.validate(token).await.map_err(|e| {
+            if e.is_unauthorized() {
+                AuthFailure::Invalid(e.to_string())
+            } else {
+                AuthFailure::Unavailable(e.to_string())
+            }
+        })?;
         Ok(Identity {
             project_id: ctx.project_id.clone(),
             user_id: ctx.user_id.clone(),
@@ -187,5 +199,87 @@ impl CertManager for BarbicanCertManager {
             .get_secret_payload(token, secret_ref)
             .await
             .map_err(unreadable)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use std::sync::Arc;
+
+    use api::context::{authenticate, AuthMode};
+    use axum::http::{HeaderMap, StatusCode};
+    use axum::response::IntoResponse;
+
+    use super::*;
+
+    fn validator(auth_url: &str) -> KeystoneTokenAuth {
+        let http = openstack::HttpConfig::default().build_client().unwrap();
+        let service = openstack::ServiceAuth::new(
+            http,
+            openstack::ServiceAuthConfig {
+                auth_url: auth_url.into(),
+                username: "octavia".into(),
+                password: "octavia-pass".into(),
+                project_name: "service".into(),
+                user_domain_name: "Default".into(),
+                project_domain_name: "Default".into(),
+                ..Default::default()
+            },
+        );
+        KeystoneTokenAuth(TokenValidator::new(service, Default::default()))
+    }
+
+    async fn answer(auth: KeystoneTokenAuth, token: &str) -> (StatusCode, serde_json::Value) {
+        let mode = AuthMode::Keystone(Arc::new(auth));
+        let mut h = HeaderMap::new();
+        h.insert("x-auth-token", token.parse().unwrap());
+        let rejection = authenticate(&mode, &api::policy::default_policy(), &h)
+            .await
+            .unwrap_err();
+        let resp = rejection.into_response();
+        let status = resp.status();
+        let body = axum::body::to_bytes(resp.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        (status, serde_json::from_slice(&body).unwrap())
+    }
+
+    /// Keystone unreachable (a closed port): 503, not 401 (keystonemiddleware).
+    #[tokio::test]
+    async fn keystone_down_is_503() {
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let auth = validator(&format!("http://127.0.0.1:{port}/v3"));
+        assert!(matches!(
+            auth.validate_token("sometoken").await,
+            Err(AuthFailure::Unavailable(_))
+        ));
+        let (status, body) = answer(auth, "sometoken").await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(
+            body["faultstring"],
+            api::context::KEYSTONE_UNAVAILABLE,
+            "{body}"
+        );
+    }
+
+    /// The stack's real Keystone refusing a made-up token: 401.
+    #[tokio::test]
+    async fn bogus_token_on_the_real_keystone_is_401() {
+        let url = std::env::var("STACK_KEYSTONE_URL").expect(
+            "STACK_KEYSTONE_URL is not set: run the tests via ci/test.sh (it sources ci/stack/env.sh)",
+        );
+        let auth = validator(&url);
+        let token = format!("gAAAAA{}", uuid::Uuid::new_v4().simple());
+        assert!(matches!(
+            auth.validate_token(&token).await,
+            Err(AuthFailure::Invalid(_))
+        ));
+        let (status, body) = answer(auth, &token).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        assert_eq!(body["error"]["code"], 401);
     }
 }

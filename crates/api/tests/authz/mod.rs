@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
+use api::context::AuthFailure;
 use api::policy::Policy;
 use api::{ApiConfig, AppState, AuthMode, Identity, TokenAuth};
 use async_trait::async_trait;
@@ -30,14 +31,17 @@ pub struct RoleTokens;
 #[async_trait]
 impl TokenAuth for RoleTokens {
     async fn validate(&self, token: &str) -> Result<Identity, String> {
+        self.validate_token(token).await.map_err(|e| e.to_string())
+    }
+    async fn validate_token(&self, token: &str) -> Result<Identity, AuthFailure> {
         match token {
-            "unreachable" => return Err("connection refused".into()),
-            "keystone-500" => return Err("HTTP 500".into()),
+            "unreachable" => return Err(AuthFailure::Unavailable("connection refused".into())),
+            "keystone-500" => return Err(AuthFailure::Unavailable("HTTP 500".into())),
             _ => {}
         }
         let (project, roles) = token
             .split_once('|')
-            .ok_or_else(|| "unknown token".to_string())?;
+            .ok_or_else(|| AuthFailure::Invalid("unknown token".into()))?;
         Ok(Identity {
             project_id: Some(project.into()),
             user_id: format!("user-of-{project}"),

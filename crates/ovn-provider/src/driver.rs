@@ -1282,6 +1282,7 @@ impl Inner {
                 self.delete_vip_ports_if_ours(vip_port.as_deref(), &addl)
                     .await;
                 self.cleanup_hm_ports(&plan.hm_subnets).await;
+                self.recompute_member_fips(&plan.fip_ports).await;
                 return Ok(std::mem::take(&mut plan.report));
             }
             Request::ListenerCreate(l) => listener::create(&snap, l).map_err(pe)?,

@@ -164,13 +164,41 @@ pub fn update(snap: &NbSnapshot, lb_id: &str, enabled: Option<bool>) -> Result<P
 
 /// `loadbalancer_delete`: remove every row of the LB and every switch/router reference to it;
 /// with `cascade`, report its listeners, pools, members and health monitors DELETED. The VIP
-/// ports to delete are decided by the driver (it knows their names).
+/// ports to delete are decided by the driver (it knows their names). With a VIP FIP, the
+/// members' ports go to [`Plan::fip_ports`] (their FIPs are recomputed by Neutron).
 pub fn delete(snap: &NbSnapshot, lb_id: &str, cascade: bool) -> Plan {
     let mut plan = Plan::default();
     let mut edit = Edit::new(snap);
     for row in snap.lbs_named(lb_id) {
         if cascade {
             cascade_report(&mut plan.report, &row.external_ids);
+        }
+        // `handle_member_dvr` on delete: the members' FIPs go back to Neutron's recompute
+        let vip_fip = row
+            .external_ids
+            .get(ext::VIP_FIP)
+            .is_some_and(|v| !v.is_empty())
+            || row
+                .external_ids
+                .get(ext::ADDITIONAL_VIP_FIPS)
+                .is_some_and(|v| !v.is_empty());
+        if vip_fip {
+            let switches: Vec<_> = ext::parse_ls_refs(&row.external_ids)
+                .keys()
+                .filter_map(|n| snap.switch_named(n))
+                .collect();
+            for (_, _, members) in ext::pools(&row.external_ids) {
+                for m in members {
+                    let port = switches
+                        .iter()
+                        .find_map(|ls| snap.port_with_ip(ls, m.address));
+                    if let Some(p) = port {
+                        if !plan.fip_ports.contains(&p.name) {
+                            plan.fip_ports.push(p.name.clone());
+                        }
+                    }
+                }
+            }
         }
         for (_, _, members) in ext::pools(&row.external_ids) {
             if !row.health_check.is_empty() {

@@ -727,6 +727,10 @@ fn cascade_delete_removes_everything() {
     assert_eq!(rec(&p.report.members, "m2").0, Some(Prov::Deleted));
     assert_eq!(rec(&p.report.healthmonitors, "H").0, Some(Prov::Deleted));
     assert_eq!(p.hm_subnets, vec![SUBNET.to_string()]);
+    assert!(
+        p.fip_ports.is_empty(),
+        "no VIP FIP: no member FIP to recompute"
+    );
     assert!(s.load_balancers.is_empty());
     assert!(s.health_checks.is_empty());
     assert!(s.switches.values().all(|x| x.load_balancer.is_empty()));
@@ -736,6 +740,15 @@ fn cascade_delete_removes_everything() {
     full(&mut s);
     let p = lb::delete(&s, "LB", false);
     assert!(p.report.listeners.is_empty() && p.report.members.is_empty());
+    // with a VIP FIP the members' ports are listed for Neutron's FIP recompute
+    let u = only_row(&s).uuid;
+    s.load_balancers
+        .get_mut(&u)
+        .unwrap()
+        .external_ids
+        .insert(ext::VIP_FIP.into(), "172.24.4.9".into());
+    let p = lb::delete(&s, "LB", true);
+    assert_eq!(p.fip_ports, ["port-a", "port-b"]);
 }
 
 #[test]

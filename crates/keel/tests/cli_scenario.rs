@@ -5,241 +5,12 @@
 //!
 //! Needs the environment of `ci/stack/env.sh` (run through `ci/test.sh`).
 
-use std::net::TcpListener;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
+use common::{env, get, map, os, osj, select, uuids, Backend, Keel, LbGuard, NeutronNet};
 use serde_json::{json, Value};
-
-fn env(name: &str) -> String {
-    std::env::var(name)
-        .unwrap_or_else(|_| panic!("{name} is not set: run the tests through ci/test.sh"))
-}
-
-/// A `keel serve` child process, killed on drop.
-struct Keel {
-    child: Child,
-    port: u16,
-    _dir: tempfile::TempDir,
-    _mariadb: Option<MariaDb>,
-}
-
-impl Drop for Keel {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Where the test's Octavia DB lives.
-enum Backend {
-    /// The embedded default: a fresh SQLite file.
-    Sqlite,
-    /// Production: a fresh `keel_test_<tag>` database on the stack's MariaDB, dropped at the end.
-    MariaDb,
-}
-
-/// A fresh MariaDB database for one test, dropped on drop.
-struct MariaDb {
-    name: String,
-}
-
-impl MariaDb {
-    fn url(&self) -> String {
-        let base = env("STACK_KEEL_DB_URL");
-        let server = base.rsplit_once('/').map(|(s, _)| s.to_string()).unwrap();
-        format!("{server}/{}", self.name)
-    }
-
-    fn sql(statement: &str) {
-        let st = Command::new("mysql")
-            .args(["-h127.0.0.1", "-ukeel", "-pkeel-db-pass", "-e", statement])
-            .status()
-            .unwrap();
-        assert!(st.success(), "mysql: {statement}");
-    }
-
-    fn create() -> Self {
-        let name = format!("keel_test_e2e_{}", uuid::Uuid::new_v4().simple());
-        Self::sql(&format!("CREATE DATABASE {name}"));
-        MariaDb { name }
-    }
-}
-
-impl Drop for MariaDb {
-    fn drop(&mut self) {
-        Self::sql(&format!("DROP DATABASE IF EXISTS {}", self.name));
-    }
-}
-
-fn start_keel(backend: Backend) -> Keel {
-    let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let conf = dir.path().join("keel.conf");
-    let (db_url, mariadb) = match backend {
-        Backend::Sqlite => (
-            format!(
-                "sqlite://{}?mode=rwc",
-                dir.path().join("keel.sqlite").display()
-            ),
-            None,
-        ),
-        Backend::MariaDb => {
-            let m = MariaDb::create();
-            (m.url(), Some(m))
-        }
-    };
-    let keystone = env("STACK_KEYSTONE_URL");
-    let auth = format!(
-        "auth_url = {keystone}\nusername = octavia\npassword = octavia-pass\nproject_name = service\n\
-         user_domain_name = Default\nproject_domain_name = Default\nregion_name = RegionOne\n"
-    );
-    std::fs::write(
-        &conf,
-        format!(
-            "[api_settings]\nbind_host = 127.0.0.1\nbind_port = {port}\nauth_strategy = keystone\n\
-             enabled_provider_drivers = ovn:OVN provider driver\ndefault_provider_driver = ovn\n\
-             [database]\nconnection = {db_url}\n\
-             [keystone_authtoken]\n{auth}[service_auth]\n{auth}\
-             [neutron]\nendpoint = {}\n[ovn]\novn_nb_connection = {}\novn_sb_connection = {}\n",
-            env("STACK_NEUTRON_URL"),
-            env("STACK_OVN_NB"),
-            env("STACK_OVN_SB"),
-        ),
-    )
-    .unwrap();
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_keel"));
-    let st = Command::new(&bin)
-        .args(["--config-file"])
-        .arg(&conf)
-        .args(["db", "upgrade"])
-        .status()
-        .unwrap();
-    assert!(st.success(), "keel db upgrade failed");
-    let log = std::fs::File::create(dir.path().join("keel.log")).unwrap();
-    let child = Command::new(&bin)
-        .args(["--config-file"])
-        .arg(&conf)
-        .arg("serve")
-        .stdout(Stdio::from(log.try_clone().unwrap()))
-        .stderr(Stdio::from(log))
-        .spawn()
-        .unwrap();
-    let keel = Keel {
-        child,
-        port,
-        _dir: dir,
-        _mariadb: mariadb,
-    };
-    // Readiness: the versions document answers.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "keel did not start listening on {port}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    keel
-}
-
-/// Runs `openstack <args> -f json` as the `demo` user against `keel`; returns the parsed output.
-fn os(keel: &Keel, args: &[&str]) -> Result<Value, String> {
-    let mut cmd = Command::new("openstack");
-    cmd.args(args)
-        .env("OS_USERNAME", "demo")
-        .env("OS_PASSWORD", "demo-pass")
-        .env("OS_PROJECT_NAME", "demo")
-        .env(
-            "OS_LOAD_BALANCER_ENDPOINT_OVERRIDE",
-            format!("http://127.0.0.1:{}", keel.port),
-        );
-    let out = cmd
-        .output()
-        .map_err(|e| format!("cannot run openstack: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "openstack {}: {}{}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    if text.trim().is_empty() {
-        return Ok(Value::Null);
-    }
-    serde_json::from_str(&text).map_err(|e| format!("not JSON ({e}): {text}"))
-}
-
-fn osj(keel: &Keel, args: &[&str]) -> Value {
-    let mut a = args.to_vec();
-    a.extend(["-f", "json"]);
-    os(keel, &a).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// Selects rows of an OVSDB table with `ovsdb-client` (an independent client).
-fn select(db: &str, remote: &str, table: &str, cond: Value) -> Vec<Value> {
-    let q = json!([db, {"op": "select", "table": table, "where": cond}]);
-    let out = Command::new("ovsdb-client")
-        .args(["transact", remote, &q.to_string()])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "ovsdb-client: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    v[0]["rows"].as_array().cloned().unwrap_or_default()
-}
-
-/// An OVSDB `["map", [[k, v], ...]]` as (k, v) string pairs.
-fn map(v: &Value) -> Vec<(String, String)> {
-    v[1].as_array()
-        .map(|pairs| {
-            pairs
-                .iter()
-                .map(|p| {
-                    (
-                        p[0].as_str().unwrap_or_default().to_string(),
-                        p[1].as_str().unwrap_or_default().to_string(),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn get<'a>(m: &'a [(String, String)], k: &str) -> Option<&'a str> {
-    m.iter().find(|(kk, _)| kk == k).map(|(_, v)| v.as_str())
-}
-
-/// A set column's uuids (`["uuid", u]` or `["set", [["uuid", u], ...]]`).
-fn uuids(v: &Value) -> Vec<String> {
-    match v[0].as_str() {
-        Some("uuid") => vec![v[1].as_str().unwrap_or_default().to_string()],
-        Some("set") => v[1]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|u| u[1].as_str().unwrap().to_string())
-            .collect(),
-        _ => vec![],
-    }
-}
 
 #[test]
 fn cli_walking_skeleton_sqlite() {
@@ -254,47 +25,16 @@ fn cli_walking_skeleton_mariadb() {
 fn walking_skeleton(backend: Backend) {
     let nb = env("STACK_OVN_NB");
     let sb = env("STACK_OVN_SB");
-    let keel = start_keel(backend);
-    let tag = uuid::Uuid::new_v4().simple().to_string()[..8].to_string();
+    let keel = Keel::start(backend);
+    let tag = common::tag();
 
-    // Neutron objects a user makes first (as in ci/stack/smoke-neutron.sh).
-    let net = osj(&keel, &["network", "create", &format!("keel-e2e-{tag}")]);
-    let net_id = net["id"].as_str().unwrap().to_string();
-    let cleanup_net = scopeguard(net_id.clone());
-    let subnet = osj(
-        &keel,
-        &[
-            "subnet",
-            "create",
-            "--network",
-            &net_id,
-            "--subnet-range",
-            "10.0.0.0/24",
-            &format!("keel-e2e-{tag}"),
-        ],
+    // Neutron objects a user makes first (as in ci/stack/smoke-neutron.sh), deleted at the end.
+    let neutron = NeutronNet::create(&tag, &["10.0.0.10", "10.0.0.11"]);
+    let (net_id, subnet_id, router_id) = (
+        neutron.net.clone(),
+        neutron.subnet.clone(),
+        neutron.router.clone(),
     );
-    let subnet_id = subnet["id"].as_str().unwrap().to_string();
-    let router = osj(&keel, &["router", "create", &format!("keel-e2e-{tag}")]);
-    let router_id = router["id"].as_str().unwrap().to_string();
-    let _cleanup_router = RouterGuard {
-        router: router_id.clone(),
-        subnet: subnet_id.clone(),
-    };
-    os(&keel, &["router", "add", "subnet", &router_id, &subnet_id]).unwrap();
-    for ip in ["10.0.0.10", "10.0.0.11"] {
-        osj(
-            &keel,
-            &[
-                "port",
-                "create",
-                "--network",
-                &net_id,
-                "--fixed-ip",
-                &format!("subnet={subnet_id},ip-address={ip}"),
-                &format!("keel-e2e-{tag}-{ip}"),
-            ],
-        );
-    }
 
     // 1. Load balancer.
     let lb = osj(
@@ -312,6 +52,7 @@ fn walking_skeleton(backend: Backend) {
         ],
     );
     let lb_id = lb["id"].as_str().unwrap().to_string();
+    let _lb_rows = LbGuard(lb_id.clone());
     let lb = osj(&keel, &["loadbalancer", "show", &lb_id]);
     assert_eq!(lb["provisioning_status"], "ACTIVE", "{lb}");
     assert_eq!(lb["operating_status"], "ONLINE", "{lb}");
@@ -528,6 +269,33 @@ fn walking_skeleton(backend: Backend) {
         2
     );
 
+    // 6. Statistics (seed 004 §6): the OVN provider reports none, so the fresh listener and
+    // its LB answer all zeros; then a `listener_statistics` row as a provider's stats report
+    // upserts it (amphora_id = listener_id) is what the LB's stats show.
+    let zero = json!({"active_connections": 0, "bytes_in": 0, "bytes_out": 0,
+        "request_errors": 0, "total_connections": 0});
+    let stats = osj(
+        &keel,
+        &["loadbalancer", "listener", "stats", "show", &listener_id],
+    );
+    assert_eq!(stats, zero, "listener stats");
+    assert_eq!(
+        osj(&keel, &["loadbalancer", "stats", "show", &lb_id]),
+        zero,
+        "load balancer stats"
+    );
+    keel.sql(&format!(
+        "INSERT INTO listener_statistics (listener_id, amphora_id, bytes_in, bytes_out, \
+         active_connections, total_connections, request_errors) \
+         VALUES ('{listener_id}', '{listener_id}', 1000, 2000, 3, 40, 5)"
+    ));
+    assert_eq!(
+        osj(&keel, &["loadbalancer", "stats", "show", &lb_id]),
+        json!({"active_connections": 3, "bytes_in": 1000, "bytes_out": 2000,
+            "request_errors": 5, "total_connections": 40}),
+        "load balancer stats after a report"
+    );
+
     // An option OVN does not support: 501, nothing left behind, LB back to ACTIVE.
     let err = os(
         &keel,
@@ -602,68 +370,4 @@ fn walking_skeleton(backend: Backend) {
         gone.is_err() || gone.as_ref().unwrap()["provisioning_status"] == "DELETED",
         "{gone:?}"
     );
-    drop(cleanup_net);
-}
-
-/// Deletes the test's router (after removing its subnet interface), even when the test fails.
-struct RouterGuard {
-    router: String,
-    subnet: String,
-}
-
-impl Drop for RouterGuard {
-    fn drop(&mut self) {
-        admin(&["router", "remove", "subnet", &self.router, &self.subnet]);
-        admin(&["router", "delete", &self.router]);
-    }
-}
-
-/// Deletes the test's network and its ports, even when the test fails.
-struct NetGuard(String);
-
-impl Drop for NetGuard {
-    fn drop(&mut self) {
-        let out = Command::new("openstack")
-            .args([
-                "port",
-                "list",
-                "--network",
-                &self.0,
-                "-f",
-                "value",
-                "-c",
-                "ID",
-            ])
-            .env("OS_USERNAME", "admin")
-            .env("OS_PASSWORD", "admin-pass")
-            .env("OS_PROJECT_NAME", "admin")
-            .output();
-        if let Ok(out) = out {
-            let ids: Vec<String> = String::from_utf8_lossy(&out.stdout)
-                .split_whitespace()
-                .map(String::from)
-                .collect();
-            if !ids.is_empty() {
-                let mut args = vec!["port", "delete"];
-                args.extend(ids.iter().map(String::as_str));
-                admin(&args);
-            }
-        }
-        admin(&["network", "delete", &self.0]);
-    }
-}
-
-fn scopeguard(net: String) -> NetGuard {
-    NetGuard(net)
-}
-
-fn admin(args: &[&str]) {
-    let _ = Command::new("openstack")
-        .args(args)
-        .env("OS_USERNAME", "admin")
-        .env("OS_PASSWORD", "admin-pass")
-        .env("OS_PROJECT_NAME", "admin")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
 }

@@ -1,0 +1,264 @@
+//! Agent failover between two real `keel serve` processes (issue 5): both on the same
+//! MariaDB Octavia DB and the stack's NB/SB, so exactly one holds the NB lock
+//! `keel_ovn_provider_agent` (seed 000 "agent"). A load balancer → listener → pool → two
+//! members → TCP health monitor is made through the lock holder's API; ovn-northd derives an
+//! SB `Service_Monitor` row per member. The holder is killed (SIGKILL, by its PID); then the
+//! test writes `status` into the first member's `Service_Monitor` row with `ovsdb-client
+//! transact`, as ovn-controller would. The survivor — which made none of these objects —
+//! must take the lock over and turn `offline` into member ERROR, pool and LB DEGRADED, then
+//! `online` back into ONLINE, as its API shows.
+//!
+//! The lock name is one for the whole machine: this binary is in the serial set of
+//! `ci/test.sh`, and fails with a clear message when a `keel serve` outside it holds the lock.
+//! Needs the environment of `ci/stack/env.sh` (run through `ci/test.sh`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::{
+    env, sb_select, transact, wait_for, AgentLock, Backend, Keel, LbGuard, MariaDb, NeutronNet,
+};
+use serde_json::{json, Value};
+
+/// Whether `keel`'s agent got the lock when it started: its `OVN provider agent started`
+/// log line carries `held=true|false` (`ovn_provider::OvnProvider::run_agent`). Waits for the
+/// line (the agent starts beside the API, not before it).
+fn agent_held_lock_at_start(keel: &Keel) -> bool {
+    wait_for(
+        "the `OVN provider agent started` log line",
+        Duration::from_secs(30),
+        || {
+            let log = keel.log();
+            let line = log
+                .lines()
+                .find(|l| l.contains("OVN provider agent started"))
+                .ok_or_else(|| log.clone())?;
+            if line.contains("held=true") {
+                Ok(true)
+            } else if line.contains("held=false") {
+                Ok(false)
+            } else {
+                Err(line.to_string())
+            }
+        },
+    )
+}
+
+/// Operating statuses of (LB, pool, [(member id, status)] sorted).
+type Statuses = (String, String, Vec<(String, String)>);
+
+/// The status tree (`GET /v2/lbaas/loadbalancers/{id}/status`) as [`Statuses`]; the LB has
+/// one listener with one pool.
+fn statuses(keel: &Keel, token: &str, lb_id: &str) -> Result<Statuses, String> {
+    let (code, body) = keel.api(
+        "GET",
+        &format!("/v2/lbaas/loadbalancers/{lb_id}/status"),
+        token,
+        None,
+    );
+    if code != 200 {
+        return Err(format!("{code} {body}"));
+    }
+    let lb = &body["statuses"]["loadbalancer"];
+    let pool = &lb["listeners"][0]["pools"][0];
+    let s = |v: &Value| {
+        v["operating_status"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let mut members: Vec<(String, String)> = pool["members"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|m| (m["id"].as_str().unwrap_or_default().to_string(), s(m)))
+        .collect();
+    members.sort();
+    Ok((s(lb), s(pool), members))
+}
+
+/// Sets `status` of the SB `Service_Monitor` row `uuid` (one transaction), as ovn-controller
+/// does after its health checks.
+fn set_monitor_status(uuid: &str, status: &str) {
+    transact(
+        &env("STACK_OVN_SB"),
+        &json!(["OVN_Southbound", {"op": "update", "table": "Service_Monitor",
+            "where": [["_uuid", "==", ["uuid", uuid]]], "row": {"status": status}}]),
+    );
+}
+
+#[test]
+fn survivor_takes_over_the_agent_after_the_lock_holder_dies() {
+    let db = MariaDb::create();
+    let first = Keel::start(Backend::Shared(db.url()));
+    let first_held = agent_held_lock_at_start(&first);
+    let second = Keel::start(Backend::Shared(db.url()));
+    let second_held = agent_held_lock_at_start(&second);
+    let (mut holder, survivor) = match (first_held, second_held) {
+        (true, false) => (first, second),
+        (false, true) => (second, first),
+        (false, false) => panic!(
+            "neither keel serve holds the NB lock keel_ovn_provider_agent: another process on \
+             this machine does (a keel serve outside this test?); run through ci/test.sh"
+        ),
+        (true, true) => panic!("both keel serve processes say they hold the NB lock"),
+    };
+
+    let tag = common::tag();
+    let neutron = NeutronNet::create(&tag, &["10.0.0.10", "10.0.0.11"]);
+    let token = common::demo_token();
+
+    // The graph, through the lock holder's API.
+    let (code, body) = holder.api(
+        "POST",
+        "/v2/lbaas/loadbalancers",
+        &token,
+        Some(&json!({"loadbalancer": {"name": format!("failover-{tag}"),
+            "vip_subnet_id": neutron.subnet, "provider": "ovn"}})),
+    );
+    assert_eq!(code, 201, "{body}");
+    let lb_id = body["loadbalancer"]["id"].as_str().unwrap().to_string();
+    let _lb_rows = LbGuard(lb_id.clone());
+    holder.wait_lb_active(&token, &lb_id);
+    let listener = holder.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/listeners",
+        json!({"listener": {"loadbalancer_id": lb_id, "protocol": "TCP", "protocol_port": 80}}),
+    );
+    let pool = holder.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/pools",
+        json!({"pool": {"listener_id": listener["id"], "protocol": "TCP",
+            "lb_algorithm": "SOURCE_IP_PORT"}}),
+    );
+    let pool_id = pool["id"].as_str().unwrap().to_string();
+    let mut members = vec![];
+    for ip in ["10.0.0.10", "10.0.0.11"] {
+        let m = holder.create(
+            &token,
+            &lb_id,
+            &format!("/v2/lbaas/pools/{pool_id}/members"),
+            json!({"member": {"address": ip, "protocol_port": 8080,
+                "subnet_id": neutron.subnet}}),
+        );
+        members.push(m["id"].as_str().unwrap().to_string());
+    }
+    holder.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/healthmonitors",
+        json!({"healthmonitor": {"pool_id": pool_id, "type": "TCP", "delay": 5,
+            "timeout": 3, "max_retries": 3}}),
+    );
+
+    // northd's Service_Monitor for the first member: ours by its logical port (other tests'
+    // members may share 10.0.0.10:8080, never our Neutron port).
+    let port = neutron.port_of("10.0.0.10").to_string();
+    let monitor = wait_for(
+        "the SB Service_Monitor of 10.0.0.10:8080",
+        Duration::from_secs(30),
+        || {
+            let rows = sb_select(
+                "Service_Monitor",
+                json!([
+                    ["ip", "==", "10.0.0.10"],
+                    ["port", "==", 8080],
+                    ["logical_port", "==", port]
+                ]),
+            );
+            rows.first()
+                .and_then(|r| r["_uuid"][1].as_str())
+                .map(String::from)
+                .ok_or_else(|| format!("{rows:?}"))
+        },
+    );
+
+    let all_online = |m: &[String]| -> Statuses {
+        let mut ms: Vec<(String, String)> = m
+            .iter()
+            .map(|id| (id.clone(), "ONLINE".to_string()))
+            .collect();
+        ms.sort();
+        ("ONLINE".to_string(), "ONLINE".to_string(), ms)
+    };
+    assert_eq!(
+        statuses(&holder, &token, &lb_id).unwrap(),
+        all_online(&members),
+        "statuses before the failover"
+    );
+
+    // The holder dies; the lock is not left free (the survivor waited for it).
+    holder.kill();
+    assert!(
+        AgentLock::is_held_elsewhere(),
+        "nobody holds keel_ovn_provider_agent after the holder died"
+    );
+
+    let mut expect_degraded = vec![
+        (members[0].clone(), "ERROR".to_string()),
+        (members[1].clone(), "ONLINE".to_string()),
+    ];
+    expect_degraded.sort();
+    set_monitor_status(&monitor, "offline");
+    wait_for(
+        "member ERROR, pool and LB DEGRADED through the survivor's API",
+        Duration::from_secs(30),
+        || {
+            let s = statuses(&survivor, &token, &lb_id)?;
+            let want = (
+                "DEGRADED".to_string(),
+                "DEGRADED".to_string(),
+                expect_degraded.clone(),
+            );
+            if s == want {
+                Ok(())
+            } else {
+                Err(format!("{s:?}"))
+            }
+        },
+    );
+
+    set_monitor_status(&monitor, "online");
+    wait_for(
+        "member, pool and LB ONLINE again",
+        Duration::from_secs(30),
+        || {
+            let s = statuses(&survivor, &token, &lb_id)?;
+            if s == all_online(&members) {
+                Ok(())
+            } else {
+                Err(format!("{s:?}"))
+            }
+        },
+    );
+
+    // The survivor also serves writes: cascade delete removes the NB row.
+    let (code, body) = survivor.api(
+        "DELETE",
+        &format!("/v2/lbaas/loadbalancers/{lb_id}?cascade=true"),
+        &token,
+        None,
+    );
+    assert_eq!(code, 204, "{body}");
+    wait_for(
+        "the NB Load_Balancer row gone",
+        Duration::from_secs(30),
+        || {
+            let rows = common::nb_select("Load_Balancer", json!([["name", "==", lb_id]]));
+            if rows.is_empty() {
+                Ok(())
+            } else {
+                Err(format!("{rows:?}"))
+            }
+        },
+    );
+    drop(survivor);
+    drop(holder);
+    drop(db);
+}

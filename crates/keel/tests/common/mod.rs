@@ -1,0 +1,745 @@
+//! Shared harness of the end-to-end tests: real `keel serve` processes against the services
+//! of `ci/stack/` (Keystone, Neutron, OVN NB/SB + ovn-northd, MariaDB), driven through the
+//! real clients (`openstack`, `curl`, `ovsdb-client`, `ovn-nbctl`, `mysql`, `sqlite3`).
+//!
+//! What each helper starts and what it cleans:
+//! * [`Keel::start`]: a temp dir (config, log, SQLite file), a fresh MariaDB database when
+//!   asked ([`MariaDb`]), `keel db upgrade` then `keel serve` on a free 127.0.0.1 port. On drop
+//!   the process is killed and waited for, the temp dir and the owned database are removed.
+//! * [`NeutronNet::create`]: a network, a 10.0.0.0/24 subnet, a router with an interface on it
+//!   and ports with fixed IPs, as the `demo` user. On drop (as `admin`): the router interface,
+//!   the router, every port left on the network (also the VIP/HM ports Keel made), the network.
+//! * [`LbGuard`]: nothing at start; on drop the NB `Load_Balancer` rows named after the LB.
+//! * [`AgentLock`]: holds the agent's NB lock while alive, releases it on drop.
+//! * Read-only: [`select`] (OVSDB rows), [`os`]/[`osj`] (the CLI), [`http`] (the REST APIs).
+//!
+//! Every helper panics with the command and its output on failure: these are tests. The
+//! environment comes from `ci/stack/env.sh` (run the tests through `ci/test.sh`).
+#![allow(
+    dead_code,
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+/// The NB lock the provider agent of every `keel serve` competes for
+/// (`ovn_provider::agent::AGENT_LOCK`): one name for the whole machine.
+pub const AGENT_LOCK: &str = "keel_ovn_provider_agent";
+
+/// An environment variable of `ci/stack/env.sh`; panics saying how to run the tests.
+pub fn env(name: &str) -> String {
+    std::env::var(name)
+        .unwrap_or_else(|_| panic!("{name} is not set: run the tests through ci/test.sh"))
+}
+
+/// A TCP port free on 127.0.0.1 right now (the OS picks it; released before returning).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A short random tag for the names of one test run (Neutron names, LB names).
+pub fn tag() -> String {
+    uuid::Uuid::new_v4().simple().to_string()[..8].to_string()
+}
+
+/// Calls `probe` until it returns `Some`, every 100 ms, for at most `timeout`; panics with
+/// `what` and the last `Err` description when the deadline passes. For observable states
+/// that another process reaches asynchronously (a status, a row), never as a bare delay.
+pub fn wait_for<T>(
+    what: &str,
+    timeout: Duration,
+    mut probe: impl FnMut() -> Result<T, String>,
+) -> T {
+    let deadline = Instant::now() + timeout;
+    loop {
+        match probe() {
+            Ok(v) => return v,
+            Err(last) => {
+                assert!(
+                    Instant::now() < deadline,
+                    "timed out after {timeout:?} waiting for {what}; last seen: {last}"
+                );
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A fresh `keel_test_e2e_<uuid>` database on the stack's MariaDB (user `keel`); dropped on
+/// drop.
+pub struct MariaDb {
+    pub name: String,
+}
+
+impl MariaDb {
+    /// `CREATE DATABASE keel_test_e2e_<uuid>`.
+    pub fn create() -> Self {
+        let name = format!("keel_test_e2e_{}", uuid::Uuid::new_v4().simple());
+        mysql(None, &format!("CREATE DATABASE {name}"));
+        MariaDb { name }
+    }
+
+    /// Its SQLAlchemy-style URL (`mysql://keel:…@127.0.0.1:3306/<name>`), from
+    /// `STACK_KEEL_DB_URL`'s server part.
+    pub fn url(&self) -> String {
+        let base = env("STACK_KEEL_DB_URL");
+        let server = base.rsplit_once('/').map(|(s, _)| s.to_string()).unwrap();
+        format!("{server}/{}", self.name)
+    }
+
+    /// Runs `statement` in this database; its tab-separated output, trimmed.
+    pub fn sql(&self, statement: &str) -> String {
+        mysql(Some(&self.name), statement)
+    }
+}
+
+impl Drop for MariaDb {
+    fn drop(&mut self) {
+        mysql(None, &format!("DROP DATABASE IF EXISTS {}", self.name));
+    }
+}
+
+fn mysql(db: Option<&str>, statement: &str) -> String {
+    let mut cmd = Command::new("mysql");
+    cmd.args(["-h127.0.0.1", "-ukeel", "-pkeel-db-pass", "-N", "-B"]);
+    if let Some(db) = db {
+        cmd.arg(db);
+    }
+    let out = cmd.args(["-e", statement]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "mysql: {statement}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn sqlite(file: &Path, statement: &str) -> String {
+    let out = Command::new("sqlite3")
+        .arg(file)
+        .arg(statement)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "sqlite3: {statement}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// Where a [`Keel`]'s Octavia DB lives.
+pub enum Backend {
+    /// The embedded default: a fresh SQLite file in the temp dir.
+    Sqlite,
+    /// Production: a fresh [`MariaDb`] database, owned by the `Keel` and dropped with it.
+    MariaDb,
+    /// An existing MariaDB database (e.g. shared by two `keel serve`); not dropped.
+    Shared(String),
+}
+
+enum Db {
+    Sqlite(PathBuf),
+    MariaDb {
+        name: String,
+        _owned: Option<MariaDb>,
+    },
+}
+
+/// A `keel serve` child process with `auth_strategy = keystone` (service user `octavia`),
+/// the `ovn` provider on the stack's NB/SB and Neutron. Killed (and waited for) on drop.
+pub struct Keel {
+    child: Child,
+    pub port: u16,
+    pub conf: PathBuf,
+    db: Db,
+    dir: tempfile::TempDir,
+}
+
+/// The `keel` binary of this build.
+pub fn keel_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_keel"))
+}
+
+impl Keel {
+    /// Writes `keel.conf`, runs `keel db upgrade`, spawns `keel serve` (stdout/stderr to
+    /// `keel.log`, no ANSI colours) and returns once its port accepts connections (60 s).
+    pub fn start(backend: Backend) -> Keel {
+        let dir = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let conf = dir.path().join("keel.conf");
+        let (db_url, db) = match backend {
+            Backend::Sqlite => {
+                let file = dir.path().join("keel.sqlite");
+                (
+                    format!("sqlite://{}?mode=rwc", file.display()),
+                    Db::Sqlite(file),
+                )
+            }
+            Backend::MariaDb => {
+                let m = MariaDb::create();
+                (
+                    m.url(),
+                    Db::MariaDb {
+                        name: m.name.clone(),
+                        _owned: Some(m),
+                    },
+                )
+            }
+            Backend::Shared(url) => {
+                let name = url.rsplit_once('/').map(|(_, n)| n.to_string()).unwrap();
+                (url, Db::MariaDb { name, _owned: None })
+            }
+        };
+        let auth = format!(
+            "auth_url = {}\nusername = octavia\npassword = octavia-pass\nproject_name = service\n\
+             user_domain_name = Default\nproject_domain_name = Default\nregion_name = RegionOne\n",
+            env("STACK_KEYSTONE_URL")
+        );
+        std::fs::write(
+            &conf,
+            format!(
+                "[api_settings]\nbind_host = 127.0.0.1\nbind_port = {port}\nauth_strategy = keystone\n\
+                 enabled_provider_drivers = ovn:OVN provider driver\ndefault_provider_driver = ovn\n\
+                 [database]\nconnection = {db_url}\n\
+                 [keystone_authtoken]\n{auth}[service_auth]\n{auth}\
+                 [neutron]\nendpoint = {}\n[ovn]\novn_nb_connection = {}\novn_sb_connection = {}\n",
+                env("STACK_NEUTRON_URL"),
+                env("STACK_OVN_NB"),
+                env("STACK_OVN_SB"),
+            ),
+        )
+        .unwrap();
+        let up = Command::new(keel_bin())
+            .arg("--config-file")
+            .arg(&conf)
+            .args(["db", "upgrade"])
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(
+            up.status.success(),
+            "keel db upgrade failed: {}",
+            String::from_utf8_lossy(&up.stderr)
+        );
+        let log = std::fs::File::create(dir.path().join("keel.log")).unwrap();
+        let child = Command::new(keel_bin())
+            .arg("--config-file")
+            .arg(&conf)
+            .arg("serve")
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::from(log.try_clone().unwrap()))
+            .stderr(Stdio::from(log))
+            .spawn()
+            .unwrap();
+        let mut keel = Keel {
+            child,
+            port,
+            conf,
+            db,
+            dir,
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Ok(Some(st)) = keel.child.try_wait() {
+                panic!("keel serve exited ({st}): {}", keel.log());
+            }
+            assert!(
+                Instant::now() < deadline,
+                "keel did not start listening on {port}: {}",
+                keel.log()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        keel
+    }
+
+    /// `http://127.0.0.1:<port>`: the load-balancer endpoint.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// The `keel serve` process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The temp dir (config, log, SQLite file); removed on drop.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// What `keel serve` logged so far (stdout and stderr).
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("keel.log")).unwrap_or_default()
+    }
+
+    /// Kills `keel serve` (SIGKILL) and waits for it; the temp dir and DB stay until drop
+    /// (e.g. for `keel ovn-db-sync` on the same config).
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Runs `statement` on this Keel's Octavia DB (`sqlite3` or `mysql`, independent of
+    /// Keel's own client); the output (tab-separated columns), trimmed.
+    pub fn sql(&self, statement: &str) -> String {
+        match &self.db {
+            Db::Sqlite(file) => sqlite(file, statement),
+            Db::MariaDb { name, .. } => mysql(Some(name), statement),
+        }
+    }
+
+    /// `METHOD <path>` on this Keel's API with `token` (see [`http`]).
+    pub fn api(&self, method: &str, path: &str, token: &str, body: Option<&Value>) -> (u16, Value) {
+        http(method, &format!("{}{path}", self.url()), Some(token), body)
+    }
+
+    /// Polls `GET /v2/lbaas/loadbalancers/{id}` until `provisioning_status` is ACTIVE (60 s);
+    /// panics on ERROR. Returns the load balancer.
+    pub fn wait_lb_active(&self, token: &str, lb_id: &str) -> Value {
+        wait_for(
+            &format!("load balancer {lb_id} ACTIVE"),
+            Duration::from_secs(60),
+            || {
+                let (code, body) = self.api(
+                    "GET",
+                    &format!("/v2/lbaas/loadbalancers/{lb_id}"),
+                    token,
+                    None,
+                );
+                let lb = &body["loadbalancer"];
+                match (code, lb["provisioning_status"].as_str()) {
+                    (200, Some("ACTIVE")) => Ok(lb.clone()),
+                    (200, Some("ERROR")) => panic!("load balancer {lb_id} went ERROR: {lb}"),
+                    _ => Err(format!("{code} {body}")),
+                }
+            },
+        )
+    }
+
+    /// `POST <path>` of `body` (expects 201), then waits for the LB to be ACTIVE again;
+    /// returns the created object (the body's single top-level value).
+    pub fn create(&self, token: &str, lb_id: &str, path: &str, body: Value) -> Value {
+        let (code, out) = self.api("POST", path, token, Some(&body));
+        assert_eq!(code, 201, "POST {path} {body}: {out}");
+        self.wait_lb_active(token, lb_id);
+        out.as_object()
+            .and_then(|o| o.values().next().cloned())
+            .unwrap()
+    }
+}
+
+impl Drop for Keel {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Runs `openstack <args>` as the `demo` user with Keel as the load-balancer endpoint; its
+/// output parsed as JSON (`Null` when empty), or the command and its output as the error.
+pub fn os(keel: &Keel, args: &[&str]) -> Result<Value, String> {
+    let out = Command::new("openstack")
+        .args(args)
+        .env("OS_USERNAME", "demo")
+        .env("OS_PASSWORD", "demo-pass")
+        .env("OS_PROJECT_NAME", "demo")
+        .env("OS_LOAD_BALANCER_ENDPOINT_OVERRIDE", keel.url())
+        .output()
+        .map_err(|e| format!("cannot run openstack: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "openstack {}: {}{}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    if text.trim().is_empty() {
+        return Ok(Value::Null);
+    }
+    serde_json::from_str(&text).map_err(|e| format!("not JSON ({e}): {text}"))
+}
+
+/// [`os`] with `-f json`; panics on failure.
+pub fn osj(keel: &Keel, args: &[&str]) -> Value {
+    let mut a = args.to_vec();
+    a.extend(["-f", "json"]);
+    os(keel, &a).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A project-scoped Keystone token (password auth, domain Default) from `STACK_KEYSTONE_URL`.
+pub fn token(user: &str, password: &str, project: &str) -> String {
+    let body = json!({"auth": {
+        "identity": {"methods": ["password"], "password": {"user": {
+            "name": user, "domain": {"name": "Default"}, "password": password}}},
+        "scope": {"project": {"name": project, "domain": {"name": "Default"}}}}});
+    let out = Command::new("curl")
+        .args(["-sS", "-o", "/dev/null", "-D", "-", "-H"])
+        .arg("Content-Type: application/json")
+        .arg("-d")
+        .arg(body.to_string())
+        .arg(format!("{}/auth/tokens", env("STACK_KEYSTONE_URL")))
+        .output()
+        .unwrap();
+    let headers = String::from_utf8_lossy(&out.stdout);
+    headers
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case("x-subject-token")
+                .then(|| v.trim().to_string())
+        })
+        .unwrap_or_else(|| panic!("no token for {user}: {headers}"))
+}
+
+/// The `demo` user's token (project demo), as the tests' end user.
+pub fn demo_token() -> String {
+    token("demo", "demo-pass", "demo")
+}
+
+/// The `admin` user's token (project admin), for cleanup.
+pub fn admin_token() -> String {
+    token("admin", "admin-pass", "admin")
+}
+
+/// `curl -X <method> <url>` with `X-Auth-Token` and a JSON body; (status, body as JSON, or
+/// `Null` when empty or not JSON).
+pub fn http(method: &str, url: &str, token: Option<&str>, body: Option<&Value>) -> (u16, Value) {
+    let mut cmd = Command::new("curl");
+    cmd.args(["-sS", "-X", method, "-w", "\n%{http_code}", "-H"])
+        .arg("Content-Type: application/json")
+        .arg("-H")
+        .arg("Accept: application/json");
+    if let Some(t) = token {
+        cmd.arg("-H").arg(format!("X-Auth-Token: {t}"));
+    }
+    if let Some(b) = body {
+        cmd.arg("-d").arg(b.to_string());
+    }
+    let out = cmd.arg(url).output().unwrap();
+    assert!(
+        out.status.success(),
+        "curl {method} {url}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (body, code) = text.rsplit_once('\n').unwrap();
+    (
+        code.trim().parse().unwrap(),
+        serde_json::from_str(body).unwrap_or(Value::Null),
+    )
+}
+
+fn neutron(method: &str, path: &str, token: &str, body: Option<&Value>) -> (u16, Value) {
+    http(
+        method,
+        &format!("{}/v2.0{path}", env("STACK_NEUTRON_URL")),
+        Some(token),
+        body,
+    )
+}
+
+/// The Neutron objects a user makes before a load balancer (as `ci/stack/smoke-neutron.sh`),
+/// through the Neutron API as `demo`: a network `keel-e2e-<tag>`, a subnet 10.0.0.0/24, a
+/// router with an interface on it, and one port per requested fixed IP. Deleted on drop.
+pub struct NeutronNet {
+    pub net: String,
+    pub subnet: String,
+    pub router: String,
+    /// (fixed IP, port id) of the requested ports, in request order.
+    pub ports: Vec<(String, String)>,
+}
+
+impl NeutronNet {
+    /// Creates the objects; panics (after cleaning what was made) on a Neutron error.
+    pub fn create(tag: &str, ips: &[&str]) -> Self {
+        let t = demo_token();
+        let id = |(code, body): (u16, Value), kind: &str| -> String {
+            assert!(code == 201 || code == 200, "neutron {kind}: {code} {body}");
+            body[kind]["id"].as_str().unwrap().to_string()
+        };
+        let name = format!("keel-e2e-{tag}");
+        let net = id(
+            neutron(
+                "POST",
+                "/networks",
+                &t,
+                Some(&json!({"network": {"name": name}})),
+            ),
+            "network",
+        );
+        let mut me = NeutronNet {
+            net,
+            subnet: String::new(),
+            router: String::new(),
+            ports: vec![],
+        };
+        me.subnet = id(
+            neutron(
+                "POST",
+                "/subnets",
+                &t,
+                Some(
+                    &json!({"subnet": {"name": name, "network_id": me.net, "ip_version": 4,
+                    "cidr": "10.0.0.0/24"}}),
+                ),
+            ),
+            "subnet",
+        );
+        me.router = id(
+            neutron(
+                "POST",
+                "/routers",
+                &t,
+                Some(&json!({"router": {"name": name}})),
+            ),
+            "router",
+        );
+        let (code, body) = neutron(
+            "PUT",
+            &format!("/routers/{}/add_router_interface", me.router),
+            &t,
+            Some(&json!({"subnet_id": me.subnet})),
+        );
+        assert_eq!(code, 200, "add_router_interface: {body}");
+        for ip in ips {
+            let port = id(
+                neutron(
+                    "POST",
+                    "/ports",
+                    &t,
+                    Some(
+                        &json!({"port": {"name": format!("{name}-{ip}"), "network_id": me.net,
+                        "fixed_ips": [{"subnet_id": me.subnet, "ip_address": ip}]}}),
+                    ),
+                ),
+                "port",
+            );
+            me.ports.push((ip.to_string(), port));
+        }
+        me
+    }
+
+    /// The port id of the requested fixed IP `ip`.
+    pub fn port_of(&self, ip: &str) -> &str {
+        self.ports
+            .iter()
+            .find(|(i, _)| i == ip)
+            .map(|(_, p)| p.as_str())
+            .unwrap()
+    }
+}
+
+impl Drop for NeutronNet {
+    fn drop(&mut self) {
+        let t = admin_token();
+        if !self.router.is_empty() {
+            if !self.subnet.is_empty() {
+                neutron(
+                    "PUT",
+                    &format!("/routers/{}/remove_router_interface", self.router),
+                    &t,
+                    Some(&json!({"subnet_id": self.subnet})),
+                );
+            }
+            neutron("DELETE", &format!("/routers/{}", self.router), &t, None);
+        }
+        let (_, ports) = neutron("GET", &format!("/ports?network_id={}", self.net), &t, None);
+        for p in ports["ports"].as_array().cloned().unwrap_or_default() {
+            if let Some(id) = p["id"].as_str() {
+                neutron("DELETE", &format!("/ports/{id}"), &t, None);
+            }
+        }
+        neutron("DELETE", &format!("/networks/{}", self.net), &t, None);
+    }
+}
+
+/// Removes the NB `Load_Balancer` rows named after a load balancer id, even when the test
+/// fails (a cascade delete that ran leaves nothing to remove).
+pub struct LbGuard(pub String);
+
+impl Drop for LbGuard {
+    fn drop(&mut self) {
+        let nb = format!("--db={}", env("STACK_OVN_NB"));
+        // one row per protocol may share the name: delete until none is left
+        for _ in 0..4 {
+            let ok = Command::new("ovn-nbctl")
+                .args([&nb, "--if-exists", "lb-del", &self.0])
+                .stderr(Stdio::null())
+                .status()
+                .map(|s| s.success())
+                .unwrap_or(false);
+            if ok {
+                break;
+            }
+        }
+    }
+}
+
+/// Holds the provider agent's NB lock ([`AGENT_LOCK`]) with `ovsdb-client lock` while alive:
+/// the agent of any `keel serve` on the shared NB waits instead of reacting (e.g. to the
+/// Service_Monitor changes northd derives from rows a test damages). Released on drop.
+pub struct AgentLock(Child);
+
+impl AgentLock {
+    /// Blocks until the lock is granted.
+    pub fn take() -> Self {
+        use std::io::BufRead;
+        let mut child = Command::new("ovsdb-client")
+            .args(["lock", &env("STACK_OVN_NB"), AGENT_LOCK])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let out = child.stdout.take().unwrap();
+        for line in std::io::BufReader::new(out).lines() {
+            let line = line.unwrap();
+            // `{"locked":true}` at once, or `{"locked":false}` then `locked` when granted
+            if line.contains("true") || line.trim() == "locked" {
+                return AgentLock(child);
+            }
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("ovsdb-client lock ended without the lock");
+    }
+
+    /// Asks for the lock once and withdraws: `true` when some other session holds it now
+    /// (the server answered `{"locked":false}`), `false` when it was free.
+    pub fn is_held_elsewhere() -> bool {
+        use std::io::BufRead;
+        let mut child = Command::new("ovsdb-client")
+            .args(["lock", &env("STACK_OVN_NB"), AGENT_LOCK])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let out = child.stdout.take().unwrap();
+        let first = std::io::BufReader::new(out)
+            .lines()
+            .next()
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(first.contains("locked"), "ovsdb-client lock: {first:?}");
+        first.contains("false")
+    }
+}
+
+impl Drop for AgentLock {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Rows of `table` in database `db` at `remote` matching `cond`, read with `ovsdb-client
+/// transact` (an independent client, not Keel's).
+pub fn select(db: &str, remote: &str, table: &str, cond: Value) -> Vec<Value> {
+    let out = transact(
+        remote,
+        &json!([db, {"op": "select", "table": table, "where": cond}]),
+    );
+    out[0]["rows"].as_array().cloned().unwrap_or_default()
+}
+
+/// [`select`] on the stack's NB.
+pub fn nb_select(table: &str, cond: Value) -> Vec<Value> {
+    select("OVN_Northbound", &env("STACK_OVN_NB"), table, cond)
+}
+
+/// [`select`] on the stack's SB.
+pub fn sb_select(table: &str, cond: Value) -> Vec<Value> {
+    select("OVN_Southbound", &env("STACK_OVN_SB"), table, cond)
+}
+
+/// `ovsdb-client transact <remote> <ops>` (one transaction); the JSON result, asserting that
+/// no operation failed.
+pub fn transact(remote: &str, ops: &Value) -> Value {
+    let out = Command::new("ovsdb-client")
+        .args(["transact", remote, &ops.to_string()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "ovsdb-client transact {ops}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v.as_array()
+            .is_some_and(|r| r.iter().all(|o| o.get("error").is_none())),
+        "ovsdb-client transact {ops}: {v}"
+    );
+    v
+}
+
+/// `ovn-nbctl --db=$STACK_OVN_NB <args>`; its output, trimmed.
+pub fn nbctl(args: &[&str]) -> String {
+    let out = Command::new("ovn-nbctl")
+        .arg(format!("--db={}", env("STACK_OVN_NB")))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "ovn-nbctl {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// An OVSDB `["map", [[k, v], ...]]` as (k, v) string pairs, sorted.
+pub fn map(v: &Value) -> Vec<(String, String)> {
+    let mut m: Vec<(String, String)> = v[1]
+        .as_array()
+        .map(|pairs| {
+            pairs
+                .iter()
+                .map(|p| {
+                    (
+                        p[0].as_str().unwrap_or_default().to_string(),
+                        p[1].as_str().unwrap_or_default().to_string(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    m.sort();
+    m
+}
+
+/// The value of key `k` in a [`map`].
+pub fn get<'a>(m: &'a [(String, String)], k: &str) -> Option<&'a str> {
+    m.iter().find(|(kk, _)| kk == k).map(|(_, v)| v.as_str())
+}
+
+/// A set column's uuids (`["uuid", u]` or `["set", [["uuid", u], ...]]`).
+pub fn uuids(v: &Value) -> Vec<String> {
+    match v[0].as_str() {
+        Some("uuid") => vec![v[1].as_str().unwrap_or_default().to_string()],
+        Some("set") => v[1]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| u[1].as_str().unwrap().to_string())
+            .collect(),
+        _ => vec![],
+    }
+}

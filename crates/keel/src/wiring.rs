@@ -39,6 +39,9 @@ impl TokenAuth for KeystoneTokenAuth {
 /// VIP validation lookups in Neutron, with the user's token when there is one (seed 004 §1).
 pub struct NeutronNetworking(pub NeutronClient);
 
+/// How old a subnet read may be when the same token validates it again (issue 6).
+const SUBNET_VALIDATION_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(30);
+
 impl NeutronNetworking {
     fn client(&self, token: Option<&str>) -> NeutronClient {
         match token {
@@ -65,7 +68,14 @@ impl Networking for NeutronNetworking {
         id: &str,
     ) -> Result<Option<SubnetInfo>, String> {
         Ok(
-            found(self.client(token).get_subnet(id).await)?.map(|s| SubnetInfo {
+            // Every member create re-validates its subnet (Octavia's `subnet_exists`): the
+            // same token's read of the last 30 s answers (openstack `get_subnet_recent`).
+            found(
+                self.client(token)
+                    .get_subnet_recent(id, SUBNET_VALIDATION_MAX_AGE)
+                    .await,
+            )?
+            .map(|s| SubnetInfo {
                 id: s.id,
                 network_id: s.network_id,
                 cidr: s.cidr,

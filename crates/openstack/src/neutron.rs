@@ -659,7 +659,14 @@ struct Shared {
     service: ServiceAuth,
     cfg: NeutronConfig,
     root: tokio::sync::OnceCell<String>,
+    /// [`NeutronClient::get_subnet_recent`]: (credential, subnet id) → when read, what.
+    recent_subnets: std::sync::Mutex<
+        std::collections::HashMap<(Option<Arc<str>>, String), (std::time::Instant, Subnet)>,
+    >,
 }
+
+/// Entries of the recent-subnet map before it is cleared.
+const RECENT_SUBNETS_MAX: usize = 4096;
 
 /// Neutron client. Acts with Keel's service token (Octavia's `get_neutron_client`) or, after
 /// [`NeutronClient::with_user_token`], with a user's token (`get_user_neutron_client`, for
@@ -692,6 +699,7 @@ impl NeutronClient {
                 service,
                 cfg,
                 root: tokio::sync::OnceCell::new(),
+                recent_subnets: Default::default(),
             }),
             user_token: None,
         }
@@ -905,6 +913,38 @@ impl NeutronClient {
     /// `GET /v2.0/subnets/{id}`. 404 → `NotFound` (Octavia: "Subnet <id> not found.").
     pub async fn get_subnet(&self, id: &str) -> Result<Subnet, NeutronError> {
         self.get_one(&format!("subnets/{id}"), "subnet").await
+    }
+
+    /// [`NeutronClient::get_subnet`], answered from memory when the same credential (this
+    /// user token, or the service's) read the same subnet less than `max_age` ago.
+    ///
+    /// For validations repeated call after call (every member create checks its subnet as
+    /// Octavia does, issue 6): a subnet's network and CIDR never change, and only a deletion
+    /// within `max_age` goes unseen. Failures are not remembered.
+    pub async fn get_subnet_recent(
+        &self,
+        id: &str,
+        max_age: std::time::Duration,
+    ) -> Result<Subnet, NeutronError> {
+        let key = (self.user_token.clone(), id.to_owned());
+        if let Ok(m) = self.shared.recent_subnets.lock() {
+            if let Some((at, s)) = m.get(&key) {
+                if at.elapsed() < max_age {
+                    return Ok(s.clone());
+                }
+            }
+        }
+        let subnet = self.get_subnet(id).await?;
+        if let Ok(mut m) = self.shared.recent_subnets.lock() {
+            if m.len() >= RECENT_SUBNETS_MAX {
+                m.retain(|_, (at, _)| at.elapsed() < max_age);
+                if m.len() >= RECENT_SUBNETS_MAX {
+                    m.clear();
+                }
+            }
+            m.insert(key, (std::time::Instant::now(), subnet.clone()));
+        }
+        Ok(subnet)
     }
 
     /// `GET /v2.0/subnets?filters`.

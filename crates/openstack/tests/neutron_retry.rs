@@ -100,3 +100,40 @@ async fn server_errors_and_bad_bodies_are_typed() {
         Err(NeutronError::Decode(_))
     ));
 }
+
+/// `get_subnet_recent`: the same credential within `max_age` is answered from memory; another
+/// user's token, or an expired entry, goes to Neutron. Exactly 3 requests reach the responder
+/// (it would fail the 4th connection: none is scripted).
+#[tokio::test]
+async fn recent_subnet_reads_are_per_credential_and_bounded_in_age() {
+    let (url, seen) = common::scripted_server(vec![
+        ("200 OK", SUBNET),
+        ("200 OK", SUBNET),
+        ("200 OK", SUBNET),
+    ])
+    .await;
+    let c = client(&url);
+    let minute = std::time::Duration::from_secs(60);
+    let alice = c.with_user_token("token-alice");
+    let bob = c.with_user_token("token-bob");
+    assert_eq!(
+        alice
+            .get_subnet_recent("s1", minute)
+            .await
+            .unwrap()
+            .network_id,
+        "n1"
+    );
+    assert_eq!(
+        alice.get_subnet_recent("s1", minute).await.unwrap().cidr,
+        "10.0.0.0/24"
+    );
+    bob.get_subnet_recent("s1", minute).await.unwrap();
+    alice
+        .get_subnet_recent("s1", std::time::Duration::ZERO)
+        .await
+        .unwrap();
+    let heads = seen.await.unwrap();
+    let tokens: Vec<String> = heads.iter().map(|h| token_of(h)).collect();
+    assert_eq!(tokens, ["token-alice", "token-bob", "token-alice"]);
+}

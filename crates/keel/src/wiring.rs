@@ -120,8 +120,12 @@ impl Networking for NeutronNetworking {
 /// `get_cert`: the reference as a secret holding a PKCS12 bundle (a payload that is no
 /// bundle → `UnreadablePKCS12`, as the reference); if the secret cannot be read, as a
 /// certificate container (barbican_legacy.py): type `certificate`, its `certificate` a PEM
-/// certificate, the key (if any) a PEM private key. Deviation: no read ACL is granted to the
-/// service user (`set_acls`): Keel reads with the caller's token and never later as itself.
+/// certificate, the key (if any) a PEM private key. Before either read, `set_acls` as the
+/// reference (barbican_acl.py `ensure_secret_access`, with the caller's token): the service
+/// user is added to the read ACL of the reference (and of a container's member secrets), so
+/// a ref that is not a `…/secrets/<uuid>` or `…/containers/<uuid>` URL, or whose ACL the
+/// caller may not change, is unreadable as in Octavia. Deviation: the reads themselves use
+/// the caller's token (Octavia reads as its service user, which the ACL then allows).
 pub struct BarbicanCertManager(pub BarbicanClient);
 
 fn unreadable(e: impl std::fmt::Display) -> CertError {
@@ -129,6 +133,38 @@ fn unreadable(e: impl std::fmt::Display) -> CertError {
 }
 
 impl BarbicanCertManager {
+    /// octavia/certificates/manager/barbican.py `set_acls`: the reference's own ACL, then,
+    /// when it is a certificate container, its member secrets' (barbican_legacy.py).
+    async fn set_acls(&self, token: Option<&str>, cert_ref: &str) -> Result<(), CertError> {
+        let user = self.0.service_user_id().await.map_err(unreadable)?;
+        self.0
+            .ensure_read_acl(token, cert_ref, &user)
+            .await
+            .map_err(unreadable)?;
+        // Not a container (or not readable as one): nothing more, as the reference.
+        let Ok(c) = self.0.get_container(token, cert_ref).await else {
+            return Ok(());
+        };
+        for role in ["certificate", "private_key"] {
+            let r = c.secret(role).ok_or_else(|| {
+                CertError::Retrieval(format!("certificate container has no {role}"))
+            })?;
+            self.0
+                .ensure_read_acl(token, r, &user)
+                .await
+                .map_err(unreadable)?;
+        }
+        for role in ["private_key_passphrase", "intermediates"] {
+            if let Some(r) = c.secret(role) {
+                self.0
+                    .ensure_read_acl(token, r, &user)
+                    .await
+                    .map_err(unreadable)?;
+            }
+        }
+        Ok(())
+    }
+
     /// barbican_legacy.py `get_cert(check_only=True)` + cert_parser's PEM checks.
     async fn container_cert(
         &self,
@@ -185,6 +221,7 @@ impl CertManager for BarbicanCertManager {
         token: Option<&str>,
         cert_ref: &str,
     ) -> Result<TlsCertificate, CertError> {
+        self.set_acls(token, cert_ref).await?;
         match self.0.get_secret_payload(token, cert_ref).await {
             Ok(bundle) => {
                 api::certificates::check_pkcs12(&bundle)?;
@@ -205,6 +242,7 @@ impl CertManager for BarbicanCertManager {
         token: Option<&str>,
         secret_ref: &str,
     ) -> Result<Vec<u8>, CertError> {
+        self.set_acls(token, secret_ref).await?;
         self.0
             .get_secret_payload(token, secret_ref)
             .await

@@ -1,7 +1,8 @@
 //! Seed 004 §5 end to end ("a provider refusal"): the real `openstack` CLI against a real
 //! `keel serve`, with the stack's real Barbican, Keystone, Neutron and OVN. A TERMINATED_HTTPS
 //! listener whose certificate Barbican holds (a PKCS12 secret, then a certificate container)
-//! is read first and then refused by the OVN provider with 501; the load balancer is ACTIVE
+//! is read first (and the service user granted read access, as Octavia's `set_acls`) and then
+//! refused by the OVN provider with 501; the load balancer is ACTIVE
 //! again, no listener is left and the listener quota is not consumed. An unreadable reference
 //! is refused with 400 before the provider is asked.
 //!
@@ -375,6 +376,21 @@ fn tls_listener_read_from_barbican_then_refused_by_ovn() {
         assert_eq!(lb_status(&keel, &lb), "ACTIVE");
         let listeners = osj(&keel, &["loadbalancer", "listener", "list"]);
         assert_eq!(listeners, Value::Array(vec![]), "listener left behind");
+    }
+
+    // As Octavia's set_acls: the service user may now read the bundle, the container and
+    // the container's secrets (granted with demo's token).
+    let octavia = os_as(
+        &keel,
+        "admin",
+        &["user", "show", "octavia", "-f", "value", "-c", "id"],
+    )
+    .unwrap()
+    .trim()
+    .to_string();
+    for r in [&bundle, &container, &cert, &key] {
+        let acl = osj(&keel, &["acl", "get", r]).to_string();
+        assert!(acl.contains(&octavia), "{r}: {acl}");
     }
 
     // Unreadable reference (no such secret): 400 before the provider is asked.

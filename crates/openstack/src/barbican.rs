@@ -156,6 +156,28 @@ pub fn ref_uuid(reference: &str, entity: &'static str) -> Result<String, Barbica
     ))
 }
 
+/// barbicanclient's `ACL.identify_ref_type` + `validate_input_ref` (what Octavia's
+/// `set_acls` goes through first): the reference's path must have a `secrets` or
+/// `containers` element, must not name an ACL, and must end in a UUID. Returns the
+/// collection (`secrets`/`containers`) and the UUID. Errors: [`BarbicanError::InvalidRef`].
+pub fn acl_entity(reference: &str) -> Result<(&'static str, String), BarbicanError> {
+    let r = reference.trim_end_matches('/');
+    let elems: Vec<&str> = r.split('/').collect();
+    let (kind, entity) = if elems.contains(&"secrets") {
+        ("secrets", "Secret")
+    } else if elems.contains(&"containers") {
+        ("containers", "Container")
+    } else {
+        return Err(BarbicanError::InvalidRef {
+            entity: "Secret or container",
+        });
+    };
+    if r.contains("/acl") {
+        return Err(BarbicanError::InvalidRef { entity });
+    }
+    Ok((kind, ref_uuid(r, entity)?))
+}
+
 /// Reads (and, for tools and tests, stores) secrets and containers; cheap to clone.
 #[derive(Clone)]
 pub struct BarbicanClient {
@@ -254,6 +276,73 @@ impl BarbicanClient {
             )
             .await?;
         serde_json::from_slice(&body).map_err(|e| BarbicanError::Decode(e.to_string()))
+    }
+
+    /// The id of the service user (Keel's `[service_auth]` user), from its session.
+    pub async fn service_user_id(&self) -> Result<String, BarbicanError> {
+        let s = self.service.as_ref().ok_or_else(|| {
+            BarbicanError::NoEndpoint("no service session for the service user id".into())
+        })?;
+        s.token()
+            .await
+            .map(|t| t.user_id.clone())
+            .map_err(|e| BarbicanError::NoEndpoint(e.to_string()))
+    }
+
+    /// Octavia's `BarbicanACLAuth.ensure_secret_access`: with the caller's token, `GET
+    /// /v1/{secrets|containers}/{uuid}/acl`; when `user_id` is not among the `read` users,
+    /// `PUT` the `read` ACL with it added (project access kept). Returns whether it wrote.
+    pub async fn ensure_read_acl(
+        &self,
+        token: Option<&str>,
+        reference: &str,
+        user_id: &str,
+    ) -> Result<bool, BarbicanError> {
+        let (kind, id) = acl_entity(reference)?;
+        let path = format!("{kind}/{id}/acl");
+        let acl: Value = self.get_json(token, &path).await?;
+        let read = acl.get("read").cloned().unwrap_or_else(|| json!({}));
+        let mut users: Vec<String> = read
+            .get("users")
+            .and_then(Value::as_array)
+            .map(|u| {
+                u.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if users.iter().any(|u| u == user_id) {
+            return Ok(false);
+        }
+        users.push(user_id.to_string());
+        let mut op = json!({ "users": users });
+        if let Some(pa) = read.get("project-access").and_then(Value::as_bool) {
+            op["project-access"] = json!(pa);
+        }
+        let url = join(self.root().await?, &path);
+        self.send(self.http.put(url).json(&json!({ "read": op })), token)
+            .await?;
+        Ok(true)
+    }
+
+    /// The `read` users of a secret's or container's ACL (`GET …/acl`).
+    pub async fn read_acl_users(
+        &self,
+        token: Option<&str>,
+        reference: &str,
+    ) -> Result<Vec<String>, BarbicanError> {
+        let (kind, id) = acl_entity(reference)?;
+        let acl: Value = self.get_json(token, &format!("{kind}/{id}/acl")).await?;
+        Ok(acl["read"]["users"]
+            .as_array()
+            .map(|u| {
+                u.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default())
     }
 
     /// `GET /v1/secrets/{uuid}`: the secret's metadata.
@@ -402,5 +491,24 @@ mod tests {
             "Secret incorrectly specified."
         );
         assert!(ref_uuid("", "Container").is_err());
+    }
+
+    #[test]
+    fn acl_entities_need_a_collection_in_the_path() {
+        let u = "0b4b5a0e-0000-4000-8000-000000000001";
+        assert_eq!(
+            acl_entity(&format!("http://x/v1/secrets/{u}")).unwrap(),
+            ("secrets", u.to_string())
+        );
+        assert_eq!(
+            acl_entity(&format!("http://x/v1/containers/{u}/")).unwrap(),
+            ("containers", u.to_string())
+        );
+        assert_eq!(
+            acl_entity(u).unwrap_err().to_string(),
+            "Secret or container incorrectly specified."
+        );
+        assert!(acl_entity(&format!("http://x/v1/secrets/{u}/acl")).is_err());
+        assert!(acl_entity("http://x/v1/secrets/nope").is_err());
     }
 }

@@ -21,8 +21,8 @@ pub mod keystone;
 pub mod neutron;
 
 pub use barbican::{
-    ref_uuid, BarbicanClient, BarbicanConfig, BarbicanError, Container, ContainerSecretRef,
-    SecretMeta,
+    acl_entity, ref_uuid, BarbicanClient, BarbicanConfig, BarbicanError, Container,
+    ContainerSecretRef, SecretMeta,
 };
 pub use error::{InvalidTokenReason, KeystoneError, NeutronError, NeutronFault};
 pub use http::HttpConfig;

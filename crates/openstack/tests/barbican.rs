@@ -115,6 +115,25 @@ async fn secrets_and_containers_with_the_user_token() {
         BarbicanError::Unauthorized(401)
     ));
 
+    // Octavia's set_acls: the service user is added to the read ACL once, by the owner.
+    let octavia = bc.service_user_id().await.unwrap();
+    assert!(bc.read_acl_users(tok, &cert).await.unwrap().is_empty());
+    assert!(bc.ensure_read_acl(tok, &cert, &octavia).await.unwrap());
+    assert!(!bc.ensure_read_acl(tok, &cert, &octavia).await.unwrap());
+    assert_eq!(
+        bc.read_acl_users(tok, &cert).await.unwrap(),
+        [octavia.clone()]
+    );
+    assert!(bc.ensure_read_acl(tok, &container, &octavia).await.unwrap());
+    assert_eq!(
+        bc.read_acl_users(tok, &container).await.unwrap(),
+        [octavia.clone()]
+    );
+    assert!(bc
+        .ensure_read_acl(Some(demo2.id()), &bin, &octavia)
+        .await
+        .is_err());
+
     bc.delete_container(tok, &container).await.unwrap();
     bc.delete_secret(tok, &cert).await.unwrap();
     bc.delete_secret(tok, &bin).await.unwrap();

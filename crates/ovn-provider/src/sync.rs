@@ -79,6 +79,10 @@ pub struct SyncFacts {
     /// Member subnets, and the `ovn-lb-hm-<subnet>` source IP of subnets monitored by a
     /// health monitor.
     pub members: MemberFacts,
+    /// Neutron's floating IP of each LB's VIP port (`_fip_sync`), by LB id: `None` when Neutron
+    /// has none; LBs whose FIP was not read (no `vip_port_id`, Neutron error) are absent and
+    /// their FIP is not synced.
+    pub vip_fips: BTreeMap<String, Option<String>>,
 }
 
 /// The outcome of planning a sync.
@@ -203,6 +207,7 @@ impl Sim<'_> {
         self.keys(lb)?;
         self.missing_listeners_and_pools(lb)?;
         self.pool_options(lb)?;
+        self.vip_fip(lb)?;
         self.members(lb)?;
         self.stale_health_monitors(lb)?;
         self.health_monitors(lb)?;
@@ -496,6 +501,89 @@ impl Sim<'_> {
         self.apply(&ops)?;
         for (f, r) in found {
             self.d(id, f, r);
+        }
+        Ok(())
+    }
+
+    /// Step 3c (`_fip_sync`): the VIP's floating IP as Neutron has it vs the VIP switch
+    /// port's `neutron:port_fip` and the rows' `neutron:vip_fip`. When Neutron and the port
+    /// agree, the rows are given the FIP (`neutron:vip_fip`, its `vips` entries, FIP copies of
+    /// the VIP health checks: `handle_vip_fip` in sync mode). When they disagree the difference
+    /// is reported, not repaired (Neutron's own sync must run first, as the reference says).
+    /// Keel also removes a `neutron:vip_fip` neither Neutron nor the port has any more (the
+    /// reference only warns).
+    fn vip_fip(&mut self, lb: &LoadBalancer) -> Result<(), SimError> {
+        let id = lb.loadbalancer_id.as_str();
+        let Some(neutron_fip) = self.facts.vip_fips.get(id).cloned() else {
+            return Ok(());
+        };
+        let Some(port_id) = lb.vip_port_id.clone().filter(|p| !p.is_empty()) else {
+            return Ok(());
+        };
+        let rows = self.nb.lbs_named(id);
+        let Some(first) = rows.first() else {
+            return Ok(());
+        };
+        let recorded = first
+            .external_ids
+            .get(ext::VIP_FIP)
+            .filter(|f| !f.is_empty())
+            .cloned();
+        let lsp = self
+            .nb
+            .switch_ports
+            .values()
+            .find(|p| p.name == port_id)
+            .cloned();
+        let lsp_fip = lsp
+            .as_ref()
+            .and_then(|p| p.external_ids.get(crate::agent::PORT_FIP))
+            .filter(|f| !f.is_empty())
+            .cloned();
+        let related: Vec<String> = lsp
+            .iter()
+            .flat_map(|p| p.addresses.iter())
+            .flat_map(|a| a.split_whitespace())
+            .filter(|t| t.parse::<IpAddr>().is_ok())
+            .map(String::from)
+            .collect();
+        let event = |fip: &str, associate: bool| crate::agent::FipEvent {
+            lb_id: id.to_string(),
+            fip: fip.to_string(),
+            associate,
+            additional: false,
+            related: related.clone(),
+        };
+        match (neutron_fip, lsp_fip) {
+            (Some(n), _) if lsp.is_none() => self.d(
+                id,
+                format!("VIP port {port_id} has FIP {n} in Neutron but no switch port: run neutron-ovn-db-sync-util first"),
+                false,
+            ),
+            (Some(n), Some(l)) if n == l => {
+                if recorded.as_deref() != Some(n.as_str()) {
+                    let plan = crate::agent::vip_fip(&self.nb, &event(&n, true));
+                    self.apply(&plan.ops)?;
+                    self.d(id, format!("neutron:vip_fip {recorded:?} → {n}"), true);
+                }
+            }
+            (Some(n), l) => self.d(
+                id,
+                format!("VIP FIP {n} in Neutron but {l:?} on the switch port: run neutron-ovn-db-sync-util first"),
+                false,
+            ),
+            (None, Some(l)) => self.d(
+                id,
+                format!("VIP switch port has FIP {l} that Neutron does not: run neutron-ovn-db-sync-util first"),
+                false,
+            ),
+            (None, None) => {
+                if let Some(r) = recorded {
+                    let plan = crate::agent::vip_fip(&self.nb, &event(&r, false));
+                    self.apply(&plan.ops)?;
+                    self.d(id, format!("neutron:vip_fip {r}: no FIP any more, removed"), true);
+                }
+            }
         }
         Ok(())
     }
@@ -1143,6 +1231,18 @@ pub async fn gather_facts(
             }
         }
     }
+    for lb in desired {
+        let Some(port) = lb.vip_port_id.as_deref().filter(|p| !p.is_empty()) else {
+            continue;
+        };
+        match neutron.floating_ips_by_port(port).await {
+            Ok(fips) => {
+                let fip = fips.first().map(|f| f.floating_ip_address.to_string());
+                facts.vip_fips.insert(lb.loadbalancer_id.clone(), fip);
+            }
+            Err(e) => tracing::warn!(lb = %lb.loadbalancer_id, error = %e, "VIP FIP not readable"),
+        }
+    }
     subnets.remove("");
     for id in &subnets {
         match neutron.get_subnet(id).await {
@@ -1744,5 +1844,69 @@ mod tests {
             "{:?}",
             p.differences
         );
+    }
+
+    /// `_fip_sync`: the FIP Neutron and the VIP switch port agree on is recorded on the row
+    /// (with its `vips` entry and health check); a disagreement is reported unrepaired; a FIP
+    /// gone from both is removed from the row.
+    #[test]
+    fn fip_sync() {
+        let mut s = topology();
+        let vp = |s: &mut NbSnapshot, fip: Option<&str>| {
+            let mut ids = vec![json!(["neutron:port_name", "ovn-lb-vip-LB"])];
+            if let Some(f) = fip {
+                ids.push(json!(["neutron:port_fip", f]));
+            }
+            s.insert_json(
+                "Logical_Switch_Port",
+                "lsp-vp",
+                &json!({"name": "vp", "addresses": "fa:16:3e:00:00:05 10.0.0.5",
+                    "external_ids": ["map", ids]}),
+            );
+        };
+        vp(&mut s, Some("172.24.4.9"));
+        let with_fip = |fip: Option<&str>| {
+            let mut f = facts();
+            f.vip_fips.insert("LB".into(), fip.map(String::from));
+            f
+        };
+        let go = |s: &mut NbSnapshot, f: &SyncFacts| {
+            let p = plan(s, &[graph()], f, None).unwrap();
+            static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
+            let mut seq = 5000 * RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            sim::apply(s, &p.ops, &mut seq).unwrap();
+            p.differences
+        };
+        go(&mut s, &with_fip(Some("172.24.4.9")));
+        let r = s.lbs_named("LB")[0].clone();
+        assert_eq!(r.external_ids[ext::VIP_FIP], "172.24.4.9");
+        assert_eq!(r.vips["172.24.4.9:80"], "10.0.0.10:8080");
+        let mut hcs: Vec<String> = r
+            .health_check
+            .iter()
+            .map(|h| s.health_checks[h].vip.clone())
+            .collect();
+        hcs.sort();
+        assert_eq!(hcs, ["10.0.0.5:80", "172.24.4.9:80"]);
+        assert!(go(&mut s, &with_fip(Some("172.24.4.9"))).is_empty());
+
+        // Neutron and the port disagree: reported, nothing written
+        let d = go(&mut s, &with_fip(Some("172.24.4.10")));
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert!(!d[0].repaired);
+        assert_eq!(
+            s.lbs_named("LB")[0].external_ids[ext::VIP_FIP],
+            "172.24.4.9"
+        );
+
+        // the FIP is gone from Neutron and from the port: removed from the row
+        vp(&mut s, None);
+        let d = go(&mut s, &with_fip(None));
+        assert!(d.iter().all(|x| x.repaired) && !d.is_empty(), "{d:?}");
+        let r = s.lbs_named("LB")[0].clone();
+        assert!(!r.external_ids.contains_key(ext::VIP_FIP));
+        assert!(!r.vips.contains_key("172.24.4.9:80"));
+        assert_eq!(r.health_check.len(), 1);
+        assert!(go(&mut s, &with_fip(None)).is_empty());
     }
 }

@@ -256,10 +256,12 @@ fn der_tlv(b: &[u8]) -> Option<(u8, &[u8], &[u8])> {
     Some((tag, &b[hdr..end], &b[end..]))
 }
 
-/// octavia/certificates/common/pkcs12.py `PKCS12Cert`: is `der` a PKCS12 PFX
-/// (`SEQUENCE { INTEGER 3, ContentInfo SEQUENCE { OID, … }, … }`)? The error is
-/// cryptography's `Could not deserialize PKCS12 data`. The bags are not decrypted: a bundle
-/// behind a pass phrase passes here (Octavia refuses it).
+/// octavia/certificates/common/pkcs12.py `PKCS12Cert` (`load_pkcs12(bundle, None)`): is
+/// `der` a PKCS12 PFX (`SEQUENCE { INTEGER 3, ContentInfo, MacData }`) that opens without a
+/// pass phrase? Errors, as cryptography's: `Could not deserialize PKCS12 data` (no PFX),
+/// `Invalid password or PKCS12 data` (its MAC — HMAC-SHA1/256/384/512 — does not verify
+/// with the empty or the absent password). The bags are not decrypted; a MAC with another
+/// digest, or none, is not checked.
 pub fn check_pkcs12(der: &[u8]) -> Result<(), CertError> {
     let bad = || CertError::UnreadablePkcs12("Could not deserialize PKCS12 data".into());
     let (tag, content, rest) = der_tlv(der).ok_or_else(bad)?;
@@ -270,7 +272,7 @@ pub fn check_pkcs12(der: &[u8]) -> Result<(), CertError> {
     if t != 0x02 || version != [3] {
         return Err(bad());
     }
-    let (t, auth_safe, _) = der_tlv(rest).ok_or_else(bad)?;
+    let (t, auth_safe, mac_data) = der_tlv(rest).ok_or_else(bad)?;
     if t != 0x30 {
         return Err(bad());
     }
@@ -278,7 +280,135 @@ pub fn check_pkcs12(der: &[u8]) -> Result<(), CertError> {
     if t != 0x06 {
         return Err(bad());
     }
-    Ok(())
+    match pkcs12_mac_opens(auth_safe, mac_data) {
+        Some(false) => Err(CertError::UnreadablePkcs12(
+            "Invalid password or PKCS12 data".into(),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Digest algorithms of a PKCS12 MAC: OID content bytes → algorithm.
+#[derive(Clone, Copy)]
+enum MacDigest {
+    Sha1,
+    Sha256,
+    Sha384,
+    Sha512,
+}
+
+impl MacDigest {
+    fn from_oid(oid: &[u8]) -> Option<Self> {
+        const NIST: [u8; 8] = [0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02];
+        match oid {
+            [0x2b, 0x0e, 0x03, 0x02, 0x1a] => Some(Self::Sha1),
+            [head @ .., n] if head == NIST => match n {
+                1 => Some(Self::Sha256),
+                2 => Some(Self::Sha384),
+                3 => Some(Self::Sha512),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Hash block size `v` (bytes), RFC 7292 B.2.
+    fn block(self) -> usize {
+        match self {
+            Self::Sha1 | Self::Sha256 => 64,
+            Self::Sha384 | Self::Sha512 => 128,
+        }
+    }
+
+    fn hash(self, data: &[u8]) -> Vec<u8> {
+        use sha2::Digest;
+        match self {
+            Self::Sha1 => sha1::Sha1::digest(data).to_vec(),
+            Self::Sha256 => sha2::Sha256::digest(data).to_vec(),
+            Self::Sha384 => sha2::Sha384::digest(data).to_vec(),
+            Self::Sha512 => sha2::Sha512::digest(data).to_vec(),
+        }
+    }
+
+    fn hmac(self, key: &[u8], data: &[u8]) -> Option<Vec<u8>> {
+        use hmac::{Hmac, Mac};
+        fn run<M: Mac + hmac::digest::KeyInit>(key: &[u8], data: &[u8]) -> Option<Vec<u8>> {
+            let mut m = <M as hmac::digest::KeyInit>::new_from_slice(key).ok()?;
+            m.update(data);
+            Some(m.finalize().into_bytes().to_vec())
+        }
+        match self {
+            Self::Sha1 => run::<Hmac<sha1::Sha1>>(key, data),
+            Self::Sha256 => run::<Hmac<sha2::Sha256>>(key, data),
+            Self::Sha384 => run::<Hmac<sha2::Sha384>>(key, data),
+            Self::Sha512 => run::<Hmac<sha2::Sha512>>(key, data),
+        }
+    }
+
+    /// RFC 7292 B.2 key derivation, ID 3 (MAC key), key length = digest length.
+    fn mac_key(self, password: &[u8], salt: &[u8], iterations: u64) -> Vec<u8> {
+        let v = self.block();
+        let fill = |x: &[u8]| -> Vec<u8> {
+            if x.is_empty() {
+                return vec![];
+            }
+            let n = v * x.len().div_ceil(v);
+            x.iter().copied().cycle().take(n).collect()
+        };
+        let mut input = vec![3u8; v];
+        input.extend(fill(salt));
+        input.extend(fill(password));
+        let mut a = self.hash(&input);
+        for _ in 1..iterations.max(1) {
+            a = self.hash(&a);
+        }
+        a
+    }
+}
+
+/// The PFX's MAC checked with the empty password (BMPString `00 00`) and the absent one, as
+/// OpenSSL does for a NULL pass phrase. `Some(true)`: it opens; `Some(false)`: wrong
+/// password or damaged; `None`: no MAC, or a form this check does not read.
+fn pkcs12_mac_opens(auth_safe: &[u8], mac_data: &[u8]) -> Option<bool> {
+    // authSafe ContentInfo { OID data, [0] { OCTET STRING } }: the MAC covers the octets.
+    let (_, _, rest) = der_tlv(auth_safe)?;
+    let (t, explicit, _) = der_tlv(rest)?;
+    let (t2, data, _) = der_tlv(explicit)?;
+    if t != 0xa0 || t2 != 0x04 {
+        return None;
+    }
+    // MacData { DigestInfo { AlgorithmIdentifier { OID, … }, OCTET STRING }, salt, iterations }
+    let (t, mac_data, _) = der_tlv(mac_data)?;
+    if t != 0x30 {
+        return None;
+    }
+    let (_, digest_info, rest) = der_tlv(mac_data)?;
+    let (_, alg, rest_di) = der_tlv(digest_info)?;
+    let (t, oid, _) = der_tlv(alg)?;
+    let (t2, mac, _) = der_tlv(rest_di)?;
+    if t != 0x06 || t2 != 0x04 {
+        return None;
+    }
+    let digest = MacDigest::from_oid(oid)?;
+    let (t, salt, rest) = der_tlv(rest)?;
+    if t != 0x04 {
+        return None;
+    }
+    let iterations = match der_tlv(rest) {
+        Some((0x02, n, _)) if n.len() <= 8 => {
+            n.iter().fold(0u64, |acc, b| (acc << 8) | u64::from(*b))
+        }
+        Some(_) => return None,
+        None => 1,
+    };
+    if iterations > 10_000_000 {
+        return None;
+    }
+    let opens = |password: &[u8]| {
+        let key = digest.mac_key(password, salt, iterations);
+        digest.hmac(&key, data).is_some_and(|m| m == mac)
+    };
+    Some(opens(&[0, 0]) || opens(&[]))
 }
 
 #[cfg(test)]
@@ -315,6 +445,27 @@ mod tests {
         v2[4] = 2;
         assert!(check_pkcs12(&v2).is_err());
         assert!(check_pkcs12(&pfx[..10]).is_err());
+    }
+
+    #[test]
+    fn pkcs12_bundles_made_by_openssl() {
+        // EC key + self-signed cert, `openssl pkcs12 -export` (OpenSSL 3): empty pass phrase
+        // with SHA-256 and SHA-1 MACs, and a bundle behind the pass phrase "pw".
+        let nopass = include_bytes!("../tests/data/nopass-sha256.p12");
+        let nopass_sha1 = include_bytes!("../tests/data/nopass-sha1.p12");
+        let pass = include_bytes!("../tests/data/pass-sha256.p12");
+        assert_eq!(check_pkcs12(nopass), Ok(()));
+        assert_eq!(check_pkcs12(nopass_sha1), Ok(()));
+        assert_eq!(
+            check_pkcs12(pass),
+            Err(CertError::UnreadablePkcs12(
+                "Invalid password or PKCS12 data".into()
+            ))
+        );
+        // One flipped byte inside the authenticated data breaks the MAC.
+        let mut damaged = nopass.to_vec();
+        damaged[200] ^= 0x01;
+        assert!(check_pkcs12(&damaged).is_err());
     }
 
     #[test]

@@ -8,6 +8,8 @@
 //!   §5 member → [`member`]; §6 health monitor → [`hm`].
 //! * synchronous checks of every method → [`validate`]; §8 statuses → [`status`].
 //! * §1.1 request queue → [`queue`]; the `ProviderDriver` itself → [`driver`].
+//! * the agent (events, FIP health checks, lag rescan) → [`agent`]; `maintenance.py` →
+//!   [`maintenance`]; §7 `ovn-db-sync` → [`sync`].
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 

@@ -427,6 +427,20 @@ pub fn change(
     remove(&mut edit, &mut plan, &h, &key, delete, facts);
     set_enabled(&mut edit, &mut plan, &h, &key, update, facts);
     add(&mut edit, &mut plan, &h, &key, create, facts);
+    // a port still (or again) behind a member of the row keeps its FIP centralised
+    if !plan.fip_ports.is_empty() {
+        let still: Vec<String> = edit
+            .row(&h)
+            .map(|r| {
+                ext::pools(&r.external_ids)
+                    .into_iter()
+                    .flat_map(|(_, _, members)| members)
+                    .filter_map(|m| member_lsp(&edit, &m, facts))
+                    .collect()
+            })
+            .unwrap_or_default();
+        plan.fip_ports.retain(|p| !still.contains(p));
+    }
     let mut report = tree(&edit, &lb_id, &h);
     // deleted members and explicit statuses win over the tree
     merge(&mut report, std::mem::take(&mut plan.report));

@@ -942,9 +942,23 @@ fn member_fip_centralised_while_the_vip_has_a_fip() {
             "where": [["external_ids", "includes", ["map", [["neutron:fip_port_id", "port-b"]]]]],
             "row": {"external_mac": ["set", []], "logical_port": ["set", []]}})]
     );
+    // replaced in one batch by a member on the same port: stays centralised
     let p = run!(
         &mut s,
-        member::change(&s, "P", &[], &[], &["m2".into()], &facts(false)).unwrap()
+        member::change(
+            &s,
+            "P",
+            &[member("m3", "10.0.0.11")],
+            &[],
+            &["m2".into()],
+            &facts(false)
+        )
+        .unwrap()
+    );
+    assert!(p.fip_ports.is_empty(), "{:?}", p.fip_ports);
+    let p = run!(
+        &mut s,
+        member::change(&s, "P", &[], &[], &["m3".into()], &facts(false)).unwrap()
     );
     assert_eq!(p.fip_ports, vec!["port-b".to_string()]);
 }

@@ -235,6 +235,21 @@ fn tls_listener_read_from_barbican_then_refused_by_ovn() {
             "bundle.p12",
         ],
     );
+    openssl(
+        work.path(),
+        &[
+            "pkcs12",
+            "-export",
+            "-inkey",
+            "key.pem",
+            "-in",
+            "cert.pem",
+            "-passout",
+            "pass:pw",
+            "-out",
+            "locked.p12",
+        ],
+    );
     let b64 = |f: &str| {
         let out = Command::new("base64")
             .arg("-w0")
@@ -263,6 +278,8 @@ fn tls_listener_read_from_barbican_then_refused_by_ovn() {
     };
     let bundle = store(&format!("keel-tls-{tag}-p12"), &b64("bundle.p12"), true);
     cleanup.secrets.push(bundle.clone());
+    let locked = store(&format!("keel-tls-{tag}-locked"), &b64("locked.p12"), true);
+    cleanup.secrets.push(locked.clone());
     let pem = |f: &str| std::fs::read_to_string(work.path().join(f)).unwrap();
     let cert = store(&format!("keel-tls-{tag}-cert"), &pem("cert.pem"), false);
     cleanup.secrets.push(cert.clone());
@@ -406,6 +423,14 @@ fn tls_listener_read_from_barbican_then_refused_by_ovn() {
     let err = create(&cert).expect_err("PEM is no PKCS12 bundle");
     assert!(
         err.contains("The PKCS12 bundle is unreadable. Please check the PKCS12 bundle validity. In addition, make sure it does not require a pass phrase. Error: Could not deserialize PKCS12 data"),
+        "{err}"
+    );
+    // A bundle behind a pass phrase: cryptography's text for it.
+    let err = create(&locked).expect_err("pass phrase");
+    assert!(
+        err.contains(
+            "make sure it does not require a pass phrase. Error: Invalid password or PKCS12 data"
+        ),
         "{err}"
     );
     assert_eq!(lb_status(&keel, &lb), "ACTIVE");

@@ -20,6 +20,8 @@ use crate::policy;
 use crate::types::{load_balancer::*, parse_body};
 use crate::AppState;
 
+pub mod graph;
+
 type Q = Query<Vec<(String, String)>>;
 
 /// Load a load balancer that is not DELETED (404 `Load Balancer <id> not found.`).
@@ -257,7 +259,10 @@ pub fn cidr_contains(cidr: &str, addr: &str) -> bool {
     crate::types::normalise_cidr(&format!("{ip}/{len}")).as_deref() == Some(net.as_str())
 }
 
-/// `POST /v2/lbaas/loadbalancers` → 201 with the full load balancer in PENDING_CREATE.
+/// `POST /v2/lbaas/loadbalancers` → 201 with the full load balancer in PENDING_CREATE
+/// (`LoadBalancerFullResponse`). Nested `listeners` / `pools` make it a single-call create
+/// ([`graph`]): the whole tree in the same transaction, one provider `loadbalancer_create`
+/// with the nested models.
 pub async fn post(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
@@ -284,9 +289,6 @@ pub async fn post(
             ));
         }
     }
-    if !b.objs("listeners").is_empty() || !b.objs("pools").is_empty() {
-        return Err(ApiError::Validation("single-call (fully populated) load balancer creation is not supported by this deployment yet.".into()));
-    }
     // flavor / availability zone: existence, enabled, provider (load_balancer.py
     // `_validate_flavor`, `_validate_availability_zone`, `_get_provider`)
     let (flavor_meta, az_meta, flavor_provider) =
@@ -304,6 +306,9 @@ pub async fn post(
         (None, None) => st.config().default_provider_driver.clone(),
     };
     let driver = st.driver(&provider_name)?;
+    // Single-call create: the pool names are resolved before anything is written
+    // (load_balancer.py `_graph_create`, first half).
+    let plan = graph::plan(b.objs("listeners"), b.objs("pools"))?;
 
     let mut tx = st.db().begin().await?;
     if !ctx.noauth {
@@ -370,6 +375,13 @@ pub async fn post(
             subnet_id: a.str("subnet_id"),
         })
         .collect();
+    // The tree is validated and written before the VIP port exists, so a 400/403 on a child
+    // leaves no port behind (the reference creates the port first).
+    let created = if plan.is_empty() {
+        None
+    } else {
+        Some(graph::create(&st, &ctx, &mut tx, &lb, plan).await?)
+    };
     let (got, got_add) = call_provider(
         &provider_name,
         driver.create_vip_port(&id, &project, pvip, padd),
@@ -417,9 +429,15 @@ pub async fn post(
     }
     model.flavor = Some(flavor_meta);
     model.availability_zone = Some(az_meta);
+    if let Some(created) = &created {
+        let (listeners, pools) = graph::provider_models(&mut tx, created).await?;
+        model.listeners = Some(listeners);
+        model.pools = Some(pools);
+    }
     call_provider(&provider_name, driver.loadbalancer_create(model)).await?;
     let lb_now = get_db_lb(&mut tx, &id).await?;
-    let body = base::render_lb(&mut tx, &lb_now).await?;
+    // `LoadBalancerFullRootResponse`: listeners and pools rendered in full.
+    let body = graph::render_full(&mut tx, &lb_now).await?;
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({ "loadbalancer": body }))).into_response())
 }

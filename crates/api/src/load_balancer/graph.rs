@@ -1,0 +1,937 @@
+//! Single-call ("fully populated") load balancer create, as
+//! `octavia/api/v2/controllers/load_balancer.py` `_graph_create` with the `_graph_create`s of
+//! the pool, listener, member, health monitor, L7 policy and L7 rule controllers (seed 004 §2).
+//!
+//! [`plan`] does the reference's name work before any row is written: pools given in full
+//! under a listener (`default_pool`) or an L7 policy (`redirect_pool`) move to the top level,
+//! name-only ones are references; every pool must be named, names unique, references
+//! resolvable. [`create`] then checks the quotas per kind in the reference's order (pools,
+//! then per pool its health monitor and members, then listeners), validates and inserts every
+//! row PENDING_CREATE inside the caller's transaction, so any error rolls the whole tree back.
+//! [`provider_models`] and [`render_full`] give the driver's nested models and the
+//! `LoadBalancerFullResponse` body.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::IpAddr;
+
+use octavia_db::{
+    HealthMonitorRow, L7PolicyRow, L7RuleRow, ListenerRow, LoadBalancerRow, MemberRow, PoolRow,
+    QuotaResource, SessionPersistenceRow, Tx,
+};
+use serde_json::{Map, Value};
+
+use crate::base;
+use crate::context::RequestContext;
+use crate::fault::ApiError;
+use crate::types::Obj;
+use crate::AppState;
+
+/// Keys a name-only pool reference carries anyway (`PoolSingleCreate` defaults: the reference
+/// counts `name`, `enabled`, `tls_enabled` and treats more than three keys as a definition).
+const REFERENCE_KEYS: &[&str] = &["name", "admin_state_up", "tls_enabled"];
+
+fn is_definition(pool: &Obj) -> bool {
+    pool.0.keys().any(|k| !REFERENCE_KEYS.contains(&k.as_str()))
+}
+
+const UNNAMED: &str = "Pools must be named when creating a fully populated loadbalancer.";
+
+/// An L7 policy of a listener, its redirect pool reduced to a name.
+#[derive(Debug, Clone)]
+pub struct L7Plan {
+    /// The `L7PolicySingleCreate` object (without `redirect_pool`).
+    pub policy: Obj,
+    /// The redirect pool's name, if any.
+    pub redirect_pool: Option<String>,
+}
+
+/// A listener, its default pool reduced to a name.
+#[derive(Debug, Clone)]
+pub struct ListenerPlan {
+    /// The `ListenerSingleCreate` object (without `default_pool` / `l7policies`).
+    pub listener: Obj,
+    /// The default pool's name, if any.
+    pub default_pool: Option<String>,
+    /// Its L7 policies, in request order.
+    pub l7policies: Vec<L7Plan>,
+}
+
+/// The tree after name resolution: every pool definition at the top level.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    /// `PoolSingleCreate` definitions, top-level ones first then hoisted ones.
+    pub pools: Vec<Obj>,
+    /// Listeners.
+    pub listeners: Vec<ListenerPlan>,
+}
+
+impl Plan {
+    /// True when the request has neither listeners nor pools (a plain create).
+    pub fn is_empty(&self) -> bool {
+        self.pools.is_empty() && self.listeners.is_empty()
+    }
+}
+
+/// Pulls a nested pool out: a definition is hoisted into `pools`, a name-only object is
+/// recorded as a reference. Returns the name. Errors: 400 unnamed pool.
+fn take_pool(
+    pool: Obj,
+    pools: &mut Vec<Obj>,
+    required: &mut BTreeSet<String>,
+) -> Result<String, ApiError> {
+    let name = pool
+        .str("name")
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| ApiError::Validation(UNNAMED.into()))?;
+    if is_definition(&pool) {
+        pools.push(pool);
+    } else {
+        required.insert(name.clone());
+    }
+    Ok(name)
+}
+
+/// The reference's first half of `_graph_create`: hoisting and name checks (400s:
+/// `Pools must be named …`, `Pool names must be unique …`, `Pool '<n>' was referenced but no
+/// full definition was found.`).
+pub fn plan(listeners: Vec<Obj>, pools: Vec<Obj>) -> Result<Plan, ApiError> {
+    let mut pools = pools;
+    let mut required = BTreeSet::new();
+    let mut out = Vec::with_capacity(listeners.len());
+    for mut l in listeners {
+        let default_pool = match l.0.remove("default_pool") {
+            Some(Value::Object(p)) => Some(take_pool(Obj(p), &mut pools, &mut required)?),
+            _ => None,
+        };
+        let mut l7policies = Vec::new();
+        if let Some(Value::Array(items)) = l.0.remove("l7policies") {
+            for item in items {
+                let Value::Object(mut p) = item else { continue };
+                let redirect_pool = match p.remove("redirect_pool") {
+                    Some(Value::Object(rp)) => Some(take_pool(Obj(rp), &mut pools, &mut required)?),
+                    _ => None,
+                };
+                l7policies.push(L7Plan {
+                    policy: Obj(p),
+                    redirect_pool,
+                });
+            }
+        }
+        out.push(ListenerPlan {
+            listener: l,
+            default_pool,
+            l7policies,
+        });
+    }
+    let names: Vec<Option<String>> = pools.iter().map(|p| p.str("name")).collect();
+    let unique: BTreeSet<&Option<String>> = names.iter().collect();
+    if unique.len() != names.len() {
+        return Err(ApiError::Validation(
+            "Pool names must be unique when creating a fully populated loadbalancer.".into(),
+        ));
+    }
+    for r in &required {
+        if !names.iter().any(|n| n.as_deref() == Some(r.as_str())) {
+            return Err(ApiError::Validation(format!(
+                "Pool '{r}' was referenced but no full definition was found."
+            )));
+        }
+    }
+    Ok(Plan {
+        pools,
+        listeners: out,
+    })
+}
+
+/// The rows written for a graph, for the provider models and the response.
+#[derive(Debug, Default)]
+pub struct Created {
+    /// Pools in request order.
+    pub pools: Vec<PoolRow>,
+    /// Listeners in request order.
+    pub listeners: Vec<ListenerRow>,
+}
+
+fn l4(p: &str) -> &str {
+    match p {
+        "UDP" => "UDP",
+        "SCTP" => "SCTP",
+        _ => "TCP",
+    }
+}
+
+/// Session persistence checks of a pool (pool.py `_validate_create_pool` → validate.py).
+fn validate_sp(sp: &Obj, protocol: &str) -> Result<(), ApiError> {
+    let ty = sp.str("type").unwrap_or_default();
+    let cookie = sp.str("cookie_name");
+    if matches!(protocol, "UDP" | "SCTP") {
+        if ty == "SOURCE_IP" && cookie.is_some() {
+            return Err(ApiError::Validation("session_persistence SOURCE_IP type for UDP and SCTP protocols only accepts: type, persistence_timeout, persistence_granularity.".into()));
+        }
+        if cookie.is_some() {
+            return Err(ApiError::Validation(
+                "Cookie names are not supported for UDP/SCTP pools.".into(),
+            ));
+        }
+        if matches!(ty.as_str(), "HTTP_COOKIE" | "APP_COOKIE") {
+            return Err(ApiError::Validation(format!(
+                "Session persistence of type {ty} is not supported for UDP/SCTP protocol pools."
+            )));
+        }
+    } else if sp.i64("persistence_timeout").is_some_and(|t| t != 0)
+        || sp
+            .str("persistence_granularity")
+            .is_some_and(|g| !g.is_empty())
+    {
+        return Err(ApiError::Validation(
+            "persistence_timeout and persistence_granularity is only for UDP and SCTP protocol pools.".into(),
+        ));
+    }
+    if cookie.is_some() && ty != "APP_COOKIE" {
+        return Err(ApiError::Validation("Field \"cookie_name\" can only be specified with session persistence of type \"APP_COOKIE\".".into()));
+    }
+    if ty == "APP_COOKIE" && cookie.is_none() {
+        return Err(ApiError::Validation("Field \"cookie_name\" must be specified when using the \"APP_COOKIE\" session persistence type.".into()));
+    }
+    Ok(())
+}
+
+/// Health monitor checks against its pool (pool.py `_graph_create`, health_monitor.py).
+fn validate_hm(st: &AppState, hm: &Obj, pool_protocol: &str) -> Result<(), ApiError> {
+    let ty = hm.str("type").unwrap_or_default();
+    if ty == "PING" && !st.config().allow_ping_health_monitors {
+        return Err(ApiError::BadRequest(
+            "The selected type is not allowed in this deployment: PING".into(),
+        ));
+    }
+    if matches!(pool_protocol, "UDP" | "SCTP") {
+        if !matches!(ty.as_str(), "UDP-CONNECT" | "SCTP" | "TCP" | "HTTP") {
+            return Err(ApiError::Validation(format!("The associated pool protocol is {pool_protocol}, so only a UDP-CONNECT/SCTP/TCP/HTTP health monitor is supported.")));
+        }
+        let min = st.config().udp_connect_min_interval_health_monitor;
+        if let Some(d) = hm.i64("delay").filter(|d| ty == "UDP-CONNECT" && *d < min) {
+            return Err(ApiError::Validation(format!(
+                "The request delay value {d} should be larger than {min} for UDP-CONNECT health monitor type."
+            )));
+        }
+    } else if matches!(ty.as_str(), "UDP-CONNECT" | "SCTP") {
+        return Err(ApiError::Validation(format!(
+            "The {ty} type is only supported for pools of type UDP/SCTP."
+        )));
+    }
+    if !matches!(ty.as_str(), "HTTP" | "HTTPS") {
+        if let Some(f) = ["http_method", "url_path", "expected_codes"]
+            .iter()
+            .find(|f| hm.str(f).is_some())
+        {
+            return Err(ApiError::InvalidOption {
+                value: f.to_string(),
+                option: format!("health monitors of type {ty}"),
+            });
+        }
+    }
+    if hm.str("domain_name").is_some_and(|d| !d.is_empty()) {
+        match hm.f64("http_version") {
+            None => {
+                return Err(ApiError::Validation(
+                    "'http_version' must be specified when 'domain_name' is provided.".into(),
+                ))
+            }
+            Some(v) if v < 1.1 => {
+                return Err(ApiError::InvalidOption {
+                    value: format!("http_version {v:.1}"),
+                    option: "health monitors HTTP 1.1 domain name health check".into(),
+                })
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Listener protocol checks (listener.py `_validate_create_listener`, TLS/header rules).
+fn validate_listener(b: &Obj, protocol: &str) -> Result<(), ApiError> {
+    let tls_refs = b.str("default_tls_container_ref").is_some()
+        || b.str_list("sni_container_refs")
+            .is_some_and(|l| !l.is_empty())
+        || b.str("client_ca_tls_container_ref").is_some();
+    let headers = b.obj("insert_headers").is_some_and(|h| !h.0.is_empty());
+    if matches!(protocol, "UDP" | "SCTP") && (tls_refs || headers) {
+        return Err(ApiError::Validation(format!(
+            "{protocol} protocol listener does not support TLS."
+        )));
+    }
+    if headers && !matches!(protocol, "HTTP" | "TERMINATED_HTTPS") {
+        return Err(ApiError::BadRequest(format!(
+            "insert-headers is not a valid option for a {protocol} protocol listener."
+        )));
+    }
+    if tls_refs && !matches!(protocol, "TERMINATED_HTTPS" | "PROMETHEUS") {
+        return Err(ApiError::Validation(format!(
+            "Certificate container references are not allowed on {protocol} protocol listeners."
+        )));
+    }
+    if protocol == "TERMINATED_HTTPS"
+        && b.str("default_tls_container_ref").is_none()
+        && b.str_list("sni_container_refs")
+            .is_none_or(|l| l.is_empty())
+    {
+        return Err(ApiError::Validation("An SNI or default certificate container reference must be provided for TERMINATED_HTTPS protocol listeners.".into()));
+    }
+    if b.i64("hsts_max_age").is_some() && protocol != "TERMINATED_HTTPS" {
+        return Err(ApiError::Validation(
+            "The HSTS feature can only be used for listeners using the TERMINATED_HTTPS protocol."
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+fn pool_protocol_error(pool: &str, listener: &str) -> ApiError {
+    ApiError::Validation(format!(
+        "The pool protocol '{pool}' is invalid while the listener protocol is '{listener}'."
+    ))
+}
+
+/// `validate.ip_not_reserved` for a member address.
+fn ip_not_reserved(st: &AppState, address: &str) -> Result<(), ApiError> {
+    let Ok(ip) = address.parse::<IpAddr>() else {
+        return Ok(());
+    };
+    let shown = crate::member::exploded_upper(&ip);
+    let reserved = st.config().reserved_ips.iter().any(|r| {
+        r.parse::<IpAddr>()
+            .map(|r| crate::member::exploded_upper(&r))
+            .unwrap_or_else(|_| r.to_uppercase())
+            == shown
+    });
+    if reserved {
+        return Err(ApiError::InvalidOption {
+            value: shown,
+            option: "member address".into(),
+        });
+    }
+    Ok(())
+}
+
+fn i32_of(v: Option<i64>, default: i64) -> i32 {
+    i32::try_from(v.unwrap_or(default)).unwrap_or(i32::MAX)
+}
+
+async fn quota(
+    st: &AppState,
+    ctx: &RequestContext,
+    tx: &mut Tx,
+    project: &str,
+    kind: QuotaResource,
+    n: usize,
+) -> Result<(), ApiError> {
+    if ctx.noauth || n == 0 {
+        return Ok(());
+    }
+    let n = i32::try_from(n).unwrap_or(i32::MAX);
+    tx.check_quota(project, kind, n, &super::quota_limits(st))
+        .await?;
+    Ok(())
+}
+
+/// Writes the pools (with monitor and members), then the listeners (with L7 policies and
+/// rules) of `plan` under `lb`, PENDING_CREATE, in the caller's transaction. Quotas are
+/// checked per kind in the reference's order (skipped under noauth). Errors: the reference's
+/// 400/403/409s; the caller rolls back.
+pub async fn create(
+    st: &AppState,
+    ctx: &RequestContext,
+    tx: &mut Tx,
+    lb: &LoadBalancerRow,
+    plan: Plan,
+) -> Result<Created, ApiError> {
+    let project = lb.project_id.clone().unwrap_or_default();
+    let token = ctx.auth_token.as_deref();
+    let mut created = Created::default();
+    quota(st, ctx, tx, &project, QuotaResource::Pool, plan.pools.len()).await?;
+    let mut pool_ids: BTreeMap<String, (String, String)> = BTreeMap::new();
+    for p in &plan.pools {
+        let name = p.str("name").unwrap_or_default();
+        for attr in ["protocol", "lb_algorithm"] {
+            if p.str(attr).is_none() {
+                return Err(ApiError::Validation(format!(
+                    "Pool definition for '{name}' missing required attribute: {attr}"
+                )));
+            }
+        }
+        let protocol = p.str("protocol").unwrap_or_default();
+        let sp = p.obj("session_persistence");
+        if let Some(sp) = &sp {
+            validate_sp(sp, &protocol)?;
+        }
+        if p.str("crl_container_ref").is_some() && p.str("ca_tls_container_ref").is_none() {
+            return Err(ApiError::Validation(
+                "A CA certificate reference is required to specify a revocation list.".into(),
+            ));
+        }
+        let tls_refs: Vec<String> = p
+            .str("tls_container_ref")
+            .filter(|r| !r.is_empty())
+            .into_iter()
+            .collect();
+        crate::certificates::validate_tls_refs(st.cert_manager(), token, &tls_refs).await?;
+        if let Some(ca) = p.str("ca_tls_container_ref").filter(|r| !r.is_empty()) {
+            let crl = p.str("crl_container_ref").filter(|r| !r.is_empty());
+            crate::certificates::validate_client_ca_and_crl_refs(
+                st.cert_manager(),
+                token,
+                &ca,
+                crl.as_deref(),
+            )
+            .await?;
+        }
+        let tls = p.bool("tls_enabled").unwrap_or(false);
+        let id = base::new_id();
+        let row =
+            PoolRow {
+                project_id: Some(project.clone()),
+                id: id.clone(),
+                name: p.str("name"),
+                description: p.str("description"),
+                protocol: protocol.clone(),
+                lb_algorithm: p.str("lb_algorithm").unwrap_or_default(),
+                operating_status: "OFFLINE".into(),
+                enabled: p.bool("admin_state_up").unwrap_or(true),
+                load_balancer_id: Some(lb.id.clone()),
+                provisioning_status: "PENDING_CREATE".into(),
+                tls_certificate_id: p.str("tls_container_ref"),
+                ca_tls_certificate_id: p.str("ca_tls_container_ref"),
+                crl_container_id: p.str("crl_container_ref"),
+                tls_enabled: tls,
+                tls_ciphers: p
+                    .str("tls_ciphers")
+                    .or_else(|| tls.then(|| crate::pool::DEFAULT_POOL_CIPHERS.to_string())),
+                tls_versions: base::join_list(
+                    p.str_list("tls_versions")
+                        .or_else(|| tls.then(|| vec!["TLSv1.2".into(), "TLSv1.3".into()])),
+                ),
+                alpn_protocols: base::join_list(p.str_list("alpn_protocols").or_else(|| {
+                    tls.then(|| vec!["h2".into(), "http/1.1".into(), "http/1.0".into()])
+                })),
+                ..Default::default()
+            };
+        tx.insert(&row).await?;
+        if let Some(sp) = &sp {
+            tx.insert(&SessionPersistenceRow {
+                pool_id: id.clone(),
+                r#type: sp.str("type").unwrap_or_default(),
+                cookie_name: sp.str("cookie_name"),
+                persistence_timeout: sp
+                    .i64("persistence_timeout")
+                    .and_then(|v| i32::try_from(v).ok()),
+                persistence_granularity: sp.str("persistence_granularity"),
+            })
+            .await?;
+        }
+        if let Some(tags) = p.str_list("tags") {
+            tx.set_tags(&id, &tags).await?;
+        }
+        let hm = p.obj("healthmonitor");
+        if let Some(hm) = &hm {
+            quota(st, ctx, tx, &project, QuotaResource::HealthMonitor, 1).await?;
+            validate_hm(st, hm, &protocol)?;
+            let ty = hm.str("type").unwrap_or_default();
+            let http = matches!(ty.as_str(), "HTTP" | "HTTPS");
+            let hm_row = HealthMonitorRow {
+                pool_id: id.clone(),
+                r#type: ty,
+                delay: i32_of(hm.i64("delay"), 0),
+                timeout: i32_of(hm.i64("timeout"), 0),
+                fall_threshold: i32_of(hm.i64("max_retries_down"), 3),
+                rise_threshold: i32_of(hm.i64("max_retries"), 0),
+                http_method: hm.str("http_method").or_else(|| http.then(|| "GET".into())),
+                url_path: hm.str("url_path").or_else(|| http.then(|| "/".into())),
+                expected_codes: hm
+                    .str("expected_codes")
+                    .or_else(|| http.then(|| "200".into())),
+                enabled: hm.bool("admin_state_up").unwrap_or(true),
+                project_id: Some(project.clone()),
+                provisioning_status: "PENDING_CREATE".into(),
+                name: hm.str("name"),
+                id: base::new_id(),
+                operating_status: "OFFLINE".into(),
+                http_version: hm.f64("http_version").map(|v| v as f32),
+                domain_name: hm.str("domain_name"),
+                ..Default::default()
+            };
+            tx.insert(&hm_row).await?;
+            if let Some(tags) = hm.str_list("tags") {
+                tx.set_tags(&hm_row.id, &tags).await?;
+            }
+        }
+        let members = p.objs("members");
+        quota(st, ctx, tx, &project, QuotaResource::Member, members.len()).await?;
+        let mut seen = BTreeSet::new();
+        for m in &members {
+            let address = m.str("address").unwrap_or_default();
+            ip_not_reserved(st, &address)?;
+            if m.bool("request_sriov").unwrap_or(false) {
+                return Err(ApiError::BadRequest(
+                    "The load balancer flavor does not allow SR-IOV member ports.".into(),
+                ));
+            }
+            let port = m.i64("protocol_port").unwrap_or_default();
+            if !seen.insert((address.clone(), port)) {
+                return Err(ApiError::Conflict(format!(
+                    "Another member on this pool is already using ip {address} on protocol_port {port}"
+                )));
+            }
+            let mid = base::new_id();
+            tx.insert(&MemberRow {
+                project_id: Some(project.clone()),
+                id: mid.clone(),
+                pool_id: id.clone(),
+                subnet_id: m.str("subnet_id"),
+                ip_address: Some(address),
+                protocol_port: i32_of(Some(port), 0),
+                weight: Some(i32_of(m.i64("weight"), 1)),
+                operating_status: if hm.is_some() {
+                    "OFFLINE"
+                } else {
+                    "NO_MONITOR"
+                }
+                .into(),
+                enabled: m.bool("admin_state_up").unwrap_or(true),
+                provisioning_status: "PENDING_CREATE".into(),
+                name: m.str("name"),
+                monitor_address: m.str("monitor_address"),
+                monitor_port: m.i64("monitor_port").and_then(|p| i32::try_from(p).ok()),
+                backup: m.bool("backup").unwrap_or(false),
+                vnic_type: "normal".into(),
+                ..Default::default()
+            })
+            .await?;
+            if let Some(tags) = m.str_list("tags") {
+                tx.set_tags(&mid, &tags).await?;
+            }
+        }
+        pool_ids.insert(name, (id, protocol));
+        created.pools.push(row);
+    }
+
+    quota(
+        st,
+        ctx,
+        tx,
+        &project,
+        QuotaResource::Listener,
+        plan.listeners.len(),
+    )
+    .await?;
+    let cfg = st.config();
+    let mut ports: Vec<(String, i64)> = Vec::new();
+    for lp in &plan.listeners {
+        let b = &lp.listener;
+        let protocol = b.str("protocol").unwrap_or_default();
+        let port = b.i64("protocol_port").unwrap_or_default();
+        let default_pool = match &lp.default_pool {
+            Some(name) => {
+                if protocol == "PROMETHEUS" {
+                    return Err(ApiError::BadRequest(
+                        "Protocol PROMETHEUS listeners cannot have child objects.".into(),
+                    ));
+                }
+                let (pid, pproto) = pool_ids.get(name).cloned().ok_or_else(|| {
+                    ApiError::BadRequest(format!("Missing details for Pool object: {name}"))
+                })?;
+                if !crate::listener::pool_protocol_ok(&protocol, &pproto) {
+                    return Err(pool_protocol_error(&pproto, &protocol));
+                }
+                Some(pid)
+            }
+            None => None,
+        };
+        validate_listener(b, &protocol)?;
+        let mut tls_refs = b.str_list("sni_container_refs").unwrap_or_default();
+        tls_refs.extend(b.str("default_tls_container_ref").filter(|r| !r.is_empty()));
+        crate::certificates::validate_tls_refs(st.cert_manager(), token, &tls_refs).await?;
+        if let Some(ca) = b
+            .str("client_ca_tls_container_ref")
+            .filter(|r| !r.is_empty())
+        {
+            let crl = b.str("client_crl_container_ref").filter(|r| !r.is_empty());
+            crate::certificates::validate_client_ca_and_crl_refs(
+                st.cert_manager(),
+                token,
+                &ca,
+                crl.as_deref(),
+            )
+            .await?;
+        }
+        if ports
+            .iter()
+            .any(|(p, n)| *n == port && l4(p) == l4(&protocol))
+        {
+            return Err(ApiError::Conflict(format!("Another Listener on this Load Balancer is already using protocol {protocol} and protocol_port {port}")));
+        }
+        ports.push((protocol.clone(), port));
+        if protocol == "PROMETHEUS" && !lp.l7policies.is_empty() {
+            return Err(ApiError::BadRequest(
+                "Protocol PROMETHEUS listeners cannot have child objects.".into(),
+            ));
+        }
+        let tls = protocol == "TERMINATED_HTTPS";
+        let id = base::new_id();
+        let row =
+            ListenerRow {
+                project_id: Some(project.clone()),
+                id: id.clone(),
+                name: b.str("name"),
+                description: b.str("description"),
+                protocol: protocol.clone(),
+                protocol_port: i32::try_from(port).unwrap_or_default(),
+                connection_limit: Some(i32_of(b.i64("connection_limit"), -1)),
+                load_balancer_id: Some(lb.id.clone()),
+                tls_certificate_id: b.str("default_tls_container_ref"),
+                default_pool_id: default_pool,
+                provisioning_status: "PENDING_CREATE".into(),
+                operating_status: "OFFLINE".into(),
+                enabled: b.bool("admin_state_up").unwrap_or(true),
+                peer_port: Some(tx.next_peer_port(&lb.id).await?),
+                insert_headers: b
+                    .obj("insert_headers")
+                    .map(|h| crate::pickle::dumps_str_dict(&h.0)),
+                timeout_client_data: Some(i32_of(
+                    b.i64("timeout_client_data"),
+                    cfg.timeout_client_data,
+                )),
+                timeout_member_connect: Some(i32_of(
+                    b.i64("timeout_member_connect"),
+                    cfg.timeout_member_connect,
+                )),
+                timeout_member_data: Some(i32_of(
+                    b.i64("timeout_member_data"),
+                    cfg.timeout_member_data,
+                )),
+                timeout_tcp_inspect: Some(i32_of(
+                    b.i64("timeout_tcp_inspect"),
+                    cfg.timeout_tcp_inspect,
+                )),
+                client_ca_tls_certificate_id: b.str("client_ca_tls_container_ref"),
+                client_authentication: b
+                    .str("client_authentication")
+                    .unwrap_or_else(|| "NONE".into()),
+                client_crl_container_id: b.str("client_crl_container_ref"),
+                tls_ciphers: b.str("tls_ciphers"),
+                tls_versions: base::join_list(
+                    b.str_list("tls_versions")
+                        .or_else(|| tls.then(|| vec!["TLSv1.2".into(), "TLSv1.3".into()])),
+                ),
+                alpn_protocols: base::join_list(b.str_list("alpn_protocols").or_else(|| {
+                    tls.then(|| vec!["h2".into(), "http/1.1".into(), "http/1.0".into()])
+                })),
+                hsts_max_age: b.i64("hsts_max_age").and_then(|v| i32::try_from(v).ok()),
+                hsts_include_subdomains: Some(b.bool("hsts_include_subdomains").unwrap_or(false)),
+                hsts_preload: Some(b.bool("hsts_preload").unwrap_or(false)),
+                ..Default::default()
+            };
+        tx.insert(&row).await?;
+        if let Some(sni) = b.str_list("sni_container_refs") {
+            tx.set_sni_refs(&id, &sni).await?;
+        }
+        if let Some(mut c) = b.str_list("allowed_cidrs") {
+            c.dedup();
+            tx.set_listener_cidrs(&id, &c).await?;
+        }
+        if let Some(tags) = b.str_list("tags") {
+            tx.set_tags(&id, &tags).await?;
+        }
+        for l7 in &lp.l7policies {
+            create_l7policy(tx, &row, l7, &pool_ids, &project).await?;
+        }
+        created.listeners.push(row);
+    }
+    Ok(created)
+}
+
+/// One L7 policy with its rules (l7policy.py / l7rule.py `_graph_create`).
+async fn create_l7policy(
+    tx: &mut Tx,
+    listener: &ListenerRow,
+    l7: &L7Plan,
+    pool_ids: &BTreeMap<String, (String, String)>,
+    project: &str,
+) -> Result<(), ApiError> {
+    let b = &l7.policy;
+    for k in ["redirect_url", "redirect_prefix"] {
+        if let Some(u) = b.str(k) {
+            crate::l7policy::check_url(k, &u)?;
+        }
+    }
+    let mut d: Map<String, Value> = b.0.clone();
+    d.remove("rules");
+    let redirect_pool_id = match &l7.redirect_pool {
+        Some(name) => {
+            let (pid, pproto) = pool_ids.get(name).cloned().ok_or_else(|| {
+                ApiError::BadRequest(format!("Missing details for Pool object: {name}"))
+            })?;
+            if !crate::listener::pool_protocol_ok(&listener.protocol, &pproto) {
+                return Err(pool_protocol_error(&pproto, &listener.protocol));
+            }
+            Some(pid)
+        }
+        None => None,
+    };
+    d.insert(
+        "redirect_pool_id".into(),
+        redirect_pool_id.clone().map_or(Value::Null, Value::String),
+    );
+    for k in ["redirect_url", "redirect_prefix", "redirect_http_code"] {
+        d.entry(k.to_string()).or_insert(Value::Null);
+    }
+    crate::l7policy::sanitize(&mut d, true)?;
+    let rules = b.objs("rules");
+    let id = base::new_id();
+    if rules.len() as i64 > crate::l7rule::MAX_RULES_PER_POLICY {
+        return Err(ApiError::Conflict(format!(
+            "Too many rules on L7 policy {id}"
+        )));
+    }
+    for r in &rules {
+        crate::l7rule::validate_rule(
+            &r.str("type").unwrap_or_default(),
+            &r.str("compare_type").unwrap_or_default(),
+            r.str("key").as_deref(),
+            r.str("value").as_deref(),
+        )?;
+    }
+    let dstr = |k: &str| d.get(k).and_then(Value::as_str).map(str::to_string);
+    let row = L7PolicyRow {
+        id: id.clone(),
+        name: b.str("name"),
+        description: b.str("description"),
+        listener_id: listener.id.clone(),
+        action: dstr("action").unwrap_or_default(),
+        redirect_pool_id: dstr("redirect_pool_id"),
+        redirect_url: dstr("redirect_url"),
+        position: i32::MAX,
+        enabled: b.bool("admin_state_up").unwrap_or(true),
+        provisioning_status: "PENDING_CREATE".into(),
+        project_id: Some(project.to_string()),
+        operating_status: "OFFLINE".into(),
+        redirect_prefix: dstr("redirect_prefix"),
+        redirect_http_code: d
+            .get("redirect_http_code")
+            .and_then(Value::as_i64)
+            .and_then(|c| i32::try_from(c).ok()),
+        ..Default::default()
+    };
+    tx.insert(&row).await?;
+    crate::l7policy::place(
+        tx,
+        &listener.id,
+        &id,
+        b.i64("position").unwrap_or(crate::l7policy::MAX_POSITION),
+    )
+    .await?;
+    if let Some(tags) = b.str_list("tags") {
+        tx.set_tags(&id, &tags).await?;
+    }
+    for r in &rules {
+        let rid = base::new_id();
+        tx.insert(&L7RuleRow {
+            id: rid.clone(),
+            l7policy_id: id.clone(),
+            r#type: r.str("type").unwrap_or_default(),
+            compare_type: r.str("compare_type").unwrap_or_default(),
+            key: r.str("key"),
+            value: r.str("value").unwrap_or_default(),
+            invert: r.bool("invert").unwrap_or(false),
+            provisioning_status: "PENDING_CREATE".into(),
+            project_id: Some(project.to_string()),
+            enabled: r.bool("admin_state_up").unwrap_or(true),
+            operating_status: "OFFLINE".into(),
+            ..Default::default()
+        })
+        .await?;
+        if let Some(tags) = r.str_list("tags") {
+            tx.set_tags(&rid, &tags).await?;
+        }
+    }
+    Ok(())
+}
+
+async fn listener_policies(tx: &mut Tx, listener_id: &str) -> Result<Vec<L7PolicyRow>, ApiError> {
+    let q = octavia_db::ListQuery::default().filter("listener_id", listener_id);
+    let mut rows: Vec<L7PolicyRow> = tx.list(&q).await?;
+    rows.sort_by_key(|p| p.position);
+    Ok(rows)
+}
+
+/// The driver's nested models (`lb_dict_to_provider_dict`): listeners with their default pool
+/// and L7 policies (with rules), pools with members and health monitor.
+pub async fn provider_models(
+    tx: &mut Tx,
+    created: &Created,
+) -> Result<(Vec<provider::Listener>, Vec<provider::Pool>), ApiError> {
+    let mut pools = Vec::with_capacity(created.pools.len());
+    for p in &created.pools {
+        pools.push(base::pool_model(tx, p).await?);
+    }
+    let mut listeners = Vec::with_capacity(created.listeners.len());
+    for l in &created.listeners {
+        let mut m = base::listener_model(tx, l).await?;
+        if let Some(pid) = &l.default_pool_id {
+            m.default_pool = pools
+                .iter()
+                .find(|p| &p.pool_id == pid)
+                .cloned()
+                .map(Box::new);
+        }
+        let mut l7 = Vec::new();
+        for p in listener_policies(tx, &l.id).await? {
+            l7.push(crate::l7policy::policy_model(tx, &p).await?);
+        }
+        m.l7policies = Some(l7);
+        listeners.push(m);
+    }
+    // pool_model saw the listeners only once they existed: fill listener_id now.
+    for p in &mut pools {
+        if p.listener_id.is_none() {
+            p.listener_id = created
+                .listeners
+                .iter()
+                .find(|l| l.default_pool_id.as_deref() == Some(p.pool_id.as_str()))
+                .map(|l| l.id.clone());
+        }
+    }
+    Ok((listeners, pools))
+}
+
+/// `LoadBalancerFullResponse`: the LB body with `listeners` as `ListenerFullResponse`
+/// (`l7policies` full, with full `rules`; no `loadbalancers`) and `pools` as
+/// `PoolFullResponse` (full `members`, `healthmonitor` when there is one; no `loadbalancers`
+/// nor `healthmonitor_id`), as octavia/api/v2/types/*.py `_full_response`.
+pub async fn render_full(tx: &mut Tx, lb: &LoadBalancerRow) -> Result<Value, ApiError> {
+    let mut body = base::render_lb(tx, lb).await?;
+    let (listeners, pools) = base::lb_children(tx, &lb.id).await?;
+    let mut ls = Vec::with_capacity(listeners.len());
+    for l in &listeners {
+        let mut v = base::render_listener(tx, l).await?;
+        let mut l7 = Vec::new();
+        for p in listener_policies(tx, &l.id).await? {
+            let mut pv = crate::l7policy::render_policy(tx, &p).await?;
+            let mut rules = Vec::new();
+            for r in crate::l7rule::policy_rules(tx, &p.id).await? {
+                rules.push(crate::l7rule::render_rule(tx, &r).await?);
+            }
+            pv["rules"] = Value::Array(rules);
+            l7.push(pv);
+        }
+        if let Some(o) = v.as_object_mut() {
+            o.insert("l7policies".into(), Value::Array(l7));
+            o.remove("loadbalancers");
+        }
+        ls.push(v);
+    }
+    let mut ps = Vec::with_capacity(pools.len());
+    for p in &pools {
+        let mut v = base::render_pool(tx, p).await?;
+        let mut members = Vec::new();
+        for m in base::pool_members(tx, &p.id).await? {
+            members.push(base::render_member(tx, &m).await?);
+        }
+        let hm = match base::pool_hm(tx, &p.id).await? {
+            Some(h) => {
+                let mut hv = base::render_hm(tx, &h).await?;
+                if let Some(o) = hv.as_object_mut() {
+                    o.remove("pools");
+                }
+                Some(hv)
+            }
+            None => None,
+        };
+        if let Some(o) = v.as_object_mut() {
+            o.insert("members".into(), Value::Array(members));
+            o.remove("loadbalancers");
+            o.remove("healthmonitor_id");
+            if let Some(hv) = hm {
+                o.insert("healthmonitor".into(), hv);
+            }
+        }
+        ps.push(v);
+    }
+    if let Some(o) = body.as_object_mut() {
+        o.insert("listeners".into(), Value::Array(ls));
+        o.insert("pools".into(), Value::Array(ps));
+    }
+    Ok(body)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(v: Value) -> Obj {
+        match v {
+            Value::Object(m) => Obj(m),
+            _ => Obj(Map::new()),
+        }
+    }
+
+    fn err_text(e: ApiError) -> String {
+        e.to_string()
+    }
+
+    #[test]
+    fn hoists_definitions_and_resolves_references() {
+        let listeners = vec![obj(json!({
+            "protocol": "HTTP", "protocol_port": 80,
+            "default_pool": {"name": "a", "protocol": "HTTP", "lb_algorithm": "ROUND_ROBIN"},
+            "l7policies": [{"action": "REDIRECT_TO_POOL", "redirect_pool": {"name": "b"}}]
+        }))];
+        let pools = vec![obj(
+            json!({"name": "b", "protocol": "HTTP", "lb_algorithm": "ROUND_ROBIN"}),
+        )];
+        let p = plan(listeners, pools).unwrap();
+        assert_eq!(p.pools.len(), 2);
+        assert_eq!(p.listeners[0].default_pool.as_deref(), Some("a"));
+        assert_eq!(
+            p.listeners[0].l7policies[0].redirect_pool.as_deref(),
+            Some("b")
+        );
+        assert!(!p.listeners[0].listener.has("default_pool"));
+        // name + admin_state_up + tls_enabled is still a reference
+        let p = plan(
+            vec![obj(
+                json!({"default_pool": {"name": "b", "admin_state_up": false}}),
+            )],
+            vec![obj(json!({"name": "b", "protocol": "TCP"}))],
+        )
+        .unwrap();
+        assert_eq!(p.pools.len(), 1);
+    }
+
+    #[test]
+    fn name_errors_are_the_references() {
+        let e = plan(
+            vec![obj(json!({"default_pool": {"protocol": "HTTP"}}))],
+            vec![],
+        )
+        .unwrap_err();
+        assert_eq!(
+            err_text(e),
+            "Validation failure: Pools must be named when creating a fully populated loadbalancer."
+        );
+        let e = plan(
+            vec![],
+            vec![obj(json!({"name": "x"})), obj(json!({"name": "x"}))],
+        )
+        .unwrap_err();
+        assert!(err_text(e).contains("Pool names must be unique"));
+        let e = plan(vec![obj(json!({"default_pool": {"name": "zz"}}))], vec![]).unwrap_err();
+        assert_eq!(
+            err_text(e),
+            "Validation failure: Pool 'zz' was referenced but no full definition was found."
+        );
+        assert!(plan(vec![], vec![]).unwrap().is_empty());
+    }
+}

@@ -1,0 +1,322 @@
+//! Single-call load balancer create (load_balancer.py `_graph_create`; seed 004 §2) through
+//! the router on SQLite and MariaDB: the whole tree in one transaction, the full response,
+//! the nested provider models, quotas per kind, and nothing left behind by any refusal.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod authz;
+
+use api::policy::Policy;
+use authz::{Env, P1, SUBNET};
+use axum::http::StatusCode;
+use serde_json::{json, Value};
+
+const MEMBER: &str = "member,reader";
+const TABLES: &[&str] = &[
+    "load_balancer",
+    "vip",
+    "listener",
+    "pool",
+    "member",
+    "health_monitor",
+    "l7policy",
+    "l7rule",
+    "session_persistence",
+];
+
+macro_rules! each_backend {
+    (|$env:ident| $body:block) => {
+        for mysql in [false, true] {
+            let $env = Env::new(mysql, Policy::default()).await;
+            $body
+            $env.done().await;
+        }
+    };
+}
+
+fn tree() -> Value {
+    json!({"loadbalancer": {
+        "name": "graph", "vip_subnet_id": SUBNET,
+        "listeners": [{
+            "name": "l80", "protocol": "HTTP", "protocol_port": 80,
+            "default_pool": {
+                "name": "web", "protocol": "HTTP", "lb_algorithm": "ROUND_ROBIN",
+                "session_persistence": {"type": "HTTP_COOKIE"},
+                "healthmonitor": {"type": "HTTP", "delay": 5, "timeout": 3, "max_retries": 2},
+                "members": [
+                    {"address": "10.0.0.21", "protocol_port": 8080},
+                    {"address": "10.0.0.22", "protocol_port": 8080, "weight": 3}
+                ]
+            },
+            "l7policies": [{
+                "name": "to-api", "action": "REDIRECT_TO_POOL",
+                "redirect_pool": {"name": "api"},
+                "rules": [{"type": "PATH", "compare_type": "STARTS_WITH", "value": "/api"}]
+            }]
+        }, {
+            "name": "l81", "protocol": "TCP", "protocol_port": 81,
+            "default_pool": {"name": "api"}
+        }],
+        "pools": [{
+            "name": "api", "protocol": "HTTP", "lb_algorithm": "LEAST_CONNECTIONS",
+            "members": [{"address": "10.0.0.31", "protocol_port": 9000}]
+        }]
+    }})
+}
+
+async fn assert_nothing_left(env: &Env) {
+    for t in TABLES {
+        assert_eq!(env.count(t).await, 0, "{t} rows left behind");
+    }
+    for kind in [
+        "load_balancer",
+        "listener",
+        "pool",
+        "member",
+        "health_monitor",
+    ] {
+        assert_eq!(env.in_use(P1, kind).await, 0, "quota in_use_{kind}");
+    }
+    assert!(
+        !env.driver
+            .names()
+            .contains(&"loadbalancer_create".to_string()),
+        "{:?}",
+        env.driver.names()
+    );
+}
+
+fn by_name<'a>(items: &'a Value, name: &str) -> &'a Value {
+    items
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == name)
+        .expect("an item of that name")
+}
+
+#[tokio::test]
+async fn whole_tree_in_one_call() {
+    each_backend!(|env| {
+        let (s, b) = env
+            .call(P1, MEMBER, "POST", "/v2/lbaas/loadbalancers", Some(tree()))
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{b}");
+        let lb = &b["loadbalancer"];
+        assert_eq!(lb["provisioning_status"], "PENDING_CREATE");
+        // full response: nested objects, not id references
+        let web = by_name(&lb["pools"], "web");
+        let api_pool = by_name(&lb["pools"], "api");
+        assert_eq!(web["members"].as_array().unwrap().len(), 2);
+        assert_eq!(web["healthmonitor"]["type"], "HTTP");
+        assert_eq!(web["healthmonitor"]["url_path"], "/");
+        assert!(web["healthmonitor"].get("pools").is_none());
+        assert!(web.get("loadbalancers").is_none() && web.get("healthmonitor_id").is_none());
+        assert_eq!(web["session_persistence"]["type"], "HTTP_COOKIE");
+        assert_eq!(by_name(&web["members"], "")["operating_status"], "OFFLINE");
+        assert_eq!(api_pool["members"][0]["address"], "10.0.0.31");
+        assert_eq!(api_pool["members"][0]["operating_status"], "NO_MONITOR");
+        assert!(api_pool.get("healthmonitor").is_none());
+        let l80 = by_name(&lb["listeners"], "l80");
+        let l81 = by_name(&lb["listeners"], "l81");
+        assert_eq!(l80["default_pool_id"], web["id"]);
+        assert_eq!(l81["default_pool_id"], api_pool["id"]);
+        assert!(l80.get("loadbalancers").is_none());
+        let pol = &l80["l7policies"][0];
+        assert_eq!(pol["redirect_pool_id"], api_pool["id"]);
+        assert_eq!(pol["position"], 1);
+        assert_eq!(pol["rules"][0]["type"], "PATH");
+        assert_eq!(pol["rules"][0]["value"], "/api");
+        // rows, all PENDING_CREATE, and the quota counted per kind
+        for (t, n) in [
+            ("listener", 2),
+            ("pool", 2),
+            ("member", 3),
+            ("health_monitor", 1),
+            ("l7policy", 1),
+            ("l7rule", 1),
+        ] {
+            assert_eq!(env.count(t).await, n, "{t}");
+        }
+        for (kind, n) in [
+            ("load_balancer", 1),
+            ("listener", 2),
+            ("pool", 2),
+            ("member", 3),
+            ("health_monitor", 1),
+        ] {
+            assert_eq!(env.in_use(P1, kind).await, n, "in_use_{kind}");
+        }
+        // one provider call with the nested models
+        assert_eq!(env.driver.names(), vec!["loadbalancer_create".to_string()]);
+        let m = env.driver.last("loadbalancer_create").unwrap();
+        assert_eq!(m["listeners"].as_array().unwrap().len(), 2);
+        assert_eq!(m["pools"].as_array().unwrap().len(), 2);
+        let ml80 = by_name(&m["listeners"], "l80");
+        assert_eq!(ml80["default_pool"]["pool_id"], web["id"]);
+        assert_eq!(ml80["l7policies"][0]["redirect_pool_id"], api_pool["id"]);
+        assert_eq!(ml80["l7policies"][0]["rules"][0]["value"], "/api");
+        let mweb = by_name(&m["pools"], "web");
+        assert_eq!(mweb["members"].as_array().unwrap().len(), 2);
+        assert_eq!(mweb["healthmonitor"]["type"], "HTTP");
+        assert_eq!(mweb["listener_id"], l80["id"]);
+        // GET shows the plain (id-only) shape again
+        let id = lb["id"].as_str().unwrap();
+        let (s, g) = env
+            .call(
+                P1,
+                MEMBER,
+                "GET",
+                &format!("/v2/lbaas/loadbalancers/{id}"),
+                None,
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK);
+        assert_eq!(g["loadbalancer"]["listeners"].as_array().unwrap().len(), 2);
+        assert!(g["loadbalancer"]["listeners"][0].get("protocol").is_none());
+    });
+}
+
+#[tokio::test]
+async fn refusals_leave_nothing_behind() {
+    let cases: Vec<(Value, StatusCode, &str)> = vec![
+        (
+            json!({"listeners": [{"protocol": "HTTP", "protocol_port": 80,
+                   "default_pool": {"protocol": "HTTP", "lb_algorithm": "ROUND_ROBIN"}}]}),
+            StatusCode::BAD_REQUEST,
+            "Validation failure: Pools must be named when creating a fully populated loadbalancer.",
+        ),
+        (
+            json!({"listeners": [{"protocol": "HTTP", "protocol_port": 80,
+                   "default_pool": {"name": "ghost"}}]}),
+            StatusCode::BAD_REQUEST,
+            "Validation failure: Pool 'ghost' was referenced but no full definition was found.",
+        ),
+        (
+            json!({"pools": [
+                {"name": "p", "protocol": "TCP", "lb_algorithm": "ROUND_ROBIN"},
+                {"name": "p", "protocol": "TCP", "lb_algorithm": "ROUND_ROBIN"}]}),
+            StatusCode::BAD_REQUEST,
+            "Validation failure: Pool names must be unique when creating a fully populated loadbalancer.",
+        ),
+        (
+            json!({"pools": [{"name": "p", "protocol": "TCP"}]}),
+            StatusCode::BAD_REQUEST,
+            "Validation failure: Pool definition for 'p' missing required attribute: lb_algorithm",
+        ),
+        (
+            json!({"listeners": [{"protocol": "UDP", "protocol_port": 53,
+                   "default_pool": {"name": "p", "protocol": "HTTP", "lb_algorithm": "ROUND_ROBIN"}}]}),
+            StatusCode::BAD_REQUEST,
+            "Validation failure: The pool protocol 'HTTP' is invalid while the listener protocol is 'UDP'.",
+        ),
+        (
+            json!({"pools": [{"name": "p", "protocol": "TCP", "lb_algorithm": "ROUND_ROBIN",
+                   "members": [{"address": "169.254.169.254", "protocol_port": 80}]}]}),
+            StatusCode::BAD_REQUEST,
+            "169.254.169.254 is not a valid option for member address",
+        ),
+        (
+            json!({"pools": [{"name": "p", "protocol": "TCP", "lb_algorithm": "ROUND_ROBIN",
+                   "healthmonitor": {"type": "UDP-CONNECT", "delay": 5, "timeout": 3, "max_retries": 2}}]}),
+            StatusCode::BAD_REQUEST,
+            "Validation failure: The UDP-CONNECT type is only supported for pools of type UDP/SCTP.",
+        ),
+        (
+            json!({"listeners": [
+                {"protocol": "HTTP", "protocol_port": 80},
+                {"protocol": "TCP", "protocol_port": 80}]}),
+            StatusCode::CONFLICT,
+            "Another Listener on this Load Balancer is already using protocol TCP and protocol_port 80",
+        ),
+        (
+            json!({"listeners": [{"protocol": "HTTP", "protocol_port": 80,
+                   "l7policies": [{"action": "REJECT",
+                       "rules": [{"type": "PATH", "compare_type": "REGEX", "value": "(("}]}]}]}),
+            StatusCode::BAD_REQUEST,
+            "",
+        ),
+    ];
+    each_backend!(|env| {
+        for (extra, status, text) in &cases {
+            let mut body = json!({"loadbalancer": {"vip_subnet_id": SUBNET}});
+            for (k, v) in extra.as_object().unwrap() {
+                body["loadbalancer"][k] = v.clone();
+            }
+            let (s, b) = env
+                .call(P1, MEMBER, "POST", "/v2/lbaas/loadbalancers", Some(body))
+                .await;
+            assert_eq!(s, *status, "{extra}: {b}");
+            if !text.is_empty() {
+                assert!(
+                    b["faultstring"].as_str().unwrap().contains(text),
+                    "{extra}: {b}"
+                );
+            }
+            assert_nothing_left(&env).await;
+        }
+        // a driver error rolls the whole tree back too
+        *env.driver.fail_lb_create.lock().unwrap() = Some("boom".into());
+        let (s, _) = env
+            .call(P1, MEMBER, "POST", "/v2/lbaas/loadbalancers", Some(tree()))
+            .await;
+        assert_eq!(s, StatusCode::INTERNAL_SERVER_ERROR);
+        assert_nothing_left(&env).await;
+    });
+}
+
+#[tokio::test]
+async fn quotas_are_counted_per_kind() {
+    each_backend!(|env| {
+        for (quota, resource) in [
+            (json!({"member": 2}), "Member"),
+            (json!({"pool": 1}), "Pool"),
+            (json!({"listener": 1}), "Listener"),
+            (json!({"healthmonitor": 0}), "Health Monitor"),
+        ] {
+            let (s, b) = env
+                .call(
+                    P1,
+                    "admin",
+                    "PUT",
+                    &format!("/v2/lbaas/quotas/{P1}"),
+                    Some(json!({"quota": quota})),
+                )
+                .await;
+            assert_eq!(s, StatusCode::ACCEPTED, "{b}");
+            let (s, b) = env
+                .call(P1, MEMBER, "POST", "/v2/lbaas/loadbalancers", Some(tree()))
+                .await;
+            assert_eq!(s, StatusCode::FORBIDDEN, "{quota}: {b}");
+            assert_eq!(
+                b["faultstring"],
+                format!("Quota has been met for resources: {resource}")
+            );
+            assert_nothing_left(&env).await;
+            let (s, _) = env
+                .call(
+                    P1,
+                    "admin",
+                    "DELETE",
+                    &format!("/v2/lbaas/quotas/{P1}"),
+                    None,
+                )
+                .await;
+            assert_eq!(s, StatusCode::ACCEPTED);
+        }
+        // with room for exactly the tree it goes through
+        let (s, _) = env
+            .call(
+                P1,
+                "admin",
+                "PUT",
+                &format!("/v2/lbaas/quotas/{P1}"),
+                Some(json!({"quota": {"member": 3, "pool": 2, "listener": 2, "healthmonitor": 1}})),
+            )
+            .await;
+        assert_eq!(s, StatusCode::ACCEPTED);
+        let (s, b) = env
+            .call(P1, MEMBER, "POST", "/v2/lbaas/loadbalancers", Some(tree()))
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{b}");
+    });
+}

@@ -18,9 +18,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{
-    env, sb_select, transact, wait_for, AgentLock, Backend, Keel, LbGuard, MariaDb, NeutronNet,
-};
+use common::{env, sb_select, transact, wait_for, AgentLock, Backend, Keel, MariaDb, NeutronNet};
 use serde_json::{json, Value};
 
 /// Whether `keel`'s agent got the lock when it started: its `OVN provider agent started`
@@ -81,6 +79,27 @@ fn statuses(keel: &Keel, token: &str, lb_id: &str) -> Result<Statuses, String> {
     Ok((s(lb), s(pool), members))
 }
 
+fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
+    v.sort();
+    v
+}
+
+/// Polls the status tree through `keel`'s API until it is `want` (30 s).
+fn wait_statuses(keel: &Keel, token: &str, lb_id: &str, want: &Statuses) {
+    wait_for(
+        &format!("statuses {want:?} through the API"),
+        Duration::from_secs(30),
+        || {
+            let s = statuses(keel, token, lb_id)?;
+            if &s == want {
+                Ok(())
+            } else {
+                Err(format!("{s:?}"))
+            }
+        },
+    );
+}
+
 /// Sets `status` of the SB `Service_Monitor` row `uuid` (one transaction), as ovn-controller
 /// does after its health checks.
 fn set_monitor_status(uuid: &str, status: &str) {
@@ -113,49 +132,13 @@ fn survivor_takes_over_the_agent_after_the_lock_holder_dies() {
     let token = common::demo_token();
 
     // The graph, through the lock holder's API.
-    let (code, body) = holder.api(
-        "POST",
-        "/v2/lbaas/loadbalancers",
+    let graph = holder.create_graph(
         &token,
-        Some(&json!({"loadbalancer": {"name": format!("failover-{tag}"),
-            "vip_subnet_id": neutron.subnet, "provider": "ovn"}})),
+        &format!("failover-{tag}"),
+        &neutron.subnet,
+        &["10.0.0.10", "10.0.0.11"],
     );
-    assert_eq!(code, 201, "{body}");
-    let lb_id = body["loadbalancer"]["id"].as_str().unwrap().to_string();
-    let _lb_rows = LbGuard(lb_id.clone());
-    holder.wait_lb_active(&token, &lb_id);
-    let listener = holder.create(
-        &token,
-        &lb_id,
-        "/v2/lbaas/listeners",
-        json!({"listener": {"loadbalancer_id": lb_id, "protocol": "TCP", "protocol_port": 80}}),
-    );
-    let pool = holder.create(
-        &token,
-        &lb_id,
-        "/v2/lbaas/pools",
-        json!({"pool": {"listener_id": listener["id"], "protocol": "TCP",
-            "lb_algorithm": "SOURCE_IP_PORT"}}),
-    );
-    let pool_id = pool["id"].as_str().unwrap().to_string();
-    let mut members = vec![];
-    for ip in ["10.0.0.10", "10.0.0.11"] {
-        let m = holder.create(
-            &token,
-            &lb_id,
-            &format!("/v2/lbaas/pools/{pool_id}/members"),
-            json!({"member": {"address": ip, "protocol_port": 8080,
-                "subnet_id": neutron.subnet}}),
-        );
-        members.push(m["id"].as_str().unwrap().to_string());
-    }
-    holder.create(
-        &token,
-        &lb_id,
-        "/v2/lbaas/healthmonitors",
-        json!({"healthmonitor": {"pool_id": pool_id, "type": "TCP", "delay": 5,
-            "timeout": 3, "max_retries": 3}}),
-    );
+    let (lb_id, members) = (graph.lb_id.clone(), graph.members.clone());
 
     // northd's Service_Monitor for the first member: ours by its logical port (other tests'
     // members may share 10.0.0.10:8080, never our Neutron port).
@@ -179,17 +162,11 @@ fn survivor_takes_over_the_agent_after_the_lock_holder_dies() {
         },
     );
 
-    let all_online = |m: &[String]| -> Statuses {
-        let mut ms: Vec<(String, String)> = m
-            .iter()
-            .map(|id| (id.clone(), "ONLINE".to_string()))
-            .collect();
-        ms.sort();
-        ("ONLINE".to_string(), "ONLINE".to_string(), ms)
-    };
+    let online = [&members[0], &members[1]].map(|m| (m.clone(), "ONLINE".to_string()));
+    let all_online: Statuses = ("ONLINE".into(), "ONLINE".into(), sorted(online.to_vec()));
     assert_eq!(
         statuses(&holder, &token, &lb_id).unwrap(),
-        all_online(&members),
+        all_online,
         "statuses before the failover"
     );
 
@@ -200,43 +177,19 @@ fn survivor_takes_over_the_agent_after_the_lock_holder_dies() {
         "nobody holds keel_ovn_provider_agent after the holder died"
     );
 
-    let mut expect_degraded = vec![
-        (members[0].clone(), "ERROR".to_string()),
-        (members[1].clone(), "ONLINE".to_string()),
-    ];
-    expect_degraded.sort();
     set_monitor_status(&monitor, "offline");
-    wait_for(
-        "member ERROR, pool and LB DEGRADED through the survivor's API",
-        Duration::from_secs(30),
-        || {
-            let s = statuses(&survivor, &token, &lb_id)?;
-            let want = (
-                "DEGRADED".to_string(),
-                "DEGRADED".to_string(),
-                expect_degraded.clone(),
-            );
-            if s == want {
-                Ok(())
-            } else {
-                Err(format!("{s:?}"))
-            }
-        },
+    let degraded: Statuses = (
+        "DEGRADED".into(),
+        "DEGRADED".into(),
+        sorted(vec![
+            (members[0].clone(), "ERROR".into()),
+            (members[1].clone(), "ONLINE".into()),
+        ]),
     );
+    wait_statuses(&survivor, &token, &lb_id, &degraded);
 
     set_monitor_status(&monitor, "online");
-    wait_for(
-        "member, pool and LB ONLINE again",
-        Duration::from_secs(30),
-        || {
-            let s = statuses(&survivor, &token, &lb_id)?;
-            if s == all_online(&members) {
-                Ok(())
-            } else {
-                Err(format!("{s:?}"))
-            }
-        },
-    );
+    wait_statuses(&survivor, &token, &lb_id, &all_online);
 
     // The survivor also serves writes: cascade delete removes the NB row.
     let (code, body) = survivor.api(

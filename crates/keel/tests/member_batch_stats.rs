@@ -105,17 +105,9 @@ fn statistics_sum_and_member_batch_update() {
     let neutron = NeutronNet::create(&tag, &[]);
     let token = common::demo_token();
 
-    let (code, body) = keel.api(
-        "POST",
-        "/v2/lbaas/loadbalancers",
-        &token,
-        Some(&json!({"loadbalancer": {"name": format!("batch-{tag}"),
-            "vip_subnet_id": neutron.subnet, "provider": "ovn"}})),
-    );
-    assert_eq!(code, 201, "{body}");
-    let lb_id = body["loadbalancer"]["id"].as_str().unwrap().to_string();
+    let lb = keel.create_lb(&token, &format!("batch-{tag}"), &neutron.subnet);
+    let lb_id = lb["id"].as_str().unwrap().to_string();
     let _lb_rows = LbGuard(lb_id.clone());
-    let lb = keel.wait_lb_active(&token, &lb_id);
     let vip = lb["vip_address"].as_str().unwrap().to_string();
     let mut listeners = vec![];
     for port in [80, 81] {

@@ -1,5 +1,5 @@
 //! `keel ovn-db-sync` end to end (issue 5): a load balancer graph made through a real
-//! `keel serve` (Keystone, Neutron, OVN NB from `ci/stack/`), then its NB rows damaged behind
+//! `keel serve`'s API (Keystone, Neutron, OVN NB from `ci/stack/`), then its NB rows damaged behind
 //! the driver's back with `ovn-nbctl`; the binary's dry run reports and changes nothing, a
 //! run restores the exact rows and re-sends statuses to Octavia, a second run has nothing
 //! to do. Runs are filtered with `--lb-id`: the NB is shared with other tests, whose rows an
@@ -15,8 +15,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use common::{
-    get, keel_bin, map, nb_select as select, nbctl, osj, uuids, AgentLock, Backend, Keel, LbGuard,
-    NeutronNet,
+    get, keel_bin, map, nb_select as select, nbctl, uuids, AgentLock, Backend, Keel, NeutronNet,
 };
 use serde_json::json;
 
@@ -100,88 +99,15 @@ fn ovn_db_sync_restores_a_damaged_load_balancer() {
         neutron.router.clone(),
     );
 
-    let lb = osj(
-        &keel,
-        &[
-            "loadbalancer",
-            "create",
-            "--name",
-            &format!("sync-{tag}"),
-            "--vip-subnet-id",
-            &subnet_id,
-            "--provider",
-            "ovn",
-            "--wait",
-        ],
+    // the graph, through the API (the CLI path is cli_scenario's)
+    let token = common::demo_token();
+    let graph = keel.create_graph(&token, &format!("sync-{tag}"), &subnet_id, &["10.0.0.10"]);
+    let (lb_id, listener_id, pool_id) = (
+        graph.lb_id.clone(),
+        graph.listener_id.clone(),
+        graph.pool_id.clone(),
     );
-    let lb_id = lb["id"].as_str().unwrap().to_string();
-    let _lb_guard = LbGuard(lb_id.clone());
-    let listener = osj(
-        &keel,
-        &[
-            "loadbalancer",
-            "listener",
-            "create",
-            "--protocol",
-            "TCP",
-            "--protocol-port",
-            "80",
-            &lb_id,
-            "--wait",
-        ],
-    );
-    let listener_id = listener["id"].as_str().unwrap().to_string();
-    let pool = osj(
-        &keel,
-        &[
-            "loadbalancer",
-            "pool",
-            "create",
-            "--lb-algorithm",
-            "SOURCE_IP_PORT",
-            "--protocol",
-            "TCP",
-            "--listener",
-            &listener_id,
-            "--wait",
-        ],
-    );
-    let pool_id = pool["id"].as_str().unwrap().to_string();
-    let member = osj(
-        &keel,
-        &[
-            "loadbalancer",
-            "member",
-            "create",
-            "--address",
-            "10.0.0.10",
-            "--protocol-port",
-            "8080",
-            "--subnet-id",
-            &subnet_id,
-            &pool_id,
-            "--wait",
-        ],
-    );
-    let member_id = member["id"].as_str().unwrap().to_string();
-    osj(
-        &keel,
-        &[
-            "loadbalancer",
-            "healthmonitor",
-            "create",
-            "--delay",
-            "5",
-            "--max-retries",
-            "2",
-            "--timeout",
-            "3",
-            "--type",
-            "TCP",
-            &pool_id,
-            "--wait",
-        ],
-    );
+    let member_id = graph.members[0].clone();
 
     let expected = nb_state(&lb_id, &net_id, &router_id).expect("the driver made no row");
     assert!(expected.on_switch && expected.on_router, "{expected:?}");

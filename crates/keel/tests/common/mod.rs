@@ -342,6 +342,89 @@ impl Keel {
     }
 }
 
+/// The objects [`Keel::create_graph`] made.
+pub struct Graph {
+    pub lb_id: String,
+    pub vip: String,
+    pub listener_id: String,
+    pub pool_id: String,
+    /// Member ids, in the order of the requested addresses.
+    pub members: Vec<String>,
+    pub hm_id: String,
+    /// Removes the NB rows on drop (made right after the LB, so a failing step cleans too).
+    pub nb_rows: LbGuard,
+}
+
+impl Keel {
+    /// `POST /v2/lbaas/loadbalancers` (provider `ovn`, VIP on `subnet`), then waits for
+    /// ACTIVE; returns the load balancer.
+    pub fn create_lb(&self, token: &str, name: &str, subnet: &str) -> Value {
+        let (code, body) = self.api(
+            "POST",
+            "/v2/lbaas/loadbalancers",
+            token,
+            Some(
+                &json!({"loadbalancer": {"name": name, "vip_subnet_id": subnet,
+                "provider": "ovn"}}),
+            ),
+        );
+        assert_eq!(code, 201, "{body}");
+        self.wait_lb_active(token, body["loadbalancer"]["id"].as_str().unwrap())
+    }
+
+    /// Through the API, each step waiting for ACTIVE: a load balancer on `subnet`, a TCP
+    /// listener on port 80, its SOURCE_IP_PORT TCP pool, one member per address (port 8080
+    /// on `subnet`), a TCP health monitor (delay 5, timeout 3, max_retries 3).
+    pub fn create_graph(&self, token: &str, name: &str, subnet: &str, members: &[&str]) -> Graph {
+        let lb = self.create_lb(token, name, subnet);
+        let lb_id = lb["id"].as_str().unwrap().to_string();
+        let nb_rows = LbGuard(lb_id.clone());
+        let id = |v: Value| v["id"].as_str().unwrap().to_string();
+        let listener_id = id(self.create(
+            token,
+            &lb_id,
+            "/v2/lbaas/listeners",
+            json!({"listener": {"loadbalancer_id": lb_id, "protocol": "TCP",
+                "protocol_port": 80}}),
+        ));
+        let pool_id = id(self.create(
+            token,
+            &lb_id,
+            "/v2/lbaas/pools",
+            json!({"pool": {"listener_id": listener_id, "protocol": "TCP",
+                "lb_algorithm": "SOURCE_IP_PORT"}}),
+        ));
+        let members = members
+            .iter()
+            .map(|ip| {
+                id(self.create(
+                    token,
+                    &lb_id,
+                    &format!("/v2/lbaas/pools/{pool_id}/members"),
+                    json!({"member": {"address": ip, "protocol_port": 8080,
+                        "subnet_id": subnet}}),
+                ))
+            })
+            .collect();
+        let hm_id = id(self.create(
+            token,
+            &lb_id,
+            "/v2/lbaas/healthmonitors",
+            json!({"healthmonitor": {"pool_id": pool_id, "type": "TCP", "delay": 5,
+                "timeout": 3, "max_retries": 3}}),
+        ));
+        Graph {
+            vip: lb["vip_address"].as_str().unwrap().to_string(),
+            lb_id,
+            listener_id,
+            pool_id,
+            members,
+            hm_id,
+            nb_rows,
+        }
+    }
+}
+
 impl Drop for Keel {
     fn drop(&mut self) {
         self.kill();
@@ -598,16 +681,8 @@ pub struct AgentLock(Child);
 impl AgentLock {
     /// Blocks until the lock is granted.
     pub fn take() -> Self {
-        use std::io::BufRead;
-        let mut child = Command::new("ovsdb-client")
-            .args(["lock", &env("STACK_OVN_NB"), AGENT_LOCK])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let out = child.stdout.take().unwrap();
-        for line in std::io::BufReader::new(out).lines() {
-            let line = line.unwrap();
+        let (mut child, lines) = request_agent_lock();
+        for line in lines {
             // `{"locked":true}` at once, or `{"locked":false}` then `locked` when granted
             if line.contains("true") || line.trim() == "locked" {
                 return AgentLock(child);
@@ -621,24 +696,27 @@ impl AgentLock {
     /// Asks for the lock once and withdraws: `true` when some other session holds it now
     /// (the server answered `{"locked":false}`), `false` when it was free.
     pub fn is_held_elsewhere() -> bool {
-        use std::io::BufRead;
-        let mut child = Command::new("ovsdb-client")
-            .args(["lock", &env("STACK_OVN_NB"), AGENT_LOCK])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let out = child.stdout.take().unwrap();
-        let first = std::io::BufReader::new(out)
-            .lines()
-            .next()
-            .and_then(Result::ok)
-            .unwrap_or_default();
+        let (mut child, mut lines) = request_agent_lock();
+        let first = lines.next().unwrap_or_default();
         let _ = child.kill();
         let _ = child.wait();
         assert!(first.contains("locked"), "ovsdb-client lock: {first:?}");
         first.contains("false")
     }
+}
+
+/// `ovsdb-client lock <NB> keel_ovn_provider_agent` and its output lines.
+fn request_agent_lock() -> (Child, impl Iterator<Item = String>) {
+    use std::io::BufRead;
+    let mut child = Command::new("ovsdb-client")
+        .args(["lock", &env("STACK_OVN_NB"), AGENT_LOCK])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    let lines = std::io::BufReader::new(out).lines().map_while(Result::ok);
+    (child, lines)
 }
 
 impl Drop for AgentLock {

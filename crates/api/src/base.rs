@@ -167,12 +167,14 @@ pub const LB_ATTRS: &[&str] = &[
 /// `LoadBalancerResponse` of a row (listeners / pools as `[{id}]`).
 pub async fn render_lb(tx: &mut Tx, lb: &LoadBalancerRow) -> Result<Value, ApiError> {
     let vip = tx.vip(&lb.id).await?.unwrap_or_default();
-    let add = tx.additional_vips(&lb.id).await?;
-    let sgs = tx.vip_sg_ids(&lb.id).await?;
-    let tags = tx.tags(&lb.id).await?;
-    let (listeners, pools) = lb_children(tx, &lb.id).await?;
-    let l_ids: Vec<String> = listeners.into_iter().map(|l| l.id).collect();
-    let p_ids: Vec<String> = pools.into_iter().map(|p| p.id).collect();
+    // one statement for the rest (octavia-db `lb_attachments`, issue 6)
+    let octavia_db::LbAttachments {
+        additional_vips: add,
+        vip_sg_ids: sgs,
+        tags,
+        listener_ids: l_ids,
+        pool_ids: p_ids,
+    } = tx.lb_attachments(&lb.id).await?;
     Ok(json!({
         "id": lb.id, "name": name(&lb.name), "description": name(&lb.description),
         "provisioning_status": lb.provisioning_status, "operating_status": lb.operating_status,
@@ -181,7 +183,7 @@ pub async fn render_lb(tx: &mut Tx, lb: &LoadBalancerRow) -> Result<Value, ApiEr
         "vip_address": vip.ip_address, "vip_port_id": vip.port_id, "vip_subnet_id": vip.subnet_id,
         "vip_network_id": vip.network_id, "vip_qos_policy_id": vip.qos_policy_id, "vip_sg_ids": sgs,
         "vip_vnic_type": if vip.vnic_type.is_empty() { "normal".to_string() } else { vip.vnic_type },
-        "additional_vips": add.iter().map(|a| json!({"subnet_id": a.subnet_id, "ip_address": a.ip_address, "port_id": a.port_id})).collect::<Vec<_>>(),
+        "additional_vips": add.iter().map(|(subnet_id, ip_address, port_id)| json!({"subnet_id": subnet_id, "ip_address": ip_address, "port_id": port_id})).collect::<Vec<_>>(),
         "listeners": ids(&l_ids), "pools": ids(&p_ids),
         "provider": lb.provider.clone().filter(|p| !p.is_empty()).unwrap_or_else(|| "octavia".into()),
         "flavor_id": lb.flavor_id, "availability_zone": lb.availability_zone, "tags": tags,
@@ -229,19 +231,13 @@ pub const LISTENER_ATTRS: &[&str] = &[
 
 /// `ListenerResponse` of a row.
 pub async fn render_listener(tx: &mut Tx, l: &ListenerRow) -> Result<Value, ApiError> {
-    let sni = tx.sni_refs(&l.id).await?;
-    let cidrs = tx.listener_cidrs(&l.id).await?;
-    let tags = tx.tags(&l.id).await?;
-    let policies: Vec<octavia_db::L7PolicyRow> = tx
-        .list(
-            &ListQuery {
-                sort: vec![("position".into(), octavia_db::SortDir::Asc)],
-                ..ListQuery::default()
-            }
-            .filter("listener_id", l.id.as_str()),
-        )
-        .await?;
-    let policy_ids: Vec<String> = policies.into_iter().map(|p| p.id).collect();
+    // one statement for the collections (octavia-db `listener_attachments`, issue 6)
+    let octavia_db::ListenerAttachments {
+        sni_refs: sni,
+        allowed_cidrs: cidrs,
+        tags,
+        l7policy_ids: policy_ids,
+    } = tx.listener_attachments(&l.id).await?;
     let headers = l
         .insert_headers
         .as_deref()

@@ -9,6 +9,7 @@
 //!
 //! Sources: `spec/db-schema.md`, `spec/status-path.md`, `octavia/db/repositories.py`.
 
+mod attachments;
 mod db;
 mod domain;
 mod error;
@@ -19,6 +20,7 @@ mod schema;
 pub mod settle;
 mod status;
 
+pub use attachments::{LbAttachments, ListenerAttachments};
 pub use db::{now, AnyRow, AnyScalar, Database, SqlValue, Tx};
 pub use domain::{HasProvisioningStatus, QuotaLimits, QuotaResource, QuotaUpdate};
 pub use error::DbError;

@@ -330,6 +330,37 @@ pub fn lrp_deleted(snap: &NbSnapshot, ev: &LrpEvent) -> Plan {
     plan
 }
 
+/// True when the snapshot holds the event's VIP switch port and its `neutron:port_fip` no
+/// longer says what the event says (a later change already superseded it: the event is
+/// dropped rather than applied out of order). A port outside the snapshot proves nothing.
+fn is_stale(snap: &NbSnapshot, ev: &FipEvent) -> bool {
+    let main = format!("{}{}", crate::driver::VIP_PORT_PREFIX, ev.lb_id);
+    let port = snap.switch_ports.values().find(|p| {
+        let Some(name) = p.external_ids.get(PORT_NAME) else {
+            return false;
+        };
+        if ev.additional {
+            name.starts_with(ADDITIONAL_VIP_PORT_PREFIX)
+                && name.ends_with(&ev.lb_id)
+                && p.addresses
+                    .iter()
+                    .flat_map(|a| a.split_whitespace())
+                    .any(|t| ev.related.iter().any(|r| r == t))
+        } else {
+            *name == main
+        }
+    });
+    let Some(port) = port else {
+        return false;
+    };
+    let current = port.external_ids.get(PORT_FIP).filter(|f| !f.is_empty());
+    if ev.associate {
+        current != Some(&ev.fip)
+    } else {
+        current == Some(&ev.fip)
+    }
+}
+
 /// The VIP a health check probes (`_get_vip_lbhc`): its `octavia:vip`, else the address part
 /// of its `vip` (brackets of an IPv6 `[v6]:port` removed), else ''.
 pub fn health_check_vip(hc: &HealthCheckRow) -> String {
@@ -349,10 +380,15 @@ pub fn health_check_vip(hc: &HealthCheckRow) -> String {
 /// VIP is one of the port's addresses ([`FipEvent::related`]) gets a copy probing
 /// `<fip>:<port>` (same `options`, `external_ids` with `octavia:vip` = the FIP; `vip` '' when
 /// the original has no port); on disassociation the health checks of the FIP go. Keel skips a
-/// copy that already exists (an event seen twice does not duplicate rows) and removes every
-/// health check of the FIP (the reference removes the first one per row only).
+/// copy that already exists (an event seen twice does not duplicate rows), removes every
+/// health check of the FIP (the reference removes the first one per row only), and drops an
+/// event the VIP switch port in the snapshot already contradicts (applied late, it would undo
+/// a newer change).
 pub fn vip_fip(snap: &NbSnapshot, ev: &FipEvent) -> Plan {
     let mut plan = Plan::default();
+    if is_stale(snap, ev) {
+        return plan;
+    }
     let mut edit = Edit::new(snap);
     for row in snap.lbs_named(&ev.lb_id) {
         let h = LbRef::Existing(row.uuid.clone());
@@ -713,5 +749,43 @@ mod tests {
         assert_eq!(health_check_vip(&hc("10.0.0.1:80", None)), "10.0.0.1");
         assert_eq!(health_check_vip(&hc("[fd00::1]:80", None)), "fd00::1");
         assert_eq!(health_check_vip(&hc("", None)), "");
+    }
+
+    #[test]
+    fn an_event_the_port_contradicts_is_dropped() {
+        let mut s = topo();
+        s.insert_json(
+            "Logical_Switch_Port",
+            "vp",
+            &json!({"name": "vp", "addresses": "fa:16:3e:00:00:05 10.0.1.5",
+                "external_ids": ["map", [["neutron:port_name", "ovn-lb-vip-A"]]]}),
+        );
+        let ev = FipEvent {
+            lb_id: "A".into(),
+            fip: "172.24.4.9".into(),
+            associate: true,
+            additional: false,
+            related: vec!["10.0.1.5".into()],
+        };
+        // the port has no FIP (any more): a late association is not applied
+        assert!(vip_fip(&s, &ev).ops.is_empty());
+        // the port has it: applied
+        s.switch_ports
+            .get_mut("vp")
+            .unwrap()
+            .external_ids
+            .insert(PORT_FIP.into(), "172.24.4.9".into());
+        assert!(!vip_fip(&s, &ev).ops.is_empty());
+        // a late disassociation of a FIP the port has again is not applied
+        s.load_balancers
+            .get_mut("lbA")
+            .unwrap()
+            .external_ids
+            .insert(ext::VIP_FIP.into(), "172.24.4.9".into());
+        let gone = FipEvent {
+            associate: false,
+            ..ev
+        };
+        assert!(vip_fip(&s, &gone).ops.is_empty());
     }
 }

@@ -335,18 +335,13 @@ pub async fn pool_members(tx: &mut Tx, pool_id: &str) -> Result<Vec<MemberRow>, 
 /// `PoolResponse` of a row (`healthmonitor_id` omitted when the pool has no monitor).
 pub async fn render_pool(tx: &mut Tx, p: &PoolRow) -> Result<Value, ApiError> {
     let sp: Option<SessionPersistenceRow> = tx.find(&p.id).await?;
-    let listeners: Vec<String> = pool_listeners(tx, &p.id)
-        .await?
-        .into_iter()
-        .map(|l| l.id)
-        .collect();
-    let members: Vec<String> = pool_members(tx, &p.id)
-        .await?
-        .into_iter()
-        .map(|m| m.id)
-        .collect();
-    let hm = pool_hm(tx, &p.id).await?;
-    let tags = tx.tags(&p.id).await?;
+    // one statement for the rest (octavia-db `pool_attachments`, issue 6)
+    let octavia_db::PoolAttachments {
+        listener_ids: listeners,
+        member_ids: members,
+        healthmonitor_id: hm,
+        tags,
+    } = tx.pool_attachments(&p.id).await?;
     let mut v = json!({
         "id": p.id, "name": name(&p.name), "description": name(&p.description),
         "provisioning_status": p.provisioning_status, "operating_status": p.operating_status,
@@ -360,7 +355,7 @@ pub async fn render_pool(tx: &mut Tx, p: &PoolRow) -> Result<Value, ApiError> {
         "alpn_protocols": scalar_list(&p.alpn_protocols),
     });
     if let (Some(hm), Some(o)) = (hm, v.as_object_mut()) {
-        o.insert("healthmonitor_id".into(), Value::String(hm.id));
+        o.insert("healthmonitor_id".into(), Value::String(hm));
     }
     Ok(v)
 }
@@ -491,8 +486,11 @@ pub async fn lb_model(
 
 /// Provider `Listener` of a row.
 pub async fn listener_model(tx: &mut Tx, l: &ListenerRow) -> Result<provider::Listener, ApiError> {
-    let sni = tx.sni_refs(&l.id).await?;
-    let cidrs = tx.listener_cidrs(&l.id).await?;
+    let octavia_db::ListenerAttachments {
+        sni_refs: sni,
+        allowed_cidrs: cidrs,
+        ..
+    } = tx.listener_attachments(&l.id).await?;
     let headers = l
         .insert_headers
         .as_deref()

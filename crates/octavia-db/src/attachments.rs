@@ -3,7 +3,7 @@
 //!
 //! An API response of a load balancer needs its additional VIPs, VIP security groups, tags and
 //! child listener/pool ids; a listener's needs its SNI refs, allowed CIDRs, tags and L7 policy
-//! ids. One `UNION ALL` per object is one round trip instead of four or five, on every GET,
+//! ids; a pool's its listener, member and health monitor ids and tags. One `UNION ALL` per object is one round trip instead of four or five, on every GET,
 //! list entry, create and update. The orders are those of the single-table reads they replace
 //! ([`Tx::additional_vips`], [`Tx::vip_sg_ids`], [`Tx::tags`], [`Tx::list`]'s default
 //! `created_at, id`, [`Tx::sni_refs`], [`Tx::listener_cidrs`], policies by `position, id`).
@@ -41,6 +41,26 @@ pub struct ListenerAttachments {
     pub l7policy_ids: Vec<String>,
 }
 
+/// What a pool response shows beside its row and session persistence.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PoolAttachments {
+    /// Ids of the listeners (not DELETED) whose default pool it is, by `created_at`, `id`.
+    pub listener_ids: Vec<String>,
+    /// Ids of its members (not DELETED), by `created_at`, `id`.
+    pub member_ids: Vec<String>,
+    /// Its health monitor (not DELETED), if any.
+    pub healthmonitor_id: Option<String>,
+    /// Tags, sorted.
+    pub tags: Vec<String>,
+}
+
+#[derive(sqlx::FromRow)]
+struct PoolPart {
+    k: String,
+    v: Option<String>,
+    at: Option<NaiveDateTime>,
+}
+
 #[derive(sqlx::FromRow)]
 struct LbPart {
     k: String,
@@ -73,6 +93,15 @@ UNION ALL SELECT 'c', `cidr`, NULL FROM `listener_cidr` WHERE `listener_id` = ? 
 UNION ALL SELECT 't', `tag`, NULL FROM `tags` WHERE `resource_id` = ? \
 UNION ALL SELECT 'p', `id`, `position` FROM `l7policy` WHERE `listener_id` = ?";
 
+const POOL_SQL: &str = "\
+SELECT 'l' AS k, `id` AS v, `created_at` AS at FROM `listener` \
+WHERE `default_pool_id` = ? AND `provisioning_status` <> 'DELETED' \
+UNION ALL SELECT 'm', `id`, `created_at` FROM `member` \
+WHERE `pool_id` = ? AND `provisioning_status` <> 'DELETED' \
+UNION ALL SELECT 'h', `id`, `created_at` FROM `health_monitor` \
+WHERE `pool_id` = ? AND `provisioning_status` <> 'DELETED' \
+UNION ALL SELECT 't', `tag`, NULL FROM `tags` WHERE `resource_id` = ?";
+
 fn sorted_by_key<K: Ord>(mut v: Vec<(K, String)>) -> Vec<String> {
     v.sort();
     v.into_iter().map(|(_, s)| s).collect()
@@ -100,6 +129,28 @@ impl Tx {
         out.tags.sort();
         out.listener_ids = sorted_by_key(listeners);
         out.pool_ids = sorted_by_key(pools);
+        Ok(out)
+    }
+
+    /// [`PoolAttachments`] of pool `pool_id`.
+    pub async fn pool_attachments(&mut self, pool_id: &str) -> Result<PoolAttachments, DbError> {
+        let parts: Vec<PoolPart> = self.fetch_all(POOL_SQL, vec![pool_id.into(); 4]).await?;
+        let mut out = PoolAttachments::default();
+        let (mut listeners, mut members, mut hms) = (Vec::new(), Vec::new(), Vec::new());
+        for p in parts {
+            let Some(v) = p.v else { continue };
+            match p.k.as_str() {
+                "l" => listeners.push(((p.at, v.clone()), v)),
+                "m" => members.push(((p.at, v.clone()), v)),
+                "h" => hms.push(((p.at, v.clone()), v)),
+                "t" => out.tags.push(v),
+                _ => {}
+            }
+        }
+        out.listener_ids = sorted_by_key(listeners);
+        out.member_ids = sorted_by_key(members);
+        out.healthmonitor_id = sorted_by_key(hms).into_iter().next();
+        out.tags.sort();
         Ok(out)
     }
 

@@ -20,7 +20,7 @@ mod schema;
 pub mod settle;
 mod status;
 
-pub use attachments::{LbAttachments, ListenerAttachments};
+pub use attachments::{LbAttachments, ListenerAttachments, PoolAttachments};
 pub use db::{now, AnyRow, AnyScalar, Database, SqlValue, Tx};
 pub use domain::{HasProvisioningStatus, QuotaLimits, QuotaResource, QuotaUpdate};
 pub use error::DbError;

@@ -140,3 +140,68 @@ async fn attachments_equal_the_single_table_reads() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn pool_attachments_equal_the_single_table_reads() {
+    each_backend(|db| async move {
+        let (lb_id, pool_id, empty_pool) = (id(), id(), id());
+        let mut tx = db.begin().await.unwrap();
+        tx.insert(&lb(&lb_id, "ACTIVE")).await.unwrap();
+        tx.insert(&pool(&pool_id, &lb_id)).await.unwrap();
+        tx.insert(&pool(&empty_pool, &lb_id)).await.unwrap();
+        let mut listener_ids = Vec::new();
+        for (i, port) in [(0, 80), (1, 81), (2, 82)] {
+            let mut l = listener(&id(), &lb_id, port);
+            l.default_pool_id = Some(pool_id.clone());
+            l.created_at = Some(now() - chrono::Duration::seconds(10 - i));
+            if i == 0 {
+                l.provisioning_status = "DELETED".into();
+            }
+            tx.insert(&l).await.unwrap();
+            listener_ids.push(l.id);
+        }
+        let mut member_ids = Vec::new();
+        for i in 0..4 {
+            let mut m = member(&id(), &pool_id, &format!("10.0.0.{i}"));
+            m.created_at = Some(now() - chrono::Duration::seconds(20 - i));
+            tx.insert(&m).await.unwrap();
+            member_ids.push(m.id);
+        }
+        let hm = id();
+        tx.insert(&health_monitor(&hm, &pool_id)).await.unwrap();
+        tx.set_tags(&pool_id, &["b".into(), "a".into()])
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+
+        let mut tx = db.begin_read().await.unwrap();
+        let got = tx.pool_attachments(&pool_id).await.unwrap();
+        let ls: Vec<ListenerRow> = tx
+            .list(&ListQuery::default().filter("default_pool_id", pool_id.as_str()))
+            .await
+            .unwrap();
+        let ms: Vec<MemberRow> = tx
+            .list(&ListQuery::default().filter("pool_id", pool_id.as_str()))
+            .await
+            .unwrap();
+        let want = PoolAttachments {
+            listener_ids: ls
+                .into_iter()
+                .filter(|l| l.provisioning_status != "DELETED")
+                .map(|l| l.id)
+                .collect(),
+            member_ids: ms.into_iter().map(|m| m.id).collect(),
+            healthmonitor_id: Some(hm),
+            tags: tx.tags(&pool_id).await.unwrap(),
+        };
+        assert_eq!(got, want);
+        assert_eq!(got.listener_ids, listener_ids[1..]);
+        assert_eq!(got.member_ids, member_ids);
+        assert_eq!(got.tags, ["a", "b"]);
+        assert_eq!(
+            tx.pool_attachments(&empty_pool).await.unwrap(),
+            PoolAttachments::default()
+        );
+    })
+    .await;
+}

@@ -157,6 +157,8 @@ async fn whole_tree_in_one_call() {
         assert_eq!(ml80["l7policies"][0]["rules"][0]["value"], "/api");
         let mweb = by_name(&m["pools"], "web");
         assert_eq!(mweb["members"].as_array().unwrap().len(), 2);
+        assert_eq!(mweb["members"][0]["address"], "10.0.0.21", "request order");
+        assert_eq!(mweb["members"][1]["address"], "10.0.0.22");
         assert_eq!(mweb["healthmonitor"]["type"], "HTTP");
         assert_eq!(mweb["listener_id"], l80["id"]);
         // GET shows the plain (id-only) shape again

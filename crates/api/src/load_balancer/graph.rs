@@ -148,6 +148,8 @@ pub fn plan(listeners: Vec<Obj>, pools: Vec<Obj>) -> Result<Plan, ApiError> {
 pub struct Created {
     /// Pools in request order.
     pub pools: Vec<PoolRow>,
+    /// Member ids of each pool (parallel to `pools`), in request order.
+    pub members: Vec<Vec<String>>,
     /// Listeners in request order.
     pub listeners: Vec<ListenerRow>,
 }
@@ -468,6 +470,7 @@ pub async fn create(
         let members = p.objs("members");
         quota(st, ctx, tx, &project, QuotaResource::Member, members.len()).await?;
         let mut seen = BTreeSet::new();
+        let mut member_ids = Vec::with_capacity(members.len());
         for m in &members {
             let address = m.str("address").unwrap_or_default();
             ip_not_reserved(st, &address)?;
@@ -510,7 +513,9 @@ pub async fn create(
             if let Some(tags) = m.str_list("tags") {
                 tx.set_tags(&mid, &tags).await?;
             }
+            member_ids.push(mid);
         }
+        created.members.push(member_ids);
         pool_ids.insert(name, (id, protocol));
         created.pools.push(row);
     }
@@ -771,8 +776,13 @@ pub async fn provider_models(
     created: &Created,
 ) -> Result<(Vec<provider::Listener>, Vec<provider::Pool>), ApiError> {
     let mut pools = Vec::with_capacity(created.pools.len());
-    for p in &created.pools {
-        pools.push(base::pool_model(tx, p).await?);
+    for (i, p) in created.pools.iter().enumerate() {
+        let mut m = base::pool_model(tx, p).await?;
+        // Members in request order (the rows share one created_at).
+        if let (Some(ms), Some(order)) = (m.members.as_mut(), created.members.get(i)) {
+            ms.sort_by_key(|x| order.iter().position(|id| *id == x.member_id));
+        }
+        pools.push(m);
     }
     let mut listeners = Vec::with_capacity(created.listeners.len());
     for l in &created.listeners {

@@ -306,15 +306,15 @@ pub async fn post(
         (None, None) => st.config().default_provider_driver.clone(),
     };
     let driver = st.driver(&provider_name)?;
-    // Single-call create: the pool names are resolved before anything is written
-    // (load_balancer.py `_graph_create`, first half).
-    let plan = graph::plan(b.objs("listeners"), b.objs("pools"))?;
 
     let mut tx = st.db().begin().await?;
     if !ctx.noauth {
         tx.check_quota(&project, QuotaResource::LoadBalancer, 1, &quota_limits(&st))
             .await?;
     }
+    // Single-call create: the pool names are resolved before any child is written
+    // (load_balancer.py `_graph_create`, first half; after the LB quota as there).
+    let plan = graph::plan(b.objs("listeners"), b.objs("pools"))?;
     let id = base::new_id();
     let lb = LoadBalancerRow {
         project_id: Some(project.clone()),

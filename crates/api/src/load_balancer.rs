@@ -437,7 +437,7 @@ pub async fn post(
     call_provider(&provider_name, driver.loadbalancer_create(model)).await?;
     let lb_now = get_db_lb(&mut tx, &id).await?;
     // `LoadBalancerFullRootResponse`: listeners and pools rendered in full.
-    let body = graph::render_full(&mut tx, &lb_now).await?;
+    let body = graph::render_full(&mut tx, &lb_now, created.as_ref()).await?;
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({ "loadbalancer": body }))).into_response())
 }

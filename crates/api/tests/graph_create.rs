@@ -116,6 +116,13 @@ async fn whole_tree_in_one_call() {
         assert_eq!(api_pool["members"][0]["address"], "10.0.0.31");
         assert_eq!(api_pool["members"][0]["operating_status"], "NO_MONITOR");
         assert!(api_pool.get("healthmonitor").is_none());
+        // request order: listeners, pools (top-level first, then hoisted), members
+        assert_eq!(lb["listeners"][0]["name"], "l80");
+        assert_eq!(lb["listeners"][1]["name"], "l81");
+        assert_eq!(lb["pools"][0]["name"], "api");
+        assert_eq!(lb["pools"][1]["name"], "web");
+        assert_eq!(web["members"][0]["address"], "10.0.0.21");
+        assert_eq!(web["members"][1]["address"], "10.0.0.22");
         let l80 = by_name(&lb["listeners"], "l80");
         let l81 = by_name(&lb["listeners"], "l81");
         assert_eq!(l80["default_pool_id"], web["id"]);

@@ -818,9 +818,22 @@ pub async fn provider_models(
 /// (`l7policies` full, with full `rules`; no `loadbalancers`) and `pools` as
 /// `PoolFullResponse` (full `members`, `healthmonitor` when there is one; no `loadbalancers`
 /// nor `healthmonitor_id`), as octavia/api/v2/types/*.py `_full_response`.
-pub async fn render_full(tx: &mut Tx, lb: &LoadBalancerRow) -> Result<Value, ApiError> {
+/// With `created`, listeners, pools and members come in request order (the rows of one
+/// transaction share a `created_at`).
+pub async fn render_full(
+    tx: &mut Tx,
+    lb: &LoadBalancerRow,
+    created: Option<&Created>,
+) -> Result<Value, ApiError> {
     let mut body = base::render_lb(tx, lb).await?;
-    let (listeners, pools) = base::lb_children(tx, &lb.id).await?;
+    let (mut listeners, mut pools) = base::lb_children(tx, &lb.id).await?;
+    let mut member_order: Vec<&String> = Vec::new();
+    if let Some(c) = created {
+        let rank = |ids: Vec<&String>, id: &String| ids.iter().position(|x| *x == id);
+        listeners.sort_by_key(|l| rank(c.listeners.iter().map(|r| &r.id).collect(), &l.id));
+        pools.sort_by_key(|p| rank(c.pools.iter().map(|r| &r.id).collect(), &p.id));
+        member_order = c.members.iter().flatten().collect();
+    }
     let mut ls = Vec::with_capacity(listeners.len());
     for l in &listeners {
         let mut v = base::render_listener(tx, l).await?;
@@ -844,7 +857,9 @@ pub async fn render_full(tx: &mut Tx, lb: &LoadBalancerRow) -> Result<Value, Api
     for p in &pools {
         let mut v = base::render_pool(tx, p).await?;
         let mut members = Vec::new();
-        for m in base::pool_members(tx, &p.id).await? {
+        let mut rows = base::pool_members(tx, &p.id).await?;
+        rows.sort_by_key(|m| member_order.iter().position(|id| **id == m.id));
+        for m in rows {
             members.push(base::render_member(tx, &m).await?);
         }
         let hm = match base::pool_hm(tx, &p.id).await? {

@@ -498,11 +498,14 @@ pub async fn batch_put(
     } else {
         new_items.len() as i64 - absent.len() as i64
     };
-    if diff > 0 && !ctx.noauth {
-        tx.check_quota(
+    // Octavia checks the net growth; every new member is charged, since each removed one
+    // gives its unit back when its DELETED status arrives (octavia-db check_and_charge_quota).
+    if !ctx.noauth && (diff > 0 || !new_items.is_empty()) {
+        tx.check_and_charge_quota(
             &project,
             QuotaResource::Member,
-            i32::try_from(diff).unwrap_or(i32::MAX),
+            (diff > 0).then(|| i32::try_from(diff).unwrap_or(i32::MAX)),
+            i32::try_from(new_items.len()).unwrap_or(i32::MAX),
             &quota_limits(&st),
         )
         .await?;

@@ -310,6 +310,27 @@ impl Tx {
         count: i32,
         defaults: &QuotaLimits,
     ) -> Result<(), DbError> {
+        self.check_and_charge_quota(project_id, resource, Some(count), count, defaults)
+            .await
+    }
+
+    /// [`Tx::check_quota`] with the check and the charge apart: allows when
+    /// `in_use + check <= limit` (no check when `check` is `None`), then writes
+    /// `in_use + charge`.
+    ///
+    /// For the batch member update: Octavia checks the net growth (new minus removed members)
+    /// and also charges only that, but each removed member gives its unit back when its
+    /// DELETED status arrives, so its `in_use_member` drifts one down per removed member.
+    /// Keel checks the net growth and charges every new member: the counter then equals the
+    /// members that exist once the provider has reported. Errors: as [`Tx::check_quota`].
+    pub async fn check_and_charge_quota(
+        &mut self,
+        project_id: &str,
+        resource: QuotaResource,
+        check: Option<i32>,
+        charge: i32,
+        defaults: &QuotaLimits,
+    ) -> Result<(), DbError> {
         if project_id.is_empty() {
             return Err(DbError::MissingProjectId);
         }
@@ -332,16 +353,18 @@ impl Tx {
                 i32::try_from(n.unwrap_or(0)).unwrap_or(i32::MAX)
             }
         };
-        let wanted = in_use.saturating_add(count);
-        if limit != -1 && wanted > limit {
-            return Err(DbError::QuotaExceeded {
-                resource: resource.display_name(),
-            });
+        if let Some(count) = check {
+            if limit != -1 && in_use.saturating_add(count) > limit {
+                return Err(DbError::QuotaExceeded {
+                    resource: resource.display_name(),
+                });
+            }
         }
+        let charged = in_use.saturating_add(charge);
         let col = format!("in_use_{}", resource.column());
         self.update::<QuotaRow>(
             project_id,
-            &[(col.as_str(), SqlValue::Int(i64::from(wanted)))],
+            &[(col.as_str(), SqlValue::Int(i64::from(charged)))],
         )
         .await?;
         Ok(())

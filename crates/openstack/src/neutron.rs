@@ -660,10 +660,12 @@ struct Shared {
     cfg: NeutronConfig,
     root: tokio::sync::OnceCell<String>,
     /// [`NeutronClient::get_subnet_recent`]: (credential, subnet id) → when read, what.
-    recent_subnets: std::sync::Mutex<
-        std::collections::HashMap<(Option<Arc<str>>, String), (std::time::Instant, Subnet)>,
-    >,
+    recent_subnets: std::sync::Mutex<RecentSubnets>,
 }
+
+/// (credential, subnet id) → when read, what.
+type RecentSubnets =
+    std::collections::HashMap<(Option<Arc<str>>, String), (std::time::Instant, Subnet)>;
 
 /// Entries of the recent-subnet map before it is cleared.
 const RECENT_SUBNETS_MAX: usize = 4096;

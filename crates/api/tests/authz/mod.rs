@@ -129,6 +129,13 @@ impl ProviderDriver for Driver {
     async fn member_create(&self, _m: provider::Member) -> Result<(), ProviderError> {
         self.0.rec("member_create", Value::Null)
     }
+    async fn member_batch_update(
+        &self,
+        _pool_id: &str,
+        _members: Vec<provider::Member>,
+    ) -> Result<(), ProviderError> {
+        self.0.rec("member_batch_update", Value::Null)
+    }
     async fn health_monitor_create(
         &self,
         _h: provider::HealthMonitor,

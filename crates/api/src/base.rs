@@ -505,7 +505,7 @@ pub async fn listener_model(tx: &mut Tx, l: &ListenerRow) -> Result<provider::Li
         protocol: Some(l.protocol.clone()),
         protocol_port: u16::try_from(l.protocol_port).ok(),
         connection_limit: l.connection_limit.map(i64::from),
-        default_pool_id: l.default_pool_id.clone(),
+        default_pool_id: l.default_pool_id.clone().map(Some),
         default_tls_container_ref: l.tls_certificate_id.clone(),
         sni_container_refs: Some(sni),
         insert_headers: headers,

@@ -412,7 +412,8 @@ pub async fn put(
     }
     if b.has("default_pool_id") {
         ch.push(("default_pool_id", b.str("default_pool_id").into()));
-        new.default_pool_id = b.str("default_pool_id");
+        // null removes the pool: octavia-lib's None, distinct from Unset
+        new.default_pool_id = Some(b.str("default_pool_id"));
     }
     if b.has("default_tls_container_ref") {
         ch.push((

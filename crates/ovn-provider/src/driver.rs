@@ -607,7 +607,7 @@ impl OvnProvider {
             lb_id: src.loadbalancer_id.clone().unwrap_or_default(),
             protocol: src.protocol.clone().unwrap_or_default(),
             port: src.protocol_port.unwrap_or(0),
-            default_pool_id: l.default_pool_id.clone(),
+            default_pool_id: l.default_pool_id.clone().flatten(),
             enabled: l.admin_state_up.unwrap_or(true),
         }
     }
@@ -908,7 +908,8 @@ impl ProviderDriver for OvnProvider {
     async fn listener_update(&self, old: Listener, new: Listener) -> Result<(), ProviderError> {
         validate::listener_update(&new)?;
         let req = Self::listener_req(&new, Some(&old));
-        let default_pool = new.default_pool_id.clone().map(Some);
+        // Some(None): the update removed the default pool (octavia-lib's None, not Unset).
+        let default_pool = new.default_pool_id.clone();
         self.enqueue(
             &req.lb_id.clone(),
             Request::ListenerUpdate {
@@ -2146,16 +2147,21 @@ mod null_means_default {
             )
         };
         check("listener create", &base, &rows, &create);
-        // an update carries only the changed fields: null = unset = unchanged
+        // an update carries only the changed fields: null = unset = unchanged…
         let upd = json!({"listener_id": "L", "admin_state_up": false, "default_pool_id": "P2",
             "allowed_cidrs": [], "connection_limit": 7});
         let urows: Vec<Row> = vec![
             ("admin_state_up", None),
-            ("default_pool_id", None),
             ("allowed_cidrs", Some(json!([]))),
             ("connection_limit", None),
         ];
         check("listener update", &upd, &urows, &update);
+        // …except `default_pool_id`, whose null is the API's "remove the default pool"
+        // (octavia-lib None, not Unset): the request carries Some(None).
+        let null: Listener = model(json!({"listener_id": "L", "default_pool_id": null}));
+        let absent: Listener = model(json!({"listener_id": "L"}));
+        assert_eq!(null.default_pool_id, Some(None));
+        assert_eq!(absent.default_pool_id, None);
     }
 
     #[test]

@@ -250,7 +250,7 @@ impl Sim<'_> {
                             let want_enabled = l.admin_state_up.unwrap_or(true);
                             let want = ListenerValue {
                                 port: l.protocol_port.unwrap_or(0),
-                                pool_id: l.default_pool_id.clone(),
+                                pool_id: l.default_pool_id.clone().flatten(),
                             }
                             .format();
                             if want_enabled != enabled || *value != want {
@@ -356,7 +356,7 @@ impl Sim<'_> {
                 lb_id: id.to_string(),
                 protocol,
                 port: l.protocol_port.unwrap_or(0),
-                default_pool_id: l.default_pool_id.clone(),
+                default_pool_id: l.default_pool_id.clone().flatten(),
                 enabled: l.admin_state_up.unwrap_or(true),
             };
             match listener::create(&self.nb, &req) {
@@ -1412,7 +1412,7 @@ mod tests {
             listeners: Some(vec![Listener {
                 listener_id: "L".into(),
                 protocol_port: Some(port),
-                default_pool_id: Some("P".into()),
+                default_pool_id: Some(Some("P".into())),
                 ..Default::default()
             }]),
             pools: Some(vec![Pool {
@@ -1576,7 +1576,7 @@ mod tests {
                 listener_id: "L".into(),
                 protocol: Some("TCP".into()),
                 protocol_port: Some(80),
-                default_pool_id: Some("P".into()),
+                default_pool_id: Some(Some("P".into())),
                 ..Default::default()
             }]),
             pools: Some(vec![Pool {

@@ -224,7 +224,7 @@ async fn scenario(
             loadbalancer_id: Some(lb_id.into()),
             protocol: Some("TCP".into()),
             protocol_port: Some(80),
-            default_pool_id: Some(p_id.clone()),
+            default_pool_id: Some(Some(p_id.clone())),
             admin_state_up: Some(true),
             ..Default::default()
         }]),
@@ -376,6 +376,62 @@ async fn scenario(
         .await
         .map_err(|x| e(&x))?;
     next(&mut rx).await;
+    let vips_before = row_snapshot(&nb).await?.lbs_named(lb_id)[0].vips.clone();
+
+    // listener default pool removed (PUT default_pool_id: null → Some(None)), then restored
+    let l_with_pool = Listener {
+        default_pool_id: Some(Some(p_id.clone())),
+        ..l_old.clone()
+    };
+    driver
+        .listener_update(
+            l_with_pool.clone(),
+            Listener {
+                listener_id: l_id.clone(),
+                default_pool_id: Some(None),
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(|x| e(&x))?;
+    let r = next(&mut rx).await;
+    check!(
+        rec(&r.listeners, &l_id).0 == Some(Prov::Active),
+        "default pool removal {r:?}"
+    );
+    let row = row_snapshot(&nb).await?.lbs_named(lb_id)[0].clone();
+    let lkey = format!("listener_{l_id}");
+    check!(
+        row.external_ids
+            .get(&lkey)
+            .is_some_and(|v| !v.contains(&p_id)),
+        "listener key still names the pool {:?}",
+        row.external_ids.get(&lkey)
+    );
+    check!(
+        row.vips.get(&vip80).is_none(),
+        "vips without a default pool {:?}",
+        row.vips
+    );
+    driver
+        .listener_update(
+            Listener {
+                default_pool_id: Some(None),
+                ..l_old.clone()
+            },
+            Listener {
+                listener_id: l_id.clone(),
+                default_pool_id: Some(Some(p_id.clone())),
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(|x| e(&x))?;
+    next(&mut rx).await;
+    check!(
+        row_snapshot(&nb).await?.lbs_named(lb_id)[0].vips == vips_before,
+        "vips with the pool back"
+    );
 
     // pool: session persistence
     let p_old = Pool {

@@ -204,7 +204,7 @@ async fn scenario(
                 loadbalancer_id: Some(lb_id.into()),
                 protocol: Some("TCP".into()),
                 protocol_port: Some(80),
-                default_pool_id: Some(p_id.clone()),
+                default_pool_id: Some(Some(p_id.clone())),
                 ..Default::default()
             }]),
             pools: Some(vec![Pool {

@@ -39,7 +39,7 @@ async fn sync_repairs_drift_and_is_idempotent() {
         listeners: Some(vec![Listener {
             listener_id: l.clone(),
             protocol_port: Some(80),
-            default_pool_id: Some(p.clone()),
+            default_pool_id: Some(Some(p.clone())),
             ..Default::default()
         }]),
         pools: Some(vec![Pool {
@@ -161,7 +161,7 @@ async fn sync_repairs_pool_options_and_health_check_vip() {
         listeners: Some(vec![Listener {
             listener_id: l.clone(),
             protocol_port: Some(80),
-            default_pool_id: Some(p.clone()),
+            default_pool_id: Some(Some(p.clone())),
             ..Default::default()
         }]),
         pools: Some(vec![Pool {

@@ -6,8 +6,17 @@
 //! (`spec/status-path.md` §5). Serialised with serde, `None` is omitted, so the JSON of a
 //! model is the octavia-lib `to_dict()` shape.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
+
+/// A present key deserialises to `Some(value or None)`; an absent one stays `None` (Unset).
+fn null_is_some<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
 
 /// A load balancer as the provider sees it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -109,8 +118,14 @@ pub struct Listener {
     /// -1 = unlimited.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub connection_limit: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub default_pool_id: Option<String>,
+    /// Three states, as octavia-lib: `None` = Unset (unchanged on update), `Some(None)` = null
+    /// (an update that removes the default pool), `Some(Some(id))`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "null_is_some"
+    )]
+    pub default_pool_id: Option<Option<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub default_pool: Option<Box<Pool>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -337,4 +352,28 @@ pub struct L7Rule {
     pub value: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub invert: Option<bool>,
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// `default_pool_id` keeps octavia-lib's three states through JSON.
+    #[test]
+    fn default_pool_id_unset_null_and_set() {
+        let unset: Listener = serde_json::from_str(r#"{"listener_id": "l"}"#).unwrap();
+        let null: Listener =
+            serde_json::from_str(r#"{"listener_id": "l", "default_pool_id": null}"#).unwrap();
+        let set: Listener =
+            serde_json::from_str(r#"{"listener_id": "l", "default_pool_id": "p"}"#).unwrap();
+        assert_eq!(unset.default_pool_id, None);
+        assert_eq!(null.default_pool_id, Some(None));
+        assert_eq!(set.default_pool_id, Some(Some("p".to_string())));
+        for l in [unset, null, set] {
+            let back: Listener =
+                serde_json::from_value(serde_json::to_value(&l).unwrap()).unwrap();
+            assert_eq!(back, l);
+        }
+    }
 }

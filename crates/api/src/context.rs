@@ -233,7 +233,8 @@ pub async fn auth_layer(State(state): State<AppState>, mut req: Request, next: N
     if path == "/" || path == "/healthcheck" {
         return next.run(req).await;
     }
-    match authenticate(&state.inner.auth, &state.inner.config.policy, req.headers()).await {
+    let policy = state.inner.config.policy.current();
+    match authenticate(&state.inner.auth, &policy, req.headers()).await {
         Ok(ctx) => {
             req.extensions_mut().insert(ctx);
             next.run(req).await

@@ -134,8 +134,9 @@ pub struct ApiConfig {
     pub timeout_tcp_inspect: i64,
     /// `[quotas]` defaults.
     pub quotas: QuotaDefaults,
-    /// `[oslo_policy]`: the effective rules (defaults + `policy_file`), see [`policy`].
-    pub policy: Arc<policy::Policy>,
+    /// `[oslo_policy]`: the effective rules (defaults + `policy_file`, re-read when the file
+    /// changes), see [`policy`].
+    pub policy: Arc<policy::PolicySource>,
 }
 
 impl Default for ApiConfig {
@@ -174,7 +175,7 @@ impl Default for ApiConfig {
             timeout_member_data: 50000,
             timeout_tcp_inspect: 0,
             quotas: QuotaDefaults::default(),
-            policy: policy::default_policy(),
+            policy: policy::default_policy_source(),
         }
     }
 }

@@ -833,6 +833,100 @@ impl Policy {
     }
 }
 
+/// The policy in force, re-read when its file changes (oslo.policy's `Enforcer.load_rules`
+/// runs on every check and re-reads a policy file whose modification time changed).
+///
+/// A changed file that no longer parses keeps the last good rules (logged at error): Keel
+/// prefers that to oslo's failing every request until the file is fixed.
+#[derive(Debug)]
+pub struct PolicySource {
+    file: Option<PathBuf>,
+    enforce_new_defaults: bool,
+    cache: std::sync::RwLock<(Option<FileStamp>, Arc<Policy>)>,
+}
+
+/// What identifies one version of the file: modification time and length.
+type FileStamp = (std::time::SystemTime, u64);
+
+fn stamp(path: &Path) -> Option<FileStamp> {
+    let m = std::fs::metadata(path).ok()?;
+    Some((m.modified().ok()?, m.len()))
+}
+
+impl PolicySource {
+    /// Rules that never change (no file to watch).
+    pub fn fixed(policy: Policy) -> Self {
+        Self {
+            file: None,
+            enforce_new_defaults: true,
+            cache: std::sync::RwLock::new((None, Arc::new(policy))),
+        }
+    }
+
+    /// Loads `file` (if any) over the defaults, as [`Policy::load`]; the file is watched.
+    /// Errors: the file cannot be used now (startup fails).
+    pub fn load(file: Option<PathBuf>, enforce_new_defaults: bool) -> Result<Self, PolicyError> {
+        let st = file.as_deref().and_then(stamp);
+        let policy = Policy::load(file.as_deref(), enforce_new_defaults)?;
+        Ok(Self {
+            file,
+            enforce_new_defaults,
+            cache: std::sync::RwLock::new((st, Arc::new(policy))),
+        })
+    }
+
+    /// The watched file, if any.
+    pub fn file(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+
+    /// The rules in force now: re-reads the file when its stamp changed since the last read.
+    pub fn current(&self) -> Arc<Policy> {
+        let cached = match self.cache.read() {
+            Ok(c) => c.clone(),
+            Err(p) => p.into_inner().clone(),
+        };
+        let Some(path) = &self.file else {
+            return cached.1;
+        };
+        let now = stamp(path);
+        if now == cached.0 {
+            return cached.1;
+        }
+        let policy = match Policy::load(Some(path), self.enforce_new_defaults) {
+            Ok(p) => {
+                tracing::info!(file = %path.display(), "policy file reloaded");
+                Arc::new(p)
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "policy file changed but cannot be used; keeping the previous rules");
+                cached.1
+            }
+        };
+        let mut w = match self.cache.write() {
+            Ok(w) => w,
+            Err(p) => p.into_inner(),
+        };
+        *w = (now, policy.clone());
+        policy
+    }
+}
+
+impl PartialEq for PolicySource {
+    fn eq(&self, other: &Self) -> bool {
+        self.file == other.file
+            && self.enforce_new_defaults == other.enforce_new_defaults
+            && self.current() == other.current()
+    }
+}
+
+/// A [`PolicySource`] of the defaults (no file).
+pub fn default_policy_source() -> Arc<PolicySource> {
+    static SOURCE: LazyLock<Arc<PolicySource>> =
+        LazyLock::new(|| Arc::new(PolicySource::fixed(Policy::default())));
+    SOURCE.clone()
+}
+
 /// oslo.config's `find_file` for a relative `policy_file`: the config file's directory,
 /// then `~/.octavia`, `~`, `/etc/octavia`, `/etc`; an absolute path is taken as is.
 /// `None` when no such file exists (oslo.policy then uses the defaults).
@@ -1079,6 +1173,38 @@ custom: \"role:writer and (project_id:%(project_id)s or user_id:u9)\"
         ));
         let err = Policy::from_text("f", "x: \"role:a or\"\n", true).unwrap_err();
         assert!(err.to_string().contains("\"x\""), "{err}");
+    }
+
+    #[test]
+    fn a_changed_file_is_reloaded_and_a_broken_one_ignored() {
+        use std::time::{Duration, SystemTime};
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("policy.yaml");
+        let write = |text: &str, age: u64| {
+            std::fs::write(&f, text).unwrap();
+            let t = SystemTime::now() - Duration::from_secs(age);
+            std::fs::File::options()
+                .write(true)
+                .open(&f)
+                .unwrap()
+                .set_modified(t)
+                .unwrap();
+        };
+        let rule = "os_load-balancer_api:loadbalancer:get_one";
+        write("{}", 300);
+        let src = PolicySource::load(Some(f.clone()), true).unwrap();
+        assert_ne!(src.current().rule(rule), Some(&Check::False));
+        write(&format!("\"{rule}\": \"!\""), 200);
+        assert_eq!(src.current().rule(rule), Some(&Check::False));
+        write("\"x\": \"role:a and\"", 100);
+        assert_eq!(
+            src.current().rule(rule),
+            Some(&Check::False),
+            "last good kept"
+        );
+        write("", 50);
+        assert_ne!(src.current().rule(rule), Some(&Check::False));
+        assert_eq!(src.file(), Some(f.as_path()));
     }
 
     #[test]

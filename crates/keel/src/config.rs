@@ -140,7 +140,8 @@ pub struct OsloPolicySettings {
 impl OsloPolicySettings {
     /// The effective policy: the file found for `policy_file` (if any) over Octavia's
     /// registered defaults. Errors: an unreadable or invalid file (startup fails).
-    pub fn load_policy(&self) -> Result<api::policy::Policy, api::policy::PolicyError> {
+    /// The file is watched: edits are picked up on the next request, as oslo.policy does.
+    pub fn load_policy(&self) -> Result<api::policy::PolicySource, api::policy::PolicyError> {
         if self.enforce_scope == Some(false) {
             tracing::warn!(
                 "[oslo_policy] enforce_scope is ignored: oslo.policy 6.0.0 always enforces scope"
@@ -151,7 +152,7 @@ impl OsloPolicySettings {
             Some(f) => tracing::info!(file = %f.display(), "policy file loaded"),
             None => tracing::debug!(file = %self.policy_file, "no policy file; defaults only"),
         }
-        api::policy::Policy::load(file.as_deref(), self.enforce_new_defaults)
+        api::policy::PolicySource::load(file, self.enforce_new_defaults)
     }
 }
 
@@ -415,7 +416,7 @@ mod tests {
         assert!(!c.oslo_policy.enforce_new_defaults);
         assert_eq!(c.oslo_policy.enforce_scope, Some(false));
         // Absent file: defaults only.
-        let p = c.oslo_policy.load_policy().unwrap();
+        let p = c.oslo_policy.load_policy().unwrap().current();
         assert!(p
             .rule("os_load-balancer_api:loadbalancer:get_one")
             .is_some());
@@ -425,7 +426,7 @@ mod tests {
             "\"os_load-balancer_api:loadbalancer:get_one\": \"!\"\n",
         )
         .unwrap();
-        let p = c.oslo_policy.load_policy().unwrap();
+        let p = c.oslo_policy.load_policy().unwrap().current();
         assert_eq!(
             p.rule("os_load-balancer_api:loadbalancer:get_one"),
             Some(&api::policy::Check::False)

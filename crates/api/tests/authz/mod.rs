@@ -211,7 +211,7 @@ impl Env {
         let cfg = ApiConfig {
             default_provider_driver: "ovn".into(),
             enabled_provider_drivers: enabled,
-            policy: Arc::new(policy),
+            policy: Arc::new(api::policy::PolicySource::fixed(policy)),
             ..ApiConfig::default()
         };
         let state = AppState::new(db.clone(), providers, auth, None, cfg);

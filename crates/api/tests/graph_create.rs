@@ -329,3 +329,23 @@ async fn quotas_are_counted_per_kind() {
         assert_eq!(s, StatusCode::CREATED, "{b}");
     });
 }
+
+#[tokio::test]
+async fn noauth_creates_the_tree_without_quotas() {
+    for mysql in [false, true] {
+        let env = Env::with(mysql, api::AuthMode::NoAuth, Policy::default()).await;
+        let mut body = tree();
+        body["loadbalancer"]["project_id"] = json!(P1);
+        let (s, b) = env
+            .req_as(None, "POST", "/v2/lbaas/loadbalancers", Some(body))
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{b}");
+        assert_eq!(b["loadbalancer"]["project_id"], P1);
+        assert_eq!(b["loadbalancer"]["pools"].as_array().unwrap().len(), 2);
+        assert_eq!(env.count("member").await, 3);
+        for kind in ["load_balancer", "listener", "pool", "member"] {
+            assert_eq!(env.in_use(P1, kind).await, 0, "noauth skips quotas: {kind}");
+        }
+        env.done().await;
+    }
+}

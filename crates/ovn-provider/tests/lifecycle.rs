@@ -409,7 +409,7 @@ async fn scenario(
         row.external_ids.get(&lkey)
     );
     check!(
-        row.vips.get(&vip80).is_none(),
+        !row.vips.contains_key(&vip80),
         "vips without a default pool {:?}",
         row.vips
     );

@@ -192,6 +192,10 @@ pub struct KeelSettings {
     /// create/update/delete waits, after its commit, for the provider's status report on the
     /// load balancer, so the client's first GET sees the outcome (octavia-db `settle`).
     pub settle_wait_ms: u64,
+    /// `run_agent` (default true): compete for the NB lock and, when holding it, run the OVN
+    /// provider agent (events, health, maintenance). False serves the API and the driver only,
+    /// as an `octavia-api` without `octavia-driver-agent` beside it.
+    pub run_agent: bool,
 }
 
 struct Section<'a> {
@@ -353,6 +357,7 @@ impl Config {
             },
             keel: KeelSettings {
                 settle_wait_ms: keel.parse("settle_wait_ms", 1000)?,
+                run_agent: keel.boolean("run_agent")?.unwrap_or(true),
             },
         })
     }

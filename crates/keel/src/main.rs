@@ -202,21 +202,26 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         status,
         ovn_provider::OvnConfig::default(),
     );
-    // The agent duties run in the one process holding the NB lock (seed 000 "agent").
-    let sb = ovsdb::Client::connect_with(
-        &config.ovn.ovn_sb_connection,
-        "OVN_Southbound",
-        ovsdb::MonitorSpec::new().table("Service_Monitor"),
-        ovsdb_options.clone(),
-    )
-    .await
-    .with_context(|| format!("OVN SB at {}", config.ovn.ovn_sb_connection))?;
-    let agent = ovn.clone();
-    tokio::spawn(async move {
-        if let Err(e) = agent.run_agent(nb, sb).await {
-            tracing::error!(error = %e, "OVN provider agent stopped");
-        }
-    });
+    // The agent duties run in the one process holding the NB lock (seed 000 "agent"); a
+    // process with `[keel] run_agent = false` serves the API only and never competes for it.
+    if config.keel.run_agent {
+        let sb = ovsdb::Client::connect_with(
+            &config.ovn.ovn_sb_connection,
+            "OVN_Southbound",
+            ovsdb::MonitorSpec::new().table("Service_Monitor"),
+            ovsdb_options.clone(),
+        )
+        .await
+        .with_context(|| format!("OVN SB at {}", config.ovn.ovn_sb_connection))?;
+        let agent = ovn.clone();
+        tokio::spawn(async move {
+            if let Err(e) = agent.run_agent(nb, sb).await {
+                tracing::error!(error = %e, "OVN provider agent stopped");
+            }
+        });
+    } else {
+        tracing::info!("[keel] run_agent = false: this process runs no OVN provider agent");
+    }
     let mut providers: BTreeMap<String, Arc<dyn ProviderDriver>> = BTreeMap::new();
     providers.insert("ovn".into(), Arc::new(ovn));
 

@@ -3,6 +3,8 @@
 # release build, 127.0.0.1:$KEEL_BENCH_PORT (9878), its own database (MariaDB
 # `keel_test_bench` by default — production's engine; `KEEL_BENCH_DB=sqlite` for an
 # SQLite file), the stack's Keystone/Neutron/OVN. Needs ci/stack/up.sh to have run.
+# KEEL_RUN_AGENT=false: no OVN provider agent in this Keel (`[keel] run_agent`), so it never
+# holds the NB agent lock the agent tests of ci/test.sh need.
 #   bench/keel.sh start   # build, db upgrade, start in the background, wait until it answers
 #   bench/keel.sh stop    # stop the PID this script started (only that one)
 # State: $STACK_STATE/bench/ (keel.conf, keel.pid, keel.log).
@@ -69,6 +71,9 @@ endpoint = http://127.0.0.1:9696
 [ovn]
 ovn_nb_connection = tcp:127.0.0.1:6641
 ovn_sb_connection = tcp:127.0.0.1:6642
+
+[keel]
+run_agent = ${KEEL_RUN_AGENT:-true}
 CONF
 "$keel" --config-file "$conf" db upgrade
 KEEL_LOG="${KEEL_LOG:-info}" setsid "$keel" --config-file "$conf" serve >"$dir/keel.log" 2>&1 &

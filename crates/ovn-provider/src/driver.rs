@@ -194,6 +194,11 @@ enum Request {
     },
     RouterPort(agent::LrpEvent),
     VipFip(agent::FipEvent),
+    /// A single-call (graph) LB create: the steps run in order and ONE report covering
+    /// them all is sent after the last, so nothing of the call is ACTIVE before all of it is
+    /// in NB (issue 5); the first failing step reports ERROR for its object and for every
+    /// object of the steps after it (never left PENDING_CREATE).
+    Graph(Vec<Request>),
 }
 
 impl Request {
@@ -229,6 +234,7 @@ impl Request {
                 ..Default::default()
             },
             Request::VipFip(ev) => Scope::lb(&ev.lb_id),
+            Request::Graph(steps) => steps.first().map(Request::scope).unwrap_or_default(),
         }
     }
 }
@@ -797,6 +803,11 @@ impl ProviderDriver for OvnProvider {
             .health_check_supported;
         for l in lb.listeners.iter().flatten() {
             validate::listener_create(l)?;
+            // The reference ignores a graph's L7 policies and leaves them PENDING_CREATE for
+            // ever; refuse them as its l7policy_create does (the whole graph rolls back).
+            if l.l7policies.as_ref().is_some_and(|p| !p.is_empty()) {
+                return not_supported("creating l7policies");
+            }
         }
         for p in lb.pools.iter().flatten() {
             validate::pool_create(p, snap_hc)?;
@@ -808,15 +819,15 @@ impl ProviderDriver for OvnProvider {
         let listeners = lb.listeners.clone().unwrap_or_default();
         let pools = lb.pools.clone().unwrap_or_default();
         let vip_subnet = lb.vip_subnet_id.clone().filter(|s| !s.is_empty());
-        self.enqueue(&id, Request::LbCreate(lb));
+        let mut steps = vec![Request::LbCreate(lb)];
         for l in &listeners {
-            self.enqueue(&id, Request::ListenerCreate(Self::listener_req(l, None)));
+            steps.push(Request::ListenerCreate(Self::listener_req(l, None)));
         }
         for p in &pools {
             if let Ok(mut m) = self.inner.pool_lb.lock() {
                 m.insert(p.pool_id.clone(), id.clone());
             }
-            self.enqueue(&id, Request::PoolCreate(Self::pool_req(p, None)));
+            steps.push(Request::PoolCreate(Self::pool_req(p, None)));
             let members: Vec<MemberReq> = p
                 .members
                 .iter()
@@ -838,27 +849,27 @@ impl ProviderDriver for OvnProvider {
                 })
                 .collect();
             if !members.is_empty() {
-                self.enqueue(
-                    &id,
-                    Request::Members {
-                        lb_id: id.clone(),
-                        pool_id: p.pool_id.clone(),
-                        create: members,
-                        update: vec![],
-                        delete: vec![],
-                    },
-                );
+                steps.push(Request::Members {
+                    lb_id: id.clone(),
+                    pool_id: p.pool_id.clone(),
+                    create: members,
+                    update: vec![],
+                    delete: vec![],
+                });
             }
             if let Some(h) = &p.healthmonitor {
-                self.enqueue(
-                    &id,
-                    Request::HmCreate {
-                        lb_id: id.clone(),
-                        hm: Self::hm_req(h, None),
-                    },
-                );
+                steps.push(Request::HmCreate {
+                    lb_id: id.clone(),
+                    hm: Self::hm_req(h, None),
+                });
             }
         }
+        let req = if steps.len() == 1 {
+            steps.remove(0)
+        } else {
+            Request::Graph(steps)
+        };
+        self.enqueue(&id, req);
         Ok(())
     }
 
@@ -1220,6 +1231,59 @@ const ATTEMPTS: usize = 3;
 
 impl Inner {
     async fn handle(&self, req: Request) {
+        let report = match req {
+            Request::Graph(steps) => self.graph_report(steps).await,
+            req => self.report_of(req).await.0,
+        };
+        if report.is_empty() {
+            return;
+        }
+        if let Err(e) = self.status.update_status(report).await {
+            tracing::error!(error = %e, "status report refused");
+        }
+    }
+
+    /// The steps of a [`Request::Graph`] in order, their reports merged into one (a later
+    /// status for an object overrides an earlier one); after a failed step the remaining
+    /// steps are not run and report ERROR for their objects.
+    async fn graph_report(&self, steps: Vec<Request>) -> StatusReport {
+        let mut merged = StatusReport::default();
+        let mut failed = false;
+        let mut lb_failed = None;
+        for step in steps {
+            let report = if failed {
+                error_report(&step, None)
+            } else {
+                let lb_id = match &step {
+                    Request::LbCreate(lb) => Some(lb.loadbalancer_id.clone()),
+                    _ => None,
+                };
+                let (report, ok) = Box::pin(self.report_of(step)).await;
+                failed = !ok;
+                if failed {
+                    lb_failed = lb_id;
+                }
+                report
+            };
+            merge_report(&mut merged, report);
+        }
+        // the children's ERROR reports name their LB ACTIVE: an LB that was not created
+        // stays ERROR
+        if let Some(id) = lb_failed {
+            put(
+                &mut merged,
+                Kind::LoadBalancer,
+                &id,
+                Some(Prov::Error),
+                Some(Op::Error),
+            );
+        }
+        merged
+    }
+
+    /// Runs one request (re-planned up to [`ATTEMPTS`] times): its report, and whether it
+    /// succeeded (else the report is the ERROR one, after the request's clean-up).
+    async fn report_of(&self, req: Request) -> (StatusReport, bool) {
         let mut attempt = 0;
         let outcome = loop {
             attempt += 1;
@@ -1230,8 +1294,8 @@ impl Inner {
                 other => break other,
             }
         };
-        let report = match outcome {
-            Ok(r) => r,
+        match outcome {
+            Ok(r) => (r, true),
             Err(why) => {
                 tracing::error!(request = ?req, error = %why, "OVN provider request failed");
                 let snap = self.nb.snapshot(&req.scope()).await.ok();
@@ -1242,14 +1306,8 @@ impl Inner {
                     )
                     .await;
                 }
-                error_report(&req, snap.as_ref())
+                (error_report(&req, snap.as_ref()), false)
             }
-        };
-        if report.is_empty() {
-            return;
-        }
-        if let Err(e) = self.status.update_status(report).await {
-            tracing::error!(error = %e, "status report refused");
         }
     }
 
@@ -1396,6 +1454,8 @@ impl Inner {
             Request::RouterPort(ev) if ev.created => agent::lrp_created(&snap, ev),
             Request::RouterPort(ev) => agent::lrp_deleted(&snap, ev),
             Request::VipFip(ev) => agent::vip_fip(&snap, ev),
+            // handled step by step in `handle`; never planned as one
+            Request::Graph(_) => return Err(RunError::Fail("a graph is not one plan".into())),
         };
         self.commit(&plan).await?;
         self.cleanup_hm_ports(&plan.hm_subnets).await;
@@ -1716,6 +1776,36 @@ fn ids_subnets(snap: &NbSnapshot, pool_id: &str) -> Vec<String> {
 
 /// The report of a failed request: the object ERROR, its parents ACTIVE (so the LB becomes
 /// mutable again), as the reference's exception paths.
+/// Adds `from`'s records to `into` ([`put`]: a later status for the same object wins),
+/// except that an object already ERROR stays ERROR: the steps of one graph report their
+/// parents ACTIVE, which must not hide that the parent's own step failed.
+fn merge_report(into: &mut StatusReport, from: StatusReport) {
+    let lists = [
+        (Kind::Member, from.members),
+        (Kind::HealthMonitor, from.healthmonitors),
+        (Kind::Pool, from.pools),
+        (Kind::Listener, from.listeners),
+        (Kind::LoadBalancer, from.loadbalancers),
+    ];
+    for (kind, records) in lists {
+        let existing = match kind {
+            Kind::Member => &into.members,
+            Kind::HealthMonitor => &into.healthmonitors,
+            Kind::Pool => &into.pools,
+            Kind::Listener => &into.listeners,
+            Kind::LoadBalancer => &into.loadbalancers,
+        };
+        let failed: Vec<String> = existing
+            .iter()
+            .filter(|e| e.provisioning_status == Some(Prov::Error))
+            .map(|e| e.id.clone())
+            .collect();
+        for r in records.into_iter().filter(|r| !failed.contains(&r.id)) {
+            put(into, kind, &r.id, r.provisioning_status, r.operating_status);
+        }
+    }
+}
+
 fn error_report(req: &Request, snap: Option<&NbSnapshot>) -> StatusReport {
     let mut r = StatusReport::default();
     let pool_parents = |r: &mut StatusReport, pool_id: &str, lb_id: &str| {
@@ -1728,6 +1818,11 @@ fn error_report(req: &Request, snap: Option<&NbSnapshot>) -> StatusReport {
         put(r, Kind::LoadBalancer, lb_id, Some(Prov::Active), None);
     };
     match req {
+        Request::Graph(steps) => {
+            for step in steps {
+                merge_report(&mut r, error_report(step, snap));
+            }
+        }
         Request::LbCreate(lb) => put(
             &mut r,
             Kind::LoadBalancer,
@@ -1978,6 +2073,67 @@ mod tests {
             vec![provider::StatusRecord::new("LB", Some(Prov::Active), None)]
         );
         assert_eq!(nb.calls.lock().unwrap().len(), 1);
+    }
+
+    /// A graph create whose LB step fails (Neutron unreachable for the VIP port facts) sends
+    /// ONE report: the LB and every child of the graph ERROR, none left PENDING_CREATE, and
+    /// nothing was written to NB.
+    #[tokio::test]
+    async fn failed_graph_reports_every_object_error_once() {
+        let (d, nb, mut rx) = setup(0, false);
+        let graph = LoadBalancer {
+            loadbalancer_id: "G".into(),
+            vip_address: Some("10.0.0.9".into()),
+            vip_port_id: Some("vip-port".into()),
+            listeners: Some(vec![Listener {
+                loadbalancer_id: Some("G".into()),
+                default_pool_id: Some(Some("P".into())),
+                ..listener()
+            }]),
+            pools: Some(vec![Pool {
+                pool_id: "P".into(),
+                loadbalancer_id: Some("G".into()),
+                listener_id: Some("L".into()),
+                protocol: Some("TCP".into()),
+                lb_algorithm: Some("SOURCE_IP_PORT".into()),
+                ..Default::default()
+            }]),
+            ..Default::default()
+        };
+        d.loadbalancer_create(graph).await.unwrap();
+        let r = rx.recv().await.unwrap();
+        let prov = |list: &[provider::StatusRecord], id: &str| {
+            list.iter()
+                .find(|x| x.id == id)
+                .and_then(|x| x.provisioning_status)
+        };
+        assert_eq!(prov(&r.loadbalancers, "G"), Some(Prov::Error), "{r:?}");
+        assert_eq!(prov(&r.listeners, "L"), Some(Prov::Error), "{r:?}");
+        assert_eq!(prov(&r.pools, "P"), Some(Prov::Error), "{r:?}");
+        assert!(nb.calls.lock().unwrap().is_empty());
+        assert!(rx.try_recv().is_err(), "one report only");
+    }
+
+    /// A graph whose listener carries L7 policies is refused whole, synchronously (501), as
+    /// l7policy_create is: nothing queued, nothing reported.
+    #[tokio::test]
+    async fn graph_with_l7_policies_is_refused_whole() {
+        let (d, nb, mut rx) = setup(0, false);
+        let graph = LoadBalancer {
+            loadbalancer_id: "G".into(),
+            listeners: Some(vec![Listener {
+                l7policies: Some(vec![L7Policy {
+                    l7policy_id: "P7".into(),
+                    ..Default::default()
+                }]),
+                ..listener()
+            }]),
+            ..Default::default()
+        };
+        let err = d.loadbalancer_create(graph).await.unwrap_err();
+        assert!(err.to_string().contains("l7policies"), "{err}");
+        assert!(rx.try_recv().is_err());
+        assert!(nb.calls.lock().unwrap().is_empty());
     }
 
     #[tokio::test]

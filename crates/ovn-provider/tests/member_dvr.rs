@@ -219,9 +219,8 @@ async fn scenario(
         })
         .await
         .map_err(|x| e(&x))?;
-    for _ in 0..3 {
-        next_about(&mut rx, lb_id).await;
-    }
+    // one report for the graph (LB, listener, pool)
+    next_about(&mut rx, lb_id).await;
     let member = |id: &str, ip: &str| Member {
         member_id: id.into(),
         pool_id: Some(p_id.clone()),

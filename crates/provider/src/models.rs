@@ -371,8 +371,7 @@ mod tests {
         assert_eq!(null.default_pool_id, Some(None));
         assert_eq!(set.default_pool_id, Some(Some("p".to_string())));
         for l in [unset, null, set] {
-            let back: Listener =
-                serde_json::from_value(serde_json::to_value(&l).unwrap()).unwrap();
+            let back: Listener = serde_json::from_value(serde_json::to_value(&l).unwrap()).unwrap();
             assert_eq!(back, l);
         }
     }

@@ -6,39 +6,27 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Duration;
 
 use ovn_provider::{OvnConfig, OvnProvider, OvsdbNb};
 use provider::OperatingStatus as Op;
 use serde_json::json;
-use tokio::sync::mpsc;
 
 mod common;
 use common::*;
 
 async fn sb_client() -> ovsdb::Client {
-    ovsdb::Client::connect(
-        &env("STACK_OVN_SB"),
-        "OVN_Southbound",
-        ovsdb::MonitorSpec::new().table("Service_Monitor"),
-    )
-    .await
-    .unwrap()
+    sb(&["Service_Monitor"]).await.unwrap()
 }
 
-fn nb_txn(ops: Vec<serde_json::Value>) -> ovsdb::Transaction {
-    ops.into_iter()
-        .fold(ovsdb::Transaction::new("OVN_Northbound"), |t, op| t.raw(op))
-}
-
-async fn set_status(sb: &ovsdb::Client, uuid: ovsdb::Uuid, status: &str) {
-    sb.transact(ovsdb::Transaction::new("OVN_Southbound").update(
-        "Service_Monitor",
-        &[ovsdb::Condition::uuid(uuid)],
-        [("status", ovsdb::Value::set([status]))],
-    ))
-    .await
-    .unwrap();
+/// Deletes the test's NB fixture: switch `ls` and the `Load_Balancer` rows named `lb_id`.
+async fn remove_fixture(admin: &ovsdb::Client, ls: &str, lb_id: &str) {
+    admin
+        .transact(nb_txn(vec![
+            delete_named("Logical_Switch", ls),
+            delete_named("Load_Balancer", lb_id),
+        ]))
+        .await
+        .unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -50,13 +38,7 @@ async fn only_the_lock_holder_acts_and_the_other_takes_over() {
 
     // NB rows as the driver leaves them: a switch with the member port, an LB row with a
     // member, a health check and the member's ip_port_mappings (northd makes the monitor)
-    let admin = ovsdb::Client::connect(
-        &env("STACK_OVN_NB"),
-        "OVN_Northbound",
-        ovsdb::MonitorSpec::new(),
-    )
-    .await
-    .unwrap();
+    let admin = nb_admin(&[]).await.unwrap();
     let ids = json!([
         "map",
         [
@@ -90,15 +72,9 @@ async fn only_the_lock_holder_acts_and_the_other_takes_over() {
     let start = |tag: &'static str| {
         let lock = lock.clone();
         async move {
-            let nb = OvsdbNb::connect(&env("STACK_OVN_NB")).await.unwrap();
+            let nb = nb().await.unwrap();
             let sb = sb_client().await;
-            let (tx, rx) = mpsc::unbounded_channel();
-            let d = OvnProvider::with_nb(
-                Arc::new(nb.clone()),
-                neutron(),
-                Arc::new(Sink(tx)),
-                OvnConfig::default(),
-            );
+            let (d, rx) = driver(Arc::new(nb.clone()), neutron());
             let client = nb.client().clone();
             let task = tokio::spawn({
                 let client = client.clone();
@@ -112,35 +88,24 @@ async fn only_the_lock_holder_acts_and_the_other_takes_over() {
         }
     };
     let (client_a, task_a, mut rx_a, mut held_a) = start("A").await;
-    tokio::time::timeout(Duration::from_secs(10), held_a.wait_for(|h| *h))
-        .await
-        .expect("A never got the lock")
-        .unwrap();
+    wait_held(&mut held_a, 10, "A never got the lock").await;
     let (client_b, task_b, mut rx_b, mut held_b) = start("B").await;
     assert!(!*held_b.borrow(), "B must wait for the lock");
 
     // the monitor northd makes for the member
     let sb = sb_client().await;
-    let mut sb_events = sb.subscribe();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    let sm = loop {
-        let found = sb.replica().table("Service_Monitor").and_then(|t| {
+    let sm = wait_replica(&sb, &format!("northd's Service_Monitor for {lsp}"), |s| {
+        s.table("Service_Monitor").and_then(|t| {
             t.rows()
                 .find(|r| r.get_str("logical_port") == Some(lsp.as_str()))
                 .map(|r| r.uuid())
-        });
-        if let Some(u) = found {
-            break u;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "northd made no Service_Monitor for {lsp}"
-        );
-        let _ = tokio::time::timeout_at(deadline, sb_events.recv()).await;
-    };
+        })
+    })
+    .await
+    .unwrap();
 
     // 1. the holder acts
-    set_status(&sb, sm, "offline").await;
+    set_monitor_status(&sb, sm, "offline").await.unwrap();
     let r = next(&mut rx_a).await;
     assert_eq!(rec(&r.members, "M").1, Some(Op::Error), "{r:?}");
 
@@ -149,42 +114,16 @@ async fn only_the_lock_holder_acts_and_the_other_takes_over() {
     let _ = task_a.await;
     drop(held_a);
     drop(client_a);
-    tokio::time::timeout(Duration::from_secs(30), held_b.wait_for(|h| *h))
-        .await
-        .expect("B never took over the lock")
-        .unwrap();
+    wait_held(&mut held_b, 30, "B never took over the lock").await;
 
     // 3. B handles the next event; its FIRST report is this one (it ignored event 1)
-    set_status(&sb, sm, "online").await;
+    set_monitor_status(&sb, sm, "online").await.unwrap();
     let r = next(&mut rx_b).await;
     assert_eq!(rec(&r.members, "M").1, Some(Op::Online), "{r:?}");
 
     task_b.abort();
     drop(client_b);
-    admin
-        .transact(nb_txn(vec![
-            json!({"op": "delete", "table": "Logical_Switch", "where": [["name", "==", ls]]}),
-            json!({"op": "delete", "table": "Load_Balancer", "where": [["name", "==", lb_id]]}),
-        ]))
-        .await
-        .unwrap();
-}
-
-/// Waits until `f` finds what it looks for in `c`'s replica (re-checked on every change event),
-/// failing after 30 s with `what`.
-async fn wait_nb<T>(c: &ovsdb::Client, what: &str, f: impl Fn(&ovsdb::Snapshot) -> Option<T>) -> T {
-    let mut rx = c.subscribe();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(v) = f(&c.replica()) {
-            return v;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out waiting for: {what}"
-        );
-        let _ = tokio::time::timeout_at(deadline, rx.recv()).await;
-    }
+    remove_fixture(&admin, &ls, &lb_id).await;
 }
 
 /// The `Load_Balancer` row named `lb_id` with its health checks (`vip`, `options`,
@@ -216,13 +155,6 @@ fn lb_and_hcs(s: &ovsdb::Snapshot, lb_id: &str) -> Option<LbView> {
     Some((lb.get_map("external_ids"), lb.get_map("vips"), hcs))
 }
 
-fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
-
 /// Seed 000 §6.1 / `handle_vip_fip`: a FIP associated with the VIP port gives every health
 /// check of the VIP a copy probing the FIP; disassociation removes it (exact NB rows).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -234,15 +166,9 @@ async fn vip_fip_copies_and_removes_health_checks() {
     let b = uuid::Uuid::new_v4().as_bytes()[..2].to_vec();
     let fip = format!("172.31.{}.{}", b[0], b[1].max(1));
 
-    let admin = ovsdb::Client::connect(
-        &env("STACK_OVN_NB"),
-        "OVN_Northbound",
-        ovsdb::MonitorSpec::new()
-            .table("Load_Balancer")
-            .table("Load_Balancer_Health_Check"),
-    )
-    .await
-    .unwrap();
+    let admin = nb_admin(&["Load_Balancer", "Load_Balancer_Health_Check"])
+        .await
+        .unwrap();
     let ids = json!([
         "map",
         [
@@ -285,14 +211,8 @@ async fn vip_fip_copies_and_removes_health_checks() {
         .await
         .unwrap();
 
-    let nb = OvsdbNb::connect(&env("STACK_OVN_NB")).await.unwrap();
-    let (tx, _rx) = mpsc::unbounded_channel();
-    let d = OvnProvider::with_nb(
-        Arc::new(nb.clone()),
-        neutron(),
-        Arc::new(Sink(tx)),
-        OvnConfig::default(),
-    );
+    let nb = nb().await.unwrap();
+    let (d, _rx) = driver(Arc::new(nb.clone()), neutron());
     let client = nb.client().clone();
     let mut held = client.lock(&lock).await.unwrap();
     let task = tokio::spawn({
@@ -301,10 +221,7 @@ async fn vip_fip_copies_and_removes_health_checks() {
         let sb = sb_client().await;
         async move { d.run_agent_with_lock(client, sb, &lock).await }
     });
-    tokio::time::timeout(Duration::from_secs(10), held.wait_for(|h| *h))
-        .await
-        .expect("the agent never got the lock")
-        .unwrap();
+    wait_held(&mut held, 10, "the agent never got the lock").await;
 
     let set_fip = |fip: Option<&str>| {
         let mut m = vec![json!(["neutron:port_name", vip_port])];
@@ -333,10 +250,11 @@ async fn vip_fip_copies_and_removes_health_checks() {
 
     // 1. associate: vip_fip, the FIP's vips entry, and a copy of the health check
     admin.transact(set_fip(Some(&fip))).await.unwrap();
-    let (ids, vips, hcs) = wait_nb(&admin, "the FIP health check", |s| {
+    let (ids, vips, hcs) = wait_replica(&admin, "the FIP health check", |s| {
         lb_and_hcs(s, &lb_id).filter(|(_, _, h)| h.len() == 2)
     })
-    .await;
+    .await
+    .unwrap();
     assert_eq!(ids.get("neutron:vip_fip"), Some(&fip));
     assert_eq!(
         vips,
@@ -360,10 +278,11 @@ async fn vip_fip_copies_and_removes_health_checks() {
 
     // 2. disassociate: back to the VIP's health check only
     admin.transact(set_fip(None)).await.unwrap();
-    let (ids, vips, hcs) = wait_nb(&admin, "the FIP health check removed", |s| {
+    let (ids, vips, hcs) = wait_replica(&admin, "the FIP health check removed", |s| {
         lb_and_hcs(s, &lb_id).filter(|(_, _, h)| h.len() == 1)
     })
-    .await;
+    .await
+    .unwrap();
     assert!(!ids.contains_key("neutron:vip_fip"), "{ids:?}");
     assert_eq!(vips, map(&[("10.78.0.5:80", "10.78.0.10:80")]));
     assert_eq!(hcs, vec![vip_hc]);
@@ -380,13 +299,7 @@ async fn vip_fip_copies_and_removes_health_checks() {
     assert_eq!(left, 0);
 
     task.abort();
-    admin
-        .transact(nb_txn(vec![
-            json!({"op": "delete", "table": "Logical_Switch", "where": [["name", "==", ls]]}),
-            json!({"op": "delete", "table": "Load_Balancer", "where": [["name", "==", lb_id]]}),
-        ]))
-        .await
-        .unwrap();
+    remove_fixture(&admin, &ls, &lb_id).await;
 }
 
 /// Agent robustness: the agent's NB event channel holds ONE event, and a single transaction
@@ -401,13 +314,7 @@ async fn lagged_events_trigger_a_rescan() {
     let lock = format!("keel_agent_test_{}", lb_id.replace('-', "_"));
     let b = uuid::Uuid::new_v4().as_bytes()[..2].to_vec();
     let fip = format!("172.29.{}.{}", b[0], b[1].max(1));
-    let admin = ovsdb::Client::connect(
-        &env("STACK_OVN_NB"),
-        "OVN_Northbound",
-        ovsdb::MonitorSpec::new().table("Load_Balancer"),
-    )
-    .await
-    .unwrap();
+    let admin = nb_admin(&["Load_Balancer"]).await.unwrap();
     let ids = json!([
         "map",
         [
@@ -445,13 +352,7 @@ async fn lagged_events_trigger_a_rescan() {
     )
     .await
     .unwrap();
-    let (tx, _rx) = mpsc::unbounded_channel();
-    let d = OvnProvider::with_nb(
-        Arc::new(OvsdbNb::new(client.clone())),
-        neutron(),
-        Arc::new(Sink(tx)),
-        OvnConfig::default(),
-    );
+    let (d, _rx) = driver(Arc::new(OvsdbNb::new(client.clone())), neutron());
     let mut held = client.lock(&lock).await.unwrap();
     let task = tokio::spawn({
         let d = d.clone();
@@ -460,10 +361,7 @@ async fn lagged_events_trigger_a_rescan() {
         let sb = sb_client().await;
         async move { d.run_agent_with_lock(client, sb, &lock).await }
     });
-    tokio::time::timeout(Duration::from_secs(10), held.wait_for(|h| *h))
-        .await
-        .expect("the agent never got the lock")
-        .unwrap();
+    wait_held(&mut held, 10, "the agent never got the lock").await;
     assert_eq!(d.agent_rescans(), 0);
 
     // one transaction: the FIP on the VIP port and 24 more ports on the switch
@@ -486,13 +384,14 @@ async fn lagged_events_trigger_a_rescan() {
     );
     admin.transact(nb_txn(ops)).await.unwrap();
 
-    let (ids, vips) = wait_nb(&admin, "the FIP recorded after the lag", |s| {
+    let (ids, vips) = wait_replica(&admin, "the FIP recorded after the lag", |s| {
         let lb = s.find_by_name("Load_Balancer", &lb_id)?;
         let ids = lb.get_map("external_ids");
         ids.contains_key("neutron:vip_fip")
             .then(|| (ids, lb.get_map("vips")))
     })
-    .await;
+    .await
+    .unwrap();
     assert!(d.agent_rescans() >= 1, "the stream never lagged");
     assert_eq!(ids.get("neutron:vip_fip"), Some(&fip));
     assert_eq!(
@@ -504,23 +403,14 @@ async fn lagged_events_trigger_a_rescan() {
     );
 
     task.abort();
-    admin
-        .transact(nb_txn(vec![
-            json!({"op": "delete", "table": "Logical_Switch", "where": [["name", "==", ls]]}),
-            json!({"op": "delete", "table": "Load_Balancer", "where": [["name", "==", lb_id]]}),
-        ]))
-        .await
-        .unwrap();
+    remove_fixture(&admin, &ls, &lb_id).await;
 }
 
 async fn maintenance_driver() -> (OvnProvider, OvsdbNb) {
-    let nb = OvsdbNb::connect(&env("STACK_OVN_NB")).await.unwrap();
-    nb.client().await_replica_caught_up().await.unwrap();
-    let (tx, _rx) = mpsc::unbounded_channel();
-    let d = OvnProvider::with_nb(
+    let nb = nb_caught_up().await.unwrap();
+    let (d, _rx) = driver_with(
         Arc::new(nb.clone()),
         neutron(),
-        Arc::new(Sink(tx)),
         OvnConfig {
             maintenance_period: None,
             ..OvnConfig::default()
@@ -535,15 +425,10 @@ async fn maintenance_driver() -> (OvnProvider, OvsdbNb) {
 async fn maintenance_backfills_vip_port_owners() {
     let n = neutron();
     let lb_id = uid();
-    let mut made = Made::default();
-    let net = n
-        .create_network(&openstack::NetworkCreate {
-            name: Some(format!("keel-ovnp-mt-{lb_id}")),
-            ..Default::default()
-        })
+    let made = Made::default();
+    let net = network(&n, &made, format!("keel-ovnp-mt-{lb_id}"))
         .await
         .unwrap();
-    made.network = Some(net.id.clone());
     let port = |name: String, device: &str| openstack::PortCreate {
         network_id: net.id.clone(),
         name: Some(name),
@@ -557,7 +442,7 @@ async fn maintenance_backfills_vip_port_owners() {
         (format!("ovn-lb-vip-additional-1-{lb_id}"), "some-vm"),
     ] {
         let p = n.create_port(&port(name, device)).await.unwrap();
-        made.ports.push(p.id.clone());
+        made.port(&p.id);
         ids.push(p.id);
     }
     let (d, nb) = maintenance_driver().await;
@@ -577,11 +462,10 @@ async fn maintenance_backfills_vip_port_owners() {
         let p = n.get_port(id).await.unwrap();
         got.push((p.device_owner, p.device_id));
     }
-    nb.transact(vec![json!({"op": "delete", "table": "Load_Balancer",
-        "where": [["name", "==", lb_id]]})])
+    nb.transact(vec![delete_named("Load_Balancer", &lb_id)])
         .await
         .unwrap();
-    cleanup(&n, &made, &[]).await;
+    made.cleanup(&n).await;
 
     assert_eq!(outcome, Ok(ovn_provider::maintenance::Outcome::Done));
     assert_eq!(
@@ -600,25 +484,11 @@ async fn maintenance_backfills_vip_port_owners() {
 async fn maintenance_migrates_hm_port_owner() {
     let n = neutron();
     let id = uid();
-    let mut made = Made::default();
-    let net = n
-        .create_network(&openstack::NetworkCreate {
-            name: Some(format!("keel-ovnp-mt-{id}")),
-            ..Default::default()
-        })
+    let made = Made::default();
+    let net = network(&n, &made, format!("keel-ovnp-mt-{id}"))
         .await
         .unwrap();
-    made.network = Some(net.id.clone());
-    let subnet = n
-        .create_subnet(&openstack::SubnetCreate {
-            network_id: net.id.clone(),
-            cidr: "10.81.0.0/24".into(),
-            ip_version: 4,
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-    made.subnet = Some(subnet.id.clone());
+    let subnet = subnet(&n, &made, &net.id, "10.81.0.0/24").await.unwrap();
     let name = format!("ovn-lb-hm-{}", subnet.id);
     let p = n
         .create_port(&openstack::PortCreate {
@@ -630,17 +500,18 @@ async fn maintenance_migrates_hm_port_owner() {
         })
         .await
         .unwrap();
-    made.ports.push(p.id.clone());
+    made.port(&p.id);
     let (d, nb) = maintenance_driver().await;
 
     let outcome = d.maintain_hm_port_owners().await;
     let after = n.get_port(&p.id).await.unwrap();
-    let lsp_type = wait_nb(nb.client(), "the HM port's switch port", |s| {
+    let lsp_type = wait_replica(nb.client(), "the HM port's switch port", |s| {
         s.find_by_name("Logical_Switch_Port", &p.id)
             .map(|r| r.get_str("type").unwrap_or("").to_string())
     })
-    .await;
-    cleanup(&n, &made, &[]).await;
+    .await
+    .unwrap();
+    made.cleanup(&n).await;
 
     assert_eq!(outcome, Ok(ovn_provider::maintenance::Outcome::Done));
     assert_eq!(
@@ -666,8 +537,7 @@ async fn maintenance_brackets_ipv6_mappings() {
     let outcome = d.maintain_ipv6_mappings().await;
     let snap = nb.full_snapshot().await.unwrap();
     let row = snap.lbs_named(&lb_id)[0].clone();
-    nb.transact(vec![json!({"op": "delete", "table": "Load_Balancer",
-        "where": [["name", "==", lb_id]]})])
+    nb.transact(vec![delete_named("Load_Balancer", &lb_id)])
         .await
         .unwrap();
     assert_eq!(outcome, Ok(ovn_provider::maintenance::Outcome::Done));

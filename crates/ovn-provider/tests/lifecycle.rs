@@ -5,129 +5,38 @@
 
 use std::sync::Arc;
 
-use openstack::{
-    FixedIpRequest, ListFilter, NetworkCreate, NeutronClient, PortCreate, RouterCreate,
-    SubnetCreate,
-};
-use ovn_provider::{NbDatabase, NbSnapshot, OvnConfig, OvnProvider, OvsdbNb};
+use openstack::{ListFilter, NeutronClient};
+use ovn_provider::NbDatabase;
 use provider::{
     HealthMonitor, Listener, LoadBalancer, Member, OperatingStatus as Op, Pool, ProviderDriver,
     ProviderError, ProvisioningStatus as Prov, Vip,
 };
 use serde_json::json;
-use tokio::sync::mpsc;
 
 mod common;
 use common::*;
 
-macro_rules! check {
-    ($cond:expr, $($arg:tt)*) => {
-        if !$cond {
-            return Err(format!($($arg)*));
-        }
-    };
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lifecycle_against_the_stack() {
-    let n = neutron();
     let lb_id = uid();
-    let res = tokio::spawn({
-        let n = n.clone();
-        let lb_id = lb_id.clone();
-        async move {
-            let mut made = Made::default();
-            let mut names = vec![format!("ovn-lb-vip-{lb_id}")];
-            let r = scenario(&n, &lb_id, &mut made, &mut names).await;
-            (r, made, names)
-        }
-    })
-    .await;
-    let (outcome, made, names) = match res {
-        Ok(x) => x,
-        Err(e) => (
-            Err(format!("scenario panicked: {e}")),
-            Made::default(),
-            vec![format!("ovn-lb-vip-{lb_id}")],
-        ),
-    };
-    cleanup(&n, &made, &names).await;
-    if let Err(e) = outcome {
+    let vip_port = format!("ovn-lb-vip-{lb_id}");
+    if let Err(e) = guarded(vec![vip_port], |n, made| scenario(n, lb_id, made)).await {
         panic!("{e}");
     }
 }
 
-async fn row_snapshot(nb: &Arc<dyn NbDatabase>) -> Result<NbSnapshot, String> {
-    nb.full_snapshot().await.map_err(|e| e.to_string())
-}
-
-async fn scenario(
-    n: &NeutronClient,
-    lb_id: &str,
-    made: &mut Made,
-    names: &mut Vec<String>,
-) -> Result<(), String> {
-    let e = |x: &dyn std::fmt::Display| x.to_string();
-    let net = n
-        .create_network(&NetworkCreate {
-            name: Some(format!("keel-ovnp-lc-{lb_id}")),
-            ..Default::default()
-        })
-        .await
-        .map_err(|x| e(&x))?;
-    made.network = Some(net.id.clone());
-    let subnet = n
-        .create_subnet(&SubnetCreate {
-            network_id: net.id.clone(),
-            cidr: "10.0.0.0/24".into(),
-            ip_version: 4,
-            ..Default::default()
-        })
-        .await
-        .map_err(|x| e(&x))?;
-    made.subnet = Some(subnet.id.clone());
-    names.push(format!("ovn-lb-hm-{}", subnet.id));
-    let router = n
-        .create_router(&RouterCreate {
-            name: Some(format!("keel-ovnp-lc-{lb_id}")),
-            ..Default::default()
-        })
-        .await
-        .map_err(|x| e(&x))?;
-    made.router = Some(router.id.clone());
-    n.add_router_interface(&router.id, &subnet.id)
-        .await
-        .map_err(|x| e(&x))?;
-    made.router_if = Some((router.id.clone(), subnet.id.clone()));
-    for ip in ["10.0.0.10", "10.0.0.11"] {
-        let p = n
-            .create_port(&PortCreate {
-                network_id: net.id.clone(),
-                fixed_ips: Some(vec![FixedIpRequest::address(
-                    subnet.id.clone(),
-                    ip.parse().unwrap(),
-                )]),
-                ..Default::default()
-            })
-            .await
-            .map_err(|x| e(&x))?;
-        made.ports.push(p.id);
-    }
-    let nb = OvsdbNb::connect(&env("STACK_OVN_NB"))
-        .await
-        .map_err(|x| e(&x))?;
-    nb.client()
-        .await_replica_caught_up()
-        .await
-        .map_err(|x| e(&x))?;
-    let nb: Arc<dyn NbDatabase> = Arc::new(nb);
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let driver = OvnProvider::with_nb(
-        nb.clone(),
-        n.clone(),
-        Arc::new(Sink(tx)),
-        OvnConfig::default(),
-    );
+async fn scenario(n: NeutronClient, lb_id: String, made: Made) -> Result<(), String> {
+    let (n, lb_id) = (&n, lb_id.as_str());
+    let Topology { net, subnet, .. } = topology(
+        n,
+        &made,
+        &format!("keel-ovnp-lc-{lb_id}"),
+        true,
+        &["10.0.0.10", "10.0.0.11"],
+    )
+    .await?;
+    let nb: Arc<dyn NbDatabase> = Arc::new(nb_caught_up().await?);
+    let (driver, mut rx) = driver(nb.clone(), n.clone());
 
     let (vip, _) = driver
         .create_vip_port(
@@ -142,7 +51,7 @@ async fn scenario(
             vec![],
         )
         .await
-        .map_err(|x| e(&x))?;
+        .msg()?;
     check!(
         vip.vip_address.as_deref() == Some("10.0.0.50"),
         "fixed VIP address {vip:?}"
@@ -196,7 +105,7 @@ async fn scenario(
         "graph 501: {r:?}"
     );
     check!(
-        driver.busy_queues() == 0 && row_snapshot(&nb).await?.lbs_named(lb_id).is_empty(),
+        driver.busy_queues() == 0 && snapshot(&*nb).await?.lbs_named(lb_id).is_empty(),
         "refused graph left work behind"
     );
 
@@ -231,9 +140,8 @@ async fn scenario(
         pools: Some(vec![pool.clone()]),
         ..base.clone()
     };
-    driver.loadbalancer_create(graph).await.map_err(|x| e(&x))?;
     // one report for the whole graph, sent once all of it is in NB (issue 5)
-    let r = next(&mut rx).await;
+    let r = step(driver.loadbalancer_create(graph), &mut rx).await?;
     check!(
         rec(&r.loadbalancers, lb_id).0 == Some(Prov::Active),
         "lb {r:?}"
@@ -248,7 +156,7 @@ async fn scenario(
         "member {r:?}"
     );
     let vip80 = "10.0.0.50:80".to_string();
-    let row = row_snapshot(&nb).await?.lbs_named(lb_id)[0].clone();
+    let row = lb_row(&*nb, lb_id).await?;
     check!(
         row.vips.get(&vip80).map(String::as_str) == Some("10.0.0.10:8080"),
         "graph vips {:?}",
@@ -270,17 +178,17 @@ async fn scenario(
         admin_state_up: Some(true),
         ..Default::default()
     };
-    driver
-        .member_batch_update(&p_id, vec![mk(&m1, "10.0.0.10"), mk(&m2, "10.0.0.11")])
-        .await
-        .map_err(|x| e(&x))?;
-    let r = next(&mut rx).await;
+    let r = step(
+        driver.member_batch_update(&p_id, vec![mk(&m1, "10.0.0.10"), mk(&m2, "10.0.0.11")]),
+        &mut rx,
+    )
+    .await?;
     check!(
         rec(&r.members, &m2).0 == Some(Prov::Active)
             && rec(&r.members, &m1).0 == Some(Prov::Active),
         "batch {r:?}"
     );
-    let row = row_snapshot(&nb).await?.lbs_named(lb_id)[0].clone();
+    let row = lb_row(&*nb, lb_id).await?;
     check!(
         row.vips.get(&vip80).map(String::as_str) == Some("10.0.0.10:8080,10.0.0.11:8080"),
         "batch vips {:?}",
@@ -311,23 +219,23 @@ async fn scenario(
     );
 
     // member disable
-    driver
-        .member_update(
+    let r = step(
+        driver.member_update(
             mk(&m1, "10.0.0.10"),
             Member {
                 member_id: m1.clone(),
                 admin_state_up: Some(false),
                 ..Default::default()
             },
-        )
-        .await
-        .map_err(|x| e(&x))?;
-    let r = next(&mut rx).await;
+        ),
+        &mut rx,
+    )
+    .await?;
     check!(
         rec(&r.members, &m1) == (Some(Prov::Active), Some(Op::Offline)),
         "member disable {r:?}"
     );
-    let row = row_snapshot(&nb).await?.lbs_named(lb_id)[0].clone();
+    let row = lb_row(&*nb, lb_id).await?;
     check!(
         row.vips.get(&vip80).map(String::as_str) == Some("10.0.0.11:8080"),
         "vips after disable {:?}",
@@ -342,62 +250,62 @@ async fn scenario(
         protocol_port: Some(80),
         ..Default::default()
     };
-    driver
-        .listener_update(
+    let r = step(
+        driver.listener_update(
             l_old.clone(),
             Listener {
                 listener_id: l_id.clone(),
                 admin_state_up: Some(false),
                 ..Default::default()
             },
-        )
-        .await
-        .map_err(|x| e(&x))?;
-    let r = next(&mut rx).await;
+        ),
+        &mut rx,
+    )
+    .await?;
     check!(
         rec(&r.listeners, &l_id) == (Some(Prov::Active), Some(Op::Offline)),
         "listener disable {r:?}"
     );
     check!(
-        row_snapshot(&nb).await?.lbs_named(lb_id)[0].vips.is_empty(),
+        lb_row(&*nb, lb_id).await?.vips.is_empty(),
         "vips with listener disabled"
     );
-    driver
-        .listener_update(
+    step(
+        driver.listener_update(
             l_old.clone(),
             Listener {
                 listener_id: l_id.clone(),
                 admin_state_up: Some(true),
                 ..Default::default()
             },
-        )
-        .await
-        .map_err(|x| e(&x))?;
-    next(&mut rx).await;
-    let vips_before = row_snapshot(&nb).await?.lbs_named(lb_id)[0].vips.clone();
+        ),
+        &mut rx,
+    )
+    .await?;
+    let vips_before = lb_row(&*nb, lb_id).await?.vips.clone();
 
     // listener default pool removed (PUT default_pool_id: null → Some(None)), then restored
     let l_with_pool = Listener {
         default_pool_id: Some(Some(p_id.clone())),
         ..l_old.clone()
     };
-    driver
-        .listener_update(
+    let r = step(
+        driver.listener_update(
             l_with_pool.clone(),
             Listener {
                 listener_id: l_id.clone(),
                 default_pool_id: Some(None),
                 ..Default::default()
             },
-        )
-        .await
-        .map_err(|x| e(&x))?;
-    let r = next(&mut rx).await;
+        ),
+        &mut rx,
+    )
+    .await?;
     check!(
         rec(&r.listeners, &l_id).0 == Some(Prov::Active),
         "default pool removal {r:?}"
     );
-    let row = row_snapshot(&nb).await?.lbs_named(lb_id)[0].clone();
+    let row = lb_row(&*nb, lb_id).await?;
     let lkey = format!("listener_{l_id}");
     check!(
         row.external_ids
@@ -411,8 +319,8 @@ async fn scenario(
         "vips without a default pool {:?}",
         row.vips
     );
-    driver
-        .listener_update(
+    step(
+        driver.listener_update(
             Listener {
                 default_pool_id: Some(None),
                 ..l_old.clone()
@@ -422,12 +330,12 @@ async fn scenario(
                 default_pool_id: Some(Some(p_id.clone())),
                 ..Default::default()
             },
-        )
-        .await
-        .map_err(|x| e(&x))?;
-    next(&mut rx).await;
+        ),
+        &mut rx,
+    )
+    .await?;
     check!(
-        row_snapshot(&nb).await?.lbs_named(lb_id)[0].vips == vips_before,
+        lb_row(&*nb, lb_id).await?.vips == vips_before,
         "vips with the pool back"
     );
 
@@ -436,24 +344,24 @@ async fn scenario(
         members: None,
         ..pool.clone()
     };
-    driver
-        .pool_update(
+    let r = step(
+        driver.pool_update(
             p_old.clone(),
             Pool {
                 pool_id: p_id.clone(),
                 session_persistence: Some(json!({"type": "SOURCE_IP", "persistence_timeout": 90})),
                 ..Default::default()
             },
-        )
-        .await
-        .map_err(|x| e(&x))?;
-    let r = next(&mut rx).await;
+        ),
+        &mut rx,
+    )
+    .await?;
     check!(
         rec(&r.pools, &p_id).0 == Some(Prov::Active)
             && rec(&r.listeners, &l_id).0 == Some(Prov::Active),
         "pool update {r:?}"
     );
-    let row = row_snapshot(&nb).await?.lbs_named(lb_id)[0].clone();
+    let row = lb_row(&*nb, lb_id).await?;
     check!(
         row.options.get("affinity_timeout").map(String::as_str) == Some("90"),
         "affinity {:?}",
@@ -475,39 +383,39 @@ async fn scenario(
     );
 
     // LB disable / enable
-    driver
-        .loadbalancer_update(
+    let r = step(
+        driver.loadbalancer_update(
             base.clone(),
             LoadBalancer {
                 loadbalancer_id: lb_id.into(),
                 admin_state_up: Some(false),
                 ..Default::default()
             },
-        )
-        .await
-        .map_err(|x| e(&x))?;
-    let r = next(&mut rx).await;
+        ),
+        &mut rx,
+    )
+    .await?;
     check!(
         rec(&r.loadbalancers, lb_id) == (Some(Prov::Active), Some(Op::Offline)),
         "lb disable {r:?}"
     );
-    let row = row_snapshot(&nb).await?.lbs_named(lb_id)[0].clone();
+    let row = lb_row(&*nb, lb_id).await?;
     check!(
         row.vips.is_empty() && row.external_ids.get("enabled").map(String::as_str) == Some("False"),
         "disabled row {row:?}"
     );
-    driver
-        .loadbalancer_update(
+    step(
+        driver.loadbalancer_update(
             base.clone(),
             LoadBalancer {
                 loadbalancer_id: lb_id.into(),
                 admin_state_up: Some(true),
                 ..Default::default()
             },
-        )
-        .await
-        .map_err(|x| e(&x))?;
-    next(&mut rx).await;
+        ),
+        &mut rx,
+    )
+    .await?;
 
     // a UDP listener makes a second row with the same name and VIP, attached like the first
     let u_id = uid();
@@ -519,12 +427,8 @@ async fn scenario(
         admin_state_up: Some(true),
         ..Default::default()
     };
-    driver
-        .listener_create(udp.clone())
-        .await
-        .map_err(|x| e(&x))?;
-    next(&mut rx).await;
-    let snap = row_snapshot(&nb).await?;
+    step(driver.listener_create(udp.clone()), &mut rx).await?;
+    let snap = snapshot(&*nb).await?;
     let rows = snap.lbs_named(lb_id);
     check!(rows.len() == 2, "two rows expected: {rows:?}");
     let udp_row = rows
@@ -536,14 +440,13 @@ async fn scenario(
             .is_some_and(|s| s.load_balancer.contains(&udp_row.uuid)),
         "udp row not on the switch"
     );
-    driver.listener_delete(udp).await.map_err(|x| e(&x))?;
-    let r = next(&mut rx).await;
+    let r = step(driver.listener_delete(udp), &mut rx).await?;
     check!(
         rec(&r.listeners, &u_id) == (Some(Prov::Deleted), Some(Op::Offline)),
         "udp delete {r:?}"
     );
     check!(
-        row_snapshot(&nb).await?.lbs_named(lb_id).len() == 1,
+        snapshot(&*nb).await?.lbs_named(lb_id).len() == 1,
         "udp row left"
     );
 
@@ -559,17 +462,13 @@ async fn scenario(
         admin_state_up: Some(true),
         ..Default::default()
     };
-    driver
-        .health_monitor_create(hm.clone())
-        .await
-        .map_err(|x| e(&x))?;
-    let r = next(&mut rx).await;
+    let r = step(driver.health_monitor_create(hm.clone()), &mut rx).await?;
     check!(
         rec(&r.healthmonitors, &hm_id).0 == Some(Prov::Active),
         "hm {r:?}"
     );
-    driver
-        .health_monitor_update(
+    step(
+        driver.health_monitor_update(
             hm.clone(),
             HealthMonitor {
                 healthmonitor_id: hm_id.clone(),
@@ -577,11 +476,11 @@ async fn scenario(
                 admin_state_up: Some(true),
                 ..Default::default()
             },
-        )
-        .await
-        .map_err(|x| e(&x))?;
-    next(&mut rx).await;
-    let snap = row_snapshot(&nb).await?;
+        ),
+        &mut rx,
+    )
+    .await?;
+    let snap = snapshot(&*nb).await?;
     let row = snap.lbs_named(lb_id)[0].clone();
     check!(
         snap.health_checks
@@ -594,8 +493,7 @@ async fn scenario(
         members: Some(vec![mk(&m1, "10.0.0.10"), mk(&m2, "10.0.0.11")]),
         ..pool.clone()
     };
-    driver.pool_delete(pdel).await.map_err(|x| e(&x))?;
-    let r = next(&mut rx).await;
+    let r = step(driver.pool_delete(pdel), &mut rx).await?;
     check!(
         rec(&r.pools, &p_id).0 == Some(Prov::Deleted),
         "pool deleted {r:?}"
@@ -612,7 +510,7 @@ async fn scenario(
         rec(&r.listeners, &l_id).0 == Some(Prov::Active),
         "listener back {r:?}"
     );
-    let snap = row_snapshot(&nb).await?;
+    let snap = snapshot(&*nb).await?;
     let row = snap.lbs_named(lb_id)[0].clone();
     check!(
         row.external_ids
@@ -639,26 +537,21 @@ async fn scenario(
     let hm_ports = n
         .list_ports(&ListFilter::new().eq("name", format!("ovn-lb-hm-{}", subnet.id)))
         .await
-        .map_err(|x| e(&x))?;
+        .msg()?;
     check!(hm_ports.is_empty(), "HM port left {hm_ports:?}");
 
     // listener delete: the only row stays, without protocol
-    driver.listener_delete(l_old).await.map_err(|x| e(&x))?;
-    next(&mut rx).await;
-    let row = row_snapshot(&nb).await?.lbs_named(lb_id)[0].clone();
+    step(driver.listener_delete(l_old), &mut rx).await?;
+    let row = lb_row(&*nb, lb_id).await?;
     check!(row.protocol.is_none(), "protocol left {:?}", row.protocol);
 
     // non-cascade delete of the empty LB
-    driver
-        .loadbalancer_delete(base.clone(), false)
-        .await
-        .map_err(|x| e(&x))?;
-    let r = next(&mut rx).await;
+    let r = step(driver.loadbalancer_delete(base.clone(), false), &mut rx).await?;
     check!(
         rec(&r.loadbalancers, lb_id) == (Some(Prov::Deleted), Some(Op::Offline)),
         "lb delete {r:?}"
     );
-    let snap = row_snapshot(&nb).await?;
+    let snap = snapshot(&*nb).await?;
     check!(snap.lbs_named(lb_id).is_empty(), "row left");
     check!(
         snap.switch_named(&format!("neutron-{}", net.id))

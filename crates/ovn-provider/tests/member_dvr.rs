@@ -7,28 +7,21 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use openstack::{FixedIpRequest, NetworkCreate, NeutronClient, PortCreate, SubnetCreate};
-use ovn_provider::{OvnConfig, OvnProvider, OvsdbNb};
+use openstack::NeutronClient;
 use provider::{
     Listener, LoadBalancer, Member, OperatingStatus as Op, Pool, ProviderDriver,
     ProvisioningStatus as Prov, Vip,
 };
 use serde_json::{json, Value};
-use tokio::sync::mpsc;
 
 mod common;
 use common::*;
-
-fn txn(ops: Vec<Value>) -> ovsdb::Transaction {
-    ops.into_iter()
-        .fold(ovsdb::Transaction::new("OVN_Northbound"), |t, op| t.raw(op))
-}
 
 /// `(external_ip, logical_ip, type, external_mac, logical_port, external_ids)` of the NAT row
 /// whose `neutron:fip_id` is `fip_id`, read by a `select`.
 async fn nat(nb: &ovsdb::Client, fip_id: &str) -> Value {
     let r = nb
-        .transact(txn(vec![json!({"op": "select", "table": "NAT",
+        .transact(nb_txn(vec![json!({"op": "select", "table": "NAT",
             "where": [["external_ids", "includes", ["map", [["neutron:fip_id", fip_id]]]]],
             "columns": ["external_ip", "logical_ip", "type", "external_mac", "logical_port",
                 "external_ids"]})]))
@@ -41,102 +34,43 @@ async fn nat(nb: &ovsdb::Client, fip_id: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn member_fip_is_centralised_when_the_vip_has_a_fip() {
-    let n = neutron();
     let lb_id = uid();
-    let mut made = Made::default();
-    let names = vec![format!("ovn-lb-vip-{lb_id}")];
+    let vip_port = format!("ovn-lb-vip-{lb_id}");
     let router = format!("keel-dvr-test-{lb_id}");
-    let res = tokio::spawn({
-        let n = n.clone();
-        let lb_id = lb_id.clone();
+    let outcome = guarded(vec![vip_port], {
         let router = router.clone();
-        async move {
-            let mut made = Made::default();
-            let r = scenario(&n, &lb_id, &router, &mut made).await;
-            (r, made)
-        }
+        |n, made| scenario(n, lb_id, router, made)
     })
     .await;
-    let outcome = match res {
-        Ok((r, m)) => {
-            made = m;
-            r
-        }
-        Err(e) => Err(format!("scenario panicked: {e}")),
-    };
     // the test's own NB router (and its NAT rows with it)
-    if let Ok(nb) = ovsdb::Client::connect(
-        &env("STACK_OVN_NB"),
-        "OVN_Northbound",
-        ovsdb::MonitorSpec::new(),
-    )
-    .await
-    {
+    if let Ok(nb) = nb_admin(&[]).await {
         let _ = nb
-            .transact(txn(vec![json!({"op": "delete", "table": "Logical_Router",
-                "where": [["name", "==", router]]})]))
+            .transact(nb_txn(vec![delete_named("Logical_Router", &router)]))
             .await;
     }
-    cleanup(&n, &made, &names).await;
     outcome.unwrap();
 }
 
 async fn scenario(
-    n: &NeutronClient,
-    lb_id: &str,
-    router: &str,
-    made: &mut Made,
+    n: NeutronClient,
+    lb_id: String,
+    router: String,
+    made: Made,
 ) -> Result<(), String> {
-    let e = |x: &dyn std::fmt::Display| x.to_string();
-    let net = n
-        .create_network(&NetworkCreate {
-            name: Some(format!("keel-ovnp-dvr-{lb_id}")),
-            ..Default::default()
-        })
-        .await
-        .map_err(|x| e(&x))?;
-    made.network = Some(net.id.clone());
-    let subnet = n
-        .create_subnet(&SubnetCreate {
-            network_id: net.id.clone(),
-            cidr: "10.0.0.0/24".into(),
-            ip_version: 4,
-            ..Default::default()
-        })
-        .await
-        .map_err(|x| e(&x))?;
-    made.subnet = Some(subnet.id.clone());
-    let mut ports = Vec::new();
-    for ip in ["10.0.0.10", "10.0.0.11"] {
-        let p = n
-            .create_port(&PortCreate {
-                network_id: net.id.clone(),
-                fixed_ips: Some(vec![FixedIpRequest::address(
-                    subnet.id.clone(),
-                    ip.parse().unwrap(),
-                )]),
-                ..Default::default()
-            })
-            .await
-            .map_err(|x| e(&x))?;
-        made.ports.push(p.id.clone());
-        ports.push(p.id);
-    }
-    let nb = OvsdbNb::connect(&env("STACK_OVN_NB"))
-        .await
-        .map_err(|x| e(&x))?;
-    nb.client()
-        .await_replica_caught_up()
-        .await
-        .map_err(|x| e(&x))?;
+    let (n, lb_id, router) = (&n, lb_id.as_str(), router.as_str());
+    let Topology {
+        net, subnet, ports, ..
+    } = topology(
+        n,
+        &made,
+        &format!("keel-ovnp-dvr-{lb_id}"),
+        false,
+        &["10.0.0.10", "10.0.0.11"],
+    )
+    .await?;
+    let nb = nb_caught_up().await?;
     let admin = nb.client().clone();
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let driver = OvnProvider::with_nb(
-        Arc::new(nb),
-        n.clone(),
-        Arc::new(Sink(tx)),
-        OvnConfig::default(),
-    );
+    let (driver, mut rx) = driver(Arc::new(nb), n.clone());
 
     // the members' FIPs as Neutron writes them for DVR (NAT rows of a router)
     let b = uuid::Uuid::new_v4().as_bytes()[..2].to_vec();
@@ -150,7 +84,7 @@ async fn scenario(
     };
     let (fip_a, fip_b) = (format!("fa-{lb_id}"), format!("fb-{lb_id}"));
     admin
-        .transact(txn(vec![
+        .transact(nb_txn(vec![
             nat_row(
                 "nat_a",
                 &fip_a,
@@ -172,7 +106,7 @@ async fn scenario(
                     ["named-uuid", "nat_b"]]]}}),
         ]))
         .await
-        .map_err(|x| e(&x))?;
+        .msg()?;
     let before_a = nat(&admin, &fip_a).await;
     let before_b = nat(&admin, &fip_b).await;
 
@@ -189,7 +123,7 @@ async fn scenario(
             vec![],
         )
         .await
-        .map_err(|x| e(&x))?;
+        .msg()?;
     let (l_id, p_id) = (uid(), uid());
     driver
         .loadbalancer_create(LoadBalancer {
@@ -218,7 +152,7 @@ async fn scenario(
             ..Default::default()
         })
         .await
-        .map_err(|x| e(&x))?;
+        .msg()?;
     // one report for the graph (LB, listener, pool)
     next_about(&mut rx, lb_id).await;
     let member = |id: &str, ip: &str| Member {
@@ -232,11 +166,12 @@ async fn scenario(
 
     // 1. no VIP FIP yet: the member's NAT row is left alone
     let m1 = uid();
-    driver
-        .member_create(member(&m1, "10.0.0.10"))
-        .await
-        .map_err(|x| e(&x))?;
-    let r = next_about(&mut rx, lb_id).await;
+    let r = step_about(
+        driver.member_create(member(&m1, "10.0.0.10")),
+        &mut rx,
+        lb_id,
+    )
+    .await?;
     assert_eq!(
         rec(&r.members, &m1),
         (Some(Prov::Active), Some(Op::NoMonitor))
@@ -245,17 +180,20 @@ async fn scenario(
 
     // 2. the VIP gets a FIP (as the agent records it): the next member is centralised
     admin
-        .transact(txn(vec![json!({"op": "mutate", "table": "Load_Balancer",
+        .transact(nb_txn(vec![
+            json!({"op": "mutate", "table": "Load_Balancer",
             "where": [["name", "==", lb_id]],
-            "mutations": [["external_ids", "insert", ["map", [["neutron:vip_fip", ext(50)]]]]]})]))
+            "mutations": [["external_ids", "insert", ["map", [["neutron:vip_fip", ext(50)]]]]]}),
+        ]))
         .await
-        .map_err(|x| e(&x))?;
+        .msg()?;
     let m2 = uid();
-    driver
-        .member_create(member(&m2, "10.0.0.11"))
-        .await
-        .map_err(|x| e(&x))?;
-    let r = next_about(&mut rx, lb_id).await;
+    let r = step_about(
+        driver.member_create(member(&m2, "10.0.0.11")),
+        &mut rx,
+        lb_id,
+    )
+    .await?;
     assert_eq!(
         rec(&r.members, &m2),
         (Some(Prov::Active), Some(Op::NoMonitor))
@@ -280,25 +218,27 @@ async fn scenario(
 
     // 3. member delete: the NB row is Neutron's to recompute (here no Neutron FIP exists, so
     // nothing is asked); Keel's transaction leaves it as it is
-    driver
-        .member_delete(member(&m2, "10.0.0.11"))
-        .await
-        .map_err(|x| e(&x))?;
-    let r = next_about(&mut rx, lb_id).await;
+    let r = step_about(
+        driver.member_delete(member(&m2, "10.0.0.11")),
+        &mut rx,
+        lb_id,
+    )
+    .await?;
     assert_eq!(rec(&r.members, &m2).0, Some(Prov::Deleted));
     assert_eq!(nat(&admin, &fip_b).await, want);
 
-    driver
-        .loadbalancer_delete(
+    step_about(
+        driver.loadbalancer_delete(
             LoadBalancer {
                 loadbalancer_id: lb_id.into(),
                 vip_port_id: vip.vip_port_id.clone(),
                 ..Default::default()
             },
             true,
-        )
-        .await
-        .map_err(|x| e(&x))?;
-    next_about(&mut rx, lb_id).await;
+        ),
+        &mut rx,
+        lb_id,
+    )
+    .await?;
     Ok(())
 }

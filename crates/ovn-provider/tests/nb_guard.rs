@@ -6,17 +6,14 @@ use std::collections::BTreeMap;
 
 use ovn_provider::edit::{Edit, LbRef};
 use ovn_provider::nb::{ops_json, Datum, Op};
-use ovn_provider::{NbDatabase, OvsdbNb};
+use ovn_provider::NbDatabase;
 
-fn env(name: &str) -> String {
-    std::env::var(name).unwrap_or_else(|_| {
-        panic!("{name} is not set: run the tests via ci/test.sh (it sources ci/stack/env.sh)")
-    })
-}
+mod common;
+use common::*;
 
 #[tokio::test]
 async fn stale_plan_is_refused_and_retryable() {
-    let nb = OvsdbNb::connect(&env("STACK_OVN_NB")).await.unwrap();
+    let nb = nb().await.unwrap();
     let name = uuid::Uuid::new_v4().to_string();
     let mut ids = BTreeMap::new();
     ids.insert("neutron:vip".to_string(), "10.9.9.9".to_string());

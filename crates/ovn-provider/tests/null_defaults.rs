@@ -7,11 +7,10 @@
 
 use std::sync::Arc;
 
-use openstack::{FixedIpRequest, NetworkCreate, NeutronClient, PortCreate, SubnetCreate};
-use ovn_provider::{NbDatabase, OvnConfig, OvnProvider, OvsdbNb};
+use openstack::NeutronClient;
+use ovn_provider::NbDatabase;
 use provider::{HealthMonitor, Listener, LoadBalancer, Member, Pool, ProviderDriver, Vip};
 use serde_json::{json, Value};
-use tokio::sync::mpsc;
 
 mod common;
 use common::*;
@@ -35,29 +34,10 @@ fn model<T: serde::de::DeserializeOwned>(v: Value) -> T {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn null_optional_fields_build_the_same_rows_as_absent_ones() {
-    let n = neutron();
     let tag = uid();
-    let res = tokio::spawn({
-        let n = n.clone();
-        let tag = tag.clone();
-        async move {
-            let mut made = Made::default();
-            let mut names = Vec::new();
-            let r = scenario(&n, &tag, &mut made, &mut names).await;
-            (r, made, names)
-        }
-    })
-    .await;
-    let (outcome, made, names) = match res {
-        Ok(x) => x,
-        Err(e) => (
-            Err(format!("scenario panicked: {e}")),
-            Made::default(),
-            vec![],
-        ),
-    };
-    cleanup(&n, &made, &names).await;
-    outcome.unwrap();
+    guarded(vec![], |n, made| scenario(n, tag, made))
+        .await
+        .unwrap();
 }
 
 /// The rows of one LB, ids replaced by `<LB>`, `<L>`, `<P>`, `<M>`, `<H>` (comparable).
@@ -93,65 +73,23 @@ async fn rows_of(nb: &Arc<dyn NbDatabase>, ids: &[(&str, &str)]) -> String {
     text
 }
 
-async fn scenario(
-    n: &NeutronClient,
-    tag: &str,
-    made: &mut Made,
-    names: &mut Vec<String>,
-) -> Result<(), String> {
-    let e = |x: &dyn std::fmt::Display| x.to_string();
-    let net = n
-        .create_network(&NetworkCreate {
-            name: Some(format!("keel-ovnp-null-{tag}")),
-            ..Default::default()
-        })
-        .await
-        .map_err(|x| e(&x))?;
-    made.network = Some(net.id.clone());
-    let subnet = n
-        .create_subnet(&SubnetCreate {
-            network_id: net.id.clone(),
-            cidr: "10.0.0.0/24".into(),
-            ip_version: 4,
-            ..Default::default()
-        })
-        .await
-        .map_err(|x| e(&x))?;
-    made.subnet = Some(subnet.id.clone());
-    names.push(format!("ovn-lb-hm-{}", subnet.id));
-    let p = n
-        .create_port(&PortCreate {
-            network_id: net.id.clone(),
-            fixed_ips: Some(vec![FixedIpRequest::address(
-                subnet.id.clone(),
-                "10.0.0.10".parse().unwrap(),
-            )]),
-            ..Default::default()
-        })
-        .await
-        .map_err(|x| e(&x))?;
-    made.ports.push(p.id);
-    let ovsdb = OvsdbNb::connect(&env("STACK_OVN_NB"))
-        .await
-        .map_err(|x| e(&x))?;
-    ovsdb
-        .client()
-        .await_replica_caught_up()
-        .await
-        .map_err(|x| e(&x))?;
-    let nb: Arc<dyn NbDatabase> = Arc::new(ovsdb);
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let d = OvnProvider::with_nb(
-        nb.clone(),
-        n.clone(),
-        Arc::new(Sink(tx)),
-        OvnConfig::default(),
-    );
+async fn scenario(n: NeutronClient, tag: String, made: Made) -> Result<(), String> {
+    let n = &n;
+    let Topology { net, subnet, .. } = topology(
+        n,
+        &made,
+        &format!("keel-ovnp-null-{tag}"),
+        false,
+        &["10.0.0.10"],
+    )
+    .await?;
+    let nb: Arc<dyn NbDatabase> = Arc::new(nb_caught_up().await?);
+    let (d, mut rx) = driver(nb.clone(), n.clone());
 
     let mut rows = Vec::new();
     for (i, null) in [false, true].into_iter().enumerate() {
         let (lb_id, l, p, m, h) = (uid(), uid(), uid(), uid(), uid());
-        names.push(format!("ovn-lb-vip-{lb_id}"));
+        made.port_name(format!("ovn-lb-vip-{lb_id}"));
         let (vip, _) = d
             .create_vip_port(
                 &lb_id,
@@ -165,7 +103,7 @@ async fn scenario(
                 vec![],
             )
             .await
-            .map_err(|x| e(&x))?;
+            .msg()?;
         let lb: LoadBalancer = model(variant(
             &json!({"loadbalancer_id": lb_id, "vip_address": vip.vip_address,
                 "vip_network_id": net.id, "vip_port_id": vip.vip_port_id,
@@ -174,8 +112,7 @@ async fn scenario(
             &["admin_state_up", "additional_vips", "name", "description"],
             null,
         ));
-        d.loadbalancer_create(lb).await.map_err(|x| e(&x))?;
-        next_about(&mut rx, &lb_id).await;
+        step_about(d.loadbalancer_create(lb), &mut rx, &lb_id).await?;
         let listener: Listener = model(variant(
             &json!({"listener_id": l, "loadbalancer_id": lb_id, "protocol": "TCP",
                 "protocol_port": 80, "admin_state_up": true, "default_pool_id": p,
@@ -188,8 +125,7 @@ async fn scenario(
             ],
             null,
         ));
-        d.listener_create(listener).await.map_err(|x| e(&x))?;
-        next_about(&mut rx, &lb_id).await;
+        step_about(d.listener_create(listener), &mut rx, &lb_id).await?;
         let pool: Pool = model(variant(
             &json!({"pool_id": p, "loadbalancer_id": lb_id, "listener_id": l,
                 "protocol": "TCP", "lb_algorithm": "SOURCE_IP_PORT", "admin_state_up": true,
@@ -202,8 +138,7 @@ async fn scenario(
             ],
             null,
         ));
-        d.pool_create(pool).await.map_err(|x| e(&x))?;
-        next_about(&mut rx, &lb_id).await;
+        step_about(d.pool_create(pool), &mut rx, &lb_id).await?;
         let member: Member = model(variant(
             &json!({"member_id": m, "pool_id": p, "address": "10.0.0.10",
                 "protocol_port": 8080, "subnet_id": subnet.id, "admin_state_up": true,
@@ -217,8 +152,7 @@ async fn scenario(
             ],
             null,
         ));
-        d.member_create(member).await.map_err(|x| e(&x))?;
-        next_about(&mut rx, &lb_id).await;
+        step_about(d.member_create(member), &mut rx, &lb_id).await?;
         let hm: HealthMonitor = model(variant(
             &json!({"healthmonitor_id": h, "pool_id": p, "type": "TCP", "delay": 5,
                 "timeout": 3, "max_retries": 2, "max_retries_down": 3,
@@ -226,8 +160,7 @@ async fn scenario(
             &["max_retries_down", "admin_state_up", "name"],
             null,
         ));
-        d.health_monitor_create(hm).await.map_err(|x| e(&x))?;
-        let r = next_about(&mut rx, &lb_id).await;
+        let r = step_about(d.health_monitor_create(hm), &mut rx, &lb_id).await?;
         let hm_rec = r.healthmonitors.iter().find(|x| x.id == h).cloned();
         if hm_rec.and_then(|x| x.operating_status) != Some(provider::OperatingStatus::Online) {
             return Err(format!("health monitor not ONLINE: {r:?}"));
@@ -246,17 +179,19 @@ async fn scenario(
             )
             .await,
         );
-        d.loadbalancer_delete(
-            LoadBalancer {
-                loadbalancer_id: lb_id.clone(),
-                vip_port_id: vip.vip_port_id.clone(),
-                ..Default::default()
-            },
-            true,
+        step_about(
+            d.loadbalancer_delete(
+                LoadBalancer {
+                    loadbalancer_id: lb_id.clone(),
+                    vip_port_id: vip.vip_port_id.clone(),
+                    ..Default::default()
+                },
+                true,
+            ),
+            &mut rx,
+            &lb_id,
         )
-        .await
-        .map_err(|x| e(&x))?;
-        next_about(&mut rx, &lb_id).await;
+        .await?;
     }
     if rows[0] != rows[1] {
         return Err(format!("absent:\n{}\nnull:\n{}", rows[0], rows[1]));

@@ -682,16 +682,23 @@ async fn tcp_udp_scenario(st: Arc<Stack>) -> Result<(), String> {
         tcp_after == tcp,
         "tcp row changed by the udp listener delete:\nbefore {tcp:?}\nafter  {tcp_after:?}"
     );
-    // the UDP row goes, or stays for its pool without the listener and its vips
-    if let Some(u) = rows.iter().find(|r| r.uuid != tcp.uuid) {
-        check!(
-            u.vips.is_empty()
-                && !u
-                    .external_ids
-                    .contains_key(&format!("listener_{}", udp.listener_id)),
-            "udp row keeps the listener: {u:?}"
-        );
-    }
+    // the UDP row stays for its pool (helper.py `listener_delete` → `_clean_lb_if_empty`
+    // keeps a row that still has a pool): same protocol, no listener key, no vips
+    let u = rows
+        .iter()
+        .find(|r| r.uuid == udp_row.uuid)
+        .ok_or("udp row deleted although its pool remains")?;
+    check!(
+        rows.len() == 2
+            && u.protocol.as_deref() == Some("udp")
+            && u.vips.is_empty()
+            && !u
+                .external_ids
+                .contains_key(&format!("listener_{}", udp.listener_id))
+            && u.external_ids
+                .contains_key(&format!("pool_{}", udp_pool.pool_id)),
+        "udp row after its listener's delete: {u:?}"
+    );
     Ok(())
 }
 

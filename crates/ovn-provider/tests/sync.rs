@@ -10,9 +10,25 @@ use serde_json::json;
 mod common;
 use common::*;
 
+/// One `ovn-db-sync` run of `desired` (a dry run when `dry_run`): the differences it found.
+async fn run_sync(nb: &OvsdbNb, desired: &LoadBalancer, dry_run: bool) -> Vec<sync::Difference> {
+    sync::sync(
+        nb,
+        None,
+        std::slice::from_ref(desired),
+        &sync::SyncOptions {
+            dry_run,
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap()
+    .differences
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sync_repairs_drift_and_is_idempotent() {
-    let nb = OvsdbNb::connect(&env("STACK_OVN_NB")).await.unwrap();
+    let nb = nb().await.unwrap();
     let lb_id = uid();
     // ids unique to this run: the pool → row lookup must never find another test's rows
     let t = uid().replace('-', "");
@@ -63,46 +79,12 @@ async fn sync_repairs_drift_and_is_idempotent() {
         }]),
         ..Default::default()
     };
-    let dry = sync::sync(
-        &nb,
-        None,
-        std::slice::from_ref(&desired),
-        &sync::SyncOptions {
-            dry_run: true,
-            ..Default::default()
-        },
-    )
-    .await
-    .unwrap()
-    .differences;
-    let fixed = sync::sync(
-        &nb,
-        None,
-        std::slice::from_ref(&desired),
-        &sync::SyncOptions {
-            dry_run: false,
-            ..Default::default()
-        },
-    )
-    .await
-    .unwrap()
-    .differences;
-    let again = sync::sync(
-        &nb,
-        None,
-        std::slice::from_ref(&desired),
-        &sync::SyncOptions {
-            dry_run: false,
-            ..Default::default()
-        },
-    )
-    .await
-    .unwrap()
-    .differences;
+    let dry = run_sync(&nb, &desired, true).await;
+    let fixed = run_sync(&nb, &desired, false).await;
+    let again = run_sync(&nb, &desired, false).await;
     let snap = nb.full_snapshot().await.unwrap();
     let row = snap.lbs_named(&lb_id)[0].clone();
-    nb.transact(vec![json!({"op": "delete", "table": "Load_Balancer",
-        "where": [["name", "==", lb_id]]})])
+    nb.transact(vec![delete_named("Load_Balancer", &lb_id)])
         .await
         .unwrap();
 
@@ -127,7 +109,7 @@ async fn sync_repairs_drift_and_is_idempotent() {
 /// and `vip` = `<VIP>:<listener port>`; a second run finds nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sync_repairs_pool_options_and_health_check_vip() {
-    let nb = OvsdbNb::connect(&env("STACK_OVN_NB")).await.unwrap();
+    let nb = nb().await.unwrap();
     let lb_id = uid();
     let t = uid().replace('-', "");
     let (l, p, h) = (format!("L{t}"), format!("P{t}"), format!("H{t}"));
@@ -183,19 +165,8 @@ async fn sync_repairs_pool_options_and_health_check_vip() {
         }]),
         ..Default::default()
     };
-    let run = || async {
-        sync::sync(
-            &nb,
-            None,
-            std::slice::from_ref(&desired),
-            &sync::SyncOptions::default(),
-        )
-        .await
-        .unwrap()
-        .differences
-    };
-    let fixed = run().await;
-    let again = run().await;
+    let fixed = run_sync(&nb, &desired, false).await;
+    let again = run_sync(&nb, &desired, false).await;
     let snap = nb.full_snapshot().await.unwrap();
     let row = snap.lbs_named(&lb_id)[0].clone();
     let hcs: Vec<_> = row
@@ -203,8 +174,7 @@ async fn sync_repairs_pool_options_and_health_check_vip() {
         .iter()
         .map(|u| snap.health_checks[u].clone())
         .collect();
-    nb.transact(vec![json!({"op": "delete", "table": "Load_Balancer",
-        "where": [["name", "==", lb_id]]})])
+    nb.transact(vec![delete_named("Load_Balancer", &lb_id)])
         .await
         .unwrap();
 

@@ -8,141 +8,48 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Duration;
 
-use openstack::{
-    FixedIpRequest, ListFilter, NetworkCreate, NeutronClient, PortCreate, RouterCreate,
-    SubnetCreate,
-};
-use ovn_provider::{NbDatabase, OvnConfig, OvnProvider, OvsdbNb};
+use openstack::{ListFilter, NeutronClient};
+use ovn_provider::NbDatabase;
 use provider::{
     HealthMonitor, Listener, LoadBalancer, Member, OperatingStatus as Op, Pool, ProviderDriver,
     ProviderError, ProvisioningStatus as Prov, Vip,
 };
-use tokio::sync::mpsc;
 
 mod common;
 use common::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn walking_skeleton_against_the_stack() {
-    let n = neutron();
     let lb_id = uid();
-    let mut made = Made::default();
-    let mut names = vec![format!("ovn-lb-vip-{lb_id}")];
-    let result = tokio::spawn({
-        let n = n.clone();
-        let lb_id = lb_id.clone();
-        async move {
-            let mut made = Made::default();
-            let mut names = Vec::new();
-            let r = scenario(&n, &lb_id, &mut made, &mut names).await;
-            (r, made, names)
-        }
-    })
-    .await;
-    let outcome = match result {
-        Ok((r, m, ns)) => {
-            made = m;
-            names.extend(ns);
-            r
-        }
-        Err(e) => Err(format!("scenario panicked: {e}")),
-    };
-    cleanup(&n, &made, &names).await;
-    if let Err(e) = outcome {
+    let vip_port = format!("ovn-lb-vip-{lb_id}");
+    if let Err(e) = guarded(vec![vip_port], |n, made| scenario(n, lb_id, made)).await {
         panic!("{e}");
     }
 }
 
-macro_rules! check {
-    ($cond:expr, $($arg:tt)*) => {
-        if !$cond {
-            return Err(format!($($arg)*));
-        }
-    };
-}
-
-async fn scenario(
-    n: &NeutronClient,
-    lb_id: &str,
-    made: &mut Made,
-    names: &mut Vec<String>,
-) -> Result<(), String> {
-    let e = |x: &dyn std::fmt::Display| x.to_string();
+async fn scenario(n: NeutronClient, lb_id: String, made: Made) -> Result<(), String> {
+    let (n, lb_id) = (&n, lb_id.as_str());
     // --- Neutron topology ---
-    let net = n
-        .create_network(&NetworkCreate {
-            name: Some(format!("keel-ovnp-{lb_id}")),
-            ..Default::default()
-        })
-        .await
-        .map_err(|x| e(&x))?;
-    made.network = Some(net.id.clone());
-    let subnet = n
-        .create_subnet(&SubnetCreate {
-            network_id: net.id.clone(),
-            cidr: "10.0.0.0/24".into(),
-            ip_version: 4,
-            ..Default::default()
-        })
-        .await
-        .map_err(|x| e(&x))?;
-    made.subnet = Some(subnet.id.clone());
-    names.push(format!("ovn-lb-hm-{}", subnet.id));
-    let router = n
-        .create_router(&RouterCreate {
-            name: Some(format!("keel-ovnp-{lb_id}")),
-            ..Default::default()
-        })
-        .await
-        .map_err(|x| e(&x))?;
-    made.router = Some(router.id.clone());
-    n.add_router_interface(&router.id, &subnet.id)
-        .await
-        .map_err(|x| e(&x))?;
-    made.router_if = Some((router.id.clone(), subnet.id.clone()));
-    for ip in ["10.0.0.10", "10.0.0.11"] {
-        let p = n
-            .create_port(&PortCreate {
-                network_id: net.id.clone(),
-                fixed_ips: Some(vec![FixedIpRequest::address(
-                    subnet.id.clone(),
-                    ip.parse().unwrap(),
-                )]),
-                ..Default::default()
-            })
-            .await
-            .map_err(|x| e(&x))?;
-        made.ports.push(p.id);
-    }
+    let Topology {
+        net,
+        subnet,
+        router,
+        ports,
+    } = topology(
+        n,
+        &made,
+        &format!("keel-ovnp-{lb_id}"),
+        true,
+        &["10.0.0.10", "10.0.0.11"],
+    )
+    .await?;
+    let router = router.ok_or("no router")?;
 
     // --- NB/SB clients, driver, status sink ---
-    let nb = OvsdbNb::connect(&env("STACK_OVN_NB"))
-        .await
-        .map_err(|x| e(&x))?;
-    nb.client()
-        .await_replica_caught_up()
-        .await
-        .map_err(|x| e(&x))?;
-    let sb = ovsdb::Client::connect(
-        &env("STACK_OVN_SB"),
-        "OVN_Southbound",
-        ovsdb::MonitorSpec::new()
-            .table("Load_Balancer")
-            .table("Service_Monitor"),
-    )
-    .await
-    .map_err(|x| e(&x))?;
-    let mut sb_events = sb.subscribe();
-    let nb_dyn: Arc<dyn NbDatabase> = Arc::new(nb.clone());
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let driver = OvnProvider::with_nb(
-        nb_dyn.clone(),
-        n.clone(),
-        Arc::new(Sink(tx)),
-        OvnConfig::default(),
-    );
+    let nb: Arc<dyn NbDatabase> = Arc::new(nb_caught_up().await?);
+    let sb = sb(&["Load_Balancer", "Service_Monitor"]).await?;
+    let (driver, mut rx) = driver(nb.clone(), n.clone());
     let ls_name = format!("neutron-{}", net.id);
     let lr_name = format!("neutron-{}", router.id);
 
@@ -179,12 +86,12 @@ async fn scenario(
             vec![],
         )
         .await
-        .map_err(|x| e(&x))?;
+        .msg()?;
     let vip_addr = vip.vip_address.clone().ok_or("no VIP address")?;
     let vip_port = n
         .get_port(vip.vip_port_id.as_deref().unwrap_or(""))
         .await
-        .map_err(|x| e(&x))?;
+        .msg()?;
     check!(
         vip_port.name == format!("ovn-lb-vip-{lb_id}"),
         "VIP port name {}",
@@ -205,16 +112,12 @@ async fn scenario(
         vip_subnet_id: Some(subnet.id.clone()),
         ..Default::default()
     };
-    driver
-        .loadbalancer_create(lb.clone())
-        .await
-        .map_err(|x| e(&x))?;
-    let r = next(&mut rx).await;
+    let r = step(driver.loadbalancer_create(lb.clone()), &mut rx).await?;
     check!(
         rec(&r.loadbalancers, lb_id) == (Some(Prov::Active), Some(Op::Online)),
         "lb create report {r:?}"
     );
-    let snap = nb_dyn.full_snapshot().await.map_err(|x| e(&x))?;
+    let snap = snapshot(&*nb).await?;
     let rows = snap.lbs_named(lb_id);
     check!(rows.len() == 1, "one row expected, got {rows:?}");
     let row = rows[0].clone();
@@ -250,18 +153,18 @@ async fn scenario(
     // --- listener TCP 80, pool SOURCE_IP_PORT ---
     let listener_id = uid();
     let pool_id = uid();
-    driver
-        .listener_create(Listener {
+    let r = step(
+        driver.listener_create(Listener {
             listener_id: listener_id.clone(),
             loadbalancer_id: Some(lb_id.into()),
             protocol: Some("TCP".into()),
             protocol_port: Some(80),
             admin_state_up: Some(true),
             ..Default::default()
-        })
-        .await
-        .map_err(|x| e(&x))?;
-    let r = next(&mut rx).await;
+        }),
+        &mut rx,
+    )
+    .await?;
     check!(
         rec(&r.listeners, &listener_id) == (Some(Prov::Active), Some(Op::Online)),
         "listener report {r:?}"
@@ -270,8 +173,8 @@ async fn scenario(
         rec(&r.loadbalancers, lb_id).0 == Some(Prov::Active),
         "lb in listener report {r:?}"
     );
-    driver
-        .pool_create(Pool {
+    let r = step(
+        driver.pool_create(Pool {
             pool_id: pool_id.clone(),
             loadbalancer_id: Some(lb_id.into()),
             listener_id: Some(listener_id.clone()),
@@ -279,10 +182,10 @@ async fn scenario(
             lb_algorithm: Some("SOURCE_IP_PORT".into()),
             admin_state_up: Some(true),
             ..Default::default()
-        })
-        .await
-        .map_err(|x| e(&x))?;
-    let r = next(&mut rx).await;
+        }),
+        &mut rx,
+    )
+    .await?;
     check!(
         rec(&r.pools, &pool_id) == (Some(Prov::Active), Some(Op::Online)),
         "pool report {r:?}"
@@ -296,8 +199,8 @@ async fn scenario(
     let m1 = uid();
     let m2 = uid();
     for (m, ip) in [(&m1, "10.0.0.10"), (&m2, "10.0.0.11")] {
-        driver
-            .member_create(Member {
+        let r = step(
+            driver.member_create(Member {
                 member_id: m.clone(),
                 pool_id: Some(pool_id.clone()),
                 address: Some(ip.into()),
@@ -305,10 +208,10 @@ async fn scenario(
                 subnet_id: Some(subnet.id.clone()),
                 admin_state_up: Some(true),
                 ..Default::default()
-            })
-            .await
-            .map_err(|x| e(&x))?;
-        let r = next(&mut rx).await;
+            }),
+            &mut rx,
+        )
+        .await?;
         check!(
             rec(&r.members, m) == (Some(Prov::Active), Some(Op::NoMonitor)),
             "member report {r:?}"
@@ -322,7 +225,7 @@ async fn scenario(
             "lb in member report {r:?}"
         );
     }
-    let snap = nb_dyn.full_snapshot().await.map_err(|x| e(&x))?;
+    let snap = snapshot(&*nb).await?;
     let row = snap
         .lbs_named(lb_id)
         .first()
@@ -366,8 +269,8 @@ async fn scenario(
 
     // --- TCP health monitor ---
     let hm_id = uid();
-    driver
-        .health_monitor_create(HealthMonitor {
+    let r = step(
+        driver.health_monitor_create(HealthMonitor {
             healthmonitor_id: hm_id.clone(),
             pool_id: Some(pool_id.clone()),
             kind: Some("TCP".into()),
@@ -377,10 +280,10 @@ async fn scenario(
             max_retries_down: Some(4),
             admin_state_up: Some(true),
             ..Default::default()
-        })
-        .await
-        .map_err(|x| e(&x))?;
-    let r = next(&mut rx).await;
+        }),
+        &mut rx,
+    )
+    .await?;
     check!(
         rec(&r.healthmonitors, &hm_id) == (Some(Prov::Active), Some(Op::Online)),
         "hm report {r:?}"
@@ -389,7 +292,7 @@ async fn scenario(
         rec(&r.members, &m1).1 == Some(Op::Online),
         "member after hm {r:?}"
     );
-    let snap = nb_dyn.full_snapshot().await.map_err(|x| e(&x))?;
+    let snap = snapshot(&*nb).await?;
     let row = snap
         .lbs_named(lb_id)
         .first()
@@ -434,7 +337,7 @@ async fn scenario(
     let hm_ports = n
         .list_ports(&ListFilter::new().eq("name", format!("ovn-lb-hm-{}", subnet.id)))
         .await
-        .map_err(|x| e(&x))?;
+        .msg()?;
     check!(hm_ports.len() == 1, "HM ports {hm_ports:?}");
     check!(
         hm_ports[0].device_owner == "ovn-lb-hm:distributed",
@@ -445,7 +348,7 @@ async fn scenario(
         .ip_in_subnet(&subnet.id)
         .ok_or("HM port without IP")?
         .to_string();
-    for (ip, port_id) in [("10.0.0.10", &made.ports[0]), ("10.0.0.11", &made.ports[1])] {
+    for (ip, port_id) in [("10.0.0.10", &ports[0]), ("10.0.0.11", &ports[1])] {
         check!(
             row.ip_port_mappings.get(ip) == Some(&format!("{port_id}:{hm_ip}")),
             "ip_port_mappings {:?}",
@@ -454,25 +357,23 @@ async fn scenario(
     }
 
     // --- ovn-northd derived the SB Load_Balancer from our row ---
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let found = sb.replica().table("Load_Balancer").is_some_and(|t| {
-            t.rows().any(|r| {
-                r.get_str("name") == Some(lb_id)
-                    && r.get("vips").is_some_and(|v| {
-                        v.to_json().to_string().contains(&format!("{vip_addr}:80"))
+    wait_replica(
+        &sb,
+        &format!("SB Load_Balancer {lb_id} with the VIP"),
+        |s| {
+            s.table("Load_Balancer")
+                .is_some_and(|t| {
+                    t.rows().any(|r| {
+                        r.get_str("name") == Some(lb_id)
+                            && r.get("vips").is_some_and(|v| {
+                                v.to_json().to_string().contains(&format!("{vip_addr}:80"))
+                            })
                     })
-            })
-        });
-        if found {
-            break;
-        }
-        check!(
-            tokio::time::Instant::now() < deadline,
-            "no SB Load_Balancer {lb_id} with the VIP"
-        );
-        let _ = tokio::time::timeout_at(deadline, sb_events.recv()).await;
-    }
+                })
+                .then_some(())
+        },
+    )
+    .await?;
 
     // --- agent: a Service_Monitor going offline makes the member ERROR, the pool DEGRADED ---
     let follower = tokio::spawn({
@@ -480,34 +381,20 @@ async fn scenario(
         let sb = sb.clone();
         async move { d.follow_service_monitors(sb).await }
     });
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    let sm_uuid = loop {
-        let found = sb.replica().table("Service_Monitor").and_then(|t| {
+    let sm_uuid = wait_replica(&sb, "northd's Service_Monitor for 10.0.0.10:8080", |s| {
+        s.table("Service_Monitor").and_then(|t| {
             t.rows()
                 // ours: other tests' members may share 10.0.0.10:8080, never our port
                 .find(|r| {
                     r.get_str("ip") == Some("10.0.0.10")
                         && r.get_i64("port") == Some(8080)
-                        && r.get_str("logical_port") == Some(made.ports[0].as_str())
+                        && r.get_str("logical_port") == Some(ports[0].as_str())
                 })
                 .map(|r| r.uuid())
-        });
-        if let Some(u) = found {
-            break u;
-        }
-        check!(
-            tokio::time::Instant::now() < deadline,
-            "northd made no Service_Monitor for 10.0.0.10:8080"
-        );
-        let _ = tokio::time::timeout_at(deadline, sb_events.recv()).await;
-    };
-    sb.transact(ovsdb::Transaction::new("OVN_Southbound").update(
-        "Service_Monitor",
-        &[ovsdb::Condition::uuid(sm_uuid)],
-        [("status", ovsdb::Value::set(["offline"]))],
-    ))
-    .await
-    .map_err(|x| e(&x))?;
+        })
+    })
+    .await?;
+    set_monitor_status(&sb, sm_uuid, "offline").await?;
     let r = next_about(&mut rx, lb_id).await;
     follower.abort();
     check!(
@@ -524,11 +411,7 @@ async fn scenario(
     );
 
     // --- cascade delete ---
-    driver
-        .loadbalancer_delete(lb.clone(), true)
-        .await
-        .map_err(|x| e(&x))?;
-    let r = next(&mut rx).await;
+    let r = step(driver.loadbalancer_delete(lb.clone(), true), &mut rx).await?;
     check!(
         rec(&r.loadbalancers, lb_id) == (Some(Prov::Deleted), Some(Op::Offline)),
         "lb delete {r:?}"
@@ -550,7 +433,7 @@ async fn scenario(
         rec(&r.healthmonitors, &hm_id).0 == Some(Prov::Deleted),
         "hm deleted {r:?}"
     );
-    let snap = nb_dyn.full_snapshot().await.map_err(|x| e(&x))?;
+    let snap = snapshot(&*nb).await?;
     check!(snap.lbs_named(lb_id).is_empty(), "rows left");
     check!(
         snap.health_checks
@@ -576,7 +459,7 @@ async fn scenario(
     let hm_left = n
         .list_ports(&ListFilter::new().eq("name", format!("ovn-lb-hm-{}", subnet.id)))
         .await
-        .map_err(|x| e(&x))?;
+        .msg()?;
     check!(hm_left.is_empty(), "HM port left: {hm_left:?}");
     Ok(())
 }

@@ -1,25 +1,90 @@
-//! Shared set-up of the integration tests: the stack's addresses (ci/stack/README.md), a
-//! Neutron client with Keel's service credentials, a recording status sink, clean-up.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! Shared set-up of the integration tests against the running stack (ci/stack/README.md).
+//!
+//! - the stack's addresses ([`env`]) and clients: Neutron with Keel's service credentials
+//!   ([`neutron`]), the driver's NB database ([`nb`], [`nb_caught_up`]), raw NB/SB clients
+//!   ([`nb_admin`], [`sb`]);
+//! - the driver with a status channel ([`driver`], [`driver_with`]) and the report-receiving
+//!   helpers ([`next`], [`next_about`], [`step`], [`rec`]);
+//! - Neutron resources ([`network`], [`subnet`], [`router_on`], [`member_ports`],
+//!   [`topology`]), each recorded in a [`Made`] that [`guarded`] / [`Made::cleanup`] delete;
+//! - NB rows: [`snapshot`], [`lb_row`], [`wait_replica`], [`nb_txn`], [`delete_named`];
+//! - `check!` and [`Msg::msg`] for scenarios returning `Result<(), String>`.
+//!
+//! Nothing here starts a process: connections close when their last clone is dropped, and
+//! rows written straight into the NB are the caller's to delete.
+#![allow(
+    dead_code,
+    unused_macros,
+    unused_imports,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use openstack::{
-    HttpConfig, ListFilter, NeutronClient, NeutronConfig, ServiceAuth, ServiceAuthConfig,
+    FixedIpRequest, HttpConfig, ListFilter, Network, NetworkCreate, NeutronClient, NeutronConfig,
+    PortCreate, Router, RouterCreate, ServiceAuth, ServiceAuthConfig, Subnet, SubnetCreate,
 };
+use ovn_provider::nb::LoadBalancerRow;
+use ovn_provider::{NbDatabase, NbSnapshot, OvnConfig, OvnProvider, OvsdbNb};
 use provider::{
     OperatingStatus as Op, ProvisioningStatus as Prov, StatsReport, StatusRecord, StatusReport,
     StatusSink, StatusSinkError,
 };
-use tokio::sync::mpsc;
+use serde_json::{json, Value};
+use tokio::sync::{mpsc, watch};
 
+/// `check!(cond, "format", args…)`: in a scenario returning `Result<(), String>`, returns the
+/// formatted message as the error unless `cond` holds (so the caller's clean-up still runs).
+macro_rules! check {
+    ($cond:expr, $($arg:tt)*) => {
+        if !$cond {
+            return Err(format!($($arg)*));
+        }
+    };
+}
+pub(crate) use check;
+
+/// `.msg()?`: any displayable error as a scenario's `String` error.
+pub trait Msg<T> {
+    fn msg(self) -> Result<T, String>;
+}
+
+impl<T, E: std::fmt::Display> Msg<T> for Result<T, E> {
+    fn msg(self) -> Result<T, String> {
+        self.map_err(|e| e.to_string())
+    }
+}
+
+/// The environment variable `name`; panics saying to run via ci/test.sh when it is missing.
 pub fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| {
         panic!("{name} is not set: run the tests via ci/test.sh (it sources ci/stack/env.sh)")
     })
 }
 
+/// A fresh unique id (UUID v4 text).
+pub fn uid() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// A `BTreeMap<String, String>` of `pairs`.
+pub fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+// --- clients -------------------------------------------------------------------------------
+
+/// Neutron (STACK_NEUTRON_URL) as Keel's service user `octavia` in project `service`.
 pub fn neutron() -> NeutronClient {
     let http = HttpConfig::default().build_client().unwrap();
     let auth = ServiceAuth::new(
@@ -41,6 +106,55 @@ pub fn neutron() -> NeutronClient {
     )
 }
 
+/// The driver's NB database on STACK_OVN_NB (its own connection and replica).
+pub async fn nb() -> Result<OvsdbNb, String> {
+    OvsdbNb::connect(&env("STACK_OVN_NB")).await.msg()
+}
+
+/// [`nb`], returned once its replica has caught up with the server.
+pub async fn nb_caught_up() -> Result<OvsdbNb, String> {
+    let nb = nb().await?;
+    nb.client().await_replica_caught_up().await.msg()?;
+    Ok(nb)
+}
+
+fn monitor(tables: &[&str]) -> ovsdb::MonitorSpec {
+    tables
+        .iter()
+        .fold(ovsdb::MonitorSpec::new(), |spec, t| spec.table(t))
+}
+
+/// A raw `OVN_Northbound` client on STACK_OVN_NB replicating `tables` (none: transact only).
+pub async fn nb_admin(tables: &[&str]) -> Result<ovsdb::Client, String> {
+    ovsdb::Client::connect(&env("STACK_OVN_NB"), "OVN_Northbound", monitor(tables))
+        .await
+        .msg()
+}
+
+/// A raw `OVN_Southbound` client on STACK_OVN_SB replicating `tables`.
+pub async fn sb(tables: &[&str]) -> Result<ovsdb::Client, String> {
+    ovsdb::Client::connect(&env("STACK_OVN_SB"), "OVN_Southbound", monitor(tables))
+        .await
+        .msg()
+}
+
+/// One `OVN_Northbound` transaction of raw JSON operations.
+pub fn nb_txn(ops: Vec<Value>) -> ovsdb::Transaction {
+    ops.into_iter()
+        .fold(ovsdb::Transaction::new("OVN_Northbound"), |t, op| t.raw(op))
+}
+
+/// The JSON `delete` operation of the rows of `table` named `name`.
+pub fn delete_named(table: &str, name: &str) -> Value {
+    json!({"op": "delete", "table": table, "where": [["name", "==", name]]})
+}
+
+// --- driver and status reports -------------------------------------------------------------
+
+/// The reports the driver's status sink received, in order.
+pub type Reports = mpsc::UnboundedReceiver<StatusReport>;
+
+/// A status sink that forwards every report to a channel (statistics are dropped).
 pub struct Sink(pub mpsc::UnboundedSender<StatusReport>);
 
 #[async_trait]
@@ -54,7 +168,24 @@ impl StatusSink for Sink {
     }
 }
 
-pub async fn next(rx: &mut mpsc::UnboundedReceiver<StatusReport>) -> StatusReport {
+/// The driver on `nb` and `n` with the default [`OvnConfig`], and the channel of its reports.
+/// It starts no task of its own until an operation is queued.
+pub fn driver(nb: Arc<dyn NbDatabase>, n: NeutronClient) -> (OvnProvider, Reports) {
+    driver_with(nb, n, OvnConfig::default())
+}
+
+/// [`driver`] with `config`.
+pub fn driver_with(
+    nb: Arc<dyn NbDatabase>,
+    n: NeutronClient,
+    config: OvnConfig,
+) -> (OvnProvider, Reports) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    (OvnProvider::with_nb(nb, n, Arc::new(Sink(tx)), config), rx)
+}
+
+/// The next report; panics when none comes within 60 s or the sink is gone.
+pub async fn next(rx: &mut Reports) -> StatusReport {
     tokio::time::timeout(Duration::from_secs(60), rx.recv())
         .await
         .expect("no status report within 60 s")
@@ -63,10 +194,7 @@ pub async fn next(rx: &mut mpsc::UnboundedReceiver<StatusReport>) -> StatusRepor
 
 /// The next report that names load balancer `lb_id`. An agent follows the whole shared SB, so
 /// it legitimately reports on other tests' load balancers too; those reports are skipped.
-pub async fn next_about(
-    rx: &mut mpsc::UnboundedReceiver<StatusReport>,
-    lb_id: &str,
-) -> StatusReport {
+pub async fn next_about(rx: &mut Reports, lb_id: &str) -> StatusReport {
     loop {
         let r = next(rx).await;
         if r.loadbalancers.iter().any(|l| l.id == lb_id) {
@@ -75,6 +203,27 @@ pub async fn next_about(
     }
 }
 
+/// One driver call (`call`, not yet awaited) and the report it leads to: the call's error as
+/// the scenario's error, else [`next`].
+pub async fn step<T, E: std::fmt::Display>(
+    call: impl Future<Output = Result<T, E>>,
+    rx: &mut Reports,
+) -> Result<StatusReport, String> {
+    call.await.msg()?;
+    Ok(next(rx).await)
+}
+
+/// [`step`] with [`next_about`] `lb_id`: the call, then the next report naming `lb_id`.
+pub async fn step_about<T, E: std::fmt::Display>(
+    call: impl Future<Output = Result<T, E>>,
+    rx: &mut Reports,
+    lb_id: &str,
+) -> Result<StatusReport, String> {
+    call.await.msg()?;
+    Ok(next_about(rx, lb_id).await)
+}
+
+/// `(provisioning_status, operating_status)` of object `id` in `list`; panics when absent.
 pub fn rec(list: &[StatusRecord], id: &str) -> (Option<Prov>, Option<Op>) {
     let r = list
         .iter()
@@ -83,44 +232,279 @@ pub fn rec(list: &[StatusRecord], id: &str) -> (Option<Prov>, Option<Op>) {
     (r.provisioning_status, r.operating_status)
 }
 
-pub fn uid() -> String {
-    uuid::Uuid::new_v4().to_string()
+// --- NB rows -------------------------------------------------------------------------------
+
+/// A full snapshot of `nb`'s replica.
+pub async fn snapshot(nb: &dyn NbDatabase) -> Result<NbSnapshot, String> {
+    nb.full_snapshot().await.msg()
 }
 
-/// What the test made in Neutron; deleted on every exit path.
+/// The first `Load_Balancer` row named `lb_id` (an error when there is none).
+pub async fn lb_row(nb: &dyn NbDatabase, lb_id: &str) -> Result<LoadBalancerRow, String> {
+    snapshot(nb)
+        .await?
+        .lbs_named(lb_id)
+        .first()
+        .map(|r| (*r).clone())
+        .ok_or_else(|| format!("row gone: no Load_Balancer row named {lb_id}"))
+}
+
+/// Waits until `f` finds what it looks for in `c`'s replica (re-checked on every change
+/// event); after 30 s the error `timed out waiting for: {what}`.
+pub async fn wait_replica<T>(
+    c: &ovsdb::Client,
+    what: &str,
+    f: impl Fn(&ovsdb::Snapshot) -> Option<T>,
+) -> Result<T, String> {
+    let mut events = c.subscribe();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(v) = f(&c.replica()) {
+            return Ok(v);
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Err(format!("timed out waiting for: {what}"));
+        }
+        let _ = tokio::time::timeout_at(deadline, events.recv()).await;
+    }
+}
+
+/// Sets `status` of the SB `Service_Monitor` row `uuid` (as ovn-controller would), in one
+/// transaction.
+pub async fn set_monitor_status(
+    sb: &ovsdb::Client,
+    uuid: ovsdb::Uuid,
+    status: &str,
+) -> Result<(), String> {
+    sb.transact(ovsdb::Transaction::new("OVN_Southbound").update(
+        "Service_Monitor",
+        &[ovsdb::Condition::uuid(uuid)],
+        [("status", ovsdb::Value::set([status]))],
+    ))
+    .await
+    .msg()?;
+    Ok(())
+}
+
+/// Waits up to `secs` seconds for the lock watch `held` to say the lock is held.
+pub async fn wait_held(held: &mut watch::Receiver<bool>, secs: u64, what: &str) {
+    tokio::time::timeout(Duration::from_secs(secs), held.wait_for(|h| *h))
+        .await
+        .unwrap_or_else(|_| panic!("{what}"))
+        .unwrap();
+}
+
+// --- Neutron resources and their clean-up ---------------------------------------------------
+
+/// What a test made in Neutron, in creation order per kind.
 #[derive(Default)]
-pub struct Made {
+pub struct Resources {
+    /// Ports deleted by name (the driver's VIP `ovn-lb-vip-<lb>` and HM `ovn-lb-hm-<subnet>`
+    /// ports, whose ids the test may never learn).
+    pub port_names: Vec<String>,
     pub ports: Vec<String>,
+    /// `(router, subnet)` of a router interface.
     pub router_if: Option<(String, String)>,
     pub router: Option<String>,
     pub subnet: Option<String>,
     pub network: Option<String>,
 }
 
-pub async fn cleanup(n: &NeutronClient, m: &Made, vip_and_hm_names: &[String]) {
-    for name in vip_and_hm_names {
-        if let Ok(ports) = n
-            .list_ports(&ListFilter::new().eq("name", name.clone()))
-            .await
-        {
-            for p in ports {
-                let _ = n.delete_port(&p.id).await;
+/// A shared record of [`Resources`]: clones see the same record, so a scenario running in
+/// its own task can record what it makes and the caller still deletes it after a panic.
+#[derive(Clone, Default)]
+pub struct Made(Arc<Mutex<Resources>>);
+
+impl Made {
+    /// A record that already lists the ports named `port_names`.
+    pub fn with_port_names(port_names: Vec<String>) -> Self {
+        Made(Arc::new(Mutex::new(Resources {
+            port_names,
+            ..Resources::default()
+        })))
+    }
+
+    /// Changes the record.
+    pub fn record(&self, f: impl FnOnce(&mut Resources)) {
+        f(&mut self.0.lock().unwrap_or_else(|p| p.into_inner()));
+    }
+
+    /// Records port `id`.
+    pub fn port(&self, id: &str) {
+        self.record(|r| r.ports.push(id.to_string()));
+    }
+
+    /// Records the ports named `name`.
+    pub fn port_name(&self, name: String) {
+        self.record(|r| r.port_names.push(name));
+    }
+
+    /// Deletes everything recorded (ports by name, ports, router interface, router, subnet,
+    /// network), ignoring errors (already gone), and empties the record.
+    pub async fn cleanup(&self, n: &NeutronClient) {
+        let m = std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()));
+        for name in &m.port_names {
+            if let Ok(ports) = n
+                .list_ports(&ListFilter::new().eq("name", name.clone()))
+                .await
+            {
+                for p in ports {
+                    let _ = n.delete_port(&p.id).await;
+                }
             }
         }
+        for p in &m.ports {
+            let _ = n.delete_port(p).await;
+        }
+        if let Some((r, s)) = &m.router_if {
+            let _ = n.remove_router_interface(r, s).await;
+        }
+        if let Some(r) = &m.router {
+            let _ = n.delete_router(r).await;
+        }
+        if let Some(s) = &m.subnet {
+            let _ = n.delete_subnet(s).await;
+        }
+        if let Some(net) = &m.network {
+            let _ = n.delete_network(net).await;
+        }
     }
-    for p in &m.ports {
-        let _ = n.delete_port(p).await;
+}
+
+/// Runs `scenario` in its own task (a panic in it becomes the error `scenario panicked: …`)
+/// with a Neutron client and a [`Made`] already listing `port_names`; then deletes everything
+/// recorded in it, whatever the outcome, and returns the scenario's outcome.
+pub async fn guarded<F, Fut>(port_names: Vec<String>, scenario: F) -> Result<(), String>
+where
+    F: FnOnce(NeutronClient, Made) -> Fut,
+    Fut: Future<Output = Result<(), String>> + Send + 'static,
+{
+    let n = neutron();
+    let made = Made::with_port_names(port_names);
+    let outcome = match tokio::spawn(scenario(n.clone(), made.clone())).await {
+        Ok(r) => r,
+        Err(e) => Err(format!("scenario panicked: {e}")),
+    };
+    made.cleanup(&n).await;
+    outcome
+}
+
+/// A network named `name`, recorded in `made`.
+pub async fn network(n: &NeutronClient, made: &Made, name: String) -> Result<Network, String> {
+    let net = n
+        .create_network(&NetworkCreate {
+            name: Some(name),
+            ..Default::default()
+        })
+        .await
+        .msg()?;
+    made.record(|r| r.network = Some(net.id.clone()));
+    Ok(net)
+}
+
+/// An IPv4 subnet `cidr` on `net_id`, recorded in `made` together with the name of the HM
+/// port the driver may make on it (`ovn-lb-hm-<subnet>`).
+pub async fn subnet(
+    n: &NeutronClient,
+    made: &Made,
+    net_id: &str,
+    cidr: &str,
+) -> Result<Subnet, String> {
+    let subnet = n
+        .create_subnet(&SubnetCreate {
+            network_id: net_id.to_string(),
+            cidr: cidr.into(),
+            ip_version: 4,
+            ..Default::default()
+        })
+        .await
+        .msg()?;
+    made.record(|r| {
+        r.subnet = Some(subnet.id.clone());
+        r.port_names.push(format!("ovn-lb-hm-{}", subnet.id));
+    });
+    Ok(subnet)
+}
+
+/// A router named `name` with an interface on `subnet_id`, both recorded in `made`.
+pub async fn router_on(
+    n: &NeutronClient,
+    made: &Made,
+    name: String,
+    subnet_id: &str,
+) -> Result<Router, String> {
+    let router = n
+        .create_router(&RouterCreate {
+            name: Some(name),
+            ..Default::default()
+        })
+        .await
+        .msg()?;
+    made.record(|r| r.router = Some(router.id.clone()));
+    n.add_router_interface(&router.id, subnet_id).await.msg()?;
+    made.record(|r| r.router_if = Some((router.id.clone(), subnet_id.to_string())));
+    Ok(router)
+}
+
+/// One port per address in `ips` on `net_id` / `subnet_id` (the members' ports), recorded in
+/// `made`; their ids in the order of `ips`.
+pub async fn member_ports(
+    n: &NeutronClient,
+    made: &Made,
+    net_id: &str,
+    subnet_id: &str,
+    ips: &[&str],
+) -> Result<Vec<String>, String> {
+    let mut ids = Vec::new();
+    for ip in ips {
+        let p = n
+            .create_port(&PortCreate {
+                network_id: net_id.to_string(),
+                fixed_ips: Some(vec![FixedIpRequest::address(
+                    subnet_id.to_string(),
+                    ip.parse().msg()?,
+                )]),
+                ..Default::default()
+            })
+            .await
+            .msg()?;
+        made.port(&p.id);
+        ids.push(p.id);
     }
-    if let Some((r, s)) = &m.router_if {
-        let _ = n.remove_router_interface(r, s).await;
-    }
-    if let Some(r) = &m.router {
-        let _ = n.delete_router(r).await;
-    }
-    if let Some(s) = &m.subnet {
-        let _ = n.delete_subnet(s).await;
-    }
-    if let Some(net) = &m.network {
-        let _ = n.delete_network(net).await;
-    }
+    Ok(ids)
+}
+
+/// What [`topology`] made.
+pub struct Topology {
+    pub net: Network,
+    pub subnet: Subnet,
+    pub router: Option<Router>,
+    /// The member ports' ids, in the order of the addresses asked for.
+    pub ports: Vec<String>,
+}
+
+/// Network `name` + subnet 10.0.0.0/24 (+ router `name` with an interface on it when
+/// `router`) + a port per address in `member_ips`: the usual member topology, all recorded
+/// in `made`.
+pub async fn topology(
+    n: &NeutronClient,
+    made: &Made,
+    name: &str,
+    router: bool,
+    member_ips: &[&str],
+) -> Result<Topology, String> {
+    let net = network(n, made, name.to_string()).await?;
+    let subnet = subnet(n, made, &net.id, "10.0.0.0/24").await?;
+    let router = if router {
+        Some(router_on(n, made, name.to_string(), &subnet.id).await?)
+    } else {
+        None
+    };
+    let ports = member_ports(n, made, &net.id, &subnet.id, member_ips).await?;
+    Ok(Topology {
+        net,
+        subnet,
+        router,
+        ports,
+    })
 }

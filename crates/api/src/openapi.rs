@@ -6,7 +6,10 @@
 //! CIDR formats, nesting, mandatory fields, the `tenant_id` alias); response bodies from the
 //! attribute tables the handlers filter and sort by (`base::LB_ATTRS`, …), each attribute typed
 //! by the same request schemas (plus the few response-only attributes in [`Resource::extra`]);
-//! paths and methods from [`OPERATIONS`], which the tests check against [`crate::router`] (a
+//! the graph create's `…Full` objects from those same resources ([`Full`]: attributes removed,
+//! related objects nested whole, as `load_balancer::graph::render_full`); the 401 / 503 of
+//! every authenticated operation from `context::auth_layer` (503 = Keystone outage, with
+//! `context::KEYSTONE_UNAVAILABLE`); paths and methods from [`OPERATIONS`], which the tests check against [`crate::router`] (a
 //! route cannot be served undocumented) and whose success codes and bodies they check against
 //! real responses (`crates/api/tests/openapi.rs`).
 
@@ -15,6 +18,7 @@ use std::sync::OnceLock;
 use axum::Json;
 use serde_json::{json, Map, Value};
 
+use crate::context::KEYSTONE_UNAVAILABLE;
 use crate::types::health_monitor::{HM_POST, HM_PUT, HM_SINGLE};
 use crate::types::l7::{L7POLICY_SINGLE, L7RULE_SINGLE};
 use crate::types::listener::{LISTENER_POST, LISTENER_PUT, LISTENER_SINGLE};
@@ -293,6 +297,90 @@ pub static RESOURCES: &[&Resource] = &[
     &AMPHORA,
 ];
 
+/// What a nested attribute of a full response holds.
+#[derive(Debug, Clone, Copy)]
+pub enum Nest {
+    /// A list of these objects (always present).
+    Many(&'static str),
+    /// One such object, present only when there is one (`healthmonitor` of a pool).
+    Maybe(&'static str),
+}
+
+/// A `…FullResponse` (octavia/api/v2/types/*.py `_full_response`, what
+/// [`crate::load_balancer::graph::render_full`] answers): a [`Resource`]'s object with some
+/// attributes removed and the related objects given whole instead of as `[{"id": …}]`.
+#[derive(Debug)]
+pub struct Full {
+    /// Component name (`LoadBalancerFull`, …).
+    pub name: &'static str,
+    /// The resource whose attribute table it starts from.
+    pub of: &'static Resource,
+    /// Attributes `render_full` removes (`loadbalancers`, `healthmonitor_id`, `pools`).
+    pub drop: &'static [&'static str],
+    /// Attributes replaced (or added) with whole objects, by component name.
+    pub nested: &'static [(&'static str, Nest)],
+    /// At least one of these lists is non-empty (a graph create has a listener or a pool; a
+    /// create without both answers the plain object, so the `oneOf` of the two is exclusive).
+    pub non_empty_one_of: &'static [&'static str],
+}
+
+/// `L7PolicyFullResponse`: `rules` whole.
+pub static L7POLICY_FULL: Full = Full {
+    name: "L7PolicyFull",
+    of: &L7POLICY,
+    drop: &[],
+    nested: &[("rules", Nest::Many("L7Rule"))],
+    non_empty_one_of: &[],
+};
+/// `ListenerFullResponse`: `l7policies` whole, no `loadbalancers`.
+pub static LISTENER_FULL: Full = Full {
+    name: "ListenerFull",
+    of: &LISTENER,
+    drop: &["loadbalancers"],
+    nested: &[("l7policies", Nest::Many("L7PolicyFull"))],
+    non_empty_one_of: &[],
+};
+/// `HealthMonitorFullResponse`: no `pools`.
+pub static HEALTH_MONITOR_FULL: Full = Full {
+    name: "HealthMonitorFull",
+    of: &HEALTH_MONITOR,
+    drop: &["pools"],
+    nested: &[],
+    non_empty_one_of: &[],
+};
+/// `PoolFullResponse`: `members` whole, `healthmonitor` whole when there is one; no
+/// `loadbalancers` nor `healthmonitor_id`.
+pub static POOL_FULL: Full = Full {
+    name: "PoolFull",
+    of: &POOL,
+    drop: &["loadbalancers", "healthmonitor_id"],
+    nested: &[
+        ("members", Nest::Many("Member")),
+        ("healthmonitor", Nest::Maybe("HealthMonitorFull")),
+    ],
+    non_empty_one_of: &[],
+};
+/// `LoadBalancerFullResponse`: the 201 of a graph create (`listeners` and `pools` whole).
+pub static LOAD_BALANCER_FULL: Full = Full {
+    name: "LoadBalancerFull",
+    of: &LOAD_BALANCER,
+    drop: &[],
+    nested: &[
+        ("listeners", Nest::Many("ListenerFull")),
+        ("pools", Nest::Many("PoolFull")),
+    ],
+    non_empty_one_of: &["listeners", "pools"],
+};
+
+/// Every full response object type.
+pub static FULLS: &[&Full] = &[
+    &LOAD_BALANCER_FULL,
+    &LISTENER_FULL,
+    &POOL_FULL,
+    &HEALTH_MONITOR_FULL,
+    &L7POLICY_FULL,
+];
+
 // ---- shapes that are not resources (load_balancer::get_status / stats_of, versions) ----
 
 static ST_MEMBER: Schema = Schema {
@@ -484,6 +572,9 @@ pub enum Reply {
     Empty,
     /// `{"<key>": <resource>}`.
     One(&'static str, &'static Resource),
+    /// `{"<key>": <resource>}`, or `{"<key>": <full>}` when the request had children (the
+    /// graph create: [`crate::load_balancer::graph::render_full`]); a `oneOf`.
+    OneOrFull(&'static str, &'static Resource, &'static Full),
     /// `{"<key>": [<resource>…], "<links key>": [<link>…]}`, paginated.
     Page(&'static str, &'static str, &'static Resource),
     /// `{"<key>": [<resource>…]}`, not paginated.
@@ -587,7 +678,7 @@ pub static OPERATIONS: &[Operation] = &[
     op("get", OPENAPI_PATH, "This document", B::None, 200, R::Document, P::None, false),
     // load balancers
     op("get", "/v2/lbaas/loadbalancers", "List load balancers", B::None, 200, R::Page("loadbalancers", "loadbalancers_links", &LOAD_BALANCER), P::List(&LOAD_BALANCER), false),
-    op("post", "/v2/lbaas/loadbalancers", "Create a load balancer (optionally with its listeners and pools)", B::Wrapped("loadbalancer", &LB_POST), 201, R::One("loadbalancer", &LOAD_BALANCER), P::None, true),
+    op("post", "/v2/lbaas/loadbalancers", "Create a load balancer, or (with `listeners` / `pools`) the whole tree in one call", B::Wrapped("loadbalancer", &LB_POST), 201, R::OneOrFull("loadbalancer", &LOAD_BALANCER, &LOAD_BALANCER_FULL), P::None, true),
     op("get", "/v2/lbaas/loadbalancers/{id}", "Show a load balancer", B::None, 200, R::One("loadbalancer", &LOAD_BALANCER), P::Fields, false),
     op("put", "/v2/lbaas/loadbalancers/{id}", "Update a load balancer", B::Wrapped("loadbalancer", &LB_PUT), 200, R::One("loadbalancer", &LOAD_BALANCER), P::None, true),
     op("delete", "/v2/lbaas/loadbalancers/{id}", "Delete a load balancer", B::None, 204, R::Empty, P::Only(CASCADE), true),
@@ -848,6 +939,57 @@ fn resource_schema(r: &Resource) -> Value {
         "required": required})
 }
 
+/// A full response object: the resource's object minus `drop`, with `nested` attributes as
+/// whole objects (`Many`: a required list; `Maybe`: an optional object).
+fn full_schema(full: &Full) -> Value {
+    let mut v = resource_schema(full.of);
+    let drop_or_nested =
+        |k: &str| full.drop.contains(&k) || full.nested.iter().any(|(n, _)| *n == k);
+    if let Some(props) = v["properties"].as_object_mut() {
+        props.retain(|k, _| !full.drop.contains(&k.as_str()));
+        for (name, nest) in full.nested {
+            let p = match nest {
+                Nest::Many(c) => json!({"type": "array", "items": schema_ref(c)}),
+                Nest::Maybe(c) => schema_ref(c),
+            };
+            props.insert(name.to_string(), p);
+        }
+    }
+    let mut required: Vec<Value> = v["required"]
+        .as_array()
+        .map(|r| {
+            r.iter()
+                .filter(|k| k.as_str().is_some_and(|k| !drop_or_nested(k)))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    for (name, nest) in full.nested {
+        if matches!(nest, Nest::Many(_)) {
+            required.push(json!(name));
+        }
+    }
+    v["required"] = json!(required);
+    if !full.non_empty_one_of.is_empty() {
+        let any: Vec<Value> = full
+            .non_empty_one_of
+            .iter()
+            .map(|k| json!({"required": [k], "properties": {*k: {"type": "array", "minItems": 1}}}))
+            .collect();
+        v["anyOf"] = json!(any);
+        v["description"] = json!(format!(
+            "As `{}`, with related objects whole; at least one of {} is non-empty.",
+            full.of.name,
+            full.non_empty_one_of
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    v
+}
+
 fn schema_ref(name: &str) -> Value {
     json!({"$ref": format!("#/components/schemas/{name}")})
 }
@@ -861,6 +1003,8 @@ fn reply_schema(reply: &Reply) -> Option<Value> {
         Reply::Empty => return None,
         Reply::One(key, r) => json!({"type": "object", "additionalProperties": false,
             "required": [key], "properties": {*key: schema_ref(r.name)}}),
+        Reply::OneOrFull(key, r, full) => json!({"type": "object", "additionalProperties": false,
+            "required": [key], "properties": {*key: {"oneOf": [schema_ref(r.name), schema_ref(full.name)]}}}),
         Reply::Page(key, links, r) => json!({"type": "object", "additionalProperties": false,
             "required": [key, links], "properties": {
                 *key: {"type": "array", "items": schema_ref(r.name)},
@@ -998,13 +1142,11 @@ fn error_responses(o: &Operation) -> Map<String, Value> {
     if lbaas {
         codes.push("500");
     }
+    let quota_busy = o.driver && (o.method == "post" || matches!(o.body, Body::List(..)));
     if o.driver {
         codes.push("501");
-        if o.method == "post" || matches!(o.body, Body::List(..)) {
-            codes.push("503");
-        }
     }
-    codes
+    let mut out: Map<String, Value> = codes
         .into_iter()
         .map(|c| {
             (
@@ -1012,7 +1154,21 @@ fn error_responses(o: &Operation) -> Map<String, Value> {
                 json!({"$ref": format!("#/components/responses/{c}")}),
             )
         })
-        .collect()
+        .collect();
+    // keystonemiddleware's outage answer on every authenticated path (context::auth_layer),
+    // plus, on quota'd creates, the quota-usage lock being held
+    let unavailable = match (authenticated, quota_busy) {
+        (_, true) => Some("503QuotaOrKeystone"),
+        (true, false) => Some("503"),
+        (false, false) => None,
+    };
+    if let Some(r) = unavailable {
+        out.insert(
+            "503".into(),
+            json!({"$ref": format!("#/components/responses/{r}")}),
+        );
+    }
+    out
 }
 
 fn operation(o: &Operation) -> Value {
@@ -1029,6 +1185,14 @@ fn operation(o: &Operation) -> Value {
         202 => "Accepted.",
         204 => "Deleted.",
         _ => "OK.",
+    };
+    let description = match o.reply {
+        Reply::OneOrFull(_, r, full) => format!(
+            "{description} Without children in the request: `{}`; with them: the whole \
+             created tree, `{}`.",
+            r.name, full.name
+        ),
+        _ => description.to_string(),
     };
     let mut ok = json!({"description": description});
     if let Some(schema) = reply_schema(&o.reply) {
@@ -1083,9 +1247,18 @@ fn components() -> Value {
     for r in RESOURCES {
         schemas.insert(r.name.to_string(), resource_schema(r));
     }
+    for full in FULLS {
+        schemas.insert(full.name.to_string(), full_schema(full));
+    }
     for (name, schema) in SHAPES {
         schemas.insert(name.to_string(), response_object(schema));
     }
+    // the Keystone-outage fault (context::AuthRejection::KeystoneUnavailable)
+    schemas.insert(
+        "KeystoneUnavailable".into(),
+        json!({"allOf": [schema_ref("Fault"), {"properties": {
+            "faultcode": {"const": "Server"}, "faultstring": {"const": KEYSTONE_UNAVAILABLE}}}]}),
+    );
     // pecan's `code` is the number, but the status line for 413 (middleware::body_limit)
     if let Some(code) = schemas
         .get_mut("PecanError")
@@ -1108,7 +1281,10 @@ fn components() -> Value {
             "content": json_content(schema_ref("PecanError"))},
         "500": fault("Internal error, or the provider driver reported an error."),
         "501": fault("The provider is not loaded, or does not support this action / option."),
-        "503": fault("Another request is updating this project's quota usage; retry."),
+        "503": {"description": format!("The token could not be validated: Keystone is unreachable or failing (keystonemiddleware's `{KEYSTONE_UNAVAILABLE}`)."),
+            "content": json_content(schema_ref("KeystoneUnavailable"))},
+        "503QuotaOrKeystone": {"description": format!("The token could not be validated: Keystone is unreachable or failing (`{KEYSTONE_UNAVAILABLE}`, `KeystoneUnavailable`); or another request is updating this project's quota usage, retry."),
+            "content": json_content(schema_ref("Fault"))},
     });
     json!({
         "schemas": schemas,
@@ -1169,6 +1345,62 @@ mod tests {
                 assert!((r.attrs)().contains(h), "{}.{h} not an attribute", r.name);
             }
         }
+    }
+
+    #[test]
+    fn full_objects_are_their_resources_reshaped() {
+        for full in FULLS {
+            let attrs = full.of.body_attrs();
+            for d in full.drop {
+                assert!(attrs.contains(d), "{}: {d} is not an attribute", full.name);
+            }
+            let v = full_schema(full);
+            let props = v["properties"].as_object().unwrap();
+            for a in &attrs {
+                assert_eq!(
+                    props.contains_key(*a),
+                    !full.drop.contains(a),
+                    "{}.{a}",
+                    full.name
+                );
+            }
+        }
+        let d = document();
+        let s = &d["components"]["schemas"];
+        assert_eq!(
+            s["ListenerFull"]["properties"]["l7policies"]["items"],
+            json!({"$ref": "#/components/schemas/L7PolicyFull"})
+        );
+        assert!(s["PoolFull"]["properties"]
+            .get("healthmonitor_id")
+            .is_none());
+        assert!(!s["PoolFull"]["required"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("healthmonitor")));
+        assert!(s["HealthMonitorFull"]["properties"].get("pools").is_none());
+        let created = &d["paths"]["/v2/lbaas/loadbalancers"]["post"]["responses"]["201"];
+        assert_eq!(
+            created["content"]["application/json"]["schema"]["properties"]["loadbalancer"],
+            json!({"oneOf": [{"$ref": "#/components/schemas/LoadBalancer"},
+                {"$ref": "#/components/schemas/LoadBalancerFull"}]})
+        );
+    }
+
+    #[test]
+    fn every_authenticated_operation_documents_the_keystone_outage() {
+        let d = document();
+        for o in OPERATIONS {
+            let r = &d["paths"][o.path][o.method]["responses"];
+            let open = o.path == "/" || o.path == "/healthcheck";
+            assert_eq!(r.get("503").is_none(), open, "{} {}", o.method, o.path);
+            assert_eq!(r.get("401").is_none(), open, "{} {}", o.method, o.path);
+        }
+        assert_eq!(
+            d["components"]["schemas"]["KeystoneUnavailable"]["allOf"][1]["properties"]
+                ["faultstring"]["const"],
+            KEYSTONE_UNAVAILABLE
+        );
     }
 
     #[test]

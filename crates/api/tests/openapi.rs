@@ -301,6 +301,8 @@ impl ProviderDriver for Yes {
 
 struct Env {
     router: axum::Router,
+    /// `X-Auth-Token` sent with every request (keystone mode).
+    token: Option<&'static str>,
     db: Database,
     mysql_name: Option<String>,
     _dir: Option<tempfile::TempDir>,
@@ -322,6 +324,10 @@ fn server_part(url: &str) -> String {
 
 impl Env {
     async fn new(mysql: bool) -> Self {
+        Self::with_auth(mysql, AuthMode::NoAuth, None).await
+    }
+
+    async fn with_auth(mysql: bool, auth: AuthMode, token: Option<&'static str>) -> Self {
         let (db, mysql_name, dir) = if mysql {
             let base = keel_db_url();
             let name = format!("keel_test_{}", uuid::Uuid::new_v4().simple());
@@ -349,9 +355,10 @@ impl Env {
         };
         cfg.enabled_provider_drivers
             .insert("yes".into(), "Accepts everything.".into());
-        let state = AppState::new(db.clone(), providers, AuthMode::NoAuth, None, cfg);
+        let state = AppState::new(db.clone(), providers, auth, None, cfg);
         Self {
             router: api::router(state),
+            token,
             db,
             mysql_name,
             _dir: dir,
@@ -366,6 +373,9 @@ impl Env {
             .header("x-project-id", PROJECT);
         if body.is_some() {
             b = b.header("content-type", "application/json");
+        }
+        if let Some(t) = self.token {
+            b = b.header("x-auth-token", t);
         }
         let req = b
             .body(body.map_or(Body::empty(), |v| Body::from(v.to_string())))
@@ -421,6 +431,19 @@ fn check(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), String>
     if let Some(any) = schema.get("anyOf").and_then(Value::as_array) {
         if !any.iter().any(|s| check(doc, s, v, at).is_ok()) {
             return Err(format!("{at}: {v} matches none of {schema}"));
+        }
+    }
+    if let Some(one) = schema.get("oneOf").and_then(Value::as_array) {
+        let n = one.iter().filter(|s| check(doc, s, v, at).is_ok()).count();
+        if n != 1 {
+            return Err(format!(
+                "{at}: {v} matches {n} (not exactly one) of {schema}"
+            ));
+        }
+    }
+    if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
+        for s in all {
+            check(doc, s, v, at)?;
         }
     }
     if let Some(c) = schema.get("const") {
@@ -488,6 +511,11 @@ fn check(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), String>
                 .is_some_and(|m| n < m)
         {
             return Err(format!("{at}: {s:?} has the wrong length for {schema}"));
+        }
+    }
+    if let (Some(min), Some(a)) = (schema.get("minItems").and_then(Value::as_u64), v.as_array()) {
+        if (a.len() as u64) < min {
+            return Err(format!("{at}: fewer than {min} items"));
         }
     }
     if let (Some(items), Some(a)) = (schema.get("items"), v.as_array()) {
@@ -712,8 +740,63 @@ async fn every_operation_answers_as_documented() {
         // the load balancer tree
         let lb = c.ok("POST", "/v2/lbaas/loadbalancers", "/v2/lbaas/loadbalancers",
             Some(json!({"loadbalancer": {"name": "lb", "vip_subnet_id": SUBNET, "tags": ["t1"]}}))).await;
+        let plain = json!({"$ref": "#/components/schemas/LoadBalancer"});
+        let full = json!({"$ref": "#/components/schemas/LoadBalancerFull"});
+        check(&c.doc, &plain, &lb["loadbalancer"], "plain").unwrap();
+        assert!(check(&c.doc, &full, &lb["loadbalancer"], "plain").is_err());
         let lb = id(&lb, "loadbalancer");
         let lbp = format!("/v2/lbaas/loadbalancers/{lb}");
+        // the single-call graph create answers the whole tree (LoadBalancerFullResponse)
+        let g = c.ok("POST", "/v2/lbaas/loadbalancers", "/v2/lbaas/loadbalancers",
+            Some(json!({"loadbalancer": {"name": "graph", "vip_subnet_id": SUBNET,
+                "listeners": [{"name": "gl", "protocol": "HTTP", "protocol_port": 8080,
+                    "default_pool": {"name": "gp", "protocol": "HTTP", "lb_algorithm": "ROUND_ROBIN",
+                        "session_persistence": {"type": "SOURCE_IP"},
+                        "members": [{"address": "10.0.0.30", "protocol_port": 80, "subnet_id": SUBNET},
+                            {"address": "10.0.0.31", "protocol_port": 80, "tags": ["m"]}],
+                        "healthmonitor": {"type": "HTTP", "delay": 5, "timeout": 3, "max_retries": 3}},
+                    "l7policies": [{"action": "REDIRECT_TO_POOL", "redirect_pool": {"name": "rp"},
+                        "rules": [{"type": "PATH", "compare_type": "STARTS_WITH", "value": "/api"}]},
+                        {"action": "REJECT", "position": 1}]}],
+                "pools": [{"name": "rp", "protocol": "HTTP", "lb_algorithm": "LEAST_CONNECTIONS"}]}}))).await;
+        let g = &g["loadbalancer"];
+        check(&c.doc, &full, g, "graph").unwrap();
+        assert!(check(&c.doc, &plain, g, "graph").is_err());
+        let gl = &g["listeners"][0];
+        assert!(gl.get("loadbalancers").is_none(), "{gl}");
+        assert_eq!(gl["l7policies"].as_array().unwrap().len(), 2);
+        let redirect = gl["l7policies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["action"] == "REDIRECT_TO_POOL")
+            .unwrap();
+        assert_eq!(redirect["rules"][0]["value"], "/api");
+        let pools = g["pools"].as_array().unwrap();
+        assert_eq!(pools.len(), 2);
+        let gp = pools.iter().find(|p| p["name"] == "gp").unwrap();
+        let rp = pools.iter().find(|p| p["name"] == "rp").unwrap();
+        assert_eq!(gl["default_pool_id"], gp["id"]);
+        assert_eq!(redirect["redirect_pool_id"], rp["id"]);
+        assert_eq!(gp["members"].as_array().unwrap().len(), 2);
+        assert_eq!(gp["healthmonitor"]["type"], "HTTP");
+        assert!(rp.get("healthmonitor").is_none() && rp["members"] == json!([]));
+        for p in pools {
+            assert!(p.get("healthmonitor_id").is_none() && p.get("loadbalancers").is_none());
+        }
+        // a graph of pools only is full too
+        let g2 = c
+            .ok(
+                "POST",
+                "/v2/lbaas/loadbalancers",
+                "/v2/lbaas/loadbalancers",
+                Some(json!({"loadbalancer": {"vip_subnet_id": SUBNET,
+                "pools": [{"name": "only", "protocol": "TCP", "lb_algorithm": "SOURCE_IP",
+                    "members": [{"address": "10.0.0.40", "protocol_port": 22}]}]}})),
+            )
+            .await;
+        check(&c.doc, &full, &g2["loadbalancer"], "graph2").unwrap();
+        assert_eq!(g2["loadbalancer"]["listeners"], json!([]));
         env.set_active(&[("load_balancer", &lb)]).await;
         c.ok(
             "GET",
@@ -1110,6 +1193,103 @@ fn the_checker_rejects_what_the_document_does_not_allow() {
     let status = &d["components"]["schemas"]["LoadBalancer"]["properties"]["provisioning_status"];
     assert!(check(&d, status, &json!("BOGUS"), "ps").is_err());
     assert!(check(&d, status, &Value::Null, "ps").is_err());
+}
+
+#[test]
+fn the_checker_rejects_a_create_reply_matching_both_or_neither_branch() {
+    let d = openapi::document();
+    let created = &d["paths"]["/v2/lbaas/loadbalancers"]["post"]["responses"]["201"]["content"]
+        ["application/json"]["schema"];
+    let lb = json!({"id": "6a0a707c-45ef-4758-b533-e55adddba8ce", "name": "", "description": "",
+        "provisioning_status": "PENDING_CREATE", "operating_status": "OFFLINE",
+        "admin_state_up": true, "project_id": PROJECT, "tenant_id": PROJECT,
+        "created_at": "2026-01-01T00:00:00", "updated_at": null, "vip_address": "10.0.0.10",
+        "vip_port_id": null, "vip_subnet_id": SUBNET, "vip_network_id": null,
+        "vip_qos_policy_id": null, "vip_sg_ids": [], "vip_vnic_type": "normal",
+        "additional_vips": [], "listeners": [], "pools": [], "provider": "yes",
+        "flavor_id": null, "availability_zone": null, "tags": []});
+    check(&d, created, &json!({"loadbalancer": lb}), "plain").unwrap();
+    // `LoadBalancerFull` needs a child: an empty tree is the plain object only (not both)
+    let full = json!({"$ref": "#/components/schemas/LoadBalancerFull"});
+    assert!(check(&d, &full, &lb, "full").is_err());
+    let mut with_id = lb.clone();
+    with_id["listeners"] = json!([{"id": SUBNET}]);
+    check(&d, created, &json!({"loadbalancer": with_id}), "ids").unwrap();
+    let mut half = lb;
+    half["listeners"] = json!([{"id": SUBNET, "name": "x"}]);
+    assert!(
+        check(&d, created, &json!({"loadbalancer": half}), "neither")
+            .unwrap_err()
+            .contains("not exactly one")
+    );
+}
+
+/// Keystone down: every authenticated operation answers its documented 503 with the
+/// documented Keystone-outage fault; `/` and `/healthcheck` need no token and do not.
+#[tokio::test]
+async fn every_authenticated_operation_documents_the_keystone_outage() {
+    let env = Env::with_auth(false, AuthMode::Keystone(Arc::new(Unreachable)), Some("t")).await;
+    let mut c = Checker {
+        env: &env,
+        doc: openapi::document(),
+        seen: BTreeSet::new(),
+    };
+    let fault = json!({"$ref": "#/components/schemas/KeystoneUnavailable"});
+    for o in openapi::OPERATIONS {
+        let concrete: String = o
+            .path
+            .split('/')
+            .map(|s| {
+                if s.starts_with('{') {
+                    uuid::Uuid::new_v4().to_string()
+                } else {
+                    s.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("/");
+        let concrete = if concrete.is_empty() {
+            "/".into()
+        } else {
+            concrete
+        };
+        let body = matches!(o.method, "post" | "put").then(|| json!({}));
+        let method = o.method.to_ascii_uppercase();
+        let (s, v) = c.call(&method, o.path, &concrete, body).await;
+        if o.path == "/" || o.path == "/healthcheck" {
+            assert_ne!(s, StatusCode::SERVICE_UNAVAILABLE, "{method} {concrete}");
+            continue;
+        }
+        assert_eq!(
+            s,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "{method} {concrete}: {v}"
+        );
+        check(&c.doc, &fault, &v, &concrete).unwrap();
+        assert_eq!(
+            v,
+            json!({"faultcode": "Server", "faultstring": api::context::KEYSTONE_UNAVAILABLE,
+                "debuginfo": null})
+        );
+    }
+    // the checker takes a wrong text for what it is
+    let wrong = json!({"faultcode": "Server", "faultstring": "nope", "debuginfo": null});
+    assert!(check(&c.doc, &fault, &wrong, "wrong").is_err());
+    assert_eq!(c.seen.len(), openapi::OPERATIONS.len());
+    env.done().await;
+}
+
+/// A Keystone that cannot be reached (keystonemiddleware `ConnectFailure`).
+struct Unreachable;
+
+#[async_trait]
+impl api::TokenAuth for Unreachable {
+    async fn validate(&self, _: &str) -> Result<api::Identity, String> {
+        Err("connection refused".into())
+    }
+    async fn validate_token(&self, _: &str) -> Result<api::Identity, api::AuthFailure> {
+        Err(api::AuthFailure::Unavailable("connection refused".into()))
+    }
 }
 
 struct OneToken;

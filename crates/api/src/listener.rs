@@ -49,7 +49,7 @@ pub fn pool_protocol_ok(listener: &str, pool: &str) -> bool {
 }
 
 /// Protocol-specific checks of a create (TLS refs, insert_headers, HSTS), reference texts.
-fn validate_protocol(b: &Obj, protocol: &str) -> Result<(), ApiError> {
+pub(crate) fn validate_protocol(b: &Obj, protocol: &str) -> Result<(), ApiError> {
     let tls_refs = b.str("default_tls_container_ref").is_some()
         || b.str_list("sni_container_refs")
             .is_some_and(|l| !l.is_empty())

@@ -47,7 +47,7 @@ pub fn check_pool_protocol(listener: &str, pool: &str) -> Result<(), ApiError> {
 /// Session persistence checks: the UDP/SCTP rules of `_validate_pool_request_for_udp_sctp`,
 /// the timeout/granularity rule for other protocols (`udp_text` differs between POST and PUT
 /// in the reference) and `validate.check_session_persistence`.
-fn validate_sp(sp: &Obj, protocol: &str, udp_text: &str) -> Result<(), ApiError> {
+pub(crate) fn validate_sp(sp: &Obj, protocol: &str, udp_text: &str) -> Result<(), ApiError> {
     let ty = sp.str("type").unwrap_or_default();
     let cookie = sp.str("cookie_name");
     if matches!(protocol, "UDP" | "SCTP") {

@@ -162,42 +162,6 @@ fn l4(p: &str) -> &str {
     }
 }
 
-/// Session persistence checks of a pool (pool.py `_validate_create_pool` → validate.py).
-fn validate_sp(sp: &Obj, protocol: &str) -> Result<(), ApiError> {
-    let ty = sp.str("type").unwrap_or_default();
-    let cookie = sp.str("cookie_name");
-    if matches!(protocol, "UDP" | "SCTP") {
-        if ty == "SOURCE_IP" && cookie.is_some() {
-            return Err(ApiError::Validation("session_persistence SOURCE_IP type for UDP and SCTP protocols only accepts: type, persistence_timeout, persistence_granularity.".into()));
-        }
-        if cookie.is_some() {
-            return Err(ApiError::Validation(
-                "Cookie names are not supported for UDP/SCTP pools.".into(),
-            ));
-        }
-        if matches!(ty.as_str(), "HTTP_COOKIE" | "APP_COOKIE") {
-            return Err(ApiError::Validation(format!(
-                "Session persistence of type {ty} is not supported for UDP/SCTP protocol pools."
-            )));
-        }
-    } else if sp.i64("persistence_timeout").is_some_and(|t| t != 0)
-        || sp
-            .str("persistence_granularity")
-            .is_some_and(|g| !g.is_empty())
-    {
-        return Err(ApiError::Validation(
-            "persistence_timeout and persistence_granularity is only for UDP and SCTP protocol pools.".into(),
-        ));
-    }
-    if cookie.is_some() && ty != "APP_COOKIE" {
-        return Err(ApiError::Validation("Field \"cookie_name\" can only be specified with session persistence of type \"APP_COOKIE\".".into()));
-    }
-    if ty == "APP_COOKIE" && cookie.is_none() {
-        return Err(ApiError::Validation("Field \"cookie_name\" must be specified when using the \"APP_COOKIE\" session persistence type.".into()));
-    }
-    Ok(())
-}
-
 /// Health monitor checks against its pool (pool.py `_graph_create`, health_monitor.py).
 fn validate_hm(st: &AppState, hm: &Obj, pool_protocol: &str) -> Result<(), ApiError> {
     let ty = hm.str("type").unwrap_or_default();
@@ -247,44 +211,6 @@ fn validate_hm(st: &AppState, hm: &Obj, pool_protocol: &str) -> Result<(), ApiEr
             }
             Some(_) => {}
         }
-    }
-    Ok(())
-}
-
-/// Listener protocol checks (listener.py `_validate_create_listener`, TLS/header rules).
-fn validate_listener(b: &Obj, protocol: &str) -> Result<(), ApiError> {
-    let tls_refs = b.str("default_tls_container_ref").is_some()
-        || b.str_list("sni_container_refs")
-            .is_some_and(|l| !l.is_empty())
-        || b.str("client_ca_tls_container_ref").is_some();
-    let headers = b.obj("insert_headers").is_some_and(|h| !h.0.is_empty());
-    if matches!(protocol, "UDP" | "SCTP") && (tls_refs || headers) {
-        return Err(ApiError::Validation(format!(
-            "{protocol} protocol listener does not support TLS."
-        )));
-    }
-    if headers && !matches!(protocol, "HTTP" | "TERMINATED_HTTPS") {
-        return Err(ApiError::BadRequest(format!(
-            "insert-headers is not a valid option for a {protocol} protocol listener."
-        )));
-    }
-    if tls_refs && !matches!(protocol, "TERMINATED_HTTPS" | "PROMETHEUS") {
-        return Err(ApiError::Validation(format!(
-            "Certificate container references are not allowed on {protocol} protocol listeners."
-        )));
-    }
-    if protocol == "TERMINATED_HTTPS"
-        && b.str("default_tls_container_ref").is_none()
-        && b.str_list("sni_container_refs")
-            .is_none_or(|l| l.is_empty())
-    {
-        return Err(ApiError::Validation("An SNI or default certificate container reference must be provided for TERMINATED_HTTPS protocol listeners.".into()));
-    }
-    if b.i64("hsts_max_age").is_some() && protocol != "TERMINATED_HTTPS" {
-        return Err(ApiError::Validation(
-            "The HSTS feature can only be used for listeners using the TERMINATED_HTTPS protocol."
-                .into(),
-        ));
     }
     Ok(())
 }
@@ -365,7 +291,7 @@ pub async fn create(
         let protocol = p.str("protocol").unwrap_or_default();
         let sp = p.obj("session_persistence");
         if let Some(sp) = &sp {
-            validate_sp(sp, &protocol)?;
+            crate::pool::validate_sp(sp, &protocol, "UDP and SCTP")?;
         }
         if p.str("crl_container_ref").is_some() && p.str("ca_tls_container_ref").is_none() {
             return Err(ApiError::Validation(
@@ -552,7 +478,7 @@ pub async fn create(
             }
             None => None,
         };
-        validate_listener(b, &protocol)?;
+        crate::listener::validate_protocol(b, &protocol)?;
         let mut tls_refs = b.str_list("sni_container_refs").unwrap_or_default();
         tls_refs.extend(b.str("default_tls_container_ref").filter(|r| !r.is_empty()));
         crate::certificates::validate_tls_refs(st.cert_manager(), token, &tls_refs).await?;

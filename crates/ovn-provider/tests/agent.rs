@@ -181,15 +181,7 @@ async fn vip_fip_copies_and_removes_health_checks() {
             ["ls_refs", format!("{{\"{ls}\": 1}}")]
         ]
     ]);
-    let options = json!([
-        "map",
-        [
-            ["interval", "5"],
-            ["timeout", "3"],
-            ["success_count", "2"],
-            ["failure_count", "3"]
-        ]
-    ]);
+    let options = ovsdb_map(&HC_OPTIONS);
     admin
         .transact(nb_txn(vec![
             json!({"op": "insert", "table": "Load_Balancer_Health_Check", "uuid-name": "hc",
@@ -232,12 +224,7 @@ async fn vip_fip_copies_and_removes_health_checks() {
             "where": [["name", "==", format!("vp-{}", &lb_id[..8])]],
             "row": {"external_ids": ["map", m]}})])
     };
-    let opts = map(&[
-        ("interval", "5"),
-        ("timeout", "3"),
-        ("success_count", "2"),
-        ("failure_count", "3"),
-    ]);
+    let opts = map(&HC_OPTIONS);
     let vip_hc = (
         "10.78.0.5:80".to_string(),
         opts.clone(),

@@ -9,7 +9,7 @@ use openstack::{ListFilter, NeutronClient};
 use ovn_provider::NbDatabase;
 use provider::{
     HealthMonitor, Listener, LoadBalancer, Member, OperatingStatus as Op, Pool, ProviderDriver,
-    ProviderError, ProvisioningStatus as Prov, Vip,
+    ProviderError, ProvisioningStatus as Prov,
 };
 use serde_json::json;
 
@@ -18,11 +18,7 @@ use common::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lifecycle_against_the_stack() {
-    let lb_id = uid();
-    let vip_port = format!("ovn-lb-vip-{lb_id}");
-    if let Err(e) = guarded(vec![vip_port], |n, made| scenario(n, lb_id, made)).await {
-        panic!("{e}");
-    }
+    guarded_lb(scenario).await;
 }
 
 async fn scenario(n: NeutronClient, lb_id: String, made: Made) -> Result<(), String> {
@@ -42,12 +38,7 @@ async fn scenario(n: NeutronClient, lb_id: String, made: Made) -> Result<(), Str
         .create_vip_port(
             lb_id,
             "",
-            Vip {
-                vip_network_id: Some(net.id.clone()),
-                vip_subnet_id: Some(subnet.id.clone()),
-                vip_address: Some("10.0.0.50".into()),
-                ..Default::default()
-            },
+            vip_on(&net.id, &subnet.id, Some("10.0.0.50")),
             vec![],
         )
         .await
@@ -62,12 +53,7 @@ async fn scenario(n: NeutronClient, lb_id: String, made: Made) -> Result<(), Str
         .create_vip_port(
             &other,
             "",
-            Vip {
-                vip_network_id: Some(net.id.clone()),
-                vip_subnet_id: Some(subnet.id.clone()),
-                vip_address: Some("10.0.0.50".into()),
-                ..Default::default()
-            },
+            vip_on(&net.id, &subnet.id, Some("10.0.0.50")),
             vec![],
         )
         .await;
@@ -77,15 +63,7 @@ async fn scenario(n: NeutronClient, lb_id: String, made: Made) -> Result<(), Str
     );
 
     let (l_id, p_id, m1, m2, hm_id) = (uid(), uid(), uid(), uid(), uid());
-    let base = LoadBalancer {
-        loadbalancer_id: lb_id.into(),
-        admin_state_up: Some(true),
-        vip_address: vip.vip_address.clone(),
-        vip_network_id: Some(net.id.clone()),
-        vip_port_id: vip.vip_port_id.clone(),
-        vip_subnet_id: Some(subnet.id.clone()),
-        ..Default::default()
-    };
+    let base = lb_on(lb_id, &vip, &net.id, &subnet.id);
     // a graph with an HTTP listener is refused before anything is queued
     let bad = LoadBalancer {
         listeners: Some(vec![Listener {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use openstack::NeutronClient;
 use provider::{
     Listener, LoadBalancer, Member, OperatingStatus as Op, Pool, ProviderDriver,
-    ProvisioningStatus as Prov, Vip,
+    ProvisioningStatus as Prov,
 };
 use serde_json::{json, Value};
 
@@ -114,12 +114,7 @@ async fn scenario(
         .create_vip_port(
             lb_id,
             "",
-            Vip {
-                vip_network_id: Some(net.id.clone()),
-                vip_subnet_id: Some(subnet.id.clone()),
-                vip_address: Some("10.0.0.50".into()),
-                ..Default::default()
-            },
+            vip_on(&net.id, &subnet.id, Some("10.0.0.50")),
             vec![],
         )
         .await
@@ -127,12 +122,6 @@ async fn scenario(
     let (l_id, p_id) = (uid(), uid());
     driver
         .loadbalancer_create(LoadBalancer {
-            loadbalancer_id: lb_id.into(),
-            admin_state_up: Some(true),
-            vip_address: vip.vip_address.clone(),
-            vip_network_id: Some(net.id.clone()),
-            vip_port_id: vip.vip_port_id.clone(),
-            vip_subnet_id: Some(subnet.id.clone()),
             listeners: Some(vec![Listener {
                 listener_id: l_id.clone(),
                 loadbalancer_id: Some(lb_id.into()),
@@ -149,7 +138,7 @@ async fn scenario(
                 lb_algorithm: Some("SOURCE_IP_PORT".into()),
                 ..Default::default()
             }]),
-            ..Default::default()
+            ..lb_on(lb_id, &vip, &net.id, &subnet.id)
         })
         .await
         .msg()?;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use openstack::NeutronClient;
 use ovn_provider::NbDatabase;
-use provider::{HealthMonitor, Listener, LoadBalancer, Member, Pool, ProviderDriver, Vip};
+use provider::{HealthMonitor, Listener, LoadBalancer, Member, Pool, ProviderDriver};
 use serde_json::{json, Value};
 
 mod common;
@@ -94,12 +94,7 @@ async fn scenario(n: NeutronClient, tag: String, made: Made) -> Result<(), Strin
             .create_vip_port(
                 &lb_id,
                 "",
-                Vip {
-                    vip_network_id: Some(net.id.clone()),
-                    vip_subnet_id: Some(subnet.id.clone()),
-                    vip_address: Some(format!("10.0.0.{}", 50 + i)),
-                    ..Default::default()
-                },
+                vip_on(&net.id, &subnet.id, Some(&format!("10.0.0.{}", 50 + i))),
                 vec![],
             )
             .await

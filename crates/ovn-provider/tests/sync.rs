@@ -26,6 +26,22 @@ async fn run_sync(nb: &OvsdbNb, desired: &LoadBalancer, dry_run: bool) -> Vec<sy
     .differences
 }
 
+/// Load balancer `lb_id` as Octavia holds it: listener `l` on port 80 whose default pool is
+/// `pool`.
+fn desired(lb_id: &str, l: &str, pool: Pool) -> LoadBalancer {
+    LoadBalancer {
+        loadbalancer_id: lb_id.into(),
+        listeners: Some(vec![Listener {
+            listener_id: l.into(),
+            protocol_port: Some(80),
+            default_pool_id: Some(Some(pool.pool_id.clone())),
+            ..Default::default()
+        }]),
+        pools: Some(vec![pool]),
+        ..Default::default()
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sync_repairs_drift_and_is_idempotent() {
     let nb = nb().await.unwrap();
@@ -50,15 +66,10 @@ async fn sync_repairs_drift_and_is_idempotent() {
     ])
     .await
     .unwrap();
-    let desired = LoadBalancer {
-        loadbalancer_id: lb_id.clone(),
-        listeners: Some(vec![Listener {
-            listener_id: l.clone(),
-            protocol_port: Some(80),
-            default_pool_id: Some(Some(p.clone())),
-            ..Default::default()
-        }]),
-        pools: Some(vec![Pool {
+    let desired = desired(
+        &lb_id,
+        &l,
+        Pool {
             pool_id: p.clone(),
             members: Some(vec![
                 Member {
@@ -76,9 +87,8 @@ async fn sync_repairs_drift_and_is_idempotent() {
                 },
             ]),
             ..Default::default()
-        }]),
-        ..Default::default()
-    };
+        },
+    );
     let dry = run_sync(&nb, &desired, true).await;
     let fixed = run_sync(&nb, &desired, false).await;
     let again = run_sync(&nb, &desired, false).await;
@@ -113,15 +123,7 @@ async fn sync_repairs_pool_options_and_health_check_vip() {
     let lb_id = uid();
     let t = uid().replace('-', "");
     let (l, p, h) = (format!("L{t}"), format!("P{t}"), format!("H{t}"));
-    let options = json!([
-        "map",
-        [
-            ["interval", "5"],
-            ["timeout", "3"],
-            ["success_count", "2"],
-            ["failure_count", "3"]
-        ]
-    ]);
+    let options = ovsdb_map(&HC_OPTIONS);
     nb.transact(vec![
         json!({"op": "insert", "table": "Load_Balancer_Health_Check", "uuid-name": "hc",
             "row": {"vip": "10.67.0.5:99", "options": options,
@@ -138,15 +140,10 @@ async fn sync_repairs_pool_options_and_health_check_vip() {
     ])
     .await
     .unwrap();
-    let desired = LoadBalancer {
-        loadbalancer_id: lb_id.clone(),
-        listeners: Some(vec![Listener {
-            listener_id: l.clone(),
-            protocol_port: Some(80),
-            default_pool_id: Some(Some(p.clone())),
-            ..Default::default()
-        }]),
-        pools: Some(vec![Pool {
+    let desired = desired(
+        &lb_id,
+        &l,
+        Pool {
             pool_id: p.clone(),
             lb_algorithm: Some("SOURCE_IP".into()),
             session_persistence: Some(json!({"type": "SOURCE_IP", "persistence_timeout": 120})),
@@ -162,9 +159,8 @@ async fn sync_repairs_pool_options_and_health_check_vip() {
                 ..Default::default()
             }),
             ..Default::default()
-        }]),
-        ..Default::default()
-    };
+        },
+    );
     let fixed = run_sync(&nb, &desired, false).await;
     let again = run_sync(&nb, &desired, false).await;
     let snap = nb.full_snapshot().await.unwrap();

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use openstack::{ListFilter, NeutronClient};
 use ovn_provider::NbDatabase;
 use provider::{
-    HealthMonitor, Listener, LoadBalancer, Member, OperatingStatus as Op, Pool, ProviderDriver,
-    ProviderError, ProvisioningStatus as Prov, Vip,
+    HealthMonitor, Listener, Member, OperatingStatus as Op, Pool, ProviderDriver, ProviderError,
+    ProvisioningStatus as Prov,
 };
 
 mod common;
@@ -21,11 +21,7 @@ use common::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn walking_skeleton_against_the_stack() {
-    let lb_id = uid();
-    let vip_port = format!("ovn-lb-vip-{lb_id}");
-    if let Err(e) = guarded(vec![vip_port], |n, made| scenario(n, lb_id, made)).await {
-        panic!("{e}");
-    }
+    guarded_lb(scenario).await;
 }
 
 async fn scenario(n: NeutronClient, lb_id: String, made: Made) -> Result<(), String> {
@@ -75,16 +71,7 @@ async fn scenario(n: NeutronClient, lb_id: String, made: Made) -> Result<(), Str
 
     // --- VIP port ---
     let (vip, _) = driver
-        .create_vip_port(
-            lb_id,
-            "",
-            Vip {
-                vip_network_id: Some(net.id.clone()),
-                vip_subnet_id: Some(subnet.id.clone()),
-                ..Default::default()
-            },
-            vec![],
-        )
+        .create_vip_port(lb_id, "", vip_on(&net.id, &subnet.id, None), vec![])
         .await
         .msg()?;
     let vip_addr = vip.vip_address.clone().ok_or("no VIP address")?;
@@ -103,15 +90,7 @@ async fn scenario(n: NeutronClient, lb_id: String, made: Made) -> Result<(), Str
     );
 
     // --- LB ---
-    let lb = LoadBalancer {
-        loadbalancer_id: lb_id.into(),
-        admin_state_up: Some(true),
-        vip_address: Some(vip_addr.clone()),
-        vip_network_id: Some(net.id.clone()),
-        vip_port_id: vip.vip_port_id.clone(),
-        vip_subnet_id: Some(subnet.id.clone()),
-        ..Default::default()
-    };
+    let lb = lb_on(lb_id, &vip, &net.id, &subnet.id);
     let r = step(driver.loadbalancer_create(lb.clone()), &mut rx).await?;
     check!(
         rec(&r.loadbalancers, lb_id) == (Some(Prov::Active), Some(Op::Online)),

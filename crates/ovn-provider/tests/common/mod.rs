@@ -34,8 +34,8 @@ use openstack::{
 use ovn_provider::nb::LoadBalancerRow;
 use ovn_provider::{NbDatabase, NbSnapshot, OvnConfig, OvnProvider, OvsdbNb};
 use provider::{
-    OperatingStatus as Op, ProvisioningStatus as Prov, StatsReport, StatusRecord, StatusReport,
-    StatusSink, StatusSinkError,
+    LoadBalancer, OperatingStatus as Op, ProvisioningStatus as Prov, StatsReport, StatusRecord,
+    StatusReport, StatusSink, StatusSinkError, Vip,
 };
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, watch};
@@ -223,6 +223,45 @@ pub async fn step_about<T, E: std::fmt::Display>(
     Ok(next_about(rx, lb_id).await)
 }
 
+/// The VIP request of a load balancer on `net_id` / `subnet_id`, at `address` when given
+/// (else Neutron picks the address).
+pub fn vip_on(net_id: &str, subnet_id: &str, address: Option<&str>) -> Vip {
+    Vip {
+        vip_network_id: Some(net_id.to_string()),
+        vip_subnet_id: Some(subnet_id.to_string()),
+        vip_address: address.map(str::to_string),
+        ..Default::default()
+    }
+}
+
+/// Load balancer `lb_id`, enabled, on `vip` (as `create_vip_port` returned it) in `net_id` /
+/// `subnet_id`, without listeners or pools.
+pub fn lb_on(lb_id: &str, vip: &Vip, net_id: &str, subnet_id: &str) -> LoadBalancer {
+    LoadBalancer {
+        loadbalancer_id: lb_id.into(),
+        admin_state_up: Some(true),
+        vip_address: vip.vip_address.clone(),
+        vip_network_id: Some(net_id.to_string()),
+        vip_port_id: vip.vip_port_id.clone(),
+        vip_subnet_id: Some(subnet_id.to_string()),
+        ..Default::default()
+    }
+}
+
+/// `options` of the NB health check of a TCP monitor with delay 5, timeout 3, max_retries 2,
+/// max_retries_down 3 (seed 000: interval, timeout, success_count, failure_count).
+pub const HC_OPTIONS: [(&str, &str); 4] = [
+    ("interval", "5"),
+    ("timeout", "3"),
+    ("success_count", "2"),
+    ("failure_count", "3"),
+];
+
+/// An OVSDB `["map", [[k, v], …]]` of `pairs`.
+pub fn ovsdb_map(pairs: &[(&str, &str)]) -> Value {
+    json!(["map", pairs.iter().map(|(k, v)| [k, v]).collect::<Vec<_>>()])
+}
+
 /// `(provisioning_status, operating_status)` of object `id` in `list`; panics when absent.
 pub fn rec(list: &[StatusRecord], id: &str) -> (Option<Prov>, Option<Op>) {
     let r = list
@@ -387,6 +426,20 @@ where
     };
     made.cleanup(&n).await;
     outcome
+}
+
+/// [`guarded`] for a scenario about one new load balancer: a fresh id (passed to it) whose
+/// VIP port `ovn-lb-vip-<id>` is deleted afterwards; panics with the scenario's error.
+pub async fn guarded_lb<F, Fut>(scenario: F)
+where
+    F: FnOnce(NeutronClient, String, Made) -> Fut,
+    Fut: Future<Output = Result<(), String>> + Send + 'static,
+{
+    let lb_id = uid();
+    let vip_port = format!("ovn-lb-vip-{lb_id}");
+    if let Err(e) = guarded(vec![vip_port], |n, made| scenario(n, lb_id, made)).await {
+        panic!("{e}");
+    }
 }
 
 /// A network named `name`, recorded in `made`.

@@ -12,7 +12,8 @@
 //!
 //! No agent runs here (parallel phase of ci/test.sh). Every test deletes what it made — the
 //! NB rows through the driver's cascade delete (raw NB delete as a fallback), then the Neutron
-//! resources — whatever the outcome. Helpers are local: tests/common is being reworked.
+//! resources — whatever the outcome. Clients, the driver and `check!` come from tests/common;
+//! the per-test world ([`Stack`]), its clean-up and the IPv6 topology are local.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
@@ -21,91 +22,26 @@ use std::net::{IpAddr, Ipv6Addr};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use async_trait::async_trait;
 use openstack::{
-    FixedIpRequest, HttpConfig, ListFilter, NetworkCreate, NeutronClient, NeutronConfig,
-    PortCreate, ServiceAuth, ServiceAuthConfig, SubnetCreate,
+    FixedIpRequest, ListFilter, NetworkCreate, NeutronClient, PortCreate, SubnetCreate,
 };
 use ovn_provider::nb::LoadBalancerRow;
-use ovn_provider::{NbDatabase, OvnConfig, OvnProvider, OvsdbNb};
+use ovn_provider::{NbDatabase, OvnProvider};
 use provider::{
     HealthMonitor, Listener, LoadBalancer, Member, OperatingStatus as Op, Pool, ProviderDriver,
-    ProviderError, ProvisioningStatus as Prov, StatsReport, StatusRecord, StatusReport, StatusSink,
-    StatusSinkError, Vip,
+    ProviderError, ProvisioningStatus as Prov, StatusRecord, StatusReport, Vip,
 };
 use serde_json::json;
-use tokio::sync::mpsc;
+
+mod common;
+use common::{
+    check, driver, nb_admin, nb_caught_up, nb_txn, neutron, sb, uid, wait_replica, Msg, Reports,
+};
 
 // --- local helpers ----------------------------------------------------------------------------
 
-/// Returns the formatted message as the scenario's error unless `cond` holds.
-macro_rules! check {
-    ($cond:expr, $($arg:tt)*) => {
-        if !$cond {
-            return Err(format!($($arg)*));
-        }
-    };
-}
-
-/// `.msg()?`: any displayable error as a scenario's `String` error.
-trait Msg<T> {
-    fn msg(self) -> Result<T, String>;
-}
-
-impl<T, E: std::fmt::Display> Msg<T> for Result<T, E> {
-    fn msg(self) -> Result<T, String> {
-        self.map_err(|e| e.to_string())
-    }
-}
-
-fn env(name: &str) -> String {
-    std::env::var(name).unwrap_or_else(|_| {
-        panic!("{name} is not set: run the tests via ci/test.sh (it sources ci/stack/env.sh)")
-    })
-}
-
-fn uid() -> String {
-    uuid::Uuid::new_v4().to_string()
-}
-
-/// Neutron as Keel's service user `octavia` in project `service` (ci/stack/README.md).
-fn neutron() -> NeutronClient {
-    let http = HttpConfig::default().build_client().unwrap();
-    let auth = ServiceAuth::new(
-        http,
-        ServiceAuthConfig {
-            auth_url: env("STACK_KEYSTONE_URL"),
-            username: "octavia".into(),
-            password: "octavia-pass".into(),
-            project_name: "service".into(),
-            ..ServiceAuthConfig::default()
-        },
-    );
-    NeutronClient::new(
-        auth,
-        NeutronConfig {
-            endpoint_override: Some(env("STACK_NEUTRON_URL")),
-            ..NeutronConfig::default()
-        },
-    )
-}
-
-/// Forwards every status report to a channel (statistics dropped).
-struct Sink(mpsc::UnboundedSender<StatusReport>);
-
-#[async_trait]
-impl StatusSink for Sink {
-    async fn update_status(&self, report: StatusReport) -> Result<(), StatusSinkError> {
-        let _ = self.0.send(report);
-        Ok(())
-    }
-    async fn update_stats(&self, _: StatsReport) -> Result<(), StatusSinkError> {
-        Ok(())
-    }
-}
-
 /// `(provisioning_status, operating_status)` of `id` in `list`, `(None, None)` when absent.
-fn rec(list: &[StatusRecord], id: &str) -> (Option<Prov>, Option<Op>) {
+fn status_of(list: &[StatusRecord], id: &str) -> (Option<Prov>, Option<Op>) {
     list.iter().find(|r| r.id == id).map_or((None, None), |r| {
         (r.provisioning_status, r.operating_status)
     })
@@ -127,7 +63,7 @@ struct Stack {
     n: NeutronClient,
     nb: Arc<dyn NbDatabase>,
     driver: OvnProvider,
-    rx: tokio::sync::Mutex<mpsc::UnboundedReceiver<StatusReport>>,
+    rx: tokio::sync::Mutex<Reports>,
     made: Mutex<Made>,
     lb_id: String,
 }
@@ -135,16 +71,8 @@ struct Stack {
 impl Stack {
     async fn new() -> Result<Arc<Stack>, String> {
         let n = neutron();
-        let nb = OvsdbNb::connect(&env("STACK_OVN_NB")).await.msg()?;
-        nb.client().await_replica_caught_up().await.msg()?;
-        let nb: Arc<dyn NbDatabase> = Arc::new(nb);
-        let (tx, rx) = mpsc::unbounded_channel();
-        let driver = OvnProvider::with_nb(
-            nb.clone(),
-            n.clone(),
-            Arc::new(Sink(tx)),
-            OvnConfig::default(),
-        );
+        let nb: Arc<dyn NbDatabase> = Arc::new(nb_caught_up().await?);
+        let (driver, rx) = driver(nb.clone(), n.clone());
         let lb_id = uid();
         let made = Made {
             port_names: vec![format!("ovn-lb-vip-{lb_id}")],
@@ -273,7 +201,7 @@ impl Stack {
             .step(self.driver.loadbalancer_create(lb.clone()))
             .await?;
         check!(
-            rec(&r.loadbalancers, &self.lb_id).0 == Some(Prov::Active),
+            status_of(&r.loadbalancers, &self.lb_id).0 == Some(Prov::Active),
             "lb create {r:?}"
         );
         Ok(lb)
@@ -293,7 +221,7 @@ impl Stack {
         };
         let r = self.step(self.driver.listener_create(l.clone())).await?;
         check!(
-            rec(&r.listeners, &l_id).0 == Some(Prov::Active),
+            status_of(&r.listeners, &l_id).0 == Some(Prov::Active),
             "listener create {r:?}"
         );
         let p = Pool {
@@ -307,7 +235,7 @@ impl Stack {
         };
         let r = self.step(self.driver.pool_create(p.clone())).await?;
         check!(
-            rec(&r.pools, &p_id).0 == Some(Prov::Active),
+            status_of(&r.pools, &p_id).0 == Some(Prov::Active),
             "pool create {r:?}"
         );
         let l = Listener {
@@ -320,7 +248,7 @@ impl Stack {
     /// Creates `m` and returns its reported `(provisioning, operating)` status.
     async fn member(&self, m: &Member) -> Result<(Option<Prov>, Option<Op>), String> {
         let r = self.step(self.driver.member_create(m.clone())).await?;
-        Ok(rec(&r.members, &m.member_id))
+        Ok(status_of(&r.members, &m.member_id))
     }
 
     /// Deletes what the test made, whatever state it is in: the LB through the driver's
@@ -336,7 +264,10 @@ impl Stack {
             match self.driver.loadbalancer_delete(lb, true).await {
                 Ok(()) => loop {
                     match self.next().await {
-                        Ok(r) if rec(&r.loadbalancers, &self.lb_id).0 == Some(Prov::Deleted) => {
+                        Ok(r)
+                            if status_of(&r.loadbalancers, &self.lb_id).0
+                                == Some(Prov::Deleted) =>
+                        {
                             break
                         }
                         Ok(_) => continue,
@@ -386,24 +317,17 @@ impl Stack {
 /// Deletes `rows` from the NB in one transaction, removing them from every switch and router
 /// first (their strong references would otherwise refuse the delete).
 async fn raw_delete(rows: &[LoadBalancerRow]) -> Result<(), String> {
-    let c = ovsdb::Client::connect(
-        &env("STACK_OVN_NB"),
-        "OVN_Northbound",
-        ovsdb::MonitorSpec::new(),
-    )
-    .await
-    .msg()?;
-    let mut txn = ovsdb::Transaction::new("OVN_Northbound");
+    let mut ops = Vec::new();
     for r in rows {
         let u = json!(["uuid", r.uuid]);
         for table in ["Logical_Switch", "Logical_Router"] {
-            txn = txn.raw(json!({"op": "mutate", "table": table, "where": [],
+            ops.push(json!({"op": "mutate", "table": table, "where": [],
                 "mutations": [["load_balancer", "delete", ["set", [u.clone()]]]]}));
         }
-        txn = txn.raw(json!({"op": "delete", "table": "Load_Balancer",
+        ops.push(json!({"op": "delete", "table": "Load_Balancer",
             "where": [["_uuid", "==", u]]}));
     }
-    c.transact(txn).await.msg()?;
+    nb_admin(&[]).await?.transact(nb_txn(ops)).await.msg()?;
     Ok(())
 }
 
@@ -513,12 +437,12 @@ async fn ipv6_scenario(st: Arc<Stack>) -> Result<(), String> {
     };
     let r = st.step(st.driver.health_monitor_create(hm)).await?;
     check!(
-        rec(&r.healthmonitors, &hm_id) == (Some(Prov::Active), Some(Op::Online)),
+        status_of(&r.healthmonitors, &hm_id) == (Some(Prov::Active), Some(Op::Online)),
         "hm create {r:?}"
     );
     for m in [&m1, &m2] {
         check!(
-            rec(&r.members, &m.member_id).1 == Some(Op::Online),
+            status_of(&r.members, &m.member_id).1 == Some(Op::Online),
             "member {} after hm create: {r:?}",
             m.member_id
         );
@@ -579,20 +503,15 @@ async fn ipv6_scenario(st: Arc<Stack>) -> Result<(), String> {
     );
     // ovn-northd accepts the mappings: it asks ovn-controller to probe each member from the
     // HM source through the member's port (SB `Service_Monitor`, ovn-northd(8))
-    let sb = ovsdb::Client::connect(
-        &env("STACK_OVN_SB"),
-        "OVN_Southbound",
-        ovsdb::MonitorSpec::new().table("Service_Monitor"),
-    )
-    .await
-    .msg()?;
+    let sb = sb(&["Service_Monitor"]).await?;
     let mut want: Vec<(String, String, String)> = [(m1_ip, &ports[0]), (m2_ip, &ports[1])]
         .iter()
         .map(|(ip, lsp)| (ip.to_string(), lsp.to_string(), src.to_string()))
         .collect();
     want.sort();
     let probes = |s: &ovsdb::Snapshot| -> Vec<(String, String, String)> {
-        s.table("Service_Monitor")
+        let mut got: Vec<_> = s
+            .table("Service_Monitor")
             .map(|t| {
                 t.rows()
                     .filter(|r| {
@@ -607,21 +526,16 @@ async fn ipv6_scenario(st: Arc<Stack>) -> Result<(), String> {
                     })
                     .collect()
             })
-            .unwrap_or_default()
-    };
-    let mut events = sb.subscribe();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let mut got = probes(&sb.replica());
+            .unwrap_or_default();
         got.sort();
-        if got == want {
-            break;
-        }
-        check!(
-            tokio::time::Instant::now() < deadline,
-            "SB Service_Monitor rows: want {want:?}, got {got:?}"
-        );
-        let _ = tokio::time::timeout_at(deadline, events.recv()).await;
+        got
+    };
+    let what = format!("SB Service_Monitor rows {want:?}");
+    if wait_replica(&sb, &what, |s| (probes(s) == want).then_some(()))
+        .await
+        .is_err()
+    {
+        return Err(format!("{what} expected, got {:?}", probes(&sb.replica())));
     }
     Ok(())
 }
@@ -673,7 +587,7 @@ async fn tcp_udp_scenario(st: Arc<Stack>) -> Result<(), String> {
 
     let r = st.step(st.driver.listener_delete(udp.clone())).await?;
     check!(
-        rec(&r.listeners, &udp.listener_id) == (Some(Prov::Deleted), Some(Op::Offline)),
+        status_of(&r.listeners, &udp.listener_id) == (Some(Prov::Deleted), Some(Op::Offline)),
         "udp listener delete {r:?}"
     );
     let rows = st.rows().await?;
@@ -740,7 +654,7 @@ async fn disabled_member_scenario(st: Arc<Stack>) -> Result<(), String> {
         ))
         .await?;
     check!(
-        rec(&r.members, &m2.member_id) == (Some(Prov::Active), Some(Op::NoMonitor)),
+        status_of(&r.members, &m2.member_id) == (Some(Prov::Active), Some(Op::NoMonitor)),
         "member enable {r:?}"
     );
     let row = st.row().await?;
@@ -810,8 +724,8 @@ async fn batch_monitor_scenario(st: Arc<Stack>) -> Result<(), String> {
         )
         .await?;
     check!(
-        rec(&r.members, &m1.member_id).0 == Some(Prov::Active)
-            && rec(&r.members, &m2.member_id).0 == Some(Prov::Active),
+        status_of(&r.members, &m1.member_id).0 == Some(Prov::Active)
+            && status_of(&r.members, &m2.member_id).0 == Some(Prov::Active),
         "barrier batch {r:?}"
     );
     let after = st.rows().await?;
@@ -861,7 +775,7 @@ async fn lb_toggle_scenario(st: Arc<Stack>) -> Result<(), String> {
     };
     let r = st.step(toggle(false)).await?;
     check!(
-        rec(&r.loadbalancers, &st.lb_id) == (Some(Prov::Active), Some(Op::Offline)),
+        status_of(&r.loadbalancers, &st.lb_id) == (Some(Prov::Active), Some(Op::Offline)),
         "lb disable {r:?}"
     );
     let row = st.row().await?;
@@ -872,7 +786,7 @@ async fn lb_toggle_scenario(st: Arc<Stack>) -> Result<(), String> {
 
     let r = st.step(toggle(true)).await?;
     check!(
-        rec(&r.loadbalancers, &st.lb_id) == (Some(Prov::Active), Some(Op::Online)),
+        status_of(&r.loadbalancers, &st.lb_id) == (Some(Prov::Active), Some(Op::Online)),
         "lb enable {r:?}"
     );
     let row = st.row().await?;

@@ -4,9 +4,9 @@
 //! members → TCP health monitor is made through the lock holder's API; ovn-northd derives an
 //! SB `Service_Monitor` row per member. The holder is killed (SIGKILL, by its PID); then the
 //! test writes `status` into the first member's `Service_Monitor` row with `ovsdb-client
-//! transact`, as ovn-controller would. The survivor — which made none of these objects —
-//! must take the lock over and turn `offline` into member ERROR, pool and LB DEGRADED, then
-//! `online` back into ONLINE, as its API shows.
+//! transact`, and keeps it there, as ovn-controller would. The survivor — which made none of
+//! these objects — must take the lock over and turn `offline` into member ERROR, pool and LB
+//! DEGRADED, then `online` back into ONLINE, as its API shows.
 //!
 //! The lock name is one for the whole machine: this binary is in the serial set of
 //! `ci/test.sh`, and fails with a clear message when a `keel serve` outside it holds the lock.
@@ -84,30 +84,87 @@ fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
     v
 }
 
-/// Polls the status tree through `keel`'s API until it is `want` (30 s).
-fn wait_statuses(keel: &Keel, token: &str, lb_id: &str, want: &Statuses) {
-    wait_for(
-        &format!("statuses {want:?} through the API"),
-        Duration::from_secs(30),
-        || {
-            let s = statuses(keel, token, lb_id)?;
-            if &s == want {
-                Ok(())
-            } else {
-                Err(format!("{s:?}"))
-            }
-        },
-    );
+/// Keeps our member's `Service_Monitor` at `status` (re-written whenever the row says
+/// otherwise, as ovn-controller keeps reporting its probes: in this stack no member port is
+/// ever bound, and the row has been seen back at `offline` after an `online` write, e.g. when
+/// the takeover's maintenance tasks update ports) and polls the status tree through `keel`'s
+/// API until it is `want` (60 s); on timeout panics with the last tree, the NB
+/// `neutron:member_status`, the SB rows and the end of `keel`'s log.
+fn hold_monitor_until(
+    keel: &Keel,
+    token: &str,
+    lb_id: &str,
+    port: &str,
+    status: &str,
+    want: &Statuses,
+) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let row = sb_select("Service_Monitor", monitor_of(port));
+        if row.first().and_then(|r| r["status"].as_str()) != Some(status) {
+            set_monitor_status(port, status);
+        }
+        let s = statuses(keel, token, lb_id);
+        if s.as_ref() == Ok(want) {
+            return;
+        }
+        if std::time::Instant::now() > deadline {
+            let log = keel.log();
+            let tail: Vec<&str> = log.lines().rev().take(30).collect();
+            let nb = common::nb_select("Load_Balancer", json!([["name", "==", lb_id]]));
+            let member_status: Vec<String> = nb
+                .iter()
+                .map(|r| {
+                    common::get(&common::map(&r["external_ids"]), "neutron:member_status")
+                        .unwrap_or_default()
+                        .to_string()
+                })
+                .collect();
+            let mappings: Vec<_> = nb
+                .iter()
+                .map(|r| common::map(&r["ip_port_mappings"]))
+                .collect();
+            let monitors: Vec<String> =
+                sb_select("Service_Monitor", json!([["ip", "==", "10.0.0.10"]]))
+                    .iter()
+                    .map(|r| {
+                        format!(
+                            "{} {} {} {}",
+                            r["logical_port"], r["src_ip"], r["status"], r["_uuid"]
+                        )
+                    })
+                    .collect();
+            panic!(
+                "statuses through the API: want {want:?}, last {s:?}; NB member_status \
+                 {member_status:?}, ip_port_mappings {mappings:?}; SB monitors of 10.0.0.10 \
+                 {monitors:?}; log tail (newest first):\n{}",
+                tail.join("\n")
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
-/// Sets `status` of the SB `Service_Monitor` row `uuid` (one transaction), as ovn-controller
-/// does after its health checks.
-fn set_monitor_status(uuid: &str, status: &str) {
-    transact(
+/// The `where` of our member's SB `Service_Monitor` row: other tests' members may share
+/// 10.0.0.10:8080, never our Neutron port (`logical_port`).
+fn monitor_of(port: &str) -> serde_json::Value {
+    json!([
+        ["ip", "==", "10.0.0.10"],
+        ["port", "==", 8080],
+        ["logical_port", "==", port]
+    ])
+}
+
+/// Sets `status` of our member's SB `Service_Monitor` row (one transaction, exactly one row
+/// updated), as ovn-controller does after its health checks. By its columns, not its uuid:
+/// northd may replace the row (e.g. when the HM port changes).
+fn set_monitor_status(port: &str, status: &str) {
+    let out = transact(
         &env("STACK_OVN_SB"),
         &json!(["OVN_Southbound", {"op": "update", "table": "Service_Monitor",
-            "where": [["_uuid", "==", ["uuid", uuid]]], "row": {"status": status}}]),
+            "where": monitor_of(port), "row": {"status": status}}]),
     );
+    assert_eq!(out[0]["count"], 1, "Service_Monitor rows updated: {out}");
 }
 
 #[test]
@@ -143,22 +200,16 @@ fn survivor_takes_over_the_agent_after_the_lock_holder_dies() {
     // northd's Service_Monitor for the first member: ours by its logical port (other tests'
     // members may share 10.0.0.10:8080, never our Neutron port).
     let port = neutron.port_of("10.0.0.10").to_string();
-    let monitor = wait_for(
+    wait_for(
         "the SB Service_Monitor of 10.0.0.10:8080",
         Duration::from_secs(30),
         || {
-            let rows = sb_select(
-                "Service_Monitor",
-                json!([
-                    ["ip", "==", "10.0.0.10"],
-                    ["port", "==", 8080],
-                    ["logical_port", "==", port]
-                ]),
-            );
-            rows.first()
-                .and_then(|r| r["_uuid"][1].as_str())
-                .map(String::from)
-                .ok_or_else(|| format!("{rows:?}"))
+            let rows = sb_select("Service_Monitor", monitor_of(&port));
+            if rows.len() == 1 {
+                Ok(())
+            } else {
+                Err(format!("{rows:?}"))
+            }
         },
     );
 
@@ -177,7 +228,6 @@ fn survivor_takes_over_the_agent_after_the_lock_holder_dies() {
         "nobody holds keel_ovn_provider_agent after the holder died"
     );
 
-    set_monitor_status(&monitor, "offline");
     let degraded: Statuses = (
         "DEGRADED".into(),
         "DEGRADED".into(),
@@ -186,31 +236,12 @@ fn survivor_takes_over_the_agent_after_the_lock_holder_dies() {
             (members[1].clone(), "ONLINE".into()),
         ]),
     );
-    wait_statuses(&survivor, &token, &lb_id, &degraded);
+    hold_monitor_until(&survivor, &token, &lb_id, &port, "offline", &degraded);
 
-    set_monitor_status(&monitor, "online");
-    wait_statuses(&survivor, &token, &lb_id, &all_online);
+    hold_monitor_until(&survivor, &token, &lb_id, &port, "online", &all_online);
 
     // The survivor also serves writes: cascade delete removes the NB row.
-    let (code, body) = survivor.api(
-        "DELETE",
-        &format!("/v2/lbaas/loadbalancers/{lb_id}?cascade=true"),
-        &token,
-        None,
-    );
-    assert_eq!(code, 204, "{body}");
-    wait_for(
-        "the NB Load_Balancer row gone",
-        Duration::from_secs(30),
-        || {
-            let rows = common::nb_select("Load_Balancer", json!([["name", "==", lb_id]]));
-            if rows.is_empty() {
-                Ok(())
-            } else {
-                Err(format!("{rows:?}"))
-            }
-        },
-    );
+    survivor.delete_lb_cascade(&token, &lb_id);
     drop(survivor);
     drop(holder);
     drop(db);

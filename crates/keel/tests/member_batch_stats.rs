@@ -198,11 +198,5 @@ fn statistics_sum_and_member_batch_update() {
     assert_eq!(list, vec![]);
     assert!(backends.is_empty(), "{backends:?}");
 
-    let (code, body) = keel.api(
-        "DELETE",
-        &format!("/v2/lbaas/loadbalancers/{lb_id}?cascade=true"),
-        &token,
-        None,
-    );
-    assert_eq!(code, 204, "{body}");
+    keel.delete_lb_cascade(&token, &lb_id);
 }

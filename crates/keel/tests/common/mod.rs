@@ -372,6 +372,30 @@ impl Keel {
         self.wait_lb_active(token, body["loadbalancer"]["id"].as_str().unwrap())
     }
 
+    /// `DELETE /v2/lbaas/loadbalancers/{id}?cascade=true` (expects 204), then waits until the
+    /// NB holds no `Load_Balancer` row named `lb_id` (30 s).
+    pub fn delete_lb_cascade(&self, token: &str, lb_id: &str) {
+        let (code, body) = self.api(
+            "DELETE",
+            &format!("/v2/lbaas/loadbalancers/{lb_id}?cascade=true"),
+            token,
+            None,
+        );
+        assert_eq!(code, 204, "cascade delete {lb_id}: {body}");
+        wait_for(
+            &format!("no NB Load_Balancer row {lb_id}"),
+            Duration::from_secs(30),
+            || {
+                let rows = nb_select("Load_Balancer", json!([["name", "==", lb_id]]));
+                if rows.is_empty() {
+                    Ok(())
+                } else {
+                    Err(format!("{rows:?}"))
+                }
+            },
+        );
+    }
+
     /// Through the API, each step waiting for ACTIVE: a load balancer on `subnet`, a TCP
     /// listener on port 80, its SOURCE_IP_PORT TCP pool, one member per address (port 8080
     /// on `subnet`), a TCP health monitor (delay 5, timeout 3, max_retries 3).

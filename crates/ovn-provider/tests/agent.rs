@@ -406,16 +406,22 @@ async fn maintenance_driver() -> (OvnProvider, OvsdbNb) {
     (d, nb)
 }
 
+/// Neutron, a fresh id and the network `keel-ovnp-mt-<id>` (recorded in the returned [`Made`]).
+async fn maintenance_network() -> (openstack::NeutronClient, String, Made, openstack::Network) {
+    let n = neutron();
+    let id = uid();
+    let made = Made::default();
+    let net = network(&n, &made, format!("keel-ovnp-mt-{id}"))
+        .await
+        .unwrap();
+    (n, id, made, net)
+}
+
 /// Maintenance `add_device_owner_lb_vip_ports`: the provider's VIP port gets `ovn-lb:vip` /
 /// `lb-<id>`; a user-provided port and a port claimed by another device are left alone.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn maintenance_backfills_vip_port_owners() {
-    let n = neutron();
-    let lb_id = uid();
-    let made = Made::default();
-    let net = network(&n, &made, format!("keel-ovnp-mt-{lb_id}"))
-        .await
-        .unwrap();
+    let (n, lb_id, made, net) = maintenance_network().await;
     let port = |name: String, device: &str| openstack::PortCreate {
         network_id: net.id.clone(),
         name: Some(name),
@@ -469,12 +475,7 @@ async fn maintenance_backfills_vip_port_owners() {
 /// becomes `ovn-lb-hm:distributed` with `device_id` = its name, and stays a `localport`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn maintenance_migrates_hm_port_owner() {
-    let n = neutron();
-    let id = uid();
-    let made = Made::default();
-    let net = network(&n, &made, format!("keel-ovnp-mt-{id}"))
-        .await
-        .unwrap();
+    let (n, _, made, net) = maintenance_network().await;
     let subnet = subnet(&n, &made, &net.id, "10.81.0.0/24").await.unwrap();
     let name = format!("ovn-lb-hm-{}", subnet.id);
     let p = n

@@ -34,13 +34,7 @@ async fn scenario(n: NeutronClient, lb_id: String, made: Made) -> Result<(), Str
     let nb: Arc<dyn NbDatabase> = Arc::new(nb_caught_up().await?);
     let (driver, mut rx) = driver(nb.clone(), n.clone());
 
-    let (vip, _) = driver
-        .create_vip_port(
-            lb_id,
-            "",
-            vip_on(&net.id, &subnet.id, Some("10.0.0.50")),
-            vec![],
-        )
+    let vip = vip_port(&driver, lb_id, &net.id, &subnet.id, Some("10.0.0.50"))
         .await
         .msg()?;
     check!(
@@ -49,14 +43,7 @@ async fn scenario(n: NeutronClient, lb_id: String, made: Made) -> Result<(), Str
     );
     // the same address again: Neutron 409 → Conflict (409 at the API)
     let other = uid();
-    let dup = driver
-        .create_vip_port(
-            &other,
-            "",
-            vip_on(&net.id, &subnet.id, Some("10.0.0.50")),
-            vec![],
-        )
-        .await;
+    let dup = vip_port(&driver, &other, &net.id, &subnet.id, Some("10.0.0.50")).await;
     check!(
         matches!(dup, Err(ProviderError::Conflict { .. })),
         "duplicate VIP: {dup:?}"

@@ -110,13 +110,7 @@ async fn scenario(
     let before_a = nat(&admin, &fip_a).await;
     let before_b = nat(&admin, &fip_b).await;
 
-    let (vip, _) = driver
-        .create_vip_port(
-            lb_id,
-            "",
-            vip_on(&net.id, &subnet.id, Some("10.0.0.50")),
-            vec![],
-        )
+    let vip = vip_port(&driver, lb_id, &net.id, &subnet.id, Some("10.0.0.50"))
         .await
         .msg()?;
     let (l_id, p_id) = (uid(), uid());

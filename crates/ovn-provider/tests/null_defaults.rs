@@ -90,13 +90,8 @@ async fn scenario(n: NeutronClient, tag: String, made: Made) -> Result<(), Strin
     for (i, null) in [false, true].into_iter().enumerate() {
         let (lb_id, l, p, m, h) = (uid(), uid(), uid(), uid(), uid());
         made.port_name(format!("ovn-lb-vip-{lb_id}"));
-        let (vip, _) = d
-            .create_vip_port(
-                &lb_id,
-                "",
-                vip_on(&net.id, &subnet.id, Some(&format!("10.0.0.{}", 50 + i))),
-                vec![],
-            )
+        let address = format!("10.0.0.{}", 50 + i);
+        let vip = vip_port(&d, &lb_id, &net.id, &subnet.id, Some(&address))
             .await
             .msg()?;
         let lb: LoadBalancer = model(variant(

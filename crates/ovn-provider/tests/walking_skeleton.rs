@@ -70,8 +70,7 @@ async fn scenario(n: NeutronClient, lb_id: String, made: Made) -> Result<(), Str
     );
 
     // --- VIP port ---
-    let (vip, _) = driver
-        .create_vip_port(lb_id, "", vip_on(&net.id, &subnet.id, None), vec![])
+    let vip = vip_port(&driver, lb_id, &net.id, &subnet.id, None)
         .await
         .msg()?;
     let vip_addr = vip.vip_address.clone().ok_or("no VIP address")?;

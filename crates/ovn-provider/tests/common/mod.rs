@@ -34,8 +34,8 @@ use openstack::{
 use ovn_provider::nb::LoadBalancerRow;
 use ovn_provider::{NbDatabase, NbSnapshot, OvnConfig, OvnProvider, OvsdbNb};
 use provider::{
-    LoadBalancer, OperatingStatus as Op, ProvisioningStatus as Prov, StatsReport, StatusRecord,
-    StatusReport, StatusSink, StatusSinkError, Vip,
+    LoadBalancer, OperatingStatus as Op, ProviderDriver, ProviderError, ProvisioningStatus as Prov,
+    StatsReport, StatusRecord, StatusReport, StatusSink, StatusSinkError, Vip,
 };
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, watch};
@@ -232,6 +232,20 @@ pub fn vip_on(net_id: &str, subnet_id: &str, address: Option<&str>) -> Vip {
         vip_address: address.map(str::to_string),
         ..Default::default()
     }
+}
+
+/// The VIP port of load balancer `lb_id` made by driver `d` ([`vip_on`] `net_id`, `subnet_id`,
+/// `address`), without additional VIPs; the VIP as the driver completed it.
+pub async fn vip_port(
+    d: &OvnProvider,
+    lb_id: &str,
+    net_id: &str,
+    subnet_id: &str,
+    address: Option<&str>,
+) -> Result<Vip, ProviderError> {
+    d.create_vip_port(lb_id, "", vip_on(net_id, subnet_id, address), vec![])
+        .await
+        .map(|(vip, _)| vip)
 }
 
 /// Load balancer `lb_id`, enabled, on `vip` (as `create_vip_port` returned it) in `net_id` /

@@ -155,16 +155,42 @@ fn lb_and_hcs(s: &ovsdb::Snapshot, lb_id: &str) -> Option<LbView> {
     Some((lb.get_map("external_ids"), lb.get_map("vips"), hcs))
 }
 
+/// The names of one VIP FIP test, unique to it.
+struct FipNames {
+    lb_id: String,
+    /// The VIP port's Neutron name `ovn-lb-vip-<lb_id>`.
+    vip_port: String,
+    /// A switch `neutron-<uuid>`.
+    ls: String,
+    /// The agent lock of this test alone.
+    lock: String,
+    /// A FIP address `<prefix>.<x>.<y>` (random).
+    fip: String,
+}
+
+fn fip_names(prefix: &str) -> FipNames {
+    let lb_id = uid();
+    let b = uuid::Uuid::new_v4().as_bytes()[..2].to_vec();
+    FipNames {
+        vip_port: format!("ovn-lb-vip-{lb_id}"),
+        ls: format!("neutron-{}", uid()),
+        lock: format!("keel_agent_test_{}", lb_id.replace('-', "_")),
+        fip: format!("{prefix}.{}.{}", b[0], b[1].max(1)),
+        lb_id,
+    }
+}
+
 /// Seed 000 §6.1 / `handle_vip_fip`: a FIP associated with the VIP port gives every health
 /// check of the VIP a copy probing the FIP; disassociation removes it (exact NB rows).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn vip_fip_copies_and_removes_health_checks() {
-    let lb_id = uid();
-    let vip_port = format!("ovn-lb-vip-{lb_id}");
-    let ls = format!("neutron-{}", uid());
-    let lock = format!("keel_agent_test_{}", lb_id.replace('-', "_"));
-    let b = uuid::Uuid::new_v4().as_bytes()[..2].to_vec();
-    let fip = format!("172.31.{}.{}", b[0], b[1].max(1));
+    let FipNames {
+        lb_id,
+        vip_port,
+        ls,
+        lock,
+        fip,
+    } = fip_names("172.31");
 
     let admin = nb_admin(&["Load_Balancer", "Load_Balancer_Health_Check"])
         .await
@@ -295,12 +321,13 @@ async fn vip_fip_copies_and_removes_health_checks() {
 /// A current-thread runtime makes the burst arrive before the agent reads any of it.
 #[tokio::test]
 async fn lagged_events_trigger_a_rescan() {
-    let lb_id = uid();
-    let vip_port = format!("ovn-lb-vip-{lb_id}");
-    let ls = format!("neutron-{}", uid());
-    let lock = format!("keel_agent_test_{}", lb_id.replace('-', "_"));
-    let b = uuid::Uuid::new_v4().as_bytes()[..2].to_vec();
-    let fip = format!("172.29.{}.{}", b[0], b[1].max(1));
+    let FipNames {
+        lb_id,
+        vip_port,
+        ls,
+        lock,
+        fip,
+    } = fip_names("172.29");
     let admin = nb_admin(&["Load_Balancer"]).await.unwrap();
     let ids = json!([
         "map",

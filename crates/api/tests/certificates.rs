@@ -6,14 +6,11 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use api::certificates::{CertError, CertManager, TlsCertificate};
-use api::{ApiConfig, AppState, AuthMode};
 use async_trait::async_trait;
 use axum::http::StatusCode;
-use provider::ProviderDriver;
 use serde_json::json;
 
 const CA_PEM: &str = "-----BEGIN CERTIFICATE-----\nMAcwADAAAwEA\n-----END CERTIFICATE-----\n";
@@ -22,11 +19,11 @@ const CRL_PEM: &str = "-----BEGIN X509 CRL-----\nMAcwADAAAwEA\n-----END X509 CRL
 /// Refs starting with `good` are readable (`good-ca`/`good-crl` as PEM secrets), `p12` is an
 /// unreadable bundle, `junk` a secret that is no PEM, the rest unreadable. Every read is
 /// logged into the fake provider's call list, so the order against the driver is visible.
-struct FakeCerts(Arc<common::FakeProvider>);
+struct FakeCerts(Arc<common::driver::Recorder>);
 
 impl FakeCerts {
     fn log(&self, what: String) {
-        self.0.calls.lock().unwrap().push(what);
+        self.0.note(what);
     }
 }
 
@@ -63,19 +60,12 @@ impl CertManager for FakeCerts {
     }
 }
 
-/// The harness's router again, with (or without) the fake cert manager.
+/// The harness's router again, with (or without) the fake cert manager logging into the
+/// `fake` provider's calls.
 fn with_certs(env: &mut common::Env, certs: bool) {
-    let mut providers: BTreeMap<String, Arc<dyn ProviderDriver>> = BTreeMap::new();
-    providers.insert("fake".into(), env.fake.clone());
-    let mut cfg = ApiConfig {
-        default_provider_driver: "fake".into(),
-        ..ApiConfig::default()
-    };
-    cfg.enabled_provider_drivers
-        .insert("fake".into(), "Fake.".into());
-    let mut state = AppState::new(env.db.clone(), providers, AuthMode::NoAuth, None, cfg);
+    let mut state = env.state.clone();
     if certs {
-        state = state.with_cert_manager(Arc::new(FakeCerts(env.fake.clone())));
+        state = state.with_cert_manager(Arc::new(FakeCerts(env.provider_arc("fake"))));
     }
     env.router = api::router(state);
 }
@@ -92,10 +82,10 @@ fn tls_listener(lb: &str, extra: serde_json::Value) -> serde_json::Value {
 #[tokio::test]
 async fn listener_refs_read_before_the_provider() {
     for mysql in [false, true] {
-        let mut env = common::Env::new(mysql).await;
+        let mut env = common::Env::new(mysql, common::Setup::noauth()).await;
         with_certs(&mut env, true);
         let lb = env.active_lb("lb").await;
-        env.fake.calls.lock().unwrap().clear();
+        env.provider("fake").clear();
 
         // One unreadable ref among SNI + default: 400 naming it, nothing written, LB ACTIVE.
         let body = tls_listener(
@@ -109,7 +99,7 @@ async fn listener_refs_read_before_the_provider() {
             "Could not retrieve certificate: ['missing-2', 'missing-1']"
         );
         assert_eq!(
-            env.fake.calls(),
+            env.provider("fake").names(),
             [
                 "get_cert good-a",
                 "get_cert missing-2",
@@ -121,7 +111,7 @@ async fn listener_refs_read_before_the_provider() {
         assert_eq!(env.status_of("load_balancer", &lb).await, "ACTIVE");
 
         // PKCS12 unreadable: its own text, at once.
-        env.fake.calls.lock().unwrap().clear();
+        env.provider("fake").clear();
         let body = tls_listener(
             &lb,
             json!({"default_tls_container_ref": "missing", "sni_container_refs": ["p12"]}),
@@ -129,7 +119,7 @@ async fn listener_refs_read_before_the_provider() {
         let (s, b) = env.req("POST", "/v2/lbaas/listeners", Some(body)).await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert_eq!(b["faultstring"], "The PKCS12 bundle is unreadable. Please check the PKCS12 bundle validity. In addition, make sure it does not require a pass phrase. Error: Could not deserialize PKCS12 data");
-        assert_eq!(env.fake.calls(), ["get_cert p12"]);
+        assert_eq!(env.provider("fake").names(), ["get_cert p12"]);
 
         // Client CA that is no PEM certificate.
         let body = tls_listener(
@@ -154,7 +144,7 @@ async fn listener_refs_read_before_the_provider() {
         assert_eq!(env.count("listener").await, 0);
 
         // Everything readable: the certificates are read, then the provider is asked.
-        env.fake.calls.lock().unwrap().clear();
+        env.provider("fake").clear();
         let body = tls_listener(
             &lb,
             json!({"default_tls_container_ref": "good", "client_ca_tls_container_ref": "good-ca", "client_crl_container_ref": "good-crl"}),
@@ -162,7 +152,7 @@ async fn listener_refs_read_before_the_provider() {
         let (s, b) = env.req("POST", "/v2/lbaas/listeners", Some(body)).await;
         assert_eq!(s, StatusCode::CREATED, "{b}");
         assert_eq!(
-            env.fake.calls(),
+            env.provider("fake").names(),
             [
                 "get_cert good",
                 "get_secret good-ca",
@@ -176,7 +166,7 @@ async fn listener_refs_read_before_the_provider() {
 
         // PUT: a new unreadable default ref → 400, nothing changed, no provider call; the
         // stored CA/CRL are read again (listener.py `_validate_listener_PUT`).
-        env.fake.calls.lock().unwrap().clear();
+        env.provider("fake").clear();
         let (s, b) = env
             .req(
                 "PUT",
@@ -186,10 +176,10 @@ async fn listener_refs_read_before_the_provider() {
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert_eq!(b["faultstring"], "Could not retrieve certificate: ['gone']");
-        assert_eq!(env.fake.calls(), ["get_cert gone"]);
+        assert_eq!(env.provider("fake").names(), ["get_cert gone"]);
         assert_eq!(env.status_of("listener", &lid).await, "ACTIVE");
         assert_eq!(env.status_of("load_balancer", &lb).await, "ACTIVE");
-        env.fake.calls.lock().unwrap().clear();
+        env.provider("fake").clear();
         let (s, b) = env
             .req(
                 "PUT",
@@ -199,7 +189,7 @@ async fn listener_refs_read_before_the_provider() {
             .await;
         assert_eq!(s, StatusCode::OK, "{b}");
         assert_eq!(
-            env.fake.calls(),
+            env.provider("fake").names(),
             [
                 "get_secret good-ca",
                 "get_secret good-crl",
@@ -212,7 +202,7 @@ async fn listener_refs_read_before_the_provider() {
 
 #[tokio::test]
 async fn without_a_cert_manager_every_ref_is_unreadable() {
-    let mut env = common::Env::new(false).await;
+    let mut env = common::Env::new(false, common::Setup::noauth()).await;
     with_certs(&mut env, false);
     let lb = env.active_lb("lb").await;
     let body = tls_listener(
@@ -240,10 +230,10 @@ async fn without_a_cert_manager_every_ref_is_unreadable() {
 #[tokio::test]
 async fn pool_refs_read_before_the_provider() {
     for mysql in [false, true] {
-        let mut env = common::Env::new(mysql).await;
+        let mut env = common::Env::new(mysql, common::Setup::noauth()).await;
         with_certs(&mut env, true);
         let lb = env.active_lb("lb").await;
-        env.fake.calls.lock().unwrap().clear();
+        env.provider("fake").clear();
         let pool = |extra: serde_json::Value| {
             let mut p = json!({"loadbalancer_id": lb, "protocol": "HTTP", "lb_algorithm": "ROUND_ROBIN", "tls_enabled": true});
             for (k, v) in extra.as_object().unwrap() {
@@ -287,9 +277,13 @@ async fn pool_refs_read_before_the_provider() {
         assert_eq!(b["faultstring"], "Validation failure: The client authentication certificate revocation list is invalid. It must be a valid x509 PEM format certificate revocation list. Error: Unable to load PEM file. See https://cryptography.io/en/latest/faq/#why-can-t-i-import-my-pem-file for more details. MalformedFraming");
         assert_eq!(env.count("pool").await, 0);
         assert_eq!(env.status_of("load_balancer", &lb).await, "ACTIVE");
-        assert!(!env.fake.calls().iter().any(|c| c == "pool_create"));
+        assert!(!env
+            .provider("fake")
+            .names()
+            .iter()
+            .any(|c| c == "pool_create"));
 
-        env.fake.calls.lock().unwrap().clear();
+        env.provider("fake").clear();
         let (s, b) = env
             .req(
                 "POST",
@@ -301,14 +295,14 @@ async fn pool_refs_read_before_the_provider() {
             .await;
         assert_eq!(s, StatusCode::CREATED, "{b}");
         assert_eq!(
-            env.fake.calls(),
+            env.provider("fake").names(),
             ["get_cert good", "get_secret good-ca", "pool_create"]
         );
         let pid = b["pool"]["id"].as_str().unwrap().to_string();
         env.set_status("load_balancer", &lb, "ACTIVE").await;
         env.set_status("pool", &pid, "ACTIVE").await;
 
-        env.fake.calls.lock().unwrap().clear();
+        env.provider("fake").clear();
         let (s, b) = env
             .req(
                 "PUT",
@@ -318,10 +312,10 @@ async fn pool_refs_read_before_the_provider() {
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert_eq!(b["faultstring"], "Could not retrieve certificate: ['gone']");
-        assert_eq!(env.fake.calls(), ["get_cert gone"]);
+        assert_eq!(env.provider("fake").names(), ["get_cert gone"]);
         assert_eq!(env.status_of("pool", &pid).await, "ACTIVE");
         // The stored CA is read again on any PUT (pool.py `_validate_pool_PUT`).
-        env.fake.calls.lock().unwrap().clear();
+        env.provider("fake").clear();
         let (s, b) = env
             .req(
                 "PUT",
@@ -330,7 +324,10 @@ async fn pool_refs_read_before_the_provider() {
             )
             .await;
         assert_eq!(s, StatusCode::OK, "{b}");
-        assert_eq!(env.fake.calls(), ["get_secret good-ca", "pool_update"]);
+        assert_eq!(
+            env.provider("fake").names(),
+            ["get_secret good-ca", "pool_update"]
+        );
         env.done().await;
     }
 }

@@ -2,15 +2,15 @@
 //! auth (fake token validator), in-process against a real octavia-db (SQLite and MariaDB).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod support;
+mod common;
 
 use axum::http::StatusCode;
+use common::PROJECT;
 use serde_json::json;
-use support::PROJECT;
 
 #[tokio::test]
 async fn quotas_and_policy_on_pool_children() {
-    each_backend!(|env| {
+    each_backend!(common::Setup::named_tokens(), |env| {
         let (lb, l) = env.lb_listener("full", "TCP").await;
         // members may not change quotas; admins may
         let (s, _) = env
@@ -23,7 +23,7 @@ async fn quotas_and_policy_on_pool_children() {
         assert_eq!(s, StatusCode::FORBIDDEN);
         let (s, _) = env
             .req_as(
-                "admin",
+                Some("admin"),
                 "PUT",
                 &format!("/v2/lbaas/quotas/{PROJECT}"),
                 Some(json!({"quota": {"member": 0, "healthmonitor": 0}})),
@@ -32,7 +32,7 @@ async fn quotas_and_policy_on_pool_children() {
         assert_eq!(s, StatusCode::ACCEPTED);
         let (s, b) = env
             .req_as(
-                "member",
+                Some("member"),
                 "GET",
                 &format!("/v2/lbaas/quotas/{PROJECT}"),
                 None,
@@ -45,7 +45,12 @@ async fn quotas_and_policy_on_pool_children() {
         let body =
             json!({"pool": {"listener_id": l, "protocol": "TCP", "lb_algorithm": "ROUND_ROBIN"}});
         let (s, _) = env
-            .req_as("reader", "POST", "/v2/lbaas/pools", Some(body.clone()))
+            .req_as(
+                Some("reader"),
+                "POST",
+                "/v2/lbaas/pools",
+                Some(body.clone()),
+            )
             .await;
         assert_eq!(s, StatusCode::FORBIDDEN);
         let (s, b) = env.req("POST", "/v2/lbaas/pools", Some(body)).await;
@@ -55,14 +60,21 @@ async fn quotas_and_policy_on_pool_children() {
             env.set_status(t, id, "ACTIVE").await;
         }
         let (s, _) = env
-            .req_as("stranger", "GET", &format!("/v2/lbaas/pools/{p}"), None)
+            .req_as(
+                Some("stranger"),
+                "GET",
+                &format!("/v2/lbaas/pools/{p}"),
+                None,
+            )
             .await;
         assert_eq!(s, StatusCode::FORBIDDEN);
-        let (_, b) = env.req_as("stranger", "GET", "/v2/lbaas/pools", None).await;
+        let (_, b) = env
+            .req_as(Some("stranger"), "GET", "/v2/lbaas/pools", None)
+            .await;
         assert_eq!(b["pools"], json!([]));
         let (s, _) = env
             .req_as(
-                "stranger",
+                Some("stranger"),
                 "GET",
                 &format!("/v2/lbaas/pools/{p}/members"),
                 None,
@@ -71,7 +83,7 @@ async fn quotas_and_policy_on_pool_children() {
         assert_eq!(s, StatusCode::FORBIDDEN);
         let (s, b) = env
             .req_as(
-                "reader",
+                Some("reader"),
                 "GET",
                 &format!("/v2/lbaas/pools/{p}/members"),
                 None,
@@ -120,7 +132,9 @@ async fn quotas_and_policy_on_pool_children() {
         );
         assert_eq!(env.count("health_monitor").await, 0);
         assert_eq!(env.status_of("pool", &p).await, "ACTIVE");
-        let (_, b) = env.req_as("admin", "GET", "/v2/lbaas/quotas", None).await;
+        let (_, b) = env
+            .req_as(Some("admin"), "GET", "/v2/lbaas/quotas", None)
+            .await;
         assert_eq!(b["quotas"][0]["member"], 0);
     });
 }

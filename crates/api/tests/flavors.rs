@@ -2,7 +2,7 @@
 //! real octavia-db (SQLite and MariaDB), with keystone-style tokens for the admin-only rules.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod support;
+mod common;
 
 use axum::http::StatusCode;
 use serde_json::json;
@@ -12,7 +12,7 @@ const FORBIDDEN: &str = "Policy does not allow this request to be performed.";
 
 #[tokio::test]
 async fn providers_and_capabilities() {
-    each_backend!(|env| {
+    each_backend!(common::Setup::named_tokens(), |env| {
         let (s, b) = env.req("GET", "/v2/lbaas/providers", None).await;
         assert_eq!(s, StatusCode::OK);
         // `amphora` is enabled but not loaded: left out
@@ -31,7 +31,7 @@ async fn providers_and_capabilities() {
         assert_eq!(b["faultstring"], FORBIDDEN);
         let (s, b) = env
             .req_as(
-                "admin",
+                Some("admin"),
                 "GET",
                 "/v2/lbaas/providers/full/flavor_capabilities?name=compute_flavor",
                 None,
@@ -44,7 +44,7 @@ async fn providers_and_capabilities() {
         );
         let (s, b) = env
             .req_as(
-                "admin",
+                Some("admin"),
                 "GET",
                 "/v2/lbaas/providers/full/availability_zone_capabilities",
                 None,
@@ -58,7 +58,7 @@ async fn providers_and_capabilities() {
         for cap in ["flavor_capabilities", "availability_zone_capabilities"] {
             let (s, b) = env
                 .req_as(
-                    "admin",
+                    Some("admin"),
                     "GET",
                     &format!("/v2/lbaas/providers/ovn/{cap}"),
                     None,
@@ -75,7 +75,7 @@ async fn providers_and_capabilities() {
         }
         let (s, b) = env
             .req_as(
-                "admin",
+                Some("admin"),
                 "GET",
                 "/v2/lbaas/providers/nope/flavor_capabilities",
                 None,
@@ -85,7 +85,7 @@ async fn providers_and_capabilities() {
         assert_eq!(b["faultstring"], "Provider 'nope' is not enabled.");
         let (s, b) = env
             .req_as(
-                "admin",
+                Some("admin"),
                 "GET",
                 "/v2/lbaas/providers/amphora/flavor_capabilities",
                 None,
@@ -98,7 +98,7 @@ async fn providers_and_capabilities() {
 
 #[tokio::test]
 async fn flavor_profiles_and_flavors() {
-    each_backend!(|env| {
+    each_backend!(common::Setup::named_tokens(), |env| {
         let fp = Some(
             json!({"flavorprofile": {"name": "fp", "provider_name": "full", "flavor_data": "{\"loadbalancer_topology\": \"SINGLE\"}"}}),
         );
@@ -107,22 +107,22 @@ async fn flavor_profiles_and_flavors() {
             .await;
         assert_eq!(s, StatusCode::FORBIDDEN);
         assert_eq!(b["faultstring"], FORBIDDEN);
-        let (s, b) = env.req_as("admin", "POST", "/v2/lbaas/flavorprofiles", Some(json!({"flavorprofile": {"name": "x", "provider_name": "full", "flavor_data": "{nope"}}))).await;
+        let (s, b) = env.req_as(Some("admin"), "POST", "/v2/lbaas/flavorprofiles", Some(json!({"flavorprofile": {"name": "x", "provider_name": "full", "flavor_data": "{nope"}}))).await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert_eq!(
             b["faultstring"],
             "{nope is not a valid option for flavor_data"
         );
-        let (s, b) = env.req_as("admin", "POST", "/v2/lbaas/flavorprofiles", Some(json!({"flavorprofile": {"name": "x", "provider_name": "full", "flavor_data": "{\"bogus\": 1}"}}))).await;
+        let (s, b) = env.req_as(Some("admin"), "POST", "/v2/lbaas/flavorprofiles", Some(json!({"flavorprofile": {"name": "x", "provider_name": "full", "flavor_data": "{\"bogus\": 1}"}}))).await;
         assert_eq!(s, StatusCode::NOT_IMPLEMENTED);
         assert_eq!(
             b["faultstring"],
             "Provider 'full' does not support a requested option: Unknown flavor metadata key."
         );
-        let (s, b) = env.req_as("admin", "POST", "/v2/lbaas/flavorprofiles", Some(json!({"flavorprofile": {"name": "x", "provider_name": "ovn", "flavor_data": "{}"}}))).await;
+        let (s, b) = env.req_as(Some("admin"), "POST", "/v2/lbaas/flavorprofiles", Some(json!({"flavorprofile": {"name": "x", "provider_name": "ovn", "flavor_data": "{}"}}))).await;
         assert_eq!(s, StatusCode::NOT_IMPLEMENTED, "{b}");
         let (s, b) = env
-            .req_as("admin", "POST", "/v2/lbaas/flavorprofiles", fp)
+            .req_as(Some("admin"), "POST", "/v2/lbaas/flavorprofiles", fp)
             .await;
         assert_eq!(s, StatusCode::CREATED, "{b}");
         let fpid = b["flavorprofile"]["id"].as_str().unwrap().to_string();
@@ -131,11 +131,11 @@ async fn flavor_profiles_and_flavors() {
             "{\"loadbalancer_topology\": \"SINGLE\"}"
         );
         assert_eq!(
-            env.full.calls.last("validate_flavor").unwrap(),
+            env.provider("full").last("validate_flavor").unwrap(),
             json!({"loadbalancer_topology": "SINGLE"})
         );
         let (s, b) = env
-            .req_as("admin", "GET", "/v2/lbaas/flavorprofiles", None)
+            .req_as(Some("admin"), "GET", "/v2/lbaas/flavorprofiles", None)
             .await;
         assert_eq!(s, StatusCode::OK);
         assert_eq!(
@@ -146,7 +146,7 @@ async fn flavor_profiles_and_flavors() {
         assert_eq!(b["flavorprofile_links"], json!([]));
         let (s, b) = env
             .req_as(
-                "admin",
+                Some("admin"),
                 "GET",
                 &format!("/v2/lbaas/flavorprofiles/{NIL}"),
                 None,
@@ -156,7 +156,7 @@ async fn flavor_profiles_and_flavors() {
         assert_eq!(b["faultstring"], format!("Flavor profile {NIL} not found."));
         let (s, b) = env
             .req_as(
-                "admin",
+                Some("admin"),
                 "PUT",
                 &format!("/v2/lbaas/flavorprofiles/{fpid}"),
                 Some(json!({"flavorprofile": {"name": null}})),
@@ -172,7 +172,7 @@ async fn flavor_profiles_and_flavors() {
         let (s, _) = env.req("POST", "/v2/lbaas/flavors", fl.clone()).await;
         assert_eq!(s, StatusCode::FORBIDDEN);
         let (s, b) = env
-            .req_as("admin", "POST", "/v2/lbaas/flavors", fl.clone())
+            .req_as(Some("admin"), "POST", "/v2/lbaas/flavors", fl.clone())
             .await;
         assert_eq!(s, StatusCode::CREATED, "{b}");
         assert_eq!(b["flavor"]["enabled"], true);
@@ -188,7 +188,9 @@ async fn flavor_profiles_and_flavors() {
             vec!["description", "enabled", "flavor_profile_id", "id", "name"]
         );
         let flid = b["flavor"]["id"].as_str().unwrap().to_string();
-        let (s, b) = env.req_as("admin", "POST", "/v2/lbaas/flavors", fl).await;
+        let (s, b) = env
+            .req_as(Some("admin"), "POST", "/v2/lbaas/flavors", fl)
+            .await;
         assert_eq!(s, StatusCode::CONFLICT);
         assert_eq!(b["faultstring"], "A flavor of small already exists.");
         // members read flavors
@@ -203,7 +205,7 @@ async fn flavor_profiles_and_flavors() {
         assert_eq!(b["faultstring"], format!("Flavor {NIL} not found."));
         let (s, b) = env
             .req_as(
-                "admin",
+                Some("admin"),
                 "PUT",
                 &format!("/v2/lbaas/flavors/{flid}"),
                 Some(json!({"flavor": {"flavor_profile_id": fpid}})),
@@ -216,7 +218,7 @@ async fn flavor_profiles_and_flavors() {
         );
         let (s, b) = env
             .req_as(
-                "admin",
+                Some("admin"),
                 "PUT",
                 &format!("/v2/lbaas/flavors/{flid}"),
                 Some(json!({"flavor": {"enabled": false}})),
@@ -228,7 +230,7 @@ async fn flavor_profiles_and_flavors() {
         // profile in use
         let (s, b) = env
             .req_as(
-                "admin",
+                Some("admin"),
                 "PUT",
                 &format!("/v2/lbaas/flavorprofiles/{fpid}"),
                 Some(json!({"flavorprofile": {"flavor_data": "{}"}})),
@@ -241,7 +243,7 @@ async fn flavor_profiles_and_flavors() {
         );
         let (s, _) = env
             .req_as(
-                "admin",
+                Some("admin"),
                 "DELETE",
                 &format!("/v2/lbaas/flavorprofiles/{fpid}"),
                 None,
@@ -251,10 +253,10 @@ async fn flavor_profiles_and_flavors() {
         // flavor in use by a live LB; a DELETED one is re-pointed
         let lb = uuid::Uuid::new_v4().to_string();
         env.sql("INSERT INTO `load_balancer` (`id`, `project_id`, `provisioning_status`, `operating_status`, `enabled`, `flavor_id`) VALUES (?, ?, 'ACTIVE', 'ONLINE', 1, ?)",
-            vec![lb.clone().into(), support::PROJECT.into(), flid.clone().into()]).await;
+            vec![lb.clone().into(), common::PROJECT.into(), flid.clone().into()]).await;
         let (s, b) = env
             .req_as(
-                "admin",
+                Some("admin"),
                 "DELETE",
                 &format!("/v2/lbaas/flavors/{flid}"),
                 None,
@@ -268,7 +270,7 @@ async fn flavor_profiles_and_flavors() {
         env.set_status("load_balancer", &lb, "DELETED").await;
         let (s, _) = env
             .req_as(
-                "admin",
+                Some("admin"),
                 "DELETE",
                 &format!("/v2/lbaas/flavors/{flid}"),
                 None,
@@ -277,7 +279,7 @@ async fn flavor_profiles_and_flavors() {
         assert_eq!(s, StatusCode::NO_CONTENT);
         let (s, _) = env
             .req_as(
-                "admin",
+                Some("admin"),
                 "DELETE",
                 &format!("/v2/lbaas/flavorprofiles/{fpid}"),
                 None,
@@ -286,7 +288,7 @@ async fn flavor_profiles_and_flavors() {
         assert_eq!(s, StatusCode::NO_CONTENT);
         let (s, b) = env
             .req_as(
-                "admin",
+                Some("admin"),
                 "DELETE",
                 &format!("/v2/lbaas/flavorprofiles/{fpid}"),
                 None,
@@ -302,8 +304,8 @@ async fn flavor_profiles_and_flavors() {
 
 #[tokio::test]
 async fn availability_zones_and_profiles() {
-    each_backend!(|env| {
-        let (s, b) = env.req_as("admin", "POST", "/v2/lbaas/availabilityzoneprofiles", Some(json!({"availability_zone_profile": {"name": "azp", "provider_name": "full", "availability_zone_data": "{\"compute_zone\": \"nova\"}"}}))).await;
+    each_backend!(common::Setup::named_tokens(), |env| {
+        let (s, b) = env.req_as(Some("admin"), "POST", "/v2/lbaas/availabilityzoneprofiles", Some(json!({"availability_zone_profile": {"name": "azp", "provider_name": "full", "availability_zone_data": "{\"compute_zone\": \"nova\"}"}}))).await;
         assert_eq!(s, StatusCode::CREATED, "{b}");
         let pid = b["availability_zone_profile"]["id"]
             .as_str()
@@ -314,7 +316,12 @@ async fn availability_zones_and_profiles() {
             .await;
         assert_eq!(s, StatusCode::FORBIDDEN);
         let (_, b) = env
-            .req_as("admin", "GET", "/v2/lbaas/availabilityzoneprofiles", None)
+            .req_as(
+                Some("admin"),
+                "GET",
+                "/v2/lbaas/availabilityzoneprofiles",
+                None,
+            )
             .await;
         assert_eq!(b["availability_zone_profiles"].as_array().unwrap().len(), 1);
         assert_eq!(b["availability_zone_profile_links"], json!([]));
@@ -326,7 +333,12 @@ async fn availability_zones_and_profiles() {
             .await;
         assert_eq!(s, StatusCode::FORBIDDEN);
         let (s, b) = env
-            .req_as("admin", "POST", "/v2/lbaas/availabilityzones", az.clone())
+            .req_as(
+                Some("admin"),
+                "POST",
+                "/v2/lbaas/availabilityzones",
+                az.clone(),
+            )
             .await;
         assert_eq!(s, StatusCode::CREATED, "{b}");
         assert_eq!(
@@ -334,7 +346,7 @@ async fn availability_zones_and_profiles() {
             json!({"availability_zone": {"name": "az1", "description": "", "enabled": true, "availability_zone_profile_id": pid}})
         );
         let (s, b) = env
-            .req_as("admin", "POST", "/v2/lbaas/availabilityzones", az)
+            .req_as(Some("admin"), "POST", "/v2/lbaas/availabilityzones", az)
             .await;
         assert_eq!(s, StatusCode::CONFLICT);
         assert_eq!(
@@ -346,7 +358,7 @@ async fn availability_zones_and_profiles() {
         assert_eq!(b["availability_zones"].as_array().unwrap().len(), 1);
         let (s, b) = env
             .req_as(
-                "admin",
+                Some("admin"),
                 "PUT",
                 "/v2/lbaas/availabilityzones/az1",
                 Some(json!({"availability_zone": {"description": "first"}})),
@@ -364,7 +376,7 @@ async fn availability_zones_and_profiles() {
         );
         let (s, b) = env
             .req_as(
-                "admin",
+                Some("admin"),
                 "DELETE",
                 &format!("/v2/lbaas/availabilityzoneprofiles/{pid}"),
                 None,
@@ -377,9 +389,14 @@ async fn availability_zones_and_profiles() {
         );
         let lb = uuid::Uuid::new_v4().to_string();
         env.sql("INSERT INTO `load_balancer` (`id`, `project_id`, `provisioning_status`, `operating_status`, `enabled`, `availability_zone`) VALUES (?, ?, 'ACTIVE', 'ONLINE', 1, 'az1')",
-            vec![lb.clone().into(), support::PROJECT.into()]).await;
+            vec![lb.clone().into(), common::PROJECT.into()]).await;
         let (s, b) = env
-            .req_as("admin", "DELETE", "/v2/lbaas/availabilityzones/az1", None)
+            .req_as(
+                Some("admin"),
+                "DELETE",
+                "/v2/lbaas/availabilityzones/az1",
+                None,
+            )
             .await;
         assert_eq!(s, StatusCode::CONFLICT);
         assert_eq!(
@@ -388,12 +405,17 @@ async fn availability_zones_and_profiles() {
         );
         env.set_status("load_balancer", &lb, "DELETED").await;
         let (s, _) = env
-            .req_as("admin", "DELETE", "/v2/lbaas/availabilityzones/az1", None)
+            .req_as(
+                Some("admin"),
+                "DELETE",
+                "/v2/lbaas/availabilityzones/az1",
+                None,
+            )
             .await;
         assert_eq!(s, StatusCode::NO_CONTENT);
         let (s, _) = env
             .req_as(
-                "admin",
+                Some("admin"),
                 "DELETE",
                 &format!("/v2/lbaas/availabilityzoneprofiles/{pid}"),
                 None,
@@ -405,24 +427,29 @@ async fn availability_zones_and_profiles() {
 
 #[tokio::test]
 async fn amphorae_are_admin_only_and_absent() {
-    each_backend!(|env| {
+    each_backend!(common::Setup::named_tokens(), |env| {
         let (s, _) = env.req("GET", "/v2/octavia/amphorae", None).await;
         assert_eq!(s, StatusCode::FORBIDDEN);
         let (s, b) = env
-            .req_as("admin", "GET", "/v2/octavia/amphorae", None)
+            .req_as(Some("admin"), "GET", "/v2/octavia/amphorae", None)
             .await;
         assert_eq!(s, StatusCode::OK);
         assert_eq!(b, json!({"amphorae": [], "amphorae_links": []}));
         let id = "6a0a707c-45ef-4758-b533-e55adddba8cf";
         let (s, b) = env
-            .req_as("admin", "GET", &format!("/v2/octavia/amphorae/{id}"), None)
+            .req_as(
+                Some("admin"),
+                "GET",
+                &format!("/v2/octavia/amphorae/{id}"),
+                None,
+            )
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
         assert_eq!(b["faultstring"], format!("Amphora {id} not found."));
         for what in ["failover", "config"] {
             let (s, b) = env
                 .req_as(
-                    "admin",
+                    Some("admin"),
                     "PUT",
                     &format!("/v2/octavia/amphorae/{id}/{what}"),
                     None,
@@ -437,7 +464,7 @@ async fn amphorae_are_admin_only_and_absent() {
         assert_eq!(s, StatusCode::FORBIDDEN);
         let (s, b) = env
             .req_as(
-                "admin",
+                Some("admin"),
                 "GET",
                 &format!("/v2/octavia/amphorae/{id}/stats"),
                 None,
@@ -457,49 +484,49 @@ async fn amphorae_are_admin_only_and_absent() {
 
 #[tokio::test]
 async fn lb_create_resolves_flavor_and_zone_metadata() {
-    each_backend!(|env| {
-        let (_, b) = env.req_as("admin", "POST", "/v2/lbaas/flavorprofiles", Some(json!({"flavorprofile": {"name": "fp", "provider_name": "full", "flavor_data": "{\"compute_flavor\": \"m1\"}"}}))).await;
+    each_backend!(common::Setup::named_tokens(), |env| {
+        let (_, b) = env.req_as(Some("admin"), "POST", "/v2/lbaas/flavorprofiles", Some(json!({"flavorprofile": {"name": "fp", "provider_name": "full", "flavor_data": "{\"compute_flavor\": \"m1\"}"}}))).await;
         let fpid = b["flavorprofile"]["id"].as_str().unwrap().to_string();
         let (_, b) = env
             .req_as(
-                "admin",
+                Some("admin"),
                 "POST",
                 "/v2/lbaas/flavors",
                 Some(json!({"flavor": {"name": "f", "flavor_profile_id": fpid}})),
             )
             .await;
         let flid = b["flavor"]["id"].as_str().unwrap().to_string();
-        let (_, b) = env.req_as("admin", "POST", "/v2/lbaas/availabilityzoneprofiles", Some(json!({"availability_zone_profile": {"name": "p", "provider_name": "full", "availability_zone_data": "{\"compute_zone\": \"z1\"}"}}))).await;
+        let (_, b) = env.req_as(Some("admin"), "POST", "/v2/lbaas/availabilityzoneprofiles", Some(json!({"availability_zone_profile": {"name": "p", "provider_name": "full", "availability_zone_data": "{\"compute_zone\": \"z1\"}"}}))).await;
         let azp = b["availability_zone_profile"]["id"]
             .as_str()
             .unwrap()
             .to_string();
-        let (s, _) = env.req_as("admin", "POST", "/v2/lbaas/availabilityzones", Some(json!({"availability_zone": {"name": "az1", "availability_zone_profile_id": azp}}))).await;
+        let (s, _) = env.req_as(Some("admin"), "POST", "/v2/lbaas/availabilityzones", Some(json!({"availability_zone": {"name": "az1", "availability_zone_profile_id": azp}}))).await;
         assert_eq!(s, StatusCode::CREATED);
 
-        let (s, b) = env.req("POST", "/v2/lbaas/loadbalancers", Some(json!({"loadbalancer": {"vip_subnet_id": support::SUBNET, "flavor_id": flid, "availability_zone": "az1"}}))).await;
+        let (s, b) = env.req("POST", "/v2/lbaas/loadbalancers", Some(json!({"loadbalancer": {"vip_subnet_id": common::SUBNET, "flavor_id": flid, "availability_zone": "az1"}}))).await;
         assert_eq!(s, StatusCode::CREATED, "{b}");
         assert_eq!(b["loadbalancer"]["provider"], "full");
         assert_eq!(b["loadbalancer"]["flavor_id"], flid);
         assert_eq!(b["loadbalancer"]["availability_zone"], "az1");
-        let sent = env.full.calls.last("loadbalancer_create").unwrap();
+        let sent = env.provider("full").last("loadbalancer_create").unwrap();
         assert_eq!(sent["flavor"], json!({"compute_flavor": "m1"}));
         assert_eq!(sent["availability_zone"], json!({"compute_zone": "z1"}));
 
-        let (s, b) = env.req("POST", "/v2/lbaas/loadbalancers", Some(json!({"loadbalancer": {"vip_subnet_id": support::SUBNET, "flavor_id": flid, "provider": "ovn"}}))).await;
+        let (s, b) = env.req("POST", "/v2/lbaas/loadbalancers", Some(json!({"loadbalancer": {"vip_subnet_id": common::SUBNET, "flavor_id": flid, "provider": "ovn"}}))).await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert_eq!(
             b["faultstring"],
             format!("Flavor '{flid}' is not compatible with provider 'ovn'")
         );
-        let (s, b) = env.req("POST", "/v2/lbaas/loadbalancers", Some(json!({"loadbalancer": {"vip_subnet_id": support::SUBNET, "availability_zone": "nowhere"}}))).await;
+        let (s, b) = env.req("POST", "/v2/lbaas/loadbalancers", Some(json!({"loadbalancer": {"vip_subnet_id": common::SUBNET, "availability_zone": "nowhere"}}))).await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert_eq!(
             b["faultstring"],
             "Validation failure: Invalid availability_zone."
         );
         env.req_as(
-            "admin",
+            Some("admin"),
             "PUT",
             &format!("/v2/lbaas/flavors/{flid}"),
             Some(json!({"flavor": {"enabled": false}})),
@@ -509,9 +536,7 @@ async fn lb_create_resolves_flavor_and_zone_metadata() {
             .req(
                 "POST",
                 "/v2/lbaas/loadbalancers",
-                Some(
-                    json!({"loadbalancer": {"vip_subnet_id": support::SUBNET, "flavor_id": flid}}),
-                ),
+                Some(json!({"loadbalancer": {"vip_subnet_id": common::SUBNET, "flavor_id": flid}})),
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);

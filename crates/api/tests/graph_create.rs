@@ -3,11 +3,11 @@
 //! the nested provider models, quotas per kind, and nothing left behind by any refusal.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod authz;
+mod common;
 
 use api::policy::Policy;
-use authz::{Env, P1, SUBNET};
 use axum::http::StatusCode;
+use common::{Env, Setup, P1, SUBNET};
 use serde_json::{json, Value};
 
 const MEMBER: &str = "member,reader";
@@ -22,16 +22,6 @@ const TABLES: &[&str] = &[
     "l7rule",
     "session_persistence",
 ];
-
-macro_rules! each_backend {
-    (|$env:ident| $body:block) => {
-        for mysql in [false, true] {
-            let $env = Env::new(mysql, Policy::default()).await;
-            $body
-            $env.done().await;
-        }
-    };
-}
 
 fn tree() -> Value {
     json!({"loadbalancer": {
@@ -77,11 +67,11 @@ async fn assert_nothing_left(env: &Env) {
         assert_eq!(env.in_use(P1, kind).await, 0, "quota in_use_{kind}");
     }
     assert!(
-        !env.driver
+        !env.provider("ovn")
             .names()
             .contains(&"loadbalancer_create".to_string()),
         "{:?}",
-        env.driver.names()
+        env.provider("ovn").names()
     );
 }
 
@@ -96,7 +86,7 @@ fn by_name<'a>(items: &'a Value, name: &str) -> &'a Value {
 
 #[tokio::test]
 async fn whole_tree_in_one_call() {
-    each_backend!(|env| {
+    each_backend!(Setup::role_tokens(Policy::default()), |env| {
         let (s, b) = env
             .call(P1, MEMBER, "POST", "/v2/lbaas/loadbalancers", Some(tree()))
             .await;
@@ -154,8 +144,11 @@ async fn whole_tree_in_one_call() {
             assert_eq!(env.in_use(P1, kind).await, n, "in_use_{kind}");
         }
         // one provider call with the nested models
-        assert_eq!(env.driver.names(), vec!["loadbalancer_create".to_string()]);
-        let m = env.driver.last("loadbalancer_create").unwrap();
+        assert_eq!(
+            env.provider("ovn").names(),
+            vec!["loadbalancer_create".to_string()]
+        );
+        let m = env.provider("ovn").last("loadbalancer_create").unwrap();
         assert_eq!(m["listeners"].as_array().unwrap().len(), 2);
         assert_eq!(m["pools"].as_array().unwrap().len(), 2);
         let ml80 = by_name(&m["listeners"], "l80");
@@ -245,7 +238,7 @@ async fn refusals_leave_nothing_behind() {
             "",
         ),
     ];
-    each_backend!(|env| {
+    each_backend!(Setup::role_tokens(Policy::default()), |env| {
         for (extra, status, text) in &cases {
             let mut body = json!({"loadbalancer": {"vip_subnet_id": SUBNET}});
             for (k, v) in extra.as_object().unwrap() {
@@ -264,7 +257,7 @@ async fn refusals_leave_nothing_behind() {
             assert_nothing_left(&env).await;
         }
         // a driver error rolls the whole tree back too
-        *env.driver.fail_lb_create.lock().unwrap() = Some("boom".into());
+        env.provider("ovn").fail_lb_create("boom");
         let (s, _) = env
             .call(P1, MEMBER, "POST", "/v2/lbaas/loadbalancers", Some(tree()))
             .await;
@@ -275,7 +268,7 @@ async fn refusals_leave_nothing_behind() {
 
 #[tokio::test]
 async fn quotas_are_counted_per_kind() {
-    each_backend!(|env| {
+    each_backend!(Setup::role_tokens(Policy::default()), |env| {
         for (quota, resource) in [
             (json!({"member": 2}), "Member"),
             (json!({"pool": 1}), "Pool"),
@@ -333,7 +326,11 @@ async fn quotas_are_counted_per_kind() {
 #[tokio::test]
 async fn noauth_creates_the_tree_without_quotas() {
     for mysql in [false, true] {
-        let env = Env::with(mysql, api::AuthMode::NoAuth, Policy::default()).await;
+        let env = Env::new(
+            mysql,
+            Setup::role_tokens(Policy::default()).auth(api::AuthMode::NoAuth),
+        )
+        .await;
         let mut body = tree();
         body["loadbalancer"]["project_id"] = json!(P1);
         let (s, b) = env

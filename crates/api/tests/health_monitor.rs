@@ -53,7 +53,7 @@ async fn active(env: &common::Env, lb: &str, l: &str, p: &str) {
 
 #[tokio::test]
 async fn health_monitor_lifecycle_and_status_tree() {
-    each_backend!(|env| {
+    each_backend!(common::Setup::noauth(), |env| {
         let (lb, l, p) = setup(&env, "TCP").await;
         let hm = |extra: Value| {
             let mut v =
@@ -232,7 +232,7 @@ async fn health_monitor_lifecycle_and_status_tree() {
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
         assert_eq!(b["faultstring"], format!("Health Monitor {hid} not found."));
-        let calls = env.fake.calls();
+        let calls = env.provider("fake").names();
         assert_eq!(
             calls[calls.len() - 4..],
             [
@@ -247,7 +247,7 @@ async fn health_monitor_lifecycle_and_status_tree() {
 
 #[tokio::test]
 async fn health_monitor_http_defaults_udp_rules_and_rollback() {
-    each_backend!(|env| {
+    each_backend!(common::Setup::noauth(), |env| {
         let (lb, l, p) = setup(&env, "HTTP").await;
         let (s, b) = env.req("POST", "/v2/lbaas/healthmonitors", Some(json!({"healthmonitor": {"pool_id": p, "type": "HTTP", "delay": 5, "timeout": 3, "max_retries": 2, "domain_name": "a.example"}}))).await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
@@ -316,6 +316,6 @@ async fn health_monitor_http_defaults_udp_rules_and_rollback() {
         for (t, id) in [("load_balancer", &lb2), ("listener", &l2), ("pool", &p2)] {
             assert_eq!(env.status_of(t, id).await, "ACTIVE", "{t}");
         }
-        assert_eq!(env.nope.calls(), ["health_monitor_create"]);
+        assert_eq!(env.provider("nope").names(), ["health_monitor_create"]);
     });
 }

@@ -3,17 +3,17 @@
 //! (`The Keystone service is temporarily unavailable.`), in Octavia's fault body.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod authz;
+mod common;
 
 use api::policy::Policy;
-use authz::{Env, P1};
 use axum::http::StatusCode;
+use common::{Env, Setup, P1};
 use serde_json::json;
 
 #[tokio::test]
 async fn outage_is_503_and_bad_tokens_are_401() {
     for mysql in [false, true] {
-        let env = Env::new(mysql, Policy::default()).await;
+        let env = Env::new(mysql, Setup::role_tokens(Policy::default())).await;
         for token in ["unreachable", "keystone-500"] {
             let (s, b) = env
                 .req_as(Some(token), "GET", "/v2/lbaas/loadbalancers", None)
@@ -39,7 +39,7 @@ async fn outage_is_503_and_bad_tokens_are_401() {
                 Some("unreachable"),
                 "POST",
                 "/v2/lbaas/loadbalancers",
-                Some(json!({"loadbalancer": {"vip_subnet_id": authz::SUBNET}})),
+                Some(json!({"loadbalancer": {"vip_subnet_id": common::SUBNET}})),
             )
             .await;
         assert_eq!(s, StatusCode::SERVICE_UNAVAILABLE);

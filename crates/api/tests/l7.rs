@@ -1,7 +1,7 @@
 //! L7 policy and rule endpoints in-process against a real octavia-db (SQLite and MariaDB).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod support;
+mod common;
 
 use axum::http::StatusCode;
 use serde_json::{json, Value};
@@ -14,14 +14,14 @@ fn pol(listener: &str, extra: Value) -> Option<Value> {
     Some(json!({ "l7policy": p }))
 }
 
-async fn settle(env: &support::Env, lb: &str, listener: &str) {
+async fn settle(env: &common::Env, lb: &str, listener: &str) {
     env.set_status("load_balancer", lb, "ACTIVE").await;
     env.set_status("listener", listener, "ACTIVE").await;
 }
 
 #[tokio::test]
 async fn l7policy_create_positions_put_delete() {
-    each_backend!(|env| {
+    each_backend!(common::Setup::named_tokens(), |env| {
         let (lb, l) = env.lb_listener("full", "HTTP").await;
         // validation texts
         let (s, b) = env
@@ -101,12 +101,12 @@ async fn l7policy_create_positions_put_delete() {
         assert_eq!(p1["operating_status"], "OFFLINE");
         assert_eq!(p1["redirect_http_code"], 302);
         assert_eq!(p1["position"], 1);
-        assert_eq!(p1["project_id"], support::PROJECT);
+        assert_eq!(p1["project_id"], common::PROJECT);
         assert_eq!(p1["rules"].as_array().unwrap().len(), 1);
         let p1id = p1["id"].as_str().unwrap().to_string();
         assert_eq!(env.status_of("load_balancer", &lb).await, "PENDING_UPDATE");
         assert_eq!(env.status_of("listener", &l).await, "PENDING_UPDATE");
-        let sent = env.full.calls.last("l7policy_create").unwrap();
+        let sent = env.provider("full").last("l7policy_create").unwrap();
         assert_eq!(sent["rules"][0]["type"], "PATH");
         assert_eq!(sent["action"], "REDIRECT_TO_URL");
 
@@ -225,7 +225,7 @@ async fn l7policy_create_positions_put_delete() {
         );
         assert_eq!(p["position"], 3);
         assert_eq!(
-            env.full.calls.last("l7policy_update").unwrap()["action"],
+            env.provider("full").last("l7policy_update").unwrap()["action"],
             "REJECT"
         );
         settle(&env, &lb, &l).await;
@@ -239,12 +239,12 @@ async fn l7policy_create_positions_put_delete() {
         assert_eq!(b["l7policies_links"], json!([]));
         // another project sees nothing and cannot show it
         let (_, b) = env
-            .req_as("stranger", "GET", "/v2/lbaas/l7policies", None)
+            .req_as(Some("stranger"), "GET", "/v2/lbaas/l7policies", None)
             .await;
         assert_eq!(b["l7policies"], json!([]));
         let (s, b) = env
             .req_as(
-                "stranger",
+                Some("stranger"),
                 "GET",
                 &format!("/v2/lbaas/l7policies/{p1id}"),
                 None,
@@ -257,7 +257,7 @@ async fn l7policy_create_positions_put_delete() {
         );
         let (s, _) = env
             .req_as(
-                "reader",
+                Some("reader"),
                 "DELETE",
                 &format!("/v2/lbaas/l7policies/{p1id}"),
                 None,
@@ -289,7 +289,7 @@ async fn l7policy_create_positions_put_delete() {
 
 #[tokio::test]
 async fn l7policy_redirect_pool_checks() {
-    each_backend!(|env| {
+    each_backend!(common::Setup::named_tokens(), |env| {
         let (lb, l) = env.lb_listener("full", "HTTP").await;
         let (s, b) = env.req("POST", "/v2/lbaas/pools", Some(json!({"pool": {"loadbalancer_id": lb, "protocol": "UDP", "lb_algorithm": "ROUND_ROBIN"}}))).await;
         assert_eq!(s, StatusCode::CREATED, "{b}");
@@ -337,7 +337,7 @@ async fn l7policy_redirect_pool_checks() {
 
 #[tokio::test]
 async fn l7rules_lifecycle_and_limits() {
-    each_backend!(|env| {
+    each_backend!(common::Setup::named_tokens(), |env| {
         let (lb, l) = env.lb_listener("full", "HTTP").await;
         let (s, b) = env
             .req(
@@ -482,7 +482,7 @@ async fn l7rules_lifecycle_and_limits() {
         assert_eq!(s, StatusCode::NO_CONTENT);
         assert_eq!(env.status_of("l7rule", &rid).await, "PENDING_DELETE");
         assert_eq!(
-            env.full.calls.last("l7rule_delete").unwrap()["l7rule_id"],
+            env.provider("full").last("l7rule_delete").unwrap()["l7rule_id"],
             rid
         );
     });
@@ -490,7 +490,7 @@ async fn l7rules_lifecycle_and_limits() {
 
 #[tokio::test]
 async fn ovn_refuses_l7_and_everything_rolls_back() {
-    each_backend!(|env| {
+    each_backend!(common::Setup::named_tokens(), |env| {
         let (lb, l) = env.lb_listener("ovn", "TCP").await;
         let (s, b) = env.req("POST", "/v2/lbaas/l7policies", pol(&l, json!({"action": "REJECT", "rules": [{"type": "PATH", "compare_type": "EQUAL_TO", "value": "/a"}]}))).await;
         assert_eq!(s, StatusCode::NOT_IMPLEMENTED, "{b}");
@@ -510,7 +510,7 @@ async fn ovn_refuses_l7_and_everything_rolls_back() {
         // a policy that exists (written behind the API): rule create / policy update / delete refused too
         let pid = uuid::Uuid::new_v4().to_string();
         env.sql("INSERT INTO `l7policy` (`id`, `listener_id`, `action`, `position`, `enabled`, `provisioning_status`, `project_id`, `operating_status`) VALUES (?, ?, 'REJECT', 1, 1, 'ACTIVE', ?, 'ONLINE')",
-            vec![pid.clone().into(), l.clone().into(), support::PROJECT.into()]).await;
+            vec![pid.clone().into(), l.clone().into(), common::PROJECT.into()]).await;
         let (s, _) = env
             .req(
                 "POST",
@@ -544,13 +544,13 @@ async fn ovn_refuses_l7_and_everything_rolls_back() {
 
 #[tokio::test]
 async fn l7_quota() {
-    each_backend!(|env| {
+    each_backend!(common::Setup::named_tokens(), |env| {
         let (lb, l) = env.lb_listener("full", "HTTP").await;
         let (s, b) = env
             .req_as(
-                "admin",
+                Some("admin"),
                 "PUT",
-                &format!("/v2/lbaas/quotas/{}", support::PROJECT),
+                &format!("/v2/lbaas/quotas/{}", common::PROJECT),
                 Some(json!({"quota": {"l7policy": 0}})),
             )
             .await;
@@ -558,7 +558,7 @@ async fn l7_quota() {
             // quotas endpoint not served yet: write the limit directly
             env.sql(
                 "UPDATE `quotas` SET `l7policy` = 0 WHERE `project_id` = ?",
-                vec![support::PROJECT.into()],
+                vec![common::PROJECT.into()],
             )
             .await;
         } else {

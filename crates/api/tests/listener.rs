@@ -8,7 +8,7 @@ use serde_json::json;
 
 #[tokio::test]
 async fn listener_lifecycle_and_locking() {
-    each_backend!(|env| {
+    each_backend!(common::Setup::noauth(), |env| {
         let lb = env.active_lb("lb").await;
         let (s, b) = env.req("POST", "/v2/lbaas/listeners", Some(json!({"listener": {"loadbalancer_id": lb, "protocol": "TCP", "protocol_port": 0}}))).await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
@@ -84,7 +84,7 @@ async fn listener_lifecycle_and_locking() {
         assert_eq!(s, StatusCode::NO_CONTENT);
         assert_eq!(env.status_of("listener", &lid).await, "PENDING_DELETE");
         assert_eq!(
-            env.fake.calls(),
+            env.provider("fake").names(),
             [
                 "create_vip_port",
                 "loadbalancer_create",
@@ -98,7 +98,7 @@ async fn listener_lifecycle_and_locking() {
 
 #[tokio::test]
 async fn listener_provider_refusal_rolls_back() {
-    each_backend!(|env| {
+    each_backend!(common::Setup::noauth(), |env| {
         let (s, b) = env
             .req(
                 "POST",

@@ -36,7 +36,7 @@ const LB_KEYS: &[&str] = &[
 
 #[tokio::test]
 async fn create_get_list_update_delete() {
-    each_backend!(|env| {
+    each_backend!(common::Setup::noauth(), |env| {
         let (s, b) = env.req("POST", "/v2/lbaas/loadbalancers", Some(json!({"loadbalancer": {"name": "lb1", "vip_subnet_id": SUBNET, "tags": ["a"]}}))).await;
         assert_eq!(s, StatusCode::CREATED, "{b}");
         let lb = &b["loadbalancer"];
@@ -51,7 +51,10 @@ async fn create_get_list_update_delete() {
         assert_eq!(lb["updated_at"], serde_json::Value::Null);
         assert_eq!(lb["created_at"].as_str().unwrap().len(), 19);
         let id = lb["id"].as_str().unwrap().to_string();
-        assert_eq!(env.fake.calls(), ["create_vip_port", "loadbalancer_create"]);
+        assert_eq!(
+            env.provider("fake").names(),
+            ["create_vip_port", "loadbalancer_create"]
+        );
 
         // 409 while PENDING_CREATE
         let (s, b) = env
@@ -144,7 +147,7 @@ async fn create_get_list_update_delete() {
 
 #[tokio::test]
 async fn validation_errors_are_400s() {
-    each_backend!(|env| {
+    each_backend!(common::Setup::noauth(), |env| {
         let cases = [
             (json!({"loadbalancer": {"vip_subnet_id": SUBNET, "foo": 1}}), "Unknown attribute for argument load_balancer.loadbalancer: foo"),
             (json!({"loadbalancer": {"vip_subnet_id": "nope"}}), "Invalid input for field/attribute vip_subnet_id. Value: 'nope'. Value should be UUID format"),
@@ -167,7 +170,7 @@ async fn validation_errors_are_400s() {
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert_eq!(env.count("load_balancer").await, 0);
-        assert!(env.fake.calls().is_empty());
+        assert!(env.provider("fake").names().is_empty());
         let missing = uuid::Uuid::new_v4();
         let (s, b) = env
             .req("GET", &format!("/v2/lbaas/loadbalancers/{missing}"), None)
@@ -182,7 +185,7 @@ async fn validation_errors_are_400s() {
 
 #[tokio::test]
 async fn provider_refusal_is_501_and_stores_nothing() {
-    each_backend!(|env| {
+    each_backend!(common::Setup::noauth(), |env| {
         let (s, b) = env
             .req(
                 "POST",
@@ -197,13 +200,16 @@ async fn provider_refusal_is_501_and_stores_nothing() {
         );
         assert_eq!(env.count("load_balancer").await, 0);
         assert_eq!(env.count("vip").await, 0);
-        assert_eq!(env.nope.calls(), ["create_vip_port", "loadbalancer_create"]);
+        assert_eq!(
+            env.provider("nope").names(),
+            ["create_vip_port", "loadbalancer_create"]
+        );
     });
 }
 
 #[tokio::test]
 async fn versions_and_framework() {
-    let env = common::Env::new(false).await;
+    let env = common::Env::new(false, common::Setup::noauth()).await;
     let (s, b) = env.req("GET", "/", None).await;
     assert_eq!(s, StatusCode::OK);
     let v = b["versions"].as_array().unwrap();

@@ -70,7 +70,7 @@ async fn member_rows(env: &common::Env, pool: &str) -> Vec<(String, i64, String)
 
 #[tokio::test]
 async fn member_lifecycle() {
-    each_backend!(|env| {
+    each_backend!(common::Setup::noauth(), |env| {
         let (lb, l, p) = setup(&env).await;
         let base = format!("/v2/lbaas/pools/{p}/members");
         let (s, b) = env.req("POST", &base, Some(json!({"member": {"address": "10.0.0.10", "protocol_port": 8080, "subnet_id": SUBNET, "name": "m1"}}))).await;
@@ -220,7 +220,7 @@ async fn member_lifecycle() {
         assert_eq!(env.status_of("member", &mid).await, "PENDING_DELETE");
         assert_eq!(env.status_of("pool", &p).await, "PENDING_UPDATE");
         assert_eq!(
-            env.fake.calls()[4..],
+            env.provider("fake").names()[4..],
             [
                 "member_create",
                 "member_update",
@@ -233,7 +233,7 @@ async fn member_lifecycle() {
 
 #[tokio::test]
 async fn member_batch_diff() {
-    each_backend!(|env| {
+    each_backend!(common::Setup::noauth(), |env| {
         let (lb, l, p) = setup(&env).await;
         let base = format!("/v2/lbaas/pools/{p}/members");
         let m = |ip: &str, w: i64| json!({"address": ip, "protocol_port": 80, "weight": w});
@@ -274,7 +274,7 @@ async fn member_batch_diff() {
             .unwrap();
             tx.commit().await.unwrap();
         }
-        let calls = env.fake.calls().len();
+        let calls = env.provider("fake").names().len();
         // same set again: nothing changed → no driver call, statuses untouched
         let (s, _) = env
             .req(
@@ -284,7 +284,7 @@ async fn member_batch_diff() {
             )
             .await;
         assert_eq!(s, StatusCode::ACCEPTED);
-        assert_eq!(env.fake.calls().len(), calls);
+        assert_eq!(env.provider("fake").names().len(), calls);
         assert_eq!(env.status_of("load_balancer", &lb).await, "ACTIVE");
 
         // .1 changed, .2 absent, .3 new
@@ -304,7 +304,10 @@ async fn member_batch_diff() {
                 ("10.0.0.3".into(), 80, "PENDING_CREATE".into()),
             ]
         );
-        assert_eq!(env.fake.calls().last().unwrap(), "member_batch_update");
+        assert_eq!(
+            env.provider("fake").names().last().unwrap(),
+            "member_batch_update"
+        );
         active(&env, &lb, &l, &p).await;
 
         // additive: absent ones untouched

@@ -2,11 +2,11 @@
 //! keystone-style auth, on SQLite and MariaDB.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod authz;
+mod common;
 
 use api::policy::Policy;
-use authz::{Env, P1, SUBNET};
 use axum::http::StatusCode;
+use common::{Env, Setup, P1, SUBNET};
 use serde_json::{json, Value};
 
 const MEMBER: &str = "member,reader";
@@ -85,7 +85,7 @@ async fn report_done(env: &Env, lb: &str, l: &str, p: &str) {
 #[tokio::test]
 async fn member_batch_quota_counts_the_members_that_exist() {
     for mysql in [false, true] {
-        let env = Env::new(mysql, Policy::default()).await;
+        let env = Env::new(mysql, Setup::role_tokens(Policy::default())).await;
         let (lb, l, p) = setup(&env).await;
         let base = format!("/v2/lbaas/pools/{p}/members");
         let m = |ip: &str| json!({"address": ip, "protocol_port": 80});

@@ -7,21 +7,16 @@
 //! Regenerate the checked-in file with `KEEL_BLESS=1 cargo test -p api --test openapi`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use std::collections::{BTreeMap, BTreeSet};
+mod common;
+
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use api::{openapi, ApiConfig, AppState, AuthMode};
-use async_trait::async_trait;
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
-use octavia_db::Database;
-use provider::{AdditionalVip, ProviderDriver, ProviderError, Vip};
+use api::{openapi, AuthMode};
+use axum::http::StatusCode;
+use common::auth::RoleTokens;
+use common::{Env, Setup, PROJECT, SUBNET};
 use serde_json::{json, Value};
-use sqlx::Connection;
-use tower::ServiceExt;
-
-const PROJECT: &str = "0123456789abcdef0123456789abcdef";
-const SUBNET: &str = "6a0a707c-45ef-4758-b533-e55adddba8ce";
 
 fn doc_path() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/openapi.json")
@@ -161,264 +156,6 @@ fn document_is_structurally_valid_openapi_3_1() {
         table,
         "crate::router and openapi::OPERATIONS disagree on the paths"
     );
-}
-
-// ---- harness: the router over a real octavia-db, noauth, a driver that accepts everything ----
-
-struct Yes;
-
-#[async_trait]
-impl ProviderDriver for Yes {
-    fn name(&self) -> &str {
-        "yes"
-    }
-    async fn create_vip_port(
-        &self,
-        _lb: &str,
-        _p: &str,
-        vip: Vip,
-        add: Vec<AdditionalVip>,
-    ) -> Result<(Vip, Vec<AdditionalVip>), ProviderError> {
-        let mut v = vip;
-        v.vip_port_id = Some(uuid::Uuid::new_v4().to_string());
-        v.vip_address.get_or_insert_with(|| "10.0.0.10".into());
-        Ok((v, add))
-    }
-    async fn loadbalancer_create(&self, _: provider::LoadBalancer) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn loadbalancer_delete(
-        &self,
-        _: provider::LoadBalancer,
-        _: bool,
-    ) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn loadbalancer_failover(&self, _: &str) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn loadbalancer_update(
-        &self,
-        _: provider::LoadBalancer,
-        _: provider::LoadBalancer,
-    ) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn listener_create(&self, _: provider::Listener) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn listener_delete(&self, _: provider::Listener) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn listener_update(
-        &self,
-        _: provider::Listener,
-        _: provider::Listener,
-    ) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn pool_create(&self, _: provider::Pool) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn pool_delete(&self, _: provider::Pool) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn pool_update(&self, _: provider::Pool, _: provider::Pool) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn member_create(&self, _: provider::Member) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn member_delete(&self, _: provider::Member) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn member_update(
-        &self,
-        _: provider::Member,
-        _: provider::Member,
-    ) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn member_batch_update(
-        &self,
-        _: &str,
-        _: Vec<provider::Member>,
-    ) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn health_monitor_create(&self, _: provider::HealthMonitor) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn health_monitor_delete(&self, _: provider::HealthMonitor) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn health_monitor_update(
-        &self,
-        _: provider::HealthMonitor,
-        _: provider::HealthMonitor,
-    ) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn l7policy_create(&self, _: provider::L7Policy) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn l7policy_delete(&self, _: provider::L7Policy) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn l7policy_update(
-        &self,
-        _: provider::L7Policy,
-        _: provider::L7Policy,
-    ) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn l7rule_create(&self, _: provider::L7Rule) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn l7rule_delete(&self, _: provider::L7Rule) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn l7rule_update(
-        &self,
-        _: provider::L7Rule,
-        _: provider::L7Rule,
-    ) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn get_supported_flavor_metadata(&self) -> Result<Value, ProviderError> {
-        Ok(json!({"compute_flavor": "The compute driver flavor ID."}))
-    }
-    async fn validate_flavor(&self, _: &Value) -> Result<(), ProviderError> {
-        Ok(())
-    }
-    async fn get_supported_availability_zone_metadata(&self) -> Result<Value, ProviderError> {
-        Ok(json!({"compute_zone": "The compute availability zone."}))
-    }
-    async fn validate_availability_zone(&self, _: &Value) -> Result<(), ProviderError> {
-        Ok(())
-    }
-}
-
-struct Env {
-    router: axum::Router,
-    /// `X-Auth-Token` sent with every request (keystone mode).
-    token: Option<&'static str>,
-    db: Database,
-    mysql_name: Option<String>,
-    _dir: Option<tempfile::TempDir>,
-}
-
-fn keel_db_url() -> String {
-    std::env::var("STACK_KEEL_DB_URL").expect(
-        "STACK_KEEL_DB_URL is not set: run the tests via ci/test.sh (it sources ci/stack/env.sh)",
-    )
-}
-
-fn server_part(url: &str) -> String {
-    let after = url.find("://").map(|i| i + 3).unwrap_or(0);
-    match url[after..].find('/') {
-        Some(i) => url[..after + i + 1].to_string(),
-        None => format!("{url}/"),
-    }
-}
-
-impl Env {
-    async fn new(mysql: bool) -> Self {
-        Self::with_auth(mysql, AuthMode::NoAuth, None).await
-    }
-
-    async fn with_auth(mysql: bool, auth: AuthMode, token: Option<&'static str>) -> Self {
-        let (db, mysql_name, dir) = if mysql {
-            let base = keel_db_url();
-            let name = format!("keel_test_{}", uuid::Uuid::new_v4().simple());
-            let mut conn = sqlx::MySqlConnection::connect(&base).await.unwrap();
-            sqlx::query(&format!("CREATE DATABASE `{name}` CHARACTER SET utf8mb4"))
-                .execute(&mut conn)
-                .await
-                .unwrap();
-            conn.close().await.unwrap();
-            let db = Database::connect(&format!("{}{name}", server_part(&base)))
-                .await
-                .unwrap();
-            (db, Some(name), None)
-        } else {
-            let dir = tempfile::tempdir().unwrap();
-            let url = format!("sqlite://{}?mode=rwc", dir.path().join("o.db").display());
-            (Database::connect(&url).await.unwrap(), None, Some(dir))
-        };
-        db.upgrade().await.unwrap();
-        let mut providers: BTreeMap<String, Arc<dyn ProviderDriver>> = BTreeMap::new();
-        providers.insert("yes".into(), Arc::new(Yes));
-        let mut cfg = ApiConfig {
-            default_provider_driver: "yes".into(),
-            ..ApiConfig::default()
-        };
-        cfg.enabled_provider_drivers
-            .insert("yes".into(), "Accepts everything.".into());
-        let state = AppState::new(db.clone(), providers, auth, None, cfg);
-        Self {
-            router: api::router(state),
-            token,
-            db,
-            mysql_name,
-            _dir: dir,
-        }
-    }
-
-    async fn req(&self, method: &str, path: &str, body: Option<Value>) -> (StatusCode, Value) {
-        let mut b = Request::builder()
-            .method(method)
-            .uri(path)
-            .header("host", "keel.test")
-            .header("x-project-id", PROJECT);
-        if body.is_some() {
-            b = b.header("content-type", "application/json");
-        }
-        if let Some(t) = self.token {
-            b = b.header("x-auth-token", t);
-        }
-        let req = b
-            .body(body.map_or(Body::empty(), |v| Body::from(v.to_string())))
-            .unwrap();
-        let resp = self.router.clone().oneshot(req).await.unwrap();
-        let status = resp.status();
-        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
-            .await
-            .unwrap();
-        let v = if bytes.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_slice(&bytes)
-                .unwrap_or(Value::String(String::from_utf8_lossy(&bytes).into()))
-        };
-        (status, v)
-    }
-
-    async fn set_active(&self, objs: &[(&str, &str)]) {
-        let mut tx = self.db.begin().await.unwrap();
-        for (table, id) in objs {
-            tx.execute(
-                &format!("UPDATE `{table}` SET provisioning_status = 'ACTIVE' WHERE id = ?"),
-                vec![(*id).into()],
-            )
-            .await
-            .unwrap();
-        }
-        tx.commit().await.unwrap();
-    }
-
-    async fn done(self) {
-        self.db.close().await;
-        if let Some(name) = self.mysql_name {
-            let mut conn = sqlx::MySqlConnection::connect(&keel_db_url())
-                .await
-                .unwrap();
-            sqlx::query(&format!("DROP DATABASE IF EXISTS `{name}`"))
-                .execute(&mut conn)
-                .await
-                .unwrap();
-        }
-    }
 }
 
 // ---- a JSON Schema checker for the subset the document uses ----
@@ -613,7 +350,7 @@ fn id(v: &Value, key: &str) -> String {
 #[tokio::test]
 async fn every_operation_answers_as_documented() {
     for mysql in [false, true] {
-        let env = Env::new(mysql).await;
+        let env = Env::new(mysql, Setup::accept_all()).await;
         let mut c = Checker {
             env: &env,
             doc: openapi::document(),
@@ -1134,7 +871,7 @@ async fn every_operation_answers_as_documented() {
 
 #[tokio::test]
 async fn router_serves_exactly_the_documented_methods() {
-    let env = Env::new(false).await;
+    let env = Env::new(false, Setup::accept_all()).await;
     for (path, methods) in openapi::routes() {
         let concrete = path
             .split('/')
@@ -1228,7 +965,13 @@ fn the_checker_rejects_a_create_reply_matching_both_or_neither_branch() {
 /// documented Keystone-outage fault; `/` and `/healthcheck` need no token and do not.
 #[tokio::test]
 async fn every_authenticated_operation_documents_the_keystone_outage() {
-    let env = Env::with_auth(false, AuthMode::Keystone(Arc::new(Unreachable)), Some("t")).await;
+    let env = Env::new(
+        false,
+        Setup::accept_all()
+            .auth(AuthMode::Keystone(Arc::new(RoleTokens)))
+            .token("unreachable"),
+    )
+    .await;
     let mut c = Checker {
         env: &env,
         doc: openapi::document(),
@@ -1279,72 +1022,19 @@ async fn every_authenticated_operation_documents_the_keystone_outage() {
     env.done().await;
 }
 
-/// A Keystone that cannot be reached (keystonemiddleware `ConnectFailure`).
-struct Unreachable;
-
-#[async_trait]
-impl api::TokenAuth for Unreachable {
-    async fn validate(&self, _: &str) -> Result<api::Identity, String> {
-        Err("connection refused".into())
-    }
-    async fn validate_token(&self, _: &str) -> Result<api::Identity, api::AuthFailure> {
-        Err(api::AuthFailure::Unavailable("connection refused".into()))
-    }
-}
-
-struct OneToken;
-
-#[async_trait]
-impl api::TokenAuth for OneToken {
-    async fn validate(&self, token: &str) -> Result<api::Identity, String> {
-        if token != "good" {
-            return Err("unknown token".into());
-        }
-        Ok(api::Identity {
-            project_id: Some(PROJECT.into()),
-            user_id: "u".into(),
-            roles: vec!["reader".into()],
-            system_scope: false,
-        })
-    }
-}
-
 /// The document is behind authentication as `GET /v2` is (any valid token, no policy rule).
 #[tokio::test]
 async fn the_document_needs_a_token_but_no_role() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}?mode=rwc", dir.path().join("o.db").display());
-    let db = Database::connect(&url).await.unwrap();
-    db.upgrade().await.unwrap();
-    let state = AppState::new(
-        db.clone(),
-        BTreeMap::new(),
-        AuthMode::Keystone(Arc::new(OneToken)),
-        None,
-        ApiConfig::default(),
-    );
-    let router = api::router(state);
+    let env = Env::new(false, Setup::named_tokens()).await;
     for (token, want) in [
         (None, StatusCode::UNAUTHORIZED),
-        (Some("good"), StatusCode::OK),
+        (Some("reader"), StatusCode::OK),
     ] {
-        let mut b = Request::builder().uri("/v2/openapi.json");
-        if let Some(t) = token {
-            b = b.header("x-auth-token", t);
-        }
-        let resp = router
-            .clone()
-            .oneshot(b.body(Body::empty()).unwrap())
-            .await
-            .unwrap();
-        assert_eq!(resp.status(), want, "token {token:?}");
+        let (status, v) = env.req_as(token, "GET", "/v2/openapi.json", None).await;
+        assert_eq!(status, want, "token {token:?}");
         if want == StatusCode::OK {
-            let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
-                .await
-                .unwrap();
-            let v: Value = serde_json::from_slice(&bytes).unwrap();
             assert_eq!(v, openapi::document());
         }
     }
-    db.close().await;
+    env.done().await;
 }

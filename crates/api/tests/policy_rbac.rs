@@ -3,26 +3,16 @@
 //! advanced_rbac.py), and a policy file turning rules into `!` and `@`.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod authz;
+mod common;
 
 use std::collections::BTreeMap;
 
 use api::policy::Policy;
-use authz::{Env, P1, P2, SUBNET};
 use axum::http::StatusCode;
+use common::{Env, Setup, P1, P2, SUBNET};
 use serde_json::json;
 
 const DENIED: &str = "Policy does not allow this request to be performed.";
-
-macro_rules! each_backend {
-    ($policy:expr, |$env:ident| $body:block) => {
-        for mysql in [false, true] {
-            let $env = Env::new(mysql, $policy).await;
-            $body
-            $env.done().await;
-        }
-    };
-}
 
 fn legacy() -> Policy {
     Policy::build(BTreeMap::new(), false).unwrap()
@@ -41,7 +31,7 @@ async fn create_lb(env: &Env, project: &str, roles: &str) -> (StatusCode, serde_
 
 #[tokio::test]
 async fn legacy_roles_follow_octavias_deprecated_rules() {
-    each_backend!(legacy(), |env| {
+    each_backend!(Setup::role_tokens(legacy()), |env| {
         // create: load-balancer_member in its project; observers and quota admins may not
         for roles in [
             "load-balancer_observer",
@@ -158,7 +148,7 @@ async fn legacy_roles_follow_octavias_deprecated_rules() {
 
 #[tokio::test]
 async fn new_defaults_ignore_legacy_roles() {
-    each_backend!(Policy::default(), |env| {
+    each_backend!(Setup::role_tokens(Policy::default()), |env| {
         let (s, b) = create_lb(&env, P1, "load-balancer_member").await;
         assert_eq!(s, StatusCode::FORBIDDEN, "{b}");
         let (s, _) = env
@@ -178,7 +168,7 @@ async fn policy_file_rules_to_deny_and_allow_all() {
 \"os_load-balancer_api:loadbalancer:get_all-global\": \"@\"
 ";
     let policy = || Policy::from_text("policy.yaml", text, true).unwrap();
-    each_backend!(policy(), |env| {
+    each_backend!(Setup::role_tokens(policy()), |env| {
         let (s, b) = create_lb(&env, P1, "member,reader").await;
         assert_eq!(s, StatusCode::CREATED, "{b}");
         let lb = b["loadbalancer"]["id"].as_str().unwrap().to_string();

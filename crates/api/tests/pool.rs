@@ -46,7 +46,7 @@ async fn lb_and_listener(env: &common::Env) -> (String, String) {
 
 #[tokio::test]
 async fn pool_lifecycle_on_listener() {
-    each_backend!(|env| {
+    each_backend!(common::Setup::noauth(), |env| {
         let (lb, l) = lb_and_listener(&env).await;
         let (s, b) = env
             .req(
@@ -181,7 +181,7 @@ async fn pool_lifecycle_on_listener() {
         assert_eq!(env.status_of("listener", &l).await, "PENDING_UPDATE");
         assert_eq!(env.status_of("load_balancer", &lb).await, "PENDING_UPDATE");
         assert_eq!(
-            env.fake.calls()[3..],
+            env.provider("fake").names()[3..],
             ["pool_create", "pool_update", "pool_create", "pool_delete"]
         );
         let missing = uuid::Uuid::new_v4();
@@ -195,7 +195,7 @@ async fn pool_lifecycle_on_listener() {
 
 #[tokio::test]
 async fn pool_validation_and_provider_refusal() {
-    each_backend!(|env| {
+    each_backend!(common::Setup::noauth(), |env| {
         let (lb, l) = lb_and_listener(&env).await;
         let cases = [
             (json!({"pool": {"loadbalancer_id": lb, "protocol": "TCP", "lb_algorithm": "RANDOM"}}),
@@ -233,6 +233,6 @@ async fn pool_validation_and_provider_refusal() {
             .req("GET", &format!("/v2/lbaas/listeners/{l}"), None)
             .await;
         assert_eq!(b["listener"]["default_pool_id"], Value::Null);
-        assert_eq!(env.nope.calls(), ["pool_create"]);
+        assert_eq!(env.provider("nope").names(), ["pool_create"]);
     });
 }

@@ -15,7 +15,7 @@ fn all(project: &str, v: Value) -> Value {
 
 #[tokio::test]
 async fn quota_crud() {
-    each_backend!(|env| {
+    each_backend!(common::Setup::noauth(), |env| {
         let (s, b) = env.req("GET", "/v2/lbaas/quotas", None).await;
         assert_eq!(
             (s, b),

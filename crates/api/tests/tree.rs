@@ -9,7 +9,7 @@ use serde_json::json;
 
 #[tokio::test]
 async fn full_tree_cascade_delete_and_l7_guard() {
-    each_backend!(|env| {
+    each_backend!(common::Setup::noauth(), |env| {
         let lb = env.active_lb("lb").await;
         let (s, b) = env.req("POST", "/v2/lbaas/listeners", Some(json!({"listener": {"loadbalancer_id": lb, "protocol": "TCP", "protocol_port": 80}}))).await;
         assert_eq!(s, StatusCode::CREATED);
@@ -80,7 +80,10 @@ async fn full_tree_cascade_delete_and_l7_guard() {
             .await;
         assert_eq!(s, StatusCode::NO_CONTENT);
         assert_eq!(env.status_of("load_balancer", &lb).await, "PENDING_DELETE");
-        assert_eq!(env.fake.calls().last().unwrap(), "loadbalancer_delete");
+        assert_eq!(
+            env.provider("fake").names().last().unwrap(),
+            "loadbalancer_delete"
+        );
         assert_eq!(env.count("member").await, 2);
         assert_eq!(env.count("health_monitor").await, 1);
     });

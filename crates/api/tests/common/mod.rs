@@ -1,228 +1,259 @@
-//! Harness: the router in-process over a real octavia-db (SQLite temp file, then a fresh
-//! `keel_test_<random>` MariaDB database on STACK_KEEL_DB_URL's server), noauth, and a fake
-//! provider driver that records its calls.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, missing_docs)]
+//! The one harness of the api integration tests: the router in-process (requests go through
+//! `oneshot`, no socket) over a real octavia-db, with fake provider drivers and a chosen auth
+//! mode.
+//!
+//! - [`db`]: the database (SQLite temp file, or a fresh `keel_test_<uuid>` MariaDB database on
+//!   STACK_KEEL_DB_URL's server), created and upgraded by [`Env::new`], dropped by
+//!   [`Env::done`].
+//! - [`driver`]: [`driver::Recorder`], the fake provider that records calls with their models
+//!   and can refuse or fail.
+//! - [`auth`]: the fake Keystone token validators.
+//! - [`Setup`]: which providers, auth mode, policy, tokens and headers a test runs with; the
+//!   presets are the configurations the tests rely on (default provider `fake` / `full` /
+//!   `ovn` / `yes`, `X-Project-Id` header or not, …).
+//! - [`Env`]: the router + database of one run, request helpers and row look-ups.
+//!
+//! Use [`each_backend!`] to run a body on SQLite, then MariaDB, with `done()` after each.
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    missing_docs
+)]
+
+pub mod auth;
+pub mod db;
+pub mod driver;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
+use api::policy::Policy;
 use api::{ApiConfig, AppState, AuthMode};
-use async_trait::async_trait;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use octavia_db::Database;
-use provider::{AdditionalVip, ProviderDriver, ProviderError, Vip};
-use serde_json::Value;
-use sqlx::Connection;
+use provider::ProviderDriver;
+use serde_json::{json, Value};
 use tower::ServiceExt;
 
-/// A provider that records every call; `unsupported` refuses every create/update/delete.
-pub struct FakeProvider {
-    pub calls: Mutex<Vec<String>>,
-    pub unsupported: bool,
+use driver::Recorder;
+
+/// The project of the noauth `X-Project-Id` header and of the `member`/`reader` tokens.
+pub const PROJECT: &str = "0123456789abcdef0123456789abcdef";
+/// The `stranger` token's project.
+pub const OTHER: &str = "fedcba9876543210fedcba9876543210";
+/// Projects for [`auth::RoleTokens`] tokens.
+pub const P1: &str = "11111111111111111111111111111111";
+pub const P2: &str = "22222222222222222222222222222222";
+/// A VIP subnet id (the fake providers never look it up).
+pub const SUBNET: &str = "6a0a707c-45ef-4758-b533-e55adddba8ce";
+
+/// How an [`Env`] is built: providers (registered name, description, driver), what is enabled
+/// but not loaded, the default provider, auth, policy, and what every request carries.
+pub struct Setup {
+    providers: Vec<(&'static str, &'static str, Arc<Recorder>)>,
+    /// Enabled in the config but not loaded (hidden from the provider list).
+    enabled_only: Vec<(&'static str, &'static str)>,
+    default_provider: &'static str,
+    auth: AuthMode,
+    /// `None`: the config's default policy.
+    policy: Option<Policy>,
+    /// Sent as `X-Project-Id` on every request (noauth's project).
+    project_header: Option<&'static str>,
+    /// The token [`Env::req`] sends.
+    token: Option<&'static str>,
+    /// Every answer must carry an `X-OpenStack-Request-Id: req-…`.
+    check_request_id: bool,
 }
 
-impl FakeProvider {
-    fn rec(&self, what: &str) -> Result<(), ProviderError> {
-        self.calls.lock().unwrap().push(what.to_string());
-        if self.unsupported {
-            Err(ProviderError::unsupported("fake refuses"))
-        } else {
-            Ok(())
+impl Setup {
+    fn bare(auth: AuthMode, default_provider: &'static str) -> Self {
+        Self {
+            providers: vec![],
+            enabled_only: vec![],
+            default_provider,
+            auth,
+            policy: None,
+            project_header: None,
+            token: None,
+            check_request_id: false,
         }
     }
-    pub fn calls(&self) -> Vec<String> {
-        self.calls.lock().unwrap().clone()
+
+    fn provider(mut self, key: &'static str, about: &'static str, r: Recorder) -> Self {
+        self.providers.push((key, about, Arc::new(r)));
+        self
+    }
+
+    /// Noauth as project [`PROJECT`] (`X-Project-Id`); providers `fake` (default, [`driver::CRUD`],
+    /// records `create_vip_port`) and `nope` (the same, refusing every call; its driver also
+    /// calls itself `fake`); every answer must carry a request id.
+    pub fn noauth() -> Self {
+        let mut s = Self::bare(AuthMode::NoAuth, "fake")
+            .provider(
+                "fake",
+                "Fake.",
+                Recorder::new("fake", driver::CRUD).recording_vip_ports(),
+            )
+            .provider(
+                "nope",
+                "Refuses.",
+                Recorder::new("fake", driver::CRUD)
+                    .recording_vip_ports()
+                    .refusing(),
+            );
+        s.project_header = Some(PROJECT);
+        s.check_request_id = true;
+        s
+    }
+
+    /// Keystone auth through [`auth::NamedTokens`] ([`Env::req`] as `member`); providers
+    /// `full` (default, [`driver::CREATE_DELETE_L7_METADATA`]) and `ovn`
+    /// ([`driver::CREATE_DELETE`]); `amphora` enabled but not loaded.
+    pub fn named_tokens() -> Self {
+        let mut s = Self::bare(AuthMode::Keystone(Arc::new(auth::NamedTokens)), "full")
+            .provider(
+                "full",
+                "Full fake driver.",
+                Recorder::new("full", driver::CREATE_DELETE_L7_METADATA),
+            )
+            .provider(
+                "ovn",
+                "Octavia OVN driver.",
+                Recorder::new("ovn", driver::CREATE_DELETE),
+            );
+        s.enabled_only
+            .push(("amphora", "The Octavia Amphora driver."));
+        s.token = Some("member");
+        s
+    }
+
+    /// Keystone auth through [`auth::RoleTokens`] under `policy`; provider `ovn` (default,
+    /// [`driver::GRAPH`]); no token unless given per request.
+    pub fn role_tokens(policy: Policy) -> Self {
+        let mut s = Self::bare(AuthMode::Keystone(Arc::new(auth::RoleTokens)), "ovn").provider(
+            "ovn",
+            "Octavia OVN driver.",
+            Recorder::new("ovn", driver::GRAPH),
+        );
+        s.policy = Some(policy);
+        s
+    }
+
+    /// Noauth as project [`PROJECT`]; provider `yes` (default, [`driver::ALL`], flavor
+    /// metadata `compute_flavor` only).
+    pub fn accept_all() -> Self {
+        let mut s = Self::bare(AuthMode::NoAuth, "yes").provider(
+            "yes",
+            "Accepts everything.",
+            Recorder::new("yes", driver::ALL)
+                .flavor_metadata(json!({"compute_flavor": "The compute driver flavor ID."})),
+        );
+        s.project_header = Some(PROJECT);
+        s
+    }
+
+    /// The same providers and headers under another auth mode.
+    pub fn auth(mut self, auth: AuthMode) -> Self {
+        self.auth = auth;
+        self
+    }
+
+    /// [`Env::req`] sends this `X-Auth-Token`.
+    pub fn token(mut self, token: &'static str) -> Self {
+        self.token = Some(token);
+        self
     }
 }
 
-#[async_trait]
-impl ProviderDriver for FakeProvider {
-    fn name(&self) -> &str {
-        "fake"
-    }
-    async fn create_vip_port(
-        &self,
-        _lb: &str,
-        _p: &str,
-        vip: Vip,
-        add: Vec<AdditionalVip>,
-    ) -> Result<(Vip, Vec<AdditionalVip>), ProviderError> {
-        self.calls.lock().unwrap().push("create_vip_port".into());
-        let mut v = vip;
-        v.vip_port_id = Some(uuid::Uuid::new_v4().to_string());
-        v.vip_address.get_or_insert_with(|| "10.0.0.10".into());
-        Ok((v, add))
-    }
-    async fn loadbalancer_create(&self, _lb: provider::LoadBalancer) -> Result<(), ProviderError> {
-        self.rec("loadbalancer_create")
-    }
-    async fn loadbalancer_update(
-        &self,
-        _o: provider::LoadBalancer,
-        _n: provider::LoadBalancer,
-    ) -> Result<(), ProviderError> {
-        self.rec("loadbalancer_update")
-    }
-    async fn loadbalancer_delete(
-        &self,
-        _lb: provider::LoadBalancer,
-        _c: bool,
-    ) -> Result<(), ProviderError> {
-        self.rec("loadbalancer_delete")
-    }
-    async fn listener_create(&self, _l: provider::Listener) -> Result<(), ProviderError> {
-        self.rec("listener_create")
-    }
-    async fn listener_update(
-        &self,
-        _o: provider::Listener,
-        _n: provider::Listener,
-    ) -> Result<(), ProviderError> {
-        self.rec("listener_update")
-    }
-    async fn listener_delete(&self, _l: provider::Listener) -> Result<(), ProviderError> {
-        self.rec("listener_delete")
-    }
-    async fn pool_create(&self, _p: provider::Pool) -> Result<(), ProviderError> {
-        self.rec("pool_create")
-    }
-    async fn pool_update(
-        &self,
-        _o: provider::Pool,
-        _n: provider::Pool,
-    ) -> Result<(), ProviderError> {
-        self.rec("pool_update")
-    }
-    async fn pool_delete(&self, _p: provider::Pool) -> Result<(), ProviderError> {
-        self.rec("pool_delete")
-    }
-    async fn member_create(&self, _m: provider::Member) -> Result<(), ProviderError> {
-        self.rec("member_create")
-    }
-    async fn member_update(
-        &self,
-        _o: provider::Member,
-        _n: provider::Member,
-    ) -> Result<(), ProviderError> {
-        self.rec("member_update")
-    }
-    async fn member_delete(&self, _m: provider::Member) -> Result<(), ProviderError> {
-        self.rec("member_delete")
-    }
-    async fn member_batch_update(
-        &self,
-        _p: &str,
-        _m: Vec<provider::Member>,
-    ) -> Result<(), ProviderError> {
-        self.rec("member_batch_update")
-    }
-    async fn health_monitor_create(
-        &self,
-        _h: provider::HealthMonitor,
-    ) -> Result<(), ProviderError> {
-        self.rec("health_monitor_create")
-    }
-    async fn health_monitor_update(
-        &self,
-        _o: provider::HealthMonitor,
-        _n: provider::HealthMonitor,
-    ) -> Result<(), ProviderError> {
-        self.rec("health_monitor_update")
-    }
-    async fn health_monitor_delete(
-        &self,
-        _h: provider::HealthMonitor,
-    ) -> Result<(), ProviderError> {
-        self.rec("health_monitor_delete")
-    }
-}
-
+/// One run: the router over its own database; see the module doc. End with [`Env::done`].
 pub struct Env {
     pub router: axum::Router,
+    /// The state the router was built from (to rebuild it with more seams).
+    pub state: AppState,
     pub db: Database,
-    pub fake: Arc<FakeProvider>,
-    pub nope: Arc<FakeProvider>,
-    mysql_name: Option<String>,
-    _dir: Option<tempfile::TempDir>,
-}
-
-fn keel_db_url() -> String {
-    std::env::var("STACK_KEEL_DB_URL").expect(
-        "STACK_KEEL_DB_URL is not set: run the tests via ci/test.sh (it sources ci/stack/env.sh)",
-    )
-}
-
-fn server_part(url: &str) -> String {
-    let after = url.find("://").map(|i| i + 3).unwrap_or(0);
-    match url[after..].find('/') {
-        Some(i) => url[..after + i + 1].to_string(),
-        None => format!("{url}/"),
-    }
+    backend: db::TestDb,
+    providers: BTreeMap<&'static str, Arc<Recorder>>,
+    project_header: Option<&'static str>,
+    token: Option<&'static str>,
+    check_request_id: bool,
 }
 
 impl Env {
-    pub async fn new(mysql: bool) -> Self {
-        let (db, mysql_name, dir) = if mysql {
-            let base = keel_db_url();
-            let name = format!("keel_test_{}", uuid::Uuid::new_v4().simple());
-            let mut conn = sqlx::MySqlConnection::connect(&base).await.unwrap();
-            sqlx::query(&format!("CREATE DATABASE `{name}` CHARACTER SET utf8mb4"))
-                .execute(&mut conn)
-                .await
-                .unwrap();
-            conn.close().await.unwrap();
-            let db = Database::connect(&format!("{}{name}", server_part(&base)))
-                .await
-                .unwrap();
-            (db, Some(name), None)
-        } else {
-            let dir = tempfile::tempdir().unwrap();
-            let db = Database::connect(&format!(
-                "sqlite://{}?mode=rwc",
-                dir.path().join("o.db").display()
-            ))
-            .await
-            .unwrap();
-            (db, None, Some(dir))
-        };
-        db.upgrade().await.unwrap();
-        let fake = Arc::new(FakeProvider {
-            calls: Mutex::new(vec![]),
-            unsupported: false,
-        });
-        let nope = Arc::new(FakeProvider {
-            calls: Mutex::new(vec![]),
-            unsupported: true,
-        });
-        let mut providers: BTreeMap<String, Arc<dyn ProviderDriver>> = BTreeMap::new();
-        providers.insert("fake".into(), fake.clone());
-        providers.insert("nope".into(), nope.clone());
+    /// A fresh database (`mysql`: MariaDB, else SQLite) and the router per `setup`.
+    pub async fn new(mysql: bool, setup: Setup) -> Self {
+        let backend = db::TestDb::new(mysql).await;
+        let db = backend.db.clone();
+        let mut drivers: BTreeMap<String, Arc<dyn ProviderDriver>> = BTreeMap::new();
+        let mut enabled = BTreeMap::new();
+        let mut providers = BTreeMap::new();
+        for (key, about, r) in setup.providers {
+            drivers.insert(key.to_string(), r.clone());
+            enabled.insert(key.to_string(), about.to_string());
+            providers.insert(key, r);
+        }
+        for (key, about) in setup.enabled_only {
+            enabled.insert(key.to_string(), about.to_string());
+        }
         let mut cfg = ApiConfig {
-            default_provider_driver: "fake".into(),
+            default_provider_driver: setup.default_provider.into(),
+            enabled_provider_drivers: enabled,
             ..ApiConfig::default()
         };
-        cfg.enabled_provider_drivers
-            .insert("fake".into(), "Fake.".into());
-        cfg.enabled_provider_drivers
-            .insert("nope".into(), "Refuses.".into());
-        let state = AppState::new(db.clone(), providers, AuthMode::NoAuth, None, cfg);
+        if let Some(p) = setup.policy {
+            cfg.policy = Arc::new(api::policy::PolicySource::fixed(p));
+        }
+        let state = AppState::new(db.clone(), drivers, setup.auth, None, cfg);
         Self {
-            router: api::router(state),
+            router: api::router(state.clone()),
+            state,
             db,
-            fake,
-            nope,
-            mysql_name,
-            _dir: dir,
+            backend,
+            providers,
+            project_header: setup.project_header,
+            token: setup.token,
+            check_request_id: setup.check_request_id,
         }
     }
 
-    pub async fn req(&self, method: &str, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+    /// The fake provider registered as `key`.
+    pub fn provider(&self, key: &str) -> &Recorder {
+        self.providers
+            .get(key)
+            .unwrap_or_else(|| panic!("no provider {key} in this setup"))
+    }
+
+    /// The same, shared (for fakes of other seams that log into its calls).
+    pub fn provider_arc(&self, key: &str) -> Arc<Recorder> {
+        self.providers[key].clone()
+    }
+
+    /// Close the pool and drop the database.
+    pub async fn done(self) {
+        self.backend.drop_all().await;
+    }
+
+    /// A request with `token` (`None`: no `X-Auth-Token`); JSON body in and out (a body that
+    /// is no JSON comes back as a string, an empty one as `Null`).
+    pub async fn req_as(
+        &self,
+        token: Option<&str>,
+        method: &str,
+        path: &str,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
         let mut b = Request::builder()
             .method(method)
             .uri(path)
-            .header("host", "keel.test")
-            .header("x-project-id", PROJECT);
+            .header("host", "keel.test");
+        if let Some(p) = self.project_header {
+            b = b.header("x-project-id", p);
+        }
+        if let Some(t) = token {
+            b = b.header("x-auth-token", t);
+        }
         if body.is_some() {
             b = b.header("content-type", "application/json");
         }
@@ -231,10 +262,12 @@ impl Env {
             .unwrap();
         let resp = self.router.clone().oneshot(req).await.unwrap();
         let status = resp.status();
-        assert!(resp
-            .headers()
-            .get("x-openstack-request-id")
-            .is_some_and(|v| v.to_str().unwrap().starts_with("req-")));
+        if self.check_request_id {
+            assert!(resp
+                .headers()
+                .get("x-openstack-request-id")
+                .is_some_and(|v| v.to_str().unwrap().starts_with("req-")));
+        }
         let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
             .await
             .unwrap();
@@ -247,18 +280,55 @@ impl Env {
         (status, v)
     }
 
-    /// Set an object's provisioning_status directly (what the provider's status report would do).
-    pub async fn set_status(&self, table: &str, id: &str, status: &str) {
+    /// A request with the setup's token (if any).
+    pub async fn req(&self, method: &str, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+        self.req_as(self.token, method, path, body).await
+    }
+
+    /// A request with the [`auth::RoleTokens`] token `<project>|<roles>`.
+    pub async fn call(
+        &self,
+        project: &str,
+        roles: &str,
+        method: &str,
+        path: &str,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
+        self.req_as(Some(&format!("{project}|{roles}")), method, path, body)
+            .await
+    }
+
+    /// Run one write statement in its own transaction.
+    pub async fn sql(&self, sql: &str, args: Vec<octavia_db::SqlValue>) {
         let mut tx = self.db.begin().await.unwrap();
-        tx.execute(
-            &format!("UPDATE `{table}` SET provisioning_status = ? WHERE id = ?"),
-            vec![status.into(), id.into()],
-        )
-        .await
-        .unwrap();
+        tx.execute(sql, args).await.unwrap();
         tx.commit().await.unwrap();
     }
 
+    /// Set an object's provisioning_status directly (what the provider's status report would do).
+    pub async fn set_status(&self, table: &str, id: &str, status: &str) {
+        self.sql(
+            &format!("UPDATE `{table}` SET provisioning_status = ? WHERE id = ?"),
+            vec![status.into(), id.into()],
+        )
+        .await;
+    }
+
+    /// Make each `(table, id)` ACTIVE, in one transaction.
+    pub async fn set_active(&self, objs: &[(&str, &str)]) {
+        let mut tx = self.db.begin().await.unwrap();
+        for (table, id) in objs {
+            tx.execute(
+                &format!("UPDATE `{table}` SET provisioning_status = 'ACTIVE' WHERE id = ?"),
+                vec![(*id).into()],
+            )
+            .await
+            .unwrap();
+        }
+        tx.commit().await.unwrap();
+    }
+
+    /// Rows in `table`.
     pub async fn count(&self, table: &str) -> i64 {
         let mut tx = self.db.begin_read().await.unwrap();
         tx.fetch_optional_scalar::<i64>(&format!("SELECT COUNT(*) FROM `{table}`"), vec![])
@@ -267,6 +337,7 @@ impl Env {
             .unwrap_or(0)
     }
 
+    /// provisioning_status of row `id` of `table` ("" when there is none).
     pub async fn status_of(&self, table: &str, id: &str) -> String {
         let mut tx = self.db.begin_read().await.unwrap();
         tx.fetch_optional_scalar::<String>(
@@ -278,26 +349,28 @@ impl Env {
         .unwrap_or_default()
     }
 
-    pub async fn done(self) {
-        self.db.close().await;
-        if let Some(name) = self.mysql_name {
-            let mut conn = sqlx::MySqlConnection::connect(&keel_db_url())
-                .await
-                .unwrap();
-            sqlx::query(&format!("DROP DATABASE IF EXISTS `{name}`"))
-                .execute(&mut conn)
-                .await
-                .unwrap();
-        }
+    /// `quotas.in_use_<kind>` for `project` (0 when there is no quotas row or NULL).
+    pub async fn in_use(&self, project: &str, kind: &str) -> i64 {
+        let mut tx = self.db.begin_read().await.unwrap();
+        tx.fetch_optional_scalar::<Option<i64>>(
+            &format!("SELECT in_use_{kind} FROM quotas WHERE project_id = ?"),
+            vec![project.into()],
+        )
+        .await
+        .unwrap()
+        .flatten()
+        .unwrap_or(0)
     }
 
-    /// Create an LB (provider fake) and make it ACTIVE; returns its id.
-    pub async fn active_lb(&self, name: &str) -> String {
+    /// POST a load balancer (`lb` is the inner object; `vip_subnet_id` [`SUBNET`] added), make
+    /// it ACTIVE; returns its id.
+    async fn post_active_lb(&self, mut lb: Value) -> String {
+        lb["vip_subnet_id"] = json!(SUBNET);
         let (s, b) = self
             .req(
                 "POST",
                 "/v2/lbaas/loadbalancers",
-                Some(serde_json::json!({"loadbalancer": {"name": name, "vip_subnet_id": SUBNET}})),
+                Some(json!({ "loadbalancer": lb })),
             )
             .await;
         assert_eq!(s, StatusCode::CREATED, "{b}");
@@ -305,17 +378,38 @@ impl Env {
         self.set_status("load_balancer", &id, "ACTIVE").await;
         id
     }
+
+    /// Create an LB named `name` on the default provider and make it ACTIVE; returns its id.
+    pub async fn active_lb(&self, name: &str) -> String {
+        self.post_active_lb(json!({ "name": name })).await
+    }
+
+    /// An ACTIVE LB on `provider` with an ACTIVE listener of `protocol` on port 80; returns
+    /// (lb id, listener id).
+    pub async fn lb_listener(&self, provider: &str, protocol: &str) -> (String, String) {
+        let lb = self.post_active_lb(json!({ "provider": provider })).await;
+        let (s, b) = self
+            .req(
+                "POST",
+                "/v2/lbaas/listeners",
+                Some(json!({"listener": {"loadbalancer_id": lb, "protocol": protocol, "protocol_port": 80}})),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{b}");
+        let l = b["listener"]["id"].as_str().unwrap().to_string();
+        self.set_status("load_balancer", &lb, "ACTIVE").await;
+        self.set_status("listener", &l, "ACTIVE").await;
+        (lb, l)
+    }
 }
 
-pub const PROJECT: &str = "0123456789abcdef0123456789abcdef";
-pub const SUBNET: &str = "6a0a707c-45ef-4758-b533-e55adddba8ce";
-
-/// Run `f` against SQLite, then MariaDB.
+/// Run the body with `$env` built from `$setup` (evaluated afresh each time) on SQLite, then
+/// MariaDB, calling `done()` after each.
 #[macro_export]
 macro_rules! each_backend {
-    (|$env:ident| $body:block) => {
+    ($setup:expr, |$env:ident| $body:block) => {
         for mysql in [false, true] {
-            let $env = common::Env::new(mysql).await;
+            let $env = common::Env::new(mysql, $setup).await;
             $body
             $env.done().await;
         }

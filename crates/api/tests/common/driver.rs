@@ -1,0 +1,454 @@
+//! The fake provider driver: one [`Recorder`] type standing for every provider a test
+//! registers. It implements only the operations it is told to ([`Recorder::new`]'s `ops`;
+//! the others keep the `ProviderDriver` trait defaults, i.e. NotImplemented, as
+//! ovn-octavia-provider inherits octavia-lib's `NotImplementedError`s), records every call it
+//! implements with its model as JSON, and can be told to refuse every call
+//! ([`Recorder::refusing`], "fake refuses") or to fail `loadbalancer_create` with a driver
+//! error ([`Recorder::fail_lb_create`]). Nothing is started; nothing to clean up.
+
+use std::future::Future;
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use provider::{
+    AdditionalVip, HealthMonitor, L7Policy, L7Rule, Listener, LoadBalancer, Member, Pool,
+    ProviderDriver, ProviderError, Vip,
+};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+type Res = Result<(), ProviderError>;
+
+/// Create/update/delete of LB, listener, pool, member, health monitor and the member batch
+/// update: the noauth tests' `fake` / `nope`.
+pub const CRUD: &[&str] = &[
+    "loadbalancer_create",
+    "loadbalancer_update",
+    "loadbalancer_delete",
+    "listener_create",
+    "listener_update",
+    "listener_delete",
+    "pool_create",
+    "pool_update",
+    "pool_delete",
+    "member_create",
+    "member_update",
+    "member_delete",
+    "member_batch_update",
+    "health_monitor_create",
+    "health_monitor_update",
+    "health_monitor_delete",
+];
+
+/// Creates and deletes only, no L7 (the L7/flavor tests' `ovn`).
+pub const CREATE_DELETE: &[&str] = &[
+    "loadbalancer_create",
+    "loadbalancer_delete",
+    "listener_create",
+    "pool_create",
+    "pool_delete",
+    "member_create",
+    "member_delete",
+    "health_monitor_create",
+    "health_monitor_delete",
+];
+
+/// [`CREATE_DELETE`] plus all of L7 and the flavor / availability zone metadata (`full`).
+pub const CREATE_DELETE_L7_METADATA: &[&str] = &[
+    "loadbalancer_create",
+    "loadbalancer_delete",
+    "listener_create",
+    "pool_create",
+    "pool_delete",
+    "member_create",
+    "member_delete",
+    "health_monitor_create",
+    "health_monitor_delete",
+    "l7policy_create",
+    "l7policy_update",
+    "l7policy_delete",
+    "l7rule_create",
+    "l7rule_update",
+    "l7rule_delete",
+    "get_supported_flavor_metadata",
+    "validate_flavor",
+    "get_supported_availability_zone_metadata",
+    "validate_availability_zone",
+];
+
+/// What a graph create needs: every create, the LB delete and the member batch update (the
+/// policy / outage / graph-create tests' `ovn`).
+pub const GRAPH: &[&str] = &[
+    "loadbalancer_create",
+    "loadbalancer_delete",
+    "listener_create",
+    "pool_create",
+    "member_create",
+    "member_batch_update",
+    "health_monitor_create",
+    "l7policy_create",
+    "l7rule_create",
+];
+
+/// Every operation (the OpenAPI tests' `yes`).
+pub const ALL: &[&str] = &[
+    "loadbalancer_create",
+    "loadbalancer_update",
+    "loadbalancer_delete",
+    "loadbalancer_failover",
+    "listener_create",
+    "listener_update",
+    "listener_delete",
+    "pool_create",
+    "pool_update",
+    "pool_delete",
+    "member_create",
+    "member_update",
+    "member_delete",
+    "member_batch_update",
+    "health_monitor_create",
+    "health_monitor_update",
+    "health_monitor_delete",
+    "l7policy_create",
+    "l7policy_update",
+    "l7policy_delete",
+    "l7rule_create",
+    "l7rule_update",
+    "l7rule_delete",
+    "get_supported_flavor_metadata",
+    "validate_flavor",
+    "get_supported_availability_zone_metadata",
+    "validate_availability_zone",
+];
+
+/// A driver implementing nothing but its name: its methods are the trait defaults.
+struct Defaults;
+
+impl ProviderDriver for Defaults {
+    fn name(&self) -> &str {
+        "defaults"
+    }
+}
+
+/// A fake provider driver; see the module doc.
+pub struct Recorder {
+    name: &'static str,
+    ops: &'static [&'static str],
+    /// Record `create_vip_port` too (the noauth tests count it).
+    record_vip_port: bool,
+    /// Every implemented create/update/delete is recorded, then refused ("fake refuses").
+    refuse: bool,
+    /// `get_supported_*_metadata` answers; validation accepts exactly these keys.
+    flavor_metadata: Value,
+    az_metadata: Value,
+    calls: Mutex<Vec<(String, Value)>>,
+    fail_lb_create: Mutex<Option<String>>,
+}
+
+impl Recorder {
+    /// A driver named `name` implementing `ops` (one of the constants above); metadata as a
+    /// full-featured provider documents it (`loadbalancer_topology`, `compute_flavor`;
+    /// `compute_zone`).
+    pub fn new(name: &'static str, ops: &'static [&'static str]) -> Self {
+        Self {
+            name,
+            ops,
+            record_vip_port: false,
+            refuse: false,
+            flavor_metadata: json!({"loadbalancer_topology": "The load balancer topology.", "compute_flavor": "The compute driver flavor ID."}),
+            az_metadata: json!({"compute_zone": "The compute availability zone."}),
+            calls: Mutex::new(vec![]),
+            fail_lb_create: Mutex::new(None),
+        }
+    }
+
+    /// Also record `create_vip_port` calls.
+    pub fn recording_vip_ports(mut self) -> Self {
+        self.record_vip_port = true;
+        self
+    }
+
+    /// Refuse every implemented create/update/delete with `unsupported("fake refuses")`.
+    pub fn refusing(mut self) -> Self {
+        self.refuse = true;
+        self
+    }
+
+    /// Answer this for `get_supported_flavor_metadata` (and accept only its keys).
+    pub fn flavor_metadata(mut self, m: Value) -> Self {
+        self.flavor_metadata = m;
+        self
+    }
+
+    /// From now on `loadbalancer_create` fails with `ProviderError::driver(why)`, unrecorded
+    /// (the API must roll back).
+    pub fn fail_lb_create(&self, why: &str) {
+        *self.fail_lb_create.lock().unwrap() = Some(why.to_string());
+    }
+
+    /// Append a call by name (for fakes of other seams that log into this list).
+    pub fn note(&self, what: String) {
+        self.calls.lock().unwrap().push((what, Value::Null));
+    }
+
+    /// Forget the calls so far.
+    pub fn clear(&self) {
+        self.calls.lock().unwrap().clear();
+    }
+
+    /// The names of the calls so far, in order.
+    pub fn names(&self) -> Vec<String> {
+        self.calls
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|c| c.0.clone())
+            .collect()
+    }
+
+    /// The model of the last call named `what` (for an update: the new model).
+    pub fn last(&self, what: &str) -> Option<Value> {
+        self.calls
+            .lock()
+            .unwrap()
+            .iter()
+            .rev()
+            .find(|c| c.0 == what)
+            .map(|c| c.1.clone())
+    }
+
+    fn rec(&self, what: &str, arg: Value) {
+        self.calls.lock().unwrap().push((what.to_string(), arg));
+    }
+
+    /// `what` implemented: record `arg`, then refuse if told to; otherwise the trait default.
+    async fn op(
+        &self,
+        what: &str,
+        arg: &impl Serialize,
+        default: impl Future<Output = Res>,
+    ) -> Res {
+        if !self.ops.contains(&what) {
+            return default.await;
+        }
+        self.rec(what, serde_json::to_value(arg).unwrap());
+        if self.refuse {
+            return Err(ProviderError::unsupported("fake refuses"));
+        }
+        Ok(())
+    }
+
+    fn validate_keys(&self, what: &str, m: &Value, supported: &Value, err: &str) -> Res {
+        self.rec(what, m.clone());
+        match (m.as_object(), supported.as_object()) {
+            (Some(o), Some(s)) if o.keys().all(|k| s.contains_key(k)) => Ok(()),
+            _ => Err(ProviderError::unsupported(err)),
+        }
+    }
+}
+
+#[async_trait]
+impl ProviderDriver for Recorder {
+    fn name(&self) -> &str {
+        self.name
+    }
+    async fn create_vip_port(
+        &self,
+        _lb: &str,
+        _p: &str,
+        vip: Vip,
+        add: Vec<AdditionalVip>,
+    ) -> Result<(Vip, Vec<AdditionalVip>), ProviderError> {
+        if self.record_vip_port {
+            self.rec("create_vip_port", Value::Null);
+        }
+        let mut v = vip;
+        v.vip_port_id = Some(uuid::Uuid::new_v4().to_string());
+        v.vip_address.get_or_insert_with(|| "10.0.0.10".into());
+        Ok((v, add))
+    }
+    async fn loadbalancer_create(&self, lb: LoadBalancer) -> Res {
+        if let Some(why) = self.fail_lb_create.lock().unwrap().clone() {
+            return Err(ProviderError::driver(why));
+        }
+        let arg = serde_json::to_value(&lb).unwrap();
+        self.op(
+            "loadbalancer_create",
+            &arg,
+            Defaults.loadbalancer_create(lb),
+        )
+        .await
+    }
+    async fn loadbalancer_update(&self, o: LoadBalancer, n: LoadBalancer) -> Res {
+        let arg = serde_json::to_value(&n).unwrap();
+        self.op(
+            "loadbalancer_update",
+            &arg,
+            Defaults.loadbalancer_update(o, n),
+        )
+        .await
+    }
+    async fn loadbalancer_delete(&self, lb: LoadBalancer, c: bool) -> Res {
+        let arg = serde_json::to_value(&lb).unwrap();
+        self.op(
+            "loadbalancer_delete",
+            &arg,
+            Defaults.loadbalancer_delete(lb, c),
+        )
+        .await
+    }
+    async fn loadbalancer_failover(&self, id: &str) -> Res {
+        self.op(
+            "loadbalancer_failover",
+            &id,
+            Defaults.loadbalancer_failover(id),
+        )
+        .await
+    }
+    async fn listener_create(&self, l: Listener) -> Res {
+        let arg = serde_json::to_value(&l).unwrap();
+        self.op("listener_create", &arg, Defaults.listener_create(l))
+            .await
+    }
+    async fn listener_update(&self, o: Listener, n: Listener) -> Res {
+        let arg = serde_json::to_value(&n).unwrap();
+        self.op("listener_update", &arg, Defaults.listener_update(o, n))
+            .await
+    }
+    async fn listener_delete(&self, l: Listener) -> Res {
+        let arg = serde_json::to_value(&l).unwrap();
+        self.op("listener_delete", &arg, Defaults.listener_delete(l))
+            .await
+    }
+    async fn pool_create(&self, p: Pool) -> Res {
+        let arg = serde_json::to_value(&p).unwrap();
+        self.op("pool_create", &arg, Defaults.pool_create(p)).await
+    }
+    async fn pool_update(&self, o: Pool, n: Pool) -> Res {
+        let arg = serde_json::to_value(&n).unwrap();
+        self.op("pool_update", &arg, Defaults.pool_update(o, n))
+            .await
+    }
+    async fn pool_delete(&self, p: Pool) -> Res {
+        let arg = serde_json::to_value(&p).unwrap();
+        self.op("pool_delete", &arg, Defaults.pool_delete(p)).await
+    }
+    async fn member_create(&self, m: Member) -> Res {
+        let arg = serde_json::to_value(&m).unwrap();
+        self.op("member_create", &arg, Defaults.member_create(m))
+            .await
+    }
+    async fn member_update(&self, o: Member, n: Member) -> Res {
+        let arg = serde_json::to_value(&n).unwrap();
+        self.op("member_update", &arg, Defaults.member_update(o, n))
+            .await
+    }
+    async fn member_delete(&self, m: Member) -> Res {
+        let arg = serde_json::to_value(&m).unwrap();
+        self.op("member_delete", &arg, Defaults.member_delete(m))
+            .await
+    }
+    async fn member_batch_update(&self, pool_id: &str, members: Vec<Member>) -> Res {
+        let arg = serde_json::to_value(&members).unwrap();
+        self.op(
+            "member_batch_update",
+            &arg,
+            Defaults.member_batch_update(pool_id, members),
+        )
+        .await
+    }
+    async fn health_monitor_create(&self, h: HealthMonitor) -> Res {
+        let arg = serde_json::to_value(&h).unwrap();
+        self.op(
+            "health_monitor_create",
+            &arg,
+            Defaults.health_monitor_create(h),
+        )
+        .await
+    }
+    async fn health_monitor_update(&self, o: HealthMonitor, n: HealthMonitor) -> Res {
+        let arg = serde_json::to_value(&n).unwrap();
+        self.op(
+            "health_monitor_update",
+            &arg,
+            Defaults.health_monitor_update(o, n),
+        )
+        .await
+    }
+    async fn health_monitor_delete(&self, h: HealthMonitor) -> Res {
+        let arg = serde_json::to_value(&h).unwrap();
+        self.op(
+            "health_monitor_delete",
+            &arg,
+            Defaults.health_monitor_delete(h),
+        )
+        .await
+    }
+    async fn l7policy_create(&self, p: L7Policy) -> Res {
+        let arg = serde_json::to_value(&p).unwrap();
+        self.op("l7policy_create", &arg, Defaults.l7policy_create(p))
+            .await
+    }
+    async fn l7policy_update(&self, o: L7Policy, n: L7Policy) -> Res {
+        let arg = serde_json::to_value(&n).unwrap();
+        self.op("l7policy_update", &arg, Defaults.l7policy_update(o, n))
+            .await
+    }
+    async fn l7policy_delete(&self, p: L7Policy) -> Res {
+        let arg = serde_json::to_value(&p).unwrap();
+        self.op("l7policy_delete", &arg, Defaults.l7policy_delete(p))
+            .await
+    }
+    async fn l7rule_create(&self, r: L7Rule) -> Res {
+        let arg = serde_json::to_value(&r).unwrap();
+        self.op("l7rule_create", &arg, Defaults.l7rule_create(r))
+            .await
+    }
+    async fn l7rule_update(&self, o: L7Rule, n: L7Rule) -> Res {
+        let arg = serde_json::to_value(&n).unwrap();
+        self.op("l7rule_update", &arg, Defaults.l7rule_update(o, n))
+            .await
+    }
+    async fn l7rule_delete(&self, r: L7Rule) -> Res {
+        let arg = serde_json::to_value(&r).unwrap();
+        self.op("l7rule_delete", &arg, Defaults.l7rule_delete(r))
+            .await
+    }
+    async fn get_supported_flavor_metadata(&self) -> Result<Value, ProviderError> {
+        if !self.ops.contains(&"get_supported_flavor_metadata") {
+            return Defaults.get_supported_flavor_metadata().await;
+        }
+        Ok(self.flavor_metadata.clone())
+    }
+    async fn validate_flavor(&self, m: &Value) -> Res {
+        if !self.ops.contains(&"validate_flavor") {
+            return Defaults.validate_flavor(m).await;
+        }
+        self.validate_keys(
+            "validate_flavor",
+            m,
+            &self.flavor_metadata,
+            "Unknown flavor metadata key.",
+        )
+    }
+    async fn get_supported_availability_zone_metadata(&self) -> Result<Value, ProviderError> {
+        if !self
+            .ops
+            .contains(&"get_supported_availability_zone_metadata")
+        {
+            return Defaults.get_supported_availability_zone_metadata().await;
+        }
+        Ok(self.az_metadata.clone())
+    }
+    async fn validate_availability_zone(&self, m: &Value) -> Res {
+        if !self.ops.contains(&"validate_availability_zone") {
+            return Defaults.validate_availability_zone(m).await;
+        }
+        self.validate_keys(
+            "validate_availability_zone",
+            m,
+            &self.az_metadata,
+            "Unknown availability zone metadata key.",
+        )
+    }
+}

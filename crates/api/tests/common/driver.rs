@@ -19,28 +19,8 @@ use serde_json::{json, Value};
 
 type Res = Result<(), ProviderError>;
 
-/// Create/update/delete of LB, listener, pool, member, health monitor and the member batch
-/// update: the noauth tests' `fake` / `nope`.
-pub const CRUD: &[&str] = &[
-    "loadbalancer_create",
-    "loadbalancer_update",
-    "loadbalancer_delete",
-    "listener_create",
-    "listener_update",
-    "listener_delete",
-    "pool_create",
-    "pool_update",
-    "pool_delete",
-    "member_create",
-    "member_update",
-    "member_delete",
-    "member_batch_update",
-    "health_monitor_create",
-    "health_monitor_update",
-    "health_monitor_delete",
-];
-
-/// Creates and deletes only, no L7 (the L7/flavor tests' `ovn`).
+/// Creates and deletes of LB, listener, pool, member, health monitor, except the listener
+/// delete (the L7/flavor tests' `ovn`).
 pub const CREATE_DELETE: &[&str] = &[
     "loadbalancer_create",
     "loadbalancer_delete",
@@ -53,23 +33,30 @@ pub const CREATE_DELETE: &[&str] = &[
     "health_monitor_delete",
 ];
 
-/// [`CREATE_DELETE`] plus all of L7 and the flavor / availability zone metadata (`full`).
-pub const CREATE_DELETE_L7_METADATA: &[&str] = &[
-    "loadbalancer_create",
-    "loadbalancer_delete",
-    "listener_create",
-    "pool_create",
-    "pool_delete",
-    "member_create",
-    "member_delete",
-    "health_monitor_create",
-    "health_monitor_delete",
+/// With [`CREATE_DELETE`]: all create/update/delete of those objects and the member batch
+/// update (the noauth tests' `fake` / `nope`).
+pub const REST_OF_CRUD: &[&str] = &[
+    "loadbalancer_update",
+    "listener_update",
+    "listener_delete",
+    "pool_update",
+    "member_update",
+    "member_batch_update",
+    "health_monitor_update",
+];
+
+/// Create/update/delete of L7 policies and rules.
+pub const L7: &[&str] = &[
     "l7policy_create",
     "l7policy_update",
     "l7policy_delete",
     "l7rule_create",
     "l7rule_update",
     "l7rule_delete",
+];
+
+/// The flavor / availability zone metadata calls.
+pub const METADATA: &[&str] = &[
     "get_supported_flavor_metadata",
     "validate_flavor",
     "get_supported_availability_zone_metadata",
@@ -91,34 +78,12 @@ pub const GRAPH: &[&str] = &[
 ];
 
 /// Every operation (the OpenAPI tests' `yes`).
-pub const ALL: &[&str] = &[
-    "loadbalancer_create",
-    "loadbalancer_update",
-    "loadbalancer_delete",
-    "loadbalancer_failover",
-    "listener_create",
-    "listener_update",
-    "listener_delete",
-    "pool_create",
-    "pool_update",
-    "pool_delete",
-    "member_create",
-    "member_update",
-    "member_delete",
-    "member_batch_update",
-    "health_monitor_create",
-    "health_monitor_update",
-    "health_monitor_delete",
-    "l7policy_create",
-    "l7policy_update",
-    "l7policy_delete",
-    "l7rule_create",
-    "l7rule_update",
-    "l7rule_delete",
-    "get_supported_flavor_metadata",
-    "validate_flavor",
-    "get_supported_availability_zone_metadata",
-    "validate_availability_zone",
+pub const ALL: &[&[&str]] = &[
+    CREATE_DELETE,
+    REST_OF_CRUD,
+    L7,
+    METADATA,
+    &["loadbalancer_failover"],
 ];
 
 /// A driver implementing nothing but its name: its methods are the trait defaults.
@@ -133,7 +98,8 @@ impl ProviderDriver for Defaults {
 /// A fake provider driver; see the module doc.
 pub struct Recorder {
     name: &'static str,
-    ops: &'static [&'static str],
+    /// The operations implemented; the others are the trait defaults.
+    ops: Vec<&'static str>,
     /// Record `create_vip_port` too (the noauth tests count it).
     record_vip_port: bool,
     /// Every implemented create/update/delete is recorded, then refused ("fake refuses").
@@ -146,13 +112,13 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// A driver named `name` implementing `ops` (one of the constants above); metadata as a
-    /// full-featured provider documents it (`loadbalancer_topology`, `compute_flavor`;
-    /// `compute_zone`).
-    pub fn new(name: &'static str, ops: &'static [&'static str]) -> Self {
+    /// A driver named `name` implementing the operations of `ops` (the constants above);
+    /// metadata as a full-featured provider documents it (`loadbalancer_topology`,
+    /// `compute_flavor`; `compute_zone`).
+    pub fn new(name: &'static str, ops: &[&[&'static str]]) -> Self {
         Self {
             name,
-            ops,
+            ops: ops.concat(),
             record_vip_port: false,
             refuse: false,
             flavor_metadata: json!({"loadbalancer_topology": "The load balancer topology.", "compute_flavor": "The compute driver flavor ID."}),
@@ -247,208 +213,110 @@ impl Recorder {
     }
 }
 
-#[async_trait]
-impl ProviderDriver for Recorder {
-    fn name(&self) -> &str {
-        self.name
-    }
-    async fn create_vip_port(
-        &self,
-        _lb: &str,
-        _p: &str,
-        vip: Vip,
-        add: Vec<AdditionalVip>,
-    ) -> Result<(Vip, Vec<AdditionalVip>), ProviderError> {
-        if self.record_vip_port {
-            self.rec("create_vip_port", Value::Null);
+/// The `ProviderDriver` impl: the fixed methods, then one recorded method per
+/// `name(args) => recorded model;` line (`self.op` with the trait default as fallback).
+macro_rules! recorder_impl {
+    ($($op:ident($($a:ident: $t:ty),*) => $rec:ident;)*) => {
+        #[async_trait]
+        impl ProviderDriver for Recorder {
+            fn name(&self) -> &str {
+                self.name
+            }
+            async fn create_vip_port(
+                &self,
+                _lb: &str,
+                _p: &str,
+                vip: Vip,
+                add: Vec<AdditionalVip>,
+            ) -> Result<(Vip, Vec<AdditionalVip>), ProviderError> {
+                if self.record_vip_port {
+                    self.rec("create_vip_port", Value::Null);
+                }
+                let mut v = vip;
+                v.vip_port_id = Some(uuid::Uuid::new_v4().to_string());
+                v.vip_address.get_or_insert_with(|| "10.0.0.10".into());
+                Ok((v, add))
+            }
+            async fn loadbalancer_create(&self, lb: LoadBalancer) -> Res {
+                if let Some(why) = self.fail_lb_create.lock().unwrap().clone() {
+                    return Err(ProviderError::driver(why));
+                }
+                let arg = serde_json::to_value(&lb).unwrap();
+                self.op(
+                    "loadbalancer_create",
+                    &arg,
+                    Defaults.loadbalancer_create(lb),
+                )
+                .await
+            }
+            async fn get_supported_flavor_metadata(&self) -> Result<Value, ProviderError> {
+                if !self.ops.contains(&"get_supported_flavor_metadata") {
+                    return Defaults.get_supported_flavor_metadata().await;
+                }
+                Ok(self.flavor_metadata.clone())
+            }
+            async fn validate_flavor(&self, m: &Value) -> Res {
+                if !self.ops.contains(&"validate_flavor") {
+                    return Defaults.validate_flavor(m).await;
+                }
+                self.validate_keys(
+                    "validate_flavor",
+                    m,
+                    &self.flavor_metadata,
+                    "Unknown flavor metadata key.",
+                )
+            }
+            async fn get_supported_availability_zone_metadata(&self) -> Result<Value, ProviderError> {
+                if !self
+                    .ops
+                    .contains(&"get_supported_availability_zone_metadata")
+                {
+                    return Defaults.get_supported_availability_zone_metadata().await;
+                }
+                Ok(self.az_metadata.clone())
+            }
+            async fn validate_availability_zone(&self, m: &Value) -> Res {
+                if !self.ops.contains(&"validate_availability_zone") {
+                    return Defaults.validate_availability_zone(m).await;
+                }
+                self.validate_keys(
+                    "validate_availability_zone",
+                    m,
+                    &self.az_metadata,
+                    "Unknown availability zone metadata key.",
+                )
+            }
+            $(
+                async fn $op(&self, $($a: $t),*) -> Res {
+                    let arg = serde_json::to_value(&$rec).unwrap();
+                    self.op(stringify!($op), &arg, Defaults.$op($($a),*)).await
+                }
+            )*
         }
-        let mut v = vip;
-        v.vip_port_id = Some(uuid::Uuid::new_v4().to_string());
-        v.vip_address.get_or_insert_with(|| "10.0.0.10".into());
-        Ok((v, add))
-    }
-    async fn loadbalancer_create(&self, lb: LoadBalancer) -> Res {
-        if let Some(why) = self.fail_lb_create.lock().unwrap().clone() {
-            return Err(ProviderError::driver(why));
-        }
-        let arg = serde_json::to_value(&lb).unwrap();
-        self.op(
-            "loadbalancer_create",
-            &arg,
-            Defaults.loadbalancer_create(lb),
-        )
-        .await
-    }
-    async fn loadbalancer_update(&self, o: LoadBalancer, n: LoadBalancer) -> Res {
-        let arg = serde_json::to_value(&n).unwrap();
-        self.op(
-            "loadbalancer_update",
-            &arg,
-            Defaults.loadbalancer_update(o, n),
-        )
-        .await
-    }
-    async fn loadbalancer_delete(&self, lb: LoadBalancer, c: bool) -> Res {
-        let arg = serde_json::to_value(&lb).unwrap();
-        self.op(
-            "loadbalancer_delete",
-            &arg,
-            Defaults.loadbalancer_delete(lb, c),
-        )
-        .await
-    }
-    async fn loadbalancer_failover(&self, id: &str) -> Res {
-        self.op(
-            "loadbalancer_failover",
-            &id,
-            Defaults.loadbalancer_failover(id),
-        )
-        .await
-    }
-    async fn listener_create(&self, l: Listener) -> Res {
-        let arg = serde_json::to_value(&l).unwrap();
-        self.op("listener_create", &arg, Defaults.listener_create(l))
-            .await
-    }
-    async fn listener_update(&self, o: Listener, n: Listener) -> Res {
-        let arg = serde_json::to_value(&n).unwrap();
-        self.op("listener_update", &arg, Defaults.listener_update(o, n))
-            .await
-    }
-    async fn listener_delete(&self, l: Listener) -> Res {
-        let arg = serde_json::to_value(&l).unwrap();
-        self.op("listener_delete", &arg, Defaults.listener_delete(l))
-            .await
-    }
-    async fn pool_create(&self, p: Pool) -> Res {
-        let arg = serde_json::to_value(&p).unwrap();
-        self.op("pool_create", &arg, Defaults.pool_create(p)).await
-    }
-    async fn pool_update(&self, o: Pool, n: Pool) -> Res {
-        let arg = serde_json::to_value(&n).unwrap();
-        self.op("pool_update", &arg, Defaults.pool_update(o, n))
-            .await
-    }
-    async fn pool_delete(&self, p: Pool) -> Res {
-        let arg = serde_json::to_value(&p).unwrap();
-        self.op("pool_delete", &arg, Defaults.pool_delete(p)).await
-    }
-    async fn member_create(&self, m: Member) -> Res {
-        let arg = serde_json::to_value(&m).unwrap();
-        self.op("member_create", &arg, Defaults.member_create(m))
-            .await
-    }
-    async fn member_update(&self, o: Member, n: Member) -> Res {
-        let arg = serde_json::to_value(&n).unwrap();
-        self.op("member_update", &arg, Defaults.member_update(o, n))
-            .await
-    }
-    async fn member_delete(&self, m: Member) -> Res {
-        let arg = serde_json::to_value(&m).unwrap();
-        self.op("member_delete", &arg, Defaults.member_delete(m))
-            .await
-    }
-    async fn member_batch_update(&self, pool_id: &str, members: Vec<Member>) -> Res {
-        let arg = serde_json::to_value(&members).unwrap();
-        self.op(
-            "member_batch_update",
-            &arg,
-            Defaults.member_batch_update(pool_id, members),
-        )
-        .await
-    }
-    async fn health_monitor_create(&self, h: HealthMonitor) -> Res {
-        let arg = serde_json::to_value(&h).unwrap();
-        self.op(
-            "health_monitor_create",
-            &arg,
-            Defaults.health_monitor_create(h),
-        )
-        .await
-    }
-    async fn health_monitor_update(&self, o: HealthMonitor, n: HealthMonitor) -> Res {
-        let arg = serde_json::to_value(&n).unwrap();
-        self.op(
-            "health_monitor_update",
-            &arg,
-            Defaults.health_monitor_update(o, n),
-        )
-        .await
-    }
-    async fn health_monitor_delete(&self, h: HealthMonitor) -> Res {
-        let arg = serde_json::to_value(&h).unwrap();
-        self.op(
-            "health_monitor_delete",
-            &arg,
-            Defaults.health_monitor_delete(h),
-        )
-        .await
-    }
-    async fn l7policy_create(&self, p: L7Policy) -> Res {
-        let arg = serde_json::to_value(&p).unwrap();
-        self.op("l7policy_create", &arg, Defaults.l7policy_create(p))
-            .await
-    }
-    async fn l7policy_update(&self, o: L7Policy, n: L7Policy) -> Res {
-        let arg = serde_json::to_value(&n).unwrap();
-        self.op("l7policy_update", &arg, Defaults.l7policy_update(o, n))
-            .await
-    }
-    async fn l7policy_delete(&self, p: L7Policy) -> Res {
-        let arg = serde_json::to_value(&p).unwrap();
-        self.op("l7policy_delete", &arg, Defaults.l7policy_delete(p))
-            .await
-    }
-    async fn l7rule_create(&self, r: L7Rule) -> Res {
-        let arg = serde_json::to_value(&r).unwrap();
-        self.op("l7rule_create", &arg, Defaults.l7rule_create(r))
-            .await
-    }
-    async fn l7rule_update(&self, o: L7Rule, n: L7Rule) -> Res {
-        let arg = serde_json::to_value(&n).unwrap();
-        self.op("l7rule_update", &arg, Defaults.l7rule_update(o, n))
-            .await
-    }
-    async fn l7rule_delete(&self, r: L7Rule) -> Res {
-        let arg = serde_json::to_value(&r).unwrap();
-        self.op("l7rule_delete", &arg, Defaults.l7rule_delete(r))
-            .await
-    }
-    async fn get_supported_flavor_metadata(&self) -> Result<Value, ProviderError> {
-        if !self.ops.contains(&"get_supported_flavor_metadata") {
-            return Defaults.get_supported_flavor_metadata().await;
-        }
-        Ok(self.flavor_metadata.clone())
-    }
-    async fn validate_flavor(&self, m: &Value) -> Res {
-        if !self.ops.contains(&"validate_flavor") {
-            return Defaults.validate_flavor(m).await;
-        }
-        self.validate_keys(
-            "validate_flavor",
-            m,
-            &self.flavor_metadata,
-            "Unknown flavor metadata key.",
-        )
-    }
-    async fn get_supported_availability_zone_metadata(&self) -> Result<Value, ProviderError> {
-        if !self
-            .ops
-            .contains(&"get_supported_availability_zone_metadata")
-        {
-            return Defaults.get_supported_availability_zone_metadata().await;
-        }
-        Ok(self.az_metadata.clone())
-    }
-    async fn validate_availability_zone(&self, m: &Value) -> Res {
-        if !self.ops.contains(&"validate_availability_zone") {
-            return Defaults.validate_availability_zone(m).await;
-        }
-        self.validate_keys(
-            "validate_availability_zone",
-            m,
-            &self.az_metadata,
-            "Unknown availability zone metadata key.",
-        )
-    }
+    };
+}
+
+recorder_impl! {
+    loadbalancer_update(o: LoadBalancer, n: LoadBalancer) => n;
+    loadbalancer_delete(lb: LoadBalancer, c: bool) => lb;
+    loadbalancer_failover(id: &str) => id;
+    listener_create(l: Listener) => l;
+    listener_update(o: Listener, n: Listener) => n;
+    listener_delete(l: Listener) => l;
+    pool_create(p: Pool) => p;
+    pool_update(o: Pool, n: Pool) => n;
+    pool_delete(p: Pool) => p;
+    member_create(m: Member) => m;
+    member_update(o: Member, n: Member) => n;
+    member_delete(m: Member) => m;
+    member_batch_update(pool_id: &str, members: Vec<Member>) => members;
+    health_monitor_create(h: HealthMonitor) => h;
+    health_monitor_update(o: HealthMonitor, n: HealthMonitor) => n;
+    health_monitor_delete(h: HealthMonitor) => h;
+    l7policy_create(p: L7Policy) => p;
+    l7policy_update(o: L7Policy, n: L7Policy) => n;
+    l7policy_delete(p: L7Policy) => p;
+    l7rule_create(r: L7Rule) => r;
+    l7rule_update(o: L7Rule, n: L7Rule) => n;
+    l7rule_delete(r: L7Rule) => r;
 }

@@ -87,20 +87,22 @@ impl Setup {
         self
     }
 
-    /// Noauth as project [`PROJECT`] (`X-Project-Id`); providers `fake` (default, [`driver::CRUD`],
-    /// records `create_vip_port`) and `nope` (the same, refusing every call; its driver also
-    /// calls itself `fake`); every answer must carry a request id.
+    /// Noauth as project [`PROJECT`] (`X-Project-Id`); providers `fake` (default,
+    /// [`driver::CREATE_DELETE`] + [`driver::REST_OF_CRUD`], records `create_vip_port`) and
+    /// `nope` (the same, refusing every call; its driver also calls itself `fake`); every
+    /// answer must carry a request id.
     pub fn noauth() -> Self {
         let mut s = Self::bare(AuthMode::NoAuth, "fake")
             .provider(
                 "fake",
                 "Fake.",
-                Recorder::new("fake", driver::CRUD).recording_vip_ports(),
+                Recorder::new("fake", &[driver::CREATE_DELETE, driver::REST_OF_CRUD])
+                    .recording_vip_ports(),
             )
             .provider(
                 "nope",
                 "Refuses.",
-                Recorder::new("fake", driver::CRUD)
+                Recorder::new("fake", &[driver::CREATE_DELETE, driver::REST_OF_CRUD])
                     .recording_vip_ports()
                     .refusing(),
             );
@@ -110,19 +112,22 @@ impl Setup {
     }
 
     /// Keystone auth through [`auth::NamedTokens`] ([`Env::req`] as `member`); providers
-    /// `full` (default, [`driver::CREATE_DELETE_L7_METADATA`]) and `ovn`
-    /// ([`driver::CREATE_DELETE`]); `amphora` enabled but not loaded.
+    /// `full` (default, [`driver::CREATE_DELETE`], [`driver::L7`], [`driver::METADATA`]) and
+    /// `ovn` ([`driver::CREATE_DELETE`]); `amphora` enabled but not loaded.
     pub fn named_tokens() -> Self {
         let mut s = Self::bare(AuthMode::Keystone(Arc::new(auth::NamedTokens)), "full")
             .provider(
                 "full",
                 "Full fake driver.",
-                Recorder::new("full", driver::CREATE_DELETE_L7_METADATA),
+                Recorder::new(
+                    "full",
+                    &[driver::CREATE_DELETE, driver::L7, driver::METADATA],
+                ),
             )
             .provider(
                 "ovn",
                 "Octavia OVN driver.",
-                Recorder::new("ovn", driver::CREATE_DELETE),
+                Recorder::new("ovn", &[driver::CREATE_DELETE]),
             );
         s.enabled_only
             .push(("amphora", "The Octavia Amphora driver."));
@@ -136,7 +141,7 @@ impl Setup {
         let mut s = Self::bare(AuthMode::Keystone(Arc::new(auth::RoleTokens)), "ovn").provider(
             "ovn",
             "Octavia OVN driver.",
-            Recorder::new("ovn", driver::GRAPH),
+            Recorder::new("ovn", &[driver::GRAPH]),
         );
         s.policy = Some(policy);
         s

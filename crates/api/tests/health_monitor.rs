@@ -31,30 +31,10 @@ const HM_KEYS: &[&str] = &[
     "url_path",
 ];
 
-/// An ACTIVE LB with an ACTIVE listener of `protocol` and its ACTIVE default pool.
-async fn setup(env: &common::Env, protocol: &str) -> (String, String, String) {
-    let lb = env.active_lb("lb").await;
-    let (s, b) = env.req("POST", "/v2/lbaas/listeners", Some(json!({"listener": {"loadbalancer_id": lb, "protocol": protocol, "protocol_port": 80}}))).await;
-    assert_eq!(s, StatusCode::CREATED, "{b}");
-    let l = b["listener"]["id"].as_str().unwrap().to_string();
-    env.set_status("load_balancer", &lb, "ACTIVE").await;
-    let (s, b) = env.req("POST", "/v2/lbaas/pools", Some(json!({"pool": {"listener_id": l, "protocol": protocol, "lb_algorithm": "SOURCE_IP_PORT"}}))).await;
-    assert_eq!(s, StatusCode::CREATED, "{b}");
-    let p = b["pool"]["id"].as_str().unwrap().to_string();
-    active(env, &lb, &l, &p).await;
-    (lb, l, p)
-}
-
-async fn active(env: &common::Env, lb: &str, l: &str, p: &str) {
-    env.set_status("load_balancer", lb, "ACTIVE").await;
-    env.set_status("listener", l, "ACTIVE").await;
-    env.set_status("pool", p, "ACTIVE").await;
-}
-
 #[tokio::test]
 async fn health_monitor_lifecycle_and_status_tree() {
     each_backend!(common::Setup::noauth(), |env| {
-        let (lb, l, p) = setup(&env, "TCP").await;
+        let (lb, l, p) = env.lb_listener_pool("TCP").await;
         let hm = |extra: Value| {
             let mut v =
                 json!({"pool_id": p, "type": "TCP", "delay": 5, "timeout": 3, "max_retries": 3});
@@ -120,7 +100,7 @@ async fn health_monitor_lifecycle_and_status_tree() {
             .req("POST", "/v2/lbaas/healthmonitors", Some(hm(json!({}))))
             .await;
         assert_eq!(s, StatusCode::CONFLICT);
-        active(&env, &lb, &l, &p).await;
+        env.activate(&lb, &l, &p).await;
         let (s, b) = env
             .req("POST", "/v2/lbaas/healthmonitors", Some(hm(json!({}))))
             .await;
@@ -142,7 +122,7 @@ async fn health_monitor_lifecycle_and_status_tree() {
         assert_eq!(s, StatusCode::CREATED, "{b}");
         assert_eq!(b["member"]["operating_status"], "OFFLINE");
         let mid = b["member"]["id"].as_str().unwrap().to_string();
-        active(&env, &lb, &l, &p).await;
+        env.activate(&lb, &l, &p).await;
 
         let (s, b) = env
             .req("GET", &format!("/v2/lbaas/loadbalancers/{lb}/status"), None)
@@ -190,7 +170,7 @@ async fn health_monitor_lifecycle_and_status_tree() {
         assert_eq!(b["healthmonitor"]["max_retries_down"], 3);
         assert_eq!(b["healthmonitor"]["provisioning_status"], "PENDING_UPDATE");
         assert_eq!(env.status_of("pool", &p).await, "PENDING_UPDATE");
-        active(&env, &lb, &l, &p).await;
+        env.activate(&lb, &l, &p).await;
 
         let (_, b) = env
             .req(
@@ -248,7 +228,7 @@ async fn health_monitor_lifecycle_and_status_tree() {
 #[tokio::test]
 async fn health_monitor_http_defaults_udp_rules_and_rollback() {
     each_backend!(common::Setup::noauth(), |env| {
-        let (lb, l, p) = setup(&env, "HTTP").await;
+        let (lb, l, p) = env.lb_listener_pool("HTTP").await;
         let (s, b) = env.req("POST", "/v2/lbaas/healthmonitors", Some(json!({"healthmonitor": {"pool_id": p, "type": "HTTP", "delay": 5, "timeout": 3, "max_retries": 2, "domain_name": "a.example"}}))).await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert_eq!(
@@ -267,9 +247,9 @@ async fn health_monitor_http_defaults_udp_rules_and_rollback() {
             (Some("GET"), Some("/"), Some("200"))
         );
         assert_eq!(h["http_version"], 1.1);
-        active(&env, &lb, &l, &p).await;
+        env.activate(&lb, &l, &p).await;
 
-        let (lb2, l2, p2) = setup(&env, "UDP").await;
+        let (lb2, l2, p2) = env.lb_listener_pool("UDP").await;
         let base = json!({"pool_id": p2, "delay": 2, "timeout": 1, "max_retries": 2});
         let mut ping = base.clone();
         ping["type"] = json!("PING");

@@ -28,26 +28,6 @@ const MEMBER_KEYS: &[&str] = &[
     "weight",
 ];
 
-/// An ACTIVE LB, TCP listener and its ACTIVE default pool: `(lb, listener, pool)`.
-async fn setup(env: &common::Env) -> (String, String, String) {
-    let lb = env.active_lb("lb").await;
-    let (s, b) = env.req("POST", "/v2/lbaas/listeners", Some(json!({"listener": {"loadbalancer_id": lb, "protocol": "TCP", "protocol_port": 80}}))).await;
-    assert_eq!(s, StatusCode::CREATED, "{b}");
-    let l = b["listener"]["id"].as_str().unwrap().to_string();
-    env.set_status("load_balancer", &lb, "ACTIVE").await;
-    let (s, b) = env.req("POST", "/v2/lbaas/pools", Some(json!({"pool": {"listener_id": l, "protocol": "TCP", "lb_algorithm": "SOURCE_IP_PORT"}}))).await;
-    assert_eq!(s, StatusCode::CREATED, "{b}");
-    let p = b["pool"]["id"].as_str().unwrap().to_string();
-    active(env, &lb, &l, &p).await;
-    (lb, l, p)
-}
-
-async fn active(env: &common::Env, lb: &str, l: &str, p: &str) {
-    env.set_status("load_balancer", lb, "ACTIVE").await;
-    env.set_status("listener", l, "ACTIVE").await;
-    env.set_status("pool", p, "ACTIVE").await;
-}
-
 async fn member_rows(env: &common::Env, pool: &str) -> Vec<(String, i64, String)> {
     let mut tx = env.db.begin_read().await.unwrap();
     let rows: Vec<octavia_db::MemberRow> = tx
@@ -71,7 +51,7 @@ async fn member_rows(env: &common::Env, pool: &str) -> Vec<(String, i64, String)
 #[tokio::test]
 async fn member_lifecycle() {
     each_backend!(common::Setup::noauth(), |env| {
-        let (lb, l, p) = setup(&env).await;
+        let (lb, l, p) = env.lb_listener_pool("TCP").await;
         let base = format!("/v2/lbaas/pools/{p}/members");
         let (s, b) = env.req("POST", &base, Some(json!({"member": {"address": "10.0.0.10", "protocol_port": 8080, "subnet_id": SUBNET, "name": "m1"}}))).await;
         assert_eq!(s, StatusCode::CREATED, "{b}");
@@ -115,7 +95,7 @@ async fn member_lifecycle() {
             b["faultstring"],
             format!("Load Balancer {lb} is immutable and cannot be updated.")
         );
-        active(&env, &lb, &l, &p).await;
+        env.activate(&lb, &l, &p).await;
         env.set_status("member", &mid, "ACTIVE").await;
 
         let (s, b) = env
@@ -175,7 +155,7 @@ async fn member_lifecycle() {
             b["faultstring"],
             "Unknown attribute for argument member_.member: address"
         );
-        active(&env, &lb, &l, &p).await;
+        env.activate(&lb, &l, &p).await;
 
         let (s, b) = env.req("GET", &base, None).await;
         assert_eq!(s, StatusCode::OK);
@@ -234,7 +214,7 @@ async fn member_lifecycle() {
 #[tokio::test]
 async fn member_batch_diff() {
     each_backend!(common::Setup::noauth(), |env| {
-        let (lb, l, p) = setup(&env).await;
+        let (lb, l, p) = env.lb_listener_pool("TCP").await;
         let base = format!("/v2/lbaas/pools/{p}/members");
         let m = |ip: &str, w: i64| json!({"address": ip, "protocol_port": 80, "weight": w});
         // empty pool, empty list: no-op, no driver call
@@ -263,7 +243,7 @@ async fn member_batch_diff() {
             .req("PUT", &base, Some(json!({"members": [m("10.0.0.3", 1)]})))
             .await;
         assert_eq!(s, StatusCode::CONFLICT);
-        active(&env, &lb, &l, &p).await;
+        env.activate(&lb, &l, &p).await;
         {
             let mut tx = env.db.begin().await.unwrap();
             tx.execute(
@@ -308,7 +288,7 @@ async fn member_batch_diff() {
             env.provider("fake").names().last().unwrap(),
             "member_batch_update"
         );
-        active(&env, &lb, &l, &p).await;
+        env.activate(&lb, &l, &p).await;
 
         // additive: absent ones untouched
         let (s, _) = env
@@ -323,7 +303,7 @@ async fn member_batch_diff() {
         assert_eq!(rows.len(), 4);
         assert_eq!(rows[3], ("10.0.0.4".into(), 80, "PENDING_CREATE".into()));
         assert_eq!(rows[0].2, "PENDING_UPDATE");
-        active(&env, &lb, &l, &p).await;
+        env.activate(&lb, &l, &p).await;
 
         let (s, b) = env
             .req(

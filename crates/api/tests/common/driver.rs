@@ -121,7 +121,10 @@ impl Recorder {
             ops: ops.concat(),
             record_vip_port: false,
             refuse: false,
-            flavor_metadata: json!({"loadbalancer_topology": "The load balancer topology.", "compute_flavor": "The compute driver flavor ID."}),
+            flavor_metadata: json!({
+                "loadbalancer_topology": "The load balancer topology.",
+                "compute_flavor": "The compute driver flavor ID.",
+            }),
             az_metadata: json!({"compute_zone": "The compute availability zone."}),
             calls: Mutex::new(vec![]),
             fail_lb_create: Mutex::new(None),

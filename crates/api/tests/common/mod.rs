@@ -367,19 +367,21 @@ impl Env {
         .unwrap_or(0)
     }
 
+    /// POST `{key: obj}` to `path` with the setup's token, assert 201 Created; returns the new
+    /// object's id.
+    pub async fn create(&self, path: &str, key: &str, obj: Value) -> String {
+        let (s, b) = self.req("POST", path, Some(json!({ key: obj }))).await;
+        assert_eq!(s, StatusCode::CREATED, "{b}");
+        b[key]["id"].as_str().unwrap().to_string()
+    }
+
     /// POST a load balancer (`lb` is the inner object; `vip_subnet_id` [`SUBNET`] added), make
     /// it ACTIVE; returns its id.
     async fn post_active_lb(&self, mut lb: Value) -> String {
         lb["vip_subnet_id"] = json!(SUBNET);
-        let (s, b) = self
-            .req(
-                "POST",
-                "/v2/lbaas/loadbalancers",
-                Some(json!({ "loadbalancer": lb })),
-            )
+        let id = self
+            .create("/v2/lbaas/loadbalancers", "loadbalancer", lb)
             .await;
-        assert_eq!(s, StatusCode::CREATED, "{b}");
-        let id = b["loadbalancer"]["id"].as_str().unwrap().to_string();
         self.set_status("load_balancer", &id, "ACTIVE").await;
         id
     }
@@ -389,22 +391,51 @@ impl Env {
         self.post_active_lb(json!({ "name": name })).await
     }
 
+    /// A listener of `protocol` on port 80 of the ACTIVE LB `lb`, which is made ACTIVE again
+    /// (the listener stays PENDING_CREATE); returns the listener id.
+    async fn listener_on(&self, lb: &str, protocol: &str) -> String {
+        let l = self
+            .create(
+                "/v2/lbaas/listeners",
+                "listener",
+                json!({"loadbalancer_id": lb, "protocol": protocol, "protocol_port": 80}),
+            )
+            .await;
+        self.set_status("load_balancer", lb, "ACTIVE").await;
+        l
+    }
+
     /// An ACTIVE LB on `provider` with an ACTIVE listener of `protocol` on port 80; returns
     /// (lb id, listener id).
     pub async fn lb_listener(&self, provider: &str, protocol: &str) -> (String, String) {
         let lb = self.post_active_lb(json!({ "provider": provider })).await;
-        let (s, b) = self
-            .req(
-                "POST",
-                "/v2/lbaas/listeners",
-                Some(json!({"listener": {"loadbalancer_id": lb, "protocol": protocol, "protocol_port": 80}})),
-            )
-            .await;
-        assert_eq!(s, StatusCode::CREATED, "{b}");
-        let l = b["listener"]["id"].as_str().unwrap().to_string();
-        self.set_status("load_balancer", &lb, "ACTIVE").await;
+        let l = self.listener_on(&lb, protocol).await;
         self.set_status("listener", &l, "ACTIVE").await;
         (lb, l)
+    }
+
+    /// An ACTIVE LB `lb`, an ACTIVE listener of `protocol` and its ACTIVE default pool
+    /// (SOURCE_IP_PORT, created while the listener is still PENDING_CREATE): `(lb, listener,
+    /// pool)`.
+    pub async fn lb_listener_pool(&self, protocol: &str) -> (String, String, String) {
+        let lb = self.active_lb("lb").await;
+        let l = self.listener_on(&lb, protocol).await;
+        let p = self
+            .create(
+                "/v2/lbaas/pools",
+                "pool",
+                json!({"listener_id": l, "protocol": protocol, "lb_algorithm": "SOURCE_IP_PORT"}),
+            )
+            .await;
+        self.activate(&lb, &l, &p).await;
+        (lb, l, p)
+    }
+
+    /// Set LB, listener and pool ACTIVE, in that order (what the provider's report would do).
+    pub async fn activate(&self, lb: &str, listener: &str, pool: &str) {
+        self.set_status("load_balancer", lb, "ACTIVE").await;
+        self.set_status("listener", listener, "ACTIVE").await;
+        self.set_status("pool", pool, "ACTIVE").await;
     }
 }
 

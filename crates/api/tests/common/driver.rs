@@ -207,7 +207,32 @@ impl Recorder {
         Ok(())
     }
 
-    fn validate_keys(&self, what: &str, m: &Value, supported: &Value, err: &str) -> Res {
+    /// `what` implemented: answer `metadata`; otherwise the trait default.
+    async fn supported(
+        &self,
+        what: &str,
+        metadata: &Value,
+        default: impl Future<Output = Result<Value, ProviderError>>,
+    ) -> Result<Value, ProviderError> {
+        if !self.ops.contains(&what) {
+            return default.await;
+        }
+        Ok(metadata.clone())
+    }
+
+    /// `what` implemented: record `m`, accept it when its keys are all keys of `supported`,
+    /// else refuse with `err`; otherwise the trait default.
+    async fn validate(
+        &self,
+        what: &str,
+        m: &Value,
+        supported: &Value,
+        err: &str,
+        default: impl Future<Output = Res>,
+    ) -> Res {
+        if !self.ops.contains(&what) {
+            return default.await;
+        }
         self.rec(what, m.clone());
         match (m.as_object(), supported.as_object()) {
             (Some(o), Some(s)) if o.keys().all(|k| s.contains_key(k)) => Ok(()),
@@ -253,41 +278,28 @@ macro_rules! recorder_impl {
                 .await
             }
             async fn get_supported_flavor_metadata(&self) -> Result<Value, ProviderError> {
-                if !self.ops.contains(&"get_supported_flavor_metadata") {
-                    return Defaults.get_supported_flavor_metadata().await;
-                }
-                Ok(self.flavor_metadata.clone())
+                let d = Defaults.get_supported_flavor_metadata();
+                self.supported("get_supported_flavor_metadata", &self.flavor_metadata, d)
+                    .await
             }
             async fn validate_flavor(&self, m: &Value) -> Res {
-                if !self.ops.contains(&"validate_flavor") {
-                    return Defaults.validate_flavor(m).await;
-                }
-                self.validate_keys(
-                    "validate_flavor",
-                    m,
-                    &self.flavor_metadata,
-                    "Unknown flavor metadata key.",
-                )
+                let err = "Unknown flavor metadata key.";
+                let d = Defaults.validate_flavor(m);
+                self.validate("validate_flavor", m, &self.flavor_metadata, err, d)
+                    .await
             }
-            async fn get_supported_availability_zone_metadata(&self) -> Result<Value, ProviderError> {
-                if !self
-                    .ops
-                    .contains(&"get_supported_availability_zone_metadata")
-                {
-                    return Defaults.get_supported_availability_zone_metadata().await;
-                }
-                Ok(self.az_metadata.clone())
+            async fn get_supported_availability_zone_metadata(
+                &self,
+            ) -> Result<Value, ProviderError> {
+                let d = Defaults.get_supported_availability_zone_metadata();
+                self.supported("get_supported_availability_zone_metadata", &self.az_metadata, d)
+                    .await
             }
             async fn validate_availability_zone(&self, m: &Value) -> Res {
-                if !self.ops.contains(&"validate_availability_zone") {
-                    return Defaults.validate_availability_zone(m).await;
-                }
-                self.validate_keys(
-                    "validate_availability_zone",
-                    m,
-                    &self.az_metadata,
-                    "Unknown availability zone metadata key.",
-                )
+                let err = "Unknown availability zone metadata key.";
+                let d = Defaults.validate_availability_zone(m);
+                self.validate("validate_availability_zone", m, &self.az_metadata, err, d)
+                    .await
             }
             $(
                 async fn $op(&self, $($a: $t),*) -> Res {

@@ -358,17 +358,41 @@ impl OvnProvider {
         use tokio::sync::broadcast::error::RecvError;
         let mut nb_rx = nb.subscribe();
         let mut sb_rx = sb.subscribe();
-        let leader = nb.lock(lock).await?;
-        tracing::info!(lock, held = *leader.borrow(), "OVN provider agent started");
+        let mut leader = nb.lock(lock).await?;
+        let mut held = *leader.borrow();
+        tracing::info!(lock, held, "OVN provider agent started");
+        if held {
+            // what changed while no agent ran (a restart, the lock free): from the replicas
+            self.rescan_nb(&nb);
+            self.rescan_sb(&sb).await;
+        }
         // maintenance runs beside the event loop, only while this process holds the lock
         let maintenance = self.inner.config.maintenance_period.map(|period| {
             let d = self.clone();
             let leader = leader.clone();
             tokio::spawn(async move { d.run_maintenance(period, leader).await })
         });
-        let (mut nb_open, mut sb_open) = (true, true);
+        let (mut nb_open, mut sb_open, mut lock_open) = (true, true, true);
         while nb_open || sb_open {
             let (from_nb, change) = tokio::select! {
+                c = leader.changed(), if lock_open => {
+                    if c.is_err() {
+                        lock_open = false;
+                        continue;
+                    }
+                    let now = *leader.borrow_and_update();
+                    if now != held {
+                        held = now;
+                        tracing::info!(lock, held, "OVN provider agent lock changed hands");
+                        if held {
+                            // events seen while another process held the lock (or while it
+                            // died) were not ours to handle: catch up from the replicas
+                            self.rescan_nb(&nb);
+                            self.rescan_sb(&sb).await;
+                        }
+                    }
+                    continue;
+                }
                 c = nb_rx.recv(), if nb_open => {
                     if matches!(c, Err(RecvError::Closed)) {
                         nb_open = false;

@@ -276,6 +276,17 @@ fn refs(list: &[String]) -> Datum {
 
 /// Columns of `row` that differ from `orig` (all of them for a new row).
 fn lb_columns(row: &LoadBalancerRow, orig: Option<&LoadBalancerRow>) -> Vec<(&'static str, Datum)> {
+    lb_columns_with(row, orig, &refs)
+}
+
+/// [`lb_columns`] with the `health_check` references written by `hc_refs` (the sync
+/// simulator names the rows of a real snapshot differently); `health_check` is compared as
+/// the set it is in OVSDB.
+pub(crate) fn lb_columns_with(
+    row: &LoadBalancerRow,
+    orig: Option<&LoadBalancerRow>,
+    hc_refs: &dyn Fn(&[Uuid]) -> Datum,
+) -> Vec<(&'static str, Datum)> {
     let mut cols = Vec::new();
     let changed = |f: &dyn Fn(&LoadBalancerRow) -> bool| orig.is_none_or(f);
     if orig.is_none() {
@@ -302,8 +313,12 @@ fn lb_columns(row: &LoadBalancerRow, orig: Option<&LoadBalancerRow>) -> Vec<(&'s
     if changed(&|o| o.ip_port_mappings != row.ip_port_mappings) {
         cols.push(("ip_port_mappings", Datum::Map(row.ip_port_mappings.clone())));
     }
-    if changed(&|o| o.health_check != row.health_check) {
-        cols.push(("health_check", refs(&row.health_check)));
+    if changed(&|o| {
+        let a: BTreeSet<&Uuid> = o.health_check.iter().collect();
+        let b: BTreeSet<&Uuid> = row.health_check.iter().collect();
+        a != b
+    }) {
+        cols.push(("health_check", hc_refs(&row.health_check)));
     }
     cols
 }

@@ -216,40 +216,7 @@ fn lb_columns(
     row: &LoadBalancerRow,
     orig: Option<&LoadBalancerRow>,
 ) -> Vec<(&'static str, Datum)> {
-    let mut cols = Vec::new();
-    let changed = |f: &dyn Fn(&LoadBalancerRow) -> bool| orig.is_none_or(f);
-    if orig.is_none() {
-        cols.push(("name", Datum::Str(row.name.clone())));
-    }
-    if changed(&|o| o.protocol != row.protocol) {
-        cols.push((
-            "protocol",
-            Datum::Set(row.protocol.iter().cloned().collect()),
-        ));
-    }
-    if changed(&|o| o.external_ids != row.external_ids) {
-        cols.push(("external_ids", Datum::Map(row.external_ids.clone())));
-    }
-    if changed(&|o| o.vips != row.vips) {
-        cols.push(("vips", Datum::Map(row.vips.clone())));
-    }
-    if changed(&|o| o.options != row.options) {
-        cols.push(("options", Datum::Map(row.options.clone())));
-    }
-    if changed(&|o| o.selection_fields != row.selection_fields) {
-        cols.push(("selection_fields", Datum::Set(row.selection_fields.clone())));
-    }
-    if changed(&|o| o.ip_port_mappings != row.ip_port_mappings) {
-        cols.push(("ip_port_mappings", Datum::Map(row.ip_port_mappings.clone())));
-    }
-    if changed(&|o| {
-        let a: BTreeSet<&Uuid> = o.health_check.iter().collect();
-        let b: BTreeSet<&Uuid> = row.health_check.iter().collect();
-        a != b
-    }) {
-        cols.push(("health_check", refs_datum(real, &row.health_check)));
-    }
-    cols
+    crate::edit::lb_columns_with(row, orig, &|list: &[Uuid]| refs_datum(real, list))
 }
 
 fn hc_columns(hc: &HealthCheckRow, orig: Option<&HealthCheckRow>) -> Vec<(&'static str, Datum)> {

@@ -488,18 +488,35 @@ pub async fn post(
     if let Some(tags) = b.str_list("tags") {
         tx.set_tags(&id, &tags).await?;
     }
-    for r in &rules {
+    insert_rules(&mut tx, &id, &project, &rules).await?;
+    let p = get_db_l7policy(&mut tx, &id).await?;
+    let model = policy_model(&mut tx, &p).await?;
+    call_provider(&pname, driver.l7policy_create(model)).await?;
+    let out = render_policy(&mut tx, &p).await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(json!({"l7policy": out}))).into_response())
+}
+
+/// Inserts the rules given inline with a policy create (PENDING_CREATE, with their tags), as
+/// octavia/api/v2/controllers/l7policy.py `_graph_create` does for `rules`.
+pub(crate) async fn insert_rules(
+    tx: &mut Tx,
+    policy_id: &str,
+    project: &str,
+    rules: &[Obj],
+) -> Result<(), ApiError> {
+    for r in rules {
         let rid = base::new_id();
         tx.insert(&L7RuleRow {
             id: rid.clone(),
-            l7policy_id: id.clone(),
+            l7policy_id: policy_id.to_string(),
             r#type: r.str("type").unwrap_or_default(),
             compare_type: r.str("compare_type").unwrap_or_default(),
             key: r.str("key"),
             value: r.str("value").unwrap_or_default(),
             invert: r.bool("invert").unwrap_or(false),
             provisioning_status: "PENDING_CREATE".into(),
-            project_id: Some(project.clone()),
+            project_id: Some(project.to_string()),
             enabled: r.bool("admin_state_up").unwrap_or(true),
             operating_status: "OFFLINE".into(),
             ..Default::default()
@@ -509,12 +526,7 @@ pub async fn post(
             tx.set_tags(&rid, &tags).await?;
         }
     }
-    let p = get_db_l7policy(&mut tx, &id).await?;
-    let model = policy_model(&mut tx, &p).await?;
-    call_provider(&pname, driver.l7policy_create(model)).await?;
-    let out = render_policy(&mut tx, &p).await?;
-    tx.commit().await?;
-    Ok((StatusCode::CREATED, Json(json!({"l7policy": out}))).into_response())
+    Ok(())
 }
 
 /// `PUT /v2/lbaas/l7policies/{id}` → 200, policy PENDING_UPDATE; LB and listener

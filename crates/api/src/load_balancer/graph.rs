@@ -15,8 +15,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 
 use octavia_db::{
-    HealthMonitorRow, L7PolicyRow, L7RuleRow, ListenerRow, LoadBalancerRow, MemberRow, PoolRow,
-    QuotaResource, SessionPersistenceRow, Tx,
+    HealthMonitorRow, L7PolicyRow, ListenerRow, LoadBalancerRow, MemberRow, PoolRow, QuotaResource,
+    SessionPersistenceRow, Tx,
 };
 use serde_json::{Map, Value};
 
@@ -664,27 +664,7 @@ async fn create_l7policy(
     if let Some(tags) = b.str_list("tags") {
         tx.set_tags(&id, &tags).await?;
     }
-    for r in &rules {
-        let rid = base::new_id();
-        tx.insert(&L7RuleRow {
-            id: rid.clone(),
-            l7policy_id: id.clone(),
-            r#type: r.str("type").unwrap_or_default(),
-            compare_type: r.str("compare_type").unwrap_or_default(),
-            key: r.str("key"),
-            value: r.str("value").unwrap_or_default(),
-            invert: r.bool("invert").unwrap_or(false),
-            provisioning_status: "PENDING_CREATE".into(),
-            project_id: Some(project.to_string()),
-            enabled: r.bool("admin_state_up").unwrap_or(true),
-            operating_status: "OFFLINE".into(),
-            ..Default::default()
-        })
-        .await?;
-        if let Some(tags) = r.str_list("tags") {
-            tx.set_tags(&rid, &tags).await?;
-        }
-    }
+    crate::l7policy::insert_rules(tx, &id, project, &rules).await?;
     Ok(())
 }
 

@@ -37,44 +37,7 @@ else
   db="mysql://keel:keel-db-pass@127.0.0.1:3306/keel_test_bench"
 fi
 conf="$dir/keel.conf"
-cat > "$conf" <<CONF
-[api_settings]
-bind_host = 127.0.0.1
-bind_port = $port
-auth_strategy = keystone
-enabled_provider_drivers = ovn:OVN provider driver
-default_provider_driver = ovn
-
-[database]
-connection = $db
-
-[keystone_authtoken]
-auth_url = http://127.0.0.1:5000/v3
-username = octavia
-password = octavia-pass
-project_name = service
-user_domain_name = Default
-project_domain_name = Default
-
-[service_auth]
-auth_url = http://127.0.0.1:5000/v3
-username = octavia
-password = octavia-pass
-project_name = service
-user_domain_name = Default
-project_domain_name = Default
-region_name = RegionOne
-
-[neutron]
-endpoint = http://127.0.0.1:9696
-
-[ovn]
-ovn_nb_connection = tcp:127.0.0.1:6641
-ovn_sb_connection = tcp:127.0.0.1:6642
-
-[keel]
-run_agent = ${KEEL_RUN_AGENT:-true}
-CONF
+"$root/ci/keel-conf.sh" "$port" "$db" > "$conf"
 "$keel" --config-file "$conf" db upgrade
 KEEL_LOG="${KEEL_LOG:-info}" setsid "$keel" --config-file "$conf" serve >"$dir/keel.log" 2>&1 &
 echo $! > "$dir/keel.pid"

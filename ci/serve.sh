@@ -15,41 +15,7 @@ cargo build --locked --release -p keel
 
 conf="$state/etc/keel.conf"
 mkdir -p "$state/etc" "$state/keel"
-cat > "$conf" <<CONF
-[api_settings]
-bind_host = 127.0.0.1
-bind_port = 9876
-auth_strategy = keystone
-enabled_provider_drivers = ovn:OVN provider driver
-default_provider_driver = ovn
-
-[database]
-connection = sqlite://$state/keel/keel.sqlite?mode=rwc
-
-[keystone_authtoken]
-auth_url = http://127.0.0.1:5000/v3
-username = octavia
-password = octavia-pass
-project_name = service
-user_domain_name = Default
-project_domain_name = Default
-
-[service_auth]
-auth_url = http://127.0.0.1:5000/v3
-username = octavia
-password = octavia-pass
-project_name = service
-user_domain_name = Default
-project_domain_name = Default
-region_name = RegionOne
-
-[neutron]
-endpoint = http://127.0.0.1:9696
-
-[ovn]
-ovn_nb_connection = tcp:127.0.0.1:6641
-ovn_sb_connection = tcp:127.0.0.1:6642
-CONF
+ci/keel-conf.sh 9876 "sqlite://$state/keel/keel.sqlite?mode=rwc" > "$conf"
 
 keel="$CARGO_TARGET_DIR/release/keel"
 "$keel" --config-file "$conf" db upgrade

@@ -50,44 +50,7 @@ main() {
     *) echo "ci/tempest.sh: KEEL_DB must be sqlite or mariadb" >&2; exit 1 ;;
   esac
   conf="$work/keel.conf"
-  cat >"$conf" <<CONF
-[api_settings]
-bind_host = 127.0.0.1
-bind_port = $port
-auth_strategy = keystone
-enabled_provider_drivers = ovn:OVN provider driver
-default_provider_driver = ovn
-
-[database]
-connection = $db_url
-
-[keystone_authtoken]
-auth_url = http://127.0.0.1:5000/v3
-username = octavia
-password = octavia-pass
-project_name = service
-user_domain_name = Default
-project_domain_name = Default
-
-[service_auth]
-auth_url = http://127.0.0.1:5000/v3
-username = octavia
-password = octavia-pass
-project_name = service
-user_domain_name = Default
-project_domain_name = Default
-region_name = RegionOne
-
-[neutron]
-endpoint = http://127.0.0.1:9696
-
-[ovn]
-ovn_nb_connection = tcp:127.0.0.1:6641
-ovn_sb_connection = tcp:127.0.0.1:6642
-
-[keel]
-run_agent = ${KEEL_RUN_AGENT:-true}
-CONF
+  ci/keel-conf.sh "$port" "$db_url" >"$conf"
 
   "$keel" --config-file "$conf" db upgrade
   NO_COLOR=1 RUST_LOG="${RUST_LOG:-info}" "$keel" --config-file "$conf" serve >"$work/keel.log" 2>&1 &

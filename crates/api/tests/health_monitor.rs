@@ -299,3 +299,75 @@ async fn health_monitor_http_defaults_udp_rules_and_rollback() {
         assert_eq!(env.provider("nope").names(), ["health_monitor_create"]);
     });
 }
+
+/// Integers stored in `INT` columns are refused above 2³¹−1 with WSME's range text, on POST
+/// and PUT, and nothing is written — never a 500 from the database, never a silently clamped
+/// value (`delay` and `timeout` here; `connection_limit` of a listener too).
+#[tokio::test]
+async fn int_columns_refuse_values_beyond_their_range() {
+    each_backend!(common::Setup::noauth(), |env| {
+        let (lb, l, p) = env.lb_listener_pool("TCP").await;
+        let too_big = 2_147_483_648_i64;
+        let text = |field: &str| {
+            format!("Invalid input for field/attribute {field}. Value: '{too_big}'. Value should be lower or equal to 2147483647")
+        };
+        for field in ["delay", "timeout"] {
+            let mut hm =
+                json!({"pool_id": p, "type": "TCP", "delay": 5, "timeout": 3, "max_retries": 3});
+            hm[field] = json!(too_big);
+            let (s, b) = env
+                .req(
+                    "POST",
+                    "/v2/lbaas/healthmonitors",
+                    Some(json!({"healthmonitor": hm})),
+                )
+                .await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{b}");
+            assert_eq!(b["faultstring"], text(field));
+        }
+        assert_eq!(env.count("health_monitor").await, 0);
+        let hm = env
+            .create(
+                "/v2/lbaas/healthmonitors",
+                "healthmonitor",
+                json!({"pool_id": p, "type": "TCP", "delay": 5, "timeout": 3, "max_retries": 3}),
+            )
+            .await;
+        env.activate(&lb, &l, &p).await;
+        env.set_status("health_monitor", &hm, "ACTIVE").await;
+        for field in ["delay", "timeout"] {
+            let (s, b) = env
+                .req(
+                    "PUT",
+                    &format!("/v2/lbaas/healthmonitors/{hm}"),
+                    Some(json!({"healthmonitor": {field: too_big}})),
+                )
+                .await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{b}");
+            assert_eq!(b["faultstring"], text(field));
+        }
+        let (s, b) = env
+            .req("GET", &format!("/v2/lbaas/healthmonitors/{hm}"), None)
+            .await;
+        assert_eq!(s, StatusCode::OK);
+        assert_eq!(
+            (
+                b["healthmonitor"]["delay"].clone(),
+                b["healthmonitor"]["timeout"].clone()
+            ),
+            (json!(5), json!(3))
+        );
+        let (s, b) = env
+            .req(
+                "POST",
+                "/v2/lbaas/listeners",
+                Some(
+                    json!({"listener": {"loadbalancer_id": lb, "protocol": "TCP",
+                    "protocol_port": 81, "connection_limit": too_big}}),
+                ),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{b}");
+        assert_eq!(b["faultstring"], text("connection_limit"));
+    });
+}

@@ -1,6 +1,6 @@
 //! Health monitor request types, as `octavia/api/v2/types/health_monitor.py`.
 
-use super::{f, int, m, s, Kind, Schema, TAGS};
+use super::{f, int, m, s, Kind, Schema, INT_COLUMN_MAX, TAGS};
 
 /// `SUPPORTED_HEALTH_MONITOR_TYPES`.
 pub const TYPES: &[&str] = &[
@@ -64,8 +64,8 @@ pub static HM_POST: Schema = Schema {
     fields: &[
         f("name", s(255)),
         m("type", Kind::Enum(TYPES)),
-        m("delay", int(Some(0), None)),
-        m("timeout", int(Some(0), None)),
+        m("delay", int(Some(0), Some(INT_COLUMN_MAX))),
+        m("timeout", int(Some(0), Some(INT_COLUMN_MAX))),
         f("max_retries_down", RETRIES),
         m("max_retries", RETRIES),
         f("http_method", Kind::Enum(HTTP_METHODS)),
@@ -86,8 +86,8 @@ pub static HM_SINGLE: Schema = Schema {
     fields: &[
         f("name", s(255)),
         m("type", Kind::Enum(TYPES)),
-        m("delay", int(Some(0), None)),
-        m("timeout", int(Some(0), None)),
+        m("delay", int(Some(0), Some(INT_COLUMN_MAX))),
+        m("timeout", int(Some(0), Some(INT_COLUMN_MAX))),
         f("max_retries_down", RETRIES),
         m("max_retries", RETRIES),
         f("http_method", Kind::Enum(HTTP_METHODS)),
@@ -105,8 +105,8 @@ pub static HM_SINGLE: Schema = Schema {
 pub static HM_PUT: Schema = Schema {
     fields: &[
         f("name", s(255)),
-        f("delay", int(Some(0), None)),
-        f("timeout", int(Some(0), None)),
+        f("delay", int(Some(0), Some(INT_COLUMN_MAX))),
+        f("timeout", int(Some(0), Some(INT_COLUMN_MAX))),
         f("max_retries_down", RETRIES),
         f("max_retries", RETRIES),
         f("http_method", Kind::Enum(HTTP_METHODS)),

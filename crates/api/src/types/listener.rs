@@ -1,6 +1,6 @@
 //! Listener request types, as `octavia/api/v2/types/listener.py`.
 
-use super::{f, int, m, s, Field, Kind, Schema, TAGS};
+use super::{f, int, m, s, Field, Kind, Schema, INT_COLUMN_MAX, TAGS};
 use crate::types::l7::L7POLICY_SINGLE;
 use crate::types::pool::POOL_SINGLE;
 
@@ -54,8 +54,8 @@ macro_rules! common_tail {
     };
 }
 
-const TAIL_POST: [Field; 15] = common_tail!(int(Some(0), None));
-const TAIL_SINGLE: [Field; 15] = common_tail!(int(None, None));
+const TAIL_POST: [Field; 15] = common_tail!(int(Some(0), Some(INT_COLUMN_MAX)));
+const TAIL_SINGLE: [Field; 15] = common_tail!(int(None, Some(INT_COLUMN_MAX)));
 
 /// `ListenerPOST`.
 pub static LISTENER_POST: Schema = Schema {
@@ -65,7 +65,7 @@ pub static LISTENER_POST: Schema = Schema {
         f("admin_state_up", Kind::Bool),
         m("protocol", Kind::Enum(PROTOCOLS)),
         m("protocol_port", PORT),
-        f("connection_limit", int(Some(-1), None)),
+        f("connection_limit", int(Some(-1), Some(INT_COLUMN_MAX))),
         f("default_tls_container_ref", s(255)),
         f("sni_container_refs", REFS),
         f("project_id", s(36)),
@@ -101,7 +101,7 @@ pub static LISTENER_SINGLE: Schema = Schema {
         f("admin_state_up", Kind::Bool),
         m("protocol", Kind::Enum(PROTOCOLS)),
         m("protocol_port", PORT),
-        f("connection_limit", int(Some(-1), None)),
+        f("connection_limit", int(Some(-1), Some(INT_COLUMN_MAX))),
         f("default_tls_container_ref", s(255)),
         f("sni_container_refs", REFS),
         f("default_pool_id", Kind::Uuid),
@@ -133,7 +133,7 @@ pub static LISTENER_PUT: Schema = Schema {
         f("name", s(255)),
         f("description", s(255)),
         f("admin_state_up", Kind::Bool),
-        f("connection_limit", int(Some(-1), None)),
+        f("connection_limit", int(Some(-1), Some(INT_COLUMN_MAX))),
         f("default_tls_container_ref", s(255)),
         f("sni_container_refs", REFS),
         f("default_pool_id", Kind::Uuid),

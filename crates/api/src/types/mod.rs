@@ -18,6 +18,11 @@ use serde_json::{Map, Value};
 
 use crate::fault::ApiError;
 
+/// The largest value of an `INT` column (`delay`, `timeout`, `connection_limit`,
+/// `hsts_max_age`, `persistence_timeout`): WSME declares no maximum, but a larger value could
+/// only fail in the database (a 500); it is refused with WSME's range text instead.
+pub const INT_COLUMN_MAX: i64 = i32::MAX as i64;
+
 /// The type of one attribute, as a WSME datatype.
 #[derive(Debug, Clone, Copy)]
 pub enum Kind {

@@ -1,6 +1,6 @@
 //! Pool request types, as `octavia/api/v2/types/pool.py`.
 
-use super::{f, int, m, s, Kind, Schema, TAGS};
+use super::{f, int, m, s, Kind, Schema, INT_COLUMN_MAX, TAGS};
 use crate::types::health_monitor::HM_SINGLE;
 use crate::types::member::MEMBER_SINGLE;
 
@@ -34,7 +34,7 @@ pub static SP_POST: Schema = Schema {
     fields: &[
         m("type", Kind::Enum(SP_TYPES)),
         f("cookie_name", COOKIE),
-        f("persistence_timeout", int(None, None)),
+        f("persistence_timeout", int(None, Some(INT_COLUMN_MAX))),
         f("persistence_granularity", Kind::Ip),
     ],
     tenant_alias: false,
@@ -45,7 +45,7 @@ pub static SP_PUT: Schema = Schema {
     fields: &[
         f("type", Kind::Enum(SP_TYPES)),
         f("cookie_name", COOKIE),
-        f("persistence_timeout", int(None, None)),
+        f("persistence_timeout", int(None, Some(INT_COLUMN_MAX))),
         f("persistence_granularity", Kind::Ip),
     ],
     tenant_alias: false,

@@ -166,15 +166,16 @@ pub const LB_ATTRS: &[&str] = &[
 
 /// `LoadBalancerResponse` of a row (listeners / pools as `[{id}]`).
 pub async fn render_lb(tx: &mut Tx, lb: &LoadBalancerRow) -> Result<Value, ApiError> {
-    let vip = tx.vip(&lb.id).await?.unwrap_or_default();
-    // one statement for the rest (octavia-db `lb_attachments`, issue 6)
+    // one statement for the VIP and the collections (octavia-db `lb_attachments`, issue 6)
     let octavia_db::LbAttachments {
+        vip,
         additional_vips: add,
         vip_sg_ids: sgs,
         tags,
         listener_ids: l_ids,
         pool_ids: p_ids,
     } = tx.lb_attachments(&lb.id).await?;
+    let vip = vip.unwrap_or_default();
     Ok(json!({
         "id": lb.id, "name": name(&lb.name), "description": name(&lb.description),
         "provisioning_status": lb.provisioning_status, "operating_status": lb.operating_status,
@@ -232,18 +233,24 @@ pub const LISTENER_ATTRS: &[&str] = &[
 /// `ListenerResponse` of a row.
 pub async fn render_listener(tx: &mut Tx, l: &ListenerRow) -> Result<Value, ApiError> {
     // one statement for the collections (octavia-db `listener_attachments`, issue 6)
+    let att = tx.listener_attachments(&l.id).await?;
+    Ok(render_listener_with(l, att))
+}
+
+/// [`render_listener`] with the collections already at hand (a create knows them).
+pub fn render_listener_with(l: &ListenerRow, att: octavia_db::ListenerAttachments) -> Value {
     let octavia_db::ListenerAttachments {
         sni_refs: sni,
         allowed_cidrs: cidrs,
         tags,
         l7policy_ids: policy_ids,
-    } = tx.listener_attachments(&l.id).await?;
+    } = att;
     let headers = l
         .insert_headers
         .as_deref()
         .and_then(crate::pickle::loads_str_dict)
         .unwrap_or_else(|| json!({}));
-    Ok(json!({
+    json!({
         "id": l.id, "name": name(&l.name), "description": name(&l.description),
         "provisioning_status": l.provisioning_status, "operating_status": l.operating_status,
         "admin_state_up": l.enabled, "protocol": l.protocol, "protocol_port": l.protocol_port,
@@ -260,7 +267,7 @@ pub async fn render_listener(tx: &mut Tx, l: &ListenerRow) -> Result<Value, ApiE
         "tls_ciphers": l.tls_ciphers, "tls_versions": scalar_list(&l.tls_versions),
         "alpn_protocols": scalar_list(&l.alpn_protocols), "hsts_max_age": l.hsts_max_age,
         "hsts_include_subdomains": l.hsts_include_subdomains, "hsts_preload": l.hsts_preload,
-    }))
+    })
 }
 
 /// Attribute names of a pool response.
@@ -336,12 +343,23 @@ pub async fn pool_members(tx: &mut Tx, pool_id: &str) -> Result<Vec<MemberRow>, 
 pub async fn render_pool(tx: &mut Tx, p: &PoolRow) -> Result<Value, ApiError> {
     let sp: Option<SessionPersistenceRow> = tx.find(&p.id).await?;
     // one statement for the rest (octavia-db `pool_attachments`, issue 6)
+    let att = tx.pool_attachments(&p.id).await?;
+    Ok(render_pool_with(p, sp.as_ref(), att))
+}
+
+/// [`render_pool`] with the session persistence and collections already at hand.
+pub fn render_pool_with(
+    p: &PoolRow,
+    sp: Option<&SessionPersistenceRow>,
+    att: octavia_db::PoolAttachments,
+) -> Value {
     let octavia_db::PoolAttachments {
         listener_ids: listeners,
         member_ids: members,
         healthmonitor_id: hm,
         tags,
-    } = tx.pool_attachments(&p.id).await?;
+    } = att;
+    let sp = sp.cloned();
     let mut v = json!({
         "id": p.id, "name": name(&p.name), "description": name(&p.description),
         "provisioning_status": p.provisioning_status, "operating_status": p.operating_status,
@@ -357,7 +375,7 @@ pub async fn render_pool(tx: &mut Tx, p: &PoolRow) -> Result<Value, ApiError> {
     if let (Some(hm), Some(o)) = (hm, v.as_object_mut()) {
         o.insert("healthmonitor_id".into(), Value::String(hm));
     }
-    Ok(v)
+    v
 }
 
 /// Attribute names of a member response.
@@ -385,14 +403,19 @@ pub const MEMBER_ATTRS: &[&str] = &[
 /// `MemberResponse` of a row.
 pub async fn render_member(tx: &mut Tx, m: &MemberRow) -> Result<Value, ApiError> {
     let tags = tx.tags(&m.id).await?;
-    Ok(json!({
+    Ok(render_member_with(m, tags))
+}
+
+/// [`render_member`] with the tags (sorted) already at hand.
+pub fn render_member_with(m: &MemberRow, tags: Vec<String>) -> Value {
+    json!({
         "id": m.id, "name": name(&m.name), "operating_status": m.operating_status,
         "provisioning_status": m.provisioning_status, "admin_state_up": m.enabled, "address": m.ip_address,
         "protocol_port": m.protocol_port, "weight": m.weight, "backup": m.backup, "subnet_id": m.subnet_id,
         "project_id": m.project_id, "tenant_id": m.project_id, "created_at": dt(m.created_at),
         "updated_at": dt(m.updated_at), "monitor_address": m.monitor_address, "monitor_port": m.monitor_port,
         "tags": tags, "vnic_type": if m.vnic_type.is_empty() { "normal".to_string() } else { m.vnic_type.clone() },
-    }))
+    })
 }
 
 /// Attribute names of a health monitor response.
@@ -424,7 +447,12 @@ pub const HM_ATTRS: &[&str] = &[
 /// `HealthMonitorResponse` of a row.
 pub async fn render_hm(tx: &mut Tx, h: &HealthMonitorRow) -> Result<Value, ApiError> {
     let tags = tx.tags(&h.id).await?;
-    Ok(json!({
+    Ok(render_hm_with(h, tags))
+}
+
+/// [`render_hm`] with the tags (sorted) already at hand.
+pub fn render_hm_with(h: &HealthMonitorRow, tags: Vec<String>) -> Value {
+    json!({
         "id": h.id, "name": name(&h.name), "type": h.r#type, "delay": h.delay, "timeout": h.timeout,
         "max_retries": h.rise_threshold, "max_retries_down": h.fall_threshold, "http_method": h.http_method,
         "url_path": h.url_path, "expected_codes": h.expected_codes, "admin_state_up": h.enabled,
@@ -432,7 +460,7 @@ pub async fn render_hm(tx: &mut Tx, h: &HealthMonitorRow) -> Result<Value, ApiEr
         "provisioning_status": h.provisioning_status, "operating_status": h.operating_status,
         "created_at": dt(h.created_at), "updated_at": dt(h.updated_at), "tags": tags,
         "http_version": h.http_version.map(|v| (f64::from(v) * 100.0).round() / 100.0), "domain_name": h.domain_name,
-    }))
+    })
 }
 
 /// Drop list-only helper keys (used for filtering) from a rendered object.
@@ -486,16 +514,22 @@ pub async fn lb_model(
 
 /// Provider `Listener` of a row.
 pub async fn listener_model(tx: &mut Tx, l: &ListenerRow) -> Result<provider::Listener, ApiError> {
-    let octavia_db::ListenerAttachments {
-        sni_refs: sni,
-        allowed_cidrs: cidrs,
-        ..
-    } = tx.listener_attachments(&l.id).await?;
+    let att = tx.listener_attachments(&l.id).await?;
+    Ok(listener_model_with(l, &att))
+}
+
+/// [`listener_model`] with the collections already at hand.
+pub fn listener_model_with(
+    l: &ListenerRow,
+    att: &octavia_db::ListenerAttachments,
+) -> provider::Listener {
+    let sni = att.sni_refs.clone();
+    let cidrs = att.allowed_cidrs.clone();
     let headers = l
         .insert_headers
         .as_deref()
         .and_then(crate::pickle::loads_str_dict);
-    Ok(provider::Listener {
+    provider::Listener {
         listener_id: l.id.clone(),
         loadbalancer_id: l.load_balancer_id.clone(),
         name: l.name.clone(),
@@ -534,7 +568,7 @@ pub async fn listener_model(tx: &mut Tx, l: &ListenerRow) -> Result<provider::Li
         hsts_include_subdomains: l.hsts_include_subdomains,
         hsts_preload: l.hsts_preload,
         ..Default::default()
-    })
+    }
 }
 
 /// Provider `Member` of a row.
@@ -614,7 +648,18 @@ pub async fn pool_model(tx: &mut Tx, p: &PoolRow) -> Result<provider::Pool, ApiE
         .map(member_model)
         .collect();
     let hm = pool_hm(tx, &p.id).await?.as_ref().map(hm_model);
-    Ok(provider::Pool {
+    Ok(pool_model_with(p, sp.as_ref(), listener_id, members, hm))
+}
+
+/// [`pool_model`] with its parts already at hand (a pool create knows them all).
+pub fn pool_model_with(
+    p: &PoolRow,
+    sp: Option<&SessionPersistenceRow>,
+    listener_id: Option<String>,
+    members: Vec<provider::Member>,
+    hm: Option<provider::HealthMonitor>,
+) -> provider::Pool {
+    provider::Pool {
         pool_id: p.id.clone(),
         loadbalancer_id: p.load_balancer_id.clone(),
         listener_id,
@@ -626,7 +671,7 @@ pub async fn pool_model(tx: &mut Tx, p: &PoolRow) -> Result<provider::Pool, ApiE
         protocol: Some(p.protocol.clone()),
         healthmonitor: hm,
         members: Some(members),
-        session_persistence: sp.as_ref().map(sp_model),
+        session_persistence: sp.map(sp_model),
         tls_container_ref: p.tls_certificate_id.clone(),
         ca_tls_container_ref: p.ca_tls_certificate_id.clone(),
         crl_container_ref: p.crl_container_id.clone(),
@@ -645,7 +690,7 @@ pub async fn pool_model(tx: &mut Tx, p: &PoolRow) -> Result<provider::Pool, ApiE
                 .collect()
         }),
         ..Default::default()
-    })
+    }
 }
 
 /// Member and health monitor writes: the pool must be ACTIVE (409 `Pool <id> is immutable and

@@ -205,7 +205,7 @@ pub async fn post(
     }
     validate_domain(b.str("domain_name").as_deref(), b.f64("http_version"))?;
     let int = |k: &str| i32::try_from(b.i64(k).unwrap_or_default()).unwrap_or(i32::MAX);
-    let row = HealthMonitorRow {
+    let mut row = HealthMonitorRow {
         pool_id: pool_id.clone(),
         r#type: ty.clone(),
         delay: int("delay"),
@@ -230,13 +230,18 @@ pub async fn post(
         domain_name: b.str("domain_name"),
         ..Default::default()
     };
+    row.created_at = Some(octavia_db::now());
     tx.insert(&row).await?;
-    if let Some(tags) = b.str_list("tags") {
-        tx.set_tags(&row.id, &tags).await?;
-    }
+    // the response is the row as written (no re-read: issue 6); tags read back only if given
+    let tags = match b.str_list("tags") {
+        Some(tags) => {
+            tx.set_tags(&row.id, &tags).await?;
+            tx.tags(&row.id).await?
+        }
+        None => Vec::new(),
+    };
     call_provider(&pname, driver.health_monitor_create(base::hm_model(&row))).await?;
-    let h = get_db_hm(&mut tx, &row.id).await?;
-    let body = base::render_hm(&mut tx, &h).await?;
+    let body = base::render_hm_with(&row, tags);
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"healthmonitor": body}))).into_response())
 }

@@ -277,7 +277,7 @@ pub async fn post(
         provisioning_status: "PENDING_CREATE".into(),
         operating_status: "OFFLINE".into(),
         enabled: b.bool("admin_state_up").unwrap_or(true),
-        peer_port: Some(tx.next_peer_port(&lb_id).await?),
+        peer_port: Some(octavia_db::Tx::peer_port_after(&existing)),
         insert_headers: b
             .obj("insert_headers")
             .map(|h| crate::pickle::dumps_str_dict(&h.0)),
@@ -302,9 +302,13 @@ pub async fn post(
         hsts_max_age: b.i64("hsts_max_age").and_then(|v| i32::try_from(v).ok()),
         hsts_include_subdomains: Some(b.bool("hsts_include_subdomains").unwrap_or(false)),
         hsts_preload: Some(b.bool("hsts_preload").unwrap_or(false)),
+        created_at: Some(octavia_db::now()),
         ..Default::default()
     };
     tx.insert(&row).await?;
+    let has_collections = ["sni_container_refs", "allowed_cidrs", "tags"]
+        .iter()
+        .any(|k| b.str_list(k).is_some());
     if let Some(sni) = b.str_list("sni_container_refs") {
         tx.set_sni_refs(&id, &sni).await?;
     }
@@ -316,10 +320,19 @@ pub async fn post(
     if let Some(tags) = b.str_list("tags") {
         tx.set_tags(&id, &tags).await?;
     }
-    let model = base::listener_model(&mut tx, &row).await?;
-    call_provider(&pname, driver.listener_create(model)).await?;
-    let l = get_db_listener(&mut tx, &id).await?;
-    let body = base::render_listener(&mut tx, &l).await?;
+    // The row as written and its collections (read once, only when some were given) make
+    // both the provider model and the response: no re-read (issue 6).
+    let att = if has_collections {
+        tx.listener_attachments(&id).await?
+    } else {
+        octavia_db::ListenerAttachments::default()
+    };
+    call_provider(
+        &pname,
+        driver.listener_create(base::listener_model_with(&row, &att)),
+    )
+    .await?;
+    let body = base::render_listener_with(&row, att);
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"listener": body}))).into_response())
 }

@@ -241,13 +241,18 @@ pub async fn post(
     }
     let mut row = new_row(&b, &pool, has_hm, vnic);
     row.project_id = Some(project);
+    row.created_at = Some(octavia_db::now());
     tx.insert(&row).await?;
-    if let Some(tags) = b.str_list("tags") {
-        tx.set_tags(&row.id, &tags).await?;
-    }
+    // the response is the row as written (no re-read: issue 6); tags read back only if given
+    let tags = match b.str_list("tags") {
+        Some(tags) => {
+            tx.set_tags(&row.id, &tags).await?;
+            tx.tags(&row.id).await?
+        }
+        None => Vec::new(),
+    };
     call_provider(&pname, driver.member_create(base::member_model(&row))).await?;
-    let m = get_db_member(&mut tx, &pool_id, &row.id).await?;
-    let body = base::render_member(&mut tx, &m).await?;
+    let body = base::render_member_with(&row, tags);
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"member": body}))).into_response())
 }

@@ -288,24 +288,38 @@ pub async fn post(
             b.str_list("alpn_protocols")
                 .or_else(|| tls.then(|| vec!["h2".into(), "http/1.1".into(), "http/1.0".into()])),
         ),
+        created_at: Some(octavia_db::now()),
         ..Default::default()
     };
     tx.insert(&row).await?;
-    if let Some(sp) = &sp {
-        tx.insert(&sp_row(&id, sp, sp.str("type").unwrap_or_default()))
-            .await?;
+    let sp_row = sp
+        .as_ref()
+        .map(|sp| sp_row(&id, sp, sp.str("type").unwrap_or_default()));
+    if let Some(r) = &sp_row {
+        tx.insert(r).await?;
     }
-    if let Some(tags) = b.str_list("tags") {
-        tx.set_tags(&id, &tags).await?;
-    }
+    let tags = match b.str_list("tags") {
+        Some(tags) => {
+            tx.set_tags(&id, &tags).await?;
+            tx.tags(&id).await?
+        }
+        None => Vec::new(),
+    };
     if let Some(l) = &listener {
         tx.update::<ListenerRow>(&l.id, &[("default_pool_id", id.as_str().into())])
             .await?;
     }
-    let model = base::pool_model(&mut tx, &row).await?;
+    // A new pool has no members or monitor yet, its one listener is the request's: the model
+    // and the response come from what was just written, with no re-read (issue 6).
+    let listener_id = listener.as_ref().map(|l| l.id.clone());
+    let model = base::pool_model_with(&row, sp_row.as_ref(), listener_id.clone(), Vec::new(), None);
     call_provider(&pname, driver.pool_create(model)).await?;
-    let p = get_db_pool(&mut tx, &id).await?;
-    let body = base::render_pool(&mut tx, &p).await?;
+    let att = octavia_db::PoolAttachments {
+        listener_ids: listener_id.into_iter().collect(),
+        tags,
+        ..Default::default()
+    };
+    let body = base::render_pool_with(&row, sp_row.as_ref(), att);
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"pool": body}))).into_response())
 }

@@ -13,9 +13,11 @@ use chrono::NaiveDateTime;
 use crate::db::Tx;
 use crate::error::DbError;
 
-/// What a load balancer response shows beside its row and VIP.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// What a load balancer response shows beside its row.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct LbAttachments {
+    /// Its `vip` row, if any.
+    pub vip: Option<crate::rows::VipRow>,
     /// Additional VIPs as `(subnet_id, ip_address, port_id)`, by `subnet_id`.
     pub additional_vips: Vec<(String, Option<String>, Option<String>)>,
     /// VIP security group ids, sorted.
@@ -67,6 +69,10 @@ struct LbPart {
     v1: Option<String>,
     v2: Option<String>,
     v3: Option<String>,
+    v4: Option<String>,
+    v5: Option<String>,
+    v6: Option<String>,
+    v7: Option<String>,
     at: Option<NaiveDateTime>,
 }
 
@@ -78,13 +84,18 @@ struct ListenerPart {
 }
 
 const LB_SQL: &str = "\
-SELECT 'a' AS k, `subnet_id` AS v1, `ip_address` AS v2, `port_id` AS v3, NULL AS at \
+SELECT 'v' AS k, `ip_address` AS v1, `port_id` AS v2, `subnet_id` AS v3, `network_id` AS v4, \
+`qos_policy_id` AS v5, `vnic_type` AS v6, \
+CASE WHEN `octavia_owned` IS NULL THEN NULL WHEN `octavia_owned` THEN '1' ELSE '0' END AS v7, \
+NULL AS at FROM `vip` WHERE `load_balancer_id` = ? \
+UNION ALL SELECT 'a', `subnet_id`, `ip_address`, `port_id`, NULL, NULL, NULL, NULL, NULL \
 FROM `additional_vip` WHERE `load_balancer_id` = ? \
-UNION ALL SELECT 's', `sg_id`, NULL, NULL, NULL FROM `vip_security_group` WHERE `load_balancer_id` = ? \
-UNION ALL SELECT 't', `tag`, NULL, NULL, NULL FROM `tags` WHERE `resource_id` = ? \
-UNION ALL SELECT 'l', `id`, NULL, NULL, `created_at` FROM `listener` \
+UNION ALL SELECT 's', `sg_id`, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM `vip_security_group` \
+WHERE `load_balancer_id` = ? \
+UNION ALL SELECT 't', `tag`, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM `tags` WHERE `resource_id` = ? \
+UNION ALL SELECT 'l', `id`, NULL, NULL, NULL, NULL, NULL, NULL, `created_at` FROM `listener` \
 WHERE `load_balancer_id` = ? AND `provisioning_status` <> 'DELETED' \
-UNION ALL SELECT 'p', `id`, NULL, NULL, `created_at` FROM `pool` \
+UNION ALL SELECT 'p', `id`, NULL, NULL, NULL, NULL, NULL, NULL, `created_at` FROM `pool` \
 WHERE `load_balancer_id` = ? AND `provisioning_status` <> 'DELETED'";
 
 const LISTENER_SQL: &str = "\
@@ -108,12 +119,26 @@ fn sorted_by_key<K: Ord>(mut v: Vec<(K, String)>) -> Vec<String> {
 }
 
 impl Tx {
-    /// [`LbAttachments`] of load balancer `lb_id` (empty when it has none or does not exist).
+    /// [`LbAttachments`] of load balancer `lb_id`, its VIP row included (empty when it has none
+    /// or does not exist).
     pub async fn lb_attachments(&mut self, lb_id: &str) -> Result<LbAttachments, DbError> {
-        let parts: Vec<LbPart> = self.fetch_all(LB_SQL, vec![lb_id.into(); 5]).await?;
+        let parts: Vec<LbPart> = self.fetch_all(LB_SQL, vec![lb_id.into(); 6]).await?;
         let mut out = LbAttachments::default();
         let (mut listeners, mut pools) = (Vec::new(), Vec::new());
         for p in parts {
+            if p.k == "v" {
+                out.vip = Some(crate::rows::VipRow {
+                    load_balancer_id: lb_id.to_owned(),
+                    ip_address: p.v1,
+                    port_id: p.v2,
+                    subnet_id: p.v3,
+                    network_id: p.v4,
+                    qos_policy_id: p.v5,
+                    vnic_type: p.v6.unwrap_or_default(),
+                    octavia_owned: p.v7.map(|b| b == "1"),
+                });
+                continue;
+            }
             let Some(v1) = p.v1 else { continue };
             match p.k.as_str() {
                 "a" => out.additional_vips.push((v1, p.v2, p.v3)),

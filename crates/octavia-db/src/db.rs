@@ -132,6 +132,7 @@ enum Pool {
 pub struct Database {
     pool: Pool,
     settle: std::sync::Arc<SettleHub>,
+    quota_rows: std::sync::Arc<QuotaRowsSeen>,
 }
 
 impl Database {
@@ -158,6 +159,7 @@ impl Database {
             return Ok(Self {
                 pool: Pool::MySql(pool),
                 settle: std::sync::Arc::new(SettleHub::new()),
+                quota_rows: std::sync::Arc::default(),
             });
         }
         if url.starts_with("sqlite:") {
@@ -183,6 +185,7 @@ impl Database {
             return Ok(Self {
                 pool: Pool::Sqlite(pool),
                 settle: std::sync::Arc::new(SettleHub::new()),
+                quota_rows: std::sync::Arc::default(),
             });
         }
         Err(DbError::Url(redact(url)))
@@ -222,20 +225,24 @@ impl Database {
             inner,
             pool: self.pool.clone(),
             settle: self.settle.clone(),
+            quota_rows: self.quota_rows.clone(),
             pending_lbs: Vec::new(),
         })
     }
 
-    /// Starts a read transaction (`BEGIN`, deferred on SQLite): for GETs and lists.
+    /// Starts a read for GETs and lists: a deferred `BEGIN` on SQLite; on MariaDB a pooled
+    /// connection in autocommit (each statement its own consistent read, as a GET needs no
+    /// more: nothing it renders spans two statements' rows in a way a client could rely on).
     pub async fn begin_read(&self) -> Result<Tx, DbError> {
         let inner = match &self.pool {
             Pool::Sqlite(p) => TxInner::Sqlite(p.begin().await?),
-            Pool::MySql(p) => TxInner::MySql(p.begin().await?),
+            Pool::MySql(p) => TxInner::MySqlRead(p.acquire().await?),
         };
         Ok(Tx {
             inner,
             pool: self.pool.clone(),
             settle: self.settle.clone(),
+            quota_rows: self.quota_rows.clone(),
             pending_lbs: Vec::new(),
         })
     }
@@ -410,9 +417,47 @@ fn upgrade_statements(d: Dialect) -> Vec<Stmt> {
     out
 }
 
+/// Projects whose `quotas` row this process has seen exist. Octavia never deletes a `quotas`
+/// row (a quota DELETE resets the limits), so a quota check of a known project skips the
+/// existence read that must precede its `FOR UPDATE` (issue 6). Bounded: cleared when full.
+#[derive(Debug, Default)]
+pub(crate) struct QuotaRowsSeen(std::sync::Mutex<std::collections::HashSet<String>>);
+
+impl QuotaRowsSeen {
+    const MAX: usize = 100_000;
+
+    pub(crate) fn contains(&self, project_id: &str) -> bool {
+        self.0.lock().is_ok_and(|s| s.contains(project_id))
+    }
+
+    pub(crate) fn insert(&self, project_id: &str) {
+        if let Ok(mut s) = self.0.lock() {
+            if s.len() >= Self::MAX {
+                s.clear();
+            }
+            s.insert(project_id.to_owned());
+        }
+    }
+
+    pub(crate) fn forget(&self, project_id: &str) {
+        if let Ok(mut s) = self.0.lock() {
+            s.remove(project_id);
+        }
+    }
+}
+
 enum TxInner {
     Sqlite(sqlx::Transaction<'static, Sqlite>),
     MySql(sqlx::Transaction<'static, MySql>),
+    /// [`Database::begin_read`] on MariaDB: a pooled connection in autocommit. A GET's two or
+    /// three statements then cost no `BEGIN`/`ROLLBACK` round trips (issue 6).
+    MySqlRead(sqlx::pool::PoolConnection<MySql>),
+}
+
+/// The connection a statement runs on.
+enum Conn<'a> {
+    Sqlite(&'a mut sqlx::SqliteConnection),
+    MySql(&'a mut sqlx::MySqlConnection),
 }
 
 /// An open SQL transaction on the Octavia DB; the repository functions are its methods.
@@ -424,6 +469,7 @@ pub struct Tx {
     inner: TxInner,
     pool: Pool,
     settle: std::sync::Arc<SettleHub>,
+    pub(crate) quota_rows: std::sync::Arc<QuotaRowsSeen>,
     /// Load balancers this transaction wrote a PENDING_* `provisioning_status` to.
     pending_lbs: Vec<String>,
 }
@@ -442,6 +488,7 @@ impl Tx {
         match self.inner {
             TxInner::Sqlite(t) => t.commit().await?,
             TxInner::MySql(t) => t.commit().await?,
+            TxInner::MySqlRead(_) => {}
         }
         if let Some((rx, ids)) = waiting {
             if !crate::settle::wait_for(rx, ids, bound).await {
@@ -452,6 +499,14 @@ impl Tx {
             }
         }
         Ok(())
+    }
+
+    fn conn(&mut self) -> Conn<'_> {
+        match &mut self.inner {
+            TxInner::Sqlite(t) => Conn::Sqlite(&mut **t),
+            TxInner::MySql(t) => Conn::MySql(&mut **t),
+            TxInner::MySqlRead(c) => Conn::MySql(&mut **c),
+        }
     }
 
     /// Records that this transaction writes `status` to load balancer `id` (see [`Tx::commit`]).
@@ -468,19 +523,20 @@ impl Tx {
         match self.inner {
             TxInner::Sqlite(t) => t.rollback().await?,
             TxInner::MySql(t) => t.rollback().await?,
+            TxInner::MySqlRead(_) => {}
         }
         Ok(())
     }
 
     /// True when the backend is MariaDB/MySQL.
     pub fn is_mysql(&self) -> bool {
-        matches!(self.inner, TxInner::MySql(_))
+        !matches!(self.inner, TxInner::Sqlite(_))
     }
 
     pub(crate) fn dialect(&self) -> Dialect {
         match self.inner {
             TxInner::Sqlite(_) => Dialect::Sqlite,
-            TxInner::MySql(_) => Dialect::MySql,
+            TxInner::MySql(_) | TxInner::MySqlRead(_) => Dialect::MySql,
         }
     }
 
@@ -488,7 +544,7 @@ impl Tx {
     pub(crate) fn for_update(&self) -> &'static str {
         match self.inner {
             TxInner::Sqlite(_) => "",
-            TxInner::MySql(_) => " FOR UPDATE",
+            TxInner::MySql(_) | TxInner::MySqlRead(_) => " FOR UPDATE",
         }
     }
 
@@ -496,7 +552,7 @@ impl Tx {
     pub(crate) fn insert_ignore(&self) -> &'static str {
         match self.inner {
             TxInner::Sqlite(_) => "INSERT OR IGNORE",
-            TxInner::MySql(_) => "INSERT IGNORE",
+            TxInner::MySql(_) | TxInner::MySqlRead(_) => "INSERT IGNORE",
         }
     }
 
@@ -505,18 +561,19 @@ impl Tx {
         Database {
             pool: self.pool.clone(),
             settle: self.settle.clone(),
+            quota_rows: self.quota_rows.clone(),
         }
     }
 
     /// Runs a statement with `?` placeholders; returns rows affected.
     pub async fn execute(&mut self, sql: &str, args: Vec<SqlValue>) -> Result<u64, DbError> {
-        Ok(match &mut self.inner {
-            TxInner::Sqlite(t) => bind_all!(sqlx::query(sql), args)
-                .execute(&mut **t)
+        Ok(match self.conn() {
+            Conn::Sqlite(t) => bind_all!(sqlx::query(sql), args)
+                .execute(t)
                 .await?
                 .rows_affected(),
-            TxInner::MySql(t) => bind_all!(sqlx::query(sql), args)
-                .execute(&mut **t)
+            Conn::MySql(t) => bind_all!(sqlx::query(sql), args)
+                .execute(t)
                 .await?
                 .rows_affected(),
         })
@@ -528,15 +585,15 @@ impl Tx {
         sql: &str,
         args: Vec<SqlValue>,
     ) -> Result<Vec<T>, DbError> {
-        Ok(match &mut self.inner {
-            TxInner::Sqlite(t) => {
+        Ok(match self.conn() {
+            Conn::Sqlite(t) => {
                 bind_all!(sqlx::query_as::<_, T>(sql), args)
-                    .fetch_all(&mut **t)
+                    .fetch_all(t)
                     .await?
             }
-            TxInner::MySql(t) => {
+            Conn::MySql(t) => {
                 bind_all!(sqlx::query_as::<_, T>(sql), args)
-                    .fetch_all(&mut **t)
+                    .fetch_all(t)
                     .await?
             }
         })
@@ -548,15 +605,15 @@ impl Tx {
         sql: &str,
         args: Vec<SqlValue>,
     ) -> Result<Option<T>, DbError> {
-        Ok(match &mut self.inner {
-            TxInner::Sqlite(t) => {
+        Ok(match self.conn() {
+            Conn::Sqlite(t) => {
                 bind_all!(sqlx::query_as::<_, T>(sql), args)
-                    .fetch_optional(&mut **t)
+                    .fetch_optional(t)
                     .await?
             }
-            TxInner::MySql(t) => {
+            Conn::MySql(t) => {
                 bind_all!(sqlx::query_as::<_, T>(sql), args)
-                    .fetch_optional(&mut **t)
+                    .fetch_optional(t)
                     .await?
             }
         })
@@ -568,15 +625,15 @@ impl Tx {
         sql: &str,
         args: Vec<SqlValue>,
     ) -> Result<Vec<T>, DbError> {
-        Ok(match &mut self.inner {
-            TxInner::Sqlite(t) => {
+        Ok(match self.conn() {
+            Conn::Sqlite(t) => {
                 bind_all!(sqlx::query_scalar::<_, T>(sql), args)
-                    .fetch_all(&mut **t)
+                    .fetch_all(t)
                     .await?
             }
-            TxInner::MySql(t) => {
+            Conn::MySql(t) => {
                 bind_all!(sqlx::query_scalar::<_, T>(sql), args)
-                    .fetch_all(&mut **t)
+                    .fetch_all(t)
                     .await?
             }
         })
@@ -588,15 +645,15 @@ impl Tx {
         sql: &str,
         args: Vec<SqlValue>,
     ) -> Result<Option<T>, DbError> {
-        Ok(match &mut self.inner {
-            TxInner::Sqlite(t) => {
+        Ok(match self.conn() {
+            Conn::Sqlite(t) => {
                 bind_all!(sqlx::query_scalar::<_, T>(sql), args)
-                    .fetch_optional(&mut **t)
+                    .fetch_optional(t)
                     .await?
             }
-            TxInner::MySql(t) => {
+            Conn::MySql(t) => {
                 bind_all!(sqlx::query_scalar::<_, T>(sql), args)
-                    .fetch_optional(&mut **t)
+                    .fetch_optional(t)
                     .await?
             }
         })
@@ -608,7 +665,7 @@ impl Tx {
             TxInner::Sqlite(_) => {
                 "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?"
             }
-            TxInner::MySql(_) => {
+            TxInner::MySql(_) | TxInner::MySqlRead(_) => {
                 "SELECT COUNT(*) FROM information_schema.TABLES \
                  WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?"
             }

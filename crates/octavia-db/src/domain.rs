@@ -209,22 +209,31 @@ impl Tx {
         lb_id: &str,
         listener_ids: &[String],
         listener_status: &str,
-    ) -> Result<LoadBalancerRow, DbError> {
-        let mut lb = self.lock_load_balancer(lb_id).await?;
-        if lb.provisioning_status != "ACTIVE" {
+    ) -> Result<(), DbError> {
+        // One conditional UPDATE takes the row lock, tests and sets (a locking read and an
+        // UPDATE before: issue 6); the row is read only to tell 404 from 409.
+        let pending = SqlValue::from("PENDING_UPDATE");
+        self.note_lb_status(lb_id, &pending);
+        let sql = "UPDATE `load_balancer` SET `provisioning_status` = ?, `updated_at` = ? \
+                   WHERE `id` = ? AND `provisioning_status` = 'ACTIVE'";
+        let n = self
+            .execute(
+                sql,
+                vec![pending, SqlValue::Time(crate::db::now()), lb_id.into()],
+            )
+            .await?;
+        if n == 0 {
+            let lb = self.lock_load_balancer(lb_id).await?;
             return Err(DbError::Immutable {
                 resource: "Load Balancer",
                 id: lb.id,
             });
         }
-        self.set_provisioning_status::<LoadBalancerRow>(lb_id, "PENDING_UPDATE")
-            .await?;
-        lb.provisioning_status = "PENDING_UPDATE".into();
         for l in listener_ids {
             self.set_provisioning_status::<ListenerRow>(l, listener_status)
                 .await?;
         }
-        Ok(lb)
+        Ok(())
     }
 
     /// Requires the row of `T` (pool or l7policy) to be ACTIVE and sets it to `new_status`.
@@ -293,6 +302,37 @@ impl Tx {
         Ok(())
     }
 
+    /// The project's `quotas` row, created if missing, locked `FOR UPDATE`. A project seen
+    /// before ([`crate::db::QuotaRowsSeen`]) is locked at once; a row gone since is then
+    /// inserted in this transaction (a `FOR UPDATE` miss holds a gap lock that another
+    /// connection's insert would wait on).
+    async fn lock_quota_row(&mut self, project_id: &str) -> Result<QuotaRow, DbError> {
+        if self.quota_rows.contains(project_id) {
+            match self.get_for_update::<QuotaRow>(project_id).await {
+                Ok(q) => return Ok(q),
+                Err(DbError::NotFound { .. }) => {
+                    self.quota_rows.forget(project_id);
+                    let sql = format!(
+                        "{} INTO `quotas` (`project_id`) VALUES (?)",
+                        self.insert_ignore()
+                    );
+                    self.execute(&sql, vec![project_id.into()])
+                        .await
+                        .map_err(busy)?;
+                }
+                Err(e) => return Err(busy(e)),
+            }
+        } else {
+            self.ensure_quota_row(project_id).await.map_err(busy)?;
+        }
+        let q = self
+            .get_for_update::<QuotaRow>(project_id)
+            .await
+            .map_err(busy)?;
+        self.quota_rows.insert(project_id);
+        Ok(q)
+    }
+
     /// Checks and takes quota for `count` new objects of `resource` in `project_id`
     /// (octavia/db/repositories.py `check_quota_met`, api-contract.md §10.3).
     ///
@@ -334,11 +374,7 @@ impl Tx {
         if project_id.is_empty() {
             return Err(DbError::MissingProjectId);
         }
-        self.ensure_quota_row(project_id).await.map_err(busy)?;
-        let q = self
-            .get_for_update::<QuotaRow>(project_id)
-            .await
-            .map_err(busy)?;
+        let q = self.lock_quota_row(project_id).await?;
         let limit = q.limit(resource).unwrap_or_else(|| defaults.get(resource));
         let in_use = match q.in_use(resource) {
             Some(n) if n != 0 => n,
@@ -550,6 +586,16 @@ impl Tx {
             )
             .await?;
         Ok(max.flatten().map_or(1025, |m| m + 1))
+    }
+
+    /// [`Tx::next_peer_port`] from the LB's listener rows already read (all of them, DELETED
+    /// included, as the `MAX` is): one statement less on a listener create.
+    pub fn peer_port_after(listeners: &[ListenerRow]) -> i32 {
+        listeners
+            .iter()
+            .filter_map(|l| l.peer_port)
+            .max()
+            .map_or(1025, |m| m + 1)
     }
 
     /// Deletes a health monitor row and its tags (ORM cascade of `HealthMonitor`).

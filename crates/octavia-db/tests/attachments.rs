@@ -45,8 +45,13 @@ async fn attachments_equal_the_single_table_reads() {
         }
         tx.insert(&VipRow {
             load_balancer_id: lb_id.clone(),
-            vnic_type: "normal".into(),
-            ..Default::default()
+            ip_address: Some("10.0.0.9".into()),
+            port_id: Some("vip-port".into()),
+            subnet_id: Some("s-a".into()),
+            network_id: Some("net".into()),
+            qos_policy_id: Some("qos".into()),
+            octavia_owned: Some(false),
+            vnic_type: "direct".into(),
         })
         .await
         .unwrap();
@@ -80,6 +85,7 @@ async fn attachments_equal_the_single_table_reads() {
         let ls: Vec<ListenerRow> = tx.list(&q).await.unwrap();
         let ps: Vec<PoolRow> = tx.list(&q).await.unwrap();
         let want = LbAttachments {
+            vip: tx.vip(&lb_id).await.unwrap(),
             additional_vips: tx
                 .additional_vips(&lb_id)
                 .await
@@ -102,6 +108,16 @@ async fn attachments_equal_the_single_table_reads() {
             [listener_ids[0].clone(), listener_ids[2].clone()]
         );
         assert_eq!(got.additional_vips[0].0, "s-a");
+        let vip = got.vip.clone().expect("vip");
+        assert_eq!(
+            (
+                vip.port_id.as_deref(),
+                vip.octavia_owned,
+                vip.vnic_type.as_str()
+            ),
+            (Some("vip-port"), Some(false), "direct")
+        );
+        assert_eq!(tx.lb_attachments(&other).await.unwrap().vip, None);
         assert_eq!(got.pool_ids.len(), 3);
 
         let got = tx.listener_attachments(&l0).await.unwrap();

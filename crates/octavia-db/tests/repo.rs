@@ -261,11 +261,21 @@ async fn lb_lock_and_state_checks() {
         let e = tx.lock_load_balancer("missing").await.unwrap_err();
         assert_eq!(e.to_string(), "Load Balancer missing not found.");
         // ACTIVE: flips LB and listener, visible inside the transaction; rollback undoes it.
-        let got = tx
-            .lock_lb_for_child(&active, std::slice::from_ref(&l_id), "PENDING_UPDATE")
+        let e = tx
+            .lock_lb_for_child("missing", &[], "PENDING_UPDATE")
+            .await
+            .unwrap_err();
+        assert_eq!(e.to_string(), "Load Balancer missing not found.");
+        tx.lock_lb_for_child(&active, std::slice::from_ref(&l_id), "PENDING_UPDATE")
             .await
             .unwrap();
-        assert_eq!(got.provisioning_status, "PENDING_UPDATE");
+        assert_eq!(
+            tx.get::<LoadBalancerRow>(&active)
+                .await
+                .unwrap()
+                .provisioning_status,
+            "PENDING_UPDATE"
+        );
         assert_eq!(
             tx.get::<ListenerRow>(&l_id)
                 .await

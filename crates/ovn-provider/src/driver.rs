@@ -1325,6 +1325,7 @@ impl Inner {
                 let snap = self.nb.snapshot(&req.scope()).await.ok();
                 if let Request::LbCreate(lb) = &req {
                     self.delete_vip_ports_if_ours(
+                        snap.as_ref(),
                         lb.vip_port_id.as_deref(),
                         &lb_additional_port_ids(lb),
                     )
@@ -1362,10 +1363,13 @@ impl Inner {
                     addl = lb_additional_port_ids(lb);
                 }
                 self.commit(&plan).await?;
-                self.delete_vip_ports_if_ours(vip_port.as_deref(), &addl)
-                    .await;
-                self.cleanup_hm_ports(&plan.hm_subnets).await;
-                self.recompute_member_fips(&plan.fip_ports).await;
+                // The report waits for the ports to be gone (a client deletes the network next),
+                // so the VIP and HM port deletions run side by side, not one after the other.
+                tokio::join!(
+                    self.delete_vip_ports_if_ours(Some(&snap), vip_port.as_deref(), &addl),
+                    self.cleanup_hm_ports(&plan.hm_subnets),
+                    self.recompute_member_fips(&plan.fip_ports),
+                );
                 return Ok(std::mem::take(&mut plan.report));
             }
             Request::ListenerCreate(l) => listener::create(&snap, l).map_err(pe)?,
@@ -1564,6 +1568,8 @@ impl Inner {
                 .await
                 .map_err(|e| e.to_string())?,
         };
+        // members usually sit on the VIP subnet: their create needs no read of it again
+        self.facts.remember_subnet(&subnet);
         Ok(lb::LbCreate {
             id: lb.loadbalancer_id.clone(),
             vip_address: vip.to_string(),
@@ -1690,43 +1696,92 @@ impl Inner {
 
     /// Delete the `ovn-lb-hm-<subnet>` ports no row maps a member through any more.
     async fn cleanup_hm_ports(&self, subnets: &[String]) {
-        if subnets.is_empty() {
-            return;
-        }
         for s in subnets {
-            let f = ListFilter::new().eq("name", hm::hm_port_name(s));
-            let Ok(ports) = self.neutron.list_ports(&f).await else {
+            let Some(ports) = self.hm_ports_of(s).await else {
                 continue;
             };
             // rows using a subnet's HM port have a member on that subnet's switch
             let scope = Scope {
-                lbs_on_switches: ports.iter().map(|p| ext::ovn_name(&p.network_id)).collect(),
+                lbs_on_switches: ports.iter().map(|p| ext::ovn_name(&p.1)).collect(),
                 ..Default::default()
             };
             let Ok(snap) = self.nb.snapshot(&scope).await else {
                 return;
             };
-            for p in ports {
-                let used = p
-                    .fixed_ips
+            for (id, _, ips) in ports {
+                if ips
                     .iter()
-                    .any(|f| snap.hm_source_in_use(&f.ip_address.to_string(), None));
-                if !used {
-                    self.facts.forget_hm_port(s);
-                    if let Err(e) = self.neutron.delete_port(&p.id).await {
-                        tracing::warn!(port = %p.id, error = %e, "could not delete HM port");
-                    }
+                    .any(|ip| snap.hm_source_in_use(&ip.to_string(), None))
+                {
+                    continue;
+                }
+                self.facts.forget_hm_port(s);
+                if let Err(e) = self.neutron.delete_port(&id).await {
+                    tracing::warn!(port = %id, error = %e, "could not delete HM port");
                 }
             }
         }
     }
 
+    /// The `ovn-lb-hm-<subnet>` ports of `subnet`: (port id, network id, addresses). From the
+    /// fact cache when the port and its subnet are known and the NB replica still holds the
+    /// port's switch port; else Neutron's port list by name (`None` when that fails).
+    async fn hm_ports_of(&self, subnet: &str) -> Option<Vec<(String, String, Vec<IpAddr>)>> {
+        let known = self.facts.subnet(subnet).and_then(|sub| {
+            let p = self.facts.hm_port(subnet, |_| true)?;
+            Some((p, sub.network_id))
+        });
+        if let Some((p, network_id)) = known {
+            let in_replica = self
+                .nb
+                .snapshot(&Scope::default())
+                .await
+                .ok()
+                .and_then(|snap| snap.source)
+                .is_some_and(|src| !src.0.named("Logical_Switch_Port", &p.port_id).is_empty());
+            if in_replica {
+                return Some(vec![(p.port_id, network_id, vec![p.ip])]);
+            }
+        }
+        let f = ListFilter::new().eq("name", hm::hm_port_name(subnet));
+        let ports = self.neutron.list_ports(&f).await.ok()?;
+        Some(
+            ports
+                .into_iter()
+                .map(|p| {
+                    let ips = p.fixed_ips.iter().map(|f| f.ip_address).collect();
+                    (p.id, p.network_id, ips)
+                })
+                .collect(),
+        )
+    }
+
     /// Delete the VIP port when the provider made it (`ovn-lb-vip-` name), and every
-    /// additional VIP port.
-    async fn delete_vip_ports_if_ours(&self, vip_port: Option<&str>, additional: &[String]) {
+    /// additional VIP port. The name is read from the port's switch port in the NB replica
+    /// (`external_ids:neutron:port_name`, written by Neutron) when `snap` holds it; from
+    /// Neutron otherwise.
+    async fn delete_vip_ports_if_ours(
+        &self,
+        snap: Option<&NbSnapshot>,
+        vip_port: Option<&str>,
+        additional: &[String],
+    ) {
         if let Some(id) = vip_port.filter(|s| !s.is_empty()) {
-            match self.neutron.get_port(id).await {
-                Ok(p) if p.name.starts_with(VIP_PORT_PREFIX) => {
+            let replica_name = snap.and_then(|s| s.source.as_ref()).and_then(|src| {
+                let uuid = src.0.named("Logical_Switch_Port", id).into_iter().next()?;
+                src.0.map_get(
+                    "Logical_Switch_Port",
+                    &uuid,
+                    "external_ids",
+                    agent::PORT_NAME,
+                )
+            });
+            let read = match replica_name {
+                Some(name) => Ok(name),
+                None => self.neutron.get_port(id).await.map(|p| p.name),
+            };
+            match read {
+                Ok(name) if name.starts_with(VIP_PORT_PREFIX) => {
                     if let Err(e) = self.neutron.delete_port(id).await {
                         tracing::warn!(port = %id, error = %e, "could not delete VIP port");
                     }

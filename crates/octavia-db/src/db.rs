@@ -12,7 +12,7 @@ use sqlx::{Decode, FromRow, Type};
 
 use crate::error::DbError;
 use crate::schema::{Dialect, ALEMBIC_HEAD, LOOKUP_ROWS, TABLES};
-use crate::settle::SettleHub;
+use crate::settle::{Handoff, SettleHub};
 
 /// A value bound to a `?` placeholder. `From` impls exist for the column types of the row structs
 /// (`String`, `&str`, `i32`, `i64`, `bool`, `f32`, `f64`, `NaiveDateTime`, `Vec<u8>` and their `Option`s;
@@ -209,6 +209,10 @@ impl Database {
         self.settle.announce(id);
     }
 
+    pub(crate) fn settle_hub(&self) -> &SettleHub {
+        &self.settle
+    }
+
     /// Starts a write transaction.
     ///
     /// MariaDB: `BEGIN` (row locks come from [`Tx::lock_load_balancer`] etc. via `FOR UPDATE`).
@@ -227,6 +231,10 @@ impl Database {
             settle: self.settle.clone(),
             quota_rows: self.quota_rows.clone(),
             pending_lbs: Vec::new(),
+            claims: Claims {
+                db: self.clone(),
+                held: Vec::new(),
+            },
         })
     }
 
@@ -244,6 +252,10 @@ impl Database {
             settle: self.settle.clone(),
             quota_rows: self.quota_rows.clone(),
             pending_lbs: Vec::new(),
+            claims: Claims {
+                db: self.clone(),
+                held: Vec::new(),
+            },
         })
     }
 
@@ -472,26 +484,101 @@ pub struct Tx {
     pub(crate) quota_rows: std::sync::Arc<QuotaRowsSeen>,
     /// Load balancers this transaction wrote a PENDING_* `provisioning_status` to.
     pending_lbs: Vec<String>,
+    /// Those of them it claimed for the hand-off of their reports ([`crate::settle`]).
+    claims: Claims,
+}
+
+/// The load balancers a [`Tx`] claimed; dropping it (a transaction that never commits) ends
+/// the claims and applies reports already handed over the ordinary way.
+struct Claims {
+    db: Database,
+    held: Vec<(String, tokio::sync::mpsc::UnboundedReceiver<Handoff>)>,
+}
+
+impl Drop for Claims {
+    fn drop(&mut self) {
+        let mut left = Vec::new();
+        for (id, mut rx) in self.held.drain(..) {
+            self.db.settle.release(&id);
+            while let Ok(h) = rx.try_recv() {
+                if let Handoff::Report(r) = h {
+                    left.push(r);
+                }
+            }
+        }
+        if left.is_empty() {
+            return;
+        }
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            tracing::error!(reports = left.len(), "status reports lost: no runtime");
+            return;
+        };
+        rt.spawn(crate::status::replay(self.db.clone(), left));
+    }
 }
 
 impl Tx {
     /// Commits the transaction.
     ///
     /// If it put load balancers into PENDING_* and the database has a settle bound
-    /// ([`Database::set_settle_wait`]), it then waits — after the commit, holding no
-    /// connection — until the provider's report on each of them has been applied, at most
-    /// that bound ([`crate::settle`]); the outcome of the wait changes nothing else.
-    pub async fn commit(self) -> Result<(), DbError> {
+    /// ([`Database::set_settle_wait`]), it first waits, at most that bound, for the provider's
+    /// reports handed over for them ([`crate::settle`]) and applies them inside this
+    /// transaction, so the one commit lands the write and its outcome together. A load balancer
+    /// whose report went the ordinary way (a deletion) is waited for after the commit, holding
+    /// no connection, within what is left of the bound. A handed-over report that fails is
+    /// undone here and replayed the ordinary way after the commit. The outcome of the wait
+    /// changes nothing else.
+    pub async fn commit(mut self) -> Result<(), DbError> {
         let bound = self.settle.wait();
-        let waiting = (!self.pending_lbs.is_empty() && !bound.is_zero())
-            .then(|| (self.settle.subscribe(), self.pending_lbs));
-        match self.inner {
-            TxInner::Sqlite(t) => t.commit().await?,
-            TxInner::MySql(t) => t.commit().await?,
-            TxInner::MySqlRead(_) => {}
+        let deadline = tokio::time::Instant::now() + bound;
+        let mut after: Vec<String> = Vec::new();
+        let mut replay: Vec<provider::StatusReport> = Vec::new();
+        if !bound.is_zero() {
+            let mut held = std::mem::take(&mut self.claims.held);
+            after = self
+                .pending_lbs
+                .iter()
+                .filter(|id| !held.iter().any(|c| &c.0 == *id))
+                .cloned()
+                .collect();
+            for (id, rx) in held.iter_mut() {
+                loop {
+                    match tokio::time::timeout_at(deadline, rx.recv()).await {
+                        Ok(Some(Handoff::Report(r))) => {
+                            let done = crate::status::settles(&r, id);
+                            self.apply_handed_over(r, &mut replay).await;
+                            if done {
+                                break;
+                            }
+                        }
+                        Ok(Some(Handoff::Elsewhere)) => {
+                            after.push(id.clone());
+                            break;
+                        }
+                        Ok(None) | Err(_) => break,
+                    }
+                }
+            }
+            // end the claims, then take what was handed over meanwhile
+            for (id, rx) in held.iter_mut() {
+                self.settle.release(id);
+                while let Ok(h) = rx.try_recv() {
+                    match h {
+                        Handoff::Report(r) => self.apply_handed_over(r, &mut replay).await,
+                        Handoff::Elsewhere => after.push(id.clone()),
+                    }
+                }
+            }
         }
-        if let Some((rx, ids)) = waiting {
-            if !crate::settle::wait_for(rx, ids, bound).await {
+        let waiting = (!after.is_empty()).then(|| self.settle.subscribe());
+        let db = self.database();
+        self.commit_plain().await?;
+        if !replay.is_empty() {
+            crate::status::replay(db, replay).await;
+        }
+        if let Some(rx) = waiting {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            if !crate::settle::wait_for(rx, after, left).await {
                 tracing::debug!(
                     ?bound,
                     "provider had not reported when the settle wait ended"
@@ -499,6 +586,28 @@ impl Tx {
             }
         }
         Ok(())
+    }
+
+    /// The commit alone, without the settle wait: the status updater's own transactions
+    /// (which never write PENDING_*), and the end of [`Tx::commit`].
+    pub(crate) async fn commit_plain(self) -> Result<(), DbError> {
+        match self.inner {
+            TxInner::Sqlite(t) => t.commit().await?,
+            TxInner::MySql(t) => t.commit().await?,
+            TxInner::MySqlRead(_) => {}
+        }
+        Ok(())
+    }
+
+    async fn apply_handed_over(
+        &mut self,
+        r: provider::StatusReport,
+        replay: &mut Vec<provider::StatusReport>,
+    ) {
+        if let Err(e) = crate::status::apply_handed_over(self, &r).await {
+            tracing::debug!(error = %e, "handed-over status report replayed after the commit");
+            replay.push(r);
+        }
     }
 
     fn conn(&mut self) -> Conn<'_> {
@@ -509,13 +618,33 @@ impl Tx {
         }
     }
 
-    /// Records that this transaction writes `status` to load balancer `id` (see [`Tx::commit`]).
+    /// Records that this transaction writes `status` to load balancer `id` (see [`Tx::commit`]):
+    /// a PENDING_* one is waited for, and claimed for the hand-off when settling is on.
     pub(crate) fn note_lb_status(&mut self, id: &str, status: &SqlValue) {
         if matches!(status, SqlValue::Text(s) if s.starts_with("PENDING_"))
             && !self.pending_lbs.iter().any(|p| p == id)
         {
             self.pending_lbs.push(id.to_owned());
+            if !self.settle.wait().is_zero() {
+                if let Some(rx) = self.settle.claim(id) {
+                    self.claims.held.push((id.to_owned(), rx));
+                }
+            }
         }
+    }
+
+    /// Runs `sql` as text (no prepared statement): `SAVEPOINT` and its rollback.
+    pub(crate) async fn execute_text(&mut self, sql: &str) -> Result<(), DbError> {
+        // a bare `&str` runs unprepared (MariaDB's COM_QUERY)
+        match self.conn() {
+            Conn::Sqlite(c) => {
+                sqlx::Executor::execute(c, sql).await?;
+            }
+            Conn::MySql(c) => {
+                sqlx::Executor::execute(c, sql).await?;
+            }
+        }
+        Ok(())
     }
 
     /// Rolls the transaction back.
@@ -717,4 +846,12 @@ mod tests {
             );
         }
     }
+}
+
+/// Compile-time guard: a handler awaits [`Tx::commit`] inside axum's `Send` futures, and
+/// sqlx's higher-ranked executor lifetimes can silently make it `!Send`.
+#[allow(dead_code)]
+fn _commit_is_send(tx: Tx) {
+    fn is_send<T: Send>(_: T) {}
+    is_send(tx.commit());
 }

@@ -213,16 +213,22 @@ impl Tx {
         // One conditional UPDATE takes the row lock, tests and sets (a locking read and an
         // UPDATE before: issue 6); the row is read only to tell 404 from 409.
         let pending = SqlValue::from("PENDING_UPDATE");
-        self.note_lb_status(lb_id, &pending);
         let sql = "UPDATE `load_balancer` SET `provisioning_status` = ?, `updated_at` = ? \
                    WHERE `id` = ? AND `provisioning_status` = 'ACTIVE'";
         let n = self
             .execute(
                 sql,
-                vec![pending, SqlValue::Time(crate::db::now()), lb_id.into()],
+                vec![
+                    pending.clone(),
+                    SqlValue::Time(crate::db::now()),
+                    lb_id.into(),
+                ],
             )
             .await?;
-        if n == 0 {
+        if n > 0 {
+            // claimed once this transaction holds the row (crate::settle)
+            self.note_lb_status(lb_id, &pending);
+        } else {
             let lb = self.lock_load_balancer(lb_id).await?;
             return Err(DbError::Immutable {
                 resource: "Load Balancer",

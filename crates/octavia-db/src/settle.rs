@@ -15,19 +15,40 @@
 //! provider's outcome. Nothing is reported earlier than it happened: the report is applied and
 //! committed before anyone is woken.
 
+use std::collections::HashMap;
+use std::sync::Mutex;
 use std::time::Duration;
 
-use tokio::sync::broadcast;
+use provider::StatusReport;
+use tokio::sync::{broadcast, mpsc};
 
 /// Reports kept for slow waiters; a waiter that lags further just waits out its bound.
 const CAPACITY: usize = 1024;
 
+/// What the transaction that claimed a load balancer receives ([`SettleHub::offer`]).
+#[derive(Debug)]
+pub(crate) enum Handoff {
+    /// A report naming it: applied inside that transaction, before its commit.
+    Report(StatusReport),
+    /// A report naming it went the ordinary way (it deletes rows), after the commit.
+    Elsewhere,
+}
+
 /// The per-[`crate::Database`] hub: status appliers announce settled load balancers, committing
 /// API transactions wait for theirs.
+///
+/// The hand-off: a transaction that puts a load balancer into PENDING_* claims it
+/// ([`SettleHub::claim`]). While the claim holds, the provider's reports naming that load
+/// balancer are handed to the transaction ([`SettleHub::offer`]) instead of being applied in a
+/// transaction of their own, which would wait on the API transaction's row locks and then commit
+/// again. The API transaction applies them before its single commit (issue 6): one commit per
+/// write instead of two. Reports that delete rows are not handed over (their quota decrements
+/// lock `quotas` after the load balancer, the reverse of the API's order), only announced.
 #[derive(Debug)]
 pub(crate) struct SettleHub {
     sender: broadcast::Sender<String>,
     wait: std::sync::atomic::AtomicU64,
+    claims: Mutex<HashMap<String, mpsc::UnboundedSender<Handoff>>>,
 }
 
 impl SettleHub {
@@ -35,7 +56,43 @@ impl SettleHub {
         Self {
             sender: broadcast::channel(CAPACITY).0,
             wait: std::sync::atomic::AtomicU64::new(0),
+            claims: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Claims load balancer `id` for the calling transaction: `None` when another holds it.
+    pub(crate) fn claim(&self, id: &str) -> Option<mpsc::UnboundedReceiver<Handoff>> {
+        let mut m = self.claims.lock().ok()?;
+        if m.contains_key(id) {
+            return None;
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        m.insert(id.to_owned(), tx);
+        Some(rx)
+    }
+
+    /// Ends the claim on `id`; reports already handed over stay in its receiver.
+    pub(crate) fn release(&self, id: &str) {
+        if let Ok(mut m) = self.claims.lock() {
+            m.remove(id);
+        }
+    }
+
+    /// Hands `report` to the transaction that claimed one of its load balancers: true when
+    /// handed over (the caller must not apply it). A report that deletes rows is not handed
+    /// over; the claimant is told it goes the ordinary way.
+    pub(crate) fn offer(&self, report: &StatusReport) -> bool {
+        let Ok(m) = self.claims.lock() else {
+            return false;
+        };
+        let Some(sender) = report.loadbalancers.iter().find_map(|r| m.get(&r.id)) else {
+            return false;
+        };
+        if crate::status::deletes_rows(report) {
+            let _ = sender.send(Handoff::Elsewhere);
+            return false;
+        }
+        sender.send(Handoff::Report(report.clone())).is_ok()
     }
 
     /// The bound, zero when waiting is off.
@@ -100,6 +157,37 @@ mod tests {
         hub.announce("other");
         let ids = vec!["a".to_string()];
         assert!(!wait_for(rx, ids, Duration::from_millis(20)).await);
+    }
+
+    fn report(lb: &str, prov: provider::ProvisioningStatus) -> StatusReport {
+        StatusReport {
+            loadbalancers: vec![provider::StatusRecord {
+                id: lb.into(),
+                provisioning_status: Some(prov),
+                operating_status: None,
+            }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn offers_go_to_the_claimant_until_released_and_deletions_never() {
+        use provider::ProvisioningStatus::{Active, Deleted};
+        let hub = SettleHub::new();
+        assert!(!hub.offer(&report("a", Active)), "nobody claimed a");
+        let mut rx = hub.claim("a").expect("first claim");
+        assert!(hub.claim("a").is_none(), "one claimant at a time");
+        assert!(hub.offer(&report("a", Active)));
+        assert!(matches!(rx.try_recv(), Ok(Handoff::Report(r)) if r == report("a", Active)));
+        assert!(!hub.offer(&report("b", Active)), "b is not claimed");
+        assert!(
+            !hub.offer(&report("a", Deleted)),
+            "deletions go the ordinary way"
+        );
+        assert!(matches!(rx.try_recv(), Ok(Handoff::Elsewhere)));
+        hub.release("a");
+        assert!(!hub.offer(&report("a", Active)));
+        assert!(rx.try_recv().is_err());
     }
 
     #[test]

@@ -107,6 +107,10 @@ impl StatusUpdater {
     /// provisioning status (ACTIVE, ERROR, DELETED) is announced to API transactions waiting
     /// in [`crate::Tx::commit`] ([`crate::settle`]).
     pub async fn apply(&self, report: &StatusReport) -> Result<(), StatusSinkError> {
+        // an API transaction of this process is waiting for it: it applies it ([`crate::settle`])
+        if self.db.settle_hub().offer(report) {
+            return Ok(());
+        }
         let outcome = self.apply_all(report).await;
         for lb in &report.loadbalancers {
             if matches!(
@@ -148,11 +152,7 @@ impl StatusUpdater {
         let mut lbs: Vec<&str> = report.loadbalancers.iter().map(|r| r.id.as_str()).collect();
         lbs.sort_unstable();
         lbs.dedup();
-        let deletes = groups(report).iter().any(|(_, records)| {
-            records
-                .iter()
-                .any(|r| r.provisioning_status == Some(ProvisioningStatus::Deleted))
-        });
+        let deletes = deletes_rows(report);
         if deletes {
             // DELETED records decrement quotas; the API locks `quotas` before the LB
             // (check_quota, then the LB lock): take them in that order too.
@@ -184,7 +184,7 @@ impl StatusUpdater {
                 apply_in(&mut tx, kind, rec).await?;
             }
         }
-        tx.commit().await?;
+        tx.commit_plain().await?;
         Ok(())
     }
 
@@ -192,7 +192,7 @@ impl StatusUpdater {
     async fn apply_record(&self, kind: Kind, rec: &StatusRecord) -> Result<(), RecordError> {
         let mut tx = self.db.begin().await?;
         apply_in(&mut tx, kind, rec).await?;
-        tx.commit().await?;
+        tx.commit_plain().await?;
         Ok(())
     }
 
@@ -246,7 +246,7 @@ impl StatusUpdater {
             ),
         };
         tx.execute(&sql, args).await?;
-        tx.commit().await
+        tx.commit_plain().await
     }
 }
 
@@ -312,6 +312,65 @@ async fn apply_in(tx: &mut Tx, kind: Kind, rec: &StatusRecord) -> Result<(), Rec
     if n == 0 {
         if let Some(name) = kind.not_found_name() {
             return Err(RecordError::Text(format!("{name} {} not found.", rec.id)));
+        }
+    }
+    Ok(())
+}
+
+/// Applies `reports` the ordinary way, logging failures: the handed-over reports a
+/// transaction could not apply, or never committed ([`crate::settle`]). Boxed, as it runs
+/// inside [`Tx::commit`] and opens transactions of its own.
+pub(crate) fn replay(
+    db: Database,
+    reports: Vec<StatusReport>,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
+    Box::pin(async move {
+        let updater = StatusUpdater::new(db);
+        for r in &reports {
+            if let Err(e) = updater.apply(r).await {
+                tracing::warn!(error = %e.fault_string, "status report not applied");
+            }
+        }
+    })
+}
+
+/// True when a record of `report` is DELETED (rows go away, quotas are given back).
+pub(crate) fn deletes_rows(report: &StatusReport) -> bool {
+    groups(report).iter().any(|(_, records)| {
+        records
+            .iter()
+            .any(|r| r.provisioning_status == Some(ProvisioningStatus::Deleted))
+    })
+}
+
+/// True when `report` gives load balancer `lb_id` its outcome (ACTIVE or ERROR).
+pub(crate) fn settles(report: &StatusReport, lb_id: &str) -> bool {
+    report.loadbalancers.iter().any(|r| {
+        r.id == lb_id
+            && matches!(
+                r.provisioning_status,
+                Some(ProvisioningStatus::Active | ProvisioningStatus::Error)
+            )
+    })
+}
+
+/// A handed-over report inside the API transaction that claimed its load balancer
+/// ([`crate::settle`]), in §2.2 order, behind a savepoint: on a failing record everything it
+/// wrote is undone and the error returned (the caller replays it the ordinary way, after its
+/// commit, which gives octavia's per-record outcome). The load balancer rows are already
+/// locked by that transaction.
+pub(crate) async fn apply_handed_over(tx: &mut Tx, report: &StatusReport) -> Result<(), String> {
+    tx.execute_text("SAVEPOINT keel_status_report")
+        .await
+        .map_err(|e| e.to_string())?;
+    for (kind, records) in groups(report) {
+        for rec in records {
+            if let Err(e) = apply_in(tx, kind, rec).await {
+                let _ = tx
+                    .execute_text("ROLLBACK TO SAVEPOINT keel_status_report")
+                    .await;
+                return Err(e.to_string());
+            }
         }
     }
     Ok(())

@@ -515,3 +515,129 @@ async fn commit_without_a_report_returns_after_the_bound() {
     })
     .await;
 }
+
+/// The hand-off (`settle`): the provider's report on the LB a transaction claimed is handed to
+/// that transaction — the reporter returns while the transaction still holds the LB (before,
+/// it waited on the row lock) — and lands with the transaction's one commit.
+#[tokio::test]
+async fn report_on_a_claimed_lb_is_applied_by_the_claiming_transaction() {
+    each_backend(|db| async move {
+        let g = graph(&db).await;
+        db.set_settle_wait(std::time::Duration::from_secs(20));
+        let mut tx = db.begin().await.unwrap();
+        tx.lock_lb_for_child(&g.lb, std::slice::from_ref(&g.listener), "PENDING_UPDATE")
+            .await
+            .unwrap();
+        let report = StatusReport {
+            listeners: vec![rec(&g.listener, Some(P::Active), Some(O::Online))],
+            loadbalancers: vec![rec(&g.lb, Some(P::Active), None)],
+            ..Default::default()
+        };
+        let up = StatusUpdater::new(db.clone());
+        // returns at once although `tx` is open: handed over, not applied on its own
+        tokio::time::timeout(std::time::Duration::from_secs(10), up.update_status(report))
+            .await
+            .expect("the reporter waited for the API transaction")
+            .unwrap();
+        tx.commit().await.unwrap();
+        let mut tx = db.begin_read().await.unwrap();
+        assert_eq!(
+            tx.get::<LoadBalancerRow>(&g.lb)
+                .await
+                .unwrap()
+                .provisioning_status,
+            "ACTIVE"
+        );
+        let l = tx.get::<ListenerRow>(&g.listener).await.unwrap();
+        assert_eq!(
+            (l.provisioning_status.as_str(), l.operating_status.as_str()),
+            ("ACTIVE", "ONLINE")
+        );
+        drop(tx);
+        db.set_settle_wait(std::time::Duration::ZERO);
+    })
+    .await;
+}
+
+/// The hand-off: a handed-over report with a failing record is undone inside the transaction
+/// and replayed the ordinary way after its commit: octavia's per-record outcome (the listener
+/// is not found, so nothing of the report lands), while the transaction's own writes stay.
+#[tokio::test]
+async fn failing_handed_over_report_gets_the_ordinary_outcome() {
+    each_backend(|db| async move {
+        let g = graph(&db).await;
+        db.set_settle_wait(std::time::Duration::from_secs(20));
+        let mut tx = db.begin().await.unwrap();
+        tx.lock_lb_for_child(&g.lb, &[], "PENDING_UPDATE")
+            .await
+            .unwrap();
+        tx.set_tags(&g.lb, &["kept".into()]).await.unwrap();
+        let report = StatusReport {
+            pools: vec![rec(&g.pool, None, Some(O::Error))],
+            listeners: vec![rec("no-such-listener", Some(P::Active), None)],
+            loadbalancers: vec![rec(&g.lb, Some(P::Active), None)],
+            ..Default::default()
+        };
+        // handed over: accepted now, its failure shows after the commit
+        StatusUpdater::new(db.clone())
+            .update_status(report)
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+        db.set_settle_wait(std::time::Duration::ZERO);
+        // per record (§2.3): the pool's ERROR lands, the unknown listener stops the rest, so
+        // the LB stays PENDING_UPDATE
+        let mut tx = db.begin_read().await.unwrap();
+        let got = (
+            tx.get::<LoadBalancerRow>(&g.lb)
+                .await
+                .unwrap()
+                .provisioning_status,
+            tx.get::<PoolRow>(&g.pool).await.unwrap().operating_status,
+        );
+        assert_eq!(got, ("PENDING_UPDATE".to_string(), "ERROR".to_string()));
+        assert_eq!(tx.tags(&g.lb).await.unwrap(), ["kept"]);
+    })
+    .await;
+}
+
+/// The hand-off: a report that deletes rows is never handed over; the transaction commits and
+/// then waits for it (applied on its own), so a read after `commit` sees the rows gone.
+#[tokio::test]
+async fn deleting_report_goes_the_ordinary_way_after_the_commit() {
+    each_backend(|db| async move {
+        let g = graph(&db).await;
+        db.set_settle_wait(std::time::Duration::from_secs(20));
+        let mut tx = db.begin().await.unwrap();
+        tx.lock_lb_for_child(&g.lb, &[], "PENDING_UPDATE")
+            .await
+            .unwrap();
+        tx.set_provisioning_status::<HealthMonitorRow>(&g.hm, "PENDING_DELETE")
+            .await
+            .unwrap();
+        let up = StatusUpdater::new(db.clone());
+        let (hm, lb) = (g.hm.clone(), g.lb.clone());
+        let reporter = tokio::spawn(async move {
+            let report = StatusReport {
+                healthmonitors: vec![rec(&hm, Some(P::Deleted), None)],
+                loadbalancers: vec![rec(&lb, Some(P::Active), None)],
+                ..Default::default()
+            };
+            up.update_status(report).await
+        });
+        tx.commit().await.unwrap();
+        let mut tx = db.begin_read().await.unwrap();
+        assert!(tx.find::<HealthMonitorRow>(&g.hm).await.unwrap().is_none());
+        assert_eq!(
+            tx.get::<LoadBalancerRow>(&g.lb)
+                .await
+                .unwrap()
+                .provisioning_status,
+            "ACTIVE"
+        );
+        drop(tx);
+        reporter.await.unwrap().unwrap();
+        db.set_settle_wait(std::time::Duration::ZERO);
+    })
+    .await;
+}

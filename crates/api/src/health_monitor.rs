@@ -385,6 +385,8 @@ pub async fn delete(
     )
     .await?;
     policy::authorize(&ctx, "healthmonitor", "delete", lb.project_id.as_deref())?;
+    // quotas before the LB, so the DELETED report lands in this transaction (octavia-db settle)
+    tx.lock_quota_for_deletes(lb.project_id.as_deref()).await?;
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     base::lock_pool_child(&mut tx, &pool).await?;

@@ -659,6 +659,8 @@ pub async fn delete(
     )
     .await?;
     policy::authorize(&ctx, "l7policy", "delete", lb.project_id.as_deref())?;
+    // quotas before the LB, so the DELETED report lands in this transaction (octavia-db settle)
+    tx.lock_quota_for_deletes(lb.project_id.as_deref()).await?;
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     lock_lb_and_listener(&mut tx, &lb.id, &listener.id).await?;

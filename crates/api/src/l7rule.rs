@@ -644,6 +644,8 @@ pub async fn delete(
     let p = get_db_l7policy(&mut tx, &policy_id).await?;
     let (lb, listener_id) = policy_parents(&mut tx, &p).await?;
     policy::authorize(&ctx, "l7rule", "delete", lb.project_id.as_deref())?;
+    // quotas before the LB, so the DELETED report lands in this transaction (octavia-db settle)
+    tx.lock_quota_for_deletes(lb.project_id.as_deref()).await?;
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     lock_for_rule(&mut tx, &p, &lb.id, &listener_id).await?;

@@ -504,6 +504,8 @@ pub async fn delete(
     let mut tx = st.db().begin().await?;
     let l = get_db_listener(&mut tx, &id).await?;
     policy::authorize(&ctx, "listener", "delete", l.project_id.as_deref())?;
+    // quotas before the LB, so the DELETED report lands in this transaction (octavia-db settle)
+    tx.lock_quota_for_deletes(l.project_id.as_deref()).await?;
     let lb = get_db_lb(&mut tx, l.load_balancer_id.as_deref().unwrap_or_default()).await?;
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;

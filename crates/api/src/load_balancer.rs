@@ -548,6 +548,8 @@ pub async fn delete(
     let mut tx = st.db().begin().await?;
     let lb = get_db_lb(&mut tx, &id).await?;
     policy::authorize(&ctx, "loadbalancer", "delete", lb.project_id.as_deref())?;
+    // quotas before the LB, so the DELETED report lands in this transaction (octavia-db settle)
+    tx.lock_quota_for_deletes(lb.project_id.as_deref()).await?;
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     tx.lock_lb_and_set(&id, &["ACTIVE", "ERROR"], "PENDING_DELETE")

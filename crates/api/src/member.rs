@@ -351,6 +351,8 @@ pub async fn delete(
     )
     .await?;
     policy::authorize(&ctx, "member", "delete", lb.project_id.as_deref())?;
+    // quotas before the LB, so the DELETED report lands in this transaction (octavia-db settle)
+    tx.lock_quota_for_deletes(lb.project_id.as_deref()).await?;
     if m.pool_id != pool_id {
         return Err(ApiError::not_found("Member", &id));
     }

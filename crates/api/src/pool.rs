@@ -515,6 +515,8 @@ pub async fn delete(
     let p = get_db_pool(&mut tx, &id).await?;
     let lb = get_db_lb(&mut tx, p.load_balancer_id.as_deref().unwrap_or_default()).await?;
     policy::authorize(&ctx, "pool", "delete", lb.project_id.as_deref())?;
+    // quotas before the LB, so the DELETED report lands in this transaction (octavia-db settle)
+    tx.lock_quota_for_deletes(lb.project_id.as_deref()).await?;
     let policies: Vec<L7PolicyRow> = tx
         .list(&ListQuery::default().filter("redirect_pool_id", id.as_str()))
         .await?;

@@ -12,7 +12,7 @@ use sqlx::{Decode, FromRow, Type};
 
 use crate::error::DbError;
 use crate::schema::{Dialect, ALEMBIC_HEAD, LOOKUP_ROWS, TABLES};
-use crate::settle::{Handoff, SettleHub};
+use crate::settle::SettleHub;
 
 /// A value bound to a `?` placeholder. `From` impls exist for the column types of the row structs
 /// (`String`, `&str`, `i32`, `i64`, `bool`, `f32`, `f64`, `NaiveDateTime`, `Vec<u8>` and their `Option`s;
@@ -235,6 +235,7 @@ impl Database {
                 db: self.clone(),
                 held: Vec::new(),
             },
+            quota_locked: false,
         })
     }
 
@@ -256,6 +257,7 @@ impl Database {
                 db: self.clone(),
                 held: Vec::new(),
             },
+            quota_locked: false,
         })
     }
 
@@ -486,13 +488,18 @@ pub struct Tx {
     pending_lbs: Vec<String>,
     /// Those of them it claimed for the hand-off of their reports ([`crate::settle`]).
     claims: Claims,
+    /// True once it holds its project's `quotas` row (taken before any load balancer).
+    pub(crate) quota_locked: bool,
 }
 
 /// The load balancers a [`Tx`] claimed; dropping it (a transaction that never commits) ends
 /// the claims and applies reports already handed over the ordinary way.
 struct Claims {
     db: Database,
-    held: Vec<(String, tokio::sync::mpsc::UnboundedReceiver<Handoff>)>,
+    held: Vec<(
+        String,
+        tokio::sync::mpsc::UnboundedReceiver<provider::StatusReport>,
+    )>,
 }
 
 impl Drop for Claims {
@@ -500,10 +507,8 @@ impl Drop for Claims {
         let mut left = Vec::new();
         for (id, mut rx) in self.held.drain(..) {
             self.db.settle.release(&id);
-            while let Ok(h) = rx.try_recv() {
-                if let Handoff::Report(r) = h {
-                    left.push(r);
-                }
+            while let Ok(r) = rx.try_recv() {
+                left.push(r);
             }
         }
         if left.is_empty() {
@@ -523,11 +528,12 @@ impl Tx {
     /// If it put load balancers into PENDING_* and the database has a settle bound
     /// ([`Database::set_settle_wait`]), it first waits, at most that bound, for the provider's
     /// reports handed over for them ([`crate::settle`]) and applies them inside this
-    /// transaction, so the one commit lands the write and its outcome together. A load balancer
-    /// whose report went the ordinary way (a deletion) is waited for after the commit, holding
-    /// no connection, within what is left of the bound. A handed-over report that fails is
-    /// undone here and replayed the ordinary way after the commit. The outcome of the wait
-    /// changes nothing else.
+    /// transaction, so the one commit lands the write and its outcome together. A handed-over
+    /// report that fails is undone here, and one that deletes rows while this transaction does
+    /// not hold its project's `quotas` row ([`Tx::lock_quota_for_deletes`]) is not applied here;
+    /// both are applied the ordinary way right after the commit, before this returns. A load
+    /// balancer it could not claim is waited for after the commit, holding no connection,
+    /// within what is left of the bound. The outcome of the wait changes nothing else.
     pub async fn commit(mut self) -> Result<(), DbError> {
         let bound = self.settle.wait();
         let deadline = tokio::time::Instant::now() + bound;
@@ -542,31 +548,19 @@ impl Tx {
                 .cloned()
                 .collect();
             for (id, rx) in held.iter_mut() {
-                loop {
-                    match tokio::time::timeout_at(deadline, rx.recv()).await {
-                        Ok(Some(Handoff::Report(r))) => {
-                            let done = crate::status::settles(&r, id);
-                            self.apply_handed_over(r, &mut replay).await;
-                            if done {
-                                break;
-                            }
-                        }
-                        Ok(Some(Handoff::Elsewhere)) => {
-                            after.push(id.clone());
-                            break;
-                        }
-                        Ok(None) | Err(_) => break,
+                while let Ok(Some(r)) = tokio::time::timeout_at(deadline, rx.recv()).await {
+                    let done = crate::status::settles(&r, id);
+                    self.apply_handed_over(r, &mut replay).await;
+                    if done {
+                        break;
                     }
                 }
             }
             // end the claims, then take what was handed over meanwhile
             for (id, rx) in held.iter_mut() {
                 self.settle.release(id);
-                while let Ok(h) = rx.try_recv() {
-                    match h {
-                        Handoff::Report(r) => self.apply_handed_over(r, &mut replay).await,
-                        Handoff::Elsewhere => after.push(id.clone()),
-                    }
+                while let Ok(r) = rx.try_recv() {
+                    self.apply_handed_over(r, &mut replay).await;
                 }
             }
         }
@@ -604,6 +598,12 @@ impl Tx {
         r: provider::StatusReport,
         replay: &mut Vec<provider::StatusReport>,
     ) {
+        // A deletion gives quota back: inside this transaction only when it locked `quotas`
+        // before the load balancer (the API's order); else the ordinary way after the commit.
+        if crate::status::deletes_rows(&r) && !self.quota_locked {
+            replay.push(r);
+            return;
+        }
         if let Err(e) = crate::status::apply_handed_over(self, &r).await {
             tracing::debug!(error = %e, "handed-over status report replayed after the commit");
             replay.push(r);

@@ -336,7 +336,30 @@ impl Tx {
             .await
             .map_err(busy)?;
         self.quota_rows.insert(project_id);
+        self.quota_locked = true;
         Ok(q)
+    }
+
+    /// Delete handlers, before they lock the load balancer: locks the project's `quotas` row
+    /// (if any; never creates it), so the provider's DELETED report — which gives quota back —
+    /// can be applied inside this transaction in the API's lock order, `quotas` then load
+    /// balancer ([`crate::settle`]). A no-op without a project.
+    pub async fn lock_quota_for_deletes(
+        &mut self,
+        project_id: Option<&str>,
+    ) -> Result<(), DbError> {
+        let Some(project_id) = project_id.filter(|p| !p.is_empty()) else {
+            return Ok(());
+        };
+        if self.is_mysql() {
+            let sql = "SELECT `project_id` FROM `quotas` WHERE `project_id` = ? FOR UPDATE";
+            let _: Option<String> = self
+                .fetch_optional_scalar(sql, vec![project_id.into()])
+                .await
+                .map_err(busy)?;
+        }
+        self.quota_locked = true;
+        Ok(())
     }
 
     /// Checks and takes quota for `count` new objects of `resource` in `project_id`

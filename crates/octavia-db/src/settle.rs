@@ -25,15 +25,6 @@ use tokio::sync::{broadcast, mpsc};
 /// Reports kept for slow waiters; a waiter that lags further just waits out its bound.
 const CAPACITY: usize = 1024;
 
-/// What the transaction that claimed a load balancer receives ([`SettleHub::offer`]).
-#[derive(Debug)]
-pub(crate) enum Handoff {
-    /// A report naming it: applied inside that transaction, before its commit.
-    Report(StatusReport),
-    /// A report naming it went the ordinary way (it deletes rows), after the commit.
-    Elsewhere,
-}
-
 /// The per-[`crate::Database`] hub: status appliers announce settled load balancers, committing
 /// API transactions wait for theirs.
 ///
@@ -42,13 +33,12 @@ pub(crate) enum Handoff {
 /// balancer are handed to the transaction ([`SettleHub::offer`]) instead of being applied in a
 /// transaction of their own, which would wait on the API transaction's row locks and then commit
 /// again. The API transaction applies them before its single commit (issue 6): one commit per
-/// write instead of two. Reports that delete rows are not handed over (their quota decrements
-/// lock `quotas` after the load balancer, the reverse of the API's order), only announced.
+/// write instead of two.
 #[derive(Debug)]
 pub(crate) struct SettleHub {
     sender: broadcast::Sender<String>,
     wait: std::sync::atomic::AtomicU64,
-    claims: Mutex<HashMap<String, mpsc::UnboundedSender<Handoff>>>,
+    claims: Mutex<HashMap<String, mpsc::UnboundedSender<StatusReport>>>,
 }
 
 impl SettleHub {
@@ -61,7 +51,7 @@ impl SettleHub {
     }
 
     /// Claims load balancer `id` for the calling transaction: `None` when another holds it.
-    pub(crate) fn claim(&self, id: &str) -> Option<mpsc::UnboundedReceiver<Handoff>> {
+    pub(crate) fn claim(&self, id: &str) -> Option<mpsc::UnboundedReceiver<StatusReport>> {
         let mut m = self.claims.lock().ok()?;
         if m.contains_key(id) {
             return None;
@@ -79,8 +69,7 @@ impl SettleHub {
     }
 
     /// Hands `report` to the transaction that claimed one of its load balancers: true when
-    /// handed over (the caller must not apply it). A report that deletes rows is not handed
-    /// over; the claimant is told it goes the ordinary way.
+    /// handed over (the caller must not apply it).
     pub(crate) fn offer(&self, report: &StatusReport) -> bool {
         let Ok(m) = self.claims.lock() else {
             return false;
@@ -88,11 +77,7 @@ impl SettleHub {
         let Some(sender) = report.loadbalancers.iter().find_map(|r| m.get(&r.id)) else {
             return false;
         };
-        if crate::status::deletes_rows(report) {
-            let _ = sender.send(Handoff::Elsewhere);
-            return false;
-        }
-        sender.send(Handoff::Report(report.clone())).is_ok()
+        sender.send(report.clone()).is_ok()
     }
 
     /// The bound, zero when waiting is off.
@@ -171,20 +156,17 @@ mod tests {
     }
 
     #[test]
-    fn offers_go_to_the_claimant_until_released_and_deletions_never() {
+    fn offers_go_to_the_claimant_until_released() {
         use provider::ProvisioningStatus::{Active, Deleted};
         let hub = SettleHub::new();
         assert!(!hub.offer(&report("a", Active)), "nobody claimed a");
         let mut rx = hub.claim("a").expect("first claim");
         assert!(hub.claim("a").is_none(), "one claimant at a time");
         assert!(hub.offer(&report("a", Active)));
-        assert!(matches!(rx.try_recv(), Ok(Handoff::Report(r)) if r == report("a", Active)));
+        assert!(hub.offer(&report("a", Deleted)));
+        assert_eq!(rx.try_recv().ok(), Some(report("a", Active)));
+        assert_eq!(rx.try_recv().ok(), Some(report("a", Deleted)));
         assert!(!hub.offer(&report("b", Active)), "b is not claimed");
-        assert!(
-            !hub.offer(&report("a", Deleted)),
-            "deletions go the ordinary way"
-        );
-        assert!(matches!(rx.try_recv(), Ok(Handoff::Elsewhere)));
         hub.release("a");
         assert!(!hub.offer(&report("a", Active)));
         assert!(rx.try_recv().is_err());

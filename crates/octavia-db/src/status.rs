@@ -343,13 +343,17 @@ pub(crate) fn deletes_rows(report: &StatusReport) -> bool {
     })
 }
 
-/// True when `report` gives load balancer `lb_id` its outcome (ACTIVE or ERROR).
+/// True when `report` gives load balancer `lb_id` its outcome (ACTIVE, ERROR or DELETED).
 pub(crate) fn settles(report: &StatusReport, lb_id: &str) -> bool {
     report.loadbalancers.iter().any(|r| {
         r.id == lb_id
             && matches!(
                 r.provisioning_status,
-                Some(ProvisioningStatus::Active | ProvisioningStatus::Error)
+                Some(
+                    ProvisioningStatus::Active
+                        | ProvisioningStatus::Error
+                        | ProvisioningStatus::Deleted
+                )
             )
     })
 }

@@ -601,8 +601,9 @@ async fn failing_handed_over_report_gets_the_ordinary_outcome() {
     .await;
 }
 
-/// The hand-off: a report that deletes rows is never handed over; the transaction commits and
-/// then waits for it (applied on its own), so a read after `commit` sees the rows gone.
+/// The hand-off: a report that deletes rows, handed to a transaction that does not hold its
+/// project's `quotas` row, is applied the ordinary way right after that transaction's commit,
+/// before `commit` returns: a read after `commit` sees the rows gone.
 #[tokio::test]
 async fn deleting_report_goes_the_ordinary_way_after_the_commit() {
     each_backend(|db| async move {
@@ -638,6 +639,51 @@ async fn deleting_report_goes_the_ordinary_way_after_the_commit() {
         drop(tx);
         reporter.await.unwrap().unwrap();
         db.set_settle_wait(std::time::Duration::ZERO);
+    })
+    .await;
+}
+
+/// The hand-off: a transaction that locked its project's `quotas` row before the LB (as the
+/// delete handlers do) takes the DELETED report too: the reporter returns while the
+/// transaction is open, and the one commit deletes the row and gives its quota back once.
+#[tokio::test]
+async fn deleting_report_lands_in_a_transaction_holding_the_quota_row() {
+    each_backend(|db| async move {
+        let g = graph(&db).await;
+        db.set_settle_wait(std::time::Duration::from_secs(20));
+        let mut tx = db.begin().await.unwrap();
+        tx.lock_quota_for_deletes(Some(PROJECT)).await.unwrap();
+        tx.lock_lb_for_child(&g.lb, &[], "PENDING_UPDATE")
+            .await
+            .unwrap();
+        tx.set_provisioning_status::<HealthMonitorRow>(&g.hm, "PENDING_DELETE")
+            .await
+            .unwrap();
+        let report = StatusReport {
+            healthmonitors: vec![rec(&g.hm, Some(P::Deleted), None)],
+            loadbalancers: vec![rec(&g.lb, Some(P::Active), None)],
+            ..Default::default()
+        };
+        tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            StatusUpdater::new(db.clone()).update_status(report),
+        )
+        .await
+        .expect("the reporter waited for the API transaction")
+        .unwrap();
+        tx.commit().await.unwrap();
+        db.set_settle_wait(std::time::Duration::ZERO);
+        let mut tx = db.begin_read().await.unwrap();
+        assert!(tx.find::<HealthMonitorRow>(&g.hm).await.unwrap().is_none());
+        assert_eq!(
+            tx.get::<LoadBalancerRow>(&g.lb)
+                .await
+                .unwrap()
+                .provisioning_status,
+            "ACTIVE"
+        );
+        let q: QuotaRow = tx.get(PROJECT).await.unwrap();
+        assert_eq!(q.in_use_health_monitor, Some(9));
     })
     .await;
 }

@@ -521,6 +521,7 @@ pub async fn batch_put(
     base::lock_pool_child(&mut tx, &pool).await?;
     let mut desired: Vec<provider::Member> = Vec::new();
     let mut valid_subnets: BTreeSet<String> = BTreeSet::new();
+    let mut rows: Vec<MemberRow> = Vec::new();
     for it in &new_items {
         if let Some(s) = it.str("subnet_id") {
             if !valid_subnets.contains(&s) {
@@ -531,11 +532,15 @@ pub async fn batch_put(
         let vnic = check_sriov(it)?;
         let mut row = new_row(it, &pool, has_hm, vnic);
         row.project_id = Some(project.clone());
-        tx.insert(&row).await?;
+        rows.push(row);
+    }
+    // the new members in a few multi-row INSERTs (issue 6), then their tags
+    tx.insert_many(&rows).await?;
+    for (it, row) in new_items.iter().zip(&rows) {
         if let Some(tags) = it.str_list("tags") {
             tx.set_tags(&row.id, &tags).await?;
         }
-        desired.push(base::member_model(&row));
+        desired.push(base::member_model(row));
     }
     for (m, it, ch) in &updated {
         if !ch.is_empty() {

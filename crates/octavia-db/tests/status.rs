@@ -687,3 +687,39 @@ async fn deleting_report_lands_in_a_transaction_holding_the_quota_row() {
     })
     .await;
 }
+
+/// Runs of member records with the same statuses are one `UPDATE … IN (…)`: the rows end as
+/// record-by-record application leaves them, including an unknown id (ignored) inside a run
+/// and a later record for the same member (applied after the run).
+#[tokio::test]
+async fn runs_of_equal_records_give_the_per_record_outcome() {
+    each_backend(|db| async move {
+        let g = graph(&db).await;
+        let [m0, m1] = g.members.clone();
+        let report = StatusReport {
+            members: vec![
+                rec(&m0, Some(P::Active), Some(O::Online)),
+                rec("no-such-member", Some(P::Active), Some(O::Online)),
+                rec(&m1, Some(P::Active), Some(O::Online)),
+                rec(&m1, None, Some(O::Error)),
+            ],
+            loadbalancers: vec![rec(&g.lb, Some(P::Active), None)],
+            ..Default::default()
+        };
+        StatusUpdater::new(db.clone())
+            .update_status(report)
+            .await
+            .unwrap();
+        let mut tx = db.begin_read().await.unwrap();
+        let s = |m: MemberRow| (m.provisioning_status, m.operating_status);
+        assert_eq!(
+            s(tx.get(&m0).await.unwrap()),
+            ("ACTIVE".to_string(), "ONLINE".to_string())
+        );
+        assert_eq!(
+            s(tx.get(&m1).await.unwrap()),
+            ("ACTIVE".to_string(), "ERROR".to_string())
+        );
+    })
+    .await;
+}

@@ -5,15 +5,17 @@
 //! finishes in a few milliseconds (OVN: one NB transaction), that first poll usually races the
 //! provider's status report and the client waits a whole poll interval for nothing.
 //!
-//! So a [`crate::Tx`] that put a load balancer into PENDING_* remembers it, and
-//! [`crate::Tx::commit`] — after the commit, never before — waits until the provider's report
-//! for that load balancer (ACTIVE, ERROR or DELETED) has been applied by a
-//! [`crate::StatusUpdater`] of the same [`crate::Database`], or until the configured bound
-//! ([`crate::Database::set_settle_wait`]; zero, the default, means Octavia's behaviour: no wait).
-//! The response body is unchanged (it is rendered inside the transaction, so it still says
-//! PENDING_*, as Octavia's does); what changes is that the client's first GET sees the
-//! provider's outcome. Nothing is reported earlier than it happened: the report is applied and
-//! committed before anyone is woken.
+//! So a [`crate::Tx`] that puts a load balancer into PENDING_* claims it (when the bound of
+//! [`crate::Database::set_settle_wait`] is not zero; zero, the default, is Octavia's behaviour).
+//! The provider's reports naming that load balancer are then handed to that transaction
+//! ([`SettleHub::offer`], called by [`crate::StatusUpdater`]), and [`crate::Tx::commit`] waits
+//! for them (within the bound) and applies them before its one commit: the write and the
+//! provider's outcome land together. The response body is unchanged (rendered inside the
+//! transaction, it still says PENDING_*, as Octavia's does); what changes is that the client's
+//! first GET sees the provider's outcome. Nothing is reported earlier than it happened: the
+//! provider reports after its NB transaction committed, and the report becomes visible with the
+//! SQL commit. A load balancer that could not be claimed is waited for after the commit
+//! ([`SettleHub::announce`]).
 
 use std::collections::HashMap;
 use std::sync::Mutex;

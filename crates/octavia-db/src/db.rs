@@ -612,9 +612,9 @@ impl Tx {
 
     fn conn(&mut self) -> Conn<'_> {
         match &mut self.inner {
-            TxInner::Sqlite(t) => Conn::Sqlite(&mut **t),
-            TxInner::MySql(t) => Conn::MySql(&mut **t),
-            TxInner::MySqlRead(c) => Conn::MySql(&mut **c),
+            TxInner::Sqlite(t) => Conn::Sqlite(t),
+            TxInner::MySql(t) => Conn::MySql(t),
+            TxInner::MySqlRead(c) => Conn::MySql(c),
         }
     }
 
@@ -822,6 +822,14 @@ impl NanoZero for NaiveDateTime {
     }
 }
 
+/// Compile-time guard: a handler awaits [`Tx::commit`] inside axum's `Send` futures, and
+/// sqlx's higher-ranked executor lifetimes can silently make it `!Send`.
+#[allow(dead_code)]
+fn _commit_is_send(tx: Tx) {
+    fn is_send<T: Send>(_: T) {}
+    is_send(tx.commit());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -846,12 +854,4 @@ mod tests {
             );
         }
     }
-}
-
-/// Compile-time guard: a handler awaits [`Tx::commit`] inside axum's `Send` futures, and
-/// sqlx's higher-ranked executor lifetimes can silently make it `!Send`.
-#[allow(dead_code)]
-fn _commit_is_send(tx: Tx) {
-    fn is_send<T: Send>(_: T) {}
-    is_send(tx.commit());
 }

@@ -124,6 +124,7 @@ pub(crate) async fn wait_for(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::expect_used)]
     use super::*;
 
     #[tokio::test]

@@ -391,24 +391,7 @@ impl Tx {
                 self.note_lb_status(key, v);
             }
         }
-        let mut sets = Vec::new();
-        let mut args = Vec::new();
-        for (c, v) in changes {
-            sets.push(format!("`{}` = ?", check_column::<T>(c)?));
-            args.push(v.clone());
-        }
-        if T::TIMESTAMPS && !changes.iter().any(|(c, _)| *c == "updated_at") {
-            sets.push("`updated_at` = ?".into());
-            args.push(SqlValue::Time(now()));
-        }
-        args.push(key.into());
-        let sql = format!(
-            "UPDATE `{}` SET {} WHERE `{}` = ?",
-            T::TABLE,
-            sets.join(", "),
-            col(T::KEY)
-        );
-        self.execute(&sql, args).await
+        self.update_many::<T>(&[key.to_owned()], changes).await
     }
 
     /// Deletes the rows of `T` whose key column equals `key` (no cascades: see

@@ -451,15 +451,8 @@ async fn update_kind(
     id: &str,
     changes: &[(&str, SqlValue)],
 ) -> Result<u64, DbError> {
-    match kind {
-        Kind::Member => tx.update::<MemberRow>(id, changes).await,
-        Kind::HealthMonitor => tx.update::<HealthMonitorRow>(id, changes).await,
-        Kind::Pool => tx.update::<PoolRow>(id, changes).await,
-        Kind::L7Rule => tx.update::<L7RuleRow>(id, changes).await,
-        Kind::L7Policy => tx.update::<L7PolicyRow>(id, changes).await,
-        Kind::Listener => tx.update::<ListenerRow>(id, changes).await,
-        Kind::LoadBalancer => tx.update::<LoadBalancerRow>(id, changes).await,
-    }
+    // reports carry final statuses only, so there is no PENDING_* to note (Tx::update)
+    update_kind_many(tx, kind, &[id.to_owned()], changes).await
 }
 
 /// Why one record failed.

@@ -464,6 +464,20 @@ async fn stats_are_upserted_per_listener() {
     .await;
 }
 
+/// Settling on (20 s bound) and an API child write open on `g`'s LB: the quota row first when
+/// `quota` (as the delete handlers take it), then the LB PENDING_UPDATE with `listeners`.
+async fn settling_child_write(db: &Database, g: &Graph, listeners: &[String], quota: bool) -> Tx {
+    db.set_settle_wait(std::time::Duration::from_secs(20));
+    let mut tx = db.begin().await.unwrap();
+    if quota {
+        tx.lock_quota_for_deletes(Some(PROJECT)).await.unwrap();
+    }
+    tx.lock_lb_for_child(&g.lb, listeners, "PENDING_UPDATE")
+        .await
+        .unwrap();
+    tx
+}
+
 /// `settle`: a transaction that put the LB into PENDING_UPDATE commits, and its `commit`
 /// returns only once the provider's report (applied by a status updater racing for the row
 /// lock) is committed — so a read right after `commit` sees ACTIVE.
@@ -471,11 +485,7 @@ async fn stats_are_upserted_per_listener() {
 async fn commit_waits_for_the_providers_report_on_its_pending_lb() {
     each_backend(|db| async move {
         let g = graph(&db).await;
-        db.set_settle_wait(std::time::Duration::from_secs(20));
-        let mut tx = db.begin().await.unwrap();
-        tx.lock_lb_for_child(&g.lb, &[], "PENDING_UPDATE")
-            .await
-            .unwrap();
+        let tx = settling_child_write(&db, &g, &[], false).await;
         // The provider's report, sent while the API transaction still holds the LB: it can
         // only land after the commit.
         let up = StatusUpdater::new(db.clone());
@@ -523,11 +533,7 @@ async fn commit_without_a_report_returns_after_the_bound() {
 async fn report_on_a_claimed_lb_is_applied_by_the_claiming_transaction() {
     each_backend(|db| async move {
         let g = graph(&db).await;
-        db.set_settle_wait(std::time::Duration::from_secs(20));
-        let mut tx = db.begin().await.unwrap();
-        tx.lock_lb_for_child(&g.lb, std::slice::from_ref(&g.listener), "PENDING_UPDATE")
-            .await
-            .unwrap();
+        let tx = settling_child_write(&db, &g, std::slice::from_ref(&g.listener), false).await;
         let report = StatusReport {
             listeners: vec![rec(&g.listener, Some(P::Active), Some(O::Online))],
             loadbalancers: vec![rec(&g.lb, Some(P::Active), None)],
@@ -566,11 +572,7 @@ async fn report_on_a_claimed_lb_is_applied_by_the_claiming_transaction() {
 async fn failing_handed_over_report_gets_the_ordinary_outcome() {
     each_backend(|db| async move {
         let g = graph(&db).await;
-        db.set_settle_wait(std::time::Duration::from_secs(20));
-        let mut tx = db.begin().await.unwrap();
-        tx.lock_lb_for_child(&g.lb, &[], "PENDING_UPDATE")
-            .await
-            .unwrap();
+        let mut tx = settling_child_write(&db, &g, &[], false).await;
         tx.set_tags(&g.lb, &["kept".into()]).await.unwrap();
         let report = StatusReport {
             pools: vec![rec(&g.pool, None, Some(O::Error))],
@@ -608,11 +610,7 @@ async fn failing_handed_over_report_gets_the_ordinary_outcome() {
 async fn deleting_report_goes_the_ordinary_way_after_the_commit() {
     each_backend(|db| async move {
         let g = graph(&db).await;
-        db.set_settle_wait(std::time::Duration::from_secs(20));
-        let mut tx = db.begin().await.unwrap();
-        tx.lock_lb_for_child(&g.lb, &[], "PENDING_UPDATE")
-            .await
-            .unwrap();
+        let mut tx = settling_child_write(&db, &g, &[], false).await;
         tx.set_provisioning_status::<HealthMonitorRow>(&g.hm, "PENDING_DELETE")
             .await
             .unwrap();
@@ -650,12 +648,7 @@ async fn deleting_report_goes_the_ordinary_way_after_the_commit() {
 async fn deleting_report_lands_in_a_transaction_holding_the_quota_row() {
     each_backend(|db| async move {
         let g = graph(&db).await;
-        db.set_settle_wait(std::time::Duration::from_secs(20));
-        let mut tx = db.begin().await.unwrap();
-        tx.lock_quota_for_deletes(Some(PROJECT)).await.unwrap();
-        tx.lock_lb_for_child(&g.lb, &[], "PENDING_UPDATE")
-            .await
-            .unwrap();
+        let mut tx = settling_child_write(&db, &g, &[], true).await;
         tx.set_provisioning_status::<HealthMonitorRow>(&g.hm, "PENDING_DELETE")
             .await
             .unwrap();

@@ -403,6 +403,13 @@ impl Tx {
         if project_id.is_empty() {
             return Err(DbError::MissingProjectId);
         }
+        if self.quota_rows.contains(project_id)
+            && self
+                .charge_quota_at_once(project_id, resource, check, charge, defaults)
+                .await?
+        {
+            return Ok(());
+        }
         let q = self.lock_quota_row(project_id).await?;
         let limit = q.limit(resource).unwrap_or_else(|| defaults.get(resource));
         let in_use = match q.in_use(resource) {
@@ -435,6 +442,43 @@ impl Tx {
         Ok(())
     }
 
+    /// [`Tx::check_and_charge_quota`] as one conditional `UPDATE` of the project's row, which
+    /// takes the row lock the `SELECT … FOR UPDATE` would, for a counter that is set (not
+    /// 0/NULL). True when the row was charged; false when nothing changed — no row, a counter
+    /// at 0/NULL (octavia then counts the rows), quota met, or a charge of 0 — and the caller
+    /// takes the step-by-step path, which tells those apart (issue 6: two round trips → one).
+    /// The count stays a plain read there: inside an `UPDATE` it would be a locking read of
+    /// the whole table, serialising every concurrent create of that kind.
+    async fn charge_quota_at_once(
+        &mut self,
+        project_id: &str,
+        resource: QuotaResource,
+        check: Option<i32>,
+        charge: i32,
+        defaults: &QuotaLimits,
+    ) -> Result<bool, DbError> {
+        let used = format!("`in_use_{}`", resource.column());
+        let mut sql = format!(
+            "UPDATE `quotas` SET {used} = {used} + ? WHERE `project_id` = ? AND {used} <> 0"
+        );
+        let mut args: Vec<SqlValue> = vec![SqlValue::Int(i64::from(charge)), project_id.into()];
+        if let Some(count) = check {
+            let limit = format!("COALESCE(`{}`, ?)", resource.column());
+            sql.push_str(&format!(" AND ({limit} = -1 OR {used} + ? <= {limit})"));
+            let default = i64::from(defaults.get(resource));
+            args.extend([
+                SqlValue::Int(default),
+                SqlValue::Int(i64::from(count)),
+                SqlValue::Int(default),
+            ]);
+        }
+        let n = self.execute(&sql, args).await.map_err(busy)?;
+        if n == 1 {
+            self.quota_locked = true;
+        }
+        Ok(n == 1)
+    }
+
     /// Releases `count` of `resource` for `project_id` (octavia `decrement_quota`): locks the
     /// project's row and decrements `in_use_<resource>` only when it is > 0; a missing row is a
     /// no-op.
@@ -444,20 +488,26 @@ impl Tx {
         resource: QuotaResource,
         count: i32,
     ) -> Result<(), DbError> {
-        let Some(q) = self.find_for_update_quota(project_id).await? else {
-            tracing::debug!(project_id, ?resource, "quota decrement: no quotas row");
-            return Ok(());
-        };
-        match q.in_use(resource) {
-            Some(n) if n > 0 => {
-                let col = format!("in_use_{}", resource.column());
-                self.update::<QuotaRow>(
-                    project_id,
-                    &[(col.as_str(), SqlValue::Int(i64::from(n - count)))],
-                )
-                .await?;
+        // one conditional UPDATE (it takes the row lock); the read below only tells why
+        // nothing changed, for the log
+        let used = format!("`in_use_{}`", resource.column());
+        let sql = format!(
+            "UPDATE `quotas` SET {used} = {used} - ? WHERE `project_id` = ? AND {used} > 0"
+        );
+        let n = self
+            .execute(
+                &sql,
+                vec![SqlValue::Int(i64::from(count)), project_id.into()],
+            )
+            .await
+            .map_err(busy)?;
+        if n == 0 {
+            match self.find_for_update_quota(project_id).await? {
+                None => tracing::debug!(project_id, ?resource, "quota decrement: no quotas row"),
+                Some(_) => {
+                    tracing::warn!(project_id, ?resource, "quota decrement would go negative")
+                }
             }
-            _ => tracing::warn!(project_id, ?resource, "quota decrement would go negative"),
         }
         Ok(())
     }

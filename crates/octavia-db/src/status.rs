@@ -354,15 +354,20 @@ pub(crate) fn settles(report: &StatusReport, lb_id: &str) -> bool {
     })
 }
 
+/// Sets the savepoint a handed-over report is applied behind ([`Tx::commit`] sets it ahead).
+pub(crate) const REPORT_SAVEPOINT: &str = "SAVEPOINT keel_status_report";
+
 /// A handed-over report inside the API transaction that claimed its load balancer
 /// ([`crate::settle`]), in §2.2 order, behind a savepoint: on a failing record everything it
 /// wrote is undone and the error returned (the caller replays it the ordinary way, after its
 /// commit, which gives octavia's per-record outcome). The load balancer rows are already
 /// locked by that transaction.
 pub(crate) async fn apply_handed_over(tx: &mut Tx, report: &StatusReport) -> Result<(), String> {
-    tx.execute_text("SAVEPOINT keel_status_report")
-        .await
-        .map_err(|e| e.to_string())?;
+    if !std::mem::take(&mut tx.savepoint_fresh) {
+        tx.execute_text(REPORT_SAVEPOINT)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
     if let Err(e) = apply_records(tx, report).await {
         let _ = tx
             .execute_text("ROLLBACK TO SAVEPOINT keel_status_report")

@@ -437,3 +437,127 @@ async fn quota_check_increment_and_exceeded() {
     })
     .await;
 }
+
+/// A project whose `quotas` row is known takes its quota in one conditional UPDATE: every
+/// outcome of octavia's `check_quota_met` / `decrement_quota` must still hold there.
+#[tokio::test]
+async fn quota_of_a_known_project_keeps_octavias_outcomes() {
+    each_backend(|db| async move {
+        let defaults = QuotaLimits {
+            load_balancer: 3,
+            ..Default::default()
+        };
+        let mut tx = db.begin().await.unwrap();
+        tx.insert(&lb(&id(), "ACTIVE")).await.unwrap();
+        tx.insert(&lb(&id(), "DELETED")).await.unwrap();
+        tx.commit().await.unwrap();
+        let in_use = |db: Database| async move {
+            let mut tx = db.begin_read().await.unwrap();
+            tx.get::<QuotaRow>(PROJECT)
+                .await
+                .unwrap()
+                .in_use_load_balancer
+        };
+        // first sight of the project: created, counted from the non-DELETED rows
+        let mut tx = db.begin().await.unwrap();
+        tx.check_quota(PROJECT, QuotaResource::LoadBalancer, 1, &defaults)
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+        assert_eq!(in_use(db.clone()).await, Some(2));
+
+        // a counter at 0 is recounted from the rows (octavia's upgrade case), then charged
+        let mut tx = db.begin().await.unwrap();
+        tx.update::<QuotaRow>(PROJECT, &[("in_use_load_balancer", SqlValue::Int(0))])
+            .await
+            .unwrap();
+        tx.check_quota(PROJECT, QuotaResource::LoadBalancer, 1, &defaults)
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+        assert_eq!(in_use(db.clone()).await, Some(2));
+
+        // up to the default limit, then met; the refused check charges nothing
+        let mut tx = db.begin().await.unwrap();
+        tx.check_quota(PROJECT, QuotaResource::LoadBalancer, 1, &defaults)
+            .await
+            .unwrap();
+        let e = tx
+            .check_quota(PROJECT, QuotaResource::LoadBalancer, 1, &defaults)
+            .await
+            .unwrap_err();
+        assert!(matches!(e, DbError::QuotaExceeded { .. }), "{e:?}");
+        tx.commit().await.unwrap();
+        assert_eq!(in_use(db.clone()).await, Some(3));
+
+        // a net growth of 0 checked, 0 charged: allowed at the limit, counter unchanged
+        let mut tx = db.begin().await.unwrap();
+        tx.check_and_charge_quota(PROJECT, QuotaResource::LoadBalancer, Some(0), 0, &defaults)
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+        assert_eq!(in_use(db.clone()).await, Some(3));
+
+        // decrements stop at 0, and a decrement of a project without a row is a no-op
+        let mut tx = db.begin().await.unwrap();
+        for _ in 0..4 {
+            tx.decrement_quota(PROJECT, QuotaResource::LoadBalancer, 1)
+                .await
+                .unwrap();
+        }
+        tx.decrement_quota("nobody", QuotaResource::LoadBalancer, 1)
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+        assert_eq!(in_use(db.clone()).await, Some(0));
+        let mut tx = db.begin_read().await.unwrap();
+        assert!(tx.find::<QuotaRow>("nobody").await.unwrap().is_none());
+    })
+    .await;
+}
+
+/// Taking quota locks the project's `quotas` row and nothing else: while one project's
+/// charge is uncommitted (the API holds it until the provider reports), another project's
+/// writes go on. Octavia counts with a plain read; a count inside the locking statement
+/// would lock every scanned row of the table.
+#[tokio::test]
+async fn quota_charge_does_not_hold_other_projects_writes() {
+    let t = TestDb::mariadb().await;
+    t.db.upgrade().await.unwrap();
+    let db = t.db.clone();
+    let defaults = QuotaLimits {
+        listener: 10,
+        ..Default::default()
+    };
+    let (lb_a, lb_b) = (id(), id());
+    let mut other = lb(&lb_b, "ACTIVE");
+    other.project_id = Some("other-project".into());
+    let mut tx = db.begin().await.unwrap();
+    tx.insert(&lb(&lb_a, "ACTIVE")).await.unwrap();
+    tx.insert(&other).await.unwrap();
+    tx.insert(&listener(&id(), &lb_a, 80)).await.unwrap();
+    tx.commit().await.unwrap();
+    // counter unset (counted from the rows), then set (charged in place)
+    for round in 0..2 {
+        let mut held = db.begin().await.unwrap();
+        held.check_quota(PROJECT, QuotaResource::Listener, 1, &defaults)
+            .await
+            .unwrap();
+        let mut l = listener(&id(), &lb_b, 100 + round);
+        l.project_id = Some("other-project".into());
+        let write = async {
+            let mut tx = db.begin().await.unwrap();
+            tx.insert(&l).await.unwrap();
+            tx.commit().await.unwrap();
+        };
+        tokio::time::timeout(std::time::Duration::from_secs(5), write)
+            .await
+            .unwrap_or_else(|_| panic!("round {round}: the other project's write waited"));
+        held.commit().await.unwrap();
+    }
+    let mut tx = db.begin_read().await.unwrap();
+    let q = tx.get::<QuotaRow>(PROJECT).await.unwrap();
+    assert_eq!(q.in_use_listener, Some(3));
+    drop(tx);
+    t.drop_db().await;
+}

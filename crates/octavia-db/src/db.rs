@@ -237,6 +237,7 @@ impl Database {
             },
             quota_locked: false,
             savepoint_fresh: false,
+            batch: Default::default(),
         })
     }
 
@@ -260,6 +261,7 @@ impl Database {
             },
             quota_locked: false,
             savepoint_fresh: false,
+            batch: Default::default(),
         })
     }
 
@@ -471,7 +473,7 @@ enum TxInner {
 }
 
 /// The connection a statement runs on.
-enum Conn<'a> {
+pub(crate) enum Conn<'a> {
     Sqlite(&'a mut sqlx::SqliteConnection),
     MySql(&'a mut sqlx::MySqlConnection),
 }
@@ -494,6 +496,8 @@ pub struct Tx {
     pub(crate) quota_locked: bool,
     /// True while the status report savepoint is set and nothing was written after it.
     pub(crate) savepoint_fresh: bool,
+    /// Writes of the status path held back for one round trip ([`crate::batch`]).
+    pub(crate) batch: crate::batch::Batch,
 }
 
 /// The load balancers a [`Tx`] claimed; dropping it (a transaction that never commits) ends
@@ -596,7 +600,8 @@ impl Tx {
 
     /// The commit alone, without the settle wait: the status updater's own transactions
     /// (which never write PENDING_*), and the end of [`Tx::commit`].
-    pub(crate) async fn commit_plain(self) -> Result<(), DbError> {
+    pub(crate) async fn commit_plain(mut self) -> Result<(), DbError> {
+        self.flush().await?;
         match self.inner {
             TxInner::Sqlite(t) => t.commit().await?,
             TxInner::MySql(t) => t.commit().await?,
@@ -622,7 +627,7 @@ impl Tx {
         }
     }
 
-    fn conn(&mut self) -> Conn<'_> {
+    pub(crate) fn conn(&mut self) -> Conn<'_> {
         match &mut self.inner {
             TxInner::Sqlite(t) => Conn::Sqlite(t),
             TxInner::MySql(t) => Conn::MySql(t),
@@ -647,6 +652,7 @@ impl Tx {
 
     /// Runs `sql` as text (no prepared statement): `SAVEPOINT` and its rollback.
     pub(crate) async fn execute_text(&mut self, sql: &str) -> Result<(), DbError> {
+        self.flush().await?;
         // a bare `&str` runs unprepared (MariaDB's COM_QUERY)
         match self.conn() {
             Conn::Sqlite(c) => {
@@ -708,6 +714,16 @@ impl Tx {
 
     /// Runs a statement with `?` placeholders; returns rows affected.
     pub async fn execute(&mut self, sql: &str, args: Vec<SqlValue>) -> Result<u64, DbError> {
+        self.flush().await?;
+        self.execute_now(sql, args).await
+    }
+
+    /// [`Tx::execute`] without sending held writes first ([`crate::batch`]).
+    pub(crate) async fn execute_now(
+        &mut self,
+        sql: &str,
+        args: Vec<SqlValue>,
+    ) -> Result<u64, DbError> {
         Ok(match self.conn() {
             Conn::Sqlite(t) => bind_all!(sqlx::query(sql), args)
                 .execute(t)
@@ -726,6 +742,7 @@ impl Tx {
         sql: &str,
         args: Vec<SqlValue>,
     ) -> Result<Vec<T>, DbError> {
+        self.flush().await?;
         Ok(match self.conn() {
             Conn::Sqlite(t) => {
                 bind_all!(sqlx::query_as::<_, T>(sql), args)
@@ -746,6 +763,7 @@ impl Tx {
         sql: &str,
         args: Vec<SqlValue>,
     ) -> Result<Option<T>, DbError> {
+        self.flush().await?;
         Ok(match self.conn() {
             Conn::Sqlite(t) => {
                 bind_all!(sqlx::query_as::<_, T>(sql), args)
@@ -766,6 +784,7 @@ impl Tx {
         sql: &str,
         args: Vec<SqlValue>,
     ) -> Result<Vec<T>, DbError> {
+        self.flush().await?;
         Ok(match self.conn() {
             Conn::Sqlite(t) => {
                 bind_all!(sqlx::query_scalar::<_, T>(sql), args)
@@ -786,6 +805,7 @@ impl Tx {
         sql: &str,
         args: Vec<SqlValue>,
     ) -> Result<Option<T>, DbError> {
+        self.flush().await?;
         Ok(match self.conn() {
             Conn::Sqlite(t) => {
                 bind_all!(sqlx::query_scalar::<_, T>(sql), args)

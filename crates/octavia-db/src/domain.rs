@@ -1,6 +1,7 @@
 //! The API's transactional building blocks: LB row lock + state checks, status flips,
 //! quota check/increment/decrement, ORM-equivalent cascading deletes.
 
+use crate::batch::OnZero;
 use crate::db::{SqlValue, Tx};
 use crate::error::DbError;
 use crate::rows::*;
@@ -488,39 +489,23 @@ impl Tx {
         resource: QuotaResource,
         count: i32,
     ) -> Result<(), DbError> {
-        // one conditional UPDATE (it takes the row lock); the read below only tells why
-        // nothing changed, for the log
+        // one conditional UPDATE, which takes the row lock (a held-back write on the status
+        // path: crate::batch)
         let used = format!("`in_use_{}`", resource.column());
         let sql = format!(
             "UPDATE `quotas` SET {used} = {used} - ? WHERE `project_id` = ? AND {used} > 0"
         );
-        let n = self
-            .execute(
-                &sql,
-                vec![SqlValue::Int(i64::from(count)), project_id.into()],
-            )
-            .await
-            .map_err(busy)?;
-        if n == 0 {
-            match self.find_for_update_quota(project_id).await? {
-                None => tracing::debug!(project_id, ?resource, "quota decrement: no quotas row"),
-                Some(_) => {
-                    tracing::warn!(project_id, ?resource, "quota decrement would go negative")
-                }
-            }
-        }
-        Ok(())
-    }
-
-    async fn find_for_update_quota(
-        &mut self,
-        project_id: &str,
-    ) -> Result<Option<QuotaRow>, DbError> {
-        match self.get_for_update::<QuotaRow>(project_id).await {
-            Ok(q) => Ok(Some(q)),
-            Err(DbError::NotFound { .. }) => Ok(None),
-            Err(e) => Err(busy(e)),
-        }
+        let why = format!(
+            "quota decrement on {resource:?} of project {project_id}: no quotas row, or it \
+             would go negative"
+        );
+        self.write(
+            sql,
+            vec![SqlValue::Int(i64::from(count)), project_id.into()],
+            OnZero::Warn(why),
+        )
+        .await
+        .map_err(busy)
     }
 
     /// Sets quota limits for a project (PUT /v2/lbaas/quotas/{project_id}); creates the row.
@@ -678,45 +663,40 @@ impl Tx {
     }
 
     /// Deletes a health monitor row and its tags (ORM cascade of `HealthMonitor`).
-    pub async fn delete_health_monitor_cascade(&mut self, id: &str) -> Result<u64, DbError> {
+    pub async fn delete_health_monitor_cascade(&mut self, id: &str) -> Result<(), DbError> {
         self.delete_tags(&[id.to_owned()]).await?;
-        self.delete::<HealthMonitorRow>(id).await
+        self.delete_held::<HealthMonitorRow>(id).await
     }
 
     /// Deletes a member row and its tags.
-    pub async fn delete_member_cascade(&mut self, id: &str) -> Result<u64, DbError> {
+    pub async fn delete_member_cascade(&mut self, id: &str) -> Result<(), DbError> {
         self.delete_tags(&[id.to_owned()]).await?;
-        self.delete::<MemberRow>(id).await
+        self.delete_held::<MemberRow>(id).await
     }
 
     /// Deletes an l7rule row and its tags.
-    pub async fn delete_l7rule_cascade(&mut self, id: &str) -> Result<u64, DbError> {
+    pub async fn delete_l7rule_cascade(&mut self, id: &str) -> Result<(), DbError> {
         self.delete_tags(&[id.to_owned()]).await?;
-        self.delete::<L7RuleRow>(id).await
+        self.delete_held::<L7RuleRow>(id).await
     }
 
     /// Deletes an l7policy with its rules and tags, then renumbers the listener's remaining
     /// policies 1..n (ORM ordering_list).
-    pub async fn delete_l7policy_cascade(&mut self, id: &str) -> Result<u64, DbError> {
+    pub async fn delete_l7policy_cascade(&mut self, id: &str) -> Result<(), DbError> {
         let Some(p) = self.find::<L7PolicyRow>(id).await? else {
-            return Ok(0);
+            return Ok(());
         };
-        let rules: Vec<String> = self
-            .fetch_scalars(
-                "SELECT `id` FROM `l7rule` WHERE `l7policy_id` = ?",
-                vec![id.into()],
-            )
-            .await?;
+        let rules = self.l7rule_ids(id).await?;
         self.delete_tags(&rules).await?;
-        self.execute(
+        self.write(
             "DELETE FROM `l7rule` WHERE `l7policy_id` = ?",
             vec![id.into()],
+            OnZero::Ignore,
         )
         .await?;
         self.delete_tags(&[id.to_owned()]).await?;
-        let n = self.delete::<L7PolicyRow>(id).await?;
-        self.renumber_l7policies(&p.listener_id).await?;
-        Ok(n)
+        self.delete_held::<L7PolicyRow>(id).await?;
+        self.renumber_l7policies(&p.listener_id).await
     }
 
     /// Renumbers a listener's l7policies 1..n keeping their order (position, then created_at).
@@ -728,13 +708,14 @@ impl Tx {
             )
             .await?;
         for (i, pid) in ids.iter().enumerate() {
-            self.execute(
+            self.write(
                 "UPDATE `l7policy` SET `position` = ? WHERE `id` = ? AND `position` <> ?",
                 vec![
                     SqlValue::Int(i as i64 + 1),
                     pid.clone().into(),
                     SqlValue::Int(i as i64 + 1),
                 ],
+                OnZero::Ignore,
             )
             .await?;
         }
@@ -742,51 +723,64 @@ impl Tx {
     }
 
     /// Deletes a listener with its SNI rows, CIDR rows, l7policies (with rules) and tags.
-    pub async fn delete_listener_cascade(&mut self, id: &str) -> Result<u64, DbError> {
-        self.execute("DELETE FROM `sni` WHERE `listener_id` = ?", vec![id.into()])
-            .await?;
-        self.execute(
-            "DELETE FROM `listener_cidr` WHERE `listener_id` = ?",
-            vec![id.into()],
-        )
-        .await?;
-        let policies: Vec<String> = self
+    pub async fn delete_listener_cascade(&mut self, id: &str) -> Result<(), DbError> {
+        // reads first: the writes then go in one batch on the status path
+        let mut policies: Vec<(String, Vec<String>)> = Vec::new();
+        let ids: Vec<String> = self
             .fetch_scalars(
                 "SELECT `id` FROM `l7policy` WHERE `listener_id` = ?",
                 vec![id.into()],
             )
             .await?;
-        for p in policies {
-            let rules: Vec<String> = self
-                .fetch_scalars(
-                    "SELECT `id` FROM `l7rule` WHERE `l7policy_id` = ?",
-                    vec![p.clone().into()],
-                )
-                .await?;
+        for p in ids {
+            let rules = self.l7rule_ids(&p).await?;
+            policies.push((p, rules));
+        }
+        let by_listener = vec![SqlValue::from(id)];
+        self.write(
+            "DELETE FROM `sni` WHERE `listener_id` = ?",
+            by_listener.clone(),
+            OnZero::Ignore,
+        )
+        .await?;
+        self.write(
+            "DELETE FROM `listener_cidr` WHERE `listener_id` = ?",
+            by_listener,
+            OnZero::Ignore,
+        )
+        .await?;
+        for (p, rules) in policies {
             self.delete_tags(&rules).await?;
-            self.execute(
+            self.write(
                 "DELETE FROM `l7rule` WHERE `l7policy_id` = ?",
-                vec![p.clone().into()],
+                vec![p.as_str().into()],
+                OnZero::Ignore,
             )
             .await?;
             self.delete_tags(std::slice::from_ref(&p)).await?;
-            self.delete::<L7PolicyRow>(&p).await?;
+            self.delete_held::<L7PolicyRow>(&p).await?;
         }
         self.delete_tags(&[id.to_owned()]).await?;
-        self.delete::<ListenerRow>(id).await
+        self.delete_held::<ListenerRow>(id).await
+    }
+
+    async fn l7rule_ids(&mut self, policy_id: &str) -> Result<Vec<String>, DbError> {
+        self.fetch_scalars(
+            "SELECT `id` FROM `l7rule` WHERE `l7policy_id` = ?",
+            vec![policy_id.into()],
+        )
+        .await
     }
 
     /// Deletes a pool with its members, health monitor, session persistence and tags; nulls
     /// `listener.default_pool_id` and `l7policy.redirect_pool_id` still pointing at it.
-    pub async fn delete_pool_cascade(&mut self, id: &str) -> Result<u64, DbError> {
+    pub async fn delete_pool_cascade(&mut self, id: &str) -> Result<(), DbError> {
+        // reads first: the writes then go in one batch on the status path
         let members: Vec<String> = self
             .fetch_scalars(
                 "SELECT `id` FROM `member` WHERE `pool_id` = ?",
                 vec![id.into()],
             )
-            .await?;
-        self.delete_tags(&members).await?;
-        self.execute("DELETE FROM `member` WHERE `pool_id` = ?", vec![id.into()])
             .await?;
         let hms: Vec<String> = self
             .fetch_scalars(
@@ -794,29 +788,24 @@ impl Tx {
                 vec![id.into()],
             )
             .await?;
+        self.delete_tags(&members).await?;
+        self.write(
+            "DELETE FROM `member` WHERE `pool_id` = ?",
+            vec![id.into()],
+            OnZero::Ignore,
+        )
+        .await?;
         self.delete_tags(&hms).await?;
-        self.execute(
+        for sql in [
             "DELETE FROM `health_monitor` WHERE `pool_id` = ?",
-            vec![id.into()],
-        )
-        .await?;
-        self.execute(
             "DELETE FROM `session_persistence` WHERE `pool_id` = ?",
-            vec![id.into()],
-        )
-        .await?;
-        self.execute(
             "UPDATE `listener` SET `default_pool_id` = NULL WHERE `default_pool_id` = ?",
-            vec![id.into()],
-        )
-        .await?;
-        self.execute(
             "UPDATE `l7policy` SET `redirect_pool_id` = NULL WHERE `redirect_pool_id` = ?",
-            vec![id.into()],
-        )
-        .await?;
+        ] {
+            self.write(sql, vec![id.into()], OnZero::Ignore).await?;
+        }
         self.delete_tags(&[id.to_owned()]).await?;
-        self.delete::<PoolRow>(id).await
+        self.delete_held::<PoolRow>(id).await
     }
 
     async fn delete_tags(&mut self, ids: &[String]) -> Result<(), DbError> {
@@ -827,12 +816,12 @@ impl Tx {
             "DELETE FROM `tags` WHERE `resource_id` IN ({})",
             vec!["?"; ids.len()].join(", ")
         );
-        self.execute(
-            &sql,
+        self.write(
+            sql,
             ids.iter().map(|s| SqlValue::Text(s.clone())).collect(),
+            OnZero::Ignore,
         )
-        .await?;
-        Ok(())
+        .await
     }
 }
 

@@ -53,6 +53,10 @@ pub enum DbError {
     /// A foreign key violation (e.g. a status name missing from its lookup table).
     #[error("foreign key violation: {0}")]
     ForeignKey(String),
+    /// A batch of held-back writes came back with the wrong number of results
+    /// ([`crate::batch`]).
+    #[error("write batch: {0}")]
+    Batch(String),
     /// The database URL is not one Keel understands.
     #[error("invalid database URL: {0}")]
     Url(String),

@@ -10,6 +10,7 @@
 //! Sources: `spec/db-schema.md`, `spec/status-path.md`, `octavia/db/repositories.py`.
 
 mod attachments;
+mod batch;
 mod db;
 mod domain;
 mod error;

@@ -346,33 +346,25 @@ impl Tx {
         keys: &[String],
         changes: &[(&str, SqlValue)],
     ) -> Result<u64, DbError> {
-        if changes.is_empty() {
-            return Ok(0);
-        }
-        let mut sets = Vec::new();
-        let mut head = Vec::new();
-        for (c, v) in changes {
-            sets.push(format!("`{}` = ?", check_column::<T>(c)?));
-            head.push(v.clone());
-        }
-        if T::TIMESTAMPS && !changes.iter().any(|(c, _)| *c == "updated_at") {
-            sets.push("`updated_at` = ?".into());
-            head.push(SqlValue::Time(now()));
-        }
         let mut n = 0;
-        for chunk in keys.chunks(500) {
-            let mut args = head.clone();
-            args.extend(chunk.iter().map(|k| SqlValue::from(k.as_str())));
-            let sql = format!(
-                "UPDATE `{}` SET {} WHERE `{}` IN ({})",
-                T::TABLE,
-                sets.join(", "),
-                col(T::KEY),
-                vec!["?"; chunk.len()].join(", ")
-            );
+        for (sql, args) in update_statements::<T>(keys, changes)? {
             n += self.execute(&sql, args).await?;
         }
         Ok(n)
+    }
+
+    /// [`Tx::update_many`] as held-back writes of the status path ([`crate::batch`]);
+    /// `on_zero` says what no matched row means.
+    pub(crate) async fn update_many_held<T: Record>(
+        &mut self,
+        keys: &[String],
+        changes: &[(&str, SqlValue)],
+        on_zero: crate::batch::OnZero,
+    ) -> Result<(), DbError> {
+        for (sql, args) in update_statements::<T>(keys, changes)? {
+            self.write(sql, args, on_zero.clone()).await?;
+        }
+        Ok(())
     }
 
     /// Partial update of the row of `T` with key `key`: sets each `(column, value)` and, for
@@ -399,6 +391,13 @@ impl Tx {
     pub async fn delete<T: Record>(&mut self, key: &str) -> Result<u64, DbError> {
         let sql = format!("DELETE FROM `{}` WHERE `{}` = ?", T::TABLE, col(T::KEY));
         self.execute(&sql, vec![key.into()]).await
+    }
+
+    /// [`Tx::delete`] as a held-back write of the status path ([`crate::batch`]).
+    pub(crate) async fn delete_held<T: Record>(&mut self, key: &str) -> Result<(), DbError> {
+        let sql = format!("DELETE FROM `{}` WHERE `{}` = ?", T::TABLE, col(T::KEY));
+        self.write(sql, vec![key.into()], crate::batch::OnZero::Ignore)
+            .await
     }
 
     /// Tags of one resource, sorted.
@@ -483,3 +482,39 @@ macro_rules! marker_from_row {
 }
 marker_from_row!(sqlx::sqlite::SqliteRow);
 marker_from_row!(sqlx::mysql::MySqlRow);
+
+/// The `UPDATE … WHERE key IN (…)` statements of [`Tx::update_many`], 500 keys each, with
+/// `updated_at = now()` for tables with timestamps. Errors: [`DbError::InvalidColumn`].
+fn update_statements<T: Record>(
+    keys: &[String],
+    changes: &[(&str, SqlValue)],
+) -> Result<Vec<(String, Vec<SqlValue>)>, DbError> {
+    if changes.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut sets = Vec::new();
+    let mut head = Vec::new();
+    for (c, v) in changes {
+        sets.push(format!("`{}` = ?", check_column::<T>(c)?));
+        head.push(v.clone());
+    }
+    if T::TIMESTAMPS && !changes.iter().any(|(c, _)| *c == "updated_at") {
+        sets.push("`updated_at` = ?".into());
+        head.push(SqlValue::Time(now()));
+    }
+    Ok(keys
+        .chunks(500)
+        .map(|chunk| {
+            let mut args = head.clone();
+            args.extend(chunk.iter().map(|k| SqlValue::from(k.as_str())));
+            let sql = format!(
+                "UPDATE `{}` SET {} WHERE `{}` IN ({})",
+                T::TABLE,
+                sets.join(", "),
+                col(T::KEY),
+                vec!["?"; chunk.len()].join(", ")
+            );
+            (sql, args)
+        })
+        .collect())
+}

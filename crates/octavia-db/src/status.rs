@@ -6,6 +6,7 @@ use provider::{
     ProvisioningStatus, StatsReport, StatusRecord, StatusReport, StatusSink, StatusSinkError,
 };
 
+use crate::batch::OnZero;
 use crate::db::{Database, SqlValue, Tx};
 use crate::domain::QuotaResource;
 use crate::error::DbError;
@@ -287,7 +288,7 @@ async fn apply_in(tx: &mut Tx, kind: Kind, rec: &StatusRecord) -> Result<(), Rec
                 Kind::L7Rule => tx.delete_l7rule_cascade(&rec.id).await?,
                 Kind::L7Policy => tx.delete_l7policy_cascade(&rec.id).await?,
                 Kind::Listener => tx.delete_listener_cascade(&rec.id).await?,
-                Kind::LoadBalancer => 0,
+                Kind::LoadBalancer => (),
             };
             return Ok(());
         }
@@ -304,12 +305,15 @@ async fn apply_in(tx: &mut Tx, kind: Kind, rec: &StatusRecord) -> Result<(), Rec
     if let Some(o) = op {
         changes.push(("operating_status", o.into()));
     }
-    let n = update_kind(tx, kind, &rec.id, &changes).await?;
-    if n == 0 {
-        if let Some(name) = kind.not_found_name() {
-            return Err(RecordError::Text(format!("{name} {} not found.", rec.id)));
-        }
-    }
+    // no row: `<name> <id> not found.` for the kinds octavia looks up first
+    let on_zero = match kind.not_found_name() {
+        Some(resource) => OnZero::NotFound {
+            resource,
+            id: rec.id.clone(),
+        },
+        None => OnZero::Ignore,
+    };
+    update_kind_many(tx, kind, std::slice::from_ref(&rec.id), &changes, on_zero).await?;
     Ok(())
 }
 
@@ -382,7 +386,17 @@ pub(crate) async fn apply_handed_over(tx: &mut Tx, report: &StatusReport) -> Res
 /// unknown ids are ignored (members, health monitors, pools, load balancers), is one `UPDATE …
 /// WHERE id IN (…)`: the outcome of applying them one by one, in one statement (issue 6: a
 /// batch of 200 members reported ACTIVE was 200 statements).
+///
+/// The writes go in batches ([`crate::batch`]): every caller rolls the whole report back on a
+/// failure.
 async fn apply_records(tx: &mut Tx, report: &StatusReport) -> Result<(), RecordError> {
+    tx.start_batching();
+    let applied = apply_records_in_order(tx, report).await;
+    tx.stop_batching(applied.is_ok()).await?;
+    applied
+}
+
+async fn apply_records_in_order(tx: &mut Tx, report: &StatusReport) -> Result<(), RecordError> {
     for (kind, records) in groups(report) {
         let mut i = 0;
         while i < records.len() {
@@ -410,7 +424,7 @@ async fn apply_records(tx: &mut Tx, report: &StatusReport) -> Result<(), RecordE
                 if let Some(o) = rec.operating_status {
                     changes.push(("operating_status", o.as_str().into()));
                 }
-                update_kind_many(tx, kind, &ids, &changes).await?;
+                update_kind_many(tx, kind, &ids, &changes, OnZero::Ignore).await?;
             } else {
                 apply_in(tx, kind, rec).await?;
             }
@@ -420,20 +434,41 @@ async fn apply_records(tx: &mut Tx, report: &StatusReport) -> Result<(), RecordE
     Ok(())
 }
 
+/// The update of `ids` of `kind`, held back while batching ([`crate::batch`]).
 async fn update_kind_many(
     tx: &mut Tx,
     kind: Kind,
     ids: &[String],
     changes: &[(&str, SqlValue)],
-) -> Result<u64, DbError> {
+    on_zero: OnZero,
+) -> Result<(), DbError> {
+    // reports carry final statuses only, so there is no PENDING_* to note (Tx::update)
     match kind {
-        Kind::Member => tx.update_many::<MemberRow>(ids, changes).await,
-        Kind::HealthMonitor => tx.update_many::<HealthMonitorRow>(ids, changes).await,
-        Kind::Pool => tx.update_many::<PoolRow>(ids, changes).await,
-        Kind::L7Rule => tx.update_many::<L7RuleRow>(ids, changes).await,
-        Kind::L7Policy => tx.update_many::<L7PolicyRow>(ids, changes).await,
-        Kind::Listener => tx.update_many::<ListenerRow>(ids, changes).await,
-        Kind::LoadBalancer => tx.update_many::<LoadBalancerRow>(ids, changes).await,
+        Kind::Member => {
+            tx.update_many_held::<MemberRow>(ids, changes, on_zero)
+                .await
+        }
+        Kind::HealthMonitor => {
+            tx.update_many_held::<HealthMonitorRow>(ids, changes, on_zero)
+                .await
+        }
+        Kind::Pool => tx.update_many_held::<PoolRow>(ids, changes, on_zero).await,
+        Kind::L7Rule => {
+            tx.update_many_held::<L7RuleRow>(ids, changes, on_zero)
+                .await
+        }
+        Kind::L7Policy => {
+            tx.update_many_held::<L7PolicyRow>(ids, changes, on_zero)
+                .await
+        }
+        Kind::Listener => {
+            tx.update_many_held::<ListenerRow>(ids, changes, on_zero)
+                .await
+        }
+        Kind::LoadBalancer => {
+            tx.update_many_held::<LoadBalancerRow>(ids, changes, on_zero)
+                .await
+        }
     }
 }
 
@@ -448,16 +483,6 @@ fn groups(report: &StatusReport) -> [(Kind, &Vec<StatusRecord>); 7] {
         (Kind::Listener, &report.listeners),
         (Kind::LoadBalancer, &report.loadbalancers),
     ]
-}
-
-async fn update_kind(
-    tx: &mut Tx,
-    kind: Kind,
-    id: &str,
-    changes: &[(&str, SqlValue)],
-) -> Result<u64, DbError> {
-    // reports carry final statuses only, so there is no PENDING_* to note (Tx::update)
-    update_kind_many(tx, kind, &[id.to_owned()], changes).await
 }
 
 /// Why one record failed.

@@ -551,7 +551,10 @@ async fn quota_charge_does_not_hold_other_projects_writes() {
             tx.commit().await.unwrap();
         };
         let waited = tokio::time::timeout(std::time::Duration::from_secs(5), write).await;
-        assert!(waited.is_ok(), "round {round}: the other project's write waited");
+        assert!(
+            waited.is_ok(),
+            "round {round}: the other project's write waited"
+        );
         held.commit().await.unwrap();
     }
     let mut tx = db.begin_read().await.unwrap();

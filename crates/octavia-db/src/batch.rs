@@ -1,0 +1,252 @@
+//! Write batching of the status path (issue 6): while a status report is applied, writes
+//! whose row count only matters as "zero rows is an error / a log line" are held back and go
+//! to MariaDB together, as one multi-statement text query — one round trip — right before the
+//! transaction's next read, savepoint or commit. Reads therefore always see every earlier
+//! write, and the order of statements is unchanged.
+//!
+//! A report's records are applied in §2.2 order and stop at the first failure; with batching
+//! a failure can surface a few statements late, so batching is used only where a failure
+//! rolls the whole report back (the savepoint of a handed-over report, the all-at-once
+//! transaction of [`crate::StatusUpdater`]) and the report is then replayed record by record
+//! without batching, which gives octavia's per-record outcome.
+//!
+//! Values are inlined as SQL literals only when that is safe without escaping (numbers,
+//! times, hex bytes, and text of id-like characters); a batch holding any other value runs
+//! statement by statement, prepared. SQLite (in-process, no round trips) never batches.
+
+use sqlx::Either;
+
+use crate::db::{Conn, SqlValue, Tx};
+use crate::DbError;
+
+/// What a held-back write of no rows means.
+#[derive(Debug, Clone)]
+pub(crate) enum OnZero {
+    /// Nothing (a delete of rows that may not exist, an update by a set of ids).
+    Ignore,
+    /// The record's object is missing: [`DbError::NotFound`].
+    NotFound {
+        /// Display name (`Listener`, `L7Policy`, …).
+        resource: &'static str,
+        /// The id written to.
+        id: String,
+    },
+    /// A warning for the operator, nothing fails (octavia logs it and goes on).
+    Warn(String),
+}
+
+struct Held {
+    sql: String,
+    args: Vec<SqlValue>,
+    on_zero: OnZero,
+}
+
+/// The writes a [`Tx`] holds back, and whether it is batching now.
+#[derive(Default)]
+pub(crate) struct Batch {
+    on: bool,
+    held: Vec<Held>,
+}
+
+impl Tx {
+    /// From now on, [`Tx::write`] holds writes back (MariaDB only).
+    pub(crate) fn start_batching(&mut self) {
+        self.batch.on = self.is_mysql();
+    }
+
+    /// Stops batching; with `keep`, sends what is held (one round trip), else drops it (the
+    /// caller rolls back past those writes).
+    pub(crate) async fn stop_batching(&mut self, keep: bool) -> Result<(), DbError> {
+        self.batch.on = false;
+        if keep {
+            self.flush().await
+        } else {
+            self.batch.held.clear();
+            Ok(())
+        }
+    }
+
+    /// A write whose row count only matters as `on_zero`: held back while batching, else run
+    /// at once. Errors: as [`Tx::execute`], and [`DbError::NotFound`] per `on_zero` — at
+    /// once, or from the flush that sends it.
+    pub(crate) async fn write(
+        &mut self,
+        sql: impl Into<String>,
+        args: Vec<SqlValue>,
+        on_zero: OnZero,
+    ) -> Result<(), DbError> {
+        let held = Held {
+            sql: sql.into(),
+            args,
+            on_zero,
+        };
+        if self.batch.on {
+            self.batch.held.push(held);
+            return Ok(());
+        }
+        self.flush().await?;
+        let n = self.execute_now(&held.sql, held.args).await?;
+        check(n, held.on_zero)
+    }
+
+    /// Sends the held writes: as one multi-statement query when every value can be inlined,
+    /// else one by one; then checks each one's row count in order. Called before every
+    /// statement the transaction runs, so a read sees the writes held before it.
+    pub(crate) async fn flush(&mut self) -> Result<(), DbError> {
+        if self.batch.held.is_empty() {
+            return Ok(());
+        }
+        let held = std::mem::take(&mut self.batch.held);
+        let text = if held.len() > 1 {
+            held.iter()
+                .map(|h| inline(&h.sql, &h.args))
+                .collect::<Option<Vec<String>>>()
+                .map(|s| s.join(";\n"))
+        } else {
+            None
+        };
+        let counts = match (text, self.conn()) {
+            (Some(text), Conn::MySql(c)) => {
+                use futures::TryStreamExt;
+                let mut counts = Vec::with_capacity(held.len());
+                let mut results = sqlx::Executor::fetch_many(c, text.as_str());
+                while let Some(r) = results.try_next().await? {
+                    if let Either::Left(done) = r {
+                        counts.push(done.rows_affected());
+                    }
+                }
+                counts
+            }
+            _ => {
+                let mut counts = Vec::with_capacity(held.len());
+                for h in &held {
+                    counts.push(self.execute_now(&h.sql, h.args.clone()).await?);
+                }
+                counts
+            }
+        };
+        if counts.len() != held.len() {
+            return Err(DbError::Batch(format!(
+                "{} statements sent, {} results",
+                held.len(),
+                counts.len()
+            )));
+        }
+        for (n, h) in counts.into_iter().zip(held) {
+            check(n, h.on_zero)?;
+        }
+        Ok(())
+    }
+}
+
+fn check(n: u64, on_zero: OnZero) -> Result<(), DbError> {
+    if n > 0 {
+        return Ok(());
+    }
+    match on_zero {
+        OnZero::Ignore => Ok(()),
+        OnZero::NotFound { resource, id } => Err(DbError::NotFound { resource, id }),
+        OnZero::Warn(what) => {
+            tracing::warn!("{what}");
+            Ok(())
+        }
+    }
+}
+
+/// `sql` with each `?` placeholder (outside quotes) replaced by its argument as a MariaDB
+/// literal; `None` when an argument has no escape-free literal or the counts differ.
+pub(crate) fn inline(sql: &str, args: &[SqlValue]) -> Option<String> {
+    let mut out = String::with_capacity(sql.len() + 40 * args.len());
+    let mut args = args.iter();
+    let mut quote: Option<char> = None;
+    for ch in sql.chars() {
+        match (quote, ch) {
+            (Some(q), c) if c == q => quote = None,
+            (None, '\'' | '`' | '"') => quote = Some(ch),
+            (None, '?') => {
+                out.push_str(&literal(args.next()?)?);
+                continue;
+            }
+            _ => {}
+        }
+        out.push(ch);
+    }
+    (quote.is_none() && args.next().is_none()).then_some(out)
+}
+
+/// A value as a literal needing no escapes, if it has one.
+fn literal(v: &SqlValue) -> Option<String> {
+    Some(match v {
+        SqlValue::Null => "NULL".into(),
+        SqlValue::Bool(b) => if *b { "1" } else { "0" }.into(),
+        SqlValue::Int(i) => i.to_string(),
+        SqlValue::Float(f) if f.is_finite() => format!("{f:?}"),
+        SqlValue::Float(_) => return None,
+        SqlValue::Text(s) if s.chars().all(plain) => format!("'{s}'"),
+        SqlValue::Text(_) => return None,
+        SqlValue::Bytes(b) => {
+            let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+            format!("X'{hex}'")
+        }
+        SqlValue::Time(t) => format!("'{}'", t.format("%Y-%m-%d %H:%M:%S%.6f")),
+    })
+}
+
+/// Characters of ids, statuses, names and addresses that mean nothing to the SQL lexer
+/// inside a quoted literal (no quote, backslash, `?`, control or non-ASCII character).
+fn plain(c: char) -> bool {
+    c.is_ascii_alphanumeric() || " _-.:/,=+@".contains(c)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn placeholders_outside_quotes_take_the_literals() {
+        let sql = "UPDATE `a?` SET `s` = ?, `n` = ? WHERE `id` IN (?, ?) AND `x` <> '?'";
+        let args = vec![
+            SqlValue::Text("ACTIVE".into()),
+            SqlValue::Int(-3),
+            SqlValue::Text("5b1c-0a".into()),
+            SqlValue::Null,
+        ];
+        assert_eq!(
+            inline(sql, &args).unwrap(),
+            "UPDATE `a?` SET `s` = 'ACTIVE', `n` = -3 WHERE `id` IN ('5b1c-0a', NULL) AND `x` <> '?'"
+        );
+    }
+
+    #[test]
+    fn values_without_a_safe_literal_or_a_count_mismatch_give_none() {
+        for bad in ["it's", "a\\b", "new\nline", "why?", "café"] {
+            assert!(
+                inline("SELECT ?", &[SqlValue::Text(bad.into())]).is_none(),
+                "{bad}"
+            );
+        }
+        assert!(inline("SELECT ?", &[SqlValue::Float(f64::NAN)]).is_none());
+        assert!(inline("SELECT ?, ?", &[SqlValue::Int(1)]).is_none());
+        assert!(inline("SELECT ?", &[SqlValue::Int(1), SqlValue::Int(2)]).is_none());
+        assert!(inline("SELECT 'open ?", &[SqlValue::Int(1)]).is_none());
+    }
+
+    #[test]
+    fn other_literals() {
+        let t = chrono::NaiveDate::from_ymd_opt(2026, 11, 30)
+            .unwrap()
+            .and_hms_opt(4, 5, 6)
+            .unwrap();
+        let args = vec![
+            SqlValue::Bool(true),
+            SqlValue::Float(0.5),
+            SqlValue::Bytes(vec![0, 255]),
+            SqlValue::Time(t),
+        ];
+        assert_eq!(
+            inline("VALUES (?, ?, ?, ?)", &args).unwrap(),
+            "VALUES (1, 0.5, X'00ff', '2026-11-30 04:05:06.000000')"
+        );
+    }
+}

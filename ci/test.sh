@@ -6,6 +6,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/var/tmp/keel-target}"
+# one-shot builds: incremental caches only grow the shared target dir (it filled the disk)
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
 ci/stack/install.sh
 ci/stack/up.sh

@@ -212,35 +212,51 @@ impl Tx {
         listener_status: &str,
     ) -> Result<(), DbError> {
         // One conditional UPDATE takes the row lock, tests and sets (a locking read and an
-        // UPDATE before: issue 6); the row is read only to tell 404 from 409.
+        // UPDATE before: issue 6), sent with the listeners' updates in one round trip
+        // (crate::batch); the row is read only to tell 404 from 409. On an error the caller
+        // drops the transaction, listener updates included.
         let pending = SqlValue::from("PENDING_UPDATE");
         let sql = "UPDATE `load_balancer` SET `provisioning_status` = ?, `updated_at` = ? \
                    WHERE `id` = ? AND `provisioning_status` = 'ACTIVE'";
-        let n = self
-            .execute(
-                sql,
-                vec![
-                    pending.clone(),
-                    SqlValue::Time(crate::db::now()),
-                    lb_id.into(),
-                ],
-            )
-            .await?;
-        if n > 0 {
-            // claimed once this transaction holds the row (crate::settle)
-            self.note_lb_status(lb_id, &pending);
-        } else {
-            let lb = self.lock_load_balancer(lb_id).await?;
-            return Err(DbError::Immutable {
+        let not_active = OnZero::NotFound {
+            resource: "Load Balancer",
+            id: lb_id.to_owned(),
+        };
+        self.start_batching();
+        let args = vec![
+            pending.clone(),
+            SqlValue::Time(crate::db::now()),
+            lb_id.into(),
+        ];
+        let mut sent = self.write(sql, args, not_active).await;
+        let listener = [("provisioning_status", SqlValue::from(listener_status))];
+        if sent.is_ok() && !listener_ids.is_empty() {
+            sent = self
+                .update_many_held::<ListenerRow>(listener_ids, &listener, OnZero::Ignore)
+                .await;
+        }
+        let sent = match sent {
+            Ok(()) => self.stop_batching(true).await,
+            Err(e) => self.stop_batching(false).await.and(Err(e)),
+        };
+        match sent {
+            Ok(()) => {
+                // claimed once this transaction holds the row (crate::settle)
+                self.note_lb_status(lb_id, &pending);
+                Ok(())
+            }
+            Err(DbError::NotFound {
                 resource: "Load Balancer",
-                id: lb.id,
-            });
+                ..
+            }) => {
+                let lb = self.lock_load_balancer(lb_id).await?;
+                Err(DbError::Immutable {
+                    resource: "Load Balancer",
+                    id: lb.id,
+                })
+            }
+            Err(e) => Err(e),
         }
-        for l in listener_ids {
-            self.set_provisioning_status::<ListenerRow>(l, listener_status)
-                .await?;
-        }
-        Ok(())
     }
 
     /// Requires the row of `T` (pool or l7policy) to be ACTIVE and sets it to `new_status`.

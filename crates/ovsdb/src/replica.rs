@@ -4,9 +4,10 @@
 //! next snapshot from the previous one per update notification (copy-on-write per touched
 //! table) and swaps it in, so a reader never sees half of a transaction.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use rpds::HashTrieMapSync;
 use serde_json::Value as Json;
 use uuid::Uuid;
 
@@ -115,10 +116,15 @@ impl Row {
 
 /// One replicated table with its indexes: by `_uuid`, and by `name` when the table has a
 /// string `name` column (names need not be unique, so the index holds sets).
+///
+/// Both are persistent maps (hash tries sharing structure): publishing a snapshot keeps the
+/// table, and the next update copies only the paths it changes. With a plain hash map each
+/// update of a table a snapshot still held copied it whole — 1 ms per NB transaction at 10,000
+/// Load_Balancer rows (issue 6).
 #[derive(Debug, Clone, Default)]
 pub struct Table {
-    rows: HashMap<Uuid, Arc<Row>>,
-    by_name: Option<HashMap<String, BTreeSet<Uuid>>>,
+    rows: HashTrieMapSync<Uuid, Arc<Row>>,
+    by_name: Option<HashTrieMapSync<String, BTreeSet<Uuid>>>,
 }
 
 impl PartialEq for Table {
@@ -130,14 +136,14 @@ impl PartialEq for Table {
 impl Table {
     fn with_name_index(indexed: bool) -> Table {
         Table {
-            rows: HashMap::new(),
-            by_name: indexed.then(HashMap::new),
+            rows: HashTrieMapSync::new_sync(),
+            by_name: indexed.then(HashTrieMapSync::new_sync),
         }
     }
 
     /// Number of rows.
     pub fn len(&self) -> usize {
-        self.rows.len()
+        self.rows.size()
     }
 
     /// No rows.
@@ -178,34 +184,45 @@ impl Table {
     }
 
     fn put(&mut self, row: Arc<Row>) -> Option<Arc<Row>> {
-        let old = self.rows.insert(row.uuid, row.clone());
+        let old = self.rows.get(&row.uuid).cloned();
+        self.rows.insert_mut(row.uuid, row.clone());
         if let Some(ix) = &mut self.by_name {
-            if let Some(n) = old.as_ref().and_then(|o| o.get_str("name")) {
-                if let Some(set) = ix.get_mut(n) {
-                    set.remove(&row.uuid);
-                    if set.is_empty() {
-                        ix.remove(n);
-                    }
+            let old_name = old.as_ref().and_then(|o| o.get_str("name"));
+            let new_name = row.get_str("name");
+            if old_name != new_name {
+                if let Some(n) = old_name {
+                    unindex(ix, n, &row.uuid);
                 }
-            }
-            if let Some(n) = row.get_str("name") {
-                ix.entry(n.to_string()).or_default().insert(row.uuid);
+                if let Some(n) = new_name {
+                    let mut set = ix.get(n).cloned().unwrap_or_default();
+                    set.insert(row.uuid);
+                    ix.insert_mut(n.to_string(), set);
+                }
             }
         }
         old
     }
 
     fn take(&mut self, uuid: &Uuid) -> Option<Arc<Row>> {
-        let old = self.rows.remove(uuid)?;
+        let old = self.rows.get(uuid).cloned()?;
+        self.rows.remove_mut(uuid);
         if let (Some(ix), Some(n)) = (&mut self.by_name, old.get_str("name")) {
-            if let Some(set) = ix.get_mut(n) {
-                set.remove(uuid);
-                if set.is_empty() {
-                    ix.remove(n);
-                }
-            }
+            unindex(ix, n, uuid);
         }
         Some(old)
+    }
+}
+
+/// Removes `uuid` from the name index entry of `name` (and the entry once empty).
+fn unindex(ix: &mut HashTrieMapSync<String, BTreeSet<Uuid>>, name: &str, uuid: &Uuid) {
+    if let Some(set) = ix.get(name) {
+        let mut set = set.clone();
+        set.remove(uuid);
+        if set.is_empty() {
+            ix.remove_mut(name);
+        } else {
+            ix.insert_mut(name.to_string(), set);
+        }
     }
 }
 

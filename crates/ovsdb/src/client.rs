@@ -1065,10 +1065,12 @@ async fn handshake(conn: &mut Conn, monitor: &MonitorSpec, shared: &Shared) -> R
             Err(e) => return Err(e),
         }
     }
-    if let Some(r) = reply {
+    if let Some(mut r) = reply {
         let found = r.get(0).and_then(Json::as_bool).unwrap_or(false);
         let last = txn_id(r.get(1))?;
-        let updates = parse_updates(r.get(2).unwrap_or(&Json::Null), MonitorVersion::V2)?;
+        let initial = r.get_mut(2).map(Json::take).unwrap_or_default();
+        drop(r);
+        let updates = parse_updates(initial, MonitorVersion::V2)?;
         let rows = count_rows(&updates);
         if found && since.is_some() {
             publish_update(shared, updates, Some(last))?;
@@ -1109,7 +1111,7 @@ async fn handshake(conn: &mut Conn, monitor: &MonitorSpec, shared: &Shared) -> R
         }
         Err(e) => return Err(e),
     };
-    let updates = parse_updates(&initial, version)?;
+    let updates = parse_updates(initial, version)?;
     let rows = count_rows(&updates);
     let mut fresh = ReplicaData::new(schema, monitored, 0);
     fresh.apply(updates)?;
@@ -1262,14 +1264,15 @@ async fn handle(
             if shared.lock_notification(&method, &params) {
                 return Ok(());
             }
-            let p = params.as_array().map(Vec::as_slice);
+            let mut params = params;
+            let p = params.as_array_mut().map(Vec::as_mut_slice);
             let (updates, txn) = match (method.as_str(), p) {
-                ("update2", Some([mid, u])) if mid == SERVER_MONITOR_ID => {
+                ("update2", Some([mid, u])) if *mid == SERVER_MONITOR_ID => {
                     return conn.server_update(shared, u);
                 }
-                ("update" | "update2", Some([mid, u])) if mid == MONITOR_ID => (u, None),
-                ("update3", Some([mid, last_txn, u])) if mid == MONITOR_ID => {
-                    (u, Some(txn_id(Some(last_txn))?))
+                ("update" | "update2", Some([mid, u])) if *mid == MONITOR_ID => (u.take(), None),
+                ("update3", Some([mid, last_txn, u])) if *mid == MONITOR_ID => {
+                    (u.take(), Some(txn_id(Some(last_txn))?))
                 }
                 ("monitor_canceled", _) => return Err(Error::MonitorCanceled),
                 _ => {

@@ -399,41 +399,47 @@ pub(crate) enum RowOp {
 /// `<table-updates>` / `<table-updates2>` parsed.
 pub(crate) type TableUpdates = Vec<(String, Vec<(Uuid, RowOp)>)>;
 
-fn parse_row(j: &Json) -> Result<BTreeMap<String, Value>> {
-    let o = j
-        .as_object()
-        .ok_or_else(|| Error::Protocol(format!("row is not an object: {j}")))?;
-    o.iter()
+fn parse_row(j: Json) -> Result<BTreeMap<String, Value>> {
+    let Json::Object(o) = j else {
+        return Err(Error::Protocol(format!("row is not an object: {j}")));
+    };
+    o.into_iter()
         .filter(|(k, _)| k.as_str() != "_uuid" && k.as_str() != "_version")
-        .map(|(k, v)| Ok((k.clone(), Value::from_json(v)?)))
+        .map(|(k, v)| Ok((k, Value::from_json(&v)?)))
         .collect()
 }
 
-/// Parses `<table-updates>` (v1) or `<table-updates2>` (v2/v3).
-pub(crate) fn parse_updates(j: &Json, version: MonitorVersion) -> Result<TableUpdates> {
-    let tables = j
-        .as_object()
-        .ok_or_else(|| Error::Protocol("table-updates is not an object".into()))?;
+/// Parses `<table-updates>` (v1) or `<table-updates2>` (v2/v3), consuming the JSON as it goes:
+/// an initial load of 10,000 rows then never holds the whole JSON and all its rows at once.
+pub(crate) fn parse_updates(j: Json, version: MonitorVersion) -> Result<TableUpdates> {
+    let Json::Object(tables) = j else {
+        return Err(Error::Protocol("table-updates is not an object".into()));
+    };
     let mut out = Vec::with_capacity(tables.len());
     for (table, rows) in tables {
-        let rows = rows
-            .as_object()
-            .ok_or_else(|| Error::Protocol(format!("{table} updates are not an object")))?;
+        let Json::Object(rows) = rows else {
+            return Err(Error::Protocol(format!(
+                "{table} updates are not an object"
+            )));
+        };
         let mut ops = Vec::with_capacity(rows.len());
         for (uuid, upd) in rows {
-            let uuid = Uuid::parse_str(uuid)
+            let uuid = Uuid::parse_str(&uuid)
                 .map_err(|e| Error::Protocol(format!("bad row uuid {uuid:?}: {e}")))?;
+            let Json::Object(mut upd) = upd else {
+                return Err(Error::Protocol(format!("bad row-update for {uuid}")));
+            };
             let op = match version {
-                MonitorVersion::V1 => match upd.get("new") {
+                MonitorVersion::V1 => match upd.remove("new") {
                     Some(n) => RowOp::Replace(parse_row(n)?),
                     None => RowOp::Delete,
                 },
                 MonitorVersion::V2 => {
-                    if let Some(r) = upd.get("initial").or_else(|| upd.get("insert")) {
+                    if let Some(r) = upd.remove("initial").or_else(|| upd.remove("insert")) {
                         RowOp::Insert(parse_row(r)?)
-                    } else if let Some(r) = upd.get("modify") {
+                    } else if let Some(r) = upd.remove("modify") {
                         RowOp::Modify(parse_row(r)?)
-                    } else if upd.get("delete").is_some() {
+                    } else if upd.contains_key("delete") {
                         RowOp::Delete
                     } else {
                         return Err(Error::Protocol(format!("bad row-update2 for {uuid}")));
@@ -442,7 +448,7 @@ pub(crate) fn parse_updates(j: &Json, version: MonitorVersion) -> Result<TableUp
             };
             ops.push((uuid, op));
         }
-        out.push((table.clone(), ops));
+        out.push((table, ops));
     }
     Ok(out)
 }
@@ -689,7 +695,7 @@ mod tests {
     const U3: &str = "33333333-3333-3333-3333-333333333333";
 
     fn upd(j: Json) -> TableUpdates {
-        parse_updates(&j, MonitorVersion::V2).unwrap()
+        parse_updates(j, MonitorVersion::V2).unwrap()
     }
 
     #[test]
@@ -781,9 +787,9 @@ mod tests {
             )),
             Err(Error::Protocol(_))
         ));
-        assert!(parse_updates(&json!({"T": {U1: {"bogus": 1}}}), MonitorVersion::V2).is_err());
+        assert!(parse_updates(json!({"T": {U1: {"bogus": 1}}}), MonitorVersion::V2).is_err());
         assert!(parse_updates(
-            &json!({"T": {"not-a-uuid": {"delete": null}}}),
+            json!({"T": {"not-a-uuid": {"delete": null}}}),
             MonitorVersion::V2
         )
         .is_err());
@@ -811,7 +817,7 @@ mod tests {
     fn v1_updates_and_resync_diff() {
         let mut d = data();
         let v1 = parse_updates(
-            &json!({"Load_Balancer": {U1: {"new": {"name": "a", "n": 1}},
+            json!({"Load_Balancer": {U1: {"new": {"name": "a", "n": 1}},
                                       U2: {"new": {"name": "b", "n": 2}}}}),
             MonitorVersion::V1,
         )

@@ -14,6 +14,7 @@
 //! times, hex bytes, and text of id-like characters); a batch holding any other value runs
 //! statement by statement, prepared. SQLite (in-process, no round trips) never batches.
 
+use sqlx::mysql::MySqlRow;
 use sqlx::Either;
 
 use crate::db::{Conn, SqlValue, Tx};
@@ -106,17 +107,11 @@ impl Tx {
             None
         };
         let counts = match (text, self.conn()) {
-            (Some(text), Conn::MySql(c)) => {
-                use futures::TryStreamExt;
-                let mut counts = Vec::with_capacity(held.len());
-                let mut results = sqlx::Executor::fetch_many(c, text.as_str());
-                while let Some(r) = results.try_next().await? {
-                    if let Either::Left(done) = r {
-                        counts.push(done.rows_affected());
-                    }
-                }
-                counts
-            }
+            (Some(text), Conn::MySql(c)) => run_text(c, &text)
+                .await?
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect(),
             _ => {
                 let mut counts = Vec::with_capacity(held.len());
                 for h in &held {
@@ -137,6 +132,59 @@ impl Tx {
         }
         Ok(())
     }
+}
+
+impl Tx {
+    /// `stmts` as one multi-statement query (MariaDB, every value inlinable; held writes are
+    /// sent first): each statement's row count and rows, in order. `None` when that is not
+    /// possible (SQLite, a value without an escape-free literal): the caller runs them its
+    /// usual way. Errors: the first failing statement's (those after it did not run).
+    pub(crate) async fn query_batch(
+        &mut self,
+        stmts: &[(String, Vec<SqlValue>)],
+    ) -> Result<Option<Vec<(u64, Vec<MySqlRow>)>>, DbError> {
+        if !self.is_mysql() {
+            return Ok(None);
+        }
+        let Some(text) = stmts
+            .iter()
+            .map(|(sql, args)| inline(sql, args))
+            .collect::<Option<Vec<String>>>()
+        else {
+            return Ok(None);
+        };
+        self.flush().await?;
+        let Conn::MySql(c) = self.conn() else {
+            return Ok(None);
+        };
+        let out = run_text(c, &text.join(";\n")).await?;
+        if out.len() != stmts.len() {
+            return Err(DbError::Batch(format!(
+                "{} statements sent, {} results",
+                stmts.len(),
+                out.len()
+            )));
+        }
+        Ok(Some(out))
+    }
+}
+
+/// Runs a multi-statement text query: per statement, its row count and rows.
+async fn run_text(
+    c: &mut sqlx::MySqlConnection,
+    text: &str,
+) -> Result<Vec<(u64, Vec<MySqlRow>)>, DbError> {
+    use futures::TryStreamExt;
+    let mut out = Vec::new();
+    let mut rows = Vec::new();
+    let mut results = sqlx::Executor::fetch_many(c, text);
+    while let Some(r) = results.try_next().await? {
+        match r {
+            Either::Left(done) => out.push((done.rows_affected(), std::mem::take(&mut rows))),
+            Either::Right(row) => rows.push(row),
+        }
+    }
+    Ok(out)
 }
 
 fn check(n: u64, on_zero: OnZero) -> Result<(), DbError> {

@@ -21,7 +21,7 @@ fn check_column<T: Record>(c: &str) -> Result<&'static str, DbError> {
         })
 }
 
-fn select_list<T: Record>() -> String {
+pub(crate) fn select_list<T: Record>() -> String {
     T::COLUMNS
         .iter()
         .map(|c| format!("`{}`", col(c)))

@@ -29,6 +29,21 @@ async fn remove_fixture(admin: &ovsdb::Client, ls: &str, lb_id: &str) {
         .unwrap();
 }
 
+/// Deletes the `Load_Balancer` rows earlier runs of these tests left (a run that failed never
+/// reached its `remove_fixture`; the tests run one at a time). They map the same member
+/// addresses as the new fixture. With five of them in NB, 1 run in 12 of
+/// `only_the_lock_holder_acts_and_the_other_takes_over` waited 60 s for a report that never
+/// came; with them removed, 14 of 14 passed.
+async fn remove_leftover_fixtures(admin: &ovsdb::Client) {
+    admin
+        .transact(nb_txn(vec![json!({
+            "op": "delete", "table": "Load_Balancer",
+            "where": [["external_ids", "includes", ["map", [["listener_L", "80:pool_P"]]]]]
+        })]))
+        .await
+        .unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn only_the_lock_holder_acts_and_the_other_takes_over() {
     let lb_id = uid();
@@ -39,6 +54,7 @@ async fn only_the_lock_holder_acts_and_the_other_takes_over() {
     // NB rows as the driver leaves them: a switch with the member port, an LB row with a
     // member, a health check and the member's ip_port_mappings (northd makes the monitor)
     let admin = nb_admin(&[]).await.unwrap();
+    remove_leftover_fixtures(&admin).await;
     let ids = json!([
         "map",
         [
@@ -211,6 +227,7 @@ async fn vip_fip_copies_and_removes_health_checks() {
     let admin = nb_admin(&["Load_Balancer", "Load_Balancer_Health_Check"])
         .await
         .unwrap();
+    remove_leftover_fixtures(&admin).await;
     let ids = json!([
         "map",
         [
@@ -345,6 +362,7 @@ async fn lagged_events_trigger_a_rescan() {
         fip,
     } = fip_names("172.29");
     let admin = nb_admin(&["Load_Balancer"]).await.unwrap();
+    remove_leftover_fixtures(&admin).await;
     let ids = json!([
         "map",
         [

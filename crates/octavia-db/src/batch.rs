@@ -106,8 +106,8 @@ impl Tx {
         } else {
             None
         };
-        let counts = match (text, self.conn()) {
-            (Some(text), Conn::MySql(c)) => run_text(c, &text)
+        let counts: Vec<u64> = match (text, self.conn()) {
+            (Some(text), Conn::MySql(c)) => run_text(c, &text, held.len())
                 .await?
                 .into_iter()
                 .map(|(n, _)| n)
@@ -120,13 +120,6 @@ impl Tx {
                 counts
             }
         };
-        if counts.len() != held.len() {
-            return Err(DbError::Batch(format!(
-                "{} statements sent, {} results",
-                held.len(),
-                counts.len()
-            )));
-        }
         for (n, h) in counts.into_iter().zip(held) {
             check(n, h.on_zero)?;
         }
@@ -157,22 +150,16 @@ impl Tx {
         let Conn::MySql(c) = self.conn() else {
             return Ok(None);
         };
-        let out = run_text(c, &text.join(";\n")).await?;
-        if out.len() != stmts.len() {
-            return Err(DbError::Batch(format!(
-                "{} statements sent, {} results",
-                stmts.len(),
-                out.len()
-            )));
-        }
-        Ok(Some(out))
+        Ok(Some(run_text(c, &text.join(";\n"), stmts.len()).await?))
     }
 }
 
-/// Runs a multi-statement text query: per statement, its row count and rows.
+/// Runs a multi-statement text query of `statements` statements: per statement, its row
+/// count and rows. Errors: [`DbError::Batch`] when the server answered another number.
 async fn run_text(
     c: &mut sqlx::MySqlConnection,
     text: &str,
+    statements: usize,
 ) -> Result<Vec<(u64, Vec<MySqlRow>)>, DbError> {
     use futures::TryStreamExt;
     let mut out = Vec::new();
@@ -183,6 +170,12 @@ async fn run_text(
             Either::Left(done) => out.push((done.rows_affected(), std::mem::take(&mut rows))),
             Either::Right(row) => rows.push(row),
         }
+    }
+    if out.len() != statements {
+        return Err(DbError::Batch(format!(
+            "{statements} statements sent, {} results",
+            out.len()
+        )));
     }
     Ok(out)
 }

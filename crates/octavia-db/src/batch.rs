@@ -1,4 +1,4 @@
-//! Write batching of the status path (issue 6): while a status report is applied, writes
+//! Write batching (issue 6), mainly of the status path: while a status report is applied, writes
 //! whose row count only matters as "zero rows is an error / a log line" are held back and go
 //! to MariaDB together, as one multi-statement text query — one round trip — right before the
 //! transaction's next read, savepoint or commit. Reads therefore always see every earlier
@@ -13,6 +13,10 @@
 //! Values are inlined as SQL literals only when that is safe without escaping (numbers,
 //! times, hex bytes, and text of id-like characters); a batch holding any other value runs
 //! statement by statement, prepared. SQLite (in-process, no round trips) never batches.
+//!
+//! On the API path two writes are held the same way: the load balancer's test-and-set of
+//! [`Tx::lock_lb_for_child`] with its listeners' statuses, and a quota counter set on a row
+//! the transaction has just locked ([`Tx::write_soon`]); both go with the next statement.
 
 use sqlx::mysql::MySqlRow;
 use sqlx::Either;
@@ -47,22 +51,27 @@ struct Held {
 pub(crate) struct Batch {
     on: bool,
     held: Vec<Held>,
+    /// How many were held when batching started ([`Tx::write_soon`]'s, which a dropped
+    /// batch keeps).
+    before: usize,
 }
 
 impl Tx {
     /// From now on, [`Tx::write`] holds writes back (MariaDB only).
     pub(crate) fn start_batching(&mut self) {
         self.batch.on = self.is_mysql();
+        self.batch.before = self.batch.held.len();
     }
 
-    /// Stops batching; with `keep`, sends what is held (one round trip), else drops it (the
-    /// caller rolls back past those writes).
+    /// Stops batching; with `keep`, sends what is held (one round trip), else drops what
+    /// was held since [`Tx::start_batching`] (the caller rolls back past those writes).
     pub(crate) async fn stop_batching(&mut self, keep: bool) -> Result<(), DbError> {
         self.batch.on = false;
         if keep {
             self.flush().await
         } else {
-            self.batch.held.clear();
+            let before = self.batch.before;
+            self.batch.held.truncate(before);
             Ok(())
         }
     }
@@ -88,6 +97,27 @@ impl Tx {
         self.flush().await?;
         let n = self.execute_now(&held.sql, held.args).await?;
         check(n, held.on_zero)
+    }
+
+    /// A write to a row this transaction already holds, whose row count does not matter
+    /// beyond `on_zero`: on MariaDB held back until the transaction's next statement, which
+    /// sends it (in one round trip when that statement is a batch); on SQLite run at once.
+    /// Errors: as [`Tx::write`].
+    pub(crate) async fn write_soon(
+        &mut self,
+        sql: impl Into<String>,
+        args: Vec<SqlValue>,
+        on_zero: OnZero,
+    ) -> Result<(), DbError> {
+        if !self.is_mysql() {
+            return self.write(sql, args, on_zero).await;
+        }
+        self.batch.held.push(Held {
+            sql: sql.into(),
+            args,
+            on_zero,
+        });
+        Ok(())
     }
 
     /// Sends the held writes: as one multi-statement query when every value can be inlined,

@@ -468,13 +468,13 @@ impl Tx {
             }
         }
         let charged = in_use.saturating_add(charge);
-        let col = format!("in_use_{}", resource.column());
-        self.update::<QuotaRow>(
-            project_id,
-            &[(col.as_str(), SqlValue::Int(i64::from(charged)))],
-        )
-        .await?;
-        Ok(())
+        // the row is locked: the write rides with the transaction's next statement
+        let sql = format!(
+            "UPDATE `quotas` SET `in_use_{}` = ? WHERE `project_id` = ?",
+            resource.column()
+        );
+        let args = vec![SqlValue::Int(i64::from(charged)), project_id.into()];
+        self.write_soon(sql, args, OnZero::Ignore).await
     }
 
     /// [`Tx::check_and_charge_quota`] as one conditional `UPDATE` of the project's row, which

@@ -275,21 +275,23 @@ async fn apply_in(tx: &mut Tx, kind: Kind, rec: &StatusRecord) -> Result<(), Rec
                 tracing::warn!(lb = %rec.id, "VIP is octavia_owned; Keel has no network driver to deallocate it");
             }
         }
+        // The cascade reads first; the quota goes back after it, so on the status path
+        // (crate::batch) the decrement rides with the cascade's writes: one round trip less.
+        match kind {
+            Kind::Member => tx.delete_member_cascade(&rec.id).await?,
+            Kind::HealthMonitor => tx.delete_health_monitor_cascade(&rec.id).await?,
+            Kind::Pool => tx.delete_pool_cascade(&rec.id).await?,
+            Kind::L7Rule => tx.delete_l7rule_cascade(&rec.id).await?,
+            Kind::L7Policy => tx.delete_l7policy_cascade(&rec.id).await?,
+            Kind::Listener => tx.delete_listener_cascade(&rec.id).await?,
+            Kind::LoadBalancer => (),
+        };
         if owner.provisioning_status != "DELETED" {
             if let Some(p) = owner.project_id.as_deref() {
                 tx.decrement_quota(p, kind.quota(), 1).await?;
             }
         }
         if kind != Kind::LoadBalancer {
-            match kind {
-                Kind::Member => tx.delete_member_cascade(&rec.id).await?,
-                Kind::HealthMonitor => tx.delete_health_monitor_cascade(&rec.id).await?,
-                Kind::Pool => tx.delete_pool_cascade(&rec.id).await?,
-                Kind::L7Rule => tx.delete_l7rule_cascade(&rec.id).await?,
-                Kind::L7Policy => tx.delete_l7policy_cascade(&rec.id).await?,
-                Kind::Listener => tx.delete_listener_cascade(&rec.id).await?,
-                Kind::LoadBalancer => (),
-            };
             return Ok(());
         }
         prov = Some("DELETED");

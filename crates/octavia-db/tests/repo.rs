@@ -516,6 +516,49 @@ async fn quota_of_a_known_project_keeps_octavias_outcomes() {
     .await;
 }
 
+/// A recounted quota charge is sent with the transaction's next statement (crate::batch).
+/// When that statement is a load balancer lock that is refused, the charge must still be in
+/// the transaction: the refused lock drops only its own writes, and a commit stores the
+/// charge — nothing lost, nothing written twice.
+#[tokio::test]
+async fn a_held_quota_charge_outlives_a_refused_lb_lock() {
+    each_backend(|db| async move {
+        let defaults = QuotaLimits {
+            listener: 5,
+            ..Default::default()
+        };
+        let busy = id();
+        let mut tx = db.begin().await.unwrap();
+        tx.insert(&lb(&busy, "PENDING_UPDATE")).await.unwrap();
+        tx.commit().await.unwrap();
+        let in_use = |db: Database| async move {
+            let mut tx = db.begin_read().await.unwrap();
+            tx.get::<QuotaRow>(PROJECT).await.unwrap().in_use_listener
+        };
+        // first sight of the project, then its known row with the counter back at 0: both
+        // recount (no listener rows) and charge 1
+        for _ in 0..2 {
+            let mut tx = db.begin().await.unwrap();
+            tx.check_quota(PROJECT, QuotaResource::Listener, 1, &defaults)
+                .await
+                .unwrap();
+            let e = tx
+                .lock_lb_for_child(&busy, &[], "PENDING_UPDATE")
+                .await
+                .unwrap_err();
+            assert!(matches!(e, DbError::Immutable { .. }), "{e:?}");
+            tx.commit().await.unwrap();
+            assert_eq!(in_use(db.clone()).await, Some(1));
+            let mut tx = db.begin().await.unwrap();
+            tx.update::<QuotaRow>(PROJECT, &[("in_use_listener", SqlValue::Int(0))])
+                .await
+                .unwrap();
+            tx.commit().await.unwrap();
+        }
+    })
+    .await;
+}
+
 /// Taking quota locks the project's `quotas` row and nothing else: while one project's
 /// charge is uncommitted (the API holds it until the provider reports), another project's
 /// writes go on. Octavia counts with a plain read; a count inside the locking statement

@@ -18,6 +18,17 @@ async fn sb_client() -> ovsdb::Client {
     sb(&["Service_Monitor"]).await.unwrap()
 }
 
+/// The test's own SB client: `Service_Monitor` (to find and set northd's monitor) and the
+/// `logical_port`/`up` of `Port_Binding` (to mark the member's port up).
+async fn sb_test_client() -> ovsdb::Client {
+    let spec = ovsdb::MonitorSpec::new()
+        .table("Service_Monitor")
+        .columns("Port_Binding", &["logical_port", "up"]);
+    ovsdb::Client::connect(&env("STACK_OVN_SB"), "OVN_Southbound", spec)
+        .await
+        .unwrap()
+}
+
 /// Deletes the test's NB fixture: switch `ls` and the `Load_Balancer` rows named `lb_id`.
 async fn remove_fixture(admin: &ovsdb::Client, ls: &str, lb_id: &str) {
     admin
@@ -31,9 +42,9 @@ async fn remove_fixture(admin: &ovsdb::Client, ls: &str, lb_id: &str) {
 
 /// Deletes the `Load_Balancer` rows earlier runs of these tests left (a run that failed never
 /// reached its `remove_fixture`; the tests run one at a time). They map the same member
-/// addresses as the new fixture. With five of them in NB, 1 run in 12 of
-/// `only_the_lock_holder_acts_and_the_other_takes_over` waited 60 s for a report that never
-/// came; with them removed, 14 of 14 passed.
+/// addresses and carry the same member id `M` as the new fixture, so an agent's start-up
+/// catch-up reports on them too. Hygiene only: they were not the cause of the 60 s waits of
+/// `only_the_lock_holder_acts_and_the_other_takes_over` (see its step 3).
 async fn remove_leftover_fixtures(admin: &ovsdb::Client) {
     admin
         .transact(nb_txn(vec![json!({
@@ -108,8 +119,11 @@ async fn only_the_lock_holder_acts_and_the_other_takes_over() {
     let (client_b, task_b, mut rx_b, mut held_b) = start("B").await;
     assert!(!*held_b.borrow(), "B must wait for the lock");
 
-    // the monitor northd makes for the member
-    let sb = sb_client().await;
+    // the monitor northd makes for the member, and the member's port bound and up as
+    // ovn-controller leaves it: northd (OVN 23.03 `ovn_lb_svc_create`) turns an `online`
+    // monitor of a port whose Port_Binding is not up back to `offline` within milliseconds,
+    // and when both writes reach an SB session in one update the `online` is never seen
+    let sb = sb_test_client().await;
     let sm = wait_replica(&sb, &format!("northd's Service_Monitor for {lsp}"), |s| {
         s.table("Service_Monitor").and_then(|t| {
             t.rows()
@@ -119,10 +133,20 @@ async fn only_the_lock_holder_acts_and_the_other_takes_over() {
     })
     .await
     .unwrap();
+    wait_replica(&sb, &format!("northd's Port_Binding of {lsp}"), |s| {
+        s.table("Port_Binding").and_then(|t| {
+            t.rows()
+                .find(|r| r.get_str("logical_port") == Some(lsp.as_str()))
+                .map(|r| r.uuid())
+        })
+    })
+    .await
+    .unwrap();
+    set_port_up(&sb, &lsp).await.unwrap();
 
     // 1. the holder acts (its start-up catch-up may report other rows first)
     set_monitor_status(&sb, sm, "offline").await.unwrap();
-    member_report(&mut rx_a, "M", Op::Error).await;
+    member_report(&mut rx_a, &lb_id, "M", Op::Error).await;
     // …and the other one did not
     assert!(rx_b.try_recv().is_err(), "B reported without the lock");
 
@@ -135,23 +159,25 @@ async fn only_the_lock_holder_acts_and_the_other_takes_over() {
 
     // 3. B catches up on taking the lock (M is ERROR, from event 1's row), then handles
     //    the next event
-    member_report(&mut rx_b, "M", Op::Error).await;
+    member_report(&mut rx_b, &lb_id, "M", Op::Error).await;
     set_monitor_status(&sb, sm, "online").await.unwrap();
-    member_report(&mut rx_b, "M", Op::Online).await;
+    member_report(&mut rx_b, &lb_id, "M", Op::Online).await;
 
     task_b.abort();
     drop(client_b);
     remove_fixture(&admin, &ls, &lb_id).await;
 }
 
-/// The first report giving member `id` operating status `op` (others are skipped: an agent's
-/// catch-up reports every monitored member of the shared SB).
-async fn member_report(rx: &mut Reports, id: &str, op: Op) -> StatusReport {
+/// The first report about load balancer `lb_id` giving member `id` operating status `op`
+/// (others are skipped: an agent's catch-up reports every monitored member of the shared SB,
+/// and rows other runs left may hold a member with the same id).
+async fn member_report(rx: &mut Reports, lb_id: &str, id: &str, op: Op) -> StatusReport {
     loop {
         let r = next(rx).await;
-        if r.members
-            .iter()
-            .any(|m| m.id == id && m.operating_status == Some(op))
+        if r.loadbalancers.iter().any(|l| l.id == lb_id)
+            && r.members
+                .iter()
+                .any(|m| m.id == id && m.operating_status == Some(op))
         {
             return r;
         }

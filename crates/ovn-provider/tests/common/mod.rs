@@ -339,6 +339,27 @@ pub async fn set_monitor_status(
     Ok(())
 }
 
+/// Sets `up` of the SB `Port_Binding` of `logical_port` to true, as ovn-controller does once it
+/// has bound the port (this stack runs none). ovn-northd (OVN 23.03 `ovn_lb_svc_create`) sets
+/// an `online` `Service_Monitor` of a port whose binding is not up back to `offline`; with the
+/// port up, a status the test writes stays. Exactly one row must match.
+pub async fn set_port_up(sb: &ovsdb::Client, logical_port: &str) -> Result<(), String> {
+    let r = sb
+        .transact(ovsdb::Transaction::new("OVN_Southbound").update(
+            "Port_Binding",
+            &[ovsdb::Condition::eq("logical_port", logical_port)],
+            [("up", ovsdb::Value::set([true]))],
+        ))
+        .await
+        .msg()?;
+    match r.first().and_then(|o| o.count) {
+        Some(1) => Ok(()),
+        n => Err(format!(
+            "Port_Binding rows of {logical_port} updated: {n:?}"
+        )),
+    }
+}
+
 /// Waits up to `secs` seconds for the lock watch `held` to say the lock is held.
 pub async fn wait_held(held: &mut watch::Receiver<bool>, secs: u64, what: &str) {
     tokio::time::timeout(Duration::from_secs(secs), held.wait_for(|h| *h))

@@ -84,12 +84,11 @@ fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
     v
 }
 
-/// Keeps our member's `Service_Monitor` at `status` (re-written whenever the row says
-/// otherwise, as ovn-controller keeps reporting its probes: in this stack no member port is
-/// ever bound, and the row has been seen back at `offline` after an `online` write, e.g. when
-/// the takeover's maintenance tasks update ports) and polls the status tree through `keel`'s
-/// API until it is `want` (60 s); on timeout panics with the last tree, the NB
-/// `neutron:member_status`, the SB rows and the end of `keel`'s log.
+/// Sets our member's `Service_Monitor` to `status` (as ovn-controller reports a probe) and
+/// polls the status tree through `keel`'s API until it is `want` (60 s); on timeout panics
+/// with the last tree, the NB `neutron:member_status`, the SB rows and the end of `keel`'s
+/// log. The member's port must be up ([`set_port_up`]). The write is repeated only if the
+/// row is seen at another status (northd may replace the row when the HM port changes).
 fn hold_monitor_until(
     keel: &Keel,
     token: &str,
@@ -143,6 +142,19 @@ fn hold_monitor_until(
         }
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// Sets `up` of our member port's SB `Port_Binding`, as ovn-controller does once it has bound
+/// the port (this stack runs none). ovn-northd (OVN 23.03 `ovn_lb_svc_create`) turns an
+/// `online` `Service_Monitor` of a port that is not up back to `offline` within milliseconds;
+/// an SB session that gets both writes in one update never sees the `online`.
+fn set_port_up(port: &str) {
+    let out = transact(
+        &env("STACK_OVN_SB"),
+        &json!(["OVN_Southbound", {"op": "update", "table": "Port_Binding",
+            "where": [["logical_port", "==", port]], "row": {"up": true}}]),
+    );
+    assert_eq!(out[0]["count"], 1, "Port_Binding rows updated: {out}");
 }
 
 /// The `where` of our member's SB `Service_Monitor` row: other tests' members may share
@@ -212,6 +224,8 @@ fn survivor_takes_over_the_agent_after_the_lock_holder_dies() {
             }
         },
     );
+
+    set_port_up(&port);
 
     let online = [&members[0], &members[1]].map(|m| (m.clone(), "ONLINE".to_string()));
     let all_online: Statuses = ("ONLINE".into(), "ONLINE".into(), sorted(online.to_vec()));

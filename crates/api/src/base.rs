@@ -49,6 +49,8 @@ pub async fn call_provider<T>(
     provider: &str,
     fut: impl std::future::Future<Output = Result<T, provider::ProviderError>>,
 ) -> Result<T, ApiError> {
+    // from here on the request may have changed NB or Neutron: never run it again
+    crate::retry::provider_called();
     fut.await.map_err(|error| ApiError::Provider {
         provider: provider.to_string(),
         error,

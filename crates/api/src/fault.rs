@@ -124,6 +124,10 @@ pub enum ApiError {
     /// Anything unexpected: 500 Server fault with the error text.
     #[error("{0}")]
     Internal(String),
+    /// A transaction MariaDB rolled back as a deadlock victim (1213): 500 as [`ApiError::Internal`];
+    /// before any provider call the request is run again ([`crate::retry`]).
+    #[error("{0}")]
+    Deadlock(String),
 }
 
 fn unknown_attr_text(arg: &str, attrs: &[String]) -> String {
@@ -190,7 +194,7 @@ impl ApiError {
             },
             Unauthorized => StatusCode::UNAUTHORIZED,
             ProjectBusy => StatusCode::SERVICE_UNAVAILABLE,
-            Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            Internal(_) | Deadlock(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
@@ -262,6 +266,13 @@ impl IntoResponse for ApiError {
                 );
                 resp
             }
+            // logged by crate::retry, which runs the request again or gives this answer
+            ApiError::Deadlock(_) if crate::retry::may_retry() => {
+                let mut resp =
+                    (status, axum::Json(fault_body(status, &self.to_string()))).into_response();
+                resp.extensions_mut().insert(crate::retry::Retryable);
+                resp
+            }
             _ => {
                 if status.is_server_error() {
                     tracing::error!(error = %self, "request failed");
@@ -292,6 +303,7 @@ impl From<octavia_db::DbError> for ApiError {
             D::Duplicate(_) => {
                 ApiError::Conflict("Already an entity with that specified id.".into())
             }
+            other if other.is_deadlock() => ApiError::Deadlock(other.to_string()),
             other => ApiError::Internal(other.to_string()),
         }
     }

@@ -35,6 +35,7 @@ pub mod types;
 pub mod versions;
 
 mod middleware;
+mod retry;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -424,6 +425,7 @@ pub fn router(state: AppState) -> Router {
         .merge(lbaas)
         .fallback(middleware::not_found)
         .method_not_allowed_fallback(middleware::method_not_allowed)
+        .layer(axum::middleware::from_fn(retry::retry_deadlock_victims))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             context::auth_layer,

@@ -94,6 +94,16 @@ impl From<sqlx::Error> for DbError {
 }
 
 impl DbError {
+    /// True when MariaDB rolled the whole transaction back as a deadlock victim (1213): it may
+    /// be run again from its start.
+    pub fn is_deadlock(&self) -> bool {
+        let Self::Sql(sqlx::Error::Database(d)) = self else {
+            return false;
+        };
+        d.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>()
+            .is_some_and(|m| m.number() == 1213)
+    }
+
     /// True for MariaDB deadlock (1213) / lock wait timeout (1205) and SQLite busy/locked errors:
     /// the transaction may be retried.
     pub fn is_lock_error(&self) -> bool {

@@ -25,6 +25,8 @@ fn server_part(url: &str) -> String {
 /// One upgraded octavia-db for one test run; see the module doc for what it owns.
 pub struct TestDb {
     pub db: Database,
+    /// The MariaDB database's URL (`None` on SQLite): for a test's own connections.
+    pub mysql_url: Option<String>,
     /// The MariaDB database created for this run (`None` on SQLite).
     mysql_name: Option<String>,
     /// The SQLite file's directory, removed on drop.
@@ -34,6 +36,7 @@ pub struct TestDb {
 impl TestDb {
     /// SQLite (`mysql == false`) or a new MariaDB database, upgraded to head.
     pub async fn new(mysql: bool) -> Self {
+        let mut mysql_url = None;
         let (db, mysql_name, dir) = if mysql {
             let base = keel_db_url();
             let name = format!("keel_test_{}", uuid::Uuid::new_v4().simple());
@@ -43,9 +46,9 @@ impl TestDb {
                 .await
                 .unwrap();
             conn.close().await.unwrap();
-            let db = Database::connect(&format!("{}{name}", server_part(&base)))
-                .await
-                .unwrap();
+            let url = format!("{}{name}", server_part(&base));
+            let db = Database::connect(&url).await.unwrap();
+            mysql_url = Some(url);
             (db, Some(name), None)
         } else {
             let dir = tempfile::tempdir().unwrap();
@@ -55,6 +58,7 @@ impl TestDb {
         db.upgrade().await.unwrap();
         Self {
             db,
+            mysql_url,
             mysql_name,
             _dir: dir,
         }

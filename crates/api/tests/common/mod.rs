@@ -235,6 +235,11 @@ impl Env {
         self.providers[key].clone()
     }
 
+    /// The MariaDB database's URL (`None` on SQLite), for connections of the test's own.
+    pub fn mysql_url(&self) -> Option<String> {
+        self.backend.mysql_url.clone()
+    }
+
     /// Close the pool and drop the database.
     pub async fn done(self) {
         self.backend.drop_all().await;

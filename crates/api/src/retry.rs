@@ -1,0 +1,95 @@
+//! Running a write again when MariaDB chose its transaction as a deadlock victim (error 1213)
+//! before the provider was called. InnoDB then rolls back the whole transaction, so nothing
+//! of the request is stored and nothing outside the database was asked yet: running the
+//! request again from its start is safe. It is what oslo.db's `wrap_db_retry(
+//! retry_on_deadlock=True)` does for other OpenStack services. Once a provider call has
+//! started ([`crate::base::call_provider`]: NB, Neutron) a deadlock answers 500 as before.
+//!
+//! A request is run at most [`ATTEMPTS`] times; the last answer is returned as it is.
+
+use std::cell::Cell;
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::Method;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+/// Runs of one request, the first included.
+pub const ATTEMPTS: usize = 3;
+
+tokio::task_local! {
+    /// Set once the request's handler called a provider (see [`provider_called`]).
+    static PROVIDER_CALLED: Cell<bool>;
+}
+
+/// Marks a response whose request may run again ([`may_retry`] held when it was made).
+#[derive(Clone, Copy, Debug)]
+pub struct Retryable;
+
+/// Records that the request in this task reached a provider call: from here on it is never
+/// run again. Outside [`retry_deadlock_victims`] a no-op.
+pub fn provider_called() {
+    let _ = PROVIDER_CALLED.try_with(|c| c.set(true));
+}
+
+/// True when a failure of this task's request may be retried: it runs under
+/// [`retry_deadlock_victims`] and called no provider yet.
+pub fn may_retry() -> bool {
+    PROVIDER_CALLED.try_with(|c| !c.get()).unwrap_or(false)
+}
+
+/// Middleware: runs a POST/PUT/DELETE again while its response is marked [`Retryable`] (up to
+/// [`ATTEMPTS`] runs). The body was already read whole by the body-size limit.
+pub async fn retry_deadlock_victims(req: Request, next: Next) -> Response {
+    if matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
+        return next.run(req).await;
+    }
+    let (parts, body) = req.into_parts();
+    let bytes = match axum::body::to_bytes(body, usize::MAX).await {
+        Ok(b) => b,
+        Err(e) => {
+            return crate::fault::ApiError::BadRequest(format!("unreadable body: {e}"))
+                .into_response()
+        }
+    };
+    let mut attempt = 1;
+    loop {
+        let req = Request::from_parts(parts.clone(), Body::from(bytes.clone()));
+        let resp = PROVIDER_CALLED
+            .scope(Cell::new(false), next.clone().run(req))
+            .await;
+        if resp.extensions().get::<Retryable>().is_none() {
+            return resp;
+        }
+        if attempt >= ATTEMPTS {
+            tracing::error!(
+                method = %parts.method, uri = %parts.uri, runs = attempt,
+                "request failed: a deadlock victim at every run"
+            );
+            return resp;
+        }
+        tracing::info!(
+            method = %parts.method, uri = %parts.uri, run = attempt,
+            "deadlock victim before the provider call: running the request again"
+        );
+        attempt += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn only_a_request_that_called_no_provider_may_run_again() {
+        assert!(!may_retry(), "outside the middleware nothing is retried");
+        PROVIDER_CALLED
+            .scope(Cell::new(false), async {
+                assert!(may_retry());
+                provider_called();
+                assert!(!may_retry(), "after a provider call never again");
+            })
+            .await;
+    }
+}

@@ -85,18 +85,22 @@ impl Tx {
         args: Vec<SqlValue>,
         on_zero: OnZero,
     ) -> Result<(), DbError> {
-        let held = Held {
-            sql: sql.into(),
-            args,
-            on_zero,
-        };
         if self.batch.on {
-            self.batch.held.push(held);
+            self.hold(sql, args, on_zero);
             return Ok(());
         }
         self.flush().await?;
-        let n = self.execute_now(&held.sql, held.args).await?;
-        check(n, held.on_zero)
+        let n = self.execute_now(&sql.into(), args).await?;
+        check(n, on_zero)
+    }
+
+    /// Queues a write for the next [`Tx::flush`].
+    fn hold(&mut self, sql: impl Into<String>, args: Vec<SqlValue>, on_zero: OnZero) {
+        self.batch.held.push(Held {
+            sql: sql.into(),
+            args,
+            on_zero,
+        });
     }
 
     /// A write to a row this transaction already holds, whose row count does not matter
@@ -112,11 +116,7 @@ impl Tx {
         if !self.is_mysql() {
             return self.write(sql, args, on_zero).await;
         }
-        self.batch.held.push(Held {
-            sql: sql.into(),
-            args,
-            on_zero,
-        });
+        self.hold(sql, args, on_zero);
         Ok(())
     }
 

@@ -44,13 +44,32 @@ pub fn join_list(v: Option<Vec<String>>) -> Option<String> {
     v.map(|l| l.join(","))
 }
 
-/// Run a provider call, mapping its error as `call_provider` does (status-path.md §7).
+/// Run a provider call inside the write transaction `tx`, mapping its error as Octavia's
+/// `call_provider` does (octavia/api/drivers/utils.py; status-path.md §7). The work the call
+/// queues waits for `tx` to commit ([`octavia_db::Tx::commit_gate`]): a rollback, or a crash
+/// before the commit, leaves the OVN NB untouched.
 pub async fn call_provider<T>(
+    tx: &mut Tx,
     provider: &str,
     fut: impl std::future::Future<Output = Result<T, provider::ProviderError>>,
 ) -> Result<T, ApiError> {
-    // from here on the request may have changed NB or Neutron: never run it again
+    // from here on the request may have changed Neutron: never run it again
     crate::retry::provider_called();
+    let gate = tx.commit_gate();
+    provider::gate::scope(gate, fut)
+        .await
+        .map_err(|error| ApiError::Provider {
+            provider: provider.to_string(),
+            error,
+        })
+}
+
+/// A provider call that queues no work (flavor / availability-zone metadata and validation,
+/// failover's refusal), outside any transaction; errors mapped as [`call_provider`].
+pub async fn query_provider<T>(
+    provider: &str,
+    fut: impl std::future::Future<Output = Result<T, provider::ProviderError>>,
+) -> Result<T, ApiError> {
     fut.await.map_err(|error| ApiError::Provider {
         provider: provider.to_string(),
         error,

@@ -240,7 +240,12 @@ pub async fn post(
         }
         None => Vec::new(),
     };
-    call_provider(&pname, driver.health_monitor_create(base::hm_model(&row))).await?;
+    call_provider(
+        &mut tx,
+        &pname,
+        driver.health_monitor_create(base::hm_model(&row)),
+    )
+    .await?;
     let body = base::render_hm_with(&row, tags);
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"healthmonitor": body}))).into_response())
@@ -355,7 +360,7 @@ pub async fn put(
         ch.push(("domain_name", b.str("domain_name").into()));
         new.domain_name = b.str("domain_name");
     }
-    call_provider(&pname, driver.health_monitor_update(old, new)).await?;
+    call_provider(&mut tx, &pname, driver.health_monitor_update(old, new)).await?;
     tx.update::<HealthMonitorRow>(&id, &ch).await?;
     if b.has("tags") {
         tx.set_tags(&id, &b.str_list("tags").unwrap_or_default())
@@ -385,14 +390,17 @@ pub async fn delete(
     )
     .await?;
     policy::authorize(&ctx, "healthmonitor", "delete", lb.project_id.as_deref())?;
-    // quotas before the LB, so the DELETED report lands in this transaction (octavia-db settle)
-    tx.lock_quota_for_deletes(lb.project_id.as_deref()).await?;
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     base::lock_pool_child(&mut tx, &pool).await?;
     tx.set_provisioning_status::<HealthMonitorRow>(&id, "PENDING_DELETE")
         .await?;
-    call_provider(&pname, driver.health_monitor_delete(base::hm_model(&h))).await?;
+    call_provider(
+        &mut tx,
+        &pname,
+        driver.health_monitor_delete(base::hm_model(&h)),
+    )
+    .await?;
     tx.commit().await?;
     Ok(StatusCode::NO_CONTENT)
 }

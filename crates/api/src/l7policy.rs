@@ -491,7 +491,7 @@ pub async fn post(
     insert_rules(&mut tx, &id, &project, &rules).await?;
     let p = get_db_l7policy(&mut tx, &id).await?;
     let model = policy_model(&mut tx, &p).await?;
-    call_provider(&pname, driver.l7policy_create(model)).await?;
+    call_provider(&mut tx, &pname, driver.l7policy_create(model)).await?;
     let out = render_policy(&mut tx, &p).await?;
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"l7policy": out}))).into_response())
@@ -624,7 +624,7 @@ pub async fn put(
     new.redirect_http_code = code(&d).map(i64::from);
     new.position = b.i64("position");
     let old = policy_model(&mut tx, &p).await?;
-    call_provider(&pname, driver.l7policy_update(old, new)).await?;
+    call_provider(&mut tx, &pname, driver.l7policy_update(old, new)).await?;
     tx.update::<L7PolicyRow>(&id, &ch).await?;
     if let Some(pos) = b.i64("position") {
         if pos != i64::from(p.position) {
@@ -659,15 +659,13 @@ pub async fn delete(
     )
     .await?;
     policy::authorize(&ctx, "l7policy", "delete", lb.project_id.as_deref())?;
-    // quotas before the LB, so the DELETED report lands in this transaction (octavia-db settle)
-    tx.lock_quota_for_deletes(lb.project_id.as_deref()).await?;
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     lock_lb_and_listener(&mut tx, &lb.id, &listener.id).await?;
     tx.set_provisioning_status::<L7PolicyRow>(&id, "PENDING_DELETE")
         .await?;
     let model = policy_model(&mut tx, &p).await?;
-    call_provider(&pname, driver.l7policy_delete(model)).await?;
+    call_provider(&mut tx, &pname, driver.l7policy_delete(model)).await?;
     tx.commit().await?;
     Ok(StatusCode::NO_CONTENT)
 }

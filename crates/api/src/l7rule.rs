@@ -541,7 +541,7 @@ pub async fn post(
     if let Some(tags) = b.str_list("tags") {
         tx.set_tags(&id, &tags).await?;
     }
-    call_provider(&pname, driver.l7rule_create(rule_model(&row))).await?;
+    call_provider(&mut tx, &pname, driver.l7rule_create(rule_model(&row))).await?;
     let r = get_db_l7rule(&mut tx, &id).await?;
     let out = render_rule(&mut tx, &r).await?;
     tx.commit().await?;
@@ -617,7 +617,7 @@ pub async fn put(
         ch.push(("enabled", a.into()));
         new.admin_state_up = Some(a);
     }
-    call_provider(&pname, driver.l7rule_update(rule_model(&r), new)).await?;
+    call_provider(&mut tx, &pname, driver.l7rule_update(rule_model(&r), new)).await?;
     tx.update::<L7RuleRow>(&id, &ch).await?;
     if b.has("tags") {
         tx.set_tags(&id, &b.str_list("tags").unwrap_or_default())
@@ -644,14 +644,12 @@ pub async fn delete(
     let p = get_db_l7policy(&mut tx, &policy_id).await?;
     let (lb, listener_id) = policy_parents(&mut tx, &p).await?;
     policy::authorize(&ctx, "l7rule", "delete", lb.project_id.as_deref())?;
-    // quotas before the LB, so the DELETED report lands in this transaction (octavia-db settle)
-    tx.lock_quota_for_deletes(lb.project_id.as_deref()).await?;
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     lock_for_rule(&mut tx, &p, &lb.id, &listener_id).await?;
     tx.set_provisioning_status::<L7RuleRow>(&id, "PENDING_DELETE")
         .await?;
-    call_provider(&pname, driver.l7rule_delete(rule_model(&r))).await?;
+    call_provider(&mut tx, &pname, driver.l7rule_delete(rule_model(&r))).await?;
     tx.commit().await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -328,6 +328,7 @@ pub async fn post(
         octavia_db::ListenerAttachments::default()
     };
     call_provider(
+        &mut tx,
         &pname,
         driver.listener_create(base::listener_model_with(&row, &att)),
     )
@@ -486,7 +487,7 @@ pub async fn put(
         tx.set_tags(&id, &b.str_list("tags").unwrap_or_default())
             .await?;
     }
-    call_provider(&pname, driver.listener_update(old, new)).await?;
+    call_provider(&mut tx, &pname, driver.listener_update(old, new)).await?;
     let l = get_db_listener(&mut tx, &id).await?;
     let body = base::render_listener(&mut tx, &l).await?;
     tx.commit().await?;
@@ -504,15 +505,13 @@ pub async fn delete(
     let mut tx = st.db().begin().await?;
     let l = get_db_listener(&mut tx, &id).await?;
     policy::authorize(&ctx, "listener", "delete", l.project_id.as_deref())?;
-    // quotas before the LB, so the DELETED report lands in this transaction (octavia-db settle)
-    tx.lock_quota_for_deletes(l.project_id.as_deref()).await?;
     let lb = get_db_lb(&mut tx, l.load_balancer_id.as_deref().unwrap_or_default()).await?;
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     let model = base::listener_model(&mut tx, &l).await?;
     tx.lock_lb_for_child(&lb.id, std::slice::from_ref(&id), "PENDING_DELETE")
         .await?;
-    call_provider(&pname, driver.listener_delete(model)).await?;
+    call_provider(&mut tx, &pname, driver.listener_delete(model)).await?;
     tx.commit().await?;
     Ok(StatusCode::NO_CONTENT)
 }

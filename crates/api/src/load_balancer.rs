@@ -383,6 +383,7 @@ pub async fn post(
         Some(graph::create(&st, &ctx, &mut tx, &lb, plan).await?)
     };
     let (got, got_add) = call_provider(
+        &mut tx,
         &provider_name,
         driver.create_vip_port(&id, &project, pvip, padd),
     )
@@ -422,10 +423,20 @@ pub async fn post(
     }
     let mut model = base::lb_model(&mut tx, &lb).await?;
     if flavor_meta.as_object().is_some_and(|m| !m.is_empty()) {
-        call_provider(&provider_name, driver.validate_flavor(&flavor_meta)).await?;
+        call_provider(
+            &mut tx,
+            &provider_name,
+            driver.validate_flavor(&flavor_meta),
+        )
+        .await?;
     }
     if az_meta.as_object().is_some_and(|m| !m.is_empty()) {
-        call_provider(&provider_name, driver.validate_availability_zone(&az_meta)).await?;
+        call_provider(
+            &mut tx,
+            &provider_name,
+            driver.validate_availability_zone(&az_meta),
+        )
+        .await?;
     }
     model.flavor = Some(flavor_meta);
     model.availability_zone = Some(az_meta);
@@ -434,7 +445,7 @@ pub async fn post(
         model.listeners = Some(listeners);
         model.pools = Some(pools);
     }
-    call_provider(&provider_name, driver.loadbalancer_create(model)).await?;
+    call_provider(&mut tx, &provider_name, driver.loadbalancer_create(model)).await?;
     let lb_now = get_db_lb(&mut tx, &id).await?;
     // `LoadBalancerFullRootResponse`: listeners and pools rendered in full.
     let body = graph::render_full(&mut tx, &lb_now, created.as_ref()).await?;
@@ -526,7 +537,7 @@ pub async fn put(
         tx.set_tags(&id, &b.str_list("tags").unwrap_or_default())
             .await?;
     }
-    call_provider(&pname, driver.loadbalancer_update(old, new)).await?;
+    call_provider(&mut tx, &pname, driver.loadbalancer_update(old, new)).await?;
     let lb_now = get_db_lb(&mut tx, &id).await?;
     let body = base::render_lb(&mut tx, &lb_now).await?;
     tx.commit().await?;
@@ -548,8 +559,6 @@ pub async fn delete(
     let mut tx = st.db().begin().await?;
     let lb = get_db_lb(&mut tx, &id).await?;
     policy::authorize(&ctx, "loadbalancer", "delete", lb.project_id.as_deref())?;
-    // quotas before the LB, so the DELETED report lands in this transaction (octavia-db settle)
-    tx.lock_quota_for_deletes(lb.project_id.as_deref()).await?;
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     tx.lock_lb_and_set(&id, &["ACTIVE", "ERROR"], "PENDING_DELETE")
@@ -573,7 +582,7 @@ pub async fn delete(
         model.listeners = Some(lm);
         model.pools = Some(pm);
     }
-    call_provider(&pname, driver.loadbalancer_delete(model, cascade)).await?;
+    call_provider(&mut tx, &pname, driver.loadbalancer_delete(model, cascade)).await?;
     tx.commit().await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -709,7 +718,7 @@ pub async fn failover(
     let driver = st.driver(&pname)?;
     tx.lock_lb_and_set(&id, &["ACTIVE", "ERROR"], "PENDING_UPDATE")
         .await?;
-    call_provider(&pname, driver.loadbalancer_failover(&id)).await?;
+    call_provider(&mut tx, &pname, driver.loadbalancer_failover(&id)).await?;
     tx.commit().await?;
     Ok(StatusCode::ACCEPTED)
 }

@@ -251,7 +251,12 @@ pub async fn post(
         }
         None => Vec::new(),
     };
-    call_provider(&pname, driver.member_create(base::member_model(&row))).await?;
+    call_provider(
+        &mut tx,
+        &pname,
+        driver.member_create(base::member_model(&row)),
+    )
+    .await?;
     let body = base::render_member_with(&row, tags);
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"member": body}))).into_response())
@@ -324,7 +329,7 @@ pub async fn put(
         tx.set_tags(&id, &b.str_list("tags").unwrap_or_default())
             .await?;
     }
-    call_provider(&pname, driver.member_update(old, new)).await?;
+    call_provider(&mut tx, &pname, driver.member_update(old, new)).await?;
     let m = get_db_member(&mut tx, &pool_id, &id).await?;
     let body = base::render_member(&mut tx, &m).await?;
     tx.commit().await?;
@@ -351,8 +356,6 @@ pub async fn delete(
     )
     .await?;
     policy::authorize(&ctx, "member", "delete", lb.project_id.as_deref())?;
-    // quotas before the LB, so the DELETED report lands in this transaction (octavia-db settle)
-    tx.lock_quota_for_deletes(lb.project_id.as_deref()).await?;
     if m.pool_id != pool_id {
         return Err(ApiError::not_found("Member", &id));
     }
@@ -361,7 +364,12 @@ pub async fn delete(
     base::lock_pool_child(&mut tx, &pool).await?;
     tx.set_provisioning_status::<MemberRow>(&id, "PENDING_DELETE")
         .await?;
-    call_provider(&pname, driver.member_delete(base::member_model(&m))).await?;
+    call_provider(
+        &mut tx,
+        &pname,
+        driver.member_delete(base::member_model(&m)),
+    )
+    .await?;
     tx.commit().await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -560,7 +568,12 @@ pub async fn batch_put(
                 .await?;
         }
     }
-    call_provider(&pname, driver.member_batch_update(&pool_id, desired)).await?;
+    call_provider(
+        &mut tx,
+        &pname,
+        driver.member_batch_update(&pool_id, desired),
+    )
+    .await?;
     tx.commit().await?;
     Ok(StatusCode::ACCEPTED)
 }

@@ -313,7 +313,7 @@ pub async fn post(
     // and the response come from what was just written, with no re-read (issue 6).
     let listener_id = listener.as_ref().map(|l| l.id.clone());
     let model = base::pool_model_with(&row, sp_row.as_ref(), listener_id.clone(), Vec::new(), None);
-    call_provider(&pname, driver.pool_create(model)).await?;
+    call_provider(&mut tx, &pname, driver.pool_create(model)).await?;
     let att = octavia_db::PoolAttachments {
         listener_ids: listener_id.into_iter().collect(),
         tags,
@@ -495,7 +495,7 @@ pub async fn put(
         tx.set_tags(&id, &b.str_list("tags").unwrap_or_default())
             .await?;
     }
-    call_provider(&pname, driver.pool_update(old, new)).await?;
+    call_provider(&mut tx, &pname, driver.pool_update(old, new)).await?;
     let p = get_db_pool(&mut tx, &id).await?;
     let body = base::render_pool(&mut tx, &p).await?;
     tx.commit().await?;
@@ -515,8 +515,6 @@ pub async fn delete(
     let p = get_db_pool(&mut tx, &id).await?;
     let lb = get_db_lb(&mut tx, p.load_balancer_id.as_deref().unwrap_or_default()).await?;
     policy::authorize(&ctx, "pool", "delete", lb.project_id.as_deref())?;
-    // quotas before the LB, so the DELETED report lands in this transaction (octavia-db settle)
-    tx.lock_quota_for_deletes(lb.project_id.as_deref()).await?;
     let policies: Vec<L7PolicyRow> = tx
         .list(&ListQuery::default().filter("redirect_pool_id", id.as_str()))
         .await?;
@@ -538,7 +536,7 @@ pub async fn delete(
         .await?;
     tx.set_provisioning_status::<PoolRow>(&id, "PENDING_DELETE")
         .await?;
-    call_provider(&pname, driver.pool_delete(model)).await?;
+    call_provider(&mut tx, &pname, driver.pool_delete(model)).await?;
     tx.commit().await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -14,7 +14,7 @@ use octavia_db::{
 };
 use serde_json::{json, Value};
 
-use crate::base::{self, call_provider};
+use crate::base::{self, query_provider};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::pagination::ListParams;
@@ -194,7 +194,7 @@ async fn validate_with<P: Profile>(
 ) -> Result<(), ApiError> {
     let v = parse_data::<P>(data)?;
     let driver = st.driver(provider_name)?;
-    call_provider(provider_name, P::validate(driver, v)).await
+    query_provider(provider_name, P::validate(driver, v)).await
 }
 
 async fn get_db<P: Profile>(tx: &mut Tx, id: &str) -> Result<P, ApiError> {

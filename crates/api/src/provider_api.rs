@@ -84,7 +84,7 @@ pub async fn flavor_capabilities(
         ctx.project_id.as_deref(),
     )?;
     let driver = st.driver(&provider)?;
-    let meta = base::call_provider(&provider, driver.get_supported_flavor_metadata()).await?;
+    let meta = base::query_provider(&provider, driver.get_supported_flavor_metadata()).await?;
     Ok(Json(
         json!({"flavor_capabilities": items(capabilities(meta, &q), &q)}),
     ))
@@ -106,7 +106,7 @@ pub async fn availability_zone_capabilities(
     )?;
     let driver = st.driver(&provider)?;
     let meta =
-        base::call_provider(&provider, driver.get_supported_availability_zone_metadata()).await?;
+        base::query_provider(&provider, driver.get_supported_availability_zone_metadata()).await?;
     Ok(Json(
         json!({"availability_zone_capabilities": items(capabilities(meta, &q), &q)}),
     ))

@@ -209,10 +209,6 @@ impl Database {
         self.settle.announce(id);
     }
 
-    pub(crate) fn settle_hub(&self) -> &SettleHub {
-        &self.settle
-    }
-
     /// Starts a write transaction.
     ///
     /// MariaDB: `BEGIN` (row locks come from [`Tx::lock_load_balancer`] etc. via `FOR UPDATE`).
@@ -231,12 +227,7 @@ impl Database {
             settle: self.settle.clone(),
             quota_rows: self.quota_rows.clone(),
             pending_lbs: Vec::new(),
-            claims: Claims {
-                db: self.clone(),
-                held: Vec::new(),
-            },
-            quota_locked: false,
-            savepoint_fresh: false,
+            gate: None,
             batch: Default::default(),
         })
     }
@@ -255,12 +246,7 @@ impl Database {
             settle: self.settle.clone(),
             quota_rows: self.quota_rows.clone(),
             pending_lbs: Vec::new(),
-            claims: Claims {
-                db: self.clone(),
-                held: Vec::new(),
-            },
-            quota_locked: false,
-            savepoint_fresh: false,
+            gate: None,
             batch: Default::default(),
         })
     }
@@ -482,7 +468,8 @@ pub(crate) enum Conn<'a> {
 ///
 /// Commit with [`Tx::commit`]; dropping it (or [`Tx::rollback`]) rolls back. The API holds one
 /// `Tx` across the provider call (status-path.md §5: "The API holds the DB transaction open
-/// across the call and rolls back if it raises").
+/// across the call and rolls back if it raises"); the work the provider queues during that
+/// call waits for this transaction's [`Tx::commit_gate`] and never runs if it rolls back.
 pub struct Tx {
     inner: TxInner,
     pool: Pool,
@@ -490,105 +477,33 @@ pub struct Tx {
     pub(crate) quota_rows: std::sync::Arc<QuotaRowsSeen>,
     /// Load balancers this transaction wrote a PENDING_* `provisioning_status` to.
     pending_lbs: Vec<String>,
-    /// Those of them it claimed for the hand-off of their reports ([`crate::settle`]).
-    claims: Claims,
-    /// True once it holds its project's `quotas` row (taken before any load balancer).
-    pub(crate) quota_locked: bool,
-    /// True while the status report savepoint is set and nothing was written after it.
-    pub(crate) savepoint_fresh: bool,
+    /// Opened once the commit succeeded ([`provider::gate`]); dropped unopened on rollback.
+    gate: Option<provider::gate::CommitGate>,
     /// Writes of the status path held back for one round trip ([`crate::batch`]).
     pub(crate) batch: crate::batch::Batch,
 }
 
-/// The load balancers a [`Tx`] claimed; dropping it (a transaction that never commits) ends
-/// the claims and applies reports already handed over the ordinary way.
-struct Claims {
-    db: Database,
-    held: Vec<(
-        String,
-        tokio::sync::mpsc::UnboundedReceiver<provider::StatusReport>,
-    )>,
-}
-
-impl Drop for Claims {
-    fn drop(&mut self) {
-        let mut left = Vec::new();
-        for (id, mut rx) in self.held.drain(..) {
-            self.db.settle.release(&id);
-            while let Ok(r) = rx.try_recv() {
-                left.push(r);
-            }
-        }
-        if left.is_empty() {
-            return;
-        }
-        let Ok(rt) = tokio::runtime::Handle::try_current() else {
-            tracing::error!(reports = left.len(), "status reports lost: no runtime");
-            return;
-        };
-        rt.spawn(crate::status::replay(self.db.clone(), left));
-    }
-}
-
 impl Tx {
-    /// Commits the transaction.
+    /// Commits the transaction, then lets the provider work queued under it start
+    /// ([`Tx::commit_gate`]): the database holds the accepted change (PENDING_*) before the
+    /// provider touches the OVN NB, so after a crash at any instant the database is the
+    /// record of what the NB must become.
     ///
     /// If it put load balancers into PENDING_* and the database has a settle bound
-    /// ([`Database::set_settle_wait`]), it first waits, at most that bound, for the provider's
-    /// reports handed over for them ([`crate::settle`]) and applies them inside this
-    /// transaction, so the one commit lands the write and its outcome together. A handed-over
-    /// report that fails is undone here, and one that deletes rows while this transaction does
-    /// not hold its project's `quotas` row ([`Tx::lock_quota_for_deletes`]) is not applied here;
-    /// both are applied the ordinary way right after the commit, before this returns. A load
-    /// balancer it could not claim is waited for after the commit, holding no connection,
-    /// within what is left of the bound. The outcome of the wait changes nothing else.
+    /// ([`Database::set_settle_wait`]), it then waits, at most that bound and holding no
+    /// connection, until the provider's outcome for each of them is committed by the status
+    /// updater ([`crate::settle`]). The outcome of the wait changes nothing else.
     pub async fn commit(mut self) -> Result<(), DbError> {
         let bound = self.settle.wait();
-        let deadline = tokio::time::Instant::now() + bound;
-        let mut after: Vec<String> = Vec::new();
-        let mut replay: Vec<provider::StatusReport> = Vec::new();
-        if !bound.is_zero() {
-            let mut held = std::mem::take(&mut self.claims.held);
-            after = self
-                .pending_lbs
-                .iter()
-                .filter(|id| !held.iter().any(|c| &c.0 == *id))
-                .cloned()
-                .collect();
-            if !held.is_empty() {
-                // set while the provider is still at work, so applying its report starts
-                // with a write (issue 6: one round trip off every write's latency)
-                self.savepoint_fresh = self
-                    .execute_text(crate::status::REPORT_SAVEPOINT)
-                    .await
-                    .is_ok();
-            }
-            for (id, rx) in held.iter_mut() {
-                while let Ok(Some(r)) = tokio::time::timeout_at(deadline, rx.recv()).await {
-                    let done = crate::status::settles(&r, id);
-                    self.apply_handed_over(r, &mut replay).await;
-                    if done {
-                        break;
-                    }
-                }
-            }
-            // end the claims, then take what was handed over meanwhile
-            for (id, rx) in held.iter_mut() {
-                self.settle.release(id);
-                while let Ok(r) = rx.try_recv() {
-                    self.apply_handed_over(r, &mut replay).await;
-                }
-            }
-        }
-        let waiting = (!after.is_empty()).then(|| self.settle.subscribe());
-        let db = self.database();
+        let gate = self.gate.take();
+        let pending = std::mem::take(&mut self.pending_lbs);
+        let waiting = (!bound.is_zero() && !pending.is_empty()).then(|| self.settle.subscribe());
         self.commit_plain().await?;
-        if !replay.is_empty() {
-            crate::status::replay(db, replay).await;
+        if let Some(g) = gate {
+            g.open();
         }
         if let Some(rx) = waiting {
-            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-            if !crate::settle::wait_for(rx, after, left).await {
+            if !crate::settle::wait_for(rx, pending, bound).await {
                 tracing::debug!(
                     ?bound,
                     "provider had not reported when the settle wait ended"
@@ -610,21 +525,13 @@ impl Tx {
         Ok(())
     }
 
-    async fn apply_handed_over(
-        &mut self,
-        r: provider::StatusReport,
-        replay: &mut Vec<provider::StatusReport>,
-    ) {
-        // A deletion gives quota back: inside this transaction only when it locked `quotas`
-        // before the load balancer (the API's order); else the ordinary way after the commit.
-        if crate::status::deletes_rows(&r) && !self.quota_locked {
-            replay.push(r);
-            return;
-        }
-        if let Err(e) = crate::status::apply_handed_over(self, &r).await {
-            tracing::debug!(error = %e, "handed-over status report replayed after the commit");
-            replay.push(r);
-        }
+    /// The gate for provider work queued under this transaction: run the provider call inside
+    /// [`provider::gate::scope`] with it. It opens when [`Tx::commit`] succeeded; a rollback,
+    /// a failed commit or a dropped transaction cancels the work.
+    pub fn commit_gate(&mut self) -> provider::gate::GateWaiter {
+        self.gate
+            .get_or_insert_with(provider::gate::CommitGate::new)
+            .waiter()
     }
 
     pub(crate) fn conn(&mut self) -> Conn<'_> {
@@ -635,34 +542,14 @@ impl Tx {
         }
     }
 
-    /// Records that this transaction writes `status` to load balancer `id` (see [`Tx::commit`]):
-    /// a PENDING_* one is waited for, and claimed for the hand-off when settling is on.
+    /// Records that this transaction writes `status` to load balancer `id`: a PENDING_* one
+    /// is waited for in [`Tx::commit`] when settling is on.
     pub(crate) fn note_lb_status(&mut self, id: &str, status: &SqlValue) {
         if matches!(status, SqlValue::Text(s) if s.starts_with("PENDING_"))
             && !self.pending_lbs.iter().any(|p| p == id)
         {
             self.pending_lbs.push(id.to_owned());
-            if !self.settle.wait().is_zero() {
-                if let Some(rx) = self.settle.claim(id) {
-                    self.claims.held.push((id.to_owned(), rx));
-                }
-            }
         }
-    }
-
-    /// Runs `sql` as text (no prepared statement): `SAVEPOINT` and its rollback.
-    pub(crate) async fn execute_text(&mut self, sql: &str) -> Result<(), DbError> {
-        self.flush().await?;
-        // a bare `&str` runs unprepared (MariaDB's COM_QUERY)
-        match self.conn() {
-            Conn::Sqlite(c) => {
-                sqlx::Executor::execute(c, sql).await?;
-            }
-            Conn::MySql(c) => {
-                sqlx::Executor::execute(c, sql).await?;
-            }
-        }
-        Ok(())
     }
 
     /// Rolls the transaction back.

@@ -361,30 +361,7 @@ impl Tx {
             .await
             .map_err(busy)?;
         self.quota_rows.insert(project_id);
-        self.quota_locked = true;
         Ok(q)
-    }
-
-    /// Delete handlers, before they lock the load balancer: locks the project's `quotas` row
-    /// (if any; never creates it), so the provider's DELETED report — which gives quota back —
-    /// can be applied inside this transaction in the API's lock order, `quotas` then load
-    /// balancer ([`crate::settle`]). A no-op without a project.
-    pub async fn lock_quota_for_deletes(
-        &mut self,
-        project_id: Option<&str>,
-    ) -> Result<(), DbError> {
-        let Some(project_id) = project_id.filter(|p| !p.is_empty()) else {
-            return Ok(());
-        };
-        if self.is_mysql() {
-            let sql = "SELECT `project_id` FROM `quotas` WHERE `project_id` = ? FOR UPDATE";
-            let _: Option<String> = self
-                .fetch_optional_scalar(sql, vec![project_id.into()])
-                .await
-                .map_err(busy)?;
-        }
-        self.quota_locked = true;
-        Ok(())
     }
 
     /// Checks and takes quota for `count` new objects of `resource` in `project_id`
@@ -439,10 +416,7 @@ impl Tx {
             }
         }
         let (q, counted) = match read {
-            Some((q, n)) => {
-                self.quota_locked = true;
-                (q, Some(n))
-            }
+            Some((q, n)) => (q, Some(n)),
             None => (self.lock_quota_row(project_id).await?, None),
         };
         let limit = q.limit(resource).unwrap_or_else(|| defaults.get(resource));
@@ -511,7 +485,6 @@ impl Tx {
             ]);
         }
         if self.execute(&sql, args).await.map_err(busy)? == 1 {
-            self.quota_locked = true;
             return Ok(AtOnce::Charged);
         }
         // the row and octavia's count in one round trip, for the caller's decision

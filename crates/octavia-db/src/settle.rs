@@ -1,46 +1,32 @@
-//! Answering once the provider has settled (issue 6).
+//! Answering once the provider has settled.
 //!
 //! Octavia answers a create/update/delete as soon as its SQL transaction commits, with the load
 //! balancer in PENDING_*; the client then polls until it is ACTIVE again. With a provider that
 //! finishes in a few milliseconds (OVN: one NB transaction), that first poll usually races the
 //! provider's status report and the client waits a whole poll interval for nothing.
 //!
-//! So a [`crate::Tx`] that puts a load balancer into PENDING_* claims it (when the bound of
-//! [`crate::Database::set_settle_wait`] is not zero; zero, the default, is Octavia's behaviour).
-//! The provider's reports naming that load balancer are then handed to that transaction
-//! ([`SettleHub::offer`], called by [`crate::StatusUpdater`]), and [`crate::Tx::commit`] waits
-//! for them (within the bound) and applies them before its one commit: the write and the
-//! provider's outcome land together. The response body is unchanged (rendered inside the
-//! transaction, it still says PENDING_*, as Octavia's does); what changes is that the client's
-//! first GET sees the provider's outcome. Nothing is reported earlier than it happened: the
-//! provider reports after its NB transaction committed, and the report becomes visible with the
-//! SQL commit. A load balancer that could not be claimed is waited for after the commit
-//! ([`SettleHub::announce`]).
+//! So with a bound set ([`crate::Database::set_settle_wait`]; zero, the default, is Octavia's
+//! behaviour), [`crate::Tx::commit`] of a transaction that put load balancers into PENDING_*
+//! commits, lets the provider's work start, then waits (at most the bound) until the status
+//! updater has committed the provider's outcome for each of them ([`SettleHub::announce`]).
+//! The response body is unchanged (rendered inside the transaction, it still says PENDING_*, as
+//! Octavia's does); what changes is that the client's first GET sees the provider's outcome.
+//! The write and its outcome are two commits: the first is the durable record of the accepted
+//! work, which recovery completes if the process dies before the second.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
 use std::time::Duration;
 
-use provider::StatusReport;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::broadcast;
 
 /// Reports kept for slow waiters; a waiter that lags further just waits out its bound.
 const CAPACITY: usize = 1024;
 
-/// The per-[`crate::Database`] hub: status appliers announce settled load balancers, committing
+/// The per-[`crate::Database`] hub: status appliers announce settled load balancers, committed
 /// API transactions wait for theirs.
-///
-/// The hand-off: a transaction that puts a load balancer into PENDING_* claims it
-/// ([`SettleHub::claim`]). While the claim holds, the provider's reports naming that load
-/// balancer are handed to the transaction ([`SettleHub::offer`]) instead of being applied in a
-/// transaction of their own, which would wait on the API transaction's row locks and then commit
-/// again. The API transaction applies them before its single commit (issue 6): one commit per
-/// write instead of two.
 #[derive(Debug)]
 pub(crate) struct SettleHub {
     sender: broadcast::Sender<String>,
     wait: std::sync::atomic::AtomicU64,
-    claims: Mutex<HashMap<String, mpsc::UnboundedSender<StatusReport>>>,
 }
 
 impl SettleHub {
@@ -48,38 +34,7 @@ impl SettleHub {
         Self {
             sender: broadcast::channel(CAPACITY).0,
             wait: std::sync::atomic::AtomicU64::new(0),
-            claims: Mutex::new(HashMap::new()),
         }
-    }
-
-    /// Claims load balancer `id` for the calling transaction: `None` when another holds it.
-    pub(crate) fn claim(&self, id: &str) -> Option<mpsc::UnboundedReceiver<StatusReport>> {
-        let mut m = self.claims.lock().ok()?;
-        if m.contains_key(id) {
-            return None;
-        }
-        let (tx, rx) = mpsc::unbounded_channel();
-        m.insert(id.to_owned(), tx);
-        Some(rx)
-    }
-
-    /// Ends the claim on `id`; reports already handed over stay in its receiver.
-    pub(crate) fn release(&self, id: &str) {
-        if let Ok(mut m) = self.claims.lock() {
-            m.remove(id);
-        }
-    }
-
-    /// Hands `report` to the transaction that claimed one of its load balancers: true when
-    /// handed over (the caller must not apply it).
-    pub(crate) fn offer(&self, report: &StatusReport) -> bool {
-        let Ok(m) = self.claims.lock() else {
-            return false;
-        };
-        let Some(sender) = report.loadbalancers.iter().find_map(|r| m.get(&r.id)) else {
-            return false;
-        };
-        sender.send(report.clone()).is_ok()
     }
 
     /// The bound, zero when waiting is off.
@@ -145,34 +100,6 @@ mod tests {
         hub.announce("other");
         let ids = vec!["a".to_string()];
         assert!(!wait_for(rx, ids, Duration::from_millis(20)).await);
-    }
-
-    fn report(lb: &str, prov: provider::ProvisioningStatus) -> StatusReport {
-        StatusReport {
-            loadbalancers: vec![provider::StatusRecord {
-                id: lb.into(),
-                provisioning_status: Some(prov),
-                operating_status: None,
-            }],
-            ..Default::default()
-        }
-    }
-
-    #[test]
-    fn offers_go_to_the_claimant_until_released() {
-        use provider::ProvisioningStatus::{Active, Deleted};
-        let hub = SettleHub::new();
-        assert!(!hub.offer(&report("a", Active)), "nobody claimed a");
-        let mut rx = hub.claim("a").expect("first claim");
-        assert!(hub.claim("a").is_none(), "one claimant at a time");
-        assert!(hub.offer(&report("a", Active)));
-        assert!(hub.offer(&report("a", Deleted)));
-        assert_eq!(rx.try_recv().ok(), Some(report("a", Active)));
-        assert_eq!(rx.try_recv().ok(), Some(report("a", Deleted)));
-        assert!(!hub.offer(&report("b", Active)), "b is not claimed");
-        hub.release("a");
-        assert!(!hub.offer(&report("a", Active)));
-        assert!(rx.try_recv().is_err());
     }
 
     #[test]

@@ -108,10 +108,6 @@ impl StatusUpdater {
     /// provisioning status (ACTIVE, ERROR, DELETED) is announced to API transactions waiting
     /// in [`crate::Tx::commit`] ([`crate::settle`]).
     pub async fn apply(&self, report: &StatusReport) -> Result<(), StatusSinkError> {
-        // an API transaction of this process is waiting for it: it applies it ([`crate::settle`])
-        if self.db.settle_hub().offer(report) {
-            return Ok(());
-        }
         let outcome = self.apply_all(report).await;
         for lb in &report.loadbalancers {
             if matches!(
@@ -319,23 +315,6 @@ async fn apply_in(tx: &mut Tx, kind: Kind, rec: &StatusRecord) -> Result<(), Rec
     Ok(())
 }
 
-/// Applies `reports` the ordinary way, logging failures: the handed-over reports a
-/// transaction could not apply, or never committed ([`crate::settle`]). Boxed, as it runs
-/// inside [`Tx::commit`] and opens transactions of its own.
-pub(crate) fn replay(
-    db: Database,
-    reports: Vec<StatusReport>,
-) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
-    Box::pin(async move {
-        let updater = StatusUpdater::new(db);
-        for r in &reports {
-            if let Err(e) = updater.apply(r).await {
-                tracing::warn!(error = %e.fault_string, "status report not applied");
-            }
-        }
-    })
-}
-
 /// True when a record of `report` is DELETED (rows go away, quotas are given back).
 pub(crate) fn deletes_rows(report: &StatusReport) -> bool {
     groups(report).iter().any(|(_, records)| {
@@ -343,44 +322,6 @@ pub(crate) fn deletes_rows(report: &StatusReport) -> bool {
             .iter()
             .any(|r| r.provisioning_status == Some(ProvisioningStatus::Deleted))
     })
-}
-
-/// True when `report` gives load balancer `lb_id` its outcome (ACTIVE, ERROR or DELETED).
-pub(crate) fn settles(report: &StatusReport, lb_id: &str) -> bool {
-    report.loadbalancers.iter().any(|r| {
-        r.id == lb_id
-            && matches!(
-                r.provisioning_status,
-                Some(
-                    ProvisioningStatus::Active
-                        | ProvisioningStatus::Error
-                        | ProvisioningStatus::Deleted
-                )
-            )
-    })
-}
-
-/// Sets the savepoint a handed-over report is applied behind ([`Tx::commit`] sets it ahead).
-pub(crate) const REPORT_SAVEPOINT: &str = "SAVEPOINT keel_status_report";
-
-/// A handed-over report inside the API transaction that claimed its load balancer
-/// ([`crate::settle`]), in §2.2 order, behind a savepoint: on a failing record everything it
-/// wrote is undone and the error returned (the caller replays it the ordinary way, after its
-/// commit, which gives octavia's per-record outcome). The load balancer rows are already
-/// locked by that transaction.
-pub(crate) async fn apply_handed_over(tx: &mut Tx, report: &StatusReport) -> Result<(), String> {
-    if !std::mem::take(&mut tx.savepoint_fresh) {
-        tx.execute_text(REPORT_SAVEPOINT)
-            .await
-            .map_err(|e| e.to_string())?;
-    }
-    if let Err(e) = apply_records(tx, report).await {
-        let _ = tx
-            .execute_text("ROLLBACK TO SAVEPOINT keel_status_report")
-            .await;
-        return Err(e.to_string());
-    }
-    Ok(())
 }
 
 /// Every record of `report` inside `tx`, in §2.2 order, stopping at the first failure. A run

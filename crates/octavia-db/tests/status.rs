@@ -464,14 +464,11 @@ async fn stats_are_upserted_per_listener() {
     .await;
 }
 
-/// Settling on (20 s bound) and an API child write open on `g`'s LB: the quota row first when
-/// `quota` (as the delete handlers take it), then the LB PENDING_UPDATE with `listeners`.
-async fn settling_child_write(db: &Database, g: &Graph, listeners: &[String], quota: bool) -> Tx {
+/// Settling on (20 s bound) and an API child write open on `g`'s LB: the LB PENDING_UPDATE
+/// with `listeners`.
+async fn settling_child_write(db: &Database, g: &Graph, listeners: &[String]) -> Tx {
     db.set_settle_wait(std::time::Duration::from_secs(20));
     let mut tx = db.begin().await.unwrap();
-    if quota {
-        tx.lock_quota_for_deletes(Some(PROJECT)).await.unwrap();
-    }
     tx.lock_lb_for_child(&g.lb, listeners, "PENDING_UPDATE")
         .await
         .unwrap();
@@ -485,7 +482,7 @@ async fn settling_child_write(db: &Database, g: &Graph, listeners: &[String], qu
 async fn commit_waits_for_the_providers_report_on_its_pending_lb() {
     each_backend(|db| async move {
         let g = graph(&db).await;
-        let tx = settling_child_write(&db, &g, &[], false).await;
+        let tx = settling_child_write(&db, &g, &[]).await;
         // The provider's report, sent while the API transaction still holds the LB: it can
         // only land after the commit.
         let up = StatusUpdater::new(db.clone());
@@ -526,157 +523,121 @@ async fn commit_without_a_report_returns_after_the_bound() {
     .await;
 }
 
-/// The hand-off (`settle`): the provider's report on the LB a transaction claimed is handed to
-/// that transaction — the reporter returns while the transaction still holds the LB (before,
-/// it waited on the row lock) — and lands with the transaction's one commit.
+/// The commit gate: work the provider queued under an API transaction starts only once that
+/// transaction committed — it then reads the PENDING_* state as every other process does —
+/// and the commit returns (settle) once that work's report is committed, children included.
 #[tokio::test]
-async fn report_on_a_claimed_lb_is_applied_by_the_claiming_transaction() {
+async fn queued_work_starts_after_the_commit_and_the_commit_waits_for_its_report() {
     each_backend(|db| async move {
         let g = graph(&db).await;
-        let tx = settling_child_write(&db, &g, std::slice::from_ref(&g.listener), false).await;
-        let report = StatusReport {
-            listeners: vec![rec(&g.listener, Some(P::Active), Some(O::Online))],
-            loadbalancers: vec![rec(&g.lb, Some(P::Active), None)],
-            ..Default::default()
-        };
-        let up = StatusUpdater::new(db.clone());
-        // returns at once although `tx` is open: handed over, not applied on its own
-        tokio::time::timeout(std::time::Duration::from_secs(10), up.update_status(report))
-            .await
-            .expect("the reporter waited for the API transaction")
-            .unwrap();
+        let mut tx = settling_child_write(&db, &g, std::slice::from_ref(&g.listener)).await;
+        let gate = tx.commit_gate();
+        let (db2, lb, listener) = (db.clone(), g.lb.clone(), g.listener.clone());
+        let work = tokio::spawn(async move {
+            if !gate.committed().await {
+                return None;
+            }
+            let seen = {
+                let mut r = db2.begin_read().await.unwrap();
+                r.get::<LoadBalancerRow>(&lb)
+                    .await
+                    .unwrap()
+                    .provisioning_status
+            };
+            let report = StatusReport {
+                listeners: vec![rec(&listener, Some(P::Active), Some(O::Online))],
+                loadbalancers: vec![rec(&lb, Some(P::Active), None)],
+                ..Default::default()
+            };
+            StatusUpdater::new(db2).update_status(report).await.unwrap();
+            Some(seen)
+        });
         tx.commit().await.unwrap();
-        let mut tx = db.begin_read().await.unwrap();
+        let mut r = db.begin_read().await.unwrap();
+        let lb = r.get::<LoadBalancerRow>(&g.lb).await.unwrap();
+        let l = r.get::<ListenerRow>(&g.listener).await.unwrap();
+        drop(r);
         assert_eq!(
-            tx.get::<LoadBalancerRow>(&g.lb)
-                .await
-                .unwrap()
-                .provisioning_status,
-            "ACTIVE"
+            lb.provisioning_status, "ACTIVE",
+            "commit returned before the report"
         );
-        let l = tx.get::<ListenerRow>(&g.listener).await.unwrap();
         assert_eq!(
             (l.provisioning_status.as_str(), l.operating_status.as_str()),
             ("ACTIVE", "ONLINE")
         );
-        drop(tx);
-        db.set_settle_wait(std::time::Duration::ZERO);
-    })
-    .await;
-}
-
-/// The hand-off: a handed-over report with a failing record is undone inside the transaction
-/// and replayed the ordinary way after its commit: octavia's per-record outcome (the listener
-/// is not found, so nothing of the report lands), while the transaction's own writes stay.
-#[tokio::test]
-async fn failing_handed_over_report_gets_the_ordinary_outcome() {
-    each_backend(|db| async move {
-        let g = graph(&db).await;
-        let mut tx = settling_child_write(&db, &g, &[], false).await;
-        tx.set_tags(&g.lb, &["kept".into()]).await.unwrap();
-        let report = StatusReport {
-            pools: vec![rec(&g.pool, None, Some(O::Error))],
-            listeners: vec![rec("no-such-listener", Some(P::Active), None)],
-            loadbalancers: vec![rec(&g.lb, Some(P::Active), None)],
-            ..Default::default()
-        };
-        // handed over: accepted now, its failure shows after the commit
-        StatusUpdater::new(db.clone())
-            .update_status(report)
-            .await
-            .unwrap();
-        tx.commit().await.unwrap();
-        db.set_settle_wait(std::time::Duration::ZERO);
-        // per record (§2.3): the pool's ERROR lands, the unknown listener stops the rest, so
-        // the LB stays PENDING_UPDATE
-        let mut tx = db.begin_read().await.unwrap();
-        let got = (
-            tx.get::<LoadBalancerRow>(&g.lb)
-                .await
-                .unwrap()
-                .provisioning_status,
-            tx.get::<PoolRow>(&g.pool).await.unwrap().operating_status,
+        assert_eq!(
+            work.await.unwrap().as_deref(),
+            Some("PENDING_UPDATE"),
+            "the work started before the commit, or not at all"
         );
-        assert_eq!(got, ("PENDING_UPDATE".to_string(), "ERROR".to_string()));
-        assert_eq!(tx.tags(&g.lb).await.unwrap(), ["kept"]);
+        db.set_settle_wait(std::time::Duration::ZERO);
     })
     .await;
 }
 
-/// The hand-off: a report that deletes rows, handed to a transaction that does not hold its
-/// project's `quotas` row, is applied the ordinary way right after that transaction's commit,
-/// before `commit` returns: a read after `commit` sees the rows gone.
+/// The commit gate: a transaction rolled back (or dropped) cancels the work queued under it,
+/// and the database keeps the state from before.
 #[tokio::test]
-async fn deleting_report_goes_the_ordinary_way_after_the_commit() {
+async fn rolled_back_transaction_cancels_its_queued_work() {
     each_backend(|db| async move {
         let g = graph(&db).await;
-        let mut tx = settling_child_write(&db, &g, &[], false).await;
-        tx.set_provisioning_status::<HealthMonitorRow>(&g.hm, "PENDING_DELETE")
-            .await
-            .unwrap();
-        let up = StatusUpdater::new(db.clone());
-        let (hm, lb) = (g.hm.clone(), g.lb.clone());
-        let reporter = tokio::spawn(async move {
+        for explicit in [true, false] {
+            let mut tx = settling_child_write(&db, &g, &[]).await;
+            let gate = tx.commit_gate();
+            let late = tx.commit_gate();
+            if explicit {
+                tx.rollback().await.unwrap();
+            } else {
+                drop(tx);
+            }
+            assert!(!gate.committed().await);
+            assert!(!late.committed().await);
+            let mut r = db.begin_read().await.unwrap();
+            let row = r.get::<LoadBalancerRow>(&g.lb).await.unwrap();
+            assert_eq!(row.provisioning_status, "ACTIVE");
+        }
+        db.set_settle_wait(std::time::Duration::ZERO);
+    })
+    .await;
+}
+
+/// A report that deletes rows (quota given back) after a settling delete-style write: the
+/// report's own transaction takes `quotas` then the LB, and the commit still sees it.
+#[tokio::test]
+async fn deleting_report_after_a_settling_commit_gives_quota_back_once() {
+    each_backend(|db| async move {
+        let g = graph(&db).await;
+        let mut tx = settling_child_write(&db, &g, &[]).await;
+        tx.update::<MemberRow>(
+            &g.members[0],
+            &[("provisioning_status", SqlValue::from("PENDING_DELETE"))],
+        )
+        .await
+        .unwrap();
+        let gate = tx.commit_gate();
+        let (db2, lb, member) = (db.clone(), g.lb.clone(), g.members[0].clone());
+        let work = tokio::spawn(async move {
+            assert!(gate.committed().await);
             let report = StatusReport {
-                healthmonitors: vec![rec(&hm, Some(P::Deleted), None)],
+                members: vec![rec(&member, Some(P::Deleted), None)],
                 loadbalancers: vec![rec(&lb, Some(P::Active), None)],
                 ..Default::default()
             };
-            up.update_status(report).await
+            StatusUpdater::new(db2).update_status(report).await.unwrap();
         });
         tx.commit().await.unwrap();
-        let mut tx = db.begin_read().await.unwrap();
-        assert!(tx.find::<HealthMonitorRow>(&g.hm).await.unwrap().is_none());
         assert_eq!(
-            tx.get::<LoadBalancerRow>(&g.lb)
-                .await
-                .unwrap()
-                .provisioning_status,
-            "ACTIVE"
+            count(
+                &db,
+                "SELECT COUNT(*) FROM member WHERE id = ?",
+                &g.members[0]
+            )
+            .await,
+            0
         );
-        drop(tx);
-        reporter.await.unwrap().unwrap();
+        assert_eq!(quota(&db).await.in_use_member, Some(9));
+        work.await.unwrap();
         db.set_settle_wait(std::time::Duration::ZERO);
-    })
-    .await;
-}
-
-/// The hand-off: a transaction that locked its project's `quotas` row before the LB (as the
-/// delete handlers do) takes the DELETED report too: the reporter returns while the
-/// transaction is open, and the one commit deletes the row and gives its quota back once.
-#[tokio::test]
-async fn deleting_report_lands_in_a_transaction_holding_the_quota_row() {
-    each_backend(|db| async move {
-        let g = graph(&db).await;
-        let mut tx = settling_child_write(&db, &g, &[], true).await;
-        tx.set_provisioning_status::<HealthMonitorRow>(&g.hm, "PENDING_DELETE")
-            .await
-            .unwrap();
-        let report = StatusReport {
-            healthmonitors: vec![rec(&g.hm, Some(P::Deleted), None)],
-            loadbalancers: vec![rec(&g.lb, Some(P::Active), None)],
-            ..Default::default()
-        };
-        tokio::time::timeout(
-            std::time::Duration::from_secs(10),
-            StatusUpdater::new(db.clone()).update_status(report),
-        )
-        .await
-        .expect("the reporter waited for the API transaction")
-        .unwrap();
-        tx.commit().await.unwrap();
-        db.set_settle_wait(std::time::Duration::ZERO);
-        let mut tx = db.begin_read().await.unwrap();
-        assert!(tx.find::<HealthMonitorRow>(&g.hm).await.unwrap().is_none());
-        assert_eq!(
-            tx.get::<LoadBalancerRow>(&g.lb)
-                .await
-                .unwrap()
-                .provisioning_status,
-            "ACTIVE"
-        );
-        let q: QuotaRow = tx.get(PROJECT).await.unwrap();
-        assert_eq!(q.in_use_health_monitor, Some(9));
     })
     .await;
 }

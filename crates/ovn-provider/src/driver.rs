@@ -523,11 +523,35 @@ impl OvnProvider {
         self.inner.queues.active()
     }
 
+    /// Load balancers with queued or running work (the lease the recovery of accepted work
+    /// keeps alive for this process).
+    pub fn busy_loadbalancers(&self) -> Vec<String> {
+        self.inner.queues.keys()
+    }
+
+    /// Waits until every queue is empty, at most `bound`; true when drained.
+    pub async fn drain(&self, bound: Duration) -> bool {
+        self.inner.queues.idle(bound).await
+    }
+
     fn enqueue(&self, lb_id: &str, req: Request) {
         let inner = self.inner.clone();
-        self.inner
-            .queues
-            .submit(lb_id, Box::pin(async move { inner.handle(req).await }));
+        // Queued by an API call inside its SQL transaction: NB work only after the commit,
+        // so the database always holds (as PENDING_*) what the NB may already show.
+        let gate = provider::gate::current();
+        let lb = lb_id.to_owned();
+        self.inner.queues.submit(
+            lb_id,
+            Box::pin(async move {
+                if let Some(g) = gate {
+                    if !g.committed().await {
+                        tracing::debug!(lb = %lb, "request rolled back before its work started");
+                        return;
+                    }
+                }
+                inner.handle(req).await
+            }),
+        );
     }
 
     async fn snapshot(&self, scope: &Scope) -> Result<NbSnapshot, ProviderError> {

@@ -19,6 +19,8 @@ pub type Job = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 #[derive(Clone, Default)]
 pub struct LbQueues {
     map: Arc<Mutex<HashMap<String, mpsc::UnboundedSender<Job>>>>,
+    /// Woken each time a queue task ends (an LB's queue became empty).
+    ended: Arc<tokio::sync::Notify>,
 }
 
 impl std::fmt::Debug for LbQueues {
@@ -39,6 +41,29 @@ impl LbQueues {
         self.map.lock().map(|m| m.len()).unwrap_or(0)
     }
 
+    /// The load balancers with a running queue task (queued or running work).
+    pub fn keys(&self) -> Vec<String> {
+        self.map
+            .lock()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Waits until no queue has work, at most `bound`; true when idle.
+    pub async fn idle(&self, bound: std::time::Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + bound;
+        loop {
+            // registered before the check, so an end between the two is not missed
+            let ended = self.ended.notified();
+            if self.active() == 0 {
+                return true;
+            }
+            if tokio::time::timeout_at(deadline, ended).await.is_err() {
+                return self.active() == 0;
+            }
+        }
+    }
+
     /// Queue `job` behind the pending work of `lb_id`. Must be called inside a tokio runtime.
     pub fn submit(&self, lb_id: &str, job: Job) {
         let Ok(mut map) = self.map.lock() else { return };
@@ -53,12 +78,18 @@ impl LbQueues {
         // cannot fail: we hold the receiver
         let _ = tx.send(job);
         map.insert(lb_id.to_string(), tx);
-        tokio::spawn(run(self.map.clone(), lb_id.to_string(), rx));
+        tokio::spawn(run(
+            self.map.clone(),
+            self.ended.clone(),
+            lb_id.to_string(),
+            rx,
+        ));
     }
 }
 
 async fn run(
     map: Arc<Mutex<HashMap<String, mpsc::UnboundedSender<Job>>>>,
+    ended: Arc<tokio::sync::Notify>,
     key: String,
     mut rx: mpsc::UnboundedReceiver<Job>,
 ) {
@@ -71,6 +102,7 @@ async fn run(
                     Ok(j) => j,
                     Err(_) => {
                         m.remove(&key);
+                        ended.notify_waiters();
                         return;
                     }
                 }

@@ -11,6 +11,7 @@
 
 mod driver;
 mod error;
+pub mod gate;
 pub mod models;
 mod status;
 

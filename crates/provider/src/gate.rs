@@ -1,0 +1,140 @@
+//! The commit gate: provider work starts only once the API's SQL transaction has committed.
+//!
+//! The API calls a [`crate::ProviderDriver`] method while it holds the transaction that put
+//! the objects into PENDING_* (octavia/api/drivers/utils.py `call_provider`); the method
+//! validates and queues its work. If that work reached the OVN Northbound before the SQL
+//! commit, a crash in between would leave NB rows the database does not know (and a rollback
+//! would leave them for good). So the API hands the driver a [`GateWaiter`] for the call
+//! ([`scope`]); the driver's queued job first awaits [`GateWaiter::committed`], which resolves
+//! `true` once the transaction committed ([`CommitGate::open`]) and `false` when it was rolled
+//! back or dropped (the job is then dropped unrun). After a crash, the committed PENDING_*
+//! rows are the durable record of the work, and recovery completes it.
+//!
+//! Work queued outside any [`scope`] (the agent's own events, recovery) is not gated:
+//! [`current`] is `None` there.
+
+use tokio::sync::watch;
+
+/// The transaction's side of the gate. Dropping it unopened cancels every waiter.
+#[derive(Debug)]
+pub struct CommitGate {
+    tx: watch::Sender<Option<bool>>,
+}
+
+/// The queued work's side: resolves once the transaction committed or was given up.
+#[derive(Debug, Clone)]
+pub struct GateWaiter {
+    rx: watch::Receiver<Option<bool>>,
+}
+
+impl CommitGate {
+    /// A closed gate.
+    pub fn new() -> Self {
+        Self {
+            tx: watch::channel(None).0,
+        }
+    }
+
+    /// A waiter for work that must wait for this gate.
+    pub fn waiter(&self) -> GateWaiter {
+        GateWaiter {
+            rx: self.tx.subscribe(),
+        }
+    }
+
+    /// The transaction committed: every waiter resolves `true`.
+    pub fn open(self) {
+        // no waiter left is fine: nothing was queued behind this gate
+        let _ = self.tx.send(Some(true));
+    }
+}
+
+impl Default for CommitGate {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for CommitGate {
+    fn drop(&mut self) {
+        // not opened: the transaction rolled back (or never committed)
+        self.tx.send_if_modified(|v| {
+            if v.is_none() {
+                *v = Some(false);
+                true
+            } else {
+                false
+            }
+        });
+    }
+}
+
+impl GateWaiter {
+    /// A waiter that is already open (tests, and work that needs no gate).
+    pub fn open() -> Self {
+        let gate = CommitGate::new();
+        let w = gate.waiter();
+        gate.open();
+        w
+    }
+
+    /// Waits for the transaction's outcome: `true` committed, `false` rolled back or dropped.
+    pub async fn committed(mut self) -> bool {
+        let outcome = match self.rx.wait_for(|v| v.is_some()).await {
+            Ok(v) => *v,
+            // the sender is gone without an outcome: treated as not committed
+            Err(_) => None,
+        };
+        outcome == Some(true)
+    }
+}
+
+tokio::task_local! {
+    static CURRENT: GateWaiter;
+}
+
+/// Runs `fut` (a provider call) with `waiter` as the gate of the work it queues.
+pub async fn scope<F: std::future::Future>(waiter: GateWaiter, fut: F) -> F::Output {
+    CURRENT.scope(waiter, fut).await
+}
+
+/// The gate of the provider call running on this task, if any ([`scope`]).
+pub fn current() -> Option<GateWaiter> {
+    CURRENT.try_with(|w| w.clone()).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn opened_gate_lets_work_run() {
+        let g = CommitGate::new();
+        let w = g.waiter();
+        let job = tokio::spawn(w.committed());
+        g.open();
+        assert!(job.await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn dropped_gate_cancels_work_queued_before_and_after() {
+        let g = CommitGate::new();
+        let early = g.waiter();
+        let late = g.waiter();
+        let job = tokio::spawn(early.committed());
+        drop(g);
+        assert!(!job.await.unwrap());
+        assert!(!late.committed().await);
+    }
+
+    #[tokio::test]
+    async fn scope_hands_the_waiter_to_the_call_only() {
+        assert!(current().is_none());
+        let g = CommitGate::new();
+        let inside = scope(g.waiter(), async { current() }).await;
+        assert!(inside.is_some());
+        assert!(current().is_none());
+        g.open();
+        assert!(inside.unwrap().committed().await);
+    }
+}

@@ -121,6 +121,19 @@ pub enum ApiError {
     /// Octavia `ProjectBusyException`: 503.
     #[error("Project busy.  Unable to lock the project.  Please try again.")]
     ProjectBusy,
+    /// A service Keel depends on could not be reached or did not answer in time: 503
+    /// `The <service> service is temporarily unavailable.` (keystonemiddleware's wording for
+    /// Keystone, applied to every peer so the client learns which one is down; Octavia
+    /// itself answers 500 for a database or Neutron outage). `service` is one of
+    /// [`PEER_DATABASE`], [`PEER_NEUTRON`], [`PEER_KEYSTONE`], [`PEER_OVN_NB`]; `cause` is
+    /// logged, never shown.
+    #[error("The {service} service is temporarily unavailable.")]
+    PeerUnavailable {
+        /// The peer's name as shown to the client.
+        service: &'static str,
+        /// What failed (logged).
+        cause: String,
+    },
     /// Anything unexpected: 500 Server fault with the error text.
     #[error("{0}")]
     Internal(String),
@@ -164,6 +177,7 @@ fn provider_text(provider: &str, error: &ProviderError) -> String {
         } => {
             format!("Provider '{provider}' reports error: {user_fault_string}")
         }
+        ProviderError::Unavailable { .. } => error.to_string(),
     }
 }
 
@@ -191,9 +205,10 @@ impl ApiError {
                 }
                 ProviderError::Conflict { .. } => StatusCode::CONFLICT,
                 ProviderError::Driver { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+                ProviderError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             },
             Unauthorized => StatusCode::UNAUTHORIZED,
-            ProjectBusy => StatusCode::SERVICE_UNAVAILABLE,
+            ProjectBusy | PeerUnavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Internal(_) | Deadlock(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -273,6 +288,10 @@ impl IntoResponse for ApiError {
                 resp.extensions_mut().insert(crate::retry::Retryable);
                 resp
             }
+            ApiError::PeerUnavailable { service, cause } => {
+                tracing::error!(service, %cause, "request failed: a peer service is unavailable");
+                (status, axum::Json(fault_body(status, &self.to_string()))).into_response()
+            }
             _ => {
                 if status.is_server_error() {
                     tracing::error!(error = %self, "request failed");
@@ -303,11 +322,25 @@ impl From<octavia_db::DbError> for ApiError {
             D::Duplicate(_) => {
                 ApiError::Conflict("Already an entity with that specified id.".into())
             }
+            D::Unavailable(cause) => ApiError::PeerUnavailable {
+                service: PEER_DATABASE,
+                cause,
+            },
             other if other.is_deadlock() => ApiError::Deadlock(other.to_string()),
             other => ApiError::Internal(other.to_string()),
         }
     }
 }
+
+/// [`ApiError::PeerUnavailable`] for the Octavia database (MariaDB / Galera / SQLite).
+pub const PEER_DATABASE: &str = "database";
+/// [`ApiError::PeerUnavailable`] for Neutron.
+pub const PEER_NEUTRON: &str = "Neutron";
+/// [`ApiError::PeerUnavailable`] for Keystone (the text is then keystonemiddleware's own,
+/// [`crate::context::KEYSTONE_UNAVAILABLE`]).
+pub const PEER_KEYSTONE: &str = "Keystone";
+/// [`ApiError::PeerUnavailable`] for the OVN Northbound database.
+pub const PEER_OVN_NB: &str = "OVN Northbound";
 
 /// `MissingProjectID` detail text of a create without any project.
 pub const MISSING_PROJECT: &str = "Missing project ID in request where one is required. An administrator should check the keystone settings in the Octavia configuration.";
@@ -348,6 +381,15 @@ mod tests {
         };
         assert_eq!(e.status(), StatusCode::INTERNAL_SERVER_ERROR);
         assert_eq!(e.to_string(), "Provider 'ovn' reports error: w");
+        let e = ApiError::Provider {
+            provider: "ovn".into(),
+            error: ProviderError::unavailable(PEER_OVN_NB, "disconnected"),
+        };
+        assert_eq!(e.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(
+            e.to_string(),
+            "The OVN Northbound service is temporarily unavailable."
+        );
     }
 
     #[test]
@@ -372,6 +414,16 @@ mod tests {
         assert_eq!(
             ApiError::Quota("Listener".into()).status(),
             StatusCode::FORBIDDEN
+        );
+        let down = ApiError::PeerUnavailable {
+            service: PEER_KEYSTONE,
+            cause: "x".into(),
+        };
+        assert_eq!(down.to_string(), crate::context::KEYSTONE_UNAVAILABLE);
+        assert_eq!(down.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(
+            ApiError::from(octavia_db::DbError::Unavailable("pool timed out".into())).to_string(),
+            "The database service is temporarily unavailable."
         );
         assert_eq!(
             fault_body(StatusCode::CONFLICT, "t"),

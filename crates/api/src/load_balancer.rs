@@ -134,7 +134,7 @@ async fn validate_vip(
         return Ok(v);
     };
     let token = ctx.auth_token.as_deref();
-    let internal = |e: String| ApiError::Internal(e);
+    let internal = ApiError::from;
     if let Some(port_id) = v.port_id.clone() {
         let port = net
             .get_port(token, &port_id)

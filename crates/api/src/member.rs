@@ -93,8 +93,10 @@ async fn subnet_exists(st: &AppState, ctx: &RequestContext, subnet: &str) -> Res
     let Some(net) = st.networking() else {
         return Ok(());
     };
+    // Octavia turns any lookup failure into "not found"; a Neutron outage says so instead
     match net.get_subnet(ctx.auth_token.as_deref(), subnet).await {
         Ok(Some(_)) => Ok(()),
+        Err(e @ crate::network::NetworkError::Unavailable(_)) => Err(e.into()),
         Ok(None) | Err(_) => Err(ApiError::InvalidSubresource {
             resource: "Subnet".into(),
             id: subnet.to_string(),

@@ -5,6 +5,8 @@
 
 use async_trait::async_trait;
 
+use crate::fault::ApiError;
+
 /// A Neutron subnet, as far as VIP validation needs it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SubnetInfo {
@@ -42,19 +44,50 @@ pub struct PortInfo {
     pub qos_policy_id: Option<String>,
 }
 
+/// Why a lookup failed (other than "not found").
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NetworkError {
+    /// Neutron (or Keystone, for the service token) could not be reached, timed out or
+    /// answered 5xx → 503 naming Neutron ([`ApiError::PeerUnavailable`]).
+    #[error("neutron unavailable: {0}")]
+    Unavailable(String),
+    /// Any other unexpected answer → 500.
+    #[error("{0}")]
+    Other(String),
+}
+
+impl From<NetworkError> for ApiError {
+    fn from(e: NetworkError) -> Self {
+        match e {
+            NetworkError::Unavailable(cause) => ApiError::PeerUnavailable {
+                service: crate::fault::PEER_NEUTRON,
+                cause,
+            },
+            NetworkError::Other(text) => ApiError::Internal(text),
+        }
+    }
+}
+
 /// Read-only Neutron lookups with the user's token (`None` token = the service's own rights).
-/// `Ok(None)` means "not found / not visible"; `Err` is any other failure (→ 500).
+/// `Ok(None)` means "not found / not visible"; `Err` is any other failure ([`NetworkError`]).
 #[async_trait]
 pub trait Networking: Send + Sync + 'static {
     /// `GET /v2.0/subnets/{id}`.
-    async fn get_subnet(&self, token: Option<&str>, id: &str)
-        -> Result<Option<SubnetInfo>, String>;
+    async fn get_subnet(
+        &self,
+        token: Option<&str>,
+        id: &str,
+    ) -> Result<Option<SubnetInfo>, NetworkError>;
     /// `GET /v2.0/networks/{id}`.
     async fn get_network(
         &self,
         token: Option<&str>,
         id: &str,
-    ) -> Result<Option<NetworkInfo>, String>;
+    ) -> Result<Option<NetworkInfo>, NetworkError>;
     /// `GET /v2.0/ports/{id}`.
-    async fn get_port(&self, token: Option<&str>, id: &str) -> Result<Option<PortInfo>, String>;
+    async fn get_port(
+        &self,
+        token: Option<&str>,
+        id: &str,
+    ) -> Result<Option<PortInfo>, NetworkError>;
 }

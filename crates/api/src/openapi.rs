@@ -1281,9 +1281,9 @@ fn components() -> Value {
             "content": json_content(schema_ref("PecanError"))},
         "500": fault("Internal error, or the provider driver reported an error."),
         "501": fault("The provider is not loaded, or does not support this action / option."),
-        "503": {"description": format!("The token could not be validated: Keystone is unreachable or failing (keystonemiddleware's `{KEYSTONE_UNAVAILABLE}`)."),
-            "content": json_content(schema_ref("KeystoneUnavailable"))},
-        "503QuotaOrKeystone": {"description": format!("The token could not be validated: Keystone is unreachable or failing (`{KEYSTONE_UNAVAILABLE}`, `KeystoneUnavailable`); or another request is updating this project's quota usage, retry."),
+        "503": {"description": format!("The token could not be validated: Keystone is unreachable or failing (keystonemiddleware's `{KEYSTONE_UNAVAILABLE}`); or another service the request needs is unreachable or did not answer in time: `The database service is temporarily unavailable.`, `The Neutron service …`, `The OVN Northbound service …` (nothing was changed; retry)."),
+            "content": json_content(json!({"anyOf": [schema_ref("KeystoneUnavailable"), schema_ref("Fault")]}))},
+        "503QuotaOrKeystone": {"description": format!("The token could not be validated: Keystone is unreachable or failing (`{KEYSTONE_UNAVAILABLE}`, `KeystoneUnavailable`); or another request is updating this project's quota usage, retry; or the database, Neutron or the OVN Northbound is unavailable (`The <service> service is temporarily unavailable.`)."),
             "content": json_content(schema_ref("Fault"))},
     });
     json!({

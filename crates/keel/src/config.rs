@@ -60,6 +60,10 @@ pub struct DatabaseSettings {
     /// SQLAlchemy-style URL: `mysql+pymysql://…`, `mysql://…`, `sqlite:///path` or
     /// `sqlite://path`. Default: `sqlite://keel.sqlite?mode=rwc` (the embedded default).
     pub connection: String,
+    /// MariaDB pool (oslo.db option names): `max_pool_size` (default 16), `pool_timeout`
+    /// (seconds, default 5: how long a request waits for a connection, reconnecting
+    /// included, before it answers 503), `connection_recycle_time` (seconds, default 3600).
+    pub pool: octavia_db::PoolSettings,
 }
 
 /// A Keystone password credential: `[keystone_authtoken]` and `[service_auth]`.
@@ -79,6 +83,10 @@ pub struct KeystoneAuth {
     pub project_domain_name: String,
     /// Region for catalog lookups.
     pub region_name: Option<String>,
+    /// Bound of each request to Keystone: `[keystone_authtoken] http_connect_timeout`,
+    /// `[service_auth] timeout` (seconds; default 5 s, so a frozen Keystone answers 503 in
+    /// that time instead of holding the request).
+    pub timeout: Option<std::time::Duration>,
 }
 
 /// `[neutron]`: where and how to reach Neutron.
@@ -90,6 +98,9 @@ pub struct NeutronSettings {
     pub valid_interfaces: String,
     /// Catalog region.
     pub region_name: Option<String>,
+    /// `timeout` (seconds; absent = the HTTP client's 30 s): bound of each Neutron request.
+    /// Kept long by default: a VIP port create cut short may still be made by Neutron.
+    pub timeout: Option<std::time::Duration>,
 }
 
 /// `[ovn]`, as ovn-octavia-provider's options.
@@ -196,6 +207,10 @@ pub struct KeelSettings {
     /// provider agent (events, health, maintenance). False serves the API and the driver only,
     /// as an `octavia-api` without `octavia-driver-agent` beside it.
     pub run_agent: bool,
+    /// `nb_unavailable_after` (seconds, default 5): once the NB connection has been down this
+    /// long, changes answer 503 naming the OVN Northbound instead of being queued
+    /// (`nb_gate`).
+    pub nb_unavailable_after: std::time::Duration,
 }
 
 struct Section<'a> {
@@ -239,8 +254,27 @@ impl Section<'_> {
             },
         }
     }
-    fn keystone(&self) -> KeystoneAuth {
-        KeystoneAuth {
+    /// A duration in seconds (oslo `IntOpt`/`FloatOpt`); must be positive.
+    fn seconds(&self, key: &'static str) -> Result<Option<std::time::Duration>, ConfigError> {
+        let Some(v) = self.get(key) else {
+            return Ok(None);
+        };
+        match v.parse::<f64>() {
+            Ok(x) if x > 0.0 && x.is_finite() => Ok(Some(std::time::Duration::from_secs_f64(x))),
+            _ => Err(ConfigError::Invalid {
+                section: self.name,
+                key,
+                value: v,
+                why: "expected a positive number of seconds",
+            }),
+        }
+    }
+    fn keystone(&self, timeout_key: &'static str) -> Result<KeystoneAuth, ConfigError> {
+        Ok(KeystoneAuth {
+            timeout: Some(
+                self.seconds(timeout_key)?
+                    .unwrap_or(std::time::Duration::from_secs(5)),
+            ),
             auth_url: self.string("auth_url", ""),
             username: self.string("username", ""),
             password: self.string("password", ""),
@@ -248,7 +282,7 @@ impl Section<'_> {
             user_domain_name: self.string("user_domain_name", "Default"),
             project_domain_name: self.string("project_domain_name", "Default"),
             region_name: self.get("region_name"),
-        }
+        })
     }
 }
 
@@ -315,15 +349,25 @@ impl Config {
             },
             database: DatabaseSettings {
                 connection: db.string("connection", "sqlite://keel.sqlite?mode=rwc"),
+                pool: {
+                    let d = octavia_db::PoolSettings::default();
+                    octavia_db::PoolSettings {
+                        max_connections: db.parse("max_pool_size", d.max_connections)?,
+                        acquire_timeout: db.seconds("pool_timeout")?.unwrap_or(d.acquire_timeout),
+                        max_lifetime: db.seconds("connection_recycle_time")?.or(d.max_lifetime),
+                        ..d
+                    }
+                },
             },
-            keystone_authtoken: s("keystone_authtoken").keystone(),
-            service_auth: s("service_auth").keystone(),
+            keystone_authtoken: s("keystone_authtoken").keystone("http_connect_timeout")?,
+            service_auth: s("service_auth").keystone("timeout")?,
             neutron: NeutronSettings {
                 endpoint: neutron
                     .get("endpoint")
                     .or_else(|| neutron.get("endpoint_override")),
                 valid_interfaces: neutron.string("valid_interfaces", "public"),
                 region_name: neutron.get("region_name"),
+                timeout: neutron.seconds("timeout")?,
             },
             ovn: OvnSettings {
                 ovn_nb_connection: ovn.string("ovn_nb_connection", "tcp:127.0.0.1:6641"),
@@ -358,6 +402,9 @@ impl Config {
             keel: KeelSettings {
                 settle_wait_ms: keel.parse("settle_wait_ms", 1000)?,
                 run_agent: keel.boolean("run_agent")?.unwrap_or(true),
+                nb_unavailable_after: keel
+                    .seconds("nb_unavailable_after")?
+                    .unwrap_or(std::time::Duration::from_secs(5)),
             },
         })
     }
@@ -439,6 +486,40 @@ mod tests {
         std::fs::write(dir.path().join("keel-policy.yaml"), "x: \"role:a and\"\n").unwrap();
         assert!(c.oslo_policy.load_policy().is_err());
         let bad = Ini::load_from_str("[oslo_policy]\nenforce_new_defaults = maybe\n").unwrap();
+        assert!(Config::from_ini(&bad).is_err());
+    }
+
+    #[test]
+    fn peer_timeouts() {
+        let c = Config::defaults().unwrap();
+        assert_eq!(c.database.pool, octavia_db::PoolSettings::default());
+        assert_eq!(
+            c.keystone_authtoken.timeout,
+            Some(std::time::Duration::from_secs(5))
+        );
+        assert_eq!(c.neutron.timeout, None);
+        let ini = Ini::load_from_str(
+            "[database]\npool_timeout = 2\nmax_pool_size = 4\n\
+             [keystone_authtoken]\nhttp_connect_timeout = 3\n\
+             [service_auth]\ntimeout = 1.5\n[neutron]\ntimeout = 7\n",
+        )
+        .unwrap();
+        let c = Config::from_ini(&ini).unwrap();
+        assert_eq!(
+            c.database.pool.acquire_timeout,
+            std::time::Duration::from_secs(2)
+        );
+        assert_eq!(c.database.pool.max_connections, 4);
+        assert_eq!(
+            c.keystone_authtoken.timeout,
+            Some(std::time::Duration::from_secs(3))
+        );
+        assert_eq!(
+            c.service_auth.timeout,
+            Some(std::time::Duration::from_millis(1500))
+        );
+        assert_eq!(c.neutron.timeout, Some(std::time::Duration::from_secs(7)));
+        let bad = Ini::load_from_str("[database]\npool_timeout = 0\n").unwrap();
         assert!(Config::from_ini(&bad).is_err());
     }
 

@@ -11,6 +11,7 @@
 //! oslo.config's, later files win), see [`config`].
 
 mod config;
+mod nb_gate;
 mod sync;
 mod wiring;
 
@@ -127,6 +128,7 @@ fn service_auth(c: &config::KeystoneAuth) -> openstack::ServiceAuthConfig {
         user_domain_name: c.user_domain_name.clone(),
         project_domain_name: c.project_domain_name.clone(),
         region_name: c.region_name.clone(),
+        timeout: c.timeout,
         ..Default::default()
     }
 }
@@ -154,7 +156,8 @@ fn api_config(c: &Config) -> api::ApiConfig {
 async fn serve(config: Config) -> anyhow::Result<()> {
     // A bad policy file stops startup before any connection is made.
     let policy = Arc::new(config.oslo_policy.load_policy().context("[oslo_policy]")?);
-    let db = octavia_db::Database::connect(&config.database.connection).await?;
+    let db = octavia_db::Database::connect_with(&config.database.connection, &config.database.pool)
+        .await?;
     db.upgrade().await.context("database schema")?;
     db.set_settle_wait(std::time::Duration::from_millis(config.keel.settle_wait_ms));
 
@@ -173,6 +176,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
                 .copied()
                 .unwrap_or(openstack::Interface::Public),
             fallback_interfaces: interfaces.iter().skip(1).copied().collect(),
+            timeout: config.neutron.timeout,
             ..Default::default()
         },
     );
@@ -195,6 +199,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     )
     .await
     .with_context(|| format!("OVN NB at {}", config.ovn.ovn_nb_connection))?;
+    let gate_nb = nb.clone();
     let status: Arc<dyn StatusSink> = Arc::new(octavia_db::StatusUpdater::new(db.clone()));
     let ovn = ovn_provider::OvnProvider::new(
         nb.clone(),
@@ -223,7 +228,8 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         tracing::info!("[keel] run_agent = false: this process runs no OVN provider agent");
     }
     let mut providers: BTreeMap<String, Arc<dyn ProviderDriver>> = BTreeMap::new();
-    providers.insert("ovn".into(), Arc::new(ovn));
+    let gate = nb_gate::NbGate::new(Arc::new(ovn), &gate_nb, config.keel.nb_unavailable_after);
+    providers.insert("ovn".into(), Arc::new(gate));
 
     let auth = match config.api_settings.auth_strategy.as_str() {
         "noauth" => api::context::AuthMode::NoAuth,

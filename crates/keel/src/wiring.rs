@@ -6,7 +6,7 @@ use openstack::{BarbicanClient, NeutronClient, NeutronError, TokenValidator};
 
 use api::certificates::{CertError, CertManager, TlsCertificate};
 use api::context::{AuthFailure, Identity, TokenAuth};
-use api::network::{NetworkInfo, Networking, PortInfo, SubnetInfo};
+use api::network::{NetworkError, NetworkInfo, Networking, PortInfo, SubnetInfo};
 
 /// keystonemiddleware's role: a user token → its identity, through the cached validator.
 pub struct KeystoneTokenAuth(pub TokenValidator);
@@ -51,12 +51,35 @@ impl NeutronNetworking {
     }
 }
 
-/// `Ok(None)` for a 404 (not found or not visible to the caller), the error text otherwise.
-fn found<T>(r: Result<T, NeutronError>) -> Result<Option<T>, String> {
+/// `Ok(None)` for a 404 (not found or not visible to the caller); otherwise
+/// [`NetworkError::Unavailable`] when Neutron could not answer ([`neutron_down`]).
+fn found<T>(r: Result<T, NeutronError>) -> Result<Option<T>, NetworkError> {
     match r {
         Ok(v) => Ok(Some(v)),
         Err(e) if e.is_not_found() => Ok(None),
-        Err(e) => Err(e.to_string()),
+        Err(e) if neutron_down(&e) => Err(NetworkError::Unavailable(e.to_string())),
+        Err(e) => Err(NetworkError::Other(e.to_string())),
+    }
+}
+
+/// True when the failure says Neutron (or Keystone, for the service token it needs) is not
+/// serving: no connection, a timeout, a 5xx — as keystoneauth's `ConnectFailure`,
+/// `ConnectTimeout` and `ServiceUnavailable` / `InternalServerError`.
+pub fn neutron_down(e: &NeutronError) -> bool {
+    match e {
+        NeutronError::Transport(_) => true,
+        NeutronError::Other { status, .. } => *status >= 500,
+        NeutronError::Auth(k) => keystone_down(k),
+        _ => false,
+    }
+}
+
+/// True when Keystone could not answer (transport failure or a 5xx).
+pub fn keystone_down(e: &openstack::KeystoneError) -> bool {
+    match e {
+        openstack::KeystoneError::Transport(_) => true,
+        openstack::KeystoneError::Status { status, .. } => *status >= 500,
+        _ => false,
     }
 }
 
@@ -66,7 +89,7 @@ impl Networking for NeutronNetworking {
         &self,
         token: Option<&str>,
         id: &str,
-    ) -> Result<Option<SubnetInfo>, String> {
+    ) -> Result<Option<SubnetInfo>, NetworkError> {
         Ok(
             // Every member create re-validates its subnet (Octavia's `subnet_exists`): the
             // same token's read of the last 30 s answers (openstack `get_subnet_recent`).
@@ -88,7 +111,7 @@ impl Networking for NeutronNetworking {
         &self,
         token: Option<&str>,
         id: &str,
-    ) -> Result<Option<NetworkInfo>, String> {
+    ) -> Result<Option<NetworkInfo>, NetworkError> {
         Ok(
             found(self.client(token).get_network(id).await)?.map(|n| NetworkInfo {
                 id: n.id,
@@ -97,7 +120,11 @@ impl Networking for NeutronNetworking {
         )
     }
 
-    async fn get_port(&self, token: Option<&str>, id: &str) -> Result<Option<PortInfo>, String> {
+    async fn get_port(
+        &self,
+        token: Option<&str>,
+        id: &str,
+    ) -> Result<Option<PortInfo>, NetworkError> {
         Ok(
             found(self.client(token).get_port(id).await)?.map(|p| PortInfo {
                 id: p.id,

@@ -135,13 +135,50 @@ pub struct Database {
     quota_rows: std::sync::Arc<QuotaRowsSeen>,
 }
 
+/// MariaDB pool settings (octavia.conf `[database]`, oslo.db's option names).
+///
+/// Every wait for the database is bounded by `acquire_timeout`: a server that is down, frozen
+/// or unreachable makes a request fail with [`DbError::Unavailable`] after at most that long
+/// (the API answers 503), and the next request after it is back is served on a fresh
+/// connection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolSettings {
+    /// `max_pool_size`: connections kept open at most (default 16).
+    pub max_connections: u32,
+    /// `pool_timeout`: how long getting a connection may take, reconnecting included
+    /// (default 5 s; SQLAlchemy's 30 s would hold every request that long in an outage).
+    pub acquire_timeout: Duration,
+    /// `connection_recycle_time`: a connection older than this is closed (default 3600 s, as
+    /// oslo.db).
+    pub max_lifetime: Option<Duration>,
+    /// Idle connections are closed after this (default 600 s).
+    pub idle_timeout: Option<Duration>,
+}
+
+impl Default for PoolSettings {
+    fn default() -> Self {
+        Self {
+            max_connections: 16,
+            acquire_timeout: Duration::from_secs(5),
+            max_lifetime: Some(Duration::from_secs(3600)),
+            idle_timeout: Some(Duration::from_secs(600)),
+        }
+    }
+}
+
 impl Database {
-    /// Opens a pool for `url`.
+    /// Opens a pool for `url` with the default [`PoolSettings`].
     ///
     /// SQLite: foreign keys on, WAL journal for files, 30 s busy timeout; `sqlite::memory:` uses a
     /// single connection that lives as long as the pool (so the in-memory DB persists).
-    /// Errors: [`DbError::Url`] for an unknown scheme, [`DbError::Sql`] when the server refuses.
+    /// Errors: [`DbError::Url`] for an unknown scheme, [`DbError::Unavailable`] when the server
+    /// cannot be reached, [`DbError::Sql`] when it refuses.
     pub async fn connect(url: &str) -> Result<Self, DbError> {
+        Self::connect_with(url, &PoolSettings::default()).await
+    }
+
+    /// [`Database::connect`] with explicit MariaDB pool settings (octavia.conf `[database]`).
+    pub async fn connect_with(url: &str, settings: &PoolSettings) -> Result<Self, DbError> {
         let url = url.trim();
         if let Some(rest) = url.strip_prefix("mysql") {
             // oslo.db form: mysql+pymysql://, mysql+mysqldb://, …
@@ -151,9 +188,15 @@ impl Database {
             };
             let opts = MySqlConnectOptions::from_str(&format!("mysql{rest}"))
                 .map_err(|e| DbError::Url(format!("{}: {e}", redact(url))))?;
+            // A pooled connection is pinged before it is handed out, so one the server (or a
+            // proxy) dropped is replaced at once instead of failing the request; the ping and
+            // any reconnect are bounded by `acquire_timeout`.
             let pool = MySqlPoolOptions::new()
-                .max_connections(16)
-                .acquire_timeout(Duration::from_secs(30))
+                .max_connections(settings.max_connections.max(1))
+                .acquire_timeout(settings.acquire_timeout)
+                .max_lifetime(settings.max_lifetime)
+                .idle_timeout(settings.idle_timeout)
+                .test_before_acquire(true)
                 .connect_with(opts)
                 .await?;
             return Ok(Self {

@@ -5,7 +5,7 @@ use thiserror::Error;
 /// HTTP mapping the API is expected to apply (api-contract.md §0, §10.3, §14.6):
 /// [`DbError::NotFound`] → 404, [`DbError::InvalidState`] / [`DbError::Immutable`] /
 /// [`DbError::Duplicate`] → 409, [`DbError::QuotaExceeded`] → 403, [`DbError::ProjectBusy`] → 503,
-/// [`DbError::MissingProjectId`] → 400, everything else → 500.
+/// [`DbError::MissingProjectId`] → 400, [`DbError::Unavailable`] → 503, everything else → 500.
 #[derive(Debug, Error)]
 pub enum DbError {
     /// A row does not exist (`<Resource> <id> not found.`, octavia `exceptions.NotFound`).
@@ -71,13 +71,43 @@ pub enum DbError {
         /// The rejected name.
         column: String,
     },
+    /// The database could not be reached or answered that it cannot serve: connection refused
+    /// or dropped, no connection within the pool's `acquire_timeout` (server down, frozen or
+    /// every connection busy), server shutting down, a Galera node outside the primary
+    /// component (1047 `WSREP has not yet prepared node for application use`), too many
+    /// connections (1040). Nothing was committed by the failing statement; the API answers 503.
+    #[error("database unavailable: {0}")]
+    Unavailable(String),
     /// Any other SQL error.
     #[error("database error: {0}")]
     Sql(sqlx::Error),
 }
 
+/// MariaDB server errors that mean "not serving now" rather than "this statement is wrong":
+/// ER_CON_COUNT_ERROR 1040, ER_UNKNOWN_COM_ERROR 1047 (what a Galera node outside the
+/// primary component answers), ER_SERVER_SHUTDOWN 1053, ER_CONNECTION_KILLED 1927,
+/// ER_CLIENT_INTERACTION_TIMEOUT 4031.
+const UNAVAILABLE_CODES: [u32; 5] = [1040, 1047, 1053, 1927, 4031];
+
+fn unavailable(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(d) => d
+            .try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>()
+            .is_some_and(|m| UNAVAILABLE_CODES.contains(&u32::from(m.number()))),
+        _ => false,
+    }
+}
+
 impl From<sqlx::Error> for DbError {
     fn from(e: sqlx::Error) -> Self {
+        if unavailable(&e) {
+            return Self::Unavailable(e.to_string());
+        }
         if let sqlx::Error::Database(d) = &e {
             match d.kind() {
                 sqlx::error::ErrorKind::UniqueViolation => {
@@ -94,6 +124,11 @@ impl From<sqlx::Error> for DbError {
 }
 
 impl DbError {
+    /// True when the database could not serve ([`DbError::Unavailable`]).
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, Self::Unavailable(_))
+    }
+
     /// True when MariaDB rolled the whole transaction back as a deadlock victim (1213): it may
     /// be run again from its start.
     pub fn is_deadlock(&self) -> bool {

@@ -183,6 +183,11 @@ pub struct ServiceAuthConfig {
     /// Refresh the token when it expires within this margin (keystoneauth's stale duration,
     /// 120 s), capped at half the token's lifetime.
     pub refresh_margin: Duration,
+    /// Bound of each request to Keystone, connect included (keystoneauth's session `timeout`,
+    /// keystonemiddleware's `http_connect_timeout`); `None` = the HTTP client's own bound
+    /// ([`crate::HttpConfig::request_timeout`]). A frozen Keystone then fails the request
+    /// with [`KeystoneError::Transport`] after this long.
+    pub timeout: Option<Duration>,
 }
 
 impl Default for ServiceAuthConfig {
@@ -198,6 +203,7 @@ impl Default for ServiceAuthConfig {
             project_domain_id: None,
             region_name: None,
             refresh_margin: Duration::from_secs(120),
+            timeout: None,
         }
     }
 }
@@ -215,6 +221,7 @@ impl std::fmt::Debug for ServiceAuthConfig {
             .field("project_domain_id", &self.project_domain_id)
             .field("region_name", &self.region_name)
             .field("refresh_margin", &self.refresh_margin)
+            .field("timeout", &self.timeout)
             .finish()
     }
 }
@@ -415,6 +422,19 @@ impl ServiceAuth {
         &self.inner.http
     }
 
+    /// A request to Keystone on the shared client, bounded by [`ServiceAuthConfig::timeout`].
+    pub(crate) fn keystone_request(
+        &self,
+        method: reqwest::Method,
+        url: &str,
+    ) -> reqwest::RequestBuilder {
+        let req = self.inner.http.request(method, url);
+        match self.inner.cfg.timeout {
+            Some(t) => req.timeout(t),
+            None => req,
+        }
+    }
+
     fn cached_fresh(&self) -> Option<Arc<ServiceToken>> {
         let guard = self.inner.cached.read().unwrap_or_else(|e| e.into_inner());
         guard.as_ref().filter(|t| t.is_fresh(Utc::now())).cloned()
@@ -498,9 +518,7 @@ impl ServiceAuth {
         let url = join(&self.inner.identity_url, "auth/tokens");
         tracing::debug!(user = %self.inner.cfg.username, project = %self.inner.cfg.project_name, "keystone: issuing service token");
         let resp = self
-            .inner
-            .http
-            .post(&url)
+            .keystone_request(reqwest::Method::POST, &url)
             .json(&self.inner.cfg.auth_body())
             .send()
             .await
@@ -822,8 +840,7 @@ impl TokenValidator {
             let service = self.service.token().await?;
             let resp = self
                 .service
-                .http()
-                .get(&url)
+                .keystone_request(reqwest::Method::GET, &url)
                 .query(&[("nocatalog", "1")])
                 .header("X-Auth-Token", service.id())
                 .header("X-Subject-Token", user_token)

@@ -29,6 +29,10 @@ pub struct NeutronConfig {
     pub region_name: Option<String>,
     /// Catalog service type (default `network`).
     pub service_type: String,
+    /// Bound of each request to Neutron, connect included (octavia.conf `[neutron] timeout`,
+    /// a keystoneauth session option); `None` = the HTTP client's own bound. A frozen Neutron
+    /// then fails the call with [`NeutronError::Transport`] after this long.
+    pub timeout: Option<std::time::Duration>,
 }
 
 impl Default for NeutronConfig {
@@ -39,6 +43,7 @@ impl Default for NeutronConfig {
             fallback_interfaces: Vec::new(),
             region_name: None,
             service_type: "network".into(),
+            timeout: None,
         }
     }
 }
@@ -786,6 +791,9 @@ impl NeutronClient {
             }
             if let Some(b) = body {
                 req = req.json(b);
+            }
+            if let Some(t) = self.shared.cfg.timeout {
+                req = req.timeout(t);
             }
             let started = std::time::Instant::now();
             let resp = req.send().await.map_err(NeutronError::Transport)?;

@@ -8,6 +8,7 @@ use thiserror::Error;
 /// - [`ProviderError::NotImplemented`] → 501 `Provider '<p>' does not support a requested action: <user>`
 /// - [`ProviderError::Conflict`] → 409 `The VIP IP address is already in use: <user>`
 /// - [`ProviderError::Driver`] → 500 `Provider '<p>' reports error: <user>`
+/// - [`ProviderError::Unavailable`] → 503 `The <service> service is temporarily unavailable.`
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ProviderError {
     /// A requested option is not supported by this provider (octavia-lib `UnsupportedOptionError`).
@@ -42,6 +43,17 @@ pub enum ProviderError {
         /// Text for the operator's log.
         operator_fault_string: String,
     },
+    /// A service the provider needs cannot be reached now (Keel's addition; octavia-lib has
+    /// no such error and the reference answers 500 or accepts work it cannot do). Nothing was
+    /// changed or queued; the API answers 503 `The <service> service is temporarily
+    /// unavailable.`
+    #[error("The {service} service is temporarily unavailable.")]
+    Unavailable {
+        /// The service's name as shown to the client, e.g. `OVN Northbound`, `Neutron`.
+        service: String,
+        /// What failed, for the operator's log.
+        operator_fault_string: String,
+    },
 }
 
 impl ProviderError {
@@ -69,6 +81,14 @@ impl ProviderError {
         Self::Driver {
             user_fault_string: t.clone(),
             operator_fault_string: t,
+        }
+    }
+
+    /// A [`ProviderError::Unavailable`] for `service` (e.g. `OVN Northbound`).
+    pub fn unavailable(service: impl Into<String>, why: impl Into<String>) -> Self {
+        Self::Unavailable {
+            service: service.into(),
+            operator_fault_string: why.into(),
         }
     }
 

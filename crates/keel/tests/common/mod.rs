@@ -177,6 +177,12 @@ impl Keel {
     /// Writes `keel.conf`, runs `keel db upgrade`, spawns `keel serve` (stdout/stderr to
     /// `keel.log`, no ANSI colours) and returns once its port accepts connections (60 s).
     pub fn start(backend: Backend) -> Keel {
+        Self::start_with(backend, |conf| conf)
+    }
+
+    /// [`Keel::start`] with the generated `keel.conf` text passed through `edit` first (e.g.
+    /// to point a peer at a proxy or add options).
+    pub fn start_with(backend: Backend, edit: impl FnOnce(String) -> String) -> Keel {
         let dir = tempfile::tempdir().unwrap();
         let port = free_port();
         let conf = dir.path().join("keel.conf");
@@ -210,7 +216,7 @@ impl Keel {
         );
         std::fs::write(
             &conf,
-            format!(
+            edit(format!(
                 "[api_settings]\nbind_host = 127.0.0.1\nbind_port = {port}\nauth_strategy = keystone\n\
                  enabled_provider_drivers = ovn:OVN provider driver\ndefault_provider_driver = ovn\n\
                  [database]\nconnection = {db_url}\n\
@@ -219,7 +225,7 @@ impl Keel {
                 env("STACK_NEUTRON_URL"),
                 env("STACK_OVN_NB"),
                 env("STACK_OVN_SB"),
-            ),
+            )),
         )
         .unwrap();
         let up = Command::new(keel_bin())

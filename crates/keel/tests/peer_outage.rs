@@ -1,0 +1,494 @@
+//! A peer of `keel serve` that is down (connections refused, pooled connections reset) or
+//! frozen (connections accepted, nothing answered: a SIGSTOPped server) makes Keel answer
+//! 503 with an Octavia fault naming that peer, within the bound configured for it, never a
+//! 500 — and the first request after the peer is back is served again (dead pooled
+//! connections are dropped, not handed out).
+//!
+//! Each peer is the stack's real service behind a [`Proxy`] the test controls: MariaDB
+//! (`[database] pool_timeout`), Keystone (`[keystone_authtoken] http_connect_timeout`),
+//! Neutron (`[neutron] timeout`). The bounds are test timeouts (curl `-m`), not asserted
+//! durations. The Keels run with `[keel] run_agent = false`: they never take the machine's
+//! NB agent lock.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+mod common;
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::{env, wait_for, Backend, Keel, NeutronNet};
+use serde_json::{json, Value};
+
+/// What the proxy does with connections.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Forward bytes both ways.
+    Up,
+    /// Not listening (connect refused); open connections were reset.
+    Down,
+    /// Accept, forward nothing either way (bytes wait in the socket buffers).
+    Frozen,
+}
+
+struct Shared {
+    mode: Mutex<Mode>,
+    conns: Mutex<Vec<TcpStream>>,
+    stop: AtomicBool,
+}
+
+/// A TCP forwarder on 127.0.0.1:`port` to `upstream`, one thread per direction of each
+/// connection. Stopped (and its connections closed) on drop.
+struct Proxy {
+    port: u16,
+    shared: Arc<Shared>,
+}
+
+impl Proxy {
+    fn start(upstream: &str) -> Proxy {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let shared = Arc::new(Shared {
+            mode: Mutex::new(Mode::Up),
+            conns: Mutex::new(Vec::new()),
+            stop: AtomicBool::new(false),
+        });
+        let s = shared.clone();
+        let upstream = upstream.to_string();
+        std::thread::spawn(move || accept_loop(Some(listener), port, &upstream, &s));
+        Proxy { port, shared }
+    }
+
+    fn mode(&self) -> Mode {
+        *self.shared.mode.lock().unwrap()
+    }
+
+    fn set(&self, mode: Mode) {
+        *self.shared.mode.lock().unwrap() = mode;
+        if mode == Mode::Down {
+            self.reset_all();
+        }
+    }
+
+    /// Closes every open connection (as a server restart does), keeping the mode.
+    fn reset_all(&self) {
+        for c in self.shared.conns.lock().unwrap().drain(..) {
+            let _ = c.shutdown(Shutdown::Both);
+        }
+    }
+
+    fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::SeqCst);
+        self.set(Mode::Down);
+    }
+}
+
+fn accept_loop(mut listener: Option<TcpListener>, port: u16, upstream: &str, s: &Arc<Shared>) {
+    while !s.stop.load(Ordering::SeqCst) {
+        let mode = *s.mode.lock().unwrap();
+        match (mode, listener.is_some()) {
+            (Mode::Down, true) => listener = None,
+            (Mode::Up | Mode::Frozen, false) => {
+                listener = TcpListener::bind(("127.0.0.1", port)).ok();
+            }
+            _ => {}
+        }
+        let Some(l) = &listener else {
+            std::thread::sleep(Duration::from_millis(10));
+            continue;
+        };
+        l.set_nonblocking(true).unwrap();
+        match l.accept() {
+            Ok((client, _)) => {
+                let s = s.clone();
+                let upstream = upstream.to_string();
+                std::thread::spawn(move || serve(client, &upstream, &s));
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_millis(10))
+            }
+            Err(e) => panic!("proxy accept: {e}"),
+        }
+    }
+}
+
+fn serve(client: TcpStream, upstream: &str, s: &Arc<Shared>) {
+    client.set_nonblocking(false).unwrap();
+    s.conns.lock().unwrap().push(client.try_clone().unwrap());
+    // a connection accepted while frozen waits, unanswered, until the peer is back
+    loop {
+        match *s.mode.lock().unwrap() {
+            Mode::Frozen => {}
+            Mode::Down => return,
+            Mode::Up => break,
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let Ok(server) = TcpStream::connect(upstream) else {
+        let _ = client.shutdown(Shutdown::Both);
+        return;
+    };
+    s.conns.lock().unwrap().push(server.try_clone().unwrap());
+    let (c2, s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+    let sh = s.clone();
+    std::thread::spawn(move || pump(c2, s2, &sh));
+    pump(server, client, s);
+}
+
+fn pump(mut from: TcpStream, mut to: TcpStream, s: &Arc<Shared>) {
+    from.set_read_timeout(Some(Duration::from_millis(50)))
+        .unwrap();
+    let mut buf = [0u8; 16384];
+    loop {
+        match *s.mode.lock().unwrap() {
+            Mode::Down => break,
+            Mode::Frozen => {
+                std::thread::sleep(Duration::from_millis(20));
+                continue;
+            }
+            Mode::Up => {}
+        }
+        match from.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                // bytes read just as the freeze began are held with the rest
+                let mut mode = *s.mode.lock().unwrap();
+                while mode == Mode::Frozen {
+                    std::thread::sleep(Duration::from_millis(20));
+                    mode = *s.mode.lock().unwrap();
+                }
+                if mode == Mode::Down || to.write_all(&buf[..n]).is_err() {
+                    break;
+                }
+            }
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+            Err(_) => break,
+        }
+    }
+    let _ = from.shutdown(Shutdown::Both);
+    let _ = to.shutdown(Shutdown::Both);
+}
+
+/// `curl` with an overall bound of `max_secs`: (status, body). Panics when no answer came in
+/// that time — the bound this test proves.
+fn call(
+    keel: &Keel,
+    method: &str,
+    path: &str,
+    token: &str,
+    body: Option<&Value>,
+    max_secs: u32,
+) -> (u16, Value) {
+    let mut cmd = Command::new("curl");
+    cmd.args(["-sS", "-m", &max_secs.to_string(), "-X", method])
+        .args([
+            "-w",
+            "\n%{http_code}",
+            "-H",
+            "Content-Type: application/json",
+        ])
+        .arg("-H")
+        .arg(format!("X-Auth-Token: {token}"));
+    if let Some(b) = body {
+        cmd.arg("-d").arg(b.to_string());
+    }
+    let out = cmd.arg(format!("{}{path}", keel.url())).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{method} {path}: no answer within {max_secs} s ({}); keel log:\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        keel.log()
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (body, code) = text.rsplit_once('\n').unwrap();
+    (
+        code.trim().parse().unwrap(),
+        serde_json::from_str(body).unwrap_or(Value::Null),
+    )
+}
+
+/// Asserts a 503 Octavia fault with `text`.
+fn assert_unavailable(what: &str, (code, body): (u16, Value), text: &str) {
+    assert_eq!(code, 503, "{what}: {body}");
+    assert_eq!(
+        body,
+        json!({"faultcode": "Server", "faultstring": text, "debuginfo": null}),
+        "{what}"
+    );
+}
+
+const DB_DOWN: &str = "The database service is temporarily unavailable.";
+const NEUTRON_DOWN: &str = "The Neutron service is temporarily unavailable.";
+const KEYSTONE_DOWN: &str = "The Keystone service is temporarily unavailable.";
+
+/// `[keel] run_agent = false` plus `extra` appended (later sections win nothing: the keys
+/// are new).
+fn no_agent(conf: String, extra: &str) -> String {
+    format!("{conf}[keel]\nrun_agent = false\n{extra}")
+}
+
+/// MariaDB refused, reset under a pooled connection, and frozen: every request answers the
+/// database 503 within `pool_timeout` (+ margin), and once it is back the very first request
+/// is served (the pool pinged its dead connections and reconnected).
+#[test]
+fn database_outage_answers_503_naming_the_database_then_recovers() {
+    let db = common::MariaDb::create();
+    let proxy = Proxy::start("127.0.0.1:3306");
+    let url = db.url().replace("127.0.0.1:3306", &proxy.addr());
+    assert_ne!(url, db.url(), "the DB URL must go through the proxy");
+    let keel = Keel::start_with(Backend::Shared(url.clone()), |c| {
+        no_agent(
+            c.replace("[database]\n", "[database]\npool_timeout = 2\n"),
+            "",
+        )
+    });
+    let token = common::demo_token();
+    let list = |max| call(&keel, "GET", "/v2/lbaas/loadbalancers", &token, None, max);
+    let create = |max| {
+        call(
+            &keel,
+            "POST",
+            "/v2/lbaas/listeners",
+            &token,
+            Some(
+                &json!({"listener": {"loadbalancer_id": uuid::Uuid::new_v4().to_string(),
+                "protocol": "TCP", "protocol_port": 80}}),
+            ),
+            max,
+        )
+    };
+    let (code, body) = list(10);
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(create(10).0, 404, "the DB answers: an unknown LB");
+
+    // down: refused, and the pooled connections were reset
+    proxy.set(Mode::Down);
+    assert_unavailable("GET, database down", list(15), DB_DOWN);
+    assert_unavailable("POST, database down", create(15), DB_DOWN);
+
+    // back: the first request is served
+    proxy.set(Mode::Up);
+    let (code, body) = list(15);
+    assert_eq!(code, 200, "first GET after the database is back: {body}");
+
+    // a restart between two requests: every pooled connection is dead, none is handed out
+    for _ in 0..3 {
+        assert_eq!(list(10).0, 200);
+    }
+    proxy.reset_all();
+    let (code, body) = list(15);
+    assert_eq!(
+        code, 200,
+        "first GET after the connections were reset: {body}"
+    );
+    assert_eq!(create(15).0, 404);
+
+    // frozen: connections accepted, nothing answers
+    proxy.set(Mode::Frozen);
+    assert_unavailable("GET, database frozen", list(15), DB_DOWN);
+    assert_unavailable("POST, database frozen", create(15), DB_DOWN);
+    proxy.set(Mode::Up);
+    let (code, body) = wait_for(
+        "the API served after the freeze",
+        Duration::from_secs(20),
+        || match list(15) {
+            (200, b) => Ok((200, b)),
+            other => Err(format!("{other:?}")),
+        },
+    );
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(proxy.mode(), Mode::Up);
+}
+
+/// Keystone refused, then frozen, while a token Keel has not seen is validated: 503 with
+/// keystonemiddleware's text within `http_connect_timeout` (+ margin), not after Keystone
+/// comes back; the same token is accepted once it is back.
+#[test]
+fn keystone_outage_answers_503_within_the_bound() {
+    let keystone = env("STACK_KEYSTONE_URL");
+    let upstream = keystone
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let proxy = Proxy::start(&upstream);
+    let via = keystone.replace(&upstream, &proxy.addr());
+    let keel = Keel::start_with(Backend::Sqlite, |c| {
+        // only the token validation goes through the proxy; [service_auth] stays direct
+        let (head, tail) = c.split_once("[service_auth]").unwrap();
+        let head = head.replace(&keystone, &via).replace(
+            "[keystone_authtoken]\n",
+            "[keystone_authtoken]\nhttp_connect_timeout = 2\n",
+        );
+        no_agent(format!("{head}[service_auth]{tail}"), "")
+    });
+    let get = |token: &str| call(&keel, "GET", "/v2/lbaas/loadbalancers", token, None, 15);
+    let (code, body) = get(&common::demo_token());
+    assert_eq!(code, 200, "{body}");
+
+    proxy.set(Mode::Down);
+    assert_unavailable(
+        "fresh token, Keystone down",
+        get(&common::demo_token()),
+        KEYSTONE_DOWN,
+    );
+    proxy.set(Mode::Frozen);
+    let fresh = common::demo_token();
+    assert_unavailable("fresh token, Keystone frozen", get(&fresh), KEYSTONE_DOWN);
+    proxy.set(Mode::Up);
+    let (code, body) = get(&fresh);
+    assert_eq!(code, 200, "the same token once Keystone is back: {body}");
+}
+
+/// Neutron refused, then frozen: a load balancer create (its VIP subnet is looked up first)
+/// answers the Neutron 503 within `[neutron] timeout` (+ margin) and leaves nothing behind;
+/// once Neutron is back the same create succeeds.
+#[test]
+fn neutron_outage_answers_503_naming_neutron() {
+    let net = NeutronNet::create(&common::tag(), &[]);
+    let neutron = env("STACK_NEUTRON_URL");
+    let upstream = neutron.trim_start_matches("http://").to_string();
+    let proxy = Proxy::start(&upstream);
+    let via = format!("http://{}", proxy.addr());
+    let keel = Keel::start_with(Backend::Sqlite, |c| {
+        no_agent(
+            c.replace(
+                &format!("[neutron]\nendpoint = {neutron}\n"),
+                &format!("[neutron]\nendpoint = {via}\ntimeout = 2\n"),
+            ),
+            "",
+        )
+    });
+    let token = common::demo_token();
+    let body = json!({"loadbalancer": {"vip_subnet_id": net.subnet, "provider": "ovn"}});
+    let create = || {
+        call(
+            &keel,
+            "POST",
+            "/v2/lbaas/loadbalancers",
+            &token,
+            Some(&body),
+            15,
+        )
+    };
+    let count = || keel.sql("SELECT COUNT(*) FROM load_balancer");
+
+    proxy.set(Mode::Down);
+    assert_unavailable("LB create, Neutron down", create(), NEUTRON_DOWN);
+    proxy.set(Mode::Frozen);
+    assert_unavailable("LB create, Neutron frozen", create(), NEUTRON_DOWN);
+    assert_eq!(count(), "0", "a refused create leaves no row");
+
+    proxy.set(Mode::Up);
+    let (code, out) = create();
+    assert_eq!(code, 201, "LB create once Neutron is back: {out}");
+    let lb = out["loadbalancer"]["id"].as_str().unwrap().to_string();
+    let _rows = common::LbGuard(lb.clone());
+    keel.wait_lb_active(&token, &lb);
+    keel.delete_lb_cascade(&token, &lb);
+}
+
+/// How many times `keel serve` logged `needle` so far.
+fn logged(keel: &Keel, needle: &str) -> usize {
+    keel.log().matches(needle).count()
+}
+
+const NB_DOWN: &str = "The OVN Northbound service is temporarily unavailable.";
+const NB_LOST: &str = "OVSDB connection lost or unusable; reconnecting";
+const NB_SYNCED: &str = "OVSDB replica synced";
+
+/// The OVN NB refused, then frozen (found out by the inactivity probe): once Keel's NB
+/// connection is down for longer than `[keel] nb_unavailable_after`, a load balancer create
+/// answers 503 naming the OVN Northbound, before any row or VIP port is made; after the
+/// reconnection the same create succeeds.
+#[test]
+fn nb_outage_answers_503_naming_the_ovn_northbound() {
+    let net = NeutronNet::create(&common::tag(), &[]);
+    let nb = env("STACK_OVN_NB");
+    let upstream = nb.trim_start_matches("tcp:").to_string();
+    let proxy = Proxy::start(&upstream);
+    let keel = Keel::start_with(Backend::Sqlite, |c| {
+        no_agent(
+            c.replace(
+                &format!("ovn_nb_connection = {nb}\n"),
+                &format!(
+                    "ovn_nb_connection = tcp:{}\novsdb_probe_interval = 500\n\
+                     ovsdb_retry_max_interval = 1\novsdb_connection_timeout = 2\n",
+                    proxy.addr()
+                ),
+            ),
+            "nb_unavailable_after = 0.001\n",
+        )
+    });
+    let token = common::demo_token();
+    let body = json!({"loadbalancer": {"vip_subnet_id": net.subnet, "provider": "ovn"}});
+    let create = || {
+        call(
+            &keel,
+            "POST",
+            "/v2/lbaas/loadbalancers",
+            &token,
+            Some(&body),
+            15,
+        )
+    };
+    let ports = || {
+        let (code, b) = common::http(
+            "GET",
+            &format!(
+                "{}/v2.0/ports?network_id={}",
+                env("STACK_NEUTRON_URL"),
+                net.net
+            ),
+            Some(&common::admin_token()),
+            None,
+        );
+        assert_eq!(code, 200, "{b}");
+        b["ports"].as_array().unwrap().len()
+    };
+    let ports_before = ports();
+
+    for mode in [Mode::Down, Mode::Frozen] {
+        let lost = logged(&keel, NB_LOST);
+        let synced = logged(&keel, NB_SYNCED);
+        proxy.set(mode);
+        wait_for(
+            "Keel sees the NB connection lost",
+            Duration::from_secs(20),
+            || {
+                (logged(&keel, NB_LOST) > lost)
+                    .then_some(())
+                    .ok_or_else(|| format!("{mode:?}"))
+            },
+        );
+        assert_unavailable(&format!("LB create, NB {mode:?}"), create(), NB_DOWN);
+        assert_eq!(keel.sql("SELECT COUNT(*) FROM load_balancer"), "0");
+        assert_eq!(
+            ports(),
+            ports_before,
+            "no VIP port made while the NB is {mode:?}"
+        );
+        proxy.set(Mode::Up);
+        wait_for("Keel back on the NB", Duration::from_secs(20), || {
+            (logged(&keel, NB_SYNCED) > synced)
+                .then_some(())
+                .ok_or_else(|| keel.log())
+        });
+    }
+    let (code, out) = create();
+    assert_eq!(code, 201, "LB create once the NB is back: {out}");
+    let lb = out["loadbalancer"]["id"].as_str().unwrap().to_string();
+    let _rows = common::LbGuard(lb.clone());
+    keel.wait_lb_active(&token, &lb);
+    keel.delete_lb_cascade(&token, &lb);
+}

@@ -53,8 +53,7 @@ pub async fn call_provider<T>(
     provider: &str,
     fut: impl std::future::Future<Output = Result<T, provider::ProviderError>>,
 ) -> Result<T, ApiError> {
-    // from here on the request may have changed Neutron: never run it again
-    crate::retry::provider_called();
+    // the queued work waits for the commit: a deadlock victim may still run again (retry)
     let gate = tx.commit_gate();
     provider::gate::scope(gate, fut)
         .await

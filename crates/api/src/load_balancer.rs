@@ -382,6 +382,8 @@ pub async fn post(
     } else {
         Some(graph::create(&st, &ctx, &mut tx, &lb, plan).await?)
     };
+    // a Neutron port no rollback removes: this request never runs again (retry)
+    crate::retry::side_effect();
     let (got, got_add) = call_provider(
         &mut tx,
         &provider_name,

@@ -1,9 +1,12 @@
-//! Running a write again when MariaDB chose its transaction as a deadlock victim (error 1213)
-//! before the provider was called. InnoDB then rolls back the whole transaction, so nothing
-//! of the request is stored and nothing outside the database was asked yet: running the
-//! request again from its start is safe. It is what oslo.db's `wrap_db_retry(
-//! retry_on_deadlock=True)` does for other OpenStack services. Once a provider call has
-//! started ([`crate::base::call_provider`]: NB, Neutron) a deadlock answers 500 as before.
+//! Running a write again when MariaDB chose its transaction as a deadlock victim (error 1213).
+//! InnoDB, or Galera when the commit fails certification against a write of another node
+//! (it reports the same 1213), then rolls back the whole transaction, so nothing of the
+//! request is stored; the provider work the request queued waits for the commit
+//! (`provider::gate`) and is dropped unrun. Running the request again from its start is
+//! safe unless the request already changed something outside the database: a VIP port
+//! create in Neutron ([`side_effect`], called before `create_vip_port`). It is what
+//! oslo.db's `wrap_db_retry(retry_on_deadlock=True)` does for other OpenStack services.
+//! After such a side effect a deadlock answers 500 as before.
 //!
 //! A request is run at most [`ATTEMPTS`] times; the last answer is returned as it is.
 
@@ -19,7 +22,8 @@ use axum::response::{IntoResponse, Response};
 pub const ATTEMPTS: usize = 3;
 
 tokio::task_local! {
-    /// Set once the request's handler called a provider (see [`provider_called`]).
+    /// Set once the request's handler changed something outside the database (see
+    /// [`side_effect`]).
     static PROVIDER_CALLED: Cell<bool>;
 }
 
@@ -27,14 +31,15 @@ tokio::task_local! {
 #[derive(Clone, Copy, Debug)]
 pub struct Retryable;
 
-/// Records that the request in this task reached a provider call: from here on it is never
-/// run again. Outside [`retry_deadlock_victims`] a no-op.
-pub fn provider_called() {
+/// Records that the request in this task is about to change something outside the database
+/// that no rollback undoes (a Neutron port): from here on it is never run again. Outside
+/// [`retry_deadlock_victims`] a no-op.
+pub fn side_effect() {
     let _ = PROVIDER_CALLED.try_with(|c| c.set(true));
 }
 
 /// True when a failure of this task's request may be retried: it runs under
-/// [`retry_deadlock_victims`] and called no provider yet.
+/// [`retry_deadlock_victims`] and made no [`side_effect`] yet.
 pub fn may_retry() -> bool {
     PROVIDER_CALLED.try_with(|c| !c.get()).unwrap_or(false)
 }
@@ -71,7 +76,7 @@ pub async fn retry_deadlock_victims(req: Request, next: Next) -> Response {
         }
         tracing::info!(
             method = %parts.method, uri = %parts.uri, run = attempt,
-            "deadlock victim before the provider call: running the request again"
+            "deadlock victim, nothing outside the database changed: running the request again"
         );
         attempt += 1;
     }
@@ -82,13 +87,13 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn only_a_request_that_called_no_provider_may_run_again() {
+    async fn only_a_request_without_side_effects_may_run_again() {
         assert!(!may_retry(), "outside the middleware nothing is retried");
         PROVIDER_CALLED
             .scope(Cell::new(false), async {
                 assert!(may_retry());
-                provider_called();
-                assert!(!may_retry(), "after a provider call never again");
+                side_effect();
+                assert!(!may_retry(), "after a side effect never again");
             })
             .await;
     }

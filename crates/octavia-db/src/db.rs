@@ -357,7 +357,10 @@ impl Database {
         match &self.pool {
             Pool::MySql(p) => {
                 // DDL auto-commits on MariaDB: serialise concurrent upgrades with a named lock on
-                // one connection, and write alembic_version last.
+                // one connection, and write alembic_version last. On Galera the lock is only
+                // the node's own: upgrades on other nodes run at the same time, and their
+                // identical seed rows conflict at certification (1213). Every statement is
+                // idempotent (IF NOT EXISTS, INSERT IGNORE), so it is simply run again.
                 let mut conn = p.acquire().await?;
                 let got: Option<i64> =
                     sqlx::query_scalar("SELECT GET_LOCK('keel_db_upgrade', 120)")
@@ -368,10 +371,21 @@ impl Database {
                 }
                 let res = async {
                     for stmt in upgrade_statements(Dialect::MySql) {
-                        sqlx::query(&stmt.0)
-                            .execute(&mut *conn)
-                            .await
-                            .map_err(DbError::from)?;
+                        let mut attempt = 1u64;
+                        loop {
+                            match sqlx::query(&stmt.0).execute(&mut *conn).await {
+                                Ok(_) => break,
+                                Err(e) => {
+                                    let e = DbError::from(e);
+                                    if !e.is_deadlock() || attempt >= UPGRADE_ATTEMPTS {
+                                        return Err(e);
+                                    }
+                                    tracing::info!(attempt, error = %e, "schema upgrade statement conflicted; running it again");
+                                    tokio::time::sleep(Duration::from_millis(20 * attempt)).await;
+                                    attempt += 1;
+                                }
+                            }
+                        }
                     }
                     Ok::<(), DbError>(())
                 }
@@ -392,6 +406,10 @@ impl Database {
         }
     }
 }
+
+/// Runs of one upgrade statement that a concurrent upgrade on another Galera node made a
+/// certification victim.
+const UPGRADE_ATTEMPTS: u64 = 10;
 
 /// Hides the password of a URL for error messages.
 fn redact(url: &str) -> String {

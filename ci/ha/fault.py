@@ -1,0 +1,414 @@
+"""The HA fault run (ci/ha/fault.sh runs it with the stack venv's python).
+
+Four clients loop through haproxy (LB, listener, pool, members, health monitor create /
+update / delete, batch member update, cascade delete) while, one window at a time, a fault
+is injected: a Keel replica SIGKILLed (the agent-lock holder), one SIGTERMed (a rolling
+restart), the NB raft leader killed, the Galera writer node killed, Neutron SIGSTOPped for
+20 s. After each window the clients stop, and within a bounded settle time the run checks:
+nothing in PENDING_*; `keel ovn-db-sync --dry-run` finds no difference; no Neutron VIP/HM
+port is left on the run's network; every answer the clients saw was 2xx, 409 or a 503 with
+a fault text, the rest counted by cause. Then `up.sh` restarts what was killed.
+
+Output: a summary on stdout and `results.json` in the output directory.
+"""
+import argparse
+import collections
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+import requests
+
+HOST = "127.0.0.1"
+E = os.environ
+HA_STATE = E.get("HA_STATE", "/var/tmp/keel-ha")
+RUN = f"{HA_STATE}/run"
+API = f"http://{HOST}:{E.get('HA_API_PORT', '9886')}"
+NEUTRON = f"http://{HOST}:{E.get('HA_NEUTRON_PORT', '9697')}/v2.0"
+KEYSTONE = f"http://{HOST}:{E.get('KEYSTONE_PORT', '5000')}/v3"
+DB = ["mariadb", "--no-defaults", "-h", HOST, "-P", E.get("HA_DB_PORT", "3310"),
+      "-ukeel", f"-p{E.get('KEEL_DB_PASS', 'keel-db-pass')}", "-N", "-B", "keel"]
+OK = {200, 201, 202, 204}
+
+
+def token(user, password, project):
+    body = {"auth": {"identity": {"methods": ["password"], "password": {"user": {
+        "name": user, "domain": {"name": "Default"}, "password": password}}},
+        "scope": {"project": {"name": project, "domain": {"name": "Default"}}}}}
+    r = requests.post(f"{KEYSTONE}/auth/tokens", json=body, timeout=60)
+    r.raise_for_status()
+    return r.headers["X-Subject-Token"]
+
+
+def pid(name):
+    try:
+        with open(f"{RUN}/{name}.pid") as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def children(p):
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(p)], capture_output=True, text=True)
+    kids = [int(x) for x in out.stdout.split()]
+    return kids + [g for k in kids for g in children(k)]
+
+
+def sql(statement):
+    out = subprocess.run(DB + ["-e", statement], capture_output=True, text=True, timeout=60)
+    if out.returncode != 0:
+        raise RuntimeError(f"mysql: {out.stderr.strip()}")
+    return out.stdout.strip()
+
+
+class Record:
+    """Every answer the clients saw, by window."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.window = "warm-up"
+        self.ops = collections.defaultdict(collections.Counter)      # window -> op -> n
+        self.failures = collections.defaultdict(collections.Counter)  # window -> cause -> n
+        self.examples = {}
+
+    def add(self, op, code, text, t0):
+        cause = None
+        if code in OK:
+            pass
+        elif code == 409:
+            cause = "409 " + text[:60]
+        elif code == 503 and text:
+            cause = "503 " + text[:80]
+        elif code == 0:
+            cause = "no answer: " + text
+        else:
+            cause = f"{code} {text[:100]}"
+        with self.lock:
+            self.ops[self.window][op] += 1
+            if cause:
+                self.failures[self.window][cause] += 1
+                self.examples.setdefault(cause, f"{op} at {time.strftime('%H:%M:%S', time.localtime(t0))}")
+
+
+class Client(threading.Thread):
+    def __init__(self, n, rec, stop, tok, subnet, stats):
+        super().__init__(daemon=True)
+        self.n, self.rec, self.stop, self.tok, self.subnet, self.stats = n, rec, stop, tok, subnet, stats
+        self.s = requests.Session()
+
+    def req(self, op, method, path, body=None, record=True):
+        t0 = time.time()
+        try:
+            r = self.s.request(method, API + path, json=body, timeout=90,
+                               headers={"X-Auth-Token": self.tok})
+            code = r.status_code
+            try:
+                doc = r.json()
+            except ValueError:
+                doc = {}
+            text = ""
+            if isinstance(doc, dict):
+                text = str(doc.get("faultstring") or doc.get("description") or doc.get("message") or "")
+            if not text and code not in OK:
+                text = r.text.strip().splitlines()[0][:100] if r.text.strip() else ""
+        except requests.RequestException as e:
+            code, doc, text = 0, {}, type(e).__name__
+        if record:
+            self.rec.add(op, code, text, t0)
+        return code, doc
+
+    def wait_lb(self, lb, timeout=180):
+        """ACTIVE / ERROR / GONE / the last status when the deadline passed."""
+        deadline = time.time() + timeout
+        last = "?"
+        while time.time() < deadline:
+            code, doc = self.req("GET lb", "GET", f"/v2/lbaas/loadbalancers/{lb}",
+                                 record=False)
+            if code == 404:
+                return "GONE"
+            if code == 200:
+                last = doc["loadbalancer"]["provisioning_status"]
+                if last in ("ACTIVE", "ERROR"):
+                    return last
+            elif code not in (0, 502, 503, 504):
+                self.rec.add("GET lb", code, str(doc)[:80], time.time())
+            time.sleep(0.25)
+        return "STUCK " + last
+
+    def step(self, lb, op, method, path, body=None):
+        """One change, then wait for the LB; a 409 (immutable) is retried once."""
+        for _ in range(2):
+            code, doc = self.req(op, method, path, body)
+            if code in OK:
+                st = self.wait_lb(lb)
+                if st != "ACTIVE":
+                    self.stats[f"LB {st} after {op}"] += 1
+                return doc if st == "ACTIVE" else None
+            if code == 409:
+                self.wait_lb(lb)
+                continue
+            return None
+        return None
+
+    def iteration(self):
+        code, doc = self.req("LB create", "POST", "/v2/lbaas/loadbalancers",
+                             {"loadbalancer": {"vip_subnet_id": self.subnet, "provider": "ovn",
+                                               "name": f"fault-{self.n}"}})
+        if code != 201:
+            time.sleep(1)
+            return
+        lb = doc["loadbalancer"]["id"]
+        try:
+            st = self.wait_lb(lb)
+            if st != "ACTIVE":
+                self.stats[f"LB {st} after LB create"] += 1
+                return
+            port = random.randint(1, 65000)
+            d = self.step(lb, "listener create", "POST", "/v2/lbaas/listeners",
+                          {"listener": {"loadbalancer_id": lb, "protocol": "TCP", "protocol_port": port}})
+            if not d:
+                return
+            lid = d["listener"]["id"]
+            d = self.step(lb, "pool create", "POST", "/v2/lbaas/pools",
+                          {"pool": {"listener_id": lid, "protocol": "TCP", "lb_algorithm": "SOURCE_IP_PORT"}})
+            if not d:
+                return
+            pool = d["pool"]["id"]
+            addr = lambda: f"10.9.{random.randint(1, 250)}.{random.randint(1, 250)}"  # noqa: E731
+            members = []
+            for _ in range(2):
+                d = self.step(lb, "member create", "POST", f"/v2/lbaas/pools/{pool}/members",
+                              {"member": {"address": addr(), "protocol_port": 8080, "subnet_id": self.subnet}})
+                if d:
+                    members.append(d["member"]["id"])
+            d = self.step(lb, "HM create", "POST", "/v2/lbaas/healthmonitors",
+                          {"healthmonitor": {"pool_id": pool, "type": "TCP", "delay": 5, "timeout": 3,
+                                             "max_retries": 3}})
+            hm = d["healthmonitor"]["id"] if d else None
+            if members:
+                self.step(lb, "member update", "PUT", f"/v2/lbaas/pools/{pool}/members/{members[0]}",
+                          {"member": {"weight": 5}})
+            if hm:
+                self.step(lb, "HM update", "PUT", f"/v2/lbaas/healthmonitors/{hm}",
+                          {"healthmonitor": {"delay": 7}})
+            self.step(lb, "listener update", "PUT", f"/v2/lbaas/listeners/{lid}",
+                      {"listener": {"description": "updated"}})
+            self.step(lb, "batch member update", "PUT", f"/v2/lbaas/pools/{pool}/members",
+                      {"members": [{"address": addr(), "protocol_port": 80 + i, "subnet_id": self.subnet}
+                                   for i in range(3)]})
+            if hm:
+                self.step(lb, "HM delete", "DELETE", f"/v2/lbaas/healthmonitors/{hm}")
+        finally:
+            self.delete(lb)
+
+    def delete(self, lb):
+        for _ in range(4):
+            code, _ = self.req("LB delete cascade", "DELETE",
+                               f"/v2/lbaas/loadbalancers/{lb}?cascade=true")
+            if code in OK or code == 404:
+                st = self.wait_lb(lb)
+                if st != "GONE":
+                    self.stats[f"LB {st} after cascade delete"] += 1
+                return
+            self.wait_lb(lb)
+        self.stats["LB left: cascade delete refused 4 times"] += 1
+
+    def run(self):
+        while not self.stop.is_set():
+            try:
+                self.iteration()
+                self.stats["iterations"] += 1
+            except Exception as e:  # noqa: BLE001 - counted, the loop goes on
+                self.stats[f"client error {type(e).__name__}: {e}"[:120]] += 1
+                time.sleep(1)
+
+
+def agent_holder():
+    """The replica whose log last said it holds the agent lock."""
+    best = None
+    for n in (1, 2, 3):
+        try:
+            lines = open(f"{HA_STATE}/log/keel-{n}.log").read().splitlines()
+        except OSError:
+            continue
+        held = [ln for ln in lines if "held=" in ln]
+        if held and "held=true" in held[-1]:
+            best = n
+    return best or 1
+
+
+def kill_keel(sig):
+    def fault():
+        n = agent_holder() if sig == signal.SIGKILL else (agent_holder() % 3) + 1
+        p = pid(f"keel-{n}")
+        os.kill(p, sig)
+        if sig == signal.SIGTERM:
+            # a rolling restart: wait for the drain, then start it again
+            deadline = time.time() + 90
+            while time.time() < deadline and os.path.exists(f"/proc/{p}") and \
+                    not open(f"/proc/{p}/stat").read().split()[2] == "Z":
+                time.sleep(0.2)
+            up()
+        return f"keel-{n} (pid {p})"
+    return fault
+
+
+def kill_nb_leader():
+    for n in (1, 2, 3):
+        out = subprocess.run(["ovs-appctl", "-t", f"{RUN}/nb{n}.ctl", "cluster/status", "OVN_Northbound"],
+                             capture_output=True, text=True)
+        if "Role: leader" in out.stdout:
+            p = pid(f"nb{n}")
+            os.kill(p, signal.SIGKILL)
+            return f"nb{n} (pid {p})"
+    raise RuntimeError("no NB leader found")
+
+
+def kill_galera_writer():
+    p = pid("galera1")
+    os.kill(p, signal.SIGKILL)
+    return f"galera1, haproxy's writer (pid {p})"
+
+
+def pause_neutron():
+    p = pid("neutron-api")
+    procs = [p] + children(p)
+    for q in procs:
+        os.kill(q, signal.SIGSTOP)
+    time.sleep(20)
+    for q in procs:
+        os.kill(q, signal.SIGCONT)
+    return f"neutron-api pids {procs}, 20 s"
+
+
+def up():
+    out = subprocess.run([f"{os.path.dirname(os.path.abspath(__file__))}/up.sh"],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError("up.sh failed: " + (out.stdout + out.stderr)[-2000:])
+
+
+def pending():
+    q = " UNION ALL ".join(
+        f"SELECT '{t}', COUNT(*) FROM {t} WHERE provisioning_status LIKE 'PENDING%'"
+        for t in ("load_balancer", "listener", "pool", "member", "health_monitor"))
+    rows = [ln.split("\t") for ln in sql(q).splitlines()]
+    return {t: int(c) for t, c in rows if int(c)}
+
+
+def sync_dry_run(keel_bin):
+    conf = next(f"{HA_STATE}/etc/keel-{n}.conf" for n in (1, 2, 3) if os.path.exists(f"{HA_STATE}/etc/keel-{n}.conf"))
+    out = subprocess.run([keel_bin, "--config-file", conf, "ovn-db-sync", "--dry-run"],
+                         capture_output=True, text=True, env={**E, "NO_COLOR": "1", "KEEL_LOG": "warn"})
+    diffs = [ln for ln in out.stdout.splitlines() if ln.strip()]
+    summary = [ln for ln in out.stderr.splitlines() if ln.startswith("ovn-db-sync:") or ln.startswith("skip")]
+    return {"rc": out.returncode, "differences": diffs, "summary": summary}
+
+
+def orphan_ports(admin, net):
+    r = requests.get(f"{NEUTRON}/ports", params={"network_id": net},
+                     headers={"X-Auth-Token": admin}, timeout=60)
+    r.raise_for_status()
+    lbs = set(sql("SELECT id FROM load_balancer WHERE provisioning_status <> 'DELETED'").split())
+    out = []
+    for p in r.json()["ports"]:
+        name = p.get("name") or ""
+        vip_of = name[len("ovn-lb-vip-"):] if name.startswith("ovn-lb-vip-") else None
+        if vip_of and vip_of in lbs:
+            continue  # the VIP port of a load balancer that exists
+        if name.startswith("ovn-lb-") or p.get("device_owner", "").startswith(("Octavia", "ovn-lb")):
+            out.append(f"{name or p['id']} ({p.get('device_owner')})")
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--clients", type=int, default=4)
+    ap.add_argument("--warm", type=float, default=20, help="seconds of load before the fault")
+    ap.add_argument("--after", type=float, default=30, help="seconds of load after the fault")
+    ap.add_argument("--settle", type=float, default=120, help="bound for PENDING_* to clear")
+    ap.add_argument("--only", default="", help="comma-separated fault names to run")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--keel-bin", required=True)
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    demo = token("demo", E.get("DEMO_PASS", "demo-pass"), "demo")
+    admin = token("admin", E.get("ADMIN_PASS", "admin-pass"), "admin")
+    h = {"X-Auth-Token": demo}
+    tag = uuid.uuid4().hex[:6]
+    net = requests.post(f"{NEUTRON}/networks", json={"network": {"name": f"ha-fault-{tag}"}},
+                        headers=h, timeout=60).json()["network"]["id"]
+    subnet = requests.post(f"{NEUTRON}/subnets", json={"subnet": {
+        "network_id": net, "cidr": "10.9.0.0/16", "ip_version": 4, "name": f"ha-fault-{tag}"}},
+        headers=h, timeout=60).json()["subnet"]["id"]
+    faults = [
+        ("keel SIGKILL", kill_keel(signal.SIGKILL)),
+        ("keel SIGTERM", kill_keel(signal.SIGTERM)),
+        ("NB leader kill", kill_nb_leader),
+        ("Galera writer kill", kill_galera_writer),
+        ("Neutron SIGSTOP 20 s", pause_neutron),
+    ]
+    if a.only:
+        want = set(a.only.split(","))
+        faults = [f for f in faults if f[0] in want]
+    rec = Record()
+    results = []
+    for name, fault in faults:
+        rec.window = name
+        stop = threading.Event()
+        stats = collections.Counter()
+        clients = [Client(i, rec, stop, demo, subnet, stats) for i in range(a.clients)]
+        t_start = time.time()
+        for c in clients:
+            c.start()
+        time.sleep(a.warm)
+        t_fault = time.time()
+        what = fault()
+        print(f"[fault {time.strftime('%H:%M:%S')}] {name}: {what}", flush=True)
+        time.sleep(a.after)
+        stop.set()
+        for c in clients:
+            c.join(timeout=300)
+        t_stop = time.time()
+        left = pending()
+        while left and time.time() < t_stop + a.settle:
+            time.sleep(1)
+            left = pending()
+        settled = time.time() - t_stop
+        sync = sync_dry_run(a.keel_bin)
+        orphans = orphan_ports(admin, net)
+        up()  # restart what the fault killed
+        r = {
+            "fault": name, "target": what,
+            "seconds": {"load_before": round(t_fault - t_start, 1), "load_total": round(t_stop - t_start, 1),
+                        "pending_cleared_after_stop": round(settled, 1)},
+            "operations": sum(rec.ops[name].values()), "by_op": dict(rec.ops[name]),
+            "failures": dict(rec.failures[name]), "client_stats": dict(stats),
+            "pending_left": left, "sync": sync, "orphan_ports": orphans,
+            "clients_alive": sum(c.is_alive() for c in clients),
+        }
+        results.append(r)
+        print(json.dumps(r, indent=1), flush=True)
+    requests.delete(f"{NEUTRON}/networks/{net}", headers=h, timeout=60)
+    with open(f"{a.out}/results.json", "w") as f:
+        json.dump({"results": results, "examples": rec.examples}, f, indent=1)
+    bad = 0
+    print("\nfault | ops | not 2xx (by cause) | PENDING left / cleared after | sync diffs | orphan ports")
+    for r in results:
+        fails = "; ".join(f"{n}× {c}" for c, n in sorted(r["failures"].items(), key=lambda x: -x[1])) or "none"
+        diffs = len(r["sync"]["differences"])
+        print(f"{r['fault']} | {r['operations']} | {fails} | {r['pending_left'] or 0} / "
+              f"{r['seconds']['pending_cleared_after_stop']} s | {diffs} | {len(r['orphan_ports'])}")
+        bad += bool(r["pending_left"]) + bool(diffs) + bool(r["orphan_ports"]) + (r["sync"]["rc"] != 0)
+        bad += sum(n for c, n in r["failures"].items() if not c.startswith(("409", "503")))
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -48,6 +48,37 @@ pub fn pool_protocol_ok(listener: &str, pool: &str) -> bool {
     }
 }
 
+/// `[api_settings] allow_tls_terminated_listeners` / `allow_prometheus_listeners` = False:
+/// 400 `The selected protocol is not allowed in this deployment: <protocol>` (a PROMETHEUS
+/// listener with certificate refs counts as TLS: `PROMETHEUS with TLS`), as
+/// octavia/api/v2/controllers/listener.py `_validate_create_listener`.
+pub(crate) fn validate_enabled(
+    cfg: &crate::ApiConfig,
+    b: &Obj,
+    protocol: &str,
+) -> Result<(), ApiError> {
+    let refs = b.str("default_tls_container_ref").is_some()
+        || b.str_list("sni_container_refs")
+            .is_some_and(|l| !l.is_empty());
+    let tls = protocol == "TERMINATED_HTTPS" || (protocol == "PROMETHEUS" && refs);
+    let disabled = |value: &str| {
+        ApiError::BadRequest(format!(
+            "The selected protocol is not allowed in this deployment: {value}"
+        ))
+    };
+    if tls && !cfg.allow_tls_terminated_listeners {
+        return Err(disabled(if protocol == "PROMETHEUS" {
+            "PROMETHEUS with TLS"
+        } else {
+            protocol
+        }));
+    }
+    if protocol == "PROMETHEUS" && !cfg.allow_prometheus_listeners {
+        return Err(disabled("PROMETHEUS"));
+    }
+    Ok(())
+}
+
 /// Protocol-specific checks of a create (TLS refs, insert_headers, HSTS), reference texts.
 pub(crate) fn validate_protocol(b: &Obj, protocol: &str) -> Result<(), ApiError> {
     let tls_refs = b.str("default_tls_container_ref").is_some()
@@ -202,6 +233,7 @@ pub async fn post(
     let lb = get_db_lb(&mut tx, &lb_id).await?;
     let project = lb.project_id.clone().unwrap_or_default();
     policy::authorize(&ctx, "listener", "post", Some(&project))?;
+    validate_enabled(st.config(), &b, &protocol)?;
     validate_protocol(&b, &protocol)?;
     if protocol == "PROMETHEUS" && b.str("default_pool_id").is_some() {
         return Err(ApiError::BadRequest(

@@ -946,6 +946,24 @@ pub fn find_policy_file(policy_file: &str, config_dir: Option<&Path>) -> Option<
     dirs.into_iter().map(|d| d.join(p)).find(|f| f.is_file())
 }
 
+/// The directory oslo.policy uses for one `policy_dirs` entry: absolute as is, else looked up
+/// as [`find_policy_file`] does. `None` when no such directory exists (oslo.policy skips it).
+pub fn find_policy_dir(dir: &str, config_dir: Option<&Path>) -> Option<PathBuf> {
+    let p = Path::new(dir);
+    if p.is_absolute() {
+        return p.is_dir().then(|| p.to_path_buf());
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let mut dirs: Vec<PathBuf> = config_dir.map(Path::to_path_buf).into_iter().collect();
+    if let Some(h) = &home {
+        dirs.push(h.join(".octavia"));
+        dirs.push(h.clone());
+    }
+    dirs.push(PathBuf::from("/etc/octavia"));
+    dirs.push(PathBuf::from("/etc"));
+    dirs.into_iter().map(|d| d.join(p)).find(|f| f.is_dir())
+}
+
 /// Enforce `os_load-balancer_api:<resource>:<action>` against `target_project` with the
 /// context's policy; 403 `Policy does not allow this request to be performed.` when denied.
 pub fn authorize(

@@ -118,6 +118,15 @@ impl<T> AnyScalar for T where
 {
 }
 
+/// How busy the pool is now: connections open and idle among them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolUse {
+    /// Open connections.
+    pub size: u32,
+    /// Open but unused.
+    pub idle: usize,
+}
+
 #[derive(Clone, Debug)]
 enum Pool {
     Sqlite(SqlitePool),
@@ -232,6 +241,20 @@ impl Database {
             });
         }
         Err(DbError::Url(redact(url)))
+    }
+
+    /// The pool's connections now (for the metrics endpoint).
+    pub fn pool_use(&self) -> PoolUse {
+        match &self.pool {
+            Pool::Sqlite(p) => PoolUse {
+                size: p.size(),
+                idle: p.num_idle(),
+            },
+            Pool::MySql(p) => PoolUse {
+                size: p.size(),
+                idle: p.num_idle(),
+            },
+        }
     }
 
     /// True when the backend is MariaDB/MySQL.

@@ -22,7 +22,7 @@ pub mod settle;
 mod status;
 
 pub use attachments::{LbAttachments, ListenerAttachments, PoolAttachments};
-pub use db::{now, AnyRow, AnyScalar, Database, PoolSettings, SqlValue, Tx};
+pub use db::{now, AnyRow, AnyScalar, Database, PoolSettings, PoolUse, SqlValue, Tx};
 pub use domain::{HasProvisioningStatus, QuotaLimits, QuotaResource, QuotaUpdate};
 pub use error::DbError;
 pub use pickle::{pickle_str_dict, unpickle_str_dict};

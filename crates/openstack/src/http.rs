@@ -21,6 +21,43 @@ pub struct HttpConfig {
     pub insecure: bool,
     /// `User-Agent` header sent with every request.
     pub user_agent: String,
+    /// PEM CA bundles trusted besides the built-in web roots (octavia.conf `cafile`,
+    /// `ca_certificates_file`): a private CA of HTTPS Keystone/Neutron/Barbican endpoints.
+    pub ca_files: Vec<std::path::PathBuf>,
+    /// PEM client certificate and its key (keystoneauth `certfile`, `keyfile`), presented to
+    /// servers that ask for one.
+    pub client_cert: Option<(std::path::PathBuf, std::path::PathBuf)>,
+}
+
+/// An [`HttpConfig`] that cannot be turned into a client.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpConfigError {
+    /// A CA, certificate or key file could not be read.
+    #[error("cannot read {path}: {why}")]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        why: String,
+    },
+    /// A file was read but holds no usable PEM certificate or key.
+    #[error("{path}: {why}")]
+    Pem {
+        /// The file.
+        path: String,
+        /// Why.
+        why: String,
+    },
+    /// reqwest's builder refused (TLS backend initialisation).
+    #[error("HTTP client: {0}")]
+    Build(#[from] reqwest::Error),
+}
+
+fn read_file(p: &std::path::Path) -> Result<Vec<u8>, HttpConfigError> {
+    std::fs::read(p).map_err(|e| HttpConfigError::Read {
+        path: p.display().to_string(),
+        why: e.to_string(),
+    })
 }
 
 impl Default for HttpConfig {
@@ -32,22 +69,49 @@ impl Default for HttpConfig {
             pool_max_idle_per_host: 32,
             insecure: false,
             user_agent: format!("keel/{}", env!("CARGO_PKG_VERSION")),
+            ca_files: Vec::new(),
+            client_cert: None,
         }
     }
 }
 
 impl HttpConfig {
     /// Builds the pooled client. Build it once per process and clone it (clones share the
-    /// pool). Errors: reqwest's builder error (TLS backend initialisation).
-    pub fn build_client(&self) -> Result<reqwest::Client, reqwest::Error> {
-        reqwest::Client::builder()
+    /// pool). The CA and client-certificate files are read now (a rotated file needs a new
+    /// client). Errors: an unreadable or non-PEM file, reqwest's builder error.
+    pub fn build_client(&self) -> Result<reqwest::Client, HttpConfigError> {
+        let mut b = reqwest::Client::builder()
             .connect_timeout(self.connect_timeout)
             .timeout(self.request_timeout)
             .pool_idle_timeout(self.pool_idle_timeout)
             .pool_max_idle_per_host(self.pool_max_idle_per_host)
             .danger_accept_invalid_certs(self.insecure)
-            .user_agent(self.user_agent.clone())
-            .build()
+            .user_agent(self.user_agent.clone());
+        for f in &self.ca_files {
+            let pem_err = |why: String| HttpConfigError::Pem {
+                path: f.display().to_string(),
+                why,
+            };
+            let certs = reqwest::Certificate::from_pem_bundle(&read_file(f)?)
+                .map_err(|e| pem_err(e.to_string()))?;
+            if certs.is_empty() {
+                return Err(pem_err("no PEM certificate".into()));
+            }
+            for c in certs {
+                b = b.add_root_certificate(c);
+            }
+        }
+        if let Some((cert, key)) = &self.client_cert {
+            let mut pem = read_file(cert)?;
+            pem.push(b'\n');
+            pem.extend(read_file(key)?);
+            let id = reqwest::Identity::from_pem(&pem).map_err(|e| HttpConfigError::Pem {
+                path: format!("{} + {}", cert.display(), key.display()),
+                why: e.to_string(),
+            })?;
+            b = b.identity(id);
+        }
+        Ok(b.build()?)
     }
 }
 

@@ -25,7 +25,7 @@ pub use barbican::{
     ContainerSecretRef, SecretMeta,
 };
 pub use error::{InvalidTokenReason, KeystoneError, NeutronError, NeutronFault};
-pub use http::HttpConfig;
+pub use http::{HttpConfig, HttpConfigError};
 pub use keystone::{
     Catalog, CatalogEndpoint, CatalogService, Interface, ServiceAuth, ServiceAuthConfig,
     ServiceToken, TokenValidator, TokenValidatorConfig, UserContext,

@@ -478,6 +478,7 @@ pub async fn create(
             }
             None => None,
         };
+        crate::listener::validate_enabled(st.config(), b, &protocol)?;
         crate::listener::validate_protocol(b, &protocol)?;
         let mut tls_refs = b.str_list("sni_container_refs").unwrap_or_default();
         tls_refs.extend(b.str("default_tls_container_ref").filter(|r| !r.is_empty()));

@@ -7,10 +7,16 @@
 //! * `keel db upgrade`: create the Octavia schema at alembic head `fabf4983846b`
 //!   (what `octavia-db-manage upgrade head` leaves), idempotent.
 //!
-//! Configuration: an `octavia.conf`-compatible INI file (`--config-file`, repeatable as
-//! oslo.config's, later files win), see [`config`].
+//! * `keel config check`: the effective configuration (secrets masked) and every option set
+//!   but ignored; exits 1 when `serve` would refuse the configuration.
+//!
+//! Configuration: the operator's `octavia.conf` (`--config-file`, `--config-dir`, repeatable
+//! and merged as oslo.config's: later wins), see [`config`]; logging from its `[DEFAULT]`,
+//! see [`logging`].
 
+mod clients;
 mod config;
+mod logging;
 mod nb_gate;
 mod sync;
 mod wiring;
@@ -20,17 +26,25 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use provider::{ProviderDriver, StatusSink};
 
 use config::Config;
 
 #[derive(Parser)]
-#[command(name = "keel", version, about = "Octavia v2 API with the OVN provider")]
+#[command(
+    name = "keel",
+    version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("KEEL_COMMIT"), ")"),
+    about = "Octavia v2 API with the OVN provider"
+)]
 struct Cli {
-    /// octavia.conf-compatible INI file.
+    /// octavia.conf-compatible INI file (repeatable; later files win).
     #[arg(long = "config-file", global = true)]
-    config_file: Option<PathBuf>,
+    config_file: Vec<PathBuf>,
+    /// Directory whose `*.conf` files are read in alphabetical order at its place among the
+    /// `--config-file`s (repeatable).
+    #[arg(long = "config-dir", global = true)]
+    config_dir: Vec<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -56,6 +70,17 @@ enum Command {
         #[arg(long = "project-id")]
         project_id: Option<String>,
     },
+    /// Configuration tools.
+    Config {
+        #[command(subcommand)]
+        action: ConfigAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum ConfigAction {
+    /// Print the effective configuration (secrets masked) and every ignored option.
+    Check,
 }
 
 #[derive(Subcommand)]
@@ -66,29 +91,57 @@ enum DbAction {
     Current,
 }
 
+/// The `--config-file`/`--config-dir` arguments in command-line order (oslo.config reads
+/// them so).
+fn config_locations(m: &clap::ArgMatches) -> Vec<config::Location> {
+    let mut at: Vec<(usize, config::Location)> = Vec::new();
+    for (id, dir) in [("config_file", false), ("config_dir", true)] {
+        if let (Some(idx), Some(vals)) = (m.indices_of(id), m.get_many::<PathBuf>(id)) {
+            for (i, p) in idx.zip(vals) {
+                let l = if dir {
+                    config::Location::Dir(p.clone())
+                } else {
+                    config::Location::File(p.clone())
+                };
+                at.push((i, l));
+            }
+        }
+    }
+    at.sort_by_key(|(i, _)| *i);
+    at.into_iter().map(|(_, l)| l).collect()
+}
+
 fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("KEEL_LOG")
-                .unwrap_or_else(|_| "info".into()),
-        )
-        .with_writer(std::io::stderr)
-        .init();
-    let cli = Cli::parse();
-    let config = match &cli.config_file {
-        Some(path) => Config::load(path)?,
-        None => Config::defaults()?,
-    };
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches)?;
+    let config = Config::load_all(&config_locations(&matches))?;
+    let report = config::check::review(&config);
+    if let Command::Config {
+        action: ConfigAction::Check,
+    } = cli.command
+    {
+        print!("{}", config::check::render(&config, &report));
+        if !report.refused.is_empty() {
+            std::process::exit(1);
+        }
+        return Ok(());
+    }
+    logging::init(&config.log)?;
+    if !report.refused.is_empty() {
+        return Err(config::ConfigError::Refused(report.refused).into());
+    }
+    config::check::log_findings(&report);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     rt.block_on(async move {
         match cli.command {
             Command::Serve => serve(config).await,
+            Command::Config { .. } => Ok(()),
             Command::Db {
                 action: DbAction::Upgrade,
             } => {
-                let db = octavia_db::Database::connect(&config.database.connection).await?;
+                let db = clients::database(&config).await?;
                 db.upgrade().await?;
                 tracing::info!(revision = octavia_db::ALEMBIC_HEAD, "database at head");
                 Ok(())
@@ -111,7 +164,7 @@ fn main() -> anyhow::Result<()> {
             Command::Db {
                 action: DbAction::Current,
             } => {
-                let db = octavia_db::Database::connect(&config.database.connection).await?;
+                let db = clients::database(&config).await?;
                 println!("{}", db.current_revision().await?.unwrap_or_default());
                 Ok(())
             }
@@ -119,83 +172,22 @@ fn main() -> anyhow::Result<()> {
     })
 }
 
-fn service_auth(c: &config::KeystoneAuth) -> openstack::ServiceAuthConfig {
-    openstack::ServiceAuthConfig {
-        auth_url: c.auth_url.clone(),
-        username: c.username.clone(),
-        password: c.password.clone(),
-        project_name: c.project_name.clone(),
-        user_domain_name: c.user_domain_name.clone(),
-        project_domain_name: c.project_domain_name.clone(),
-        region_name: c.region_name.clone(),
-        timeout: c.timeout,
-        ..Default::default()
-    }
-}
-
-fn api_config(c: &Config) -> api::ApiConfig {
-    let q = &c.quotas;
-    api::ApiConfig {
-        pagination_max_limit: Some(c.api_settings.pagination_max_limit as usize),
-        default_provider_driver: c.api_settings.default_provider_driver.clone(),
-        enabled_provider_drivers: c.api_settings.enabled_provider_drivers.clone(),
-        api_base_uri: c.api_settings.api_base_uri.clone(),
-        quotas: api::QuotaDefaults {
-            load_balancer: q.default_load_balancer_quota,
-            listener: q.default_listener_quota,
-            member: q.default_member_quota,
-            pool: q.default_pool_quota,
-            health_monitor: q.default_health_monitor_quota,
-            l7policy: q.default_l7policy_quota,
-            l7rule: q.default_l7rule_quota,
-        },
-        ..Default::default()
-    }
-}
-
 async fn serve(config: Config) -> anyhow::Result<()> {
     // A bad policy file stops startup before any connection is made.
     let policy = Arc::new(config.oslo_policy.load_policy().context("[oslo_policy]")?);
-    let db = octavia_db::Database::connect_with(&config.database.connection, &config.database.pool)
-        .await?;
+    let db = clients::database(&config).await?;
     db.upgrade().await.context("database schema")?;
     db.set_settle_wait(std::time::Duration::from_millis(config.keel.settle_wait_ms));
 
-    let http = openstack::HttpConfig::default().build_client()?;
-    let service = openstack::ServiceAuth::new(http, service_auth(&config.service_auth));
-    // oslo's `valid_interfaces` is a list, tried in order.
-    let interfaces = openstack::Interface::parse_list(&config.neutron.valid_interfaces)
-        .map_err(|e| anyhow::anyhow!("[neutron] valid_interfaces: {e}"))?;
-    let neutron = openstack::NeutronClient::new(
-        service.clone(),
-        openstack::NeutronConfig {
-            endpoint_override: config.neutron.endpoint.clone(),
-            region_name: config.neutron.region_name.clone(),
-            interface: interfaces
-                .first()
-                .copied()
-                .unwrap_or(openstack::Interface::Public),
-            fallback_interfaces: interfaces.iter().skip(1).copied().collect(),
-            timeout: config.neutron.timeout,
-            ..Default::default()
-        },
-    );
+    let service = clients::service_session(&config)?;
+    let neutron = clients::neutron(&config)?;
 
     // One long-lived NB connection and replica for the whole process (design.md).
-    let ovsdb_options = ovsdb::ClientOptions {
-        backoff_max: std::time::Duration::from_secs(config.ovn.ovsdb_retry_max_interval.max(1)),
-        handshake_timeout: std::time::Duration::from_secs(
-            config.ovn.ovsdb_connection_timeout.max(1),
-        ),
-        inactivity_probe: (config.ovn.ovsdb_probe_interval > 0)
-            .then(|| std::time::Duration::from_millis(config.ovn.ovsdb_probe_interval)),
-        ..Default::default()
-    };
     let nb = ovsdb::Client::connect_with(
         &config.ovn.ovn_nb_connection,
         "OVN_Northbound",
         ovn_provider::ovsdb_nb::monitor_spec(),
-        ovsdb_options.clone(),
+        clients::ovsdb_options(&config.ovn, false),
     )
     .await
     .with_context(|| format!("OVN NB at {}", config.ovn.ovn_nb_connection))?;
@@ -214,7 +206,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             &config.ovn.ovn_sb_connection,
             "OVN_Southbound",
             ovsdb::MonitorSpec::new().table("Service_Monitor"),
-            ovsdb_options.clone(),
+            clients::ovsdb_options(&config.ovn, true),
         )
         .await
         .with_context(|| format!("OVN SB at {}", config.ovn.ovn_sb_connection))?;
@@ -234,35 +226,17 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let auth = match config.api_settings.auth_strategy.as_str() {
         "noauth" => api::context::AuthMode::NoAuth,
         _ => {
-            let keystone = openstack::ServiceAuth::new(
-                service.http().clone(),
-                service_auth(&config.keystone_authtoken),
-            );
-            let validator = openstack::TokenValidator::new(keystone, Default::default());
+            let validator = clients::token_validator(&config)?;
             api::context::AuthMode::Keystone(Arc::new(wiring::KeystoneTokenAuth(validator)))
         }
     };
     let networking: Arc<dyn api::network::Networking> =
         Arc::new(wiring::NeutronNetworking(neutron));
-    let mut api_cfg = api_config(&config);
-    api_cfg.policy = policy;
+    let api_cfg = config.api_config(policy);
     let state = api::AppState::new(db, providers, auth, Some(networking), api_cfg);
     // Octavia's barbican_cert_manager: TLS references read with the caller's token before the
     // provider is asked (seed 003 §5, seed 004 §5).
-    let cert_interface: openstack::Interface = config
-        .certificates
-        .endpoint_type
-        .parse()
-        .map_err(|e| anyhow::anyhow!("[certificates] endpoint_type: {e}"))?;
-    let barbican = openstack::BarbicanClient::new(
-        service.http().clone(),
-        Some(service.clone()),
-        openstack::BarbicanConfig {
-            endpoint: config.certificates.endpoint.clone(),
-            region_name: config.certificates.region_name.clone(),
-            interface: cert_interface,
-        },
-    );
+    let barbican = clients::barbican(&config, &service)?;
     let state = state.with_cert_manager(Arc::new(wiring::BarbicanCertManager(barbican)));
     let app = api::router(state);
 

@@ -199,34 +199,13 @@ async fn send_statuses(
 /// Errors: connections, DB/NB failures, and differences left unrepaired.
 pub async fn command(config: crate::config::Config, args: SyncArgs) -> anyhow::Result<()> {
     use anyhow::Context;
-    let db = Database::connect(&config.database.connection).await?;
-    let http = openstack::HttpConfig::default().build_client()?;
-    let service = openstack::ServiceAuth::new(http, crate::service_auth(&config.service_auth));
-    let interfaces = openstack::Interface::parse_list(&config.neutron.valid_interfaces)
-        .map_err(|e| anyhow::anyhow!("[neutron] valid_interfaces: {e}"))?;
-    let neutron = openstack::NeutronClient::new(
-        service,
-        openstack::NeutronConfig {
-            endpoint_override: config.neutron.endpoint.clone(),
-            region_name: config.neutron.region_name.clone(),
-            interface: interfaces
-                .first()
-                .copied()
-                .unwrap_or(openstack::Interface::Public),
-            fallback_interfaces: interfaces.iter().skip(1).copied().collect(),
-            ..Default::default()
-        },
-    );
+    let db = crate::clients::database(&config).await?;
+    let neutron = crate::clients::neutron(&config)?;
     let client = ovsdb::Client::connect_with(
         &config.ovn.ovn_nb_connection,
         "OVN_Northbound",
         ovn_provider::ovsdb_nb::monitor_spec(),
-        ovsdb::ClientOptions {
-            handshake_timeout: std::time::Duration::from_secs(
-                config.ovn.ovsdb_connection_timeout.max(1),
-            ),
-            ..Default::default()
-        },
+        crate::clients::ovsdb_options(&config.ovn, false),
     )
     .await
     .with_context(|| format!("OVN NB at {}", config.ovn.ovn_nb_connection))?;

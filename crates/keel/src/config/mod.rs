@@ -1,41 +1,80 @@
-//! Keel's configuration: an `octavia.conf`-compatible INI file, one typed struct per section.
+//! Keel's configuration: the operator's `octavia.conf` (one or more `--config-file`s and
+//! `--config-dir`s, merged as oslo.config), one typed struct per section.
 //!
-//! Option names and defaults are Octavia's (`octavia/common/config.py`, api-contract.md
-//! §14.10) and ovn-octavia-provider's (`ovn_octavia_provider/common/config.py`), so an
-//! operator's existing file works unchanged. Unknown sections and keys are ignored, as
-//! oslo.config does.
+//! Option names, types and defaults are Octavia's (`octavia/common/config.py`) and
+//! ovn-octavia-provider's (`ovn_octavia_provider/common/config.py`); [`catalog`] lists every
+//! option they register and what Keel does with it, [`check`] reports the options set but not
+//! implemented and refuses values Keel cannot honour.
+
+pub mod catalog;
+pub mod check;
+pub mod source;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use ini::Ini;
+pub use source::{Location, Sources};
 
-/// A configuration file that could not be used.
+/// A configuration that could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    /// The file could not be read or is not valid INI.
-    #[error("cannot read config file {path}: {source}")]
+    /// A file or directory could not be read or does not parse.
+    #[error("cannot read config {path}: {why}")]
     Read {
         /// The file's path.
         path: String,
         /// Why.
-        source: ini::Error,
+        why: String,
     },
-    /// A value has the wrong type.
+    /// A value has the wrong type or is out of range.
     #[error("[{section}] {key}: invalid value {value:?}: {why}")]
     Invalid {
         /// INI section.
-        section: &'static str,
+        section: String,
         /// Option name.
-        key: &'static str,
+        key: String,
         /// The raw value.
         value: String,
         /// What was expected.
-        why: &'static str,
+        why: String,
     },
+    /// Values Keel cannot honour (every one found, each naming section, key and why).
+    #[error("configuration refused:\n{}", .0.join("\n"))]
+    Refused(Vec<String>),
 }
 
-/// `[api_settings]`.
+/// `[DEFAULT]` logging options (oslo.log).
+#[derive(Debug, Clone, Default)]
+pub struct LogSettings {
+    /// `debug` (False): debug level instead of info.
+    pub debug: bool,
+    /// `log_file` (none): log to this file (relative to `log_dir` when that is set).
+    pub log_file: Option<PathBuf>,
+    /// `log_dir` (none).
+    pub log_dir: Option<PathBuf>,
+    /// `use_json` (False): one JSON object per line.
+    pub use_json: bool,
+    /// `use_stderr` (False): also to stderr when logging to a file; without a file Keel
+    /// always logs to stderr, as oslo.log.
+    pub use_stderr: bool,
+    /// `log_color` (False): ANSI colours on stderr even when it is not a terminal; on a
+    /// terminal Keel colours anyway.
+    pub log_color: bool,
+}
+
+impl LogSettings {
+    /// The file to log to: `log_dir/log_file`, `log_file`, or none.
+    pub fn file(&self) -> Option<PathBuf> {
+        let f = self.log_file.as_ref()?;
+        Some(match &self.log_dir {
+            Some(d) if f.is_relative() => d.join(f),
+            _ => f.clone(),
+        })
+    }
+}
+
+/// `[api_settings]`, `[networking]`, `[haproxy_amphora]` timeouts and `[oslo_middleware]`:
+/// everything that reaches [`api::ApiConfig`].
 #[derive(Debug, Clone)]
 pub struct ApiSettings {
     /// Address to bind (default `127.0.0.1`).
@@ -44,31 +83,102 @@ pub struct ApiSettings {
     pub bind_port: u16,
     /// `keystone` (default) or `noauth`.
     pub auth_strategy: String,
-    /// Provider name → description (`enabled_provider_drivers`, `name:desc,name:desc`).
-    pub enabled_provider_drivers: BTreeMap<String, String>,
-    /// Provider used when a request names none.
-    pub default_provider_driver: String,
-    /// Largest `limit` a list accepts (default 1000).
-    pub pagination_max_limit: u32,
-    /// Base URI for links in responses (default: from the request's Host).
-    pub api_base_uri: Option<String>,
+    /// The API's options with the values read.
+    pub api: api::ApiConfig,
 }
 
-/// `[database]`.
+/// `[database]` (oslo.db): the URL and the pool.
 #[derive(Debug, Clone)]
 pub struct DatabaseSettings {
-    /// SQLAlchemy-style URL: `mysql+pymysql://…`, `mysql://…`, `sqlite:///path` or
-    /// `sqlite://path`. Default: `sqlite://keel.sqlite?mode=rwc` (the embedded default).
+    /// `connection` as written (SQLAlchemy form: `mysql+pymysql://…`, `sqlite:////abs`).
     pub connection: String,
     /// MariaDB pool (oslo.db option names): `max_pool_size` (default 16), `pool_timeout`
     /// (seconds, default 5: how long a request waits for a connection, reconnecting
     /// included, before it answers 503), `connection_recycle_time` (seconds, default 3600).
     pub pool: octavia_db::PoolSettings,
+    /// `max_retries` (10, -1 = forever): connection attempts at start-up.
+    pub max_retries: i64,
+    /// `retry_interval` (10 s) between those attempts.
+    pub retry_interval: u64,
 }
 
-/// A Keystone password credential: `[keystone_authtoken]` and `[service_auth]`.
-#[derive(Debug, Clone, Default)]
+impl DatabaseSettings {
+    /// The URL Keel's driver takes (see [`octavia_db_url`]).
+    pub fn url(&self) -> Result<String, String> {
+        octavia_db_url(&self.connection)
+    }
+}
+
+/// oslo.db's SQLAlchemy URL → the form `octavia_db::Database::connect` takes.
+///
+/// * `mysql+pymysql://…`, `mysql://…`: unchanged (the driver part is dropped by octavia-db).
+/// * `sqlite://` → in memory; `sqlite:///rel.db` → `rel.db` relative to the working directory,
+///   `sqlite:////abs/o.db` → `/abs/o.db` (SQLAlchemy's rule: the path follows the third `/`);
+///   the file is created when missing, as SQLAlchemy's pysqlite does.
+/// * Keel's own form with an explicit `mode=` (`sqlite:///abs/o.db?mode=rwc`) and
+///   `sqlite::memory:`: unchanged.
+///
+/// Errors: another scheme (e.g. `postgresql://`) — Keel speaks MariaDB/MySQL and SQLite.
+pub fn octavia_db_url(connection: &str) -> Result<String, String> {
+    let c = connection.trim();
+    if c.starts_with("mysql:") || c.starts_with("mysql+") {
+        return Ok(c.to_string());
+    }
+    if c == "sqlite::memory:" || (c.starts_with("sqlite:") && c.contains("mode=")) {
+        return Ok(c.to_string());
+    }
+    if let Some(rest) = c.strip_prefix("sqlite://") {
+        let (path, _query) = rest.split_once('?').unwrap_or((rest, ""));
+        let Some(path) = path.strip_prefix('/') else {
+            if path.is_empty() {
+                return Ok("sqlite::memory:".into());
+            }
+            return Err(
+                "an SQLite URL is sqlite:///relative/path or sqlite:////absolute/path".into(),
+            );
+        };
+        if path.is_empty() || path == ":memory:" {
+            return Ok("sqlite::memory:".into());
+        }
+        return Ok(format!("sqlite://{path}?mode=rwc"));
+    }
+    Err("Keel speaks MariaDB/MySQL (mysql+pymysql://, mysql://) and SQLite (sqlite:///path)".into())
+}
+
+/// TLS of one HTTP client: keystoneauth's session options (`cafile`, `insecure`, `certfile`,
+/// `keyfile`, `timeout`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HttpTls {
+    /// PEM CA bundle trusted for this peer.
+    pub cafile: Option<PathBuf>,
+    /// Do not verify the server's certificate.
+    pub insecure: bool,
+    /// Client certificate and key.
+    pub certfile: Option<PathBuf>,
+    /// Key of `certfile`.
+    pub keyfile: Option<PathBuf>,
+}
+
+impl HttpTls {
+    /// The HTTP client options for this peer.
+    pub fn http_config(&self) -> openstack::HttpConfig {
+        let mut h = openstack::HttpConfig {
+            insecure: self.insecure,
+            ca_files: self.cafile.iter().cloned().collect(),
+            ..Default::default()
+        };
+        if let (Some(c), Some(k)) = (&self.certfile, &self.keyfile) {
+            h.client_cert = Some((c.clone(), k.clone()));
+        }
+        h
+    }
+}
+
+/// A Keystone password credential (`[keystone_authtoken]`, `[service_auth]`, `[neutron]`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct KeystoneAuth {
+    /// `auth_type` (`password`; empty = none configured).
+    pub auth_type: String,
     /// e.g. `http://127.0.0.1:5000/v3`.
     pub auth_url: String,
     /// Service user name.
@@ -77,27 +187,64 @@ pub struct KeystoneAuth {
     pub password: String,
     /// Project of the service user.
     pub project_name: String,
-    /// Domain of the user (default `Default`).
+    /// Domain of the user by name (default `Default`).
     pub user_domain_name: String,
-    /// Domain of the project (default `Default`).
+    /// Domain of the user by id (wins over the name).
+    pub user_domain_id: Option<String>,
+    /// Domain of the project by name (default `Default`).
     pub project_domain_name: String,
+    /// Domain of the project by id.
+    pub project_domain_id: Option<String>,
     /// Region for catalog lookups.
     pub region_name: Option<String>,
+    /// The session's TLS options.
+    pub tls: HttpTls,
     /// Bound of each request to Keystone: `[keystone_authtoken] http_connect_timeout`,
-    /// `[service_auth] timeout` (seconds; default 5 s, so a frozen Keystone answers 503 in
-    /// that time instead of holding the request).
+    /// `[service_auth] timeout`, `[neutron] timeout` (seconds; Keystone's default 5 s, so a
+    /// frozen Keystone answers 503 in that time instead of holding the request).
     pub timeout: Option<std::time::Duration>,
 }
 
-/// `[neutron]`: where and how to reach Neutron.
+impl KeystoneAuth {
+    /// The `openstack` crate's service credential.
+    pub fn service_auth(&self) -> openstack::ServiceAuthConfig {
+        openstack::ServiceAuthConfig {
+            auth_url: self.auth_url.clone(),
+            username: self.username.clone(),
+            password: self.password.clone(),
+            project_name: self.project_name.clone(),
+            user_domain_name: self.user_domain_name.clone(),
+            user_domain_id: self.user_domain_id.clone(),
+            project_domain_name: self.project_domain_name.clone(),
+            project_domain_id: self.project_domain_id.clone(),
+            region_name: self.region_name.clone(),
+            timeout: self.timeout,
+            ..Default::default()
+        }
+    }
+}
+
+/// `[keystone_authtoken]` (keystonemiddleware).
+#[derive(Debug, Clone, Default)]
+pub struct AuthTokenSettings {
+    /// The credential (and TLS) used to validate user tokens.
+    pub auth: KeystoneAuth,
+    /// `token_cache_time` (300 s): how long a validated token is reused.
+    pub token_cache_time: u64,
+}
+
+/// `[neutron]`: where and how to reach Neutron (ovn-octavia-provider: each auth/session
+/// option not set here is taken from `[service_auth]`).
 #[derive(Debug, Clone, Default)]
 pub struct NeutronSettings {
-    /// Explicit endpoint; default: the catalog's `network` endpoint.
+    /// `endpoint_override` (or the deprecated `endpoint`); default: the catalog's `network`.
     pub endpoint: Option<String>,
-    /// Catalog interface (`public`, `internal`, `admin`; default `public`).
+    /// `valid_interfaces` (or the deprecated `endpoint_type` without `URL`); default `public`.
     pub valid_interfaces: String,
-    /// Catalog region.
+    /// `region_name`.
     pub region_name: Option<String>,
+    /// The credential and TLS of the Neutron session.
+    pub auth: KeystoneAuth,
     /// `timeout` (seconds; absent = the HTTP client's 30 s): bound of each Neutron request.
     /// Kept long by default: a VIP port create cut short may still be made by Neutron.
     pub timeout: Option<std::time::Duration>,
@@ -106,30 +253,34 @@ pub struct NeutronSettings {
 /// `[ovn]`, as ovn-octavia-provider's options.
 #[derive(Debug, Clone)]
 pub struct OvnSettings {
-    /// NB remote(s), e.g. `tcp:127.0.0.1:6641` (comma-separated list accepted).
+    /// NB remote(s): `tcp:`, `ssl:` or `unix:` (a list, tried in turn).
     pub ovn_nb_connection: String,
-    /// SB remote(s), e.g. `tcp:127.0.0.1:6642` (read by the agent, not yet started by `serve`).
-    #[allow(dead_code)]
+    /// `ovn_nb_private_key`, `ovn_nb_certificate`, `ovn_nb_ca_cert` (empty = unset).
+    pub nb_ssl: [String; 3],
+    /// SB remote(s).
     pub ovn_sb_connection: String,
-    /// Seconds to wait for the first connection (default 180).
+    /// `ovn_sb_private_key`, `ovn_sb_certificate`, `ovn_sb_ca_cert`.
+    pub sb_ssl: [String; 3],
+    /// Seconds to wait for a connection's first sync (default 180).
     pub ovsdb_connection_timeout: u64,
-    /// Milliseconds between inactivity probes (default 60000).
+    /// Milliseconds between inactivity probes (default 60000; 0 disables; else at least 1000).
     pub ovsdb_probe_interval: u64,
     /// Max seconds between reconnect attempts (default 180).
     pub ovsdb_retry_max_interval: u64,
 }
 
-/// `[quotas]`: project defaults, -1 = unlimited.
-#[derive(Debug, Clone)]
-#[allow(missing_docs)]
-pub struct QuotaSettings {
-    pub default_load_balancer_quota: i64,
-    pub default_listener_quota: i64,
-    pub default_member_quota: i64,
-    pub default_pool_quota: i64,
-    pub default_health_monitor_quota: i64,
-    pub default_l7policy_quota: i64,
-    pub default_l7rule_quota: i64,
+impl OvnSettings {
+    /// The `ssl:` files of one database, when all three are set.
+    pub fn ssl_files(files: &[String; 3]) -> Option<ovsdb::SslFiles> {
+        if files.iter().any(String::is_empty) {
+            return None;
+        }
+        Some(ovsdb::SslFiles {
+            private_key: PathBuf::from(&files[0]),
+            certificate: PathBuf::from(&files[1]),
+            ca_cert: PathBuf::from(&files[2]),
+        })
+    }
 }
 
 /// `[oslo_policy]`, as oslo.policy 6.0.0 (the release `ci/stack/upper-constraints.txt` pins).
@@ -138,13 +289,15 @@ pub struct OsloPolicySettings {
     /// `policy_file` (default `policy.yaml`): absolute, or found relative to the config
     /// file's directory then oslo.config's default dirs; absent → the built-in defaults.
     pub policy_file: String,
+    /// `policy_dirs` (default `policy.d`): directories of further rule files.
+    pub policy_dirs: Vec<String>,
     /// `enforce_new_defaults` (default True): False ORs each deprecated rule (the legacy
     /// `load-balancer_*` roles) with its new default.
     pub enforce_new_defaults: bool,
     /// `enforce_scope`: accepted for old files but ignored — oslo.policy 6.0.0 removed the
     /// option and always enforces `scope_types` (all of Octavia's rules are project-scoped).
     pub enforce_scope: Option<bool>,
-    /// The directory of the config file the options came from (for `policy_file`).
+    /// The directory of the first config file (for `policy_file`, `policy_dirs`).
     pub config_dir: Option<PathBuf>,
 }
 
@@ -165,35 +318,36 @@ impl OsloPolicySettings {
         }
         api::policy::PolicySource::load(file, self.enforce_new_defaults)
     }
+
+    /// The `policy_dirs` entries that exist (found as `policy_file` is) and hold files.
+    pub fn populated_policy_dirs(&self) -> Vec<PathBuf> {
+        self.policy_dirs
+            .iter()
+            .filter_map(|d| api::policy::find_policy_dir(d, self.config_dir.as_deref()))
+            .filter(|d| {
+                std::fs::read_dir(d)
+                    .map(|mut e| e.any(|f| f.is_ok_and(|f| f.path().is_file())))
+                    .unwrap_or(false)
+            })
+            .collect()
+    }
 }
 
 /// `[certificates]`: where Octavia's `barbican_cert_manager` finds Barbican (TLS references
-/// of listeners and pools, seed 003 §5). Keel reads with the caller's token (no ACL grant
-/// to the service user: no Keel component reads certificates later).
+/// of listeners and pools, seed 003 §5). Keel reads with the caller's token.
 #[derive(Debug, Clone)]
 pub struct CertificatesSettings {
+    /// `cert_manager` (`barbican_cert_manager`).
+    pub cert_manager: String,
     /// `endpoint`: Barbican's base URL; absent → the catalog's `key-manager`.
     pub endpoint: Option<String>,
     /// `region_name` for the catalog lookup (absent → `[service_auth] region_name`).
     pub region_name: Option<String>,
     /// `endpoint_type` (`publicURL`, `internalURL`, `adminURL` or the bare names).
     pub endpoint_type: String,
-}
-
-/// The whole file.
-#[derive(Debug, Clone)]
-#[allow(missing_docs)]
-pub struct Config {
-    pub api_settings: ApiSettings,
-    pub database: DatabaseSettings,
-    pub keystone_authtoken: KeystoneAuth,
-    pub service_auth: KeystoneAuth,
-    pub neutron: NeutronSettings,
-    pub ovn: OvnSettings,
-    pub quotas: QuotaSettings,
-    pub certificates: CertificatesSettings,
-    pub keel: KeelSettings,
-    pub oslo_policy: OsloPolicySettings,
+    /// `ca_certificates_file` and `insecure` for Barbican (the Keystone part of the session
+    /// is `[service_auth]`'s).
+    pub tls: HttpTls,
 }
 
 /// `[keel]`: Keel's own options (not in octavia.conf; absent = the default).
@@ -213,80 +367,160 @@ pub struct KeelSettings {
     pub nb_unavailable_after: std::time::Duration,
 }
 
+/// The whole configuration.
+#[derive(Debug, Clone)]
+#[allow(missing_docs)]
+pub struct Config {
+    pub sources: Sources,
+    pub log: LogSettings,
+    pub api_settings: ApiSettings,
+    pub database: DatabaseSettings,
+    pub keystone_authtoken: AuthTokenSettings,
+    pub service_auth: KeystoneAuth,
+    pub neutron: NeutronSettings,
+    pub ovn: OvnSettings,
+    pub certificates: CertificatesSettings,
+    pub keel: KeelSettings,
+    pub oslo_policy: OsloPolicySettings,
+}
+
+/// Typed reads of one section, oslo.config's types.
 struct Section<'a> {
+    src: &'a Sources,
     name: &'static str,
-    props: Option<&'a ini::Properties>,
 }
 
 impl Section<'_> {
+    /// The effective value: the option's own name, else a deprecated alias.
     fn get(&self, key: &str) -> Option<String> {
-        self.props
-            .and_then(|p| p.get(key))
-            .map(|v| v.trim().to_string())
+        let mut names = vec![key];
+        if let Some(o) = catalog::find(self.name, key) {
+            names.extend(o.aliases.iter().copied());
+        }
+        names
+            .iter()
+            .find_map(|n| self.src.get(self.name, n))
+            .map(|v| v.last().trim().to_string())
     }
+    fn invalid(&self, key: &str, value: String, why: impl Into<String>) -> ConfigError {
+        ConfigError::Invalid {
+            section: self.name.into(),
+            key: key.into(),
+            value,
+            why: why.into(),
+        }
+    }
+    /// `StrOpt`; an empty value counts as set-but-empty (oslo keeps `""`).
     fn string(&self, key: &str, default: &str) -> String {
         self.get(key).unwrap_or_else(|| default.to_string())
     }
-    fn parse<T: std::str::FromStr>(&self, key: &'static str, default: T) -> Result<T, ConfigError> {
-        match self.get(key) {
-            None => Ok(default),
-            Some(v) => v.parse().map_err(|_| ConfigError::Invalid {
-                section: self.name,
-                key,
-                value: v,
-                why: "expected a number",
-            }),
-        }
+    /// `StrOpt` with no default: `None` when absent or empty.
+    fn opt(&self, key: &str) -> Option<String> {
+        self.get(key).filter(|v| !v.is_empty())
     }
-    /// oslo.config `BoolOpt`: true/false, yes/no, on/off, 1/0 (case-insensitive).
-    fn boolean(&self, key: &'static str) -> Result<Option<bool>, ConfigError> {
+    /// `IntOpt` with optional bounds.
+    fn int(&self, key: &str, default: i64, min: Option<i64>) -> Result<i64, ConfigError> {
+        let Some(v) = self.get(key) else {
+            return Ok(default);
+        };
+        let n: i64 = v
+            .parse()
+            .map_err(|_| self.invalid(key, v.clone(), "expected an integer"))?;
+        if let Some(m) = min {
+            if n < m {
+                return Err(self.invalid(
+                    key,
+                    v,
+                    format!("should be greater than or equal to {m}"),
+                ));
+            }
+        }
+        Ok(n)
+    }
+    fn uint(&self, key: &str, default: u64) -> Result<u64, ConfigError> {
+        Ok(self.int(key, default as i64, Some(0))? as u64)
+    }
+    /// `BoolOpt`: true/false, yes/no, on/off, 1/0 (case-insensitive).
+    fn boolean(&self, key: &str, default: bool) -> Result<bool, ConfigError> {
+        Ok(self.opt_bool(key)?.unwrap_or(default))
+    }
+    fn opt_bool(&self, key: &str) -> Result<Option<bool>, ConfigError> {
         match self.get(key) {
             None => Ok(None),
             Some(v) => match v.to_ascii_lowercase().as_str() {
                 "true" | "yes" | "on" | "1" => Ok(Some(true)),
                 "false" | "no" | "off" | "0" => Ok(Some(false)),
-                _ => Err(ConfigError::Invalid {
-                    section: self.name,
-                    key,
-                    value: v,
-                    why: "expected a boolean",
-                }),
+                _ => Err(self.invalid(key, v, "expected a boolean")),
             },
         }
     }
+    /// `ListOpt`: comma-separated, items trimmed, empties dropped.
+    fn list(&self, key: &str, default: &[&str]) -> Vec<String> {
+        match self.get(key) {
+            None => default.iter().map(|s| s.to_string()).collect(),
+            Some(v) => v
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect(),
+        }
+    }
+    /// `MultiStrOpt`: every occurrence in every file, in order.
+    fn multi(&self, key: &str, default: &[&str]) -> Vec<String> {
+        match self.src.get(self.name, key) {
+            None => default.iter().map(|s| s.to_string()).collect(),
+            Some(v) => v
+                .occurrences
+                .iter()
+                .map(|(s, _)| s.trim().to_string())
+                .collect(),
+        }
+    }
     /// A duration in seconds (oslo `IntOpt`/`FloatOpt`); must be positive.
-    fn seconds(&self, key: &'static str) -> Result<Option<std::time::Duration>, ConfigError> {
+    fn seconds(&self, key: &str) -> Result<Option<std::time::Duration>, ConfigError> {
         let Some(v) = self.get(key) else {
             return Ok(None);
         };
         match v.parse::<f64>() {
             Ok(x) if x > 0.0 && x.is_finite() => Ok(Some(std::time::Duration::from_secs_f64(x))),
-            _ => Err(ConfigError::Invalid {
-                section: self.name,
-                key,
-                value: v,
-                why: "expected a positive number of seconds",
-            }),
+            _ => Err(self.invalid(key, v, "expected a positive number of seconds")),
         }
     }
-    fn keystone(&self, timeout_key: &'static str) -> Result<KeystoneAuth, ConfigError> {
+    fn path(&self, key: &str) -> Option<PathBuf> {
+        self.opt(key).map(PathBuf::from)
+    }
+    fn tls(&self, ca_keys: &[&str]) -> Result<HttpTls, ConfigError> {
+        Ok(HttpTls {
+            cafile: ca_keys.iter().find_map(|k| self.path(k)),
+            insecure: self.boolean("insecure", false)?,
+            certfile: self.path("certfile"),
+            keyfile: self.path("keyfile"),
+        })
+    }
+    /// The credential; `timeout_key` bounds each request (default 5 s).
+    fn keystone(&self, timeout_key: &str) -> Result<KeystoneAuth, ConfigError> {
         Ok(KeystoneAuth {
             timeout: Some(
                 self.seconds(timeout_key)?
                     .unwrap_or(std::time::Duration::from_secs(5)),
             ),
+            auth_type: self.string("auth_type", ""),
             auth_url: self.string("auth_url", ""),
             username: self.string("username", ""),
             password: self.string("password", ""),
             project_name: self.string("project_name", ""),
             user_domain_name: self.string("user_domain_name", "Default"),
+            user_domain_id: self.opt("user_domain_id"),
             project_domain_name: self.string("project_domain_name", "Default"),
-            region_name: self.get("region_name"),
+            project_domain_id: self.opt("project_domain_id"),
+            region_name: self.opt("region_name"),
+            tls: self.tls(&["cafile"])?,
         })
     }
 }
 
-/// Parses `name:description,name:description` (oslo `DictOpt`).
+/// oslo `DictOpt`: `name:description,name:description`.
 fn parse_dict(raw: &str) -> BTreeMap<String, String> {
     raw.split(',')
         .filter(|s| !s.trim().is_empty())
@@ -298,244 +532,276 @@ fn parse_dict(raw: &str) -> BTreeMap<String, String> {
 }
 
 impl Config {
-    /// Reads an INI file. A missing file is an error; missing options take their defaults.
-    pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let ini = Ini::load_from_file(path).map_err(|source| ConfigError::Read {
-            path: path.display().to_string(),
-            source,
-        })?;
-        let mut c = Self::from_ini(&ini)?;
-        c.oslo_policy.config_dir = path
-            .parent()
-            .map(|d| {
-                if d.as_os_str().is_empty() {
-                    Path::new(".")
-                } else {
-                    d
-                }
-            })
-            .map(Path::to_path_buf);
-        Ok(c)
+    /// Reads the locations in order (later wins). No location: every option at its default.
+    pub fn load_all(locations: &[Location]) -> Result<Self, ConfigError> {
+        Self::from_sources(Sources::load(locations)?)
     }
 
-    /// The configuration with every option at its default (embedded SQLite, noauth-less keystone).
+    /// Reads one file.
+    #[cfg(test)]
+    pub fn load(path: &std::path::Path) -> Result<Self, ConfigError> {
+        Self::load_all(&[Location::File(path.to_path_buf())])
+    }
+
+    /// The configuration with every option at its default.
+    #[cfg(test)]
     pub fn defaults() -> Result<Self, ConfigError> {
-        Self::from_ini(&Ini::new())
+        Self::from_sources(Sources::default())
     }
 
-    fn from_ini(ini: &Ini) -> Result<Self, ConfigError> {
-        let s = |name: &'static str| Section {
-            name,
-            props: ini.section(Some(name)),
+    /// Types every option Keel honours. Errors: a value of the wrong type or range.
+    pub fn from_sources(src: Sources) -> Result<Self, ConfigError> {
+        let s = |name: &'static str| Section { src: &src, name };
+        let d = s("DEFAULT");
+        let log = LogSettings {
+            debug: d.boolean("debug", false)?,
+            log_file: d.path("log_file"),
+            log_dir: d.path("log_dir"),
+            use_json: d.boolean("use_json", false)?,
+            use_stderr: d.boolean("use_stderr", false)?,
+            log_color: d.boolean("log_color", false)?,
         };
-        let api = s("api_settings");
-        let db = s("database");
-        let neutron = s("neutron");
-        let ovn = s("ovn");
+        let a = s("api_settings");
+        let n = s("networking");
+        let h = s("haproxy_amphora");
+        let m = s("oslo_middleware");
         let q = s("quotas");
-        let pol = s("oslo_policy");
-        let keel = s("keel");
-        let enabled =
-            parse_dict(&api.string("enabled_provider_drivers", "ovn:OVN provider driver"));
-        Ok(Self {
-            api_settings: ApiSettings {
-                bind_host: api.string("bind_host", "127.0.0.1"),
-                bind_port: api.parse("bind_port", 9876)?,
-                auth_strategy: api.string("auth_strategy", "keystone"),
-                enabled_provider_drivers: enabled,
-                default_provider_driver: api.string("default_provider_driver", "ovn"),
-                pagination_max_limit: api.parse("pagination_max_limit", 1000)?,
-                api_base_uri: api.get("api_base_uri"),
+        let limit = a.string("pagination_max_limit", "1000");
+        let pagination_max_limit = if limit.eq_ignore_ascii_case("infinite") {
+            None
+        } else {
+            Some(a.int("pagination_max_limit", 1000, Some(1))? as usize)
+        };
+        let api = api::ApiConfig {
+            pagination_max_limit,
+            default_provider_driver: a.string("default_provider_driver", "ovn"),
+            enabled_provider_drivers: parse_dict(
+                &a.string("enabled_provider_drivers", "ovn:OVN provider driver"),
+            ),
+            allow_pagination: a.boolean("allow_pagination", true)?,
+            allow_sorting: a.boolean("allow_sorting", true)?,
+            allow_filtering: a.boolean("allow_filtering", true)?,
+            allow_field_selection: a.boolean("allow_field_selection", true)?,
+            api_base_uri: a.opt("api_base_uri"),
+            healthcheck_enabled: a.boolean("healthcheck_enabled", false)?,
+            max_request_body_size: m.int("max_request_body_size", 114_688, Some(0))? as usize,
+            enable_proxy_headers_parsing: m.boolean("enable_proxy_headers_parsing", false)?,
+            allow_vip_network_id: n.boolean("allow_vip_network_id", true)?,
+            allow_vip_subnet_id: n.boolean("allow_vip_subnet_id", true)?,
+            allow_vip_port_id: n.boolean("allow_vip_port_id", true)?,
+            reserved_ips: n.list("reserved_ips", &["169.254.169.254"]),
+            allow_ping_health_monitors: a.boolean("allow_ping_health_monitors", true)?,
+            allow_tls_terminated_listeners: a.boolean("allow_tls_terminated_listeners", true)?,
+            allow_prometheus_listeners: a.boolean("allow_prometheus_listeners", true)?,
+            udp_connect_min_interval_health_monitor: a.int(
+                "udp_connect_min_interval_health_monitor",
+                3,
+                None,
+            )?,
+            timeout_client_data: h.int("timeout_client_data", 50000, None)?,
+            timeout_member_connect: h.int("timeout_member_connect", 5000, None)?,
+            timeout_member_data: h.int("timeout_member_data", 50000, None)?,
+            timeout_tcp_inspect: h.int("timeout_tcp_inspect", 0, None)?,
+            quotas: api::QuotaDefaults {
+                load_balancer: q.int("default_load_balancer_quota", -1, None)?,
+                listener: q.int("default_listener_quota", -1, None)?,
+                member: q.int("default_member_quota", -1, None)?,
+                pool: q.int("default_pool_quota", -1, None)?,
+                health_monitor: q.int("default_health_monitor_quota", -1, None)?,
+                l7policy: q.int("default_l7policy_quota", -1, None)?,
+                l7rule: q.int("default_l7rule_quota", -1, None)?,
             },
-            database: DatabaseSettings {
-                connection: db.string("connection", "sqlite://keel.sqlite?mode=rwc"),
-                pool: {
-                    let d = octavia_db::PoolSettings::default();
-                    octavia_db::PoolSettings {
-                        max_connections: db.parse("max_pool_size", d.max_connections)?,
-                        acquire_timeout: db.seconds("pool_timeout")?.unwrap_or(d.acquire_timeout),
-                        max_lifetime: db.seconds("connection_recycle_time")?.or(d.max_lifetime),
-                        ..d
-                    }
-                },
+            ..Default::default()
+        };
+        for ip in &api.reserved_ips {
+            if ip.parse::<std::net::IpAddr>().is_err() {
+                return Err(n.invalid("reserved_ips", ip.clone(), "expected an IP address"));
+            }
+        }
+        let api_settings = ApiSettings {
+            bind_host: a.string("bind_host", "127.0.0.1"),
+            bind_port: {
+                let p = a.int("bind_port", 9876, Some(0))?;
+                u16::try_from(p)
+                    .map_err(|_| a.invalid("bind_port", p.to_string(), "expected a port"))?
             },
-            keystone_authtoken: s("keystone_authtoken").keystone("http_connect_timeout")?,
-            service_auth: s("service_auth").keystone("timeout")?,
-            neutron: NeutronSettings {
-                endpoint: neutron
-                    .get("endpoint")
-                    .or_else(|| neutron.get("endpoint_override")),
-                valid_interfaces: neutron.string("valid_interfaces", "public"),
-                region_name: neutron.get("region_name"),
-                timeout: neutron.seconds("timeout")?,
-            },
-            ovn: OvnSettings {
-                ovn_nb_connection: ovn.string("ovn_nb_connection", "tcp:127.0.0.1:6641"),
-                ovn_sb_connection: ovn.string("ovn_sb_connection", "tcp:127.0.0.1:6642"),
-                ovsdb_connection_timeout: ovn.parse("ovsdb_connection_timeout", 180)?,
-                ovsdb_probe_interval: ovn.parse("ovsdb_probe_interval", 60000)?,
-                ovsdb_retry_max_interval: ovn.parse("ovsdb_retry_max_interval", 180)?,
-            },
-            quotas: QuotaSettings {
-                default_load_balancer_quota: q.parse("default_load_balancer_quota", -1)?,
-                default_listener_quota: q.parse("default_listener_quota", -1)?,
-                default_member_quota: q.parse("default_member_quota", -1)?,
-                default_pool_quota: q.parse("default_pool_quota", -1)?,
-                default_health_monitor_quota: q.parse("default_health_monitor_quota", -1)?,
-                default_l7policy_quota: q.parse("default_l7policy_quota", -1)?,
-                default_l7rule_quota: q.parse("default_l7rule_quota", -1)?,
-            },
-            oslo_policy: OsloPolicySettings {
-                policy_file: pol.string("policy_file", "policy.yaml"),
-                enforce_new_defaults: pol.boolean("enforce_new_defaults")?.unwrap_or(true),
-                enforce_scope: pol.boolean("enforce_scope")?,
-                config_dir: None,
-            },
-            certificates: {
-                let c = s("certificates");
-                CertificatesSettings {
-                    endpoint: c.get("endpoint").filter(|e| !e.is_empty()),
-                    region_name: c.get("region_name").filter(|r| !r.is_empty()),
-                    endpoint_type: c.string("endpoint_type", "publicURL"),
+            auth_strategy: a.string("auth_strategy", "keystone"),
+            api,
+        };
+
+        let db = s("database");
+        let database = DatabaseSettings {
+            connection: db.string("connection", "sqlite://keel.sqlite?mode=rwc"),
+            pool: {
+                let d = octavia_db::PoolSettings::default();
+                octavia_db::PoolSettings {
+                    max_connections: db.int("max_pool_size", d.max_connections.into(), Some(1))?
+                        as u32,
+                    acquire_timeout: db.seconds("pool_timeout")?.unwrap_or(d.acquire_timeout),
+                    max_lifetime: db.seconds("connection_recycle_time")?.or(d.max_lifetime),
+                    ..d
                 }
             },
-            keel: KeelSettings {
-                settle_wait_ms: keel.parse("settle_wait_ms", 1000)?,
-                run_agent: keel.boolean("run_agent")?.unwrap_or(true),
-                nb_unavailable_after: keel
-                    .seconds("nb_unavailable_after")?
-                    .unwrap_or(std::time::Duration::from_secs(5)),
+            max_retries: db.int("max_retries", 10, Some(-1))?,
+            retry_interval: db.uint("retry_interval", 10)?,
+        };
+
+        let kat = s("keystone_authtoken");
+        let keystone_authtoken = AuthTokenSettings {
+            auth: kat.keystone("http_connect_timeout")?,
+            token_cache_time: kat.uint("token_cache_time", 300)?,
+        };
+        let service_auth = s("service_auth").keystone("timeout")?;
+
+        // ovn-octavia-provider's NeutronAuth: an option not set in [neutron] is
+        // [service_auth]'s; the deprecated `endpoint`, `endpoint_type`, `ca_certificates_file`
+        // are the defaults of `endpoint_override`, `valid_interfaces`, `cafile`.
+        let ne = s("neutron");
+        let mut nauth = ne.keystone("timeout")?;
+        // [neutron] timeout bounds the Neutron calls; the session's token requests keep
+        // [service_auth]'s bound.
+        let neutron_timeout = ne.seconds("timeout")?;
+        nauth.timeout = service_auth.timeout;
+        let set = |k: &str| ne.get(k).is_some();
+        let sa = &service_auth;
+        macro_rules! fallback {
+            ($($f:ident),*) => {$( if !set(stringify!($f)) { nauth.$f = sa.$f.clone(); } )*};
+        }
+        fallback!(
+            auth_type,
+            auth_url,
+            username,
+            password,
+            project_name,
+            user_domain_name,
+            user_domain_id,
+            project_domain_name,
+            project_domain_id,
+            region_name
+        );
+        nauth.tls = HttpTls {
+            cafile: ne
+                .path("cafile")
+                .or_else(|| ne.path("ca_certificates_file"))
+                .or_else(|| sa.tls.cafile.clone()),
+            insecure: if set("insecure") {
+                nauth.tls.insecure
+            } else {
+                sa.tls.insecure
             },
+            certfile: nauth
+                .tls
+                .certfile
+                .clone()
+                .or_else(|| sa.tls.certfile.clone()),
+            keyfile: nauth.tls.keyfile.clone().or_else(|| sa.tls.keyfile.clone()),
+        };
+        let interfaces = ne.opt("valid_interfaces").unwrap_or_else(|| {
+            ne.opt("endpoint_type")
+                .map(|t| t.replace("URL", ""))
+                .unwrap_or_else(|| "public".into())
+        });
+        let neutron = NeutronSettings {
+            endpoint: ne.opt("endpoint_override").or_else(|| ne.opt("endpoint")),
+            valid_interfaces: interfaces,
+            region_name: nauth.region_name.clone(),
+            auth: nauth,
+            timeout: neutron_timeout,
+        };
+
+        let o = s("ovn");
+        let files = |p: &str| -> [String; 3] {
+            [
+                o.string(&format!("ovn_{p}_private_key"), ""),
+                o.string(&format!("ovn_{p}_certificate"), ""),
+                o.string(&format!("ovn_{p}_ca_cert"), ""),
+            ]
+        };
+        let probe = o.uint("ovsdb_probe_interval", 60000)?;
+        let ovn = OvnSettings {
+            ovn_nb_connection: o
+                .list("ovn_nb_connection", &["tcp:127.0.0.1:6641"])
+                .join(","),
+            nb_ssl: files("nb"),
+            ovn_sb_connection: o
+                .list("ovn_sb_connection", &["tcp:127.0.0.1:6642"])
+                .join(","),
+            sb_ssl: files("sb"),
+            ovsdb_connection_timeout: o.uint("ovsdb_connection_timeout", 180)?,
+            // "If non-zero the value will be forced to at least 1000 milliseconds."
+            ovsdb_probe_interval: if probe == 0 { 0 } else { probe.max(1000) },
+            ovsdb_retry_max_interval: o.uint("ovsdb_retry_max_interval", 180)?,
+        };
+        for (key, remotes) in [
+            ("ovn_nb_connection", &ovn.ovn_nb_connection),
+            ("ovn_sb_connection", &ovn.ovn_sb_connection),
+        ] {
+            for r in remotes.split(',') {
+                if !(r.starts_with("tcp:") || r.starts_with("ssl:") || r.starts_with("unix:"))
+                    || r.len() <= 4
+                {
+                    return Err(o.invalid(
+                        key,
+                        r.to_string(),
+                        "expected tcp:IP:PORT, ssl:IP:PORT or unix:FILE",
+                    ));
+                }
+            }
+        }
+
+        let c = s("certificates");
+        let certificates = CertificatesSettings {
+            cert_manager: c.string("cert_manager", "barbican_cert_manager"),
+            endpoint: c.opt("endpoint"),
+            region_name: c.opt("region_name"),
+            endpoint_type: c.string("endpoint_type", "publicURL"),
+            tls: HttpTls {
+                cafile: c
+                    .path("ca_certificates_file")
+                    .or_else(|| sa.tls.cafile.clone()),
+                insecure: c.boolean("insecure", false)?,
+                ..Default::default()
+            },
+        };
+        let k = s("keel");
+        let keel = KeelSettings {
+            settle_wait_ms: k.uint("settle_wait_ms", 1000)?,
+            run_agent: k.boolean("run_agent", true)?,
+            nb_unavailable_after: k
+                .seconds("nb_unavailable_after")?
+                .unwrap_or(std::time::Duration::from_secs(5)),
+        };
+        let p = s("oslo_policy");
+        let oslo_policy = OsloPolicySettings {
+            policy_file: p.string("policy_file", "policy.yaml"),
+            policy_dirs: p.multi("policy_dirs", &["policy.d"]),
+            enforce_new_defaults: p.boolean("enforce_new_defaults", true)?,
+            enforce_scope: p.opt_bool("enforce_scope")?,
+            config_dir: src.first_dir(),
+        };
+        Ok(Self {
+            log,
+            api_settings,
+            database,
+            keystone_authtoken,
+            service_auth,
+            neutron,
+            ovn,
+            certificates,
+            keel,
+            oslo_policy,
+            sources: src,
         })
+    }
+
+    /// The API's options with the policy filled in.
+    pub fn api_config(&self, policy: std::sync::Arc<api::policy::PolicySource>) -> api::ApiConfig {
+        let mut c = self.api_settings.api.clone();
+        c.policy = policy;
+        c
     }
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn defaults_are_octavias_with_ovn_provider() {
-        let c = Config::defaults().unwrap();
-        assert_eq!(c.api_settings.bind_port, 9876);
-        assert_eq!(c.api_settings.pagination_max_limit, 1000);
-        assert_eq!(c.api_settings.default_provider_driver, "ovn");
-        assert_eq!(c.quotas.default_member_quota, -1);
-        assert_eq!(c.ovn.ovn_nb_connection, "tcp:127.0.0.1:6641");
-    }
-
-    #[test]
-    fn reads_an_octavia_conf() {
-        let ini = Ini::load_from_str(
-            "[api_settings]\nbind_port = 9877\nenabled_provider_drivers = ovn: OVN driver, amphora:Amp\n\
-             [database]\nconnection = mysql+pymysql://u:p@127.0.0.1/octavia\n\
-             [service_auth]\nauth_url = http://k/v3\nusername = octavia\n",
-        )
-        .unwrap();
-        let c = Config::from_ini(&ini).unwrap();
-        assert_eq!(c.api_settings.bind_port, 9877);
-        assert_eq!(
-            c.api_settings
-                .enabled_provider_drivers
-                .get("ovn")
-                .map(String::as_str),
-            Some("OVN driver")
-        );
-        assert_eq!(c.api_settings.enabled_provider_drivers.len(), 2);
-        assert_eq!(
-            c.database.connection,
-            "mysql+pymysql://u:p@127.0.0.1/octavia"
-        );
-        assert_eq!(c.service_auth.username, "octavia");
-        assert_eq!(c.service_auth.user_domain_name, "Default");
-    }
-
-    #[test]
-    fn oslo_policy_options() {
-        let c = Config::defaults().unwrap();
-        assert_eq!(c.oslo_policy.policy_file, "policy.yaml");
-        assert!(c.oslo_policy.enforce_new_defaults);
-        let dir = tempfile::tempdir().unwrap();
-        let conf = dir.path().join("octavia.conf");
-        std::fs::write(
-            &conf,
-            "[oslo_policy]\nenforce_new_defaults = False\nenforce_scope = false\n\
-             policy_file = keel-policy.yaml\n",
-        )
-        .unwrap();
-        let c = Config::load(&conf).unwrap();
-        assert!(!c.oslo_policy.enforce_new_defaults);
-        assert_eq!(c.oslo_policy.enforce_scope, Some(false));
-        // Absent file: defaults only.
-        let p = c.oslo_policy.load_policy().unwrap().current();
-        assert!(p
-            .rule("os_load-balancer_api:loadbalancer:get_one")
-            .is_some());
-        // Present, relative to the config file's directory.
-        std::fs::write(
-            dir.path().join("keel-policy.yaml"),
-            "\"os_load-balancer_api:loadbalancer:get_one\": \"!\"\n",
-        )
-        .unwrap();
-        let p = c.oslo_policy.load_policy().unwrap().current();
-        assert_eq!(
-            p.rule("os_load-balancer_api:loadbalancer:get_one"),
-            Some(&api::policy::Check::False)
-        );
-        std::fs::write(dir.path().join("keel-policy.yaml"), "x: \"role:a and\"\n").unwrap();
-        assert!(c.oslo_policy.load_policy().is_err());
-        let bad = Ini::load_from_str("[oslo_policy]\nenforce_new_defaults = maybe\n").unwrap();
-        assert!(Config::from_ini(&bad).is_err());
-    }
-
-    #[test]
-    fn peer_timeouts() {
-        let c = Config::defaults().unwrap();
-        assert_eq!(c.database.pool, octavia_db::PoolSettings::default());
-        assert_eq!(
-            c.keystone_authtoken.timeout,
-            Some(std::time::Duration::from_secs(5))
-        );
-        assert_eq!(c.neutron.timeout, None);
-        let ini = Ini::load_from_str(
-            "[database]\npool_timeout = 2\nmax_pool_size = 4\n\
-             [keystone_authtoken]\nhttp_connect_timeout = 3\n\
-             [service_auth]\ntimeout = 1.5\n[neutron]\ntimeout = 7\n",
-        )
-        .unwrap();
-        let c = Config::from_ini(&ini).unwrap();
-        assert_eq!(
-            c.database.pool.acquire_timeout,
-            std::time::Duration::from_secs(2)
-        );
-        assert_eq!(c.database.pool.max_connections, 4);
-        assert_eq!(
-            c.keystone_authtoken.timeout,
-            Some(std::time::Duration::from_secs(3))
-        );
-        assert_eq!(
-            c.service_auth.timeout,
-            Some(std::time::Duration::from_millis(1500))
-        );
-        assert_eq!(c.neutron.timeout, Some(std::time::Duration::from_secs(7)));
-        let bad = Ini::load_from_str("[database]\npool_timeout = 0\n").unwrap();
-        assert!(Config::from_ini(&bad).is_err());
-    }
-
-    #[test]
-    fn a_bad_number_is_a_typed_error() {
-        let ini = Ini::load_from_str("[api_settings]\nbind_port = lots\n").unwrap();
-        let err = Config::from_ini(&ini).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                ConfigError::Invalid {
-                    key: "bind_port",
-                    ..
-                }
-            ),
-            "{err}"
-        );
-    }
-}
+mod tests;

@@ -4,7 +4,8 @@
 //!
 //! What each helper starts and what it cleans:
 //! * [`Keel::start`]: a temp dir (config, log, SQLite file), a fresh MariaDB database when
-//!   asked ([`MariaDb`]), `keel db upgrade` then `keel serve` on a free 127.0.0.1 port. On drop
+//!   asked ([`MariaDb`]), `keel db upgrade` then `keel serve` on a free 127.0.0.1 port
+//!   ([`Keel::start_with`]: plus an operator's config text as a second `--config-file`). On drop
 //!   the process is killed and waited for, the temp dir and the owned database are removed.
 //! * [`NeutronNet::create`]: a network, a 10.0.0.0/24 subnet, a router with an interface on it
 //!   and ports with fixed IPs, as the `demo` user. On drop (as `admin`): the router interface,
@@ -177,12 +178,23 @@ impl Keel {
     /// Writes `keel.conf`, runs `keel db upgrade`, spawns `keel serve` (stdout/stderr to
     /// `keel.log`, no ANSI colours) and returns once its port accepts connections (60 s).
     pub fn start(backend: Backend) -> Keel {
-        Self::start_with(backend, |conf| conf)
+        Self::start_full(backend, |conf| conf, "")
     }
 
     /// [`Keel::start`] with the generated `keel.conf` text passed through `edit` first (e.g.
     /// to point a peer at a proxy or add options).
     pub fn start_with(backend: Backend, edit: impl FnOnce(String) -> String) -> Keel {
+        Self::start_full(backend, edit, "")
+    }
+
+    /// [`Keel::start`] with `extra` (octavia.conf text) as a second `--config-file`
+    /// (`extra.conf` in the temp dir; its values win over `keel.conf`'s, as oslo.config's).
+    /// `{dir}` in `extra` stands for the temp dir.
+    pub fn start_extra(backend: Backend, extra: &str) -> Keel {
+        Self::start_full(backend, |conf| conf, extra)
+    }
+
+    fn start_full(backend: Backend, edit: impl FnOnce(String) -> String, extra: &str) -> Keel {
         let dir = tempfile::tempdir().unwrap();
         let port = free_port();
         let conf = dir.path().join("keel.conf");
@@ -228,9 +240,22 @@ impl Keel {
             )),
         )
         .unwrap();
+        let mut args = vec![conf.clone()];
+        if !extra.is_empty() {
+            let x = dir.path().join("extra.conf");
+            std::fs::write(
+                &x,
+                extra.replace("{dir}", &dir.path().display().to_string()),
+            )
+            .unwrap();
+            args.push(x);
+        }
+        let conf_args: Vec<std::ffi::OsString> = args
+            .iter()
+            .flat_map(|p| ["--config-file".into(), p.clone().into_os_string()])
+            .collect();
         let up = Command::new(keel_bin())
-            .arg("--config-file")
-            .arg(&conf)
+            .args(&conf_args)
             .args(["db", "upgrade"])
             .env("NO_COLOR", "1")
             .output()
@@ -242,8 +267,7 @@ impl Keel {
         );
         let log = std::fs::File::create(dir.path().join("keel.log")).unwrap();
         let child = Command::new(keel_bin())
-            .arg("--config-file")
-            .arg(&conf)
+            .args(&conf_args)
             .arg("serve")
             .env("NO_COLOR", "1")
             .stdout(Stdio::from(log.try_clone().unwrap()))

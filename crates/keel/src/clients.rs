@@ -1,0 +1,124 @@
+//! The peers' clients as the configuration says: the Octavia DB (`[database]`), the OVN NB/SB
+//! connections (`[ovn]`, TLS for `ssl:`), and one HTTP session per peer section
+//! (`[keystone_authtoken]`, `[service_auth]`, `[neutron]`, `[certificates]`), each with its own
+//! `cafile`/`insecure`/client certificate, as keystoneauth gives each section its own session.
+
+use std::time::Duration;
+
+use anyhow::Context;
+
+use crate::config::{Config, HttpTls, OvnSettings};
+
+/// Opens the Octavia DB with `[database]`'s pool, retrying the first connection
+/// `max_retries` times (-1: forever) every `retry_interval` seconds, as oslo.db does at start-up.
+pub async fn database(config: &Config) -> anyhow::Result<octavia_db::Database> {
+    let d = &config.database;
+    let url = d
+        .url()
+        .map_err(|why| anyhow::anyhow!("[database] connection: {why}"))?;
+    let mut attempt: i64 = 0;
+    loop {
+        match octavia_db::Database::connect_with(&url, &d.pool).await {
+            Ok(db) => return Ok(db),
+            Err(e) if d.max_retries < 0 || attempt < d.max_retries => {
+                attempt += 1;
+                tracing::warn!(error = %e, attempt, "database not reachable; retrying in {} s", d.retry_interval);
+                tokio::time::sleep(Duration::from_secs(d.retry_interval)).await;
+            }
+            Err(e) => return Err(e).context("[database] connection"),
+        }
+    }
+}
+
+/// One HTTP client for a peer section (its CA file, `insecure`, client certificate).
+pub fn http(section: &str, tls: &HttpTls) -> anyhow::Result<reqwest::Client> {
+    tls.http_config()
+        .build_client()
+        .with_context(|| format!("[{section}]"))
+}
+
+/// `ovsdb` options for the NB (`sb == false`) or SB connection from `[ovn]`.
+pub fn ovsdb_options(ovn: &OvnSettings, sb: bool) -> ovsdb::ClientOptions {
+    ovsdb::ClientOptions {
+        backoff_max: Duration::from_secs(ovn.ovsdb_retry_max_interval.max(1)),
+        handshake_timeout: Duration::from_secs(ovn.ovsdb_connection_timeout.max(1)),
+        inactivity_probe: (ovn.ovsdb_probe_interval > 0)
+            .then(|| Duration::from_millis(ovn.ovsdb_probe_interval)),
+        ssl: OvnSettings::ssl_files(if sb { &ovn.sb_ssl } else { &ovn.nb_ssl }),
+        ..Default::default()
+    }
+}
+
+/// The service session of `[service_auth]`.
+pub fn service_session(config: &Config) -> anyhow::Result<openstack::ServiceAuth> {
+    let sa = &config.service_auth;
+    Ok(openstack::ServiceAuth::new(
+        http("service_auth", &sa.tls)?,
+        sa.service_auth(),
+    ))
+}
+
+/// The Neutron client: `[neutron]`'s session (each option unset there taken from
+/// `[service_auth]`, as ovn-octavia-provider's `NeutronAuth`), its endpoint and interfaces.
+pub fn neutron(config: &Config) -> anyhow::Result<openstack::NeutronClient> {
+    let n = &config.neutron;
+    let session = openstack::ServiceAuth::new(http("neutron", &n.auth.tls)?, n.auth.service_auth());
+    // oslo's `valid_interfaces` is a list, tried in order.
+    let interfaces = openstack::Interface::parse_list(&n.valid_interfaces)
+        .map_err(|e| anyhow::anyhow!("[neutron] valid_interfaces: {e}"))?;
+    Ok(openstack::NeutronClient::new(
+        session,
+        openstack::NeutronConfig {
+            endpoint_override: n.endpoint.clone(),
+            region_name: n.region_name.clone(),
+            interface: interfaces
+                .first()
+                .copied()
+                .unwrap_or(openstack::Interface::Public),
+            fallback_interfaces: interfaces.iter().skip(1).copied().collect(),
+            timeout: n.timeout,
+            ..Default::default()
+        },
+    ))
+}
+
+/// keystonemiddleware's role: validates user tokens with `[keystone_authtoken]`'s credential
+/// over its own session (`cafile`, `insecure`; `http_connect_timeout` bounds each request),
+/// caching results for
+/// `token_cache_time`.
+pub fn token_validator(config: &Config) -> anyhow::Result<openstack::TokenValidator> {
+    let k = &config.keystone_authtoken;
+    let session = openstack::ServiceAuth::new(
+        http("keystone_authtoken", &k.auth.tls)?,
+        k.auth.service_auth(),
+    );
+    Ok(openstack::TokenValidator::new(
+        session,
+        openstack::TokenValidatorConfig {
+            cache_ttl: Duration::from_secs(k.token_cache_time),
+            ..Default::default()
+        },
+    ))
+}
+
+/// Barbican (`[certificates]`): its own session for `ca_certificates_file`/`insecure`, the
+/// service user of `service` for ACLs.
+pub fn barbican(
+    config: &Config,
+    service: &openstack::ServiceAuth,
+) -> anyhow::Result<openstack::BarbicanClient> {
+    let c = &config.certificates;
+    let interface: openstack::Interface = c
+        .endpoint_type
+        .parse()
+        .map_err(|e| anyhow::anyhow!("[certificates] endpoint_type: {e}"))?;
+    Ok(openstack::BarbicanClient::new(
+        http("certificates", &c.tls)?,
+        Some(service.clone()),
+        openstack::BarbicanConfig {
+            endpoint: c.endpoint.clone(),
+            region_name: c.region_name.clone(),
+            interface,
+        },
+    ))
+}

@@ -1,0 +1,411 @@
+//! What Keel makes of the options an operator set: the ones it does not implement (logged
+//! once at start-up), the ones that do not apply to an OVN-only deployment (quiet), unknown
+//! ones, and values it cannot honour (start-up refused). `keel config check` prints all of
+//! it beside the effective configuration.
+
+use std::fmt::Write as _;
+
+use super::catalog::{self, Use};
+use super::Config;
+
+/// One option found in a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Section.
+    pub section: String,
+    /// Key as written (with `_`).
+    pub key: String,
+    /// Why Keel ignores it.
+    pub why: String,
+}
+
+/// The review of a configuration.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// Set, applies to the API or the OVN provider, not implemented: logged as warnings.
+    pub unimplemented: Vec<Finding>,
+    /// Set, known not to apply (amphora, worker, RPC): not logged.
+    pub not_applicable: Vec<Finding>,
+    /// Set, registered by neither Octavia nor ovn-octavia-provider (oslo.config ignores
+    /// these): logged as warnings.
+    pub unknown: Vec<Finding>,
+    /// Values Keel cannot honour: `[section] key: why`. Start-up stops when non-empty.
+    pub refused: Vec<String>,
+}
+
+/// Why an unimplemented option matters, where more can be said than "not implemented".
+fn unimplemented_why(section: &str, key: &str) -> &'static str {
+    match (section, key) {
+        ("keystone_authtoken", "www_authenticate_uri") => {
+            "401 answers carry WWW-Authenticate: Keystone uri=\"\""
+        }
+        ("keystone_authtoken", k) if k.starts_with("memcache") => {
+            "Keel caches validated tokens in its own memory (token_cache_time), not in memcached"
+        }
+        ("keystone_authtoken", k) if k.starts_with("service_token_roles") => {
+            "X-Service-Token is not inspected"
+        }
+        ("cors", _) => "no CORS headers are sent",
+        ("healthcheck", _) => "GET /healthcheck answers 200 OK when healthcheck_enabled, without backends",
+        ("audit", _) => "no CADF audit middleware",
+        ("oslo_middleware_tracing", _) => "no OpenTelemetry tracing",
+        ("DEFAULT", "use_syslog") => "refused when True: Keel logs to stderr or log_file",
+        ("DEFAULT", "log_config_append") => "refused when set: a Python logging configuration cannot drive Keel's logging",
+        ("DEFAULT", _) => "Keel's logging reads debug, log_file, log_dir, use_json, use_stderr, log_color",
+        ("database", _) => "Keel's pool reads connection, max_pool_size, pool_timeout, connection_recycle_time, max_retries, retry_interval",
+        _ => "not implemented by Keel",
+    }
+}
+
+fn refuse(out: &mut Vec<String>, section: &str, key: &str, why: impl std::fmt::Display) {
+    out.push(format!("[{section}] {key}: {why}"));
+}
+
+/// Reviews `cfg`: every option set in a file, then the values Keel cannot honour.
+pub fn review(cfg: &Config) -> Report {
+    let mut r = Report::default();
+    for (section, key) in cfg.sources.keys() {
+        let f = |why: &str| Finding {
+            section: section.to_string(),
+            key: key.to_string(),
+            why: why.to_string(),
+        };
+        match catalog::find(section, key).map(|o| o.use_) {
+            Some(Use::Honoured) => {}
+            Some(Use::Unimplemented) => {
+                r.unimplemented.push(f(unimplemented_why(section, key)));
+            }
+            Some(Use::NotApplicable(why)) => r.not_applicable.push(f(why)),
+            None => r.unknown.push(f(
+                "not an option of Octavia or ovn-octavia-provider (oslo.config ignores it too)",
+            )),
+        }
+    }
+    let x = &mut r.refused;
+    let src = &cfg.sources;
+    let set = |s: &str, k: &str| src.get(s, k).map(|v| v.last().trim().to_string());
+    match cfg.api_settings.auth_strategy.as_str() {
+        "keystone" | "noauth" => {}
+        other => refuse(
+            x,
+            "api_settings",
+            "auth_strategy",
+            format!("{other:?}: Keel implements keystone and noauth"),
+        ),
+    }
+    for (section, auth_type) in [
+        ("keystone_authtoken", &cfg.keystone_authtoken.auth.auth_type),
+        ("service_auth", &cfg.service_auth.auth_type),
+        ("neutron", &cfg.neutron.auth.auth_type),
+    ] {
+        if !matches!(auth_type.as_str(), "" | "password" | "v3password") {
+            refuse(
+                x,
+                section,
+                "auth_type",
+                format!("{auth_type:?}: Keel authenticates with the password plugin only"),
+            );
+        }
+    }
+    for (section, tls) in [
+        ("keystone_authtoken", &cfg.keystone_authtoken.auth.tls),
+        ("service_auth", &cfg.service_auth.tls),
+        ("neutron", &cfg.neutron.auth.tls),
+        ("certificates", &cfg.certificates.tls),
+    ] {
+        if tls.certfile.is_some() != tls.keyfile.is_some() {
+            refuse(
+                x,
+                section,
+                "certfile",
+                "a client certificate needs both certfile and keyfile",
+            );
+        }
+        for (key, file) in [
+            ("cafile", &tls.cafile),
+            ("certfile", &tls.certfile),
+            ("keyfile", &tls.keyfile),
+        ] {
+            if let Some(p) = file {
+                if let Err(e) = std::fs::metadata(p) {
+                    refuse(x, section, key, format!("{}: {e}", p.display()));
+                }
+            }
+        }
+    }
+    if let Some(b) = set("database", "backend").filter(|b| b != "sqlalchemy") {
+        refuse(
+            x,
+            "database",
+            "backend",
+            format!(
+                "{b:?}: Keel's database layer is the sqlalchemy one's schema over MariaDB/SQLite"
+            ),
+        );
+    }
+    if let Err(why) = cfg.database.url() {
+        refuse(x, "database", "connection", why);
+    }
+    if cfg.certificates.cert_manager != "barbican_cert_manager" {
+        refuse(
+            x,
+            "certificates",
+            "cert_manager",
+            format!(
+                "{:?}: Keel reads certificates from Barbican only (barbican_cert_manager)",
+                cfg.certificates.cert_manager
+            ),
+        );
+    }
+    if set("DEFAULT", "use_syslog")
+        .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "true" | "yes" | "on" | "1"))
+    {
+        refuse(
+            x,
+            "DEFAULT",
+            "use_syslog",
+            "Keel logs to stderr or log_file (under systemd, stderr goes to the journal)",
+        );
+    }
+    if set("DEFAULT", "log_config_append")
+        .or_else(|| set("DEFAULT", "log_config"))
+        .is_some_and(|v| !v.is_empty())
+    {
+        refuse(x, "DEFAULT", "log_config_append", "a Python logging configuration cannot drive Keel's logging; use debug, log_file, use_json");
+    }
+    for (key, remotes, files, prefix) in [
+        (
+            "ovn_nb_connection",
+            &cfg.ovn.ovn_nb_connection,
+            &cfg.ovn.nb_ssl,
+            "ovn_nb",
+        ),
+        (
+            "ovn_sb_connection",
+            &cfg.ovn.ovn_sb_connection,
+            &cfg.ovn.sb_ssl,
+            "ovn_sb",
+        ),
+    ] {
+        if !remotes.split(',').any(|r| r.starts_with("ssl:")) {
+            continue;
+        }
+        for (i, name) in ["private_key", "certificate", "ca_cert"].iter().enumerate() {
+            let opt = format!("{prefix}_{name}");
+            if files[i].is_empty() {
+                refuse(x, "ovn", key, format!("an ssl: remote needs {opt} (ovn_nb_private_key, ovn_nb_certificate and ovn_nb_ca_cert are mandatory for ssl:)"));
+            } else if let Err(e) = std::fs::metadata(&files[i]) {
+                refuse(x, "ovn", &opt, format!("{}: {e}", files[i]));
+            }
+        }
+    }
+    for d in cfg.oslo_policy.populated_policy_dirs() {
+        refuse(
+            x,
+            "oslo_policy",
+            "policy_dirs",
+            format!(
+                "{}: rule files in policy_dirs are not read by Keel; merge them into policy_file",
+                d.display()
+            ),
+        );
+    }
+    r
+}
+
+/// Logs the unimplemented and unknown options, once each (at start-up).
+pub fn log_findings(r: &Report) {
+    for f in &r.unimplemented {
+        tracing::warn!(section = %f.section, key = %f.key, "option ignored: {}", f.why);
+    }
+    for f in &r.unknown {
+        tracing::warn!(section = %f.section, key = %f.key, "unknown option ignored: {}", f.why);
+    }
+}
+
+/// What the table says beside "honoured" where Keel accepts only some values.
+#[cfg(test)]
+fn honoured_note(section: &str, name: &str) -> Option<&'static str> {
+    Some(match (section, name) {
+        ("api_settings", "auth_strategy") => "keystone or noauth (others refused)",
+        (_, "auth_type") => "password / v3password (others refused)",
+        ("database", "backend") => "sqlalchemy (others refused)",
+        ("database", "connection") => "MariaDB/MySQL or SQLite URLs (others refused)",
+        ("database", "max_overflow") => {
+            "the pool holds at most max_pool_size + max_overflow connections"
+        }
+        ("certificates", "cert_manager") => "barbican_cert_manager (others refused)",
+        ("oslo_policy", "policy_dirs") => {
+            "refused when a directory found holds rule files (merge them into policy_file)"
+        }
+        ("oslo_policy", "enforce_scope") => {
+            "accepted, ignored with a warning when False (oslo.policy 6.0.0 always enforces scope)"
+        }
+        ("ovn", "ovn_nb_connection" | "ovn_sb_connection") => {
+            "ssl: needs the three key/certificate/CA files (refused otherwise)"
+        }
+        ("neutron", _) => "an option not set in [neutron] is [service_auth]'s",
+        _ => return None,
+    })
+}
+
+/// Keel's defaults where they differ from Octavia's (an OVN-only service, an embedded DB).
+fn keel_default(section: &str, name: &str) -> Option<&'static str> {
+    match (section, name) {
+        ("api_settings", "default_provider_driver") => Some("ovn"),
+        ("api_settings", "enabled_provider_drivers") => Some("ovn:OVN provider driver"),
+        ("database", "connection") => Some("sqlite://keel.sqlite?mode=rwc"),
+        ("DEFAULT", "host") => Some("(the host name)"),
+        ("database", "max_pool_size") => Some("16"),
+        ("database", "pool_timeout") => Some("5"),
+        ("keystone_authtoken", "http_connect_timeout") | ("service_auth", "timeout") => Some("5"),
+        _ => None,
+    }
+}
+
+/// `scheme://user:secret@host/…` → `scheme://user:***@host/…`; other values → `***`.
+fn mask(value: &str) -> String {
+    if let Some((scheme, rest)) = value.split_once("://") {
+        if let Some((cred, host)) = rest.split_once('@') {
+            let user = cred.split(':').next().unwrap_or("");
+            return format!("{scheme}://{user}:***@{host}");
+        }
+        return value.to_string();
+    }
+    if value.is_empty() {
+        String::new()
+    } else {
+        "***".into()
+    }
+}
+
+/// The text `keel config check` prints: the effective value of every option Keel honours
+/// (secrets masked, with the file it came from or `default`), then the options set but
+/// ignored, and the refusals.
+pub fn render(cfg: &Config, r: &Report) -> String {
+    let mut out = String::new();
+    let files: Vec<String> = cfg
+        .sources
+        .files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect();
+    let _ = writeln!(
+        out,
+        "# keel {} — files: {}",
+        env!("CARGO_PKG_VERSION"),
+        if files.is_empty() {
+            "(none: defaults)".into()
+        } else {
+            files.join(", ")
+        }
+    );
+    let _ = writeln!(out, "# effective configuration (options Keel honours)");
+    let mut section = "";
+    for o in catalog::OPTS.iter().filter(|o| o.use_ == Use::Honoured) {
+        if o.section != section {
+            section = o.section;
+            let _ = writeln!(out, "\n[{section}]");
+        }
+        let found = std::iter::once(o.name)
+            .chain(o.aliases.iter().copied())
+            .find_map(|n| cfg.sources.get(o.section, n));
+        let (value, from) = match found {
+            Some(v) => (
+                v.occurrences
+                    .iter()
+                    .map(|(s, _)| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(if o.kind == "multi" { " | " } else { "" }),
+                v.file()
+                    .map(|f| f.display().to_string())
+                    .unwrap_or_default(),
+            ),
+            None => (
+                keel_default(o.section, o.name)
+                    .unwrap_or(o.default)
+                    .to_string(),
+                "default".into(),
+            ),
+        };
+        let last = if o.kind == "multi" {
+            value
+        } else {
+            found.map(|v| v.last().to_string()).unwrap_or(value)
+        };
+        let shown = if o.secret {
+            mask(&last)
+        } else {
+            last.replace('\n', "\\n")
+        };
+        let _ = writeln!(out, "{} = {shown}    # {from}", o.name);
+    }
+    let list = |out: &mut String, title: &str, items: &[Finding]| {
+        let _ = writeln!(out, "\n# {title}: {}", items.len());
+        for f in items {
+            let _ = writeln!(out, "#   [{}] {} — {}", f.section, f.key, f.why);
+        }
+    };
+    list(
+        &mut out,
+        "set but not implemented by Keel (ignored, logged at start-up)",
+        &r.unimplemented,
+    );
+    list(
+        &mut out,
+        "unknown options (ignored, logged at start-up)",
+        &r.unknown,
+    );
+    list(
+        &mut out,
+        "set but not applicable to an OVN-only deployment (ignored)",
+        &r.not_applicable,
+    );
+    let _ = writeln!(
+        out,
+        "\n# refused (keel serve would not start): {}",
+        r.refused.len()
+    );
+    for e in &r.refused {
+        let _ = writeln!(out, "#   {e}");
+    }
+    out
+}
+
+/// The option table of `docs/configuration.md`: every option of [`catalog::OPTS`] with its
+/// type, default (Keel's where it differs) and what Keel does with it.
+#[cfg(test)]
+pub fn markdown_table() -> String {
+    let mut out =
+        String::from("| section | option | type | default | Keel |\n|---|---|---|---|---|\n");
+    for o in catalog::OPTS.iter() {
+        let default = keel_default(o.section, o.name).unwrap_or(o.default);
+        let keel = match o.use_ {
+            Use::Honoured => match honoured_note(o.section, o.name) {
+                Some(n) => format!("**honoured**: {n}"),
+                None => "**honoured**".to_string(),
+            },
+            Use::Unimplemented => {
+                format!("ignored, warned: {}", unimplemented_why(o.section, o.name))
+            }
+            Use::NotApplicable(why) => format!("not applicable: {why}"),
+        };
+        let names = std::iter::once(o.name)
+            .chain(o.aliases.iter().copied())
+            .collect::<Vec<_>>()
+            .join(" / ");
+        let _ = writeln!(
+            out,
+            "| `{}` | `{names}` | {} | {} | {} |",
+            o.section,
+            o.kind,
+            if default.is_empty() {
+                String::new()
+            } else {
+                format!("`{}`", default.replace('|', "\\|"))
+            },
+            keel.replace('|', "\\|")
+        );
+    }
+    out
+}

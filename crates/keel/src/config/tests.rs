@@ -1,0 +1,327 @@
+//! Unit tests of the configuration: parsing, types, defaults, merging, the review.
+
+use std::path::Path;
+
+use super::check::review;
+use super::*;
+
+fn from(text: &str) -> Result<Config, ConfigError> {
+    let mut s = Sources::default();
+    s.add_text(text, Path::new("/etc/octavia/octavia.conf"))?;
+    Config::from_sources(s)
+}
+
+#[test]
+fn defaults_are_octavias_with_ovn_provider() {
+    let c = Config::defaults().unwrap();
+    assert_eq!(c.api_settings.bind_port, 9876);
+    let a = &c.api_settings.api;
+    assert_eq!(a.pagination_max_limit, Some(1000));
+    assert_eq!(a.default_provider_driver, "ovn");
+    assert!(a.allow_sorting && a.allow_pagination && a.allow_filtering);
+    assert!(!a.healthcheck_enabled);
+    assert_eq!(a.max_request_body_size, 114_688);
+    assert_eq!(a.reserved_ips, vec!["169.254.169.254".to_string()]);
+    assert_eq!(
+        (a.timeout_client_data, a.timeout_member_connect),
+        (50000, 5000)
+    );
+    assert_eq!(a.quotas.member, -1);
+    assert_eq!(c.ovn.ovn_nb_connection, "tcp:127.0.0.1:6641");
+    assert_eq!(c.ovn.ovsdb_probe_interval, 60000);
+    assert_eq!(c.database.pool, octavia_db::PoolSettings::default());
+    assert!(review(&c).refused.is_empty());
+}
+
+#[test]
+fn reads_an_octavia_conf() {
+    let c = from(
+        "[api_settings]\nbind_port = 9877\nenabled_provider_drivers = ovn: OVN driver, amphora:Amp\n\
+         allow_sorting = false\npagination_max_limit = infinite\n\
+         [oslo_middleware]\nmax_request_body_size = 2048\n\
+         [networking]\nreserved_ips = 10.0.0.5, 10.0.0.6\n\
+         [haproxy_amphora]\ntimeout_client_data = 1234\n\
+         [database]\nconnection = mysql+pymysql://u:p@127.0.0.1/octavia\nmax_pool_size = 3\n\
+         [service_auth]\nauth_url = http://k/v3\nusername = octavia\ncafile = /ca.pem\n\
+         [neutron]\nendpoint_type = internalURL\ninsecure = true\n\
+         [ovn]\novn_nb_connection = ssl:10.0.0.1:6641, ssl:10.0.0.2:6641\novsdb_probe_interval = 10\n",
+    )
+    .unwrap();
+    let a = &c.api_settings.api;
+    assert_eq!(c.api_settings.bind_port, 9877);
+    assert_eq!(
+        a.enabled_provider_drivers.get("ovn").map(String::as_str),
+        Some("OVN driver")
+    );
+    assert_eq!(a.enabled_provider_drivers.len(), 2);
+    assert!(!a.allow_sorting);
+    assert_eq!(a.pagination_max_limit, None);
+    assert_eq!(a.max_request_body_size, 2048);
+    assert_eq!(a.reserved_ips, vec!["10.0.0.5", "10.0.0.6"]);
+    assert_eq!(a.timeout_client_data, 1234);
+    assert_eq!(c.database.pool.max_connections, 3);
+    assert_eq!(c.service_auth.username, "octavia");
+    assert_eq!(c.service_auth.user_domain_name, "Default");
+    // [neutron] falls back to [service_auth] per option; endpoint_type → valid_interfaces.
+    assert_eq!(c.neutron.auth.username, "octavia");
+    assert_eq!(
+        c.neutron.auth.tls.cafile.as_deref(),
+        Some(Path::new("/ca.pem"))
+    );
+    assert!(c.neutron.auth.tls.insecure && !c.service_auth.tls.insecure);
+    assert_eq!(c.neutron.valid_interfaces, "internal");
+    assert_eq!(
+        c.ovn.ovn_nb_connection,
+        "ssl:10.0.0.1:6641,ssl:10.0.0.2:6641"
+    );
+    // "If non-zero the value will be forced to at least 1000 milliseconds."
+    assert_eq!(c.ovn.ovsdb_probe_interval, 1000);
+    // ssl: without the three files is refused, naming the option.
+    let r = review(&c);
+    assert!(
+        r.refused
+            .iter()
+            .any(|e| e.contains("[ovn] ovn_nb_connection") && e.contains("ovn_nb_private_key")),
+        "{:?}",
+        r.refused
+    );
+}
+
+#[test]
+fn sqlalchemy_urls() {
+    assert_eq!(
+        octavia_db_url("sqlite:////var/lib/o.db").unwrap(),
+        "sqlite:///var/lib/o.db?mode=rwc"
+    );
+    assert_eq!(
+        octavia_db_url("sqlite:///o.db").unwrap(),
+        "sqlite://o.db?mode=rwc"
+    );
+    assert_eq!(octavia_db_url("sqlite://").unwrap(), "sqlite::memory:");
+    assert_eq!(
+        octavia_db_url("sqlite:///tmp/x.db?mode=rwc").unwrap(),
+        "sqlite:///tmp/x.db?mode=rwc"
+    );
+    assert!(octavia_db_url("mysql+pymysql://u:p@h/o?charset=utf8").is_ok());
+    assert!(octavia_db_url("postgresql://u:p@h/o").is_err());
+}
+
+#[test]
+fn bad_values_are_typed_errors_naming_section_and_key() {
+    for (text, key) in [
+        ("[api_settings]\nbind_port = lots\n", "bind_port"),
+        ("[api_settings]\nallow_sorting = maybe\n", "allow_sorting"),
+        ("[networking]\nreserved_ips = 10.0.0.300\n", "reserved_ips"),
+        ("[ovn]\novn_sb_connection = http://x\n", "ovn_sb_connection"),
+        ("[ovn]\novsdb_probe_interval = -1\n", "ovsdb_probe_interval"),
+        (
+            "[oslo_policy]\nenforce_new_defaults = maybe\n",
+            "enforce_new_defaults",
+        ),
+    ] {
+        let err = from(text).unwrap_err();
+        assert!(
+            matches!(&err, ConfigError::Invalid { key: k, .. } if k == key),
+            "{text}: {err}"
+        );
+    }
+}
+
+#[test]
+fn review_sorts_options_and_refuses_what_keel_cannot_honour() {
+    let c = from(
+        "[DEFAULT]\ntransport_url = rabbit://x\nlogfile = /tmp/k.log\nuse_syslog = true\n\
+         [api_settings]\nauth_strategy = testing\n\
+         [keystone_authtoken]\nmemcached_servers = 127.0.0.1:11211\n\
+         [driver_agent]\nenabled_provider_agents = ovn\n\
+         [database]\nconnection = postgresql://x/y\n\
+         [certificates]\ncert_manager = local_cert_manager\n\
+         [service_auth]\nauth_type = v3applicationcredential\n\
+         [bogus]\nthing = 1\n",
+    )
+    .unwrap();
+    assert_eq!(
+        c.log.log_file.as_deref(),
+        Some(Path::new("/tmp/k.log")),
+        "deprecated alias logfile"
+    );
+    let r = review(&c);
+    let has =
+        |v: &[check::Finding], s: &str, k: &str| v.iter().any(|f| f.section == s && f.key == k);
+    assert!(has(
+        &r.unimplemented,
+        "keystone_authtoken",
+        "memcached_servers"
+    ));
+    assert!(has(&r.not_applicable, "DEFAULT", "transport_url"));
+    assert!(has(
+        &r.not_applicable,
+        "driver_agent",
+        "enabled_provider_agents"
+    ));
+    assert!(has(&r.unknown, "bogus", "thing"));
+    assert!(
+        !has(&r.unimplemented, "DEFAULT", "logfile"),
+        "an alias of an honoured option"
+    );
+    for want in [
+        "[api_settings] auth_strategy",
+        "[database] connection",
+        "[certificates] cert_manager",
+        "[service_auth] auth_type",
+        "[DEFAULT] use_syslog",
+    ] {
+        assert!(
+            r.refused.iter().any(|e| e.starts_with(want)),
+            "{want}: {:?}",
+            r.refused
+        );
+    }
+    let text = check::render(&c, &r);
+    assert!(text.contains("[bogus] thing"), "{text}");
+}
+
+#[test]
+fn config_check_masks_secrets() {
+    let c = from(
+        "[database]\nconnection = mysql+pymysql://octavia:s3cret@db/octavia\n\
+         [service_auth]\npassword = hunter2\n[keystone_authtoken]\npassword = hunter3\n",
+    )
+    .unwrap();
+    let text = check::render(&c, &review(&c));
+    assert!(
+        !text.contains("s3cret") && !text.contains("hunter2") && !text.contains("hunter3"),
+        "{text}"
+    );
+    assert!(
+        text.contains("mysql+pymysql://octavia:***@db/octavia"),
+        "{text}"
+    );
+}
+
+#[test]
+fn every_catalog_entry_is_unique_and_typed() {
+    let mut seen = std::collections::BTreeSet::new();
+    for o in catalog::OPTS.iter() {
+        assert!(
+            seen.insert((o.section, o.name)),
+            "duplicate [{}] {}",
+            o.section,
+            o.name
+        );
+        assert!(!o.name.contains('-'));
+    }
+    // The reference's [ovn] options are all there and honoured.
+    for n in [
+        "ovn_nb_connection",
+        "ovn_nb_private_key",
+        "ovn_nb_certificate",
+        "ovn_nb_ca_cert",
+        "ovn_sb_connection",
+        "ovn_sb_private_key",
+        "ovn_sb_certificate",
+        "ovn_sb_ca_cert",
+        "ovsdb_connection_timeout",
+        "ovsdb_retry_max_interval",
+        "ovsdb_probe_interval",
+    ] {
+        assert_eq!(
+            catalog::find("ovn", n).map(|o| o.use_),
+            Some(catalog::Use::Honoured),
+            "{n}"
+        );
+    }
+}
+
+#[test]
+fn oslo_policy_options() {
+    let c = Config::defaults().unwrap();
+    assert_eq!(c.oslo_policy.policy_file, "policy.yaml");
+    assert_eq!(c.oslo_policy.policy_dirs, vec!["policy.d".to_string()]);
+    assert!(c.oslo_policy.enforce_new_defaults);
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join("octavia.conf");
+    std::fs::write(
+        &conf,
+        "[oslo_policy]\nenforce_new_defaults = False\nenforce_scope = false\n\
+         policy_file = keel-policy.yaml\n",
+    )
+    .unwrap();
+    let c = Config::load(&conf).unwrap();
+    assert!(!c.oslo_policy.enforce_new_defaults);
+    assert_eq!(c.oslo_policy.enforce_scope, Some(false));
+    // Absent file: defaults only.
+    let p = c.oslo_policy.load_policy().unwrap().current();
+    assert!(p
+        .rule("os_load-balancer_api:loadbalancer:get_one")
+        .is_some());
+    // Present, relative to the config file's directory.
+    std::fs::write(
+        dir.path().join("keel-policy.yaml"),
+        "\"os_load-balancer_api:loadbalancer:get_one\": \"!\"\n",
+    )
+    .unwrap();
+    let p = c.oslo_policy.load_policy().unwrap().current();
+    assert_eq!(
+        p.rule("os_load-balancer_api:loadbalancer:get_one"),
+        Some(&api::policy::Check::False)
+    );
+    std::fs::write(dir.path().join("keel-policy.yaml"), "x: \"role:a and\"\n").unwrap();
+    assert!(c.oslo_policy.load_policy().is_err());
+    // A policy.d beside the config file with a rule file: Keel cannot honour it.
+    assert!(review(&c).refused.is_empty());
+    std::fs::create_dir(dir.path().join("policy.d")).unwrap();
+    std::fs::write(dir.path().join("policy.d/10.yaml"), "{}\n").unwrap();
+    assert!(review(&c)
+        .refused
+        .iter()
+        .any(|e| e.starts_with("[oslo_policy] policy_dirs")));
+}
+
+/// `docs/configuration.md` holds the table [`check::markdown_table`] renders
+/// (`KEEL_BLESS=1 cargo test -p keel --bins docs_table` rewrites it).
+#[test]
+fn docs_table_is_current() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/configuration.md");
+    let doc = std::fs::read_to_string(&path).unwrap_or_default();
+    let marker = "<!-- generated: the option table -->\n";
+    let head = doc.split(marker).next().unwrap_or_default().to_string();
+    let want = format!("{head}{marker}{}", check::markdown_table());
+    if std::env::var_os("KEEL_BLESS").is_some() {
+        std::fs::write(&path, &want).unwrap();
+        return;
+    }
+    assert!(
+        doc == want,
+        "docs/configuration.md is stale: KEEL_BLESS=1 cargo test -p keel --bins docs_table"
+    );
+}
+
+#[test]
+fn peer_timeouts() {
+    use std::time::Duration;
+    let c = Config::defaults().unwrap();
+    assert_eq!(c.database.pool, octavia_db::PoolSettings::default());
+    assert_eq!(
+        c.keystone_authtoken.auth.timeout,
+        Some(Duration::from_secs(5))
+    );
+    assert_eq!(c.neutron.timeout, None);
+    let c = from(
+        "[database]\npool_timeout = 2\nmax_pool_size = 4\n\
+         [keystone_authtoken]\nhttp_connect_timeout = 3\n\
+         [service_auth]\ntimeout = 1.5\n[neutron]\ntimeout = 7\n",
+    )
+    .unwrap();
+    assert_eq!(c.database.pool.acquire_timeout, Duration::from_secs(2));
+    assert_eq!(c.database.pool.max_connections, 4);
+    assert_eq!(
+        c.keystone_authtoken.auth.timeout,
+        Some(Duration::from_secs(3))
+    );
+    assert_eq!(c.service_auth.timeout, Some(Duration::from_millis(1500)));
+    // [neutron] timeout bounds Neutron calls; its session's token keeps [service_auth]'s.
+    assert_eq!(c.neutron.timeout, Some(Duration::from_secs(7)));
+    assert_eq!(c.neutron.auth.timeout, Some(Duration::from_millis(1500)));
+    assert!(from("[database]\npool_timeout = 0\n").is_err());
+}

@@ -101,6 +101,7 @@ class Client(threading.Thread):
         super().__init__(daemon=True)
         self.n, self.rec, self.stop, self.tok, self.subnet, self.stats = n, rec, stop, tok, subnet, stats
         self.s = requests.Session()
+        self.stuck = False
 
     def req(self, op, method, path, body=None, record=True):
         t0 = time.time()
@@ -123,7 +124,7 @@ class Client(threading.Thread):
             self.rec.add(op, code, text, t0)
         return code, doc
 
-    def wait_lb(self, lb, timeout=180):
+    def wait_lb(self, lb, timeout=90):
         """ACTIVE / ERROR / GONE / the last status when the deadline passed."""
         deadline = time.time() + timeout
         last = "?"
@@ -149,9 +150,12 @@ class Client(threading.Thread):
                 st = self.wait_lb(lb)
                 if st != "ACTIVE":
                     self.stats[f"LB {st} after {op}"] += 1
+                    self.stuck |= st.startswith("STUCK")
                 return doc if st == "ACTIVE" else None
             if code == 409:
-                self.wait_lb(lb)
+                self.stuck |= self.wait_lb(lb).startswith("STUCK")
+                if self.stuck:
+                    return None
                 continue
             return None
         return None
@@ -164,6 +168,7 @@ class Client(threading.Thread):
             time.sleep(1)
             return
         lb = doc["loadbalancer"]["id"]
+        self.stuck = False
         try:
             st = self.wait_lb(lb)
             if st != "ACTIVE":
@@ -208,6 +213,10 @@ class Client(threading.Thread):
             self.delete(lb)
 
     def delete(self, lb):
+        if self.stuck:
+            # left to the checks below: PENDING_* that nothing completes is what they catch
+            self.stats["LB abandoned: PENDING_* past the client's 90 s wait"] += 1
+            return
         for _ in range(4):
             code, _ = self.req("LB delete cascade", "DELETE",
                                f"/v2/lbaas/loadbalancers/{lb}?cascade=true")
@@ -373,8 +382,9 @@ def main():
         print(f"[fault {time.strftime('%H:%M:%S')}] {name}: {what}", flush=True)
         time.sleep(a.after)
         stop.set()
+        join_by = time.time() + 240
         for c in clients:
-            c.join(timeout=300)
+            c.join(timeout=max(0.0, join_by - time.time()))
         t_stop = time.time()
         left = pending()
         while left and time.time() < t_stop + a.settle:

@@ -187,6 +187,23 @@ pub const LB_ATTRS: &[&str] = &[
 /// `LoadBalancerResponse` of a row (listeners / pools as `[{id}]`).
 pub async fn render_lb(tx: &mut Tx, lb: &LoadBalancerRow) -> Result<Value, ApiError> {
     // one statement for the VIP and the collections (octavia-db `lb_attachments`, issue 6)
+    let att = tx.lb_attachments(&lb.id).await?;
+    Ok(render_lb_with(lb, att))
+}
+
+/// [`render_lb`] of a list page: the attachments of all rows in one statement per 500.
+pub async fn render_lbs(tx: &mut Tx, rows: &[LoadBalancerRow]) -> Result<Vec<Value>, ApiError> {
+    let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+    let atts = tx.lbs_attachments(&ids).await?;
+    Ok(rows
+        .iter()
+        .zip(atts)
+        .map(|(r, a)| render_lb_with(r, a))
+        .collect())
+}
+
+/// [`render_lb`] with the attachments already at hand.
+pub fn render_lb_with(lb: &LoadBalancerRow, att: octavia_db::LbAttachments) -> Value {
     let octavia_db::LbAttachments {
         vip,
         additional_vips: add,
@@ -194,9 +211,9 @@ pub async fn render_lb(tx: &mut Tx, lb: &LoadBalancerRow) -> Result<Value, ApiEr
         tags,
         listener_ids: l_ids,
         pool_ids: p_ids,
-    } = tx.lb_attachments(&lb.id).await?;
+    } = att;
     let vip = vip.unwrap_or_default();
-    Ok(json!({
+    json!({
         "id": lb.id, "name": name(&lb.name), "description": name(&lb.description),
         "provisioning_status": lb.provisioning_status, "operating_status": lb.operating_status,
         "admin_state_up": lb.enabled, "project_id": lb.project_id, "tenant_id": lb.project_id,
@@ -208,7 +225,7 @@ pub async fn render_lb(tx: &mut Tx, lb: &LoadBalancerRow) -> Result<Value, ApiEr
         "listeners": ids(&l_ids), "pools": ids(&p_ids),
         "provider": lb.provider.clone().filter(|p| !p.is_empty()).unwrap_or_else(|| "octavia".into()),
         "flavor_id": lb.flavor_id, "availability_zone": lb.availability_zone, "tags": tags,
-    }))
+    })
 }
 
 /// Attribute names of a listener response.
@@ -255,6 +272,17 @@ pub async fn render_listener(tx: &mut Tx, l: &ListenerRow) -> Result<Value, ApiE
     // one statement for the collections (octavia-db `listener_attachments`, issue 6)
     let att = tx.listener_attachments(&l.id).await?;
     Ok(render_listener_with(l, att))
+}
+
+/// [`render_listener`] of a list page: the collections of all rows in one statement per 500.
+pub async fn render_listeners(tx: &mut Tx, rows: &[ListenerRow]) -> Result<Vec<Value>, ApiError> {
+    let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+    let atts = tx.listeners_attachments(&ids).await?;
+    Ok(rows
+        .iter()
+        .zip(atts)
+        .map(|(r, a)| render_listener_with(r, a))
+        .collect())
 }
 
 /// [`render_listener`] with the collections already at hand (a create knows them).
@@ -359,6 +387,61 @@ pub async fn pool_members(tx: &mut Tx, pool_id: &str) -> Result<Vec<MemberRow>, 
         .collect())
 }
 
+/// Tags of many resources, sorted, in the order of `ids` (one statement per 500 ids).
+pub async fn tags_by_id(tx: &mut Tx, ids: &[String]) -> Result<Vec<Vec<String>>, ApiError> {
+    let mut out = vec![Vec::new(); ids.len()];
+    let at: std::collections::HashMap<&str, usize> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (id.as_str(), i))
+        .collect();
+    for chunk in ids.chunks(500) {
+        for t in tx.tags_of(chunk).await? {
+            if let Some(&i) = at.get(t.resource_id.as_str()) {
+                out[i].push(t.tag);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Rows of `T` whose `column` is one of `ids`, in `ListQuery`'s default order (`created_at`,
+/// key), DELETED ones left out when `T` has a provisioning status (one statement per 500 ids).
+pub async fn rows_in<T: octavia_db::Record>(
+    tx: &mut Tx,
+    column: &str,
+    ids: &[String],
+) -> Result<Vec<T>, ApiError> {
+    let mut out = Vec::new();
+    for chunk in ids.chunks(500) {
+        let q = ListQuery {
+            filters_in: vec![(
+                column.to_string(),
+                chunk.iter().map(|i| i.as_str().into()).collect(),
+            )],
+            exclude_deleted: true,
+            ..ListQuery::default()
+        };
+        out.extend(tx.list::<T>(&q).await?);
+    }
+    Ok(out)
+}
+
+/// [`render_pool`] of a list page: session persistences in one statement, the rest in one
+/// more (per 500 pools).
+pub async fn render_pools(tx: &mut Tx, rows: &[PoolRow]) -> Result<Vec<Value>, ApiError> {
+    let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+    let sps: Vec<SessionPersistenceRow> = rows_in(tx, "pool_id", &ids).await?;
+    let sps: std::collections::HashMap<&str, &SessionPersistenceRow> =
+        sps.iter().map(|s| (s.pool_id.as_str(), s)).collect();
+    let atts = tx.pools_attachments(&ids).await?;
+    Ok(rows
+        .iter()
+        .zip(atts)
+        .map(|(r, a)| render_pool_with(r, sps.get(r.id.as_str()).copied(), a))
+        .collect())
+}
+
 /// `PoolResponse` of a row (`healthmonitor_id` omitted when the pool has no monitor).
 pub async fn render_pool(tx: &mut Tx, p: &PoolRow) -> Result<Value, ApiError> {
     let sp: Option<SessionPersistenceRow> = tx.find(&p.id).await?;
@@ -426,6 +509,17 @@ pub async fn render_member(tx: &mut Tx, m: &MemberRow) -> Result<Value, ApiError
     Ok(render_member_with(m, tags))
 }
 
+/// [`render_member`] of a list page (tags in one statement per 500).
+pub async fn render_members(tx: &mut Tx, rows: &[MemberRow]) -> Result<Vec<Value>, ApiError> {
+    let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+    let tags = tags_by_id(tx, &ids).await?;
+    Ok(rows
+        .iter()
+        .zip(tags)
+        .map(|(r, t)| render_member_with(r, t))
+        .collect())
+}
+
 /// [`render_member`] with the tags (sorted) already at hand.
 pub fn render_member_with(m: &MemberRow, tags: Vec<String>) -> Value {
     json!({
@@ -468,6 +562,17 @@ pub const HM_ATTRS: &[&str] = &[
 pub async fn render_hm(tx: &mut Tx, h: &HealthMonitorRow) -> Result<Value, ApiError> {
     let tags = tx.tags(&h.id).await?;
     Ok(render_hm_with(h, tags))
+}
+
+/// [`render_hm`] of a list page (tags in one statement per 500).
+pub async fn render_hms(tx: &mut Tx, rows: &[HealthMonitorRow]) -> Result<Vec<Value>, ApiError> {
+    let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+    let tags = tags_by_id(tx, &ids).await?;
+    Ok(rows
+        .iter()
+        .zip(tags)
+        .map(|(r, t)| render_hm_with(r, t))
+        .collect())
 }
 
 /// [`render_hm`] with the tags (sorted) already at hand.

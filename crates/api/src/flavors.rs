@@ -159,6 +159,26 @@ pub async fn flavor_get_all(
     policy::authorize(&ctx, "flavor", "get_all", ctx.project_id.as_deref())?;
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let mut tx = st.db().begin_read().await?;
+    let conds = vec![(format!("`t`.`id` <> ?"), vec![PLACEHOLDER_ID.into()])];
+    if let Some(q) = crate::listing::plan(
+        &crate::listing::FLAVOR,
+        &params,
+        FLAVOR_ATTRS,
+        conds,
+        st.config(),
+    )? {
+        let rows: Vec<FlavorRow> = crate::listing::rows(&mut tx, &q).await?;
+        let objs = rows.iter().map(render_flavor).collect();
+        let url = crate::pagination::path_url(&st, &headers, "/v2/lbaas/flavors");
+        return Ok(Json(crate::listing::body(
+            &url,
+            "flavors",
+            objs,
+            &params,
+            st.config(),
+        )));
+    }
+    // the in-memory path (see `listing`)
     let rows: Vec<FlavorRow> = tx.list(&ListQuery::default()).await?;
     let all = rows
         .iter()
@@ -304,6 +324,22 @@ pub async fn az_get_all(
     )?;
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let mut tx = st.db().begin_read().await?;
+    let conds = vec![(format!("`t`.`name` <> ?"), vec![PLACEHOLDER_ID.into()])];
+    if let Some(q) =
+        crate::listing::plan(&crate::listing::AZ, &params, AZ_ATTRS, conds, st.config())?
+    {
+        let rows: Vec<AvailabilityZoneRow> = crate::listing::rows(&mut tx, &q).await?;
+        let objs = rows.iter().map(render_az).collect();
+        let url = crate::pagination::path_url(&st, &headers, "/v2/lbaas/availabilityzones");
+        return Ok(Json(crate::listing::body(
+            &url,
+            "availability_zones",
+            objs,
+            &params,
+            st.config(),
+        )));
+    }
+    // the in-memory path (see `listing`)
     let rows: Vec<AvailabilityZoneRow> = tx.list(&ListQuery::default()).await?;
     let all = rows
         .iter()

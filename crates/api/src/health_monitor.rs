@@ -104,6 +104,28 @@ pub async fn get_all(
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let scope = policy::list_scope(&ctx, "healthmonitor", params.project_filter())?;
     let mut tx = st.db().begin_read().await?;
+    let conds = {
+        let mut c = vec![crate::listing::not_deleted()];
+        if let Some(p) = &scope {
+            c.push(crate::listing::scope_eq("project_id", p));
+        }
+        c
+    };
+    if let Some(q) =
+        crate::listing::plan(&crate::listing::HM, &params, HM_ATTRS, conds, st.config())?
+    {
+        let rows: Vec<HealthMonitorRow> = crate::listing::rows(&mut tx, &q).await?;
+        let objs = base::render_hms(&mut tx, &rows).await?;
+        let url = crate::pagination::path_url(&st, &headers, "/v2/lbaas/healthmonitors");
+        return Ok(Json(crate::listing::body(
+            &url,
+            "healthmonitors",
+            objs,
+            &params,
+            st.config(),
+        )));
+    }
+    // the in-memory path (see `listing`)
     let rows: Vec<HealthMonitorRow> = base::visible(&mut tx, &scope, vec![]).await?;
     let mut all = Vec::with_capacity(rows.len());
     for r in &rows {

@@ -258,18 +258,43 @@ pub async fn lock_lb_and_listener(
 pub async fn render_policy(tx: &mut Tx, p: &L7PolicyRow) -> Result<Value, ApiError> {
     let rules = l7rule::policy_rules(tx, &p.id).await?;
     let tags = tx.tags(&p.id).await?;
-    Ok(json!({
+    let rules = rules.iter().map(|r| json!({"id": r.id})).collect();
+    Ok(render_policy_with(p, rules, tags))
+}
+
+/// [`render_policy`] of a list page: the rules of all rows in one statement, their tags in one
+/// more (per 500).
+pub async fn render_policies(tx: &mut Tx, rows: &[L7PolicyRow]) -> Result<Vec<Value>, ApiError> {
+    let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+    let rules: Vec<L7RuleRow> = base::rows_in(tx, "l7policy_id", &ids).await?;
+    let tags = base::tags_by_id(tx, &ids).await?;
+    Ok(rows
+        .iter()
+        .zip(tags)
+        .map(|(p, tags)| {
+            let rule_ids: Vec<Value> = rules
+                .iter()
+                .filter(|r| r.l7policy_id == p.id)
+                .map(|r| json!({"id": r.id}))
+                .collect();
+            render_policy_with(p, rule_ids, tags)
+        })
+        .collect())
+}
+
+/// [`render_policy`] with the rule ids (`[{id}]`, oldest first) and tags at hand.
+fn render_policy_with(p: &L7PolicyRow, rules: Vec<Value>, tags: Vec<String>) -> Value {
+    json!({
         "id": p.id, "name": p.name.clone().unwrap_or_default(),
         "description": p.description.clone().unwrap_or_default(),
         "provisioning_status": p.provisioning_status, "operating_status": p.operating_status,
         "admin_state_up": p.enabled, "project_id": p.project_id, "tenant_id": p.project_id,
         "action": p.action, "listener_id": p.listener_id, "redirect_pool_id": p.redirect_pool_id,
         "redirect_url": p.redirect_url, "redirect_prefix": p.redirect_prefix,
-        "position": p.position,
-        "rules": rules.iter().map(|r| json!({"id": r.id})).collect::<Vec<_>>(),
+        "position": p.position, "rules": rules,
         "created_at": dt(p.created_at), "updated_at": dt(p.updated_at), "tags": tags,
         "redirect_http_code": p.redirect_http_code,
-    }))
+    })
 }
 
 /// Provider `L7Policy` of a row with its rules (`db_l7policy_to_provider_l7policy`).
@@ -357,6 +382,32 @@ pub async fn get_all(
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let scope = policy::list_scope(&ctx, "l7policy", params.project_filter())?;
     let mut tx = st.db().begin_read().await?;
+    let conds = {
+        let mut c = vec![crate::listing::not_deleted()];
+        if let Some(p) = &scope {
+            c.push(crate::listing::scope_eq("project_id", p));
+        }
+        c
+    };
+    if let Some(q) = crate::listing::plan(
+        &crate::listing::L7POLICY,
+        &params,
+        L7POLICY_ATTRS,
+        conds,
+        st.config(),
+    )? {
+        let rows: Vec<L7PolicyRow> = crate::listing::rows(&mut tx, &q).await?;
+        let objs = render_policies(&mut tx, &rows).await?;
+        let url = crate::pagination::path_url(&st, &headers, "/v2/lbaas/l7policies");
+        return Ok(Json(crate::listing::body(
+            &url,
+            "l7policies",
+            objs,
+            &params,
+            st.config(),
+        )));
+    }
+    // the in-memory path (see `listing`)
     let rows: Vec<L7PolicyRow> = base::visible(&mut tx, &scope, vec![]).await?;
     let mut all = Vec::with_capacity(rows.len());
     for r in &rows {

@@ -347,13 +347,28 @@ pub fn validate_rule(
 /// `L7RuleResponse` of a row.
 pub async fn render_rule(tx: &mut Tx, r: &L7RuleRow) -> Result<Value, ApiError> {
     let tags = tx.tags(&r.id).await?;
-    Ok(json!({
+    Ok(render_rule_with(r, tags))
+}
+
+/// [`render_rule`] of a list page (tags in one statement per 500).
+pub async fn render_rules(tx: &mut Tx, rows: &[L7RuleRow]) -> Result<Vec<Value>, ApiError> {
+    let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+    let tags = base::tags_by_id(tx, &ids).await?;
+    Ok(rows
+        .iter()
+        .zip(tags)
+        .map(|(r, t)| render_rule_with(r, t))
+        .collect())
+}
+
+fn render_rule_with(r: &L7RuleRow, tags: Vec<String>) -> Value {
+    json!({
         "id": r.id, "type": r.r#type, "compare_type": r.compare_type, "key": r.key,
         "value": r.value, "invert": r.invert, "provisioning_status": r.provisioning_status,
         "operating_status": r.operating_status, "created_at": dt(r.created_at),
         "updated_at": dt(r.updated_at), "project_id": r.project_id, "tenant_id": r.project_id,
         "admin_state_up": r.enabled, "tags": tags,
-    }))
+    })
 }
 
 /// Provider `L7Rule` of a row (`db_l7rule_to_provider_l7rule`).
@@ -444,6 +459,33 @@ pub async fn get_all(
     route_policy(&mut tx, &policy_id).await?;
     let p = get_db_l7policy(&mut tx, &policy_id).await?;
     policy::authorize(&ctx, "l7rule", "get_all", p.project_id.as_deref())?;
+    let conds = vec![
+        crate::listing::not_deleted(),
+        crate::listing::scope_eq("l7policy_id", &policy_id),
+    ];
+    if let Some(q) = crate::listing::plan(
+        &crate::listing::L7RULE,
+        &params,
+        L7RULE_ATTRS,
+        conds,
+        st.config(),
+    )? {
+        let rows: Vec<L7RuleRow> = crate::listing::rows(&mut tx, &q).await?;
+        let objs = render_rules(&mut tx, &rows).await?;
+        let url = crate::pagination::path_url(
+            &st,
+            &headers,
+            &format!("/v2/lbaas/l7policies/{policy_id}/rules"),
+        );
+        return Ok(Json(crate::listing::body(
+            &url,
+            "rules",
+            objs,
+            &params,
+            st.config(),
+        )));
+    }
+    // the in-memory path (see `listing`)
     let rows = policy_rules(&mut tx, &policy_id).await?;
     let mut all = Vec::with_capacity(rows.len());
     for r in &rows {

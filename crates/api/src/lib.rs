@@ -20,6 +20,7 @@ pub mod health_monitor;
 pub mod l7policy;
 pub mod l7rule;
 pub mod listener;
+pub mod listing;
 pub mod load_balancer;
 pub mod member;
 pub mod network;
@@ -138,6 +139,9 @@ pub struct ApiConfig {
     /// `[oslo_policy]`: the effective rules (defaults + `policy_file`, re-read when the file
     /// changes), see [`policy`].
     pub policy: Arc<policy::PolicySource>,
+    /// Answer every collection GET with the in-memory path (filter, sort and page the rendered
+    /// objects of the caller's scope) instead of SQL: the oracle of the equivalence test.
+    pub list_in_memory: bool,
 }
 
 impl Default for ApiConfig {
@@ -177,6 +181,7 @@ impl Default for ApiConfig {
             timeout_tcp_inspect: 0,
             quotas: QuotaDefaults::default(),
             policy: policy::default_policy_source(),
+            list_in_memory: false,
         }
     }
 }

@@ -168,6 +168,19 @@ pub async fn get_all(
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let scope = policy::list_scope(&ctx, "listener", params.project_filter())?;
     let mut tx = st.db().begin_read().await?;
+    let mut conds = vec![crate::listing::not_deleted()];
+    if let Some(p) = &scope {
+        conds.push(crate::listing::scope_eq("project_id", p));
+    }
+    let spec = &crate::listing::LISTENER;
+    if let Some(q) = crate::listing::plan(spec, &params, LISTENER_ATTRS, conds, st.config())? {
+        let rows: Vec<ListenerRow> = crate::listing::rows(&mut tx, &q).await?;
+        let objs = base::render_listeners(&mut tx, &rows).await?;
+        let url = crate::pagination::path_url(&st, &headers, "/v2/lbaas/listeners");
+        let body = crate::listing::body(&url, "listeners", objs, &params, st.config());
+        return Ok(Json(body));
+    }
+    // the in-memory path (see `listing`)
     let rows: Vec<ListenerRow> = base::visible(&mut tx, &scope, vec![]).await?;
     let mut all = Vec::new();
     for r in &rows {

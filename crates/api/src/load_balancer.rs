@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 use crate::base::{self, call_provider, LB_ATTRS};
 use crate::context::RequestContext;
 use crate::fault::{ApiError, MISSING_PROJECT};
+use crate::listing;
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::{load_balancer::*, parse_body};
@@ -41,6 +42,23 @@ pub async fn get_all(
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let scope = policy::list_scope(&ctx, "loadbalancer", params.project_filter())?;
     let mut tx = st.db().begin_read().await?;
+    let mut conds = vec![listing::not_deleted()];
+    if let Some(p) = &scope {
+        conds.push(listing::scope_eq("project_id", p));
+    }
+    if let Some(q) = listing::plan(&listing::LB, &params, LB_ATTRS, conds, st.config())? {
+        let rows: Vec<LoadBalancerRow> = listing::rows(&mut tx, &q).await?;
+        let objs = base::render_lbs(&mut tx, &rows).await?;
+        let url = crate::pagination::path_url(&st, &headers, "/v2/lbaas/loadbalancers");
+        return Ok(Json(listing::body(
+            &url,
+            "loadbalancers",
+            objs,
+            &params,
+            st.config(),
+        )));
+    }
+    // the in-memory path (see `listing`)
     let rows: Vec<LoadBalancerRow> = base::visible(&mut tx, &scope, vec![]).await?;
     let mut all = Vec::with_capacity(rows.len());
     for r in &rows {

@@ -157,6 +157,33 @@ pub async fn get_all(
     route_pool(&mut tx, &pool_id).await?;
     let pool = crate::pool::get_db_pool(&mut tx, &pool_id).await?;
     policy::authorize(&ctx, "member", "get_all", pool.project_id.as_deref())?;
+    let conds = vec![
+        crate::listing::not_deleted(),
+        crate::listing::scope_eq("pool_id", &pool_id),
+    ];
+    if let Some(q) = crate::listing::plan(
+        &crate::listing::MEMBER,
+        &params,
+        MEMBER_ATTRS,
+        conds,
+        st.config(),
+    )? {
+        let rows: Vec<MemberRow> = crate::listing::rows(&mut tx, &q).await?;
+        let objs = base::render_members(&mut tx, &rows).await?;
+        let url = crate::pagination::path_url(
+            &st,
+            &headers,
+            &format!("/v2/lbaas/pools/{pool_id}/members"),
+        );
+        return Ok(Json(crate::listing::body(
+            &url,
+            "members",
+            objs,
+            &params,
+            st.config(),
+        )));
+    }
+    // the in-memory path (see `listing`)
     let rows: Vec<MemberRow> =
         base::visible(&mut tx, &None, vec![("pool_id", pool_id.as_str().into())]).await?;
     let mut all = Vec::with_capacity(rows.len());

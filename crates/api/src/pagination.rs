@@ -230,26 +230,7 @@ pub fn apply(
     path_url: &str,
     cfg: &crate::ApiConfig,
 ) -> Result<Page, ApiError> {
-    for (k, _) in &p.filters {
-        if !attrs.contains(&k.as_str()) {
-            return Err(ApiError::BadRequest(
-                "One or more arguments are either duplicate or invalid".into(),
-            ));
-        }
-    }
-    let mut sort = p.sort.clone();
-    for (k, _) in &sort {
-        if !attrs.contains(&k.as_str()) {
-            return Err(ApiError::BadRequest(format!(
-                "Supplied sort key '{k}' is not valid."
-            )));
-        }
-    }
-    for default in ["created_at", "id"] {
-        if attrs.contains(&default) && !sort.iter().any(|(k, _)| k == default) {
-            sort.push((default.to_string(), false));
-        }
-    }
+    let sort = sort_keys(p, attrs)?;
     let marker_row = match &p.marker {
         Some(m) => Some(
             all.iter()
@@ -304,6 +285,46 @@ pub fn apply(
     if let Some(l) = p.limit {
         items.truncate(l);
     }
+    Ok(finish(items, p, path_url, cfg))
+}
+
+/// The sort keys of a list after validation: the requested ones, then `created_at` and `id`
+/// ascending when the resource has them and they were not requested. Errors: unknown filter →
+/// 400 `One or more arguments are either duplicate or invalid`; unknown sort key → 400
+/// `Supplied sort key '<k>' is not valid.`
+pub fn sort_keys(p: &ListParams, attrs: &[&str]) -> Result<Vec<(String, bool)>, ApiError> {
+    for (k, _) in &p.filters {
+        if !attrs.contains(&k.as_str()) {
+            return Err(ApiError::BadRequest(
+                "One or more arguments are either duplicate or invalid".into(),
+            ));
+        }
+    }
+    let mut sort = p.sort.clone();
+    for (k, _) in &sort {
+        if !attrs.contains(&k.as_str()) {
+            return Err(ApiError::BadRequest(format!(
+                "Supplied sort key '{k}' is not valid."
+            )));
+        }
+    }
+    for default in ["created_at", "id"] {
+        if attrs.contains(&default) && !sort.iter().any(|(k, _)| k == default) {
+            sort.push((default.to_string(), false));
+        }
+    }
+    Ok(sort)
+}
+
+/// The page of `items` (already filtered, sorted and cut to the limit): `fields=` applied and
+/// the `previous` / `next` links as `PaginationHelper._make_links` (`null` when pagination is
+/// disabled).
+pub fn finish(
+    items: Vec<Map<String, Value>>,
+    p: &ListParams,
+    path_url: &str,
+    cfg: &crate::ApiConfig,
+) -> Page {
     let links = if !cfg.allow_pagination {
         Value::Null
     } else {
@@ -346,7 +367,7 @@ pub fn apply(
         .into_iter()
         .map(|i| Value::Object(project_fields(i, &p.fields)))
         .collect();
-    Ok(Page { items, links })
+    Page { items, links }
 }
 
 /// `fields=` projection: keep only the selected keys (unknown names ignored; none = all).

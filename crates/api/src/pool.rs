@@ -126,6 +126,32 @@ pub async fn get_all(
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let scope = policy::list_scope(&ctx, "pool", params.project_filter())?;
     let mut tx = st.db().begin_read().await?;
+    let conds = {
+        let mut c = vec![crate::listing::not_deleted()];
+        if let Some(p) = &scope {
+            c.push(crate::listing::scope_eq("project_id", p));
+        }
+        c
+    };
+    if let Some(q) = crate::listing::plan(
+        &crate::listing::POOL,
+        &params,
+        POOL_ATTRS,
+        conds,
+        st.config(),
+    )? {
+        let rows: Vec<PoolRow> = crate::listing::rows(&mut tx, &q).await?;
+        let objs = base::render_pools(&mut tx, &rows).await?;
+        let url = crate::pagination::path_url(&st, &headers, "/v2/lbaas/pools");
+        return Ok(Json(crate::listing::body(
+            &url,
+            "pools",
+            objs,
+            &params,
+            st.config(),
+        )));
+    }
+    // the in-memory path (see `listing`)
     let rows: Vec<PoolRow> = base::visible(&mut tx, &scope, vec![]).await?;
     let mut all = Vec::with_capacity(rows.len());
     for r in &rows {

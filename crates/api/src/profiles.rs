@@ -44,6 +44,8 @@ pub trait Profile: Record + Send + Sync + 'static {
     const USED_BY: (&'static str, &'static str);
     /// URL path of the collection.
     const PATH: &'static str;
+    /// How the collection lists in SQL.
+    const LIST: &'static crate::listing::Spec;
     /// POST / PUT schemas.
     fn schemas() -> (&'static Schema, &'static Schema);
     /// Build a row.
@@ -100,6 +102,7 @@ impl Profile for FlavorProfileRow {
     const ARG: &'static str = "flavor_profile_";
     const COLLECTION: (&'static str, &'static str) = ("flavorprofiles", "flavorprofile_links");
     const DATA: &'static str = "flavor_data";
+    const LIST: &'static crate::listing::Spec = &crate::listing::FLAVOR_PROFILE;
     const LABEL: &'static str = "Flavor profile";
     const MODEL: &'static str = "Flavor Profile";
     const USED_BY: (&'static str, &'static str) = ("flavor", "flavor_profile_id");
@@ -135,6 +138,7 @@ impl Profile for AvailabilityZoneProfileRow {
         "availability_zone_profile_links",
     );
     const DATA: &'static str = "availability_zone_data";
+    const LIST: &'static crate::listing::Spec = &crate::listing::AZ_PROFILE;
     const LABEL: &'static str = "Availability Zone Profile";
     const MODEL: &'static str = "Availability Zone Profile";
     const USED_BY: (&'static str, &'static str) =
@@ -226,20 +230,35 @@ pub async fn get_all<P: Profile>(
     policy::authorize(&ctx, P::RBAC, "get_all", ctx.project_id.as_deref())?;
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let mut tx = st.db().begin_read().await?;
+    let (key, links) = P::COLLECTION;
+    let conds = vec![(format!("`t`.`id` <> ?"), vec![PLACEHOLDER_ID.into()])];
+    if let Some(q) = crate::listing::plan(P::LIST, &params, &attrs::<P>(), conds, st.config())? {
+        let rows: Vec<P> = crate::listing::rows(&mut tx, &q).await?;
+        let objs = rows.iter().map(render).collect();
+        let url = crate::pagination::path_url(&st, &headers, P::PATH);
+        let mut body = crate::listing::body(&url, key, objs, &params, st.config());
+        rename_links(&mut body, key, links);
+        return Ok(Json(body));
+    }
+    // the in-memory path (see `listing`)
     let rows: Vec<P> = tx.list(&ListQuery::default()).await?;
     let all = rows
         .iter()
         .filter(|r| r.parts().0 != PLACEHOLDER_ID)
         .map(render)
         .collect();
-    let (key, links) = P::COLLECTION;
     let mut body = base::collection(&st, &headers, P::PATH, key, all, &params, &attrs::<P>())?;
+    rename_links(&mut body, key, links);
+    Ok(Json(body))
+}
+
+/// `<key>_links` → the profile collection's own links key.
+fn rename_links(body: &mut Value, key: &str, links: &str) {
     if let Some(o) = body.as_object_mut() {
         if let Some(l) = o.remove(&format!("{key}_links")) {
             o.insert(links.to_string(), l);
         }
     }
-    Ok(Json(body))
 }
 
 /// `GET /{id}`.

@@ -99,6 +99,29 @@ pub async fn get_all(
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let scope = policy::list_scope(&ctx, "quota", params.project_filter())?;
     let mut tx = st.db().begin_read().await?;
+    let conds = scope
+        .iter()
+        .map(|p| crate::listing::scope_eq("project_id", p))
+        .collect();
+    if let Some(q) = crate::listing::plan(
+        &crate::listing::QUOTA,
+        &params,
+        QUOTA_ATTRS,
+        conds,
+        st.config(),
+    )? {
+        let rows: Vec<QuotaRow> = crate::listing::rows(&mut tx, &q).await?;
+        let objs = rows.iter().map(render_raw).collect();
+        let url = crate::pagination::path_url(&st, &headers, "/v2/lbaas/quotas");
+        return Ok(Json(crate::listing::body(
+            &url,
+            "quotas",
+            objs,
+            &params,
+            st.config(),
+        )));
+    }
+    // the in-memory path (see `listing`)
     let mut lq = ListQuery::default();
     if let Some(p) = &scope {
         lq = lq.filter("project_id", p.as_str());

@@ -58,6 +58,7 @@ pub struct PoolAttachments {
 
 #[derive(sqlx::FromRow)]
 struct PoolPart {
+    r: String,
     k: String,
     v: Option<String>,
     at: Option<NaiveDateTime>,
@@ -65,6 +66,7 @@ struct PoolPart {
 
 #[derive(sqlx::FromRow)]
 struct LbPart {
+    r: String,
     k: String,
     v1: Option<String>,
     v2: Option<String>,
@@ -78,40 +80,67 @@ struct LbPart {
 
 #[derive(sqlx::FromRow)]
 struct ListenerPart {
+    r: String,
     k: String,
     v: Option<String>,
     n: Option<i64>,
 }
 
+/// `{IN}` stands for the id list of one statement.
 const LB_SQL: &str = "\
-SELECT 'v' AS k, `ip_address` AS v1, `port_id` AS v2, `subnet_id` AS v3, `network_id` AS v4, \
-`qos_policy_id` AS v5, `vnic_type` AS v6, \
+SELECT `load_balancer_id` AS r, 'v' AS k, `ip_address` AS v1, `port_id` AS v2, `subnet_id` AS v3, \
+`network_id` AS v4, `qos_policy_id` AS v5, `vnic_type` AS v6, \
 CASE WHEN `octavia_owned` IS NULL THEN NULL WHEN `octavia_owned` THEN '1' ELSE '0' END AS v7, \
-NULL AS at FROM `vip` WHERE `load_balancer_id` = ? \
-UNION ALL SELECT 'a', `subnet_id`, `ip_address`, `port_id`, NULL, NULL, NULL, NULL, NULL \
-FROM `additional_vip` WHERE `load_balancer_id` = ? \
-UNION ALL SELECT 's', `sg_id`, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM `vip_security_group` \
-WHERE `load_balancer_id` = ? \
-UNION ALL SELECT 't', `tag`, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM `tags` WHERE `resource_id` = ? \
-UNION ALL SELECT 'l', `id`, NULL, NULL, NULL, NULL, NULL, NULL, `created_at` FROM `listener` \
-WHERE `load_balancer_id` = ? AND `provisioning_status` <> 'DELETED' \
-UNION ALL SELECT 'p', `id`, NULL, NULL, NULL, NULL, NULL, NULL, `created_at` FROM `pool` \
-WHERE `load_balancer_id` = ? AND `provisioning_status` <> 'DELETED'";
+NULL AS at FROM `vip` WHERE `load_balancer_id` IN ({IN}) \
+UNION ALL SELECT `load_balancer_id`, 'a', `subnet_id`, `ip_address`, `port_id`, NULL, NULL, NULL, \
+NULL, NULL FROM `additional_vip` WHERE `load_balancer_id` IN ({IN}) \
+UNION ALL SELECT `load_balancer_id`, 's', `sg_id`, NULL, NULL, NULL, NULL, NULL, NULL, NULL \
+FROM `vip_security_group` WHERE `load_balancer_id` IN ({IN}) \
+UNION ALL SELECT `resource_id`, 't', `tag`, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM `tags` \
+WHERE `resource_id` IN ({IN}) \
+UNION ALL SELECT `load_balancer_id`, 'l', `id`, NULL, NULL, NULL, NULL, NULL, NULL, `created_at` \
+FROM `listener` WHERE `load_balancer_id` IN ({IN}) AND `provisioning_status` <> 'DELETED' \
+UNION ALL SELECT `load_balancer_id`, 'p', `id`, NULL, NULL, NULL, NULL, NULL, NULL, `created_at` \
+FROM `pool` WHERE `load_balancer_id` IN ({IN}) AND `provisioning_status` <> 'DELETED'";
 
 const LISTENER_SQL: &str = "\
-SELECT 's' AS k, `tls_container_id` AS v, `position` AS n FROM `sni` WHERE `listener_id` = ? \
-UNION ALL SELECT 'c', `cidr`, NULL FROM `listener_cidr` WHERE `listener_id` = ? \
-UNION ALL SELECT 't', `tag`, NULL FROM `tags` WHERE `resource_id` = ? \
-UNION ALL SELECT 'p', `id`, `position` FROM `l7policy` WHERE `listener_id` = ?";
+SELECT `listener_id` AS r, 's' AS k, `tls_container_id` AS v, `position` AS n FROM `sni` \
+WHERE `listener_id` IN ({IN}) \
+UNION ALL SELECT `listener_id`, 'c', `cidr`, NULL FROM `listener_cidr` WHERE `listener_id` IN ({IN}) \
+UNION ALL SELECT `resource_id`, 't', `tag`, NULL FROM `tags` WHERE `resource_id` IN ({IN}) \
+UNION ALL SELECT `listener_id`, 'p', `id`, `position` FROM `l7policy` WHERE `listener_id` IN ({IN})";
 
 const POOL_SQL: &str = "\
-SELECT 'l' AS k, `id` AS v, `created_at` AS at FROM `listener` \
-WHERE `default_pool_id` = ? AND `provisioning_status` <> 'DELETED' \
-UNION ALL SELECT 'm', `id`, `created_at` FROM `member` \
-WHERE `pool_id` = ? AND `provisioning_status` <> 'DELETED' \
-UNION ALL SELECT 'h', `id`, `created_at` FROM `health_monitor` \
-WHERE `pool_id` = ? AND `provisioning_status` <> 'DELETED' \
-UNION ALL SELECT 't', `tag`, NULL FROM `tags` WHERE `resource_id` = ?";
+SELECT `default_pool_id` AS r, 'l' AS k, `id` AS v, `created_at` AS at FROM `listener` \
+WHERE `default_pool_id` IN ({IN}) AND `provisioning_status` <> 'DELETED' \
+UNION ALL SELECT `pool_id`, 'm', `id`, `created_at` FROM `member` \
+WHERE `pool_id` IN ({IN}) AND `provisioning_status` <> 'DELETED' \
+UNION ALL SELECT `pool_id`, 'h', `id`, `created_at` FROM `health_monitor` \
+WHERE `pool_id` IN ({IN}) AND `provisioning_status` <> 'DELETED' \
+UNION ALL SELECT `resource_id`, 't', `tag`, NULL FROM `tags` WHERE `resource_id` IN ({IN})";
+
+/// Ids per statement of the many-object reads (each id is bound once per part).
+const CHUNK: usize = 500;
+
+/// `sql` with `{IN}` replaced by `n` placeholders, and its arguments: `ids` once per part.
+fn in_sql(sql: &str, ids: &[String]) -> (String, Vec<crate::db::SqlValue>) {
+    let parts = sql.matches("{IN}").count();
+    let marks = vec!["?"; ids.len()].join(", ");
+    let mut args = Vec::with_capacity(parts * ids.len());
+    for _ in 0..parts {
+        args.extend(ids.iter().map(|i| crate::db::SqlValue::Text(i.clone())));
+    }
+    (sql.replace("{IN}", &marks), args)
+}
+
+/// Position of each id in `ids` (first occurrence).
+fn index_of(ids: &[String]) -> std::collections::HashMap<&str, usize> {
+    let mut m = std::collections::HashMap::with_capacity(ids.len());
+    for (i, id) in ids.iter().enumerate() {
+        m.entry(id.as_str()).or_insert(i);
+    }
+    m
+}
 
 fn sorted_by_key<K: Ord>(mut v: Vec<(K, String)>) -> Vec<String> {
     v.sort();
@@ -122,60 +151,103 @@ impl Tx {
     /// [`LbAttachments`] of load balancer `lb_id`, its VIP row included (empty when it has none
     /// or does not exist).
     pub async fn lb_attachments(&mut self, lb_id: &str) -> Result<LbAttachments, DbError> {
-        let parts: Vec<LbPart> = self.fetch_all(LB_SQL, vec![lb_id.into(); 6]).await?;
-        let mut out = LbAttachments::default();
-        let (mut listeners, mut pools) = (Vec::new(), Vec::new());
-        for p in parts {
-            if p.k == "v" {
-                out.vip = Some(crate::rows::VipRow {
-                    load_balancer_id: lb_id.to_owned(),
-                    ip_address: p.v1,
-                    port_id: p.v2,
-                    subnet_id: p.v3,
-                    network_id: p.v4,
-                    qos_policy_id: p.v5,
-                    vnic_type: p.v6.unwrap_or_default(),
-                    octavia_owned: p.v7.map(|b| b == "1"),
-                });
-                continue;
-            }
-            let Some(v1) = p.v1 else { continue };
-            match p.k.as_str() {
-                "a" => out.additional_vips.push((v1, p.v2, p.v3)),
-                "s" => out.vip_sg_ids.push(v1),
-                "t" => out.tags.push(v1),
-                "l" => listeners.push(((p.at, v1.clone()), v1)),
-                "p" => pools.push(((p.at, v1.clone()), v1)),
-                _ => {}
+        let mut v = self.lbs_attachments(&[lb_id.to_owned()]).await?;
+        Ok(v.pop().unwrap_or_default())
+    }
+
+    /// [`Tx::lb_attachments`] of many load balancers, in the order of `ids`: one statement
+    /// per 500 ids (list pages).
+    pub async fn lbs_attachments(&mut self, ids: &[String]) -> Result<Vec<LbAttachments>, DbError> {
+        let mut out = vec![LbAttachments::default(); ids.len()];
+        let mut listeners = vec![Vec::new(); ids.len()];
+        let mut pools = vec![Vec::new(); ids.len()];
+        let at = index_of(ids);
+        for chunk in ids.chunks(CHUNK) {
+            let (sql, args) = in_sql(LB_SQL, chunk);
+            let parts: Vec<LbPart> = self.fetch_all(&sql, args).await?;
+            for p in parts {
+                let Some(&i) = at.get(p.r.as_str()) else {
+                    continue;
+                };
+                let o = &mut out[i];
+                if p.k == "v" {
+                    o.vip = Some(crate::rows::VipRow {
+                        load_balancer_id: p.r,
+                        ip_address: p.v1,
+                        port_id: p.v2,
+                        subnet_id: p.v3,
+                        network_id: p.v4,
+                        qos_policy_id: p.v5,
+                        vnic_type: p.v6.unwrap_or_default(),
+                        octavia_owned: p.v7.map(|b| b == "1"),
+                    });
+                    continue;
+                }
+                let Some(v1) = p.v1 else { continue };
+                match p.k.as_str() {
+                    "a" => o.additional_vips.push((v1, p.v2, p.v3)),
+                    "s" => o.vip_sg_ids.push(v1),
+                    "t" => o.tags.push(v1),
+                    "l" => listeners[i].push(((p.at, v1.clone()), v1)),
+                    "p" => pools[i].push(((p.at, v1.clone()), v1)),
+                    _ => {}
+                }
             }
         }
-        out.additional_vips.sort_by(|a, b| a.0.cmp(&b.0));
-        out.vip_sg_ids.sort();
-        out.tags.sort();
-        out.listener_ids = sorted_by_key(listeners);
-        out.pool_ids = sorted_by_key(pools);
+        for (i, o) in out.iter_mut().enumerate() {
+            o.additional_vips.sort_by(|a, b| a.0.cmp(&b.0));
+            o.vip_sg_ids.sort();
+            o.tags.sort();
+            o.listener_ids = sorted_by_key(std::mem::take(&mut listeners[i]));
+            o.pool_ids = sorted_by_key(std::mem::take(&mut pools[i]));
+        }
         Ok(out)
     }
 
     /// [`PoolAttachments`] of pool `pool_id`.
     pub async fn pool_attachments(&mut self, pool_id: &str) -> Result<PoolAttachments, DbError> {
-        let parts: Vec<PoolPart> = self.fetch_all(POOL_SQL, vec![pool_id.into(); 4]).await?;
-        let mut out = PoolAttachments::default();
-        let (mut listeners, mut members, mut hms) = (Vec::new(), Vec::new(), Vec::new());
-        for p in parts {
-            let Some(v) = p.v else { continue };
-            match p.k.as_str() {
-                "l" => listeners.push(((p.at, v.clone()), v)),
-                "m" => members.push(((p.at, v.clone()), v)),
-                "h" => hms.push(((p.at, v.clone()), v)),
-                "t" => out.tags.push(v),
-                _ => {}
+        let mut v = self.pools_attachments(&[pool_id.to_owned()]).await?;
+        Ok(v.pop().unwrap_or_default())
+    }
+
+    /// [`Tx::pool_attachments`] of many pools, in the order of `ids` (one statement per 500).
+    pub async fn pools_attachments(
+        &mut self,
+        ids: &[String],
+    ) -> Result<Vec<PoolAttachments>, DbError> {
+        let mut out = vec![PoolAttachments::default(); ids.len()];
+        let n = ids.len();
+        let (mut listeners, mut members, mut hms) = (
+            vec![Vec::new(); n],
+            vec![Vec::new(); n],
+            vec![Vec::new(); n],
+        );
+        let at = index_of(ids);
+        for chunk in ids.chunks(CHUNK) {
+            let (sql, args) = in_sql(POOL_SQL, chunk);
+            let parts: Vec<PoolPart> = self.fetch_all(&sql, args).await?;
+            for p in parts {
+                let Some(&i) = at.get(p.r.as_str()) else {
+                    continue;
+                };
+                let Some(v) = p.v else { continue };
+                match p.k.as_str() {
+                    "l" => listeners[i].push(((p.at, v.clone()), v)),
+                    "m" => members[i].push(((p.at, v.clone()), v)),
+                    "h" => hms[i].push(((p.at, v.clone()), v)),
+                    "t" => out[i].tags.push(v),
+                    _ => {}
+                }
             }
         }
-        out.listener_ids = sorted_by_key(listeners);
-        out.member_ids = sorted_by_key(members);
-        out.healthmonitor_id = sorted_by_key(hms).into_iter().next();
-        out.tags.sort();
+        for (i, o) in out.iter_mut().enumerate() {
+            o.listener_ids = sorted_by_key(std::mem::take(&mut listeners[i]));
+            o.member_ids = sorted_by_key(std::mem::take(&mut members[i]));
+            o.healthmonitor_id = sorted_by_key(std::mem::take(&mut hms[i]))
+                .into_iter()
+                .next();
+            o.tags.sort();
+        }
         Ok(out)
     }
 
@@ -184,25 +256,44 @@ impl Tx {
         &mut self,
         listener_id: &str,
     ) -> Result<ListenerAttachments, DbError> {
-        let parts: Vec<ListenerPart> = self
-            .fetch_all(LISTENER_SQL, vec![listener_id.into(); 4])
+        let mut v = self
+            .listeners_attachments(&[listener_id.to_owned()])
             .await?;
-        let mut out = ListenerAttachments::default();
-        let (mut sni, mut policies) = (Vec::new(), Vec::new());
-        for p in parts {
-            let Some(v) = p.v else { continue };
-            match p.k.as_str() {
-                "s" => sni.push(((p.n, v.clone()), v)),
-                "c" => out.allowed_cidrs.push(v),
-                "t" => out.tags.push(v),
-                "p" => policies.push(((p.n, v.clone()), v)),
-                _ => {}
+        Ok(v.pop().unwrap_or_default())
+    }
+
+    /// [`Tx::listener_attachments`] of many listeners, in the order of `ids` (one statement
+    /// per 500).
+    pub async fn listeners_attachments(
+        &mut self,
+        ids: &[String],
+    ) -> Result<Vec<ListenerAttachments>, DbError> {
+        let mut out = vec![ListenerAttachments::default(); ids.len()];
+        let (mut sni, mut policies) = (vec![Vec::new(); ids.len()], vec![Vec::new(); ids.len()]);
+        let at = index_of(ids);
+        for chunk in ids.chunks(CHUNK) {
+            let (sql, args) = in_sql(LISTENER_SQL, chunk);
+            let parts: Vec<ListenerPart> = self.fetch_all(&sql, args).await?;
+            for p in parts {
+                let Some(&i) = at.get(p.r.as_str()) else {
+                    continue;
+                };
+                let Some(v) = p.v else { continue };
+                match p.k.as_str() {
+                    "s" => sni[i].push(((p.n, v.clone()), v)),
+                    "c" => out[i].allowed_cidrs.push(v),
+                    "t" => out[i].tags.push(v),
+                    "p" => policies[i].push(((p.n, v.clone()), v)),
+                    _ => {}
+                }
             }
         }
-        out.sni_refs = sorted_by_key(sni);
-        out.allowed_cidrs.sort();
-        out.tags.sort();
-        out.l7policy_ids = sorted_by_key(policies);
+        for (i, o) in out.iter_mut().enumerate() {
+            o.sni_refs = sorted_by_key(std::mem::take(&mut sni[i]));
+            o.allowed_cidrs.sort();
+            o.tags.sort();
+            o.l7policy_ids = sorted_by_key(std::mem::take(&mut policies[i]));
+        }
         Ok(out)
     }
 }

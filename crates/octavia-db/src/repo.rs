@@ -450,7 +450,7 @@ impl Tx {
 }
 
 /// A row of arbitrary columns decoded into [`SqlValue`]s (used for marker values).
-struct MarkerRow(Vec<SqlValue>);
+pub(crate) struct MarkerRow(pub(crate) Vec<SqlValue>);
 
 macro_rules! marker_from_row {
     ($row:ty) => {

@@ -1,0 +1,250 @@
+//! Collection GETs in SQL: the filters, tag filters, sort keys, marker and limit of a
+//! [`ListParams`] as one keyset query over the listed table (octavia-db [`Tx::page`]), so a list
+//! reads and renders only the page's rows, as `octavia/api/common/pagination.py` queries.
+//!
+//! Each collection maps its API attributes to SQL in a [`Spec`]. The answers are those of the
+//! in-memory path ([`crate::pagination::apply`] over the rendered objects of the caller's scope),
+//! which stays for what SQL does not express here (filters on object-valued attributes, sort
+//! keys on lists) and, with [`crate::ApiConfig::list_in_memory`], as the oracle of the
+//! equivalence test (`tests/list_sql.rs`): a value is compared as the API renders it (`""` for a
+//! NULL name, `normal` for an empty vnic type, datetimes to the second), NULL sorts lowest and
+//! equals NULL, and the marker must be a row of the caller's scope. Strings compare with the
+//! database's collation (MariaDB's is case-insensitive, as for the reference).
+
+use octavia_db::{Cond, PageQuery, Record, SqlValue, Tx};
+
+use crate::fault::ApiError;
+use crate::pagination::{self, bool_from_string, ListParams};
+
+/// How an attribute's value is typed (for filter values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A string.
+    Text,
+    /// An integer (a filter value is read as a number: `80.0` matches 80).
+    Int,
+    /// A boolean (a filter value through oslo's `bool_from_string`).
+    Bool,
+    /// A datetime, rendered `%Y-%m-%dT%H:%M:%S` (a filter value must be exactly that).
+    Time,
+}
+
+/// How one API attribute is listed in SQL. Expressions use the listed table as `t`.
+#[derive(Debug, Clone, Copy)]
+pub enum Attr {
+    /// A scalar: filters by equality, sorts.
+    Val(&'static str, Kind),
+    /// A list (of ids or strings): a filter is this condition with the value as its one `?`;
+    /// sorting on it is left to the in-memory path.
+    Has(&'static str),
+    /// Only the in-memory path filters or sorts on it.
+    Memory,
+}
+
+/// The SQL shape of one collection.
+#[derive(Debug)]
+pub struct Spec {
+    /// `(API attribute, how)`; an attribute missing here is [`Attr::Memory`].
+    pub attrs: &'static [(&'static str, Attr)],
+    /// `(alias prefix, join)`: the join is added when a used expression contains the prefix.
+    pub joins: &'static [(&'static str, &'static str)],
+    /// Whether the resource has tags (else tag filters see an empty set).
+    pub tags: bool,
+}
+
+impl Spec {
+    fn attr(&self, name: &str) -> Attr {
+        let name = if name == "tenant_id" {
+            "project_id"
+        } else {
+            name
+        };
+        self.attrs
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(Attr::Memory, |(_, a)| *a)
+    }
+}
+
+/// The `Cond` of `expr = value` for a filter value as the in-memory path compares it; `1 = 0`
+/// when no rendered value can equal it.
+fn equals(expr: &str, kind: Kind, q: &str) -> Cond {
+    let never = || ("1 = 0".to_string(), vec![]);
+    let v = match kind {
+        Kind::Text => SqlValue::Text(q.to_string()),
+        Kind::Bool => SqlValue::Bool(bool_from_string(q)),
+        Kind::Int => match q.parse::<f64>() {
+            Ok(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 9.0e15 => {
+                // the in-memory path compares as f64
+                SqlValue::Int(f as i64)
+            }
+            _ => return never(),
+        },
+        Kind::Time => match chrono::NaiveDateTime::parse_from_str(q, "%Y-%m-%dT%H:%M:%S") {
+            Ok(t) if t.format("%Y-%m-%dT%H:%M:%S").to_string() == q => SqlValue::Time(t),
+            _ => return never(),
+        },
+    };
+    (format!("{expr} = ?"), vec![v])
+}
+
+/// The tag-filter conditions, with the in-memory path's semantics (`tags`: all, `tags-any`:
+/// one, `not-tags`: not all, `not-tags-any`: none).
+fn tag_conds(spec: &Spec, p: &ListParams) -> Vec<Cond> {
+    let mut out = Vec::new();
+    for (kind, want) in &p.tag_filters {
+        let mut uniq = want.clone();
+        uniq.sort();
+        uniq.dedup();
+        let (all, negate) = match kind.as_str() {
+            "tags" => (true, false),
+            "tags-any" => (false, false),
+            "not-tags" => (true, true),
+            _ => (false, true),
+        };
+        let cond = if !spec.tags || uniq.is_empty() {
+            // no tags at all: "all" and "any" of a non-empty list fail
+            "1 = 0".to_string()
+        } else {
+            let marks = vec!["?"; uniq.len()].join(", ");
+            if all {
+                format!(
+                    "(SELECT COUNT(DISTINCT `g`.`tag`) FROM `tags` `g` WHERE `g`.`resource_id` = \
+                     `t`.`id` AND `g`.`tag` IN ({marks})) = {}",
+                    uniq.len()
+                )
+            } else {
+                format!(
+                    "EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND \
+                     `g`.`tag` IN ({marks}))"
+                )
+            }
+        };
+        let args = if spec.tags {
+            uniq.into_iter().map(SqlValue::Text).collect()
+        } else {
+            vec![]
+        };
+        out.push(if negate {
+            (format!("NOT ({cond})"), args)
+        } else {
+            (cond, args)
+        });
+    }
+    out
+}
+
+/// The SQL page query of `p` over `spec` within `scope`, or `None` when the in-memory path must
+/// answer (an attribute SQL does not express here, or [`crate::ApiConfig::list_in_memory`]).
+/// `attrs` are the names filters and sort keys may use. Errors: the in-memory path's 400s for
+/// an unknown filter or sort key, and for a marker on a resource without `id`.
+pub fn plan(
+    spec: &Spec,
+    p: &ListParams,
+    attrs: &[&str],
+    scope: Vec<Cond>,
+    cfg: &crate::ApiConfig,
+) -> Result<Option<PageQuery>, ApiError> {
+    if cfg.list_in_memory {
+        return Ok(None);
+    }
+    let sort = pagination::sort_keys(p, attrs)?;
+    let mut filters = Vec::new();
+    let mut used = Vec::new();
+    for (k, v) in &p.filters {
+        match spec.attr(k) {
+            Attr::Val(e, kind) => {
+                used.push(e);
+                filters.push(equals(e, kind, v));
+            }
+            Attr::Has(c) => {
+                used.push(c);
+                filters.push((c.to_string(), vec![SqlValue::Text(v.clone())]));
+            }
+            Attr::Memory => return Ok(None),
+        }
+    }
+    let mut keys = Vec::new();
+    for (k, desc) in &sort {
+        match spec.attr(k) {
+            Attr::Val(e, _) => {
+                used.push(e);
+                keys.push((e.to_string(), *desc));
+            }
+            Attr::Has(_) | Attr::Memory => return Ok(None),
+        }
+    }
+    if let Some(m) = &p.marker {
+        if !attrs.contains(&"id") {
+            return Err(bad_marker(m));
+        }
+    }
+    filters.extend(tag_conds(spec, p));
+    let joins = spec
+        .joins
+        .iter()
+        .filter(|(alias, _)| used.iter().any(|e| e.contains(alias)))
+        .map(|(_, j)| *j)
+        .collect::<Vec<_>>()
+        .join(" ");
+    Ok(Some(PageQuery {
+        joins,
+        scope,
+        filters,
+        keys,
+        marker: p.marker.clone(),
+        page_reverse: p.page_reverse,
+        limit: p.limit,
+    }))
+}
+
+fn bad_marker(m: &str) -> ApiError {
+    ApiError::BadRequest(format!("Supplied pagination marker '{m}' is not valid."))
+}
+
+/// The rows of the page `q` (400 `Supplied pagination marker '<m>' is not valid.` when the
+/// marker is not a row of the scope).
+pub async fn rows<T: Record>(tx: &mut Tx, q: &PageQuery) -> Result<Vec<T>, ApiError> {
+    match tx.page::<T>(q).await? {
+        Some(rows) => Ok(rows),
+        None => Err(bad_marker(q.marker.as_deref().unwrap_or_default())),
+    }
+}
+
+/// A scope condition `t.<column> = value`.
+pub fn scope_eq(column: &str, value: &str) -> Cond {
+    (
+        format!("`t`.`{column}` = ?"),
+        vec![SqlValue::Text(value.to_string())],
+    )
+}
+
+/// The scope condition of tables with a provisioning status: not DELETED.
+pub fn not_deleted() -> Cond {
+    ("`t`.`provisioning_status` <> 'DELETED'".to_string(), vec![])
+}
+
+/// A collection body `{<key>: [...], <key>_links: [...]}` of a page's rendered objects.
+pub fn body(
+    url: &str,
+    key: &str,
+    objs: Vec<serde_json::Value>,
+    p: &ListParams,
+    cfg: &crate::ApiConfig,
+) -> serde_json::Value {
+    let items = objs
+        .into_iter()
+        .filter_map(|v| match v {
+            serde_json::Value::Object(m) => Some(m),
+            _ => None,
+        })
+        .collect();
+    let page = pagination::finish(items, p, url, cfg);
+    let mut body = serde_json::Map::new();
+    body.insert(key.to_string(), serde_json::Value::Array(page.items));
+    body.insert(format!("{key}_links"), page.links);
+    serde_json::Value::Object(body)
+}
+
+mod specs;
+pub use specs::*;

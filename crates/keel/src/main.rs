@@ -18,6 +18,8 @@ mod clients;
 mod config;
 mod logging;
 mod nb_gate;
+mod recovery;
+mod shutdown;
 mod sync;
 mod wiring;
 
@@ -196,11 +198,12 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let ovn = ovn_provider::OvnProvider::new(
         nb.clone(),
         neutron.clone(),
-        status,
+        status.clone(),
         ovn_provider::OvnConfig::default(),
     );
     // The agent duties run in the one process holding the NB lock (seed 000 "agent"); a
     // process with `[keel] run_agent = false` serves the API only and never competes for it.
+    let mut agent_task = None;
     if config.keel.run_agent {
         let sb = ovsdb::Client::connect_with(
             &config.ovn.ovn_sb_connection,
@@ -211,16 +214,32 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("OVN SB at {}", config.ovn.ovn_sb_connection))?;
         let agent = ovn.clone();
-        tokio::spawn(async move {
-            if let Err(e) = agent.run_agent(nb, sb).await {
+        let agent_nb = nb.clone();
+        agent_task = Some(tokio::spawn(async move {
+            if let Err(e) = agent.run_agent(agent_nb, sb).await {
                 tracing::error!(error = %e, "OVN provider agent stopped");
             }
-        });
+        }));
     } else {
         tracing::info!("[keel] run_agent = false: this process runs no OVN provider agent");
     }
+    // Accepted work no live process is doing (a crash, a kill, a lost node) is completed by
+    // whichever Keel claims it first (`recovery`).
+    let recovery = recovery::Recovery {
+        db: db.clone(),
+        ovn: ovn.clone(),
+        nb: Arc::new(ovn_provider::OvsdbNb::new(nb.clone())),
+        neutron: neutron.clone(),
+        status: status.clone(),
+        config: recovery::RecoveryConfig {
+            lease: std::time::Duration::from_secs(config.keel.recovery_lease.max(1)),
+            period: std::time::Duration::from_secs(config.keel.recovery_period.max(1)),
+        },
+        recovering: Default::default(),
+    };
+    let recovery_task = tokio::spawn(recovery::run(recovery));
     let mut providers: BTreeMap<String, Arc<dyn ProviderDriver>> = BTreeMap::new();
-    let gate = nb_gate::NbGate::new(Arc::new(ovn), &gate_nb, config.keel.nb_unavailable_after);
+    let gate = nb_gate::NbGate::new(Arc::new(ovn.clone()), &gate_nb, config.keel.nb_unavailable_after);
     providers.insert("ovn".into(), Arc::new(gate));
 
     let auth = match config.api_settings.auth_strategy.as_str() {
@@ -248,10 +267,48 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("bind {addr}"))?;
     tracing::info!(%addr, "keel serving the Octavia v2 API");
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await?;
+    let drain = std::time::Duration::from_secs(config.keel.graceful_shutdown_timeout);
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let mut server = tokio::spawn(async move {
+        let mut stop_rx = stop_rx;
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = stop_rx.wait_for(|v| *v).await;
+            })
+            .await
+    });
+    tokio::select! {
+        r = &mut server => {
+            r??;
+            return Ok(());
+        }
+        signal = shutdown::signal() => {
+            tracing::info!(%signal, ?drain, "stopping: no new requests; finishing the requests and provider work in flight");
+        }
+    }
+    let deadline = tokio::time::Instant::now() + drain;
+    let _ = stop_tx.send(true);
+    match tokio::time::timeout_at(deadline, &mut server).await {
+        Ok(r) => r??,
+        Err(_) => {
+            server.abort();
+            tracing::warn!("requests still in flight at the drain timeout: connections closed");
+        }
+    }
+    let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+    if !ovn.drain(left).await {
+        tracing::warn!(
+            load_balancers = ?ovn.busy_loadbalancers(),
+            "provider work unfinished at the drain timeout: left to recovery"
+        );
+    }
+    recovery_task.abort();
+    if let Some(t) = agent_task {
+        t.abort();
+        if let Err(e) = nb.unlock(ovn_provider::agent::AGENT_LOCK).await {
+            tracing::debug!(error = %e, "agent lock not released explicitly (the connection closes)");
+        }
+    }
+    tracing::info!("keel stopped");
     Ok(())
 }

@@ -66,7 +66,10 @@ fn db_err(e: impl std::fmt::Display) -> SyncCmdError {
 
 /// The provider model of one load balancer with its whole tree (as the driver-agent's
 /// `get_loadbalancer` hands the reference's `do_sync`).
-async fn lb_tree(tx: &mut Tx, row: &LoadBalancerRow) -> Result<LoadBalancer, SyncCmdError> {
+pub(crate) async fn lb_tree(
+    tx: &mut Tx,
+    row: &LoadBalancerRow,
+) -> Result<LoadBalancer, SyncCmdError> {
     let mut lb = api::base::lb_model(tx, row).await.map_err(db_err)?;
     let (listeners, pools) = api::base::lb_children(tx, &row.id).await.map_err(db_err)?;
     let mut ls = Vec::new();

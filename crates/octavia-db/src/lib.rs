@@ -14,6 +14,7 @@ mod batch;
 mod db;
 mod domain;
 mod error;
+pub mod lease;
 mod page;
 mod pickle;
 mod repo;

@@ -365,6 +365,15 @@ pub struct KeelSettings {
     /// long, changes answer 503 naming the OVN Northbound instead of being queued
     /// (`nb_gate`).
     pub nb_unavailable_after: std::time::Duration,
+    /// `recovery_lease` (seconds, default 30): a PENDING_* load balancer whose lease no live
+    /// process renewed for this long is taken over and completed (`recovery`).
+    pub recovery_lease: u64,
+    /// `recovery_period` (seconds, default 10): how often leases are renewed and orphans
+    /// looked for; at most a third of the lease.
+    pub recovery_period: u64,
+    /// `[DEFAULT] graceful_shutdown_timeout` (oslo.service, seconds, default 60): on SIGTERM or
+    /// SIGINT, how long in-flight requests and accepted provider work may take to finish.
+    pub graceful_shutdown_timeout: u64,
 }
 
 /// The whole configuration.
@@ -770,6 +779,9 @@ impl Config {
             nb_unavailable_after: k
                 .seconds("nb_unavailable_after")?
                 .unwrap_or(std::time::Duration::from_secs(5)),
+            recovery_lease: k.uint("recovery_lease", 30)?,
+            recovery_period: k.uint("recovery_period", 10)?,
+            graceful_shutdown_timeout: s("DEFAULT").uint("graceful_shutdown_timeout", 60)?,
         };
         let p = s("oslo_policy");
         let oslo_policy = OsloPolicySettings {

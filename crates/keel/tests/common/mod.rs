@@ -165,8 +165,27 @@ pub struct Keel {
     child: Child,
     pub port: u16,
     pub conf: PathBuf,
+    /// `--config-file` arguments of `keel serve` (for [`Keel::restart`]).
+    conf_args: Vec<std::ffi::OsString>,
     db: Db,
     dir: tempfile::TempDir,
+}
+
+/// Spawns `keel <conf_args> serve`, stdout/stderr appended to `<dir>/keel.log`.
+fn spawn_serve(conf_args: &[std::ffi::OsString], dir: &Path) -> Child {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("keel.log"))
+        .unwrap();
+    Command::new(keel_bin())
+        .args(conf_args)
+        .arg("serve")
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::from(log.try_clone().unwrap()))
+        .stderr(Stdio::from(log))
+        .spawn()
+        .unwrap()
 }
 
 /// The `keel` binary of this build.
@@ -265,35 +284,59 @@ impl Keel {
             "keel db upgrade failed: {}",
             String::from_utf8_lossy(&up.stderr)
         );
-        let log = std::fs::File::create(dir.path().join("keel.log")).unwrap();
-        let child = Command::new(keel_bin())
-            .args(&conf_args)
-            .arg("serve")
-            .env("NO_COLOR", "1")
-            .stdout(Stdio::from(log.try_clone().unwrap()))
-            .stderr(Stdio::from(log))
-            .spawn()
-            .unwrap();
+        let child = spawn_serve(&conf_args, dir.path());
         let mut keel = Keel {
             child,
             port,
             conf,
+            conf_args,
             db,
             dir,
         };
+        keel.wait_listening();
+        keel
+    }
+
+    fn wait_listening(&mut self) {
         let deadline = Instant::now() + Duration::from_secs(60);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if let Ok(Some(st)) = keel.child.try_wait() {
-                panic!("keel serve exited ({st}): {}", keel.log());
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            if let Ok(Some(st)) = self.child.try_wait() {
+                panic!("keel serve exited ({st}): {}", self.log());
             }
             assert!(
                 Instant::now() < deadline,
-                "keel did not start listening on {port}: {}",
-                keel.log()
+                "keel did not start listening on {}: {}",
+                self.port,
+                self.log()
             );
             std::thread::sleep(Duration::from_millis(50));
         }
-        keel
+    }
+
+    /// Starts `keel serve` again on the same config, database and port (after [`Keel::kill`]
+    /// or [`Keel::terminate`]); its log is appended to the same `keel.log`.
+    pub fn restart(&mut self) {
+        self.kill();
+        self.child = spawn_serve(&self.conf_args, self.dir.path());
+        self.wait_listening();
+    }
+
+    /// Sends SIGTERM and waits (at most `bound`) for `keel serve` to exit; its exit status,
+    /// `None` if it was still running at the bound (it is then killed).
+    pub fn terminate(&mut self, bound: Duration) -> Option<std::process::ExitStatus> {
+        let pid = self.child.id().to_string();
+        let _ = Command::new("kill").args(["-TERM", &pid]).status();
+        let deadline = Instant::now() + bound;
+        loop {
+            if let Ok(Some(st)) = self.child.try_wait() {
+                return Some(st);
+            }
+            if Instant::now() >= deadline {
+                self.kill();
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// `http://127.0.0.1:<port>`: the load-balancer endpoint.
@@ -581,7 +624,8 @@ pub fn http(method: &str, url: &str, token: Option<&str>, body: Option<&Value>) 
     )
 }
 
-fn neutron(method: &str, path: &str, token: &str, body: Option<&Value>) -> (u16, Value) {
+/// `METHOD <path>` on the stack's Neutron API v2.0 with `token` (see [`http`]).
+pub fn neutron(method: &str, path: &str, token: &str, body: Option<&Value>) -> (u16, Value) {
     http(
         method,
         &format!("{}/v2.0{path}", env("STACK_NEUTRON_URL")),

@@ -239,7 +239,11 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     };
     let recovery_task = tokio::spawn(recovery::run(recovery));
     let mut providers: BTreeMap<String, Arc<dyn ProviderDriver>> = BTreeMap::new();
-    let gate = nb_gate::NbGate::new(Arc::new(ovn.clone()), &gate_nb, config.keel.nb_unavailable_after);
+    let gate = nb_gate::NbGate::new(
+        Arc::new(ovn.clone()),
+        &gate_nb,
+        config.keel.nb_unavailable_after,
+    );
     providers.insert("ovn".into(), Arc::new(gate));
 
     let auth = match config.api_settings.auth_strategy.as_str() {

@@ -19,7 +19,9 @@ use crate::load_balancer::{get_db_lb, quota_limits};
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::l7::{ACTIONS, L7RULE_SINGLE};
-use crate::types::{f, int, m, parse_body, s, Kind, Obj, Schema, TAGS};
+use crate::types::{
+    f, int, m, parse_body, s, Kind, Obj, Schema, INT_COLUMN_MAX, INT_COLUMN_MIN, TAGS,
+};
 use crate::AppState;
 
 type Q = Query<Vec<(String, String)>>;
@@ -30,9 +32,10 @@ pub const MAX_POSITION: i64 = 2_147_483_647;
 pub const REDIRECT_CODES: &[i64] = &[301, 302, 303, 307, 308];
 
 /// `URLType`: checked after parsing by [`check_url`].
+/// No length in WSME; `redirect_url`/`redirect_prefix` are varchar(255).
 const URL: Kind = Kind::Str {
     min: None,
-    max: None,
+    max: Some(crate::types::URL_COLUMN_MAX),
 };
 
 /// `L7PolicyPOST` (octavia/api/v2/types/l7policy.py).
@@ -50,7 +53,10 @@ pub static L7POLICY_POST: Schema = Schema {
         m("listener_id", Kind::Uuid),
         f("rules", Kind::ObjectList(&L7RULE_SINGLE)),
         f("tags", TAGS),
-        f("redirect_http_code", int(None, None)),
+        f(
+            "redirect_http_code",
+            int(Some(INT_COLUMN_MIN), Some(INT_COLUMN_MAX)),
+        ),
     ],
     tenant_alias: true,
 };
@@ -67,7 +73,10 @@ pub static L7POLICY_PUT: Schema = Schema {
         f("redirect_prefix", URL),
         f("position", int(Some(1), Some(MAX_POSITION))),
         f("tags", TAGS),
-        f("redirect_http_code", int(None, None)),
+        f(
+            "redirect_http_code",
+            int(Some(INT_COLUMN_MIN), Some(INT_COLUMN_MAX)),
+        ),
     ],
     tenant_alias: false,
 };

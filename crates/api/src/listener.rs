@@ -1,5 +1,7 @@
 //! `/v2/lbaas/listeners`, as `octavia/api/v2/controllers/listener.py` (api-contract.md §4).
 
+pub mod rules;
+
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -79,45 +81,9 @@ pub(crate) fn validate_enabled(
     Ok(())
 }
 
-/// Protocol-specific checks of a create (TLS refs, insert_headers, HSTS), reference texts.
+/// Protocol-specific checks of a create (`rules::check_create`), reference texts.
 pub(crate) fn validate_protocol(b: &Obj, protocol: &str) -> Result<(), ApiError> {
-    let tls_refs = b.str("default_tls_container_ref").is_some()
-        || b.str_list("sni_container_refs")
-            .is_some_and(|l| !l.is_empty())
-        || b.str("client_ca_tls_container_ref").is_some();
-    if matches!(protocol, "UDP" | "SCTP")
-        && (tls_refs || b.obj("insert_headers").is_some_and(|h| !h.0.is_empty()))
-    {
-        return Err(ApiError::Validation(format!(
-            "{protocol} protocol listener does not support TLS."
-        )));
-    }
-    if let Some(h) = b.obj("insert_headers") {
-        if !h.0.is_empty() && !matches!(protocol, "HTTP" | "TERMINATED_HTTPS") {
-            return Err(ApiError::BadRequest(format!(
-                "insert-headers is not a valid option for a {protocol} protocol listener."
-            )));
-        }
-    }
-    if tls_refs && !matches!(protocol, "TERMINATED_HTTPS" | "PROMETHEUS") {
-        return Err(ApiError::Validation(format!(
-            "Certificate container references are not allowed on {protocol} protocol listeners."
-        )));
-    }
-    if protocol == "TERMINATED_HTTPS"
-        && b.str("default_tls_container_ref").is_none()
-        && b.str_list("sni_container_refs")
-            .is_none_or(|l| l.is_empty())
-    {
-        return Err(ApiError::Validation("An SNI or default certificate container reference must be provided for TERMINATED_HTTPS protocol listeners.".into()));
-    }
-    if b.i64("hsts_max_age").is_some() && protocol != "TERMINATED_HTTPS" {
-        return Err(ApiError::Validation(
-            "The HSTS feature can only be used for listeners using the TERMINATED_HTTPS protocol."
-                .into(),
-        ));
-    }
-    Ok(())
+    rules::check_create(b, protocol)
 }
 
 /// The certificate part of listener.py `_validate_listener_PUT`, before the LB lock: the
@@ -397,6 +363,7 @@ pub async fn put(
     let l = get_db_listener(&mut tx, &id).await?;
     policy::authorize(&ctx, "listener", "put", l.project_id.as_deref())?;
     let lb = get_db_lb(&mut tx, l.load_balancer_id.as_deref().unwrap_or_default()).await?;
+    rules::check_put(&b, &l)?;
     validate_tls_put(&st, &ctx, &b, &l).await?;
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
@@ -498,6 +465,21 @@ pub async fn put(
     }
     if b.has("tls_ciphers") {
         ch.push(("tls_ciphers", b.str("tls_ciphers").into()));
+    }
+    // null resets to the configured default (listener.py `_set_default_on_none`)
+    let or_default = |k: &str, d: &[&str]| {
+        b.str_list(k)
+            .unwrap_or_else(|| d.iter().map(|x| x.to_string()).collect())
+    };
+    if b.has("tls_versions") {
+        let v = or_default("tls_versions", rules::DEFAULT_TLS_VERSIONS);
+        ch.push(("tls_versions", base::join_list(Some(v.clone())).into()));
+        new.tls_versions = Some(v);
+    }
+    if b.has("alpn_protocols") {
+        let v = or_default("alpn_protocols", rules::DEFAULT_LISTENER_ALPN);
+        ch.push(("alpn_protocols", base::join_list(Some(v.clone())).into()));
+        new.alpn_protocols = Some(v);
     }
     if b.has("hsts_max_age") {
         ch.push((

@@ -260,6 +260,10 @@ async fn validate_vip(
         }
         v.network_id = Some(sub.network_id);
     }
+    // the given policy, or the one the VIP port carries (load_balancer.py)
+    if let Some(qos) = v.qos_policy_id.as_deref() {
+        crate::network::validate_qos_policy(net.as_ref(), token, Some(qos)).await?;
+    }
     Ok(v)
 }
 
@@ -408,68 +412,94 @@ pub async fn post(
         driver.create_vip_port(&id, &project, pvip, padd),
     )
     .await?;
-    tx.update::<VipRow>(
-        &id,
-        &[
-            (
-                "ip_address",
-                SqlValue::from(got.vip_address.or(vip.address)),
-            ),
-            ("port_id", SqlValue::from(got.vip_port_id.or(vip.port_id))),
-            (
-                "subnet_id",
-                SqlValue::from(got.vip_subnet_id.or(vip.subnet_id)),
-            ),
-            (
-                "network_id",
-                SqlValue::from(got.vip_network_id.or(vip.network_id)),
-            ),
-            ("octavia_owned", SqlValue::from(got.octavia_owned)),
-        ],
-    )
-    .await?;
-    for a in got_add {
-        let Some(subnet_id) = a.subnet_id else {
-            continue;
-        };
-        tx.insert(&AdditionalVipRow {
-            load_balancer_id: id.clone(),
-            ip_address: a.ip_address,
-            port_id: a.port_id,
-            subnet_id,
-            network_id: a.network_id,
-        })
-        .await?;
+    // the ports the driver made (not a user's `vip_port_id`): every failure from here on
+    // deletes them, so a refused create leaves no port behind
+    let mut made: Vec<String> = Vec::new();
+    if vip.port_id.is_none() {
+        made.extend(got.vip_port_id.clone());
     }
-    let mut model = base::lb_model(&mut tx, &lb).await?;
-    if flavor_meta.as_object().is_some_and(|m| !m.is_empty()) {
-        call_provider(
-            &mut tx,
-            &provider_name,
-            driver.validate_flavor(&flavor_meta),
+    for (a, req) in got_add.iter().zip(&add_req) {
+        if req.str("port_id").is_none() {
+            made.extend(a.port_id.clone());
+        }
+    }
+    let rest: Result<Value, ApiError> = async {
+        tx.update::<VipRow>(
+            &id,
+            &[
+                (
+                    "ip_address",
+                    SqlValue::from(got.vip_address.or(vip.address)),
+                ),
+                ("port_id", SqlValue::from(got.vip_port_id.or(vip.port_id))),
+                (
+                    "subnet_id",
+                    SqlValue::from(got.vip_subnet_id.or(vip.subnet_id)),
+                ),
+                (
+                    "network_id",
+                    SqlValue::from(got.vip_network_id.or(vip.network_id)),
+                ),
+                ("octavia_owned", SqlValue::from(got.octavia_owned)),
+            ],
         )
         .await?;
+        for a in got_add {
+            let Some(subnet_id) = a.subnet_id else {
+                continue;
+            };
+            tx.insert(&AdditionalVipRow {
+                load_balancer_id: id.clone(),
+                ip_address: a.ip_address,
+                port_id: a.port_id,
+                subnet_id,
+                network_id: a.network_id,
+            })
+            .await?;
+        }
+        let mut model = base::lb_model(&mut tx, &lb).await?;
+        if flavor_meta.as_object().is_some_and(|m| !m.is_empty()) {
+            call_provider(
+                &mut tx,
+                &provider_name,
+                driver.validate_flavor(&flavor_meta),
+            )
+            .await?;
+        }
+        if az_meta.as_object().is_some_and(|m| !m.is_empty()) {
+            call_provider(
+                &mut tx,
+                &provider_name,
+                driver.validate_availability_zone(&az_meta),
+            )
+            .await?;
+        }
+        model.flavor = Some(flavor_meta);
+        model.availability_zone = Some(az_meta);
+        if let Some(created) = &created {
+            let (listeners, pools) = graph::provider_models(&mut tx, created).await?;
+            model.listeners = Some(listeners);
+            model.pools = Some(pools);
+        }
+        call_provider(&mut tx, &provider_name, driver.loadbalancer_create(model)).await?;
+        let lb_now = get_db_lb(&mut tx, &id).await?;
+        // `LoadBalancerFullRootResponse`: listeners and pools rendered in full.
+        let body = graph::render_full(&mut tx, &lb_now, created.as_ref()).await?;
+        tx.commit().await?;
+        Ok(body)
     }
-    if az_meta.as_object().is_some_and(|m| !m.is_empty()) {
-        call_provider(
-            &mut tx,
-            &provider_name,
-            driver.validate_availability_zone(&az_meta),
-        )
-        .await?;
-    }
-    model.flavor = Some(flavor_meta);
-    model.availability_zone = Some(az_meta);
-    if let Some(created) = &created {
-        let (listeners, pools) = graph::provider_models(&mut tx, created).await?;
-        model.listeners = Some(listeners);
-        model.pools = Some(pools);
-    }
-    call_provider(&mut tx, &provider_name, driver.loadbalancer_create(model)).await?;
-    let lb_now = get_db_lb(&mut tx, &id).await?;
-    // `LoadBalancerFullRootResponse`: listeners and pools rendered in full.
-    let body = graph::render_full(&mut tx, &lb_now, created.as_ref()).await?;
-    tx.commit().await?;
+    .await;
+    let body = match rest {
+        Ok(body) => body,
+        Err(e) => {
+            if !made.is_empty() {
+                if let Err(de) = driver.delete_vip_ports(&id, made).await {
+                    tracing::warn!(lb = %id, error = %de, "VIP ports of a refused create left behind");
+                }
+            }
+            return Err(e);
+        }
+    };
     Ok((StatusCode::CREATED, Json(json!({ "loadbalancer": body }))).into_response())
 }
 
@@ -508,6 +538,16 @@ pub async fn put(
             "put:vip_sg_ids",
             lb.project_id.as_deref(),
         )?;
+    }
+    if let (true, Some(net)) = (b.has("vip_qos_policy_id"), st.networking()) {
+        // a changed policy is looked up; null or the same one needs only the extension
+        let stored: Option<VipRow> = tx.find(&id).await?;
+        let given = b.str("vip_qos_policy_id");
+        let lookup = given
+            .as_deref()
+            .filter(|g| stored.and_then(|v| v.qos_policy_id).as_deref() != Some(*g));
+        crate::network::validate_qos_policy(net.as_ref(), ctx.auth_token.as_deref(), lookup)
+            .await?;
     }
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;

@@ -90,4 +90,40 @@ pub trait Networking: Send + Sync + 'static {
         token: Option<&str>,
         id: &str,
     ) -> Result<Option<PortInfo>, NetworkError>;
+    /// Whether Neutron has the `qos` extension, asked with the service's own rights
+    /// (octavia/network/drivers/neutron/base.py `qos_enabled`).
+    async fn qos_enabled(&self) -> Result<bool, NetworkError>;
+    /// `GET /v2.0/qos/policies/{id}`: `Ok(false)` when not found or not visible.
+    async fn qos_policy_exists(&self, token: Option<&str>, id: &str) -> Result<bool, NetworkError>;
+}
+
+/// octavia/common/validate.py `qos_extension_enabled` + `qos_policy_exists`: 400
+/// `Validation failure: VIP QoS policy is not allowed in this deployment.` without the
+/// extension; 400 `qos_policy <id> not found.` when the policy is not found or the lookup
+/// fails (as the reference), except that an unreachable Neutron is its 503.
+/// `policy: None` checks the extension only (a PUT clearing the policy).
+pub async fn validate_qos_policy(
+    net: &dyn Networking,
+    token: Option<&str>,
+    policy: Option<&str>,
+) -> Result<(), ApiError> {
+    if !net.qos_enabled().await? {
+        return Err(ApiError::Validation(
+            "VIP QoS policy is not allowed in this deployment.".into(),
+        ));
+    }
+    if let Some(id) = policy {
+        let found = match net.qos_policy_exists(token, id).await {
+            Ok(found) => found,
+            Err(e @ NetworkError::Unavailable(_)) => return Err(e.into()),
+            Err(NetworkError::Other(_)) => false,
+        };
+        if !found {
+            return Err(ApiError::InvalidSubresource {
+                resource: "qos_policy".into(),
+                id: id.to_string(),
+            });
+        }
+    }
+    Ok(())
 }

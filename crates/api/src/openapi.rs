@@ -508,7 +508,7 @@ static KEYSTONE_ERROR: Schema = Schema {
 
 /// Named request schemas (components) and response shapes; a request schema met while
 /// rendering is a `$ref` to its name here.
-static REQUEST_SCHEMAS: &[(&str, &Schema)] = &[
+pub static REQUEST_SCHEMAS: &[(&str, &Schema)] = &[
     ("LoadBalancerPOST", &LB_POST),
     ("LoadBalancerPUT", &LB_PUT),
     ("AdditionalVip", &ADDITIONAL_VIP),
@@ -820,6 +820,13 @@ fn kind_schema(kind: &Kind, nullable: bool, request: bool) -> Value {
         }
         Kind::Bool => json!({"type": ty("boolean")}),
         Kind::Float => json!({"type": ty("number")}),
+        Kind::FloatEnum(values) => {
+            let mut e: Vec<Value> = values.iter().map(|x| json!(x)).collect();
+            if nullable {
+                e.push(Value::Null);
+            }
+            json!({"type": ty("number"), "enum": e})
+        }
         Kind::Enum(values) => {
             let mut e: Vec<Value> = values.iter().map(|x| json!(x)).collect();
             if nullable {
@@ -831,7 +838,8 @@ fn kind_schema(kind: &Kind, nullable: bool, request: bool) -> Value {
             "anyOf": [{"format": "ipv4"}, {"format": "ipv6"}]}),
         Kind::Cidr => json!({"type": ty("string"), "format": "cidr",
             "description": "IPv4 or IPv6 CIDR; normalised to network/prefix"}),
-        Kind::UrlPath => json!({"type": ty("string"), "pattern": "^/([^/\\s]\\S*)?$"}),
+        Kind::UrlPath => json!({"type": ty("string"), "pattern": "^/([^/\\s]\\S*)?$",
+            "maxLength": crate::types::URL_COLUMN_MAX}),
         Kind::Alpn => {
             return kind_schema(
                 &Kind::Enum(&["h2", "http/1.1", "http/1.0"]),
@@ -842,6 +850,9 @@ fn kind_schema(kind: &Kind, nullable: bool, request: bool) -> Value {
         Kind::List(item) => {
             json!({"type": ty("array"), "items": kind_schema(item, false, request)})
         }
+        Kind::Joined { item, max } => json!({"type": ty("array"),
+            "items": kind_schema(item, false, request),
+            "description": format!("stored joined with ','; at most {max} characters so joined")}),
         Kind::StrDict(max) => {
             let mut item = json!({"type": ["string", "null"]});
             if let Some(n) = max {

@@ -44,6 +44,24 @@ pub fn check_pool_protocol(listener: &str, pool: &str) -> Result<(), ApiError> {
     }
 }
 
+/// pool.py: on create, with `tls_enabled`, the given TLS version and ALPN lists
+/// (`check_tls_version_list`, `check_alpn_protocols`); on update, each list given.
+pub(crate) fn validate_tls_lists(b: &Obj, update: bool) -> Result<(), ApiError> {
+    use crate::listener::rules::{check_alpn, check_tls_versions};
+    if update {
+        if b.has("tls_versions") {
+            check_tls_versions(b.str_list("tls_versions").as_deref())?;
+        }
+        if b.has("alpn_protocols") {
+            check_alpn(b.str_list("alpn_protocols").as_deref())?;
+        }
+    } else if b.bool("tls_enabled") == Some(true) {
+        check_tls_versions(b.str_list("tls_versions").as_deref())?;
+        check_alpn(b.str_list("alpn_protocols").as_deref())?;
+    }
+    Ok(())
+}
+
 /// Session persistence checks: the UDP/SCTP rules of `_validate_pool_request_for_udp_sctp`,
 /// the timeout/granularity rule for other protocols (`udp_text` differs between POST and PUT
 /// in the reference) and `validate.check_session_persistence`.
@@ -245,6 +263,7 @@ pub async fn post(
     if let Some(sp) = &sp {
         validate_sp(sp, &protocol, "UDP and SCTP")?;
     }
+    validate_tls_lists(&b, false)?;
     if b.str("crl_container_ref").is_some() && b.str("ca_tls_container_ref").is_none() {
         return Err(ApiError::Validation(
             "A CA certificate reference is required to specify a revocation list.".into(),
@@ -383,6 +402,7 @@ pub async fn put(
             ));
         }
     }
+    validate_tls_lists(&b, true)?;
     let ca_given = b.has("ca_tls_container_ref");
     let ca = if ca_given {
         b.str("ca_tls_container_ref")

@@ -200,10 +200,60 @@ async fn provider_refusal_is_501_and_stores_nothing() {
         );
         assert_eq!(env.count("load_balancer").await, 0);
         assert_eq!(env.count("vip").await, 0);
+        // the VIP port the driver made is deleted again
+        assert_eq!(
+            env.provider("nope").names(),
+            ["create_vip_port", "loadbalancer_create", "delete_vip_ports"]
+        );
+        let ports = env.provider("nope").last("delete_vip_ports").unwrap();
+        assert_eq!(ports.as_array().map(Vec::len), Some(1), "{ports}");
+        // a graph refused the same way, and a driver failure after the port: the same
+        env.provider("nope").clear();
+        let (s, _) = env
+            .req(
+                "POST",
+                "/v2/lbaas/loadbalancers",
+                Some(
+                    json!({"loadbalancer": {"vip_subnet_id": SUBNET, "provider": "nope",
+                    "listeners": [{"protocol": "HTTP", "protocol_port": 80}]}}),
+                ),
+            )
+            .await;
+        assert_eq!(s, StatusCode::NOT_IMPLEMENTED);
+        assert_eq!(
+            env.provider("nope").names(),
+            ["create_vip_port", "loadbalancer_create", "delete_vip_ports"]
+        );
+        env.provider("fake").clear();
+        env.provider("fake").fail_lb_create("boom");
+        let (s, _) = env
+            .req(
+                "POST",
+                "/v2/lbaas/loadbalancers",
+                Some(json!({"loadbalancer": {"vip_subnet_id": SUBNET}})),
+            )
+            .await;
+        assert_eq!(s, StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(
+            env.provider("fake").names(),
+            ["create_vip_port", "delete_vip_ports"]
+        );
+        // a port the user gave is never deleted
+        env.provider("nope").clear();
+        let (s, _) = env
+            .req(
+                "POST",
+                "/v2/lbaas/loadbalancers",
+                Some(json!({"loadbalancer": {"vip_port_id": SUBNET, "provider": "nope"}})),
+            )
+            .await;
+        assert_eq!(s, StatusCode::NOT_IMPLEMENTED);
         assert_eq!(
             env.provider("nope").names(),
             ["create_vip_port", "loadbalancer_create"]
         );
+        assert_eq!(env.count("load_balancer").await, 0);
+        assert_eq!(env.count("vip").await, 0);
     });
 }
 

@@ -139,6 +139,20 @@ impl Networking for NeutronNetworking {
             }),
         )
     }
+
+    async fn qos_enabled(&self) -> Result<bool, NetworkError> {
+        self.0.has_extension("qos").await.map_err(|e| {
+            if neutron_down(&e) {
+                NetworkError::Unavailable(e.to_string())
+            } else {
+                NetworkError::Other(e.to_string())
+            }
+        })
+    }
+
+    async fn qos_policy_exists(&self, token: Option<&str>, id: &str) -> Result<bool, NetworkError> {
+        Ok(found(self.client(token).get_qos_policy(id).await)?.is_some())
+    }
 }
 
 /// Octavia's `barbican_cert_manager` over Barbican, with the caller's token

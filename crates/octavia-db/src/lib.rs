@@ -31,5 +31,5 @@ pub use page::{Cond, PageQuery};
 pub use pickle::{pickle_str_dict, unpickle_str_dict};
 pub use repo::{ListQuery, SortDir};
 pub use rows::*;
-pub use schema::{ALEMBIC_HEAD, PLACEHOLDER_ID};
+pub use schema::{columns, ColumnCapacity, ALEMBIC_HEAD, PLACEHOLDER_ID};
 pub use status::StatusUpdater;

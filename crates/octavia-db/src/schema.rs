@@ -28,6 +28,48 @@ pub(crate) enum ColType {
     Blob,
 }
 
+/// What a column can hold, as the API's validation must respect it (one variant per
+/// [`ColType`], named by its MariaDB rendering).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnCapacity {
+    /// `varchar(n)`: at most `n` characters (utf8mb4).
+    Varchar(u32),
+    /// `int(11)`: `i32`.
+    Int,
+    /// `bigint(20)`: `i64`.
+    BigInt,
+    /// `tinyint(1)`.
+    Bool,
+    /// `datetime`.
+    DateTime,
+    /// `float`: IEEE single precision (|x| ≤ 3.402823466e38).
+    Float,
+    /// `blob`: at most 65,535 bytes.
+    Blob,
+}
+
+/// One column of the schema: `(table, column, capacity, nullable)`, every table in creation
+/// order; for callers that must prove their values fit (the API's validation tests).
+pub fn columns() -> Vec<(&'static str, &'static str, ColumnCapacity, bool)> {
+    TABLES
+        .iter()
+        .flat_map(|t| {
+            t.columns.iter().map(move |c| {
+                let cap = match c.ty {
+                    Varchar(n) => ColumnCapacity::Varchar(n),
+                    Int => ColumnCapacity::Int,
+                    BigInt => ColumnCapacity::BigInt,
+                    Bool => ColumnCapacity::Bool,
+                    DateTime => ColumnCapacity::DateTime,
+                    Float => ColumnCapacity::Float,
+                    Blob => ColumnCapacity::Blob,
+                };
+                (t.name, c.name, cap, c.nullable)
+            })
+        })
+        .collect()
+}
+
 /// A server default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Default {

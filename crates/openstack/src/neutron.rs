@@ -1127,6 +1127,19 @@ impl NeutronClient {
 
     // QoS and security groups (validation)
 
+    /// `GET /v2.0/extensions/{alias}`: whether Neutron has that API extension (404 → false),
+    /// as openstacksdk's `find_extension` that Octavia's network driver asks at start-up.
+    pub async fn has_extension(&self, alias: &str) -> Result<bool, NeutronError> {
+        match self
+            .send(Method::GET, &format!("extensions/{alias}"), &[], None)
+            .await
+        {
+            Ok(_) => Ok(true),
+            Err(e) if e.is_not_found() => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
     /// `GET /v2.0/qos/policies/{id}`. 404 → `NotFound` (Octavia: InvalidSubresource).
     pub async fn get_qos_policy(&self, id: &str) -> Result<QosPolicy, NeutronError> {
         self.get_one(&format!("qos/policies/{id}"), "policy").await

@@ -677,6 +677,9 @@ impl OvnProvider {
             enabled: p.admin_state_up.unwrap_or(true),
             session_persistence: validate::session_persistence_set(p.session_persistence.as_ref())
                 .map(|o| Value::Object(o.clone())),
+            // an update's explicit null (what the API sends for `session_persistence: null`)
+            // clears it; absent (None) leaves it unchanged
+            clear_persistence: old.is_some() && matches!(p.session_persistence, Some(Value::Null)),
         }
     }
 
@@ -839,6 +842,29 @@ impl ProviderDriver for OvnProvider {
                     Err(ProviderError::driver(neutron_text(&e)))
                 }
             }
+        }
+    }
+
+    async fn delete_vip_ports(
+        &self,
+        loadbalancer_id: &str,
+        port_ids: Vec<String>,
+    ) -> Result<(), ProviderError> {
+        if let Ok(mut m) = self.inner.vip_facts.lock() {
+            m.remove(loadbalancer_id);
+        }
+        let neutron = &self.inner.neutron;
+        let mut failed = None;
+        for id in port_ids {
+            // an already deleted port is what we want
+            if let Err(e) = neutron.delete_port(&id).await {
+                tracing::warn!(port = %id, error = %e, "could not delete the VIP port of a refused load balancer create");
+                failed = Some(e);
+            }
+        }
+        match failed {
+            Some(e) => Err(ProviderError::driver(neutron_text(&e))),
+            None => Ok(()),
         }
     }
 

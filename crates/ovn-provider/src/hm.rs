@@ -235,8 +235,14 @@ pub fn update(snap: &NbSnapshot, hm: &HmReq) -> Result<Plan, PlanError> {
 }
 
 /// Remove an HM from an edit: members back to NO_MONITOR, their mappings removed, the health
-/// checks dropped, the id removed from `octavia:healthmonitors`.
-pub fn remove(edit: &mut Edit<'_>, plan: &mut Plan, hm_id: &str, pool_id: &str) {
+/// checks dropped, the id removed from `octavia:healthmonitors`. Returns the row edited and
+/// its load balancer's id, for the caller to recompute the tree.
+pub fn remove(
+    edit: &mut Edit<'_>,
+    plan: &mut Plan,
+    hm_id: &str,
+    pool_id: &str,
+) -> Option<(LbRef, String)> {
     let snap = edit.snap;
     put(
         &mut plan.report,
@@ -259,7 +265,7 @@ pub fn remove(edit: &mut Edit<'_>, plan: &mut Plan, hm_id: &str, pool_id: &str) 
                 .any(|h| h == hm_id)
         })
         .or_else(|| snap.lb_by_pool(pool_id).map(|(r, _)| r));
-    let Some(row) = row else { return };
+    let row = row?;
     let h = LbRef::Existing(row.uuid.clone());
     let key = ext::find_pool_key(&row.external_ids, pool_id);
     let members = key
@@ -324,17 +330,24 @@ pub fn remove(edit: &mut Edit<'_>, plan: &mut Plan, hm_id: &str, pool_id: &str) 
         Some(Prov::Active),
         None,
     );
+    Some((h, row.name.clone()))
 }
 
 /// `hm_delete` as its own transaction; reports DELETED/NO_MONITOR even when nothing was found.
+/// The members turned NO_MONITOR, so the pool, listener and LB operating statuses are
+/// recomputed from the edited row (seed 000 §8): a pool DEGRADED by an ERROR member is
+/// ONLINE again (the reference leaves it DEGRADED).
 pub fn delete(snap: &NbSnapshot, hm_id: &str, pool_id: &str) -> Plan {
     let mut edit = Edit::new(snap);
     let mut plan = Plan::default();
-    remove(&mut edit, &mut plan, hm_id, pool_id);
-    plan.ops = edit.into_ops();
-    let mut report = std::mem::take(&mut plan.report);
-    merge(&mut report, Default::default());
+    let edited = remove(&mut edit, &mut plan, hm_id, pool_id);
+    let mut report = match &edited {
+        Some((h, lb_id)) => tree(&edit, lb_id, h),
+        None => Default::default(),
+    };
+    merge(&mut report, std::mem::take(&mut plan.report));
     plan.report = report;
+    plan.ops = edit.into_ops();
     plan
 }
 

@@ -32,6 +32,9 @@ pub struct PoolReq {
     pub enabled: bool,
     /// Session persistence object, if set.
     pub session_persistence: Option<Value>,
+    /// An update that removes the session persistence (`null` or an all-null object):
+    /// `options:affinity_timeout` goes too (the reference keeps it).
+    pub clear_persistence: bool,
 }
 
 /// `affinity_timeout` for a session persistence object, if it sets one (seconds, as text).
@@ -159,6 +162,8 @@ pub fn update(snap: &NbSnapshot, p: &PoolReq, enabled: Option<bool>) -> Result<P
         }
         if let Some(t) = affinity_timeout(p.session_persistence.as_ref()) {
             r.options.insert(AFFINITY_TIMEOUT.into(), t);
+        } else if p.clear_persistence {
+            r.options.remove(AFFINITY_TIMEOUT);
         }
     }
     plan.ops = edit.into_ops();

@@ -307,6 +307,7 @@ fn pool_req() -> PoolReq {
         listener_id: Some("L".into()),
         enabled: true,
         session_persistence: None,
+        clear_persistence: false,
     }
 }
 
@@ -518,6 +519,15 @@ fn session_persistence_sets_affinity() {
         Some("360")
     );
     assert_eq!(pool::affinity_timeout(Some(&json!({}))), None);
+    // an update without persistence keeps it; one that clears it removes the option
+    run!(&mut s, pool::update(&s, &pool_req(), None).unwrap());
+    assert_eq!(only_row(&s).options["affinity_timeout"], "120");
+    let cleared = PoolReq {
+        clear_persistence: true,
+        ..pool_req()
+    };
+    run!(&mut s, pool::update(&s, &cleared, None).unwrap());
+    assert!(!only_row(&s).options.contains_key("affinity_timeout"));
 }
 
 #[test]

@@ -394,6 +394,7 @@ impl Sim<'_> {
                     p.session_persistence.as_ref(),
                 )
                 .map(|o| serde_json::Value::Object(o.clone())),
+                clear_persistence: false,
             };
             match pool::create(&self.nb, &req) {
                 Ok(plan) => {

@@ -332,6 +332,56 @@ async fn scenario(n: NeutronClient, lb_id: String, made: Made) -> Result<(), Str
         "affinity {:?}",
         row.options
     );
+    // cleared by the API (`session_persistence: null` → the model's explicit null): the
+    // option goes from the real NB row; an update that does not name it keeps it
+    step(
+        driver.pool_update(
+            p_old.clone(),
+            Pool {
+                pool_id: p_id.clone(),
+                name: Some("renamed".into()),
+                ..Default::default()
+            },
+        ),
+        &mut rx,
+    )
+    .await?;
+    let row = lb_row(&*nb, lb_id).await?;
+    check!(
+        row.options.get("affinity_timeout").map(String::as_str) == Some("90"),
+        "affinity kept {:?}",
+        row.options
+    );
+    step(
+        driver.pool_update(
+            p_old.clone(),
+            Pool {
+                pool_id: p_id.clone(),
+                session_persistence: Some(serde_json::Value::Null),
+                ..Default::default()
+            },
+        ),
+        &mut rx,
+    )
+    .await?;
+    let row = lb_row(&*nb, lb_id).await?;
+    check!(
+        !row.options.contains_key("affinity_timeout"),
+        "affinity cleared {:?}",
+        row.options
+    );
+    step(
+        driver.pool_update(
+            p_old.clone(),
+            Pool {
+                pool_id: p_id.clone(),
+                session_persistence: Some(json!({"type": "SOURCE_IP", "persistence_timeout": 90})),
+                ..Default::default()
+            },
+        ),
+        &mut rx,
+    )
+    .await?;
     let r = driver
         .pool_update(
             p_old.clone(),

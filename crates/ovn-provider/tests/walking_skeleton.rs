@@ -247,21 +247,18 @@ async fn scenario(n: NeutronClient, lb_id: String, made: Made) -> Result<(), Str
 
     // --- TCP health monitor ---
     let hm_id = uid();
-    let r = step(
-        driver.health_monitor_create(HealthMonitor {
-            healthmonitor_id: hm_id.clone(),
-            pool_id: Some(pool_id.clone()),
-            kind: Some("TCP".into()),
-            delay: Some(5),
-            timeout: Some(3),
-            max_retries: Some(2),
-            max_retries_down: Some(4),
-            admin_state_up: Some(true),
-            ..Default::default()
-        }),
-        &mut rx,
-    )
-    .await?;
+    let hm = HealthMonitor {
+        healthmonitor_id: hm_id.clone(),
+        pool_id: Some(pool_id.clone()),
+        kind: Some("TCP".into()),
+        delay: Some(5),
+        timeout: Some(3),
+        max_retries: Some(2),
+        max_retries_down: Some(4),
+        admin_state_up: Some(true),
+        ..Default::default()
+    };
+    let r = step(driver.health_monitor_create(hm.clone()), &mut rx).await?;
     check!(
         rec(&r.healthmonitors, &hm_id) == (Some(Prov::Active), Some(Op::Online)),
         "hm report {r:?}"
@@ -388,6 +385,31 @@ async fn scenario(n: NeutronClient, lb_id: String, made: Made) -> Result<(), Str
         "lb after offline {r:?}"
     );
 
+    // --- the monitor deleted: members NO_MONITOR, the tree recomputed (seed 000 §8) ---
+    let r = step(driver.health_monitor_delete(hm.clone()), &mut rx).await?;
+    check!(
+        rec(&r.healthmonitors, &hm_id).0 == Some(Prov::Deleted)
+            && rec(&r.members, &m1).1 == Some(Op::NoMonitor)
+            && rec(&r.members, &m2).1 == Some(Op::NoMonitor),
+        "members after hm delete {r:?}"
+    );
+    check!(
+        rec(&r.pools, &pool_id).1 == Some(Op::Online)
+            && rec(&r.listeners, &listener_id).1 == Some(Op::Online)
+            && rec(&r.loadbalancers, lb_id).1 == Some(Op::Online),
+        "tree after hm delete {r:?}"
+    );
+    let row = snapshot(&*nb)
+        .await?
+        .lbs_named(lb_id)
+        .first()
+        .map(|r| (*r).clone())
+        .ok_or("row gone")?;
+    check!(
+        row.health_check.is_empty() && row.ip_port_mappings.is_empty(),
+        "health check / mappings left {row:?}"
+    );
+
     // --- cascade delete ---
     let r = step(driver.loadbalancer_delete(lb.clone(), true), &mut rx).await?;
     check!(
@@ -406,10 +428,6 @@ async fn scenario(n: NeutronClient, lb_id: String, made: Made) -> Result<(), Str
         rec(&r.members, &m1).0 == Some(Prov::Deleted)
             && rec(&r.members, &m2).0 == Some(Prov::Deleted),
         "members deleted {r:?}"
-    );
-    check!(
-        rec(&r.healthmonitors, &hm_id).0 == Some(Prov::Deleted),
-        "hm deleted {r:?}"
     );
     let snap = snapshot(&*nb).await?;
     check!(snap.lbs_named(lb_id).is_empty(), "rows left");

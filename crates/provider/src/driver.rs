@@ -37,6 +37,18 @@ pub trait ProviderDriver: Send + Sync + 'static {
         not_implemented()
     }
 
+    /// Delete VIP ports this driver's [`Self::create_vip_port`] made for a load balancer
+    /// whose create was then refused or failed (the API's cleanup, so a refused create leaves
+    /// no port behind). Only ports the driver created are passed, never a user's
+    /// `vip_port_id`. A driver that creates no ports has nothing to do (the default).
+    async fn delete_vip_ports(
+        &self,
+        loadbalancer_id: &str,
+        port_ids: Vec<String>,
+    ) -> Result<(), ProviderError> {
+        Ok(())
+    }
+
     async fn loadbalancer_create(&self, lb: LoadBalancer) -> Result<(), ProviderError> {
         not_implemented()
     }

@@ -293,6 +293,7 @@ pub async fn create(
         if let Some(sp) = &sp {
             crate::pool::validate_sp(sp, &protocol, "UDP and SCTP")?;
         }
+        crate::pool::validate_tls_lists(p, false)?;
         if p.str("crl_container_ref").is_some() && p.str("ca_tls_container_ref").is_none() {
             return Err(ApiError::Validation(
                 "A CA certificate reference is required to specify a revocation list.".into(),

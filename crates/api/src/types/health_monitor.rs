@@ -12,6 +12,8 @@ pub const TYPES: &[&str] = &[
     "UDP-CONNECT",
     "SCTP",
 ];
+/// `SUPPORTED_HTTP_VERSIONS` (octavia/common/constants.py).
+pub const SUPPORTED_HTTP_VERSIONS: &[f64] = &[1.0, 1.1];
 /// `SUPPORTED_HEALTH_MONITOR_HTTP_METHODS`.
 pub const HTTP_METHODS: &[&str] = &[
     "GET", "HEAD", "POST", "PUT", "DELETE", "TRACE", "OPTIONS", "CONNECT", "PATCH",
@@ -49,7 +51,8 @@ fn domain_ok(s: &str) -> bool {
 const CODES: Kind = Kind::Pattern {
     pattern: "^(\\d{3}(\\s*,\\s*\\d{3})*)$|^(\\d{3}-\\d{3})$",
     check: expected_codes_ok,
-    max: None,
+    // no length in WSME; `health_monitor.expected_codes` is varchar(64)
+    max: Some(64),
 };
 const DOMAIN: Kind = Kind::Pattern {
     pattern: "^(?=^.{1,254}$)(^(?:(?!\\d+\\.|-)[a-zA-Z0-9_\\-]{1,63}(?<!-)\\.?)+(?:[a-zA-Z]{2,})$)",
@@ -57,7 +60,7 @@ const DOMAIN: Kind = Kind::Pattern {
     max: Some(255),
 };
 const RETRIES: Kind = int(Some(1), Some(10));
-const HTTP_VERSION: Kind = Kind::Float;
+const HTTP_VERSION: Kind = Kind::FloatEnum(SUPPORTED_HTTP_VERSIONS);
 
 /// `HealthMonitorPOST`.
 pub static HM_POST: Schema = Schema {

@@ -1,6 +1,8 @@
 //! Listener request types, as `octavia/api/v2/types/listener.py`.
 
-use super::{f, int, m, s, Field, Kind, Schema, INT_COLUMN_MAX, TAGS};
+use super::{
+    f, int, m, s, Field, Kind, Schema, INT_COLUMN_MAX, INT_COLUMN_MIN, JOINED_COLUMN_MAX, TAGS,
+};
 use crate::types::l7::L7POLICY_SINGLE;
 use crate::types::pool::POOL_SINGLE;
 
@@ -21,15 +23,23 @@ pub const MAX_TIMEOUT: i64 = 24 * 24 * 60 * 60 * 1000;
 
 const PORT: Kind = int(Some(1), Some(65535));
 const TIMEOUT: Kind = int(Some(0), Some(MAX_TIMEOUT));
+/// `sni_container_refs` items: WSME allows 255 characters, but `sni.tls_container_id` is
+/// `varchar(128)`; a longer reference could only fail in the database.
 const REFS: Kind = Kind::List(&Kind::Str {
     min: None,
-    max: Some(255),
+    max: Some(128),
 });
-const TLS_VERSIONS: Kind = Kind::List(&Kind::Str {
-    min: None,
-    max: Some(32),
-});
-const ALPN: Kind = Kind::List(&Kind::Alpn);
+const TLS_VERSIONS: Kind = Kind::Joined {
+    item: &Kind::Str {
+        min: None,
+        max: Some(32),
+    },
+    max: JOINED_COLUMN_MAX,
+};
+const ALPN: Kind = Kind::Joined {
+    item: &Kind::Alpn,
+    max: JOINED_COLUMN_MAX,
+};
 const CIDRS: Kind = Kind::List(&Kind::Cidr);
 
 macro_rules! common_tail {
@@ -55,7 +65,7 @@ macro_rules! common_tail {
 }
 
 const TAIL_POST: [Field; 15] = common_tail!(int(Some(0), Some(INT_COLUMN_MAX)));
-const TAIL_SINGLE: [Field; 15] = common_tail!(int(None, Some(INT_COLUMN_MAX)));
+const TAIL_SINGLE: [Field; 15] = common_tail!(int(Some(INT_COLUMN_MIN), Some(INT_COLUMN_MAX)));
 
 /// `ListenerPOST`.
 pub static LISTENER_POST: Schema = Schema {

@@ -22,6 +22,15 @@ use crate::fault::ApiError;
 /// `hsts_max_age`, `persistence_timeout`): WSME declares no maximum, but a larger value could
 /// only fail in the database (a 500); it is refused with WSME's range text instead.
 pub const INT_COLUMN_MAX: i64 = i32::MAX as i64;
+/// The smallest value of an `INT` column, the lower bound of the same fields where WSME
+/// declares none (`persistence_timeout`, a graph's `hsts_max_age`).
+pub const INT_COLUMN_MIN: i64 = i32::MIN as i64;
+/// The width of the `varchar` column a comma-joined list is stored in (`tls_versions`,
+/// `alpn_protocols`: `varchar(512)`).
+pub const JOINED_COLUMN_MAX: usize = 512;
+/// The width of `health_monitor.url_path` and `l7policy.redirect_url`/`redirect_prefix`
+/// (`varchar(255)`): Octavia's `URLPathType`/`URLType` declare no length.
+pub const URL_COLUMN_MAX: usize = 255;
 
 /// The type of one attribute, as a WSME datatype.
 #[derive(Debug, Clone, Copy)]
@@ -55,6 +64,9 @@ pub enum Kind {
     Bool,
     /// `float`.
     Float,
+    /// `wtypes.Enum(float, …)`: coerced by `float()`, then one of the values
+    /// (`http_version`: 1.0, 1.1).
+    FloatEnum(&'static [f64]),
     /// `wtypes.Enum(str, …)`.
     Enum(&'static [&'static str]),
     /// Octavia `IPAddressType`.
@@ -67,6 +79,15 @@ pub enum Kind {
     Alpn,
     /// `wtypes.ArrayType(item)`.
     List(&'static Kind),
+    /// `wtypes.ArrayType(item)` stored comma-joined in one `varchar(max)` column: the joined
+    /// text is at most `max` characters (WSME has no such bound; a longer list could only
+    /// fail in the database).
+    Joined {
+        /// The item type.
+        item: &'static Kind,
+        /// Maximum length of the items joined with `,`, in characters.
+        max: usize,
+    },
     /// `wtypes.DictType(str, StringType(max_length))`.
     StrDict(Option<usize>),
     /// A complex type.
@@ -413,7 +434,7 @@ fn convert(kind: &Kind, v: &Value) -> Result<Value, Fail> {
     }
     match kind {
         Kind::Int { .. } => py_int(v).map(Value::from).map_err(Fail::Coerce),
-        Kind::Float => py_float(v).map_err(Fail::Coerce),
+        Kind::Float | Kind::FloatEnum(_) => py_float(v).map_err(Fail::Coerce),
         Kind::Bool => match v {
             Value::Bool(b) => Ok(Value::Bool(*b)),
             Value::Number(n) if n.is_i64() || n.is_u64() => {
@@ -430,7 +451,7 @@ fn convert(kind: &Kind, v: &Value) -> Result<Value, Fail> {
                 py_str(other)
             ))),
         },
-        Kind::List(item) => match v {
+        Kind::List(item) | Kind::Joined { item, .. } => match v {
             Value::Array(a) => a
                 .iter()
                 .map(|i| convert(item, i))
@@ -538,6 +559,17 @@ fn validate(kind: &Kind, v: Value) -> Result<Value, (String, String)> {
             Ok(v)
         }
         Kind::Bool | Kind::Float => Ok(v),
+        Kind::FloatEnum(values) => match v.as_f64() {
+            Some(x) if values.contains(&x) => Ok(v),
+            _ => fail(&format!(
+                "Value should be one of: {}",
+                values
+                    .iter()
+                    .map(|x| format!("{x:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        },
         Kind::Enum(values) => match v.as_str() {
             Some(st) if values.contains(&st) => Ok(v),
             _ => fail(&format!("Value should be one of: {}", values.join(", "))),
@@ -551,6 +583,9 @@ fn validate(kind: &Kind, v: Value) -> Result<Value, (String, String)> {
             None => fail("Value should be IPv4 or IPv6 CIDR format"),
         },
         Kind::UrlPath => match v.as_str() {
+            Some(p) if p.chars().count() > URL_COLUMN_MAX => fail(&format!(
+                "Value should have a maximum character requirement of {URL_COLUMN_MAX}"
+            )),
             Some(p) if valid_url_path(p) => Ok(v),
             _ => fail("Value must be a valid URL Path string"),
         },
@@ -570,6 +605,19 @@ fn validate(kind: &Kind, v: Value) -> Result<Value, (String, String)> {
                 }
             }
             Ok(Value::Array(out))
+        }
+        Kind::Joined { item, max } => {
+            let list = validate(&Kind::List(item), v)?;
+            let joined = list.as_array().map_or(0, |a| {
+                a.iter().map(|i| py_str(i).chars().count()).sum::<usize>()
+                    + a.len().saturating_sub(1)
+            });
+            if joined > *max {
+                return fail(&format!(
+                    "Value should have a maximum character requirement of {max}"
+                ));
+            }
+            Ok(list)
         }
         Kind::StrDict(max) => {
             let Value::Object(o) = &v else {

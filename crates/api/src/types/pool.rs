@@ -1,6 +1,6 @@
 //! Pool request types, as `octavia/api/v2/types/pool.py`.
 
-use super::{f, int, m, s, Kind, Schema, INT_COLUMN_MAX, TAGS};
+use super::{f, int, m, s, Kind, Schema, INT_COLUMN_MAX, INT_COLUMN_MIN, JOINED_COLUMN_MAX, TAGS};
 use crate::types::health_monitor::HM_SINGLE;
 use crate::types::member::MEMBER_SINGLE;
 
@@ -34,7 +34,10 @@ pub static SP_POST: Schema = Schema {
     fields: &[
         m("type", Kind::Enum(SP_TYPES)),
         f("cookie_name", COOKIE),
-        f("persistence_timeout", int(None, Some(INT_COLUMN_MAX))),
+        f(
+            "persistence_timeout",
+            int(Some(INT_COLUMN_MIN), Some(INT_COLUMN_MAX)),
+        ),
         f("persistence_granularity", Kind::Ip),
     ],
     tenant_alias: false,
@@ -45,17 +48,26 @@ pub static SP_PUT: Schema = Schema {
     fields: &[
         f("type", Kind::Enum(SP_TYPES)),
         f("cookie_name", COOKIE),
-        f("persistence_timeout", int(None, Some(INT_COLUMN_MAX))),
+        f(
+            "persistence_timeout",
+            int(Some(INT_COLUMN_MIN), Some(INT_COLUMN_MAX)),
+        ),
         f("persistence_granularity", Kind::Ip),
     ],
     tenant_alias: false,
 };
 
-const TLS_VERSIONS: Kind = Kind::List(&Kind::Str {
-    min: None,
-    max: Some(32),
-});
-const ALPN: Kind = Kind::List(&Kind::Alpn);
+const TLS_VERSIONS: Kind = Kind::Joined {
+    item: &Kind::Str {
+        min: None,
+        max: Some(32),
+    },
+    max: JOINED_COLUMN_MAX,
+};
+const ALPN: Kind = Kind::Joined {
+    item: &Kind::Alpn,
+    max: JOINED_COLUMN_MAX,
+};
 
 /// `PoolPOST`.
 pub static POOL_POST: Schema = Schema {

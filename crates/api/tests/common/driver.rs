@@ -265,6 +265,12 @@ macro_rules! recorder_impl {
                 v.vip_address.get_or_insert_with(|| "10.0.0.10".into());
                 Ok((v, add))
             }
+            async fn delete_vip_ports(&self, _lb: &str, ports: Vec<String>) -> Res {
+                if self.record_vip_port {
+                    self.rec("delete_vip_ports", serde_json::json!(ports));
+                }
+                Ok(())
+            }
             async fn loadbalancer_create(&self, lb: LoadBalancer) -> Res {
                 if let Some(why) = self.fail_lb_create.lock().unwrap().clone() {
                     return Err(ProviderError::driver(why));

@@ -1,0 +1,103 @@
+//! Against a real `keel serve` and the stack's Neutron: a load balancer create the OVN
+//! provider refuses after its VIP port was made leaves no port behind (the reference leaks
+//! `ovn-lb-vip-<id>`), and `vip_qos_policy_id` is validated in Neutron as the reference does
+//! (octavia/common/validate.py `qos_extension_enabled` / `qos_policy_exists`; this stack's
+//! Neutron has no `qos` extension, so any policy is refused with the reference's text).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::{demo_token, neutron, tag, Backend, Keel, LbGuard, NeutronNet};
+use serde_json::{json, Value};
+
+/// The ports on the test's network that the OVN provider made as VIP ports.
+fn vip_ports(net: &NeutronNet, token: &str) -> Vec<Value> {
+    let (code, body) = neutron(
+        "GET",
+        &format!("/ports?network_id={}", net.net),
+        token,
+        None,
+    );
+    assert_eq!(code, 200, "{body}");
+    body["ports"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| {
+            p["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("ovn-lb-vip-"))
+        })
+        .collect()
+}
+
+#[test]
+fn refused_creates_leave_no_port_and_qos_is_validated() {
+    let tag = tag();
+    let net = NeutronNet::create(&tag, &[]);
+    let keel = Keel::start(Backend::Sqlite);
+    let token = demo_token();
+    let lbs = |keel: &Keel| {
+        let (code, b) = keel.api("GET", "/v2/lbaas/loadbalancers", &token, None);
+        assert_eq!(code, 200, "{b}");
+        b["loadbalancers"].as_array().map(Vec::len).unwrap_or(0)
+    };
+    let refused_graphs = [
+        json!({"protocol": "HTTP", "protocol_port": 80}),
+        json!({"protocol": "TCP", "protocol_port": 81, "default_pool": {
+            "name": "p", "protocol": "TCP", "lb_algorithm": "SOURCE_IP_PORT",
+            "members": [{"address": "10.0.0.50", "protocol_port": 8080,
+                         "subnet_id": net.subnet, "monitor_port": 9000}]}}),
+    ];
+    for listener in refused_graphs {
+        let body = json!({"loadbalancer": {"name": format!("refused-{tag}"),
+            "vip_subnet_id": net.subnet, "provider": "ovn", "listeners": [listener]}});
+        let (code, out) = keel.api("POST", "/v2/lbaas/loadbalancers", &token, Some(&body));
+        assert_eq!(code, 501, "{listener}: {out}\n{}", keel.log());
+        assert_eq!(out["faultcode"], "Server", "{out}");
+        assert_eq!(vip_ports(&net, &token), Vec::<Value>::new(), "{listener}");
+        assert_eq!(lbs(&keel), 0);
+    }
+
+    // VIP QoS: no `qos` extension in this Neutron → the reference's 400, nothing made
+    let qos_text = "Validation failure: VIP QoS policy is not allowed in this deployment.";
+    let body = json!({"loadbalancer": {"vip_subnet_id": net.subnet, "provider": "ovn",
+        "vip_qos_policy_id": "6a0a707c-45ef-4758-b533-e55adddba8ce"}});
+    let (code, out) = keel.api("POST", "/v2/lbaas/loadbalancers", &token, Some(&body));
+    assert_eq!(
+        (code, out["faultstring"].as_str()),
+        (400, Some(qos_text)),
+        "{out}"
+    );
+    assert_eq!(lbs(&keel), 0);
+    assert_eq!(vip_ports(&net, &token), Vec::<Value>::new());
+    // on update, naming the policy at all (even null) needs the extension
+    let lb = keel.create_lb(&token, &format!("qos-{tag}"), &net.subnet);
+    let lb_id = lb["id"].as_str().unwrap().to_string();
+    let _rows = LbGuard(lb_id.clone());
+    for policy in [json!(null), json!("6a0a707c-45ef-4758-b533-e55adddba8ce")] {
+        let (code, out) = keel.api(
+            "PUT",
+            &format!("/v2/lbaas/loadbalancers/{lb_id}"),
+            &token,
+            Some(&json!({"loadbalancer": {"vip_qos_policy_id": policy}})),
+        );
+        assert_eq!(
+            (code, out["faultstring"].as_str()),
+            (400, Some(qos_text)),
+            "{out}"
+        );
+    }
+    let (code, out) = keel.api(
+        "PUT",
+        &format!("/v2/lbaas/loadbalancers/{lb_id}"),
+        &token,
+        Some(&json!({"loadbalancer": {"name": "still-fine"}})),
+    );
+    assert_eq!(code, 200, "{out}");
+    keel.wait_lb_active(&token, &lb_id);
+    assert_eq!(vip_ports(&net, &token).len(), 1);
+    keel.delete_lb_cascade(&token, &lb_id);
+    assert_eq!(vip_ports(&net, &token), Vec::<Value>::new());
+}

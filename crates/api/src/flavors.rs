@@ -473,7 +473,7 @@ pub async fn az_delete(
 /// What an LB create names: (flavor metadata, AZ metadata, the flavor's provider).
 ///
 /// Unknown flavor → 400 `Validation failure: Invalid flavor_id.`; unknown AZ → 400
-/// `Validation failure: Invalid availability_zone.`; disabled → 400 `The selected
+/// `Validation failure: Invalid availability zone.`; disabled → 400 `The selected
 /// <flavor|availability_zone> is not allowed in this deployment: <value>` (load_balancer.py).
 /// Absent → `{}`.
 pub async fn lb_create_metadata(
@@ -499,7 +499,7 @@ pub async fn lb_create_metadata(
     if let Some(name) = az {
         let a = get_db_az(&mut tx, &name)
             .await
-            .map_err(|_| ApiError::Validation("Invalid availability_zone.".into()))?;
+            .map_err(|_| ApiError::Validation("Invalid availability zone.".into()))?;
         if !a.enabled {
             return Err(ApiError::BadRequest(format!(
                 "The selected availability_zone is not allowed in this deployment: {name}"

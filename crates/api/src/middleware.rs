@@ -75,24 +75,14 @@ pub async fn accept_json(req: Request, next: Next) -> Response {
     next.run(req).await
 }
 
-/// pecan's 404 for unknown paths.
+/// pecan's 404 for unknown paths (its `description` is empty).
 pub async fn not_found() -> Response {
-    ApiError::pecan(
-        StatusCode::NOT_FOUND,
-        "Not Found",
-        "The resource could not be found.",
-    )
-    .into_response()
+    ApiError::pecan(StatusCode::NOT_FOUND, "Not Found", "").into_response()
 }
 
-/// pecan's 405 for a known path with another method.
+/// pecan's 405 for a known path with another method (its `description` is empty).
 pub async fn method_not_allowed() -> Response {
-    ApiError::pecan(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "Method Not Allowed",
-        "The method is not allowed for this resource.",
-    )
-    .into_response()
+    ApiError::pecan(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed", "").into_response()
 }
 
 /// The collections reachable both under `/v2/lbaas/` and directly under `/v2/`

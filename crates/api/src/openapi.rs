@@ -302,7 +302,8 @@ pub static RESOURCES: &[&Resource] = &[
 pub enum Nest {
     /// A list of these objects (always present).
     Many(&'static str),
-    /// One such object, present only when there is one (`healthmonitor` of a pool).
+    /// One such object, or `null` when there is none (`healthmonitor` of a pool: WSME
+    /// renders the unset attribute as `null`).
     Maybe(&'static str),
 }
 
@@ -348,7 +349,7 @@ pub static HEALTH_MONITOR_FULL: Full = Full {
     nested: &[],
     non_empty_one_of: &[],
 };
-/// `PoolFullResponse`: `members` whole, `healthmonitor` whole when there is one; no
+/// `PoolFullResponse`: `members` whole, `healthmonitor` whole (`null` without one); no
 /// `loadbalancers` nor `healthmonitor_id`.
 pub static POOL_FULL: Full = Full {
     name: "PoolFull",
@@ -961,7 +962,7 @@ fn full_schema(full: &Full) -> Value {
         for (name, nest) in full.nested {
             let p = match nest {
                 Nest::Many(c) => json!({"type": "array", "items": schema_ref(c)}),
-                Nest::Maybe(c) => schema_ref(c),
+                Nest::Maybe(c) => json!({"anyOf": [schema_ref(c), {"type": "null"}]}),
             };
             props.insert(name.to_string(), p);
         }
@@ -975,10 +976,8 @@ fn full_schema(full: &Full) -> Value {
                 .collect()
         })
         .unwrap_or_default();
-    for (name, nest) in full.nested {
-        if matches!(nest, Nest::Many(_)) {
-            required.push(json!(name));
-        }
+    for (name, _) in full.nested {
+        required.push(json!(name));
     }
     v["required"] = json!(required);
     if !full.non_empty_one_of.is_empty() {
@@ -1385,7 +1384,7 @@ mod tests {
         assert!(s["PoolFull"]["properties"]
             .get("healthmonitor_id")
             .is_none());
-        assert!(!s["PoolFull"]["required"]
+        assert!(s["PoolFull"]["required"]
             .as_array()
             .unwrap()
             .contains(&json!("healthmonitor")));

@@ -75,11 +75,6 @@ pub async fn healthcheck(State(state): State<AppState>) -> Response {
     if state.config().healthcheck_enabled {
         (StatusCode::OK, "OK").into_response()
     } else {
-        crate::fault::ApiError::pecan(
-            StatusCode::NOT_FOUND,
-            "Not Found",
-            "The resource could not be found.",
-        )
-        .into_response()
+        crate::fault::ApiError::pecan(StatusCode::NOT_FOUND, "Not Found", "").into_response()
     }
 }

@@ -523,7 +523,7 @@ async fn lb_create_resolves_flavor_and_zone_metadata() {
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert_eq!(
             b["faultstring"],
-            "Validation failure: Invalid availability_zone."
+            "Validation failure: Invalid availability zone."
         );
         env.req_as(
             Some("admin"),

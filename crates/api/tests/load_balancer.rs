@@ -274,9 +274,19 @@ async fn versions_and_framework() {
     assert_eq!(s, StatusCode::OK);
     let (s, _) = env.req("GET", "/v2/loadbalancers", None).await;
     assert_eq!(s, StatusCode::OK);
+    // pecan's routing errors: `abort(404)` / `abort(405)` carry an empty detail
     let (s, b) = env.req("GET", "/nope", None).await;
     assert_eq!(s, StatusCode::NOT_FOUND);
-    assert_eq!(b["code"], 404);
+    assert_eq!(
+        b,
+        json!({"code": 404, "title": "Not Found", "description": ""})
+    );
+    let (s, b) = env.req("PATCH", "/v2/lbaas/loadbalancers", None).await;
+    assert_eq!(s, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(
+        b,
+        json!({"code": 405, "title": "Method Not Allowed", "description": ""})
+    );
     let big = "x".repeat(200_000);
     let (s, b) = env
         .req(

@@ -517,7 +517,7 @@ async fn every_operation_answers_as_documented() {
         assert_eq!(redirect["redirect_pool_id"], rp["id"]);
         assert_eq!(gp["members"].as_array().unwrap().len(), 2);
         assert_eq!(gp["healthmonitor"]["type"], "HTTP");
-        assert!(rp.get("healthmonitor").is_none() && rp["members"] == json!([]));
+        assert!(rp["healthmonitor"].is_null() && rp["members"] == json!([]));
         for p in pools {
             assert!(p.get("healthmonitor_id").is_none() && p.get("loadbalancers").is_none());
         }

@@ -100,6 +100,15 @@ async fn quota_crud() {
             want[k] = json!(2);
         }
         assert_eq!(b["quotas"], json!([want]));
+        // filtered by project: the same raw row, unset limits null (not the -1 defaults)
+        let (_, b) = env
+            .req(
+                "GET",
+                &format!("/v2/lbaas/quotas?project_id={PROJECT}"),
+                None,
+            )
+            .await;
+        assert_eq!(b["quotas"], json!([want]));
         let (_, b) = env
             .req("GET", "/v2/lbaas/quotas?project_id=other", None)
             .await;

@@ -215,11 +215,10 @@ impl Database {
             });
         }
         if url.starts_with("sqlite:") {
-            let opts = SqliteConnectOptions::from_str(url)
-                .map_err(|e| DbError::Url(format!("{url}: {e}")))?
+            let (opts, memory) = sqlite_options(url)?;
+            let opts = opts
                 .foreign_keys(true)
                 .busy_timeout(Duration::from_secs(30));
-            let memory = url.contains(":memory:") || url.contains("mode=memory");
             let pool = if memory {
                 SqlitePoolOptions::new()
                     .max_connections(1)
@@ -831,6 +830,33 @@ impl NanoZero for NaiveDateTime {
 fn _commit_is_send(tx: Tx) {
     fn is_send<T: Send>(_: T) {}
     is_send(tx.commit());
+}
+
+/// SQLite options of a URL, and whether it is an in-memory database. SQLAlchemy's forms (what
+/// an octavia.conf `[database] connection` carries) are understood: `sqlite://` and
+/// `sqlite:///:memory:` (memory), `sqlite:///<relative path>`, `sqlite:////<absolute path>`;
+/// other URLs are sqlx's (`sqlite://path?mode=rwc`, `sqlite::memory:`). A database file is
+/// created when missing, as SQLAlchemy does, unless the URL names its own `mode`.
+fn sqlite_options(url: &str) -> Result<(SqliteConnectOptions, bool), DbError> {
+    let bad = |e: sqlx::Error| DbError::Url(format!("{url}: {e}"));
+    let (base, query) = url.split_once('?').unwrap_or((url, ""));
+    let memory_url = base == "sqlite://" || base == "sqlite:///:memory:";
+    if memory_url {
+        return Ok((
+            SqliteConnectOptions::from_str("sqlite::memory:").map_err(bad)?,
+            true,
+        ));
+    }
+    let mut opts = match base.strip_prefix("sqlite:///") {
+        // SQLAlchemy: what follows the third slash is the path (a fourth makes it absolute)
+        Some(path) if query.is_empty() => SqliteConnectOptions::new().filename(path),
+        _ => SqliteConnectOptions::from_str(url).map_err(bad)?,
+    };
+    let memory = url.contains(":memory:") || url.contains("mode=memory");
+    if !memory && !query.contains("mode=") {
+        opts = opts.create_if_missing(true);
+    }
+    Ok((opts, memory))
 }
 
 #[cfg(test)]

@@ -724,7 +724,7 @@ pub async fn provider_models(
 
 /// `LoadBalancerFullResponse`: the LB body with `listeners` as `ListenerFullResponse`
 /// (`l7policies` full, with full `rules`; no `loadbalancers`) and `pools` as
-/// `PoolFullResponse` (full `members`, `healthmonitor` when there is one; no `loadbalancers`
+/// `PoolFullResponse` (full `members`, `healthmonitor` or `null`; no `loadbalancers`
 /// nor `healthmonitor_id`), as octavia/api/v2/types/*.py `_full_response`.
 /// With `created`, listeners, pools and members come in request order (the rows of one
 /// transaction share a `created_at`).
@@ -784,9 +784,8 @@ pub async fn render_full(
             o.insert("members".into(), Value::Array(members));
             o.remove("loadbalancers");
             o.remove("healthmonitor_id");
-            if let Some(hv) = hm {
-                o.insert("healthmonitor".into(), hv);
-            }
+            // WSME renders an unset `healthmonitor` as null: the key is always there
+            o.insert("healthmonitor".into(), hm.unwrap_or(Value::Null));
         }
         ps.push(v);
     }

@@ -277,7 +277,7 @@ pub fn parse_body(
             "None",
             "Mandatory field missing.",
         )),
-        Err(Fail::Coerce(msg)) => Err(ApiError::invalid_input(argname, py_repr(&root), msg)),
+        Err(Fail::Coerce(msg)) => Err(ApiError::invalid_input(argname, echo(body, &root), msg)),
         Err(Fail::Api(ApiError::UnknownAttribute { arg, attrs })) => {
             Err(ApiError::UnknownAttribute {
                 arg: if arg.is_empty() {
@@ -343,7 +343,7 @@ pub fn parse_list_body(
             "None",
             "Mandatory field missing.",
         )),
-        Err(Fail::Coerce(msg)) => Err(ApiError::invalid_input(argname, py_repr(&root), msg)),
+        Err(Fail::Coerce(msg)) => Err(ApiError::invalid_input(argname, echo(body, &root), msg)),
         Err(Fail::Api(ApiError::UnknownAttribute { arg, attrs })) => {
             Err(ApiError::UnknownAttribute {
                 arg: if arg.is_empty() {
@@ -742,6 +742,100 @@ pub fn py_repr(v: &Value) -> String {
     }
 }
 
+/// A JSON value whose objects keep the client's key order (serde_json's map sorts them).
+enum Ordered {
+    Scalar(Value),
+    List(Vec<Ordered>),
+    Dict(Vec<(String, Ordered)>),
+}
+
+impl<'de> serde::Deserialize<'de> for Ordered {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Ordered;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("JSON")
+            }
+            fn visit_bool<E>(self, b: bool) -> Result<Ordered, E> {
+                Ok(Ordered::Scalar(Value::Bool(b)))
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<Ordered, E> {
+                Ok(Ordered::Scalar(Value::from(n)))
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Ordered, E> {
+                Ok(Ordered::Scalar(Value::from(n)))
+            }
+            fn visit_f64<E>(self, n: f64) -> Result<Ordered, E> {
+                Ok(Ordered::Scalar(Value::from(n)))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Ordered, E> {
+                Ok(Ordered::Scalar(Value::String(s.to_string())))
+            }
+            fn visit_unit<E>(self) -> Result<Ordered, E> {
+                Ok(Ordered::Scalar(Value::Null))
+            }
+            fn visit_none<E>(self) -> Result<Ordered, E> {
+                Ok(Ordered::Scalar(Value::Null))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Ordered, A::Error> {
+                let mut v = Vec::new();
+                while let Some(x) = a.next_element()? {
+                    v.push(x);
+                }
+                Ok(Ordered::List(v))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Ordered, A::Error> {
+                let mut v: Vec<(String, Ordered)> = Vec::new();
+                while let Some((k, x)) = a.next_entry::<String, Ordered>()? {
+                    // a repeated key keeps its first place and its last value, as a Python dict
+                    match v.iter_mut().find(|(have, _)| *have == k) {
+                        Some(slot) => slot.1 = x,
+                        None => v.push((k, x)),
+                    }
+                }
+                Ok(Ordered::Dict(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn ordered_repr(v: &Ordered) -> String {
+    match v {
+        Ordered::Scalar(x) => py_repr(x),
+        Ordered::List(a) => format!(
+            "[{}]",
+            a.iter().map(ordered_repr).collect::<Vec<_>>().join(", ")
+        ),
+        Ordered::Dict(o) => format!(
+            "{{{}}}",
+            o.iter()
+                .map(|(k, x)| format!(
+                    "{}: {}",
+                    py_repr(&Value::String(k.clone())),
+                    ordered_repr(x)
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The request body as WSME echoes it in `Invalid input` texts: Python's `repr` of the parsed
+/// dict, keys in the client's order (`root` when the body cannot be read again).
+fn echo(body: &[u8], root: &Value) -> String {
+    serde_json::from_slice::<Ordered>(body)
+        .map(|o| ordered_repr(&o))
+        .unwrap_or_else(|_| py_repr(root))
+}
+
 /// Python `str()` of a JSON value (strings raw, everything else as [`py_repr`]).
 pub fn py_str(v: &Value) -> String {
     match v {
@@ -797,6 +891,16 @@ mod tests {
             p(json!({"listener": {"protocol_port": 1, "extra": [{"subnet_id": "x", "z": 1}]}}))
                 .unwrap_err(),
             "Unknown attribute for argument listener_.listener.extra: z"
+        );
+    }
+
+    #[test]
+    fn echoed_bodies_keep_the_clients_key_order() {
+        let body = br#"{"listener": {"protocol_port": "x", "name": "n", "admin_state_up": true}}"#;
+        let e = parse_body(body, "listener_", "listener", &T).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Invalid input for field/attribute listener_. Value: '{'listener': {'protocol_port': 'x', 'name': 'n', 'admin_state_up': True}}'. invalid literal for int() with base 10: 'x'"
         );
     }
 

@@ -97,6 +97,15 @@ impl ProviderDriver for NbGate {
             .await
     }
 
+    /// Clean-up of a refused create: Neutron only, so it passes while the NB is down.
+    async fn delete_vip_ports(
+        &self,
+        loadbalancer_id: &str,
+        port_ids: Vec<String>,
+    ) -> Result<(), ProviderError> {
+        self.inner.delete_vip_ports(loadbalancer_id, port_ids).await
+    }
+
     async fn loadbalancer_create(&self, lb: LoadBalancer) -> Result<(), ProviderError> {
         self.check()?;
         self.inner.loadbalancer_create(lb).await

@@ -56,7 +56,12 @@ fn refused_creates_leave_no_port_and_qos_is_validated() {
         let (code, out) = keel.api("POST", "/v2/lbaas/loadbalancers", &token, Some(&body));
         assert_eq!(code, 501, "{listener}: {out}\n{}", keel.log());
         assert_eq!(out["faultcode"], "Server", "{out}");
-        assert_eq!(vip_ports(&net, &token), Vec::<Value>::new(), "{listener}");
+        assert_eq!(
+            vip_ports(&net, &token),
+            Vec::<Value>::new(),
+            "{listener}\n{}",
+            keel.log()
+        );
         assert_eq!(lbs(&keel), 0);
     }
 

@@ -236,6 +236,9 @@ pub async fn auth_layer(State(state): State<AppState>, mut req: Request, next: N
     let policy = state.inner.config.policy.current();
     match authenticate(&state.inner.auth, &policy, req.headers()).await {
         Ok(ctx) => {
+            if let Some(p) = &ctx.project_id {
+                tracing::Span::current().record("project_id", p.as_str());
+            }
             req.extensions_mut().insert(ctx);
             next.run(req).await
         }

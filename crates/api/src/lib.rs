@@ -23,6 +23,7 @@ pub mod listener;
 pub mod listing;
 pub mod load_balancer;
 pub mod member;
+pub mod metrics;
 pub mod network;
 pub mod openapi;
 pub mod pagination;

@@ -26,7 +26,9 @@ pub mod graph;
 type Q = Query<Vec<(String, String)>>;
 
 /// Load a load balancer that is not DELETED (404 `Load Balancer <id> not found.`).
+/// The id is recorded as the request span's `lb_id` (log lines of the request carry it).
 pub async fn get_db_lb(tx: &mut octavia_db::Tx, id: &str) -> Result<LoadBalancerRow, ApiError> {
+    tracing::Span::current().record("lb_id", id);
     let lb: Option<LoadBalancerRow> = tx.find(id).await?;
     lb.filter(|l| l.provisioning_status != "DELETED")
         .ok_or_else(|| ApiError::not_found("Load Balancer", id))

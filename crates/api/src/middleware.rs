@@ -11,10 +11,61 @@ use serde_json::json;
 use crate::fault::ApiError;
 use crate::AppState;
 
-/// oslo `RequestId`: every response carries `x-openstack-request-id: req-<uuid>`.
+/// A client's `X-Openstack-Request-Id` when it has oslo's form `req-<uuid>`
+/// (oslo_middleware/request_id.py keeps it as the global request id; anything else is dropped).
+fn global_request_id(req: &Request) -> Option<String> {
+    let v = req.headers().get("x-openstack-request-id")?.to_str().ok()?;
+    let rest = v.strip_prefix("req-")?;
+    uuid::Uuid::parse_str(rest).ok().map(|_| v.to_string())
+}
+
+/// oslo `RequestId`: every response carries `x-openstack-request-id: req-<uuid>` (a new id;
+/// a valid one the client sent is kept as `global_request_id`). The request runs in a
+/// `request` span holding both ids, and the project and load balancer once known
+/// (`context::auth_layer`, `load_balancer::get_db_lb` record them), so every log line of the
+/// request — and of the provider work it queues — carries them. One access line per request
+/// (method, path, status, milliseconds) as oslo.service's wsgi log; the route and status
+/// feed the `keel_api_requests_total` / `keel_api_request_duration_seconds` metrics.
 pub async fn request_id(req: Request, next: Next) -> Response {
+    use tracing::Instrument;
     let id = format!("req-{}", uuid::Uuid::new_v4());
-    let mut resp = next.run(req).await;
+    let global = global_request_id(&req);
+    let span = tracing::info_span!(
+        "request",
+        request_id = %id,
+        global_request_id = tracing::field::Empty,
+        project_id = tracing::field::Empty,
+        lb_id = tracing::field::Empty,
+    );
+    if let Some(g) = &global {
+        span.record("global_request_id", g.as_str());
+    }
+    let method = req.method().clone();
+    let path = req.uri().path().to_string();
+    let route = req
+        .extensions()
+        .get::<axum::extract::MatchedPath>()
+        .map(|m| m.as_str().to_string())
+        .unwrap_or_else(|| "unmatched".into());
+    let started = std::time::Instant::now();
+    let mut resp = next.run(req).instrument(span.clone()).await;
+    let elapsed = started.elapsed();
+    let status = resp.status().as_u16();
+    span.in_scope(|| {
+        tracing::info!(
+            method = %method,
+            path = %path,
+            status,
+            ms = elapsed.as_secs_f64() * 1000.0,
+            "request"
+        )
+    });
+    let status_s = status.to_string();
+    let labels = [method.as_str(), route.as_str(), status_s.as_str()];
+    crate::metrics::REQUESTS.with_label_values(&labels).inc();
+    crate::metrics::REQUEST_SECONDS
+        .with_label_values(&labels)
+        .observe(elapsed.as_secs_f64());
     if let Ok(v) = HeaderValue::from_str(&id) {
         resp.headers_mut().insert("x-openstack-request-id", v);
     }

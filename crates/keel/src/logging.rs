@@ -153,12 +153,14 @@ where
             let bracket = if ctx_fields.is_empty() {
                 "-".to_string()
             } else {
-                ctx_fields
-                    .iter()
-                    .map(|(k, v)| match *k {
-                        "request_id" => text(v),
-                        _ => format!("{k}={}", text(v)),
-                    })
+                let id = ctx_fields.get("request_id").map(text);
+                id.into_iter()
+                    .chain(
+                        ctx_fields
+                            .iter()
+                            .filter(|(k, _)| **k != "request_id")
+                            .map(|(k, v)| format!("{k}={}", text(v))),
+                    )
                     .collect::<Vec<_>>()
                     .join(" ")
             };

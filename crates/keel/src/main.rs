@@ -17,6 +17,7 @@
 mod clients;
 mod config;
 mod logging;
+mod metrics;
 mod nb_gate;
 mod recovery;
 mod shutdown;
@@ -194,7 +195,12 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     .await
     .with_context(|| format!("OVN NB at {}", config.ovn.ovn_nb_connection))?;
     let gate_nb = nb.clone();
-    let status: Arc<dyn StatusSink> = Arc::new(octavia_db::StatusUpdater::new(db.clone()));
+    let status: Arc<dyn StatusSink> = Arc::new(metrics::CountedStatus(Arc::new(
+        octavia_db::StatusUpdater::new(db.clone()),
+    )));
+    if let Some(addr) = &config.keel.metrics_listen {
+        metrics::serve(addr, db.clone()).await?;
+    }
     let ovn = ovn_provider::OvnProvider::new(
         nb.clone(),
         neutron.clone(),

@@ -742,6 +742,28 @@ impl std::fmt::Debug for TokenValidator {
     }
 }
 
+/// `keel_token_cache_total{result = hit | miss}`: user-token validations answered from the
+/// cache or sent to Keystone (Prometheus default registry).
+static TOKEN_CACHE: std::sync::LazyLock<prometheus::IntCounterVec> =
+    std::sync::LazyLock::new(|| {
+        let c = prometheus::IntCounterVec::new(
+            prometheus::Opts::new(
+                "keel_token_cache_total",
+                "user-token validations by token-cache outcome",
+            ),
+            &["result"],
+        );
+        match c {
+            Ok(c) => {
+                let _ = prometheus::register(Box::new(c.clone()));
+                c
+            }
+            // a constant definition: a rejected one is a bug here
+            #[allow(clippy::panic)]
+            Err(e) => panic!("invalid metric definition: {e}"),
+        }
+    });
+
 impl TokenValidator {
     /// A validator using `service`'s token (and HTTP client) to call Keystone.
     pub fn new(service: ServiceAuth, cfg: TokenValidatorConfig) -> Self {
@@ -783,6 +805,9 @@ impl TokenValidator {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(user_token, Instant::now());
+        TOKEN_CACHE
+            .with_label_values(&[if cached.is_some() { "hit" } else { "miss" }])
+            .inc();
         match cached {
             Some(Cached::Valid(ctx)) if ctx.expires_at > Utc::now() => return Ok(ctx),
             Some(Cached::Valid(_)) => {

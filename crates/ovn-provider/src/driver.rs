@@ -202,6 +202,30 @@ enum Request {
 }
 
 impl Request {
+    /// The request's kind, for logs and metrics.
+    fn kind(&self) -> &'static str {
+        match self {
+            Request::LbCreate(_) => "LbCreate",
+            Request::LbUpdate { .. } => "LbUpdate",
+            Request::LbDelete { .. } => "LbDelete",
+            Request::ListenerCreate(_) => "ListenerCreate",
+            Request::ListenerUpdate { .. } => "ListenerUpdate",
+            Request::ListenerDelete(_) => "ListenerDelete",
+            Request::PoolCreate(_) => "PoolCreate",
+            Request::PoolUpdate { .. } => "PoolUpdate",
+            Request::PoolDelete { .. } => "PoolDelete",
+            Request::Members { .. } => "Members",
+            Request::MemberBatch { .. } => "MemberBatch",
+            Request::HmCreate { .. } => "HmCreate",
+            Request::HmUpdate { .. } => "HmUpdate",
+            Request::HmDelete { .. } => "HmDelete",
+            Request::ServiceMonitor { .. } => "ServiceMonitor",
+            Request::RouterPort(_) => "RouterPort",
+            Request::VipFip(_) => "VipFip",
+            Request::Graph(_) => "Graph",
+        }
+    }
+
     /// The NB rows the request starts from (see [`crate::scope`]).
     fn scope(&self) -> Scope {
         let with_pool = |lb_id: &str, pool_id: &str| Scope {
@@ -360,6 +384,7 @@ impl OvnProvider {
         let mut sb_rx = sb.subscribe();
         let mut leader = nb.lock(lock).await?;
         let mut held = *leader.borrow();
+        crate::metrics::AGENT_LOCK_HELD.set(i64::from(held));
         tracing::info!(lock, held, "OVN provider agent started");
         if held {
             // what changed while no agent ran (a restart, the lock free): from the replicas
@@ -383,6 +408,7 @@ impl OvnProvider {
                     let now = *leader.borrow_and_update();
                     if now != held {
                         held = now;
+                        crate::metrics::AGENT_LOCK_HELD.set(i64::from(held));
                         tracing::info!(lock, held, "OVN provider agent lock changed hands");
                         if held {
                             // events seen while another process held the lock (or while it
@@ -534,23 +560,43 @@ impl OvnProvider {
         self.inner.queues.idle(bound).await
     }
 
+    /// Queues `req` behind `lb_id`'s work. The job runs in a `provider_job` span (kind, LB)
+    /// under the span that queued it — an API request's, so its log lines and its status
+    /// report carry that request's id — and feeds the job metrics.
     fn enqueue(&self, lb_id: &str, req: Request) {
+        use tracing::Instrument;
         let inner = self.inner.clone();
         // Queued by an API call inside its SQL transaction: NB work only after the commit,
         // so the database always holds (as PENDING_*) what the NB may already show.
         let gate = provider::gate::current();
         let lb = lb_id.to_owned();
+        let kind = req.kind();
+        let span = tracing::info_span!("provider_job", kind, lb_id = %lb_id);
+        let queued = std::time::Instant::now();
+        crate::metrics::JOBS_PENDING.inc();
         self.inner.queues.submit(
             lb_id,
-            Box::pin(async move {
-                if let Some(g) = gate {
-                    if !g.committed().await {
+            Box::pin(
+                async move {
+                    let committed = match gate {
+                        Some(g) => g.committed().await,
+                        None => true,
+                    };
+                    if committed {
+                        inner.handle(req).await;
+                        let secs = queued.elapsed().as_secs_f64();
+                        crate::metrics::JOB_SECONDS
+                            .with_label_values(&[kind])
+                            .observe(secs);
+                        crate::metrics::JOBS.with_label_values(&[kind]).inc();
+                        tracing::info!(ms = secs * 1000.0, "provider job done");
+                    } else {
                         tracing::debug!(lb = %lb, "request rolled back before its work started");
-                        return;
                     }
+                    crate::metrics::JOBS_PENDING.dec();
                 }
-                inner.handle(req).await
-            }),
+                .instrument(span),
+            ),
         );
     }
 
@@ -1363,6 +1409,7 @@ impl Inner {
             attempt += 1;
             match self.run(&req).await {
                 Err(RunError::Retry(why)) if attempt < ATTEMPTS => {
+                    crate::metrics::NB_TXN_RETRIES.inc();
                     tracing::info!(request = ?req, error = %why, attempt, "re-planning after a concurrent NB change");
                 }
                 other => break other,

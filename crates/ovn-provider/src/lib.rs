@@ -23,6 +23,7 @@ pub mod lb;
 pub mod listener;
 pub mod maintenance;
 pub mod member;
+pub mod metrics;
 pub mod nb;
 pub mod ovsdb_nb;
 pub mod plan;

@@ -198,7 +198,13 @@ impl NbDatabase for OvsdbNb {
         let txn = ops
             .into_iter()
             .fold(ovsdb::Transaction::new("OVN_Northbound"), |t, op| t.raw(op));
-        self.client.transact(txn).await.map(|_| ()).map_err(|e| {
+        let started = std::time::Instant::now();
+        let r = self.client.transact(txn).await;
+        crate::metrics::NB_TXN_SECONDS.observe(started.elapsed().as_secs_f64());
+        if r.is_err() {
+            crate::metrics::NB_TXN_ERRORS.inc();
+        }
+        r.map(|_| ()).map_err(|e| {
             // a failed `wait` guard ("timed out") means another writer changed the row
             let retry = e.is_transient()
                 || e.txn()

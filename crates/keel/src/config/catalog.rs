@@ -94,6 +94,15 @@ const KEEL: &[Opt] = &[
     },
     Opt {
         section: "keel",
+        name: "metrics_listen",
+        kind: "str",
+        default: "",
+        secret: false,
+        aliases: &[],
+        use_: Use::Honoured,
+    },
+    Opt {
+        section: "keel",
         name: "run_agent",
         kind: "bool",
         default: "True",

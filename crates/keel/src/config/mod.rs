@@ -374,6 +374,9 @@ pub struct KeelSettings {
     /// `[DEFAULT] graceful_shutdown_timeout` (oslo.service, seconds, default 60): on SIGTERM or
     /// SIGINT, how long in-flight requests and accepted provider work may take to finish.
     pub graceful_shutdown_timeout: u64,
+    /// `metrics_listen` (none): `host:port` of the Prometheus endpoint (`GET /metrics`),
+    /// separate from the API's port; absent = no endpoint.
+    pub metrics_listen: Option<String>,
 }
 
 /// The whole configuration.
@@ -782,6 +785,7 @@ impl Config {
             recovery_lease: k.uint("recovery_lease", 30)?,
             recovery_period: k.uint("recovery_period", 10)?,
             graceful_shutdown_timeout: s("DEFAULT").uint("graceful_shutdown_timeout", 60)?,
+            metrics_listen: k.opt("metrics_listen"),
         };
         let p = s("oslo_policy");
         let oslo_policy = OsloPolicySettings {

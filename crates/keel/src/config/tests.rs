@@ -325,3 +325,15 @@ fn peer_timeouts() {
     assert_eq!(c.neutron.auth.timeout, Some(Duration::from_millis(1500)));
     assert!(from("[database]\npool_timeout = 0\n").is_err());
 }
+
+/// The repository's example `etc/octavia.conf` is accepted as it is: nothing refused,
+/// nothing unknown.
+#[test]
+fn the_example_octavia_conf_is_accepted() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../etc/octavia.conf");
+    let c = Config::load(&path).unwrap();
+    let r = review(&c);
+    assert!(r.refused.is_empty(), "{:?}", r.refused);
+    assert!(r.unknown.is_empty(), "{:?}", r.unknown);
+    assert_eq!(c.api_settings.api.default_provider_driver, "ovn");
+}

@@ -1,0 +1,185 @@
+//! What an operator watches: with `[DEFAULT] use_json = True` and a `log_file`, one listener
+//! create's `x-openstack-request-id` is found on the API's access line, on the provider job's
+//! line and on the status-report line (the job runs in the request's span); a client's own
+//! `X-Openstack-Request-Id` is kept as `global_request_id`. The Prometheus endpoint of
+//! `[keel] metrics_listen` shows the counters moved by that create.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::process::Command;
+use std::time::Duration;
+
+use common::{demo_token, free_port, tag, wait_for, Backend, Keel, LbGuard, NeutronNet};
+use serde_json::{json, Value};
+
+fn curl(args: &[&str]) -> String {
+    let out = Command::new("curl")
+        .args(["-sS"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "curl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// The value of `name{labels…}` in a Prometheus text exposition (0 when absent).
+fn sample(text: &str, name: &str, labels: &[&str]) -> f64 {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter(|l| l.starts_with(name) && l[name.len()..].starts_with(['{', ' ']))
+        .filter(|l| labels.iter().all(|x| l.contains(x)))
+        .filter_map(|l| l.rsplit_once(' ').and_then(|(_, v)| v.parse::<f64>().ok()))
+        .sum()
+}
+
+#[test]
+fn json_log_lines_carry_the_request_id_and_metrics_move() {
+    let tag = tag();
+    let net = NeutronNet::create(&tag, &[]);
+    let mport = free_port();
+    let keel = Keel::start_extra(
+        Backend::Sqlite,
+        &format!(
+            "[DEFAULT]\nuse_json = True\nlog_file = {{dir}}/keel.json\n\
+             [keel]\nmetrics_listen = 127.0.0.1:{mport}\n"
+        ),
+    );
+    let metrics_url = format!("http://127.0.0.1:{mport}/metrics");
+    let t = demo_token();
+    let lb = keel.create_lb(&t, &format!("obs-{tag}"), &net.subnet);
+    let lb_id = lb["id"].as_str().unwrap().to_string();
+    let _rows = LbGuard(lb_id.clone());
+    let before = curl(&[&metrics_url]);
+
+    let global = format!("req-{}", uuid::Uuid::new_v4());
+    let body =
+        json!({"listener": {"loadbalancer_id": lb_id, "protocol": "TCP", "protocol_port": 80}});
+    let head = curl(&[
+        "-i",
+        "-X",
+        "POST",
+        "-H",
+        &format!("X-Auth-Token: {t}"),
+        "-H",
+        "Content-Type: application/json",
+        "-H",
+        &format!("X-Openstack-Request-Id: {global}"),
+        "-d",
+        &body.to_string(),
+        &format!("{}/v2/lbaas/listeners", keel.url()),
+    ]);
+    assert!(head.starts_with("HTTP/1.1 201"), "{head}");
+    let id = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("x-openstack-request-id:")
+                .map(|v| v.trim().to_string())
+        })
+        .unwrap();
+    assert_ne!(id, global, "the response carries Keel's own id");
+    keel.wait_lb_active(&t, &lb_id);
+
+    let log_path = keel.dir().join("keel.json");
+    let lines: Vec<Value> = wait_for(
+        "the request's three log lines",
+        Duration::from_secs(20),
+        || {
+            let text = std::fs::read_to_string(&log_path).unwrap_or_default();
+            let mine: Vec<Value> = text
+                .lines()
+                .map(|l| {
+                    serde_json::from_str::<Value>(l)
+                        .unwrap_or_else(|e| panic!("not JSON ({e}): {l}"))
+                })
+                .filter(|v| v["request_id"] == id.as_str())
+                .collect();
+            let has = |m: &str| mine.iter().any(|v| v["message"] == m);
+            if has("request") && has("provider job done") && has("status report applied") {
+                Ok(mine)
+            } else {
+                Err(format!("{mine:?}"))
+            }
+        },
+    );
+    let find = |m: &str| lines.iter().find(|v| v["message"] == m).unwrap().clone();
+    let api = find("request");
+    assert_eq!(
+        (
+            api["method"].as_str(),
+            api["path"].as_str(),
+            api["status"].as_u64()
+        ),
+        (Some("POST"), Some("/v2/lbaas/listeners"), Some(201)),
+        "{api}"
+    );
+    assert_eq!(api["global_request_id"], global.as_str(), "{api}");
+    assert_eq!(api["lb_id"], lb_id.as_str(), "{api}");
+    assert!(
+        api["project_id"].as_str().is_some_and(|p| !p.is_empty()),
+        "{api}"
+    );
+    let job = find("provider job done");
+    assert_eq!(
+        (job["kind"].as_str(), job["lb_id"].as_str()),
+        (Some("ListenerCreate"), Some(lb_id.as_str())),
+        "{job}"
+    );
+    assert_eq!(find("status report applied")["lb_id"], lb_id.as_str());
+    let text = std::fs::read_to_string(&log_path).unwrap();
+    assert!(!text.contains('\x1b'), "no ANSI escapes in the file");
+
+    // The metrics moved by exactly this create.
+    let after = curl(&[&metrics_url]);
+    let moved =
+        |name: &str, labels: &[&str]| sample(&after, name, labels) - sample(&before, name, labels);
+    let route = [
+        "route=\"/v2/lbaas/listeners\"",
+        "method=\"POST\"",
+        "status=\"201\"",
+    ];
+    assert_eq!(moved("keel_api_requests_total", &route), 1.0, "{after}");
+    assert_eq!(
+        moved("keel_api_request_duration_seconds_count", &route),
+        1.0,
+        "{after}"
+    );
+    assert_eq!(
+        moved("keel_provider_jobs_total", &["kind=\"ListenerCreate\""]),
+        1.0,
+        "{after}"
+    );
+    assert_eq!(
+        moved(
+            "keel_provider_job_duration_seconds_count",
+            &["kind=\"ListenerCreate\""]
+        ),
+        1.0,
+        "{after}"
+    );
+    assert!(
+        moved("keel_status_reports_total", &["result=\"applied\""]) >= 1.0,
+        "{after}"
+    );
+    assert!(
+        moved("keel_nb_transaction_duration_seconds_count", &[]) >= 1.0,
+        "{after}"
+    );
+    assert!(moved("keel_token_cache_total", &[]) >= 1.0, "{after}");
+    assert_eq!(sample(&after, "keel_agent_lock_held", &[]), 1.0, "{after}");
+    assert!(
+        sample(&after, "keel_db_pool_connections", &[]) >= 1.0,
+        "{after}"
+    );
+    assert_eq!(
+        sample(&after, "keel_provider_jobs_pending", &[]),
+        0.0,
+        "{after}"
+    );
+    keel.delete_lb_cascade(&t, &lb_id);
+}

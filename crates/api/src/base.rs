@@ -186,7 +186,7 @@ pub const LB_ATTRS: &[&str] = &[
 
 /// `LoadBalancerResponse` of a row (listeners / pools as `[{id}]`).
 pub async fn render_lb(tx: &mut Tx, lb: &LoadBalancerRow) -> Result<Value, ApiError> {
-    // one statement for the VIP and the collections (octavia-db `lb_attachments`, issue 6)
+    // one statement for the VIP and the collections (octavia-db `lb_attachments`)
     let att = tx.lb_attachments(&lb.id).await?;
     Ok(render_lb_with(lb, att))
 }
@@ -269,7 +269,7 @@ pub const LISTENER_ATTRS: &[&str] = &[
 
 /// `ListenerResponse` of a row.
 pub async fn render_listener(tx: &mut Tx, l: &ListenerRow) -> Result<Value, ApiError> {
-    // one statement for the collections (octavia-db `listener_attachments`, issue 6)
+    // one statement for the collections (octavia-db `listener_attachments`)
     let att = tx.listener_attachments(&l.id).await?;
     Ok(render_listener_with(l, att))
 }
@@ -445,7 +445,7 @@ pub async fn render_pools(tx: &mut Tx, rows: &[PoolRow]) -> Result<Vec<Value>, A
 /// `PoolResponse` of a row (`healthmonitor_id` omitted when the pool has no monitor).
 pub async fn render_pool(tx: &mut Tx, p: &PoolRow) -> Result<Value, ApiError> {
     let sp: Option<SessionPersistenceRow> = tx.find(&p.id).await?;
-    // one statement for the rest (octavia-db `pool_attachments`, issue 6)
+    // one statement for the rest (octavia-db `pool_attachments`)
     let att = tx.pool_attachments(&p.id).await?;
     Ok(render_pool_with(p, sp.as_ref(), att))
 }

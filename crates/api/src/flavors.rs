@@ -159,7 +159,7 @@ pub async fn flavor_get_all(
     policy::authorize(&ctx, "flavor", "get_all", ctx.project_id.as_deref())?;
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let mut tx = st.db().begin_read().await?;
-    let conds = vec![(format!("`t`.`id` <> ?"), vec![PLACEHOLDER_ID.into()])];
+    let conds = vec![("`t`.`id` <> ?".to_string(), vec![PLACEHOLDER_ID.into()])];
     if let Some(q) = crate::listing::plan(
         &crate::listing::FLAVOR,
         &params,
@@ -324,7 +324,7 @@ pub async fn az_get_all(
     )?;
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let mut tx = st.db().begin_read().await?;
-    let conds = vec![(format!("`t`.`name` <> ?"), vec![PLACEHOLDER_ID.into()])];
+    let conds = vec![("`t`.`name` <> ?".to_string(), vec![PLACEHOLDER_ID.into()])];
     if let Some(q) =
         crate::listing::plan(&crate::listing::AZ, &params, AZ_ATTRS, conds, st.config())?
     {

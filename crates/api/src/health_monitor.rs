@@ -254,7 +254,7 @@ pub async fn post(
     };
     row.created_at = Some(octavia_db::now());
     tx.insert(&row).await?;
-    // the response is the row as written (no re-read: issue 6); tags read back only if given
+    // the response is the row as written (no re-read); tags read back only if given
     let tags = match b.str_list("tags") {
         Some(tags) => {
             tx.set_tags(&row.id, &tags).await?;

@@ -332,7 +332,7 @@ pub async fn post(
         tx.set_tags(&id, &tags).await?;
     }
     // The row as written and its collections (read once, only when some were given) make
-    // both the provider model and the response: no re-read (issue 6).
+    // both the provider model and the response: no re-read.
     let att = if has_collections {
         tx.listener_attachments(&id).await?
     } else {

@@ -272,7 +272,7 @@ pub async fn post(
     row.project_id = Some(project);
     row.created_at = Some(octavia_db::now());
     tx.insert(&row).await?;
-    // the response is the row as written (no re-read: issue 6); tags read back only if given
+    // the response is the row as written (no re-read); tags read back only if given
     let tags = match b.str_list("tags") {
         Some(tags) => {
             tx.set_tags(&row.id, &tags).await?;
@@ -571,7 +571,7 @@ pub async fn batch_put(
         row.project_id = Some(project.clone());
         rows.push(row);
     }
-    // the new members in a few multi-row INSERTs (issue 6), then their tags
+    // the new members in a few multi-row INSERTs, then their tags
     tx.insert_many(&rows).await?;
     for (it, row) in new_items.iter().zip(&rows) {
         if let Some(tags) = it.str_list("tags") {

@@ -17,7 +17,7 @@ pub static REQUESTS: LazyLock<IntCounterVec> = LazyLock::new(|| {
         Opts::new("keel_api_requests_total", "API requests answered"),
         &["method", "route", "status"],
     )
-    .unwrap_or_else(|e| unreachable_metric(e));
+    .unwrap_or_else(unreachable_metric);
     let _ = prometheus::register(Box::new(c.clone()));
     c
 });
@@ -32,7 +32,7 @@ pub static REQUEST_SECONDS: LazyLock<HistogramVec> = LazyLock::new(|| {
         .buckets(BUCKETS.to_vec()),
         &["method", "route", "status"],
     )
-    .unwrap_or_else(|e| unreachable_metric(e));
+    .unwrap_or_else(unreachable_metric);
     let _ = prometheus::register(Box::new(h.clone()));
     h
 });

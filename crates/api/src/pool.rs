@@ -355,7 +355,7 @@ pub async fn post(
             .await?;
     }
     // A new pool has no members or monitor yet, its one listener is the request's: the model
-    // and the response come from what was just written, with no re-read (issue 6).
+    // and the response come from what was just written, with no re-read.
     let listener_id = listener.as_ref().map(|l| l.id.clone());
     let model = base::pool_model_with(&row, sp_row.as_ref(), listener_id.clone(), Vec::new(), None);
     call_provider(&mut tx, &pname, driver.pool_create(model)).await?;

@@ -231,7 +231,7 @@ pub async fn get_all<P: Profile>(
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let mut tx = st.db().begin_read().await?;
     let (key, links) = P::COLLECTION;
-    let conds = vec![(format!("`t`.`id` <> ?"), vec![PLACEHOLDER_ID.into()])];
+    let conds = vec![("`t`.`id` <> ?".to_string(), vec![PLACEHOLDER_ID.into()])];
     if let Some(q) = crate::listing::plan(P::LIST, &params, &attrs::<P>(), conds, st.config())? {
         let rows: Vec<P> = crate::listing::rows(&mut tx, &q).await?;
         let objs = rows.iter().map(render).collect();

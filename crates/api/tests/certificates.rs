@@ -2,7 +2,7 @@
 //! (a fake here; keel's Barbican adapter is tested end to end in crates/keel/tests) after the
 //! LB lock and before the provider, with Octavia's 400 texts (seed 003 §5, seed 004 §5).
 //! Runs on SQLite and MariaDB.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod common;
 

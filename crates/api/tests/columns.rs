@@ -11,7 +11,7 @@
 //! extremes through the API on SQLite and MariaDB: the largest valid values are stored whole
 //! (read back from the rows), one step beyond answers 400 with the type's text, never 500,
 //! and writes nothing.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod common;
 

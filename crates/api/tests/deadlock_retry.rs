@@ -1,7 +1,7 @@
 //! A write that MariaDB rolls back as a deadlock victim before its provider call is run again
 //! (api `retry`): the client gets the answer of a run without the deadlock. MariaDB only
 //! (SQLite's writers queue on one lock and never deadlock).
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod common;
 

@@ -1,6 +1,6 @@
 //! Quota enforcement and RBAC for pools, members and health monitors under keystone-style
 //! auth (fake token validator), in-process against a real octavia-db (SQLite and MariaDB).
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod common;
 

@@ -1,6 +1,6 @@
 //! Providers, flavor profiles, flavors, AZ profiles, AZs and amphorae in-process against a
 //! real octavia-db (SQLite and MariaDB), with keystone-style tokens for the admin-only rules.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod common;
 

@@ -1,7 +1,7 @@
 //! Single-call load balancer create (load_balancer.py `_graph_create`; seed 004 §2) through
 //! the router on SQLite and MariaDB: the whole tree in one transaction, the full response,
 //! the nested provider models, quotas per kind, and nothing left behind by any refusal.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod common;
 

@@ -1,7 +1,7 @@
 //! Token validation failures through the router (SQLite and MariaDB): an invalid or missing
 //! token is keystonemiddleware's 401; Keystone unreachable or answering 5xx is its 503
 //! (`The Keystone service is temporarily unavailable.`), in Octavia's fault body.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod common;
 

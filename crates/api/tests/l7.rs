@@ -1,5 +1,5 @@
 //! L7 policy and rule endpoints in-process against a real octavia-db (SQLite and MariaDB).
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod common;
 

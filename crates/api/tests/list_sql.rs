@@ -10,6 +10,7 @@
 //! combination of sort × limit × marker × page_reverse, must give the same status and the same
 //! body, item by item and link by link; and walking the `next` links from the first page gives
 //! the same pages. On SQLite and MariaDB.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod common;
 
@@ -380,7 +381,11 @@ async fn compare(sql: &axum::Router, mem: &axum::Router, token: &str, s: &Space)
     let vary = |k: &mut usize| {
         let limit = LIMITS[*k % LIMITS.len()];
         let marker = markers[(*k / 2) % markers.len()].clone();
-        let rev = if *k % 3 == 0 { "page_reverse=True" } else { "" };
+        let rev = if k.is_multiple_of(3) {
+            "page_reverse=True"
+        } else {
+            ""
+        };
         *k += 1;
         (limit, marker, rev)
     };

@@ -1,6 +1,6 @@
 //! Quota accounting of the batch member update (PUT /v2/lbaas/pools/{id}/members) with
 //! keystone-style auth, on SQLite and MariaDB.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod common;
 

@@ -1,7 +1,7 @@
 //! `[oslo_policy]` end to end through the router (SQLite and MariaDB): the legacy
 //! `load-balancer_*` roles with `enforce_new_defaults = False` (octavia/policies/*.py,
 //! advanced_rbac.py), and a policy file turning rules into `!` and `@`.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod common;
 

@@ -3,7 +3,7 @@
 //! settings), with the reference's texts (octavia/api/v2/controllers/listener.py
 //! `_validate_listener_PUT`, pool.py `_validate_pool_PUT`). A refused PUT changes nothing:
 //! the object stays ACTIVE with its old values.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod common;
 

@@ -1,6 +1,6 @@
 //! A whole LB tree (listener → pool → members + monitor): cascade delete and the L7 guard on
 //! pool delete, in-process against a real octavia-db (SQLite and MariaDB).
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod common;
 

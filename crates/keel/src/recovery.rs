@@ -35,6 +35,9 @@ use provider::{
 /// Sweeps for orphan VIP ports happen every this many periods.
 pub const PORT_SWEEP_PERIODS: u32 = 6;
 
+/// Picks one kind's record list (members, pools, …) out of a status report.
+type RecordsOf = fn(&mut StatusReport) -> &mut Vec<StatusRecord>;
+
 /// Timing of recovery (`[keel] recovery_lease`, `recovery_period`).
 #[derive(Debug, Clone)]
 pub struct RecoveryConfig {
@@ -300,7 +303,7 @@ pub async fn run(r: Recovery) {
             Ok(_) => first = false,
             Err(e) => tracing::warn!(error = %e, "recovery scan failed; next period"),
         }
-        if n % PORT_SWEEP_PERIODS == 0 {
+        if n.is_multiple_of(PORT_SWEEP_PERIODS) {
             if let Err(e) = r.sweep_vip_ports(&mut seen).await {
                 tracing::warn!(error = %e, "orphan VIP port sweep failed");
             }
@@ -356,12 +359,7 @@ impl TreeStatus {
         lb
     }
 
-    fn kinds(
-        &self,
-    ) -> [(
-        &[(String, String)],
-        fn(&mut StatusReport) -> &mut Vec<StatusRecord>,
-    ); 4] {
+    fn kinds(&self) -> [(&[(String, String)], RecordsOf); 4] {
         [
             (&self.members, |r| &mut r.members),
             (&self.healthmonitors, |r| &mut r.healthmonitors),

@@ -39,7 +39,7 @@ impl TokenAuth for KeystoneTokenAuth {
 /// VIP validation lookups in Neutron, with the user's token when there is one (seed 004 §1).
 pub struct NeutronNetworking(pub NeutronClient);
 
-/// How old a subnet read may be when the same token validates it again (issue 6).
+/// How old a subnet read may be when the same token validates it again.
 const SUBNET_VALIDATION_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(30);
 
 impl NeutronNetworking {

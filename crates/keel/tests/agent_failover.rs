@@ -1,4 +1,4 @@
-//! Agent failover between two real `keel serve` processes (issue 5): both on the same
+//! Agent failover between two real `keel serve` processes: both on the same
 //! MariaDB Octavia DB and the stack's NB/SB, so exactly one holds the NB lock
 //! `keel_ovn_provider_agent` (seed 000 "agent"). A load balancer → listener → pool → two
 //! members → TCP health monitor is made through the lock holder's API; ovn-northd derives an

@@ -1,4 +1,4 @@
-//! The walking-skeleton scenario (issue 2, seed 004 §1–4) end to end: the real `openstack`
+//! The walking-skeleton scenario (seed 004 §1–4) end to end: the real `openstack`
 //! CLI (python-octaviaclient) against a real `keel serve`, with Keystone, Neutron, OVN NB/SB +
 //! ovn-northd from `ci/stack/`. Checks the API's answers, the NB rows (read with
 //! `ovsdb-client`, not our own client) and the SB logical flows northd made from them.

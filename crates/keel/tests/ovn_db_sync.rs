@@ -1,4 +1,4 @@
-//! `keel ovn-db-sync` end to end (issue 5): a load balancer graph made through a real
+//! `keel ovn-db-sync` end to end: a load balancer graph made through a real
 //! `keel serve`'s API (Keystone, Neutron, OVN NB from `ci/stack/`), then its NB rows damaged behind
 //! the driver's back with `ovn-nbctl`; the binary's dry run reports and changes nothing, a
 //! run restores the exact rows and re-sends statuses to Octavia, a second run has nothing

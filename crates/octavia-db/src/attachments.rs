@@ -1,5 +1,5 @@
 //! The small collections a load balancer or listener response shows beside its row, read in
-//! one statement each (issue 6).
+//! one statement each.
 //!
 //! An API response of a load balancer needs its additional VIPs, VIP security groups, tags and
 //! child listener/pool ids; a listener's needs its SNI refs, allowed CIDRs, tags and L7 policy

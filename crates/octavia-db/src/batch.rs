@@ -1,4 +1,4 @@
-//! Write batching (issue 6), mainly of the status path: while a status report is applied, writes
+//! Write batching, mainly of the status path: while a status report is applied, writes
 //! whose row count only matters as "zero rows is an error / a log line" are held back and go
 //! to MariaDB together, as one multi-statement text query — one round trip — right before the
 //! transaction's next read, savepoint or commit. Reads therefore always see every earlier

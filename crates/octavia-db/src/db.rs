@@ -506,7 +506,7 @@ fn upgrade_statements(d: Dialect) -> Vec<Stmt> {
 
 /// Projects whose `quotas` row this process has seen exist. Octavia never deletes a `quotas`
 /// row (a quota DELETE resets the limits), so a quota check of a known project skips the
-/// existence read that must precede its `FOR UPDATE` (issue 6). Bounded: cleared when full.
+/// existence read that must precede its `FOR UPDATE`. Bounded: cleared when full.
 #[derive(Debug, Default)]
 pub(crate) struct QuotaRowsSeen(std::sync::Mutex<std::collections::HashSet<String>>);
 
@@ -537,7 +537,7 @@ enum TxInner {
     Sqlite(sqlx::Transaction<'static, Sqlite>),
     MySql(sqlx::Transaction<'static, MySql>),
     /// [`Database::begin_read`] on MariaDB: a pooled connection in autocommit. A GET's two or
-    /// three statements then cost no `BEGIN`/`ROLLBACK` round trips (issue 6).
+    /// three statements then cost no `BEGIN`/`ROLLBACK` round trips.
     MySqlRead(sqlx::pool::PoolConnection<MySql>),
 }
 

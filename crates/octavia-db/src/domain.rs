@@ -220,7 +220,7 @@ impl Tx {
         listener_status: &str,
     ) -> Result<(), DbError> {
         // One conditional UPDATE takes the row lock, tests and sets (a locking read and an
-        // UPDATE before: issue 6), sent with the listeners' updates in one round trip
+        // UPDATE before), sent with the listeners' updates in one round trip
         // (crate::batch); the row is read only to tell 404 from 409. On an error the caller
         // drops the transaction, listener updates included.
         let pending = SqlValue::from("PENDING_UPDATE");
@@ -453,7 +453,7 @@ impl Tx {
 
     /// [`Tx::check_and_charge_quota`] as one conditional `UPDATE` of the project's row, which
     /// takes the row lock the `SELECT … FOR UPDATE` would, for a counter that is set (not
-    /// 0/NULL) and a limit not met (issue 6: two round trips → one). On a miss — a counter at
+    /// 0/NULL) and a limit not met (two round trips → one). On a miss — a counter at
     /// 0/NULL (octavia then counts the rows), quota met, a charge of 0 — MariaDB reads the
     /// locked row and octavia's row count in one more round trip, for the caller to decide; a
     /// missing row gives no read and the caller's step-by-step path creates it. The count is a

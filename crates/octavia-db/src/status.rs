@@ -99,7 +99,7 @@ impl StatusUpdater {
     /// octavia commits each record in its own transaction. A report naming a load balancer (a
     /// provider request's completion) is first applied in ONE transaction that locks the LB
     /// rows before any child, in the API's lock order (LB, then children), so it cannot
-    /// deadlock with API writers: one commit instead of one per record (issue 6: 200 members
+    /// deadlock with API writers: one commit instead of one per record (200 members
     /// were 202 commits) and the tree turns ACTIVE at once. If any record fails there, that
     /// transaction is rolled back and the report replayed record by record, which gives
     /// octavia's outcome exactly (same records committed, same failing record and text).
@@ -327,7 +327,7 @@ pub(crate) fn deletes_rows(report: &StatusReport) -> bool {
 /// Every record of `report` inside `tx`, in §2.2 order, stopping at the first failure. A run
 /// of consecutive records of one kind with the same statuses, none DELETED, of a kind whose
 /// unknown ids are ignored (members, health monitors, pools, load balancers), is one `UPDATE …
-/// WHERE id IN (…)`: the outcome of applying them one by one, in one statement (issue 6: a
+/// WHERE id IN (…)`: the outcome of applying them one by one, in one statement (a
 /// batch of 200 members reported ACTIVE was 200 statements).
 ///
 /// The writes go in batches ([`crate::batch`]): every caller rolls the whole report back on a

@@ -1,6 +1,6 @@
 //! `lb_attachments` / `listener_attachments` (one UNION statement each) give exactly what the
 //! single-table reads give, in their orders, on SQLite and MariaDB.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod common;
 

@@ -1,5 +1,5 @@
 //! Repository functions, LB lock + state checks and quotas, on SQLite and MariaDB.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod common;
 

@@ -1,6 +1,6 @@
 //! `upgrade()` on both backends, and the MariaDB schema compared with the reference `octavia`
 //! database made by `octavia-db-manage upgrade head`.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod common;
 

@@ -1,6 +1,6 @@
 //! SQLite database URLs as an octavia.conf carries them (SQLAlchemy's forms) and as sqlx
 //! writes them: each opens (creating the file when missing) and takes the schema.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use octavia_db::Database;
 

@@ -929,7 +929,7 @@ impl NeutronClient {
     /// user token, or the service's) read the same subnet less than `max_age` ago.
     ///
     /// For validations repeated call after call (every member create checks its subnet as
-    /// Octavia does, issue 6): a subnet's network and CIDR never change, and only a deletion
+    /// Octavia does): a subnet's network and CIDR never change, and only a deletion
     /// within `max_age` goes unseen. Failures are not remembered.
     pub async fn get_subnet_recent(
         &self,

@@ -1,4 +1,4 @@
-//! Micro-benchmarks of the provider's hot paths (issue 6), plain `Instant` loops, no harness:
+//! Micro-benchmarks of the provider's hot paths, plain `Instant` loops, no harness:
 //!
 //! - `external_ids` framing of a pool of 1,000 members: parse + format the pool value;
 //! - `vips` framing (`frame_vips`) of a row with that pool behind one listener;

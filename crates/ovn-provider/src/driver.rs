@@ -114,7 +114,7 @@ struct Inner {
     /// pool id → LB id for pools queued but maybe not yet in the NB.
     pool_lb: Mutex<HashMap<String, String>>,
     /// The VIP port (and its subnet) `create_vip_port` just made, by LB id: the queued LB
-    /// create reads them instead of asking Neutron again (issue 6: the port GET and subnet
+    /// create reads them instead of asking Neutron again (the port GET and subnet
     /// GET the reference makes there were ~2 round trips on top of the port create).
     vip_facts: Mutex<HashMap<String, VipFacts>>,
     /// Subnets and HM ports remembered between requests ([`crate::facts`]).
@@ -196,7 +196,7 @@ enum Request {
     VipFip(agent::FipEvent),
     /// A single-call (graph) LB create: the steps run in order and ONE report covering
     /// them all is sent after the last, so nothing of the call is ACTIVE before all of it is
-    /// in NB (issue 5); the first failing step reports ERROR for its object and for every
+    /// in NB; the first failing step reports ERROR for its object and for every
     /// object of the steps after it (never left PENDING_CREATE).
     Graph(Vec<Request>),
 }

@@ -1,4 +1,4 @@
-//! Neutron facts the driver may remember between requests (issue 6).
+//! Neutron facts the driver may remember between requests.
 //!
 //! The reference asks Neutron for a member's subnet on every member/pool/health-monitor call
 //! and lists the `ovn-lb-hm-<subnet>` port on every health-monitor call: each a REST round

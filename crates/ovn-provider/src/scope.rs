@@ -1,4 +1,4 @@
-//! Scoped NB snapshots: a request decodes only the rows it touches (issue 6: a step must not
+//! Scoped NB snapshots: a request decodes only the rows it touches (a step must not
 //! slow down with 10,000 unrelated `Load_Balancer` rows in the NB).
 //!
 //! A [`Scope`] names the request's entry points (load balancer names, pool ids, switch names,
@@ -567,7 +567,7 @@ pub(crate) mod tests {
         assert_eq!(s.routers.len(), 1);
     }
 
-    /// Issue 6: the rows a request decodes and looks at do not grow with unrelated
+    /// The rows a request decodes and looks at do not grow with unrelated
     /// `Load_Balancer` rows (the bench's +10,000 rows not referenced by any switch/router).
     #[test]
     fn work_is_flat_in_unrelated_rows() {

@@ -105,7 +105,7 @@ async fn scenario(n: NeutronClient, lb_id: String, made: Made) -> Result<(), Str
         pools: Some(vec![pool.clone()]),
         ..base.clone()
     };
-    // one report for the whole graph, sent once all of it is in NB (issue 5)
+    // one report for the whole graph, sent once all of it is in NB
     let r = step(driver.loadbalancer_create(graph), &mut rx).await?;
     check!(
         rec(&r.loadbalancers, lb_id).0 == Some(Prov::Active),

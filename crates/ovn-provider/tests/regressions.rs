@@ -1,4 +1,4 @@
-//! Regression cases of issue 5 against the running stack (ci/stack: NB/SB ovsdb-server,
+//! Regression cases (bugs found in the driver, each kept as a test) against the running stack (ci/stack: NB/SB ovsdb-server,
 //! ovn-northd, Neutron), through the OVN driver, asserting exact NB rows:
 //!
 //! 1. IPv6 load balancer with two members and a TCP health monitor: bracketed `vips`, health

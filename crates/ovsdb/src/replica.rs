@@ -120,7 +120,7 @@ impl Row {
 /// Both are persistent maps (hash tries sharing structure): publishing a snapshot keeps the
 /// table, and the next update copies only the paths it changes. With a plain hash map each
 /// update of a table a snapshot still held copied it whole — 1 ms per NB transaction at 10,000
-/// Load_Balancer rows (issue 6).
+/// Load_Balancer rows.
 #[derive(Debug, Clone, Default)]
 pub struct Table {
     rows: HashTrieMapSync<Uuid, Arc<Row>>,

@@ -8,14 +8,19 @@
 //!   §5 member → [`member`]; §6 health monitor → [`hm`].
 //! * synchronous checks of every method → [`validate`]; §8 statuses → [`status`].
 //! * §1.1 request queue → [`queue`]; the `ProviderDriver` itself → [`driver`].
-//! * the agent (events, FIP health checks, lag rescan) → [`agent`]; `maintenance.py` →
-//!   [`maintenance`]; §7 `ovn-db-sync` → [`sync`].
+//! * provider models → planner requests → [`requests`]; Neutron port work → [`ports`];
+//!   why a job failed → [`error`]; the NB seam and its OVSDB implementation → [`ovsdb_nb`].
+//! * the agent (lock, event streams, lag rescan) → [`agent`]; its event planners (router
+//!   ports, VIP FIPs) → [`events`]; `maintenance.py` → [`maintenance`]; §7 `ovn-db-sync` →
+//!   [`sync`].
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod agent;
 pub mod driver;
 pub mod edit;
+pub mod error;
+pub mod events;
 pub mod external_ids;
 pub mod facts;
 pub mod hm;
@@ -28,7 +33,9 @@ pub mod nb;
 pub mod ovsdb_nb;
 pub mod plan;
 pub mod pool;
+pub mod ports;
 pub mod queue;
+pub mod requests;
 #[cfg(test)]
 mod scenarios;
 pub mod scope;
@@ -37,6 +44,6 @@ pub mod sync;
 pub mod validate;
 pub mod vips;
 
-pub use driver::{NbDatabase, NbError, OvnConfig, OvnProvider};
+pub use driver::{OvnConfig, OvnProvider};
 pub use nb::NbSnapshot;
-pub use ovsdb_nb::OvsdbNb;
+pub use ovsdb_nb::{NbDatabase, NbError, OvsdbNb};

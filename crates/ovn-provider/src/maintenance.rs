@@ -1,6 +1,6 @@
 //! The periodic maintenance tasks of seed 000 (the reference's `maintenance.py`,
 //! `DBInconsistenciesPeriodics`, every 600 s and once at start). Keel runs them in the agent
-//! lock holder only ([`crate::OvnProvider::run_agent`]), so one process does the work instead
+//! lock holder only (spawned by [`crate::OvnProvider::run_agent`]), so one process does the work instead
 //! of every API process:
 //!
 //! * [`OvnProvider::maintain_hm_port_owners`] (`change_device_owner_lb_hm_ports`): legacy
@@ -23,14 +23,16 @@ use std::time::Duration;
 
 use openstack::{ListFilter, PortUpdate};
 
-use crate::driver::{NbError, OvnProvider, VIP_PORT_DEVICE_OWNER, VIP_PORT_PREFIX};
+use crate::driver::OvnProvider;
 use crate::edit::{Edit, LbRef};
 use crate::external_ids as ext;
 use crate::hm::HM_PORT_DEVICE_OWNER;
 use crate::nb::{ops_json, NbSnapshot, Op};
+use crate::ovsdb_nb::NbError;
+use crate::ports::{VIP_PORT_DEVICE_OWNER, VIP_PORT_PREFIX};
 
 /// The reference's period of every task (`spacing=600`).
-pub const DEFAULT_PERIOD: Duration = Duration::from_secs(600);
+pub const DEFAULT_PERIOD: Duration = crate::driver::DEFAULT_MAINTENANCE_PERIOD;
 /// Neutron's `DEVICE_OWNER_DISTRIBUTED`, the legacy owner of health-monitor ports.
 pub const DISTRIBUTED_OWNER: &str = "network:distributed";
 

@@ -5,8 +5,9 @@
 //! [`Op`]s that [`Op::to_json`] encodes as `transact` operations. Rows decode from RFC 7047
 //! JSON (`{"col": <datum>}`), so any replica that can hand out rows as JSON fits.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 
@@ -103,9 +104,37 @@ pub struct NbSnapshot {
     pub router_ports: BTreeMap<Uuid, RouterPortRow>,
     /// False when the schema lacks `Load_Balancer.health_check` (OVN < 2.12).
     pub health_check_supported: bool,
-    /// The replica a scoped snapshot was built from ([`crate::scope`]); `None` for a
+    /// The replica a scoped snapshot was built from (`scope::build`); `None` for a
     /// snapshot filled by hand (it then holds every row it will be asked for).
-    pub source: Option<crate::scope::Source>,
+    pub source: Option<Source>,
+}
+
+/// Read access to NB rows with the replica's indexes (implemented by `ovsdb::Snapshot`; tests
+/// use an in-memory table set). Scoped snapshots (`scope.rs`) are decoded through it.
+pub trait RowSource: Send + Sync {
+    /// One row as RFC 7047 JSON (`{"col": <datum>}`), `None` when absent.
+    fn row(&self, table: &str, uuid: &str) -> Option<Value>;
+    /// Uuids of the rows whose `name` is `name` (name index).
+    fn named(&self, table: &str, name: &str) -> Vec<String>;
+    /// Uuids of the rows whose uuid-set `column` holds one of `uuids` (a scan of `table`).
+    fn referencing(&self, table: &str, column: &str, uuids: &BTreeSet<String>) -> Vec<String>;
+    /// Uuids of the rows whose map `column` has one of `keys` (a scan: fallbacks only).
+    fn with_map_key(&self, table: &str, column: &str, keys: &[String]) -> Vec<String>;
+    /// One value of a map column of one row, without decoding the row.
+    fn map_get(&self, table: &str, uuid: &str, column: &str, key: &str) -> Option<String>;
+    /// True when `Load_Balancer` has a `health_check` column (OVN ≥ 2.12).
+    fn health_check_supported(&self) -> bool;
+}
+
+/// The source a scoped snapshot was built from (so it can be widened from the same
+/// replica generation once Neutron facts name more switches).
+#[derive(Clone)]
+pub struct Source(pub Arc<dyn RowSource>);
+
+impl std::fmt::Debug for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Source")
+    }
 }
 
 /// The tables an [`NbSnapshot`] is built from (what a replica must monitor).
@@ -274,19 +303,6 @@ impl NbSnapshot {
             + self.switch_ports.len()
             + self.routers.len()
             + self.router_ports.len()
-    }
-
-    /// Widen a scoped snapshot with switches (by name, with their ports and routers) from the
-    /// same replica generation, once Neutron facts name them; no-op without a source.
-    pub fn include_switches(&mut self, names: &[String]) {
-        let Some(src) = self.source.clone() else {
-            return;
-        };
-        let scope = crate::scope::Scope {
-            switches: names.to_vec(),
-            ..Default::default()
-        };
-        crate::scope::extend(self, src.0.as_ref(), &scope, &|_| Vec::new());
     }
 
     /// Add one JSON row of `table` (unknown tables are ignored).

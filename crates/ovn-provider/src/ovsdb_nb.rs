@@ -1,4 +1,5 @@
-//! [`NbDatabase`] over Keel's own OVSDB client: the process's one NB connection and replica.
+//! The driver's NB seam ([`NbDatabase`], [`NbError`]) and its implementation over Keel's own
+//! OVSDB client ([`OvsdbNb`]): the process's one NB connection and replica.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
@@ -7,9 +8,47 @@ use async_trait::async_trait;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
-use crate::driver::{NbDatabase, NbError};
 use crate::nb::{NbSnapshot, TABLES};
 use crate::scope::Scope;
+
+/// Errors talking to the NB.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("OVN NB: {message}")]
+pub struct NbError {
+    /// What failed.
+    pub message: String,
+    /// True when re-planning from a fresh snapshot may succeed: a `wait` guard saw a
+    /// concurrent change, or the connection/leader changed.
+    pub retry: bool,
+}
+
+impl NbError {
+    /// A permanent error.
+    pub fn fatal(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            retry: false,
+        }
+    }
+}
+
+/// What the driver needs from the OVN NB: a snapshot of the replica, and transactions.
+///
+/// Implemented over the process's one long-lived `ovsdb` client ([`OvsdbNb`]); tests use
+/// in-memory fakes.
+#[async_trait]
+pub trait NbDatabase: Send + Sync + 'static {
+    /// A typed copy of the replica rows `scope` touches ([`crate::scope`]); an implementation
+    /// may return more rows than asked for (a fake returns all it has).
+    async fn snapshot(&self, scope: &Scope) -> Result<NbSnapshot, NbError>;
+    /// Every row of [`crate::nb::TABLES`] (O(rows): `ovn-db-sync` and tests, never requests).
+    async fn full_snapshot(&self) -> Result<NbSnapshot, NbError> {
+        self.snapshot(&Scope::default()).await
+    }
+    /// Run one transaction (RFC 7047 operations on `OVN_Northbound`); returns once it
+    /// committed AND the replica shows it, so the next request reads its effects.
+    async fn transact(&self, ops: Vec<Value>) -> Result<(), NbError>;
+}
 
 /// The OVN NB through an [`ovsdb::Client`] (connected with [`monitor_spec`]).
 #[derive(Clone)]

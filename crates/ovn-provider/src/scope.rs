@@ -18,22 +18,7 @@ use serde_json::Value;
 use crate::external_ids as ext;
 use crate::nb::NbSnapshot;
 
-/// Read access to NB rows with the replica's indexes (implemented by `ovsdb::Snapshot`; tests
-/// use an in-memory table set).
-pub trait RowSource: Send + Sync {
-    /// One row as RFC 7047 JSON (`{"col": <datum>}`), `None` when absent.
-    fn row(&self, table: &str, uuid: &str) -> Option<Value>;
-    /// Uuids of the rows whose `name` is `name` (name index).
-    fn named(&self, table: &str, name: &str) -> Vec<String>;
-    /// Uuids of the rows whose uuid-set `column` holds one of `uuids` (a scan of `table`).
-    fn referencing(&self, table: &str, column: &str, uuids: &BTreeSet<String>) -> Vec<String>;
-    /// Uuids of the rows whose map `column` has one of `keys` (a scan: fallbacks only).
-    fn with_map_key(&self, table: &str, column: &str, keys: &[String]) -> Vec<String>;
-    /// One value of a map column of one row, without decoding the row.
-    fn map_get(&self, table: &str, uuid: &str, column: &str, key: &str) -> Option<String>;
-    /// True when `Load_Balancer` has a `health_check` column (OVN ≥ 2.12).
-    fn health_check_supported(&self) -> bool;
-}
+pub use crate::nb::{RowSource, Source};
 
 /// What a request starts from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -99,14 +84,18 @@ pub fn build(
     snap
 }
 
-/// The source a scoped snapshot was built from (so it can be widened from the same
-/// replica generation once Neutron facts name more switches).
-#[derive(Clone)]
-pub struct Source(pub Arc<dyn RowSource>);
-
-impl std::fmt::Debug for Source {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Source")
+impl NbSnapshot {
+    /// Widen a scoped snapshot with switches (by name, with their ports and routers) from the
+    /// same replica generation, once Neutron facts name them; no-op without a source.
+    pub fn include_switches(&mut self, names: &[String]) {
+        let Some(src) = self.source.clone() else {
+            return;
+        };
+        let scope = Scope {
+            switches: names.to_vec(),
+            ..Default::default()
+        };
+        extend(self, src.0.as_ref(), &scope, &|_| Vec::new());
     }
 }
 

@@ -39,7 +39,6 @@ use provider::{
     LoadBalancer, OperatingStatus as OpStatus, ProvisioningStatus as Prov, StatusReport,
 };
 
-use crate::driver::{NbDatabase, NbError};
 use crate::edit::{Edit, LbRef};
 use crate::external_ids::{self as ext, ListenerValue, MemberEntry, ObjectKey};
 use crate::hm::{self, HmReq, HM_PORT_DEVICE_OWNER};
@@ -47,6 +46,7 @@ use crate::lb::{self, LbCreate};
 use crate::listener::{self, ListenerReq};
 use crate::member::{self, MemberFacts, MemberReq};
 use crate::nb::{ops_json, NbSnapshot, Op};
+use crate::ovsdb_nb::{NbDatabase, NbError};
 use crate::plan::{Plan, SubnetInfo};
 use crate::pool::{self, PoolReq};
 use crate::status::{self, put, Kind};
@@ -538,7 +538,7 @@ impl Sim<'_> {
             .cloned();
         let lsp_fip = lsp
             .as_ref()
-            .and_then(|p| p.external_ids.get(crate::agent::PORT_FIP))
+            .and_then(|p| p.external_ids.get(crate::ports::PORT_FIP))
             .filter(|f| !f.is_empty())
             .cloned();
         let related: Vec<String> = lsp
@@ -548,7 +548,7 @@ impl Sim<'_> {
             .filter(|t| t.parse::<IpAddr>().is_ok())
             .map(String::from)
             .collect();
-        let event = |fip: &str, associate: bool| crate::agent::FipEvent {
+        let event = |fip: &str, associate: bool| crate::events::FipEvent {
             lb_id: id.to_string(),
             fip: fip.to_string(),
             associate,
@@ -563,7 +563,7 @@ impl Sim<'_> {
             ),
             (Some(n), Some(l)) if n == l => {
                 if recorded.as_deref() != Some(n.as_str()) {
-                    let plan = crate::agent::vip_fip(&self.nb, &event(&n, true));
+                    let plan = crate::events::vip_fip(&self.nb, &event(&n, true));
                     self.apply(&plan.ops)?;
                     self.d(id, format!("neutron:vip_fip {recorded:?} → {n}"), true);
                 }
@@ -580,7 +580,7 @@ impl Sim<'_> {
             ),
             (None, None) => {
                 if let Some(r) = recorded {
-                    let plan = crate::agent::vip_fip(&self.nb, &event(&r, false));
+                    let plan = crate::events::vip_fip(&self.nb, &event(&r, false));
                     self.apply(&plan.ops)?;
                     self.d(id, format!("neutron:vip_fip {r}: no FIP any more, removed"), true);
                 }
@@ -625,7 +625,7 @@ impl Sim<'_> {
                 let mut seen = BTreeSet::new();
                 let mut stale = Vec::new();
                 for hc in &hcs {
-                    let v = crate::agent::health_check_vip(hc);
+                    let v = crate::events::health_check_vip(hc);
                     let key = v
                         .parse::<IpAddr>()
                         .map(|a| a.to_string())

@@ -1,0 +1,78 @@
+//! Why a queued job of the driver failed ([`JobError`]), and how Neutron failures on the
+//! driver's synchronous port paths become the API's answer ([`provider_error`]).
+
+use openstack::NeutronError;
+use provider::ProviderError;
+
+use crate::ovsdb_nb::NbError;
+use crate::plan::PlanError;
+
+/// Why one job (a queued request: snapshot → plan → commit → report) failed. The driver logs
+/// it and reports ERROR for the request's object; [`JobError::retryable`] ones are re-planned
+/// from a fresh snapshot first.
+#[derive(Debug, thiserror::Error)]
+pub enum JobError {
+    /// Reading the NB or committing the transaction.
+    #[error(transparent)]
+    Nb(#[from] NbError),
+    /// The planner refused the request (a row or key it needs is missing).
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    /// A Neutron call the job needs failed.
+    #[error(transparent)]
+    Neutron(#[from] NeutronError),
+    /// The model or Neutron lacks a fact the job needs (e.g. the VIP address is on no port).
+    #[error("{0}")]
+    Facts(&'static str),
+    /// A graph create reached the single-plan path (its steps run one by one; a bug).
+    #[error("a graph is not one plan")]
+    Graph,
+}
+
+impl JobError {
+    /// True when re-planning from a fresh snapshot may succeed: a `wait` guard saw a
+    /// concurrent change, or the NB connection/leader changed.
+    pub fn retryable(&self) -> bool {
+        matches!(self, JobError::Nb(e) if e.retry)
+    }
+}
+
+/// A Neutron failure of a synchronous driver call (`create_vip_port`, `delete_vip_ports`,
+/// member subnet lookups) as the API sees it: 409 → [`ProviderError::Conflict`] (the address
+/// is in use), Neutron unreachable or 5xx ([`neutron_down`]) → [`ProviderError::Unavailable`]
+/// naming Neutron (503, nothing queued), anything else → [`ProviderError::Driver`] with
+/// Neutron's fault message.
+pub fn provider_error(e: &NeutronError) -> ProviderError {
+    if e.is_conflict() {
+        ProviderError::conflict(neutron_text(e))
+    } else if neutron_down(e) {
+        ProviderError::unavailable(NEUTRON_SERVICE, e.to_string())
+    } else {
+        ProviderError::driver(neutron_text(e))
+    }
+}
+
+/// The name Octavia shows for Neutron in a 503 (`The Neutron service is temporarily
+/// unavailable.`).
+pub const NEUTRON_SERVICE: &str = "Neutron";
+
+/// True when the failure says Neutron (or Keystone, for the service token it needs) is not
+/// serving: no connection, a timeout, a 5xx (keystoneauth's `ConnectFailure`,
+/// `ConnectTimeout`, `ServiceUnavailable` / `InternalServerError`).
+pub fn neutron_down(e: &NeutronError) -> bool {
+    match e {
+        NeutronError::Transport(_) => true,
+        NeutronError::Other { status, .. } => *status >= 500,
+        NeutronError::Auth(openstack::KeystoneError::Transport(_)) => true,
+        NeutronError::Auth(openstack::KeystoneError::Status { status, .. }) => *status >= 500,
+        _ => false,
+    }
+}
+
+/// Neutron's fault message, else the error's text.
+pub fn neutron_text(e: &NeutronError) -> String {
+    match e.fault() {
+        Some(f) if !f.message.is_empty() => f.message.clone(),
+        _ => e.to_string(),
+    }
+}

@@ -1,0 +1,598 @@
+//! Neutron port work of the OVN provider (seed 000 §2.1, §5.1 step 6, §6): VIP ports
+//! (`create_vip_port`, `ovn-lb-vip-<lb>`), health-monitor source ports (`ovn-lb-hm-<subnet>`),
+//! member FIP recompute (`handle_member_dvr`), and the Neutron facts a load balancer create or
+//! a member change needs. [`NeutronPorts`] is used by the driver (`driver.rs`) and by
+//! `ovn-db-sync` (`sync.rs`); it owns the caches that save Neutron round trips
+//! ([`crate::facts`], the VIP facts of a just-made port).
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use openstack::{
+    FixedIpRequest, ListFilter, NeutronClient, NeutronError, Port, PortCreate, Subnet,
+};
+use provider::{AdditionalVip, LoadBalancer, Vip};
+
+use crate::error::JobError;
+pub use crate::error::{neutron_down, neutron_text};
+use crate::external_ids as ext;
+use crate::facts::{FactCache, HmPort};
+use crate::hm::{self, HM_PORT_DEVICE_OWNER};
+use crate::lb::LbCreate;
+use crate::member::MemberFacts;
+use crate::nb::NbSnapshot;
+use crate::ovsdb_nb::NbDatabase;
+use crate::plan::SubnetInfo;
+use crate::scope::Scope;
+
+/// Name prefix of provider-created VIP ports.
+pub const VIP_PORT_PREFIX: &str = "ovn-lb-vip-";
+/// Name prefix of additional VIP ports (`ovn-lb-vip-additional-<n>-<lb id>`).
+pub const ADDITIONAL_VIP_PORT_PREFIX: &str = "ovn-lb-vip-additional-";
+/// `device_owner` of VIP ports (no `:distributed`: Neutron must not make them localports).
+pub const VIP_PORT_DEVICE_OWNER: &str = "ovn-lb:vip";
+/// `Logical_Switch_Port.external_ids` key (written by Neutron): the port's Neutron name.
+pub const PORT_NAME: &str = "neutron:port_name";
+/// `Logical_Switch_Port.external_ids` key (written by Neutron): the floating IP of the port.
+pub const PORT_FIP: &str = "neutron:port_fip";
+
+fn ip(s: &Option<String>) -> Option<IpAddr> {
+    s.as_deref().and_then(|a| a.parse().ok())
+}
+
+/// `Ok(Some)` for a found resource, `Ok(None)` for any failure but Neutron being down.
+fn found<T>(r: Result<T, NeutronError>) -> Result<Option<T>, NeutronError> {
+    match r {
+        Ok(v) => Ok(Some(v)),
+        Err(e) if neutron_down(&e) => Err(e),
+        Err(_) => Ok(None),
+    }
+}
+
+/// What `create_vip_port` learnt from Neutron (ids, fixed IPs, network, CIDR: facts that do
+/// not change under the LB create that follows within milliseconds).
+struct VipFacts {
+    at: Instant,
+    port: Port,
+    subnet: Option<Subnet>,
+}
+
+/// Entries of [`NeutronPorts`]' VIP facts older than this are dropped (an LB create rolled
+/// back).
+const VIP_FACTS_TTL: Duration = Duration::from_secs(60);
+
+/// Neutron port work over one Neutron client (service credentials), with the caches that
+/// spare repeated reads (subnets, HM ports, the VIP port just made).
+pub struct NeutronPorts {
+    neutron: NeutronClient,
+    /// The VIP port (and its subnet) `create_vip_port` just made, by LB id: the queued LB
+    /// create reads them instead of asking Neutron again (the port GET and subnet
+    /// GET the reference makes there were ~2 round trips on top of the port create).
+    vip_facts: Mutex<HashMap<String, VipFacts>>,
+    /// Subnets and HM ports remembered between requests ([`crate::facts`]).
+    facts: FactCache,
+}
+
+impl std::fmt::Debug for NeutronPorts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NeutronPorts")
+            .field("neutron", &self.neutron)
+            .finish()
+    }
+}
+
+fn vip_port_create(
+    lb_id: &str,
+    project_id: &str,
+    name: String,
+    network: Option<String>,
+    subnet: Option<String>,
+    address: Option<IpAddr>,
+) -> PortCreate {
+    let fixed = match (subnet, address) {
+        (None, None) => None,
+        (s, a) => Some(vec![FixedIpRequest {
+            subnet_id: s,
+            ip_address: a,
+        }]),
+    };
+    PortCreate {
+        network_id: network.unwrap_or_default(),
+        name: Some(name),
+        fixed_ips: fixed,
+        device_owner: Some(VIP_PORT_DEVICE_OWNER.into()),
+        device_id: Some(format!("lb-{lb_id}")),
+        admin_state_up: Some(true),
+        project_id: Some(project_id.to_string()).filter(|p| !p.is_empty()),
+        ..Default::default()
+    }
+}
+
+impl NeutronPorts {
+    /// Port work over `neutron`, caches empty.
+    pub fn new(neutron: NeutronClient) -> Self {
+        Self {
+            neutron,
+            vip_facts: Mutex::new(HashMap::new()),
+            facts: FactCache::default(),
+        }
+    }
+
+    /// The Neutron client (service credentials).
+    pub fn neutron(&self) -> &NeutronClient {
+        &self.neutron
+    }
+
+    /// `create_vip_port` (seed 000 §2.1): the VIP port `ovn-lb-vip-<lb>` (or the given
+    /// `vip_port_id`'s port) and one `ovn-lb-vip-additional-<n>-<lb>` port per additional VIP,
+    /// `device_owner` `ovn-lb:vip`, `device_id` `lb-<lb>`; returns the VIPs with port ids,
+    /// addresses, subnets and networks filled in. On any failure the ports made here are
+    /// deleted again and Neutron's error is returned (409: address in use).
+    pub async fn create_vip_port(
+        &self,
+        loadbalancer_id: &str,
+        project_id: &str,
+        mut vip: Vip,
+        additional_vips: Vec<AdditionalVip>,
+    ) -> Result<(Vip, Vec<AdditionalVip>), NeutronError> {
+        let neutron = &self.neutron;
+        let mut created: Vec<String> = Vec::new();
+        let result: Result<(Vip, Vec<AdditionalVip>), NeutronError> = async {
+            let port = if let Some(id) = vip.vip_port_id.clone().filter(|s| !s.is_empty()) {
+                neutron.get_port(&id).await?
+            } else {
+                let req = vip_port_create(
+                    loadbalancer_id,
+                    project_id,
+                    format!("{VIP_PORT_PREFIX}{loadbalancer_id}"),
+                    vip.vip_network_id.clone(),
+                    vip.vip_subnet_id.clone(),
+                    ip(&vip.vip_address),
+                );
+                // the subnet GET the queued LB create needs overlaps the port create
+                let subnet_get = async {
+                    match vip.vip_subnet_id.as_deref().filter(|s| !s.is_empty()) {
+                        Some(id) => neutron.get_subnet(id).await.ok(),
+                        None => None,
+                    }
+                };
+                let (p, subnet) = tokio::join!(self.create_port(req), subnet_get);
+                let p = p?;
+                created.push(p.id.clone());
+                if let Ok(mut m) = self.vip_facts.lock() {
+                    m.retain(|_, f| f.at.elapsed() < VIP_FACTS_TTL);
+                    m.insert(
+                        loadbalancer_id.to_string(),
+                        VipFacts {
+                            at: Instant::now(),
+                            port: p.clone(),
+                            subnet,
+                        },
+                    );
+                }
+                p
+            };
+            vip.vip_port_id = Some(port.id.clone());
+            if let Some(f) = port.fixed_ips.first() {
+                vip.vip_address = Some(f.ip_address.to_string());
+                vip.vip_subnet_id.get_or_insert_with(|| f.subnet_id.clone());
+            }
+            vip.vip_network_id
+                .get_or_insert_with(|| port.network_id.clone());
+            let mut out = Vec::new();
+            for (n, a) in additional_vips.iter().enumerate() {
+                let req = vip_port_create(
+                    loadbalancer_id,
+                    project_id,
+                    format!("{VIP_PORT_PREFIX}additional-{}-{loadbalancer_id}", n + 1),
+                    a.network_id.clone().or_else(|| vip.vip_network_id.clone()),
+                    a.subnet_id.clone(),
+                    ip(&a.ip_address),
+                );
+                let p = self.create_port(req).await?;
+                created.push(p.id.clone());
+                let f = p.fixed_ips.first();
+                out.push(AdditionalVip {
+                    ip_address: f.map(|f| f.ip_address.to_string()),
+                    network_id: Some(p.network_id.clone()),
+                    port_id: Some(p.id.clone()),
+                    subnet_id: f.map(|f| f.subnet_id.clone()),
+                });
+            }
+            Ok((vip, out))
+        }
+        .await;
+        match result {
+            Ok(v) => Ok(v),
+            Err(e) => {
+                for id in created {
+                    if let Err(de) = neutron.delete_port(&id).await {
+                        tracing::warn!(port = %id, error = %de, "could not delete VIP port after failed create_vip_port");
+                    }
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Deletes the VIP ports `create_vip_port` made for a load balancer whose create the API
+    /// then refused; an already deleted port counts as deleted. Returns the last failure.
+    pub async fn delete_vip_ports(
+        &self,
+        loadbalancer_id: &str,
+        port_ids: Vec<String>,
+    ) -> Result<(), NeutronError> {
+        if let Ok(mut m) = self.vip_facts.lock() {
+            m.remove(loadbalancer_id);
+        }
+        let mut failed = None;
+        for id in port_ids {
+            // an already deleted port is what we want
+            if let Err(e) = self.neutron.delete_port(&id).await {
+                tracing::warn!(port = %id, error = %e, "could not delete the VIP port of a refused load balancer create");
+                failed = Some(e);
+            }
+        }
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// The VIP subnet of the LB owning `pool_id` (id and CIDR), through the row's VIP port;
+    /// `Ok(None)` when the row, its VIP port or the subnet is not found. Errors: Neutron down
+    /// ([`neutron_down`]).
+    pub async fn vip_subnet_of_pool(
+        &self,
+        snap: &NbSnapshot,
+        pool_id: &str,
+    ) -> Result<Option<SubnetInfo>, NeutronError> {
+        let Some((row, _)) = snap.lb_by_pool(pool_id) else {
+            return Ok(None);
+        };
+        let (Some(port_id), Some(vip)) = (
+            row.external_ids.get(ext::VIP_PORT_ID),
+            row.external_ids
+                .get(ext::VIP)
+                .and_then(|v| v.parse::<IpAddr>().ok()),
+        ) else {
+            return Ok(None);
+        };
+        let Some(port) = found(self.neutron.get_port(port_id).await)? else {
+            return Ok(None);
+        };
+        let Some(fip) = port.fixed_ips.iter().find(|f| f.ip_address == vip) else {
+            return Ok(None);
+        };
+        let Some(subnet) = found(self.neutron.get_subnet(&fip.subnet_id).await)? else {
+            return Ok(None);
+        };
+        Ok(Some(SubnetInfo {
+            id: subnet.id,
+            network_id: subnet.network_id,
+            cidr: subnet.cidr,
+        }))
+    }
+
+    /// Create a port; on 409 reuse the port of that name on that network (a previous
+    /// attempt may have made it).
+    pub async fn create_port(&self, req: PortCreate) -> Result<Port, NeutronError> {
+        let name = req.name.clone().unwrap_or_default();
+        let network = req.network_id.clone();
+        match self.neutron.create_port(&req).await {
+            Err(e) if e.is_conflict() => {
+                // a previous attempt may have created it: reuse the port of that name
+                let f = ListFilter::new().eq("name", name).eq("network_id", network);
+                match self.neutron.list_ports(&f).await {
+                    Ok(mut ports) if !ports.is_empty() => Ok(ports.remove(0)),
+                    _ => Err(e),
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// `handle_member_dvr`, member deleted: Neutron's "empty update" (the FIP's own
+    /// description written back) of every floating IP of `ports`, so Neutron recomputes the NAT
+    /// row (restoring `external_mac`/`logical_port` where DVR applies). Failures are logged:
+    /// the member is gone either way.
+    pub async fn recompute_member_fips(&self, ports: &[String]) {
+        for port in ports {
+            let fips = match self.neutron.floating_ips_by_port(port).await {
+                Ok(f) => f,
+                Err(e) => {
+                    tracing::warn!(port = %port, error = %e, "member FIP lookup failed");
+                    continue;
+                }
+            };
+            for f in fips {
+                if let Err(e) = self
+                    .neutron
+                    .update_floating_ip_description(&f.id, &f.description)
+                    .await
+                {
+                    tracing::warn!(fip = %f.id, error = %e, "member FIP recompute failed");
+                }
+            }
+        }
+    }
+
+    /// The Neutron facts of a load balancer create (seed 000 §2.2): its VIP port (the given
+    /// `vip_port_id`, else the port holding the VIP address on the VIP network) and the subnet
+    /// holding the VIP address; from the VIP facts `create_vip_port` left when they match.
+    /// Errors: Neutron, or [`JobError::Facts`] when the model or Neutron lacks what is needed.
+    pub async fn lb_create_facts(&self, lb: &LoadBalancer) -> Result<LbCreate, JobError> {
+        let n = &self.neutron;
+        let vip: IpAddr = lb
+            .vip_address
+            .as_deref()
+            .and_then(|a| a.parse().ok())
+            .ok_or(JobError::Facts("load balancer without a valid vip_address"))?;
+        let cached = self
+            .vip_facts
+            .lock()
+            .ok()
+            .and_then(|mut m| m.remove(&lb.loadbalancer_id));
+        let port = match lb.vip_port_id.as_deref().filter(|s| !s.is_empty()) {
+            Some(id) => match cached.as_ref().filter(|c| c.port.id == id) {
+                Some(c) => c.port.clone(),
+                None => n.get_port(id).await?,
+            },
+            None => {
+                let net = lb.vip_network_id.clone().unwrap_or_default();
+                let f = ListFilter::new()
+                    .eq("network_id", net)
+                    .fixed_ip_address(vip);
+                n.list_ports(&f)
+                    .await?
+                    .into_iter()
+                    .next()
+                    .ok_or(JobError::Facts("VIP port not found"))?
+            }
+        };
+        let fip = port
+            .fixed_ips
+            .iter()
+            .find(|f| f.ip_address == vip)
+            .ok_or(JobError::Facts("VIP address not on its port"))?;
+        let subnet = match cached
+            .and_then(|c| c.subnet)
+            .filter(|s| s.id == fip.subnet_id)
+        {
+            Some(s) => s,
+            None => n.get_subnet(&fip.subnet_id).await?,
+        };
+        // members usually sit on the VIP subnet: their create needs no read of it again
+        self.facts.remember_subnet(&subnet);
+        Ok(LbCreate {
+            id: lb.loadbalancer_id.clone(),
+            vip_address: vip.to_string(),
+            vip_port_id: port.id.clone(),
+            vip_subnet: SubnetInfo {
+                id: subnet.id,
+                network_id: subnet.network_id,
+                cidr: subnet.cidr,
+            },
+            enabled: lb.admin_state_up.unwrap_or(true),
+            additional_vips: lb
+                .additional_vips
+                .iter()
+                .flatten()
+                .filter_map(|a| Some((a.ip_address.clone()?, a.port_id.clone()?)))
+                .collect(),
+        })
+    }
+
+    /// Subnets by id, and (when `with_hm_ports`) the HM source IP of each subnet, creating the
+    /// Subnets by id, and (when `with_hm_ports`) the HM source IP of each subnet, creating the
+    /// `ovn-lb-hm-<subnet>` port on first use.
+    pub async fn member_facts(
+        &self,
+        snap: &NbSnapshot,
+        subnet_ids: &[String],
+        with_hm_ports: bool,
+    ) -> MemberFacts {
+        let mut facts = MemberFacts::default();
+        for id in subnet_ids {
+            if id.is_empty() || facts.subnets.contains_key(id) {
+                continue;
+            }
+            let subnet = match self.facts.subnet(id) {
+                Some(s) => Ok(s),
+                None => {
+                    let read = self.neutron.get_subnet(id).await;
+                    if let Ok(s) = &read {
+                        self.facts.remember_subnet(s);
+                    }
+                    read
+                }
+            };
+            match subnet {
+                Ok(s) => {
+                    facts.subnets.insert(
+                        id.clone(),
+                        SubnetInfo {
+                            id: s.id.clone(),
+                            network_id: s.network_id.clone(),
+                            cidr: s.cidr.clone(),
+                        },
+                    );
+                    if with_hm_ports {
+                        match self
+                            .ensure_hm_port(snap, &s.id, &s.network_id, &s.project_id)
+                            .await
+                        {
+                            Ok(ip) => {
+                                facts.hm_source.insert(id.clone(), ip.to_string());
+                            }
+                            Err(e) => {
+                                tracing::error!(subnet = %id, error = %e, "no health-monitor port")
+                            }
+                        }
+                    }
+                }
+                Err(e) => tracing::warn!(subnet = %id, error = %e, "subnet not readable"),
+            }
+        }
+        facts
+    }
+
+    /// The source IP of `subnet_id`'s `ovn-lb-hm-<subnet>` port, creating the port on first
+    /// use.
+    pub async fn ensure_hm_port(
+        &self,
+        snap: &NbSnapshot,
+        subnet_id: &str,
+        network_id: &str,
+        project_id: &str,
+    ) -> Result<IpAddr, NeutronError> {
+        // Known and still in the replica (Neutron's switch port of that port id): no REST call.
+        let in_replica = |port_id: &str| {
+            snap.source
+                .as_ref()
+                .is_some_and(|s| !s.0.named("Logical_Switch_Port", port_id).is_empty())
+        };
+        if let Some(p) = self.facts.hm_port(subnet_id, in_replica) {
+            return Ok(p.ip);
+        }
+        let name = hm::hm_port_name(subnet_id);
+        let f = ListFilter::new()
+            .eq("name", name.clone())
+            .eq("network_id", network_id.to_string());
+        let existing = self.neutron.list_ports(&f).await?;
+        if let Some((id, ip)) = existing
+            .iter()
+            .find_map(|p| Some((p.id.clone(), p.ip_in_subnet(subnet_id)?)))
+        {
+            let known = HmPort { port_id: id, ip };
+            self.facts.remember_hm_port(subnet_id, known);
+            return Ok(ip);
+        }
+        let req = PortCreate {
+            network_id: network_id.to_string(),
+            name: Some(name.clone()),
+            fixed_ips: Some(vec![FixedIpRequest::subnet(subnet_id)]),
+            device_owner: Some(HM_PORT_DEVICE_OWNER.into()),
+            device_id: Some(name),
+            admin_state_up: Some(true),
+            port_security_enabled: Some(false),
+            project_id: Some(project_id.to_string()).filter(|p| !p.is_empty()),
+            ..Default::default()
+        };
+        let port = self.neutron.create_port(&req).await?;
+        let ip = port
+            .ip_in_subnet(subnet_id)
+            .ok_or_else(|| NeutronError::Decode("HM port without address in its subnet".into()))?;
+        let known = HmPort {
+            port_id: port.id.clone(),
+            ip,
+        };
+        self.facts.remember_hm_port(subnet_id, known);
+        Ok(ip)
+    }
+
+    /// Delete the `ovn-lb-hm-<subnet>` ports no row maps a member through any more.
+    pub async fn cleanup_hm_ports(&self, nb: &dyn NbDatabase, subnets: &[String]) {
+        for s in subnets {
+            let Some(ports) = self.hm_ports_of(nb, s).await else {
+                continue;
+            };
+            // rows using a subnet's HM port have a member on that subnet's switch
+            let scope = Scope {
+                lbs_on_switches: ports.iter().map(|p| ext::ovn_name(&p.1)).collect(),
+                ..Default::default()
+            };
+            let Ok(snap) = nb.snapshot(&scope).await else {
+                return;
+            };
+            for (id, _, ips) in ports {
+                if ips
+                    .iter()
+                    .any(|ip| snap.hm_source_in_use(&ip.to_string(), None))
+                {
+                    continue;
+                }
+                self.facts.forget_hm_port(s);
+                if let Err(e) = self.neutron.delete_port(&id).await {
+                    tracing::warn!(port = %id, error = %e, "could not delete HM port");
+                }
+            }
+        }
+    }
+
+    /// The `ovn-lb-hm-<subnet>` ports of `subnet`: (port id, network id, addresses). From the
+    /// fact cache when the port and its subnet are known and the NB replica still holds the
+    /// port's switch port; else Neutron's port list by name (`None` when that fails).
+    async fn hm_ports_of(
+        &self,
+        nb: &dyn NbDatabase,
+        subnet: &str,
+    ) -> Option<Vec<(String, String, Vec<IpAddr>)>> {
+        let known = self.facts.subnet(subnet).and_then(|sub| {
+            let p = self.facts.hm_port(subnet, |_| true)?;
+            Some((p, sub.network_id))
+        });
+        if let Some((p, network_id)) = known {
+            let in_replica = nb
+                .snapshot(&Scope::default())
+                .await
+                .ok()
+                .and_then(|snap| snap.source)
+                .is_some_and(|src| !src.0.named("Logical_Switch_Port", &p.port_id).is_empty());
+            if in_replica {
+                return Some(vec![(p.port_id, network_id, vec![p.ip])]);
+            }
+        }
+        let f = ListFilter::new().eq("name", hm::hm_port_name(subnet));
+        let ports = self.neutron.list_ports(&f).await.ok()?;
+        Some(
+            ports
+                .into_iter()
+                .map(|p| {
+                    let ips = p.fixed_ips.iter().map(|f| f.ip_address).collect();
+                    (p.id, p.network_id, ips)
+                })
+                .collect(),
+        )
+    }
+
+    /// Delete the VIP port when the provider made it (`ovn-lb-vip-` name), and every
+    /// additional VIP port. The name is read from the port's switch port in the NB replica
+    /// (`external_ids:neutron:port_name`, written by Neutron) when `snap` holds it; from
+    /// Neutron otherwise.
+    pub async fn delete_vip_ports_if_ours(
+        &self,
+        snap: Option<&NbSnapshot>,
+        vip_port: Option<&str>,
+        additional: &[String],
+    ) {
+        if let Some(id) = vip_port.filter(|s| !s.is_empty()) {
+            let replica_name = snap.and_then(|s| s.source.as_ref()).and_then(|src| {
+                let uuid = src.0.named("Logical_Switch_Port", id).into_iter().next()?;
+                src.0
+                    .map_get("Logical_Switch_Port", &uuid, "external_ids", PORT_NAME)
+            });
+            let read = match replica_name {
+                Some(name) => Ok(name),
+                None => self.neutron.get_port(id).await.map(|p| p.name),
+            };
+            match read {
+                Ok(name) if name.starts_with(VIP_PORT_PREFIX) => {
+                    if let Err(e) = self.neutron.delete_port(id).await {
+                        tracing::warn!(port = %id, error = %e, "could not delete VIP port");
+                    }
+                }
+                Ok(_) => tracing::info!(port = %id, "preserving user-provided VIP port"),
+                Err(e) if e.is_not_found() => {}
+                Err(e) => tracing::warn!(port = %id, error = %e, "could not read VIP port"),
+            }
+        }
+        for id in additional {
+            if let Err(e) = self.neutron.delete_port(id).await {
+                tracing::warn!(port = %id, error = %e, "could not delete additional VIP port");
+            }
+        }
+    }
+}

@@ -24,18 +24,18 @@ use provider::{
 };
 use serde_json::Value;
 
-use crate::edit::Edit;
 use crate::error::{provider_error, JobError};
 use crate::events::{self, FipEvent, LrpEvent};
 use crate::external_ids as ext;
-use crate::hm::{self, HmReq};
+use crate::hm;
+use crate::job::{error_report, merge_report, Request};
 use crate::lb;
-use crate::listener::{self, ListenerReq};
+use crate::listener;
 use crate::member::{self, MemberReq};
 use crate::nb::{ops_json, NbSnapshot};
 use crate::ovsdb_nb::NbDatabase;
 use crate::plan::{Plan, SubnetInfo};
-use crate::pool::{self, PoolReq};
+use crate::pool;
 use crate::ports::NeutronPorts;
 use crate::queue::LbQueues;
 use crate::requests::{self, hm_req, listener_req, pool_req};
@@ -86,135 +86,6 @@ struct Inner {
     /// Full re-reads the agent made after its event streams lagged
     /// (`OvnProvider::agent_rescans`).
     rescans: AtomicU64,
-}
-
-/// One queued request.
-#[derive(Debug, Clone)]
-enum Request {
-    LbCreate(LoadBalancer),
-    LbUpdate {
-        lb_id: String,
-        enabled: Option<bool>,
-    },
-    LbDelete {
-        lb: LoadBalancer,
-        cascade: bool,
-    },
-    ListenerCreate(ListenerReq),
-    ListenerUpdate {
-        l: ListenerReq,
-        enabled: Option<bool>,
-        default_pool: Option<Option<String>>,
-    },
-    ListenerDelete(ListenerReq),
-    PoolCreate(PoolReq),
-    PoolUpdate {
-        p: PoolReq,
-        enabled: Option<bool>,
-    },
-    PoolDelete {
-        p: PoolReq,
-        hm_id: Option<String>,
-        members: Vec<String>,
-    },
-    Members {
-        lb_id: String,
-        pool_id: String,
-        create: Vec<MemberReq>,
-        update: Vec<(String, Option<bool>)>,
-        delete: Vec<String>,
-    },
-    MemberBatch {
-        lb_id: String,
-        pool_id: String,
-        desired: Vec<MemberReq>,
-    },
-    HmCreate {
-        lb_id: String,
-        hm: HmReq,
-    },
-    HmUpdate {
-        lb_id: String,
-        hm: HmReq,
-    },
-    HmDelete {
-        lb_id: String,
-        hm_id: String,
-        pool_id: String,
-    },
-    ServiceMonitor {
-        lb_id: String,
-        ev: hm::ServiceMonitorEvent,
-    },
-    RouterPort(LrpEvent),
-    VipFip(FipEvent),
-    /// A single-call (graph) LB create: the steps run in order and ONE report covering
-    /// them all is sent after the last, so nothing of the call is ACTIVE before all of it is
-    /// in NB; the first failing step reports ERROR for its object and for every
-    /// object of the steps after it (never left PENDING_CREATE).
-    Graph(Vec<Request>),
-}
-
-impl Request {
-    /// The request's kind, for logs and metrics.
-    fn kind(&self) -> &'static str {
-        match self {
-            Request::LbCreate(_) => "LbCreate",
-            Request::LbUpdate { .. } => "LbUpdate",
-            Request::LbDelete { .. } => "LbDelete",
-            Request::ListenerCreate(_) => "ListenerCreate",
-            Request::ListenerUpdate { .. } => "ListenerUpdate",
-            Request::ListenerDelete(_) => "ListenerDelete",
-            Request::PoolCreate(_) => "PoolCreate",
-            Request::PoolUpdate { .. } => "PoolUpdate",
-            Request::PoolDelete { .. } => "PoolDelete",
-            Request::Members { .. } => "Members",
-            Request::MemberBatch { .. } => "MemberBatch",
-            Request::HmCreate { .. } => "HmCreate",
-            Request::HmUpdate { .. } => "HmUpdate",
-            Request::HmDelete { .. } => "HmDelete",
-            Request::ServiceMonitor { .. } => "ServiceMonitor",
-            Request::RouterPort(_) => "RouterPort",
-            Request::VipFip(_) => "VipFip",
-            Request::Graph(_) => "Graph",
-        }
-    }
-
-    /// The NB rows the request starts from (see [`crate::scope`]).
-    fn scope(&self) -> Scope {
-        let with_pool = |lb_id: &str, pool_id: &str| Scope {
-            lbs: vec![lb_id.to_string()],
-            pools: vec![pool_id.to_string()],
-            ..Default::default()
-        };
-        match self {
-            Request::LbCreate(lb) | Request::LbDelete { lb, .. } => Scope::lb(&lb.loadbalancer_id),
-            Request::LbUpdate { lb_id, .. } | Request::ServiceMonitor { lb_id, .. } => {
-                Scope::lb(lb_id)
-            }
-            Request::ListenerCreate(l)
-            | Request::ListenerDelete(l)
-            | Request::ListenerUpdate { l, .. } => Scope::lb(&l.lb_id),
-            Request::PoolCreate(p) => Scope::lb(&p.lb_id),
-            Request::PoolUpdate { p, .. } | Request::PoolDelete { p, .. } => {
-                with_pool(&p.lb_id, &p.id)
-            }
-            Request::Members { lb_id, pool_id, .. }
-            | Request::MemberBatch { lb_id, pool_id, .. }
-            | Request::HmDelete { lb_id, pool_id, .. } => with_pool(lb_id, pool_id),
-            Request::HmCreate { lb_id, hm } | Request::HmUpdate { lb_id, hm } => {
-                with_pool(lb_id, &hm.pool_id)
-            }
-            Request::RouterPort(ev) => Scope {
-                switches: vec![ev.network.clone()],
-                lbs_on_switches: vec![ev.network.clone()],
-                lbs_on_routers: vec![ev.router.clone()],
-                ..Default::default()
-            },
-            Request::VipFip(ev) => Scope::lb(&ev.lb_id),
-            Request::Graph(steps) => steps.first().map(Request::scope).unwrap_or_default(),
-        }
-    }
 }
 
 impl OvnProvider {
@@ -353,6 +224,13 @@ impl OvnProvider {
             .map_err(|e| ProviderError::driver(e.to_string()))
     }
 
+    /// The queue of a pool's work: its LB's ([`OvnProvider::lb_of_pool`]), else the pool's own.
+    async fn queue_of_pool(&self, pool_id: &str) -> String {
+        self.lb_of_pool(pool_id)
+            .await
+            .unwrap_or_else(|| pool_id.to_string())
+    }
+
     /// The LB owning a pool: the NB row, else a pool queued by this process, else `None`.
     async fn lb_of_pool(&self, pool_id: &str) -> Option<String> {
         if let Ok(snap) = self.inner.nb.snapshot(&Scope::pool(pool_id)).await {
@@ -391,14 +269,7 @@ impl OvnProvider {
             let pool_id = m.pool_id.clone().unwrap_or_default();
             if check_family {
                 if let Some((row, _)) = snap.lb_by_pool(&pool_id) {
-                    let mut vips: Vec<String> = row
-                        .external_ids
-                        .get(ext::VIP)
-                        .cloned()
-                        .into_iter()
-                        .collect();
-                    vips.extend(ext::parse_list(&row.external_ids, ext::ADDITIONAL_VIPS));
-                    validate::member_ip_version(&address, &vips)?;
+                    validate::member_ip_version(&address, &lb_vips(row))?;
                 }
             }
             let subnet_id = match m.subnet_id.clone().filter(|s| !s.is_empty()) {
@@ -471,20 +342,7 @@ impl ProviderDriver for OvnProvider {
             .snapshot(&Scope::default())
             .await?
             .health_check_supported;
-        for l in lb.listeners.iter().flatten() {
-            validate::listener_create(l)?;
-            // The reference ignores a graph's L7 policies and leaves them PENDING_CREATE for
-            // ever; refuse them as its l7policy_create does (the whole graph rolls back).
-            if l.l7policies.as_ref().is_some_and(|p| !p.is_empty()) {
-                return not_supported("creating l7policies");
-            }
-        }
-        for p in lb.pools.iter().flatten() {
-            validate::pool_create(p, snap_hc)?;
-            for m in p.members.iter().flatten() {
-                validate::member_monitor_options(m)?;
-            }
-        }
+        validate::loadbalancer_graph(&lb, snap_hc)?;
         let id = lb.loadbalancer_id.clone();
         let listeners = lb.listeners.clone().unwrap_or_default();
         let pools = lb.pools.clone().unwrap_or_default();
@@ -652,10 +510,7 @@ impl ProviderDriver for OvnProvider {
             )
             .await?;
         let pool_id = member.pool_id.clone().unwrap_or_default();
-        let lb_id = self
-            .lb_of_pool(&pool_id)
-            .await
-            .unwrap_or_else(|| pool_id.clone());
+        let lb_id = self.queue_of_pool(&pool_id).await;
         self.enqueue(
             &lb_id.clone(),
             Request::Members {
@@ -671,10 +526,7 @@ impl ProviderDriver for OvnProvider {
 
     async fn member_delete(&self, member: Member) -> Result<(), ProviderError> {
         let pool_id = member.pool_id.clone().unwrap_or_default();
-        let lb_id = self
-            .lb_of_pool(&pool_id)
-            .await
-            .unwrap_or_else(|| pool_id.clone());
+        let lb_id = self.queue_of_pool(&pool_id).await;
         self.enqueue(
             &lb_id.clone(),
             Request::Members {
@@ -694,21 +546,11 @@ impl ProviderDriver for OvnProvider {
             let pool = old.pool_id.clone().unwrap_or_default();
             let snap = self.snapshot(&Scope::pool(&pool)).await?;
             if let Some((row, _)) = snap.lb_by_pool(&pool) {
-                let mut vips: Vec<String> = row
-                    .external_ids
-                    .get(ext::VIP)
-                    .cloned()
-                    .into_iter()
-                    .collect();
-                vips.extend(ext::parse_list(&row.external_ids, ext::ADDITIONAL_VIPS));
-                validate::member_ip_version(a, &vips)?;
+                validate::member_ip_version(a, &lb_vips(row))?;
             }
         }
         let pool_id = old.pool_id.clone().unwrap_or_default();
-        let lb_id = self
-            .lb_of_pool(&pool_id)
-            .await
-            .unwrap_or_else(|| pool_id.clone());
+        let lb_id = self.queue_of_pool(&pool_id).await;
         self.enqueue(
             &lb_id.clone(),
             Request::Members {
@@ -753,20 +595,14 @@ impl ProviderDriver for OvnProvider {
             .health_check_supported;
         validate::health_monitor_create(&hm, hc)?;
         let req = hm_req(&hm, None);
-        let lb_id = self
-            .lb_of_pool(&req.pool_id)
-            .await
-            .unwrap_or_else(|| req.pool_id.clone());
+        let lb_id = self.queue_of_pool(&req.pool_id).await;
         self.enqueue(&lb_id.clone(), Request::HmCreate { lb_id, hm: req });
         Ok(())
     }
 
     async fn health_monitor_delete(&self, hm: HealthMonitor) -> Result<(), ProviderError> {
         let pool_id = hm.pool_id.clone().unwrap_or_default();
-        let lb_id = self
-            .lb_of_pool(&pool_id)
-            .await
-            .unwrap_or_else(|| pool_id.clone());
+        let lb_id = self.queue_of_pool(&pool_id).await;
         self.enqueue(
             &lb_id.clone(),
             Request::HmDelete {
@@ -789,10 +625,7 @@ impl ProviderDriver for OvnProvider {
             .health_check_supported;
         validate::health_monitor_update(hc)?;
         let req = hm_req(&new, Some(&old));
-        let lb_id = self
-            .lb_of_pool(&req.pool_id)
-            .await
-            .unwrap_or_else(|| req.pool_id.clone());
+        let lb_id = self.queue_of_pool(&req.pool_id).await;
         self.enqueue(&lb_id.clone(), Request::HmUpdate { lb_id, hm: req });
         Ok(())
     }
@@ -801,43 +634,35 @@ impl ProviderDriver for OvnProvider {
     // inherits octavia-lib's `ProviderDriver` base, whose 501 texts name the action
     // (`provider_base.py`), and tempest shows them as skip reasons.
     async fn l7policy_create(&self, _: L7Policy) -> Result<(), ProviderError> {
-        not_supported("creating l7policies")
+        validate::not_supported("creating l7policies")
     }
     async fn l7policy_delete(&self, _: L7Policy) -> Result<(), ProviderError> {
-        not_supported("deleting l7policies")
+        validate::not_supported("deleting l7policies")
     }
     async fn l7policy_update(&self, _: L7Policy, _: L7Policy) -> Result<(), ProviderError> {
-        not_supported("updating l7policies")
+        validate::not_supported("updating l7policies")
     }
     async fn l7rule_create(&self, _: L7Rule) -> Result<(), ProviderError> {
-        not_supported("creating l7rules")
+        validate::not_supported("creating l7rules")
     }
     async fn l7rule_delete(&self, _: L7Rule) -> Result<(), ProviderError> {
-        not_supported("deleting l7rules")
+        validate::not_supported("deleting l7rules")
     }
     async fn l7rule_update(&self, _: L7Rule, _: L7Rule) -> Result<(), ProviderError> {
-        not_supported("updating l7rules")
+        validate::not_supported("updating l7rules")
     }
     async fn get_supported_flavor_metadata(&self) -> Result<Value, ProviderError> {
-        not_supported("getting the supported flavor metadata")
+        validate::not_supported("getting the supported flavor metadata")
     }
     async fn validate_flavor(&self, _: &Value) -> Result<(), ProviderError> {
-        not_supported("validating flavors")
+        validate::not_supported("validating flavors")
     }
     async fn get_supported_availability_zone_metadata(&self) -> Result<Value, ProviderError> {
-        not_supported("getting the supported availability zone metadata")
+        validate::not_supported("getting the supported availability zone metadata")
     }
     async fn validate_availability_zone(&self, _: &Value) -> Result<(), ProviderError> {
-        not_supported("validating availability zones")
+        validate::not_supported("validating availability zones")
     }
-}
-
-/// `NotImplemented` (API: 501 "does not support a requested action: …") with octavia-lib's
-/// base-class text "This provider does not support <action>." (`provider_base.py`).
-fn not_supported<T>(action: &str) -> Result<T, ProviderError> {
-    Err(ProviderError::not_implemented(format!(
-        "This provider does not support {action}."
-    )))
 }
 
 /// How many times a request is re-planned after a concurrent change.
@@ -978,47 +803,7 @@ impl Inner {
                     .member_facts(&snap, &ids_subnets(&snap, &p.id), false)
                     .await;
                 snap.include_switches(&facts.switch_names());
-                let mut plan = Plan::default();
-                let mut edit = Edit::new(&snap);
-                if let Some(h) = hm_id {
-                    hm::remove(&mut edit, &mut plan, h, &p.id);
-                }
-                if let Ok((h, key, _)) = member::locate(&snap, &p.id) {
-                    let mut ids = members.clone();
-                    if let Some(row) = edit.row(&h) {
-                        for e in ext::parse_pool_members(
-                            row.external_ids.get(&key).map(String::as_str).unwrap_or(""),
-                        )
-                        .0
-                        {
-                            if !ids.contains(&e.id) {
-                                ids.push(e.id);
-                            }
-                        }
-                    }
-                    member::remove(&mut edit, &mut plan, &h, &key, &ids, &facts);
-                } else {
-                    for m in members {
-                        put(&mut plan.report, Kind::Member, m, Some(Prov::Deleted), None);
-                    }
-                }
-                pool::remove(&mut edit, &mut plan, p);
-                put(
-                    &mut plan.report,
-                    Kind::Pool,
-                    &p.id,
-                    Some(Prov::Deleted),
-                    None,
-                );
-                put(
-                    &mut plan.report,
-                    Kind::LoadBalancer,
-                    &p.lb_id,
-                    Some(Prov::Active),
-                    None,
-                );
-                plan.ops = edit.into_ops();
-                plan
+                pool::delete(&snap, p, hm_id.as_deref(), members, &facts)
             }
             Request::Members {
                 pool_id,
@@ -1027,26 +812,13 @@ impl Inner {
                 delete,
                 ..
             } => {
-                let mut subnets: Vec<String> = create.iter().map(|m| m.subnet_id.clone()).collect();
-                subnets.extend(ids_subnets(&snap, pool_id));
-                let with_hc = snap
-                    .lb_by_pool(pool_id)
-                    .is_some_and(|(r, _)| !r.health_check.is_empty());
-                let facts = self.ports.member_facts(&snap, &subnets, with_hc).await;
-                snap.include_switches(&facts.switch_names());
+                let facts = self.pool_member_facts(&mut snap, pool_id, create).await;
                 member::change(&snap, pool_id, create, update, delete, &facts)?
             }
             Request::MemberBatch {
                 pool_id, desired, ..
             } => {
-                let mut subnets: Vec<String> =
-                    desired.iter().map(|m| m.subnet_id.clone()).collect();
-                subnets.extend(ids_subnets(&snap, pool_id));
-                let with_hc = snap
-                    .lb_by_pool(pool_id)
-                    .is_some_and(|(r, _)| !r.health_check.is_empty());
-                let facts = self.ports.member_facts(&snap, &subnets, with_hc).await;
-                snap.include_switches(&facts.switch_names());
+                let facts = self.pool_member_facts(&mut snap, pool_id, desired).await;
                 member::batch(&snap, pool_id, desired, &facts)?
             }
             Request::HmCreate { hm, .. } => {
@@ -1089,12 +861,43 @@ impl Inner {
         Ok(plan.report)
     }
 
+    /// The member facts of a change to `pool_id` adding `members` (their subnets and those of
+    /// the members already there; HM ports when the row has health checks), with `snap`
+    /// widened to the switches they name.
+    async fn pool_member_facts(
+        &self,
+        snap: &mut NbSnapshot,
+        pool_id: &str,
+        members: &[MemberReq],
+    ) -> member::MemberFacts {
+        let mut subnets: Vec<String> = members.iter().map(|m| m.subnet_id.clone()).collect();
+        subnets.extend(ids_subnets(snap, pool_id));
+        let with_hc = snap
+            .lb_by_pool(pool_id)
+            .is_some_and(|(r, _)| !r.health_check.is_empty());
+        let facts = self.ports.member_facts(snap, &subnets, with_hc).await;
+        snap.include_switches(&facts.switch_names());
+        facts
+    }
+
     async fn commit(&self, plan: &Plan) -> Result<(), JobError> {
         if plan.ops.is_empty() {
             return Ok(());
         }
         Ok(self.nb.transact(ops_json(&plan.ops)).await?)
     }
+}
+
+/// The VIP and additional VIP addresses of a row.
+fn lb_vips(row: &crate::nb::LoadBalancerRow) -> Vec<String> {
+    let mut vips: Vec<String> = row
+        .external_ids
+        .get(ext::VIP)
+        .cloned()
+        .into_iter()
+        .collect();
+    vips.extend(ext::parse_list(&row.external_ids, ext::ADDITIONAL_VIPS));
+    vips
 }
 
 /// Subnets of the members already in a pool.
@@ -1105,161 +908,6 @@ fn ids_subnets(snap: &NbSnapshot, pool_id: &str) -> Vec<String> {
         .into_iter()
         .map(|m| m.subnet_id)
         .collect()
-}
-
-/// The report of a failed request: the object ERROR, its parents ACTIVE (so the LB becomes
-/// mutable again), as the reference's exception paths.
-/// Adds `from`'s records to `into` ([`put`]: a later status for the same object wins),
-/// except that an object already ERROR stays ERROR: the steps of one graph report their
-/// parents ACTIVE, which must not hide that the parent's own step failed.
-fn merge_report(into: &mut StatusReport, from: StatusReport) {
-    let lists = [
-        (Kind::Member, from.members),
-        (Kind::HealthMonitor, from.healthmonitors),
-        (Kind::Pool, from.pools),
-        (Kind::Listener, from.listeners),
-        (Kind::LoadBalancer, from.loadbalancers),
-    ];
-    for (kind, records) in lists {
-        let existing = match kind {
-            Kind::Member => &into.members,
-            Kind::HealthMonitor => &into.healthmonitors,
-            Kind::Pool => &into.pools,
-            Kind::Listener => &into.listeners,
-            Kind::LoadBalancer => &into.loadbalancers,
-        };
-        let failed: Vec<String> = existing
-            .iter()
-            .filter(|e| e.provisioning_status == Some(Prov::Error))
-            .map(|e| e.id.clone())
-            .collect();
-        for r in records.into_iter().filter(|r| !failed.contains(&r.id)) {
-            put(into, kind, &r.id, r.provisioning_status, r.operating_status);
-        }
-    }
-}
-
-fn error_report(req: &Request, snap: Option<&NbSnapshot>) -> StatusReport {
-    let mut r = StatusReport::default();
-    let pool_parents = |r: &mut StatusReport, pool_id: &str, lb_id: &str| {
-        put(r, Kind::Pool, pool_id, Some(Prov::Active), None);
-        if let Some((row, _)) = snap.and_then(|s| s.lb_by_pool(pool_id)) {
-            for l in ext::pool_listeners(&row.external_ids, pool_id) {
-                put(r, Kind::Listener, &l, Some(Prov::Active), None);
-            }
-        }
-        put(r, Kind::LoadBalancer, lb_id, Some(Prov::Active), None);
-    };
-    match req {
-        Request::Graph(steps) => {
-            for step in steps {
-                merge_report(&mut r, error_report(step, snap));
-            }
-        }
-        Request::LbCreate(lb) => put(
-            &mut r,
-            Kind::LoadBalancer,
-            &lb.loadbalancer_id,
-            Some(Prov::Error),
-            Some(Op::Error),
-        ),
-        Request::LbUpdate { lb_id, .. } => put(
-            &mut r,
-            Kind::LoadBalancer,
-            lb_id,
-            Some(Prov::Error),
-            Some(Op::Error),
-        ),
-        Request::LbDelete { lb, .. } => put(
-            &mut r,
-            Kind::LoadBalancer,
-            &lb.loadbalancer_id,
-            Some(Prov::Error),
-            Some(Op::Error),
-        ),
-        Request::ListenerCreate(l)
-        | Request::ListenerDelete(l)
-        | Request::ListenerUpdate { l, .. } => {
-            put(
-                &mut r,
-                Kind::Listener,
-                &l.id,
-                Some(Prov::Error),
-                Some(Op::Error),
-            );
-            if let Some(p) = &l.default_pool_id {
-                put(&mut r, Kind::Pool, p, Some(Prov::Active), None);
-            }
-            put(
-                &mut r,
-                Kind::LoadBalancer,
-                &l.lb_id,
-                Some(Prov::Active),
-                None,
-            );
-        }
-        Request::PoolCreate(p) | Request::PoolUpdate { p, .. } | Request::PoolDelete { p, .. } => {
-            pool_parents(&mut r, &p.id, &p.lb_id);
-            put(&mut r, Kind::Pool, &p.id, Some(Prov::Error), None);
-            if let Some(l) = &p.listener_id {
-                put(&mut r, Kind::Listener, l, Some(Prov::Active), None);
-            }
-        }
-        Request::Members {
-            lb_id,
-            pool_id,
-            create,
-            update,
-            delete,
-        } => {
-            pool_parents(&mut r, pool_id, lb_id);
-            for id in create
-                .iter()
-                .map(|m| &m.id)
-                .chain(update.iter().map(|(id, _)| id))
-                .chain(delete.iter())
-            {
-                put(&mut r, Kind::Member, id, Some(Prov::Error), None);
-            }
-        }
-        Request::MemberBatch {
-            lb_id,
-            pool_id,
-            desired,
-        } => {
-            pool_parents(&mut r, pool_id, lb_id);
-            for m in desired {
-                put(&mut r, Kind::Member, &m.id, Some(Prov::Error), None);
-            }
-        }
-        Request::HmCreate { lb_id, hm } | Request::HmUpdate { lb_id, hm } => {
-            pool_parents(&mut r, &hm.pool_id, lb_id);
-            put(
-                &mut r,
-                Kind::HealthMonitor,
-                &hm.id,
-                Some(Prov::Error),
-                Some(Op::Error),
-            );
-        }
-        // a health event has no API object waiting: nothing to report
-        Request::ServiceMonitor { .. } | Request::RouterPort(_) | Request::VipFip(_) => {}
-        Request::HmDelete {
-            lb_id,
-            hm_id,
-            pool_id,
-        } => {
-            pool_parents(&mut r, pool_id, lb_id);
-            put(
-                &mut r,
-                Kind::HealthMonitor,
-                hm_id,
-                Some(Prov::Error),
-                Some(Op::Error),
-            );
-        }
-    }
-    r
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ pub mod events;
 pub mod external_ids;
 pub mod facts;
 pub mod hm;
+mod job;
 pub mod lb;
 pub mod listener;
 pub mod maintenance;

@@ -5,7 +5,9 @@ use serde_json::Value;
 
 use crate::edit::{Edit, LbRef};
 use crate::external_ids::{self as ext, ListenerValue};
+use crate::hm;
 use crate::lb::{clean_if_empty, get_or_create_row, selection_fields};
+use crate::member::{self, MemberFacts};
 use crate::nb::NbSnapshot;
 use crate::plan::{Plan, PlanError};
 use crate::status::{put, Kind};
@@ -218,4 +220,57 @@ pub fn remove(edit: &mut Edit<'_>, plan: &mut Plan, p: &PoolReq) {
         r.options.remove(AFFINITY_TIMEOUT);
     }
     clean_if_empty(edit, &p.lb_id, &h);
+}
+
+/// `pool_delete`: the pool's health monitor (`hm_id`), every member (those Octavia named and
+/// those the row still holds) and the pool key go in one plan; the pool is DELETED, its LB
+/// ACTIVE.
+pub fn delete(
+    snap: &NbSnapshot,
+    p: &PoolReq,
+    hm_id: Option<&str>,
+    members: &[String],
+    facts: &MemberFacts,
+) -> Plan {
+    let mut plan = Plan::default();
+    let mut edit = Edit::new(snap);
+    if let Some(h) = hm_id {
+        hm::remove(&mut edit, &mut plan, h, &p.id);
+    }
+    if let Ok((h, key, _)) = member::locate(snap, &p.id) {
+        let mut ids = members.to_vec();
+        if let Some(row) = edit.row(&h) {
+            for e in ext::parse_pool_members(
+                row.external_ids.get(&key).map(String::as_str).unwrap_or(""),
+            )
+            .0
+            {
+                if !ids.contains(&e.id) {
+                    ids.push(e.id);
+                }
+            }
+        }
+        member::remove(&mut edit, &mut plan, &h, &key, &ids, facts);
+    } else {
+        for m in members {
+            put(&mut plan.report, Kind::Member, m, Some(Prov::Deleted), None);
+        }
+    }
+    remove(&mut edit, &mut plan, p);
+    put(
+        &mut plan.report,
+        Kind::Pool,
+        &p.id,
+        Some(Prov::Deleted),
+        None,
+    );
+    put(
+        &mut plan.report,
+        Kind::LoadBalancer,
+        &p.lb_id,
+        Some(Prov::Active),
+        None,
+    );
+    plan.ops = edit.into_ops();
+    plan
 }

@@ -6,7 +6,7 @@
 
 use std::net::IpAddr;
 
-use provider::{HealthMonitor, Listener, Member, Pool, ProviderError};
+use provider::{HealthMonitor, Listener, LoadBalancer, Member, Pool, ProviderError};
 use serde_json::Value;
 
 /// L4 protocols an OVN load balancer handles (`OVN_NATIVE_LB_PROTOCOLS`).
@@ -197,6 +197,38 @@ pub fn ip_in_cidr(address: &str, cidr: &str) -> bool {
         }
         _ => false,
     }
+}
+
+/// `NotImplemented` (API: 501 "does not support a requested action: …") with octavia-lib's
+/// base-class text "This provider does not support <action>." (`provider_base.py`).
+pub fn not_supported<T>(action: &str) -> Result<T, ProviderError> {
+    Err(ProviderError::not_implemented(format!(
+        "This provider does not support {action}."
+    )))
+}
+
+/// The synchronous checks of a single-call (graph) load balancer create, all before anything
+/// is queued, so a refusal leaves nothing behind (the reference queues `lb_create` first and
+/// leaves an orphan row): every listener ([`listener_create`]), every pool ([`pool_create`])
+/// and member ([`member_monitor_options`]). A graph's L7 policies are refused as
+/// `l7policy_create` is (501): the reference ignores them and they stay PENDING_CREATE.
+pub fn loadbalancer_graph(
+    lb: &LoadBalancer,
+    health_check_supported: bool,
+) -> Result<(), ProviderError> {
+    for l in lb.listeners.iter().flatten() {
+        listener_create(l)?;
+        if l.l7policies.as_ref().is_some_and(|p| !p.is_empty()) {
+            return not_supported("creating l7policies");
+        }
+    }
+    for p in lb.pools.iter().flatten() {
+        pool_create(p, health_check_supported)?;
+        for m in p.members.iter().flatten() {
+            member_monitor_options(m)?;
+        }
+    }
+    Ok(())
 }
 
 /// listener_create: protocol and allowed_cidrs.

@@ -155,7 +155,10 @@ async fn port_paths_answer_unavailable(endpoint: String, how: &str) {
     );
     // refused synchronously: nothing queued, nothing reported, nothing written
     assert_eq!(d.busy_queues(), 0, "{how}: work was queued");
-    assert!(reports.try_recv().is_err(), "{how}: a status report was sent");
+    assert!(
+        reports.try_recv().is_err(),
+        "{how}: a status report was sent"
+    );
     assert!(
         nb.transactions.lock().unwrap().is_empty(),
         "{how}: the NB was written"

@@ -181,14 +181,14 @@ pub async fn validate_client_ca_and_crl_refs(
         return Err(retrieval(&bad));
     }
     if let Ok(ca) = ca {
-        pem_der(&ca, "CERTIFICATE").map_err(|e| {
+        pem_der(&ca, PemBlock::Certificate).map_err(|e| {
             ApiError::Validation(format!(
                 "The client authentication CA certificate is invalid. It must be a valid x509 PEM format certificate. Error: {e}"
             ))
         })?;
     }
     if let Some(crl) = crl.filter(|c| !c.is_empty()) {
-        pem_der(&crl, "X509 CRL").map_err(|e| {
+        pem_der(&crl, PemBlock::Crl).map_err(|e| {
             ApiError::Validation(format!(
                 "The client authentication certificate revocation list is invalid. It must be a valid x509 PEM format certificate revocation list. Error: {e}"
             ))
@@ -200,24 +200,33 @@ pub async fn validate_client_ca_and_crl_refs(
 /// cryptography's text for a PEM without the expected framing.
 const PEM_FRAMING: &str = "Unable to load PEM file. See https://cryptography.io/en/latest/faq/#why-can-t-i-import-my-pem-file for more details. MalformedFraming";
 
-/// The DER of the first PEM block labelled `label`, checked to be one DER SEQUENCE of
-/// SEQUENCEs (certificate/CRL outline: to-be-signed, algorithm, signature). Errors:
-/// cryptography's `MalformedFraming` text, or `error parsing asn1 value: …`.
-pub fn pem_der(pem: &[u8], label: &str) -> Result<Vec<u8>, String> {
-    let text = std::str::from_utf8(pem).map_err(|_| PEM_FRAMING.to_string())?;
-    let begin = format!("-----BEGIN {label}-----");
-    let end = format!("-----END {label}-----");
-    let start = text.find(&begin).ok_or_else(|| PEM_FRAMING.to_string())? + begin.len();
-    let stop = text[start..]
-        .find(&end)
+/// Which PEM block [`pem_der`] looks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PemBlock {
+    /// `-----BEGIN CERTIFICATE-----`
+    Certificate,
+    /// `-----BEGIN X509 CRL-----`
+    Crl,
+}
+
+/// The DER of the first PEM block of kind `block` (framing and base64 by `rustls-pki-types`;
+/// blocks of other kinds are skipped), checked to be one DER SEQUENCE of SEQUENCEs
+/// (certificate/CRL outline: to-be-signed, algorithm, signature). Errors: cryptography's
+/// `MalformedFraming` text, or `error parsing asn1 value: …`.
+pub fn pem_der(pem: &[u8], block: PemBlock) -> Result<Vec<u8>, String> {
+    use rustls_pki_types::pem::{PemObject, SectionKind};
+    let want = match block {
+        PemBlock::Certificate => SectionKind::Certificate,
+        PemBlock::Crl => SectionKind::Crl,
+    };
+    let der = <(SectionKind, Vec<u8>)>::pem_slice_iter(pem)
+        .find_map(|item| match item {
+            Ok((kind, der)) if kind == want => Some(Ok(der)),
+            Ok(_) => None,
+            Err(e) => Some(Err(e)),
+        })
+        .and_then(Result::ok)
         .ok_or_else(|| PEM_FRAMING.to_string())?;
-    let body: String = text[start..start + stop]
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect();
-    let der = base64::engine::general_purpose::STANDARD
-        .decode(body)
-        .map_err(|_| PEM_FRAMING.to_string())?;
     let asn1 = |kind: &str| format!("error parsing asn1 value: ParseError {{ kind: {kind} }}");
     let (tag, content, rest) = der_tlv(&der).ok_or_else(|| asn1("ShortData"))?;
     if tag != 0x30 || !rest.is_empty() {
@@ -470,18 +479,21 @@ mod tests {
 
     #[test]
     fn pem_outline() {
-        assert_eq!(pem_der(b"nope", "CERTIFICATE").unwrap_err(), PEM_FRAMING);
+        assert_eq!(
+            pem_der(b"nope", PemBlock::Certificate).unwrap_err(),
+            PEM_FRAMING
+        );
         // SEQUENCE { SEQUENCE {}, SEQUENCE {}, BIT STRING {0} }
         let der = [0x30, 0x07, 0x30, 0x00, 0x30, 0x00, 0x03, 0x01, 0x00];
         let b64 = base64::engine::general_purpose::STANDARD.encode(der);
         let pem = format!("-----BEGIN CERTIFICATE-----\n{b64}\n-----END CERTIFICATE-----\n");
-        assert_eq!(pem_der(pem.as_bytes(), "CERTIFICATE").unwrap(), der);
+        assert_eq!(pem_der(pem.as_bytes(), PemBlock::Certificate).unwrap(), der);
         assert_eq!(
-            pem_der(pem.as_bytes(), "X509 CRL").unwrap_err(),
+            pem_der(pem.as_bytes(), PemBlock::Crl).unwrap_err(),
             PEM_FRAMING
         );
         let short = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
-        assert!(pem_der(short.as_bytes(), "CERTIFICATE")
+        assert!(pem_der(short.as_bytes(), PemBlock::Certificate)
             .unwrap_err()
             .starts_with("error parsing asn1 value"));
     }

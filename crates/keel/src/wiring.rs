@@ -242,7 +242,8 @@ impl BarbicanCertManager {
                 _ => out.private_key_passphrase = Some(payload),
             }
         }
-        api::certificates::pem_der(&out.certificate, "CERTIFICATE").map_err(unreadable)?;
+        api::certificates::pem_der(&out.certificate, api::certificates::PemBlock::Certificate)
+            .map_err(unreadable)?;
         if let Some(k) = &out.private_key {
             let text = String::from_utf8_lossy(k);
             if !(text.contains("-----BEGIN") && text.contains("PRIVATE KEY-----")) {

@@ -19,7 +19,6 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use base64::Engine;
 
 use crate::fault::ApiError;
 
@@ -424,6 +423,7 @@ fn pkcs12_mac_opens(auth_safe: &[u8], mac_data: &[u8]) -> Option<bool> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use base64::Engine;
 
     #[test]
     fn python_list_text() {

@@ -352,7 +352,7 @@ fn set_at(body: &Value, path: &[Step], v: Value) -> Value {
                 cur = m.entry(k.clone()).or_insert(Value::Null);
             }
             Step::Index => {
-                if !cur.as_array().is_some_and(|a| !a.is_empty()) {
+                if cur.as_array().is_none_or(|a| a.is_empty()) {
                     *cur = json!([{}]);
                 }
                 let a = cur.as_array_mut().unwrap();

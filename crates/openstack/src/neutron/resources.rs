@@ -1,0 +1,606 @@
+//! Neutron v2.0 resources as Keel reads and writes them: networks, subnets, ports (and their
+//! create/update bodies), routers, floating IPs, QoS policies, security groups, IP
+//! availability, and the query filters of list calls. Fields follow the Neutron API
+//! reference; absent or `null` fields read as their defaults.
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+use std::net::IpAddr;
+
+/// `GET /v2.0/networks/{id}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Network {
+    /// Network id.
+    pub id: String,
+    /// Name.
+    #[serde(deserialize_with = "null_default")]
+    pub name: String,
+    /// Owner project.
+    #[serde(deserialize_with = "null_default")]
+    pub project_id: String,
+    /// `ACTIVE`, `DOWN`, `BUILD`, `ERROR`.
+    #[serde(deserialize_with = "null_default")]
+    pub status: String,
+    /// Administrative state.
+    pub admin_state_up: bool,
+    /// Shared with all projects.
+    pub shared: bool,
+    /// Ids of its subnets.
+    #[serde(deserialize_with = "null_default")]
+    pub subnets: Vec<String>,
+    /// MTU (net-mtu extension).
+    pub mtu: Option<u32>,
+    /// `router:external`.
+    #[serde(rename = "router:external")]
+    pub router_external: bool,
+    /// `provider:network_type` (admin only), e.g. `geneve`, `vlan`, `flat`.
+    #[serde(rename = "provider:network_type")]
+    pub provider_network_type: Option<String>,
+    /// `provider:physical_network` (admin only): set for provider networks; the OVN provider
+    /// does not associate a VIP on a provider network to its switch (helper.py).
+    #[serde(rename = "provider:physical_network")]
+    pub provider_physical_network: Option<String>,
+    /// `provider:segmentation_id` (admin only).
+    #[serde(rename = "provider:segmentation_id")]
+    pub provider_segmentation_id: Option<u32>,
+    /// Port security default of the network.
+    pub port_security_enabled: Option<bool>,
+    /// Description.
+    #[serde(deserialize_with = "null_default")]
+    pub description: String,
+    /// Tags.
+    #[serde(deserialize_with = "null_default")]
+    pub tags: Vec<String>,
+}
+
+/// One allocation pool of a subnet.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct AllocationPool {
+    /// First address.
+    pub start: IpAddr,
+    /// Last address.
+    pub end: IpAddr,
+}
+
+/// One host route of a subnet.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct HostRoute {
+    /// Destination CIDR.
+    pub destination: String,
+    /// Next hop address.
+    pub nexthop: String,
+}
+
+/// `GET /v2.0/subnets/{id}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Subnet {
+    /// Subnet id.
+    pub id: String,
+    /// Name.
+    #[serde(deserialize_with = "null_default")]
+    pub name: String,
+    /// Its network.
+    pub network_id: String,
+    /// Owner project.
+    #[serde(deserialize_with = "null_default")]
+    pub project_id: String,
+    /// CIDR, e.g. `10.0.0.0/24`, `fd00::/64`.
+    pub cidr: String,
+    /// 4 or 6.
+    pub ip_version: u8,
+    /// Gateway address; `None` when the subnet has no gateway.
+    pub gateway_ip: Option<IpAddr>,
+    /// DHCP enabled.
+    pub enable_dhcp: bool,
+    /// Allocation pools.
+    #[serde(deserialize_with = "null_default")]
+    pub allocation_pools: Vec<AllocationPool>,
+    /// DNS servers.
+    #[serde(deserialize_with = "null_default")]
+    pub dns_nameservers: Vec<String>,
+    /// Host routes.
+    #[serde(deserialize_with = "null_default")]
+    pub host_routes: Vec<HostRoute>,
+    /// IPv6 address mode (`slaac`, `dhcpv6-stateful`, `dhcpv6-stateless`).
+    pub ipv6_address_mode: Option<String>,
+    /// IPv6 RA mode.
+    pub ipv6_ra_mode: Option<String>,
+    /// Subnet pool it came from.
+    pub subnetpool_id: Option<String>,
+    /// Routed-network segment.
+    pub segment_id: Option<String>,
+    /// Description.
+    #[serde(deserialize_with = "null_default")]
+    pub description: String,
+    /// Tags.
+    #[serde(deserialize_with = "null_default")]
+    pub tags: Vec<String>,
+}
+
+/// One fixed IP of a port, as Neutron returns it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct FixedIp {
+    /// Subnet of the address.
+    pub subnet_id: String,
+    /// The address.
+    pub ip_address: IpAddr,
+}
+
+/// One fixed IP asked for on create/update: a subnet (Neutron picks the address), an
+/// address (Neutron finds the subnet), or both.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+pub struct FixedIpRequest {
+    /// Subnet to allocate from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subnet_id: Option<String>,
+    /// Exact address wanted (409 `IpAddressAlreadyAllocated` when taken).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ip_address: Option<IpAddr>,
+}
+
+impl FixedIpRequest {
+    /// Any free address of `subnet_id`.
+    pub fn subnet(subnet_id: impl Into<String>) -> Self {
+        Self {
+            subnet_id: Some(subnet_id.into()),
+            ip_address: None,
+        }
+    }
+
+    /// Exactly `ip_address` in `subnet_id`.
+    pub fn address(subnet_id: impl Into<String>, ip_address: IpAddr) -> Self {
+        Self {
+            subnet_id: Some(subnet_id.into()),
+            ip_address: Some(ip_address),
+        }
+    }
+}
+
+/// An allowed address pair of a port.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct AddressPair {
+    /// Address or CIDR.
+    pub ip_address: String,
+    /// MAC (default: the port's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mac_address: Option<String>,
+}
+
+/// `GET /v2.0/ports/{id}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Port {
+    /// Port id (also the OVN `Logical_Switch_Port` name).
+    pub id: String,
+    /// Name, e.g. `ovn-lb-vip-<lb id>`, `ovn-lb-hm-<subnet id>`.
+    #[serde(deserialize_with = "null_default")]
+    pub name: String,
+    /// Its network.
+    pub network_id: String,
+    /// Owner project.
+    #[serde(deserialize_with = "null_default")]
+    pub project_id: String,
+    /// MAC address.
+    #[serde(deserialize_with = "null_default")]
+    pub mac_address: String,
+    /// Administrative state.
+    pub admin_state_up: bool,
+    /// `ACTIVE`, `DOWN`, `BUILD`.
+    #[serde(deserialize_with = "null_default")]
+    pub status: String,
+    /// Device id, e.g. `lb-<lb id>` for a VIP port.
+    #[serde(deserialize_with = "null_default")]
+    pub device_id: String,
+    /// Device owner, e.g. `ovn-lb:vip`, `ovn-lb-hm:distributed`, `network:router_interface`.
+    #[serde(deserialize_with = "null_default")]
+    pub device_owner: String,
+    /// Fixed IPs.
+    pub fixed_ips: Vec<FixedIp>,
+    /// Security group ids.
+    #[serde(deserialize_with = "null_default")]
+    pub security_groups: Vec<String>,
+    /// Allowed address pairs.
+    #[serde(deserialize_with = "null_default")]
+    pub allowed_address_pairs: Vec<AddressPair>,
+    /// QoS policy id (qos extension).
+    pub qos_policy_id: Option<String>,
+    /// Port security (port-security extension).
+    pub port_security_enabled: Option<bool>,
+    /// `binding:host_id` (admin only).
+    #[serde(rename = "binding:host_id")]
+    pub binding_host_id: Option<String>,
+    /// DNS name (dns-integration extension).
+    pub dns_name: Option<String>,
+    /// Description.
+    #[serde(deserialize_with = "null_default")]
+    pub description: String,
+    /// Tags.
+    #[serde(deserialize_with = "null_default")]
+    pub tags: Vec<String>,
+}
+
+impl Port {
+    /// The first address of the port in `subnet_id`.
+    pub fn ip_in_subnet(&self, subnet_id: &str) -> Option<IpAddr> {
+        self.fixed_ips
+            .iter()
+            .find(|f| f.subnet_id == subnet_id)
+            .map(|f| f.ip_address)
+    }
+}
+
+/// Body of `POST /v2.0/ports`. Only set fields are sent; `extra` carries any other attribute
+/// (e.g. `binding:host_id`) as is.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PortCreate {
+    /// Network (required).
+    pub network_id: String,
+    /// Name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Fixed IPs; `None` = Neutron allocates one per subnet, `Some(vec![])` = no address.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fixed_ips: Option<Vec<FixedIpRequest>>,
+    /// Device owner.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_owner: Option<String>,
+    /// Device id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_id: Option<String>,
+    /// Administrative state (Neutron default true).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admin_state_up: Option<bool>,
+    /// Owner project (admin/service tokens may create for another project).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
+    /// Security groups (`None` = the project's default group).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub security_groups: Option<Vec<String>>,
+    /// QoS policy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qos_policy_id: Option<String>,
+    /// Port security (the OVN HM port is created with `false`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port_security_enabled: Option<bool>,
+    /// Allowed address pairs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowed_address_pairs: Option<Vec<AddressPair>>,
+    /// Description.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Other attributes, sent verbatim.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, Value>,
+}
+
+/// Body of `PUT /v2.0/ports/{id}`: only set fields are sent. `qos_policy_id: Some(None)`
+/// sends `null` (detach the policy).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PortUpdate {
+    /// Name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Administrative state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admin_state_up: Option<bool>,
+    /// Device owner.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_owner: Option<String>,
+    /// Device id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_id: Option<String>,
+    /// Replaces the fixed IPs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fixed_ips: Option<Vec<FixedIpRequest>>,
+    /// Replaces the security groups.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub security_groups: Option<Vec<String>>,
+    /// QoS policy; `Some(None)` detaches.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qos_policy_id: Option<Option<String>>,
+    /// Port security.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port_security_enabled: Option<bool>,
+    /// Replaces the allowed address pairs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowed_address_pairs: Option<Vec<AddressPair>>,
+    /// Description.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Other attributes, sent verbatim.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, Value>,
+}
+
+/// Body of `POST /v2.0/networks` (tests and fixtures).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct NetworkCreate {
+    /// Name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Owner project.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
+    /// Administrative state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admin_state_up: Option<bool>,
+    /// Other attributes (e.g. `router:external`, `provider:*`), sent verbatim.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, Value>,
+}
+
+/// Body of `POST /v2.0/subnets` (tests and fixtures).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SubnetCreate {
+    /// Network (required).
+    pub network_id: String,
+    /// CIDR (required).
+    pub cidr: String,
+    /// 4 or 6 (required).
+    pub ip_version: u8,
+    /// Name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Gateway; `Some(None)` sends `null` (no gateway).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gateway_ip: Option<Option<IpAddr>>,
+    /// DHCP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enable_dhcp: Option<bool>,
+    /// Owner project.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
+    /// Other attributes (e.g. `ipv6_address_mode`), sent verbatim.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, Value>,
+}
+
+/// A router's external gateway.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct ExternalGatewayInfo {
+    /// External network.
+    pub network_id: String,
+    /// SNAT enabled.
+    pub enable_snat: Option<bool>,
+    /// Gateway addresses.
+    pub external_fixed_ips: Vec<FixedIp>,
+}
+
+/// `GET /v2.0/routers/{id}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Router {
+    /// Router id (OVN `Logical_Router` `neutron-<id>`).
+    pub id: String,
+    /// Name.
+    #[serde(deserialize_with = "null_default")]
+    pub name: String,
+    /// Owner project.
+    #[serde(deserialize_with = "null_default")]
+    pub project_id: String,
+    /// Status.
+    #[serde(deserialize_with = "null_default")]
+    pub status: String,
+    /// Administrative state.
+    pub admin_state_up: bool,
+    /// External gateway, if set.
+    pub external_gateway_info: Option<ExternalGatewayInfo>,
+    /// Distributed (DVR; admin only).
+    pub distributed: Option<bool>,
+    /// HA (admin only).
+    pub ha: Option<bool>,
+    /// Description.
+    #[serde(deserialize_with = "null_default")]
+    pub description: String,
+    /// Tags.
+    #[serde(deserialize_with = "null_default")]
+    pub tags: Vec<String>,
+}
+
+/// Body of `POST /v2.0/routers` (tests and fixtures).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RouterCreate {
+    /// Name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Owner project.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
+    /// Administrative state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admin_state_up: Option<bool>,
+    /// External gateway `{"network_id": ...}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub external_gateway_info: Option<Value>,
+}
+
+/// `GET /v2.0/floatingips/{id}`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct FloatingIp {
+    /// Floating IP id (OVN NAT `external_ids:neutron:fip_id`).
+    pub id: String,
+    /// The public address.
+    pub floating_ip_address: IpAddr,
+    /// External network.
+    #[serde(deserialize_with = "null_default")]
+    #[serde(default)]
+    pub floating_network_id: String,
+    /// Associated internal address.
+    #[serde(default)]
+    pub fixed_ip_address: Option<IpAddr>,
+    /// Associated port.
+    #[serde(default)]
+    pub port_id: Option<String>,
+    /// Router doing the NAT.
+    #[serde(default)]
+    pub router_id: Option<String>,
+    /// Owner project.
+    #[serde(deserialize_with = "null_default")]
+    #[serde(default)]
+    pub project_id: String,
+    /// `ACTIVE`, `DOWN`, `ERROR`.
+    #[serde(deserialize_with = "null_default")]
+    #[serde(default)]
+    pub status: String,
+    /// Description.
+    #[serde(deserialize_with = "null_default")]
+    #[serde(default)]
+    pub description: String,
+}
+
+/// `GET /v2.0/qos/policies/{id}` (validation of `vip_qos_policy_id`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct QosPolicy {
+    /// Policy id.
+    pub id: String,
+    /// Name.
+    #[serde(deserialize_with = "null_default")]
+    pub name: String,
+    /// Owner project.
+    #[serde(deserialize_with = "null_default")]
+    pub project_id: String,
+    /// Shared.
+    pub shared: bool,
+    /// Project default policy.
+    pub is_default: bool,
+    /// Description.
+    #[serde(deserialize_with = "null_default")]
+    pub description: String,
+}
+
+/// `GET /v2.0/security-groups/{id}` (validation of `vip_sg_ids`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct SecurityGroup {
+    /// Security group id.
+    pub id: String,
+    /// Name.
+    #[serde(deserialize_with = "null_default")]
+    pub name: String,
+    /// Owner project.
+    #[serde(deserialize_with = "null_default")]
+    pub project_id: String,
+    /// Stateful (stateful-security-group extension).
+    pub stateful: Option<bool>,
+    /// Description.
+    #[serde(deserialize_with = "null_default")]
+    pub description: String,
+}
+
+/// Address usage of one subnet (`subnet_ip_availability[]`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct SubnetIpAvailability {
+    /// Subnet id.
+    pub subnet_id: String,
+    /// Subnet name.
+    #[serde(deserialize_with = "null_default")]
+    pub subnet_name: String,
+    /// CIDR.
+    pub cidr: String,
+    /// 4 or 6.
+    pub ip_version: u8,
+    /// Addresses in the allocation pools (IPv6 subnets exceed u64: /48 has 2^80).
+    #[serde(deserialize_with = "de_count")]
+    pub total_ips: u128,
+    /// Addresses in use.
+    #[serde(deserialize_with = "de_count")]
+    pub used_ips: u128,
+}
+
+/// `GET /v2.0/network-ip-availabilities/{id}`: Octavia picks a VIP subnet with free
+/// addresses from it (seed 003 §3, "pick subnet").
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct NetworkIpAvailability {
+    /// Network id.
+    pub network_id: String,
+    /// Network name.
+    #[serde(deserialize_with = "null_default")]
+    pub network_name: String,
+    /// Owner project.
+    #[serde(deserialize_with = "null_default")]
+    pub project_id: String,
+    /// Total addresses.
+    #[serde(deserialize_with = "de_count")]
+    pub total_ips: u128,
+    /// Used addresses.
+    #[serde(deserialize_with = "de_count")]
+    pub used_ips: u128,
+    /// Per subnet.
+    pub subnet_ip_availability: Vec<SubnetIpAvailability>,
+}
+
+/// `null` → the type's default: some Neutron plug-ins send `null` for empty strings/lists.
+fn null_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+/// Accepts any JSON number as an address count (huge IPv6 counts may arrive as floats).
+fn de_count<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
+    struct V;
+    impl serde::de::Visitor<'_> for V {
+        type Value = u128;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a non-negative number")
+        }
+        fn visit_u64<E>(self, v: u64) -> Result<u128, E> {
+            Ok(u128::from(v))
+        }
+        fn visit_u128<E>(self, v: u128) -> Result<u128, E> {
+            Ok(v)
+        }
+        fn visit_i64<E>(self, v: i64) -> Result<u128, E> {
+            Ok(u128::try_from(v).unwrap_or(0))
+        }
+        fn visit_f64<E>(self, v: f64) -> Result<u128, E> {
+            // `as` saturates (NaN → 0): fine for a capacity figure.
+            Ok(v as u128)
+        }
+    }
+    d.deserialize_any(V)
+}
+
+/// Query filters of a list call, sent as repeated `key=value` pairs (Neutron ANDs them;
+/// repeating a key ORs its values).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListFilter {
+    pairs: Vec<(String, String)>,
+}
+
+impl ListFilter {
+    /// No filter (all visible resources).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `key=value`, e.g. `("name", "ovn-lb-vip-<id>")`, `("device_owner", "ovn-lb:vip")`,
+    /// `("network_id", id)`, `("port_id", id)` (floating IPs).
+    pub fn eq(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.pairs.push((key.into(), value.into()));
+        self
+    }
+
+    /// Ports with an address in `subnet_id` (`fixed_ips=subnet_id=<id>`).
+    pub fn fixed_ip_subnet(self, subnet_id: &str) -> Self {
+        self.eq("fixed_ips", format!("subnet_id={subnet_id}"))
+    }
+
+    /// Ports holding `ip` (`fixed_ips=ip_address=<ip>`).
+    pub fn fixed_ip_address(self, ip: IpAddr) -> Self {
+        self.eq("fixed_ips", format!("ip_address={ip}"))
+    }
+
+    /// The pairs, in insertion order.
+    pub fn pairs(&self) -> &[(String, String)] {
+        &self.pairs
+    }
+}

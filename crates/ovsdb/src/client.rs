@@ -2,20 +2,21 @@
 //! serves requests from cheaply cloned [`Client`] handles.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use serde_json::{json, Value as Json};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadHalf, WriteHalf};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, ReadHalf, WriteHalf};
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use crate::error::{Error, Result};
 use crate::framing::JsonSplitter;
+use crate::remote::{parse_remotes, Io, Remote};
 use crate::replica::{parse_updates, Change, MonitorVersion, ReplicaData, RowOp, Snapshot};
 use crate::rpc::{self, Message};
 use crate::schema::DatabaseSchema;
+use crate::tls::SslFiles;
 use crate::txn::{parse_transact_result, OpResult, Transaction};
 use uuid::Uuid;
 
@@ -136,7 +137,7 @@ pub struct ClientOptions {
     /// Key, certificate and CA certificate for `ssl:` remotes (the `[ovn] ovn_nb_private_key`,
     /// `ovn_nb_certificate`, `ovn_nb_ca_cert` options); `None` makes `ssl:` remotes fail with
     /// [`Error::Tls`].
-    pub ssl: Option<crate::tls::SslFiles>,
+    pub ssl: Option<SslFiles>,
 }
 
 impl Default for ClientOptions {
@@ -173,123 +174,6 @@ pub struct ConnectionState {
     /// Index (in the comma-separated remote list) of the server of the current or last
     /// connection.
     pub remote: usize,
-}
-
-/// A parsed remote: `tcp:IP:PORT` (IPv6 as `tcp:[::1]:6641`), `ssl:IP:PORT` or `unix:PATH`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Remote {
-    /// `host:port` for `TcpStream::connect`.
-    Tcp(String),
-    /// Socket path.
-    Unix(PathBuf),
-    /// `host:port`, TLS with [`ClientOptions::ssl`].
-    Ssl(String),
-}
-
-impl std::str::FromStr for Remote {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Remote> {
-        if let Some(path) = s.strip_prefix("unix:") {
-            if path.is_empty() {
-                return Err(Error::InvalidRemote(s.into()));
-            }
-            return Ok(Remote::Unix(PathBuf::from(path)));
-        }
-        for (prefix, ssl) in [("tcp:", false), ("ssl:", true)] {
-            if let Some(hp) = s.strip_prefix(prefix) {
-                let (host, port) = hp
-                    .rsplit_once(':')
-                    .ok_or_else(|| Error::InvalidRemote(s.into()))?;
-                if host.is_empty() || port.parse::<u16>().is_err() {
-                    return Err(Error::InvalidRemote(s.into()));
-                }
-                return Ok(if ssl {
-                    Remote::Ssl(hp.to_string())
-                } else {
-                    Remote::Tcp(hp.to_string())
-                });
-            }
-        }
-        Err(Error::InvalidRemote(s.into()))
-    }
-}
-
-impl std::fmt::Display for Remote {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Remote::Tcp(hp) => write!(f, "tcp:{hp}"),
-            Remote::Unix(p) => write!(f, "unix:{}", p.display()),
-            Remote::Ssl(hp) => write!(f, "ssl:{hp}"),
-        }
-    }
-}
-
-/// A comma-separated remote list (`tcp:10.0.0.1:6641,tcp:10.0.0.2:6641`), tried in turn as
-/// ovsdb clients do for clustered databases.
-fn parse_remotes(s: &str) -> Result<Vec<Remote>> {
-    let v = s
-        .split(',')
-        .map(str::trim)
-        .filter(|r| !r.is_empty())
-        .map(str::parse)
-        .collect::<Result<Vec<Remote>>>()?;
-    if v.is_empty() {
-        return Err(Error::InvalidRemote(s.into()));
-    }
-    Ok(v)
-}
-
-pub(crate) trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
-impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
-
-impl Remote {
-    async fn open(
-        &self,
-        limit: Duration,
-        ssl: Option<&crate::tls::SslFiles>,
-    ) -> Result<Box<dyn Io>> {
-        let fail = |e: String| Error::Connect {
-            remote: self.to_string(),
-            message: e,
-        };
-        let fut = async {
-            match self {
-                Remote::Tcp(hp) => {
-                    let s = tokio::net::TcpStream::connect(hp.as_str()).await?;
-                    s.set_nodelay(true)?;
-                    Ok::<Box<dyn Io>, std::io::Error>(Box::new(s))
-                }
-                Remote::Unix(p) => {
-                    let s = tokio::net::UnixStream::connect(p).await?;
-                    Ok::<Box<dyn Io>, std::io::Error>(Box::new(s))
-                }
-                Remote::Ssl(hp) => {
-                    let s = tokio::net::TcpStream::connect(hp.as_str()).await?;
-                    s.set_nodelay(true)?;
-                    Ok::<Box<dyn Io>, std::io::Error>(Box::new(s))
-                }
-            }
-        };
-        let stream = match tokio::time::timeout(limit, fut).await {
-            Ok(Ok(s)) => s,
-            Ok(Err(e)) => return Err(fail(e.to_string())),
-            Err(_) => return Err(fail("timed out".into())),
-        };
-        match self {
-            Remote::Ssl(_) => {
-                let files = ssl.ok_or_else(|| {
-                    Error::Tls(format!(
-                        "{self}: no private key / certificate / CA certificate configured"
-                    ))
-                })?;
-                match tokio::time::timeout(limit, crate::tls::wrap(stream, files)).await {
-                    Ok(r) => r,
-                    Err(_) => Err(fail("TLS handshake timed out".into())),
-                }
-            }
-            _ => Ok(stream),
-        }
-    }
 }
 
 struct Command {
@@ -1286,39 +1170,6 @@ async fn handle(
                 version
             };
             publish_update(shared, parse_updates(updates, v)?, txn)
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_remotes() {
-        assert_eq!(
-            "tcp:127.0.0.1:6641".parse::<Remote>().unwrap(),
-            Remote::Tcp("127.0.0.1:6641".into())
-        );
-        assert_eq!(
-            "tcp:[::1]:6641".parse::<Remote>().unwrap(),
-            Remote::Tcp("[::1]:6641".into())
-        );
-        assert_eq!(
-            "unix:/run/ovn/ovnnb_db.sock".parse::<Remote>().unwrap(),
-            Remote::Unix("/run/ovn/ovnnb_db.sock".into())
-        );
-        assert_eq!(
-            parse_remotes("tcp:10.0.0.1:6641, tcp:10.0.0.2:6641,").unwrap(),
-            vec![
-                Remote::Tcp("10.0.0.1:6641".into()),
-                Remote::Tcp("10.0.0.2:6641".into())
-            ]
-        );
-        assert!(parse_remotes(" , ").is_err());
-        assert!(parse_remotes("tcp:1.2.3.4:1,bogus").is_err());
-        for bad in ["", "tcp:1.2.3.4", "tcp::1", "unix:", "tcp:h:99999"] {
-            assert!(bad.parse::<Remote>().is_err(), "{bad}");
         }
     }
 }

@@ -26,6 +26,7 @@
 mod client;
 mod error;
 pub mod framing;
+mod remote;
 mod replica;
 pub mod rpc;
 pub mod schema;
@@ -33,8 +34,9 @@ mod tls;
 mod txn;
 mod value;
 
-pub use client::{Client, ClientOptions, ConnectionState, MonitorSpec, Remote};
+pub use client::{Client, ClientOptions, ConnectionState, MonitorSpec};
 pub use error::{Error, Result, TxnError, TxnErrorKind};
+pub use remote::Remote;
 pub use replica::{Change, Row, Snapshot, Table};
 pub use schema::DatabaseSchema;
 pub use tls::SslFiles;

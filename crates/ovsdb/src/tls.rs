@@ -18,7 +18,8 @@ use tokio_rustls::rustls::pki_types::pem::PemObject;
 use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use tokio_rustls::rustls::{CertificateError, DigitallySignedStruct, SignatureScheme};
 
-use crate::client::Io;
+use tokio::io::{AsyncRead, AsyncWrite};
+
 use crate::error::{Error, Result};
 
 /// PEM files for `ssl:` remotes: `[ovn] ovn_nb_private_key`, `ovn_nb_certificate`,
@@ -127,15 +128,18 @@ impl ServerCertVerifier for ChainOnly {
     }
 }
 
-/// TLS handshake over `tcp`. Errors: [`Error::Tls`] (bad files, untrusted server
-/// certificate, server refusing our certificate).
-pub(crate) async fn wrap(tcp: Box<dyn Io>, files: &SslFiles) -> Result<Box<dyn Io>> {
+/// TLS handshake over `tcp`, with the files as they are on disk now (read again at every
+/// call: a reconnect after the files were replaced uses the new ones). Errors: [`Error::Tls`]
+/// (bad files, untrusted server certificate, server refusing our certificate).
+pub(crate) async fn wrap<S>(tcp: S, files: &SslFiles) -> Result<tokio_rustls::client::TlsStream<S>>
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
     let config = files.client_config()?;
     // Any syntactically valid name: it is not matched against the certificate.
     let name = ServerName::try_from("ovsdb-server").map_err(|e| Error::Tls(e.to_string()))?;
-    let tls = tokio_rustls::TlsConnector::from(Arc::new(config))
+    tokio_rustls::TlsConnector::from(Arc::new(config))
         .connect(name, tcp)
         .await
-        .map_err(|e| Error::Tls(format!("handshake: {e}")))?;
-    Ok(Box::new(tls))
+        .map_err(|e| Error::Tls(format!("handshake: {e}")))
 }

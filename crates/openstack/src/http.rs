@@ -21,8 +21,9 @@ pub struct HttpConfig {
     pub insecure: bool,
     /// `User-Agent` header sent with every request.
     pub user_agent: String,
-    /// PEM CA bundles trusted besides the built-in web roots (octavia.conf `cafile`,
-    /// `ca_certificates_file`): a private CA of HTTPS Keystone/Neutron/Barbican endpoints.
+    /// PEM CA bundles (octavia.conf `cafile`, `ca_certificates_file`): a private CA of HTTPS
+    /// Keystone/Neutron/Barbican endpoints. When any is given, only these are trusted (as
+    /// keystoneauth's `verify=<cafile>`); when none, the built-in web roots are.
     pub ca_files: Vec<std::path::PathBuf>,
     /// PEM client certificate and its key (keystoneauth `certfile`, `keyfile`), presented to
     /// servers that ask for one.
@@ -86,6 +87,7 @@ impl HttpConfig {
             .pool_idle_timeout(self.pool_idle_timeout)
             .pool_max_idle_per_host(self.pool_max_idle_per_host)
             .danger_accept_invalid_certs(self.insecure)
+            .tls_built_in_root_certs(self.ca_files.is_empty())
             .user_agent(self.user_agent.clone());
         for f in &self.ca_files {
             let pem_err = |why: String| HttpConfigError::Pem {

@@ -31,6 +31,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+pub mod tls;
+
 /// The NB lock the provider agent of every `keel serve` competes for
 /// (`ovn_provider::agent::AGENT_LOCK`): one name for the whole machine.
 pub const AGENT_LOCK: &str = "keel_ovn_provider_agent";

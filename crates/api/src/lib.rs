@@ -32,6 +32,7 @@ pub mod policy;
 pub mod pool;
 pub mod profiles;
 pub mod provider_api;
+pub mod proxy_headers;
 pub mod quotas;
 pub mod types;
 pub mod versions;
@@ -103,13 +104,15 @@ pub struct ApiConfig {
     pub allow_filtering: bool,
     /// `allow_field_selection`.
     pub allow_field_selection: bool,
-    /// `api_base_uri` (links base instead of the request's host).
+    /// `api_base_uri`: the base of pagination links instead of the request's host (the
+    /// version document keeps the request's URL, as `root_controller.py`).
     pub api_base_uri: Option<String>,
     /// `healthcheck_enabled` (false → `/healthcheck` is 404).
     pub healthcheck_enabled: bool,
     /// `[oslo_middleware] max_request_body_size`, bytes (114688).
     pub max_request_body_size: usize,
-    /// `[oslo_middleware] enable_proxy_headers_parsing`.
+    /// `[oslo_middleware] enable_proxy_headers_parsing`: links follow `Forwarded` /
+    /// `X-Forwarded-*` ([`crate::proxy_headers`]).
     pub enable_proxy_headers_parsing: bool,
     /// `[networking] allow_vip_network_id`.
     pub allow_vip_network_id: bool,

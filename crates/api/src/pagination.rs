@@ -380,22 +380,17 @@ pub fn project_fields(item: Map<String, Value>, fields: &[String]) -> Map<String
         .collect()
 }
 
-/// The request's URL without query (`[api_settings] api_base_uri` + path when set, else
-/// `http://<Host><path>`), used for version and pagination links.
+/// The request's URL without query, for pagination links (as `octavia/api/common/pagination.py`
+/// `_make_links`): `[api_settings] api_base_uri` + prefix + path when set, else the request's
+/// own URL ([`crate::proxy_headers::Origin::url`]: `http://<Host><path>`, or what the proxy
+/// headers say when `enable_proxy_headers_parsing`).
 pub fn path_url(state: &AppState, headers: &HeaderMap, path: &str) -> String {
+    let origin =
+        crate::proxy_headers::Origin::of(headers, state.config().enable_proxy_headers_parsing);
     if let Some(base) = &state.config().api_base_uri {
-        return format!("{}{path}", base.trim_end_matches('/'));
+        return format!("{}{}{path}", base.trim_end_matches('/'), origin.prefix);
     }
-    let host = headers
-        .get("host")
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("localhost");
-    let scheme = headers
-        .get("x-forwarded-proto")
-        .and_then(|h| h.to_str().ok())
-        .filter(|_| state.config().enable_proxy_headers_parsing)
-        .unwrap_or("http");
-    format!("{scheme}://{host}{path}")
+    origin.url(path)
 }
 
 #[cfg(test)]

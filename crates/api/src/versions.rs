@@ -56,13 +56,14 @@ pub fn versions_body(base: &str) -> Value {
     json!({ "versions": versions })
 }
 
-/// `GET /`: no auth; every link is `<request URL with trailing slash>v2`.
+/// `GET /`: no auth; every link is `<request URL with trailing slash>v2`. The request URL is
+/// webob's `path_url` as `root_controller.py` uses it: `[api_settings] api_base_uri` does not
+/// apply here, the proxy headers do (`enable_proxy_headers_parsing`, see
+/// [`crate::proxy_headers`]).
 pub async fn index(State(state): State<AppState>, headers: HeaderMap) -> Json<Value> {
-    let mut base = crate::pagination::path_url(&state, &headers, "/");
-    if !base.ends_with('/') {
-        base.push('/');
-    }
-    Json(versions_body(&base))
+    let origin =
+        crate::proxy_headers::Origin::of(&headers, state.config().enable_proxy_headers_parsing);
+    Json(versions_body(&origin.url("/")))
 }
 
 /// `GET /v2`, `/v2/lbaas`, `/v2/octavia`: the JSON string `"v2"` (auth required).

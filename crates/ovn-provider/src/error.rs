@@ -1,4 +1,5 @@
-//! Why a queued job of the driver failed ([`JobError`]), and how Neutron failures on the
+//! Why a job failed — a queued request of the driver or an `ovn-db-sync` run — ([`JobError`]),
+//! and how Neutron failures on the
 //! driver's synchronous port paths become the API's answer ([`provider_error`]).
 
 use openstack::NeutronError;
@@ -6,6 +7,7 @@ use provider::ProviderError;
 
 use crate::ovsdb_nb::NbError;
 use crate::plan::PlanError;
+use crate::sim::SimError;
 
 /// Why one job (a queued request: snapshot → plan → commit → report) failed. The driver logs
 /// it and reports ERROR for the request's object; [`JobError::retryable`] ones are re-planned
@@ -24,6 +26,9 @@ pub enum JobError {
     /// The model or Neutron lacks a fact the job needs (e.g. the VIP address is on no port).
     #[error("{0}")]
     Facts(&'static str),
+    /// `ovn-db-sync`: a planner produced an operation the NB simulation cannot apply (a bug).
+    #[error(transparent)]
+    Sim(#[from] SimError),
     /// A graph create reached the single-plan path (its steps run one by one; a bug).
     #[error("a graph is not one plan")]
     Graph,

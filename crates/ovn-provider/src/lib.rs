@@ -37,9 +37,8 @@ pub mod pool;
 pub mod ports;
 pub mod queue;
 pub mod requests;
-#[cfg(test)]
-mod scenarios;
 pub mod scope;
+pub mod sim;
 pub mod status;
 pub mod sync;
 pub mod validate;

@@ -399,17 +399,7 @@ impl NeutronPorts {
             if id.is_empty() || facts.subnets.contains_key(id) {
                 continue;
             }
-            let subnet = match self.facts.subnet(id) {
-                Some(s) => Ok(s),
-                None => {
-                    let read = self.neutron.get_subnet(id).await;
-                    if let Ok(s) = &read {
-                        self.facts.remember_subnet(s);
-                    }
-                    read
-                }
-            };
-            match subnet {
+            match self.subnet(id).await {
                 Ok(s) => {
                     facts.subnets.insert(
                         id.clone(),
@@ -439,8 +429,18 @@ impl NeutronPorts {
         facts
     }
 
+    /// A subnet by id: remembered ([`crate::facts`]), else read from Neutron and remembered.
+    pub async fn subnet(&self, id: &str) -> Result<Subnet, NeutronError> {
+        if let Some(s) = self.facts.subnet(id) {
+            return Ok(s);
+        }
+        let s = self.neutron.get_subnet(id).await?;
+        self.facts.remember_subnet(&s);
+        Ok(s)
+    }
+
     /// The source IP of `subnet_id`'s `ovn-lb-hm-<subnet>` port, creating the port on first
-    /// use.
+    /// use ([`NeutronPorts::hm_port`]).
     pub async fn ensure_hm_port(
         &self,
         snap: &NbSnapshot,
@@ -448,14 +448,31 @@ impl NeutronPorts {
         network_id: &str,
         project_id: &str,
     ) -> Result<IpAddr, NeutronError> {
+        self.hm_port(Some(snap), subnet_id, network_id, project_id, true)
+            .await?
+            .ok_or_else(|| NeutronError::Decode("HM port without address in its subnet".into()))
+    }
+
+    /// The source IP of `subnet_id`'s `ovn-lb-hm-<subnet>` port (seed 000 §6): remembered and
+    /// still in `snap`'s replica (no REST call), else Neutron's port of that name on
+    /// `network_id`, else, when `create`, a new port (`device_owner` `ovn-lb-hm:distributed`,
+    /// port security off, project `project_id`). `Ok(None)`: no port (and not `create`), or a
+    /// port without an address in the subnet.
+    pub async fn hm_port(
+        &self,
+        snap: Option<&NbSnapshot>,
+        subnet_id: &str,
+        network_id: &str,
+        project_id: &str,
+        create: bool,
+    ) -> Result<Option<IpAddr>, NeutronError> {
         // Known and still in the replica (Neutron's switch port of that port id): no REST call.
         let in_replica = |port_id: &str| {
-            snap.source
-                .as_ref()
+            snap.and_then(|s| s.source.as_ref())
                 .is_some_and(|s| !s.0.named("Logical_Switch_Port", port_id).is_empty())
         };
         if let Some(p) = self.facts.hm_port(subnet_id, in_replica) {
-            return Ok(p.ip);
+            return Ok(Some(p.ip));
         }
         let name = hm::hm_port_name(subnet_id);
         let f = ListFilter::new()
@@ -468,7 +485,10 @@ impl NeutronPorts {
         {
             let known = HmPort { port_id: id, ip };
             self.facts.remember_hm_port(subnet_id, known);
-            return Ok(ip);
+            return Ok(Some(ip));
+        }
+        if !create {
+            return Ok(None);
         }
         let req = PortCreate {
             network_id: network_id.to_string(),
@@ -482,15 +502,15 @@ impl NeutronPorts {
             ..Default::default()
         };
         let port = self.neutron.create_port(&req).await?;
-        let ip = port
-            .ip_in_subnet(subnet_id)
-            .ok_or_else(|| NeutronError::Decode("HM port without address in its subnet".into()))?;
+        let Some(ip) = port.ip_in_subnet(subnet_id) else {
+            return Ok(None);
+        };
         let known = HmPort {
             port_id: port.id.clone(),
             ip,
         };
         self.facts.remember_hm_port(subnet_id, known);
-        Ok(ip)
+        Ok(Some(ip))
     }
 
     /// Delete the `ovn-lb-hm-<subnet>` ports no row maps a member through any more.

@@ -29,28 +29,29 @@
 //! Differences from the reference: one transaction for all of it (the reference commits
 //! object by object), a dry run, and a purge of orphan rows.
 
-pub mod sim;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 
-use openstack::{FixedIpRequest, ListFilter, NeutronClient, PortCreate};
+use openstack::NeutronClient;
 use provider::{
     LoadBalancer, OperatingStatus as OpStatus, ProvisioningStatus as Prov, StatusReport,
 };
 
 use crate::edit::{Edit, LbRef};
 use crate::external_ids::{self as ext, ListenerValue, MemberEntry, ObjectKey};
-use crate::hm::{self, HmReq, HM_PORT_DEVICE_OWNER};
+use crate::hm::{self, HmReq};
 use crate::lb::{self, LbCreate};
 use crate::listener::{self, ListenerReq};
 use crate::member::{self, MemberFacts, MemberReq};
 use crate::nb::{ops_json, NbSnapshot, Op};
-use crate::ovsdb_nb::{NbDatabase, NbError};
+use crate::ovsdb_nb::NbDatabase;
 use crate::plan::{Plan, SubnetInfo};
 use crate::pool::{self, PoolReq};
+use crate::ports::NeutronPorts;
+use crate::requests;
+use crate::sim;
+pub use crate::sim::SimError;
 use crate::status::{self, put, Kind};
-pub use sim::SimError;
 
 /// One difference found between Octavia and the NB.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,16 +110,10 @@ pub struct SyncOptions {
     pub purge_unknown: Option<BTreeSet<String>>,
 }
 
-/// Why a sync failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SyncError {
-    /// Reading the NB or committing the transaction.
-    #[error(transparent)]
-    Nb(#[from] NbError),
-    /// A planner produced an operation the simulation cannot apply (a bug).
-    #[error(transparent)]
-    Sim(#[from] SimError),
-}
+/// Why a sync failed: the crate's one job error ([`SyncError::Nb`]: reading the NB or
+/// committing; [`SyncError::Sim`]: a planner produced an operation the simulation cannot
+/// apply, a bug).
+pub use crate::error::JobError as SyncError;
 
 /// Subnet of a member: its own, else the one already in the NB entry, else the VIP subnet
 /// (as the reference's `do_sync`).
@@ -127,25 +122,16 @@ fn member_subnet(
     m: &provider::Member,
     old: Option<&MemberEntry>,
 ) -> Option<String> {
-    m.subnet_id
-        .clone()
-        .filter(|s| !s.is_empty())
+    requests::own_subnet(m)
         .or_else(|| old.map(|e| e.subnet_id.clone()).filter(|s| !s.is_empty()))
         .or_else(|| lb.vip_subnet_id.clone().filter(|s| !s.is_empty()))
 }
 
+/// The health monitor request of `h` on pool `pool_id`, as its create ([`requests::hm_req`]).
 fn hm_req(h: &provider::HealthMonitor, pool_id: &str) -> HmReq {
     HmReq {
-        id: h.healthmonitor_id.clone(),
         pool_id: pool_id.to_string(),
-        interval: h.delay,
-        timeout: h.timeout,
-        success_count: h.max_retries,
-        failure_count: Some(
-            h.max_retries_down
-                .unwrap_or(crate::hm::DEFAULT_FAILURE_COUNT),
-        ),
-        enabled: h.admin_state_up.unwrap_or(true),
+        ..requests::hm_req(h, None)
     }
 }
 
@@ -352,12 +338,9 @@ impl Sim<'_> {
                 continue;
             };
             let req = ListenerReq {
-                id: l.listener_id.clone(),
                 lb_id: id.to_string(),
                 protocol,
-                port: l.protocol_port.unwrap_or(0),
-                default_pool_id: l.default_pool_id.clone().flatten(),
-                enabled: l.admin_state_up.unwrap_or(true),
+                ..requests::listener_req(l, None)
             };
             match listener::create(&self.nb, &req) {
                 Ok(p) => {
@@ -384,17 +367,9 @@ impl Sim<'_> {
                 continue;
             };
             let req = PoolReq {
-                id: p.pool_id.clone(),
                 lb_id: id.to_string(),
                 protocol,
-                algorithm: p.lb_algorithm.clone(),
-                listener_id: p.listener_id.clone(),
-                enabled: p.admin_state_up.unwrap_or(true),
-                session_persistence: crate::validate::session_persistence_set(
-                    p.session_persistence.as_ref(),
-                )
-                .map(|o| serde_json::Value::Object(o.clone())),
-                clear_persistence: false,
+                ..requests::pool_req(p, None)
             };
             match pool::create(&self.nb, &req) {
                 Ok(plan) => {
@@ -703,17 +678,9 @@ impl Sim<'_> {
             let mut want: Vec<MemberReq> = Vec::new();
             for m in p.members.iter().flatten() {
                 let old = have.iter().find(|e| e.id == m.member_id);
-                let address = m.address.as_deref().and_then(|a| a.parse::<IpAddr>().ok());
-                match (address, member_subnet(lb, m, old)) {
-                    (Some(address), Some(subnet_id)) => want.push(MemberReq {
-                        id: m.member_id.clone(),
-                        pool_id: pid.to_string(),
-                        address,
-                        port: m.protocol_port.unwrap_or(0),
-                        subnet_id,
-                        enabled: m.admin_state_up.unwrap_or(true),
-                    }),
-                    _ => found.push((
+                match member_subnet(lb, m, old).and_then(|s| requests::member_req(m, pid, s)) {
+                    Some(req) => want.push(req),
+                    None => found.push((
                         format!("member {}: no address or subnet", m.member_id),
                         false,
                     )),
@@ -1191,7 +1158,7 @@ pub fn plan(
     })
 }
 
-/// Read from Neutron what [`plan`] needs: for LBs of `desired` without a row, the VIP port
+/// Read from Neutron ([`NeutronPorts`], the driver's port work) what [`plan`] needs: for LBs of `desired` without a row, the VIP port
 /// (`vip_port_id`) and the subnet holding the VIP address; every member subnet (own, NB entry
 /// or VIP subnet); for pools with a health monitor, the `ovn-lb-hm-<subnet>` port of each
 /// member subnet, created (as `hm_create` does) when `create_hm_ports` and missing. Lookups
@@ -1202,6 +1169,7 @@ pub async fn gather_facts(
     desired: &[LoadBalancer],
     create_hm_ports: bool,
 ) -> SyncFacts {
+    let ports = NeutronPorts::new(neutron.clone());
     let mut facts = SyncFacts::default();
     let mut subnets: BTreeSet<String> = BTreeSet::new();
     let mut hm_subnets: BTreeSet<String> = BTreeSet::new();
@@ -1209,7 +1177,7 @@ pub async fn gather_facts(
         let id = &lb.loadbalancer_id;
         let rows = snap.lbs_named(id);
         if rows.is_empty() {
-            match lb_create_facts(neutron, lb).await {
+            match ports.lb_create_facts(lb).await {
                 Ok(c) => {
                     facts.lbs.insert(id.clone(), c);
                 }
@@ -1246,10 +1214,12 @@ pub async fn gather_facts(
     }
     subnets.remove("");
     for id in &subnets {
-        match neutron.get_subnet(id).await {
+        match ports.subnet(id).await {
             Ok(s) => {
                 if hm_subnets.contains(id) {
-                    match hm_port_ip(neutron, &s, create_hm_ports).await {
+                    let port =
+                        ports.hm_port(None, &s.id, &s.network_id, &s.project_id, create_hm_ports);
+                    match port.await {
                         Ok(Some(ip)) => {
                             facts.members.hm_source.insert(id.clone(), ip.to_string());
                         }
@@ -1272,81 +1242,6 @@ pub async fn gather_facts(
         }
     }
     facts
-}
-
-async fn lb_create_facts(n: &NeutronClient, lb: &LoadBalancer) -> Result<LbCreate, String> {
-    let vip: IpAddr = lb
-        .vip_address
-        .as_deref()
-        .and_then(|a| a.parse().ok())
-        .ok_or("no valid vip_address")?;
-    let port_id = lb
-        .vip_port_id
-        .as_deref()
-        .filter(|s| !s.is_empty())
-        .ok_or("no vip_port_id")?;
-    let port = n.get_port(port_id).await.map_err(|e| e.to_string())?;
-    let fip = port
-        .fixed_ips
-        .iter()
-        .find(|f| f.ip_address == vip)
-        .ok_or("VIP address not on its port")?;
-    let subnet = n
-        .get_subnet(&fip.subnet_id)
-        .await
-        .map_err(|e| e.to_string())?;
-    Ok(LbCreate {
-        id: lb.loadbalancer_id.clone(),
-        vip_address: vip.to_string(),
-        vip_port_id: port.id.clone(),
-        vip_subnet: SubnetInfo {
-            id: subnet.id,
-            network_id: subnet.network_id,
-            cidr: subnet.cidr,
-        },
-        enabled: lb.admin_state_up.unwrap_or(true),
-        additional_vips: lb
-            .additional_vips
-            .iter()
-            .flatten()
-            .filter_map(|a| Some((a.ip_address.clone()?, a.port_id.clone()?)))
-            .collect(),
-    })
-}
-
-/// The IP of the subnet's `ovn-lb-hm-<subnet>` port; created when missing and `create`.
-async fn hm_port_ip(
-    n: &NeutronClient,
-    s: &openstack::Subnet,
-    create: bool,
-) -> Result<Option<IpAddr>, openstack::NeutronError> {
-    let name = hm::hm_port_name(&s.id);
-    let f = ListFilter::new()
-        .eq("name", name.clone())
-        .eq("network_id", s.network_id.clone());
-    if let Some(ip) = n
-        .list_ports(&f)
-        .await?
-        .iter()
-        .find_map(|p| p.ip_in_subnet(&s.id))
-    {
-        return Ok(Some(ip));
-    }
-    if !create {
-        return Ok(None);
-    }
-    let req = PortCreate {
-        network_id: s.network_id.clone(),
-        name: Some(name.clone()),
-        fixed_ips: Some(vec![FixedIpRequest::subnet(&s.id)]),
-        device_owner: Some(HM_PORT_DEVICE_OWNER.into()),
-        device_id: Some(name),
-        admin_state_up: Some(true),
-        port_security_enabled: Some(false),
-        project_id: Some(s.project_id.clone()).filter(|p| !p.is_empty()),
-        ..Default::default()
-    };
-    Ok(n.create_port(&req).await?.ip_in_subnet(&s.id))
 }
 
 /// Sync `desired` (Octavia's load balancers of provider `ovn`) into the NB: read the full
@@ -1386,7 +1281,7 @@ pub async fn sync(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sync::sim;
+    use crate::sim;
     use provider::{Listener, Member, Pool};
     use serde_json::json;
 

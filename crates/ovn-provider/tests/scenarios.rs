@@ -1,20 +1,23 @@
 //! Planner scenarios on an in-memory NB: each plan's operations are applied to the snapshot
 //! the way ovsdb-server would (named uuids, waits, mutations, garbage collection of
-//! health checks), and the resulting rows and reports are asserted.
+//! health checks) by the crate's NB simulator ([`ovn_provider::sim`], the one `ovn-db-sync`
+//! uses), and the resulting rows and reports are asserted.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
 
 use provider::{OperatingStatus as Op, ProvisioningStatus as Prov, StatusRecord};
 use serde_json::json;
 
-use crate::external_ids as ext;
-use crate::hm::{self, HmReq};
-use crate::lb::{self, LbCreate};
-use crate::listener::{self, ListenerReq};
-use crate::member::{self, MemberFacts, MemberReq};
-use crate::nb::{Datum, HealthCheckRow, LoadBalancerRow, NbSnapshot, Op as NbOp, RowRef};
-use crate::plan::{Plan, SubnetInfo};
-use crate::pool::{self, PoolReq};
+use ovn_provider::external_ids as ext;
+use ovn_provider::hm::{self, HmReq};
+use ovn_provider::lb::{self, LbCreate};
+use ovn_provider::listener::{self, ListenerReq};
+use ovn_provider::member::{self, MemberFacts, MemberReq};
+use ovn_provider::nb::{LoadBalancerRow, NbSnapshot, Op as NbOp};
+use ovn_provider::plan::{Plan, SubnetInfo};
+use ovn_provider::pool::{self, PoolReq};
+use ovn_provider::sim;
 
 const NET: &str = "net1";
 const SUBNET: &str = "sub1";
@@ -66,176 +69,12 @@ fn topology() -> NbSnapshot {
 
 static SEQ: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-thread_local! {
-    static NAMES: std::cell::RefCell<BTreeMap<String, String>> = const { std::cell::RefCell::new(BTreeMap::new()) };
-}
-
-/// The uuid of a row inserted under `name` in the transaction being applied.
-fn fresh(name: &str) -> String {
-    let u = format!(
-        "new-{name}-{}",
-        SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    );
-    NAMES.with(|m| m.borrow_mut().insert(name.to_string(), u.clone()));
-    u
-}
-
-fn refs_of(d: &Datum) -> Vec<String> {
-    match d {
-        Datum::Refs(r) => r
-            .iter()
-            .map(|x| match x {
-                RowRef::Uuid(u) => u.clone(),
-                RowRef::Named(n) => NAMES
-                    .with(|m| m.borrow().get(n).cloned())
-                    .expect("named uuid not inserted earlier"),
-            })
-            .collect(),
-        _ => panic!("not refs: {d:?}"),
-    }
-}
-
-/// Apply operations as ovsdb-server would; a failed `wait` aborts everything.
+/// Apply operations as ovsdb-server would, with the crate's one NB simulator
+/// ([`ovn_provider::sim`]: named uuids, waits, mutations, weak references, health-check
+/// garbage collection); a refused transaction (a failed `wait`) panics.
 fn apply(s: &mut NbSnapshot, ops: &[NbOp]) {
-    let before = s.clone();
-    NAMES.with(|m| m.borrow_mut().clear());
-    for op in ops {
-        match op {
-            NbOp::WaitEq {
-                uuid,
-                value: Datum::Map(m),
-                ..
-            } => {
-                if before.load_balancers.get(uuid).map(|r| &r.external_ids) != Some(m) {
-                    *s = before;
-                    panic!("wait failed on {uuid}");
-                }
-            }
-            NbOp::Insert {
-                table: "Load_Balancer",
-                uuid_name,
-                row,
-            } => {
-                let mut lb = LoadBalancerRow {
-                    uuid: fresh(uuid_name),
-                    ..Default::default()
-                };
-                set_lb(&mut lb, row);
-                s.load_balancers.insert(lb.uuid.clone(), lb);
-            }
-            NbOp::Insert {
-                table: "Load_Balancer_Health_Check",
-                uuid_name,
-                row,
-            } => {
-                let mut hc = HealthCheckRow {
-                    uuid: fresh(uuid_name),
-                    ..Default::default()
-                };
-                for (k, v) in row {
-                    match (*k, v) {
-                        ("vip", Datum::Str(x)) => hc.vip = x.clone(),
-                        ("options", Datum::Map(m)) => hc.options = m.clone(),
-                        ("external_ids", Datum::Map(m)) => hc.external_ids = m.clone(),
-                        _ => {}
-                    }
-                }
-                s.health_checks.insert(hc.uuid.clone(), hc);
-            }
-            NbOp::Update {
-                table: "Load_Balancer",
-                uuid,
-                row,
-            } => set_lb(s.load_balancers.get_mut(uuid).expect("row"), row),
-            NbOp::Update {
-                table: "Load_Balancer_Health_Check",
-                uuid,
-                row,
-            } => {
-                let hc = s.health_checks.get_mut(uuid).expect("hc");
-                for (k, v) in row {
-                    match (*k, v) {
-                        ("vip", Datum::Str(x)) => hc.vip = x.clone(),
-                        ("options", Datum::Map(m)) => hc.options = m.clone(),
-                        _ => {}
-                    }
-                }
-            }
-            NbOp::Mutate {
-                table,
-                uuid,
-                column,
-                insert,
-                value,
-            } => {
-                let list = match (*table, *column) {
-                    ("Logical_Switch", "load_balancer") => {
-                        s.switches.get_mut(uuid).map(|x| &mut x.load_balancer)
-                    }
-                    ("Logical_Router", "load_balancer") => {
-                        s.routers.get_mut(uuid).map(|x| &mut x.load_balancer)
-                    }
-                    ("Load_Balancer", "health_check") => {
-                        s.load_balancers.get_mut(uuid).map(|x| &mut x.health_check)
-                    }
-                    other => panic!("unexpected mutate {other:?}"),
-                };
-                let Some(list) = list else { continue };
-                for r in refs_of(value) {
-                    if *insert {
-                        if !list.contains(&r) {
-                            list.push(r);
-                        }
-                    } else {
-                        list.retain(|x| *x != r);
-                    }
-                }
-            }
-            NbOp::Delete {
-                table: "Load_Balancer",
-                uuid,
-            } => {
-                s.load_balancers.remove(uuid);
-                for sw in s.switches.values() {
-                    assert!(
-                        !sw.load_balancer.contains(uuid),
-                        "deleted row still referenced by a switch"
-                    );
-                }
-                for r in s.routers.values() {
-                    assert!(
-                        !r.load_balancer.contains(uuid),
-                        "deleted row still referenced by a router"
-                    );
-                }
-            }
-            NbOp::UpdateWhereIncludes { table: "NAT", .. } => {}
-            other => panic!("unexpected op {other:?}"),
-        }
-    }
-    // garbage-collect unreferenced health checks (non-root table)
-    let used: Vec<String> = s
-        .load_balancers
-        .values()
-        .flat_map(|r| r.health_check.clone())
-        .collect();
-    s.health_checks.retain(|u, _| used.contains(u));
-}
-
-fn set_lb(lb: &mut LoadBalancerRow, row: &[(&'static str, Datum)]) {
-    for (k, v) in row {
-        match (*k, v) {
-            ("name", Datum::Str(x)) => lb.name = x.clone(),
-            ("protocol", Datum::Set(x)) => lb.protocol = x.first().cloned(),
-            ("external_ids", Datum::Map(m)) => lb.external_ids = m.clone(),
-            ("vips", Datum::Map(m)) => lb.vips = m.clone(),
-            ("options", Datum::Map(m)) => lb.options = m.clone(),
-            ("selection_fields", Datum::Set(x)) => lb.selection_fields = x.clone(),
-            ("ip_port_mappings", Datum::Map(m)) => lb.ip_port_mappings = m.clone(),
-            ("health_check", d) => lb.health_check = refs_of(d),
-            other => panic!("unexpected column {other:?}"),
-        }
-    }
+    let mut seq = SEQ.fetch_add(1000, std::sync::atomic::Ordering::Relaxed);
+    sim::apply(s, ops, &mut seq).expect("the NB refuses the transaction");
 }
 
 macro_rules! run {
@@ -683,7 +522,7 @@ fn pool_delete_then_listener_delete_empties_row() {
     let mut s = topology();
     full(&mut s);
     let mut plan = Plan::default();
-    let mut edit = crate::edit::Edit::new(&s);
+    let mut edit = ovn_provider::edit::Edit::new(&s);
     let (h, key, _) = member::locate(&s, "P").unwrap();
     member::remove(
         &mut edit,

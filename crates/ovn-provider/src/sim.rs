@@ -4,7 +4,8 @@
 //!
 //! `ovn-db-sync` chains the driver's planners (LB create, listener, pool, members, health
 //! monitor) on a simulated NB, then commits `diff(real, simulated)` at once: a dry run shows
-//! exactly what a run writes, and a failed run writes nothing.
+//! exactly what a run writes, and a failed run writes nothing. The planner scenario tests
+//! (`tests/scenarios.rs`) apply their plans with the same simulator.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -20,8 +21,9 @@ pub const NEW_PREFIX: &str = "keelsync_";
 pub struct SimError(pub String);
 
 /// Apply `ops` (one planned transaction) to `s`. `seq` numbers the inserted rows across
-/// calls, so uuids stay unique within one sync. `wait` operations are not checked: the
-/// simulated NB only changes through these calls.
+/// calls, so uuids stay unique within one sync. A `wait` whose row no longer holds the
+/// expected `external_ids` is an error, as ovsdb-server refuses it; after an error `s` may
+/// be partly changed (callers drop it).
 pub fn apply(s: &mut NbSnapshot, ops: &[Op], seq: &mut usize) -> Result<(), SimError> {
     let mut names: BTreeMap<String, Uuid> = BTreeMap::new();
     let resolve = |names: &BTreeMap<String, Uuid>, r: &RowRef| -> Result<Uuid, SimError> {
@@ -41,7 +43,21 @@ pub fn apply(s: &mut NbSnapshot, ops: &[Op], seq: &mut usize) -> Result<(), SimE
     };
     for op in ops {
         match op {
-            Op::WaitEq { .. } => {}
+            // as ovsdb-server: a guard that no longer holds refuses the transaction (the planners
+            // guard only `Load_Balancer.external_ids`)
+            Op::WaitEq {
+                table: "Load_Balancer",
+                uuid,
+                column: "external_ids",
+                value: Datum::Map(m),
+            } => {
+                if s.load_balancers.get(uuid).map(|r| &r.external_ids) != Some(m) {
+                    return Err(SimError(format!("wait failed on Load_Balancer {uuid}")));
+                }
+            }
+            Op::WaitEq { table, column, .. } => {
+                return Err(SimError(format!("wait on {table}.{column}")));
+            }
             Op::Insert {
                 table,
                 uuid_name,

@@ -1,0 +1,90 @@
+//! `ovn-db-sync`'s Neutron reads ([`gather_facts`]), through the driver's port work
+//! ([`NeutronPorts`]).
+
+use super::*;
+
+/// Read from Neutron ([`NeutronPorts`], the driver's port work) what [`plan`] needs: for LBs
+/// of `desired` without a row, the VIP port and the subnet holding the VIP address (as the
+/// driver's `lb_create`); every member subnet (own, NB entry or VIP subnet); for pools with a health monitor, the `ovn-lb-hm-<subnet>` port of each
+/// member subnet, created (as `hm_create` does) when `create_hm_ports` and missing. Lookups
+/// that fail are logged and left out (the plan then reports the difference unrepaired).
+pub async fn gather_facts(
+    neutron: &NeutronClient,
+    snap: &NbSnapshot,
+    desired: &[LoadBalancer],
+    create_hm_ports: bool,
+) -> SyncFacts {
+    let ports = NeutronPorts::new(neutron.clone());
+    let mut facts = SyncFacts::default();
+    let mut subnets: BTreeSet<String> = BTreeSet::new();
+    let mut hm_subnets: BTreeSet<String> = BTreeSet::new();
+    for lb in desired {
+        let id = &lb.loadbalancer_id;
+        let rows = snap.lbs_named(id);
+        if rows.is_empty() {
+            match ports.lb_create_facts(lb).await {
+                Ok(c) => {
+                    facts.lbs.insert(id.clone(), c);
+                }
+                Err(e) => tracing::warn!(lb = %id, error = %e, "VIP facts not readable"),
+            }
+        }
+        for row in &rows {
+            for (_, _, members) in ext::pools(&row.external_ids) {
+                subnets.extend(members.into_iter().map(|m| m.subnet_id));
+            }
+        }
+        for p in lb.pools.iter().flatten() {
+            for m in p.members.iter().flatten() {
+                if let Some(s) = member_subnet(lb, m, None) {
+                    subnets.insert(s.clone());
+                    if p.healthmonitor.is_some() {
+                        hm_subnets.insert(s);
+                    }
+                }
+            }
+        }
+    }
+    for lb in desired {
+        let Some(port) = lb.vip_port_id.as_deref().filter(|p| !p.is_empty()) else {
+            continue;
+        };
+        match neutron.floating_ips_by_port(port).await {
+            Ok(fips) => {
+                let fip = fips.first().map(|f| f.floating_ip_address.to_string());
+                facts.vip_fips.insert(lb.loadbalancer_id.clone(), fip);
+            }
+            Err(e) => tracing::warn!(lb = %lb.loadbalancer_id, error = %e, "VIP FIP not readable"),
+        }
+    }
+    subnets.remove("");
+    for id in &subnets {
+        match ports.subnet(id).await {
+            Ok(s) => {
+                if hm_subnets.contains(id) {
+                    let port =
+                        ports.hm_port(None, &s.id, &s.network_id, &s.project_id, create_hm_ports);
+                    match port.await {
+                        Ok(Some(ip)) => {
+                            facts.members.hm_source.insert(id.clone(), ip.to_string());
+                        }
+                        Ok(None) => {}
+                        Err(e) => {
+                            tracing::warn!(subnet = %id, error = %e, "no health-monitor port")
+                        }
+                    }
+                }
+                facts.members.subnets.insert(
+                    id.clone(),
+                    SubnetInfo {
+                        id: s.id,
+                        network_id: s.network_id,
+                        cidr: s.cidr,
+                    },
+                );
+            }
+            Err(e) => tracing::warn!(subnet = %id, error = %e, "subnet not readable"),
+        }
+    }
+    facts
+}

@@ -1,0 +1,290 @@
+//! `ovn-db-sync` steps 2–3 on the existing rows: listener and pool keys (removed, drift of
+//! port, default pool and `:D` fixed, `vips` re-framed), listeners and pools without a key
+//! created, and the row-level pool settings (`selection_fields`, `affinity_timeout`).
+
+use super::*;
+
+impl Sim<'_> {
+    /// Step 2: keys on the existing rows.
+    pub(super) fn keys(&mut self, lb: &LoadBalancer) -> Result<(), SimError> {
+        let id = lb.loadbalancer_id.as_str();
+        let listeners: BTreeMap<&str, &provider::Listener> = lb
+            .listeners
+            .iter()
+            .flatten()
+            .map(|l| (l.listener_id.as_str(), l))
+            .collect();
+        let pools: BTreeSet<&str> = lb
+            .pools
+            .iter()
+            .flatten()
+            .map(|p| p.pool_id.as_str())
+            .collect();
+        let mut found = Vec::new();
+        let mut orphan_pools = Vec::new();
+        let ops = {
+            let snap = &self.nb;
+            let mut edit = Edit::new(snap);
+            for row in snap.lbs_named(id) {
+                let h = LbRef::Existing(row.uuid.clone());
+                for (key, value) in &row.external_ids {
+                    match ObjectKey::parse(key) {
+                        Some(ObjectKey::Listener { id: lid, enabled }) => {
+                            let Some(l) = listeners.get(lid.as_str()) else {
+                                found.push(format!("listener {lid}: not in Octavia, removed"));
+                                if let Some(r) = edit.row_mut(&h) {
+                                    r.external_ids.remove(key);
+                                }
+                                continue;
+                            };
+                            let want_enabled = l.admin_state_up.unwrap_or(true);
+                            let want = ListenerValue {
+                                port: l.protocol_port.unwrap_or(0),
+                                pool_id: l.default_pool_id.clone().flatten(),
+                            }
+                            .format();
+                            if want_enabled != enabled || *value != want {
+                                let new_key = ext::listener_key(&lid, want_enabled);
+                                found.push(format!(
+                                    "listener {lid}: {key}={value} → {new_key}={want}"
+                                ));
+                                if let Some(r) = edit.row_mut(&h) {
+                                    r.external_ids.remove(key);
+                                    r.external_ids.insert(new_key, want);
+                                }
+                            }
+                        }
+                        Some(ObjectKey::Pool { id: pid, enabled }) => {
+                            if !pools.contains(pid.as_str()) {
+                                orphan_pools.push(pid);
+                                continue;
+                            }
+                            let want_enabled = lb
+                                .pools
+                                .iter()
+                                .flatten()
+                                .find(|p| p.pool_id == pid)
+                                .and_then(|p| p.admin_state_up)
+                                .unwrap_or(true);
+                            if want_enabled != enabled {
+                                found.push(format!(
+                                    "pool {pid}: enabled {enabled} → {want_enabled}"
+                                ));
+                                if let Some(r) = edit.row_mut(&h) {
+                                    r.external_ids.remove(key);
+                                    r.external_ids
+                                        .insert(ext::pool_key(&pid, want_enabled), value.clone());
+                                }
+                            }
+                        }
+                        None => {}
+                    }
+                }
+                if crate::vips::frame_vips(&row.external_ids) != row.vips {
+                    found.push(format!("row {}: vips drifted, re-framed", row.uuid));
+                    // touching the row makes the edit write the re-framed vips
+                    let _ = edit.row_mut(&h);
+                }
+            }
+            edit.into_ops()
+        };
+        self.apply(&ops)?;
+        for f in found {
+            self.d(id, f, true);
+        }
+        for pid in orphan_pools {
+            let ops = {
+                let snap = &self.nb;
+                let mut edit = Edit::new(snap);
+                let mut plan = Plan::default();
+                if let Ok((h, key, _)) = member::locate(snap, &pid) {
+                    let ids: Vec<String> = snap
+                        .lb_by_pool(&pid)
+                        .and_then(|(r, k)| r.external_ids.get(&k).cloned())
+                        .map(|v| ext::parse_pool_members(&v).0)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|e| e.id)
+                        .collect();
+                    member::remove(&mut edit, &mut plan, &h, &key, &ids, &self.facts.members);
+                }
+                let req = PoolReq {
+                    id: pid.clone(),
+                    lb_id: id.to_string(),
+                    ..Default::default()
+                };
+                pool::remove(&mut edit, &mut plan, &req);
+                edit.into_ops()
+            };
+            self.apply(&ops)?;
+            self.d(
+                id,
+                format!("pool {pid}: not in Octavia, removed with its members"),
+                true,
+            );
+        }
+        Ok(())
+    }
+
+    /// Step 3: listeners and pools without a key.
+    pub(super) fn missing_listeners_and_pools(
+        &mut self,
+        lb: &LoadBalancer,
+    ) -> Result<(), SimError> {
+        let id = lb.loadbalancer_id.as_str();
+        for l in lb.listeners.iter().flatten() {
+            if self.nb.lb_by_listener(id, &l.listener_id).is_some() {
+                continue;
+            }
+            let Some(protocol) = l.protocol.clone().filter(|p| !p.is_empty()) else {
+                self.d(
+                    id,
+                    format!("listener {}: no key, no protocol", l.listener_id),
+                    false,
+                );
+                continue;
+            };
+            let req = ListenerReq {
+                lb_id: id.to_string(),
+                protocol,
+                ..requests::listener_req(l, None)
+            };
+            match listener::create(&self.nb, &req) {
+                Ok(p) => {
+                    self.apply(&p.ops)?;
+                    self.d(
+                        id,
+                        format!("listener {}: no key in any row, created", l.listener_id),
+                        true,
+                    );
+                }
+                Err(e) => self.d(id, format!("listener {}: {e}", l.listener_id), false),
+            }
+        }
+        for p in lb.pools.iter().flatten() {
+            if self.nb.lb_by_pool(&p.pool_id).is_some() {
+                continue;
+            }
+            let Some(protocol) = p.protocol.clone().filter(|p| !p.is_empty()) else {
+                self.d(
+                    id,
+                    format!("pool {}: no key, no protocol", p.pool_id),
+                    false,
+                );
+                continue;
+            };
+            let req = PoolReq {
+                lb_id: id.to_string(),
+                protocol,
+                ..requests::pool_req(p, None)
+            };
+            match pool::create(&self.nb, &req) {
+                Ok(plan) => {
+                    self.apply(&plan.ops)?;
+                    self.d(
+                        id,
+                        format!("pool {}: no key in any row, created", p.pool_id),
+                        true,
+                    );
+                }
+                Err(e) => self.d(id, format!("pool {}: {e}", p.pool_id), false),
+            }
+        }
+        Ok(())
+    }
+
+    /// Step 3b: the row-level pool settings, `selection_fields` from the pool algorithm and
+    /// `options:affinity_timeout` from its session persistence (`persistence_timeout`, default
+    /// 360; removed when no pool of the row has persistence). The reference's `pool_sync` only
+    /// sets `affinity_timeout`; Keel also repairs `selection_fields` and a stale timeout. Pools
+    /// sharing a row that want different values (the reference's row-level limitation) are
+    /// reported, not repaired.
+    pub(super) fn pool_options(&mut self, lb: &LoadBalancer) -> Result<(), SimError> {
+        let id = lb.loadbalancer_id.as_str();
+        let mut by_row: BTreeMap<String, Vec<&provider::Pool>> = BTreeMap::new();
+        for p in lb.pools.iter().flatten() {
+            if let Some((row, _)) = self.nb.lb_by_pool(&p.pool_id) {
+                by_row.entry(row.uuid.clone()).or_default().push(p);
+            }
+        }
+        let sorted = |mut v: Vec<String>| {
+            v.sort();
+            v
+        };
+        let mut found = Vec::new();
+        let ops = {
+            let snap = &self.nb;
+            let mut edit = Edit::new(snap);
+            for (u, pools) in &by_row {
+                let Some(row) = snap.load_balancers.get(u) else {
+                    continue;
+                };
+                let names = pools
+                    .iter()
+                    .map(|p| p.pool_id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let h = LbRef::Existing(u.clone());
+                let fields: BTreeSet<Vec<String>> = pools
+                    .iter()
+                    .map(|p| sorted(lb::selection_fields(p.lb_algorithm.as_deref())))
+                    .collect();
+                if fields.len() > 1 {
+                    found.push((
+                        format!("row {u}: pools {names} want different selection_fields"),
+                        false,
+                    ));
+                } else if let Some(p) = pools.first() {
+                    let want = lb::selection_fields(p.lb_algorithm.as_deref());
+                    if sorted(want.clone()) != sorted(row.selection_fields.clone()) {
+                        found.push((
+                            format!(
+                                "row {u}: selection_fields {:?} → {want:?}",
+                                row.selection_fields
+                            ),
+                            true,
+                        ));
+                        if let Some(r) = edit.row_mut(&h) {
+                            r.selection_fields = want;
+                        }
+                    }
+                }
+                let timeouts: BTreeSet<Option<String>> = pools
+                    .iter()
+                    .map(|p| pool::affinity_timeout(p.session_persistence.as_ref()))
+                    .collect();
+                if timeouts.len() > 1 {
+                    found.push((
+                        format!("row {u}: pools {names} want different affinity_timeout"),
+                        false,
+                    ));
+                    continue;
+                }
+                let want = timeouts.into_iter().next().flatten();
+                let have = row.options.get(pool::AFFINITY_TIMEOUT).cloned();
+                if want != have {
+                    found.push((
+                        format!("row {u}: options:affinity_timeout {have:?} → {want:?}"),
+                        true,
+                    ));
+                    if let Some(r) = edit.row_mut(&h) {
+                        match want {
+                            Some(t) => {
+                                r.options.insert(pool::AFFINITY_TIMEOUT.into(), t);
+                            }
+                            None => {
+                                r.options.remove(pool::AFFINITY_TIMEOUT);
+                            }
+                        }
+                    }
+                }
+            }
+            edit.into_ops()
+        };
+        self.apply(&ops)?;
+        for (f, r) in found {
+            self.d(id, f, r);
+        }
+        Ok(())
+    }
+}

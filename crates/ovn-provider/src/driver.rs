@@ -224,6 +224,14 @@ impl OvnProvider {
             .map_err(|e| ProviderError::driver(e.to_string()))
     }
 
+    /// Whether the NB schema has `Load_Balancer.health_check` (OVN ≥ 2.12).
+    async fn health_check_supported(&self) -> Result<bool, ProviderError> {
+        Ok(self
+            .snapshot(&Scope::default())
+            .await?
+            .health_check_supported)
+    }
+
     /// The queue of a pool's work: its LB's ([`OvnProvider::lb_of_pool`]), else the pool's own.
     async fn queue_of_pool(&self, pool_id: &str) -> String {
         self.lb_of_pool(pool_id)
@@ -338,10 +346,7 @@ impl ProviderDriver for OvnProvider {
     async fn loadbalancer_create(&self, lb: LoadBalancer) -> Result<(), ProviderError> {
         // the whole graph is validated before anything is queued, so a 501 leaves nothing
         // behind (the reference queues lb_create first and leaves an orphan row)
-        let snap_hc = self
-            .snapshot(&Scope::default())
-            .await?
-            .health_check_supported;
+        let snap_hc = self.health_check_supported().await?;
         validate::loadbalancer_graph(&lb, snap_hc)?;
         let id = lb.loadbalancer_id.clone();
         let listeners = lb.listeners.clone().unwrap_or_default();
@@ -442,10 +447,7 @@ impl ProviderDriver for OvnProvider {
     }
 
     async fn pool_create(&self, pool: Pool) -> Result<(), ProviderError> {
-        let hc = self
-            .snapshot(&Scope::default())
-            .await?
-            .health_check_supported;
+        let hc = self.health_check_supported().await?;
         validate::pool_create(&pool, hc)?;
         let req = pool_req(&pool, None);
         if let Ok(mut m) = self.inner.pool_lb.lock() {
@@ -589,10 +591,7 @@ impl ProviderDriver for OvnProvider {
     }
 
     async fn health_monitor_create(&self, hm: HealthMonitor) -> Result<(), ProviderError> {
-        let hc = self
-            .snapshot(&Scope::default())
-            .await?
-            .health_check_supported;
+        let hc = self.health_check_supported().await?;
         validate::health_monitor_create(&hm, hc)?;
         let req = hm_req(&hm, None);
         let lb_id = self.queue_of_pool(&req.pool_id).await;
@@ -619,10 +618,7 @@ impl ProviderDriver for OvnProvider {
         old: HealthMonitor,
         new: HealthMonitor,
     ) -> Result<(), ProviderError> {
-        let hc = self
-            .snapshot(&Scope::default())
-            .await?
-            .health_check_supported;
+        let hc = self.health_check_supported().await?;
         validate::health_monitor_update(hc)?;
         let req = hm_req(&new, Some(&old));
         let lb_id = self.queue_of_pool(&req.pool_id).await;
@@ -800,7 +796,7 @@ impl Inner {
             Request::PoolDelete { p, hm_id, members } => {
                 let facts = self
                     .ports
-                    .member_facts(&snap, &ids_subnets(&snap, &p.id), false)
+                    .member_facts(&snap, &member::pool_subnets(&snap, &p.id), false)
                     .await;
                 snap.include_switches(&facts.switch_names());
                 pool::delete(&snap, p, hm_id.as_deref(), members, &facts)
@@ -822,7 +818,7 @@ impl Inner {
                 member::batch(&snap, pool_id, desired, &facts)?
             }
             Request::HmCreate { hm, .. } => {
-                let subnets = ids_subnets(&snap, &hm.pool_id);
+                let subnets = member::pool_subnets(&snap, &hm.pool_id);
                 let facts = self.ports.member_facts(&snap, &subnets, true).await;
                 snap.include_switches(&facts.switch_names());
                 let plan = hm::create(&snap, hm, &facts)?;
@@ -871,7 +867,7 @@ impl Inner {
         members: &[MemberReq],
     ) -> member::MemberFacts {
         let mut subnets: Vec<String> = members.iter().map(|m| m.subnet_id.clone()).collect();
-        subnets.extend(ids_subnets(snap, pool_id));
+        subnets.extend(member::pool_subnets(snap, pool_id));
         let with_hc = snap
             .lb_by_pool(pool_id)
             .is_some_and(|(r, _)| !r.health_check.is_empty());
@@ -898,16 +894,6 @@ fn lb_vips(row: &crate::nb::LoadBalancerRow) -> Vec<String> {
         .collect();
     vips.extend(ext::parse_list(&row.external_ids, ext::ADDITIONAL_VIPS));
     vips
-}
-
-/// Subnets of the members already in a pool.
-fn ids_subnets(snap: &NbSnapshot, pool_id: &str) -> Vec<String> {
-    snap.lb_by_pool(pool_id)
-        .and_then(|(r, k)| r.external_ids.get(&k).map(|v| ext::parse_pool_members(v).0))
-        .unwrap_or_default()
-        .into_iter()
-        .map(|m| m.subnet_id)
-        .collect()
 }
 
 #[cfg(test)]

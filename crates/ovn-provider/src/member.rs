@@ -402,6 +402,16 @@ pub fn set_enabled(
     }
 }
 
+/// Subnets of the members already in a pool (from the row's `pool_<id>` entries).
+pub fn pool_subnets(snap: &NbSnapshot, pool_id: &str) -> Vec<String> {
+    snap.lb_by_pool(pool_id)
+        .and_then(|(r, k)| r.external_ids.get(&k).map(|v| ext::parse_pool_members(v).0))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|m| m.subnet_id)
+        .collect()
+}
+
 /// The row and key of a pool, or NotFound.
 pub fn locate(snap: &NbSnapshot, pool_id: &str) -> Result<(LbRef, String, String), PlanError> {
     let (row, key) = snap

@@ -7,12 +7,13 @@
 //! * §2 load balancer → [`lb`]; §3 listener → [`listener`]; §4 pool → [`pool`];
 //!   §5 member → [`member`]; §6 health monitor → [`hm`].
 //! * synchronous checks of every method → [`validate`]; §8 statuses → [`status`].
-//! * §1.1 request queue → [`queue`]; the `ProviderDriver` itself → [`driver`].
+//! * §1.1 request queue → [`queue`]; the `ProviderDriver` itself, the executor of queued
+//!   jobs (`job.rs`) → [`driver`].
 //! * provider models → planner requests → [`requests`]; Neutron port work → [`ports`];
 //!   why a job failed → [`error`]; the NB seam and its OVSDB implementation → [`ovsdb_nb`].
 //! * the agent (lock, event streams, lag rescan) → [`agent`]; its event planners (router
 //!   ports, VIP FIPs) → [`events`]; `maintenance.py` → [`maintenance`]; §7 `ovn-db-sync` →
-//!   [`sync`].
+//!   [`sync`], on the one NB simulator [`sim`].
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 

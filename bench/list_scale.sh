@@ -11,7 +11,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 state="${STACK_STATE:-/var/tmp/keel-stack}"
 n="${N:-10000}"
-out="${1:-$root/bench/results/$(date -u +%Y-%m-%d)-lists}"
+out="$(realpath -m "${1:-$root/bench/results/$(date -u +%Y-%m-%d)-lists}")"
 ref_port="${OCTAVIA_PORT:-9877}"
 keel_port="${KEEL_BENCH_PORT:-9878}"
 PY="$state/venv/bin/python"

@@ -4,9 +4,9 @@
 //!
 //! Each collection maps its API attributes to SQL in a [`Spec`]. The answers are those of the
 //! in-memory path ([`crate::pagination::apply`] over the rendered objects of the caller's scope),
-//! which stays for what SQL does not express here (filters on object-valued attributes, sort
-//! keys on lists) and, with [`crate::ApiConfig::list_in_memory`], as the oracle of the
-//! equivalence test (`tests/list_sql.rs`): a value is compared as the API renders it (`""` for a
+//! which stays only as the oracle of the equivalence test (`tests/list_sql.rs`, with
+//! [`crate::ApiConfig::list_in_memory`]); every attribute of every collection has its SQL form
+//! here. A value is compared as the API renders it (`""` for a
 //! NULL name, `normal` for an empty vnic type, datetimes to the second), NULL sorts lowest and
 //! equals NULL, and the marker must be a row of the caller's scope. Strings compare with the
 //! database's collation (MariaDB's is case-insensitive, as for the reference).
@@ -27,6 +27,9 @@ pub enum Kind {
     Bool,
     /// A datetime, rendered `%Y-%m-%dT%H:%M:%S` (a filter value must be exactly that).
     Time,
+    /// A float rendered to two decimals, listed as the integer `ROUND(value * 100)` (a filter
+    /// value is read as a number: `1.10` matches 1.1).
+    Hundredths,
 }
 
 /// How one API attribute is listed in SQL. Expressions use the listed table as `t`.
@@ -34,10 +37,21 @@ pub enum Kind {
 pub enum Attr {
     /// A scalar: filters by equality, sorts.
     Val(&'static str, Kind),
-    /// A list (of ids or strings): a filter is this condition with the value as its one `?`;
-    /// sorting on it is left to the in-memory path.
+    /// A nullable string column rendered `""` when NULL: filters by equality (`= ?`, so an
+    /// index on the column serves it; `""` matches NULL and empty), sorts as `COALESCE(c, '')`.
+    Str(&'static str),
+    /// A list (of ids or strings): a filter is this condition with the value as its one `?`.
+    /// Not a sort key ([`crate::pagination::sort_keys`]).
     Has(&'static str),
-    /// Only the in-memory path filters or sorts on it.
+    /// A `ScalarListType` column (comma-joined strings, rendered as a list): a filter matches
+    /// one element. Not a sort key.
+    Csv(&'static str),
+    /// An object or a list of objects (`insert_headers`, `session_persistence`,
+    /// `additional_vips`): no filter value equals it, as in the in-memory comparison. Not a
+    /// sort key.
+    Never,
+    /// Not in the spec: the in-memory path answers (no collection has one; a unit test keeps
+    /// it so).
     Memory,
 }
 
@@ -84,8 +98,27 @@ fn equals(expr: &str, kind: Kind, q: &str) -> Cond {
             Ok(t) if t.format("%Y-%m-%dT%H:%M:%S").to_string() == q => SqlValue::Time(t),
             _ => return never(),
         },
+        Kind::Hundredths => match q.parse::<f64>() {
+            // the rendered value is k / 100 for an integer k; only such a value can equal it
+            Ok(f) if f.is_finite() && f.abs() < 9.0e13 && (f * 100.0).round() / 100.0 == f => {
+                SqlValue::Int((f * 100.0).round() as i64)
+            }
+            _ => return never(),
+        },
     };
     (format!("{expr} = ?"), vec![v])
+}
+
+/// The `Cond` of "`q` is an element of the comma-joined list `expr`" (an element never contains
+/// a comma; an empty column is the empty list).
+fn element_of(expr: &str, q: &str) -> Cond {
+    if q.contains(',') {
+        return ("1 = 0".to_string(), vec![]);
+    }
+    (
+        format!("{expr} <> '' AND INSTR(CONCAT(',', {expr}, ','), ?) > 0"),
+        vec![SqlValue::Text(format!(",{q},"))],
+    )
 }
 
 /// The tag-filter conditions, with the in-memory path's semantics (`tags`: all, `tags-any`:
@@ -157,10 +190,23 @@ pub fn plan(
                 used.push(e);
                 filters.push(equals(e, kind, v));
             }
+            Attr::Str(c) => {
+                used.push(c);
+                filters.push(if v.is_empty() {
+                    (format!("({c} IS NULL OR {c} = '')"), vec![])
+                } else {
+                    (format!("{c} = ?"), vec![SqlValue::Text(v.clone())])
+                });
+            }
             Attr::Has(c) => {
                 used.push(c);
                 filters.push((c.to_string(), vec![SqlValue::Text(v.clone())]));
             }
+            Attr::Csv(e) => {
+                used.push(e);
+                filters.push(element_of(e, v));
+            }
+            Attr::Never => filters.push(("1 = 0".to_string(), vec![])),
             Attr::Memory => return Ok(None),
         }
     }
@@ -171,7 +217,17 @@ pub fn plan(
                 used.push(e);
                 keys.push((e.to_string(), *desc));
             }
-            Attr::Has(_) | Attr::Memory => return Ok(None),
+            Attr::Str(c) => {
+                used.push(c);
+                keys.push((format!("COALESCE({c}, '')"), *desc));
+            }
+            // `sort_keys` has refused these already
+            Attr::Has(_) | Attr::Csv(_) | Attr::Never => {
+                return Err(ApiError::BadRequest(format!(
+                    "Supplied sort key '{k}' is not valid."
+                )))
+            }
+            Attr::Memory => return Ok(None),
         }
     }
     if let Some(m) = &p.marker {

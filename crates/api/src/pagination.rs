@@ -1,10 +1,13 @@
 //! Pagination, sorting, filtering and field selection of collection GETs, as
 //! `octavia/api/common/pagination.py` (api-contract.md §14.2–14.4).
 //!
-//! Applied to the rendered response objects of one project scope: filters compare against
-//! API attribute values, sort keys are API attribute names, and keyset pagination uses the
-//! marker row's sort values (so `page_reverse=True` returns the first `limit` items *before*
-//! the marker in forward order, as the reference does).
+//! [`ListParams`] and the links are shared by both list paths; [`apply`] is the in-memory path
+//! (the rendered response objects of one project scope: filters compare against API attribute
+//! values, sort keys are API attribute names, and keyset pagination uses the marker row's sort
+//! values, so `page_reverse=True` returns the first `limit` items *before* the marker in forward
+//! order, as the reference does). The handlers answer in SQL (`crate::listing`); [`apply`] is
+//! the oracle those answers are tested against, and serves the amphora list (always empty with
+//! the providers Keel serves).
 
 use std::cmp::Ordering;
 
@@ -288,10 +291,32 @@ pub fn apply(
     Ok(finish(items, p, path_url, cfg))
 }
 
+/// Attributes whose value is a list or an object in every response that has them: not sort
+/// keys. The reference answers a sort on most of them with a 500 (SQLAlchemy cannot order by a
+/// relationship) and orders the rest by their stored encoding; Keel refuses them all with the
+/// 400 of an unknown sort key.
+pub const UNSORTABLE: &[&str] = &[
+    "tags",
+    "listeners",
+    "pools",
+    "loadbalancers",
+    "members",
+    "l7policies",
+    "rules",
+    "vip_sg_ids",
+    "additional_vips",
+    "sni_container_refs",
+    "allowed_cidrs",
+    "tls_versions",
+    "alpn_protocols",
+    "insert_headers",
+    "session_persistence",
+];
+
 /// The sort keys of a list after validation: the requested ones, then `created_at` and `id`
 /// ascending when the resource has them and they were not requested. Errors: unknown filter →
-/// 400 `One or more arguments are either duplicate or invalid`; unknown sort key → 400
-/// `Supplied sort key '<k>' is not valid.`
+/// 400 `One or more arguments are either duplicate or invalid`; unknown sort key or one in
+/// [`UNSORTABLE`] → 400 `Supplied sort key '<k>' is not valid.`
 pub fn sort_keys(p: &ListParams, attrs: &[&str]) -> Result<Vec<(String, bool)>, ApiError> {
     for (k, _) in &p.filters {
         if !attrs.contains(&k.as_str()) {
@@ -302,7 +327,7 @@ pub fn sort_keys(p: &ListParams, attrs: &[&str]) -> Result<Vec<(String, bool)>, 
     }
     let mut sort = p.sort.clone();
     for (k, _) in &sort {
-        if !attrs.contains(&k.as_str()) {
+        if !attrs.contains(&k.as_str()) || UNSORTABLE.contains(&k.as_str()) {
             return Err(ApiError::BadRequest(format!(
                 "Supplied sort key '{k}' is not valid."
             )));

@@ -23,8 +23,8 @@ use axum::http::Request;
 use chrono::NaiveDateTime;
 use common::{Env, Setup, P1, P2};
 use octavia_db::{
-    AvailabilityZoneProfileRow, AvailabilityZoneRow, FlavorProfileRow, FlavorRow, HealthMonitorRow,
-    L7PolicyRow, L7RuleRow, ListenerRow, LoadBalancerRow, MemberRow, PoolRow,
+    AdditionalVipRow, AvailabilityZoneProfileRow, AvailabilityZoneRow, FlavorProfileRow, FlavorRow,
+    HealthMonitorRow, L7PolicyRow, L7RuleRow, ListenerRow, LoadBalancerRow, MemberRow, PoolRow,
     SessionPersistenceRow, SqlValue, VipRow,
 };
 use serde_json::Value;
@@ -58,6 +58,14 @@ fn pick<T: Clone>(v: &[T], i: usize) -> T {
 const PROV: [&str; 5] = ["ACTIVE", "ACTIVE", "ERROR", "PENDING_UPDATE", "DELETED"];
 const OPER: [&str; 4] = ["ONLINE", "OFFLINE", "ERROR", "ONLINE"];
 const TAGS: [&str; 3] = ["a", "b", "c"];
+const TLS_VERSIONS: [Option<&str>; 5] = [
+    None,
+    Some("TLSv1.2,TLSv1.3"),
+    Some(""),
+    Some("TLSv1.3"),
+    Some("TLSv1.2"),
+];
+const ALPN: [Option<&str>; 4] = [Some("h2,http/1.1"), None, Some("http/1.1"), Some("")];
 
 fn name(i: usize) -> Option<String> {
     pick(
@@ -113,6 +121,17 @@ async fn seed(env: &Env) {
             .await
             .unwrap();
         }
+        if i % 4 == 2 {
+            tx.insert(&AdditionalVipRow {
+                load_balancer_id: lb.id.clone(),
+                ip_address: Some(format!("10.2.0.{i}")),
+                port_id: Some(id(12, i)),
+                subnet_id: "s3".into(),
+                network_id: Some("n1".into()),
+            })
+            .await
+            .unwrap();
+        }
         tx.set_tags(&lb.id, &tags(i)).await.unwrap();
         for j in 0..(1 + i % 2) {
             let k = i * 2 + j;
@@ -133,6 +152,12 @@ async fn seed(env: &Env) {
                 timeout_client_data: Some(50000),
                 client_authentication: "NONE".into(),
                 hsts_preload: pick(&[None, Some(true), Some(false)], k),
+                tls_versions: pick(&TLS_VERSIONS, k).map(str::to_string),
+                alpn_protocols: pick(&ALPN, k + 1).map(str::to_string),
+                insert_headers: (k % 3 == 1).then(|| {
+                    let h = serde_json::json!({"X-Forwarded-For": "true"});
+                    api::pickle::dumps_str_dict(h.as_object().unwrap())
+                }),
                 ..Default::default()
             };
             tx.insert(&l).await.unwrap();
@@ -152,6 +177,8 @@ async fn seed(env: &Env) {
             updated_at: at(i),
             provisioning_status: pick(&PROV, i + 2).into(),
             tls_enabled: i % 4 == 0,
+            tls_versions: pick(&TLS_VERSIONS, i + 2).map(str::to_string),
+            alpn_protocols: pick(&ALPN, i).map(str::to_string),
             ..Default::default()
         };
         tx.insert(&pool).await.unwrap();
@@ -187,7 +214,7 @@ async fn seed(env: &Env) {
                 id: id(4, i),
                 created_at: at(i / 2),
                 operating_status: pick(&OPER, i / 2).into(),
-                http_version: if i % 4 == 0 { Some(1.1) } else { None },
+                http_version: pick(&[Some(1.1), None, Some(1.0), None], i / 2),
                 ..Default::default()
             };
             tx.insert(&hm).await.unwrap();
@@ -525,6 +552,9 @@ fn lb_space() -> Space {
             "sort=provider,vip_vnic_type:desc",
             "sort=zzz",
             "sort=tags",
+            "sort=additional_vips",
+            "sort=vip_sg_ids:desc",
+            "sort=pools",
             "sort=name:sideways",
         ],
         markers: vec![
@@ -559,7 +589,15 @@ fn listener_space() -> Space {
             "operating_status=OFFLINE&protocol=HTTP",
             "project_id=33333333333333333333333333333333",
             "insert_headers=x",
+            "insert_headers=",
             "timeout_client_data=50000",
+            "tls_versions=TLSv1.2",
+            "tls_versions=TLSv1.3",
+            "tls_versions=TLSv1.2,TLSv1.3",
+            "tls_versions=",
+            "alpn_protocols=h2",
+            "alpn_protocols=http/1.1&protocol=TCP",
+            "sni_container_refs=x",
         ]),
         sorts: vec![
             "",
@@ -570,6 +608,9 @@ fn listener_space() -> Space {
             "sort=loadbalancer_id",
             "sort=hsts_preload:desc",
             "sort=l7policies",
+            "sort=tls_versions",
+            "sort=insert_headers:desc",
+            "sort=loadbalancers",
         ],
         markers: vec![id(2, 3), id(2, 10), id(2, 0), id(2, 20)],
     }
@@ -590,6 +631,11 @@ fn pool_space() -> Space {
             &format!("healthmonitor_id={}", id(4, 4)),
             &format!("members={}", id(5, 3)),
             "session_persistence=x",
+            "session_persistence=",
+            "tls_versions=TLSv1.3",
+            "alpn_protocols=http/1.1",
+            "alpn_protocols=",
+            "healthmonitor_id=nope",
             "admin_state_up=false&protocol=TCP",
         ]),
         sorts: vec![
@@ -600,6 +646,10 @@ fn pool_space() -> Space {
             "sort=tls_enabled",
             "sort=updated_at:desc",
             "sort=members",
+            "sort=healthmonitor_id:desc",
+            "sort=healthmonitor_id,name",
+            "sort=session_persistence",
+            "sort=alpn_protocols",
         ],
         markers: vec![id(3, 1), id(3, 8), id(3, 2), id(3, 17)],
     }
@@ -617,6 +667,11 @@ fn hm_space() -> Space {
             "max_retries_down=2",
             "http_method=GET",
             "http_version=1.1",
+            "http_version=1.10",
+            "http_version=1",
+            "http_version=1.0",
+            "http_version=1.05",
+            "http_version=x",
             &format!("pool_id={}", id(3, 4)),
             &format!("pools={}", id(3, 4)),
             "name=",
@@ -628,6 +683,8 @@ fn hm_space() -> Space {
             "sort=http_method:desc",
             "sort=pool_id",
             "sort=http_version",
+            "sort=http_version:desc,name",
+            "sort=pools",
         ],
         markers: vec![id(4, 0), id(4, 6), id(4, 8), id(4, 16)],
     }
@@ -776,4 +833,39 @@ async fn member_l7_and_quota_lists_match_the_in_memory_path() {
         &p1,
     )
     .await;
+}
+
+/// Every attribute a list may filter or sort on has its SQL form (none falls back to the
+/// in-memory path).
+#[test]
+fn every_listed_attribute_has_its_sql_form() {
+    use api::listing::{self, Spec};
+    let pairs: [(&Spec, &[&str]); 10] = [
+        (&listing::LB, api::base::LB_ATTRS),
+        (&listing::LISTENER, api::base::LISTENER_ATTRS),
+        (&listing::POOL, api::base::POOL_ATTRS),
+        (&listing::MEMBER, api::base::MEMBER_ATTRS),
+        (&listing::HM, api::base::HM_ATTRS),
+        (&listing::L7POLICY, api::l7policy::L7POLICY_ATTRS),
+        (&listing::L7RULE, api::l7rule::L7RULE_ATTRS),
+        (&listing::FLAVOR, api::flavors::FLAVOR_ATTRS),
+        (&listing::AZ, api::flavors::AZ_ATTRS),
+        (&listing::QUOTA, api::quotas::QUOTA_ATTRS),
+    ];
+    for (spec, attrs) in pairs {
+        for a in attrs.iter().filter(|a| **a != "tenant_id") {
+            assert!(
+                spec.attrs.iter().any(|(n, _)| n == a),
+                "{a} has no SQL form"
+            );
+        }
+    }
+    for (spec, data) in [
+        (&listing::FLAVOR_PROFILE, "flavor_data"),
+        (&listing::AZ_PROFILE, "availability_zone_data"),
+    ] {
+        for a in ["id", "name", "provider_name", data] {
+            assert!(spec.attrs.iter().any(|(n, _)| *n == a), "{a}");
+        }
+    }
 }

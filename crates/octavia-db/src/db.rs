@@ -362,10 +362,27 @@ impl Database {
     /// SQLite equivalents), inserts the lookup rows, the DELETED-PLACEHOLDER flavor/AZ rows, the
     /// `amphora_build_slots` and `spares_pool` rows, and finally `alembic_version = fabf4983846b`.
     /// Idempotent: a database already at head (ours or one made by `octavia-db-manage upgrade
-    /// head`) is left untouched; a run interrupted half-way is completed by the next one.
+    /// head`) only gets the list indexes it lacks (`page::LIST_INDEXES`); a run interrupted
+    /// half-way is completed by the next one.
     /// Errors: [`DbError::Schema`] when the database is at another alembic revision (run
     /// `octavia-db-manage upgrade head` first).
     pub async fn upgrade(&self) -> Result<(), DbError> {
+        self.upgrade_tables().await?;
+        // Keel's list indexes, also on a database octavia-db-manage made (`page::LIST_INDEXES`)
+        for stmt in crate::page::list_index_statements() {
+            match &self.pool {
+                Pool::MySql(p) => {
+                    sqlx::query(&stmt).execute(p).await?;
+                }
+                Pool::Sqlite(p) => {
+                    sqlx::query(&stmt).execute(p).await?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn upgrade_tables(&self) -> Result<(), DbError> {
         match self.current_revision().await? {
             Some(r) if r == ALEMBIC_HEAD => return Ok(()),
             Some(r) => {

@@ -27,7 +27,7 @@ pub use attachments::{LbAttachments, ListenerAttachments, PoolAttachments};
 pub use db::{now, AnyRow, AnyScalar, Database, PoolSettings, PoolUse, SqlValue, Tx};
 pub use domain::{HasProvisioningStatus, QuotaLimits, QuotaResource, QuotaUpdate};
 pub use error::DbError;
-pub use page::{Cond, PageQuery};
+pub use page::{Cond, PageQuery, LIST_INDEXES};
 pub use pickle::{pickle_str_dict, unpickle_str_dict};
 pub use repo::{ListQuery, SortDir};
 pub use rows::*;

@@ -74,7 +74,7 @@ async fn describe(url: &str, schema: &str) -> Vec<(&'static str, BTreeSet<Vec<St
         ("indexes", rows(&mut conn,
             "SELECT CAST(TABLE_NAME AS CHAR), CAST(INDEX_NAME AS CHAR), CAST(SEQ_IN_INDEX AS CHAR), \
              CAST(COLUMN_NAME AS CHAR), CAST(NON_UNIQUE AS CHAR) \
-             FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ?", schema).await),
+             FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? AND INDEX_NAME NOT LIKE 'keel\\_ix\\_%'", schema).await),
         ("foreign keys", rows(&mut conn,
             "SELECT CAST(TABLE_NAME AS CHAR), CAST(CONSTRAINT_NAME AS CHAR), CAST(COLUMN_NAME AS CHAR), \
              CAST(REFERENCED_TABLE_NAME AS CHAR), CAST(REFERENCED_COLUMN_NAME AS CHAR) \
@@ -129,14 +129,78 @@ async fn mariadb_schema_equals_reference() {
     t.drop_db().await;
 }
 
+/// Keel's list indexes (`LIST_INDEXES`) in `schema`: `(table, index, position, column)`.
+async fn keel_indexes(url: &str, schema: &str) -> BTreeSet<Vec<String>> {
+    let mut conn = MySqlConnection::connect(url).await.unwrap();
+    let out = rows(
+        &mut conn,
+        "SELECT CAST(TABLE_NAME AS CHAR), CAST(INDEX_NAME AS CHAR), CAST(SEQ_IN_INDEX AS CHAR), \
+         CAST(COLUMN_NAME AS CHAR) FROM information_schema.STATISTICS \
+         WHERE TABLE_SCHEMA = ? AND INDEX_NAME LIKE 'keel\\_ix\\_%'",
+        schema,
+    )
+    .await;
+    conn.close().await.unwrap();
+    out
+}
+
+fn expected_keel_indexes() -> BTreeSet<Vec<String>> {
+    LIST_INDEXES
+        .iter()
+        .flat_map(|(name, table, cols)| {
+            cols.iter().enumerate().map(move |(i, c)| {
+                vec![
+                    table.to_string(),
+                    name.to_string(),
+                    (i + 1).to_string(),
+                    c.to_string(),
+                ]
+            })
+        })
+        .collect()
+}
+
 #[tokio::test]
-async fn upgrade_on_reference_db_at_head_is_a_no_op() {
-    let db = Database::connect(&reference_url()).await.unwrap();
+async fn mariadb_schema_has_the_list_indexes() {
+    let t = TestDb::mariadb().await;
+    t.db.upgrade().await.unwrap();
+    assert_eq!(
+        keel_indexes(&t.url, &db_name(&t.url)).await,
+        expected_keel_indexes()
+    );
+    t.drop_db().await;
+}
+
+/// On the database `octavia-db-manage upgrade head` made, `upgrade` adds the list indexes and
+/// nothing else (the revision stays head, every other table, column, index and key as it was);
+/// the test then drops them again, leaving the reference's database as it found it.
+#[tokio::test]
+async fn upgrade_on_reference_db_at_head_adds_only_the_list_indexes() {
+    let url = reference_url();
+    let before = describe(&url, "octavia").await;
+    let db = Database::connect(&url).await.unwrap();
     assert_eq!(
         db.current_revision().await.unwrap().as_deref(),
         Some(ALEMBIC_HEAD)
     );
     db.upgrade().await.unwrap();
+    db.upgrade().await.unwrap();
+    assert_eq!(
+        db.current_revision().await.unwrap().as_deref(),
+        Some(ALEMBIC_HEAD)
+    );
+    assert_eq!(keel_indexes(&url, "octavia").await, expected_keel_indexes());
+    assert_eq!(describe(&url, "octavia").await, before);
+    let mut tx = db.begin().await.unwrap();
+    for (name, table, _) in LIST_INDEXES {
+        tx.execute(
+            &format!("DROP INDEX IF EXISTS `{name}` ON `{table}`"),
+            vec![],
+        )
+        .await
+        .unwrap();
+    }
+    tx.commit().await.unwrap();
     db.close().await;
 }
 

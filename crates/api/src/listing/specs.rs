@@ -1,16 +1,16 @@
 //! The [`Spec`] of each collection: its API attributes as SQL over the listed table `t`, as
 //! the in-memory path sees them rendered (`base::render_*`).
 
-use super::Attr::{Has, Val};
-use super::Kind::{Bool, Int, Text, Time};
+use super::Attr::{Csv, Has, Never, Str, Val};
+use super::Kind::{Bool, Hundredths, Int, Text, Time};
 use super::Spec;
 
 /// `GET /v2/lbaas/loadbalancers` (`vip_*` through the `vip` table).
 pub static LB: Spec = Spec {
     attrs: &[
         ("id", Val("`t`.`id`", Text)),
-        ("name", Val("COALESCE(`t`.`name`, '')", Text)),
-        ("description", Val("COALESCE(`t`.`description`, '')", Text)),
+        ("name", Str("`t`.`name`")),
+        ("description", Str("`t`.`description`")),
         ("provisioning_status", Val("`t`.`provisioning_status`", Text)),
         ("operating_status", Val("`t`.`operating_status`", Text)),
         ("admin_state_up", Val("`t`.`enabled`", Bool)),
@@ -50,6 +50,11 @@ pub static LB: Spec = Spec {
         ),
         ("flavor_id", Val("`t`.`flavor_id`", Text)),
         ("availability_zone", Val("`t`.`availability_zone`", Text)),
+        ("additional_vips", Never),
+        (
+            "tags",
+            Has("EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)"),
+        ),
     ],
     joins: &[(
         "`v`.",
@@ -62,8 +67,8 @@ pub static LB: Spec = Spec {
 pub static LISTENER: Spec = Spec {
     attrs: &[
         ("id", Val("`t`.`id`", Text)),
-        ("name", Val("COALESCE(`t`.`name`, '')", Text)),
-        ("description", Val("COALESCE(`t`.`description`, '')", Text)),
+        ("name", Str("`t`.`name`")),
+        ("description", Str("`t`.`description`")),
         ("provisioning_status", Val("`t`.`provisioning_status`", Text)),
         ("operating_status", Val("`t`.`operating_status`", Text)),
         ("admin_state_up", Val("`t`.`enabled`", Bool)),
@@ -118,6 +123,13 @@ pub static LISTENER: Spec = Spec {
         ),
         ("hsts_preload", Val("`t`.`hsts_preload`", Bool)),
         ("loadbalancer_id", Val("`t`.`load_balancer_id`", Text)),
+        ("insert_headers", Never),
+        ("tls_versions", Csv("`t`.`tls_versions`")),
+        ("alpn_protocols", Csv("`t`.`alpn_protocols`")),
+        (
+            "tags",
+            Has("EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)"),
+        ),
     ],
     joins: &[],
     tags: true,
@@ -127,8 +139,8 @@ pub static LISTENER: Spec = Spec {
 pub static POOL: Spec = Spec {
     attrs: &[
         ("id", Val("`t`.`id`", Text)),
-        ("name", Val("COALESCE(`t`.`name`, '')", Text)),
-        ("description", Val("COALESCE(`t`.`description`, '')", Text)),
+        ("name", Str("`t`.`name`")),
+        ("description", Str("`t`.`description`")),
         ("provisioning_status", Val("`t`.`provisioning_status`", Text)),
         ("operating_status", Val("`t`.`operating_status`", Text)),
         ("admin_state_up", Val("`t`.`enabled`", Bool)),
@@ -144,7 +156,8 @@ pub static POOL: Spec = Spec {
         ("updated_at", Val("`t`.`updated_at`", Time)),
         (
             "healthmonitor_id",
-            Has("EXISTS (SELECT 1 FROM `health_monitor` `x` WHERE `x`.`pool_id` = `t`.`id` AND `x`.`provisioning_status` <> 'DELETED' AND `x`.`id` = ?)"),
+            // the pool's first monitor by (created_at, id), as the response shows it
+            Val("(SELECT `x`.`id` FROM `health_monitor` `x` WHERE `x`.`pool_id` = `t`.`id` AND `x`.`provisioning_status` <> 'DELETED' ORDER BY `x`.`created_at`, `x`.`id` LIMIT 1)", Text),
         ),
         (
             "members",
@@ -156,6 +169,13 @@ pub static POOL: Spec = Spec {
         ("tls_enabled", Val("`t`.`tls_enabled`", Bool)),
         ("tls_ciphers", Val("`t`.`tls_ciphers`", Text)),
         ("loadbalancer_id", Val("`t`.`load_balancer_id`", Text)),
+        ("session_persistence", Never),
+        ("tls_versions", Csv("`t`.`tls_versions`")),
+        ("alpn_protocols", Csv("`t`.`alpn_protocols`")),
+        (
+            "tags",
+            Has("EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)"),
+        ),
     ],
     joins: &[],
     tags: true,
@@ -165,7 +185,7 @@ pub static POOL: Spec = Spec {
 pub static MEMBER: Spec = Spec {
     attrs: &[
         ("id", Val("`t`.`id`", Text)),
-        ("name", Val("COALESCE(`t`.`name`, '')", Text)),
+        ("name", Str("`t`.`name`")),
         ("operating_status", Val("`t`.`operating_status`", Text)),
         ("provisioning_status", Val("`t`.`provisioning_status`", Text)),
         ("admin_state_up", Val("`t`.`enabled`", Bool)),
@@ -186,16 +206,21 @@ pub static MEMBER: Spec = Spec {
                 Text,
             ),
         ),
+        (
+            "tags",
+            Has("EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)"),
+        ),
     ],
     joins: &[],
     tags: true,
 };
 
-/// `GET /v2/lbaas/healthmonitors` (`http_version`, a float, stays in memory).
+/// `GET /v2/lbaas/healthmonitors` (`http_version`, a float rendered to two decimals, as
+/// hundredths).
 pub static HM: Spec = Spec {
     attrs: &[
         ("id", Val("`t`.`id`", Text)),
-        ("name", Val("COALESCE(`t`.`name`, '')", Text)),
+        ("name", Str("`t`.`name`")),
         ("type", Val("`t`.`type`", Text)),
         ("delay", Val("`t`.`delay`", Int)),
         ("timeout", Val("`t`.`timeout`", Int)),
@@ -216,6 +241,11 @@ pub static HM: Spec = Spec {
         ("updated_at", Val("`t`.`updated_at`", Time)),
         ("domain_name", Val("`t`.`domain_name`", Text)),
         ("pool_id", Val("`t`.`pool_id`", Text)),
+        ("http_version", Val("ROUND(`t`.`http_version` * 100)", Hundredths)),
+        (
+            "tags",
+            Has("EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)"),
+        ),
     ],
     joins: &[],
     tags: true,
@@ -225,8 +255,8 @@ pub static HM: Spec = Spec {
 pub static L7POLICY: Spec = Spec {
     attrs: &[
         ("id", Val("`t`.`id`", Text)),
-        ("name", Val("COALESCE(`t`.`name`, '')", Text)),
-        ("description", Val("COALESCE(`t`.`description`, '')", Text)),
+        ("name", Str("`t`.`name`")),
+        ("description", Str("`t`.`description`")),
         ("provisioning_status", Val("`t`.`provisioning_status`", Text)),
         ("operating_status", Val("`t`.`operating_status`", Text)),
         ("admin_state_up", Val("`t`.`enabled`", Bool)),
@@ -244,6 +274,10 @@ pub static L7POLICY: Spec = Spec {
         ("created_at", Val("`t`.`created_at`", Time)),
         ("updated_at", Val("`t`.`updated_at`", Time)),
         ("redirect_http_code", Val("`t`.`redirect_http_code`", Int)),
+        (
+            "tags",
+            Has("EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)"),
+        ),
     ],
     joins: &[],
     tags: true,
@@ -267,6 +301,10 @@ pub static L7RULE: Spec = Spec {
         ("updated_at", Val("`t`.`updated_at`", Time)),
         ("project_id", Val("`t`.`project_id`", Text)),
         ("admin_state_up", Val("`t`.`enabled`", Bool)),
+        (
+            "tags",
+            Has("EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)"),
+        ),
     ],
     joins: &[],
     tags: true,
@@ -277,7 +315,7 @@ pub static FLAVOR: Spec = Spec {
     attrs: &[
         ("id", Val("`t`.`id`", Text)),
         ("name", Val("`t`.`name`", Text)),
-        ("description", Val("COALESCE(`t`.`description`, '')", Text)),
+        ("description", Str("`t`.`description`")),
         ("enabled", Val("`t`.`enabled`", Bool)),
         ("flavor_profile_id", Val("`t`.`flavor_profile_id`", Text)),
     ],
@@ -289,7 +327,7 @@ pub static FLAVOR: Spec = Spec {
 pub static AZ: Spec = Spec {
     attrs: &[
         ("name", Val("`t`.`name`", Text)),
-        ("description", Val("COALESCE(`t`.`description`, '')", Text)),
+        ("description", Str("`t`.`description`")),
         ("enabled", Val("`t`.`enabled`", Bool)),
         (
             "availability_zone_profile_id",

@@ -818,30 +818,6 @@ pub fn pool_model_with(
     }
 }
 
-/// Member and health monitor writes: the pool must be ACTIVE (409 `Pool <id> is immutable and
-/// cannot be updated.`), then the LB is locked and set PENDING_UPDATE with the pool's listeners,
-/// and the pool goes PENDING_UPDATE (`test_and_set_lb_and_listeners_prov_status(pool_id=…)`
-/// of octavia/db/repositories.py). Errors: 404 / 409 from `lock_lb_for_child`.
-pub async fn lock_pool_child(tx: &mut Tx, pool: &PoolRow) -> Result<(), ApiError> {
-    if pool.provisioning_status != "ACTIVE" {
-        return Err(ApiError::immutable("Pool", &pool.id));
-    }
-    let listener_ids: Vec<String> = pool_listeners(tx, &pool.id)
-        .await?
-        .into_iter()
-        .map(|l| l.id)
-        .collect();
-    tx.lock_lb_for_child(
-        pool.load_balancer_id.as_deref().unwrap_or_default(),
-        &listener_ids,
-        "PENDING_UPDATE",
-    )
-    .await?;
-    tx.set_provisioning_status::<PoolRow>(&pool.id, "PENDING_UPDATE")
-        .await?;
-    Ok(())
-}
-
 /// A new UUID string (ids are server-generated).
 pub fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()

@@ -12,11 +12,9 @@ use serde_json::{json, Value};
 use crate::base::{self, call_provider, HM_ATTRS};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
-use crate::listener::strip_helper;
-use crate::load_balancer::{get_db_lb, quota_limits};
+use crate::lookup::{get_db_lb, get_db_pool, lock_pool_child, quota_limits, strip_helper};
 use crate::pagination::ListParams;
 use crate::policy;
-use crate::pool::get_db_pool;
 use crate::types::{health_monitor::*, parse_body, Obj};
 use crate::AppState;
 
@@ -210,7 +208,7 @@ pub async fn post(
         )
         .await?;
     }
-    base::lock_pool_child(&mut tx, &pool).await?;
+    lock_pool_child(&mut tx, &pool).await?;
     let existing: Vec<HealthMonitorRow> = tx
         .list(&ListQuery::default().filter("pool_id", pool_id.as_str()))
         .await?;
@@ -326,7 +324,7 @@ pub async fn put(
     }
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
-    base::lock_pool_child(&mut tx, &pool).await?;
+    lock_pool_child(&mut tx, &pool).await?;
     let old = base::hm_model(&h);
     let mut new = provider::HealthMonitor {
         healthmonitor_id: id.clone(),
@@ -414,7 +412,7 @@ pub async fn delete(
     policy::authorize(&ctx, "healthmonitor", "delete", lb.project_id.as_deref())?;
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
-    base::lock_pool_child(&mut tx, &pool).await?;
+    lock_pool_child(&mut tx, &pool).await?;
     tx.set_provisioning_status::<HealthMonitorRow>(&id, "PENDING_DELETE")
         .await?;
     call_provider(

@@ -14,8 +14,10 @@ use crate::base::{self, call_provider, dt};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::l7rule::{self, MAX_RULES_PER_POLICY};
-use crate::listener::{get_db_listener, pool_protocol_ok};
-use crate::load_balancer::{get_db_lb, quota_limits};
+use crate::lookup::{
+    get_db_l7policy, get_db_lb, get_db_listener, get_db_pool, lock_lb_and_listener,
+    pool_protocol_ok, quota_limits,
+};
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::l7::{ACTIONS, L7RULE_SINGLE};
@@ -244,25 +246,6 @@ pub fn sanitize(d: &mut Map<String, Value>, create: bool) -> Result<(), ApiError
     Ok(())
 }
 
-/// Load a policy that is not DELETED (404 `L7 Policy <id> not found.`).
-pub async fn get_db_l7policy(tx: &mut Tx, id: &str) -> Result<L7PolicyRow, ApiError> {
-    let p: Option<L7PolicyRow> = tx.find(id).await?;
-    p.filter(|p| p.provisioning_status != "DELETED")
-        .ok_or_else(|| ApiError::not_found("L7 Policy", id))
-}
-
-/// LB (ACTIVE → PENDING_UPDATE, else 409 `Load Balancer <id> is immutable…`) and the
-/// listener PENDING_UPDATE (`test_and_set_lb_and_listeners_prov_status`).
-pub async fn lock_lb_and_listener(
-    tx: &mut Tx,
-    lb_id: &str,
-    listener_id: &str,
-) -> Result<(), ApiError> {
-    tx.lock_lb_for_child(lb_id, &[listener_id.to_string()], "PENDING_UPDATE")
-        .await?;
-    Ok(())
-}
-
 /// `L7PolicyResponse` of a row (`rules` as `[{id}]`).
 pub async fn render_policy(tx: &mut Tx, p: &L7PolicyRow) -> Result<Value, ApiError> {
     let rules = l7rule::policy_rules(tx, &p.id).await?;
@@ -362,7 +345,7 @@ async fn check_redirect_pool(
     listener: &ListenerRow,
     pool_id: &str,
 ) -> Result<PoolRow, ApiError> {
-    let pool = crate::pool::get_db_pool(tx, pool_id).await?;
+    let pool = get_db_pool(tx, pool_id).await?;
     if !pool_protocol_ok(&listener.protocol, &pool.protocol) {
         return Err(ApiError::Validation(format!(
             "The pool protocol '{}' is invalid while the listener protocol is '{}'.",
@@ -514,7 +497,7 @@ pub async fn post(
     let dstr = |k: &str| d.get(k).and_then(Value::as_str).map(str::to_string);
     let redirect_pool_id = dstr("redirect_pool_id");
     if let Some(pid) = &redirect_pool_id {
-        let pool = crate::pool::get_db_pool(&mut tx, pid).await?;
+        let pool = get_db_pool(&mut tx, pid).await?;
         pool_same_lb(&pool, &listener)?;
     }
     let row = L7PolicyRow {
@@ -674,7 +657,7 @@ pub async fn put(
         }
     }
     if let Some(pid) = dstr("redirect_pool_id") {
-        let pool = crate::pool::get_db_pool(&mut tx, &pid).await?;
+        let pool = get_db_pool(&mut tx, &pid).await?;
         pool_same_lb(&pool, &listener)?;
     }
     new.action = action;

@@ -13,8 +13,9 @@ use serde_json::{json, Value};
 use crate::base::{self, call_provider, dt};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
-use crate::l7policy::{get_db_l7policy, lock_lb_and_listener};
-use crate::load_balancer::{get_db_lb, quota_limits};
+use crate::lookup::{
+    get_db_l7policy, get_db_lb, get_db_listener, lock_lb_and_listener, quota_limits,
+};
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::l7::{COMPARE_TYPES, RULE_TYPES};
@@ -422,7 +423,7 @@ async fn policy_parents(
     tx: &mut Tx,
     p: &L7PolicyRow,
 ) -> Result<(octavia_db::LoadBalancerRow, String), ApiError> {
-    let l = crate::listener::get_db_listener(tx, &p.listener_id).await?;
+    let l = get_db_listener(tx, &p.listener_id).await?;
     let lb = get_db_lb(tx, l.load_balancer_id.as_deref().unwrap_or_default()).await?;
     Ok((lb, l.id))
 }

@@ -22,6 +22,7 @@ pub mod l7rule;
 pub mod listener;
 pub mod listing;
 pub mod load_balancer;
+pub mod lookup;
 pub mod member;
 pub mod metrics;
 pub mod network;

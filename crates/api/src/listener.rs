@@ -14,7 +14,9 @@ use crate::base::{self, call_provider, LISTENER_ATTRS};
 use crate::certificates;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
-use crate::load_balancer::{get_db_lb, quota_limits};
+use crate::lookup::{
+    get_db_lb, get_db_listener, pool_protocol_ok, quota_limits, stats_of, strip_helper,
+};
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::{listener::*, parse_body, Obj};
@@ -22,31 +24,12 @@ use crate::AppState;
 
 type Q = Query<Vec<(String, String)>>;
 
-/// Load a listener that is not DELETED (404 `Listener <id> not found.`).
-pub async fn get_db_listener(tx: &mut octavia_db::Tx, id: &str) -> Result<ListenerRow, ApiError> {
-    let l: Option<ListenerRow> = tx.find(id).await?;
-    l.filter(|l| l.provisioning_status != "DELETED")
-        .ok_or_else(|| ApiError::not_found("Listener", id))
-}
-
 /// TCP-family protocols share a port space (duplicate-listener check).
 fn l4(p: &str) -> &str {
     match p {
         "UDP" => "UDP",
         "SCTP" => "SCTP",
         _ => "TCP",
-    }
-}
-
-/// Listener → allowed pool protocols (api-contract.md §14.7).
-pub fn pool_protocol_ok(listener: &str, pool: &str) -> bool {
-    match listener {
-        "HTTP" | "TERMINATED_HTTPS" => matches!(pool, "HTTP" | "PROXY" | "PROXYV2"),
-        "HTTPS" => matches!(pool, "HTTPS" | "PROXY" | "PROXYV2" | "TCP"),
-        "TCP" => matches!(pool, "HTTP" | "HTTPS" | "PROXY" | "PROXYV2" | "TCP"),
-        "UDP" => pool == "UDP",
-        "SCTP" => pool == "SCTP",
-        _ => false,
     }
 }
 
@@ -167,17 +150,6 @@ pub async fn get_all(
     )?;
     strip_helper(&mut body, "listeners", "loadbalancer_id");
     Ok(Json(body))
-}
-
-/// Remove a filter-only helper key from every item of a collection body.
-pub fn strip_helper(body: &mut Value, key: &str, helper: &str) {
-    if let Some(items) = body.get_mut(key).and_then(Value::as_array_mut) {
-        for i in items {
-            if let Some(o) = i.as_object_mut() {
-                o.remove(helper);
-            }
-        }
-    }
 }
 
 /// `GET /v2/lbaas/listeners/{id}`.
@@ -554,5 +526,5 @@ pub async fn get_stats(
     let mut tx = st.db().begin_read().await?;
     let l = get_db_listener(&mut tx, &id).await?;
     policy::authorize(&ctx, "listener", "get_stats", l.project_id.as_deref())?;
-    Ok(Json(crate::load_balancer::stats_of(&mut tx, &[id]).await?))
+    Ok(Json(stats_of(&mut tx, &[id]).await?))
 }

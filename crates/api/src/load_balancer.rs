@@ -16,6 +16,7 @@ use crate::base::{self, call_provider, LB_ATTRS};
 use crate::context::RequestContext;
 use crate::fault::{ApiError, MISSING_PROJECT};
 use crate::listing;
+use crate::lookup::{get_db_lb, quota_limits, stats_of};
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::{load_balancer::*, parse_body};
@@ -24,15 +25,6 @@ use crate::AppState;
 pub mod graph;
 
 type Q = Query<Vec<(String, String)>>;
-
-/// Load a load balancer that is not DELETED (404 `Load Balancer <id> not found.`).
-/// The id is recorded as the request span's `lb_id` (log lines of the request carry it).
-pub async fn get_db_lb(tx: &mut octavia_db::Tx, id: &str) -> Result<LoadBalancerRow, ApiError> {
-    tracing::Span::current().record("lb_id", id);
-    let lb: Option<LoadBalancerRow> = tx.find(id).await?;
-    lb.filter(|l| l.provisioning_status != "DELETED")
-        .ok_or_else(|| ApiError::not_found("Load Balancer", id))
-}
 
 /// `GET /v2/lbaas/loadbalancers`.
 pub async fn get_all(
@@ -505,21 +497,6 @@ pub async fn post(
     Ok((StatusCode::CREATED, Json(json!({ "loadbalancer": body }))).into_response())
 }
 
-/// The `[quotas]` defaults in the DB crate's shape.
-pub fn quota_limits(st: &AppState) -> octavia_db::QuotaLimits {
-    let q = &st.config().quotas;
-    let c = |v: i64| i32::try_from(v).unwrap_or(-1);
-    octavia_db::QuotaLimits {
-        load_balancer: c(q.load_balancer),
-        listener: c(q.listener),
-        pool: c(q.pool),
-        health_monitor: c(q.health_monitor),
-        member: c(q.member),
-        l7policy: c(q.l7policy),
-        l7rule: c(q.l7rule),
-    }
-}
-
 /// `PUT /v2/lbaas/loadbalancers/{id}` → 200, LB in PENDING_UPDATE.
 pub async fn put(
     State(st): State<AppState>,
@@ -718,28 +695,6 @@ async fn status_pool_ids(
         }
     }
     Ok(ids)
-}
-
-/// Sum of `listener_statistics` rows of some listeners (api-contract.md §4.6).
-pub async fn stats_of(tx: &mut octavia_db::Tx, listener_ids: &[String]) -> Result<Value, ApiError> {
-    let (mut bi, mut bo, mut ac, mut tc, mut re) = (0i64, 0i64, 0i64, 0i64, 0i64);
-    for lid in listener_ids {
-        let rows: Vec<octavia_db::ListenerStatisticsRow> = tx
-            .list(&ListQuery::default().filter("listener_id", lid.as_str()))
-            .await?;
-        for r in rows {
-            bi += r.bytes_in;
-            bo += r.bytes_out;
-            tc += r.total_connections;
-            re += r.request_errors;
-            if &r.amphora_id == lid {
-                ac += i64::from(r.active_connections);
-            }
-        }
-    }
-    Ok(
-        json!({"stats": {"bytes_in": bi, "bytes_out": bo, "active_connections": ac, "total_connections": tc, "request_errors": re}}),
-    )
 }
 
 /// `GET /v2/lbaas/loadbalancers/{id}/stats`.

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use crate::base::{self, call_provider, MEMBER_ATTRS};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
-use crate::load_balancer::{get_db_lb, quota_limits};
+use crate::lookup::{get_db_lb, get_db_pool, lock_pool_child, quota_limits};
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::{member::*, parse_body, parse_list_body, Obj};
@@ -155,7 +155,7 @@ pub async fn get_all(
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let mut tx = st.db().begin_read().await?;
     route_pool(&mut tx, &pool_id).await?;
-    let pool = crate::pool::get_db_pool(&mut tx, &pool_id).await?;
+    let pool = get_db_pool(&mut tx, &pool_id).await?;
     policy::authorize(&ctx, "member", "get_all", pool.project_id.as_deref())?;
     let conds = vec![
         crate::listing::not_deleted(),
@@ -258,7 +258,7 @@ pub async fn post(
     }
     let vnic = check_sriov(&b)?;
     let has_hm = base::pool_hm(&mut tx, &pool_id).await?.is_some();
-    base::lock_pool_child(&mut tx, &pool).await?;
+    lock_pool_child(&mut tx, &pool).await?;
     let port = b.i64("protocol_port").unwrap_or_default();
     let existing: Vec<MemberRow> = tx
         .list(&ListQuery::default().filter("pool_id", pool_id.as_str()))
@@ -319,7 +319,7 @@ pub async fn put(
     }
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
-    base::lock_pool_child(&mut tx, &pool).await?;
+    lock_pool_child(&mut tx, &pool).await?;
     let old = base::member_model(&m);
     let mut new = provider::Member {
         member_id: id.clone(),
@@ -390,7 +390,7 @@ pub async fn delete(
     }
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
-    base::lock_pool_child(&mut tx, &pool).await?;
+    lock_pool_child(&mut tx, &pool).await?;
     tx.set_provisioning_status::<MemberRow>(&id, "PENDING_DELETE")
         .await?;
     call_provider(
@@ -555,7 +555,7 @@ pub async fn batch_put(
         .await?;
     }
     let has_hm = base::pool_hm(&mut tx, &pool_id).await?.is_some();
-    base::lock_pool_child(&mut tx, &pool).await?;
+    lock_pool_child(&mut tx, &pool).await?;
     let mut desired: Vec<provider::Member> = Vec::new();
     let mut valid_subnets: BTreeSet<String> = BTreeSet::new();
     let mut rows: Vec<MemberRow> = Vec::new();

@@ -22,7 +22,7 @@ fn global_request_id(req: &Request) -> Option<String> {
 /// oslo `RequestId`: every response carries `x-openstack-request-id: req-<uuid>` (a new id;
 /// a valid one the client sent is kept as `global_request_id`). The request runs in a
 /// `request` span holding both ids, and the project and load balancer once known
-/// (`context::auth_layer`, `load_balancer::get_db_lb` record them), so every log line of the
+/// (`context::auth_layer`, `lookup::get_db_lb` record them), so every log line of the
 /// request — and of the provider work it queues — carries them. One access line per request
 /// (method, path, status, milliseconds) as oslo.service's wsgi log; the route and status
 /// feed the `keel_api_requests_total` / `keel_api_request_duration_seconds` metrics.

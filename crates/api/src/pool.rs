@@ -14,8 +14,9 @@ use crate::base::{self, call_provider, POOL_ATTRS};
 use crate::certificates;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
-use crate::listener::{get_db_listener, pool_protocol_ok, strip_helper};
-use crate::load_balancer::{get_db_lb, quota_limits};
+use crate::lookup::{
+    check_pool_protocol, get_db_lb, get_db_listener, get_db_pool, quota_limits, strip_helper,
+};
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::{parse_body, pool::*, Obj};
@@ -25,24 +26,6 @@ type Q = Query<Vec<(String, String)>>;
 
 /// `[api_settings] default_pool_ciphers` (OWASP suite B, octavia/common/constants.py).
 pub const DEFAULT_POOL_CIPHERS: &str = "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384:DHE-RSA-CHACHA20-POLY1305";
-
-/// Load a pool that is not DELETED (404 `Pool <id> not found.`).
-pub async fn get_db_pool(tx: &mut octavia_db::Tx, id: &str) -> Result<PoolRow, ApiError> {
-    let p: Option<PoolRow> = tx.find(id).await?;
-    p.filter(|p| p.provisioning_status != "DELETED")
-        .ok_or_else(|| ApiError::not_found("Pool", id))
-}
-
-/// The 400 of a listener/pool protocol mismatch (`base.py::_validate_protocol`).
-pub fn check_pool_protocol(listener: &str, pool: &str) -> Result<(), ApiError> {
-    if pool_protocol_ok(listener, pool) {
-        Ok(())
-    } else {
-        Err(ApiError::Validation(format!(
-            "The pool protocol '{pool}' is invalid while the listener protocol is '{listener}'."
-        )))
-    }
-}
 
 /// pool.py: on create, with `tls_enabled`, the given TLS version and ALPN lists
 /// (`check_tls_version_list`, `check_alpn_protocols`); on update, each list given.

@@ -23,6 +23,7 @@ use serde_json::{Map, Value};
 use crate::base;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
+use crate::lookup::{pool_protocol_ok, quota_limits};
 use crate::types::Obj;
 use crate::AppState;
 
@@ -258,8 +259,7 @@ async fn quota(
         return Ok(());
     }
     let n = i32::try_from(n).unwrap_or(i32::MAX);
-    tx.check_quota(project, kind, n, &super::quota_limits(st))
-        .await?;
+    tx.check_quota(project, kind, n, &quota_limits(st)).await?;
     Ok(())
 }
 
@@ -472,7 +472,7 @@ pub async fn create(
                 let (pid, pproto) = pool_ids.get(name).cloned().ok_or_else(|| {
                     ApiError::BadRequest(format!("Missing details for Pool object: {name}"))
                 })?;
-                if !crate::listener::pool_protocol_ok(&protocol, &pproto) {
+                if !pool_protocol_ok(&protocol, &pproto) {
                     return Err(pool_protocol_error(&pproto, &protocol));
                 }
                 Some(pid)
@@ -604,7 +604,7 @@ async fn create_l7policy(
             let (pid, pproto) = pool_ids.get(name).cloned().ok_or_else(|| {
                 ApiError::BadRequest(format!("Missing details for Pool object: {name}"))
             })?;
-            if !crate::listener::pool_protocol_ok(&listener.protocol, &pproto) {
+            if !pool_protocol_ok(&listener.protocol, &pproto) {
                 return Err(pool_protocol_error(&pproto, &listener.protocol));
             }
             Some(pid)

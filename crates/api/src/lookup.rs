@@ -1,0 +1,150 @@
+//! What several resource handlers share: loading a parent row that is not DELETED (404 with
+//! Octavia's `<Resource> <id> not found.`), the load-balancer locks of child writes
+//! (`test_and_set_lb_and_listeners_prov_status` of octavia/db/repositories.py), the quota
+//! limits, listener statistics, the listener/pool protocol pairing and a collection body
+//! helper. Every resource module imports this one and none of the others, so a resource can
+//! change without touching its siblings.
+
+use octavia_db::{L7PolicyRow, ListQuery, ListenerRow, LoadBalancerRow, PoolRow, Tx};
+use serde_json::{json, Value};
+
+use crate::base::pool_listeners;
+use crate::fault::ApiError;
+use crate::AppState;
+
+/// Load a load balancer that is not DELETED (404 `Load Balancer <id> not found.`).
+/// The id is recorded as the request span's `lb_id` (log lines of the request carry it).
+pub async fn get_db_lb(tx: &mut octavia_db::Tx, id: &str) -> Result<LoadBalancerRow, ApiError> {
+    tracing::Span::current().record("lb_id", id);
+    let lb: Option<LoadBalancerRow> = tx.find(id).await?;
+    lb.filter(|l| l.provisioning_status != "DELETED")
+        .ok_or_else(|| ApiError::not_found("Load Balancer", id))
+}
+
+/// The `[quotas]` defaults in the DB crate's shape.
+pub fn quota_limits(st: &AppState) -> octavia_db::QuotaLimits {
+    let q = &st.config().quotas;
+    let c = |v: i64| i32::try_from(v).unwrap_or(-1);
+    octavia_db::QuotaLimits {
+        load_balancer: c(q.load_balancer),
+        listener: c(q.listener),
+        pool: c(q.pool),
+        health_monitor: c(q.health_monitor),
+        member: c(q.member),
+        l7policy: c(q.l7policy),
+        l7rule: c(q.l7rule),
+    }
+}
+
+/// Sum of `listener_statistics` rows of some listeners (api-contract.md §4.6).
+pub async fn stats_of(tx: &mut octavia_db::Tx, listener_ids: &[String]) -> Result<Value, ApiError> {
+    let (mut bi, mut bo, mut ac, mut tc, mut re) = (0i64, 0i64, 0i64, 0i64, 0i64);
+    for lid in listener_ids {
+        let rows: Vec<octavia_db::ListenerStatisticsRow> = tx
+            .list(&ListQuery::default().filter("listener_id", lid.as_str()))
+            .await?;
+        for r in rows {
+            bi += r.bytes_in;
+            bo += r.bytes_out;
+            tc += r.total_connections;
+            re += r.request_errors;
+            if &r.amphora_id == lid {
+                ac += i64::from(r.active_connections);
+            }
+        }
+    }
+    Ok(
+        json!({"stats": {"bytes_in": bi, "bytes_out": bo, "active_connections": ac, "total_connections": tc, "request_errors": re}}),
+    )
+}
+
+/// Load a listener that is not DELETED (404 `Listener <id> not found.`).
+pub async fn get_db_listener(tx: &mut octavia_db::Tx, id: &str) -> Result<ListenerRow, ApiError> {
+    let l: Option<ListenerRow> = tx.find(id).await?;
+    l.filter(|l| l.provisioning_status != "DELETED")
+        .ok_or_else(|| ApiError::not_found("Listener", id))
+}
+
+/// Listener → allowed pool protocols (api-contract.md §14.7).
+pub fn pool_protocol_ok(listener: &str, pool: &str) -> bool {
+    match listener {
+        "HTTP" | "TERMINATED_HTTPS" => matches!(pool, "HTTP" | "PROXY" | "PROXYV2"),
+        "HTTPS" => matches!(pool, "HTTPS" | "PROXY" | "PROXYV2" | "TCP"),
+        "TCP" => matches!(pool, "HTTP" | "HTTPS" | "PROXY" | "PROXYV2" | "TCP"),
+        "UDP" => pool == "UDP",
+        "SCTP" => pool == "SCTP",
+        _ => false,
+    }
+}
+
+/// Remove a filter-only helper key from every item of a collection body.
+pub fn strip_helper(body: &mut Value, key: &str, helper: &str) {
+    if let Some(items) = body.get_mut(key).and_then(Value::as_array_mut) {
+        for i in items {
+            if let Some(o) = i.as_object_mut() {
+                o.remove(helper);
+            }
+        }
+    }
+}
+
+/// Load a pool that is not DELETED (404 `Pool <id> not found.`).
+pub async fn get_db_pool(tx: &mut octavia_db::Tx, id: &str) -> Result<PoolRow, ApiError> {
+    let p: Option<PoolRow> = tx.find(id).await?;
+    p.filter(|p| p.provisioning_status != "DELETED")
+        .ok_or_else(|| ApiError::not_found("Pool", id))
+}
+
+/// The 400 of a listener/pool protocol mismatch (`base.py::_validate_protocol`).
+pub fn check_pool_protocol(listener: &str, pool: &str) -> Result<(), ApiError> {
+    if pool_protocol_ok(listener, pool) {
+        Ok(())
+    } else {
+        Err(ApiError::Validation(format!(
+            "The pool protocol '{pool}' is invalid while the listener protocol is '{listener}'."
+        )))
+    }
+}
+
+/// Load a policy that is not DELETED (404 `L7 Policy <id> not found.`).
+pub async fn get_db_l7policy(tx: &mut Tx, id: &str) -> Result<L7PolicyRow, ApiError> {
+    let p: Option<L7PolicyRow> = tx.find(id).await?;
+    p.filter(|p| p.provisioning_status != "DELETED")
+        .ok_or_else(|| ApiError::not_found("L7 Policy", id))
+}
+
+/// LB (ACTIVE → PENDING_UPDATE, else 409 `Load Balancer <id> is immutable…`) and the
+/// listener PENDING_UPDATE (`test_and_set_lb_and_listeners_prov_status`).
+pub async fn lock_lb_and_listener(
+    tx: &mut Tx,
+    lb_id: &str,
+    listener_id: &str,
+) -> Result<(), ApiError> {
+    tx.lock_lb_for_child(lb_id, &[listener_id.to_string()], "PENDING_UPDATE")
+        .await?;
+    Ok(())
+}
+
+/// Member and health monitor writes: the pool must be ACTIVE (409 `Pool <id> is immutable and
+/// cannot be updated.`), then the LB is locked and set PENDING_UPDATE with the pool's listeners,
+/// and the pool goes PENDING_UPDATE (`test_and_set_lb_and_listeners_prov_status(pool_id=…)`
+/// of octavia/db/repositories.py). Errors: 404 / 409 from `lock_lb_for_child`.
+pub async fn lock_pool_child(tx: &mut Tx, pool: &PoolRow) -> Result<(), ApiError> {
+    if pool.provisioning_status != "ACTIVE" {
+        return Err(ApiError::immutable("Pool", &pool.id));
+    }
+    let listener_ids: Vec<String> = pool_listeners(tx, &pool.id)
+        .await?
+        .into_iter()
+        .map(|l| l.id)
+        .collect();
+    tx.lock_lb_for_child(
+        pool.load_balancer_id.as_deref().unwrap_or_default(),
+        &listener_ids,
+        "PENDING_UPDATE",
+    )
+    .await?;
+    tx.set_provisioning_status::<PoolRow>(&pool.id, "PENDING_UPDATE")
+        .await?;
+    Ok(())
+}

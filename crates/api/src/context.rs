@@ -57,6 +57,16 @@ pub struct RequestContext {
     pub policy: SharedPolicy,
 }
 
+impl crate::policy::Subject for RequestContext {
+    fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    fn credentials(&self) -> Credentials {
+        RequestContext::credentials(self)
+    }
+}
+
 impl RequestContext {
     /// True when the context carries `role`.
     pub fn has_role(&self, role: &str) -> bool {

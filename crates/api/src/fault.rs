@@ -138,7 +138,8 @@ pub enum ApiError {
     #[error("{0}")]
     Internal(String),
     /// A transaction MariaDB rolled back as a deadlock victim (1213): 500 as [`ApiError::Internal`];
-    /// before any provider call the request is run again ([`crate::retry`]).
+    /// before any side effect outside the database the request is run again (the `retry`
+    /// middleware; the response carries [`Deadlocked`]).
     #[error("{0}")]
     Deadlock(String),
 }
@@ -281,11 +282,11 @@ impl IntoResponse for ApiError {
                 );
                 resp
             }
-            // logged by crate::retry, which runs the request again or gives this answer
-            ApiError::Deadlock(_) if crate::retry::may_retry() => {
-                let mut resp =
-                    (status, axum::Json(fault_body(status, &self.to_string()))).into_response();
-                resp.extensions_mut().insert(crate::retry::Retryable);
+            // logged by the retry middleware, which runs the request again or gives this answer
+            ApiError::Deadlock(_) => {
+                let text = self.to_string();
+                let mut resp = (status, axum::Json(fault_body(status, &text))).into_response();
+                resp.extensions_mut().insert(Deadlocked(text));
                 resp
             }
             ApiError::PeerUnavailable { service, cause } => {
@@ -301,6 +302,12 @@ impl IntoResponse for ApiError {
         }
     }
 }
+
+/// Response extension of an [`ApiError::Deadlock`] answer, with the error text: the retry
+/// middleware runs the request again when it changed nothing outside the database, else logs
+/// the text and gives this answer.
+#[derive(Clone, Debug)]
+pub struct Deadlocked(pub String);
 
 impl From<octavia_db::DbError> for ApiError {
     /// The DB layer's errors as the API answers them (octavia-db `DbError` docs).
@@ -337,7 +344,7 @@ pub const PEER_DATABASE: &str = "database";
 /// [`ApiError::PeerUnavailable`] for Neutron.
 pub const PEER_NEUTRON: &str = "Neutron";
 /// [`ApiError::PeerUnavailable`] for Keystone (the text is then keystonemiddleware's own,
-/// [`crate::context::KEYSTONE_UNAVAILABLE`]).
+/// `context::KEYSTONE_UNAVAILABLE`).
 pub const PEER_KEYSTONE: &str = "Keystone";
 /// [`ApiError::PeerUnavailable`] for the OVN Northbound database.
 pub const PEER_OVN_NB: &str = "OVN Northbound";

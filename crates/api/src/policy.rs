@@ -16,11 +16,20 @@
 //! Keel is stricter than oslo.policy on one point: a check string it cannot parse is a
 //! startup error ([`PolicyError`]) rather than a logged rule that silently denies.
 
+mod check;
+mod defaults;
+mod source;
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, LazyLock};
 
-use crate::context::RequestContext;
+pub use check::{parse_rule, Check};
+pub use source::{default_policy_source, find_policy_dir, find_policy_file, PolicySource};
+
+use check::{literal, parse_list_rule, substitute};
+use defaults::registered_defaults;
+
 use crate::fault::ApiError;
 
 /// A policy file or check string that cannot be used (startup error).
@@ -57,444 +66,6 @@ pub enum PolicyError {
     Cycle(Vec<String>),
 }
 
-/// One node of a parsed check string (oslo.policy's `_checks`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Check {
-    /// `@`: always passes.
-    True,
-    /// `!`: always fails.
-    False,
-    /// `rule:<name>`: the named rule (undefined → fails).
-    Rule(String),
-    /// `role:<name>`: the caller has the role (case-insensitive; `%(x)s` from the target).
-    Role(String),
-    /// `is_admin:True|False` (Octavia's `IsAdminCheck`): the context's admin flag.
-    IsAdmin(bool),
-    /// `<kind>:<match>` (oslo `GenericCheck`): a credential (`project_id`, `user_id`,
-    /// `roles`, `domain_id`, …) or a literal kind compared with the target-substituted match.
-    Generic {
-        /// Credential name, or a Python literal (`True`, `'x'`, `3`).
-        kind: String,
-        /// The value, with `%(key)s` references to the target.
-        matches: String,
-    },
-    /// `not <check>`.
-    Not(Box<Check>),
-    /// `<a> and <b> …`.
-    And(Vec<Check>),
-    /// `<a> or <b> …`.
-    Or(Vec<Check>),
-}
-
-#[derive(Debug, PartialEq)]
-enum Token {
-    Open,
-    Close,
-    And,
-    Or,
-    Not,
-    Check(Check),
-}
-
-fn parse_check(text: &str) -> Result<Check, String> {
-    match text {
-        "!" => return Ok(Check::False),
-        "@" => return Ok(Check::True),
-        _ => {}
-    }
-    let (kind, matches) = text
-        .split_once(':')
-        .ok_or_else(|| format!("{text:?} is not `kind:match`, `@` or `!`"))?;
-    Ok(match kind {
-        "rule" => Check::Rule(matches.to_string()),
-        "role" => Check::Role(matches.to_string()),
-        "is_admin" => Check::IsAdmin(matches.eq_ignore_ascii_case("true")),
-        "http" | "https" => return Err(format!("{kind}: checks are not supported by Keel")),
-        _ => Check::Generic {
-            kind: kind.to_string(),
-            matches: matches.to_string(),
-        },
-    })
-}
-
-/// oslo's tokenizer: whitespace-separated; `(`/`)` peeled off a token's ends only (so
-/// `%(project_id)s` survives); `and`/`or`/`not` case-insensitive.
-fn tokenize(rule: &str) -> Result<Vec<Token>, String> {
-    let mut out = Vec::new();
-    for tok in rule.split_whitespace() {
-        let clean = tok.trim_start_matches('(');
-        out.extend((0..tok.len() - clean.len()).map(|_| Token::Open));
-        if clean.is_empty() {
-            continue;
-        }
-        let core = clean.trim_end_matches(')');
-        let trail = clean.len() - core.len();
-        if !core.is_empty() {
-            let lowered = core.to_ascii_lowercase();
-            out.push(match lowered.as_str() {
-                "and" => Token::And,
-                "or" => Token::Or,
-                "not" => Token::Not,
-                _ if core.len() >= 2
-                    && ((core.starts_with('"') && core.ends_with('"'))
-                        || (core.starts_with('\'') && core.ends_with('\''))) =>
-                {
-                    return Err(format!("unexpected string {core}"))
-                }
-                _ => Token::Check(parse_check(core)?),
-            });
-        }
-        out.extend((0..trail).map(|_| Token::Close));
-    }
-    Ok(out)
-}
-
-struct Parser {
-    tokens: std::iter::Peekable<std::vec::IntoIter<Token>>,
-}
-
-impl Parser {
-    // or_expr := and_expr ("or" and_expr)*  — oslo's precedence: not > and > or.
-    fn or_expr(&mut self) -> Result<Check, String> {
-        let mut items = vec![self.and_expr()?];
-        while self.tokens.next_if_eq(&Token::Or).is_some() {
-            items.push(self.and_expr()?);
-        }
-        Ok(if items.len() == 1 {
-            items.remove(0)
-        } else {
-            Check::Or(items)
-        })
-    }
-    fn and_expr(&mut self) -> Result<Check, String> {
-        let mut items = vec![self.not_expr()?];
-        while self.tokens.next_if_eq(&Token::And).is_some() {
-            items.push(self.not_expr()?);
-        }
-        Ok(if items.len() == 1 {
-            items.remove(0)
-        } else {
-            Check::And(items)
-        })
-    }
-    fn not_expr(&mut self) -> Result<Check, String> {
-        match self.tokens.next() {
-            Some(Token::Not) => Ok(Check::Not(Box::new(self.not_expr()?))),
-            Some(Token::Open) => {
-                let inner = self.or_expr()?;
-                match self.tokens.next() {
-                    Some(Token::Close) => Ok(inner),
-                    _ => Err("unbalanced parentheses".into()),
-                }
-            }
-            Some(Token::Check(c)) => Ok(c),
-            Some(t) => Err(format!("unexpected {t:?}")),
-            None => Err("unexpected end of rule".into()),
-        }
-    }
-}
-
-/// Parses a check string in oslo.policy's language: `role:x`, `rule:name`,
-/// `project_id:%(project_id)s`, `is_admin:True`, `@`, `!`, `and`/`or`/`not`, parentheses.
-/// The empty string is `@` (oslo). Errors: the reason as text.
-pub fn parse_rule(rule: &str) -> Result<Check, String> {
-    let tokens = tokenize(rule)?;
-    if tokens.is_empty() {
-        return Ok(Check::True);
-    }
-    let mut p = Parser {
-        tokens: tokens.into_iter().peekable(),
-    };
-    let check = p.or_expr()?;
-    match p.tokens.next() {
-        None => Ok(check),
-        Some(t) => Err(format!("unexpected {t:?}")),
-    }
-}
-
-/// oslo's old list-of-lists form (`[["role:a", "role:b"], ["role:c"]]` = (a and b) or c).
-fn parse_list_rule(items: &[serde_yaml_ng::Value]) -> Result<Check, String> {
-    if items.is_empty() {
-        return Ok(Check::True);
-    }
-    let mut ors = Vec::new();
-    for inner in items {
-        let ands: Vec<Check> = match inner {
-            serde_yaml_ng::Value::String(s) => vec![parse_check(s)?],
-            serde_yaml_ng::Value::Sequence(seq) if seq.is_empty() => continue,
-            serde_yaml_ng::Value::Sequence(seq) => seq
-                .iter()
-                .map(|v| match v {
-                    serde_yaml_ng::Value::String(s) => parse_check(s),
-                    other => Err(format!("expected a string, got {other:?}")),
-                })
-                .collect::<Result<_, _>>()?,
-            other => return Err(format!("expected a string or a list, got {other:?}")),
-        };
-        ors.push(if ands.len() == 1 {
-            ands.into_iter().next().unwrap_or(Check::False)
-        } else {
-            Check::And(ands)
-        });
-    }
-    Ok(match ors.len() {
-        0 => Check::False,
-        1 => ors.into_iter().next().unwrap_or(Check::False),
-        _ => Check::Or(ors),
-    })
-}
-
-/// A registered default (`RuleDefault`) with its `DeprecatedRule` check string, if any.
-struct RuleDefault {
-    name: &'static str,
-    check: &'static str,
-    deprecated: Option<&'static str>,
-}
-
-const fn rd(name: &'static str, check: &'static str) -> RuleDefault {
-    RuleDefault {
-        name,
-        check,
-        deprecated: None,
-    }
-}
-
-const fn dep(name: &'static str, check: &'static str, old: &'static str) -> RuleDefault {
-    RuleDefault {
-        name,
-        check,
-        deprecated: Some(old),
-    }
-}
-
-/// `base.py`, `keystone_default_roles.py`, `advanced_rbac.py` (deprecated = WALLABY rules).
-const BASE_RULES: &[RuleDefault] = &[
-    rd("load-balancer:owner", "project_id:%(project_id)s"),
-    rd(
-        "project-member",
-        "role:member and project_id:%(project_id)s",
-    ),
-    rd(
-        "project-reader",
-        "role:reader and project_id:%(project_id)s",
-    ),
-    dep(
-        "context_is_admin",
-        "role:admin",
-        "role:admin or role:load-balancer_admin",
-    ),
-    dep(
-        "load-balancer:admin",
-        "is_admin:True or role:admin",
-        "is_admin:True or role:admin or role:load-balancer_admin",
-    ),
-    rd("service", "role:service"),
-    dep(
-        "load-balancer:global_observer",
-        "role:admin",
-        "role:load-balancer_global_observer",
-    ),
-    dep(
-        "load-balancer:member_and_owner",
-        "rule:project-member",
-        "role:load-balancer_member and rule:load-balancer:owner",
-    ),
-    dep(
-        "load-balancer:observer_and_owner",
-        "rule:project-reader",
-        "role:load-balancer_observer and rule:load-balancer:owner",
-    ),
-    dep(
-        "load-balancer:quota-admin",
-        "role:admin",
-        "role:load-balancer_quota_admin",
-    ),
-    rd(
-        "load-balancer:read",
-        "rule:load-balancer:observer_and_owner or rule:load-balancer:global_observer or \
-         rule:load-balancer:member_and_owner or rule:load-balancer:admin",
-    ),
-    rd(
-        "load-balancer:read-global",
-        "rule:load-balancer:global_observer or rule:load-balancer:admin",
-    ),
-    rd(
-        "load-balancer:write",
-        "rule:load-balancer:member_and_owner or rule:load-balancer:admin",
-    ),
-    rd(
-        "load-balancer:read-quota",
-        "rule:load-balancer:observer_and_owner or rule:load-balancer:global_observer or \
-         rule:load-balancer:member_and_owner or rule:load-balancer:quota-admin or \
-         rule:load-balancer:admin",
-    ),
-    rd(
-        "load-balancer:read-quota-global",
-        "rule:load-balancer:global_observer or rule:load-balancer:quota-admin or \
-         rule:load-balancer:admin",
-    ),
-    rd(
-        "load-balancer:write-quota",
-        "rule:load-balancer:quota-admin or rule:load-balancer:admin",
-    ),
-];
-
-const ADMIN: &str = "rule:load-balancer:admin";
-const READ: &str = "rule:load-balancer:read";
-const READ_GLOBAL: &str = "rule:load-balancer:read-global";
-const WRITE: &str = "rule:load-balancer:write";
-const READ_QUOTA: &str = "rule:load-balancer:read-quota";
-
-/// `os_load-balancer_api:<resource>:<action>` → check string (`octavia/policies/<resource>.py`).
-const API_RULES: &[(&str, &[(&str, &str)])] = &[
-    (
-        "amphora",
-        &[
-            ("get_all", ADMIN),
-            ("get_one", ADMIN),
-            ("delete", ADMIN),
-            ("put_config", ADMIN),
-            ("put_failover", ADMIN),
-            ("get_stats", ADMIN),
-        ],
-    ),
-    (
-        "availability-zone",
-        &[
-            ("get_all", READ),
-            ("post", ADMIN),
-            ("put", ADMIN),
-            ("get_one", READ),
-            ("delete", ADMIN),
-        ],
-    ),
-    (
-        "availability-zone-profile",
-        &[
-            ("get_all", ADMIN),
-            ("post", ADMIN),
-            ("put", ADMIN),
-            ("get_one", ADMIN),
-            ("delete", ADMIN),
-        ],
-    ),
-    (
-        "flavor",
-        &[
-            ("get_all", READ),
-            ("post", ADMIN),
-            ("put", ADMIN),
-            ("get_one", READ),
-            ("delete", ADMIN),
-        ],
-    ),
-    (
-        "flavor-profile",
-        &[
-            ("get_all", ADMIN),
-            ("post", ADMIN),
-            ("put", ADMIN),
-            ("get_one", ADMIN),
-            ("delete", ADMIN),
-        ],
-    ),
-    (
-        "healthmonitor",
-        &[
-            ("get_all", READ),
-            ("get_all-global", READ_GLOBAL),
-            ("post", WRITE),
-            ("get_one", READ),
-            ("put", WRITE),
-            ("delete", WRITE),
-        ],
-    ),
-    (
-        "l7policy",
-        &[
-            ("get_all", READ),
-            ("get_all-global", READ_GLOBAL),
-            ("post", WRITE),
-            ("get_one", READ),
-            ("put", WRITE),
-            ("delete", WRITE),
-        ],
-    ),
-    (
-        "l7rule",
-        &[
-            ("get_all", READ),
-            ("post", WRITE),
-            ("get_one", READ),
-            ("put", WRITE),
-            ("delete", WRITE),
-        ],
-    ),
-    (
-        "listener",
-        &[
-            ("get_all", READ),
-            ("get_all-global", READ_GLOBAL),
-            ("post", WRITE),
-            ("get_one", READ),
-            ("put", WRITE),
-            ("delete", WRITE),
-            ("get_stats", READ),
-        ],
-    ),
-    (
-        "loadbalancer",
-        &[
-            ("get_all", READ),
-            ("get_all-global", READ_GLOBAL),
-            ("post", WRITE),
-            ("post:vip_sg_ids", WRITE),
-            ("get_one", READ),
-            ("put", WRITE),
-            ("put:vip_sg_ids", WRITE),
-            ("delete", WRITE),
-            ("get_stats", READ),
-            ("get_status", READ),
-            ("put_failover", ADMIN),
-        ],
-    ),
-    (
-        "member",
-        &[
-            ("get_all", "rule:load-balancer:read or rule:service"),
-            ("post", WRITE),
-            ("get_one", READ),
-            ("put", WRITE),
-            ("delete", WRITE),
-        ],
-    ),
-    (
-        "pool",
-        &[
-            ("get_all", READ),
-            ("get_all-global", READ_GLOBAL),
-            ("post", WRITE),
-            ("get_one", READ),
-            ("put", WRITE),
-            ("delete", WRITE),
-        ],
-    ),
-    ("provider", &[("get_all", READ)]),
-    ("provider-availability-zone", &[("get_all", ADMIN)]),
-    ("provider-flavor", &[("get_all", ADMIN)]),
-    (
-        "quota",
-        &[
-            ("get_all", READ_QUOTA),
-            ("get_all-global", "rule:load-balancer:read-quota-global"),
-            ("get_one", READ_QUOTA),
-            ("put", "rule:load-balancer:write-quota"),
-            ("delete", "rule:load-balancer:write-quota"),
-            ("get_defaults", READ_QUOTA),
-        ],
-    ),
-];
-
 /// The caller's policy values (oslo.context `to_policy_values` + Octavia's `is_admin`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Credentials {
@@ -523,34 +94,6 @@ impl Credentials {
     }
 }
 
-/// Replaces `%(key)s` with the target's values; a missing (or `None`) key → `None`
-/// (oslo's `KeyError` → the check fails). Keel's only target key is `project_id`.
-fn substitute(matches: &str, target: &BTreeMap<&str, String>) -> Option<String> {
-    let mut out = String::new();
-    let mut rest = matches;
-    while let Some(start) = rest.find("%(") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let end = after.find(")s")?;
-        out.push_str(target.get(&after[..end])?);
-        rest = &after[end + 2..];
-    }
-    out.push_str(rest);
-    Some(out)
-}
-
-/// A Python literal as oslo's `ast.literal_eval(kind)` would `str()` it, or `None`.
-fn literal(kind: &str) -> Option<String> {
-    let quoted = |q: char| kind.len() >= 2 && kind.starts_with(q) && kind.ends_with(q);
-    if quoted('\'') || quoted('"') {
-        return Some(kind[1..kind.len() - 1].to_string());
-    }
-    if matches!(kind, "True" | "False" | "None") || kind.parse::<i64>().is_ok() {
-        return Some(kind.to_string());
-    }
-    None
-}
-
 /// The effective rule set: Octavia's registered defaults merged with a policy file, as
 /// oslo.policy's `Enforcer.load_rules` builds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -573,21 +116,6 @@ static DEFAULT_POLICY: LazyLock<Arc<Policy>> = LazyLock::new(|| {
 /// The shared default policy (no file, new defaults).
 pub fn default_policy() -> Arc<Policy> {
     DEFAULT_POLICY.clone()
-}
-
-fn registered_defaults() -> impl Iterator<Item = (String, &'static str, Option<&'static str>)> {
-    BASE_RULES
-        .iter()
-        .map(|r| (r.name.to_string(), r.check, r.deprecated))
-        .chain(API_RULES.iter().flat_map(|(resource, actions)| {
-            actions.iter().map(move |(action, check)| {
-                (
-                    format!("os_load-balancer_api:{resource}:{action}"),
-                    *check,
-                    None,
-                )
-            })
-        }))
 }
 
 impl Policy {
@@ -833,141 +361,19 @@ impl Policy {
     }
 }
 
-/// The policy in force, re-read when its file changes (oslo.policy's `Enforcer.load_rules`
-/// runs on every check and re-reads a policy file whose modification time changed).
-///
-/// A changed file that no longer parses keeps the last good rules (logged at error): Keel
-/// prefers that to oslo's failing every request until the file is fixed.
-#[derive(Debug)]
-pub struct PolicySource {
-    file: Option<PathBuf>,
-    enforce_new_defaults: bool,
-    cache: std::sync::RwLock<(Option<FileStamp>, Arc<Policy>)>,
-}
-
-/// What identifies one version of the file: modification time and length.
-type FileStamp = (std::time::SystemTime, u64);
-
-fn stamp(path: &Path) -> Option<FileStamp> {
-    let m = std::fs::metadata(path).ok()?;
-    Some((m.modified().ok()?, m.len()))
-}
-
-impl PolicySource {
-    /// Rules that never change (no file to watch).
-    pub fn fixed(policy: Policy) -> Self {
-        Self {
-            file: None,
-            enforce_new_defaults: true,
-            cache: std::sync::RwLock::new((None, Arc::new(policy))),
-        }
-    }
-
-    /// Loads `file` (if any) over the defaults, as [`Policy::load`]; the file is watched.
-    /// Errors: the file cannot be used now (startup fails).
-    pub fn load(file: Option<PathBuf>, enforce_new_defaults: bool) -> Result<Self, PolicyError> {
-        let st = file.as_deref().and_then(stamp);
-        let policy = Policy::load(file.as_deref(), enforce_new_defaults)?;
-        Ok(Self {
-            file,
-            enforce_new_defaults,
-            cache: std::sync::RwLock::new((st, Arc::new(policy))),
-        })
-    }
-
-    /// The watched file, if any.
-    pub fn file(&self) -> Option<&Path> {
-        self.file.as_deref()
-    }
-
-    /// The rules in force now: re-reads the file when its stamp changed since the last read.
-    pub fn current(&self) -> Arc<Policy> {
-        let cached = match self.cache.read() {
-            Ok(c) => c.clone(),
-            Err(p) => p.into_inner().clone(),
-        };
-        let Some(path) = &self.file else {
-            return cached.1;
-        };
-        let now = stamp(path);
-        if now == cached.0 {
-            return cached.1;
-        }
-        let policy = match Policy::load(Some(path), self.enforce_new_defaults) {
-            Ok(p) => {
-                tracing::info!(file = %path.display(), "policy file reloaded");
-                Arc::new(p)
-            }
-            Err(e) => {
-                tracing::error!(error = %e, "policy file changed but cannot be used; keeping the previous rules");
-                cached.1
-            }
-        };
-        let mut w = match self.cache.write() {
-            Ok(w) => w,
-            Err(p) => p.into_inner(),
-        };
-        *w = (now, policy.clone());
-        policy
-    }
-}
-
-impl PartialEq for PolicySource {
-    fn eq(&self, other: &Self) -> bool {
-        self.file == other.file
-            && self.enforce_new_defaults == other.enforce_new_defaults
-            && self.current() == other.current()
-    }
-}
-
-/// A [`PolicySource`] of the defaults (no file).
-pub fn default_policy_source() -> Arc<PolicySource> {
-    static SOURCE: LazyLock<Arc<PolicySource>> =
-        LazyLock::new(|| Arc::new(PolicySource::fixed(Policy::default())));
-    SOURCE.clone()
-}
-
-/// oslo.config's `find_file` for a relative `policy_file`: the config file's directory,
-/// then `~/.octavia`, `~`, `/etc/octavia`, `/etc`; an absolute path is taken as is.
-/// `None` when no such file exists (oslo.policy then uses the defaults).
-pub fn find_policy_file(policy_file: &str, config_dir: Option<&Path>) -> Option<PathBuf> {
-    let p = Path::new(policy_file);
-    if p.is_absolute() {
-        return p.is_file().then(|| p.to_path_buf());
-    }
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let mut dirs: Vec<PathBuf> = config_dir.map(Path::to_path_buf).into_iter().collect();
-    if let Some(h) = &home {
-        dirs.push(h.join(".octavia"));
-        dirs.push(h.clone());
-    }
-    dirs.push(PathBuf::from("/etc/octavia"));
-    dirs.push(PathBuf::from("/etc"));
-    dirs.into_iter().map(|d| d.join(p)).find(|f| f.is_file())
-}
-
-/// The directory oslo.policy uses for one `policy_dirs` entry: absolute as is, else looked up
-/// as [`find_policy_file`] does. `None` when no such directory exists (oslo.policy skips it).
-pub fn find_policy_dir(dir: &str, config_dir: Option<&Path>) -> Option<PathBuf> {
-    let p = Path::new(dir);
-    if p.is_absolute() {
-        return p.is_dir().then(|| p.to_path_buf());
-    }
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let mut dirs: Vec<PathBuf> = config_dir.map(Path::to_path_buf).into_iter().collect();
-    if let Some(h) = &home {
-        dirs.push(h.join(".octavia"));
-        dirs.push(h.clone());
-    }
-    dirs.push(PathBuf::from("/etc/octavia"));
-    dirs.push(PathBuf::from("/etc"));
-    dirs.into_iter().map(|d| d.join(p)).find(|f| f.is_dir())
+/// What a policy check needs of a caller: the rules in force and its credentials
+/// (`context::RequestContext` implements it; the rules live here, the request context above).
+pub trait Subject {
+    /// The rules the caller is checked against.
+    fn policy(&self) -> &Policy;
+    /// The caller's policy values.
+    fn credentials(&self) -> Credentials;
 }
 
 /// Enforce `os_load-balancer_api:<resource>:<action>` against `target_project` with the
 /// context's policy; 403 `Policy does not allow this request to be performed.` when denied.
 pub fn authorize(
-    ctx: &RequestContext,
+    ctx: &impl Subject,
     resource: &str,
     action: &str,
     target_project: Option<&str>,
@@ -981,12 +387,12 @@ pub fn authorize(
 
 /// True when `os_load-balancer_api:<resource>:<action>` passes for `target_project`.
 pub fn allowed(
-    ctx: &RequestContext,
+    ctx: &impl Subject,
     resource: &str,
     action: &str,
     target_project: Option<&str>,
 ) -> bool {
-    ctx.policy.enforce(
+    ctx.policy().enforce(
         &format!("os_load-balancer_api:{resource}:{action}"),
         &ctx.credentials(),
         target_project,
@@ -996,7 +402,7 @@ pub fn allowed(
 /// Which projects a list may show, as `BaseController._auth_get_all`: `None` = all projects
 /// (optionally narrowed by `?project_id=`), `Some(p)` = only project `p`.
 pub fn list_scope(
-    ctx: &RequestContext,
+    ctx: &impl Subject,
     resource: &str,
     query_project: Option<&str>,
 ) -> Result<Option<String>, ApiError> {
@@ -1005,7 +411,7 @@ pub fn list_scope(
     }
     let project = query_project
         .map(str::to_string)
-        .or_else(|| ctx.project_id.clone())
+        .or_else(|| ctx.credentials().project_id)
         .ok_or(ApiError::PolicyForbidden)?;
     authorize(ctx, resource, "get_all", Some(&project))?;
     Ok(Some(project))
@@ -1015,6 +421,7 @@ pub fn list_scope(
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+    use crate::context::RequestContext;
 
     fn ctx_with(project: &str, roles: &[&str], policy: Arc<Policy>) -> RequestContext {
         let mut c = RequestContext {

@@ -18,6 +18,8 @@ use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use crate::fault::{ApiError, Deadlocked};
+
 /// Runs of one request, the first included.
 pub const ATTEMPTS: usize = 3;
 
@@ -26,10 +28,6 @@ tokio::task_local! {
     /// [`side_effect`]).
     static PROVIDER_CALLED: Cell<bool>;
 }
-
-/// Marks a response whose request may run again ([`may_retry`] held when it was made).
-#[derive(Clone, Copy, Debug)]
-pub struct Retryable;
 
 /// Records that the request in this task is about to change something outside the database
 /// that no rollback undoes (a Neutron port): from here on it is never run again. Outside
@@ -44,27 +42,31 @@ pub fn may_retry() -> bool {
     PROVIDER_CALLED.try_with(|c| !c.get()).unwrap_or(false)
 }
 
-/// Middleware: runs a POST/PUT/DELETE again while its response is marked [`Retryable`] (up to
-/// [`ATTEMPTS`] runs). The body was already read whole by the body-size limit.
+/// Middleware: runs a POST/PUT/DELETE again while its response is marked [`Deadlocked`] and
+/// [`may_retry`] held when it was made (up to [`ATTEMPTS`] runs). The body was already read whole by the body-size limit.
 pub async fn retry_deadlock_victims(req: Request, next: Next) -> Response {
     if matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
-        return next.run(req).await;
+        let resp = next.run(req).await;
+        log_final(&resp);
+        return resp;
     }
     let (parts, body) = req.into_parts();
     let bytes = match axum::body::to_bytes(body, usize::MAX).await {
         Ok(b) => b,
-        Err(e) => {
-            return crate::fault::ApiError::BadRequest(format!("unreadable body: {e}"))
-                .into_response()
-        }
+        Err(e) => return ApiError::BadRequest(format!("unreadable body: {e}")).into_response(),
     };
     let mut attempt = 1;
     loop {
         let req = Request::from_parts(parts.clone(), Body::from(bytes.clone()));
-        let resp = PROVIDER_CALLED
-            .scope(Cell::new(false), next.clone().run(req))
+        let (resp, retryable) = PROVIDER_CALLED
+            .scope(Cell::new(false), async {
+                let resp = next.clone().run(req).await;
+                let retryable = resp.extensions().get::<Deadlocked>().is_some() && may_retry();
+                (resp, retryable)
+            })
             .await;
-        if resp.extensions().get::<Retryable>().is_none() {
+        if !retryable {
+            log_final(&resp);
             return resp;
         }
         if attempt >= ATTEMPTS {
@@ -79,6 +81,14 @@ pub async fn retry_deadlock_victims(req: Request, next: Next) -> Response {
             "deadlock victim, nothing outside the database changed: running the request again"
         );
         attempt += 1;
+    }
+}
+
+/// A deadlock answer that is not run again is logged as every other 500 is
+/// (`fault::ApiError`'s `IntoResponse`).
+fn log_final(resp: &Response) {
+    if let Some(Deadlocked(error)) = resp.extensions().get::<Deadlocked>() {
+        tracing::error!(%error, "request failed");
     }
 }
 

@@ -10,8 +10,12 @@ use sqlx::sqlite::{
 };
 use sqlx::{Decode, FromRow, Type};
 
+mod batch;
+
+pub(crate) use batch::OnZero;
+
 use crate::error::DbError;
-use crate::schema::{Dialect, ALEMBIC_HEAD, LOOKUP_ROWS, TABLES};
+use crate::schema::{tables, Dialect, ALEMBIC_HEAD, LOOKUP_ROWS};
 use crate::settle::SettleHub;
 
 /// A value bound to a `?` placeholder. `From` impls exist for the column types of the row structs
@@ -477,7 +481,7 @@ fn upgrade_statements(d: Dialect) -> Vec<Stmt> {
         Dialect::Sqlite => "INSERT OR IGNORE",
     };
     let mut out = Vec::new();
-    for t in TABLES {
+    for t in tables() {
         for s in t.ddl(d) {
             out.push(Stmt(s));
         }
@@ -579,8 +583,8 @@ pub struct Tx {
     pending_lbs: Vec<String>,
     /// Opened once the commit succeeded ([`provider::gate`]); dropped unopened on rollback.
     gate: Option<provider::gate::CommitGate>,
-    /// Writes of the status path held back for one round trip ([`crate::batch`]).
-    pub(crate) batch: crate::batch::Batch,
+    /// Writes of the status path held back for one round trip ([`batch`]).
+    pub(crate) batch: batch::Batch,
 }
 
 impl Tx {
@@ -705,7 +709,7 @@ impl Tx {
         self.execute_now(sql, args).await
     }
 
-    /// [`Tx::execute`] without sending held writes first ([`crate::batch`]).
+    /// [`Tx::execute`] without sending held writes first ([`batch`]).
     pub(crate) async fn execute_now(
         &mut self,
         sql: &str,

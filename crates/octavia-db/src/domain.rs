@@ -1,7 +1,7 @@
 //! The API's transactional building blocks: LB row lock + state checks, status flips,
 //! quota check/increment/decrement, ORM-equivalent cascading deletes.
 
-use crate::batch::OnZero;
+use crate::db::OnZero;
 use crate::db::{SqlValue, Tx};
 use crate::error::DbError;
 use crate::rows::*;
@@ -221,7 +221,7 @@ impl Tx {
     ) -> Result<(), DbError> {
         // One conditional UPDATE takes the row lock, tests and sets (a locking read and an
         // UPDATE before), sent with the listeners' updates in one round trip
-        // (crate::batch); the row is read only to tell 404 from 409. On an error the caller
+        // (db::batch); the row is read only to tell 404 from 409. On an error the caller
         // drops the transaction, listener updates included.
         let pending = SqlValue::from("PENDING_UPDATE");
         let sql = "UPDATE `load_balancer` SET `provisioning_status` = ?, `updated_at` = ? \
@@ -526,7 +526,7 @@ impl Tx {
         count: i32,
     ) -> Result<(), DbError> {
         // one conditional UPDATE, which takes the row lock (a held-back write on the status
-        // path: crate::batch)
+        // path: db::batch)
         let used = format!("`in_use_{}`", resource.column());
         let sql = format!(
             "UPDATE `quotas` SET {used} = {used} - ? WHERE `project_id` = ? AND {used} > 0"

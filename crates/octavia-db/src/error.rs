@@ -54,7 +54,7 @@ pub enum DbError {
     #[error("foreign key violation: {0}")]
     ForeignKey(String),
     /// A batch of held-back writes came back with the wrong number of results
-    /// ([`crate::batch`]).
+    /// (`db::batch`).
     #[error("write batch: {0}")]
     Batch(String),
     /// The database URL is not one Keel understands.

@@ -10,7 +10,6 @@
 //! Sources: `spec/db-schema.md`, `spec/status-path.md`, `octavia/db/repositories.py`.
 
 mod attachments;
-mod batch;
 mod db;
 mod domain;
 mod error;

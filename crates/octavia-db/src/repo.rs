@@ -353,13 +353,13 @@ impl Tx {
         Ok(n)
     }
 
-    /// [`Tx::update_many`] as held-back writes of the status path ([`crate::batch`]);
+    /// [`Tx::update_many`] as held-back writes of the status path (`db::batch`);
     /// `on_zero` says what no matched row means.
     pub(crate) async fn update_many_held<T: Record>(
         &mut self,
         keys: &[String],
         changes: &[(&str, SqlValue)],
-        on_zero: crate::batch::OnZero,
+        on_zero: crate::db::OnZero,
     ) -> Result<(), DbError> {
         for (sql, args) in update_statements::<T>(keys, changes)? {
             self.write(sql, args, on_zero.clone()).await?;
@@ -393,10 +393,10 @@ impl Tx {
         self.execute(&sql, vec![key.into()]).await
     }
 
-    /// [`Tx::delete`] as a held-back write of the status path ([`crate::batch`]).
+    /// [`Tx::delete`] as a held-back write of the status path (`db::batch`).
     pub(crate) async fn delete_held<T: Record>(&mut self, key: &str) -> Result<(), DbError> {
         let sql = format!("DELETE FROM `{}` WHERE `{}` = ?", T::TABLE, col(T::KEY));
-        self.write(sql, vec![key.into()], crate::batch::OnZero::Ignore)
+        self.write(sql, vec![key.into()], crate::db::OnZero::Ignore)
             .await
     }
 

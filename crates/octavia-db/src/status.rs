@@ -6,7 +6,7 @@ use provider::{
     ProvisioningStatus, StatsReport, StatusRecord, StatusReport, StatusSink, StatusSinkError,
 };
 
-use crate::batch::OnZero;
+use crate::db::OnZero;
 use crate::db::{Database, SqlValue, Tx};
 use crate::domain::QuotaResource;
 use crate::error::DbError;
@@ -272,7 +272,7 @@ async fn apply_in(tx: &mut Tx, kind: Kind, rec: &StatusRecord) -> Result<(), Rec
             }
         }
         // The cascade reads first; the quota goes back after it, so on the status path
-        // (crate::batch) the decrement rides with the cascade's writes: one round trip less.
+        // (db::batch) the decrement rides with the cascade's writes: one round trip less.
         match kind {
             Kind::Member => tx.delete_member_cascade(&rec.id).await?,
             Kind::HealthMonitor => tx.delete_health_monitor_cascade(&rec.id).await?,
@@ -330,7 +330,7 @@ pub(crate) fn deletes_rows(report: &StatusReport) -> bool {
 /// WHERE id IN (…)`: the outcome of applying them one by one, in one statement (a
 /// batch of 200 members reported ACTIVE was 200 statements).
 ///
-/// The writes go in batches ([`crate::batch`]): every caller rolls the whole report back on a
+/// The writes go in batches (`db::batch`): every caller rolls the whole report back on a
 /// failure.
 async fn apply_records(tx: &mut Tx, report: &StatusReport) -> Result<(), RecordError> {
     tx.start_batching();
@@ -377,7 +377,7 @@ async fn apply_records_in_order(tx: &mut Tx, report: &StatusReport) -> Result<()
     Ok(())
 }
 
-/// The update of `ids` of `kind`, held back while batching ([`crate::batch`]).
+/// The update of `ids` of `kind`, held back while batching (`db::batch`).
 async fn update_kind_many(
     tx: &mut Tx,
     kind: Kind,

@@ -21,7 +21,7 @@
 use sqlx::mysql::MySqlRow;
 use sqlx::Either;
 
-use crate::db::{Conn, SqlValue, Tx};
+use super::{Conn, SqlValue, Tx};
 use crate::DbError;
 
 /// What a held-back write of no rows means.

@@ -55,6 +55,70 @@ impl OperatingStatus {
     }
 }
 
+/// The comparisons and conversions shared by both status enums: a row's `String` column
+/// compares with the enum (`row.provisioning_status != ProvisioningStatus::Deleted`), the enum
+/// becomes the column's `String` (`ProvisioningStatus::PendingCreate.into()`), and `ALL`
+/// lists every value in the order of the lookup table's rows.
+macro_rules! status_text {
+    ($ty:ident, [$($v:ident),+]) => {
+        impl $ty {
+            /// Every value, in the order of the lookup table's rows.
+            pub const ALL: &'static [$ty] = &[$($ty::$v),+];
+
+            /// The value of a stored or shown text, `None` for any other text.
+            pub fn parse(text: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|s| s.as_str() == text)
+            }
+        }
+
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl From<$ty> for String {
+            fn from(s: $ty) -> String {
+                s.as_str().to_string()
+            }
+        }
+
+        impl PartialEq<$ty> for str {
+            fn eq(&self, other: &$ty) -> bool {
+                self == other.as_str()
+            }
+        }
+
+        impl PartialEq<$ty> for &str {
+            fn eq(&self, other: &$ty) -> bool {
+                *self == other.as_str()
+            }
+        }
+
+        impl PartialEq<$ty> for String {
+            fn eq(&self, other: &$ty) -> bool {
+                self == other.as_str()
+            }
+        }
+    };
+}
+
+status_text!(
+    ProvisioningStatus,
+    [
+        Active,
+        PendingCreate,
+        PendingUpdate,
+        PendingDelete,
+        Deleted,
+        Error
+    ]
+);
+status_text!(
+    OperatingStatus,
+    [Online, Offline, Degraded, Error, NoMonitor, Draining]
+);
+
 /// One record of a status report: an object id and the statuses to set on it.
 ///
 /// A `None` status leaves that column unchanged (`spec/status-path.md` §2.3 step 5).

@@ -66,6 +66,18 @@ impl From<Option<f32>> for SqlValue {
     }
 }
 
+impl From<provider::ProvisioningStatus> for SqlValue {
+    fn from(s: provider::ProvisioningStatus) -> Self {
+        SqlValue::Text(s.as_str().to_owned())
+    }
+}
+
+impl From<provider::OperatingStatus> for SqlValue {
+    fn from(s: provider::OperatingStatus) -> Self {
+        SqlValue::Text(s.as_str().to_owned())
+    }
+}
+
 impl From<&str> for SqlValue {
     fn from(x: &str) -> Self {
         SqlValue::Text(x.to_owned())
@@ -125,7 +137,7 @@ impl<T> AnyScalar for T where
 /// How busy the pool is now: connections open and idle among them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PoolUse {
-    /// Open connections.
+    /// Connections open now (idle and in use).
     pub size: u32,
     /// Open but unused.
     pub idle: usize,

@@ -5,6 +5,7 @@ use crate::db::OnZero;
 use crate::db::{SqlValue, Tx};
 use crate::error::DbError;
 use crate::rows::*;
+use provider::{OperatingStatus, ProvisioningStatus};
 
 /// A quota-counted resource (`quotas` columns `<column>` / `in_use_<column>`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -26,7 +27,7 @@ pub enum QuotaResource {
 }
 
 impl QuotaResource {
-    /// Every resource.
+    /// Every resource, in the `quotas` table's column order.
     pub const ALL: [QuotaResource; 7] = [
         Self::LoadBalancer,
         Self::Listener,
@@ -192,11 +193,11 @@ impl Tx {
     pub async fn lock_lb_and_set(
         &mut self,
         lb_id: &str,
-        allowed: &[&str],
-        new_status: &str,
+        allowed: &[ProvisioningStatus],
+        new_status: ProvisioningStatus,
     ) -> Result<LoadBalancerRow, DbError> {
         let mut lb = self.lock_load_balancer(lb_id).await?;
-        if !allowed.contains(&lb.provisioning_status.as_str()) {
+        if !allowed.iter().any(|s| lb.provisioning_status == *s) {
             return Err(DbError::InvalidState {
                 status: lb.provisioning_status,
                 id: lb.id,
@@ -204,7 +205,7 @@ impl Tx {
         }
         self.set_provisioning_status::<LoadBalancerRow>(lb_id, new_status)
             .await?;
-        lb.provisioning_status = new_status.to_owned();
+        lb.provisioning_status = new_status.into();
         Ok(lb)
     }
 
@@ -217,13 +218,13 @@ impl Tx {
         &mut self,
         lb_id: &str,
         listener_ids: &[String],
-        listener_status: &str,
+        listener_status: ProvisioningStatus,
     ) -> Result<(), DbError> {
         // One conditional UPDATE takes the row lock, tests and sets (a locking read and an
         // UPDATE before), sent with the listeners' updates in one round trip
         // (db::batch); the row is read only to tell 404 from 409. On an error the caller
         // drops the transaction, listener updates included.
-        let pending = SqlValue::from("PENDING_UPDATE");
+        let pending = SqlValue::from(ProvisioningStatus::PendingUpdate);
         let sql = "UPDATE `load_balancer` SET `provisioning_status` = ?, `updated_at` = ? \
                    WHERE `id` = ? AND `provisioning_status` = 'ACTIVE'";
         let not_active = OnZero::NotFound {
@@ -272,10 +273,10 @@ impl Tx {
     pub async fn require_active_and_set<T: Record + HasProvisioningStatus>(
         &mut self,
         id: &str,
-        new_status: &str,
+        new_status: ProvisioningStatus,
     ) -> Result<T, DbError> {
         let row = self.get_for_update::<T>(id).await?;
-        if row.provisioning_status() != "ACTIVE" {
+        if row.provisioning_status() != ProvisioningStatus::Active {
             return Err(DbError::Immutable {
                 resource: T::RESOURCE,
                 id: id.to_owned(),
@@ -289,7 +290,7 @@ impl Tx {
     pub async fn set_provisioning_status<T: Record>(
         &mut self,
         id: &str,
-        status: &str,
+        status: ProvisioningStatus,
     ) -> Result<u64, DbError> {
         self.update::<T>(id, &[("provisioning_status", status.into())])
             .await
@@ -299,7 +300,7 @@ impl Tx {
     pub async fn set_operating_status<T: Record>(
         &mut self,
         id: &str,
-        status: &str,
+        status: OperatingStatus,
     ) -> Result<u64, DbError> {
         self.update::<T>(id, &[("operating_status", status.into())])
             .await

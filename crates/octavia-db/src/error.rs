@@ -66,7 +66,7 @@ pub enum DbError {
     /// A caller passed a column / sort key that does not exist for the table.
     #[error("invalid column {column} for table {table}")]
     InvalidColumn {
-        /// The table.
+        /// The table queried.
         table: &'static str,
         /// The rejected name.
         column: String,

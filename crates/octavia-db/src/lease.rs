@@ -14,6 +14,7 @@
 //! the lease (as NTP keeps them; Galera and OVN raft need that too).
 
 use chrono::NaiveDateTime;
+use provider::ProvisioningStatus;
 
 use crate::{Database, DbError, SqlValue};
 
@@ -40,9 +41,9 @@ pub fn cutoff(now: NaiveDateTime, lease: std::time::Duration) -> NaiveDateTime {
 /// balancer ([`Database::tree_statuses`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TreeStatuses {
-    /// Listeners.
+    /// `(id, provisioning_status)` of the load balancer's listeners.
     pub listeners: Vec<(String, String)>,
-    /// Pools.
+    /// `(id, provisioning_status)` of its pools.
     pub pools: Vec<(String, String)>,
     /// Members of its pools.
     pub members: Vec<(String, String)>,
@@ -145,7 +146,7 @@ impl Database {
         let status = if lb.provisioning_status.starts_with("PENDING_") {
             lb.provisioning_status.clone()
         } else {
-            "PENDING_UPDATE".to_owned()
+            ProvisioningStatus::PendingUpdate.into()
         };
         let mut tx = self.begin().await?;
         let sql = "UPDATE `load_balancer` SET `updated_at` = ?, `provisioning_status` = ? \

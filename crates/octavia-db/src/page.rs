@@ -84,7 +84,7 @@ pub struct PageQuery {
     pub marker: Option<String>,
     /// Rows before the marker instead of after it.
     pub page_reverse: bool,
-    /// Maximum rows.
+    /// At most this many rows (`None`: all).
     pub limit: Option<usize>,
 }
 

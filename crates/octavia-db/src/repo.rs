@@ -29,13 +29,13 @@ pub(crate) fn select_list<T: Record>() -> String {
         .join(", ")
 }
 
-/// Sort direction.
+/// Sort direction of one key (`sort=name:desc`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SortDir {
-    /// Ascending.
+    /// `asc` (the default).
     #[default]
     Asc,
-    /// Descending.
+    /// `desc`.
     Desc,
 }
 
@@ -67,7 +67,7 @@ pub struct ListQuery {
     pub marker: Option<String>,
     /// Page backwards from the marker.
     pub page_reverse: bool,
-    /// Maximum rows.
+    /// At most this many rows (`None`: all).
     pub limit: Option<u32>,
 }
 

@@ -1,7 +1,10 @@
 //! Row structs, one per table the API reads or writes. Field names are the column names
 //! (`spec/db-schema.md` §2–3); API names differ in places (`enabled` = `admin_state_up`,
 //! `rise_threshold` = `max_retries`, `fall_threshold` = `max_retries_down`, `tls_certificate_id`
-//! = `default_tls_container_ref`, …). Datetimes are naive UTC.
+//! = `default_tls_container_ref`, …). Datetimes are naive UTC. `Option` = a nullable column.
+//! A field without a doc comment is exactly its column (`name`, `description`, `project_id`,
+//! the statuses as their lookup names, …); the others say what their name does not (units,
+//! the API name, what NULL means).
 
 use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
@@ -35,6 +38,7 @@ macro_rules! row {
     ) => {
         $(#[$m])*
         #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, sqlx::FromRow)]
+        #[allow(missing_docs)] // a field without a doc is exactly its column (module doc)
         pub struct $name {
             $( $(#[$fm])* pub $f: $t, )*
         }
@@ -57,13 +61,10 @@ macro_rules! row {
 row! {
     /// A `load_balancer` row. Soft-deleted: DELETED rows stay until housekeeping purges them.
     pub struct LoadBalancerRow in "load_balancer" as "Load Balancer" key id timestamps true {
-        /// Owning project.
         pub project_id: Option<String>,
         /// uuid (PK).
         pub id: String,
-        /// Name.
         pub name: Option<String>,
-        /// Description.
         pub description: Option<String>,
         /// `provisioning_status` lookup name.
         pub provisioning_status: String,
@@ -81,7 +82,6 @@ row! {
         pub updated_at: Option<NaiveDateTime>,
         /// Provider name (NULL means `amphora`).
         pub provider: Option<String>,
-        /// Flavor id.
         pub flavor_id: Option<String>,
         /// Availability zone name.
         pub availability_zone: Option<String>,
@@ -95,11 +95,8 @@ row! {
         pub load_balancer_id: String,
         /// VIP address.
         pub ip_address: Option<String>,
-        /// Neutron port.
         pub port_id: Option<String>,
-        /// Neutron subnet.
         pub subnet_id: Option<String>,
-        /// Neutron network.
         pub network_id: Option<String>,
         /// QoS policy.
         pub qos_policy_id: Option<String>,
@@ -115,13 +112,10 @@ row! {
     pub struct AdditionalVipRow in "additional_vip" as "Additional VIP" key load_balancer_id timestamps false {
         /// The load balancer.
         pub load_balancer_id: String,
-        /// Address.
         pub ip_address: Option<String>,
-        /// Port.
         pub port_id: Option<String>,
         /// Subnet (part of the PK).
         pub subnet_id: String,
-        /// Network.
         pub network_id: Option<String>,
     }
 }
@@ -139,13 +133,10 @@ row! {
 row! {
     /// A `listener` row.
     pub struct ListenerRow in "listener" as "Listener" key id timestamps true {
-        /// Owning project.
         pub project_id: Option<String>,
         /// uuid (PK).
         pub id: String,
-        /// Name.
         pub name: Option<String>,
-        /// Description.
         pub description: Option<String>,
         /// `protocol` lookup name.
         pub protocol: String,
@@ -157,11 +148,8 @@ row! {
         pub load_balancer_id: Option<String>,
         /// API `default_tls_container_ref`.
         pub tls_certificate_id: Option<String>,
-        /// Default pool.
         pub default_pool_id: Option<String>,
-        /// Provisioning status.
         pub provisioning_status: String,
-        /// Operating status.
         pub operating_status: String,
         /// API `admin_state_up`.
         pub enabled: bool,
@@ -205,9 +193,7 @@ row! {
 row! {
     /// An `sni` row; PK (listener_id, tls_container_id).
     pub struct SniRow in "sni" as "SNI" key listener_id timestamps false {
-        /// The listener.
         pub listener_id: String,
-        /// Container ref.
         pub tls_container_id: String,
         /// Order in the API list.
         pub position: Option<i32>,
@@ -217,7 +203,6 @@ row! {
 row! {
     /// A `listener_cidr` row (API `allowed_cidrs`); PK (listener_id, cidr).
     pub struct ListenerCidrRow in "listener_cidr" as "Listener CIDR" key listener_id timestamps false {
-        /// The listener.
         pub listener_id: String,
         /// CIDR text.
         pub cidr: String,
@@ -230,17 +215,13 @@ row! {
     pub struct ListenerStatisticsRow in "listener_statistics" as "Listener Statistics" key listener_id timestamps false {
         /// The listener (no FK).
         pub listener_id: String,
-        /// Bytes received.
         pub bytes_in: i64,
-        /// Bytes sent.
         pub bytes_out: i64,
-        /// Current connections.
         pub active_connections: i32,
         /// Connections since start.
         pub total_connections: i64,
         /// = listener_id for providers.
         pub amphora_id: String,
-        /// Request errors.
         pub request_errors: i64,
     }
 }
@@ -248,19 +229,15 @@ row! {
 row! {
     /// A `pool` row.
     pub struct PoolRow in "pool" as "Pool" key id timestamps true {
-        /// Owning project.
         pub project_id: Option<String>,
         /// uuid (PK).
         pub id: String,
-        /// Name.
         pub name: Option<String>,
-        /// Description.
         pub description: Option<String>,
         /// `protocol` lookup name.
         pub protocol: String,
         /// `algorithm` lookup name.
         pub lb_algorithm: String,
-        /// Operating status.
         pub operating_status: String,
         /// API `admin_state_up`.
         pub enabled: bool,
@@ -270,7 +247,6 @@ row! {
         pub created_at: Option<NaiveDateTime>,
         /// Set on every update.
         pub updated_at: Option<NaiveDateTime>,
-        /// Provisioning status.
         pub provisioning_status: String,
         /// API `tls_container_ref`.
         pub tls_certificate_id: Option<String>,
@@ -280,7 +256,6 @@ row! {
         pub crl_container_id: Option<String>,
         /// Backend re-encryption.
         pub tls_enabled: bool,
-        /// Cipher string.
         pub tls_ciphers: Option<String>,
         /// Comma-joined list.
         pub tls_versions: Option<String>,
@@ -296,7 +271,6 @@ row! {
         pub pool_id: String,
         /// `SOURCE_IP` / `HTTP_COOKIE` / `APP_COOKIE`.
         pub r#type: String,
-        /// Cookie name.
         pub cookie_name: Option<String>,
         /// Seconds (UDP/SCTP).
         pub persistence_timeout: Option<i32>,
@@ -324,15 +298,11 @@ row! {
         pub http_method: Option<String>,
         /// URL path.
         pub url_path: Option<String>,
-        /// Expected codes.
         pub expected_codes: Option<String>,
         /// API `admin_state_up`.
         pub enabled: bool,
-        /// Owning project.
         pub project_id: Option<String>,
-        /// Provisioning status.
         pub provisioning_status: String,
-        /// Name.
         pub name: Option<String>,
         /// uuid (PK).
         pub id: String,
@@ -340,11 +310,9 @@ row! {
         pub created_at: Option<NaiveDateTime>,
         /// Set on every update.
         pub updated_at: Option<NaiveDateTime>,
-        /// Operating status.
         pub operating_status: String,
         /// 1.0 / 1.1 (FLOAT, single precision: serialise as f32 to print `1.1`).
         pub http_version: Option<f32>,
-        /// Host header.
         pub domain_name: Option<String>,
     }
 }
@@ -352,21 +320,16 @@ row! {
 row! {
     /// A `member` row.
     pub struct MemberRow in "member" as "Member" key id timestamps true {
-        /// Owning project.
         pub project_id: Option<String>,
         /// uuid (PK).
         pub id: String,
-        /// The pool.
         pub pool_id: String,
-        /// Subnet.
         pub subnet_id: Option<String>,
         /// API `address`.
         pub ip_address: Option<String>,
-        /// Port.
         pub protocol_port: i32,
         /// Weight 0..256.
         pub weight: Option<i32>,
-        /// Operating status.
         pub operating_status: String,
         /// API `admin_state_up`.
         pub enabled: bool,
@@ -374,15 +337,10 @@ row! {
         pub created_at: Option<NaiveDateTime>,
         /// Set on every update.
         pub updated_at: Option<NaiveDateTime>,
-        /// Provisioning status.
         pub provisioning_status: String,
-        /// Name.
         pub name: Option<String>,
-        /// Monitor address.
         pub monitor_address: Option<String>,
-        /// Monitor port.
         pub monitor_port: Option<i32>,
-        /// Backup member.
         pub backup: bool,
         /// `normal` / `direct`.
         pub vnic_type: String,
@@ -394,11 +352,8 @@ row! {
     pub struct L7PolicyRow in "l7policy" as "L7Policy" key id timestamps true {
         /// uuid (PK).
         pub id: String,
-        /// Name.
         pub name: Option<String>,
-        /// Description.
         pub description: Option<String>,
-        /// The listener.
         pub listener_id: String,
         /// `l7policy_action` lookup name.
         pub action: String,
@@ -410,17 +365,13 @@ row! {
         pub position: i32,
         /// API `admin_state_up`.
         pub enabled: bool,
-        /// Provisioning status.
         pub provisioning_status: String,
         /// Set on insert.
         pub created_at: Option<NaiveDateTime>,
         /// Set on every update.
         pub updated_at: Option<NaiveDateTime>,
-        /// Owning project.
         pub project_id: Option<String>,
-        /// Operating status.
         pub operating_status: String,
-        /// Redirect prefix.
         pub redirect_prefix: Option<String>,
         /// 301/302/303/307/308.
         pub redirect_http_code: Option<i32>,
@@ -432,7 +383,6 @@ row! {
     pub struct L7RuleRow in "l7rule" as "L7Rule" key id timestamps true {
         /// uuid (PK).
         pub id: String,
-        /// The policy.
         pub l7policy_id: String,
         /// `l7rule_type` lookup name.
         pub r#type: String,
@@ -444,53 +394,38 @@ row! {
         pub value: String,
         /// Invert the match.
         pub invert: bool,
-        /// Provisioning status.
         pub provisioning_status: String,
         /// Set on insert.
         pub created_at: Option<NaiveDateTime>,
         /// Set on every update.
         pub updated_at: Option<NaiveDateTime>,
-        /// Owning project.
         pub project_id: Option<String>,
         /// API `admin_state_up`.
         pub enabled: bool,
-        /// Operating status.
         pub operating_status: String,
     }
 }
 
 row! {
-    /// A `quotas` row: limits (NULL = config default, -1 = unlimited) and in-use counters.
+    /// A `quotas` row: per resource, its limit (`load_balancer`, …: NULL = the `[quotas]`
+    /// default, -1 = unlimited) and the API's in-use counter (`in_use_load_balancer`, …:
+    /// NULL = 0 in use).
     pub struct QuotaRow in "quotas" as "Quotas" key project_id timestamps false {
         /// Project (PK).
         pub project_id: String,
-        /// Limit.
         pub health_monitor: Option<i32>,
-        /// Limit.
         pub load_balancer: Option<i32>,
-        /// Limit.
         pub listener: Option<i32>,
-        /// Limit.
         pub member: Option<i32>,
-        /// Limit.
         pub pool: Option<i32>,
-        /// Counter.
         pub in_use_health_monitor: Option<i32>,
-        /// Counter.
         pub in_use_load_balancer: Option<i32>,
-        /// Counter.
         pub in_use_listener: Option<i32>,
-        /// Counter.
         pub in_use_member: Option<i32>,
-        /// Counter.
         pub in_use_pool: Option<i32>,
-        /// Limit.
         pub l7policy: Option<i32>,
-        /// Limit.
         pub l7rule: Option<i32>,
-        /// Counter.
         pub in_use_l7policy: Option<i32>,
-        /// Counter.
         pub in_use_l7rule: Option<i32>,
     }
 }
@@ -500,9 +435,7 @@ row! {
     pub struct FlavorProfileRow in "flavor_profile" as "Flavor profile" key id timestamps false {
         /// uuid (PK).
         pub id: String,
-        /// Name.
         pub name: String,
-        /// Provider.
         pub provider_name: String,
         /// JSON text.
         pub flavor_data: String,
@@ -514,13 +447,10 @@ row! {
     pub struct FlavorRow in "flavor" as "Flavor" key id timestamps false {
         /// uuid (PK).
         pub id: String,
-        /// Unique name.
         pub name: String,
-        /// Description.
         pub description: Option<String>,
         /// Enabled.
         pub enabled: bool,
-        /// Profile.
         pub flavor_profile_id: String,
     }
 }
@@ -530,9 +460,7 @@ row! {
     pub struct AvailabilityZoneProfileRow in "availability_zone_profile" as "Availability Zone Profile" key id timestamps false {
         /// uuid (PK).
         pub id: String,
-        /// Name.
         pub name: String,
-        /// Provider.
         pub provider_name: String,
         /// JSON text.
         pub availability_zone_data: String,
@@ -544,11 +472,9 @@ row! {
     pub struct AvailabilityZoneRow in "availability_zone" as "Availability Zone" key name timestamps false {
         /// Name (PK).
         pub name: String,
-        /// Description.
         pub description: Option<String>,
         /// Enabled.
         pub enabled: bool,
-        /// Profile.
         pub availability_zone_profile_id: String,
     }
 }
@@ -558,7 +484,6 @@ row! {
     pub struct TagRow in "tags" as "Tag" key resource_id timestamps false {
         /// Owner id (any LBaaS object).
         pub resource_id: String,
-        /// Tag text.
         pub tag: String,
     }
 }

@@ -282,7 +282,7 @@ async fn apply_in(tx: &mut Tx, kind: Kind, rec: &StatusRecord) -> Result<(), Rec
             Kind::Listener => tx.delete_listener_cascade(&rec.id).await?,
             Kind::LoadBalancer => (),
         };
-        if owner.provisioning_status != "DELETED" {
+        if owner.provisioning_status != ProvisioningStatus::Deleted {
             if let Some(p) = owner.project_id.as_deref() {
                 tx.decrement_quota(p, kind.quota(), 1).await?;
             }
@@ -290,7 +290,7 @@ async fn apply_in(tx: &mut Tx, kind: Kind, rec: &StatusRecord) -> Result<(), Rec
         if kind != Kind::LoadBalancer {
             return Ok(());
         }
-        prov = Some("DELETED");
+        prov = Some(ProvisioningStatus::Deleted.as_str());
     }
     let op = rec.operating_status.map(|o| o.as_str());
     if prov.is_none() && op.is_none() {

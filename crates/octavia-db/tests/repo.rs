@@ -243,7 +243,14 @@ async fn lb_lock_and_state_checks() {
 
         let mut tx = db.begin().await.unwrap();
         let e = tx
-            .lock_lb_and_set(&busy, &["ACTIVE", "ERROR"], "PENDING_DELETE")
+            .lock_lb_and_set(
+                &busy,
+                &[
+                    provider::ProvisioningStatus::Active,
+                    provider::ProvisioningStatus::Error,
+                ],
+                provider::ProvisioningStatus::PendingDelete,
+            )
             .await
             .unwrap_err();
         assert_eq!(
@@ -251,7 +258,7 @@ async fn lb_lock_and_state_checks() {
             format!("Invalid state PENDING_UPDATE of loadbalancer resource {busy}")
         );
         let e = tx
-            .lock_lb_for_child(&busy, &[], "PENDING_UPDATE")
+            .lock_lb_for_child(&busy, &[], provider::ProvisioningStatus::PendingUpdate)
             .await
             .unwrap_err();
         assert_eq!(
@@ -262,13 +269,17 @@ async fn lb_lock_and_state_checks() {
         assert_eq!(e.to_string(), "Load Balancer missing not found.");
         // ACTIVE: flips LB and listener, visible inside the transaction; rollback undoes it.
         let e = tx
-            .lock_lb_for_child("missing", &[], "PENDING_UPDATE")
+            .lock_lb_for_child("missing", &[], provider::ProvisioningStatus::PendingUpdate)
             .await
             .unwrap_err();
         assert_eq!(e.to_string(), "Load Balancer missing not found.");
-        tx.lock_lb_for_child(&active, std::slice::from_ref(&l_id), "PENDING_UPDATE")
-            .await
-            .unwrap();
+        tx.lock_lb_for_child(
+            &active,
+            std::slice::from_ref(&l_id),
+            provider::ProvisioningStatus::PendingUpdate,
+        )
+        .await
+        .unwrap();
         assert_eq!(
             tx.get::<LoadBalancerRow>(&active)
                 .await
@@ -304,14 +315,14 @@ async fn lb_lock_and_state_checks() {
         // A second writer waits for the first and then sees PENDING_UPDATE (the row lock /
         // SQLite write lock serialises them whatever the interleaving).
         let mut tx1 = db.begin().await.unwrap();
-        tx1.lock_lb_for_child(&active, &[], "PENDING_UPDATE")
+        tx1.lock_lb_for_child(&active, &[], provider::ProvisioningStatus::PendingUpdate)
             .await
             .unwrap();
         let db2 = db.clone();
         let a2 = active.clone();
         let second = tokio::spawn(async move {
             let mut tx2 = db2.begin().await.unwrap();
-            tx2.lock_lb_for_child(&a2, &[], "PENDING_UPDATE")
+            tx2.lock_lb_for_child(&a2, &[], provider::ProvisioningStatus::PendingUpdate)
                 .await
                 .map(|_| ())
         });
@@ -543,7 +554,7 @@ async fn a_held_quota_charge_outlives_a_refused_lb_lock() {
                 .await
                 .unwrap();
             let e = tx
-                .lock_lb_for_child(&busy, &[], "PENDING_UPDATE")
+                .lock_lb_for_child(&busy, &[], provider::ProvisioningStatus::PendingUpdate)
                 .await
                 .unwrap_err();
             assert!(matches!(e, DbError::Immutable { .. }), "{e:?}");

@@ -309,12 +309,18 @@ async fn order_stop_at_first_failure_and_unknown_ids() {
         let up = StatusUpdater::new(db.clone());
         {
             let mut tx = db.begin().await.unwrap();
-            tx.set_provisioning_status::<LoadBalancerRow>(&g.lb, "PENDING_UPDATE")
-                .await
-                .unwrap();
-            tx.set_provisioning_status::<MemberRow>(&g.members[0], "PENDING_CREATE")
-                .await
-                .unwrap();
+            tx.set_provisioning_status::<LoadBalancerRow>(
+                &g.lb,
+                provider::ProvisioningStatus::PendingUpdate,
+            )
+            .await
+            .unwrap();
+            tx.set_provisioning_status::<MemberRow>(
+                &g.members[0],
+                provider::ProvisioningStatus::PendingCreate,
+            )
+            .await
+            .unwrap();
             tx.commit().await.unwrap();
         }
         // Unknown member / pool / HM / LB ids succeed; an unknown listener fails the report at the
@@ -469,9 +475,13 @@ async fn stats_are_upserted_per_listener() {
 async fn settling_child_write(db: &Database, g: &Graph, listeners: &[String]) -> Tx {
     db.set_settle_wait(std::time::Duration::from_secs(20));
     let mut tx = db.begin().await.unwrap();
-    tx.lock_lb_for_child(&g.lb, listeners, "PENDING_UPDATE")
-        .await
-        .unwrap();
+    tx.lock_lb_for_child(
+        &g.lb,
+        listeners,
+        provider::ProvisioningStatus::PendingUpdate,
+    )
+    .await
+    .unwrap();
     tx
 }
 
@@ -512,7 +522,7 @@ async fn commit_without_a_report_returns_after_the_bound() {
         let g = graph(&db).await;
         db.set_settle_wait(std::time::Duration::from_millis(50));
         let mut tx = db.begin().await.unwrap();
-        tx.lock_lb_for_child(&g.lb, &[], "PENDING_UPDATE")
+        tx.lock_lb_for_child(&g.lb, &[], provider::ProvisioningStatus::PendingUpdate)
             .await
             .unwrap();
         tx.commit().await.unwrap();

@@ -16,7 +16,7 @@ pub enum ProvisioningStatus {
 
 impl ProvisioningStatus {
     /// The value as stored in the DB and shown by the API.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Self::Active => "ACTIVE",
             Self::PendingCreate => "PENDING_CREATE",
@@ -43,7 +43,7 @@ pub enum OperatingStatus {
 
 impl OperatingStatus {
     /// The value as stored in the DB and shown by the API.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Self::Online => "ONLINE",
             Self::Offline => "OFFLINE",
@@ -58,12 +58,15 @@ impl OperatingStatus {
 /// The comparisons and conversions shared by both status enums: a row's `String` column
 /// compares with the enum (`row.provisioning_status != ProvisioningStatus::Deleted`), the enum
 /// becomes the column's `String` (`ProvisioningStatus::PendingCreate.into()`), and `ALL`
-/// lists every value in the order of the lookup table's rows.
+/// lists every value in the order of the lookup table's rows (`NAMES`: their texts).
 macro_rules! status_text {
     ($ty:ident, [$($v:ident),+]) => {
         impl $ty {
             /// Every value, in the order of the lookup table's rows.
             pub const ALL: &'static [$ty] = &[$($ty::$v),+];
+
+            /// [`Self::ALL`] as their texts (the lookup table's rows, the OpenAPI enum).
+            pub const NAMES: &'static [&'static str] = &[$($ty::$v.as_str()),+];
 
             /// The value of a stored or shown text, `None` for any other text.
             pub fn parse(text: &str) -> Option<Self> {

@@ -3,7 +3,10 @@
 
 use super::*;
 
-/// Rows the migrations insert into the lookup tables (`spec/db-schema.md` §1), by table.
+/// Rows the migrations insert into the lookup tables (`spec/db-schema.md` §1), by table: the
+/// migrations' data, so the `provisioning_status` rows include the amphora statuses (`READY`,
+/// …) that `provider::ProvisioningStatus` has no variant for (a test checks the enums are
+/// these rows).
 pub(crate) const LOOKUP_ROWS: &[(&str, &[&str])] = &[
     (
         "provisioning_status",
@@ -248,3 +251,25 @@ pub(super) const LOOKUP_TABLES: &[Table] = &[
         foreign_keys: &[],
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::LOOKUP_ROWS;
+
+    #[test]
+    fn status_enums_are_the_lookup_rows() {
+        let rows = |table: &str| {
+            LOOKUP_ROWS
+                .iter()
+                .find(|(t, _)| *t == table)
+                .map(|(_, r)| r.to_vec())
+                .unwrap_or_default()
+        };
+        let prov = rows("provisioning_status");
+        assert_eq!(
+            prov[..provider::ProvisioningStatus::NAMES.len()],
+            *provider::ProvisioningStatus::NAMES
+        );
+        assert_eq!(rows("operating_status"), provider::OperatingStatus::NAMES);
+    }
+}

@@ -9,6 +9,7 @@ use octavia_db::{
     HealthMonitorRow, ListQuery, ListenerRow, LoadBalancerRow, MemberRow, PoolRow,
     SessionPersistenceRow, Tx,
 };
+use provider::ProvisioningStatus;
 use serde_json::{json, Map, Value};
 
 use crate::fault::ApiError;
@@ -147,11 +148,11 @@ pub async fn lb_children(
     Ok((
         listeners
             .into_iter()
-            .filter(|l| l.provisioning_status != "DELETED")
+            .filter(|l| l.provisioning_status != ProvisioningStatus::Deleted)
             .collect(),
         pools
             .into_iter()
-            .filter(|p| p.provisioning_status != "DELETED")
+            .filter(|p| p.provisioning_status != ProvisioningStatus::Deleted)
             .collect(),
     ))
 }
@@ -364,7 +365,7 @@ pub async fn pool_listeners(tx: &mut Tx, pool_id: &str) -> Result<Vec<ListenerRo
         .await?;
     Ok(ls
         .into_iter()
-        .filter(|l| l.provisioning_status != "DELETED")
+        .filter(|l| l.provisioning_status != ProvisioningStatus::Deleted)
         .collect())
 }
 
@@ -373,7 +374,9 @@ pub async fn pool_hm(tx: &mut Tx, pool_id: &str) -> Result<Option<HealthMonitorR
     let hms: Vec<HealthMonitorRow> = tx
         .list(&ListQuery::default().filter("pool_id", pool_id))
         .await?;
-    Ok(hms.into_iter().find(|h| h.provisioning_status != "DELETED"))
+    Ok(hms
+        .into_iter()
+        .find(|h| h.provisioning_status != ProvisioningStatus::Deleted))
 }
 
 /// The pool's members (non-DELETED).
@@ -383,7 +386,7 @@ pub async fn pool_members(tx: &mut Tx, pool_id: &str) -> Result<Vec<MemberRow>, 
         .await?;
     Ok(ms
         .into_iter()
-        .filter(|m| m.provisioning_status != "DELETED")
+        .filter(|m| m.provisioning_status != ProvisioningStatus::Deleted)
         .collect())
 }
 

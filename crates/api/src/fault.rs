@@ -44,7 +44,7 @@ pub enum ApiError {
     /// Octavia `InvalidOption`: 400 `<value> is not a valid option for <option>`.
     #[error("{value} is not a valid option for {option}")]
     InvalidOption {
-        /// Rejected value.
+        /// The rejected value, as the reference shows it.
         value: String,
         /// What it was given for.
         option: String,
@@ -87,7 +87,7 @@ pub enum ApiError {
     Immutable {
         /// `Load Balancer`, `Pool`, …
         resource: String,
-        /// Object id.
+        /// The id as requested.
         id: String,
     },
     /// Octavia `LBPendingStateError`: 409 `Invalid state <S> of loadbalancer resource <id>`.

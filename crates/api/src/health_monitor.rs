@@ -7,6 +7,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use octavia_db::{HealthMonitorRow, ListQuery, QuotaResource, SqlValue};
+use provider::{OperatingStatus, ProvisioningStatus};
 use serde_json::{json, Value};
 
 use crate::base::{self, call_provider, HM_ATTRS};
@@ -26,7 +27,7 @@ const HTTP_FIELDS: [&str; 3] = ["http_method", "url_path", "expected_codes"];
 /// Load a health monitor that is not DELETED (404 `Health Monitor <id> not found.`).
 pub async fn get_db_hm(tx: &mut octavia_db::Tx, id: &str) -> Result<HealthMonitorRow, ApiError> {
     let h: Option<HealthMonitorRow> = tx.find(id).await?;
-    h.filter(|h| h.provisioning_status != "DELETED")
+    h.filter(|h| h.provisioning_status != ProvisioningStatus::Deleted)
         .ok_or_else(|| ApiError::not_found("Health Monitor", id))
 }
 
@@ -60,6 +61,44 @@ fn validate_udp_sctp(
         )));
     }
     Ok(())
+}
+
+/// The type rules of a new monitor of type `ty` on a pool of `pool_protocol`, in the
+/// reference's order (health_monitor.py `post`, also the graph create's `_graph_create`):
+/// PING only with `[api_settings] allow_ping_health_monitors` (400), UDP/SCTP pools take
+/// UDP-CONNECT, SCTP, TCP or HTTP monitors with the UDP-CONNECT minimum `delay`, and
+/// UDP-CONNECT / SCTP monitors only UDP / SCTP pools (400 each).
+pub(crate) fn validate_type(
+    st: &AppState,
+    ty: &str,
+    delay: Option<i64>,
+    pool_protocol: &str,
+) -> Result<(), ApiError> {
+    if ty == "PING" && !st.config().allow_ping_health_monitors {
+        return Err(ApiError::BadRequest(
+            "The selected type is not allowed in this deployment: PING".into(),
+        ));
+    }
+    if matches!(pool_protocol, "UDP" | "SCTP") {
+        validate_udp_sctp(st, ty, delay, pool_protocol)?;
+    } else if matches!(ty, "UDP-CONNECT" | "SCTP") {
+        return Err(ApiError::Validation(format!(
+            "The {ty} type is only supported for pools of type UDP/SCTP."
+        )));
+    }
+    Ok(())
+}
+
+/// The field rules of a new monitor of type `ty`: the HTTP-only fields (`http_method`,
+/// `url_path`, `expected_codes`) refused on other types, and the `domain_name` /
+/// `http_version` pairing ([`validate_domain`]).
+pub(crate) fn validate_fields(b: &Obj, ty: &str) -> Result<(), ApiError> {
+    if !is_http(ty) {
+        if let Some(f) = HTTP_FIELDS.iter().find(|f| b.str(f).is_some()) {
+            return Err(http_only(f, ty));
+        }
+    }
+    validate_domain(b.str("domain_name").as_deref(), b.f64("http_version"))
 }
 
 /// The `domain_name` / `http_version` pairing rules (create and update).
@@ -185,18 +224,7 @@ pub async fn post(
     .await?;
     let project = lb.project_id.clone().unwrap_or_default();
     policy::authorize(&ctx, "healthmonitor", "post", Some(&project))?;
-    if ty == "PING" && !st.config().allow_ping_health_monitors {
-        return Err(ApiError::BadRequest(
-            "The selected type is not allowed in this deployment: PING".into(),
-        ));
-    }
-    if matches!(pool.protocol.as_str(), "UDP" | "SCTP") {
-        validate_udp_sctp(&st, &ty, b.i64("delay"), &pool.protocol)?;
-    } else if matches!(ty.as_str(), "UDP-CONNECT" | "SCTP") {
-        return Err(ApiError::Validation(format!(
-            "The {ty} type is only supported for pools of type UDP/SCTP."
-        )));
-    }
+    validate_type(&st, &ty, b.i64("delay"), &pool.protocol)?;
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     if !ctx.noauth {
@@ -217,13 +245,8 @@ pub async fn post(
             "This pool already has a health monitor".into(),
         ));
     }
+    validate_fields(&b, &ty)?;
     let http = is_http(&ty);
-    if !http {
-        if let Some(f) = HTTP_FIELDS.iter().find(|f| b.str(f).is_some()) {
-            return Err(http_only(f, &ty));
-        }
-    }
-    validate_domain(b.str("domain_name").as_deref(), b.f64("http_version"))?;
     let int = |k: &str| i32::try_from(b.i64(k).unwrap_or_default()).unwrap_or(i32::MAX);
     let mut row = HealthMonitorRow {
         pool_id: pool_id.clone(),
@@ -242,10 +265,10 @@ pub async fn post(
             .or_else(|| http.then(|| "200".into())),
         enabled: b.bool("admin_state_up").unwrap_or(true),
         project_id: Some(project),
-        provisioning_status: "PENDING_CREATE".into(),
+        provisioning_status: ProvisioningStatus::PendingCreate.into(),
         name: b.str("name"),
         id: base::new_id(),
-        operating_status: "OFFLINE".into(),
+        operating_status: OperatingStatus::Offline.into(),
         http_version: b.f64("http_version").map(|v| v as f32),
         domain_name: b.str("domain_name"),
         ..Default::default()
@@ -330,7 +353,10 @@ pub async fn put(
         healthmonitor_id: id.clone(),
         ..Default::default()
     };
-    let mut ch: Vec<(&str, SqlValue)> = vec![("provisioning_status", "PENDING_UPDATE".into())];
+    let mut ch: Vec<(&str, SqlValue)> = vec![(
+        "provisioning_status",
+        ProvisioningStatus::PendingUpdate.into(),
+    )];
     if b.has("name") {
         ch.push(("name", b.str("name").into()));
         new.name = Some(b.str("name").unwrap_or_default());
@@ -413,7 +439,7 @@ pub async fn delete(
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     lock_pool_child(&mut tx, &pool).await?;
-    tx.set_provisioning_status::<HealthMonitorRow>(&id, "PENDING_DELETE")
+    tx.set_provisioning_status::<HealthMonitorRow>(&id, ProvisioningStatus::PendingDelete)
         .await?;
     call_provider(
         &mut tx,

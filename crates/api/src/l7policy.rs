@@ -8,6 +8,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use octavia_db::{L7PolicyRow, L7RuleRow, ListenerRow, PoolRow, QuotaResource, SqlValue, Tx};
+use provider::{OperatingStatus, ProvisioningStatus};
 use serde_json::{json, Map, Value};
 
 use crate::base::{self, call_provider, dt};
@@ -510,9 +511,9 @@ pub async fn post(
         redirect_url: dstr("redirect_url"),
         position: i32::MAX,
         enabled: b.bool("admin_state_up").unwrap_or(true),
-        provisioning_status: "PENDING_CREATE".into(),
+        provisioning_status: ProvisioningStatus::PendingCreate.into(),
         project_id: Some(project.clone()),
-        operating_status: "OFFLINE".into(),
+        operating_status: OperatingStatus::Offline.into(),
         redirect_prefix: dstr("redirect_prefix"),
         redirect_http_code: d
             .get("redirect_http_code")
@@ -558,10 +559,10 @@ pub(crate) async fn insert_rules(
             key: r.str("key"),
             value: r.str("value").unwrap_or_default(),
             invert: r.bool("invert").unwrap_or(false),
-            provisioning_status: "PENDING_CREATE".into(),
+            provisioning_status: ProvisioningStatus::PendingCreate.into(),
             project_id: Some(project.to_string()),
             enabled: r.bool("admin_state_up").unwrap_or(true),
-            operating_status: "OFFLINE".into(),
+            operating_status: OperatingStatus::Offline.into(),
             ..Default::default()
         })
         .await?;
@@ -607,7 +608,10 @@ pub async fn put(
         l7policy_id: id.clone(),
         ..Default::default()
     };
-    let mut ch: Vec<(&str, SqlValue)> = vec![("provisioning_status", "PENDING_UPDATE".into())];
+    let mut ch: Vec<(&str, SqlValue)> = vec![(
+        "provisioning_status",
+        ProvisioningStatus::PendingUpdate.into(),
+    )];
     if d.contains_key("name") {
         new.name = Some(dstr("name").unwrap_or_default());
         ch.push(("name", dstr("name").into()));
@@ -705,7 +709,7 @@ pub async fn delete(
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     lock_lb_and_listener(&mut tx, &lb.id, &listener.id).await?;
-    tx.set_provisioning_status::<L7PolicyRow>(&id, "PENDING_DELETE")
+    tx.set_provisioning_status::<L7PolicyRow>(&id, ProvisioningStatus::PendingDelete)
         .await?;
     let model = policy_model(&mut tx, &p).await?;
     call_provider(&mut tx, &pname, driver.l7policy_delete(model)).await?;

@@ -8,6 +8,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use octavia_db::{L7PolicyRow, L7RuleRow, ListQuery, QuotaResource, SqlValue, Tx};
+use provider::{OperatingStatus, ProvisioningStatus};
 use serde_json::{json, Value};
 
 use crate::base::{self, call_provider, dt};
@@ -394,7 +395,7 @@ pub async fn policy_rules(tx: &mut Tx, policy_id: &str) -> Result<Vec<L7RuleRow>
         .await?;
     Ok(rules
         .into_iter()
-        .filter(|r| r.provisioning_status != "DELETED")
+        .filter(|r| r.provisioning_status != ProvisioningStatus::Deleted)
         .collect())
 }
 
@@ -414,7 +415,7 @@ async fn route_policy(tx: &mut Tx, policy_id: &str) -> Result<L7PolicyRow, ApiEr
 /// Load a rule that is not DELETED (404 `L7 Rule <id> not found.`).
 pub async fn get_db_l7rule(tx: &mut Tx, id: &str) -> Result<L7RuleRow, ApiError> {
     let r: Option<L7RuleRow> = tx.find(id).await?;
-    r.filter(|r| r.provisioning_status != "DELETED")
+    r.filter(|r| r.provisioning_status != ProvisioningStatus::Deleted)
         .ok_or_else(|| ApiError::not_found("L7 Rule", id))
 }
 
@@ -437,11 +438,11 @@ async fn lock_for_rule(
     lb_id: &str,
     listener_id: &str,
 ) -> Result<(), ApiError> {
-    if p.provisioning_status != "ACTIVE" {
+    if p.provisioning_status != ProvisioningStatus::Active {
         return Err(ApiError::immutable("L7Policy", &p.id));
     }
     lock_lb_and_listener(tx, lb_id, listener_id).await?;
-    tx.set_provisioning_status::<L7PolicyRow>(&p.id, "PENDING_UPDATE")
+    tx.set_provisioning_status::<L7PolicyRow>(&p.id, ProvisioningStatus::PendingUpdate)
         .await?;
     Ok(())
 }
@@ -574,10 +575,10 @@ pub async fn post(
         key: b.str("key"),
         value: b.str("value").unwrap_or_default(),
         invert: b.bool("invert").unwrap_or(false),
-        provisioning_status: "PENDING_CREATE".into(),
+        provisioning_status: ProvisioningStatus::PendingCreate.into(),
         project_id: Some(project),
         enabled: b.bool("admin_state_up").unwrap_or(true),
-        operating_status: "OFFLINE".into(),
+        operating_status: OperatingStatus::Offline.into(),
         ..Default::default()
     };
     tx.insert(&row).await?;
@@ -634,7 +635,10 @@ pub async fn put(
         l7rule_id: id.clone(),
         ..Default::default()
     };
-    let mut ch: Vec<(&str, SqlValue)> = vec![("provisioning_status", "PENDING_UPDATE".into())];
+    let mut ch: Vec<(&str, SqlValue)> = vec![(
+        "provisioning_status",
+        ProvisioningStatus::PendingUpdate.into(),
+    )];
     if b.has("type") {
         ch.push(("type", kind.clone().into()));
         new.kind = Some(kind.clone());
@@ -690,7 +694,7 @@ pub async fn delete(
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     lock_for_rule(&mut tx, &p, &lb.id, &listener_id).await?;
-    tx.set_provisioning_status::<L7RuleRow>(&id, "PENDING_DELETE")
+    tx.set_provisioning_status::<L7RuleRow>(&id, ProvisioningStatus::PendingDelete)
         .await?;
     call_provider(&mut tx, &pname, driver.l7rule_delete(rule_model(&r))).await?;
     tx.commit().await?;

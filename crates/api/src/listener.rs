@@ -8,6 +8,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use octavia_db::{ListQuery, ListenerRow, PoolRow, QuotaResource, SqlValue};
+use provider::{OperatingStatus, ProvisioningStatus};
 use serde_json::{json, Value};
 
 use crate::base::{self, call_provider, LISTENER_ATTRS};
@@ -15,7 +16,7 @@ use crate::certificates;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::lookup::{
-    get_db_lb, get_db_listener, pool_protocol_ok, quota_limits, stats_of, strip_helper,
+    get_db_lb, get_db_listener, pool_protocol_ok, port_space, quota_limits, stats_of, strip_helper,
 };
 use crate::pagination::ListParams;
 use crate::policy;
@@ -23,15 +24,6 @@ use crate::types::{listener::*, parse_body, Obj};
 use crate::AppState;
 
 type Q = Query<Vec<(String, String)>>;
-
-/// TCP-family protocols share a port space (duplicate-listener check).
-fn l4(p: &str) -> &str {
-    match p {
-        "UDP" => "UDP",
-        "SCTP" => "SCTP",
-        _ => "TCP",
-    }
-}
 
 /// `[api_settings] allow_tls_terminated_listeners` / `allow_prometheus_listeners` = False:
 /// 400 `The selected protocol is not allowed in this deployment: <protocol>` (a PROMETHEUS
@@ -197,7 +189,8 @@ pub async fn post(
         tx.check_quota(&project, QuotaResource::Listener, 1, &quota_limits(&st))
             .await?;
     }
-    tx.lock_lb_for_child(&lb_id, &[], "PENDING_UPDATE").await?;
+    tx.lock_lb_for_child(&lb_id, &[], ProvisioningStatus::PendingUpdate)
+        .await?;
     // Certificates are read after the LB lock and before the duplicate-port check and the
     // provider (listener.py `_validate_create_listener`; seed 004 §5).
     let token = ctx.auth_token.as_deref();
@@ -222,8 +215,8 @@ pub async fn post(
         .await?;
     if existing.iter().any(|l| {
         l.protocol_port as i64 == port
-            && l4(&l.protocol) == l4(&protocol)
-            && l.provisioning_status != "DELETED"
+            && port_space(&l.protocol) == port_space(&protocol)
+            && l.provisioning_status != ProvisioningStatus::Deleted
     }) {
         return Err(ApiError::Conflict(format!("Another Listener on this Load Balancer is already using protocol {protocol} and protocol_port {port}")));
     }
@@ -232,7 +225,7 @@ pub async fn post(
         let pool = pool
             .filter(|p| {
                 p.load_balancer_id.as_deref() == Some(lb_id.as_str())
-                    && p.provisioning_status != "DELETED"
+                    && p.provisioning_status != ProvisioningStatus::Deleted
             })
             .ok_or_else(|| ApiError::not_found("Pool", &pid))?;
         if !pool_protocol_ok(&protocol, &pool.protocol) {
@@ -257,8 +250,8 @@ pub async fn post(
         load_balancer_id: Some(lb_id.clone()),
         tls_certificate_id: b.str("default_tls_container_ref"),
         default_pool_id: b.str("default_pool_id"),
-        provisioning_status: "PENDING_CREATE".into(),
-        operating_status: "OFFLINE".into(),
+        provisioning_status: ProvisioningStatus::PendingCreate.into(),
+        operating_status: OperatingStatus::Offline.into(),
         enabled: b.bool("admin_state_up").unwrap_or(true),
         peer_port: Some(octavia_db::Tx::peer_port_after(&existing)),
         insert_headers: b
@@ -340,13 +333,18 @@ pub async fn put(
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     let old = base::listener_model(&mut tx, &l).await?;
-    tx.lock_lb_for_child(&lb.id, std::slice::from_ref(&id), "PENDING_UPDATE")
-        .await?;
+    tx.lock_lb_for_child(
+        &lb.id,
+        std::slice::from_ref(&id),
+        ProvisioningStatus::PendingUpdate,
+    )
+    .await?;
     if let Some(pid) = b.str("default_pool_id") {
         let pool: Option<PoolRow> = tx.find(&pid).await?;
         let pool = pool
             .filter(|p| {
-                p.load_balancer_id == l.load_balancer_id && p.provisioning_status != "DELETED"
+                p.load_balancer_id == l.load_balancer_id
+                    && p.provisioning_status != ProvisioningStatus::Deleted
             })
             .ok_or_else(|| ApiError::not_found("Pool", &pid))?;
         if !pool_protocol_ok(&l.protocol, &pool.protocol) {
@@ -508,8 +506,12 @@ pub async fn delete(
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     let model = base::listener_model(&mut tx, &l).await?;
-    tx.lock_lb_for_child(&lb.id, std::slice::from_ref(&id), "PENDING_DELETE")
-        .await?;
+    tx.lock_lb_for_child(
+        &lb.id,
+        std::slice::from_ref(&id),
+        ProvisioningStatus::PendingDelete,
+    )
+    .await?;
     call_provider(&mut tx, &pname, driver.listener_delete(model)).await?;
     tx.commit().await?;
     Ok(StatusCode::NO_CONTENT)

@@ -10,6 +10,7 @@ use octavia_db::{
     AdditionalVipRow, ListQuery, ListenerRow, LoadBalancerRow, PoolRow, QuotaResource, SqlValue,
     VipRow,
 };
+use provider::{OperatingStatus, ProvisioningStatus};
 use serde_json::{json, Value};
 
 use crate::base::{self, call_provider, LB_ATTRS};
@@ -337,8 +338,8 @@ pub async fn post(
         id: id.clone(),
         name: b.str("name"),
         description: b.str("description"),
-        provisioning_status: "PENDING_CREATE".into(),
-        operating_status: "OFFLINE".into(),
+        provisioning_status: ProvisioningStatus::PendingCreate.into(),
+        operating_status: OperatingStatus::Offline.into(),
         enabled: b.bool("admin_state_up").unwrap_or(true),
         topology: Some("SINGLE".into()),
         provider: Some(provider_name.clone()),
@@ -531,8 +532,12 @@ pub async fn put(
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     let old = base::lb_model(&mut tx, &lb).await?;
-    tx.lock_lb_and_set(&id, &["ACTIVE"], "PENDING_UPDATE")
-        .await?;
+    tx.lock_lb_and_set(
+        &id,
+        &[ProvisioningStatus::Active],
+        ProvisioningStatus::PendingUpdate,
+    )
+    .await?;
     let mut new = provider::LoadBalancer {
         loadbalancer_id: id.clone(),
         ..Default::default()
@@ -600,8 +605,12 @@ pub async fn delete(
     policy::authorize(&ctx, "loadbalancer", "delete", lb.project_id.as_deref())?;
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
-    tx.lock_lb_and_set(&id, &["ACTIVE", "ERROR"], "PENDING_DELETE")
-        .await?;
+    tx.lock_lb_and_set(
+        &id,
+        &[ProvisioningStatus::Active, ProvisioningStatus::Error],
+        ProvisioningStatus::PendingDelete,
+    )
+    .await?;
     let (listeners, pools) = base::lb_children(&mut tx, &id).await?;
     if (!listeners.is_empty() || !pools.is_empty()) && !cascade {
         return Err(ApiError::Validation(format!(
@@ -643,7 +652,7 @@ pub async fn get_status(
         let mut pools = Vec::new();
         for pid in status_pool_ids(&mut tx, l).await? {
             let p: Option<PoolRow> = tx.find(&pid).await?;
-            if let Some(p) = p.filter(|p| p.provisioning_status != "DELETED") {
+            if let Some(p) = p.filter(|p| p.provisioning_status != ProvisioningStatus::Deleted) {
                 let hm = base::pool_hm(&mut tx, &p.id).await?.map(|h| {
                     json!({"id": h.id, "name": h.name.unwrap_or_default(), "type": h.r#type,
                            "provisioning_status": h.provisioning_status, "operating_status": h.operating_status})
@@ -733,8 +742,12 @@ pub async fn failover(
     )?;
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
-    tx.lock_lb_and_set(&id, &["ACTIVE", "ERROR"], "PENDING_UPDATE")
-        .await?;
+    tx.lock_lb_and_set(
+        &id,
+        &[ProvisioningStatus::Active, ProvisioningStatus::Error],
+        ProvisioningStatus::PendingUpdate,
+    )
+    .await?;
     call_provider(&mut tx, &pname, driver.loadbalancer_failover(&id)).await?;
     tx.commit().await?;
     Ok(StatusCode::ACCEPTED)

@@ -6,6 +6,7 @@
 //! change without touching its siblings.
 
 use octavia_db::{L7PolicyRow, ListQuery, ListenerRow, LoadBalancerRow, PoolRow, Tx};
+use provider::ProvisioningStatus;
 use serde_json::{json, Value};
 
 use crate::base::pool_listeners;
@@ -17,7 +18,7 @@ use crate::AppState;
 pub async fn get_db_lb(tx: &mut octavia_db::Tx, id: &str) -> Result<LoadBalancerRow, ApiError> {
     tracing::Span::current().record("lb_id", id);
     let lb: Option<LoadBalancerRow> = tx.find(id).await?;
-    lb.filter(|l| l.provisioning_status != "DELETED")
+    lb.filter(|l| l.provisioning_status != ProvisioningStatus::Deleted)
         .ok_or_else(|| ApiError::not_found("Load Balancer", id))
 }
 
@@ -61,8 +62,19 @@ pub async fn stats_of(tx: &mut octavia_db::Tx, listener_ids: &[String]) -> Resul
 /// Load a listener that is not DELETED (404 `Listener <id> not found.`).
 pub async fn get_db_listener(tx: &mut octavia_db::Tx, id: &str) -> Result<ListenerRow, ApiError> {
     let l: Option<ListenerRow> = tx.find(id).await?;
-    l.filter(|l| l.provisioning_status != "DELETED")
+    l.filter(|l| l.provisioning_status != ProvisioningStatus::Deleted)
         .ok_or_else(|| ApiError::not_found("Listener", id))
+}
+
+/// The port space of a listener protocol: the TCP family (HTTP, HTTPS, TERMINATED_HTTPS,
+/// PROXY…, PROMETHEUS) shares one, UDP and SCTP have their own (the duplicate
+/// `protocol_port` check of listener.py `_validate_create_listener`).
+pub fn port_space(protocol: &str) -> &str {
+    match protocol {
+        "UDP" => "UDP",
+        "SCTP" => "SCTP",
+        _ => "TCP",
+    }
 }
 
 /// Listener → allowed pool protocols (api-contract.md §14.7).
@@ -91,7 +103,7 @@ pub fn strip_helper(body: &mut Value, key: &str, helper: &str) {
 /// Load a pool that is not DELETED (404 `Pool <id> not found.`).
 pub async fn get_db_pool(tx: &mut octavia_db::Tx, id: &str) -> Result<PoolRow, ApiError> {
     let p: Option<PoolRow> = tx.find(id).await?;
-    p.filter(|p| p.provisioning_status != "DELETED")
+    p.filter(|p| p.provisioning_status != ProvisioningStatus::Deleted)
         .ok_or_else(|| ApiError::not_found("Pool", id))
 }
 
@@ -109,7 +121,7 @@ pub fn check_pool_protocol(listener: &str, pool: &str) -> Result<(), ApiError> {
 /// Load a policy that is not DELETED (404 `L7 Policy <id> not found.`).
 pub async fn get_db_l7policy(tx: &mut Tx, id: &str) -> Result<L7PolicyRow, ApiError> {
     let p: Option<L7PolicyRow> = tx.find(id).await?;
-    p.filter(|p| p.provisioning_status != "DELETED")
+    p.filter(|p| p.provisioning_status != ProvisioningStatus::Deleted)
         .ok_or_else(|| ApiError::not_found("L7 Policy", id))
 }
 
@@ -120,8 +132,12 @@ pub async fn lock_lb_and_listener(
     lb_id: &str,
     listener_id: &str,
 ) -> Result<(), ApiError> {
-    tx.lock_lb_for_child(lb_id, &[listener_id.to_string()], "PENDING_UPDATE")
-        .await?;
+    tx.lock_lb_for_child(
+        lb_id,
+        &[listener_id.to_string()],
+        ProvisioningStatus::PendingUpdate,
+    )
+    .await?;
     Ok(())
 }
 
@@ -130,7 +146,7 @@ pub async fn lock_lb_and_listener(
 /// and the pool goes PENDING_UPDATE (`test_and_set_lb_and_listeners_prov_status(pool_id=…)`
 /// of octavia/db/repositories.py). Errors: 404 / 409 from `lock_lb_for_child`.
 pub async fn lock_pool_child(tx: &mut Tx, pool: &PoolRow) -> Result<(), ApiError> {
-    if pool.provisioning_status != "ACTIVE" {
+    if pool.provisioning_status != ProvisioningStatus::Active {
         return Err(ApiError::immutable("Pool", &pool.id));
     }
     let listener_ids: Vec<String> = pool_listeners(tx, &pool.id)
@@ -141,10 +157,10 @@ pub async fn lock_pool_child(tx: &mut Tx, pool: &PoolRow) -> Result<(), ApiError
     tx.lock_lb_for_child(
         pool.load_balancer_id.as_deref().unwrap_or_default(),
         &listener_ids,
-        "PENDING_UPDATE",
+        ProvisioningStatus::PendingUpdate,
     )
     .await?;
-    tx.set_provisioning_status::<PoolRow>(&pool.id, "PENDING_UPDATE")
+    tx.set_provisioning_status::<PoolRow>(&pool.id, ProvisioningStatus::PendingUpdate)
         .await?;
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! `/v2/lbaas/pools/{pool_id}/members`, as `octavia/api/v2/controllers/member.py`
 //! (api-contract.md §6).
 
+use provider::{OperatingStatus, ProvisioningStatus};
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 
@@ -48,7 +49,7 @@ pub async fn get_db_member(
     id: &str,
 ) -> Result<MemberRow, ApiError> {
     let m: Option<MemberRow> = tx.find(id).await?;
-    m.filter(|m| m.provisioning_status != "DELETED" && m.pool_id == pool_id)
+    m.filter(|m| m.provisioning_status != ProvisioningStatus::Deleted && m.pool_id == pool_id)
         .ok_or_else(|| ApiError::not_found("Member", id))
 }
 
@@ -67,7 +68,7 @@ pub fn exploded_upper(a: &IpAddr) -> String {
 
 /// `validate.ip_not_reserved`: 400 `<IP> is not a valid option for member address` when the
 /// address is in `[networking] reserved_ips`.
-fn ip_not_reserved(st: &AppState, address: &str) -> Result<(), ApiError> {
+pub(crate) fn ip_not_reserved(st: &AppState, address: &str) -> Result<(), ApiError> {
     let Ok(ip) = address.parse::<IpAddr>() else {
         return Ok(());
     };
@@ -132,9 +133,14 @@ fn new_row(b: &Obj, pool: &PoolRow, has_hm: bool, vnic: &str) -> MemberRow {
         ip_address: b.str("address"),
         protocol_port: i32::try_from(b.i64("protocol_port").unwrap_or_default()).unwrap_or(0),
         weight: Some(i32::try_from(b.i64("weight").unwrap_or(1)).unwrap_or(1)),
-        operating_status: if has_hm { "OFFLINE" } else { "NO_MONITOR" }.into(),
+        operating_status: if has_hm {
+            OperatingStatus::Offline
+        } else {
+            OperatingStatus::NoMonitor
+        }
+        .into(),
         enabled: b.bool("admin_state_up").unwrap_or(true),
-        provisioning_status: "PENDING_CREATE".into(),
+        provisioning_status: ProvisioningStatus::PendingCreate.into(),
         name: b.str("name"),
         monitor_address: b.str("monitor_address"),
         monitor_port: b.i64("monitor_port").and_then(|p| i32::try_from(p).ok()),
@@ -213,7 +219,7 @@ pub async fn get_one(
     route_pool(&mut tx, &pool_id).await?;
     let m: Option<MemberRow> = tx.find(&id).await?;
     let m = m
-        .filter(|m| m.provisioning_status != "DELETED")
+        .filter(|m| m.provisioning_status != ProvisioningStatus::Deleted)
         .ok_or_else(|| ApiError::not_found("Member", &id))?;
     policy::authorize(&ctx, "member", "get_one", m.project_id.as_deref())?;
     if m.pool_id != pool_id {
@@ -306,7 +312,7 @@ pub async fn put(
     let b = parse_body(&body, "member_", "member", &MEMBER_PUT)?;
     let m: Option<MemberRow> = tx.find(&id).await?;
     let m = m
-        .filter(|m| m.provisioning_status != "DELETED")
+        .filter(|m| m.provisioning_status != ProvisioningStatus::Deleted)
         .ok_or_else(|| ApiError::not_found("Member", &id))?;
     let lb = get_db_lb(
         &mut tx,
@@ -325,7 +331,10 @@ pub async fn put(
         member_id: id.clone(),
         ..Default::default()
     };
-    let mut ch: Vec<(&str, SqlValue)> = vec![("provisioning_status", "PENDING_UPDATE".into())];
+    let mut ch: Vec<(&str, SqlValue)> = vec![(
+        "provisioning_status",
+        ProvisioningStatus::PendingUpdate.into(),
+    )];
     if b.has("name") {
         ch.push(("name", b.str("name").into()));
         new.name = Some(b.str("name").unwrap_or_default());
@@ -377,7 +386,7 @@ pub async fn delete(
     let pool = route_pool(&mut tx, &pool_id).await?;
     let m: Option<MemberRow> = tx.find(&id).await?;
     let m = m
-        .filter(|m| m.provisioning_status != "DELETED")
+        .filter(|m| m.provisioning_status != ProvisioningStatus::Deleted)
         .ok_or_else(|| ApiError::not_found("Member", &id))?;
     let lb = get_db_lb(
         &mut tx,
@@ -391,7 +400,7 @@ pub async fn delete(
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     lock_pool_child(&mut tx, &pool).await?;
-    tx.set_provisioning_status::<MemberRow>(&id, "PENDING_DELETE")
+    tx.set_provisioning_status::<MemberRow>(&id, ProvisioningStatus::PendingDelete)
         .await?;
     call_provider(
         &mut tx,
@@ -517,7 +526,10 @@ pub async fn batch_put(
                     None => false,
                 };
                 if !ch.is_empty() || tags_change {
-                    ch.push(("provisioning_status", "PENDING_UPDATE".into()));
+                    ch.push((
+                        "provisioning_status",
+                        ProvisioningStatus::PendingUpdate.into(),
+                    ));
                 }
                 updated.push((m, it, ch));
             }
@@ -593,7 +605,7 @@ pub async fn batch_put(
         if additive {
             desired.push(base::member_model(m));
         } else {
-            tx.set_provisioning_status::<MemberRow>(&m.id, "PENDING_DELETE")
+            tx.set_provisioning_status::<MemberRow>(&m.id, ProvisioningStatus::PendingDelete)
                 .await?;
         }
     }

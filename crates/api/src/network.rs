@@ -10,9 +10,9 @@ use crate::fault::ApiError;
 /// A Neutron subnet, as far as VIP validation needs it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SubnetInfo {
-    /// Subnet id.
+    /// Neutron subnet uuid.
     pub id: String,
-    /// Its network.
+    /// The network the subnet belongs to (a VIP network must match it).
     pub network_id: String,
     /// CIDR, e.g. `10.0.0.0/24`.
     pub cidr: String,
@@ -23,7 +23,7 @@ pub struct SubnetInfo {
 /// A Neutron network.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NetworkInfo {
-    /// Network id.
+    /// Neutron network uuid.
     pub id: String,
     /// Its subnets' ids.
     pub subnets: Vec<String>,
@@ -32,9 +32,9 @@ pub struct NetworkInfo {
 /// A Neutron port.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PortInfo {
-    /// Port id.
+    /// Neutron port uuid.
     pub id: String,
-    /// Its network.
+    /// The port's network (the VIP network of an LB created on the port).
     pub network_id: String,
     /// `device_id` ("" when unused).
     pub device_id: String,

@@ -33,23 +33,9 @@ use crate::{amphora, base, flavors, l7policy, l7rule, profiles, quotas};
 pub const OPENAPI_PATH: &str = "/v2/openapi.json";
 
 /// `provisioning_status` values (provider `ProvisioningStatus`, db-schema.md §1).
-pub const PROVISIONING_STATUSES: &[&str] = &[
-    "ACTIVE",
-    "PENDING_CREATE",
-    "PENDING_UPDATE",
-    "PENDING_DELETE",
-    "DELETED",
-    "ERROR",
-];
+pub const PROVISIONING_STATUSES: &[&str] = provider::ProvisioningStatus::NAMES;
 /// `operating_status` values (provider `OperatingStatus`, db-schema.md §1).
-pub const OPERATING_STATUSES: &[&str] = &[
-    "ONLINE",
-    "OFFLINE",
-    "DEGRADED",
-    "ERROR",
-    "NO_MONITOR",
-    "DRAINING",
-];
+pub const OPERATING_STATUSES: &[&str] = provider::OperatingStatus::NAMES;
 
 /// Octavia's datetime rendering ([`base::dt`]): `YYYY-MM-DDTHH:MM:SS`, no timezone.
 fn datetime_ok(v: &str) -> bool {
@@ -558,7 +544,7 @@ static SHAPES: &[(&str, &Schema)] = &[
 /// What an operation reads from the request body.
 #[derive(Debug, Clone, Copy)]
 pub enum Body {
-    /// No body.
+    /// No request body (GETs, DELETEs, and writes such as failover that take none).
     None,
     /// `{"<wrapper>": <schema>}`, parsed by [`crate::types::parse_body`].
     Wrapped(&'static str, &'static Schema),
@@ -586,7 +572,7 @@ pub enum Reply {
     V2,
     /// `text/plain` `OK`.
     Text,
-    /// This document.
+    /// The OpenAPI document itself (`GET /v2/openapi.json`).
     Document,
 }
 
@@ -612,13 +598,13 @@ pub struct Operation {
     pub path: &'static str,
     /// One-line summary.
     pub summary: &'static str,
-    /// Request body.
+    /// What the request carries ([`Body`]).
     pub body: Body,
     /// The success status.
     pub status: u16,
     /// The success body.
     pub reply: Reply,
-    /// Query parameters.
+    /// Which query parameters apply ([`Params`]: pagination, filters, `fields`, cascade, …).
     pub params: Params,
     /// Calls a provider driver (so 501 / driver errors, and 503 on quota'd creates).
     pub driver: bool,

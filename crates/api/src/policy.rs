@@ -69,11 +69,11 @@ pub enum PolicyError {
 /// The caller's policy values (oslo.context `to_policy_values` + Octavia's `is_admin`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Credentials {
-    /// Token project.
+    /// Token project (`project_id:%(project_id)s` checks).
     pub project_id: Option<String>,
-    /// Token user.
+    /// Token user (`user_id:` checks).
     pub user_id: Option<String>,
-    /// Role names.
+    /// Role names, implied roles included (`role:` checks, case-insensitive).
     pub roles: Vec<String>,
     /// `context_is_admin` passed, or noauth.
     pub is_admin: bool,

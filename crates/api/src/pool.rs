@@ -8,6 +8,7 @@ use axum::{Extension, Json};
 use octavia_db::{
     L7PolicyRow, ListQuery, ListenerRow, PoolRow, QuotaResource, SessionPersistenceRow, SqlValue,
 };
+use provider::{OperatingStatus, ProvisioningStatus};
 use serde_json::{json, Value};
 
 use crate::base::{self, call_provider, POOL_ATTRS};
@@ -41,6 +42,23 @@ pub(crate) fn validate_tls_lists(b: &Obj, update: bool) -> Result<(), ApiError> 
     } else if b.bool("tls_enabled") == Some(true) {
         check_tls_versions(b.str_list("tls_versions").as_deref())?;
         check_alpn(b.str_list("alpn_protocols").as_deref())?;
+    }
+    Ok(())
+}
+
+/// The field rules of a new pool of `protocol` (pool.py `post`, also the graph create's
+/// `_graph_create`): its session persistence ([`validate_sp`]), its TLS version / ALPN lists
+/// ([`validate_tls_lists`]) and 400 `A CA certificate reference is required to specify a
+/// revocation list.` for a CRL without a CA.
+pub(crate) fn validate_create_fields(b: &Obj, protocol: &str) -> Result<(), ApiError> {
+    if let Some(sp) = &b.obj("session_persistence") {
+        validate_sp(sp, protocol, "UDP and SCTP")?;
+    }
+    validate_tls_lists(b, false)?;
+    if b.str("crl_container_ref").is_some() && b.str("ca_tls_container_ref").is_none() {
+        return Err(ApiError::Validation(
+            "A CA certificate reference is required to specify a revocation list.".into(),
+        ));
     }
     Ok(())
 }
@@ -242,16 +260,8 @@ pub async fn post(
         }
         check_pool_protocol(&l.protocol, &protocol)?;
     }
+    validate_create_fields(&b, &protocol)?;
     let sp = b.obj("session_persistence");
-    if let Some(sp) = &sp {
-        validate_sp(sp, &protocol, "UDP and SCTP")?;
-    }
-    validate_tls_lists(&b, false)?;
-    if b.str("crl_container_ref").is_some() && b.str("ca_tls_container_ref").is_none() {
-        return Err(ApiError::Validation(
-            "A CA certificate reference is required to specify a revocation list.".into(),
-        ));
-    }
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     if !ctx.noauth {
@@ -267,7 +277,7 @@ pub async fn post(
         ));
     }
     let listener_ids: Vec<String> = listener.iter().map(|l| l.id.clone()).collect();
-    tx.lock_lb_for_child(&lb_id, &listener_ids, "PENDING_UPDATE")
+    tx.lock_lb_for_child(&lb_id, &listener_ids, ProvisioningStatus::PendingUpdate)
         .await?;
     // Certificates are read after the LB lock, before the provider (pool.py
     // `_validate_create_pool`; seed 003 §5).
@@ -297,10 +307,10 @@ pub async fn post(
         description: b.str("description"),
         protocol: protocol.clone(),
         lb_algorithm: b.str("lb_algorithm").unwrap_or_default(),
-        operating_status: "OFFLINE".into(),
+        operating_status: OperatingStatus::Offline.into(),
         enabled: b.bool("admin_state_up").unwrap_or(true),
         load_balancer_id: Some(lb_id.clone()),
-        provisioning_status: "PENDING_CREATE".into(),
+        provisioning_status: ProvisioningStatus::PendingCreate.into(),
         tls_certificate_id: b.str("tls_container_ref"),
         ca_tls_certificate_id: b.str("ca_tls_container_ref"),
         crl_container_id: b.str("crl_container_ref"),
@@ -426,13 +436,16 @@ pub async fn put(
         .map(|l| l.id)
         .collect();
     let old = base::pool_model(&mut tx, &p).await?;
-    tx.lock_lb_for_child(&lb.id, &listener_ids, "PENDING_UPDATE")
+    tx.lock_lb_for_child(&lb.id, &listener_ids, ProvisioningStatus::PendingUpdate)
         .await?;
     let mut new = provider::Pool {
         pool_id: id.clone(),
         ..Default::default()
     };
-    let mut ch: Vec<(&str, SqlValue)> = vec![("provisioning_status", "PENDING_UPDATE".into())];
+    let mut ch: Vec<(&str, SqlValue)> = vec![(
+        "provisioning_status",
+        ProvisioningStatus::PendingUpdate.into(),
+    )];
     if b.has("name") {
         ch.push(("name", b.str("name").into()));
         new.name = Some(b.str("name").unwrap_or_default());
@@ -561,9 +574,9 @@ pub async fn delete(
         .map(|l| l.id)
         .collect();
     let model = base::pool_model(&mut tx, &p).await?;
-    tx.lock_lb_for_child(&lb.id, &listener_ids, "PENDING_UPDATE")
+    tx.lock_lb_for_child(&lb.id, &listener_ids, ProvisioningStatus::PendingUpdate)
         .await?;
-    tx.set_provisioning_status::<PoolRow>(&id, "PENDING_DELETE")
+    tx.set_provisioning_status::<PoolRow>(&id, ProvisioningStatus::PendingDelete)
         .await?;
     call_provider(&mut tx, &pname, driver.pool_delete(model)).await?;
     tx.commit().await?;

@@ -11,8 +11,8 @@
 //! [`provider_models`] and [`render_full`] give the driver's nested models and the
 //! `LoadBalancerFullResponse` body.
 
+use provider::{OperatingStatus, ProvisioningStatus};
 use std::collections::{BTreeMap, BTreeSet};
-use std::net::IpAddr;
 
 use octavia_db::{
     HealthMonitorRow, L7PolicyRow, ListenerRow, LoadBalancerRow, MemberRow, PoolRow, QuotaResource,
@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 use crate::base;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
-use crate::lookup::{pool_protocol_ok, quota_limits};
+use crate::lookup::{check_pool_protocol, port_space, quota_limits};
 use crate::types::Obj;
 use crate::AppState;
 
@@ -62,7 +62,7 @@ pub struct ListenerPlan {
 pub struct Plan {
     /// `PoolSingleCreate` definitions, top-level ones first then hoisted ones.
     pub pools: Vec<Obj>,
-    /// Listeners.
+    /// `ListenerSingleCreate` definitions with their resolved default / redirect pool names.
     pub listeners: Vec<ListenerPlan>,
 }
 
@@ -155,94 +155,6 @@ pub struct Created {
     pub listeners: Vec<ListenerRow>,
 }
 
-fn l4(p: &str) -> &str {
-    match p {
-        "UDP" => "UDP",
-        "SCTP" => "SCTP",
-        _ => "TCP",
-    }
-}
-
-/// Health monitor checks against its pool (pool.py `_graph_create`, health_monitor.py).
-fn validate_hm(st: &AppState, hm: &Obj, pool_protocol: &str) -> Result<(), ApiError> {
-    let ty = hm.str("type").unwrap_or_default();
-    if ty == "PING" && !st.config().allow_ping_health_monitors {
-        return Err(ApiError::BadRequest(
-            "The selected type is not allowed in this deployment: PING".into(),
-        ));
-    }
-    if matches!(pool_protocol, "UDP" | "SCTP") {
-        if !matches!(ty.as_str(), "UDP-CONNECT" | "SCTP" | "TCP" | "HTTP") {
-            return Err(ApiError::Validation(format!("The associated pool protocol is {pool_protocol}, so only a UDP-CONNECT/SCTP/TCP/HTTP health monitor is supported.")));
-        }
-        let min = st.config().udp_connect_min_interval_health_monitor;
-        if let Some(d) = hm.i64("delay").filter(|d| ty == "UDP-CONNECT" && *d < min) {
-            return Err(ApiError::Validation(format!(
-                "The request delay value {d} should be larger than {min} for UDP-CONNECT health monitor type."
-            )));
-        }
-    } else if matches!(ty.as_str(), "UDP-CONNECT" | "SCTP") {
-        return Err(ApiError::Validation(format!(
-            "The {ty} type is only supported for pools of type UDP/SCTP."
-        )));
-    }
-    if !matches!(ty.as_str(), "HTTP" | "HTTPS") {
-        if let Some(f) = ["http_method", "url_path", "expected_codes"]
-            .iter()
-            .find(|f| hm.str(f).is_some())
-        {
-            return Err(ApiError::InvalidOption {
-                value: f.to_string(),
-                option: format!("health monitors of type {ty}"),
-            });
-        }
-    }
-    if hm.str("domain_name").is_some_and(|d| !d.is_empty()) {
-        match hm.f64("http_version") {
-            None => {
-                return Err(ApiError::Validation(
-                    "'http_version' must be specified when 'domain_name' is provided.".into(),
-                ))
-            }
-            Some(v) if v < 1.1 => {
-                return Err(ApiError::InvalidOption {
-                    value: format!("http_version {v:.1}"),
-                    option: "health monitors HTTP 1.1 domain name health check".into(),
-                })
-            }
-            Some(_) => {}
-        }
-    }
-    Ok(())
-}
-
-fn pool_protocol_error(pool: &str, listener: &str) -> ApiError {
-    ApiError::Validation(format!(
-        "The pool protocol '{pool}' is invalid while the listener protocol is '{listener}'."
-    ))
-}
-
-/// `validate.ip_not_reserved` for a member address.
-fn ip_not_reserved(st: &AppState, address: &str) -> Result<(), ApiError> {
-    let Ok(ip) = address.parse::<IpAddr>() else {
-        return Ok(());
-    };
-    let shown = crate::member::exploded_upper(&ip);
-    let reserved = st.config().reserved_ips.iter().any(|r| {
-        r.parse::<IpAddr>()
-            .map(|r| crate::member::exploded_upper(&r))
-            .unwrap_or_else(|_| r.to_uppercase())
-            == shown
-    });
-    if reserved {
-        return Err(ApiError::InvalidOption {
-            value: shown,
-            option: "member address".into(),
-        });
-    }
-    Ok(())
-}
-
 fn i32_of(v: Option<i64>, default: i64) -> i32 {
     i32::try_from(v.unwrap_or(default)).unwrap_or(i32::MAX)
 }
@@ -289,16 +201,8 @@ pub async fn create(
             }
         }
         let protocol = p.str("protocol").unwrap_or_default();
+        crate::pool::validate_create_fields(p, &protocol)?;
         let sp = p.obj("session_persistence");
-        if let Some(sp) = &sp {
-            crate::pool::validate_sp(sp, &protocol, "UDP and SCTP")?;
-        }
-        crate::pool::validate_tls_lists(p, false)?;
-        if p.str("crl_container_ref").is_some() && p.str("ca_tls_container_ref").is_none() {
-            return Err(ApiError::Validation(
-                "A CA certificate reference is required to specify a revocation list.".into(),
-            ));
-        }
         let tls_refs: Vec<String> = p
             .str("tls_container_ref")
             .filter(|r| !r.is_empty())
@@ -325,10 +229,10 @@ pub async fn create(
                 description: p.str("description"),
                 protocol: protocol.clone(),
                 lb_algorithm: p.str("lb_algorithm").unwrap_or_default(),
-                operating_status: "OFFLINE".into(),
+                operating_status: OperatingStatus::Offline.into(),
                 enabled: p.bool("admin_state_up").unwrap_or(true),
                 load_balancer_id: Some(lb.id.clone()),
-                provisioning_status: "PENDING_CREATE".into(),
+                provisioning_status: ProvisioningStatus::PendingCreate.into(),
                 tls_certificate_id: p.str("tls_container_ref"),
                 ca_tls_certificate_id: p.str("ca_tls_container_ref"),
                 crl_container_id: p.str("crl_container_ref"),
@@ -364,8 +268,9 @@ pub async fn create(
         let hm = p.obj("healthmonitor");
         if let Some(hm) = &hm {
             quota(st, ctx, tx, &project, QuotaResource::HealthMonitor, 1).await?;
-            validate_hm(st, hm, &protocol)?;
             let ty = hm.str("type").unwrap_or_default();
+            crate::health_monitor::validate_type(st, &ty, hm.i64("delay"), &protocol)?;
+            crate::health_monitor::validate_fields(hm, &ty)?;
             let http = matches!(ty.as_str(), "HTTP" | "HTTPS");
             let hm_row = HealthMonitorRow {
                 pool_id: id.clone(),
@@ -381,10 +286,10 @@ pub async fn create(
                     .or_else(|| http.then(|| "200".into())),
                 enabled: hm.bool("admin_state_up").unwrap_or(true),
                 project_id: Some(project.clone()),
-                provisioning_status: "PENDING_CREATE".into(),
+                provisioning_status: ProvisioningStatus::PendingCreate.into(),
                 name: hm.str("name"),
                 id: base::new_id(),
-                operating_status: "OFFLINE".into(),
+                operating_status: OperatingStatus::Offline.into(),
                 http_version: hm.f64("http_version").map(|v| v as f32),
                 domain_name: hm.str("domain_name"),
                 ..Default::default()
@@ -400,7 +305,7 @@ pub async fn create(
         let mut member_ids = Vec::with_capacity(members.len());
         for m in &members {
             let address = m.str("address").unwrap_or_default();
-            ip_not_reserved(st, &address)?;
+            crate::member::ip_not_reserved(st, &address)?;
             if m.bool("request_sriov").unwrap_or(false) {
                 return Err(ApiError::BadRequest(
                     "The load balancer flavor does not allow SR-IOV member ports.".into(),
@@ -422,13 +327,13 @@ pub async fn create(
                 protocol_port: i32_of(Some(port), 0),
                 weight: Some(i32_of(m.i64("weight"), 1)),
                 operating_status: if hm.is_some() {
-                    "OFFLINE"
+                    OperatingStatus::Offline
                 } else {
-                    "NO_MONITOR"
+                    OperatingStatus::NoMonitor
                 }
                 .into(),
                 enabled: m.bool("admin_state_up").unwrap_or(true),
-                provisioning_status: "PENDING_CREATE".into(),
+                provisioning_status: ProvisioningStatus::PendingCreate.into(),
                 name: m.str("name"),
                 monitor_address: m.str("monitor_address"),
                 monitor_port: m.i64("monitor_port").and_then(|p| i32::try_from(p).ok()),
@@ -472,9 +377,7 @@ pub async fn create(
                 let (pid, pproto) = pool_ids.get(name).cloned().ok_or_else(|| {
                     ApiError::BadRequest(format!("Missing details for Pool object: {name}"))
                 })?;
-                if !pool_protocol_ok(&protocol, &pproto) {
-                    return Err(pool_protocol_error(&pproto, &protocol));
-                }
+                check_pool_protocol(&protocol, &pproto)?;
                 Some(pid)
             }
             None => None,
@@ -499,7 +402,7 @@ pub async fn create(
         }
         if ports
             .iter()
-            .any(|(p, n)| *n == port && l4(p) == l4(&protocol))
+            .any(|(p, n)| *n == port && port_space(p) == port_space(&protocol))
         {
             return Err(ApiError::Conflict(format!("Another Listener on this Load Balancer is already using protocol {protocol} and protocol_port {port}")));
         }
@@ -523,8 +426,8 @@ pub async fn create(
                 load_balancer_id: Some(lb.id.clone()),
                 tls_certificate_id: b.str("default_tls_container_ref"),
                 default_pool_id: default_pool,
-                provisioning_status: "PENDING_CREATE".into(),
-                operating_status: "OFFLINE".into(),
+                provisioning_status: ProvisioningStatus::PendingCreate.into(),
+                operating_status: OperatingStatus::Offline.into(),
                 enabled: b.bool("admin_state_up").unwrap_or(true),
                 peer_port: Some(tx.next_peer_port(&lb.id).await?),
                 insert_headers: b
@@ -604,9 +507,7 @@ async fn create_l7policy(
             let (pid, pproto) = pool_ids.get(name).cloned().ok_or_else(|| {
                 ApiError::BadRequest(format!("Missing details for Pool object: {name}"))
             })?;
-            if !pool_protocol_ok(&listener.protocol, &pproto) {
-                return Err(pool_protocol_error(&pproto, &listener.protocol));
-            }
+            check_pool_protocol(&listener.protocol, &pproto)?;
             Some(pid)
         }
         None => None,
@@ -645,9 +546,9 @@ async fn create_l7policy(
         redirect_url: dstr("redirect_url"),
         position: i32::MAX,
         enabled: b.bool("admin_state_up").unwrap_or(true),
-        provisioning_status: "PENDING_CREATE".into(),
+        provisioning_status: ProvisioningStatus::PendingCreate.into(),
         project_id: Some(project.to_string()),
-        operating_status: "OFFLINE".into(),
+        operating_status: OperatingStatus::Offline.into(),
         redirect_prefix: dstr("redirect_prefix"),
         redirect_http_code: d
             .get("redirect_http_code")

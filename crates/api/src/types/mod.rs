@@ -46,7 +46,7 @@ pub enum Kind {
     Pattern {
         /// The regex text shown in the error.
         pattern: &'static str,
-        /// The matcher.
+        /// True when the text matches `pattern` (a hand-written matcher: no regex engine).
         check: fn(&str) -> bool,
         /// Maximum length in characters.
         max: Option<usize>,
@@ -55,9 +55,9 @@ pub enum Kind {
     Uuid,
     /// `wtypes.IntegerType(minimum, maximum)` (or plain `int`).
     Int {
-        /// Inclusive minimum.
+        /// Inclusive minimum (`None`: unbounded).
         min: Option<i64>,
-        /// Inclusive maximum.
+        /// Inclusive maximum (`None`: unbounded).
         max: Option<i64>,
     },
     /// `bool`, with WSME's string coercions.
@@ -101,7 +101,7 @@ pub enum Kind {
 pub struct Field {
     /// JSON key.
     pub name: &'static str,
-    /// Its type.
+    /// What the value must be, and how WSME coerces it.
     pub kind: Kind,
     /// WSME `mandatory=True`.
     pub mandatory: bool,
@@ -110,7 +110,7 @@ pub struct Field {
 /// A WSME complex type: its attributes in declaration order.
 #[derive(Debug)]
 pub struct Schema {
-    /// Declared attributes.
+    /// Declared attributes; any other key is refused (`Unknown attribute for argument`).
     pub fields: &'static [Field],
     /// Declares `project_id`, so `tenant_id` (≤36 chars) is accepted as its alias
     /// (Octavia `BaseMeta`; `tenant_id` wins when both are given).

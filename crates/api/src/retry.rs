@@ -43,7 +43,8 @@ pub fn may_retry() -> bool {
 }
 
 /// Middleware: runs a POST/PUT/DELETE again while its response is marked [`Deadlocked`] and
-/// [`may_retry`] held when it was made (up to [`ATTEMPTS`] runs). The body was already read whole by the body-size limit.
+/// [`may_retry`] held when it was made (up to [`ATTEMPTS`] runs). The body was already read
+/// whole by the body-size limit.
 pub async fn retry_deadlock_victims(req: Request, next: Next) -> Response {
     if matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
         let resp = next.run(req).await;

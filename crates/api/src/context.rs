@@ -40,7 +40,7 @@ impl std::ops::Deref for SharedPolicy {
 pub struct RequestContext {
     /// Token project (None for unscoped/system tokens and noauth without `X-Project-Id`).
     pub project_id: Option<String>,
-    /// Token user.
+    /// Token user (noauth: the `X-User-Id` header, if any).
     pub user_id: Option<String>,
     /// Role names in the token (Keystone includes implied roles: admin ⊃ member ⊃ reader).
     pub roles: Vec<String>,
@@ -90,7 +90,7 @@ impl RequestContext {
 pub struct Identity {
     /// Scoped project, if any.
     pub project_id: Option<String>,
-    /// User id.
+    /// Keystone user uuid.
     pub user_id: String,
     /// Role names (implied roles included).
     pub roles: Vec<String>,
@@ -116,15 +116,9 @@ pub enum AuthFailure {
 /// Validates `X-Auth-Token` values (keystonemiddleware's role).
 #[async_trait]
 pub trait TokenAuth: Send + Sync + 'static {
-    /// The token's identity; `Err` (any text, logged) = the token is invalid → 401.
-    async fn validate(&self, token: &str) -> Result<Identity, String>;
-
-    /// What the API calls: the token's identity, or why not ([`AuthFailure`]: 401 or 503).
-    /// The default treats every [`TokenAuth::validate`] error as an invalid token;
-    /// validators that can tell an outage apart (Keystone) override it.
-    async fn validate_token(&self, token: &str) -> Result<Identity, AuthFailure> {
-        self.validate(token).await.map_err(AuthFailure::Invalid)
-    }
+    /// The token's identity, or why not: [`AuthFailure::Invalid`] → 401,
+    /// [`AuthFailure::Unavailable`] (Keystone could not answer) → 503.
+    async fn validate_token(&self, token: &str) -> Result<Identity, AuthFailure>;
 }
 
 /// keystonemiddleware's 503 text when Keystone cannot validate a token.
@@ -264,9 +258,6 @@ mod tests {
     struct Fixed;
     #[async_trait]
     impl TokenAuth for Fixed {
-        async fn validate(&self, token: &str) -> Result<Identity, String> {
-            self.validate_token(token).await.map_err(|e| e.to_string())
-        }
         async fn validate_token(&self, token: &str) -> Result<Identity, AuthFailure> {
             if token == "down" {
                 return Err(AuthFailure::Unavailable("connection refused".into()));

@@ -13,10 +13,6 @@ pub struct KeystoneTokenAuth(pub TokenValidator);
 
 #[async_trait]
 impl TokenAuth for KeystoneTokenAuth {
-    async fn validate(&self, token: &str) -> Result<Identity, String> {
-        self.validate_token(token).await.map_err(|e| e.to_string())
-    }
-
     /// `InvalidToken` → 401; anything else (Keystone down, 5xx, service credentials
     /// refused, endpoint missing) → 503, as keystonemiddleware's `fetch_token`.
     async fn validate_token(&self, token: &str) -> Result<Identity, AuthFailure> {

@@ -17,13 +17,13 @@ pub struct NamedTokens;
 
 #[async_trait]
 impl TokenAuth for NamedTokens {
-    async fn validate(&self, token: &str) -> Result<Identity, String> {
+    async fn validate_token(&self, token: &str) -> Result<Identity, AuthFailure> {
         let (project, roles): (&str, &[&str]) = match token {
             "admin" => ("adminproject", &["admin", "member", "reader"]),
             "member" => (PROJECT, &["member", "reader"]),
             "reader" => (PROJECT, &["reader"]),
             "stranger" => (OTHER, &["member", "reader"]),
-            _ => return Err("unknown token".into()),
+            _ => return Err(AuthFailure::Invalid("unknown token".into())),
         };
         Ok(Identity {
             project_id: Some(project.into()),
@@ -40,9 +40,6 @@ pub struct RoleTokens;
 
 #[async_trait]
 impl TokenAuth for RoleTokens {
-    async fn validate(&self, token: &str) -> Result<Identity, String> {
-        self.validate_token(token).await.map_err(|e| e.to_string())
-    }
     async fn validate_token(&self, token: &str) -> Result<Identity, AuthFailure> {
         match token {
             "unreachable" => return Err(AuthFailure::Unavailable("connection refused".into())),

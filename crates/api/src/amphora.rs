@@ -1,4 +1,4 @@
-//! `/v2/octavia/amphorae`, as `octavia/api/v2/controllers/amphora.py` (api-contract.md §15).
+//! `/v2/octavia/amphorae`, as `octavia/api/v2/controllers/amphora.py`.
 //!
 //! Keel pairs the API only with providers that run no amphorae (OVN), so there is never an
 //! amphora to show: the list is empty (with its links key), every id is 404

@@ -3,7 +3,7 @@
 //! `keystone` mode: `X-Auth-Token` is validated by a [`TokenAuth`] (the openstack crate's
 //! `TokenValidator` in production); missing or invalid → 401 with keystonemiddleware's body.
 //! `noauth` mode: no token; the context is built from `X-Project-Id` / `X-User-Id` / `X-Roles`
-//! when present and `is_admin` is forced true (api-contract.md §0.6).
+//! when present and `is_admin` is forced true.
 
 use std::sync::Arc;
 
@@ -51,7 +51,7 @@ pub struct RequestContext {
     pub system_scope: bool,
     /// The caller's token, for Neutron lookups made with the user's rights (seed 003).
     pub auth_token: Option<String>,
-    /// True under noauth: quota checks are skipped entirely (api-contract.md §10.3).
+    /// True under noauth: quota checks are skipped entirely.
     pub noauth: bool,
     /// The rules `policy::authorize` enforces (`[oslo_policy]`).
     pub policy: SharedPolicy,

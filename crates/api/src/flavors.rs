@@ -1,6 +1,6 @@
 //! Flavors (`/v2/lbaas/flavors`, keyed by id) and availability zones
 //! (`/v2/lbaas/availabilityzones`, keyed by name), as `octavia/api/v2/controllers/flavors.py`
-//! and `availability_zones.py` (api-contract.md §12.1, §13.1): global objects, list/show with
+//! and `availability_zones.py`: global objects, list/show with
 //! `read`, writes admin-only; the NIL placeholder is hidden from lists and 404s; a delete
 //! re-points DELETED load balancers to the placeholder and refuses (409) while a live one uses it.
 

@@ -1,4 +1,4 @@
-//! The Octavia v2 REST API on axum (api-contract.md), the `api` crate of Keel.
+//! The Octavia v2 REST API on axum, the `api` crate of Keel.
 //!
 //! [`router`] builds the whole HTTP surface from an [`AppState`]: version discovery, the
 //! `/v2/lbaas/…` resources (one module per Octavia controller: [`load_balancer`],
@@ -10,7 +10,7 @@
 //!
 //! Every mutating call runs in one SQL transaction of `octavia-db` (lock the LB, check its
 //! state and the quota, write PENDING_* rows), calls the provider driver inside it, and
-//! commits only when the driver accepted; a driver error rolls everything back (design.md).
+//! commits only when the driver accepted; a driver error rolls everything back.
 
 pub mod amphora;
 pub mod base;

@@ -677,7 +677,7 @@ pub async fn get_status(
 }
 
 /// A listener's pools in the status tree: its default pool, then the redirect pools of its
-/// enabled L7 policies that have at least one rule, de-duplicated (api-contract.md §3.8).
+/// enabled L7 policies that have at least one rule, de-duplicated.
 async fn status_pool_ids(
     tx: &mut octavia_db::Tx,
     l: &ListenerRow,

@@ -37,7 +37,7 @@ pub fn quota_limits(st: &AppState) -> octavia_db::QuotaLimits {
     }
 }
 
-/// Sum of `listener_statistics` rows of some listeners (api-contract.md §4.6).
+/// Sum of `listener_statistics` rows of some listeners.
 pub async fn stats_of(tx: &mut octavia_db::Tx, listener_ids: &[String]) -> Result<Value, ApiError> {
     let (mut bi, mut bo, mut ac, mut tc, mut re) = (0i64, 0i64, 0i64, 0i64, 0i64);
     for lid in listener_ids {
@@ -77,7 +77,7 @@ pub fn port_space(protocol: &str) -> &str {
     }
 }
 
-/// Listener → allowed pool protocols (api-contract.md §14.7).
+/// Listener → allowed pool protocols.
 pub fn pool_protocol_ok(listener: &str, pool: &str) -> bool {
     match listener {
         "HTTP" | "TERMINATED_HTTPS" => matches!(pool, "HTTP" | "PROXY" | "PROXYV2"),

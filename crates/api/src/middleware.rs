@@ -1,4 +1,4 @@
-//! Framework-level behaviour every endpoint shares (api-contract.md §0.1–0.3).
+//! Framework-level behaviour every endpoint shares.
 
 use axum::body::Body;
 use axum::extract::{Request, State};

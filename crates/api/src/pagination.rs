@@ -1,5 +1,5 @@
 //! Pagination, sorting, filtering and field selection of collection GETs, as
-//! `octavia/api/common/pagination.py` (api-contract.md §14.2–14.4).
+//! `octavia/api/common/pagination.py`.
 //!
 //! [`ListParams`] and the links are shared by both list paths; [`apply`] is the in-memory path
 //! (the rendered response objects of one project scope: filters compare against API attribute

@@ -1,6 +1,6 @@
 //! RBAC: Octavia's registered policy rules evaluated as oslo.policy does
 //! (`octavia/policies/*.py`, `octavia/common/policy.py`, oslo.policy 6.0.0 as pinned by
-//! `ci/stack/upper-constraints.txt`; api-contract.md §14.8).
+//! `ci/stack/upper-constraints.txt`).
 //!
 //! * Defaults: the keystone default roles (`reader`/`member`/`admin`, project scope).
 //! * `[oslo_policy] enforce_new_defaults = False`: every default that has a deprecated rule

@@ -1,6 +1,6 @@
 //! Flavor profiles (`/v2/lbaas/flavorprofiles`) and availability zone profiles
 //! (`/v2/lbaas/availabilityzoneprofiles`), as `octavia/api/v2/controllers/flavor_profiles.py`
-//! and `availability_zone_profiles.py` (api-contract.md §12.2, §13.2). Both are admin-only,
+//! and `availability_zone_profiles.py`. Both are admin-only,
 //! keep their metadata as a JSON *string*, validate it through the provider driver
 //! (`validate_flavor` / `validate_availability_zone`) and refuse changes while in use.
 

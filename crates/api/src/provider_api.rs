@@ -1,4 +1,4 @@
-//! `/v2/lbaas/providers`, as `octavia/api/v2/controllers/provider.py` (api-contract.md §11):
+//! `/v2/lbaas/providers`, as `octavia/api/v2/controllers/provider.py`:
 //! the enabled and loaded provider drivers, and each driver's flavor / availability zone
 //! metadata capabilities (no pagination; `fields=`, `name=` and `description=` apply).
 

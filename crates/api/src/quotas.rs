@@ -1,4 +1,4 @@
-//! `/v2/lbaas/quotas`, as `octavia/api/v2/controllers/quotas.py` (api-contract.md §10).
+//! `/v2/lbaas/quotas`, as `octavia/api/v2/controllers/quotas.py`.
 //!
 //! Every quota object carries each limit twice: `loadbalancer` + the deprecated
 //! `load_balancer`, `healthmonitor` + the deprecated `health_monitor`. `GET

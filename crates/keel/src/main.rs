@@ -185,7 +185,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let service = clients::service_session(&config)?;
     let neutron = clients::neutron(&config)?;
 
-    // One long-lived NB connection and replica for the whole process (design.md).
+    // One long-lived NB connection and replica for the whole process.
     let nb = ovsdb::Client::connect_with(
         &config.ovn.ovn_nb_connection,
         "OVN_Northbound",

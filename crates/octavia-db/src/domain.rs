@@ -366,7 +366,7 @@ impl Tx {
     }
 
     /// Checks and takes quota for `count` new objects of `resource` in `project_id`
-    /// (octavia/db/repositories.py `check_quota_met`, api-contract.md §10.3).
+    /// (octavia/db/repositories.py `check_quota_met`).
     ///
     /// Creates the project's `quotas` row if missing, locks it, takes the limit (row value, or
     /// `defaults` when NULL; -1 = unlimited) and the in-use count (stored counter, or — when it is

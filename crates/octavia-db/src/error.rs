@@ -2,7 +2,7 @@ use thiserror::Error;
 
 /// Errors of the Octavia DB layer. `Display` gives the API fault text where one exists.
 ///
-/// HTTP mapping the API is expected to apply (api-contract.md §0, §10.3, §14.6):
+/// HTTP mapping the API is expected to apply:
 /// [`DbError::NotFound`] → 404, [`DbError::InvalidState`] / [`DbError::Immutable`] /
 /// [`DbError::Duplicate`] → 409, [`DbError::QuotaExceeded`] → 403, [`DbError::ProjectBusy`] → 503,
 /// [`DbError::MissingProjectId`] → 400, [`DbError::Unavailable`] → 503, everything else → 500.

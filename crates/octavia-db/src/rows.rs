@@ -1,5 +1,5 @@
-//! Row structs, one per table the API reads or writes. Field names are the column names
-//! (`spec/db-schema.md` §2–3); API names differ in places (`enabled` = `admin_state_up`,
+//! Row structs, one per table the API reads or writes. Field names are the column names (octavia/db/models.py);
+//! API names differ in places (`enabled` = `admin_state_up`,
 //! `rise_threshold` = `max_retries`, `fall_threshold` = `max_retries_down`, `tls_certificate_id`
 //! = `default_tls_container_ref`, …). Datetimes are naive UTC. `Option` = a nullable column.
 //! A field without a doc comment is exactly its column (`name`, `description`, `project_id`,

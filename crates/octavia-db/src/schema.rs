@@ -1,7 +1,7 @@
 //! The Octavia schema at alembic head `fabf4983846b`, as data, rendered to MariaDB or SQLite DDL.
 //!
 //! Column types, nullability, defaults, keys and constraint names are those a MySQL
-//! `octavia-db-manage upgrade head` produces (`spec/db-schema.md`; checked against the live
+//! `octavia-db-manage upgrade head` produces (checked against the live
 //! reference DB by `tests/schema.rs`). SQLite gets the closest equivalents.
 
 mod amphora;
@@ -12,7 +12,7 @@ pub(crate) use lookups::LOOKUP_ROWS;
 
 use ColType::*;
 
-/// The alembic revision the schema corresponds to (`spec/db-schema.md`, "Alembic head revision").
+/// The alembic revision the schema corresponds to.
 pub const ALEMBIC_HEAD: &str = "fabf4983846b";
 
 /// A column type, named by its MariaDB rendering.

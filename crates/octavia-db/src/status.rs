@@ -1,5 +1,5 @@
 //! The status updater: applies provider status reports to the DB with the semantics of
-//! octavia's driver-agent `DriverUpdater` (`spec/status-path.md` §2.2–2.3, §3).
+//! octavia's driver-agent `DriverUpdater`.
 
 use async_trait::async_trait;
 use provider::{

@@ -7,7 +7,7 @@
 //! sends back ([`StatusReport`], `spec/status-path.md` §2) through a [`StatusSink`].
 //!
 //! It depends on nothing of Keel's: the API and the OVN provider both depend on it, and
-//! neither reaches around it (design.md, "Rules of the house").
+//! neither reaches around it.
 
 mod driver;
 mod error;

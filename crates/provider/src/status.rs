@@ -225,7 +225,7 @@ pub struct StatusSinkError {
 /// Implemented over the Octavia DB by `octavia-db`; the provider never touches SQL itself.
 #[async_trait]
 pub trait StatusSink: Send + Sync + 'static {
-    /// Apply a status report with Octavia's semantics (`spec/status-path.md` §2.3).
+    /// Apply a status report with Octavia's semantics.
     async fn update_status(&self, report: StatusReport) -> Result<(), StatusSinkError>;
 
     /// Store listener statistics (`spec/status-path.md` §3).

@@ -1,7 +1,7 @@
 //! Request and response typing, as Octavia's WSME types (`octavia/api/v2/types/*.py`).
 //!
 //! Bodies are parsed by a small WSME re-implementation ([`parse_body`]) driven by
-//! declarative [`Schema`]s, so that failures carry WSME's exact texts (api-contract.md §0.4):
+//! declarative [`Schema`]s, so that failures carry WSME's exact texts:
 //! unknown keys → `Unknown attribute for argument <arg>: <names>`; coercion failures (a string
 //! for an integer, a non-boolean, a non-list) name the *argument* and echo the whole body as a
 //! Python dict; range/UUID/enum/length failures name the innermost field.

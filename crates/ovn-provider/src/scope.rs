@@ -392,7 +392,7 @@ pub(crate) mod tests {
                 .or_default()
                 .insert(uuid.to_string(), row);
         }
-        fn rows(&self, table: &str) -> impl Iterator<Item = (&String, &Value)> {
+        fn rows(&self, table: &str) -> impl Iterator<Item = (&String, &Value)> + use<'_> {
             self.tables.get(table).into_iter().flat_map(|t| t.iter())
         }
     }

@@ -17,7 +17,7 @@ fn kind_schema(kind: &Kind, nullable: bool, request: bool) -> Value {
             json!(t)
         }
     };
-    let v = match kind {
+    match kind {
         Kind::Str { min, max } => {
             let mut o = json!({"type": ty("string")});
             if let Some(n) = min {
@@ -69,7 +69,7 @@ fn kind_schema(kind: &Kind, nullable: bool, request: bool) -> Value {
         Kind::UrlPath => json!({"type": ty("string"), "pattern": "^/([^/\\s]\\S*)?$",
             "maxLength": crate::types::URL_COLUMN_MAX}),
         Kind::Alpn => {
-            return kind_schema(
+            kind_schema(
                 &Kind::Enum(&["h2", "http/1.1", "http/1.0"]),
                 nullable,
                 request,
@@ -90,17 +90,16 @@ fn kind_schema(kind: &Kind, nullable: bool, request: bool) -> Value {
         }
         Kind::Object(schema) => {
             let inner = object_schema(schema, request);
-            return if nullable {
+            if nullable {
                 json!({"anyOf": [inner, {"type": "null"}]})
             } else {
                 inner
-            };
+            }
         }
         Kind::ObjectList(schema) => {
             json!({"type": ty("array"), "items": object_schema(schema, request)})
         }
-    };
-    v
+    }
 }
 
 /// A complex type: a `$ref` to its component when it is a named request schema (request

@@ -175,6 +175,7 @@ pub async fn flavor_get_all(
             "flavors",
             objs,
             &params,
+            FLAVOR_ATTRS,
             st.config(),
         )));
     }
@@ -336,6 +337,7 @@ pub async fn az_get_all(
             "availability_zones",
             objs,
             &params,
+            AZ_ATTRS,
             st.config(),
         )));
     }

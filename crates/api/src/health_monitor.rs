@@ -159,6 +159,7 @@ pub async fn get_all(
             "healthmonitors",
             objs,
             &params,
+            HM_ATTRS,
             st.config(),
         )));
     }

@@ -397,6 +397,7 @@ pub async fn get_all(
             "l7policies",
             objs,
             &params,
+            L7POLICY_ATTRS,
             st.config(),
         )));
     }

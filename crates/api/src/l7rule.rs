@@ -484,6 +484,7 @@ pub async fn get_all(
             "rules",
             objs,
             &params,
+            L7RULE_ATTRS,
             st.config(),
         )));
     }

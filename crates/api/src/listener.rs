@@ -118,7 +118,14 @@ pub async fn get_all(
         let rows: Vec<ListenerRow> = crate::listing::rows(&mut tx, &q).await?;
         let objs = base::render_listeners(&mut tx, &rows).await?;
         let url = crate::pagination::path_url(&st, &headers, "/v2/lbaas/listeners");
-        let body = crate::listing::body(&url, "listeners", objs, &params, st.config());
+        let body = crate::listing::body(
+            &url,
+            "listeners",
+            objs,
+            &params,
+            LISTENER_ATTRS,
+            st.config(),
+        );
         return Ok(Json(body));
     }
     // the in-memory path (see `listing`)

@@ -169,8 +169,9 @@ fn tag_conds(spec: &Spec, p: &ListParams) -> Vec<Cond> {
 
 /// The SQL page query of `p` over `spec` within `scope`, or `None` when the in-memory path must
 /// answer (an attribute SQL does not express here, or [`crate::ApiConfig::list_in_memory`]).
-/// `attrs` are the names filters and sort keys may use. Errors: the in-memory path's 400s for
-/// an unknown filter or sort key, and for a marker on a resource without `id`.
+/// `attrs` are the names filters and sort keys may use; the marker is looked up by the table's
+/// key (`Record::KEY`, the collection's [`pagination::key_attr`]). Errors: the in-memory path's
+/// 400s for an unknown filter or sort key.
 pub fn plan(
     spec: &Spec,
     p: &ListParams,
@@ -230,11 +231,6 @@ pub fn plan(
             Attr::Memory => return Ok(None),
         }
     }
-    if let Some(m) = &p.marker {
-        if !attrs.contains(&"id") {
-            return Err(bad_marker(m));
-        }
-    }
     filters.extend(tag_conds(spec, p));
     let joins = spec
         .joins
@@ -280,12 +276,14 @@ pub fn not_deleted() -> Cond {
     ("`t`.`provisioning_status` <> 'DELETED'".to_string(), vec![])
 }
 
-/// A collection body `{<key>: [...], <key>_links: [...]}` of a page's rendered objects.
+/// A collection body `{<key>: [...], <key>_links: [...]}` of a page's rendered objects;
+/// `attrs` as for [`plan`] (the links' marker is the [`pagination::key_attr`]).
 pub fn body(
     url: &str,
     key: &str,
     objs: Vec<serde_json::Value>,
     p: &ListParams,
+    attrs: &[&str],
     cfg: &crate::ApiConfig,
 ) -> serde_json::Value {
     let items = objs
@@ -295,7 +293,7 @@ pub fn body(
             _ => None,
         })
         .collect();
-    let page = pagination::finish(items, p, url, cfg);
+    let page = pagination::finish(items, p, pagination::key_attr(attrs), url, cfg);
     let mut body = serde_json::Map::new();
     body.insert(key.to_string(), serde_json::Value::Array(page.items));
     body.insert(format!("{key}_links"), page.links);

@@ -50,6 +50,7 @@ pub async fn get_all(
             "loadbalancers",
             objs,
             &params,
+            LB_ATTRS,
             st.config(),
         )));
     }

@@ -186,6 +186,7 @@ pub async fn get_all(
             "members",
             objs,
             &params,
+            MEMBER_ATTRS,
             st.config(),
         )));
     }

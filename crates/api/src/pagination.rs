@@ -234,10 +234,11 @@ pub fn apply(
     cfg: &crate::ApiConfig,
 ) -> Result<Page, ApiError> {
     let sort = sort_keys(p, attrs)?;
+    let key = key_attr(attrs);
     let marker_row = match &p.marker {
         Some(m) => Some(
             all.iter()
-                .find(|i| i.get("id").and_then(Value::as_str) == Some(m.as_str()))
+                .find(|i| i.get(key).and_then(Value::as_str) == Some(m.as_str()))
                 .cloned()
                 .ok_or_else(|| {
                     ApiError::BadRequest(format!("Supplied pagination marker '{m}' is not valid."))
@@ -288,7 +289,20 @@ pub fn apply(
     if let Some(l) = p.limit {
         items.truncate(l);
     }
-    Ok(finish(items, p, path_url, cfg))
+    Ok(finish(items, p, key, path_url, cfg))
+}
+
+/// The attribute that names an item of a collection in its links' `marker=`: `id`, or, for the
+/// two collections without one, their table key, which their attribute lists name first
+/// (`project_id` of quotas, `name` of availability zones). The reference writes the item's
+/// `id` (`marker=None` for these two) and looks the marker up by `id`, which these tables do not
+/// have; Keel pages them by their key.
+pub fn key_attr<'a>(attrs: &[&'a str]) -> &'a str {
+    if attrs.contains(&"id") {
+        "id"
+    } else {
+        attrs.first().copied().unwrap_or("id")
+    }
 }
 
 /// Attributes whose value is a list or an object in every response that has them: not sort
@@ -314,7 +328,9 @@ pub const UNSORTABLE: &[&str] = &[
 ];
 
 /// The sort keys of a list after validation: the requested ones, then `created_at` and `id`
-/// ascending when the resource has them and they were not requested. Errors: unknown filter →
+/// ascending when the resource has them and they were not requested, then the
+/// [`key_attr`] when not already there (so the order is total and a marker's successors are
+/// well defined). Errors: unknown filter →
 /// 400 `One or more arguments are either duplicate or invalid`; unknown sort key or one in
 /// [`UNSORTABLE`] → 400 `Supplied sort key '<k>' is not valid.`
 pub fn sort_keys(p: &ListParams, attrs: &[&str]) -> Result<Vec<(String, bool)>, ApiError> {
@@ -333,7 +349,7 @@ pub fn sort_keys(p: &ListParams, attrs: &[&str]) -> Result<Vec<(String, bool)>, 
             )));
         }
     }
-    for default in ["created_at", "id"] {
+    for default in ["created_at", "id", key_attr(attrs)] {
         if attrs.contains(&default) && !sort.iter().any(|(k, _)| k == default) {
             sort.push((default.to_string(), false));
         }
@@ -343,10 +359,12 @@ pub fn sort_keys(p: &ListParams, attrs: &[&str]) -> Result<Vec<(String, bool)>, 
 
 /// The page of `items` (already filtered, sorted and cut to the limit): `fields=` applied and
 /// the `previous` / `next` links as `PaginationHelper._make_links` (`null` when pagination is
-/// disabled).
+/// disabled). `key` is the [`key_attr`] of the collection; its value is the links' marker,
+/// percent-encoded (an id is left as it is).
 pub fn finish(
     items: Vec<Map<String, Value>>,
     p: &ListParams,
+    key: &str,
     path_url: &str,
     cfg: &crate::ApiConfig,
 ) -> Page {
@@ -366,10 +384,7 @@ pub fn finish(
                 base.push(format!("sort_key={s}"));
             }
             let id = |i: &Map<String, Value>| {
-                i.get("id")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string()
+                encode_query_value(i.get(key).and_then(Value::as_str).unwrap_or_default())
             };
             if p.marker.is_some() {
                 let mut prev = base.clone();
@@ -393,6 +408,19 @@ pub fn finish(
         .map(|i| Value::Object(project_fields(i, &p.fields)))
         .collect();
     Page { items, links }
+}
+
+/// `s` percent-encoded for a query value: every byte but the unreserved ones of RFC 3986.
+fn encode_query_value(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// `fields=` projection: keep only the selected keys (unknown names ignored; none = all).
@@ -510,6 +538,15 @@ mod tests {
             "Supplied sort key 'zzz' is not valid."
         );
         assert!(run(&[("sort", "name:up")]).is_err());
+    }
+
+    #[test]
+    fn keyless_collections_page_by_their_key() {
+        assert_eq!(key_attr(crate::quotas::QUOTA_ATTRS), "project_id");
+        assert_eq!(key_attr(crate::flavors::AZ_ATTRS), "name");
+        assert_eq!(key_attr(ATTRS), "id");
+        assert_eq!(encode_query_value("az 1&x=é"), "az%201%26x%3D%C3%A9");
+        assert_eq!(encode_query_value("0a-F_.~"), "0a-F_.~");
     }
 
     #[test]

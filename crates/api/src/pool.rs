@@ -167,6 +167,7 @@ pub async fn get_all(
             "pools",
             objs,
             &params,
+            POOL_ATTRS,
             st.config(),
         )));
     }

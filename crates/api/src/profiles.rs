@@ -236,7 +236,7 @@ pub async fn get_all<P: Profile>(
         let rows: Vec<P> = crate::listing::rows(&mut tx, &q).await?;
         let objs = rows.iter().map(render).collect();
         let url = crate::pagination::path_url(&st, &headers, P::PATH);
-        let mut body = crate::listing::body(&url, key, objs, &params, st.config());
+        let mut body = crate::listing::body(&url, key, objs, &params, &attrs::<P>(), st.config());
         rename_links(&mut body, key, links);
         return Ok(Json(body));
     }

@@ -118,6 +118,7 @@ pub async fn get_all(
             "quotas",
             objs,
             &params,
+            QUOTA_ATTRS,
             st.config(),
         )));
     }

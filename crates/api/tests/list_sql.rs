@@ -322,6 +322,15 @@ async fn seed(env: &Env) {
         .await
         .unwrap();
     }
+    // a key that a link's marker must percent-encode
+    tx.insert(&AvailabilityZoneRow {
+        name: "az 6&x=y/ü".into(),
+        description: None,
+        enabled: true,
+        availability_zone_profile_id: id(10, 1),
+    })
+    .await
+    .unwrap();
     for (i, p) in PROJECTS.iter().enumerate() {
         tx.execute(
             "INSERT INTO `quotas` (`project_id`, `load_balancer`, `listener`, `pool`) VALUES (?, ?, ?, ?)",
@@ -833,6 +842,150 @@ async fn member_l7_and_quota_lists_match_the_in_memory_path() {
         &p1,
     )
     .await;
+}
+
+/// The attribute that names an item in its collection's links (quotas and AZs have no `id`).
+fn item_key(path: &str) -> &'static str {
+    if path.ends_with("/quotas") {
+        "project_id"
+    } else if path.ends_with("/availabilityzones") {
+        "name"
+    } else {
+        "id"
+    }
+}
+
+/// The item keys of a page's collection, and its link of relation `rel` as a path + query.
+fn page_of(body: &Value, s: &Space, rel: &str) -> (Vec<String>, Option<String>) {
+    let key = item_key(s.path);
+    let items = body[s.key]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {} in {body}", s.key))
+        .iter()
+        .map(|i| i[key].as_str().unwrap_or_default().to_string())
+        .collect();
+    // the profiles' links keys are singular, as the reference's types name them
+    let links = match s.key {
+        "flavorprofiles" => "flavorprofile_links".to_string(),
+        "availability_zone_profiles" => "availability_zone_profile_links".to_string(),
+        k => format!("{k}_links"),
+    };
+    let link = body[links]
+        .as_array()
+        .and_then(|l| l.iter().find(|x| x["rel"] == rel))
+        .and_then(|x| x["href"].as_str())
+        .map(|h| {
+            h.strip_prefix("http://keel.test")
+                .unwrap_or_else(|| panic!("{h}"))
+                .to_string()
+        });
+    (items, link)
+}
+
+/// Walk `s` with `limit` and `sort` on `router` as `token`: following the `next` links from
+/// the first page gives every item of the unpaged list once, in its order, every page answering
+/// 200; each page's `previous` link answers the items before that page (the first `limit` of
+/// them, in forward order, as the reference's `page_reverse`). Returns the pages walked.
+async fn walk(router: &axum::Router, token: &str, s: &Space, sort: &str, limit: usize) -> usize {
+    let unpaged = format!("{}?{}", s.path, join(&[sort, "limit=infinite"]));
+    let (status, body) = get(router, token, &unpaged).await;
+    assert_eq!(status, 200, "GET {unpaged}: {body}");
+    let (full, _) = page_of(&body, s, "next");
+    assert!(!full.is_empty(), "GET {unpaged}: {body}");
+    let mut seen: Vec<String> = Vec::new();
+    let mut next = Some(format!(
+        "{}?{}",
+        s.path,
+        join(&[sort, &format!("limit={limit}")])
+    ));
+    let mut pages = 0;
+    while let Some(path) = next {
+        pages += 1;
+        assert!(pages <= full.len() + 2, "GET {path}: the walk does not end");
+        let (status, body) = get(router, token, &path).await;
+        assert_eq!(status, 200, "GET {path} as {token}: {body}");
+        let (items, n) = page_of(&body, s, "next");
+        assert!(items.len() <= limit, "GET {path}: {items:?}");
+        if let Some(prev) = page_of(&body, s, "previous").1 {
+            let (status, pbody) = get(router, token, &prev).await;
+            assert_eq!(status, 200, "GET {prev} (previous of {path}): {pbody}");
+            let before = seen.len().min(limit);
+            assert_eq!(
+                page_of(&pbody, s, "next").0,
+                full[..before],
+                "GET {prev} (previous of {path})"
+            );
+        } else {
+            // only the first page, and an empty last one (no links at all), have none
+            assert!(
+                seen.is_empty() || items.is_empty(),
+                "GET {path}: a later page without a previous link"
+            );
+        }
+        seen.extend(items);
+        next = n;
+    }
+    assert_eq!(
+        seen, full,
+        "{} {sort} limit={limit} as {token}: the walk",
+        s.path
+    );
+    pages
+}
+
+/// Every collection (quotas and availability zones, keyed by project and name, included)
+/// walked page by page through its `next` and `previous` links gives its whole list, on both
+/// paths and backends, for an admin and a member, with the default order and with sort keys
+/// that tie.
+#[tokio::test]
+async fn every_collection_pages_through_its_links_to_the_full_list() {
+    for mysql in [false, true] {
+        let env = Env::new(mysql, Setup::role_tokens(Policy::default())).await;
+        seed(&env).await;
+        let (sql, mem) = routers(&env);
+        let mut pages = 0;
+        let mut spaces = vec![
+            lb_space(),
+            listener_space(),
+            pool_space(),
+            hm_space(),
+            member_space(),
+        ];
+        spaces.extend(l7_spaces());
+        for s in &spaces {
+            let tokens = if s.path.ends_with("profiles") {
+                vec![format!("{P1}|admin")]
+            } else if s.path.ends_with("/quotas")
+                || s.path.contains("/v2/lbaas/pools/")
+                || s.path.contains("/l7")
+            {
+                vec![format!("{P1}|admin"), format!("{P1}|member,reader")]
+            } else {
+                callers()
+            };
+            let mut sorts = vec!["", "sort=id:desc"];
+            if item_key(s.path) != "id" {
+                sorts = vec!["", "sort=enabled:desc"];
+            }
+            if s.path.ends_with("/quotas") {
+                sorts = vec!["", "sort=listener:desc", "sort=project_id:desc"];
+            }
+            if s.path.contains("/loadbalancers") {
+                sorts.push("sort=name,operating_status:desc");
+            }
+            for token in &tokens {
+                for sort in &sorts {
+                    for limit in [1, 2, 5] {
+                        for router in [&sql, &mem] {
+                            pages += walk(router, token, s, sort, limit).await;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(pages > 500, "{pages}");
+        env.done().await;
+    }
 }
 
 /// Every attribute a list may filter or sort on has its SQL form (none falls back to the

@@ -611,7 +611,18 @@ pub async fn lb_model(
     let vip = tx.vip(&lb.id).await?.unwrap_or_default();
     let sgs = tx.vip_sg_ids(&lb.id).await?;
     let add = tx.additional_vips(&lb.id).await?;
-    Ok(provider::LoadBalancer {
+    Ok(lb_model_with(lb, vip, sgs, add))
+}
+
+/// [`lb_model`] with the VIP row, the VIP security group ids (sorted) and the additional VIPs
+/// (by `subnet_id`) already at hand (`keel ovn-db-sync` reads them for many LBs at once).
+pub fn lb_model_with(
+    lb: &LoadBalancerRow,
+    vip: octavia_db::VipRow,
+    sgs: Vec<String>,
+    add: Vec<octavia_db::AdditionalVipRow>,
+) -> provider::LoadBalancer {
+    provider::LoadBalancer {
         loadbalancer_id: lb.id.clone(),
         name: lb.name.clone(),
         description: lb.description.clone(),
@@ -637,7 +648,7 @@ pub async fn lb_model(
         availability_zone: Some(json!({})),
         listeners: None,
         pools: None,
-    })
+    }
 }
 
 /// Provider `Listener` of a row.

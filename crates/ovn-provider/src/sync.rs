@@ -328,31 +328,68 @@ pub fn plan(
 /// monitor mappings are reported unrepaired), plan ([`plan`]) and, unless `opts.dry_run`,
 /// commit the ONE transaction. A transaction refused by a `wait` guard (another writer
 /// changed a row) is re-planned, up to 3 attempts. Returns the plan (differences, ops,
-/// status reports to send). Errors: NB reads/transaction, simulation.
+/// status reports to send). Errors: NB reads/transaction, simulation. One call of a
+/// [`Syncer`] (a run over many chunks keeps one [`Syncer`]).
 pub async fn sync(
     nb: &dyn NbDatabase,
     neutron: Option<&NeutronClient>,
     desired: &[LoadBalancer],
     opts: &SyncOptions,
 ) -> Result<SyncPlan, SyncError> {
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        let snap = nb.full_snapshot().await?;
-        let facts = match neutron {
-            Some(n) => gather_facts(n, &snap, desired, !opts.dry_run).await,
-            None => SyncFacts::default(),
-        };
-        let plan = plan(&snap, desired, &facts, opts.purge_unknown.as_ref())?;
-        if opts.dry_run || plan.ops.is_empty() {
-            return Ok(plan);
+    Syncer::new(nb, neutron).sync(desired, opts).await
+}
+
+/// [`sync`] over a run of many chunks: the full NB snapshot (O(rows) to build) is read once
+/// and kept while the chunks write nothing (a dry run, load balancers in sync), and read again
+/// only after a chunk committed (the rows it inserted get their uuids from ovsdb-server) or
+/// when a `wait` guard saw another writer. A snapshot kept across chunks is at worst older than
+/// a concurrent change, which the guards of a writing plan catch as for [`sync`].
+pub struct Syncer<'a> {
+    nb: &'a dyn NbDatabase,
+    neutron: Option<&'a NeutronClient>,
+    snap: Option<NbSnapshot>,
+}
+
+impl<'a> Syncer<'a> {
+    /// A run against `nb` (Neutron facts through `neutron`, see [`sync`]); nothing read yet.
+    pub fn new(nb: &'a dyn NbDatabase, neutron: Option<&'a NeutronClient>) -> Self {
+        Self {
+            nb,
+            neutron,
+            snap: None,
         }
-        match nb.transact(ops_json(&plan.ops)).await {
-            Ok(()) => return Ok(plan),
-            Err(e) if e.retry && attempt < 3 => {
-                tracing::info!(error = %e, attempt, "re-planning the sync after a concurrent NB change");
+    }
+
+    /// [`sync`] of one chunk `desired`, on the run's snapshot. Errors: as [`sync`].
+    pub async fn sync(
+        &mut self,
+        desired: &[LoadBalancer],
+        opts: &SyncOptions,
+    ) -> Result<SyncPlan, SyncError> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let snap = match self.snap.take() {
+                Some(s) => s,
+                None => self.nb.full_snapshot().await?,
+            };
+            let facts = match self.neutron {
+                Some(n) => gather_facts(n, &snap, desired, !opts.dry_run).await,
+                None => SyncFacts::default(),
+            };
+            let plan = plan(&snap, desired, &facts, opts.purge_unknown.as_ref())?;
+            if opts.dry_run || plan.ops.is_empty() {
+                self.snap = Some(snap);
+                return Ok(plan);
             }
-            Err(e) => return Err(e.into()),
+            // written or refused: the next plan reads the replica again
+            match self.nb.transact(ops_json(&plan.ops)).await {
+                Ok(()) => return Ok(plan),
+                Err(e) if e.retry && attempt < 3 => {
+                    tracing::info!(error = %e, attempt, "re-planning the sync after a concurrent NB change");
+                }
+                Err(e) => return Err(e.into()),
+            }
         }
     }
 }

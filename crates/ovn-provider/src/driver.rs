@@ -498,6 +498,7 @@ impl ProviderDriver for OvnProvider {
             Request::PoolUpdate {
                 p: req,
                 enabled: new.admin_state_up,
+                algorithm: new.lb_algorithm.clone(),
             },
         );
         Ok(())
@@ -621,8 +622,16 @@ impl ProviderDriver for OvnProvider {
         let hc = self.health_check_supported().await?;
         validate::health_monitor_update(hc)?;
         let req = hm_req(&new, Some(&old));
+        let full = requests::hm_full_req(&old, &new);
         let lb_id = self.queue_of_pool(&req.pool_id).await;
-        self.enqueue(&lb_id.clone(), Request::HmUpdate { lb_id, hm: req });
+        self.enqueue(
+            &lb_id.clone(),
+            Request::HmUpdate {
+                lb_id,
+                hm: req,
+                full,
+            },
+        );
         Ok(())
     }
 
@@ -792,7 +801,11 @@ impl Inner {
             } => listener::update(&snap, l, *enabled, default_pool.clone())?,
             Request::ListenerDelete(l) => listener::delete(&snap, l),
             Request::PoolCreate(p) => pool::create(&snap, p)?,
-            Request::PoolUpdate { p, enabled } => pool::update(&snap, p, *enabled)?,
+            Request::PoolUpdate {
+                p,
+                enabled,
+                algorithm,
+            } => pool::update(&snap, p, *enabled, algorithm.as_deref())?,
             Request::PoolDelete { p, hm_id, members } => {
                 let facts = self
                     .ports
@@ -817,28 +830,9 @@ impl Inner {
                 let facts = self.pool_member_facts(&mut snap, pool_id, desired).await;
                 member::batch(&snap, pool_id, desired, &facts)?
             }
-            Request::HmCreate { hm, .. } => {
-                let subnets = member::pool_subnets(&snap, &hm.pool_id);
-                let facts = self.ports.member_facts(&snap, &subnets, true).await;
-                snap.include_switches(&facts.switch_names());
-                let plan = hm::create(&snap, hm, &facts)?;
-                if let Err(e) = self.commit(&plan).await {
-                    self.ports
-                        .cleanup_hm_ports(self.nb.as_ref(), &subnets)
-                        .await;
-                    return Err(e);
-                }
-                if plan
-                    .report
-                    .healthmonitors
-                    .iter()
-                    .any(|r| r.provisioning_status == Some(Prov::Error))
-                {
-                    self.ports
-                        .cleanup_hm_ports(self.nb.as_ref(), &subnets)
-                        .await;
-                }
-                return Ok(plan.report);
+            Request::HmCreate { hm, .. } => return self.hm_create(snap, hm).await,
+            Request::HmUpdate { hm, full, .. } if hm::update_enables(&snap, hm) => {
+                return self.hm_create(snap, full).await;
             }
             Request::HmUpdate { hm, .. } => hm::update(&snap, hm)?,
             Request::HmDelete { hm_id, pool_id, .. } => hm::delete(&snap, hm_id, pool_id),
@@ -854,6 +848,37 @@ impl Inner {
             .cleanup_hm_ports(self.nb.as_ref(), &plan.hm_subnets)
             .await;
         self.ports.recompute_member_fips(&plan.fip_ports).await;
+        Ok(plan.report)
+    }
+
+    /// `hm_create` (also an update turning a disabled monitor on): the HM ports of the pool's
+    /// member subnets made first, deleted again when the commit fails or the HM is ERROR.
+    async fn hm_create(
+        &self,
+        mut snap: NbSnapshot,
+        hm: &hm::HmReq,
+    ) -> Result<StatusReport, JobError> {
+        let subnets = member::pool_subnets(&snap, &hm.pool_id);
+        // a disabled monitor maps nothing: no HM port to make
+        let facts = self.ports.member_facts(&snap, &subnets, hm.enabled).await;
+        snap.include_switches(&facts.switch_names());
+        let plan = hm::create(&snap, hm, &facts)?;
+        if let Err(e) = self.commit(&plan).await {
+            self.ports
+                .cleanup_hm_ports(self.nb.as_ref(), &subnets)
+                .await;
+            return Err(e);
+        }
+        if plan
+            .report
+            .healthmonitors
+            .iter()
+            .any(|r| r.provisioning_status == Some(Prov::Error))
+        {
+            self.ports
+                .cleanup_hm_ports(self.nb.as_ref(), &subnets)
+                .await;
+        }
         Ok(plan.report)
     }
 

@@ -73,6 +73,11 @@ pub fn hc_vip(ip: IpAddr, port: Option<u16>) -> String {
 /// `hm_create`: one health check per VIP, additional VIP and FIP, the HM id in
 /// `octavia:healthmonitors`, every member mapped through its subnet's HM port. The HM is ERROR
 /// (and the pool's mappings left out) when a member's HM port is missing.
+///
+/// A monitor created disabled only has its id in `octavia:healthmonitors`: no health check,
+/// no mapping, its members NO_MONITOR (as Octavia's amphora driver, which runs no check for a
+/// disabled monitor; the reference probes anyway and reports the HM OFFLINE). [`update`]
+/// turns the checks on and off.
 pub fn create(snap: &NbSnapshot, hm: &HmReq, facts: &MemberFacts) -> Result<Plan, PlanError> {
     let mut plan = Plan::default();
     let (row, key) = snap
@@ -81,6 +86,21 @@ pub fn create(snap: &NbSnapshot, hm: &HmReq, facts: &MemberFacts) -> Result<Plan
     let h = LbRef::Existing(row.uuid.clone());
     let lb_id = row.name.clone();
     let ids = &row.external_ids;
+    if !hm.enabled {
+        let mut edit = Edit::new(snap);
+        register(&mut edit, &h, &hm.id);
+        plan.report = tree(&edit, &lb_id, &h);
+        parents_active(&mut plan, ids, &hm.pool_id, &lb_id);
+        put(
+            &mut plan.report,
+            Kind::HealthMonitor,
+            &hm.id,
+            Some(Prov::Active),
+            Some(Op::Offline),
+        );
+        plan.ops = edit.into_ops();
+        return Ok(plan);
+    }
     let port = ext::listeners(ids)
         .into_iter()
         .find(|(_, _, v)| v.pool_id.as_deref() == Some(hm.pool_id.as_str()))
@@ -101,14 +121,7 @@ pub fn create(snap: &NbSnapshot, hm: &HmReq, facts: &MemberFacts) -> Result<Plan
         edit.insert_health_check(&h, hc_vip(ip, port), hm.options(), hc_ids);
     }
     // the row has a health check from now on
-    if let Some(r) = edit.row_mut(&h) {
-        let mut hms = ext::parse_healthmonitors(&r.external_ids);
-        if !hms.contains(&hm.id) {
-            hms.push(hm.id.clone());
-        }
-        r.external_ids
-            .insert(ext::HEALTHMONITORS.into(), ext::format_healthmonitors(&hms));
-    }
+    register(&mut edit, &h, &hm.id);
     let members = ext::parse_pool_members(ids.get(&key).map(String::as_str).unwrap_or("")).0;
     let mut hm_ok = true;
     let mut statuses = Vec::new();
@@ -151,14 +164,33 @@ pub fn create(snap: &NbSnapshot, hm: &HmReq, facts: &MemberFacts) -> Result<Plan
             Some(Op::Error),
         );
     }
+    parents_active(&mut plan, ids, &hm.pool_id, &lb_id);
+    plan.ops = edit.into_ops();
+    Ok(plan)
+}
+
+/// The HM id in the row's `octavia:healthmonitors` (once).
+fn register(edit: &mut Edit<'_>, h: &LbRef, hm_id: &str) {
+    if let Some(r) = edit.row_mut(h) {
+        let mut hms = ext::parse_healthmonitors(&r.external_ids);
+        if !hms.iter().any(|x| x == hm_id) {
+            hms.push(hm_id.to_string());
+        }
+        r.external_ids
+            .insert(ext::HEALTHMONITORS.into(), ext::format_healthmonitors(&hms));
+    }
+}
+
+/// Pool, its listeners and the LB ACTIVE (operating statuses left to the tree).
+fn parents_active(plan: &mut Plan, ids: &ExternalIds, pool_id: &str, lb_id: &str) {
     put(
         &mut plan.report,
         Kind::Pool,
-        &hm.pool_id,
+        pool_id,
         Some(Prov::Active),
         None,
     );
-    for l in ext::pool_listeners(ids, &hm.pool_id) {
+    for l in ext::pool_listeners(ids, pool_id) {
         put(
             &mut plan.report,
             Kind::Listener,
@@ -170,22 +202,73 @@ pub fn create(snap: &NbSnapshot, hm: &HmReq, facts: &MemberFacts) -> Result<Plan
     put(
         &mut plan.report,
         Kind::LoadBalancer,
-        &lb_id,
+        lb_id,
         Some(Prov::Active),
         None,
     );
-    plan.ops = edit.into_ops();
-    Ok(plan)
+}
+
+/// True when `update` of `hm` turns a disabled monitor (registered, no health check) on. The
+/// caller then plans [`create`] with the whole monitor ([`crate::requests::hm_full_req`]) and
+/// the HM ports of the pool's subnets, and not [`update`].
+pub fn update_enables(snap: &NbSnapshot, hm: &HmReq) -> bool {
+    hm.enabled && snap.health_checks_of(&hm.id).is_empty() && registered(snap, hm)
+}
+
+fn registered(snap: &NbSnapshot, hm: &HmReq) -> bool {
+    snap.lb_by_pool(&hm.pool_id)
+        .is_some_and(|(r, _)| ext::parse_healthmonitors(&r.external_ids).contains(&hm.id))
 }
 
 /// `hm_update`: write the non-empty options on every health check of the HM.
+///
+/// `admin_state_up` false stops the monitoring, as a delete does (seed 000 §8: members
+/// NO_MONITOR, mappings and health checks removed, the pool, listener and LB operating
+/// statuses recomputed, so a pool DEGRADED by an ERROR member is ONLINE again), but the id
+/// stays in `octavia:healthmonitors`; the HM is ACTIVE/OFFLINE. Still disabled: nothing to
+/// write. Turning it on again is [`create`] (see [`update_enables`]); here it is NotFound.
 pub fn update(snap: &NbSnapshot, hm: &HmReq) -> Result<Plan, PlanError> {
     let hcs = snap.health_checks_of(&hm.id);
     if hcs.is_empty() {
-        return Err(PlanError::NotFound(format!(
-            "Load_Balancer_Health_Check of {}",
-            hm.id
-        )));
+        let row = snap
+            .lb_by_pool(&hm.pool_id)
+            .filter(|_| registered(snap, hm));
+        let (Some((row, _)), false) = (row, hm.enabled) else {
+            return Err(PlanError::NotFound(format!(
+                "Load_Balancer_Health_Check of {}",
+                hm.id
+            )));
+        };
+        let mut plan = Plan::default();
+        parents_active(&mut plan, &row.external_ids, &hm.pool_id, &row.name);
+        put(
+            &mut plan.report,
+            Kind::HealthMonitor,
+            &hm.id,
+            Some(Prov::Active),
+            Some(Op::Offline),
+        );
+        return Ok(plan);
+    }
+    if !hm.enabled {
+        let mut edit = Edit::new(snap);
+        let mut plan = Plan::default();
+        let edited = unmonitor(&mut edit, &mut plan, &hm.id, &hm.pool_id, false);
+        let mut report = match &edited {
+            Some((h, lb_id)) => tree(&edit, lb_id, h),
+            None => Default::default(),
+        };
+        merge(&mut report, std::mem::take(&mut plan.report));
+        plan.report = report;
+        put(
+            &mut plan.report,
+            Kind::HealthMonitor,
+            &hm.id,
+            Some(Prov::Active),
+            Some(Op::Offline),
+        );
+        plan.ops = edit.into_ops();
+        return Ok(plan);
     }
     let mut plan = Plan::default();
     let opts = hm.options();
@@ -243,7 +326,6 @@ pub fn remove(
     hm_id: &str,
     pool_id: &str,
 ) -> Option<(LbRef, String)> {
-    let snap = edit.snap;
     put(
         &mut plan.report,
         Kind::HealthMonitor,
@@ -251,6 +333,20 @@ pub fn remove(
         Some(Prov::Deleted),
         Some(Op::NoMonitor),
     );
+    unmonitor(edit, plan, hm_id, pool_id, true)
+}
+
+/// [`remove`] without the HM's own record; `unregister` false keeps the id in
+/// `octavia:healthmonitors` (a disabled monitor). The member subnets go to `plan.hm_subnets`,
+/// so HM ports nothing maps through any more are deleted after the commit.
+fn unmonitor(
+    edit: &mut Edit<'_>,
+    plan: &mut Plan,
+    hm_id: &str,
+    pool_id: &str,
+    unregister: bool,
+) -> Option<(LbRef, String)> {
+    let snap = edit.snap;
     let hcs: Vec<String> = snap
         .health_checks_of(hm_id)
         .iter()
@@ -282,13 +378,15 @@ pub fn remove(
             r.external_ids
                 .insert(ext::MEMBER_STATUS.into(), ext::format_member_status(&st));
         }
-        let mut hms = ext::parse_healthmonitors(&r.external_ids);
-        hms.retain(|x| x != hm_id);
-        if hms.is_empty() {
-            r.external_ids.remove(ext::HEALTHMONITORS);
-        } else {
-            r.external_ids
-                .insert(ext::HEALTHMONITORS.into(), ext::format_healthmonitors(&hms));
+        if unregister {
+            let mut hms = ext::parse_healthmonitors(&r.external_ids);
+            hms.retain(|x| x != hm_id);
+            if hms.is_empty() {
+                r.external_ids.remove(ext::HEALTHMONITORS);
+            } else {
+                r.external_ids
+                    .insert(ext::HEALTHMONITORS.into(), ext::format_healthmonitors(&hms));
+            }
         }
     }
     if let Some(k) = &key {
@@ -307,29 +405,7 @@ pub fn remove(
         }
     }
     edit.remove_health_checks(&row.uuid, hcs);
-    put(
-        &mut plan.report,
-        Kind::Pool,
-        pool_id,
-        Some(Prov::Active),
-        None,
-    );
-    for l in ext::pool_listeners(&row.external_ids, pool_id) {
-        put(
-            &mut plan.report,
-            Kind::Listener,
-            &l,
-            Some(Prov::Active),
-            None,
-        );
-    }
-    put(
-        &mut plan.report,
-        Kind::LoadBalancer,
-        &row.name,
-        Some(Prov::Active),
-        None,
-    );
+    parents_active(plan, &row.external_ids, pool_id, &row.name);
     Some((h, row.name.clone()))
 }
 
@@ -407,14 +483,33 @@ pub fn lbs_for_event(snap: &NbSnapshot, ev: &ServiceMonitorEvent) -> Vec<String>
     out
 }
 
+/// True when the row's `vips` send traffic to `ip:port`.
+fn in_vips(row: &crate::nb::LoadBalancerRow, ip: IpAddr, port: u16) -> bool {
+    let backend = SocketAddr::new(ip, port);
+    row.vips.values().any(|v| {
+        v.split(',')
+            .any(|b| b.parse::<SocketAddr>().is_ok_and(|b| b == backend))
+    })
+}
+
 /// Store the member status an event implies on every row of `lb_id` that monitors it, and
 /// report the recomputed tree. Nothing to write (and an empty report) when no member matches.
+///
+/// A deleted monitor turns the member OFFLINE only while the row's `vips` still send to it:
+/// ovn-northd also drops the monitor when the backend left `vips` (its listener, pool or LB
+/// disabled), and an OFFLINE member is left out of `vips`, so taking that deletion as the
+/// member going OFFLINE (as the reference does) would keep it out of service for good once
+/// the listener, pool or LB is enabled again.
 pub fn service_monitor_update(snap: &NbSnapshot, lb_id: &str, ev: &ServiceMonitorEvent) -> Plan {
     let mut plan = Plan::default();
     let mut edit = Edit::new(snap);
     let status = ev.member_status();
     let mut touched = Vec::new();
-    for row in snap.lbs_named(lb_id).into_iter().filter(|r| ev.matches(r)) {
+    for row in snap
+        .lbs_named(lb_id)
+        .into_iter()
+        .filter(|r| ev.matches(r) && (!ev.deleted || in_vips(r, ev.ip, ev.port)))
+    {
         let members: Vec<String> = ext::pools(&row.external_ids)
             .into_iter()
             .flat_map(|(_, _, ms)| ms)

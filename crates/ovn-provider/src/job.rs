@@ -38,6 +38,8 @@ pub(crate) enum Request {
     PoolUpdate {
         p: PoolReq,
         enabled: Option<bool>,
+        /// `lb_algorithm` when the update sets it.
+        algorithm: Option<String>,
     },
     PoolDelete {
         p: PoolReq,
@@ -60,9 +62,12 @@ pub(crate) enum Request {
         lb_id: String,
         hm: HmReq,
     },
+    /// `hm` carries what the update sets; `full` the whole monitor it leaves (for turning a
+    /// disabled one on again).
     HmUpdate {
         lb_id: String,
         hm: HmReq,
+        full: HmReq,
     },
     HmDelete {
         lb_id: String,
@@ -129,7 +134,7 @@ impl Request {
             Request::Members { lb_id, pool_id, .. }
             | Request::MemberBatch { lb_id, pool_id, .. }
             | Request::HmDelete { lb_id, pool_id, .. } => with_pool(lb_id, pool_id),
-            Request::HmCreate { lb_id, hm } | Request::HmUpdate { lb_id, hm } => {
+            Request::HmCreate { lb_id, hm } | Request::HmUpdate { lb_id, hm, .. } => {
                 with_pool(lb_id, &hm.pool_id)
             }
             Request::RouterPort(ev) => Scope {
@@ -269,7 +274,7 @@ pub(crate) fn error_report(req: &Request, snap: Option<&NbSnapshot>) -> StatusRe
                 put(&mut r, Kind::Member, &m.id, Some(Prov::Error), None);
             }
         }
-        Request::HmCreate { lb_id, hm } | Request::HmUpdate { lb_id, hm } => {
+        Request::HmCreate { lb_id, hm } | Request::HmUpdate { lb_id, hm, .. } => {
             pool_parents(&mut r, &hm.pool_id, lb_id);
             put(
                 &mut r,

@@ -118,8 +118,14 @@ pub fn create(snap: &NbSnapshot, p: &PoolReq) -> Result<Plan, PlanError> {
 
 /// `pool_update`: rename the key for admin_state_up; set `affinity_timeout`; the listeners of
 /// the pool come back ACTIVE too (Keel also answers a pure name/algorithm change with every
-/// PENDING object ACTIVE).
-pub fn update(snap: &NbSnapshot, p: &PoolReq, enabled: Option<bool>) -> Result<Plan, PlanError> {
+/// PENDING object ACTIVE). A new `algorithm` rewrites the row's `selection_fields` as a create
+/// does (the reference leaves the create's fields, so the hash no longer matches the pool).
+pub fn update(
+    snap: &NbSnapshot,
+    p: &PoolReq,
+    enabled: Option<bool>,
+    algorithm: Option<&str>,
+) -> Result<Plan, PlanError> {
     let mut plan = Plan::default();
     put(
         &mut plan.report,
@@ -166,6 +172,9 @@ pub fn update(snap: &NbSnapshot, p: &PoolReq, enabled: Option<bool>) -> Result<P
             r.options.insert(AFFINITY_TIMEOUT.into(), t);
         } else if p.clear_persistence {
             r.options.remove(AFFINITY_TIMEOUT);
+        }
+        if let Some(a) = algorithm {
+            r.selection_fields = selection_fields(Some(a));
         }
     }
     plan.ops = edit.into_ops();

@@ -65,8 +65,29 @@ pub fn hm_req(hm: &HealthMonitor, old: Option<&HealthMonitor>) -> HmReq {
         timeout: hm.timeout,
         success_count: hm.max_retries,
         failure_count,
-        enabled: hm.admin_state_up.unwrap_or(true),
+        // unset on update = unchanged (the reference takes True, which reports a disabled
+        // monitor ONLINE after a PUT of its delay and would turn its checks back on)
+        enabled: hm
+            .admin_state_up
+            .or(old.and_then(|o| o.admin_state_up))
+            .unwrap_or(true),
     }
+}
+
+/// The create request of the monitor an update leaves: `old` with the fields `new` sets, for
+/// an update that turns a disabled monitor on again (its health checks are made anew, as by
+/// `hm_create`).
+pub fn hm_full_req(old: &HealthMonitor, new: &HealthMonitor) -> HmReq {
+    let merged = HealthMonitor {
+        pool_id: old.pool_id.clone().or_else(|| new.pool_id.clone()),
+        admin_state_up: new.admin_state_up.or(old.admin_state_up),
+        delay: new.delay.or(old.delay),
+        timeout: new.timeout.or(old.timeout),
+        max_retries: new.max_retries.or(old.max_retries),
+        max_retries_down: new.max_retries_down.or(old.max_retries_down),
+        ..new.clone()
+    };
+    hm_req(&merged, None)
 }
 
 /// The member request of `m` in pool `pool_id`, its subnet `subnet_id` decided by the caller
@@ -324,12 +345,13 @@ mod null_means_default {
         let old: HealthMonitor = model(base.clone());
         let upd = json!({"healthmonitor_id": "H", "delay": 9, "timeout": 8,
             "max_retries": 7, "max_retries_down": 6, "admin_state_up": true});
+        // unset admin_state_up on update: the stored one (`old` is disabled)
         let urows: Vec<Row> = vec![
             ("delay", None),
             ("timeout", None),
             ("max_retries", None),
             ("max_retries_down", None),
-            ("admin_state_up", Some(json!(true))),
+            ("admin_state_up", Some(json!(false))),
         ];
         let update = |h: &HealthMonitor| {
             let req = hm_req(h, Some(&old));
@@ -339,6 +361,20 @@ mod null_means_default {
         // unset on update writes nothing (the row keeps its options)
         let h: HealthMonitor = model(json!({"healthmonitor_id": "H", "max_retries_down": null}));
         assert!(hm_req(&h, Some(&old)).options().is_empty());
+        // turning it on again: the whole monitor, old values where the update sets none
+        let on: HealthMonitor = model(json!({"healthmonitor_id": "H", "admin_state_up": true,
+            "delay": 9}));
+        let full = hm_full_req(&old, &on);
+        assert!(full.enabled && full.pool_id == "P");
+        assert_eq!(
+            full.options().into_iter().collect::<Vec<_>>(),
+            [
+                ("failure_count".to_string(), "4".to_string()),
+                ("interval".into(), "9".into()),
+                ("success_count".into(), "2".into()),
+                ("timeout".into(), "3".into()),
+            ]
+        );
     }
 
     #[test]

@@ -239,8 +239,9 @@ impl Sim<'_> {
         );
         for p in lb.pools.iter().flatten() {
             if let Some(h) = &p.healthmonitor {
-                if !self.nb.health_checks_of(&h.healthmonitor_id).is_empty() {
-                    let op = if h.admin_state_up.unwrap_or(true) {
+                let enabled = h.admin_state_up.unwrap_or(true);
+                if !enabled || !self.nb.health_checks_of(&h.healthmonitor_id).is_empty() {
+                    let op = if enabled {
                         OpStatus::Online
                     } else {
                         OpStatus::Offline

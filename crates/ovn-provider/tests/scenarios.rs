@@ -313,10 +313,16 @@ fn disable_and_enable() {
         &mut s,
         listener::update(&s, &listener_req(), Some(true), None).unwrap()
     );
-    run!(&mut s, pool::update(&s, &pool_req(), Some(false)).unwrap());
+    run!(
+        &mut s,
+        pool::update(&s, &pool_req(), Some(false), None).unwrap()
+    );
     assert!(only_row(&s).external_ids.contains_key("pool_P:D"));
     assert!(only_row(&s).vips.is_empty());
-    let p = run!(&mut s, pool::update(&s, &pool_req(), Some(true)).unwrap());
+    let p = run!(
+        &mut s,
+        pool::update(&s, &pool_req(), Some(true), None).unwrap()
+    );
     assert_eq!(rec(&p.report.listeners, "L").0, Some(Prov::Active));
     assert_eq!(only_row(&s).vips.len(), 1);
     // member disabled: OFFLINE, out of vips
@@ -359,14 +365,23 @@ fn session_persistence_sets_affinity() {
     );
     assert_eq!(pool::affinity_timeout(Some(&json!({}))), None);
     // an update without persistence keeps it; one that clears it removes the option
-    run!(&mut s, pool::update(&s, &pool_req(), None).unwrap());
+    run!(&mut s, pool::update(&s, &pool_req(), None, None).unwrap());
     assert_eq!(only_row(&s).options["affinity_timeout"], "120");
     let cleared = PoolReq {
         clear_persistence: true,
         ..pool_req()
     };
-    run!(&mut s, pool::update(&s, &cleared, None).unwrap());
+    run!(&mut s, pool::update(&s, &cleared, None, None).unwrap());
     assert!(!only_row(&s).options.contains_key("affinity_timeout"));
+    // a new algorithm rewrites the hash fields; none given leaves them
+    run!(
+        &mut s,
+        pool::update(&s, &pool_req(), None, Some("SOURCE_IP_PORT")).unwrap()
+    );
+    let fields = vec!["ip_dst", "ip_src", "tp_dst", "tp_src"];
+    assert_eq!(only_row(&s).selection_fields, fields);
+    run!(&mut s, pool::update(&s, &pool_req(), None, None).unwrap());
+    assert_eq!(only_row(&s).selection_fields, fields);
 }
 
 #[test]
@@ -452,6 +467,151 @@ fn health_monitor_lifecycle() {
     assert!(row.health_check.is_empty() && s.health_checks.is_empty());
     assert!(row.ip_port_mappings.is_empty());
     assert!(!row.external_ids.contains_key("octavia:healthmonitors"));
+}
+
+/// Seed 000 §8: disabling a monitor stops its checks as a delete does (members NO_MONITOR, the
+/// tree recomputed: the pool DEGRADED by an ERROR member is ONLINE again), keeping its id;
+/// enabling it makes the checks anew (members ONLINE). Created disabled: nothing monitored.
+#[test]
+fn health_monitor_disable_and_enable() {
+    let mut s = topology();
+    full(&mut s);
+    let hmr = HmReq {
+        id: "H".into(),
+        pool_id: "P".into(),
+        interval: Some(5),
+        timeout: Some(3),
+        success_count: Some(2),
+        failure_count: Some(4),
+        enabled: true,
+    };
+    run!(&mut s, hm::create(&s, &hmr, &facts(true)).unwrap());
+    let ev = hm::ServiceMonitorEvent {
+        ip: "10.0.0.10".parse().unwrap(),
+        port: 8080,
+        protocol: Some("tcp".into()),
+        logical_port: "port-a".into(),
+        src_ip: "10.0.0.2".parse().unwrap(),
+        offline: true,
+        deleted: false,
+    };
+    let p = run!(&mut s, hm::service_monitor_update(&s, "LB", &ev));
+    assert_eq!(rec(&p.report.pools, "P").1, Some(Op::Degraded));
+    // disable (an update carrying only admin_state_up)
+    let off = HmReq {
+        interval: None,
+        timeout: None,
+        success_count: None,
+        failure_count: None,
+        enabled: false,
+        ..hmr.clone()
+    };
+    assert!(!hm::update_enables(&s, &off));
+    let p = run!(&mut s, hm::update(&s, &off).unwrap());
+    assert_eq!(
+        rec(&p.report.healthmonitors, "H"),
+        (Some(Prov::Active), Some(Op::Offline))
+    );
+    for m in ["m1", "m2"] {
+        assert_eq!(
+            rec(&p.report.members, m),
+            (Some(Prov::Active), Some(Op::NoMonitor))
+        );
+    }
+    assert_eq!(
+        rec(&p.report.pools, "P"),
+        (Some(Prov::Active), Some(Op::Online))
+    );
+    assert_eq!(
+        rec(&p.report.listeners, "L"),
+        (Some(Prov::Active), Some(Op::Online))
+    );
+    assert_eq!(
+        rec(&p.report.loadbalancers, "LB"),
+        (Some(Prov::Active), Some(Op::Online))
+    );
+    assert_eq!(p.hm_subnets, vec![SUBNET.to_string()]);
+    let row = only_row(&s);
+    assert!(row.health_check.is_empty() && s.health_checks.is_empty());
+    assert!(row.ip_port_mappings.is_empty());
+    assert_eq!(row.external_ids["octavia:healthmonitors"], r#"["H"]"#);
+    assert_eq!(
+        row.external_ids["neutron:member_status"],
+        r#"{"m1": "NO_MONITOR", "m2": "NO_MONITOR"}"#
+    );
+    // the event of the removed Service_Monitor concerns nobody any more
+    assert!(hm::lbs_for_event(
+        &s,
+        &hm::ServiceMonitorEvent {
+            deleted: true,
+            ..ev.clone()
+        }
+    )
+    .is_empty());
+    // still disabled, another option: nothing written, HM still OFFLINE
+    let p = hm::update(
+        &s,
+        &HmReq {
+            interval: Some(7),
+            ..off.clone()
+        },
+    )
+    .unwrap();
+    assert!(p.ops.is_empty());
+    assert_eq!(rec(&p.report.healthmonitors, "H").1, Some(Op::Offline));
+    // enable: the caller plans a create of the whole monitor
+    let on = HmReq {
+        enabled: true,
+        ..off.clone()
+    };
+    assert!(hm::update_enables(&s, &on));
+    assert!(hm::update(&s, &on).is_err());
+    let p = run!(&mut s, hm::create(&s, &hmr, &facts(true)).unwrap());
+    assert_eq!(
+        rec(&p.report.healthmonitors, "H"),
+        (Some(Prov::Active), Some(Op::Online))
+    );
+    assert_eq!(rec(&p.report.members, "m1").1, Some(Op::Online));
+    assert_eq!(rec(&p.report.pools, "P").1, Some(Op::Online));
+    assert_eq!(rec(&p.report.loadbalancers, "LB").1, Some(Op::Online));
+    let row = only_row(&s);
+    assert_eq!(row.health_check.len(), 1);
+    assert_eq!(
+        s.health_checks[&row.health_check[0]].options["interval"],
+        "5"
+    );
+    assert_eq!(row.ip_port_mappings["10.0.0.10"], "port-a:10.0.0.2");
+    assert_eq!(row.external_ids["octavia:healthmonitors"], r#"["H"]"#);
+    // delete after all that: nothing left
+    run!(&mut s, hm::delete(&s, "H", "P"));
+    assert!(!only_row(&s)
+        .external_ids
+        .contains_key("octavia:healthmonitors"));
+
+    // a monitor created disabled monitors nothing; a member added meanwhile is NO_MONITOR
+    let p = run!(&mut s, hm::create(&s, &off, &facts(true)).unwrap());
+    assert_eq!(
+        rec(&p.report.healthmonitors, "H"),
+        (Some(Prov::Active), Some(Op::Offline))
+    );
+    assert_eq!(rec(&p.report.pools, "P").1, Some(Op::Online));
+    let row = only_row(&s);
+    assert!(row.health_check.is_empty() && row.ip_port_mappings.is_empty());
+    assert_eq!(row.external_ids["octavia:healthmonitors"], r#"["H"]"#);
+    let p = run!(
+        &mut s,
+        member::change(
+            &s,
+            "P",
+            &[member("m4", "10.0.0.13")],
+            &[],
+            &[],
+            &facts(true)
+        )
+        .unwrap()
+    );
+    assert_eq!(rec(&p.report.members, "m4").1, Some(Op::NoMonitor));
+    assert!(hm::update_enables(&s, &on));
 }
 
 #[test]
@@ -661,7 +821,27 @@ fn service_monitor_events_drive_member_status() {
     );
     assert_eq!(rec(&p.report.members, "m1").1, Some(Op::Online));
     assert_eq!(rec(&p.report.pools, "P").1, Some(Op::Online));
-    // monitor row deleted → OFFLINE and out of vips
+    // the pool disabled: its backends leave `vips`, northd drops their monitors; that
+    // deletion is no member going OFFLINE (else it stays out once the pool is enabled again)
+    run!(
+        &mut s,
+        pool::update(&s, &pool_req(), Some(false), None).unwrap()
+    );
+    assert!(!only_row(&s).vips.contains_key("10.0.0.5:80"));
+    let gone = hm::ServiceMonitorEvent {
+        deleted: true,
+        ..ev.clone()
+    };
+    assert!(hm::service_monitor_update(&s, "LB", &gone).ops.is_empty());
+    run!(
+        &mut s,
+        pool::update(&s, &pool_req(), Some(true), None).unwrap()
+    );
+    assert_eq!(
+        only_row(&s).vips["10.0.0.5:80"],
+        "10.0.0.10:8080,10.0.0.11:8080"
+    );
+    // monitor row deleted while in vips → OFFLINE and out of vips
     run!(
         &mut s,
         hm::service_monitor_update(

@@ -119,6 +119,23 @@ impl Sim<'_> {
                 .into_iter()
                 .cloned()
                 .collect();
+            // a disabled monitor has no health check (hm::create / hm::update)
+            if !req.enabled {
+                if !hcs.is_empty() {
+                    if let Ok(plan) = hm::update(&self.nb, &req) {
+                        self.apply(&plan.ops)?;
+                        self.d(
+                            id,
+                            format!(
+                                "health monitor {} is disabled: health checks removed",
+                                req.id
+                            ),
+                            true,
+                        );
+                    }
+                }
+                continue;
+            }
             if hcs.is_empty() {
                 if !self.nb.health_check_supported {
                     self.d(

@@ -260,6 +260,9 @@ async fn validate_vip(
     if let Some(qos) = v.qos_policy_id.as_deref() {
         crate::network::validate_qos_policy(net.as_ref(), token, Some(qos)).await?;
     }
+    if let Some(sgs) = b.str_list("vip_sg_ids") {
+        crate::network::validate_security_groups(net.as_ref(), token, &sgs).await?;
+    }
     Ok(v)
 }
 
@@ -528,6 +531,11 @@ pub async fn put(
             .as_deref()
             .filter(|g| stored.and_then(|v| v.qos_policy_id).as_deref() != Some(*g));
         crate::network::validate_qos_policy(net.as_ref(), ctx.auth_token.as_deref(), lookup)
+            .await?;
+    }
+    // each named group must exist; null is no group (load_balancer.py `put`)
+    if let (Some(sgs), Some(net)) = (b.str_list("vip_sg_ids"), st.networking()) {
+        crate::network::validate_security_groups(net.as_ref(), ctx.auth_token.as_deref(), &sgs)
             .await?;
     }
     let pname = base::lb_provider(&lb);

@@ -95,6 +95,37 @@ pub trait Networking: Send + Sync + 'static {
     async fn qos_enabled(&self) -> Result<bool, NetworkError>;
     /// `GET /v2.0/qos/policies/{id}`: `Ok(false)` when not found or not visible.
     async fn qos_policy_exists(&self, token: Option<&str>, id: &str) -> Result<bool, NetworkError>;
+    /// `GET /v2.0/security-groups/{id}`: `Ok(false)` when not found or not visible.
+    async fn security_group_exists(
+        &self,
+        token: Option<&str>,
+        id: &str,
+    ) -> Result<bool, NetworkError>;
+}
+
+/// octavia/common/validate.py `security_group_exists`, for each of a load balancer's
+/// `vip_sg_ids` in order (create, and an update naming them): 400 `Security Group <id> not
+/// found.` (`InvalidSubresource`) for the first one not found or whose lookup fails, as the
+/// reference, except that an unreachable Neutron is its 503.
+pub async fn validate_security_groups(
+    net: &dyn Networking,
+    token: Option<&str>,
+    ids: &[String],
+) -> Result<(), ApiError> {
+    for id in ids {
+        let found = match net.security_group_exists(token, id).await {
+            Ok(found) => found,
+            Err(e @ NetworkError::Unavailable(_)) => return Err(e.into()),
+            Err(NetworkError::Other(_)) => false,
+        };
+        if !found {
+            return Err(ApiError::InvalidSubresource {
+                resource: "Security Group".into(),
+                id: id.clone(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// octavia/common/validate.py `qos_extension_enabled` + `qos_policy_exists`: 400

@@ -149,6 +149,14 @@ impl Networking for NeutronNetworking {
     async fn qos_policy_exists(&self, token: Option<&str>, id: &str) -> Result<bool, NetworkError> {
         Ok(found(self.client(token).get_qos_policy(id).await)?.is_some())
     }
+
+    async fn security_group_exists(
+        &self,
+        token: Option<&str>,
+        id: &str,
+    ) -> Result<bool, NetworkError> {
+        Ok(found(self.client(token).get_security_group(id).await)?.is_some())
+    }
 }
 
 /// Octavia's `barbican_cert_manager` over Barbican, with the caller's token

@@ -2,7 +2,8 @@
 //! provider refuses after its VIP port was made leaves no port behind (the reference leaks
 //! `ovn-lb-vip-<id>`), and `vip_qos_policy_id` is validated in Neutron as the reference does
 //! (octavia/common/validate.py `qos_extension_enabled` / `qos_policy_exists`; this stack's
-//! Neutron has no `qos` extension, so any policy is refused with the reference's text).
+//! Neutron has no `qos` extension, so any policy is refused with the reference's text), and
+//! so is each of `vip_sg_ids` (`security_group_exists`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -103,6 +104,45 @@ fn refused_creates_leave_no_port_and_qos_is_validated() {
     assert_eq!(code, 200, "{out}");
     keel.wait_lb_active(&token, &lb_id);
     assert_eq!(vip_ports(&net, &token).len(), 1);
+
+    // vip_sg_ids: each group is looked up in Neutron (validate.py `security_group_exists`),
+    // on create and on update; the first missing one is named, nothing is made or changed
+    let (code, sgs) = neutron("GET", "/security-groups?name=default", &token, None);
+    assert_eq!(code, 200, "{sgs}");
+    let existing = sgs["security_groups"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let missing = "0b8f7a8e-4c7e-4f0e-9d55-7e1d6c1a2b3c";
+    let sg_text = format!("Security Group {missing} not found.");
+    let body = json!({"loadbalancer": {"vip_subnet_id": net.subnet, "provider": "ovn",
+        "vip_sg_ids": [existing, missing]}});
+    let (code, out) = keel.api("POST", "/v2/lbaas/loadbalancers", &token, Some(&body));
+    assert_eq!(
+        (code, out["faultstring"].as_str()),
+        (400, Some(sg_text.as_str())),
+        "{out}"
+    );
+    assert_eq!(lbs(&keel), 1);
+    assert_eq!(vip_ports(&net, &token).len(), 1);
+    let lb_path = format!("/v2/lbaas/loadbalancers/{lb_id}");
+    let (code, out) = keel.api(
+        "PUT",
+        &lb_path,
+        &token,
+        Some(&json!({"loadbalancer": {"vip_sg_ids": [missing]}})),
+    );
+    assert_eq!(
+        (code, out["faultstring"].as_str()),
+        (400, Some(sg_text.as_str())),
+        "{out}"
+    );
+    let (_, got) = keel.api("GET", &lb_path, &token, None);
+    assert_eq!(got["loadbalancer"]["vip_sg_ids"], json!([]), "{got}");
+    assert_eq!(
+        got["loadbalancer"]["provisioning_status"], "ACTIVE",
+        "{got}"
+    );
     keel.delete_lb_cascade(&token, &lb_id);
     assert_eq!(vip_ports(&net, &token), Vec::<Value>::new());
 }

@@ -258,5 +258,41 @@ async fn pool_put_keeps_the_create_rules() {
             assert_eq!(b["faultstring"], fault, "PUT {proto} {field}");
             assert_eq!(before, get(&env, &path, "pool").await);
         }
+        // null: tls_versions and tls_ciphers back to their defaults, alpn_protocols cleared
+        // (pool.py `put` resets only the first two)
+        let path = format!("/v2/lbaas/pools/{tcp}");
+        let (s, b) = env
+            .req(
+                "PUT",
+                &path,
+                Some(
+                    json!({"pool": {"tls_versions": ["TLSv1.3"], "alpn_protocols": ["h2"],
+                    "tls_ciphers": "ECDHE-RSA-AES128-GCM-SHA256"}}),
+                ),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{b}");
+        env.set_active(&[("load_balancer", &lb), ("pool", &tcp)])
+            .await;
+        let p = get(&env, &path, "pool").await;
+        assert_eq!(
+            (&p["tls_versions"], &p["alpn_protocols"]),
+            (&json!(["TLSv1.3"]), &json!(["h2"]))
+        );
+        let (s, b) = env
+            .req(
+                "PUT",
+                &path,
+                Some(
+                    json!({"pool": {"tls_versions": null, "alpn_protocols": null,
+                    "tls_ciphers": null}}),
+                ),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{b}");
+        let p = get(&env, &path, "pool").await;
+        assert_eq!(p["tls_versions"], json!(["TLSv1.2", "TLSv1.3"]));
+        assert_eq!(p["tls_ciphers"], api::pool::DEFAULT_POOL_CIPHERS);
+        assert_eq!(p["alpn_protocols"], Value::Null);
     });
 }

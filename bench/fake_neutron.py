@@ -64,6 +64,9 @@ class Handler(BaseHTTPRequestHandler):
     counts = {}
     lock = threading.Lock()
     protocol_version = 'HTTP/1.1'
+    # headers and body go out as two writes: without TCP_NODELAY, Nagle holds the body until
+    # the client's delayed ACK (40 ms per answer, which then bounds a sequential client)
+    disable_nagle_algorithm = True
 
     def log_message(self, *args):
         pass

@@ -4,6 +4,13 @@
 //! `TokenValidator` in production); missing or invalid → 401 with keystonemiddleware's body.
 //! `noauth` mode: no token; the context is built from `X-Project-Id` / `X-User-Id` / `X-Roles`
 //! when present and `is_admin` is forced true.
+//!
+//! A request that also carries `X-Service-Token` has it validated first, as
+//! keystonemiddleware's `BaseAuthProtocol.process_request`: invalid → 401; valid without any
+//! of `[keystone_authtoken] service_token_roles` → 401 when `service_token_roles_required`
+//! (the default), else accepted with a warning (once). keystonemiddleware also lets such a
+//! service token carry an expired user token (`allow_expired`); Keel does not: an expired
+//! user token is refused with or without one.
 
 use std::sync::Arc;
 
@@ -150,6 +157,62 @@ impl IntoResponse for AuthRejection {
     }
 }
 
+/// `[keystone_authtoken] service_token_roles` (`service`) and `service_token_roles_required`
+/// (true): what a valid `X-Service-Token` must carry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServiceTokenRules {
+    /// A service token passes with any one of these roles (exact names).
+    pub roles: Vec<String>,
+    /// False: a valid token without them is accepted too (keystonemiddleware's legacy mode).
+    pub roles_required: bool,
+}
+
+impl Default for ServiceTokenRules {
+    fn default() -> Self {
+        Self {
+            roles: vec!["service".into()],
+            roles_required: true,
+        }
+    }
+}
+
+/// The `X-Service-Token` check (see the module doc): `Ok` when the request has none or it
+/// passes; 401 when it is invalid or lacks the roles, 503 when Keystone cannot answer.
+pub async fn check_service_token(
+    mode: &AuthMode,
+    rules: &ServiceTokenRules,
+    headers: &HeaderMap,
+) -> Result<(), AuthRejection> {
+    let (AuthMode::Keystone(v), Some(token)) = (mode, header(headers, "x-service-token")) else {
+        return Ok(());
+    };
+    let id = v.validate_token(&token).await.map_err(|e| match e {
+        AuthFailure::Invalid(_) => {
+            tracing::info!(error = %e, "invalid service token");
+            AuthRejection::Unauthorized
+        }
+        AuthFailure::Unavailable(_) => {
+            tracing::error!(error = %e, "unable to validate the service token");
+            AuthRejection::KeystoneUnavailable
+        }
+    })?;
+    if id.roles.iter().any(|r| rules.roles.contains(r)) {
+        return Ok(());
+    }
+    if rules.roles_required {
+        tracing::info!(roles = ?id.roles, wanted = ?rules.roles, "service token without a service_token_roles role");
+        return Err(AuthRejection::Unauthorized);
+    }
+    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if !WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        tracing::warn!(
+            "a valid token without a service_token_roles role was accepted as a service token \
+             (service_token_roles_required = False)"
+        );
+    }
+    Ok(())
+}
+
 /// How requests are authenticated (`[api_settings] auth_strategy`).
 #[derive(Clone)]
 pub enum AuthMode {
@@ -237,6 +300,10 @@ pub async fn auth_layer(State(state): State<AppState>, mut req: Request, next: N
     if path == "/" || path == "/healthcheck" {
         return next.run(req).await;
     }
+    let service = &state.config().service_token;
+    if let Err(e) = check_service_token(&state.inner.auth, service, req.headers()).await {
+        return e.into_response();
+    }
     let policy = state.inner.config.policy.current();
     match authenticate(&state.inner.auth, &policy, req.headers()).await {
         Ok(ctx) => {
@@ -314,6 +381,53 @@ mod tests {
             .unwrap();
         assert_eq!(ctx.project_id.as_deref(), Some("p"));
         assert!(!ctx.is_admin);
+    }
+
+    #[tokio::test]
+    async fn service_tokens_as_keystonemiddleware() {
+        let mode = AuthMode::Keystone(Arc::new(Fixed));
+        let with = |t: &'static str| {
+            let mut h = HeaderMap::new();
+            h.insert("x-service-token", t.parse().unwrap());
+            h
+        };
+        let member = ServiceTokenRules {
+            roles: vec!["member".into()],
+            roles_required: true,
+        };
+        let strict = ServiceTokenRules::default();
+        let lax = ServiceTokenRules {
+            roles_required: false,
+            ..ServiceTokenRules::default()
+        };
+        assert_eq!(
+            check_service_token(&mode, &strict, &HeaderMap::new()).await,
+            Ok(())
+        );
+        assert_eq!(
+            check_service_token(&mode, &member, &with("good")).await,
+            Ok(())
+        );
+        assert_eq!(
+            check_service_token(&mode, &strict, &with("good")).await,
+            Err(AuthRejection::Unauthorized)
+        );
+        assert_eq!(
+            check_service_token(&mode, &lax, &with("good")).await,
+            Ok(())
+        );
+        assert_eq!(
+            check_service_token(&mode, &lax, &with("nope")).await,
+            Err(AuthRejection::Unauthorized)
+        );
+        assert_eq!(
+            check_service_token(&mode, &member, &with("down")).await,
+            Err(AuthRejection::KeystoneUnavailable)
+        );
+        assert_eq!(
+            check_service_token(&AuthMode::NoAuth, &strict, &with("nope")).await,
+            Ok(())
+        );
     }
 
     #[tokio::test]

@@ -16,9 +16,11 @@ pub mod amphora;
 pub mod base;
 pub mod certificates;
 pub mod context;
+pub mod cors;
 pub mod fault;
 pub mod flavors;
 pub mod health_monitor;
+pub mod healthcheck;
 pub mod l7policy;
 pub mod l7rule;
 pub mod listener;
@@ -112,6 +114,12 @@ pub struct ApiConfig {
     pub api_base_uri: Option<String>,
     /// `healthcheck_enabled` (false → `/healthcheck` is 404).
     pub healthcheck_enabled: bool,
+    /// `[healthcheck]` backends and `healthcheck_refresh_interval`.
+    pub healthcheck: healthcheck::HealthcheckConfig,
+    /// `[cors]` ([`crate::cors`]).
+    pub cors: cors::CorsConfig,
+    /// `[keystone_authtoken] service_token_roles*` ([`context::check_service_token`]).
+    pub service_token: context::ServiceTokenRules,
     /// `[oslo_middleware] max_request_body_size`, bytes (114688).
     pub max_request_body_size: usize,
     /// `[oslo_middleware] enable_proxy_headers_parsing`: links follow `Forwarded` /
@@ -172,6 +180,9 @@ impl Default for ApiConfig {
             allow_field_selection: true,
             api_base_uri: None,
             healthcheck_enabled: false,
+            healthcheck: healthcheck::HealthcheckConfig::default(),
+            cors: cors::CorsConfig::default(),
+            service_token: context::ServiceTokenRules::default(),
             max_request_body_size: 114_688,
             enable_proxy_headers_parsing: false,
             allow_vip_network_id: true,
@@ -432,7 +443,7 @@ pub fn router(state: AppState) -> Router {
         );
     let inner = Router::new()
         .route("/", get(versions::index))
-        .route("/healthcheck", get(versions::healthcheck))
+        .route("/healthcheck", get(healthcheck::healthcheck))
         .merge(v2)
         .merge(lbaas)
         .fallback(middleware::not_found)
@@ -445,9 +456,16 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn(middleware::accept_json))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
+            cors::cors,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
             middleware::body_limit,
         ))
-        .layer(axum::middleware::from_fn(middleware::request_id))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::request_id,
+        ))
         .with_state(state);
     Router::new().fallback_service(tower::ServiceExt::map_request(
         inner,

@@ -24,9 +24,12 @@ fn global_request_id(req: &Request) -> Option<String> {
 /// `request` span holding both ids, and the project and load balancer once known
 /// (`context::auth_layer`, `lookup::get_db_lb` record them), so every log line of the
 /// request — and of the provider work it queues — carries them. One access line per request
-/// (method, path, status, milliseconds) as oslo.service's wsgi log; the route and status
-/// feed the `keel_api_requests_total` / `keel_api_request_duration_seconds` metrics.
-pub async fn request_id(req: Request, next: Next) -> Response {
+/// (client address, method, path, status, milliseconds) as oslo.service's wsgi log; the
+/// client is the TCP peer, or the proxy's `Forwarded: for=` / `X-Forwarded-For` with
+/// `[oslo_middleware] enable_proxy_headers_parsing` (oslo's `HTTPProxyToWSGI` sets
+/// `REMOTE_ADDR` from them), `-` when unknown. The route and status feed the
+/// `keel_api_requests_total` / `keel_api_request_duration_seconds` metrics.
+pub async fn request_id(State(state): State<AppState>, req: Request, next: Next) -> Response {
     use tracing::Instrument;
     let id = format!("req-{}", uuid::Uuid::new_v4());
     let global = global_request_id(&req);
@@ -42,6 +45,12 @@ pub async fn request_id(req: Request, next: Next) -> Response {
     }
     let method = req.method().clone();
     let path = req.uri().path().to_string();
+    let remote_addr = crate::proxy_headers::remote_addr(
+        req.headers(),
+        req.extensions(),
+        state.config().enable_proxy_headers_parsing,
+    )
+    .unwrap_or_else(|| "-".into());
     let route = req
         .extensions()
         .get::<axum::extract::MatchedPath>()
@@ -53,6 +62,7 @@ pub async fn request_id(req: Request, next: Next) -> Response {
     let status = resp.status().as_u16();
     span.in_scope(|| {
         tracing::info!(
+            remote_addr = %remote_addr,
             method = %method,
             path = %path,
             status,

@@ -570,8 +570,9 @@ pub enum Reply {
     Shape(&'static str),
     /// The JSON string `"v2"`.
     V2,
-    /// `text/plain` `OK`.
-    Text,
+    /// oslo.middleware's healthcheck answer ([`crate::healthcheck`]): the reasons as text,
+    /// HTML or JSON by `Accept`; 204 when empty or HEAD, 503 when a backend fails.
+    Health,
     /// The OpenAPI document itself (`GET /v2/openapi.json`).
     Document,
 }
@@ -658,7 +659,7 @@ use Reply as R;
 #[rustfmt::skip]
 pub static OPERATIONS: &[Operation] = &[
     op("get", "/", "API versions (no authentication)", B::None, 200, R::Shape("Versions"), P::None, false),
-    op("get", "/healthcheck", "Health check (no authentication; 404 unless `healthcheck_enabled`)", B::None, 200, R::Text, P::None, false),
+    op("get", "/healthcheck", "Health check (no authentication; 404 unless `healthcheck_enabled`)", B::None, 200, R::Health, P::None, false),
     op("get", "/v2", "The v2 API root", B::None, 200, R::V2, P::None, false),
     op("get", "/v2/lbaas", "The v2 API root (lbaas)", B::None, 200, R::V2, P::None, false),
     op("get", "/v2/octavia", "The v2 API root (octavia)", B::None, 200, R::V2, P::None, false),
@@ -867,7 +868,9 @@ mod tests {
         for o in OPERATIONS {
             let r = &d["paths"][o.path][o.method]["responses"];
             let open = o.path == "/" || o.path == "/healthcheck";
-            assert_eq!(r.get("503").is_none(), open, "{} {}", o.method, o.path);
+            // the healthcheck's own 503 (a failed backend) is not the shared outage response
+            let outage = r["503"].get("$ref").is_some();
+            assert_eq!(!outage, open, "{} {}", o.method, o.path);
             assert_eq!(r.get("401").is_none(), open, "{} {}", o.method, o.path);
         }
         assert_eq!(

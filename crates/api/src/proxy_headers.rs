@@ -9,7 +9,10 @@
 //! steer the links). The URL is then formed as webob's `Request.host_url` does: the default
 //! port of the scheme (`:80` for http, `:443` for https) is dropped from the host.
 
-use axum::http::HeaderMap;
+use std::net::{IpAddr, SocketAddr};
+
+use axum::extract::ConnectInfo;
+use axum::http::{Extensions, HeaderMap};
 
 /// Where the client addressed the request, after the proxy headers (see the module doc).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,6 +110,37 @@ impl Origin {
     }
 }
 
+/// The client's address as the request's `REMOTE_ADDR` after `HTTPProxyToWSGI`: the proxy's
+/// `for=` / `X-Forwarded-For` (verbatim) when `parse_proxy_headers` and present, else the TCP
+/// peer's IP (`ConnectInfo`, absent for in-process requests).
+pub fn remote_addr(
+    headers: &HeaderMap,
+    extensions: &Extensions,
+    parse_proxy_headers: bool,
+) -> Option<String> {
+    Origin::of(headers, parse_proxy_headers).client.or_else(|| {
+        extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|c| c.0.ip().to_string())
+    })
+}
+
+/// The IP address in a `REMOTE_ADDR` value. Python's `ipaddress.ip_address` (what
+/// oslo.middleware's healthcheck applies) fails with a 500 on anything but a bare address;
+/// here the first `X-Forwarded-For` element counts and quotes, `[...]` and a port are
+/// stripped (`"[2001:db8::1]:4711"`, `192.0.2.7:80`). `None` when no address is left.
+pub fn client_ip(remote_addr: &str) -> Option<IpAddr> {
+    let first = unquote(remote_addr.split(',').next().unwrap_or_default());
+    if let Ok(ip) = first.parse::<IpAddr>() {
+        return Some(ip);
+    }
+    if let Ok(sa) = first.parse::<SocketAddr>() {
+        return Some(sa.ip());
+    }
+    let bracketed = first.strip_prefix('[')?;
+    bracketed.split(']').next()?.parse().ok()
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -171,5 +205,32 @@ mod tests {
         // A Forwarded without proto/host keeps the request's own.
         let hs = h(&[("host", "a:1"), ("forwarded", "for=192.0.2.1")]);
         assert_eq!(Origin::of(&hs, true).url("/"), "http://a:1/");
+    }
+
+    #[test]
+    fn remote_addresses() {
+        let peer = |ip: &str| {
+            let mut e = Extensions::new();
+            e.insert(ConnectInfo(SocketAddr::new(ip.parse().unwrap(), 5555)));
+            e
+        };
+        let xff = h(&[("x-forwarded-for", "192.0.2.7, 10.0.0.1")]);
+        assert_eq!(
+            remote_addr(&xff, &peer("127.0.0.1"), true).as_deref(),
+            Some("192.0.2.7, 10.0.0.1")
+        );
+        assert_eq!(
+            remote_addr(&xff, &peer("127.0.0.1"), false).as_deref(),
+            Some("127.0.0.1")
+        );
+        assert_eq!(remote_addr(&xff, &Extensions::new(), false), None);
+        let ip = |s: &str| client_ip(s).map(|a| a.to_string());
+        assert_eq!(ip("192.0.2.7, 10.0.0.1").as_deref(), Some("192.0.2.7"));
+        assert_eq!(ip("\"[2001:db8::1]:4711\"").as_deref(), Some("2001:db8::1"));
+        assert_eq!(ip("[2001:db8::1]").as_deref(), Some("2001:db8::1"));
+        assert_eq!(ip("192.0.2.7:80").as_deref(), Some("192.0.2.7"));
+        assert_eq!(ip("::1").as_deref(), Some("::1"));
+        assert_eq!(ip("unknown"), None);
+        assert_eq!(ip("_hidden"), None);
     }
 }

@@ -1,8 +1,8 @@
-//! Version discovery and the bare `/v2` answers, as `octavia/api/root_controller.py`.
+//! Version discovery and the bare `/v2` answers, as `octavia/api/root_controller.py`
+//! (`/healthcheck`: see [`crate::healthcheck`]).
 
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::HeaderMap;
 use axum::Json;
 use serde_json::{json, Value};
 
@@ -69,13 +69,4 @@ pub async fn index(State(state): State<AppState>, headers: HeaderMap) -> Json<Va
 /// `GET /v2`, `/v2/lbaas`, `/v2/octavia`: the JSON string `"v2"` (auth required).
 pub async fn v2() -> Json<Value> {
     Json(Value::String("v2".into()))
-}
-
-/// `GET|HEAD /healthcheck`: 200 `OK` when `[api_settings] healthcheck_enabled`, else 404.
-pub async fn healthcheck(State(state): State<AppState>) -> Response {
-    if state.config().healthcheck_enabled {
-        (StatusCode::OK, "OK").into_response()
-    } else {
-        crate::fault::ApiError::pecan(StatusCode::NOT_FOUND, "Not Found", "").into_response()
-    }
 }

@@ -1,7 +1,9 @@
 //! What an operator watches: with `[DEFAULT] use_json = True` and a `log_file`, one listener
 //! create's `x-openstack-request-id` is found on the API's access line, on the provider job's
 //! line and on the status-report line (the job runs in the request's span); a client's own
-//! `X-Openstack-Request-Id` is kept as `global_request_id`. The Prometheus endpoint of
+//! `X-Openstack-Request-Id` is kept as `global_request_id`; with `enable_proxy_headers_parsing`
+//! the access line's `remote_addr` is the client a proxy named in `X-Forwarded-For`, and the
+//! TCP peer (`127.0.0.1`) for a request without it. The Prometheus endpoint of
 //! `[keel] metrics_listen` shows the counters moved by that create.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -27,6 +29,17 @@ fn curl(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).to_string()
 }
 
+/// The `x-openstack-request-id` of a `curl -i` answer.
+fn request_id(head: &str) -> String {
+    head.lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("x-openstack-request-id:")
+                .map(|v| v.trim().to_string())
+        })
+        .unwrap()
+}
+
 /// The value of `name{labels…}` in a Prometheus text exposition (0 when absent).
 fn sample(text: &str, name: &str, labels: &[&str]) -> f64 {
     text.lines()
@@ -46,6 +59,7 @@ fn json_log_lines_carry_the_request_id_and_metrics_move() {
         Backend::Sqlite,
         &format!(
             "[DEFAULT]\nuse_json = True\nlog_file = {{dir}}/keel.json\n\
+             [oslo_middleware]\nenable_proxy_headers_parsing = True\n\
              [keel]\nmetrics_listen = 127.0.0.1:{mport}\n"
         ),
     );
@@ -69,19 +83,14 @@ fn json_log_lines_carry_the_request_id_and_metrics_move() {
         "Content-Type: application/json",
         "-H",
         &format!("X-Openstack-Request-Id: {global}"),
+        "-H",
+        "X-Forwarded-For: 192.0.2.44",
         "-d",
         &body.to_string(),
         &format!("{}/v2/lbaas/listeners", keel.url()),
     ]);
     assert!(head.starts_with("HTTP/1.1 201"), "{head}");
-    let id = head
-        .lines()
-        .find_map(|l| {
-            l.to_ascii_lowercase()
-                .strip_prefix("x-openstack-request-id:")
-                .map(|v| v.trim().to_string())
-        })
-        .unwrap();
+    let id = request_id(&head);
     assert_ne!(id, global, "the response carries Keel's own id");
     keel.wait_lb_active(&t, &lb_id);
 
@@ -119,6 +128,7 @@ fn json_log_lines_carry_the_request_id_and_metrics_move() {
         "{api}"
     );
     assert_eq!(api["global_request_id"], global.as_str(), "{api}");
+    assert_eq!(api["remote_addr"], "192.0.2.44", "{api}");
     assert_eq!(api["lb_id"], lb_id.as_str(), "{api}");
     assert!(
         api["project_id"].as_str().is_some_and(|p| !p.is_empty()),
@@ -131,6 +141,21 @@ fn json_log_lines_carry_the_request_id_and_metrics_move() {
         "{job}"
     );
     assert_eq!(find("status report applied")["lb_id"], lb_id.as_str());
+    // Without a proxy header the access line names the TCP peer.
+    let plain = request_id(&curl(&["-i", &format!("{}/", keel.url())]));
+    let line = wait_for("GET /'s access line", Duration::from_secs(20), || {
+        std::fs::read_to_string(&log_path)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|v| v["request_id"] == plain.as_str() && v["message"] == "request")
+            .ok_or_else(|| "not yet".to_string())
+    });
+    assert_eq!(
+        (line["path"].as_str(), line["remote_addr"].as_str()),
+        (Some("/"), Some("127.0.0.1")),
+        "{line}"
+    );
     let text = std::fs::read_to_string(&log_path).unwrap();
     assert!(!text.contains('\x1b'), "no ANSI escapes in the file");
 

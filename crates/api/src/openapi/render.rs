@@ -247,7 +247,8 @@ fn reply_schema(reply: &Reply) -> Option<Value> {
             "required": [key], "properties": {*key: {"type": "array", "items": schema_ref(r.name)}}}),
         Reply::Shape(name) => schema_ref(name),
         Reply::V2 => json!({"type": "string", "const": "v2"}),
-        Reply::Text => json!({"type": "string", "const": "OK"}),
+        Reply::Health => json!({"type": "string",
+            "description": "One reason per backend and line (`OK`, `DISABLED BY FILE`, …)."}),
         Reply::Document => json!({"type": "object", "description": "This OpenAPI document."}),
     })
 }
@@ -405,6 +406,24 @@ fn error_responses(o: &Operation) -> Map<String, Value> {
     out
 }
 
+/// The healthcheck's three bodies: text (`schema`), HTML, JSON (`detailed` / `reasons`; with
+/// `detailed = True` each reason is an object and `now`, `platform` are added).
+fn health_content(text: Value) -> Value {
+    json!({
+        "text/plain": {"schema": text},
+        "text/html": {"schema": {"type": "string", "description": "oslo's HTML table of the reasons."}},
+        "application/json": {"schema": {"type": "object", "required": ["detailed", "reasons"],
+            "properties": {
+                "detailed": {"type": "boolean"},
+                "reasons": {"type": "array", "items": {"oneOf": [{"type": "string"}, {
+                    "type": "object", "required": ["class", "details", "reason"], "properties": {
+                        "class": {"type": "string"}, "details": {"type": "string"},
+                        "reason": {"type": "string"}}}]}},
+                "now": {"type": "string"},
+                "platform": {"type": "string"}}}},
+    })
+}
+
 pub(super) fn operation(o: &Operation) -> Value {
     let mut params: Vec<Value> = o
         .path
@@ -430,12 +449,25 @@ pub(super) fn operation(o: &Operation) -> Value {
     };
     let mut ok = json!({"description": description});
     if let Some(schema) = reply_schema(&o.reply) {
-        let media = if matches!(o.reply, Reply::Text) {
-            "text/plain"
+        ok["content"] = if matches!(o.reply, Reply::Health) {
+            health_content(schema)
         } else {
-            "application/json"
+            json!({"application/json": {"schema": schema}})
         };
-        ok["content"] = json!({media: {"schema": schema}});
+    }
+    if matches!(o.reply, Reply::Health) {
+        responses.insert(
+            "204".into(),
+            json!({"description": "Every backend available and nothing to say: a HEAD, or no \
+                    `[healthcheck] backends` with a text answer; also a client passed over \
+                    (`allowed_source_ranges`, `ignore_proxied_requests`) that prefers text."}),
+        );
+        responses.insert(
+            "503".into(),
+            json!({"description": "A backend reports a problem (`The Octavia database is \
+                    unavailable.`, `DISABLED BY FILE`, `FILE PATH MISSING`).",
+                "content": health_content(reply_schema(&o.reply).unwrap_or_default())}),
+        );
     }
     responses.insert(o.status.to_string(), ok);
     responses.extend(error_responses(o));

@@ -42,11 +42,6 @@ fn unimplemented_why(section: &str, key: &str) -> &'static str {
         ("keystone_authtoken", k) if k.starts_with("memcache") => {
             "Keel caches validated tokens in its own memory (token_cache_time), not in memcached"
         }
-        ("keystone_authtoken", k) if k.starts_with("service_token_roles") => {
-            "X-Service-Token is not inspected"
-        }
-        ("cors", _) => "no CORS headers are sent",
-        ("healthcheck", _) => "GET /healthcheck answers 200 OK when healthcheck_enabled, without backends",
         ("audit", _) => "no CADF audit middleware",
         ("oslo_middleware_tracing", _) => "no OpenTelemetry tracing",
         ("DEFAULT", "use_syslog") => "refused when True: Keel logs to stderr or log_file",

@@ -8,6 +8,8 @@
 
 pub mod catalog;
 pub mod check;
+mod cors;
+mod healthcheck;
 pub mod source;
 
 use std::collections::BTreeMap;
@@ -630,13 +632,26 @@ impl Config {
                 return Err(n.invalid("reserved_ips", ip.clone(), "expected an IP address"));
             }
         }
+        let bind_port = {
+            let p = a.int("bind_port", 9876, Some(0))?;
+            u16::try_from(p)
+                .map_err(|_| a.invalid("bind_port", p.to_string(), "expected a port"))?
+        };
+        let api = api::ApiConfig {
+            healthcheck: healthcheck::read(&s("healthcheck"), &a, bind_port)?,
+            cors: cors::read(&s("cors"))?,
+            service_token: {
+                let k = s("keystone_authtoken");
+                api::context::ServiceTokenRules {
+                    roles: k.list("service_token_roles", &["service"]),
+                    roles_required: k.boolean("service_token_roles_required", true)?,
+                }
+            },
+            ..api
+        };
         let api_settings = ApiSettings {
             bind_host: a.string("bind_host", "127.0.0.1"),
-            bind_port: {
-                let p = a.int("bind_port", 9876, Some(0))?;
-                u16::try_from(p)
-                    .map_err(|_| a.invalid("bind_port", p.to_string(), "expected a port"))?
-            },
+            bind_port,
             auth_strategy: a.string("auth_strategy", "keystone"),
             api,
         };

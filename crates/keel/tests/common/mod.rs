@@ -210,7 +210,7 @@ impl Keel {
 
     /// [`Keel::start`] with `extra` (octavia.conf text) as a second `--config-file`
     /// (`extra.conf` in the temp dir; its values win over `keel.conf`'s, as oslo.config's).
-    /// `{dir}` in `extra` stands for the temp dir.
+    /// `{dir}` in `extra` stands for the temp dir, `{port}` for the API's port.
     pub fn start_extra(backend: Backend, extra: &str) -> Keel {
         Self::start_full(backend, |conf| conf, extra)
     }
@@ -266,7 +266,9 @@ impl Keel {
             let x = dir.path().join("extra.conf");
             std::fs::write(
                 &x,
-                extra.replace("{dir}", &dir.path().display().to_string()),
+                extra
+                    .replace("{dir}", &dir.path().display().to_string())
+                    .replace("{port}", &port.to_string()),
             )
             .unwrap();
             args.push(x);

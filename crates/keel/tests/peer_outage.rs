@@ -333,9 +333,10 @@ fn keystone_outage_answers_503_within_the_bound() {
         // only the token validation goes through the proxy; [service_auth] stays direct
         let (head, tail) = c.split_once("[service_auth]").unwrap();
         let head = head.replace(&keystone, &via).replace(
-            "[keystone_authtoken]\n",
-            "[keystone_authtoken]\nhttp_connect_timeout = 8\n",
+            &format!("http_connect_timeout = {}\n", common::KEYSTONE_BOUND),
+            "http_connect_timeout = 8\n",
         );
+        assert!(head.contains("http_connect_timeout = 8\n"), "{head}");
         no_agent(format!("{head}[service_auth]{tail}"), "")
     });
     let get = |token: &str| call(&keel, "GET", "/v2/lbaas/loadbalancers", token, None, BOUND);

@@ -52,6 +52,14 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// Seconds each Keystone request of a harness Keel may take (`[keystone_authtoken]
+/// http_connect_timeout`, `[service_auth] timeout`; Keel's default is 5). Keystone hashes
+/// passwords with bcrypt on two workers: on the loaded CI machine six concurrent password
+/// logins took 2.1–6.6 s, so a fresh Keel's first request (its service token, then the
+/// user token's validation) could answer 503 within the default bound. Tests about the
+/// bound itself (`peer_outage.rs`) set their own.
+pub const KEYSTONE_BOUND: u32 = 30;
+
 /// A short random tag for the names of one test run (Neutron names, LB names).
 pub fn tag() -> String {
     uuid::Uuid::new_v4().simple().to_string()[..8].to_string()
@@ -253,7 +261,8 @@ impl Keel {
                 "[api_settings]\nbind_host = 127.0.0.1\nbind_port = {port}\nauth_strategy = keystone\n\
                  enabled_provider_drivers = ovn:OVN provider driver\ndefault_provider_driver = ovn\n\
                  [database]\nconnection = {db_url}\n\
-                 [keystone_authtoken]\n{auth}[service_auth]\n{auth}\
+                 [keystone_authtoken]\n{auth}http_connect_timeout = {KEYSTONE_BOUND}\n\
+                 [service_auth]\n{auth}timeout = {KEYSTONE_BOUND}\n\
                  [neutron]\nendpoint = {}\n[ovn]\novn_nb_connection = {}\novn_sb_connection = {}\n",
                 env("STACK_NEUTRON_URL"),
                 env("STACK_OVN_NB"),

@@ -101,7 +101,7 @@ if ! running; then
   for p in "$KEYSTONE_TLS_PORT" "$NEUTRON_TLS_PORT" "$BARBICAN_TLS_PORT" "$LB_TLS_PORT"; do
     i=0
     until port_busy "$p"; do
-      ((i++ < 100)) || die "haproxy does not listen on $p"
+      ((i++ < 400)) || die "haproxy does not listen on $p (20 s)"
       sleep 0.05
     done
   done

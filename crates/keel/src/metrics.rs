@@ -76,8 +76,17 @@ pub async fn serve(addr: &str, db: octavia_db::Database) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| anyhow::anyhow!("[keel] metrics_listen {addr}: {e}"))?;
-    // the statics register on first use: touch the ones nothing may have used yet
+    // the statics register on first use: touch the ones nothing may have used yet, so a
+    // scrape shows every unlabelled series from the start (at 0)
     LazyLock::force(&STATUS_REPORTS);
+    {
+        use ovn_provider::metrics as m;
+        LazyLock::force(&m::JOBS_PENDING);
+        LazyLock::force(&m::NB_TXN_SECONDS);
+        LazyLock::force(&m::NB_TXN_ERRORS);
+        LazyLock::force(&m::NB_TXN_RETRIES);
+        LazyLock::force(&m::AGENT_LOCK_HELD);
+    }
     let app = axum::Router::new().route(
         "/metrics",
         axum::routing::get(move || {

@@ -4,7 +4,8 @@
 //! `X-Openstack-Request-Id` is kept as `global_request_id`; with `enable_proxy_headers_parsing`
 //! the access line's `remote_addr` is the client a proxy named in `X-Forwarded-For`, and the
 //! TCP peer (`127.0.0.1`) for a request without it. The Prometheus endpoint of
-//! `[keel] metrics_listen` shows the counters moved by that create.
+//! `[keel] metrics_listen` shows the counters moved by that create, and the NB error / retry
+//! counters from the first scrape on.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -196,6 +197,13 @@ fn json_log_lines_carry_the_request_id_and_metrics_move() {
         "{after}"
     );
     assert!(moved("keel_token_cache_total", &[]) >= 1.0, "{after}");
+    // exposed from the first scrape, before any failure or retry happened
+    for series in [
+        "keel_nb_transaction_errors_total ",
+        "keel_nb_transaction_retries_total ",
+    ] {
+        assert!(before.lines().any(|l| l.starts_with(series)), "{series}: {before}");
+    }
     assert_eq!(sample(&after, "keel_agent_lock_held", &[]), 1.0, "{after}");
     assert!(
         sample(&after, "keel_db_pool_connections", &[]) >= 1.0,

@@ -304,6 +304,34 @@ fn service_tokens_as_keystonemiddleware() {
     assert_eq!(status(&keel, Some(&demo), "not-a-token"), 401);
 }
 
+/// `keel --version`: the package version and the commit the binary was built from (a commit
+/// of this repository), as an operator checks what is deployed.
+#[test]
+fn version_names_the_commit() {
+    let out = Command::new(keel_bin()).arg("--version").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let want = format!("keel {} (commit ", env!("CARGO_PKG_VERSION"));
+    let commit = text
+        .trim()
+        .strip_prefix(&want)
+        .and_then(|r| r.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        commit.len() == 12 && commit.chars().all(|c| c.is_ascii_hexdigit()),
+        "{text}"
+    );
+    let known = Command::new("git")
+        .args(["cat-file", "-e", &format!("{commit}^{{commit}}")])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .unwrap();
+    assert!(
+        known.success(),
+        "{commit} is not a commit of this repository"
+    );
+}
+
 /// Values Keel cannot honour stop `keel serve` naming section, key and why; options set but
 /// not implemented are logged once at start-up.
 #[test]

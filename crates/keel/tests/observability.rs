@@ -202,7 +202,10 @@ fn json_log_lines_carry_the_request_id_and_metrics_move() {
         "keel_nb_transaction_errors_total ",
         "keel_nb_transaction_retries_total ",
     ] {
-        assert!(before.lines().any(|l| l.starts_with(series)), "{series}: {before}");
+        assert!(
+            before.lines().any(|l| l.starts_with(series)),
+            "{series}: {before}"
+        );
     }
     assert_eq!(sample(&after, "keel_agent_lock_held", &[]), 1.0, "{after}");
     assert!(

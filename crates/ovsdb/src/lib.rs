@@ -24,18 +24,25 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 mod client;
+mod conn;
 mod error;
 pub mod framing;
+mod monitor;
+mod options;
 mod remote;
 mod replica;
 pub mod rpc;
 pub mod schema;
+mod server_db;
+mod session;
+mod shared;
 mod tls;
 mod txn;
 mod value;
 
-pub use client::{Client, ClientOptions, ConnectionState, MonitorSpec};
+pub use client::Client;
 pub use error::{Error, Result, TxnError, TxnErrorKind};
+pub use options::{ClientOptions, ConnectionState, MonitorSpec};
 pub use remote::Remote;
 pub use replica::{Change, Row, Snapshot, Table};
 pub use schema::DatabaseSchema;

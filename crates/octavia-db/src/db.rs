@@ -374,18 +374,18 @@ impl Database {
     /// What `keel db upgrade` runs: brings an empty database to alembic head
     /// [`ALEMBIC_HEAD`](crate::ALEMBIC_HEAD).
     ///
-    /// Creates every table of `spec/db-schema.md` (MariaDB types as the migrations produce them,
+    /// Creates every table of the schema at head (MariaDB types as the migrations produce them,
     /// SQLite equivalents), inserts the lookup rows, the DELETED-PLACEHOLDER flavor/AZ rows, the
     /// `amphora_build_slots` and `spares_pool` rows, and finally `alembic_version = fabf4983846b`.
     /// Idempotent: a database already at head (ours or one made by `octavia-db-manage upgrade
-    /// head`) only gets the list indexes it lacks (`page::LIST_INDEXES`); a run interrupted
+    /// head`) only gets the list indexes it lacks (`schema::LIST_INDEXES`); a run interrupted
     /// half-way is completed by the next one.
     /// Errors: [`DbError::Schema`] when the database is at another alembic revision (run
     /// `octavia-db-manage upgrade head` first).
     pub async fn upgrade(&self) -> Result<(), DbError> {
         self.upgrade_tables().await?;
-        // Keel's list indexes, also on a database octavia-db-manage made (`page::LIST_INDEXES`)
-        for stmt in crate::page::list_index_statements() {
+        // Keel's list indexes, also on a database octavia-db-manage made (`schema::LIST_INDEXES`)
+        for stmt in crate::schema::list_index_statements() {
             match &self.pool {
                 Pool::MySql(p) => {
                     sqlx::query(&stmt).execute(p).await?;
@@ -583,8 +583,8 @@ pub(crate) enum Conn<'a> {
 /// An open SQL transaction on the Octavia DB; the repository functions are its methods.
 ///
 /// Commit with [`Tx::commit`]; dropping it (or [`Tx::rollback`]) rolls back. The API holds one
-/// `Tx` across the provider call (status-path.md §5: "The API holds the DB transaction open
-/// across the call and rolls back if it raises"); the work the provider queues during that
+/// `Tx` across the provider call and rolls back if the driver raises, as Octavia's controllers
+/// do around `driver_utils.call_provider`; the work the provider queues during that
 /// call waits for this transaction's [`Tx::commit_gate`] and never runs if it rolls back.
 pub struct Tx {
     inner: TxInner,

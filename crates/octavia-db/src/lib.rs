@@ -7,7 +7,8 @@
 //! [`Tx::lock_lb_for_child`], [`Tx::check_quota`], …), and [`StatusUpdater`]
 //! (`impl provider::StatusSink`).
 //!
-//! Sources: `spec/db-schema.md`, `spec/status-path.md`, `octavia/db/repositories.py`.
+//! Sources: `octavia/db/models.py` and the alembic migrations (schema), `octavia/db/repositories.py`,
+//! `octavia/api/drivers/driver_agent/driver_updater.py` (status reports).
 
 mod attachments;
 mod db;
@@ -26,9 +27,9 @@ pub use attachments::{LbAttachments, ListenerAttachments, PoolAttachments};
 pub use db::{now, AnyRow, AnyScalar, Database, PoolSettings, PoolUse, SqlValue, Tx};
 pub use domain::{HasProvisioningStatus, QuotaLimits, QuotaResource, QuotaUpdate};
 pub use error::DbError;
-pub use page::{Cond, PageQuery, LIST_INDEXES};
+pub use page::{Cond, PageQuery};
 pub use pickle::{pickle_str_dict, unpickle_str_dict};
 pub use repo::{ListQuery, SortDir};
 pub use rows::*;
-pub use schema::{columns, ColumnCapacity, ALEMBIC_HEAD, PLACEHOLDER_ID};
+pub use schema::{columns, ColumnCapacity, ALEMBIC_HEAD, LIST_INDEXES, PLACEHOLDER_ID};
 pub use status::StatusUpdater;

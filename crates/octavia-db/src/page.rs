@@ -15,57 +15,6 @@ use crate::error::DbError;
 use crate::repo::{col, MarkerRow};
 use crate::rows::Record;
 
-/// The indexes Keel adds beside the reference schema, `(name, table, columns)`: the keyset
-/// order of the default sort (`created_at`, `id`), project-scoped and global, of the three
-/// largest collections, and the load balancers' `name` (the filter cloud controllers, Terraform
-/// and Heat send). Created by [`crate::Database::upgrade`] with `IF NOT EXISTS` (also on a
-/// database `octavia-db-manage` made); named `keel_ix_*` so that they are told apart from the
-/// reference's, which no migration of the reference names or drops.
-pub const LIST_INDEXES: &[(&str, &str, &[&str])] = &[
-    (
-        "keel_ix_load_balancer_project_created",
-        "load_balancer",
-        &["project_id", "created_at", "id"],
-    ),
-    (
-        "keel_ix_load_balancer_created",
-        "load_balancer",
-        &["created_at", "id"],
-    ),
-    ("keel_ix_load_balancer_name", "load_balancer", &["name"]),
-    (
-        "keel_ix_listener_project_created",
-        "listener",
-        &["project_id", "created_at", "id"],
-    ),
-    (
-        "keel_ix_listener_created",
-        "listener",
-        &["created_at", "id"],
-    ),
-    (
-        "keel_ix_pool_project_created",
-        "pool",
-        &["project_id", "created_at", "id"],
-    ),
-    ("keel_ix_pool_created", "pool", &["created_at", "id"]),
-];
-
-/// The `CREATE INDEX IF NOT EXISTS` statements of [`LIST_INDEXES`] (the same on both backends).
-pub(crate) fn list_index_statements() -> Vec<String> {
-    LIST_INDEXES
-        .iter()
-        .map(|(name, table, cols)| {
-            let cols = cols
-                .iter()
-                .map(|c| format!("`{c}`"))
-                .collect::<Vec<_>>()
-                .join(", ");
-            format!("CREATE INDEX IF NOT EXISTS `{name}` ON `{table}` ({cols})")
-        })
-        .collect()
-}
-
 /// A SQL condition with its `?` arguments, in order.
 pub type Cond = (String, Vec<SqlValue>);
 

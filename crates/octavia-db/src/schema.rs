@@ -15,6 +15,57 @@ use ColType::*;
 /// The alembic revision the schema corresponds to.
 pub const ALEMBIC_HEAD: &str = "fabf4983846b";
 
+/// The indexes Keel adds beside the reference schema, `(name, table, columns)`: the keyset
+/// order of the default sort (`created_at`, `id`), project-scoped and global, of the three
+/// largest collections, and the load balancers' `name` (the filter cloud controllers, Terraform
+/// and Heat send). Created by [`crate::Database::upgrade`] with `IF NOT EXISTS` (also on a
+/// database `octavia-db-manage` made); named `keel_ix_*` so that they are told apart from the
+/// reference's, which no migration of the reference names or drops.
+pub const LIST_INDEXES: &[(&str, &str, &[&str])] = &[
+    (
+        "keel_ix_load_balancer_project_created",
+        "load_balancer",
+        &["project_id", "created_at", "id"],
+    ),
+    (
+        "keel_ix_load_balancer_created",
+        "load_balancer",
+        &["created_at", "id"],
+    ),
+    ("keel_ix_load_balancer_name", "load_balancer", &["name"]),
+    (
+        "keel_ix_listener_project_created",
+        "listener",
+        &["project_id", "created_at", "id"],
+    ),
+    (
+        "keel_ix_listener_created",
+        "listener",
+        &["created_at", "id"],
+    ),
+    (
+        "keel_ix_pool_project_created",
+        "pool",
+        &["project_id", "created_at", "id"],
+    ),
+    ("keel_ix_pool_created", "pool", &["created_at", "id"]),
+];
+
+/// The `CREATE INDEX IF NOT EXISTS` statements of [`LIST_INDEXES`] (the same on both backends).
+pub(crate) fn list_index_statements() -> Vec<String> {
+    LIST_INDEXES
+        .iter()
+        .map(|(name, table, cols)| {
+            let cols = cols
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            format!("CREATE INDEX IF NOT EXISTS `{name}` ON `{table}` ({cols})")
+        })
+        .collect()
+}
+
 /// A column type, named by its MariaDB rendering.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ColType {
@@ -239,8 +290,8 @@ impl Table {
 /// The nil uuid used by the DELETED-PLACEHOLDER flavor / AZ rows (e37941b010db, c761c8a71579).
 pub const PLACEHOLDER_ID: &str = "00000000-0000-0000-0000-000000000000";
 
-/// Placeholder and singleton rows (`spec/db-schema.md` §1 "Other seeded / placeholder rows"),
-/// in FK order. Each is an insert that is skipped when the key already exists.
+/// Placeholder and singleton rows the migrations insert (the `DELETED-PLACEHOLDER` flavor and
+/// availability zone with their profiles, `amphora_build_slots`, `spares_pool`), in FK order. Each is an insert that is skipped when the key already exists.
 pub(crate) fn seed_rows() -> Vec<(&'static str, &'static [&'static str], Vec<&'static str>)> {
     vec![
         (

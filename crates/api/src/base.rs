@@ -1,6 +1,7 @@
 //! What every controller shares, as `octavia/api/v2/controllers/base.py`: rendering of DB
-//! rows into response objects (api-contract.md §0.5: `""` for NULL names, `tenant_id` echo,
-//! datetimes without timezone), the provider data models built from rows (status-path.md §6),
+//! rows into response objects (`""` for NULL names, `tenant_id` echo, datetimes without
+//! timezone, as octavia/api/v2/types), the provider data models built from rows
+//! (`octavia/api/drivers/utils.py` `*_dict_to_provider_dict`),
 //! the provider call wrapper (`octavia/api/drivers/utils.py::call_provider`), and list plumbing.
 
 use axum::http::HeaderMap;
@@ -46,7 +47,7 @@ pub fn join_list(v: Option<Vec<String>>) -> Option<String> {
 }
 
 /// Run a provider call inside the write transaction `tx`, mapping its error as Octavia's
-/// `call_provider` does (octavia/api/drivers/utils.py; status-path.md §7). The work the call
+/// `call_provider` does (octavia/api/drivers/utils.py). The work the call
 /// queues waits for `tx` to commit ([`octavia_db::Tx::commit_gate`]): a rollback, or a crash
 /// before the commit, leaves the OVN NB untouched.
 pub async fn call_provider<T>(
@@ -601,7 +602,7 @@ pub fn strip(mut v: Value, keys: &[&str]) -> Value {
     v
 }
 
-// ---- provider data models (status-path.md §6) ----
+// ---- provider data models (octavia/api/drivers/utils.py) ----
 
 /// Provider `LoadBalancer` of a row (+ its VIP); `flavor`/`availability_zone` are `{}`.
 pub async fn lb_model(

@@ -1,5 +1,6 @@
 //! TLS certificate references of listeners and pools, read from the certificate manager
-//! before the provider is asked (seed 003 §5, seed 004 §5; api-contract.md §4).
+//! before the provider is asked (seed 003 §5, seed 004 §5; octavia/api/v2/controllers/base.py
+//! `_validate_tls_refs`).
 //!
 //! The checks are octavia/api/v2/controllers/base.py `_validate_tls_refs` and
 //! `_validate_client_ca_and_crl_refs`; the [`CertManager`] seam plays Octavia's

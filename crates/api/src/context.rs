@@ -15,14 +15,11 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use axum::extract::{Request, State};
 use axum::http::HeaderMap;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::fault::ApiError;
 use crate::policy::{Credentials, Policy};
-use crate::AppState;
 
 /// The policy a context is checked against (shared; equality = same rules).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -290,30 +287,6 @@ pub async fn authenticate(
             ctx.is_admin = ctx.policy.check_is_admin(&ctx.credentials());
             Ok(ctx)
         }
-    }
-}
-
-/// Middleware: authenticates every request except `/` and `/healthcheck` (the paths
-/// Octavia's auth wrapper skips) and stores the [`RequestContext`] as an extension.
-pub async fn auth_layer(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
-    let path = req.uri().path();
-    if path == "/" || path == "/healthcheck" {
-        return next.run(req).await;
-    }
-    let service = &state.config().service_token;
-    if let Err(e) = check_service_token(&state.inner.auth, service, req.headers()).await {
-        return e.into_response();
-    }
-    let policy = state.inner.config.policy.current();
-    match authenticate(&state.inner.auth, &policy, req.headers()).await {
-        Ok(ctx) => {
-            if let Some(p) = &ctx.project_id {
-                tracing::Span::current().record("project_id", p.as_str());
-            }
-            req.extensions_mut().insert(ctx);
-            next.run(req).await
-        }
-        Err(e) => e.into_response(),
     }
 }
 

@@ -3,7 +3,7 @@
 //! Errors raised inside controllers render as WSME faults
 //! (`{"faultcode": "Client"|"Server", "faultstring": …, "debuginfo": null}`, `faultcode` is
 //! `Client` for 4xx); routing-level errors render as pecan's `{"code", "title", "description"}`
-//! (api-contract.md §14.1 and "Observed on the live reference"). Texts are Octavia's
+//! (as the reference answers, checked against it). Texts are Octavia's
 //! (`octavia/common/exceptions.py`, WSME `wsme/exc.py`).
 
 use axum::http::{header, HeaderValue, StatusCode};
@@ -107,7 +107,7 @@ pub enum ApiError {
     /// Octavia `ProviderNotFound`: 501 `Provider '<p>' was not found.`
     #[error("Provider '{0}' was not found.")]
     ProviderNotFound(String),
-    /// A provider driver refused a call (status-path.md §7).
+    /// A provider driver refused a call (octavia/api/drivers/utils.py `call_provider`).
     #[error("{}", provider_text(.provider, .error))]
     Provider {
         /// The provider's name.

@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 use crate::base;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
+use crate::listing;
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::{f, m, parse_body, s, Kind, Schema};
@@ -160,24 +161,16 @@ pub async fn flavor_get_all(
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let mut tx = st.db().begin_read().await?;
     let conds = vec![("`t`.`id` <> ?".to_string(), vec![PLACEHOLDER_ID.into()])];
-    if let Some(q) = crate::listing::plan(
-        &crate::listing::FLAVOR,
-        &params,
-        FLAVOR_ATTRS,
-        conds,
-        st.config(),
-    )? {
-        let rows: Vec<FlavorRow> = crate::listing::rows(&mut tx, &q).await?;
-        let objs = rows.iter().map(render_flavor).collect();
-        let url = crate::pagination::path_url(&st, &headers, "/v2/lbaas/flavors");
-        return Ok(Json(crate::listing::body(
-            &url,
-            "flavors",
-            objs,
-            &params,
-            FLAVOR_ATTRS,
-            st.config(),
-        )));
+    let c = listing::Collection {
+        spec: &listing::FLAVOR,
+        attrs: FLAVOR_ATTRS,
+        path: "/v2/lbaas/flavors",
+        key: "flavors",
+    };
+    let render =
+        async |_: &mut Tx, rows: &[FlavorRow]| Ok(rows.iter().map(render_flavor).collect());
+    if let Some(body) = listing::page(&st, &headers, &mut tx, &c, &params, conds, render).await? {
+        return Ok(Json(body));
     }
     // the in-memory path (see `listing`)
     let rows: Vec<FlavorRow> = tx.list(&ListQuery::default()).await?;
@@ -326,20 +319,16 @@ pub async fn az_get_all(
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let mut tx = st.db().begin_read().await?;
     let conds = vec![("`t`.`name` <> ?".to_string(), vec![PLACEHOLDER_ID.into()])];
-    if let Some(q) =
-        crate::listing::plan(&crate::listing::AZ, &params, AZ_ATTRS, conds, st.config())?
-    {
-        let rows: Vec<AvailabilityZoneRow> = crate::listing::rows(&mut tx, &q).await?;
-        let objs = rows.iter().map(render_az).collect();
-        let url = crate::pagination::path_url(&st, &headers, "/v2/lbaas/availabilityzones");
-        return Ok(Json(crate::listing::body(
-            &url,
-            "availability_zones",
-            objs,
-            &params,
-            AZ_ATTRS,
-            st.config(),
-        )));
+    let c = listing::Collection {
+        spec: &listing::AZ,
+        attrs: AZ_ATTRS,
+        path: "/v2/lbaas/availabilityzones",
+        key: "availability_zones",
+    };
+    let render =
+        async |_: &mut Tx, rows: &[AvailabilityZoneRow]| Ok(rows.iter().map(render_az).collect());
+    if let Some(body) = listing::page(&st, &headers, &mut tx, &c, &params, conds, render).await? {
+        return Ok(Json(body));
     }
     // the in-memory path (see `listing`)
     let rows: Vec<AvailabilityZoneRow> = tx.list(&ListQuery::default()).await?;

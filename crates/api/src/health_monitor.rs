@@ -1,5 +1,4 @@
-//! `/v2/lbaas/healthmonitors`, as `octavia/api/v2/controllers/health_monitor.py`
-//! (api-contract.md §7).
+//! `/v2/lbaas/healthmonitors`, as `octavia/api/v2/controllers/health_monitor.py`.
 
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -13,6 +12,7 @@ use serde_json::{json, Value};
 use crate::base::{self, call_provider, HM_ATTRS};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
+use crate::listing;
 use crate::lookup::{get_db_lb, get_db_pool, lock_pool_child, quota_limits, strip_helper};
 use crate::pagination::ListParams;
 use crate::policy;
@@ -141,27 +141,17 @@ pub async fn get_all(
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let scope = policy::list_scope(&ctx, "healthmonitor", params.project_filter())?;
     let mut tx = st.db().begin_read().await?;
-    let conds = {
-        let mut c = vec![crate::listing::not_deleted()];
-        if let Some(p) = &scope {
-            c.push(crate::listing::scope_eq("project_id", p));
-        }
-        c
+    let c = listing::Collection {
+        spec: &listing::HM,
+        attrs: HM_ATTRS,
+        path: "/v2/lbaas/healthmonitors",
+        key: "healthmonitors",
     };
-    if let Some(q) =
-        crate::listing::plan(&crate::listing::HM, &params, HM_ATTRS, conds, st.config())?
+    let conds = listing::project_scope(&scope);
+    if let Some(body) =
+        listing::page(&st, &headers, &mut tx, &c, &params, conds, base::render_hms).await?
     {
-        let rows: Vec<HealthMonitorRow> = crate::listing::rows(&mut tx, &q).await?;
-        let objs = base::render_hms(&mut tx, &rows).await?;
-        let url = crate::pagination::path_url(&st, &headers, "/v2/lbaas/healthmonitors");
-        return Ok(Json(crate::listing::body(
-            &url,
-            "healthmonitors",
-            objs,
-            &params,
-            HM_ATTRS,
-            st.config(),
-        )));
+        return Ok(Json(body));
     }
     // the in-memory path (see `listing`)
     let rows: Vec<HealthMonitorRow> = base::visible(&mut tx, &scope, vec![]).await?;

@@ -1,4 +1,4 @@
-//! `/v2/lbaas/l7policies`, as `octavia/api/v2/controllers/l7policy.py` (api-contract.md §8),
+//! `/v2/lbaas/l7policies`, as `octavia/api/v2/controllers/l7policy.py`,
 //! with `validate.sanitize_l7policy_api_args` and the position handling of
 //! `L7PolicyRepository` (octavia/db/repositories.py: append, then move; positions 1..n).
 
@@ -15,6 +15,7 @@ use crate::base::{self, call_provider, dt};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::l7rule::{self, MAX_RULES_PER_POLICY};
+use crate::listing;
 use crate::lookup::{
     get_db_l7policy, get_db_lb, get_db_listener, get_db_pool, lock_lb_and_listener,
     pool_protocol_ok, quota_limits,
@@ -375,31 +376,17 @@ pub async fn get_all(
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let scope = policy::list_scope(&ctx, "l7policy", params.project_filter())?;
     let mut tx = st.db().begin_read().await?;
-    let conds = {
-        let mut c = vec![crate::listing::not_deleted()];
-        if let Some(p) = &scope {
-            c.push(crate::listing::scope_eq("project_id", p));
-        }
-        c
+    let c = listing::Collection {
+        spec: &listing::L7POLICY,
+        attrs: L7POLICY_ATTRS,
+        path: "/v2/lbaas/l7policies",
+        key: "l7policies",
     };
-    if let Some(q) = crate::listing::plan(
-        &crate::listing::L7POLICY,
-        &params,
-        L7POLICY_ATTRS,
-        conds,
-        st.config(),
-    )? {
-        let rows: Vec<L7PolicyRow> = crate::listing::rows(&mut tx, &q).await?;
-        let objs = render_policies(&mut tx, &rows).await?;
-        let url = crate::pagination::path_url(&st, &headers, "/v2/lbaas/l7policies");
-        return Ok(Json(crate::listing::body(
-            &url,
-            "l7policies",
-            objs,
-            &params,
-            L7POLICY_ATTRS,
-            st.config(),
-        )));
+    let conds = listing::project_scope(&scope);
+    if let Some(body) =
+        listing::page(&st, &headers, &mut tx, &c, &params, conds, render_policies).await?
+    {
+        return Ok(Json(body));
     }
     // the in-memory path (see `listing`)
     let rows: Vec<L7PolicyRow> = base::visible(&mut tx, &scope, vec![]).await?;

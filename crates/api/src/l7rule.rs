@@ -1,5 +1,5 @@
-//! `/v2/lbaas/l7policies/{l7policy_id}/rules`, as `octavia/api/v2/controllers/l7rule.py`
-//! (api-contract.md §9), with the rule-data checks of `octavia/common/validate.py`
+//! `/v2/lbaas/l7policies/{l7policy_id}/rules`, as `octavia/api/v2/controllers/l7rule.py`,
+//! with the rule-data checks of `octavia/common/validate.py`
 //! (`l7rule_data`, `validate_l7rule_ssl_types`).
 
 use axum::body::Bytes;
@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use crate::base::{self, call_provider, dt};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
+use crate::listing;
 use crate::lookup::{
     get_db_l7policy, get_db_lb, get_db_listener, lock_lb_and_listener, quota_limits,
 };
@@ -461,32 +462,21 @@ pub async fn get_all(
     route_policy(&mut tx, &policy_id).await?;
     let p = get_db_l7policy(&mut tx, &policy_id).await?;
     policy::authorize(&ctx, "l7rule", "get_all", p.project_id.as_deref())?;
+    let path = format!("/v2/lbaas/l7policies/{policy_id}/rules");
+    let c = listing::Collection {
+        spec: &listing::L7RULE,
+        attrs: L7RULE_ATTRS,
+        path: &path,
+        key: "rules",
+    };
     let conds = vec![
-        crate::listing::not_deleted(),
-        crate::listing::scope_eq("l7policy_id", &policy_id),
+        listing::not_deleted(),
+        listing::scope_eq("l7policy_id", &policy_id),
     ];
-    if let Some(q) = crate::listing::plan(
-        &crate::listing::L7RULE,
-        &params,
-        L7RULE_ATTRS,
-        conds,
-        st.config(),
-    )? {
-        let rows: Vec<L7RuleRow> = crate::listing::rows(&mut tx, &q).await?;
-        let objs = render_rules(&mut tx, &rows).await?;
-        let url = crate::pagination::path_url(
-            &st,
-            &headers,
-            &format!("/v2/lbaas/l7policies/{policy_id}/rules"),
-        );
-        return Ok(Json(crate::listing::body(
-            &url,
-            "rules",
-            objs,
-            &params,
-            L7RULE_ATTRS,
-            st.config(),
-        )));
+    if let Some(body) =
+        listing::page(&st, &headers, &mut tx, &c, &params, conds, render_rules).await?
+    {
+        return Ok(Json(body));
     }
     // the in-memory path (see `listing`)
     let rows = policy_rules(&mut tx, &policy_id).await?;
@@ -497,7 +487,7 @@ pub async fn get_all(
     Ok(Json(base::collection(
         &st,
         &headers,
-        &format!("/v2/lbaas/l7policies/{policy_id}/rules"),
+        &path,
         "rules",
         all,
         &params,

@@ -1,4 +1,4 @@
-//! `/v2/lbaas/listeners`, as `octavia/api/v2/controllers/listener.py` (api-contract.md §4).
+//! `/v2/lbaas/listeners`, as `octavia/api/v2/controllers/listener.py`.
 
 pub mod rules;
 
@@ -15,6 +15,7 @@ use crate::base::{self, call_provider, LISTENER_ATTRS};
 use crate::certificates;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
+use crate::listing;
 use crate::lookup::{
     get_db_lb, get_db_listener, pool_protocol_ok, port_space, quota_limits, stats_of, strip_helper,
 };
@@ -109,23 +110,15 @@ pub async fn get_all(
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let scope = policy::list_scope(&ctx, "listener", params.project_filter())?;
     let mut tx = st.db().begin_read().await?;
-    let mut conds = vec![crate::listing::not_deleted()];
-    if let Some(p) = &scope {
-        conds.push(crate::listing::scope_eq("project_id", p));
-    }
-    let spec = &crate::listing::LISTENER;
-    if let Some(q) = crate::listing::plan(spec, &params, LISTENER_ATTRS, conds, st.config())? {
-        let rows: Vec<ListenerRow> = crate::listing::rows(&mut tx, &q).await?;
-        let objs = base::render_listeners(&mut tx, &rows).await?;
-        let url = crate::pagination::path_url(&st, &headers, "/v2/lbaas/listeners");
-        let body = crate::listing::body(
-            &url,
-            "listeners",
-            objs,
-            &params,
-            LISTENER_ATTRS,
-            st.config(),
-        );
+    let c = listing::Collection {
+        spec: &listing::LISTENER,
+        attrs: LISTENER_ATTRS,
+        path: "/v2/lbaas/listeners",
+        key: "listeners",
+    };
+    let conds = listing::project_scope(&scope);
+    let render = base::render_listeners;
+    if let Some(body) = listing::page(&st, &headers, &mut tx, &c, &params, conds, render).await? {
         return Ok(Json(body));
     }
     // the in-memory path (see `listing`)

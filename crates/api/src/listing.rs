@@ -11,74 +11,12 @@
 //! equals NULL, and the marker must be a row of the caller's scope. Strings compare with the
 //! database's collation (MariaDB's is case-insensitive, as for the reference).
 
+use axum::http::HeaderMap;
 use octavia_db::{Cond, PageQuery, Record, SqlValue, Tx};
 
 use crate::fault::ApiError;
 use crate::pagination::{self, bool_from_string, ListParams};
-
-/// How an attribute's value is typed (for filter values).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// A string.
-    Text,
-    /// An integer (a filter value is read as a number: `80.0` matches 80).
-    Int,
-    /// A boolean (a filter value through oslo's `bool_from_string`).
-    Bool,
-    /// A datetime, rendered `%Y-%m-%dT%H:%M:%S` (a filter value must be exactly that).
-    Time,
-    /// A float rendered to two decimals, listed as the integer `ROUND(value * 100)` (a filter
-    /// value is read as a number: `1.10` matches 1.1).
-    Hundredths,
-}
-
-/// How one API attribute is listed in SQL. Expressions use the listed table as `t`.
-#[derive(Debug, Clone, Copy)]
-pub enum Attr {
-    /// A scalar: filters by equality, sorts.
-    Val(&'static str, Kind),
-    /// A nullable string column rendered `""` when NULL: filters by equality (`= ?`, so an
-    /// index on the column serves it; `""` matches NULL and empty), sorts as `COALESCE(c, '')`.
-    Str(&'static str),
-    /// A list (of ids or strings): a filter is this condition with the value as its one `?`.
-    /// Not a sort key ([`crate::pagination::sort_keys`]).
-    Has(&'static str),
-    /// A `ScalarListType` column (comma-joined strings, rendered as a list): a filter matches
-    /// one element. Not a sort key.
-    Csv(&'static str),
-    /// An object or a list of objects (`insert_headers`, `session_persistence`,
-    /// `additional_vips`): no filter value equals it, as in the in-memory comparison. Not a
-    /// sort key.
-    Never,
-    /// Not in the spec: the in-memory path answers (no collection has one; a unit test keeps
-    /// it so).
-    Memory,
-}
-
-/// The SQL shape of one collection.
-#[derive(Debug)]
-pub struct Spec {
-    /// `(API attribute, how)`; an attribute missing here is [`Attr::Memory`].
-    pub attrs: &'static [(&'static str, Attr)],
-    /// `(alias prefix, join)`: the join is added when a used expression contains the prefix.
-    pub joins: &'static [(&'static str, &'static str)],
-    /// Whether the resource has tags (else tag filters see an empty set).
-    pub tags: bool,
-}
-
-impl Spec {
-    fn attr(&self, name: &str) -> Attr {
-        let name = if name == "tenant_id" {
-            "project_id"
-        } else {
-            name
-        };
-        self.attrs
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map_or(Attr::Memory, |(_, a)| *a)
-    }
-}
+use crate::AppState;
 
 /// The `Cond` of `expr = value` for a filter value as the in-memory path compares it; `1 = 0`
 /// when no rendered value can equal it.
@@ -274,6 +212,51 @@ pub fn scope_eq(column: &str, value: &str) -> Cond {
 /// The scope condition of tables with a provisioning status: not DELETED.
 pub fn not_deleted() -> Cond {
     ("`t`.`provisioning_status` <> 'DELETED'".to_string(), vec![])
+}
+
+/// The scope of a project-owned collection: not DELETED and, when the caller is scoped to a
+/// project ([`crate::policy::list_scope`]), that project's rows only.
+pub fn project_scope(project: &Option<String>) -> Vec<Cond> {
+    let mut conds = vec![not_deleted()];
+    if let Some(p) = project {
+        conds.push(scope_eq("project_id", p));
+    }
+    conds
+}
+
+/// What a collection GET lists: its [`Spec`], its API attribute names, the request path its
+/// links name (`/v2/lbaas/pools/<id>/members`) and the body key (`members`).
+pub struct Collection<'a> {
+    /// How each attribute is written in SQL.
+    pub spec: &'static Spec,
+    /// The API attribute names (sort keys and `fields` are checked against them).
+    pub attrs: &'a [&'a str],
+    /// The path of the request, for the `<key>_links` ([`pagination::path_url`]).
+    pub path: &'a str,
+    /// The body key of the list.
+    pub key: &'a str,
+}
+
+/// A collection GET answered in SQL: [`plan`] → the page's rows ([`rows`]) → `render` (one
+/// call for the whole page) → the body with its links ([`body`]). `Ok(None)` when the
+/// in-memory path must answer instead (see [`plan`]). Errors: 400 for a bad sort key, filter
+/// or marker, the database's, `render`'s.
+pub async fn page<T: Record>(
+    st: &AppState,
+    headers: &HeaderMap,
+    tx: &mut Tx,
+    c: &Collection<'_>,
+    p: &ListParams,
+    scope: Vec<Cond>,
+    render: impl AsyncFnOnce(&mut Tx, &[T]) -> Result<Vec<serde_json::Value>, ApiError>,
+) -> Result<Option<serde_json::Value>, ApiError> {
+    let Some(q) = plan(c.spec, p, c.attrs, scope, st.config())? else {
+        return Ok(None);
+    };
+    let rows: Vec<T> = rows(tx, &q).await?;
+    let objs = render(tx, &rows).await?;
+    let url = pagination::path_url(st, headers, c.path);
+    Ok(Some(body(&url, c.key, objs, p, c.attrs, st.config())))
 }
 
 /// A collection body `{<key>: [...], <key>_links: [...]}` of a page's rendered objects;

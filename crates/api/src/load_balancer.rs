@@ -1,5 +1,4 @@
-//! `/v2/lbaas/loadbalancers`, as `octavia/api/v2/controllers/load_balancer.py`
-//! (api-contract.md §3).
+//! `/v2/lbaas/loadbalancers`, as `octavia/api/v2/controllers/load_balancer.py`.
 
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -37,22 +36,17 @@ pub async fn get_all(
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let scope = policy::list_scope(&ctx, "loadbalancer", params.project_filter())?;
     let mut tx = st.db().begin_read().await?;
-    let mut conds = vec![listing::not_deleted()];
-    if let Some(p) = &scope {
-        conds.push(listing::scope_eq("project_id", p));
-    }
-    if let Some(q) = listing::plan(&listing::LB, &params, LB_ATTRS, conds, st.config())? {
-        let rows: Vec<LoadBalancerRow> = listing::rows(&mut tx, &q).await?;
-        let objs = base::render_lbs(&mut tx, &rows).await?;
-        let url = crate::pagination::path_url(&st, &headers, "/v2/lbaas/loadbalancers");
-        return Ok(Json(listing::body(
-            &url,
-            "loadbalancers",
-            objs,
-            &params,
-            LB_ATTRS,
-            st.config(),
-        )));
+    let c = listing::Collection {
+        spec: &listing::LB,
+        attrs: LB_ATTRS,
+        path: "/v2/lbaas/loadbalancers",
+        key: "loadbalancers",
+    };
+    let conds = listing::project_scope(&scope);
+    if let Some(body) =
+        listing::page(&st, &headers, &mut tx, &c, &params, conds, base::render_lbs).await?
+    {
+        return Ok(Json(body));
     }
     // the in-memory path (see `listing`)
     let rows: Vec<LoadBalancerRow> = base::visible(&mut tx, &scope, vec![]).await?;

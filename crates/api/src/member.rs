@@ -1,5 +1,4 @@
-//! `/v2/lbaas/pools/{pool_id}/members`, as `octavia/api/v2/controllers/member.py`
-//! (api-contract.md §6).
+//! `/v2/lbaas/pools/{pool_id}/members`, as `octavia/api/v2/controllers/member.py`.
 
 use provider::{OperatingStatus, ProvisioningStatus};
 use std::collections::{BTreeMap, BTreeSet};
@@ -16,6 +15,7 @@ use serde_json::{json, Value};
 use crate::base::{self, call_provider, MEMBER_ATTRS};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
+use crate::listing;
 use crate::lookup::{get_db_lb, get_db_pool, lock_pool_child, quota_limits};
 use crate::pagination::ListParams;
 use crate::policy;
@@ -163,32 +163,20 @@ pub async fn get_all(
     route_pool(&mut tx, &pool_id).await?;
     let pool = get_db_pool(&mut tx, &pool_id).await?;
     policy::authorize(&ctx, "member", "get_all", pool.project_id.as_deref())?;
+    let path = format!("/v2/lbaas/pools/{pool_id}/members");
+    let c = listing::Collection {
+        spec: &listing::MEMBER,
+        attrs: MEMBER_ATTRS,
+        path: &path,
+        key: "members",
+    };
     let conds = vec![
-        crate::listing::not_deleted(),
-        crate::listing::scope_eq("pool_id", &pool_id),
+        listing::not_deleted(),
+        listing::scope_eq("pool_id", &pool_id),
     ];
-    if let Some(q) = crate::listing::plan(
-        &crate::listing::MEMBER,
-        &params,
-        MEMBER_ATTRS,
-        conds,
-        st.config(),
-    )? {
-        let rows: Vec<MemberRow> = crate::listing::rows(&mut tx, &q).await?;
-        let objs = base::render_members(&mut tx, &rows).await?;
-        let url = crate::pagination::path_url(
-            &st,
-            &headers,
-            &format!("/v2/lbaas/pools/{pool_id}/members"),
-        );
-        return Ok(Json(crate::listing::body(
-            &url,
-            "members",
-            objs,
-            &params,
-            MEMBER_ATTRS,
-            st.config(),
-        )));
+    let render = base::render_members;
+    if let Some(body) = listing::page(&st, &headers, &mut tx, &c, &params, conds, render).await? {
+        return Ok(Json(body));
     }
     // the in-memory path (see `listing`)
     let rows: Vec<MemberRow> =
@@ -200,7 +188,7 @@ pub async fn get_all(
     Ok(Json(base::collection(
         &st,
         &headers,
-        &format!("/v2/lbaas/pools/{pool_id}/members"),
+        &path,
         "members",
         all,
         &params,

@@ -8,6 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
+use crate::context;
 use crate::fault::ApiError;
 use crate::AppState;
 
@@ -22,7 +23,7 @@ fn global_request_id(req: &Request) -> Option<String> {
 /// oslo `RequestId`: every response carries `x-openstack-request-id: req-<uuid>` (a new id;
 /// a valid one the client sent is kept as `global_request_id`). The request runs in a
 /// `request` span holding both ids, and the project and load balancer once known
-/// (`context::auth_layer`, `lookup::get_db_lb` record them), so every log line of the
+/// (`middleware::auth_layer`, `lookup::get_db_lb` record them), so every log line of the
 /// request — and of the provider work it queues — carries them. One access line per request
 /// (client address, method, path, status, milliseconds) as oslo.service's wsgi log; the
 /// client is the TCP peer, or the proxy's `Forwarded: for=` / `X-Forwarded-For` with
@@ -194,6 +195,30 @@ pub fn rewrite_path(mut req: Request) -> Request {
         }
     }
     req
+}
+
+/// Middleware: authenticates every request except `/` and `/healthcheck` (the paths
+/// Octavia's auth wrapper skips) and stores the [`RequestContext`] as an extension.
+pub async fn auth_layer(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let path = req.uri().path();
+    if path == "/" || path == "/healthcheck" {
+        return next.run(req).await;
+    }
+    let service = &state.config().service_token;
+    if let Err(e) = context::check_service_token(state.auth(), service, req.headers()).await {
+        return e.into_response();
+    }
+    let policy = state.config().policy.current();
+    match context::authenticate(state.auth(), &policy, req.headers()).await {
+        Ok(ctx) => {
+            if let Some(p) = &ctx.project_id {
+                tracing::Span::current().record("project_id", p.as_str());
+            }
+            req.extensions_mut().insert(ctx);
+            next.run(req).await
+        }
+        Err(e) => e.into_response(),
+    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! The `listener.insert_headers` column is a Python pickle of a `dict[str, str]`
-//! (SQLAlchemy `PickleType`, db-schema.md §6). The codec is the DB crate's
+//! (SQLAlchemy `PickleType`, octavia/db/models.py `Listener.insert_headers`). The codec is the DB crate's
 //! (`octavia_db::pickle_str_dict` / `unpickle_str_dict`); these adapt it to the JSON maps
 //! the API renders.
 

@@ -1,4 +1,4 @@
-//! `/v2/lbaas/pools`, as `octavia/api/v2/controllers/pool.py` (api-contract.md §5).
+//! `/v2/lbaas/pools`, as `octavia/api/v2/controllers/pool.py`.
 
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -15,6 +15,7 @@ use crate::base::{self, call_provider, POOL_ATTRS};
 use crate::certificates;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
+use crate::listing;
 use crate::lookup::{
     check_pool_protocol, get_db_lb, get_db_listener, get_db_pool, quota_limits, strip_helper,
 };
@@ -145,31 +146,25 @@ pub async fn get_all(
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let scope = policy::list_scope(&ctx, "pool", params.project_filter())?;
     let mut tx = st.db().begin_read().await?;
-    let conds = {
-        let mut c = vec![crate::listing::not_deleted()];
-        if let Some(p) = &scope {
-            c.push(crate::listing::scope_eq("project_id", p));
-        }
-        c
+    let c = listing::Collection {
+        spec: &listing::POOL,
+        attrs: POOL_ATTRS,
+        path: "/v2/lbaas/pools",
+        key: "pools",
     };
-    if let Some(q) = crate::listing::plan(
-        &crate::listing::POOL,
+    let conds = listing::project_scope(&scope);
+    if let Some(body) = listing::page(
+        &st,
+        &headers,
+        &mut tx,
+        &c,
         &params,
-        POOL_ATTRS,
         conds,
-        st.config(),
-    )? {
-        let rows: Vec<PoolRow> = crate::listing::rows(&mut tx, &q).await?;
-        let objs = base::render_pools(&mut tx, &rows).await?;
-        let url = crate::pagination::path_url(&st, &headers, "/v2/lbaas/pools");
-        return Ok(Json(crate::listing::body(
-            &url,
-            "pools",
-            objs,
-            &params,
-            POOL_ATTRS,
-            st.config(),
-        )));
+        base::render_pools,
+    )
+    .await?
+    {
+        return Ok(Json(body));
     }
     // the in-memory path (see `listing`)
     let rows: Vec<PoolRow> = base::visible(&mut tx, &scope, vec![]).await?;

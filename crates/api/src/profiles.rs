@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 use crate::base::{self, query_provider};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
+use crate::listing;
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::{f, m, parse_body, s, Obj, Schema};
@@ -45,7 +46,7 @@ pub trait Profile: Record + Send + Sync + 'static {
     /// URL path of the collection.
     const PATH: &'static str;
     /// How the collection lists in SQL.
-    const LIST: &'static crate::listing::Spec;
+    const LIST: &'static listing::Spec;
     /// POST / PUT schemas.
     fn schemas() -> (&'static Schema, &'static Schema);
     /// Build a row.
@@ -102,7 +103,7 @@ impl Profile for FlavorProfileRow {
     const ARG: &'static str = "flavor_profile_";
     const COLLECTION: (&'static str, &'static str) = ("flavorprofiles", "flavorprofile_links");
     const DATA: &'static str = "flavor_data";
-    const LIST: &'static crate::listing::Spec = &crate::listing::FLAVOR_PROFILE;
+    const LIST: &'static listing::Spec = &listing::FLAVOR_PROFILE;
     const LABEL: &'static str = "Flavor profile";
     const MODEL: &'static str = "Flavor Profile";
     const USED_BY: (&'static str, &'static str) = ("flavor", "flavor_profile_id");
@@ -138,7 +139,7 @@ impl Profile for AvailabilityZoneProfileRow {
         "availability_zone_profile_links",
     );
     const DATA: &'static str = "availability_zone_data";
-    const LIST: &'static crate::listing::Spec = &crate::listing::AZ_PROFILE;
+    const LIST: &'static listing::Spec = &listing::AZ_PROFILE;
     const LABEL: &'static str = "Availability Zone Profile";
     const MODEL: &'static str = "Availability Zone Profile";
     const USED_BY: (&'static str, &'static str) =
@@ -232,11 +233,15 @@ pub async fn get_all<P: Profile>(
     let mut tx = st.db().begin_read().await?;
     let (key, links) = P::COLLECTION;
     let conds = vec![("`t`.`id` <> ?".to_string(), vec![PLACEHOLDER_ID.into()])];
-    if let Some(q) = crate::listing::plan(P::LIST, &params, &attrs::<P>(), conds, st.config())? {
-        let rows: Vec<P> = crate::listing::rows(&mut tx, &q).await?;
-        let objs = rows.iter().map(render).collect();
-        let url = crate::pagination::path_url(&st, &headers, P::PATH);
-        let mut body = crate::listing::body(&url, key, objs, &params, &attrs::<P>(), st.config());
+    let names = attrs::<P>();
+    let c = listing::Collection {
+        spec: P::LIST,
+        attrs: &names,
+        path: P::PATH,
+        key,
+    };
+    let page = async |_: &mut Tx, rows: &[P]| Ok(rows.iter().map(render).collect());
+    if let Some(mut body) = listing::page(&st, &headers, &mut tx, &c, &params, conds, page).await? {
         rename_links(&mut body, key, links);
         return Ok(Json(body));
     }
@@ -247,7 +252,7 @@ pub async fn get_all<P: Profile>(
         .filter(|r| r.parts().0 != PLACEHOLDER_ID)
         .map(render)
         .collect();
-    let mut body = base::collection(&st, &headers, P::PATH, key, all, &params, &attrs::<P>())?;
+    let mut body = base::collection(&st, &headers, P::PATH, key, all, &params, &names)?;
     rename_links(&mut body, key, links);
     Ok(Json(body))
 }

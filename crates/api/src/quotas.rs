@@ -10,12 +10,13 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use octavia_db::{ListQuery, QuotaRow, QuotaUpdate};
+use octavia_db::{ListQuery, QuotaRow, QuotaUpdate, Tx};
 use serde_json::{json, Value};
 
 use crate::base;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
+use crate::listing;
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::{parse_body, quotas::QUOTA_PUT, Obj};
@@ -99,28 +100,19 @@ pub async fn get_all(
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let scope = policy::list_scope(&ctx, "quota", params.project_filter())?;
     let mut tx = st.db().begin_read().await?;
+    let c = listing::Collection {
+        spec: &listing::QUOTA,
+        attrs: QUOTA_ATTRS,
+        path: "/v2/lbaas/quotas",
+        key: "quotas",
+    };
     let conds = scope
         .iter()
-        .map(|p| crate::listing::scope_eq("project_id", p))
+        .map(|p| listing::scope_eq("project_id", p))
         .collect();
-    if let Some(q) = crate::listing::plan(
-        &crate::listing::QUOTA,
-        &params,
-        QUOTA_ATTRS,
-        conds,
-        st.config(),
-    )? {
-        let rows: Vec<QuotaRow> = crate::listing::rows(&mut tx, &q).await?;
-        let objs = rows.iter().map(render_raw).collect();
-        let url = crate::pagination::path_url(&st, &headers, "/v2/lbaas/quotas");
-        return Ok(Json(crate::listing::body(
-            &url,
-            "quotas",
-            objs,
-            &params,
-            QUOTA_ATTRS,
-            st.config(),
-        )));
+    let render = async |_: &mut Tx, rows: &[QuotaRow]| Ok(rows.iter().map(render_raw).collect());
+    if let Some(body) = listing::page(&st, &headers, &mut tx, &c, &params, conds, render).await? {
+        return Ok(Json(body));
     }
     // the in-memory path (see `listing`)
     let mut lq = ListQuery::default();

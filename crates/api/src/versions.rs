@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 
 use crate::AppState;
 
-/// `(id, status, updated)` of every API version, in the reference's order (api-contract.md §1;
-/// v2.7's out-of-order date is the reference's).
+/// `(id, status, updated)` of every API version, in the reference's order
+/// (octavia/api/root_controller.py; v2.7's out-of-order date is the reference's).
 pub const VERSIONS: &[(&str, &str, &str)] = &[
     ("v2.0", "SUPPORTED", "2016-12-11T00:00:00Z"),
     ("v2.1", "SUPPORTED", "2018-04-20T00:00:00Z"),

@@ -9,6 +9,7 @@ use std::net::IpAddr;
 use provider::{HealthMonitor, Listener, LoadBalancer, Member, Pool};
 use serde_json::Value;
 
+use crate::external_ids::MemberEntry;
 use crate::hm::{self, HmReq};
 use crate::listener::ListenerReq;
 use crate::member::MemberReq;
@@ -136,6 +137,18 @@ pub fn additional_port_ids(lb: &LoadBalancer) -> Vec<String> {
 /// as if it were absent". Every optional field of the provider models the driver reads is
 /// checked three ways: absent, `null`, and (where one is documented) the default written out;
 /// the request the driver builds must be the same, on create and on update.
+/// Subnet of a member: its own, else the one already in the NB entry, else the VIP subnet
+/// (as the reference's `do_sync`); `ovn-db-sync`'s rule.
+pub(crate) fn member_subnet(
+    lb: &LoadBalancer,
+    m: &provider::Member,
+    old: Option<&MemberEntry>,
+) -> Option<String> {
+    own_subnet(m)
+        .or_else(|| old.map(|e| e.subnet_id.clone()).filter(|s| !s.is_empty()))
+        .or_else(|| lb.vip_subnet_id.clone().filter(|s| !s.is_empty()))
+}
+
 #[cfg(test)]
 mod null_means_default {
     use super::*;

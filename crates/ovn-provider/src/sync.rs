@@ -38,17 +38,16 @@ use provider::{
 };
 
 use crate::edit::{Edit, LbRef};
-use crate::external_ids::{self as ext, ListenerValue, MemberEntry, ObjectKey};
+use crate::external_ids::{self as ext, ListenerValue, ObjectKey};
 use crate::hm::{self, HmReq};
-use crate::lb::{self, LbCreate};
+use crate::lb;
 use crate::listener::{self, ListenerReq};
-use crate::member::{self, MemberFacts, MemberReq};
+use crate::member::{self, MemberReq};
 use crate::nb::{ops_json, NbSnapshot, Op};
 use crate::ovsdb_nb::NbDatabase;
-use crate::plan::{Plan, SubnetInfo};
+use crate::plan::Plan;
 use crate::pool::{self, PoolReq};
-use crate::ports::NeutronPorts;
-use crate::requests;
+use crate::requests::{self, member_subnet};
 use crate::sim;
 pub use crate::sim::SimError;
 
@@ -60,7 +59,7 @@ mod members;
 mod references;
 
 use crate::status::{self, put, Kind};
-pub use facts::gather_facts;
+pub use facts::{gather_facts, SyncFacts};
 
 /// One difference found between Octavia and the NB.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,20 +78,6 @@ impl std::fmt::Display for Difference {
         let tag = if self.repaired { "fix" } else { "unrepaired" };
         write!(f, "{} {}: {}", tag, self.lb_id, self.what)
     }
-}
-
-/// Neutron facts the repairs need, read before planning ([`gather_facts`]).
-#[derive(Debug, Clone, Default)]
-pub struct SyncFacts {
-    /// What `lb_create` needs (VIP port, subnet), for load balancers without a row, by LB id.
-    pub lbs: BTreeMap<String, LbCreate>,
-    /// Member subnets, and the `ovn-lb-hm-<subnet>` source IP of subnets monitored by a
-    /// health monitor.
-    pub members: MemberFacts,
-    /// Neutron's floating IP of each LB's VIP port (`_fip_sync`), by LB id: `None` when Neutron
-    /// has none; LBs whose FIP was not read (no `vip_port_id`, Neutron error) are absent and
-    /// their FIP is not synced.
-    pub vip_fips: BTreeMap<String, Option<String>>,
 }
 
 /// The outcome of planning a sync.
@@ -123,18 +108,6 @@ pub struct SyncOptions {
 /// committing; [`SyncError::Sim`]: a planner produced an operation the simulation cannot
 /// apply, a bug).
 pub use crate::error::JobError as SyncError;
-
-/// Subnet of a member: its own, else the one already in the NB entry, else the VIP subnet
-/// (as the reference's `do_sync`).
-fn member_subnet(
-    lb: &LoadBalancer,
-    m: &provider::Member,
-    old: Option<&MemberEntry>,
-) -> Option<String> {
-    requests::own_subnet(m)
-        .or_else(|| old.map(|e| e.subnet_id.clone()).filter(|s| !s.is_empty()))
-        .or_else(|| lb.vip_subnet_id.clone().filter(|s| !s.is_empty()))
-}
 
 /// The health monitor request of `h` on pool `pool_id`, as its create ([`requests::hm_req`]).
 fn hm_req(h: &provider::HealthMonitor, pool_id: &str) -> HmReq {
@@ -398,6 +371,8 @@ impl<'a> Syncer<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lb::LbCreate;
+    use crate::plan::SubnetInfo;
     use crate::sim;
     use provider::{Listener, Member, Pool};
     use serde_json::json;

@@ -1,10 +1,12 @@
-//! Rendering the route and schema tables of [`super`] as OpenAPI 3.1 JSON: `Kind` → JSON
+//! Rendering the route and schema tables of [`super::tables`] as OpenAPI 3.1 JSON: `Kind` → JSON
 //! Schema, request/response objects, parameters, the error responses of each operation and
 //! the `components` section.
 
 use serde_json::{json, Map, Value};
 
-use super::*;
+use super::tables::*;
+use crate::context::KEYSTONE_UNAVAILABLE;
+use crate::types::{s, Kind, Schema};
 
 /// `Kind` → JSON Schema. `nullable` adds `null` (optional request fields accept it; response
 /// attributes that may be `NULL`). `request` selects `$ref`s to the named request schemas for
@@ -390,7 +392,7 @@ fn error_responses(o: &Operation) -> Map<String, Value> {
             )
         })
         .collect();
-    // keystonemiddleware's outage answer on every authenticated path (context::auth_layer),
+    // keystonemiddleware's outage answer on every authenticated path (middleware::auth_layer),
     // plus, on quota'd creates, the quota-usage lock being held
     let unavailable = match (authenticated, quota_busy) {
         (_, true) => Some("503QuotaOrKeystone"),

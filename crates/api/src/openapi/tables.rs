@@ -1,24 +1,7 @@
-//! The OpenAPI 3.1 document of the whole API, served as `GET /v2/openapi.json` and checked in
-//! as `docs/openapi.json`.
-//!
-//! Nothing in it is written twice: request bodies are rendered from the very [`Schema`] tables
-//! [`crate::types::parse_body`] validates with (lengths, ranges, enums, patterns, UUID / IP /
-//! CIDR formats, nesting, mandatory fields, the `tenant_id` alias); response bodies from the
-//! attribute tables the handlers filter and sort by (`base::LB_ATTRS`, …), each attribute typed
-//! by the same request schemas (plus the few response-only attributes in [`Resource::extra`]);
-//! the graph create's `…Full` objects from those same resources ([`Full`]: attributes removed,
-//! related objects nested whole, as `load_balancer::graph::render_full`); the 401 / 503 of
-//! every authenticated operation from `context::auth_layer` (503 = Keystone outage, with
-//! `context::KEYSTONE_UNAVAILABLE`); paths and methods from [`OPERATIONS`], which the tests check against [`crate::router`] (a
-//! route cannot be served undocumented) and whose success codes and bodies they check against
-//! real responses (`crates/api/tests/openapi.rs`).
+//! The tables the OpenAPI document is made of: the operations (paths, methods, parameters,
+//! replies), the resources (response attributes typed by the request schemas), the graph
+//! create's `…Full` objects and the request schemas by name. `render.rs` turns them into JSON.
 
-use std::sync::OnceLock;
-
-use axum::Json;
-use serde_json::{json, Map, Value};
-
-use crate::context::KEYSTONE_UNAVAILABLE;
 use crate::types::health_monitor::{HM_POST, HM_PUT, HM_SINGLE};
 use crate::types::l7::{L7POLICY_SINGLE, L7RULE_SINGLE};
 use crate::types::listener::{LISTENER_POST, LISTENER_PUT, LISTENER_SINGLE};
@@ -32,9 +15,9 @@ use crate::{amphora, base, flavors, l7policy, l7rule, profiles, quotas};
 /// Where the document is served (the `.json` suffix is optional, as for every Keel path).
 pub const OPENAPI_PATH: &str = "/v2/openapi.json";
 
-/// `provisioning_status` values (provider `ProvisioningStatus`, db-schema.md §1).
+/// `provisioning_status` values (provider `ProvisioningStatus`).
 pub const PROVISIONING_STATUSES: &[&str] = provider::ProvisioningStatus::NAMES;
-/// `operating_status` values (provider `OperatingStatus`, db-schema.md §1).
+/// `operating_status` values (provider `OperatingStatus`).
 pub const OPERATING_STATUSES: &[&str] = provider::OperatingStatus::NAMES;
 
 /// Octavia's datetime rendering ([`base::dt`]): `YYYY-MM-DDTHH:MM:SS`, no timezone.
@@ -110,7 +93,7 @@ impl Resource {
     }
 
     /// The type of one attribute: `extra`, then [`COMMON`], then `types_from`.
-    fn field(&self, name: &str) -> Option<Field> {
+    pub(super) fn field(&self, name: &str) -> Option<Field> {
         self.extra
             .iter()
             .chain(COMMON.iter())
@@ -529,7 +512,7 @@ pub static REQUEST_SCHEMAS: &[(&str, &Schema)] = &[
     ("AvailabilityZoneProfilePOST", &profiles::AZP_POST),
     ("AvailabilityZoneProfilePUT", &profiles::AZP_PUT),
 ];
-static SHAPES: &[(&str, &Schema)] = &[
+pub(super) static SHAPES: &[(&str, &Schema)] = &[
     ("LoadBalancerStatuses", &STATUSES),
     ("Stats", &STATS),
     ("Link", &LINK),
@@ -764,51 +747,15 @@ pub fn routes() -> Vec<(String, Vec<&'static str>)> {
     out
 }
 
-mod render;
-
-use render::{components, operation};
-
-/// The whole document (OpenAPI 3.1.0), deterministic: same input tables, same value.
-pub fn document() -> Value {
-    let mut paths = Map::new();
-    for o in OPERATIONS {
-        let entry = paths.entry(o.path.to_string()).or_insert_with(|| json!({}));
-        entry[o.method] = operation(o);
-    }
-    json!({
-        "openapi": "3.1.0",
-        "info": {
-            "title": "Keel: OpenStack Octavia v2 API",
-            "version": crate::versions::VERSIONS.last().map_or("v2", |v| v.0),
-            "description": "The Octavia v2 load-balancing API as served by Keel (api-contract.md). \
-                Generated from the request schemas, response attribute tables and route table \
-                of the `api` crate (`crates/api/src/openapi.rs`). Aliases not listed as paths: \
-                `/v2.0/…` = `/v2/…`, `/v2/<collection>` = `/v2/lbaas/<collection>`, a `.json` \
-                suffix and a trailing `/` are ignored, and every GET also answers HEAD. Request \
-                bodies are coerced as WSME does (`\"80\"` for an integer, `\"yes\"` for a \
-                boolean); the schemas give the canonical types. With `fields=`, only the \
-                selected attributes of an object are returned.",
-            "license": {"name": "Apache-2.0", "identifier": "Apache-2.0"},
-        },
-        "security": [{"keystone": []}],
-        "paths": paths,
-        "components": components(),
-    })
-}
-
-/// `GET /v2/openapi.json`: this document. Behind the same authentication as `GET /v2` (any
-/// valid token, no policy rule), as every Octavia path but `/` and `/healthcheck` is; the
-/// document holds no deployment data, so no RBAC rule guards it.
-pub async fn serve() -> Json<Value> {
-    static DOC: OnceLock<Value> = OnceLock::new();
-    Json(DOC.get_or_init(document).clone())
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
-    use super::render::full_schema;
+    use serde_json::json;
+
     use super::*;
+    use crate::context::KEYSTONE_UNAVAILABLE;
+    use crate::openapi::document;
+    use crate::openapi::render::full_schema;
 
     #[test]
     fn every_response_attribute_is_typed() {

@@ -1,34 +1,13 @@
-//! RBAC: Octavia's registered policy rules evaluated as oslo.policy does
-//! (`octavia/policies/*.py`, `octavia/common/policy.py`, oslo.policy 6.0.0 as pinned by
-//! `ci/stack/upper-constraints.txt`).
-//!
-//! * Defaults: the keystone default roles (`reader`/`member`/`admin`, project scope).
-//! * `[oslo_policy] enforce_new_defaults = False`: every default that has a deprecated rule
-//!   becomes `<new> or <deprecated>`, so the legacy `load-balancer_*` roles
-//!   (`load-balancer_observer`, `_global_observer`, `_member`, `_quota_admin`, `_admin`) work
-//!   again; True is oslo.policy 6.0.0's default (Octavia sets none of its own).
-//! * `[oslo_policy] policy_file`: a YAML (or JSON) mapping rule name → check string that
-//!   overrides registered rules and defines aliases, in oslo.policy's rule language
-//!   ([`parse_rule`]).
-//! * Scope: every Octavia rule has `scope_types = ['project']`; oslo.policy 6.0.0 always
-//!   enforces it, so a system-scoped token fails every `os_load-balancer_api:*` rule.
-//!
-//! Keel is stricter than oslo.policy on one point: a check string it cannot parse is a
-//! startup error ([`PolicyError`]) rather than a logged rule that silently denies.
-
-mod check;
-mod defaults;
-mod source;
+//! The policy engine: the rule set ([`Policy`]: Octavia's registered defaults, the deprecated
+//! `load-balancer_*` alternatives, a policy file's overrides and aliases), the credentials a
+//! check reads, and the checks the handlers call ([`authorize`], [`allowed`], [`list_scope`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::{Arc, LazyLock};
 
-pub use check::{parse_rule, Check};
-pub use source::{default_policy_source, find_policy_dir, find_policy_file, PolicySource};
-
-use check::{literal, parse_list_rule, substitute};
-use defaults::registered_defaults;
+use super::check::{literal, parse_list_rule, parse_rule, substitute, Check};
+use super::defaults::registered_defaults;
 
 use crate::fault::ApiError;
 
@@ -422,6 +401,7 @@ pub fn list_scope(
 mod tests {
     use super::*;
     use crate::context::RequestContext;
+    use crate::policy::{find_policy_file, PolicySource};
 
     fn ctx_with(project: &str, roles: &[&str], policy: Arc<Policy>) -> RequestContext {
         let mut c = RequestContext {

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
 
-use super::{Policy, PolicyError};
+use super::engine::{Policy, PolicyError};
 
 /// The policy in force, re-read when its file changes (oslo.policy's `Enforcer.load_rules`
 /// runs on every check and re-reads a policy file whose modification time changed).

@@ -10,40 +10,14 @@ pub mod catalog;
 pub mod check;
 mod cors;
 mod healthcheck;
+mod error;
 pub mod source;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+pub use error::ConfigError;
 pub use source::{Location, Sources};
-
-/// A configuration that could not be used.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    /// A file or directory could not be read or does not parse.
-    #[error("cannot read config {path}: {why}")]
-    Read {
-        /// The file's path.
-        path: String,
-        /// Why.
-        why: String,
-    },
-    /// A value has the wrong type or is out of range.
-    #[error("[{section}] {key}: invalid value {value:?}: {why}")]
-    Invalid {
-        /// INI section.
-        section: String,
-        /// Option name.
-        key: String,
-        /// The raw value.
-        value: String,
-        /// What was expected.
-        why: String,
-    },
-    /// Values Keel cannot honour (every one found, each naming section, key and why).
-    #[error("configuration refused:\n{}", .0.join("\n"))]
-    Refused(Vec<String>),
-}
 
 /// `[DEFAULT]` logging options (oslo.log).
 #[derive(Debug, Clone, Default)]

@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::ConfigError;
+use crate::config::error::ConfigError;
 
 /// Every occurrence of one `[section] key` across the files, in reading order.
 #[derive(Debug, Clone, PartialEq, Eq)]

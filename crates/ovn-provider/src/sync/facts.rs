@@ -1,7 +1,32 @@
 //! `ovn-db-sync`'s Neutron reads ([`gather_facts`]), through the driver's port work
 //! ([`NeutronPorts`]).
 
-use super::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+use openstack::NeutronClient;
+use provider::LoadBalancer;
+
+use crate::external_ids as ext;
+use crate::lb::LbCreate;
+use crate::member::MemberFacts;
+use crate::nb::NbSnapshot;
+use crate::plan::SubnetInfo;
+use crate::ports::NeutronPorts;
+use crate::requests::member_subnet;
+
+/// Neutron facts the repairs need, read before planning ([`gather_facts`]).
+#[derive(Debug, Clone, Default)]
+pub struct SyncFacts {
+    /// What `lb_create` needs (VIP port, subnet), for load balancers without a row, by LB id.
+    pub lbs: BTreeMap<String, LbCreate>,
+    /// Member subnets, and the `ovn-lb-hm-<subnet>` source IP of subnets monitored by a
+    /// health monitor.
+    pub members: MemberFacts,
+    /// Neutron's floating IP of each LB's VIP port (`_fip_sync`), by LB id: `None` when Neutron
+    /// has none; LBs whose FIP was not read (no `vip_port_id`, Neutron error) are absent and
+    /// their FIP is not synced.
+    pub vip_fips: BTreeMap<String, Option<String>>,
+}
 
 /// The VIP floating IP of each LB of `desired` with a VIP port (the first one Neutron lists
 /// for the port, as one lookup per port would give), read with one list per
@@ -36,7 +61,7 @@ async fn vip_fips(neutron: &NeutronClient, desired: &[LoadBalancer], facts: &mut
     }
 }
 
-/// Read from Neutron ([`NeutronPorts`], the driver's port work) what [`plan`] needs: for LBs
+/// Read from Neutron ([`NeutronPorts`], the driver's port work) what [`crate::sync::plan`] needs: for LBs
 /// of `desired` without a row, the VIP port and the subnet holding the VIP address (as the
 /// driver's `lb_create`); every member subnet (own, NB entry or VIP subnet); for pools with a health monitor, the `ovn-lb-hm-<subnet>` port of each
 /// member subnet, created (as `hm_create` does) when `create_hm_ports` and missing. Lookups

@@ -3,6 +3,8 @@
 //!
 //! Done with the caller's token, so a subnet the user cannot see is "not found" (seed 004 §1).
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 
 use crate::fault::ApiError;
@@ -44,16 +46,33 @@ pub struct PortInfo {
     pub qos_policy_id: Option<String>,
 }
 
-/// Why a lookup failed (other than "not found").
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// The failure a [`Networking`] implementation met, kept whole (keel's is an
+/// `openstack::NeutronError`, which a caller may downcast to).
+pub type NetworkCause = Arc<dyn std::error::Error + Send + Sync>;
+
+/// Why a lookup failed (other than "not found"). The callers branch on the variant; the
+/// cause's text only reaches the operator's log and the fault's text.
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum NetworkError {
     /// Neutron (or Keystone, for the service token) could not be reached, timed out or
     /// answered 5xx → 503 naming Neutron ([`ApiError::PeerUnavailable`]).
     #[error("neutron unavailable: {0}")]
-    Unavailable(String),
+    Unavailable(#[source] NetworkCause),
     /// Any other unexpected answer → 500.
     #[error("{0}")]
-    Other(String),
+    Other(#[source] NetworkCause),
+}
+
+impl NetworkError {
+    /// [`NetworkError::Unavailable`] caused by `e`.
+    pub fn unavailable(e: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self::Unavailable(Arc::new(e))
+    }
+
+    /// [`NetworkError::Other`] caused by `e`.
+    pub fn other(e: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self::Other(Arc::new(e))
+    }
 }
 
 impl From<NetworkError> for ApiError {
@@ -61,9 +80,9 @@ impl From<NetworkError> for ApiError {
         match e {
             NetworkError::Unavailable(cause) => ApiError::PeerUnavailable {
                 service: crate::fault::PEER_NEUTRON,
-                cause,
+                cause: cause.to_string(),
             },
-            NetworkError::Other(text) => ApiError::Internal(text),
+            NetworkError::Other(cause) => ApiError::Internal(cause.to_string()),
         }
     }
 }

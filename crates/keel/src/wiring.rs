@@ -48,34 +48,13 @@ impl NeutronNetworking {
 }
 
 /// `Ok(None)` for a 404 (not found or not visible to the caller); otherwise
-/// [`NetworkError::Unavailable`] when Neutron could not answer ([`neutron_down`]).
+/// [`NetworkError::Unavailable`] when Neutron could not answer ([`NeutronError::is_unavailable`]).
 fn found<T>(r: Result<T, NeutronError>) -> Result<Option<T>, NetworkError> {
     match r {
         Ok(v) => Ok(Some(v)),
         Err(e) if e.is_not_found() => Ok(None),
-        Err(e) if neutron_down(&e) => Err(NetworkError::Unavailable(e.to_string())),
-        Err(e) => Err(NetworkError::Other(e.to_string())),
-    }
-}
-
-/// True when the failure says Neutron (or Keystone, for the service token it needs) is not
-/// serving: no connection, a timeout, a 5xx — as keystoneauth's `ConnectFailure`,
-/// `ConnectTimeout` and `ServiceUnavailable` / `InternalServerError`.
-pub fn neutron_down(e: &NeutronError) -> bool {
-    match e {
-        NeutronError::Transport(_) => true,
-        NeutronError::Other { status, .. } => *status >= 500,
-        NeutronError::Auth(k) => keystone_down(k),
-        _ => false,
-    }
-}
-
-/// True when Keystone could not answer (transport failure or a 5xx).
-pub fn keystone_down(e: &openstack::KeystoneError) -> bool {
-    match e {
-        openstack::KeystoneError::Transport(_) => true,
-        openstack::KeystoneError::Status { status, .. } => *status >= 500,
-        _ => false,
+        Err(e) if e.is_unavailable() => Err(NetworkError::unavailable(e)),
+        Err(e) => Err(NetworkError::other(e)),
     }
 }
 
@@ -138,10 +117,10 @@ impl Networking for NeutronNetworking {
 
     async fn qos_enabled(&self) -> Result<bool, NetworkError> {
         self.0.has_extension("qos").await.map_err(|e| {
-            if neutron_down(&e) {
-                NetworkError::Unavailable(e.to_string())
+            if e.is_unavailable() {
+                NetworkError::unavailable(e)
             } else {
-                NetworkError::Other(e.to_string())
+                NetworkError::other(e)
             }
         })
     }

@@ -74,6 +74,16 @@ impl KeystoneError {
     pub fn is_unauthorized(&self) -> bool {
         matches!(self, Self::InvalidToken(_))
     }
+
+    /// True when Keystone could not answer: no connection, a timeout, a 5xx (keystoneauth's
+    /// `ConnectFailure`, `ConnectTimeout`, `ServiceUnavailable` / `InternalServerError`).
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            Self::Transport(_) => true,
+            Self::Status { status, .. } => *status >= 500,
+            _ => false,
+        }
+    }
 }
 
 /// Neutron's fault body `{"NeutronError": {"type", "message", "detail"}}`
@@ -232,6 +242,28 @@ impl NeutronError {
             Self::NotFound(f) | Self::Conflict(f) | Self::BadRequest(f) => Some(f),
             Self::Unauthorized { fault, .. } | Self::Other { fault, .. } => Some(fault),
             Self::Auth(_) | Self::Transport(_) | Self::Decode(_) => None,
+        }
+    }
+
+    /// True when Neutron (or Keystone, for the service token it needs) is not serving: no
+    /// connection, a timeout, a 5xx — keystoneauth's `ConnectFailure`, `ConnectTimeout`,
+    /// `ServiceUnavailable` / `InternalServerError`, which Octavia does not retry and a
+    /// client may retry later.
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            Self::Transport(_) => true,
+            Self::Other { status, .. } => *status >= 500,
+            Self::Auth(k) => k.is_unavailable(),
+            _ => false,
+        }
+    }
+
+    /// Neutron's fault message (what Octavia quotes, e.g. in `VIPInUseException`), else the
+    /// error's text.
+    pub fn message(&self) -> String {
+        match self.fault() {
+            Some(f) if !f.message.is_empty() => f.message.clone(),
+            _ => self.to_string(),
         }
     }
 }

@@ -216,12 +216,10 @@ impl OvnProvider {
         );
     }
 
+    /// The NB rows `scope` touches, for a synchronous driver call (an NB failure is the
+    /// call's [`ProviderError::Driver`], see `From<NbError>` in `error.rs`).
     async fn snapshot(&self, scope: &Scope) -> Result<NbSnapshot, ProviderError> {
-        self.inner
-            .nb
-            .snapshot(scope)
-            .await
-            .map_err(|e| ProviderError::driver(e.to_string()))
+        Ok(self.inner.nb.snapshot(scope).await?)
     }
 
     /// Whether the NB schema has `Load_Balancer.health_check` (OVN ≥ 2.12).

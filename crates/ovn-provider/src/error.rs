@@ -44,40 +44,28 @@ impl JobError {
 
 /// A Neutron failure of a synchronous driver call (`create_vip_port`, `delete_vip_ports`,
 /// member subnet lookups) as the API sees it: 409 → [`ProviderError::Conflict`] (the address
-/// is in use), Neutron unreachable or 5xx ([`neutron_down`]) → [`ProviderError::Unavailable`]
+/// is in use), Neutron unreachable or 5xx ([`NeutronError::is_unavailable`]) → [`ProviderError::Unavailable`]
 /// naming Neutron (503, nothing queued), anything else → [`ProviderError::Driver`] with
 /// Neutron's fault message.
 pub fn provider_error(e: &NeutronError) -> ProviderError {
     if e.is_conflict() {
-        ProviderError::conflict(neutron_text(e))
-    } else if neutron_down(e) {
+        ProviderError::conflict(e.message())
+    } else if e.is_unavailable() {
         ProviderError::unavailable(NEUTRON_SERVICE, e.to_string())
     } else {
-        ProviderError::driver(neutron_text(e))
+        ProviderError::driver(e.message())
+    }
+}
+
+/// An NB failure during a synchronous driver call (reading the rows a validation needs):
+/// [`ProviderError::Driver`] with the error's text (`OVN NB: …`), which the API answers 500
+/// `Provider 'ovn' reports error: …`.
+impl From<NbError> for ProviderError {
+    fn from(e: NbError) -> Self {
+        ProviderError::driver(e.to_string())
     }
 }
 
 /// The name Octavia shows for Neutron in a 503 (`The Neutron service is temporarily
 /// unavailable.`).
 pub const NEUTRON_SERVICE: &str = "Neutron";
-
-/// True when the failure says Neutron (or Keystone, for the service token it needs) is not
-/// serving: no connection, a timeout, a 5xx (keystoneauth's `ConnectFailure`,
-/// `ConnectTimeout`, `ServiceUnavailable` / `InternalServerError`).
-pub fn neutron_down(e: &NeutronError) -> bool {
-    match e {
-        NeutronError::Transport(_) => true,
-        NeutronError::Other { status, .. } => *status >= 500,
-        NeutronError::Auth(openstack::KeystoneError::Transport(_)) => true,
-        NeutronError::Auth(openstack::KeystoneError::Status { status, .. }) => *status >= 500,
-        _ => false,
-    }
-}
-
-/// Neutron's fault message, else the error's text.
-pub fn neutron_text(e: &NeutronError) -> String {
-    match e.fault() {
-        Some(f) if !f.message.is_empty() => f.message.clone(),
-        _ => e.to_string(),
-    }
-}

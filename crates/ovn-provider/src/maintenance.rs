@@ -46,18 +46,14 @@ pub enum Outcome {
 }
 
 /// Why a task run failed (it is retried next period).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum MaintenanceError {
     /// A Neutron call failed.
     #[error("neutron: {0}")]
-    Neutron(String),
+    Neutron(#[from] openstack::NeutronError),
     /// Reading or writing the NB failed.
     #[error(transparent)]
     Nb(#[from] NbError),
-}
-
-fn neutron_err(e: openstack::NeutronError) -> MaintenanceError {
-    MaintenanceError::Neutron(e.to_string())
 }
 
 /// `ip` with brackets when it is a bare IPv6 address; anything else unchanged.
@@ -114,8 +110,7 @@ impl OvnProvider {
         let neutron = self.neutron();
         let ports = neutron
             .list_ports(&ListFilter::new().eq("device_owner", DISTRIBUTED_OWNER))
-            .await
-            .map_err(neutron_err)?;
+            .await?;
         let mut checked = false;
         for port in ports.iter().filter(|p| p.name.starts_with("ovn-lb-hm")) {
             let set = |owner: &str, device: &str| PortUpdate {
@@ -125,8 +120,7 @@ impl OvnProvider {
             };
             neutron
                 .update_port(&port.id, &set(HM_PORT_DEVICE_OWNER, &port.name))
-                .await
-                .map_err(neutron_err)?;
+                .await?;
             if checked {
                 continue;
             }
@@ -137,8 +131,7 @@ impl OvnProvider {
                 tracing::info!(port = %port.id, "HM port is no longer a localport: owner restored");
                 neutron
                     .update_port(&port.id, &set(DISTRIBUTED_OWNER, ""))
-                    .await
-                    .map_err(neutron_err)?;
+                    .await?;
                 return Ok(Outcome::Again);
             }
         }
@@ -177,7 +170,7 @@ impl OvnProvider {
                 let port = match neutron.get_port(&id).await {
                     Ok(p) => p,
                     Err(e) if e.is_not_found() => continue,
-                    Err(e) => return Err(neutron_err(e)),
+                    Err(e) => return Err(e.into()),
                 };
                 if port.device_owner == VIP_PORT_DEVICE_OWNER && port.device_id == device_id {
                     continue;
@@ -199,8 +192,7 @@ impl OvnProvider {
                             ..Default::default()
                         },
                     )
-                    .await
-                    .map_err(neutron_err)?;
+                    .await?;
             }
         }
         Ok(Outcome::Done)

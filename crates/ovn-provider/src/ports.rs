@@ -16,7 +16,6 @@ use openstack::{
 use provider::{AdditionalVip, LoadBalancer, Vip};
 
 use crate::error::JobError;
-pub use crate::error::{neutron_down, neutron_text};
 use crate::external_ids as ext;
 use crate::facts::{FactCache, HmPort};
 use crate::hm::{self, HM_PORT_DEVICE_OWNER};
@@ -46,7 +45,7 @@ fn ip(s: &Option<String>) -> Option<IpAddr> {
 fn found<T>(r: Result<T, NeutronError>) -> Result<Option<T>, NeutronError> {
     match r {
         Ok(v) => Ok(Some(v)),
-        Err(e) if neutron_down(&e) => Err(e),
+        Err(e) if e.is_unavailable() => Err(e),
         Err(_) => Ok(None),
     }
 }
@@ -243,7 +242,7 @@ impl NeutronPorts {
 
     /// The VIP subnet of the LB owning `pool_id` (id and CIDR), through the row's VIP port;
     /// `Ok(None)` when the row, its VIP port or the subnet is not found. Errors: Neutron down
-    /// ([`neutron_down`]).
+    /// ([`NeutronError::is_unavailable`]).
     pub async fn vip_subnet_of_pool(
         &self,
         snap: &NbSnapshot,

@@ -678,7 +678,8 @@ impl Tx {
         Ok(())
     }
 
-    /// Next `peer_port` for a new listener of the LB: max + 1, base 1025 (db-schema.md §6).
+    /// Next `peer_port` for a new listener of the LB: the LB's highest + 1, at least 1025
+    /// (octavia/db/repositories.py `_find_next_peer_port`, `HAPROXY_BASE_PEER_PORT`).
     pub async fn next_peer_port(&mut self, lb_id: &str) -> Result<i32, DbError> {
         let max: Option<Option<i32>> = self
             .fetch_optional_scalar(

@@ -1,4 +1,5 @@
-//! The status updater (`spec/status-path.md` §2.2–2.3, §3) on SQLite and MariaDB.
+//! The status updater (octavia/api/drivers/driver_agent/driver_updater.py: status reports and
+//! listener statistics) on SQLite and MariaDB.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod common;

@@ -1,7 +1,7 @@
 //! The OVN Northbound rows the provider reads, and the operations it writes (RFC 7047).
 //!
 //! [`NbSnapshot`] is a typed copy of the tables the driver needs, taken from the one replica
-//! of the process (design.md: never a connection per call); handlers plan against it and emit
+//! of the process (never a connection per call); handlers plan against it and emit
 //! [`Op`]s that [`Op::to_json`] encodes as `transact` operations. Rows decode from RFC 7047
 //! JSON (`{"col": <datum>}`), so any replica that can hand out rows as JSON fits.
 

@@ -1,5 +1,5 @@
-//! Per-load-balancer ordered work queue (design.md: "per load balancer, provider work runs in
-//! the order it was accepted; different load balancers run concurrently").
+//! Per-load-balancer ordered work queue: per load balancer, provider work runs in the order it
+//! was accepted; different load balancers run concurrently.
 //!
 //! One tokio task per LB with pending work, fed by an unbounded mpsc; the task is created on
 //! the first job and ends as soon as its queue is empty. The map lock is held while sending

@@ -3,7 +3,7 @@ use thiserror::Error;
 /// What a provider driver may raise from a synchronous call.
 ///
 /// As octavia-lib `exceptions.py`; the API maps each variant once, at its edge
-/// (`spec/status-path.md` §7):
+/// (as `octavia/api/drivers/utils.py` `call_provider`):
 /// - [`ProviderError::UnsupportedOption`] → 501 `Provider '<p>' does not support a requested option: <user>`
 /// - [`ProviderError::NotImplemented`] → 501 `Provider '<p>' does not support a requested action: <user>`
 /// - [`ProviderError::Conflict`] → 409 `The VIP IP address is already in use: <user>`

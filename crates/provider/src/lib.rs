@@ -4,7 +4,8 @@
 //! driver receives ([`models`]), the [`ProviderDriver`] trait with one method per API
 //! action, the errors a driver may raise ([`ProviderError`], mapped to HTTP by the API as
 //! `octavia/api/drivers/utils.py::call_provider` does), and the status reports a driver
-//! sends back ([`StatusReport`], `spec/status-path.md` §2) through a [`StatusSink`].
+//! sends back ([`StatusReport`], octavia-lib `driver_lib.py` `update_loadbalancer_status`)
+//! through a [`StatusSink`].
 //!
 //! It depends on nothing of Keel's: the API and the OVN provider both depend on it, and
 //! neither reaches around it.

@@ -1,9 +1,8 @@
-//! Provider data models, as octavia-lib `octavia_lib/api/drivers/data_models.py`
-//! (`spec/status-path.md` §6).
+//! Provider data models, as octavia-lib `octavia_lib/api/drivers/data_models.py`.
 //!
 //! octavia-lib's `Unset` is `None` here. For update calls the API passes the full old
-//! object and a new object holding the id plus only the fields that changed
-//! (`spec/status-path.md` §5). Serialised with serde, `None` is omitted, so the JSON of a
+//! object and a new object holding the id plus only the fields that changed (as the
+//! controllers' `*_update` calls in octavia/api/v2/controllers). Serialised with serde, `None` is omitted, so the JSON of a
 //! model is the octavia-lib `to_dict()` shape.
 
 use serde::{Deserialize, Deserializer, Serialize};

@@ -1,7 +1,7 @@
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
-/// `provisioning_status` values (the `provisioning_status` lookup table, `spec/db-schema.md` §1).
+/// `provisioning_status` values (the `provisioning_status` lookup table the migrations fill).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 #[allow(missing_docs)]
@@ -28,7 +28,7 @@ impl ProvisioningStatus {
     }
 }
 
-/// `operating_status` values (the `operating_status` lookup table, `spec/db-schema.md` §1).
+/// `operating_status` values (the `operating_status` lookup table the migrations fill).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 #[allow(missing_docs)]
@@ -124,7 +124,8 @@ status_text!(
 
 /// One record of a status report: an object id and the statuses to set on it.
 ///
-/// A `None` status leaves that column unchanged (`spec/status-path.md` §2.3 step 5).
+/// A `None` status leaves that column unchanged (driver_updater.py `_process_status_update` sets
+/// only the keys a record carries).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StatusRecord {
     /// The object's uuid.
@@ -154,8 +155,9 @@ impl StatusRecord {
 
 /// A status report from a provider, as octavia-lib `update_loadbalancer_status(status)`.
 ///
-/// Shape of `spec/status-path.md` §2.1. The status updater applies members first and load
-/// balancers last (§2.2), so a parent becomes mutable only after its children are settled.
+/// The dictionary octavia-lib sends (`loadbalancers`, `listeners`, `pools`, `members`,
+/// `healthmonitors`, `l7policies`, `l7rules`). The status updater applies members first and load
+/// balancers last (as driver_updater.py), so a parent becomes mutable only after its children are settled.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[allow(missing_docs)]
 pub struct StatusReport {
@@ -188,7 +190,8 @@ impl StatusReport {
     }
 }
 
-/// Listener statistics, absolute values (`spec/status-path.md` §3). Counters in bytes / connections.
+/// Listener statistics, absolute values (octavia-lib `update_listener_statistics`). Counters in
+/// bytes / connections.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[allow(missing_docs)]
 pub struct ListenerStats {
@@ -228,6 +231,6 @@ pub trait StatusSink: Send + Sync + 'static {
     /// Apply a status report with Octavia's semantics.
     async fn update_status(&self, report: StatusReport) -> Result<(), StatusSinkError>;
 
-    /// Store listener statistics (`spec/status-path.md` §3).
+    /// Store listener statistics (driver_updater.py `update_listener_statistics`).
     async fn update_stats(&self, report: StatsReport) -> Result<(), StatusSinkError>;
 }

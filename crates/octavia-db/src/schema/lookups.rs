@@ -3,7 +3,7 @@
 
 use super::*;
 
-/// Rows the migrations insert into the lookup tables (`spec/db-schema.md` §1), by table: the
+/// Rows the migrations insert into the lookup tables (octavia/db/migration/alembic_migrations), by table: the
 /// migrations' data, so the `provisioning_status` rows include the amphora statuses (`READY`,
 /// …) that `provider::ProvisioningStatus` has no variant for (a test checks the enums are
 /// these rows).

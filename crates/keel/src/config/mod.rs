@@ -9,8 +9,8 @@
 pub mod catalog;
 pub mod check;
 mod cors;
-mod healthcheck;
 mod error;
+mod healthcheck;
 pub mod source;
 
 use std::collections::BTreeMap;

@@ -23,8 +23,6 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::AppState;
-
 /// `[cors]` with Octavia's defaults.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CorsConfig {
@@ -130,8 +128,12 @@ fn set(resp: &mut Response, name: &'static str, value: &str) {
 }
 
 /// Middleware: the CORS decoration of every response (see the module doc).
-pub async fn cors(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    let cfg = &state.config().cors;
+pub async fn cors(
+    State(cfg): State<std::sync::Arc<CorsConfig>>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let cfg = cfg.as_ref();
     let method = req.method().clone();
     let headers = req.headers().clone();
     let mut resp = next.run(req).await;

@@ -213,7 +213,7 @@ pub fn router(state: AppState) -> Router {
         ))
         .layer(axum::middleware::from_fn(middleware::accept_json))
         .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
+            std::sync::Arc::new(state.config().cors.clone()),
             cors::cors,
         ))
         .layer(axum::middleware::from_fn_with_state(

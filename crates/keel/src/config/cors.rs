@@ -3,7 +3,8 @@
 
 use api::cors::CorsConfig;
 
-use super::{ConfigError, Section};
+use super::error::ConfigError;
+use super::section::Section;
 
 fn strs(v: &[String]) -> Vec<&str> {
     v.iter().map(String::as_str).collect()

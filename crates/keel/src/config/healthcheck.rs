@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use api::healthcheck::{Backend, HealthcheckConfig, SourceRangeError};
 
-use super::{ConfigError, Section};
+use super::error::ConfigError;
+use super::section::Section;
 
 /// The backends Keel runs: oslo.middleware's `disable_by_file`, `disable_by_files_ports`,
 /// `enable_by_files` and Octavia's `octavia_db_check` (their entry-point names). Errors: an

@@ -134,13 +134,24 @@ pub async fn cors(
     next: Next,
 ) -> Response {
     let cfg = cfg.as_ref();
-    let method = req.method().clone();
-    let headers = req.headers().clone();
+    // Decided from the request before it is handed on, so its headers need no copy.
+    let preflight = req.method() == Method::OPTIONS;
+    let preflight_headers = if preflight {
+        cfg.preflight(req.headers()).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let origin = req
+        .headers()
+        .get("origin")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|o| cfg.allow_origin(o))
+        .map(str::to_string);
     let mut resp = next.run(req).await;
     if resp.headers().contains_key("access-control-allow-origin") {
         return resp;
     }
-    if method == Method::OPTIONS {
+    if preflight {
         if !resp.status().is_success() {
             // oslo's NoContentTypeResponse: 200, no body, no content type.
             let mut empty = StatusCode::OK.into_response();
@@ -151,16 +162,12 @@ pub async fn cors(
             }
             resp = empty;
         }
-        for (name, value) in cfg.preflight(&headers).unwrap_or_default() {
+        for (name, value) in preflight_headers {
             set(&mut resp, name, &value);
         }
         return resp;
     }
-    let Some(origin) = headers
-        .get("origin")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|o| cfg.allow_origin(o))
-    else {
+    let Some(origin) = origin else {
         return resp;
     };
     let vary = match resp.headers().get("vary").and_then(|v| v.to_str().ok()) {
@@ -168,7 +175,7 @@ pub async fn cors(
         None => "Origin".into(),
     };
     set(&mut resp, "vary", &vary);
-    set(&mut resp, "access-control-allow-origin", origin);
+    set(&mut resp, "access-control-allow-origin", &origin);
     if cfg.allow_credentials {
         set(&mut resp, "access-control-allow-credentials", "true");
     }

@@ -22,10 +22,10 @@ fn main() {
     // Rebuild when HEAD moves (a worktree's HEAD lives in its own git dir).
     if let Some(dir) = git(&["rev-parse", "--git-dir"]) {
         println!("cargo:rerun-if-changed={dir}/HEAD");
-        if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"]) {
-            if let Some(common) = git(&["rev-parse", "--git-common-dir"]) {
-                println!("cargo:rerun-if-changed={common}/{r}");
-            }
+        if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"])
+            && let Some(common) = git(&["rev-parse", "--git-common-dir"])
+        {
+            println!("cargo:rerun-if-changed={common}/{r}");
         }
     }
 }

@@ -93,10 +93,10 @@ pub(crate) fn validate_type(
 /// `url_path`, `expected_codes`) refused on other types, and the `domain_name` /
 /// `http_version` pairing ([`validate_domain`]).
 pub(crate) fn validate_fields(b: &Obj, ty: &str) -> Result<(), ApiError> {
-    if !is_http(ty) {
-        if let Some(f) = HTTP_FIELDS.iter().find(|f| b.str(f).is_some()) {
-            return Err(http_only(f, ty));
-        }
+    if !is_http(ty)
+        && let Some(f) = HTTP_FIELDS.iter().find(|f| b.str(f).is_some())
+    {
+        return Err(http_only(f, ty));
     }
     validate_domain(b.str("domain_name").as_deref(), b.f64("http_version"))
 }
@@ -288,10 +288,10 @@ pub async fn post(
 /// `HealthMonitorPUT` checks (`_validate_update_hm`): HTTP-only fields on other types are
 /// refused even when null; `delay` / `timeout` / `max_retries` may not be null.
 fn validate_update(b: &Obj, h: &HealthMonitorRow) -> Result<(), ApiError> {
-    if !is_http(&h.r#type) {
-        if let Some(f) = HTTP_FIELDS.iter().find(|f| b.has(f)) {
-            return Err(http_only(f, &h.r#type));
-        }
+    if !is_http(&h.r#type)
+        && let Some(f) = HTTP_FIELDS.iter().find(|f| b.has(f))
+    {
+        return Err(http_only(f, &h.r#type));
     }
     for k in ["delay", "max_retries", "timeout"] {
         if b.is_null(k) {

@@ -144,14 +144,14 @@ fn check_types(b: &Obj) -> Result<(), ApiError> {
             check_url(k, &u)?;
         }
     }
-    if let Some(c) = b.i64("redirect_http_code") {
-        if !REDIRECT_CODES.contains(&c) {
-            return Err(ApiError::invalid_input(
-                "redirect_http_code",
-                c.to_string(),
-                "Value should be one of: 301, 302, 303, 307, 308",
-            ));
-        }
+    if let Some(c) = b.i64("redirect_http_code")
+        && !REDIRECT_CODES.contains(&c)
+    {
+        return Err(ApiError::invalid_input(
+            "redirect_http_code",
+            c.to_string(),
+            "Value should be one of: 301, 302, 303, 307, 308",
+        ));
     }
     Ok(())
 }
@@ -661,10 +661,10 @@ pub async fn put(
     let old = policy_model(&mut tx, &p).await?;
     call_provider(&mut tx, &pname, driver.l7policy_update(old, new)).await?;
     tx.update::<L7PolicyRow>(&id, &ch).await?;
-    if let Some(pos) = b.i64("position") {
-        if pos != i64::from(p.position) {
-            place(&mut tx, &p.listener_id, &id, pos).await?;
-        }
+    if let Some(pos) = b.i64("position")
+        && pos != i64::from(p.position)
+    {
+        place(&mut tx, &p.listener_id, &id, pos).await?;
     }
     if b.has("tags") {
         tx.set_tags(&id, &b.str_list("tags").unwrap_or_default())

@@ -210,11 +210,11 @@ async fn validate_vip(
         } else if let Some(addr) = v.address.clone() {
             let mut found = None;
             for s in &network.subnets {
-                if let Some(sub) = net.get_subnet(token, s).await.map_err(internal)? {
-                    if cidr_contains(&sub.cidr, &addr) {
-                        found = Some(sub.id);
-                        break;
-                    }
+                if let Some(sub) = net.get_subnet(token, s).await.map_err(internal)?
+                    && cidr_contains(&sub.cidr, &addr)
+                {
+                    found = Some(sub.id);
+                    break;
                 }
             }
             v.subnet_id = Some(found.ok_or_else(|| {
@@ -241,12 +241,12 @@ async fn validate_vip(
                 resource: "Subnet".into(),
                 id: subnet_id.clone(),
             })?;
-        if let Some(a) = &v.address {
-            if !cidr_contains(&sub.cidr, a) {
-                return Err(ApiError::Validation(format!(
-                    "VIP address {a} is not in subnet {subnet_id}."
-                )));
-            }
+        if let Some(a) = &v.address
+            && !cidr_contains(&sub.cidr, a)
+        {
+            return Err(ApiError::Validation(format!(
+                "VIP address {a} is not in subnet {subnet_id}."
+            )));
         }
         v.network_id = Some(sub.network_id);
     }
@@ -485,10 +485,10 @@ pub async fn post(
     let body = match rest {
         Ok(body) => body,
         Err(e) => {
-            if !made.is_empty() {
-                if let Err(de) = driver.delete_vip_ports(&id, made).await {
-                    tracing::warn!(lb = %id, error = %de, "VIP ports of a refused create left behind");
-                }
+            if !made.is_empty()
+                && let Err(de) = driver.delete_vip_ports(&id, made).await
+            {
+                tracing::warn!(lb = %id, error = %de, "VIP ports of a refused create left behind");
             }
             return Err(e);
         }

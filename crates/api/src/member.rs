@@ -561,11 +561,11 @@ pub async fn batch_put(
     let mut valid_subnets: BTreeSet<String> = BTreeSet::new();
     let mut rows: Vec<MemberRow> = Vec::new();
     for it in &new_items {
-        if let Some(s) = it.str("subnet_id") {
-            if !valid_subnets.contains(&s) {
-                subnet_exists(&st, &ctx, &s).await?;
-                valid_subnets.insert(s);
-            }
+        if let Some(s) = it.str("subnet_id")
+            && !valid_subnets.contains(&s)
+        {
+            subnet_exists(&st, &ctx, &s).await?;
+            valid_subnets.insert(s);
         }
         let vnic = check_sriov(it)?;
         let mut row = new_row(it, &pool, has_hm, vnic);

@@ -116,22 +116,22 @@ pub async fn body_limit(State(state): State<AppState>, req: Request, next: Next)
 /// ContentTypeHook: an `Accept` that excludes JSON → 406 (empty `Accept` tolerated;
 /// healthcheck exempt).
 pub async fn accept_json(req: Request, next: Next) -> Response {
-    if req.uri().path() != "/healthcheck" {
-        if let Some(accept) = req.headers().get("accept").and_then(|v| v.to_str().ok()) {
-            let a = accept.trim();
-            let ok = a.is_empty()
-                || a.split(',').any(|t| {
-                    let t = t.split(';').next().unwrap_or("").trim();
-                    t == "application/json" || t == "application/*" || t == "*/*"
-                });
-            if !ok {
-                return ApiError::pecan(
-                    StatusCode::NOT_ACCEPTABLE,
-                    "Not Acceptable",
-                    "Only content type application/json is accepted.",
-                )
-                .into_response();
-            }
+    if req.uri().path() != "/healthcheck"
+        && let Some(accept) = req.headers().get("accept").and_then(|v| v.to_str().ok())
+    {
+        let a = accept.trim();
+        let ok = a.is_empty()
+            || a.split(',').any(|t| {
+                let t = t.split(';').next().unwrap_or("").trim();
+                t == "application/json" || t == "application/*" || t == "*/*"
+            });
+        if !ok {
+            return ApiError::pecan(
+                StatusCode::NOT_ACCEPTABLE,
+                "Not Acceptable",
+                "Only content type application/json is accepted.",
+            )
+            .into_response();
         }
     }
     next.run(req).await
@@ -174,10 +174,10 @@ pub fn rewrite_path(mut req: Request) -> Request {
     if path == "/v2.0" || path.starts_with("/v2.0/") {
         path = format!("/v2{}", &path[5..]);
     }
-    if path.len() > 1 {
-        if let Some(p) = path.strip_suffix('/') {
-            path = p.to_string();
-        }
+    if path.len() > 1
+        && let Some(p) = path.strip_suffix('/')
+    {
+        path = p.to_string();
     }
     if let Some(rest) = path.strip_prefix("/v2/") {
         let first = rest.split('/').next().unwrap_or("");

@@ -259,10 +259,10 @@ pub async fn get_all<P: Profile>(
 
 /// `<key>_links` → the profile collection's own links key.
 fn rename_links(body: &mut Value, key: &str, links: &str) {
-    if let Some(o) = body.as_object_mut() {
-        if let Some(l) = o.remove(&format!("{key}_links")) {
-            o.insert(links.to_string(), l);
-        }
+    if let Some(o) = body.as_object_mut()
+        && let Some(l) = o.remove(&format!("{key}_links"))
+    {
+        o.insert(links.to_string(), l);
     }
 }
 

@@ -165,10 +165,10 @@ fn check(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), String>
         let target = resolve(doc, r).ok_or(format!("{at}: dangling {r}"))?;
         return check(doc, target, v, at);
     }
-    if let Some(any) = schema.get("anyOf").and_then(Value::as_array) {
-        if !any.iter().any(|s| check(doc, s, v, at).is_ok()) {
-            return Err(format!("{at}: {v} matches none of {schema}"));
-        }
+    if let Some(any) = schema.get("anyOf").and_then(Value::as_array)
+        && !any.iter().any(|s| check(doc, s, v, at).is_ok())
+    {
+        return Err(format!("{at}: {v} matches none of {schema}"));
     }
     if let Some(one) = schema.get("oneOf").and_then(Value::as_array) {
         let n = one.iter().filter(|s| check(doc, s, v, at).is_ok()).count();
@@ -183,15 +183,15 @@ fn check(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), String>
             check(doc, s, v, at)?;
         }
     }
-    if let Some(c) = schema.get("const") {
-        if c != v {
-            return Err(format!("{at}: {v} is not {c}"));
-        }
+    if let Some(c) = schema.get("const")
+        && c != v
+    {
+        return Err(format!("{at}: {v} is not {c}"));
     }
-    if let Some(e) = schema.get("enum").and_then(Value::as_array) {
-        if !e.contains(v) {
-            return Err(format!("{at}: {v} not in {schema}"));
-        }
+    if let Some(e) = schema.get("enum").and_then(Value::as_array)
+        && !e.contains(v)
+    {
+        return Err(format!("{at}: {v} not in {schema}"));
     }
     if let Some(t) = schema.get("type") {
         let types: Vec<&str> = match t {
@@ -223,18 +223,17 @@ fn check(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), String>
             return Err(format!("{at}: {s:?} is not a {fmt}"));
         }
     }
-    if let Some(n) = v.as_i64() {
-        if schema
+    if let Some(n) = v.as_i64()
+        && (schema
             .get("minimum")
             .and_then(Value::as_i64)
             .is_some_and(|m| n < m)
             || schema
                 .get("maximum")
                 .and_then(Value::as_i64)
-                .is_some_and(|m| n > m)
-        {
-            return Err(format!("{at}: {n} out of range in {schema}"));
-        }
+                .is_some_and(|m| n > m))
+    {
+        return Err(format!("{at}: {n} out of range in {schema}"));
     }
     if let Some(s) = v.as_str() {
         let n = s.chars().count() as u64;
@@ -250,10 +249,10 @@ fn check(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), String>
             return Err(format!("{at}: {s:?} has the wrong length for {schema}"));
         }
     }
-    if let (Some(min), Some(a)) = (schema.get("minItems").and_then(Value::as_u64), v.as_array()) {
-        if (a.len() as u64) < min {
-            return Err(format!("{at}: fewer than {min} items"));
-        }
+    if let (Some(min), Some(a)) = (schema.get("minItems").and_then(Value::as_u64), v.as_array())
+        && (a.len() as u64) < min
+    {
+        return Err(format!("{at}: fewer than {min} items"));
     }
     if let (Some(items), Some(a)) = (schema.get("items"), v.as_array()) {
         for (i, x) in a.iter().enumerate() {

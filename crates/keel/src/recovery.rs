@@ -303,10 +303,10 @@ pub async fn run(r: Recovery) {
             Ok(_) => first = false,
             Err(e) => tracing::warn!(error = %e, "recovery scan failed; next period"),
         }
-        if n.is_multiple_of(PORT_SWEEP_PERIODS) {
-            if let Err(e) = r.sweep_vip_ports(&mut seen).await {
-                tracing::warn!(error = %e, "orphan VIP port sweep failed");
-            }
+        if n.is_multiple_of(PORT_SWEEP_PERIODS)
+            && let Err(e) = r.sweep_vip_ports(&mut seen).await
+        {
+            tracing::warn!(error = %e, "orphan VIP port sweep failed");
         }
         n = n.wrapping_add(1);
     }

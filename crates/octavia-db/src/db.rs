@@ -618,13 +618,13 @@ impl Tx {
         if let Some(g) = gate {
             g.open();
         }
-        if let Some(rx) = waiting {
-            if !crate::settle::wait_for(rx, pending, bound).await {
-                tracing::debug!(
-                    ?bound,
-                    "provider had not reported when the settle wait ended"
-                );
-            }
+        if let Some(rx) = waiting
+            && !crate::settle::wait_for(rx, pending, bound).await
+        {
+            tracing::debug!(
+                ?bound,
+                "provider had not reported when the settle wait ended"
+            );
         }
         Ok(())
     }

@@ -435,12 +435,13 @@ impl Tx {
                 i32::try_from(n.unwrap_or(0)).unwrap_or(i32::MAX)
             }
         };
-        if let Some(count) = check {
-            if limit != -1 && in_use.saturating_add(count) > limit {
-                return Err(DbError::QuotaExceeded {
-                    resource: resource.display_name(),
-                });
-            }
+        if let Some(count) = check
+            && limit != -1
+            && in_use.saturating_add(count) > limit
+        {
+            return Err(DbError::QuotaExceeded {
+                resource: resource.display_name(),
+            });
         }
         let charged = in_use.saturating_add(charge);
         // the row is locked: the write rides with the transaction's next statement

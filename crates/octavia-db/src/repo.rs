@@ -314,12 +314,11 @@ impl Tx {
                         self.note_lb_status(&row.key(), &v.clone());
                     }
                 }
-                if T::TIMESTAMPS {
-                    if let Some(i) = T::COLUMNS.iter().position(|c| *c == "created_at") {
-                        if vals[i] == SqlValue::Null {
-                            vals[i] = SqlValue::Time(now());
-                        }
-                    }
+                if T::TIMESTAMPS
+                    && let Some(i) = T::COLUMNS.iter().position(|c| *c == "created_at")
+                    && vals[i] == SqlValue::Null
+                {
+                    vals[i] = SqlValue::Time(now());
                 }
                 tuples.push(format!("({})", vec!["?"; vals.len()].join(", ")));
                 args.extend(vals);
@@ -378,10 +377,10 @@ impl Tx {
         if changes.is_empty() {
             return Ok(0);
         }
-        if T::TABLE == "load_balancer" {
-            if let Some((_, v)) = changes.iter().find(|(c, _)| *c == "provisioning_status") {
-                self.note_lb_status(key, v);
-            }
+        if T::TABLE == "load_balancer"
+            && let Some((_, v)) = changes.iter().find(|(c, _)| *c == "provisioning_status")
+        {
+            self.note_lb_status(key, v);
         }
         self.update_many::<T>(&[key.to_owned()], changes).await
     }

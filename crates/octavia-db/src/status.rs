@@ -282,10 +282,10 @@ async fn apply_in(tx: &mut Tx, kind: Kind, rec: &StatusRecord) -> Result<(), Rec
             Kind::Listener => tx.delete_listener_cascade(&rec.id).await?,
             Kind::LoadBalancer => (),
         };
-        if owner.provisioning_status != ProvisioningStatus::Deleted {
-            if let Some(p) = owner.project_id.as_deref() {
-                tx.decrement_quota(p, kind.quota(), 1).await?;
-            }
+        if owner.provisioning_status != ProvisioningStatus::Deleted
+            && let Some(p) = owner.project_id.as_deref()
+        {
+            tx.decrement_quota(p, kind.quota(), 1).await?;
         }
         if kind != Kind::LoadBalancer {
             return Ok(());

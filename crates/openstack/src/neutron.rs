@@ -217,12 +217,13 @@ impl NeutronClient {
             if status.is_success() {
                 return Ok(bytes.to_vec());
             }
-            if status == StatusCode::UNAUTHORIZED && !retried {
-                if let Some(s) = &service {
-                    self.shared.service.invalidate(s);
-                    retried = true;
-                    continue;
-                }
+            if status == StatusCode::UNAUTHORIZED
+                && !retried
+                && let Some(s) = &service
+            {
+                self.shared.service.invalidate(s);
+                retried = true;
+                continue;
             }
             return Err(NeutronError::from_status(status.as_u16(), &bytes));
         }
@@ -340,12 +341,11 @@ impl NeutronClient {
         max_age: std::time::Duration,
     ) -> Result<Subnet, NeutronError> {
         let key = (self.user_token.clone(), id.to_owned());
-        if let Ok(m) = self.shared.recent_subnets.lock() {
-            if let Some((at, s)) = m.get(&key) {
-                if at.elapsed() < max_age {
-                    return Ok(s.clone());
-                }
-            }
+        if let Ok(m) = self.shared.recent_subnets.lock()
+            && let Some((at, s)) = m.get(&key)
+            && at.elapsed() < max_age
+        {
+            return Ok(s.clone());
         }
         let subnet = self.get_subnet(id).await?;
         if let Ok(mut m) = self.shared.recent_subnets.lock() {

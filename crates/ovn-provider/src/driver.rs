@@ -239,10 +239,10 @@ impl OvnProvider {
 
     /// The LB owning a pool: the NB row, else a pool queued by this process, else `None`.
     async fn lb_of_pool(&self, pool_id: &str) -> Option<String> {
-        if let Ok(snap) = self.inner.nb.snapshot(&Scope::pool(pool_id)).await {
-            if let Some((row, _)) = snap.lb_by_pool(pool_id) {
-                return Some(row.name.clone());
-            }
+        if let Ok(snap) = self.inner.nb.snapshot(&Scope::pool(pool_id)).await
+            && let Some((row, _)) = snap.lb_by_pool(pool_id)
+        {
+            return Some(row.name.clone());
         }
         self.inner
             .pool_lb
@@ -273,10 +273,8 @@ impl OvnProvider {
             }
             let address = m.address.clone().unwrap_or_default();
             let pool_id = m.pool_id.clone().unwrap_or_default();
-            if check_family {
-                if let Some((row, _)) = snap.lb_by_pool(&pool_id) {
-                    validate::member_ip_version(&address, &lb_vips(row))?;
-                }
+            if check_family && let Some((row, _)) = snap.lb_by_pool(&pool_id) {
+                validate::member_ip_version(&address, &lb_vips(row))?;
             }
             let subnet_id = match m.subnet_id.clone().filter(|s| !s.is_empty()) {
                 Some(s) => s,

@@ -110,10 +110,10 @@ pub fn create(snap: &NbSnapshot, req: &LbCreate) -> Result<Plan, PlanError> {
     for lr in &routers {
         edit.attach_router(&lb, &lr.uuid);
         for name in snap.switches_of_router(lr, ipv4) {
-            if let Some(s) = snap.switch_named(&name) {
-                if !switches.contains(&s.uuid) {
-                    switches.push(s.uuid.clone());
-                }
+            if let Some(s) = snap.switch_named(&name)
+                && !switches.contains(&s.uuid)
+            {
+                switches.push(s.uuid.clone());
             }
         }
     }
@@ -192,10 +192,10 @@ pub fn delete(snap: &NbSnapshot, lb_id: &str, cascade: bool) -> Plan {
                     let port = switches
                         .iter()
                         .find_map(|ls| snap.port_with_ip(ls, m.address));
-                    if let Some(p) = port {
-                        if !plan.fip_ports.contains(&p.name) {
-                            plan.fip_ports.push(p.name.clone());
-                        }
+                    if let Some(p) = port
+                        && !plan.fip_ports.contains(&p.name)
+                    {
+                        plan.fip_ports.push(p.name.clone());
                     }
                 }
             }
@@ -215,10 +215,10 @@ pub fn delete(snap: &NbSnapshot, lb_id: &str, cascade: bool) -> Plan {
             .map(|s| s.uuid.clone())
             .collect();
         for name in ext::parse_ls_refs(&row.external_ids).keys() {
-            if let Some(s) = snap.switch_named(name) {
-                if !switches.contains(&s.uuid) {
-                    switches.push(s.uuid.clone());
-                }
+            if let Some(s) = snap.switch_named(name)
+                && !switches.contains(&s.uuid)
+            {
+                switches.push(s.uuid.clone());
             }
         }
         for s in switches {
@@ -230,10 +230,10 @@ pub fn delete(snap: &NbSnapshot, lb_id: &str, cascade: bool) -> Plan {
             .map(|r| r.uuid.clone())
             .collect();
         for name in ext::parse_lr_ref(&row.external_ids) {
-            if let Some(r) = snap.router_named(&name) {
-                if !routers.contains(&r.uuid) {
-                    routers.push(r.uuid.clone());
-                }
+            if let Some(r) = snap.router_named(&name)
+                && !routers.contains(&r.uuid)
+            {
+                routers.push(r.uuid.clone());
             }
         }
         for r in routers {

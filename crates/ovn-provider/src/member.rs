@@ -343,12 +343,11 @@ pub fn remove(
                 plan.hm_subnets.push(gone.subnet_id.clone());
             }
         }
-        if row_has_vip_fip(edit, h) {
-            if let Some(lsp) = member_lsp(edit, &gone, facts) {
-                if !plan.fip_ports.contains(&lsp) {
-                    plan.fip_ports.push(lsp);
-                }
-            }
+        if row_has_vip_fip(edit, h)
+            && let Some(lsp) = member_lsp(edit, &gone, facts)
+            && !plan.fip_ports.contains(&lsp)
+        {
+            plan.fip_ports.push(lsp);
         }
         detach_member_network(edit, h, facts.subnets.get(&gone.subnet_id));
         set_member_status(edit, h, id, None);

@@ -439,10 +439,10 @@ impl NbSnapshot {
                     .get("neutron:gw_port_id")
                     .is_some_and(|g| format!("lrp-{g}") == *lrp_name)
             });
-            if let Some(lr) = found {
-                if !out.iter().any(|o| o.uuid == lr.uuid) {
-                    out.push(lr);
-                }
+            if let Some(lr) = found
+                && !out.iter().any(|o| o.uuid == lr.uuid)
+            {
+                out.push(lr);
             }
         }
         out

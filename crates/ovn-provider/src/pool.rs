@@ -59,23 +59,23 @@ pub fn create(snap: &NbSnapshot, p: &PoolReq) -> Result<Plan, PlanError> {
             row.external_ids
                 .insert(ext::pool_key(&p.id, p.enabled), String::new());
         }
-        if let Some(l) = &p.listener_id {
-            if let Some(k) = ext::find_listener_key(&row.external_ids, l) {
-                let port = row
-                    .external_ids
-                    .get(&k)
-                    .and_then(|v| ListenerValue::parse(v).ok())
-                    .map(|v| v.port);
-                if let Some(port) = port {
-                    row.external_ids.insert(
-                        k,
-                        ListenerValue {
-                            port,
-                            pool_id: Some(p.id.clone()),
-                        }
-                        .format(),
-                    );
-                }
+        if let Some(l) = &p.listener_id
+            && let Some(k) = ext::find_listener_key(&row.external_ids, l)
+        {
+            let port = row
+                .external_ids
+                .get(&k)
+                .and_then(|v| ListenerValue::parse(v).ok())
+                .map(|v| v.port);
+            if let Some(port) = port {
+                row.external_ids.insert(
+                    k,
+                    ListenerValue {
+                        port,
+                        pool_id: Some(p.id.clone()),
+                    }
+                    .format(),
+                );
             }
         }
         if let Some(t) = affinity_timeout(p.session_persistence.as_ref()) {

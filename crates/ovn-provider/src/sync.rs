@@ -166,11 +166,9 @@ impl Sim<'_> {
             .lbs_named(id)
             .iter()
             .any(|r| r.external_ids.get(ext::ENABLED) != Some(&lb::py_bool(want)));
-        if drift {
-            if let Ok(p) = lb::update(&self.nb, id, Some(want)) {
-                self.apply(&p.ops)?;
-                self.d(id, format!("enabled → {}", lb::py_bool(want)), true);
-            }
+        if drift && let Ok(p) = lb::update(&self.nb, id, Some(want)) {
+            self.apply(&p.ops)?;
+            self.d(id, format!("enabled → {}", lb::py_bool(want)), true);
         }
         self.keys(lb)?;
         self.missing_listeners_and_pools(lb)?;

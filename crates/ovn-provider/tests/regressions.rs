@@ -305,10 +305,10 @@ impl Stack {
         if let Some(s) = &m.subnet {
             let _ = n.delete_subnet(s).await;
         }
-        if let Some(net) = &m.network {
-            if let Err(e) = n.delete_network(net).await {
-                problems.push(format!("network {net} not deleted: {e}"));
-            }
+        if let Some(net) = &m.network
+            && let Err(e) = n.delete_network(net).await
+        {
+            problems.push(format!("network {net} not deleted: {e}"));
         }
         problems
     }

@@ -237,10 +237,10 @@ impl Client {
         }
         let rx = {
             let mut locks = self.shared.locks();
-            if let Some(e) = locks.get(name) {
-                if !steal {
-                    return Ok(e.owned.subscribe());
-                }
+            if let Some(e) = locks.get(name)
+                && !steal
+            {
+                return Ok(e.owned.subscribe());
             }
             let e = locks.entry(name.to_string()).or_insert_with(|| LockEntry {
                 steal,

@@ -81,10 +81,10 @@ impl ServerDb {
             if leader_only && !self.leader {
                 return Some("not the cluster leader".into());
             }
-            if let Some(i) = self.index {
-                if i < min_index {
-                    return Some(format!("stale: raft index {i} < {min_index} already seen"));
-                }
+            if let Some(i) = self.index
+                && i < min_index
+            {
+                return Some(format!("stale: raft index {i} < {min_index} already seen"));
             }
         } else if self.model == "relay" && !self.connected {
             return Some("relay not connected to its source".into());

@@ -173,30 +173,30 @@ pub enum Value {
 impl Value {
     /// Parses a value from its JSON notation (atom, `["set",…]`, `["map",…]`).
     pub fn from_json(j: &Json) -> Result<Value> {
-        if let Json::Array(a) = j {
-            if a.len() == 2 {
-                match (a[0].as_str(), &a[1]) {
-                    (Some("set"), Json::Array(items)) => {
-                        return items
-                            .iter()
-                            .map(Atom::from_json)
-                            .collect::<Result<BTreeSet<_>>>()
-                            .map(Value::Set);
-                    }
-                    (Some("map"), Json::Array(pairs)) => {
-                        let mut m = BTreeMap::new();
-                        for p in pairs {
-                            match p {
-                                Json::Array(kv) if kv.len() == 2 => {
-                                    m.insert(Atom::from_json(&kv[0])?, Atom::from_json(&kv[1])?);
-                                }
-                                _ => return Err(Error::Malformed(format!("bad map pair: {p}"))),
-                            }
-                        }
-                        return Ok(Value::Map(m));
-                    }
-                    _ => {}
+        if let Json::Array(a) = j
+            && a.len() == 2
+        {
+            match (a[0].as_str(), &a[1]) {
+                (Some("set"), Json::Array(items)) => {
+                    return items
+                        .iter()
+                        .map(Atom::from_json)
+                        .collect::<Result<BTreeSet<_>>>()
+                        .map(Value::Set);
                 }
+                (Some("map"), Json::Array(pairs)) => {
+                    let mut m = BTreeMap::new();
+                    for p in pairs {
+                        match p {
+                            Json::Array(kv) if kv.len() == 2 => {
+                                m.insert(Atom::from_json(&kv[0])?, Atom::from_json(&kv[1])?);
+                            }
+                            _ => return Err(Error::Malformed(format!("bad map pair: {p}"))),
+                        }
+                    }
+                    return Ok(Value::Map(m));
+                }
+                _ => {}
             }
         }
         Atom::from_json(j).map(Value::Atom)

@@ -129,10 +129,11 @@ impl Policy {
                 })
             };
             let mut c = parse(check)?;
-            if let Some(old) = deprecated {
-                if !enforce_new_defaults && old != check {
-                    c = Check::Or(vec![c, parse(old)?]);
-                }
+            if let Some(old) = deprecated
+                && !enforce_new_defaults
+                && old != check
+            {
+                c = Check::Or(vec![c, parse(old)?]);
             }
             rules.insert(name, c);
         }

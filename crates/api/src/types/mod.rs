@@ -416,13 +416,13 @@ fn from_json_object(schema: &'static Schema, value: &Value) -> Result<Value, Fai
             None => {}
         }
     }
-    if schema.tenant_alias {
-        if let Some(t) = map.get("tenant_id") {
-            let valid = validate(&s(36), t.clone()).map_err(|(shown, reason)| {
-                Fail::Api(ApiError::invalid_input("tenant_id", shown, reason))
-            })?;
-            out.insert("project_id".to_string(), valid);
-        }
+    if schema.tenant_alias
+        && let Some(t) = map.get("tenant_id")
+    {
+        let valid = validate(&s(36), t.clone()).map_err(|(shown, reason)| {
+            Fail::Api(ApiError::invalid_input("tenant_id", shown, reason))
+        })?;
+        out.insert("project_id".to_string(), valid);
     }
     Ok(Value::Object(out))
 }
@@ -504,19 +504,19 @@ fn validate(kind: &Kind, v: Value) -> Result<Value, (String, String)> {
                 return fail("Value should be string");
             };
             let n = st.chars().count();
-            if let Some(min) = min {
-                if n < *min {
-                    return fail(&format!(
-                        "Value should have a minimum character requirement of {min}"
-                    ));
-                }
+            if let Some(min) = min
+                && n < *min
+            {
+                return fail(&format!(
+                    "Value should have a minimum character requirement of {min}"
+                ));
             }
-            if let Some(max) = max {
-                if n > *max {
-                    return fail(&format!(
-                        "Value should have a maximum character requirement of {max}"
-                    ));
-                }
+            if let Some(max) = max
+                && n > *max
+            {
+                return fail(&format!(
+                    "Value should have a maximum character requirement of {max}"
+                ));
             }
             Ok(v)
         }
@@ -528,12 +528,12 @@ fn validate(kind: &Kind, v: Value) -> Result<Value, (String, String)> {
             let Some(st) = v.as_str() else {
                 return fail("Value should be string");
             };
-            if let Some(max) = max {
-                if st.chars().count() > *max {
-                    return fail(&format!(
-                        "Value should have a maximum character requirement of {max}"
-                    ));
-                }
+            if let Some(max) = max
+                && st.chars().count() > *max
+            {
+                return fail(&format!(
+                    "Value should have a maximum character requirement of {max}"
+                ));
             }
             if !check(st) {
                 return fail(&format!("Value should match the pattern {pattern}"));
@@ -546,15 +546,15 @@ fn validate(kind: &Kind, v: Value) -> Result<Value, (String, String)> {
         },
         Kind::Int { min, max } => {
             let n = v.as_i64().unwrap_or_default();
-            if let Some(min) = min {
-                if n < *min {
-                    return fail(&format!("Value should be greater or equal to {min}"));
-                }
+            if let Some(min) = min
+                && n < *min
+            {
+                return fail(&format!("Value should be greater or equal to {min}"));
             }
-            if let Some(max) = max {
-                if n > *max {
-                    return fail(&format!("Value should be lower or equal to {max}"));
-                }
+            if let Some(max) = max
+                && n > *max
+            {
+                return fail(&format!("Value should be lower or equal to {max}"));
             }
             Ok(v)
         }

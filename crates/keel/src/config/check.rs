@@ -121,10 +121,10 @@ pub fn review(cfg: &Config) -> Report {
             ("certfile", &tls.certfile),
             ("keyfile", &tls.keyfile),
         ] {
-            if let Some(p) = file {
-                if let Err(e) = std::fs::metadata(p) {
-                    refuse(x, section, key, format!("{}: {e}", p.display()));
-                }
+            if let Some(p) = file
+                && let Err(e) = std::fs::metadata(p)
+            {
+                refuse(x, section, key, format!("{}: {e}", p.display()));
             }
         }
     }

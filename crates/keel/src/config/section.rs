@@ -55,14 +55,10 @@ impl Section<'_> {
         let n: i64 = v
             .parse()
             .map_err(|_| self.invalid(key, v.clone(), "expected an integer"))?;
-        if let Some(m) = min {
-            if n < m {
-                return Err(self.invalid(
-                    key,
-                    v,
-                    format!("should be greater than or equal to {m}"),
-                ));
-            }
+        if let Some(m) = min
+            && n < m
+        {
+            return Err(self.invalid(key, v, format!("should be greater than or equal to {m}")));
         }
         Ok(n)
     }

@@ -121,18 +121,18 @@ impl Sim<'_> {
                 .collect();
             // a disabled monitor has no health check (hm::create / hm::update)
             if !req.enabled {
-                if !hcs.is_empty() {
-                    if let Ok(plan) = hm::update(&self.nb, &req) {
-                        self.apply(&plan.ops)?;
-                        self.d(
-                            id,
-                            format!(
-                                "health monitor {} is disabled: health checks removed",
-                                req.id
-                            ),
-                            true,
-                        );
-                    }
+                if !hcs.is_empty()
+                    && let Ok(plan) = hm::update(&self.nb, &req)
+                {
+                    self.apply(&plan.ops)?;
+                    self.d(
+                        id,
+                        format!(
+                            "health monitor {} is disabled: health checks removed",
+                            req.id
+                        ),
+                        true,
+                    );
                 }
                 continue;
             }
@@ -168,15 +168,14 @@ impl Sim<'_> {
             if hcs
                 .iter()
                 .any(|hc| opts.iter().any(|(k, v)| hc.options.get(k) != Some(v)))
+                && let Ok(plan) = hm::update(&self.nb, &req)
             {
-                if let Ok(plan) = hm::update(&self.nb, &req) {
-                    self.apply(&plan.ops)?;
-                    self.d(
-                        id,
-                        format!("health monitor {}: options drifted, rewritten", req.id),
-                        true,
-                    );
-                }
+                self.apply(&plan.ops)?;
+                self.d(
+                    id,
+                    format!("health monitor {}: options drifted, rewritten", req.id),
+                    true,
+                );
             }
             self.health_check_vips(id, &req)?;
             // every monitored member is mapped through its subnet's HM port
@@ -247,17 +246,16 @@ impl Sim<'_> {
         let mut stale: BTreeMap<String, String> = BTreeMap::new();
         for row in self.nb.lbs_named(id) {
             for u in &row.health_check {
-                if let Some(hc) = self.nb.health_checks.get(u) {
-                    if let Some(hid) = hc.external_ids.get(ext::HC_HEALTHMONITOR) {
-                        if !wanted.contains(hid) {
-                            let pool = hc
-                                .external_ids
-                                .get(ext::HC_POOL_ID)
-                                .cloned()
-                                .unwrap_or_default();
-                            stale.insert(hid.clone(), pool);
-                        }
-                    }
+                if let Some(hc) = self.nb.health_checks.get(u)
+                    && let Some(hid) = hc.external_ids.get(ext::HC_HEALTHMONITOR)
+                    && !wanted.contains(hid)
+                {
+                    let pool = hc
+                        .external_ids
+                        .get(ext::HC_POOL_ID)
+                        .cloned()
+                        .unwrap_or_default();
+                    stale.insert(hid.clone(), pool);
                 }
             }
             for hid in ext::parse_healthmonitors(&row.external_ids) {

@@ -22,18 +22,18 @@ impl Sim<'_> {
             for row in snap.lbs_named(id) {
                 let h = LbRef::Existing(row.uuid.clone());
                 let mut refs = ext::parse_ls_refs(&row.external_ids);
-                if let Some(ls) = vip_ls {
-                    if !refs.contains_key(&ls.name) {
-                        let n = 1 + lb.additional_vips.iter().flatten().count() as i64;
-                        refs.insert(ls.name.clone(), n);
-                        found.push(format!(
-                            "row {}: VIP switch {} missing from ls_refs, added",
-                            row.uuid, ls.name
-                        ));
-                        if let Some(r) = edit.row_mut(&h) {
-                            r.external_ids
-                                .insert(ext::LS_REFS.into(), ext::format_ls_refs(&refs));
-                        }
+                if let Some(ls) = vip_ls
+                    && !refs.contains_key(&ls.name)
+                {
+                    let n = 1 + lb.additional_vips.iter().flatten().count() as i64;
+                    refs.insert(ls.name.clone(), n);
+                    found.push(format!(
+                        "row {}: VIP switch {} missing from ls_refs, added",
+                        row.uuid, ls.name
+                    ));
+                    if let Some(r) = edit.row_mut(&h) {
+                        r.external_ids
+                            .insert(ext::LS_REFS.into(), ext::format_ls_refs(&refs));
                     }
                 }
                 // never fewer references than the VIPs and members of the row hold (a count
@@ -65,32 +65,30 @@ impl Sim<'_> {
                         raised = true;
                     }
                 }
-                if raised {
-                    if let Some(r) = edit.row_mut(&h) {
-                        r.external_ids
-                            .insert(ext::LS_REFS.into(), ext::format_ls_refs(&refs));
-                    }
+                if raised && let Some(r) = edit.row_mut(&h) {
+                    r.external_ids
+                        .insert(ext::LS_REFS.into(), ext::format_ls_refs(&refs));
                 }
                 for name in refs.keys() {
-                    if let Some(ls) = snap.switch_named(name) {
-                        if !ls.load_balancer.contains(&row.uuid) {
-                            found.push(format!(
-                                "row {}: not referenced by switch {name}, attached",
-                                row.uuid
-                            ));
-                            edit.attach_switch(&h, &ls.uuid);
-                        }
+                    if let Some(ls) = snap.switch_named(name)
+                        && !ls.load_balancer.contains(&row.uuid)
+                    {
+                        found.push(format!(
+                            "row {}: not referenced by switch {name}, attached",
+                            row.uuid
+                        ));
+                        edit.attach_switch(&h, &ls.uuid);
                     }
                 }
                 for name in ext::parse_lr_ref(&row.external_ids) {
-                    if let Some(lr) = snap.router_named(&name) {
-                        if !lr.load_balancer.contains(&row.uuid) {
-                            found.push(format!(
-                                "row {}: not referenced by router {name}, attached",
-                                row.uuid
-                            ));
-                            edit.attach_router(&h, &lr.uuid);
-                        }
+                    if let Some(lr) = snap.router_named(&name)
+                        && !lr.load_balancer.contains(&row.uuid)
+                    {
+                        found.push(format!(
+                            "row {}: not referenced by router {name}, attached",
+                            row.uuid
+                        ));
+                        edit.attach_router(&h, &lr.uuid);
                     }
                 }
             }

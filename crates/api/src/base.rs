@@ -11,11 +11,11 @@ use octavia_db::{
     SessionPersistenceRow, Tx,
 };
 use provider::ProvisioningStatus;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
+use crate::AppState;
 use crate::fault::ApiError;
 use crate::pagination::{self, ListParams};
-use crate::AppState;
 
 /// Octavia's datetime rendering: ISO-8601 without timezone, e.g. `2026-11-29T19:59:59`.
 pub fn dt(t: Option<NaiveDateTime>) -> Value {

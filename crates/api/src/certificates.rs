@@ -69,7 +69,7 @@ pub trait CertManager: Send + Sync + 'static {
     ) -> Result<TlsCertificate, CertError>;
     /// `get_secret(context, ref)`: the secret's payload (client CA / CRL, PEM).
     async fn get_secret(&self, token: Option<&str>, secret_ref: &str)
-        -> Result<Vec<u8>, CertError>;
+    -> Result<Vec<u8>, CertError>;
 }
 
 /// `str()` of a Python list of strings, e.g. `['a', "b'c"]` (the exception formats the list).
@@ -131,7 +131,7 @@ pub async fn validate_tls_refs(
         match res {
             Ok(()) => {}
             Err(e @ CertError::UnreadablePkcs12(_)) => {
-                return Err(ApiError::BadRequest(e.to_string()))
+                return Err(ApiError::BadRequest(e.to_string()));
             }
             Err(e) => {
                 tracing::warn!(cert_ref = %r, error = %e, "certificate reference unreadable");
@@ -494,8 +494,10 @@ mod tests {
             PEM_FRAMING
         );
         let short = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
-        assert!(pem_der(short.as_bytes(), PemBlock::Certificate)
-            .unwrap_err()
-            .starts_with("error parsing asn1 value"));
+        assert!(
+            pem_der(short.as_bytes(), PemBlock::Certificate)
+                .unwrap_err()
+                .starts_with("error parsing asn1 value")
+        );
     }
 }

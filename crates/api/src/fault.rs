@@ -6,7 +6,7 @@
 //! (as the reference answers, checked against it). Texts are Octavia's
 //! (`octavia/common/exceptions.py`, WSME `wsme/exc.py`).
 
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use provider::ProviderError;
 use serde_json::json;

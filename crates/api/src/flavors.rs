@@ -11,18 +11,18 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use octavia_db::{
     AvailabilityZoneProfileRow, AvailabilityZoneRow, FlavorProfileRow, FlavorRow, ListQuery,
-    SqlValue, Tx, PLACEHOLDER_ID,
+    PLACEHOLDER_ID, SqlValue, Tx,
 };
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
+use crate::AppState;
 use crate::base;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::listing;
 use crate::pagination::ListParams;
 use crate::policy;
-use crate::types::{f, m, parse_body, s, Kind, Schema};
-use crate::AppState;
+use crate::types::{Kind, Schema, f, m, parse_body, s};
 
 type Q = Query<Vec<(String, String)>>;
 

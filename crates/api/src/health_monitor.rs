@@ -7,17 +7,17 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use octavia_db::{HealthMonitorRow, ListQuery, QuotaResource, SqlValue};
 use provider::{OperatingStatus, ProvisioningStatus};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
-use crate::base::{self, call_provider, HM_ATTRS};
+use crate::AppState;
+use crate::base::{self, HM_ATTRS, call_provider};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::listing;
 use crate::lookup::{get_db_lb, get_db_pool, lock_pool_child, quota_limits, strip_helper};
 use crate::pagination::ListParams;
 use crate::policy;
-use crate::types::{health_monitor::*, parse_body, Obj};
-use crate::AppState;
+use crate::types::{Obj, health_monitor::*, parse_body};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -52,7 +52,9 @@ fn validate_udp_sctp(
     pool_protocol: &str,
 ) -> Result<(), ApiError> {
     if !matches!(ty, "UDP-CONNECT" | "SCTP" | "TCP" | "HTTP") {
-        return Err(ApiError::Validation(format!("The associated pool protocol is {pool_protocol}, so only a UDP-CONNECT/SCTP/TCP/HTTP health monitor is supported.")));
+        return Err(ApiError::Validation(format!(
+            "The associated pool protocol is {pool_protocol}, so only a UDP-CONNECT/SCTP/TCP/HTTP health monitor is supported."
+        )));
     }
     let min = st.config().udp_connect_min_interval_health_monitor;
     if let Some(d) = delay.filter(|d| ty == "UDP-CONNECT" && *d < min) {
@@ -108,13 +110,13 @@ fn validate_domain(domain: Option<&str>, version: Option<f64>) -> Result<(), Api
             None => {
                 return Err(ApiError::Validation(
                     "'http_version' must be specified when 'domain_name' is provided.".into(),
-                ))
+                ));
             }
             Some(v) if v < 1.1 => {
                 return Err(ApiError::InvalidOption {
                     value: format!("http_version {}", py_float(v)),
                     option: "health monitors HTTP 1.1 domain name health check".into(),
-                })
+                });
             }
             Some(_) => {}
         }
@@ -458,7 +460,9 @@ mod tests {
             "Validation failure: 'http_version' must be specified when 'domain_name' is provided."
         );
         assert_eq!(
-            validate_domain(Some("a.example"), Some(1.0)).unwrap_err().to_string(),
+            validate_domain(Some("a.example"), Some(1.0))
+                .unwrap_err()
+                .to_string(),
             "http_version 1.0 is not a valid option for health monitors HTTP 1.1 domain name health check"
         );
     }

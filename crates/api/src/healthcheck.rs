@@ -24,7 +24,7 @@
 use std::time::Instant;
 
 use axum::extract::{Request, State};
-use axum::http::{header, Method, StatusCode};
+use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::AppState;

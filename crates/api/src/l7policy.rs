@@ -9,8 +9,9 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use octavia_db::{L7PolicyRow, L7RuleRow, ListenerRow, PoolRow, QuotaResource, SqlValue, Tx};
 use provider::{OperatingStatus, ProvisioningStatus};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
+use crate::AppState;
 use crate::base::{self, call_provider, dt};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
@@ -24,9 +25,8 @@ use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::l7::{ACTIONS, L7RULE_SINGLE};
 use crate::types::{
-    f, int, m, parse_body, s, Kind, Obj, Schema, INT_COLUMN_MAX, INT_COLUMN_MIN, TAGS,
+    INT_COLUMN_MAX, INT_COLUMN_MIN, Kind, Obj, Schema, TAGS, f, int, m, parse_body, s,
 };
-use crate::AppState;
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -205,7 +205,7 @@ pub fn sanitize(d: &mut Map<String, Value>, create: bool) -> Result<(), ApiError
                 return Err(ApiError::BadRequest(format!(
                     "Invalid L7 Policy action specified: {}",
                     other.unwrap_or("None")
-                )))
+                )));
             }
         }
     }
@@ -749,7 +749,11 @@ mod tests {
             "Invalid L7 Policy arguments: redirect_pool_id or redirect_pool must not be None"
         );
         assert_eq!(
-            san(json!({"redirect_pool_id": "p", "redirect_url": "http://a"}), false).unwrap_err(),
+            san(
+                json!({"redirect_pool_id": "p", "redirect_url": "http://a"}),
+                false
+            )
+            .unwrap_err(),
             "Invalid L7 Policy arguments: Cannot specify redirect_pool_id and redirect_url or redirect_prefix at the same time"
         );
         assert_eq!(
@@ -771,7 +775,9 @@ mod tests {
         ] {
             assert_eq!(
                 check_url("redirect_url", bad).unwrap_err().to_string(),
-                format!("Invalid input for field/attribute redirect_url. Value: '{bad}'. Value must be a valid URL string")
+                format!(
+                    "Invalid input for field/attribute redirect_url. Value: '{bad}'. Value must be a valid URL string"
+                )
             );
         }
     }

@@ -9,8 +9,9 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use octavia_db::{L7PolicyRow, L7RuleRow, ListQuery, QuotaResource, SqlValue, Tx};
 use provider::{OperatingStatus, ProvisioningStatus};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
+use crate::AppState;
 use crate::base::{self, call_provider, dt};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
@@ -21,8 +22,7 @@ use crate::lookup::{
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::l7::{COMPARE_TYPES, RULE_TYPES};
-use crate::types::{f, m, parse_body, Kind, Schema, TAGS};
-use crate::AppState;
+use crate::types::{Kind, Schema, TAGS, f, m, parse_body};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -263,11 +263,7 @@ pub fn validate_rule(
                 } else {
                     (cookie_value_ok(value), "cookie value")
                 };
-                if ok {
-                    Ok(())
-                } else {
-                    Err(invalid_chars(what))
-                }
+                if ok { Ok(()) } else { Err(invalid_chars(what)) }
             } else {
                 Err(bad_compare())
             }

@@ -46,8 +46,8 @@ mod middleware;
 mod retry;
 mod state;
 
-use axum::routing::{get, put};
 use axum::Router;
+use axum::routing::{get, put};
 
 pub use certificates::CertManager;
 pub use context::{AuthFailure, AuthMode, Identity, RequestContext, TokenAuth};

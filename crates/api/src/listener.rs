@@ -9,9 +9,10 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use octavia_db::{ListQuery, ListenerRow, PoolRow, QuotaResource, SqlValue};
 use provider::{OperatingStatus, ProvisioningStatus};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
-use crate::base::{self, call_provider, LISTENER_ATTRS};
+use crate::AppState;
+use crate::base::{self, LISTENER_ATTRS, call_provider};
 use crate::certificates;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
@@ -21,8 +22,7 @@ use crate::lookup::{
 };
 use crate::pagination::ListParams;
 use crate::policy;
-use crate::types::{listener::*, parse_body, Obj};
-use crate::AppState;
+use crate::types::{Obj, listener::*, parse_body};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -218,7 +218,9 @@ pub async fn post(
             && port_space(&l.protocol) == port_space(&protocol)
             && l.provisioning_status != ProvisioningStatus::Deleted
     }) {
-        return Err(ApiError::Conflict(format!("Another Listener on this Load Balancer is already using protocol {protocol} and protocol_port {port}")));
+        return Err(ApiError::Conflict(format!(
+            "Another Listener on this Load Balancer is already using protocol {protocol} and protocol_port {port}"
+        )));
     }
     if let Some(pid) = b.str("default_pool_id") {
         let pool: Option<PoolRow> = tx.find(&pid).await?;

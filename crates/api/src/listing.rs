@@ -14,9 +14,9 @@
 use axum::http::HeaderMap;
 use octavia_db::{Cond, PageQuery, Record, SqlValue, Tx};
 
-use crate::fault::ApiError;
-use crate::pagination::{self, bool_from_string, ListParams};
 use crate::AppState;
+use crate::fault::ApiError;
+use crate::pagination::{self, ListParams, bool_from_string};
 
 /// The `Cond` of `expr = value` for a filter value as the in-memory path compares it; `1 = 0`
 /// when no rendered value can equal it.
@@ -164,7 +164,7 @@ pub fn plan(
             Attr::Has(_) | Attr::Csv(_) | Attr::Never => {
                 return Err(ApiError::BadRequest(format!(
                     "Supplied sort key '{k}' is not valid."
-                )))
+                )));
             }
             Attr::Memory => return Ok(None),
         }

@@ -10,9 +10,10 @@ use octavia_db::{
     VipRow,
 };
 use provider::{OperatingStatus, ProvisioningStatus};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
-use crate::base::{self, call_provider, LB_ATTRS};
+use crate::AppState;
+use crate::base::{self, LB_ATTRS, call_provider};
 use crate::context::RequestContext;
 use crate::fault::{ApiError, MISSING_PROJECT};
 use crate::listing;
@@ -20,7 +21,6 @@ use crate::lookup::{get_db_lb, quota_limits, stats_of};
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::{load_balancer::*, parse_body};
-use crate::AppState;
 
 pub mod graph;
 
@@ -314,7 +314,7 @@ pub async fn post(
             return Err(ApiError::BadRequest(format!(
                 "Flavor '{}' is not compatible with provider '{p}'",
                 b.str("flavor_id").unwrap_or_default()
-            )))
+            )));
         }
         (Some(p), _) => p,
         (None, Some(fp)) => fp,

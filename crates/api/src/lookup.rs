@@ -7,11 +7,11 @@
 
 use octavia_db::{L7PolicyRow, ListQuery, ListenerRow, LoadBalancerRow, PoolRow, Tx};
 use provider::ProvisioningStatus;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
+use crate::AppState;
 use crate::base::pool_listeners;
 use crate::fault::ApiError;
-use crate::AppState;
 
 /// Load a load balancer that is not DELETED (404 `Load Balancer <id> not found.`).
 /// The id is recorded as the request span's `lb_id` (log lines of the request carry it).

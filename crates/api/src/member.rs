@@ -10,17 +10,17 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use octavia_db::{ListQuery, MemberRow, PoolRow, QuotaResource, SqlValue};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
-use crate::base::{self, call_provider, MEMBER_ATTRS};
+use crate::AppState;
+use crate::base::{self, MEMBER_ATTRS, call_provider};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::listing;
 use crate::lookup::{get_db_lb, get_db_pool, lock_pool_child, quota_limits};
 use crate::pagination::ListParams;
 use crate::policy;
-use crate::types::{member::*, parse_body, parse_list_body, Obj};
-use crate::AppState;
+use crate::types::{Obj, member::*, parse_body, parse_list_body};
 
 type Q = Query<Vec<(String, String)>>;
 

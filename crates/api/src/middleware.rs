@@ -1,16 +1,16 @@
 //! Framework-level behaviour every endpoint shares.
 
+use axum::Json;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, Uri};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::Json;
 use serde_json::json;
 
+use crate::AppState;
 use crate::context;
 use crate::fault::ApiError;
-use crate::AppState;
 
 /// A client's `X-Openstack-Request-Id` when it has oslo's form `req-<uuid>`
 /// (oslo_middleware/request_id.py keeps it as the global request id; anything else is dropped).

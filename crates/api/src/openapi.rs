@@ -19,7 +19,7 @@ mod tables;
 use std::sync::OnceLock;
 
 use axum::Json;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use render::{components, operation};
 pub use tables::*;

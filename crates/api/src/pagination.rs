@@ -12,10 +12,10 @@
 use std::cmp::Ordering;
 
 use axum::http::{HeaderMap, StatusCode};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
-use crate::fault::ApiError;
 use crate::AppState;
+use crate::fault::ApiError;
 
 /// The auxiliary (non-filter) query parameters.
 const AUX: &[&str] = &[
@@ -95,7 +95,7 @@ impl ListParams {
                 Err(_) => {
                     return Err(pecan_400(format!(
                         "Supplied pagination limit '{l}' is not valid."
-                    )))
+                    )));
                 }
             },
         };
@@ -115,7 +115,7 @@ impl ListParams {
                         return Err(pecan_400(format!(
                             "Supplied sort key '{}' is not valid.",
                             crate::types::py_repr(&json!(comps))
-                        )))
+                        )));
                     }
                 }
             }

@@ -21,6 +21,6 @@ mod defaults;
 mod engine;
 mod source;
 
-pub use check::{parse_rule, Check};
+pub use check::{Check, parse_rule};
 pub use engine::*;
-pub use source::{default_policy_source, find_policy_dir, find_policy_file, PolicySource};
+pub use source::{PolicySource, default_policy_source, find_policy_dir, find_policy_file};

@@ -9,9 +9,10 @@ use octavia_db::{
     L7PolicyRow, ListQuery, ListenerRow, PoolRow, QuotaResource, SessionPersistenceRow, SqlValue,
 };
 use provider::{OperatingStatus, ProvisioningStatus};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
-use crate::base::{self, call_provider, POOL_ATTRS};
+use crate::AppState;
+use crate::base::{self, POOL_ATTRS, call_provider};
 use crate::certificates;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
@@ -21,8 +22,7 @@ use crate::lookup::{
 };
 use crate::pagination::ListParams;
 use crate::policy;
-use crate::types::{parse_body, pool::*, Obj};
-use crate::AppState;
+use crate::types::{Obj, parse_body, pool::*};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -236,7 +236,7 @@ pub async fn post(
         (None, None) => {
             return Err(ApiError::Validation(
                 "Must provide at least one of: loadbalancer_id, listener_id".into(),
-            ))
+            ));
         }
     };
     let lb = get_db_lb(&mut tx, &lb_id).await?;
@@ -594,23 +594,33 @@ mod tests {
             |v: Value, p: &str| validate_sp(&o(v), p, "UDP and SCTP").map_err(|e| e.to_string());
         assert!(ok(json!({"type": "SOURCE_IP"}), "TCP").is_ok());
         assert!(ok(json!({"type": "APP_COOKIE", "cookie_name": "c1"}), "HTTP").is_ok());
-        assert_eq!(ok(json!({"type": "APP_COOKIE"}), "HTTP").unwrap_err(),
-            "Validation failure: Field \"cookie_name\" must be specified when using the \"APP_COOKIE\" session persistence type.");
-        assert_eq!(ok(json!({"type": "HTTP_COOKIE", "cookie_name": "c"}), "HTTP").unwrap_err(),
-            "Validation failure: Field \"cookie_name\" can only be specified with session persistence of type \"APP_COOKIE\".");
+        assert_eq!(
+            ok(json!({"type": "APP_COOKIE"}), "HTTP").unwrap_err(),
+            "Validation failure: Field \"cookie_name\" must be specified when using the \"APP_COOKIE\" session persistence type."
+        );
+        assert_eq!(
+            ok(json!({"type": "HTTP_COOKIE", "cookie_name": "c"}), "HTTP").unwrap_err(),
+            "Validation failure: Field \"cookie_name\" can only be specified with session persistence of type \"APP_COOKIE\"."
+        );
         assert_eq!(
             ok(json!({"type": "APP_COOKIE", "cookie_name": "a:b"}), "HTTP").unwrap_err(),
             "Validation failure: Supplied \"cookie_name\" is invalid."
         );
         assert_eq!(
-            ok(json!({"type": "SOURCE_IP", "persistence_timeout": 5}), "TCP").unwrap_err(),
+            ok(
+                json!({"type": "SOURCE_IP", "persistence_timeout": 5}),
+                "TCP"
+            )
+            .unwrap_err(),
             "Validation failure: persistence_timeout and persistence_granularity is only for UDP and SCTP protocol pools."
         );
-        assert!(ok(
-            json!({"type": "SOURCE_IP", "persistence_timeout": 5}),
-            "UDP"
-        )
-        .is_ok());
+        assert!(
+            ok(
+                json!({"type": "SOURCE_IP", "persistence_timeout": 5}),
+                "UDP"
+            )
+            .is_ok()
+        );
         assert_eq!(
             ok(json!({"type": "HTTP_COOKIE"}), "UDP").unwrap_err(),
             "Validation failure: Session persistence of type HTTP_COOKIE is not supported for UDP/SCTP protocol pools."

@@ -10,18 +10,18 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use octavia_db::{
-    AvailabilityZoneProfileRow, FlavorProfileRow, ListQuery, Record, SqlValue, Tx, PLACEHOLDER_ID,
+    AvailabilityZoneProfileRow, FlavorProfileRow, ListQuery, PLACEHOLDER_ID, Record, SqlValue, Tx,
 };
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
+use crate::AppState;
 use crate::base::{self, query_provider};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::listing;
 use crate::pagination::ListParams;
 use crate::policy;
-use crate::types::{f, m, parse_body, s, Obj, Schema};
-use crate::AppState;
+use crate::types::{Obj, Schema, f, m, parse_body, s};
 
 type Q = Query<Vec<(String, String)>>;
 

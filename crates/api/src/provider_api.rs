@@ -4,13 +4,13 @@
 
 use axum::extract::{Path, Query, State};
 use axum::{Extension, Json};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
+use crate::AppState;
 use crate::base;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::policy;
-use crate::AppState;
 
 type Q = Query<Vec<(String, String)>>;
 

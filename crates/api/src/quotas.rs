@@ -11,7 +11,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use octavia_db::{ListQuery, QuotaRow, QuotaUpdate, Tx};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::base;
 use crate::context::RequestContext;
@@ -19,7 +19,7 @@ use crate::fault::ApiError;
 use crate::listing;
 use crate::pagination::ListParams;
 use crate::policy;
-use crate::types::{parse_body, quotas::QUOTA_PUT, Obj};
+use crate::types::{Obj, parse_body, quotas::QUOTA_PUT};
 use crate::{AppState, QuotaDefaults};
 
 type Q = Query<Vec<(String, String)>>;

@@ -1,10 +1,10 @@
 //! Version discovery and the bare `/v2` answers, as `octavia/api/root_controller.py`
 //! (`/healthcheck`: see [`crate::healthcheck`]).
 
+use axum::Json;
 use axum::extract::State;
 use axum::http::HeaderMap;
-use axum::Json;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::AppState;
 

@@ -118,7 +118,10 @@ async fn listener_refs_read_before_the_provider() {
         );
         let (s, b) = env.req("POST", "/v2/lbaas/listeners", Some(body)).await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        assert_eq!(b["faultstring"], "The PKCS12 bundle is unreadable. Please check the PKCS12 bundle validity. In addition, make sure it does not require a pass phrase. Error: Could not deserialize PKCS12 data");
+        assert_eq!(
+            b["faultstring"],
+            "The PKCS12 bundle is unreadable. Please check the PKCS12 bundle validity. In addition, make sure it does not require a pass phrase. Error: Could not deserialize PKCS12 data"
+        );
         assert_eq!(env.provider("fake").names(), ["get_cert p12"]);
 
         // Client CA that is no PEM certificate.
@@ -128,7 +131,10 @@ async fn listener_refs_read_before_the_provider() {
         );
         let (s, b) = env.req("POST", "/v2/lbaas/listeners", Some(body)).await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        assert_eq!(b["faultstring"], "Validation failure: The client authentication CA certificate is invalid. It must be a valid x509 PEM format certificate. Error: Unable to load PEM file. See https://cryptography.io/en/latest/faq/#why-can-t-i-import-my-pem-file for more details. MalformedFraming");
+        assert_eq!(
+            b["faultstring"],
+            "Validation failure: The client authentication CA certificate is invalid. It must be a valid x509 PEM format certificate. Error: Unable to load PEM file. See https://cryptography.io/en/latest/faq/#why-can-t-i-import-my-pem-file for more details. MalformedFraming"
+        );
 
         // CA and CRL both unreadable: both named.
         let body = tls_listener(
@@ -274,14 +280,18 @@ async fn pool_refs_read_before_the_provider() {
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        assert_eq!(b["faultstring"], "Validation failure: The client authentication certificate revocation list is invalid. It must be a valid x509 PEM format certificate revocation list. Error: Unable to load PEM file. See https://cryptography.io/en/latest/faq/#why-can-t-i-import-my-pem-file for more details. MalformedFraming");
+        assert_eq!(
+            b["faultstring"],
+            "Validation failure: The client authentication certificate revocation list is invalid. It must be a valid x509 PEM format certificate revocation list. Error: Unable to load PEM file. See https://cryptography.io/en/latest/faq/#why-can-t-i-import-my-pem-file for more details. MalformedFraming"
+        );
         assert_eq!(env.count("pool").await, 0);
         assert_eq!(env.status_of("load_balancer", &lb).await, "ACTIVE");
-        assert!(!env
-            .provider("fake")
-            .names()
-            .iter()
-            .any(|c| c == "pool_create"));
+        assert!(
+            !env.provider("fake")
+                .names()
+                .iter()
+                .any(|c| c == "pool_create")
+        );
 
         env.provider("fake").clear();
         let (s, b) = env

@@ -20,7 +20,7 @@ use std::collections::BTreeSet;
 use api::types::Kind;
 use axum::http::StatusCode;
 use octavia_db::ColumnCapacity;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// Columns no request value is written to: ids, statuses, timestamps, links Keel fills in.
 const KEEL_WRITTEN: &[&str] = &[

@@ -7,7 +7,7 @@ mod common;
 
 use api::policy::Policy;
 use axum::http::StatusCode;
-use common::{Env, Setup, P1, SUBNET};
+use common::{Env, P1, SUBNET, Setup};
 use serde_json::json;
 use sqlx::{Connection, Executor, MySqlConnection, Row};
 

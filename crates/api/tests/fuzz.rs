@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 
 use axum::body::Body;
 use axum::http::Request;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use tower::ServiceExt;
 
 const OPENAPI: &str = include_str!("../../../docs/openapi.json");

@@ -7,8 +7,8 @@ mod common;
 
 use api::policy::Policy;
 use axum::http::StatusCode;
-use common::{Env, Setup, P1, SUBNET};
-use serde_json::{json, Value};
+use common::{Env, P1, SUBNET, Setup};
+use serde_json::{Value, json};
 
 const MEMBER: &str = "member,reader";
 const TABLES: &[&str] = &[

@@ -5,7 +5,7 @@
 mod common;
 
 use axum::http::StatusCode;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 const HM_KEYS: &[&str] = &[
     "admin_state_up",
@@ -63,7 +63,10 @@ async fn health_monitor_lifecycle_and_status_tree() {
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        assert_eq!(b["faultstring"], "Validation failure: The UDP-CONNECT type is only supported for pools of type UDP/SCTP.");
+        assert_eq!(
+            b["faultstring"],
+            "Validation failure: The UDP-CONNECT type is only supported for pools of type UDP/SCTP."
+        );
         let (s, b) = env
             .req(
                 "POST",
@@ -72,7 +75,10 @@ async fn health_monitor_lifecycle_and_status_tree() {
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        assert_eq!(b["faultstring"], "Invalid input for field/attribute max_retries. Value: '11'. Value should be lower or equal to 10");
+        assert_eq!(
+            b["faultstring"],
+            "Invalid input for field/attribute max_retries. Value: '11'. Value should be lower or equal to 10"
+        );
         assert_eq!(env.status_of("load_balancer", &lb).await, "ACTIVE");
 
         let (s, b) = env
@@ -261,7 +267,10 @@ async fn health_monitor_http_defaults_udp_rules_and_rollback() {
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        assert_eq!(b["faultstring"], "Validation failure: The associated pool protocol is UDP, so only a UDP-CONNECT/SCTP/TCP/HTTP health monitor is supported.");
+        assert_eq!(
+            b["faultstring"],
+            "Validation failure: The associated pool protocol is UDP, so only a UDP-CONNECT/SCTP/TCP/HTTP health monitor is supported."
+        );
         let mut udp = base.clone();
         udp["type"] = json!("UDP-CONNECT");
         let (s, b) = env
@@ -272,7 +281,10 @@ async fn health_monitor_http_defaults_udp_rules_and_rollback() {
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        assert_eq!(b["faultstring"], "Validation failure: The request delay value 2 should be larger than 3 for UDP-CONNECT health monitor type.");
+        assert_eq!(
+            b["faultstring"],
+            "Validation failure: The request delay value 2 should be larger than 3 for UDP-CONNECT health monitor type."
+        );
 
         // provider refusal: nothing stored, nothing left PENDING
         let mut tx = env.db.begin().await.unwrap();
@@ -309,7 +321,9 @@ async fn int_columns_refuse_values_beyond_their_range() {
         let (lb, l, p) = env.lb_listener_pool("TCP").await;
         let too_big = 2_147_483_648_i64;
         let text = |field: &str| {
-            format!("Invalid input for field/attribute {field}. Value: '{too_big}'. Value should be lower or equal to 2147483647")
+            format!(
+                "Invalid input for field/attribute {field}. Value: '{too_big}'. Value should be lower or equal to 2147483647"
+            )
         };
         for field in ["delay", "timeout"] {
             let mut hm =

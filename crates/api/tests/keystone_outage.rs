@@ -7,7 +7,7 @@ mod common;
 
 use api::policy::Policy;
 use axum::http::StatusCode;
-use common::{Env, Setup, P1};
+use common::{Env, P1, Setup};
 use serde_json::json;
 
 #[tokio::test]

@@ -4,7 +4,7 @@
 mod common;
 
 use axum::http::StatusCode;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 fn pol(listener: &str, extra: Value) -> Option<Value> {
     let mut p = json!({"listener_id": listener});
@@ -44,7 +44,10 @@ async fn l7policy_create_positions_put_delete() {
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        assert_eq!(b["faultstring"], "Invalid input for field/attribute redirect_url. Value: 'www.x.org'. Value must be a valid URL string");
+        assert_eq!(
+            b["faultstring"],
+            "Invalid input for field/attribute redirect_url. Value: 'www.x.org'. Value must be a valid URL string"
+        );
         let (s, b) = env
             .req(
                 "POST",
@@ -53,10 +56,16 @@ async fn l7policy_create_positions_put_delete() {
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        assert_eq!(b["faultstring"], "Invalid input for field/attribute action. Value: 'DROP'. Value should be one of: REJECT, REDIRECT_TO_URL, REDIRECT_TO_POOL, REDIRECT_PREFIX");
+        assert_eq!(
+            b["faultstring"],
+            "Invalid input for field/attribute action. Value: 'DROP'. Value should be one of: REJECT, REDIRECT_TO_URL, REDIRECT_TO_POOL, REDIRECT_PREFIX"
+        );
         let (s, b) = env.req("POST", "/v2/lbaas/l7policies", pol(&l, json!({"action": "REDIRECT_TO_URL", "redirect_url": "http://a", "redirect_http_code": 304}))).await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        assert_eq!(b["faultstring"], "Invalid input for field/attribute redirect_http_code. Value: '304'. Value should be one of: 301, 302, 303, 307, 308");
+        assert_eq!(
+            b["faultstring"],
+            "Invalid input for field/attribute redirect_http_code. Value: '304'. Value should be one of: 301, 302, 303, 307, 308"
+        );
         let (s, b) = env.req("POST", "/v2/lbaas/l7policies", pol(&l, json!({"action": "REDIRECT_TO_POOL", "redirect_pool_id": "6a0a707c-45ef-4758-b533-e55adddba8cf"}))).await;
         assert_eq!(s, StatusCode::NOT_FOUND);
         assert_eq!(
@@ -310,10 +319,16 @@ async fn l7policy_redirect_pool_checks() {
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        assert_eq!(b["faultstring"], "Validation failure: The pool protocol 'UDP' is invalid while the listener protocol is 'HTTP'.");
+        assert_eq!(
+            b["faultstring"],
+            "Validation failure: The pool protocol 'UDP' is invalid while the listener protocol is 'HTTP'."
+        );
         let (s, b) = env.req("POST", "/v2/lbaas/l7policies", pol(&l, json!({"action": "REDIRECT_TO_POOL", "redirect_prefix": "http://x", "redirect_pool_id": http}))).await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        assert_eq!(b["faultstring"], "Invalid L7 Policy arguments: Cannot specify redirect_pool_id and redirect_url or redirect_prefix at the same time");
+        assert_eq!(
+            b["faultstring"],
+            "Invalid L7 Policy arguments: Cannot specify redirect_pool_id and redirect_url or redirect_prefix at the same time"
+        );
         // action REDIRECT_TO_URL drops a given pool id before the conflict check
         let (s, b) = env.req("POST", "/v2/lbaas/l7policies", pol(&l, json!({"action": "REDIRECT_TO_URL", "redirect_url": "http://x", "redirect_pool_id": http}))).await;
         assert_eq!(s, StatusCode::CREATED, "{b}");
@@ -386,7 +401,10 @@ async fn l7rules_lifecycle_and_limits() {
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        assert_eq!(b["faultstring"], "Invalid input for field/attribute value. Value: 'a\nb'. Value should match the pattern ^[^\\r\\n]*$");
+        assert_eq!(
+            b["faultstring"],
+            "Invalid input for field/attribute value. Value: 'a\nb'. Value should match the pattern ^[^\\r\\n]*$"
+        );
         let (s, b) = env.req("POST", &rules, Some(json!({"rule": {"type": "HEADER", "key": "X-Env", "compare_type": "EQUAL_TO", "value": "prod", "invert": true, "tags": ["t"]}}))).await;
         assert_eq!(s, StatusCode::CREATED, "{b}");
         let r = b["rule"].clone();

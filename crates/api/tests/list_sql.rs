@@ -21,7 +21,7 @@ use api::{ApiConfig, AppState, AuthMode};
 use axum::body::Body;
 use axum::http::Request;
 use chrono::NaiveDateTime;
-use common::{Env, Setup, P1, P2};
+use common::{Env, P1, P2, Setup};
 use octavia_db::{
     AdditionalVipRow, AvailabilityZoneProfileRow, AvailabilityZoneRow, FlavorProfileRow, FlavorRow,
     HealthMonitorRow, L7PolicyRow, L7RuleRow, ListenerRow, LoadBalancerRow, MemberRow, PoolRow,

@@ -12,7 +12,10 @@ async fn listener_lifecycle_and_locking() {
         let lb = env.active_lb("lb").await;
         let (s, b) = env.req("POST", "/v2/lbaas/listeners", Some(json!({"listener": {"loadbalancer_id": lb, "protocol": "TCP", "protocol_port": 0}}))).await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        assert_eq!(b["faultstring"], "Invalid input for field/attribute protocol_port. Value: '0'. Value should be greater or equal to 1");
+        assert_eq!(
+            b["faultstring"],
+            "Invalid input for field/attribute protocol_port. Value: '0'. Value should be greater or equal to 1"
+        );
         let (s, b) = env.req("POST", "/v2/lbaas/listeners", Some(json!({"listener": {"loadbalancer_id": lb, "protocol": "TCP", "protocol_port": 80, "name": "l1"}}))).await;
         assert_eq!(s, StatusCode::CREATED, "{b}");
         let l = &b["listener"];
@@ -37,7 +40,10 @@ async fn listener_lifecycle_and_locking() {
         env.set_status("listener", &lid, "ACTIVE").await;
         let (s, b) = env.req("POST", "/v2/lbaas/listeners", Some(json!({"listener": {"loadbalancer_id": lb, "protocol": "HTTP", "protocol_port": 80}}))).await;
         assert_eq!(s, StatusCode::CONFLICT);
-        assert_eq!(b["faultstring"], "Another Listener on this Load Balancer is already using protocol HTTP and protocol_port 80");
+        assert_eq!(
+            b["faultstring"],
+            "Another Listener on this Load Balancer is already using protocol HTTP and protocol_port 80"
+        );
         let (s, b) = env
             .req(
                 "PUT",

@@ -149,13 +149,30 @@ async fn create_get_list_update_delete() {
 async fn validation_errors_are_400s() {
     each_backend!(common::Setup::noauth(), |env| {
         let cases = [
-            (json!({"loadbalancer": {"vip_subnet_id": SUBNET, "foo": 1}}), "Unknown attribute for argument load_balancer.loadbalancer: foo"),
-            (json!({"loadbalancer": {"vip_subnet_id": "nope"}}), "Invalid input for field/attribute vip_subnet_id. Value: 'nope'. Value should be UUID format"),
-            (json!({}), "Invalid input for field/attribute loadbalancer. Value: 'None'. Mandatory field missing."),
-            (json!({"loadbalancer": {"name": "x"}}), "Validation failure: VIP must contain one of: vip_port_id, vip_network_id, vip_subnet_id."),
-            (json!({"loadbalancer": {"vip_subnet_id": SUBNET, "admin_state_up": "maybe"}}),
-             "Invalid input for field/attribute load_balancer. Value: '{'loadbalancer': {'admin_state_up': 'maybe', 'vip_subnet_id': '6a0a707c-45ef-4758-b533-e55adddba8ce'}}'. Value not an unambiguous boolean: maybe"),
-            (json!({"loadbalancer": {"vip_subnet_id": SUBNET, "provider": "bogus"}}), "Provider 'bogus' is not enabled."),
+            (
+                json!({"loadbalancer": {"vip_subnet_id": SUBNET, "foo": 1}}),
+                "Unknown attribute for argument load_balancer.loadbalancer: foo",
+            ),
+            (
+                json!({"loadbalancer": {"vip_subnet_id": "nope"}}),
+                "Invalid input for field/attribute vip_subnet_id. Value: 'nope'. Value should be UUID format",
+            ),
+            (
+                json!({}),
+                "Invalid input for field/attribute loadbalancer. Value: 'None'. Mandatory field missing.",
+            ),
+            (
+                json!({"loadbalancer": {"name": "x"}}),
+                "Validation failure: VIP must contain one of: vip_port_id, vip_network_id, vip_subnet_id.",
+            ),
+            (
+                json!({"loadbalancer": {"vip_subnet_id": SUBNET, "admin_state_up": "maybe"}}),
+                "Invalid input for field/attribute load_balancer. Value: '{'loadbalancer': {'admin_state_up': 'maybe', 'vip_subnet_id': '6a0a707c-45ef-4758-b533-e55adddba8ce'}}'. Value not an unambiguous boolean: maybe",
+            ),
+            (
+                json!({"loadbalancer": {"vip_subnet_id": SUBNET, "provider": "bogus"}}),
+                "Provider 'bogus' is not enabled.",
+            ),
         ];
         for (body, text) in cases {
             let (s, b) = env.req("POST", "/v2/lbaas/loadbalancers", Some(body)).await;

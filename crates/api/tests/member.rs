@@ -5,7 +5,7 @@ mod common;
 
 use axum::http::StatusCode;
 use common::SUBNET;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 const MEMBER_KEYS: &[&str] = &[
     "address",
@@ -130,7 +130,10 @@ async fn member_lifecycle() {
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        assert_eq!(b["faultstring"], "Invalid input for field/attribute address. Value: '10.0.0.300'. Value should be IPv4 or IPv6 format");
+        assert_eq!(
+            b["faultstring"],
+            "Invalid input for field/attribute address. Value: '10.0.0.300'. Value should be IPv4 or IPv6 format"
+        );
         assert_eq!(env.status_of("load_balancer", &lb).await, "ACTIVE");
 
         let (s, b) = env

@@ -12,11 +12,11 @@ mod common;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use api::{openapi, AuthMode};
+use api::{AuthMode, openapi};
 use axum::http::StatusCode;
 use common::auth::RoleTokens;
-use common::{Env, Setup, PROJECT, SUBNET};
-use serde_json::{json, Value};
+use common::{Env, PROJECT, SUBNET, Setup};
+use serde_json::{Value, json};
 
 fn doc_path() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/openapi.json")
@@ -273,7 +273,7 @@ fn check(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), String>
                 Some(s) => check(doc, s, x, &format!("{at}.{k}"))?,
                 None => match schema.get("additionalProperties") {
                     Some(Value::Bool(false)) => {
-                        return Err(format!("{at}: undocumented attribute {k:?}"))
+                        return Err(format!("{at}: undocumented attribute {k:?}"));
                     }
                     Some(s @ Value::Object(_)) => check(doc, s, x, &format!("{at}.{k}"))?,
                     _ => {}
@@ -911,9 +911,11 @@ fn the_checker_rejects_what_the_document_does_not_allow() {
     check(&d, &stats, &good, "stats").unwrap();
     let mut extra = good.clone();
     extra["stats"]["bogus"] = json!(1);
-    assert!(check(&d, &stats, &extra, "stats")
-        .unwrap_err()
-        .contains("undocumented attribute"));
+    assert!(
+        check(&d, &stats, &extra, "stats")
+            .unwrap_err()
+            .contains("undocumented attribute")
+    );
     let mut negative = good.clone();
     negative["stats"]["bytes_in"] = json!(-1);
     assert!(check(&d, &stats, &negative, "stats").is_err());
@@ -922,9 +924,11 @@ fn the_checker_rejects_what_the_document_does_not_allow() {
         .as_object_mut()
         .unwrap()
         .remove("bytes_out");
-    assert!(check(&d, &stats, &missing, "stats")
-        .unwrap_err()
-        .contains("missing required"));
+    assert!(
+        check(&d, &stats, &missing, "stats")
+            .unwrap_err()
+            .contains("missing required")
+    );
     assert!(check(&d, &lb, &json!({"id": "not-a-uuid"}), "lb").is_err());
     let status = &d["components"]["schemas"]["LoadBalancer"]["properties"]["provisioning_status"];
     assert!(check(&d, status, &json!("BOGUS"), "ps").is_err());
@@ -934,8 +938,8 @@ fn the_checker_rejects_what_the_document_does_not_allow() {
 #[test]
 fn the_checker_rejects_a_create_reply_matching_both_or_neither_branch() {
     let d = openapi::document();
-    let created = &d["paths"]["/v2/lbaas/loadbalancers"]["post"]["responses"]["201"]["content"]
-        ["application/json"]["schema"];
+    let created = &d["paths"]["/v2/lbaas/loadbalancers"]["post"]["responses"]["201"]["content"]["application/json"]
+        ["schema"];
     let lb = json!({"id": "6a0a707c-45ef-4758-b533-e55adddba8ce", "name": "", "description": "",
         "provisioning_status": "PENDING_CREATE", "operating_status": "OFFLINE",
         "admin_state_up": true, "project_id": PROJECT, "tenant_id": PROJECT,

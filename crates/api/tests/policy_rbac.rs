@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use api::policy::Policy;
 use axum::http::StatusCode;
-use common::{Env, Setup, P1, P2, SUBNET};
+use common::{Env, P1, P2, SUBNET, Setup};
 use serde_json::json;
 
 const DENIED: &str = "Policy does not allow this request to be performed.";

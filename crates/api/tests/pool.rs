@@ -4,7 +4,7 @@
 mod common;
 
 use axum::http::StatusCode;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 const POOL_KEYS: &[&str] = &[
     "admin_state_up",
@@ -62,7 +62,10 @@ async fn pool_lifecycle_on_listener() {
         );
         let (s, b) = env.req("POST", "/v2/lbaas/pools", Some(json!({"pool": {"listener_id": l, "protocol": "UDP", "lb_algorithm": "ROUND_ROBIN"}}))).await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        assert_eq!(b["faultstring"], "Validation failure: The pool protocol 'UDP' is invalid while the listener protocol is 'TCP'.");
+        assert_eq!(
+            b["faultstring"],
+            "Validation failure: The pool protocol 'UDP' is invalid while the listener protocol is 'TCP'."
+        );
 
         let (s, b) = env.req("POST", "/v2/lbaas/pools", Some(json!({"pool": {"listener_id": l, "protocol": "TCP", "lb_algorithm": "SOURCE_IP_PORT", "name": "p1",
             "session_persistence": {"type": "SOURCE_IP"}}}))).await;
@@ -198,13 +201,22 @@ async fn pool_validation_and_provider_refusal() {
     each_backend!(common::Setup::noauth(), |env| {
         let (lb, l) = lb_and_listener(&env).await;
         let cases = [
-            (json!({"pool": {"loadbalancer_id": lb, "protocol": "TCP", "lb_algorithm": "RANDOM"}}),
-             "Invalid input for field/attribute lb_algorithm. Value: 'RANDOM'. Value should be one of: ROUND_ROBIN, LEAST_CONNECTIONS, SOURCE_IP, SOURCE_IP_PORT"),
-            (json!({"pool": {"loadbalancer_id": lb, "protocol": "HTTP", "lb_algorithm": "ROUND_ROBIN", "session_persistence": {"type": "APP_COOKIE"}}}),
-             "Validation failure: Field \"cookie_name\" must be specified when using the \"APP_COOKIE\" session persistence type."),
-            (json!({"pool": {"loadbalancer_id": lb, "protocol": "UDP", "lb_algorithm": "ROUND_ROBIN", "session_persistence": {"type": "HTTP_COOKIE"}}}),
-             "Validation failure: Session persistence of type HTTP_COOKIE is not supported for UDP/SCTP protocol pools."),
-            (json!({"pool": {"listener_id": uuid::Uuid::new_v4(), "protocol": "TCP", "lb_algorithm": "ROUND_ROBIN"}}), ""),
+            (
+                json!({"pool": {"loadbalancer_id": lb, "protocol": "TCP", "lb_algorithm": "RANDOM"}}),
+                "Invalid input for field/attribute lb_algorithm. Value: 'RANDOM'. Value should be one of: ROUND_ROBIN, LEAST_CONNECTIONS, SOURCE_IP, SOURCE_IP_PORT",
+            ),
+            (
+                json!({"pool": {"loadbalancer_id": lb, "protocol": "HTTP", "lb_algorithm": "ROUND_ROBIN", "session_persistence": {"type": "APP_COOKIE"}}}),
+                "Validation failure: Field \"cookie_name\" must be specified when using the \"APP_COOKIE\" session persistence type.",
+            ),
+            (
+                json!({"pool": {"loadbalancer_id": lb, "protocol": "UDP", "lb_algorithm": "ROUND_ROBIN", "session_persistence": {"type": "HTTP_COOKIE"}}}),
+                "Validation failure: Session persistence of type HTTP_COOKIE is not supported for UDP/SCTP protocol pools.",
+            ),
+            (
+                json!({"pool": {"listener_id": uuid::Uuid::new_v4(), "protocol": "TCP", "lb_algorithm": "ROUND_ROBIN"}}),
+                "",
+            ),
         ];
         for (body, text) in cases {
             let (s, b) = env.req("POST", "/v2/lbaas/pools", Some(body)).await;

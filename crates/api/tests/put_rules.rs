@@ -8,7 +8,7 @@
 mod common;
 
 use axum::http::StatusCode;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// `(listener protocol, field, value, POST fault, PUT fault)`; `None` where POST cannot carry
 /// the case (its own rule fires first) or the text is the same.
@@ -75,7 +75,9 @@ fn listener_cases() -> Vec<Case> {
             "HTTP",
             "hsts_preload",
             json!(true),
-            Some("Validation failure: HSTS configuration options hsts_include_subdomains and hsts_preload only make sense if hsts_max_age is set as well."),
+            Some(
+                "Validation failure: HSTS configuration options hsts_include_subdomains and hsts_preload only make sense if hsts_max_age is set as well.",
+            ),
             "Validation failure: Cannot enable hsts_include_subdomains or hsts_preload if hsts_max_age was not set as well.",
         ),
         (

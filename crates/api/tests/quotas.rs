@@ -5,7 +5,7 @@ mod common;
 
 use axum::http::StatusCode;
 use common::PROJECT;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 fn all(project: &str, v: Value) -> Value {
     json!({"project_id": project, "tenant_id": project, "loadbalancer": v, "load_balancer": v,
@@ -67,7 +67,10 @@ async fn quota_crud() {
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        assert_eq!(b["faultstring"], "Invalid input for field/attribute pool. Value: '-2'. Value should be greater or equal to -1");
+        assert_eq!(
+            b["faultstring"],
+            "Invalid input for field/attribute pool. Value: '-2'. Value should be greater or equal to -1"
+        );
         let (s, b) = env
             .req(
                 "PUT",

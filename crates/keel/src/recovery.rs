@@ -515,9 +515,10 @@ mod tests {
         let r = tree().failed();
         assert_eq!(r.members.len(), 2);
         assert_eq!(r.listeners.len(), 1);
-        assert!(r
-            .loadbalancers
-            .iter()
-            .all(|x| x.provisioning_status == Some(Prov::Error)));
+        assert!(
+            r.loadbalancers
+                .iter()
+                .all(|x| x.provisioning_status == Some(Prov::Error))
+        );
     }
 }

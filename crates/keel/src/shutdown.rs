@@ -6,7 +6,7 @@
 pub async fn signal() -> &'static str {
     #[cfg(unix)]
     {
-        use tokio::signal::unix::{signal, SignalKind};
+        use tokio::signal::unix::{SignalKind, signal};
         match signal(SignalKind::terminate()) {
             Ok(mut term) => tokio::select! {
                 _ = term.recv() => "SIGTERM",

@@ -12,8 +12,8 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use octavia_db::{Database, ListQuery, LoadBalancerRow, Tx};
-use ovn_provider::sync::{self, SyncOptions};
 use ovn_provider::NbDatabase;
+use ovn_provider::sync::{self, SyncOptions};
 use provider::{LoadBalancer, StatusSink};
 
 /// Load balancers planned and committed together (one transaction per chunk).
@@ -545,11 +545,15 @@ mod tests {
             }
         }
         assert!(shared > 0);
-        assert!(trees
-            .iter()
-            .any(|t| t.additional_vips.as_ref().is_some_and(|a| a.len() == 2)));
-        assert!(trees
-            .iter()
-            .any(|t| t.pools.iter().flatten().any(|p| p.healthmonitor.is_some())));
+        assert!(
+            trees
+                .iter()
+                .any(|t| t.additional_vips.as_ref().is_some_and(|a| a.len() == 2))
+        );
+        assert!(
+            trees
+                .iter()
+                .any(|t| t.pools.iter().flatten().any(|p| p.healthmonitor.is_some()))
+        );
     }
 }

@@ -280,7 +280,7 @@ impl CertManager for BarbicanCertManager {
 mod tests {
     use std::sync::Arc;
 
-    use api::context::{authenticate, AuthMode};
+    use api::context::{AuthMode, authenticate};
     use axum::http::{HeaderMap, StatusCode};
     use axum::response::IntoResponse;
 

@@ -18,8 +18,8 @@ mod common;
 
 use std::time::Duration;
 
-use common::{env, sb_select, transact, wait_for, AgentLock, Backend, Keel, MariaDb, NeutronNet};
-use serde_json::{json, Value};
+use common::{AgentLock, Backend, Keel, MariaDb, NeutronNet, env, sb_select, transact, wait_for};
+use serde_json::{Value, json};
 
 /// Whether `keel`'s agent got the lock when it started: its `OVN provider agent started`
 /// log line carries `held=true|false` (`ovn_provider::OvnProvider::run_agent`). Waits for the

@@ -9,8 +9,8 @@
 
 mod common;
 
-use common::{env, get, map, os, osj, select, uuids, Backend, Keel, LbGuard, NeutronNet};
-use serde_json::{json, Value};
+use common::{Backend, Keel, LbGuard, NeutronNet, env, get, map, os, osj, select, uuids};
+use serde_json::{Value, json};
 
 #[test]
 fn cli_walking_skeleton_sqlite() {
@@ -311,13 +311,15 @@ fn walking_skeleton(backend: Backend) {
         &["loadbalancer", "delete", "--cascade", "--wait", &lb_id],
     )
     .unwrap();
-    assert!(select(
-        "OVN_Northbound",
-        &nb,
-        "Load_Balancer",
-        json!([["name", "==", lb_id]])
-    )
-    .is_empty());
+    assert!(
+        select(
+            "OVN_Northbound",
+            &nb,
+            "Load_Balancer",
+            json!([["name", "==", lb_id]])
+        )
+        .is_empty()
+    );
     let ls = select(
         "OVN_Northbound",
         &nb,
@@ -332,13 +334,15 @@ fn walking_skeleton(backend: Backend) {
         json!([["name", "==", format!("neutron-{router_id}")]]),
     );
     assert!(!uuids(&lr[0]["load_balancer"]).contains(&lb_uuid));
-    assert!(select(
-        "OVN_Northbound",
-        &nb,
-        "Load_Balancer_Health_Check",
-        json!([["_uuid", "==", ["uuid", checks[0]]]])
-    )
-    .is_empty());
+    assert!(
+        select(
+            "OVN_Northbound",
+            &nb,
+            "Load_Balancer_Health_Check",
+            json!([["_uuid", "==", ["uuid", checks[0]]]])
+        )
+        .is_empty()
+    );
     assert!(
         os(&keel, &["port", "show", &format!("ovn-lb-vip-{lb_id}")]).is_err(),
         "VIP port left behind"

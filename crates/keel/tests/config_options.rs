@@ -10,9 +10,9 @@ mod common;
 use std::process::Command;
 
 use common::{
-    admin_token, demo_token, env, keel_bin, tag, token, Backend, Keel, LbGuard, NeutronNet,
+    Backend, Keel, LbGuard, NeutronNet, admin_token, demo_token, env, keel_bin, tag, token,
 };
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// `curl -i`: status, lower-cased headers, body text.
 fn raw(

@@ -27,8 +27,8 @@
 
 mod common;
 
-use common::{demo_token, get, map, nb_select, tag, uuids, Backend, Keel, NeutronNet};
-use serde_json::{json, Value};
+use common::{Backend, Keel, NeutronNet, demo_token, get, map, nb_select, tag, uuids};
+use serde_json::{Value, json};
 
 /// The one NB `Load_Balancer` row named `lb_id`.
 fn row(lb_id: &str) -> Value {

@@ -21,7 +21,7 @@ use std::process::Command;
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
-use common::{keel_bin, wait_for, Backend, Keel, NeutronNet};
+use common::{Backend, Keel, NeutronNet, keel_bin, wait_for};
 use serde_json::json;
 
 fn nodes() -> Vec<String> {

@@ -10,7 +10,7 @@ mod common;
 use std::time::Duration;
 
 use common::{
-    demo_token, get, map, nb_select, tag, uuids, wait_for, Backend, Keel, LbGuard, NeutronNet,
+    Backend, Keel, LbGuard, NeutronNet, demo_token, get, map, nb_select, tag, uuids, wait_for,
 };
 use serde_json::json;
 

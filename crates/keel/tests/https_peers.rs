@@ -27,8 +27,8 @@ use std::path::Path;
 use std::process::Command;
 
 use common::tls::Terminator;
-use common::{demo_token, env, free_port, keel_bin, tag, Backend, Keel, NeutronNet};
-use serde_json::{json, Value};
+use common::{Backend, Keel, NeutronNet, demo_token, env, free_port, keel_bin, tag};
+use serde_json::{Value, json};
 
 /// A CA that signed nothing the terminator presents.
 fn wrong_ca(dir: &Path) -> String {

@@ -15,8 +15,8 @@
 
 mod common;
 
-use common::{get, map, nb_select, Backend, Keel, LbGuard, NeutronNet};
-use serde_json::{json, Value};
+use common::{Backend, Keel, LbGuard, NeutronNet, get, map, nb_select};
+use serde_json::{Value, json};
 
 /// (address, protocol_port, weight, provisioning_status) of a member.
 type MemberState = (String, i64, i64, String);

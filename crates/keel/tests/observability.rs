@@ -13,8 +13,8 @@ mod common;
 use std::process::Command;
 use std::time::Duration;
 
-use common::{demo_token, free_port, tag, wait_for, Backend, Keel, LbGuard, NeutronNet};
-use serde_json::{json, Value};
+use common::{Backend, Keel, LbGuard, NeutronNet, demo_token, free_port, tag, wait_for};
+use serde_json::{Value, json};
 
 fn curl(args: &[&str]) -> String {
     let out = Command::new("curl")

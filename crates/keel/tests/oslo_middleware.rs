@@ -30,7 +30,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{demo_token, free_port, keel_bin, Backend, Keel};
+use common::{Backend, Keel, demo_token, free_port, keel_bin};
 
 /// `curl` `method` on `url` with extra `headers`: (status, content type, body).
 fn curl(method: &str, url: &str, headers: &[&str]) -> (u16, String, String) {

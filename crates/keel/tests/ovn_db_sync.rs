@@ -15,7 +15,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use common::{
-    get, keel_bin, map, nb_select as select, nbctl, uuids, AgentLock, Backend, Keel, NeutronNet,
+    AgentLock, Backend, Keel, NeutronNet, get, keel_bin, map, nb_select as select, nbctl, uuids,
 };
 use serde_json::json;
 

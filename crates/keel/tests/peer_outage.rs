@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{env, wait_for, Backend, Keel, NeutronNet};
-use serde_json::{json, Value};
+use common::{Backend, Keel, NeutronNet, env, wait_for};
+use serde_json::{Value, json};
 
 /// What the proxy does with connections.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

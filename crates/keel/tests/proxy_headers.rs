@@ -16,8 +16,8 @@ mod common;
 use std::process::Command;
 
 use common::tls::Terminator;
-use common::{admin_token, Backend, Keel};
-use serde_json::{json, Value};
+use common::{Backend, Keel, admin_token};
+use serde_json::{Value, json};
 
 /// `curl` GET `url` with `headers` (and `--cacert ca` for https); the JSON body.
 fn get(url: &str, headers: &[(&str, &str)], token: Option<&str>, ca: Option<&str>) -> Value {

@@ -17,8 +17,8 @@ mod common;
 use std::process::Command;
 use std::time::Duration;
 
-use common::{get, map, nb_select, neutron, wait_for, Backend, Keel, LbGuard, NeutronNet};
-use serde_json::{json, Value};
+use common::{Backend, Keel, LbGuard, NeutronNet, get, map, nb_select, neutron, wait_for};
+use serde_json::{Value, json};
 
 /// What `keel serve` logs when it takes over orphaned work.
 const TAKEOVER: &str = "taking over accepted work";

@@ -8,8 +8,8 @@
 
 mod common;
 
-use common::{demo_token, neutron, tag, Backend, Keel, LbGuard, NeutronNet};
-use serde_json::{json, Value};
+use common::{Backend, Keel, LbGuard, NeutronNet, demo_token, neutron, tag};
+use serde_json::{Value, json};
 
 /// The ports on the test's network that the OVN provider made as VIP ports.
 fn vip_ports(net: &NeutronNet, token: &str) -> Vec<Value> {

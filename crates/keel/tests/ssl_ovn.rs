@@ -27,8 +27,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::{demo_token, free_port, tag, wait_for, Backend, Keel, NeutronNet};
-use serde_json::{json, Value};
+use common::{Backend, Keel, NeutronNet, demo_token, free_port, tag, wait_for};
+use serde_json::{Value, json};
 
 fn openssl(dir: &Path, args: &[&str]) {
     let out = Command::new("openssl")

@@ -15,7 +15,7 @@ mod batch;
 pub(crate) use batch::OnZero;
 
 use crate::error::DbError;
-use crate::schema::{tables, Dialect, ALEMBIC_HEAD, LOOKUP_ROWS};
+use crate::schema::{ALEMBIC_HEAD, Dialect, LOOKUP_ROWS, tables};
 use crate::settle::SettleHub;
 
 /// A value bound to a `?` placeholder. `From` impls exist for the column types of the row structs
@@ -403,9 +403,9 @@ impl Database {
             Some(r) if r == ALEMBIC_HEAD => return Ok(()),
             Some(r) => {
                 return Err(DbError::Schema(format!(
-                "database is at alembic revision {r}; keel creates only revision {ALEMBIC_HEAD} \
+                    "database is at alembic revision {r}; keel creates only revision {ALEMBIC_HEAD} \
                      (run `octavia-db-manage upgrade head` on it first)"
-            )))
+                )));
             }
             None => {}
         }

@@ -111,10 +111,10 @@ impl From<sqlx::Error> for DbError {
         if let sqlx::Error::Database(d) = &e {
             match d.kind() {
                 sqlx::error::ErrorKind::UniqueViolation => {
-                    return Self::Duplicate(d.message().to_owned())
+                    return Self::Duplicate(d.message().to_owned());
                 }
                 sqlx::error::ErrorKind::ForeignKeyViolation => {
-                    return Self::ForeignKey(d.message().to_owned())
+                    return Self::ForeignKey(d.message().to_owned());
                 }
                 _ => {}
             }

@@ -24,12 +24,12 @@ pub mod settle;
 mod status;
 
 pub use attachments::{LbAttachments, ListenerAttachments, PoolAttachments};
-pub use db::{now, AnyRow, AnyScalar, Database, PoolSettings, PoolUse, SqlValue, Tx};
+pub use db::{AnyRow, AnyScalar, Database, PoolSettings, PoolUse, SqlValue, Tx, now};
 pub use domain::{HasProvisioningStatus, QuotaLimits, QuotaResource, QuotaUpdate};
 pub use error::DbError;
 pub use page::{Cond, PageQuery};
 pub use pickle::{pickle_str_dict, unpickle_str_dict};
 pub use repo::{ListQuery, SortDir};
 pub use rows::*;
-pub use schema::{columns, ColumnCapacity, ALEMBIC_HEAD, LIST_INDEXES, PLACEHOLDER_ID};
+pub use schema::{ALEMBIC_HEAD, ColumnCapacity, LIST_INDEXES, PLACEHOLDER_ID, columns};
 pub use status::StatusUpdater;

@@ -12,7 +12,7 @@
 use crate::db::{SqlValue, Tx};
 use crate::error::DbError;
 
-use crate::repo::{col, MarkerRow};
+use crate::repo::{MarkerRow, col};
 use crate::rows::Record;
 
 /// A SQL condition with its `?` arguments, in order.

@@ -41,7 +41,9 @@ mod tests {
     fn reads_python_protocol_5_and_2() {
         // pickle.dumps({'X-Forwarded-For': 'true', 'X-Forwarded-Port': 'true'}, protocol=5):
         // the second 'true' is a memo reference.
-        let p5 = hex("80059533000000000000007d94288c0f582d466f727761726465642d466f72948c0474727565948c10582d466f727761726465642d506f7274946802752e");
+        let p5 = hex(
+            "80059533000000000000007d94288c0f582d466f727761726465642d466f72948c0474727565948c10582d466f727761726465642d506f7274946802752e",
+        );
         let d = unpickle_str_dict(&p5).unwrap();
         assert_eq!(d.len(), 2);
         assert_eq!(d["X-Forwarded-Port"], "true");
@@ -56,9 +58,11 @@ mod tests {
         m.insert("X-Forwarded-For".to_string(), "true".to_string());
         m.insert("é".to_string(), "ü".repeat(300));
         assert_eq!(unpickle_str_dict(&pickle_str_dict(&m)).unwrap(), m);
-        assert!(unpickle_str_dict(&pickle_str_dict(&BTreeMap::new()))
-            .unwrap()
-            .is_empty());
+        assert!(
+            unpickle_str_dict(&pickle_str_dict(&BTreeMap::new()))
+                .unwrap()
+                .is_empty()
+        );
         // protocol 2 on the wire: what Python 2 and 3 both read
         assert_eq!(&pickle_str_dict(&m)[..2], &[0x80, 2]);
         assert!(unpickle_str_dict(b"garbage").is_err());

@@ -1,7 +1,7 @@
 //! Generic repository functions on [`Tx`]: get, list (filters, tags, sort, marker, limit),
 //! insert, partial update, delete; tags.
 
-use crate::db::{now, SqlValue, Tx};
+use crate::db::{SqlValue, Tx, now};
 use crate::error::DbError;
 use crate::rows::{Record, TagRow};
 

@@ -85,13 +85,34 @@ async fn describe(url: &str, schema: &str) -> Vec<(&'static str, BTreeSet<Vec<St
         out.push((t, rows(&mut conn, &sql, schema).await));
     }
     let seeds = [
-        ("alembic_version", "SELECT CAST(version_num AS CHAR) FROM alembic_version WHERE ? IS NOT NULL"),
-        ("amphora_build_slots", "SELECT CAST(id AS CHAR), CAST(slots_used AS CHAR) FROM amphora_build_slots WHERE ? IS NOT NULL"),
-        ("spares_pool", "SELECT CAST(COUNT(*) AS CHAR) FROM spares_pool WHERE ? IS NOT NULL"),
-        ("flavor", "SELECT CAST(id AS CHAR), CAST(name AS CHAR), CAST(description AS CHAR), CAST(enabled AS CHAR), CAST(flavor_profile_id AS CHAR) FROM flavor WHERE id = '00000000-0000-0000-0000-000000000000' AND ? IS NOT NULL"),
-        ("flavor_profile", "SELECT CAST(id AS CHAR), CAST(name AS CHAR), CAST(provider_name AS CHAR), CAST(flavor_data AS CHAR) FROM flavor_profile WHERE id = '00000000-0000-0000-0000-000000000000' AND ? IS NOT NULL"),
-        ("availability_zone", "SELECT CAST(name AS CHAR), CAST(description AS CHAR), CAST(enabled AS CHAR), CAST(availability_zone_profile_id AS CHAR) FROM availability_zone WHERE name = '00000000-0000-0000-0000-000000000000' AND ? IS NOT NULL"),
-        ("availability_zone_profile", "SELECT CAST(id AS CHAR), CAST(name AS CHAR), CAST(provider_name AS CHAR), CAST(availability_zone_data AS CHAR) FROM availability_zone_profile WHERE id = '00000000-0000-0000-0000-000000000000' AND ? IS NOT NULL"),
+        (
+            "alembic_version",
+            "SELECT CAST(version_num AS CHAR) FROM alembic_version WHERE ? IS NOT NULL",
+        ),
+        (
+            "amphora_build_slots",
+            "SELECT CAST(id AS CHAR), CAST(slots_used AS CHAR) FROM amphora_build_slots WHERE ? IS NOT NULL",
+        ),
+        (
+            "spares_pool",
+            "SELECT CAST(COUNT(*) AS CHAR) FROM spares_pool WHERE ? IS NOT NULL",
+        ),
+        (
+            "flavor",
+            "SELECT CAST(id AS CHAR), CAST(name AS CHAR), CAST(description AS CHAR), CAST(enabled AS CHAR), CAST(flavor_profile_id AS CHAR) FROM flavor WHERE id = '00000000-0000-0000-0000-000000000000' AND ? IS NOT NULL",
+        ),
+        (
+            "flavor_profile",
+            "SELECT CAST(id AS CHAR), CAST(name AS CHAR), CAST(provider_name AS CHAR), CAST(flavor_data AS CHAR) FROM flavor_profile WHERE id = '00000000-0000-0000-0000-000000000000' AND ? IS NOT NULL",
+        ),
+        (
+            "availability_zone",
+            "SELECT CAST(name AS CHAR), CAST(description AS CHAR), CAST(enabled AS CHAR), CAST(availability_zone_profile_id AS CHAR) FROM availability_zone WHERE name = '00000000-0000-0000-0000-000000000000' AND ? IS NOT NULL",
+        ),
+        (
+            "availability_zone_profile",
+            "SELECT CAST(id AS CHAR), CAST(name AS CHAR), CAST(provider_name AS CHAR), CAST(availability_zone_data AS CHAR) FROM availability_zone_profile WHERE id = '00000000-0000-0000-0000-000000000000' AND ? IS NOT NULL",
+        ),
     ];
     for (name, sql) in seeds {
         out.push((name, rows(&mut conn, sql, schema).await));

@@ -148,11 +148,12 @@ async fn pool_and_listener_deleted_cascade_without_child_quota() {
             assert!(tx.tags(m).await.unwrap().is_empty());
         }
         assert!(tx.find::<HealthMonitorRow>(&g.hm).await.unwrap().is_none());
-        assert!(tx
-            .find::<SessionPersistenceRow>(&g.pool)
-            .await
-            .unwrap()
-            .is_none());
+        assert!(
+            tx.find::<SessionPersistenceRow>(&g.pool)
+                .await
+                .unwrap()
+                .is_none()
+        );
         assert_eq!(
             tx.get::<ListenerRow>(&g.listener)
                 .await

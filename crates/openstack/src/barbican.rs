@@ -12,7 +12,7 @@ use std::sync::Arc;
 use base64::Engine;
 use reqwest::StatusCode;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use tokio::sync::OnceCell;
 
 use crate::http::{join, snippet};
@@ -224,7 +224,7 @@ impl BarbicanClient {
                     (None, None) => {
                         return Err(BarbicanError::NoEndpoint(
                             "no [certificates] endpoint and no service catalog".into(),
-                        ))
+                        ));
                     }
                 };
                 let base = base.trim_end_matches('/');

@@ -44,7 +44,9 @@ pub enum KeystoneError {
         message: String,
     },
     /// No endpoint of this service type / interface / region in the service catalog.
-    #[error("no {interface} endpoint for service type {service_type:?} (region {region:?}) in the catalog")]
+    #[error(
+        "no {interface} endpoint for service type {service_type:?} (region {region:?}) in the catalog"
+    )]
     EndpointNotFound {
         /// Service type asked for (e.g. `network`).
         service_type: String,

@@ -536,13 +536,13 @@ impl ServiceAuth {
                 return Err(KeystoneError::ServiceCredentialsRejected {
                     status: 401,
                     message: keystone_message(&body),
-                })
+                });
             }
             s => {
                 return Err(KeystoneError::Status {
                     status: s.as_u16(),
                     message: keystone_message(&body),
-                })
+                });
             }
         }
         let id = subject.ok_or_else(|| {
@@ -811,7 +811,7 @@ impl TokenValidator {
         match cached {
             Some(Cached::Valid(ctx)) if ctx.expires_at > Utc::now() => return Ok(ctx),
             Some(Cached::Valid(_)) => {
-                return Err(KeystoneError::InvalidToken(InvalidTokenReason::Expired))
+                return Err(KeystoneError::InvalidToken(InvalidTokenReason::Expired));
             }
             Some(Cached::Invalid(reason)) => return Err(KeystoneError::InvalidToken(reason)),
             None => {}
@@ -885,7 +885,7 @@ impl TokenValidator {
                     return Ok(Arc::new(ctx));
                 }
                 StatusCode::NOT_FOUND => {
-                    return Err(KeystoneError::InvalidToken(InvalidTokenReason::NotFound))
+                    return Err(KeystoneError::InvalidToken(InvalidTokenReason::NotFound));
                 }
                 StatusCode::UNAUTHORIZED if !retried => {
                     // Our service token was refused (revoked, expired early): get a new one.
@@ -896,13 +896,13 @@ impl TokenValidator {
                     return Err(KeystoneError::ServiceCredentialsRejected {
                         status: 401,
                         message: keystone_message(&body),
-                    })
+                    });
                 }
                 s => {
                     return Err(KeystoneError::Status {
                         status: s.as_u16(),
                         message: keystone_message(&body),
-                    })
+                    });
                 }
             }
         }

@@ -21,8 +21,8 @@ pub mod keystone;
 pub mod neutron;
 
 pub use barbican::{
-    acl_entity, ref_uuid, BarbicanClient, BarbicanConfig, BarbicanError, Container,
-    ContainerSecretRef, SecretMeta,
+    BarbicanClient, BarbicanConfig, BarbicanError, Container, ContainerSecretRef, SecretMeta,
+    acl_entity, ref_uuid,
 };
 pub use error::{InvalidTokenReason, KeystoneError, NeutronError, NeutronFault};
 pub use http::{HttpConfig, HttpConfigError};

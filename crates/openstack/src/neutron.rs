@@ -7,7 +7,7 @@ use std::sync::Arc;
 use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::error::NeutronError;
 use crate::http::join;

@@ -83,16 +83,18 @@ async fn secrets_and_containers_with_the_user_token() {
     assert_eq!(c.secret("private_key"), Some(bin.as_str()));
     assert_eq!(c.secret("intermediates"), None);
     // A container is no secret, a secret no container.
-    assert!(bc
-        .get_secret_payload(tok, &container)
-        .await
-        .unwrap_err()
-        .is_not_found());
-    assert!(bc
-        .get_container(tok, &cert)
-        .await
-        .unwrap_err()
-        .is_not_found());
+    assert!(
+        bc.get_secret_payload(tok, &container)
+            .await
+            .unwrap_err()
+            .is_not_found()
+    );
+    assert!(
+        bc.get_container(tok, &cert)
+            .await
+            .unwrap_err()
+            .is_not_found()
+    );
 
     // Another project's token cannot read them; nor can a request without a token.
     let demo2 = common::session(common::http(), "demo2", "demo2-pass", "demo2")
@@ -129,19 +131,21 @@ async fn secrets_and_containers_with_the_user_token() {
         bc.read_acl_users(tok, &container).await.unwrap(),
         std::slice::from_ref(&octavia)
     );
-    assert!(bc
-        .ensure_read_acl(Some(demo2.id()), &bin, &octavia)
-        .await
-        .is_err());
+    assert!(
+        bc.ensure_read_acl(Some(demo2.id()), &bin, &octavia)
+            .await
+            .is_err()
+    );
 
     bc.delete_container(tok, &container).await.unwrap();
     bc.delete_secret(tok, &cert).await.unwrap();
     bc.delete_secret(tok, &bin).await.unwrap();
-    assert!(bc
-        .get_secret_meta(tok, &cert)
-        .await
-        .unwrap_err()
-        .is_not_found());
+    assert!(
+        bc.get_secret_meta(tok, &cert)
+            .await
+            .unwrap_err()
+            .is_not_found()
+    );
 }
 
 #[tokio::test]

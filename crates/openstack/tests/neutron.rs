@@ -112,9 +112,11 @@ async fn port_lifecycle_as_demo_user() {
         .await
         .unwrap();
     assert!(by_subnet.iter().any(|p| p.id == port.id));
-    assert!(by_subnet
-        .iter()
-        .all(|p| p.ip_in_subnet(&subnet.id).is_some()));
+    assert!(
+        by_subnet
+            .iter()
+            .all(|p| p.ip_in_subnet(&subnet.id).is_some())
+    );
     let by_owner = demo
         .list_ports(
             &ListFilter::new()
@@ -302,11 +304,13 @@ async fn service_ports_routers_and_lookups() {
     );
 
     // No floating IP on the HM port.
-    assert!(service
-        .floating_ips_by_port(&hm.id)
-        .await
-        .unwrap()
-        .is_empty());
+    assert!(
+        service
+            .floating_ips_by_port(&hm.id)
+            .await
+            .unwrap()
+            .is_empty()
+    );
 
     // IP availability of the network: a /24 has 253 allocatable addresses, 2 in use.
     let avail = service.network_ip_availability(&net.id).await.unwrap();
@@ -336,14 +340,17 @@ async fn service_ports_routers_and_lookups() {
 
     // Validation lookups: a random id is NotFound; demo's default security group is found.
     let missing = "00000000-0000-4000-8000-000000000000";
-    assert!(service
-        .get_security_group(missing)
-        .await
-        .unwrap_err()
-        .is_not_found());
-    assert!(demo
-        .get_qos_policy(missing)
-        .await
-        .unwrap_err()
-        .is_not_found());
+    assert!(
+        service
+            .get_security_group(missing)
+            .await
+            .unwrap_err()
+            .is_not_found()
+    );
+    assert!(
+        demo.get_qos_policy(missing)
+            .await
+            .unwrap_err()
+            .is_not_found()
+    );
 }

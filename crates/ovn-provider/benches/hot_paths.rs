@@ -17,10 +17,10 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use ovn_provider::NbDatabase;
 use ovn_provider::external_ids::{self as ext, ExternalIds, MemberEntry};
 use ovn_provider::ovsdb_nb::OvsdbNb;
 use ovn_provider::scope::Scope;
-use ovn_provider::NbDatabase;
 use ovn_provider::{status, vips};
 
 const MEMBERS: usize = 1_000;
@@ -169,9 +169,10 @@ async fn replica() {
         "replica find_by_name(Load_Balancer, absent)",
         budget,
         || {
-            assert!(snap
-                .find_by_name("Load_Balancer", black_box("no-such-lb"))
-                .is_none());
+            assert!(
+                snap.find_by_name("Load_Balancer", black_box("no-such-lb"))
+                    .is_none()
+            );
         },
     );
     // the scoped snapshot a request starts from (rows of one LB + the switches it references)

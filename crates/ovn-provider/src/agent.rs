@@ -16,7 +16,7 @@
 use std::sync::atomic::Ordering;
 
 use crate::driver::OvnProvider;
-use crate::events::{port_ips, vip_port_lb, FipEvent, LrpEvent};
+use crate::events::{FipEvent, LrpEvent, port_ips, vip_port_lb};
 use crate::external_ids as ext;
 use crate::hm;
 use crate::member;

@@ -24,15 +24,15 @@ use provider::{
 };
 use serde_json::Value;
 
-use crate::error::{provider_error, JobError};
+use crate::error::{JobError, provider_error};
 use crate::events::{self, FipEvent, LrpEvent};
 use crate::external_ids as ext;
 use crate::hm;
-use crate::job::{error_report, merge_report, Request};
+use crate::job::{Request, error_report, merge_report};
 use crate::lb;
 use crate::listener;
 use crate::member::{self, MemberReq};
-use crate::nb::{ops_json, NbSnapshot};
+use crate::nb::{NbSnapshot, ops_json};
 use crate::ovsdb_nb::NbDatabase;
 use crate::plan::{Plan, SubnetInfo};
 use crate::pool;
@@ -40,7 +40,7 @@ use crate::ports::NeutronPorts;
 use crate::queue::LbQueues;
 use crate::requests::{self, hm_req, listener_req, pool_req};
 use crate::scope::Scope;
-use crate::status::{put, Kind};
+use crate::status::{Kind, put};
 use crate::validate::{self, MemberSubnetCall};
 
 // Kept at their old paths for callers outside this crate (keel's recovery).

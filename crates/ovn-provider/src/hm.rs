@@ -8,10 +8,10 @@ use provider::{OperatingStatus as Op, ProvisioningStatus as Prov};
 use crate::edit::{Edit, LbRef};
 use crate::external_ids::{self as ext, ExternalIds};
 use crate::lb::tree;
-use crate::member::{map_member, unmap_member, MemberFacts};
+use crate::member::{MemberFacts, map_member, unmap_member};
 use crate::nb::{Datum, NbSnapshot, Op as NbOp};
 use crate::plan::{Plan, PlanError};
-use crate::status::{merge, put, Kind};
+use crate::status::{Kind, merge, put};
 
 /// Name prefix of the health-check source port of a subnet.
 pub const HM_PORT_PREFIX: &str = "ovn-lb-hm-";

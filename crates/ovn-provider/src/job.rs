@@ -13,7 +13,7 @@ use crate::member::MemberReq;
 use crate::nb::NbSnapshot;
 use crate::pool::PoolReq;
 use crate::scope::Scope;
-use crate::status::{put, Kind};
+use crate::status::{Kind, put};
 
 /// One queued request.
 #[derive(Debug, Clone)]

@@ -9,7 +9,7 @@ use crate::edit::{Edit, LbRef};
 use crate::external_ids::{self as ext, ExternalIds};
 use crate::nb::{LoadBalancerRow, NbSnapshot};
 use crate::plan::{Plan, PlanError, SubnetInfo};
-use crate::status::{self, put, Kind};
+use crate::status::{self, Kind, put};
 
 /// Hash fields per pool algorithm (`LB_SELECTION_FIELDS_MAP`); `None` is the default of a row
 /// created before any pool.

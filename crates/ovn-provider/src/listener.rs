@@ -9,7 +9,7 @@ use crate::external_ids::{self as ext, ListenerValue};
 use crate::lb::{clean_if_empty, get_or_create_row};
 use crate::nb::{Datum, NbSnapshot, Op as NbOp};
 use crate::plan::{Plan, PlanError};
-use crate::status::{put, Kind};
+use crate::status::{Kind, put};
 
 /// The listener fields the handlers use.
 #[derive(Debug, Clone, Default)]

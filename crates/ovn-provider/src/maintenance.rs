@@ -27,7 +27,7 @@ use crate::driver::OvnProvider;
 use crate::edit::{Edit, LbRef};
 use crate::external_ids as ext;
 use crate::hm::HM_PORT_DEVICE_OWNER;
-use crate::nb::{ops_json, NbSnapshot, Op};
+use crate::nb::{NbSnapshot, Op, ops_json};
 use crate::ovsdb_nb::NbError;
 use crate::ports::{VIP_PORT_DEVICE_OWNER, VIP_PORT_PREFIX};
 

@@ -10,7 +10,7 @@ use crate::external_ids::{self as ext, MemberEntry};
 use crate::lb::tree;
 use crate::nb::NbSnapshot;
 use crate::plan::{Plan, PlanError, SubnetInfo};
-use crate::status::{merge, put, Kind};
+use crate::status::{Kind, merge, put};
 
 /// A member as the handlers use it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -10,7 +10,7 @@ use crate::lb::{clean_if_empty, get_or_create_row, selection_fields};
 use crate::member::{self, MemberFacts};
 use crate::nb::NbSnapshot;
 use crate::plan::{Plan, PlanError};
-use crate::status::{put, Kind};
+use crate::status::{Kind, put};
 
 /// `options` key for SOURCE_IP persistence.
 pub const AFFINITY_TIMEOUT: &str = "affinity_timeout";

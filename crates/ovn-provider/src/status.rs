@@ -220,10 +220,11 @@ mod tests {
         assert_eq!(op_of(&r.pools, "P"), Some(Op::Online));
         assert_eq!(op_of(&r.listeners, "L"), Some(Op::Online));
         assert_eq!(op_of(&r.loadbalancers, "lb"), Some(Op::Online));
-        assert!(r
-            .members
-            .iter()
-            .all(|m| m.provisioning_status == Some(Prov::Active)));
+        assert!(
+            r.members
+                .iter()
+                .all(|m| m.provisioning_status == Some(Prov::Active))
+        );
     }
 
     #[test]

@@ -43,7 +43,7 @@ use crate::hm::{self, HmReq};
 use crate::lb;
 use crate::listener::{self, ListenerReq};
 use crate::member::{self, MemberReq};
-use crate::nb::{ops_json, NbSnapshot, Op};
+use crate::nb::{NbSnapshot, Op, ops_json};
 use crate::ovsdb_nb::NbDatabase;
 use crate::plan::Plan;
 use crate::pool::{self, PoolReq};
@@ -58,8 +58,8 @@ mod keys;
 mod members;
 mod references;
 
-use crate::status::{self, put, Kind};
-pub use facts::{gather_facts, SyncFacts};
+use crate::status::{self, Kind, put};
+pub use facts::{SyncFacts, gather_facts};
 
 /// One difference found between Octavia and the NB.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -259,11 +259,7 @@ fn worse(a: OpStatus, b: OpStatus) -> OpStatus {
         OpStatus::Online => 1,
         _ => 2,
     };
-    if rank(b) > rank(a) {
-        b
-    } else {
-        a
-    }
+    if rank(b) > rank(a) { b } else { a }
 }
 
 /// Plan the sync of `desired` against `snap` (pure): the differences, ONE repairing

@@ -24,8 +24,7 @@ pub const FAILOVER_TEXT: &str = "OVN provider does not support loadbalancer fail
 pub const IP_MIXING_TEXT: &str =
     "OVN provider does not support mixing IPv4/IPv6 configuration within the same Load Balancer.";
 /// Text when the NB schema has no `Load_Balancer.health_check` (OVN < 2.12).
-pub const HC_UNSUPPORTED_TEXT: &str =
-    "OVN Load Balancer supports Health Check provider from version 2.12. Upgrade OVN in order to use it.";
+pub const HC_UNSUPPORTED_TEXT: &str = "OVN Load Balancer supports Health Check provider from version 2.12. Upgrade OVN in order to use it.";
 
 fn py(v: Option<&str>) -> &str {
     v.unwrap_or("None")
@@ -342,10 +341,12 @@ mod tests {
         assert!(session_persistence(None).is_ok());
         assert!(session_persistence(Some(&json!(null))).is_ok());
         assert!(session_persistence(Some(&json!({}))).is_ok());
-        assert!(session_persistence(Some(
-            &json!({"type": "SOURCE_IP", "persistence_timeout": 10})
-        ))
-        .is_ok());
+        assert!(
+            session_persistence(Some(
+                &json!({"type": "SOURCE_IP", "persistence_timeout": 10})
+            ))
+            .is_ok()
+        );
         assert_eq!(
             text(session_persistence(Some(&json!({"type": "HTTP_COOKIE"}))).unwrap_err()),
             "OVN provider does not support HTTP_COOKIE session persistence. Only SOURCE_IP type is supported."
@@ -458,12 +459,18 @@ mod tests {
         assert!(!ip_in_cidr("10.0.0.1", "2001:db8::/64"));
         assert!(!ip_in_cidr("x", "10.0.0.0/24"));
         assert!(!ip_in_cidr("10.0.0.1", "10.0.0.0/33"));
-        assert!(text(member_subnet_required(MemberSubnetCall::Create))
-            .contains("for Member creation with OVN"));
-        assert!(text(member_subnet_required(MemberSubnetCall::Delete))
-            .contains("for Member deletion if it is"));
-        assert!(text(member_subnet_required(MemberSubnetCall::Batch))
-            .contains("for Member batch update with"));
+        assert!(
+            text(member_subnet_required(MemberSubnetCall::Create))
+                .contains("for Member creation with OVN")
+        );
+        assert!(
+            text(member_subnet_required(MemberSubnetCall::Delete))
+                .contains("for Member deletion if it is")
+        );
+        assert!(
+            text(member_subnet_required(MemberSubnetCall::Batch))
+                .contains("for Member batch update with")
+        );
     }
 
     #[test]
@@ -494,7 +501,9 @@ mod tests {
             };
             assert_eq!(
                 text(health_monitor_create(&hm, true).unwrap_err()),
-                format!("OVN provider does not support {t} health monitor type. Supported types: UDP-CONNECT, TCP")
+                format!(
+                    "OVN provider does not support {t} health monitor type. Supported types: UDP-CONNECT, TCP"
+                )
             );
         }
         assert!(health_monitor_update(true).is_ok());

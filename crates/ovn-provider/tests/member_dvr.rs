@@ -12,7 +12,7 @@ use provider::{
     Listener, LoadBalancer, Member, OperatingStatus as Op, Pool, ProviderDriver,
     ProvisioningStatus as Prov,
 };
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 mod common;
 use common::*;

@@ -4,9 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use ovn_provider::edit::{Edit, LbRef};
-use ovn_provider::nb::{ops_json, Datum, Op};
 use ovn_provider::NbDatabase;
+use ovn_provider::edit::{Edit, LbRef};
+use ovn_provider::nb::{Datum, Op, ops_json};
 
 mod common;
 use common::*;

@@ -17,7 +17,7 @@ use openstack::{HttpConfig, NeutronClient, NeutronConfig, ServiceAuth, ServiceAu
 use ovn_provider::scope::Scope;
 use ovn_provider::{NbDatabase, NbError, NbSnapshot};
 use provider::{Member, ProviderDriver, ProviderError, Vip};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 mod common;
 use common::{driver, env};

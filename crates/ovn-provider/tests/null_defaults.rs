@@ -10,7 +10,7 @@ use std::sync::Arc;
 use openstack::NeutronClient;
 use ovn_provider::NbDatabase;
 use provider::{HealthMonitor, Listener, LoadBalancer, Member, Pool, ProviderDriver};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 mod common;
 use common::*;

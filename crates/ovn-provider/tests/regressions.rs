@@ -35,7 +35,7 @@ use serde_json::json;
 
 mod common;
 use common::{
-    check, driver, nb_admin, nb_caught_up, nb_txn, neutron, sb, uid, wait_replica, Msg, Reports,
+    Msg, Reports, check, driver, nb_admin, nb_caught_up, nb_txn, neutron, sb, uid, wait_replica,
 };
 
 // --- local helpers ----------------------------------------------------------------------------
@@ -268,7 +268,7 @@ impl Stack {
                             if status_of(&r.loadbalancers, &self.lb_id).0
                                 == Some(Prov::Deleted) =>
                         {
-                            break
+                            break;
                         }
                         Ok(_) => continue,
                         Err(e) => {

@@ -540,14 +540,16 @@ fn health_monitor_disable_and_enable() {
         r#"{"m1": "NO_MONITOR", "m2": "NO_MONITOR"}"#
     );
     // the event of the removed Service_Monitor concerns nobody any more
-    assert!(hm::lbs_for_event(
-        &s,
-        &hm::ServiceMonitorEvent {
-            deleted: true,
-            ..ev.clone()
-        }
-    )
-    .is_empty());
+    assert!(
+        hm::lbs_for_event(
+            &s,
+            &hm::ServiceMonitorEvent {
+                deleted: true,
+                ..ev.clone()
+            }
+        )
+        .is_empty()
+    );
     // still disabled, another option: nothing written, HM still OFFLINE
     let p = hm::update(
         &s,
@@ -584,9 +586,11 @@ fn health_monitor_disable_and_enable() {
     assert_eq!(row.external_ids["octavia:healthmonitors"], r#"["H"]"#);
     // delete after all that: nothing left
     run!(&mut s, hm::delete(&s, "H", "P"));
-    assert!(!only_row(&s)
-        .external_ids
-        .contains_key("octavia:healthmonitors"));
+    assert!(
+        !only_row(&s)
+            .external_ids
+            .contains_key("octavia:healthmonitors")
+    );
 
     // a monitor created disabled monitors nothing; a member added meanwhile is NO_MONITOR
     let p = run!(&mut s, hm::create(&s, &off, &facts(true)).unwrap());

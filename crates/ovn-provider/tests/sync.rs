@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use ovn_provider::{sync, NbDatabase, OvsdbNb};
+use ovn_provider::{NbDatabase, OvsdbNb, sync};
 use provider::{HealthMonitor, Listener, LoadBalancer, Member, Pool};
 use serde_json::json;
 

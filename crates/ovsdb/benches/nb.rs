@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use ovsdb::framing::JsonSplitter;
 use ovsdb::{Client, Condition, MonitorSpec, Transaction, Uuid, Value};
-use serde_json::{json, Value as Json};
+use serde_json::{Value as Json, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const NB: &str = "OVN_Northbound";
@@ -69,13 +69,15 @@ impl Drop for Server {
 fn start_server() -> Server {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("nb.db");
-    assert!(Command::new("ovsdb-tool")
-        .arg("create")
-        .arg(&db)
-        .arg("/usr/share/ovn/ovn-nb.ovsschema")
-        .status()
-        .unwrap()
-        .success());
+    assert!(
+        Command::new("ovsdb-tool")
+            .arg("create")
+            .arg(&db)
+            .arg("/usr/share/ovn/ovn-nb.ovsschema")
+            .status()
+            .unwrap()
+            .success()
+    );
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()

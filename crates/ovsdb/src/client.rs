@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use serde_json::{json, Value as Json};
+use serde_json::{Value as Json, json};
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use crate::error::{Error, Result};
@@ -19,7 +19,7 @@ use crate::replica::{Change, Snapshot};
 use crate::schema::DatabaseSchema;
 use crate::session::run;
 use crate::shared::{Command, LockEntry, Shared};
-use crate::txn::{parse_transact_result, OpResult, Transaction};
+use crate::txn::{OpResult, Transaction, parse_transact_result};
 
 /// A handle on one long-lived OVSDB connection and its replica. Clone freely: all clones share
 /// the connection; the background task ends when the last clone is dropped.

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 
-use serde_json::{json, Value as Json};
+use serde_json::{Value as Json, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, ReadHalf, WriteHalf};
 use tokio::sync::oneshot;
 
@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::framing::JsonSplitter;
 use crate::remote::Io;
 use crate::rpc::{self, Message};
-use crate::server_db::{ServerDb, SERVER_MONITOR_ID};
+use crate::server_db::{SERVER_MONITOR_ID, ServerDb};
 use crate::shared::Shared;
 
 /// A request sent and not answered yet.

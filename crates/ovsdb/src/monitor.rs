@@ -3,20 +3,20 @@
 //! every later message of the session, update notifications (§4.1.6) above all.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
-use serde_json::{json, Value as Json};
+use serde_json::{Value as Json, json};
 use uuid::Uuid;
 
 use crate::conn::Conn;
 use crate::error::{Error, Result};
 use crate::options::MonitorSpec;
-use crate::replica::{parse_updates, MonitorVersion, ReplicaData, TableUpdates};
+use crate::replica::{MonitorVersion, ReplicaData, TableUpdates, parse_updates};
 use crate::rpc::Message;
 use crate::schema::DatabaseSchema;
-use crate::server_db::{ServerDb, SERVER_MONITOR_ID};
-use crate::shared::{publish_resync, publish_update, Shared};
+use crate::server_db::{SERVER_MONITOR_ID, ServerDb};
+use crate::shared::{Shared, publish_resync, publish_update};
 
 /// Monitor id of the replica's monitor.
 const MONITOR_ID: &str = "keel-replica";

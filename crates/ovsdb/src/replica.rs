@@ -788,11 +788,13 @@ mod tests {
             Err(Error::Protocol(_))
         ));
         assert!(parse_updates(json!({"T": {U1: {"bogus": 1}}}), MonitorVersion::V2).is_err());
-        assert!(parse_updates(
-            json!({"T": {"not-a-uuid": {"delete": null}}}),
-            MonitorVersion::V2
-        )
-        .is_err());
+        assert!(
+            parse_updates(
+                json!({"T": {"not-a-uuid": {"delete": null}}}),
+                MonitorVersion::V2
+            )
+            .is_err()
+        );
     }
 
     #[test]

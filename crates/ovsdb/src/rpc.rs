@@ -1,6 +1,6 @@
 //! JSON-RPC 1.0 messages as ovsdb-server uses them (RFC 7047 §4).
 
-use serde_json::{json, Value as Json};
+use serde_json::{Value as Json, json};
 
 use crate::error::{Error, Result};
 

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{json, Map, Value as Json};
+use serde_json::{Map, Value as Json, json};
 use uuid::Uuid;
 
 use crate::error::{Error, Result, TxnError, TxnErrorKind};

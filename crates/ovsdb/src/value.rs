@@ -3,7 +3,7 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::{json, Value as Json};
+use serde_json::{Value as Json, json};
 use uuid::Uuid;
 
 use crate::error::{Error, Result};

@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use common::{assert_rows_match, Cluster, Gate, NB};
+use common::{Cluster, Gate, NB, assert_rows_match};
 use ovsdb::{
     Change, Client, ClientOptions, Condition, Error, MonitorSpec, Transaction, TxnOutcome, Value,
 };

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use ovsdb::framing::JsonSplitter;
 use ovsdb::{Change, Client, ClientOptions, Error, MonitorSpec};
-use serde_json::{json, Value as Json};
+use serde_json::{Value as Json, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{UnixListener, UnixStream};
 

@@ -6,7 +6,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use common::{NbServer, NB};
+use common::{NB, NbServer};
 use ovsdb::{
     Change, Client, Condition, Error, MonitorSpec, Mutation, Snapshot, Transaction, TxnErrorKind,
     Uuid, Value, WaitUntil,
@@ -402,11 +402,12 @@ async fn server_restart_reconnects_and_resyncs() {
     assert!(err.may_have_committed());
     state.wait_for(|s| !s.connected).await.unwrap();
     // While down, requests fail fast instead of queueing.
-    assert!(nb
-        .await_replica_caught_up()
-        .await
-        .unwrap_err()
-        .is_transient());
+    assert!(
+        nb.await_replica_caught_up()
+            .await
+            .unwrap_err()
+            .is_transient()
+    );
 
     // Change the database behind the client's back.
     server.offline_transact(&json!([NB,

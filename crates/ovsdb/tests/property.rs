@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{assert_rows_match, NbServer, NB};
+use common::{NB, NbServer, assert_rows_match};
 use ovsdb::{Client, Condition, MonitorSpec, Mutation, Transaction, Uuid, Value};
 
 /// xorshift64*: deterministic, no dependency.

@@ -8,7 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use common::{poll_until, NB, NB_SCHEMA};
+use common::{NB, NB_SCHEMA, poll_until};
 use ovsdb::{Client, ClientOptions, Error, MonitorSpec, SslFiles, Transaction, Value};
 
 fn openssl(dir: &Path, args: &[&str]) {

@@ -4,7 +4,7 @@
 use std::process::Command;
 
 use ovsdb::{Client, MonitorSpec};
-use serde_json::{json, Value as Json};
+use serde_json::{Value as Json, json};
 
 fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| {

@@ -1,10 +1,10 @@
 use async_trait::async_trait;
 use serde_json::Value;
 
+use crate::ProviderError;
 use crate::models::{
     AdditionalVip, HealthMonitor, L7Policy, L7Rule, Listener, LoadBalancer, Member, Pool, Vip,
 };
-use crate::ProviderError;
 
 fn not_implemented<T>() -> Result<T, ProviderError> {
     Err(ProviderError::not_implemented(

@@ -138,7 +138,9 @@ pub fn check_create(b: &Obj, protocol: &str) -> Result<(), ApiError> {
         return Err(ApiError::Validation("An SNI or default certificate container reference must be provided with a client CA container reference.".into()));
     }
     if offload && !tls_refs {
-        return Err(ApiError::Validation(format!("An SNI or default certificate container reference must be provided for {protocol} protocol listeners.")));
+        return Err(ApiError::Validation(format!(
+            "An SNI or default certificate container reference must be provided for {protocol} protocol listeners."
+        )));
     }
     let auth = b
         .str("client_authentication")

@@ -75,7 +75,10 @@ pub static LB: Spec = Spec {
         ("id", Val("`t`.`id`", Text)),
         ("name", Str("`t`.`name`")),
         ("description", Str("`t`.`description`")),
-        ("provisioning_status", Val("`t`.`provisioning_status`", Text)),
+        (
+            "provisioning_status",
+            Val("`t`.`provisioning_status`", Text),
+        ),
         ("operating_status", Val("`t`.`operating_status`", Text)),
         ("admin_state_up", Val("`t`.`enabled`", Bool)),
         ("project_id", Val("`t`.`project_id`", Text)),
@@ -95,15 +98,21 @@ pub static LB: Spec = Spec {
         ),
         (
             "vip_sg_ids",
-            Has("EXISTS (SELECT 1 FROM `vip_security_group` `x` WHERE `x`.`load_balancer_id` = `t`.`id` AND `x`.`sg_id` = ?)"),
+            Has(
+                "EXISTS (SELECT 1 FROM `vip_security_group` `x` WHERE `x`.`load_balancer_id` = `t`.`id` AND `x`.`sg_id` = ?)",
+            ),
         ),
         (
             "listeners",
-            Has("EXISTS (SELECT 1 FROM `listener` `x` WHERE `x`.`load_balancer_id` = `t`.`id` AND `x`.`provisioning_status` <> 'DELETED' AND `x`.`id` = ?)"),
+            Has(
+                "EXISTS (SELECT 1 FROM `listener` `x` WHERE `x`.`load_balancer_id` = `t`.`id` AND `x`.`provisioning_status` <> 'DELETED' AND `x`.`id` = ?)",
+            ),
         ),
         (
             "pools",
-            Has("EXISTS (SELECT 1 FROM `pool` `x` WHERE `x`.`load_balancer_id` = `t`.`id` AND `x`.`provisioning_status` <> 'DELETED' AND `x`.`id` = ?)"),
+            Has(
+                "EXISTS (SELECT 1 FROM `pool` `x` WHERE `x`.`load_balancer_id` = `t`.`id` AND `x`.`provisioning_status` <> 'DELETED' AND `x`.`id` = ?)",
+            ),
         ),
         (
             "provider",
@@ -117,7 +126,9 @@ pub static LB: Spec = Spec {
         ("additional_vips", Never),
         (
             "tags",
-            Has("EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)"),
+            Has(
+                "EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)",
+            ),
         ),
     ],
     joins: &[(
@@ -133,7 +144,10 @@ pub static LISTENER: Spec = Spec {
         ("id", Val("`t`.`id`", Text)),
         ("name", Str("`t`.`name`")),
         ("description", Str("`t`.`description`")),
-        ("provisioning_status", Val("`t`.`provisioning_status`", Text)),
+        (
+            "provisioning_status",
+            Val("`t`.`provisioning_status`", Text),
+        ),
         ("operating_status", Val("`t`.`operating_status`", Text)),
         ("admin_state_up", Val("`t`.`enabled`", Bool)),
         ("protocol", Val("`t`.`protocol`", Text)),
@@ -145,13 +159,17 @@ pub static LISTENER: Spec = Spec {
         ),
         (
             "sni_container_refs",
-            Has("EXISTS (SELECT 1 FROM `sni` `x` WHERE `x`.`listener_id` = `t`.`id` AND `x`.`tls_container_id` = ?)"),
+            Has(
+                "EXISTS (SELECT 1 FROM `sni` `x` WHERE `x`.`listener_id` = `t`.`id` AND `x`.`tls_container_id` = ?)",
+            ),
         ),
         ("project_id", Val("`t`.`project_id`", Text)),
         ("default_pool_id", Val("`t`.`default_pool_id`", Text)),
         (
             "l7policies",
-            Has("EXISTS (SELECT 1 FROM `l7policy` `x` WHERE `x`.`listener_id` = `t`.`id` AND `x`.`id` = ?)"),
+            Has(
+                "EXISTS (SELECT 1 FROM `l7policy` `x` WHERE `x`.`listener_id` = `t`.`id` AND `x`.`id` = ?)",
+            ),
         ),
         ("created_at", Val("`t`.`created_at`", Time)),
         ("updated_at", Val("`t`.`updated_at`", Time)),
@@ -177,7 +195,9 @@ pub static LISTENER: Spec = Spec {
         ),
         (
             "allowed_cidrs",
-            Has("EXISTS (SELECT 1 FROM `listener_cidr` `x` WHERE `x`.`listener_id` = `t`.`id` AND `x`.`cidr` = ?)"),
+            Has(
+                "EXISTS (SELECT 1 FROM `listener_cidr` `x` WHERE `x`.`listener_id` = `t`.`id` AND `x`.`cidr` = ?)",
+            ),
         ),
         ("tls_ciphers", Val("`t`.`tls_ciphers`", Text)),
         ("hsts_max_age", Val("`t`.`hsts_max_age`", Int)),
@@ -192,7 +212,9 @@ pub static LISTENER: Spec = Spec {
         ("alpn_protocols", Csv("`t`.`alpn_protocols`")),
         (
             "tags",
-            Has("EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)"),
+            Has(
+                "EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)",
+            ),
         ),
     ],
     joins: &[],
@@ -205,7 +227,10 @@ pub static POOL: Spec = Spec {
         ("id", Val("`t`.`id`", Text)),
         ("name", Str("`t`.`name`")),
         ("description", Str("`t`.`description`")),
-        ("provisioning_status", Val("`t`.`provisioning_status`", Text)),
+        (
+            "provisioning_status",
+            Val("`t`.`provisioning_status`", Text),
+        ),
         ("operating_status", Val("`t`.`operating_status`", Text)),
         ("admin_state_up", Val("`t`.`enabled`", Bool)),
         ("protocol", Val("`t`.`protocol`", Text)),
@@ -214,21 +239,31 @@ pub static POOL: Spec = Spec {
         ("loadbalancers", Has("`t`.`load_balancer_id` = ?")),
         (
             "listeners",
-            Has("EXISTS (SELECT 1 FROM `listener` `x` WHERE `x`.`default_pool_id` = `t`.`id` AND `x`.`provisioning_status` <> 'DELETED' AND `x`.`id` = ?)"),
+            Has(
+                "EXISTS (SELECT 1 FROM `listener` `x` WHERE `x`.`default_pool_id` = `t`.`id` AND `x`.`provisioning_status` <> 'DELETED' AND `x`.`id` = ?)",
+            ),
         ),
         ("created_at", Val("`t`.`created_at`", Time)),
         ("updated_at", Val("`t`.`updated_at`", Time)),
         (
             "healthmonitor_id",
             // the pool's first monitor by (created_at, id), as the response shows it
-            Val("(SELECT `x`.`id` FROM `health_monitor` `x` WHERE `x`.`pool_id` = `t`.`id` AND `x`.`provisioning_status` <> 'DELETED' ORDER BY `x`.`created_at`, `x`.`id` LIMIT 1)", Text),
+            Val(
+                "(SELECT `x`.`id` FROM `health_monitor` `x` WHERE `x`.`pool_id` = `t`.`id` AND `x`.`provisioning_status` <> 'DELETED' ORDER BY `x`.`created_at`, `x`.`id` LIMIT 1)",
+                Text,
+            ),
         ),
         (
             "members",
-            Has("EXISTS (SELECT 1 FROM `member` `x` WHERE `x`.`pool_id` = `t`.`id` AND `x`.`provisioning_status` <> 'DELETED' AND `x`.`id` = ?)"),
+            Has(
+                "EXISTS (SELECT 1 FROM `member` `x` WHERE `x`.`pool_id` = `t`.`id` AND `x`.`provisioning_status` <> 'DELETED' AND `x`.`id` = ?)",
+            ),
         ),
         ("tls_container_ref", Val("`t`.`tls_certificate_id`", Text)),
-        ("ca_tls_container_ref", Val("`t`.`ca_tls_certificate_id`", Text)),
+        (
+            "ca_tls_container_ref",
+            Val("`t`.`ca_tls_certificate_id`", Text),
+        ),
         ("crl_container_ref", Val("`t`.`crl_container_id`", Text)),
         ("tls_enabled", Val("`t`.`tls_enabled`", Bool)),
         ("tls_ciphers", Val("`t`.`tls_ciphers`", Text)),
@@ -238,7 +273,9 @@ pub static POOL: Spec = Spec {
         ("alpn_protocols", Csv("`t`.`alpn_protocols`")),
         (
             "tags",
-            Has("EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)"),
+            Has(
+                "EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)",
+            ),
         ),
     ],
     joins: &[],
@@ -251,7 +288,10 @@ pub static MEMBER: Spec = Spec {
         ("id", Val("`t`.`id`", Text)),
         ("name", Str("`t`.`name`")),
         ("operating_status", Val("`t`.`operating_status`", Text)),
-        ("provisioning_status", Val("`t`.`provisioning_status`", Text)),
+        (
+            "provisioning_status",
+            Val("`t`.`provisioning_status`", Text),
+        ),
         ("admin_state_up", Val("`t`.`enabled`", Bool)),
         ("address", Val("`t`.`ip_address`", Text)),
         ("protocol_port", Val("`t`.`protocol_port`", Int)),
@@ -272,7 +312,9 @@ pub static MEMBER: Spec = Spec {
         ),
         (
             "tags",
-            Has("EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)"),
+            Has(
+                "EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)",
+            ),
         ),
     ],
     joins: &[],
@@ -305,10 +347,15 @@ pub static HM: Spec = Spec {
         ("updated_at", Val("`t`.`updated_at`", Time)),
         ("domain_name", Val("`t`.`domain_name`", Text)),
         ("pool_id", Val("`t`.`pool_id`", Text)),
-        ("http_version", Val("ROUND(`t`.`http_version` * 100)", Hundredths)),
+        (
+            "http_version",
+            Val("ROUND(`t`.`http_version` * 100)", Hundredths),
+        ),
         (
             "tags",
-            Has("EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)"),
+            Has(
+                "EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)",
+            ),
         ),
     ],
     joins: &[],
@@ -321,7 +368,10 @@ pub static L7POLICY: Spec = Spec {
         ("id", Val("`t`.`id`", Text)),
         ("name", Str("`t`.`name`")),
         ("description", Str("`t`.`description`")),
-        ("provisioning_status", Val("`t`.`provisioning_status`", Text)),
+        (
+            "provisioning_status",
+            Val("`t`.`provisioning_status`", Text),
+        ),
         ("operating_status", Val("`t`.`operating_status`", Text)),
         ("admin_state_up", Val("`t`.`enabled`", Bool)),
         ("project_id", Val("`t`.`project_id`", Text)),
@@ -333,14 +383,18 @@ pub static L7POLICY: Spec = Spec {
         ("position", Val("`t`.`position`", Int)),
         (
             "rules",
-            Has("EXISTS (SELECT 1 FROM `l7rule` `x` WHERE `x`.`l7policy_id` = `t`.`id` AND `x`.`provisioning_status` <> 'DELETED' AND `x`.`id` = ?)"),
+            Has(
+                "EXISTS (SELECT 1 FROM `l7rule` `x` WHERE `x`.`l7policy_id` = `t`.`id` AND `x`.`provisioning_status` <> 'DELETED' AND `x`.`id` = ?)",
+            ),
         ),
         ("created_at", Val("`t`.`created_at`", Time)),
         ("updated_at", Val("`t`.`updated_at`", Time)),
         ("redirect_http_code", Val("`t`.`redirect_http_code`", Int)),
         (
             "tags",
-            Has("EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)"),
+            Has(
+                "EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)",
+            ),
         ),
     ],
     joins: &[],
@@ -367,7 +421,9 @@ pub static L7RULE: Spec = Spec {
         ("admin_state_up", Val("`t`.`enabled`", Bool)),
         (
             "tags",
-            Has("EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)"),
+            Has(
+                "EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)",
+            ),
         ),
     ],
     joins: &[],

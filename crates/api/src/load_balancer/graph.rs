@@ -20,12 +20,12 @@ use octavia_db::{
 };
 use serde_json::{Map, Value};
 
+use crate::AppState;
 use crate::base;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::lookup::{check_pool_protocol, port_space, quota_limits};
 use crate::types::Obj;
-use crate::AppState;
 
 /// Keys a name-only pool reference carries anyway (`PoolSingleCreate` defaults: the reference
 /// counts `name`, `enabled`, `tls_enabled` and treats more than three keys as a definition).
@@ -404,7 +404,9 @@ pub async fn create(
             .iter()
             .any(|(p, n)| *n == port && port_space(p) == port_space(&protocol))
         {
-            return Err(ApiError::Conflict(format!("Another Listener on this Load Balancer is already using protocol {protocol} and protocol_port {port}")));
+            return Err(ApiError::Conflict(format!(
+                "Another Listener on this Load Balancer is already using protocol {protocol} and protocol_port {port}"
+            )));
         }
         ports.push((protocol.clone(), port));
         if protocol == "PROMETHEUS" && !lp.l7policies.is_empty() {

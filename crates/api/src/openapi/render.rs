@@ -2,11 +2,11 @@
 //! Schema, request/response objects, parameters, the error responses of each operation and
 //! the `components` section.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::tables::*;
 use crate::context::KEYSTONE_UNAVAILABLE;
-use crate::types::{s, Kind, Schema};
+use crate::types::{Kind, Schema, s};
 
 /// `Kind` → JSON Schema. `nullable` adds `null` (optional request fields accept it; response
 /// attributes that may be `NULL`). `request` selects `$ref`s to the named request schemas for

@@ -9,7 +9,7 @@ use crate::types::load_balancer::{ADDITIONAL_VIP, LB_POST, LB_PUT};
 use crate::types::member::{MEMBER_POST, MEMBER_PUT, MEMBER_SINGLE};
 use crate::types::pool::{POOL_POST, POOL_PUT, POOL_SINGLE, SP_POST, SP_PUT};
 use crate::types::quotas::QUOTA_PUT;
-use crate::types::{f, int, m, s, Field, Kind, Schema, TAGS};
+use crate::types::{Field, Kind, Schema, TAGS, f, int, m, s};
 use crate::{amphora, base, flavors, l7policy, l7rule, profiles, quotas};
 
 /// Where the document is served (the `.json` suffix is optional, as for every Keel path).
@@ -793,13 +793,17 @@ mod tests {
             s["ListenerFull"]["properties"]["l7policies"]["items"],
             json!({"$ref": "#/components/schemas/L7PolicyFull"})
         );
-        assert!(s["PoolFull"]["properties"]
-            .get("healthmonitor_id")
-            .is_none());
-        assert!(s["PoolFull"]["required"]
-            .as_array()
-            .unwrap()
-            .contains(&json!("healthmonitor")));
+        assert!(
+            s["PoolFull"]["properties"]
+                .get("healthmonitor_id")
+                .is_none()
+        );
+        assert!(
+            s["PoolFull"]["required"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("healthmonitor"))
+        );
         assert!(s["HealthMonitorFull"]["properties"].get("pools").is_none());
         let created = &d["paths"]["/v2/lbaas/loadbalancers"]["post"]["responses"]["201"];
         assert_eq!(
@@ -821,8 +825,8 @@ mod tests {
             assert_eq!(r.get("401").is_none(), open, "{} {}", o.method, o.path);
         }
         assert_eq!(
-            d["components"]["schemas"]["KeystoneUnavailable"]["allOf"][1]["properties"]
-                ["faultstring"]["const"],
+            d["components"]["schemas"]["KeystoneUnavailable"]["allOf"][1]["properties"]["faultstring"]
+                ["const"],
             KEYSTONE_UNAVAILABLE
         );
     }

@@ -85,7 +85,7 @@ fn tokenize(rule: &str) -> Result<Vec<Token>, String> {
                     && ((core.starts_with('"') && core.ends_with('"'))
                         || (core.starts_with('\'') && core.ends_with('\''))) =>
                 {
-                    return Err(format!("unexpected string {core}"))
+                    return Err(format!("unexpected string {core}"));
                 }
                 _ => Token::Check(parse_check(core)?),
             });

@@ -252,8 +252,8 @@ const API_RULES: &[(&str, &[(&str, &str)])] = &[
     ),
 ];
 
-pub(super) fn registered_defaults(
-) -> impl Iterator<Item = (String, &'static str, Option<&'static str>)> {
+pub(super) fn registered_defaults()
+-> impl Iterator<Item = (String, &'static str, Option<&'static str>)> {
     BASE_RULES
         .iter()
         .map(|r| (r.name.to_string(), r.check, r.deprecated))

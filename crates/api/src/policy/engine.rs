@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::{Arc, LazyLock};
 
-use super::check::{literal, parse_list_rule, parse_rule, substitute, Check};
+use super::check::{Check, literal, parse_list_rule, parse_rule, substitute};
 use super::defaults::registered_defaults;
 
 use crate::fault::ApiError;
@@ -168,7 +168,7 @@ impl Policy {
                     let name = match k {
                         serde_yaml_ng::Value::String(s) => s,
                         other => {
-                            return Err(format(format!("rule name {other:?} is not a string")))
+                            return Err(format(format!("rule name {other:?} is not a string")));
                         }
                     };
                     let (rule_text, parsed) = match &v {
@@ -180,7 +180,7 @@ impl Policy {
                         other => {
                             return Err(format(format!(
                                 "rule {name:?}: expected a check string, got {other:?}"
-                            )))
+                            )));
                         }
                     };
                     let check = parsed.map_err(|why| PolicyError::Parse {
@@ -194,7 +194,7 @@ impl Policy {
             other => {
                 return Err(format(format!(
                     "expected a mapping of rule name to check string, got {other:?}"
-                )))
+                )));
             }
         }
         Self::build(file_rules, enforce_new_defaults)
@@ -402,7 +402,7 @@ pub fn list_scope(
 mod tests {
     use super::*;
     use crate::context::RequestContext;
-    use crate::policy::{find_policy_file, PolicySource};
+    use crate::policy::{PolicySource, find_policy_file};
 
     fn ctx_with(project: &str, roles: &[&str], policy: Arc<Policy>) -> RequestContext {
         let mut c = RequestContext {
@@ -433,9 +433,10 @@ mod tests {
         }
         let p = Policy::build(BTreeMap::new(), true).unwrap();
         assert!(!p.rules.is_empty());
-        assert!(p
-            .rule("os_load-balancer_api:loadbalancer:get_one")
-            .is_some());
+        assert!(
+            p.rule("os_load-balancer_api:loadbalancer:get_one")
+                .is_some()
+        );
     }
 
     #[test]

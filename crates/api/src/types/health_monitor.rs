@@ -1,6 +1,6 @@
 //! Health monitor request types, as `octavia/api/v2/types/health_monitor.py`.
 
-use super::{f, int, m, s, Kind, Schema, INT_COLUMN_MAX, TAGS};
+use super::{INT_COLUMN_MAX, Kind, Schema, TAGS, f, int, m, s};
 
 /// `SUPPORTED_HEALTH_MONITOR_TYPES`.
 pub const TYPES: &[&str] = &[

@@ -1,7 +1,7 @@
 //! L7 policy / rule types as far as a load balancer graph create needs them
 //! (`octavia/api/v2/types/l7policy.py`, `l7rule.py`). L7 endpoints are not served yet.
 
-use super::{f, int, m, s, Kind, Schema, TAGS};
+use super::{Kind, Schema, TAGS, f, int, m, s};
 use crate::types::pool::POOL_SINGLE;
 
 /// `SUPPORTED_L7POLICY_ACTIONS`.

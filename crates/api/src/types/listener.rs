@@ -1,7 +1,7 @@
 //! Listener request types, as `octavia/api/v2/types/listener.py`.
 
 use super::{
-    f, int, m, s, Field, Kind, Schema, INT_COLUMN_MAX, INT_COLUMN_MIN, JOINED_COLUMN_MAX, TAGS,
+    Field, INT_COLUMN_MAX, INT_COLUMN_MIN, JOINED_COLUMN_MAX, Kind, Schema, TAGS, f, int, m, s,
 };
 use crate::types::l7::L7POLICY_SINGLE;
 use crate::types::pool::POOL_SINGLE;

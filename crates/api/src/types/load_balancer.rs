@@ -1,6 +1,6 @@
 //! Load balancer request types, as `octavia/api/v2/types/load_balancer.py`.
 
-use super::{f, m, s, Kind, Schema, TAGS};
+use super::{Kind, Schema, TAGS, f, m, s};
 use crate::types::listener::LISTENER_SINGLE;
 use crate::types::pool::POOL_SINGLE;
 

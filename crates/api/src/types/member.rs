@@ -1,6 +1,6 @@
 //! Member request types, as `octavia/api/v2/types/member.py`.
 
-use super::{f, int, m, s, Kind, Schema, TAGS};
+use super::{Kind, Schema, TAGS, f, int, m, s};
 
 const PORT: Kind = int(Some(1), Some(65535));
 const WEIGHT: Kind = int(Some(0), Some(256));

@@ -906,22 +906,34 @@ mod tests {
 
     #[test]
     fn coercion_failures_echo_the_body() {
-        assert_eq!(p(json!({"listener": {"protocol_port": "eighty"}})).unwrap_err(),
-            "Invalid input for field/attribute listener_. Value: '{'listener': {'protocol_port': 'eighty'}}'. invalid literal for int() with base 10: 'eighty'");
-        assert_eq!(p(json!({"listener": {"protocol_port": 1, "admin_state_up": "maybe"}})).unwrap_err(),
-            "Invalid input for field/attribute listener_. Value: '{'listener': {'admin_state_up': 'maybe', 'protocol_port': 1}}'. Value not an unambiguous boolean: maybe");
+        assert_eq!(
+            p(json!({"listener": {"protocol_port": "eighty"}})).unwrap_err(),
+            "Invalid input for field/attribute listener_. Value: '{'listener': {'protocol_port': 'eighty'}}'. invalid literal for int() with base 10: 'eighty'"
+        );
+        assert_eq!(
+            p(json!({"listener": {"protocol_port": 1, "admin_state_up": "maybe"}})).unwrap_err(),
+            "Invalid input for field/attribute listener_. Value: '{'listener': {'admin_state_up': 'maybe', 'protocol_port': 1}}'. Value not an unambiguous boolean: maybe"
+        );
     }
 
     #[test]
     fn field_failures_name_the_field() {
-        assert_eq!(p(json!({"listener": {"protocol_port": 0}})).unwrap_err(),
-            "Invalid input for field/attribute protocol_port. Value: '0'. Value should be greater or equal to 1");
-        assert_eq!(p(json!({"listener": {"protocol_port": 1, "vip_subnet_id": ""}})).unwrap_err(),
-            "Invalid input for field/attribute vip_subnet_id. Value: ''. Value should be UUID format");
-        assert_eq!(p(json!({"listener": {}})).unwrap_err(),
-            "Invalid input for field/attribute protocol_port. Value: 'None'. Mandatory field missing.");
-        assert_eq!(p(json!({"listener": {"protocol_port": 1, "protocol": "X"}})).unwrap_err(),
-            "Invalid input for field/attribute protocol. Value: 'X'. Value should be one of: TCP, UDP");
+        assert_eq!(
+            p(json!({"listener": {"protocol_port": 0}})).unwrap_err(),
+            "Invalid input for field/attribute protocol_port. Value: '0'. Value should be greater or equal to 1"
+        );
+        assert_eq!(
+            p(json!({"listener": {"protocol_port": 1, "vip_subnet_id": ""}})).unwrap_err(),
+            "Invalid input for field/attribute vip_subnet_id. Value: ''. Value should be UUID format"
+        );
+        assert_eq!(
+            p(json!({"listener": {}})).unwrap_err(),
+            "Invalid input for field/attribute protocol_port. Value: 'None'. Mandatory field missing."
+        );
+        assert_eq!(
+            p(json!({"listener": {"protocol_port": 1, "protocol": "X"}})).unwrap_err(),
+            "Invalid input for field/attribute protocol. Value: 'X'. Value should be one of: TCP, UDP"
+        );
         assert_eq!(
             p(json!({"listener": {"protocol_port": 1, "name": 5}})).unwrap_err(),
             "Invalid input for field/attribute name. Value: '5'. Value should be string"

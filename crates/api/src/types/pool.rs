@@ -1,6 +1,6 @@
 //! Pool request types, as `octavia/api/v2/types/pool.py`.
 
-use super::{f, int, m, s, Kind, Schema, INT_COLUMN_MAX, INT_COLUMN_MIN, JOINED_COLUMN_MAX, TAGS};
+use super::{INT_COLUMN_MAX, INT_COLUMN_MIN, JOINED_COLUMN_MAX, Kind, Schema, TAGS, f, int, m, s};
 use crate::types::health_monitor::HM_SINGLE;
 use crate::types::member::MEMBER_SINGLE;
 

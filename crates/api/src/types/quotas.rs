@@ -1,6 +1,6 @@
 //! Quota request type, as `octavia/api/v2/types/quotas.py`.
 
-use super::{f, int, Kind, Schema};
+use super::{Kind, Schema, f, int};
 
 const Q: Kind = int(Some(-1), Some(2_000_000_000));
 

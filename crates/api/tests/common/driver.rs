@@ -15,7 +15,7 @@ use provider::{
     ProviderDriver, ProviderError, Vip,
 };
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 type Res = Result<(), ProviderError>;
 

@@ -35,7 +35,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use octavia_db::Database;
 use provider::ProviderDriver;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use tower::ServiceExt;
 
 use driver::Recorder;
@@ -273,10 +273,11 @@ impl Env {
         let resp = self.router.clone().oneshot(req).await.unwrap();
         let status = resp.status();
         if self.check_request_id {
-            assert!(resp
-                .headers()
-                .get("x-openstack-request-id")
-                .is_some_and(|v| v.to_str().unwrap().starts_with("req-")));
+            assert!(
+                resp.headers()
+                    .get("x-openstack-request-id")
+                    .is_some_and(|v| v.to_str().unwrap().starts_with("req-"))
+            );
         }
         let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
             .await

@@ -5,8 +5,8 @@
 
 use std::fmt::Write as _;
 
-use super::catalog::{self, Use};
 use super::Config;
+use super::catalog::{self, Use};
 
 /// One option found in a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,9 +45,15 @@ fn unimplemented_why(section: &str, key: &str) -> &'static str {
         ("audit", _) => "no CADF audit middleware",
         ("oslo_middleware_tracing", _) => "no OpenTelemetry tracing",
         ("DEFAULT", "use_syslog") => "refused when True: Keel logs to stderr or log_file",
-        ("DEFAULT", "log_config_append") => "refused when set: a Python logging configuration cannot drive Keel's logging",
-        ("DEFAULT", _) => "Keel's logging reads debug, log_file, log_dir, use_json, use_stderr, log_color",
-        ("database", _) => "Keel's pool reads connection, max_pool_size, pool_timeout, connection_recycle_time, max_retries, retry_interval",
+        ("DEFAULT", "log_config_append") => {
+            "refused when set: a Python logging configuration cannot drive Keel's logging"
+        }
+        ("DEFAULT", _) => {
+            "Keel's logging reads debug, log_file, log_dir, use_json, use_stderr, log_color"
+        }
+        ("database", _) => {
+            "Keel's pool reads connection, max_pool_size, pool_timeout, connection_recycle_time, max_retries, retry_interval"
+        }
         _ => "not implemented by Keel",
     }
 }
@@ -166,7 +172,12 @@ pub fn review(cfg: &Config) -> Report {
         .or_else(|| set("DEFAULT", "log_config"))
         .is_some_and(|v| !v.is_empty())
     {
-        refuse(x, "DEFAULT", "log_config_append", "a Python logging configuration cannot drive Keel's logging; use debug, log_file, use_json");
+        refuse(
+            x,
+            "DEFAULT",
+            "log_config_append",
+            "a Python logging configuration cannot drive Keel's logging; use debug, log_file, use_json",
+        );
     }
     for (key, remotes, files, prefix) in [
         (
@@ -188,7 +199,14 @@ pub fn review(cfg: &Config) -> Report {
         for (i, name) in ["private_key", "certificate", "ca_cert"].iter().enumerate() {
             let opt = format!("{prefix}_{name}");
             if files[i].is_empty() {
-                refuse(x, "ovn", key, format!("an ssl: remote needs {opt} (ovn_nb_private_key, ovn_nb_certificate and ovn_nb_ca_cert are mandatory for ssl:)"));
+                refuse(
+                    x,
+                    "ovn",
+                    key,
+                    format!(
+                        "an ssl: remote needs {opt} (ovn_nb_private_key, ovn_nb_certificate and ovn_nb_ca_cert are mandatory for ssl:)"
+                    ),
+                );
             } else if let Err(e) = std::fs::metadata(&files[i]) {
                 refuse(x, "ovn", &opt, format!("{}: {e}", files[i]));
             }

@@ -58,7 +58,7 @@ pub(super) fn read(
                     other.to_string(),
                     "Keel's healthcheck backends are octavia_db_check, disable_by_file, \
                      disable_by_files_ports and enable_by_files",
-                ))
+                ));
             }
         });
     }

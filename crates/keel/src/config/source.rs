@@ -156,7 +156,7 @@ impl Sources {
                 let (colon, equal) = (line.find(':'), line.find('='));
                 let at = match (colon, equal) {
                     (None, None) => {
-                        return Err(err(lineno, "No ':' or '=' found in assignment", line))
+                        return Err(err(lineno, "No ':' or '=' found in assignment", line));
                     }
                     (None, Some(e)) => e,
                     (Some(c), None) => c,

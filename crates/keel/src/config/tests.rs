@@ -252,9 +252,10 @@ fn oslo_policy_options() {
     assert_eq!(c.oslo_policy.enforce_scope, Some(false));
     // Absent file: defaults only.
     let p = c.oslo_policy.load_policy().unwrap().current();
-    assert!(p
-        .rule("os_load-balancer_api:loadbalancer:get_one")
-        .is_some());
+    assert!(
+        p.rule("os_load-balancer_api:loadbalancer:get_one")
+            .is_some()
+    );
     // Present, relative to the config file's directory.
     std::fs::write(
         dir.path().join("keel-policy.yaml"),
@@ -272,10 +273,12 @@ fn oslo_policy_options() {
     assert!(review(&c).refused.is_empty());
     std::fs::create_dir(dir.path().join("policy.d")).unwrap();
     std::fs::write(dir.path().join("policy.d/10.yaml"), "{}\n").unwrap();
-    assert!(review(&c)
-        .refused
-        .iter()
-        .any(|e| e.starts_with("[oslo_policy] policy_dirs")));
+    assert!(
+        review(&c)
+            .refused
+            .iter()
+            .any(|e| e.starts_with("[oslo_policy] policy_dirs"))
+    );
 }
 
 /// `docs/configuration.md` holds the table [`check::markdown_table`] renders

@@ -18,8 +18,8 @@
 //! [`Tx::lock_lb_for_child`] with its listeners' statuses, and a quota counter set on a row
 //! the transaction has just locked ([`Tx::write_soon`]); both go with the next statement.
 
-use sqlx::mysql::MySqlRow;
 use sqlx::Either;
+use sqlx::mysql::MySqlRow;
 
 use super::{Conn, SqlValue, Tx};
 use crate::DbError;

@@ -37,7 +37,7 @@ use provider::{
     LoadBalancer, OperatingStatus as Op, ProviderDriver, ProviderError, ProvisioningStatus as Prov,
     StatsReport, StatusRecord, StatusReport, StatusSink, StatusSinkError, Vip,
 };
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 
 /// `check!(cond, "format", args…)`: in a scenario returning `Result<(), String>`, returns the

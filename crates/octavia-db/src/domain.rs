@@ -2,10 +2,9 @@
 //! quota check/increment/decrement, ORM-equivalent cascading deletes.
 
 use crate::db::OnZero;
-use crate::db::Tx;
+use crate::db::{SqlValue, Tx};
 use crate::error::DbError;
 use crate::rows::*;
-use crate::sql::SqlValue;
 use provider::{OperatingStatus, ProvisioningStatus};
 
 /// A quota-counted resource (`quotas` columns `<column>` / `in_use_<column>`).

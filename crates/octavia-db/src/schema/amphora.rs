@@ -1,8 +1,7 @@
 //! The tables of the amphora driver, which Keel creates for schema compatibility but never
 //! writes (amphorae, their health and build slots, VRRP groups, spares), and `alembic_version`.
 
-use super::model::ColType::*;
-use super::model::*;
+use super::*;
 
 /// The amphora-driver tables and `alembic_version`, in creation order.
 pub(super) const AMPHORA_TABLES: &[Table] = &[

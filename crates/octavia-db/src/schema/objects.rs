@@ -2,8 +2,7 @@
 //! balancers and VIPs, listeners, pools, members, health monitors, L7 policies and rules, tags
 //! and quotas.
 
-use super::model::ColType::*;
-use super::model::*;
+use super::*;
 
 /// The object tables, in creation (foreign-key) order.
 pub(super) const OBJECT_TABLES: &[Table] = &[

@@ -492,23 +492,37 @@ fn in_vips(row: &crate::nb::LoadBalancerRow, ip: IpAddr, port: u16) -> bool {
     })
 }
 
+/// True when the member's logical switch port is gone from the snapshot or disabled: then
+/// ovn-northd has no monitor to make for it again.
+fn port_gone(snap: &NbSnapshot, logical_port: &str) -> bool {
+    !snap
+        .switch_ports
+        .values()
+        .any(|p| p.name == logical_port && !p.disabled)
+}
+
 /// Store the member status an event implies on every row of `lb_id` that monitors it, and
 /// report the recomputed tree. Nothing to write (and an empty report) when no member matches.
 ///
-/// A deleted monitor turns the member OFFLINE only while the row's `vips` still send to it:
-/// ovn-northd also drops the monitor when the backend left `vips` (its listener, pool or LB
-/// disabled), and an OFFLINE member is left out of `vips`, so taking that deletion as the
-/// member going OFFLINE (as the reference does) would keep it out of service for good once
-/// the listener, pool or LB is enabled again.
+/// A deleted monitor turns the member OFFLINE only when the row's `vips` still send to it and
+/// its logical switch port is gone or disabled (ovn-northd(8): no monitor without an enabled
+/// port). ovn-northd also drops the monitor while the backend is out of `vips` (its listener,
+/// pool or LB disabled) and makes a new one when it is back; that deletion can reach the
+/// agent after the NB row is enabled again. An OFFLINE member is left out of `vips`, so
+/// taking such a deletion as the member going OFFLINE (as the reference does) would keep it
+/// out of service for good.
 pub fn service_monitor_update(snap: &NbSnapshot, lb_id: &str, ev: &ServiceMonitorEvent) -> Plan {
     let mut plan = Plan::default();
     let mut edit = Edit::new(snap);
     let status = ev.member_status();
     let mut touched = Vec::new();
+    let counts = |r: &crate::nb::LoadBalancerRow| {
+        !ev.deleted || (in_vips(r, ev.ip, ev.port) && port_gone(snap, &ev.logical_port))
+    };
     for row in snap
         .lbs_named(lb_id)
         .into_iter()
-        .filter(|r| ev.matches(r) && (!ev.deleted || in_vips(r, ev.ip, ev.port)))
+        .filter(|r| ev.matches(r) && counts(r))
     {
         let members: Vec<String> = ext::pools(&row.external_ids)
             .into_iter()

@@ -67,6 +67,8 @@ pub struct SwitchPortRow {
     pub addresses: Vec<String>,
     pub options: StrMap,
     pub external_ids: StrMap,
+    /// `enabled` = `false` (an empty `enabled` means enabled, ovn-nb(5)).
+    pub disabled: bool,
 }
 
 /// A `Logical_Router` row.
@@ -250,6 +252,7 @@ impl SwitchPortRow {
             addresses: datum_set(row.get("addresses")),
             options: datum_map(row.get("options")),
             external_ids: datum_map(row.get("external_ids")),
+            disabled: row.get("enabled") == Some(&Value::Bool(false)),
         }
     }
 }

@@ -845,18 +845,15 @@ fn service_monitor_events_drive_member_status() {
         only_row(&s).vips["10.0.0.5:80"],
         "10.0.0.10:8080,10.0.0.11:8080"
     );
-    // monitor row deleted while in vips → OFFLINE and out of vips
-    run!(
-        &mut s,
-        hm::service_monitor_update(
-            &s,
-            "LB",
-            &hm::ServiceMonitorEvent {
-                deleted: true,
-                ..ev.clone()
-            }
-        )
-    );
+    // that deletion read only now, the pool enabled again: northd makes a new monitor (the
+    // port is there), so the member stays ONLINE and in vips
+    assert!(hm::service_monitor_update(&s, "LB", &gone).ops.is_empty());
+    // the port disabled, then gone: no monitor comes back → OFFLINE and out of vips
+    s.switch_ports.get_mut("lsp-a").unwrap().disabled = true;
+    let p = hm::service_monitor_update(&s, "LB", &gone);
+    assert_eq!(rec(&p.report.members, "m1").1, Some(Op::Offline));
+    s.switch_ports.remove("lsp-a");
+    run!(&mut s, hm::service_monitor_update(&s, "LB", &gone));
     assert_eq!(only_row(&s).vips["10.0.0.5:80"], "10.0.0.11:8080");
     // another source or port concerns nobody
     let other = hm::ServiceMonitorEvent {

@@ -123,12 +123,12 @@ UNION ALL SELECT `resource_id`, 't', `tag`, NULL FROM `tags` WHERE `resource_id`
 const CHUNK: usize = 500;
 
 /// `sql` with `{IN}` replaced by `n` placeholders, and its arguments: `ids` once per part.
-fn in_sql(sql: &str, ids: &[String]) -> (String, Vec<crate::db::SqlValue>) {
+fn in_sql(sql: &str, ids: &[String]) -> (String, Vec<crate::sql::SqlValue>) {
     let parts = sql.matches("{IN}").count();
     let marks = vec!["?"; ids.len()].join(", ");
     let mut args = Vec::with_capacity(parts * ids.len());
     for _ in 0..parts {
-        args.extend(ids.iter().map(|i| crate::db::SqlValue::Text(i.clone())));
+        args.extend(ids.iter().map(|i| crate::sql::SqlValue::Text(i.clone())));
     }
     (sql.replace("{IN}", &marks), args)
 }

@@ -6,9 +6,8 @@ use std::time::Duration;
 use chrono::NaiveDateTime;
 use sqlx::mysql::{MySql, MySqlConnectOptions, MySqlPool, MySqlPoolOptions, MySqlRow};
 use sqlx::sqlite::{
-    Sqlite, SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
+    Sqlite, SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
 };
-use sqlx::{Decode, FromRow, Type};
 
 mod batch;
 
@@ -17,122 +16,7 @@ pub(crate) use batch::OnZero;
 use crate::error::DbError;
 use crate::schema::{ALEMBIC_HEAD, Dialect, LOOKUP_ROWS, tables};
 use crate::settle::SettleHub;
-
-/// A value bound to a `?` placeholder. `From` impls exist for the column types of the row structs
-/// (`String`, `&str`, `i32`, `i64`, `bool`, `f32`, `f64`, `NaiveDateTime`, `Vec<u8>` and their `Option`s;
-/// `None` binds SQL NULL).
-#[derive(Debug, Clone, PartialEq)]
-pub enum SqlValue {
-    /// SQL NULL.
-    Null,
-    /// A boolean (TINYINT(1) on MariaDB).
-    Bool(bool),
-    /// An integer (INT / BIGINT).
-    Int(i64),
-    /// A float (FLOAT).
-    Float(f64),
-    /// A string (VARCHAR).
-    Text(String),
-    /// Bytes (BLOB).
-    Bytes(Vec<u8>),
-    /// A naive UTC datetime (DATETIME).
-    Time(NaiveDateTime),
-}
-
-macro_rules! sql_value_from {
-    ($($t:ty => $v:ident $(as $cast:ty)?),* $(,)?) => {$(
-        impl From<$t> for SqlValue {
-            fn from(x: $t) -> Self { SqlValue::$v(x $(as $cast)?) }
-        }
-        impl From<Option<$t>> for SqlValue {
-            fn from(x: Option<$t>) -> Self { x.map_or(SqlValue::Null, |x| SqlValue::$v(x $(as $cast)?)) }
-        }
-    )*};
-}
-sql_value_from!(
-    bool => Bool, i32 => Int as i64, i64 => Int, f64 => Float, String => Text,
-    Vec<u8> => Bytes, NaiveDateTime => Time,
-);
-
-impl From<f32> for SqlValue {
-    fn from(x: f32) -> Self {
-        SqlValue::Float(f64::from(x))
-    }
-}
-
-impl From<Option<f32>> for SqlValue {
-    fn from(x: Option<f32>) -> Self {
-        x.map_or(SqlValue::Null, |v| SqlValue::Float(f64::from(v)))
-    }
-}
-
-impl From<provider::ProvisioningStatus> for SqlValue {
-    fn from(s: provider::ProvisioningStatus) -> Self {
-        SqlValue::Text(s.as_str().to_owned())
-    }
-}
-
-impl From<provider::OperatingStatus> for SqlValue {
-    fn from(s: provider::OperatingStatus) -> Self {
-        SqlValue::Text(s.as_str().to_owned())
-    }
-}
-
-impl From<&str> for SqlValue {
-    fn from(x: &str) -> Self {
-        SqlValue::Text(x.to_owned())
-    }
-}
-
-impl From<Option<&str>> for SqlValue {
-    fn from(x: Option<&str>) -> Self {
-        x.map_or(SqlValue::Null, |s| SqlValue::Text(s.to_owned()))
-    }
-}
-
-/// Binds a list of [`SqlValue`]s onto a concrete sqlx query (same code for both backends).
-macro_rules! bind_all {
-    ($q:expr, $args:expr) => {{
-        let mut q = $q;
-        for a in $args {
-            q = match a {
-                SqlValue::Null => q.bind(None::<String>),
-                SqlValue::Bool(v) => q.bind(v),
-                SqlValue::Int(v) => q.bind(v),
-                SqlValue::Float(v) => q.bind(v),
-                SqlValue::Text(v) => q.bind(v),
-                SqlValue::Bytes(v) => q.bind(v),
-                SqlValue::Time(v) => q.bind(v),
-            };
-        }
-        q
-    }};
-}
-
-/// A row type decodable from both backends (every `#[derive(sqlx::FromRow)]` struct of this crate).
-pub trait AnyRow:
-    for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, MySqlRow> + Send + Unpin
-{
-}
-impl<T> AnyRow for T where
-    T: for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, MySqlRow> + Send + Unpin
-{
-}
-
-/// A scalar decodable from both backends (`String`, `i64`, `i32`, `bool`, `Option<_>` of them, …).
-pub trait AnyScalar:
-    for<'r> Decode<'r, Sqlite> + Type<Sqlite> + for<'r> Decode<'r, MySql> + Type<MySql> + Send + Unpin
-{
-}
-impl<T> AnyScalar for T where
-    T: for<'r> Decode<'r, Sqlite>
-        + Type<Sqlite>
-        + for<'r> Decode<'r, MySql>
-        + Type<MySql>
-        + Send
-        + Unpin
-{
-}
+use crate::sql::{AnyRow, AnyScalar, Conn, SqlValue, bind_all};
 
 /// How busy the pool is now: connections open and idle among them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -574,10 +458,14 @@ enum TxInner {
     MySqlRead(sqlx::pool::PoolConnection<MySql>),
 }
 
-/// The connection a statement runs on.
-pub(crate) enum Conn<'a> {
-    Sqlite(&'a mut sqlx::SqliteConnection),
-    MySql(&'a mut sqlx::MySqlConnection),
+impl TxInner {
+    fn conn(&mut self) -> Conn<'_> {
+        match self {
+            TxInner::Sqlite(t) => Conn::Sqlite(t),
+            TxInner::MySql(t) => Conn::MySql(t),
+            TxInner::MySqlRead(c) => Conn::MySql(c),
+        }
+    }
 }
 
 /// An open SQL transaction on the Octavia DB; the repository functions are its methods.
@@ -651,11 +539,7 @@ impl Tx {
     }
 
     pub(crate) fn conn(&mut self) -> Conn<'_> {
-        match &mut self.inner {
-            TxInner::Sqlite(t) => Conn::Sqlite(t),
-            TxInner::MySql(t) => Conn::MySql(t),
-            TxInner::MySqlRead(c) => Conn::MySql(c),
-        }
+        self.inner.conn()
     }
 
     /// Records that this transaction writes `status` to load balancer `id`: a PENDING_* one
@@ -666,6 +550,80 @@ impl Tx {
         {
             self.pending_lbs.push(id.to_owned());
         }
+    }
+
+    /// From now on, [`Tx::write`] holds writes back (MariaDB only; [`batch`]).
+    pub(crate) fn start_batching(&mut self) {
+        let mysql = self.is_mysql();
+        self.batch.start(mysql);
+    }
+
+    /// Stops batching; with `keep`, sends what is held (one round trip), else drops what
+    /// was held since [`Tx::start_batching`] (the caller rolls back past those writes).
+    pub(crate) async fn stop_batching(&mut self, keep: bool) -> Result<(), DbError> {
+        self.batch.stop(keep);
+        if keep { self.flush().await } else { Ok(()) }
+    }
+
+    /// A write whose row count only matters as `on_zero`: held back while batching, else run
+    /// at once. Errors: as [`Tx::execute`], and [`DbError::NotFound`] per `on_zero` — at
+    /// once, or from the flush that sends it.
+    pub(crate) async fn write(
+        &mut self,
+        sql: impl Into<String>,
+        args: Vec<SqlValue>,
+        on_zero: OnZero,
+    ) -> Result<(), DbError> {
+        if self.batch.is_on() {
+            self.batch.hold(sql, args, on_zero);
+            return Ok(());
+        }
+        self.flush().await?;
+        let n = self.execute_now(&sql.into(), args).await?;
+        batch::check(n, on_zero)
+    }
+
+    /// A write to a row this transaction already holds, whose row count does not matter
+    /// beyond `on_zero`: on MariaDB held back until the transaction's next statement, which
+    /// sends it (in one round trip when that statement is a batch); on SQLite run at once.
+    /// Errors: as [`Tx::write`].
+    pub(crate) async fn write_soon(
+        &mut self,
+        sql: impl Into<String>,
+        args: Vec<SqlValue>,
+        on_zero: OnZero,
+    ) -> Result<(), DbError> {
+        if !self.is_mysql() {
+            return self.write(sql, args, on_zero).await;
+        }
+        self.batch.hold(sql, args, on_zero);
+        Ok(())
+    }
+
+    /// Sends the held writes ([`batch::Batch::flush`]); before every statement.
+    pub(crate) async fn flush(&mut self) -> Result<(), DbError> {
+        self.batch.flush(self.inner.conn()).await
+    }
+
+    /// `stmts` as one multi-statement query (MariaDB, every value inlinable; held writes are
+    /// sent first): each statement's row count and rows, in order. `None` when that is not
+    /// possible (SQLite, a value without an escape-free literal): the caller runs them its
+    /// usual way. Errors: the first failing statement's (those after it did not run).
+    pub(crate) async fn query_batch(
+        &mut self,
+        stmts: &[(String, Vec<SqlValue>)],
+    ) -> Result<Option<Vec<(u64, Vec<MySqlRow>)>>, DbError> {
+        if !self.is_mysql() {
+            return Ok(None);
+        }
+        let Some(text) = batch::inline_all(stmts) else {
+            return Ok(None);
+        };
+        self.flush().await?;
+        let Conn::MySql(c) = self.conn() else {
+            return Ok(None);
+        };
+        Ok(Some(batch::run_text(c, &text, stmts.len()).await?))
     }
 
     /// Rolls the transaction back.
@@ -727,16 +685,7 @@ impl Tx {
         sql: &str,
         args: Vec<SqlValue>,
     ) -> Result<u64, DbError> {
-        Ok(match self.conn() {
-            Conn::Sqlite(t) => bind_all!(sqlx::query(sql), args)
-                .execute(t)
-                .await?
-                .rows_affected(),
-            Conn::MySql(t) => bind_all!(sqlx::query(sql), args)
-                .execute(t)
-                .await?
-                .rows_affected(),
-        })
+        self.conn().execute(sql, args).await
     }
 
     /// Runs a query and decodes every row as `T`.
@@ -746,18 +695,7 @@ impl Tx {
         args: Vec<SqlValue>,
     ) -> Result<Vec<T>, DbError> {
         self.flush().await?;
-        Ok(match self.conn() {
-            Conn::Sqlite(t) => {
-                bind_all!(sqlx::query_as::<_, T>(sql), args)
-                    .fetch_all(t)
-                    .await?
-            }
-            Conn::MySql(t) => {
-                bind_all!(sqlx::query_as::<_, T>(sql), args)
-                    .fetch_all(t)
-                    .await?
-            }
-        })
+        self.conn().fetch_all(sql, args).await
     }
 
     /// Runs a query and decodes the first row as `T`, if any.
@@ -767,18 +705,7 @@ impl Tx {
         args: Vec<SqlValue>,
     ) -> Result<Option<T>, DbError> {
         self.flush().await?;
-        Ok(match self.conn() {
-            Conn::Sqlite(t) => {
-                bind_all!(sqlx::query_as::<_, T>(sql), args)
-                    .fetch_optional(t)
-                    .await?
-            }
-            Conn::MySql(t) => {
-                bind_all!(sqlx::query_as::<_, T>(sql), args)
-                    .fetch_optional(t)
-                    .await?
-            }
-        })
+        self.conn().fetch_optional(sql, args).await
     }
 
     /// Runs a query and decodes the first column of every row.
@@ -788,18 +715,7 @@ impl Tx {
         args: Vec<SqlValue>,
     ) -> Result<Vec<T>, DbError> {
         self.flush().await?;
-        Ok(match self.conn() {
-            Conn::Sqlite(t) => {
-                bind_all!(sqlx::query_scalar::<_, T>(sql), args)
-                    .fetch_all(t)
-                    .await?
-            }
-            Conn::MySql(t) => {
-                bind_all!(sqlx::query_scalar::<_, T>(sql), args)
-                    .fetch_all(t)
-                    .await?
-            }
-        })
+        self.conn().fetch_scalars(sql, args).await
     }
 
     /// Runs a query and decodes the first column of the first row, if any.
@@ -809,18 +725,7 @@ impl Tx {
         args: Vec<SqlValue>,
     ) -> Result<Option<T>, DbError> {
         self.flush().await?;
-        Ok(match self.conn() {
-            Conn::Sqlite(t) => {
-                bind_all!(sqlx::query_scalar::<_, T>(sql), args)
-                    .fetch_optional(t)
-                    .await?
-            }
-            Conn::MySql(t) => {
-                bind_all!(sqlx::query_scalar::<_, T>(sql), args)
-                    .fetch_optional(t)
-                    .await?
-            }
-        })
+        self.conn().fetch_optional_scalar(sql, args).await
     }
 
     /// True when `table` exists in the current database.

@@ -2,9 +2,10 @@
 //! quota check/increment/decrement, ORM-equivalent cascading deletes.
 
 use crate::db::OnZero;
-use crate::db::{SqlValue, Tx};
+use crate::db::Tx;
 use crate::error::DbError;
 use crate::rows::*;
+use crate::sql::SqlValue;
 use provider::{OperatingStatus, ProvisioningStatus};
 
 /// A quota-counted resource (`quotas` columns `<column>` / `in_use_<column>`).

@@ -21,10 +21,11 @@ mod repo;
 mod rows;
 mod schema;
 pub mod settle;
+mod sql;
 mod status;
 
 pub use attachments::{LbAttachments, ListenerAttachments, PoolAttachments};
-pub use db::{AnyRow, AnyScalar, Database, PoolSettings, PoolUse, SqlValue, Tx, now};
+pub use db::{Database, PoolSettings, PoolUse, Tx, now};
 pub use domain::{HasProvisioningStatus, QuotaLimits, QuotaResource, QuotaUpdate};
 pub use error::DbError;
 pub use page::{Cond, PageQuery};
@@ -32,4 +33,5 @@ pub use pickle::{pickle_str_dict, unpickle_str_dict};
 pub use repo::{ListQuery, SortDir};
 pub use rows::*;
 pub use schema::{ALEMBIC_HEAD, ColumnCapacity, LIST_INDEXES, PLACEHOLDER_ID, columns};
+pub use sql::{AnyRow, AnyScalar, SqlValue};
 pub use status::StatusUpdater;

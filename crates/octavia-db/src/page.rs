@@ -9,8 +9,9 @@
 //! ascending on both backends) and equals NULL; rows strictly after the marker (before it with
 //! `page_reverse`, still returned in forward order — the reference flips the comparison only).
 
-use crate::db::{SqlValue, Tx};
+use crate::db::Tx;
 use crate::error::DbError;
+use crate::sql::SqlValue;
 
 use crate::repo::{MarkerRow, col};
 use crate::rows::Record;

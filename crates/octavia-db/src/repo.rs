@@ -1,9 +1,10 @@
 //! Generic repository functions on [`Tx`]: get, list (filters, tags, sort, marker, limit),
 //! insert, partial update, delete; tags.
 
-use crate::db::{SqlValue, Tx, now};
+use crate::db::{Tx, now};
 use crate::error::DbError;
 use crate::rows::{Record, TagRow};
+use crate::sql::SqlValue;
 
 /// Column name as used in SQL (`r#type` → `type`).
 pub(crate) fn col(c: &str) -> &str {

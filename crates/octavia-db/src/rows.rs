@@ -9,10 +9,10 @@
 use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
 
-use crate::db::SqlValue;
+use crate::sql::SqlValue;
 
 /// A table's row type: its table name, key column(s) and column list (in the struct's order).
-pub trait Record: crate::db::AnyRow + Clone {
+pub trait Record: crate::sql::AnyRow + Clone {
     /// Table name.
     const TABLE: &'static str;
     /// Resource display name used in `<Resource> <id> not found.` texts.

@@ -7,11 +7,12 @@ use provider::{
 };
 
 use crate::db::OnZero;
-use crate::db::{Database, SqlValue, Tx};
+use crate::db::{Database, Tx};
 use crate::domain::QuotaResource;
 use crate::error::DbError;
 use crate::rows::*;
 use crate::schema::Dialect;
+use crate::sql::SqlValue;
 
 /// Applies [`StatusReport`]s and [`StatsReport`]s to the Octavia DB (`impl StatusSink`).
 #[derive(Clone, Debug)]

@@ -15,14 +15,17 @@
 //! statement by statement, prepared. SQLite (in-process, no round trips) never batches.
 //!
 //! On the API path two writes are held the same way: the load balancer's test-and-set of
-//! [`Tx::lock_lb_for_child`] with its listeners' statuses, and a quota counter set on a row
-//! the transaction has just locked ([`Tx::write_soon`]); both go with the next statement.
+//! [`crate::Tx::lock_lb_for_child`] with its listeners' statuses, and a quota counter set on a
+//! row the transaction has just locked (`Tx::write_soon`); both go with the next statement.
+//!
+//! This module knows connections, not transactions: [`crate::Tx`] holds a [`Batch`] and drives
+//! it with its connection.
 
 use sqlx::Either;
 use sqlx::mysql::MySqlRow;
 
-use super::{Conn, SqlValue, Tx};
 use crate::DbError;
+use crate::sql::{Conn, SqlValue};
 
 /// What a held-back write of no rows means.
 #[derive(Debug, Clone)]
@@ -46,88 +49,57 @@ struct Held {
     on_zero: OnZero,
 }
 
-/// The writes a [`Tx`] holds back, and whether it is batching now.
+/// The writes a [`crate::Tx`] holds back, and whether it is batching now. The `Tx` methods
+/// (`start_batching`, `write`, `write_soon`, `flush`, `query_batch`) drive it with the
+/// transaction's connection.
 #[derive(Default)]
 pub(crate) struct Batch {
     on: bool,
     held: Vec<Held>,
-    /// How many were held when batching started ([`Tx::write_soon`]'s, which a dropped
+    /// How many were held when batching started (`Tx::write_soon`'s, which a dropped
     /// batch keeps).
     before: usize,
 }
 
-impl Tx {
-    /// From now on, [`Tx::write`] holds writes back (MariaDB only).
-    pub(crate) fn start_batching(&mut self) {
-        self.batch.on = self.is_mysql();
-        self.batch.before = self.batch.held.len();
+impl Batch {
+    /// From now on writes are held back, when `mysql` (SQLite never batches).
+    pub(crate) fn start(&mut self, mysql: bool) {
+        self.on = mysql;
+        self.before = self.held.len();
     }
 
-    /// Stops batching; with `keep`, sends what is held (one round trip), else drops what
-    /// was held since [`Tx::start_batching`] (the caller rolls back past those writes).
-    pub(crate) async fn stop_batching(&mut self, keep: bool) -> Result<(), DbError> {
-        self.batch.on = false;
-        if keep {
-            self.flush().await
-        } else {
-            let before = self.batch.before;
-            self.batch.held.truncate(before);
-            Ok(())
+    /// Stops batching; without `keep`, drops what was held since [`Batch::start`] (the
+    /// caller rolls back past those writes). What is kept goes with the next flush.
+    pub(crate) fn stop(&mut self, keep: bool) {
+        self.on = false;
+        if !keep {
+            self.held.truncate(self.before);
         }
     }
 
-    /// A write whose row count only matters as `on_zero`: held back while batching, else run
-    /// at once. Errors: as [`Tx::execute`], and [`DbError::NotFound`] per `on_zero` — at
-    /// once, or from the flush that sends it.
-    pub(crate) async fn write(
-        &mut self,
-        sql: impl Into<String>,
-        args: Vec<SqlValue>,
-        on_zero: OnZero,
-    ) -> Result<(), DbError> {
-        if self.batch.on {
-            self.hold(sql, args, on_zero);
-            return Ok(());
-        }
-        self.flush().await?;
-        let n = self.execute_now(&sql.into(), args).await?;
-        check(n, on_zero)
+    /// True while writes are held back.
+    pub(crate) fn is_on(&self) -> bool {
+        self.on
     }
 
-    /// Queues a write for the next [`Tx::flush`].
-    fn hold(&mut self, sql: impl Into<String>, args: Vec<SqlValue>, on_zero: OnZero) {
-        self.batch.held.push(Held {
+    /// Queues a write for the next [`Batch::flush`].
+    pub(crate) fn hold(&mut self, sql: impl Into<String>, args: Vec<SqlValue>, on_zero: OnZero) {
+        self.held.push(Held {
             sql: sql.into(),
             args,
             on_zero,
         });
     }
 
-    /// A write to a row this transaction already holds, whose row count does not matter
-    /// beyond `on_zero`: on MariaDB held back until the transaction's next statement, which
-    /// sends it (in one round trip when that statement is a batch); on SQLite run at once.
-    /// Errors: as [`Tx::write`].
-    pub(crate) async fn write_soon(
-        &mut self,
-        sql: impl Into<String>,
-        args: Vec<SqlValue>,
-        on_zero: OnZero,
-    ) -> Result<(), DbError> {
-        if !self.is_mysql() {
-            return self.write(sql, args, on_zero).await;
-        }
-        self.hold(sql, args, on_zero);
-        Ok(())
-    }
-
-    /// Sends the held writes: as one multi-statement query when every value can be inlined,
-    /// else one by one; then checks each one's row count in order. Called before every
-    /// statement the transaction runs, so a read sees the writes held before it.
-    pub(crate) async fn flush(&mut self) -> Result<(), DbError> {
-        if self.batch.held.is_empty() {
+    /// Sends the held writes on `conn`: as one multi-statement query when every value can be
+    /// inlined, else one by one; then checks each one's row count in order. Called before
+    /// every statement the transaction runs, so a read sees the writes held before it.
+    /// Errors: the failing statement's, or [`DbError::NotFound`] per a write's [`OnZero`].
+    pub(crate) async fn flush(&mut self, mut conn: Conn<'_>) -> Result<(), DbError> {
+        if self.held.is_empty() {
             return Ok(());
         }
-        let held = std::mem::take(&mut self.batch.held);
+        let held = std::mem::take(&mut self.held);
         let text = if held.len() > 1 {
             held.iter()
                 .map(|h| inline(&h.sql, &h.args))
@@ -136,7 +108,7 @@ impl Tx {
         } else {
             None
         };
-        let counts: Vec<u64> = match (text, self.conn()) {
+        let counts: Vec<u64> = match (text, &mut conn) {
             (Some(text), Conn::MySql(c)) => run_text(c, &text, held.len())
                 .await?
                 .into_iter()
@@ -145,7 +117,7 @@ impl Tx {
             _ => {
                 let mut counts = Vec::with_capacity(held.len());
                 for h in &held {
-                    counts.push(self.execute_now(&h.sql, h.args.clone()).await?);
+                    counts.push(conn.execute(&h.sql, h.args.clone()).await?);
                 }
                 counts
             }
@@ -157,36 +129,19 @@ impl Tx {
     }
 }
 
-impl Tx {
-    /// `stmts` as one multi-statement query (MariaDB, every value inlinable; held writes are
-    /// sent first): each statement's row count and rows, in order. `None` when that is not
-    /// possible (SQLite, a value without an escape-free literal): the caller runs them its
-    /// usual way. Errors: the first failing statement's (those after it did not run).
-    pub(crate) async fn query_batch(
-        &mut self,
-        stmts: &[(String, Vec<SqlValue>)],
-    ) -> Result<Option<Vec<(u64, Vec<MySqlRow>)>>, DbError> {
-        if !self.is_mysql() {
-            return Ok(None);
-        }
-        let Some(text) = stmts
-            .iter()
-            .map(|(sql, args)| inline(sql, args))
-            .collect::<Option<Vec<String>>>()
-        else {
-            return Ok(None);
-        };
-        self.flush().await?;
-        let Conn::MySql(c) = self.conn() else {
-            return Ok(None);
-        };
-        Ok(Some(run_text(c, &text.join(";\n"), stmts.len()).await?))
-    }
+/// `stmts` as one multi-statement text, every value inlined; `None` when a value has no
+/// escape-free literal.
+pub(crate) fn inline_all(stmts: &[(String, Vec<SqlValue>)]) -> Option<String> {
+    stmts
+        .iter()
+        .map(|(sql, args)| inline(sql, args))
+        .collect::<Option<Vec<String>>>()
+        .map(|s| s.join(";\n"))
 }
 
 /// Runs a multi-statement text query of `statements` statements: per statement, its row
 /// count and rows. Errors: [`DbError::Batch`] when the server answered another number.
-async fn run_text(
+pub(crate) async fn run_text(
     c: &mut sqlx::MySqlConnection,
     text: &str,
     statements: usize,
@@ -210,7 +165,8 @@ async fn run_text(
     Ok(out)
 }
 
-fn check(n: u64, on_zero: OnZero) -> Result<(), DbError> {
+/// The outcome of a write of `n` rows per its [`OnZero`].
+pub(crate) fn check(n: u64, on_zero: OnZero) -> Result<(), DbError> {
     if n > 0 {
         return Ok(());
     }

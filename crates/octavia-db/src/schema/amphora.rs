@@ -1,7 +1,8 @@
 //! The tables of the amphora driver, which Keel creates for schema compatibility but never
 //! writes (amphorae, their health and build slots, VRRP groups, spares), and `alembic_version`.
 
-use super::*;
+use super::model::ColType::*;
+use super::model::*;
 
 /// The amphora-driver tables and `alembic_version`, in creation order.
 pub(super) const AMPHORA_TABLES: &[Table] = &[

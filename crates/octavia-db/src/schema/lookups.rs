@@ -1,7 +1,8 @@
 //! The lookup tables (the enumerations Octavia stores as rows: statuses, protocols,
 //! algorithms, …) and the rows the migrations put in them.
 
-use super::*;
+use super::model::ColType::*;
+use super::model::*;
 
 /// Rows the migrations insert into the lookup tables (octavia/db/migration/alembic_migrations), by table: the
 /// migrations' data, so the `provisioning_status` rows include the amphora statuses (`READY`,

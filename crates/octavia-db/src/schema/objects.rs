@@ -2,7 +2,8 @@
 //! balancers and VIPs, listeners, pools, members, health monitors, L7 policies and rules, tags
 //! and quotas.
 
-use super::*;
+use super::model::ColType::*;
+use super::model::*;
 
 /// The object tables, in creation (foreign-key) order.
 pub(super) const OBJECT_TABLES: &[Table] = &[

@@ -195,7 +195,7 @@ class Runner:
                 if (gone and s == 404) or (not gone and s == 200 and not st.startswith("PENDING_")):
                     break
                 if s not in (200, 404) or (s == 404 and not gone) or time.monotonic() > deadline:
-                    self.stuck.append(f"{self.label}: {side.name} {var} left {s} {st}")
+                    self.stuck.append((side.name, f"{self.label}: {side.name} {var} left {s} {st}"))
                     print(f"!! {side.name} {var} stuck: {s} {st}", flush=True)
                     if st.startswith("PENDING_"):
                         side.unstick(side.vars[var])
@@ -664,12 +664,12 @@ def main():
                              capture_output=True).returncode != 0 and time.monotonic() < deadline:
             time.sleep(1)
     print(f"\n== left PENDING_* ({len(r.stuck)}; set ACTIVE in SQL to go on)")
-    print("\n".join(r.stuck))
+    print("\n".join(text for _, text in r.stuck))
     print(f"\n== reference 500, Keel not ({len(r.better)})")
     print("\n".join(r.better))
     print(f"\n{r.steps} steps, {len(r.diffs)} with differences, {len(r.better)} where the "
           f"reference answers 500 and Keel does not, {len(r.stuck)} left PENDING_*")
-    return 1 if r.diffs or any(x.split(": ")[1].startswith("keel") for x in r.stuck) else 0
+    return 1 if r.diffs or any(who == "keel" for who, _ in r.stuck) else 0
 
 
 if __name__ == "__main__":

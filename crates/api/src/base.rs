@@ -77,6 +77,13 @@ pub async fn query_provider<T>(
     })
 }
 
+/// The driver a request names when it sends a provider: `null` or empty is `amphora`, as
+/// `driver_factory.get_driver` (only an absent provider means the default).
+pub fn driver_name(sent: Option<String>) -> String {
+    sent.filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "amphora".to_string())
+}
+
 /// The provider name of a load balancer (NULL means `amphora`).
 pub fn lb_provider(lb: &LoadBalancerRow) -> String {
     lb.provider

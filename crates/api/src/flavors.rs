@@ -218,6 +218,7 @@ pub async fn flavor_post(
     base::no_query(&q, &[])?;
     let b = parse_body(&body, "flavor_", "flavor", &FLAVOR_POST)?;
     policy::authorize(&ctx, "flavor", "post", ctx.project_id.as_deref())?;
+    b.refuse_nulls(&["enabled"])?;
     let name = b.str("name").unwrap_or_default();
     let profile = b.str("flavor_profile_id").unwrap_or_default();
     let mut tx = st.db().begin().await?;
@@ -249,7 +250,8 @@ pub async fn flavor_post(
         .into_response())
 }
 
-/// `PUT /v2/lbaas/flavors/{id}` → 200 (admin).
+/// `PUT /v2/lbaas/flavors/{id}` → 200 (admin); a `null` name or `enabled` → 400 `None is
+/// not a valid option for <key>` (the reference: a 500 from its update).
 pub async fn flavor_put(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
@@ -262,6 +264,7 @@ pub async fn flavor_put(
     policy::authorize(&ctx, "flavor", "put", ctx.project_id.as_deref())?;
     let mut tx = st.db().begin().await?;
     get_db_flavor(&mut tx, &id).await?;
+    b.refuse_nulls(&["name", "enabled"])?;
     let mut ch: Vec<(&str, SqlValue)> = Vec::new();
     if let Some(n) = b.str("name") {
         if name_taken(&mut tx, "flavor", &n).await? {
@@ -380,6 +383,7 @@ pub async fn az_post(
     base::no_query(&q, &[])?;
     let b = parse_body(&body, "availability_zone_", "availability_zone", &AZ_POST)?;
     policy::authorize(&ctx, "availability-zone", "post", ctx.project_id.as_deref())?;
+    b.refuse_nulls(&["enabled"])?;
     let name = b.str("name").unwrap_or_default();
     let profile = b.str("availability_zone_profile_id").unwrap_or_default();
     let mut tx = st.db().begin().await?;
@@ -410,7 +414,8 @@ pub async fn az_post(
         .into_response())
 }
 
-/// `PUT /v2/lbaas/availabilityzones/{name}` → 200 (admin).
+/// `PUT /v2/lbaas/availabilityzones/{name}` → 200 (admin); `enabled: null` → 400 `None is not
+/// a valid option for enabled` (the reference: a 500 from its update).
 pub async fn az_put(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
@@ -423,6 +428,7 @@ pub async fn az_put(
     policy::authorize(&ctx, "availability-zone", "put", ctx.project_id.as_deref())?;
     let mut tx = st.db().begin().await?;
     get_db_az(&mut tx, &name).await?;
+    b.refuse_nulls(&["enabled"])?;
     let mut ch: Vec<(&str, SqlValue)> = Vec::new();
     if b.has("description") {
         ch.push(("description", b.str("description").into()));

@@ -479,8 +479,10 @@ pub async fn put(
             .await?;
     }
     if b.has("allowed_cidrs") {
-        tx.set_listener_cidrs(&id, &b.str_list("allowed_cidrs").unwrap_or_default())
-            .await?;
+        let cidrs = b.str_list("allowed_cidrs").unwrap_or_default();
+        tx.set_listener_cidrs(&id, &cidrs).await?;
+        // the driver sees the new list (the OVN provider refuses any: 501)
+        new.allowed_cidrs = Some(cidrs);
     }
     if b.has("tags") {
         tx.set_tags(&id, &b.str_list("tags").unwrap_or_default())

@@ -309,16 +309,19 @@ pub async fn post(
     let (flavor_meta, az_meta, flavor_provider) =
         crate::flavors::lb_create_metadata(&st, b.str("flavor_id"), b.str("availability_zone"))
             .await?;
-    let provider_name = match (b.str("provider"), flavor_provider) {
-        (Some(p), Some(fp)) if p != fp => {
+    // a provider sent as `null` or "" is `amphora` (driver_factory.get_driver), and a `null`
+    // does not match a flavor's provider (`None`)
+    let provider_name = match (b.has("provider"), b.str("provider"), flavor_provider) {
+        (true, p, Some(fp)) if p.as_deref() != Some(fp.as_str()) => {
             return Err(ApiError::BadRequest(format!(
-                "Flavor '{}' is not compatible with provider '{p}'",
-                b.str("flavor_id").unwrap_or_default()
+                "Flavor '{}' is not compatible with provider '{}'",
+                b.str("flavor_id").unwrap_or_default(),
+                p.as_deref().unwrap_or("None")
             )));
         }
-        (Some(p), _) => p,
-        (None, Some(fp)) => fp,
-        (None, None) => st.config().default_provider_driver.clone(),
+        (_, _, Some(fp)) => fp,
+        (true, p, None) => base::driver_name(p),
+        (false, _, None) => st.config().default_provider_driver.clone(),
     };
     let driver = st.driver(&provider_name)?;
 
@@ -565,7 +568,15 @@ pub async fn put(
         new.vip_qos_policy_id = b.str("vip_qos_policy_id");
     }
     if b.has("vip_sg_ids") {
-        let sgs = b.str_list("vip_sg_ids").unwrap_or_default();
+        // a group named twice is stored once, in the table's order (the reference's VIP
+        // repository replaces the collection; its answer lists each group once)
+        let sgs: Vec<String> = b
+            .str_list("vip_sg_ids")
+            .unwrap_or_default()
+            .into_iter()
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
         tx.execute(
             "DELETE FROM `vip_security_group` WHERE `load_balancer_id` = ?",
             vec![id.as_str().into()],

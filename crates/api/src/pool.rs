@@ -372,9 +372,15 @@ pub async fn put(
     let p = get_db_pool(&mut tx, &id).await?;
     let lb = get_db_lb(&mut tx, p.load_balancer_id.as_deref().unwrap_or_default()).await?;
     policy::authorize(&ctx, "pool", "put", lb.project_id.as_deref())?;
+    // no NULL in these columns: the reference passes the `null` on (the OVN provider answers
+    // 501 `does not support None algorithm`, its update a 500 for `tls_enabled`)
+    b.refuse_nulls(&["lb_algorithm", "tls_enabled"])?;
     let stored_sp: Option<SessionPersistenceRow> = tx.find(&id).await?;
-    // A partial SP without `type` keeps the stored type (pool.py put).
-    let sp = b.obj("session_persistence").filter(|o| !o.0.is_empty());
+    // A partial SP without `type` keeps the stored type (pool.py put), `{}` included: it
+    // keeps the type and clears the rest. `{}` with nothing stored removes nothing.
+    let sp = b
+        .obj("session_persistence")
+        .filter(|o| !o.0.is_empty() || stored_sp.is_some());
     let sp_type = sp.as_ref().and_then(|o| {
         o.str("type")
             .or_else(|| stored_sp.as_ref().map(|s| s.r#type.clone()))

@@ -21,7 +21,7 @@ use crate::fault::ApiError;
 use crate::listing;
 use crate::pagination::ListParams;
 use crate::policy;
-use crate::types::{Obj, Schema, f, m, parse_body, s};
+use crate::types::{Schema, f, mn, parse_body, s};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -37,6 +37,9 @@ pub trait Profile: Record + Send + Sync + 'static {
     const COLLECTION: (&'static str, &'static str);
     /// Metadata attribute (`flavor_data`, `availability_zone_data`).
     const DATA: &'static str;
+    /// The option named when PUT metadata is not JSON: `flavor_data` for both kinds, as
+    /// `availability_zone_profiles.py` `put` names it.
+    const PUT_DATA_OPTION: &'static str = "flavor_data";
     /// Object name in 404 texts of the NIL placeholder and delete, and in 409 texts.
     const LABEL: &'static str;
     /// Object name in 404 texts of GET/PUT (the model's `_name()`).
@@ -60,12 +63,12 @@ pub trait Profile: Record + Send + Sync + 'static {
     ) -> futures::future::BoxFuture<'static, Result<(), provider::ProviderError>>;
 }
 
-/// `FlavorProfilePOST`.
+/// `FlavorProfilePOST`; an explicit `null` reaches [`post`], which answers it as the reference.
 pub static FP_POST: Schema = Schema {
     fields: &[
-        m("name", s(255)),
-        m("provider_name", s(255)),
-        m("flavor_data", s(4096)),
+        mn("name", s(255)),
+        mn("provider_name", s(255)),
+        mn("flavor_data", s(4096)),
     ],
     tenant_alias: false,
 };
@@ -81,9 +84,9 @@ pub static FP_PUT: Schema = Schema {
 /// `AvailabilityZoneProfilePOST`.
 pub static AZP_POST: Schema = Schema {
     fields: &[
-        m("name", s(255)),
-        m("provider_name", s(255)),
-        m("availability_zone_data", s(4096)),
+        mn("name", s(255)),
+        mn("provider_name", s(255)),
+        mn("availability_zone_data", s(4096)),
     ],
     tenant_alias: false,
 };
@@ -182,24 +185,25 @@ pub fn attrs<P: Profile>() -> [&'static str; 4] {
     ["id", "name", "provider_name", P::DATA]
 }
 
-/// The metadata as a JSON value; 400 `<data> is not a valid option for <flavor_data|…>`.
-fn parse_data<P: Profile>(data: &str) -> Result<Value, ApiError> {
-    serde_json::from_str(data).map_err(|_| ApiError::InvalidOption {
-        value: data.to_string(),
-        option: P::DATA.to_string(),
-    })
+/// The metadata as a JSON value; 400 `<data> is not a valid option for <option>` (`None` for
+/// a `null`).
+fn parse_data(data: Option<&str>, option: &str) -> Result<Value, ApiError> {
+    data.and_then(|d| serde_json::from_str(d).ok())
+        .ok_or_else(|| ApiError::InvalidOption {
+            value: data.unwrap_or("None").to_string(),
+            option: option.to_string(),
+        })
 }
 
-/// Validate metadata with the named provider (400 not enabled, 501 not loaded, driver
+/// Validate parsed metadata with the named provider (400 not enabled, 501 not loaded, driver
 /// errors as `call_provider`).
 async fn validate_with<P: Profile>(
     st: &AppState,
     provider_name: &str,
-    data: &str,
+    data: Value,
 ) -> Result<(), ApiError> {
-    let v = parse_data::<P>(data)?;
     let driver = st.driver(provider_name)?;
-    query_provider(provider_name, P::validate(driver, v)).await
+    query_provider(provider_name, P::validate(driver, data)).await
 }
 
 async fn get_db<P: Profile>(tx: &mut Tx, id: &str) -> Result<P, ApiError> {
@@ -280,7 +284,10 @@ pub async fn get_one<P: Profile>(
     Ok(Json(json!({P::WRAPPER: base::select(render(&p), &fields)})))
 }
 
-/// `POST` → 201 after the driver accepted the metadata.
+/// `POST` → 201 after the driver accepted the metadata. In the reference's order: the
+/// metadata parsed (`null` or not JSON → 400 InvalidOption), the provider looked up (`null` or
+/// empty → `amphora`), the driver asked; then a `null` name → 400 `Mandatory field missing`
+/// (the reference fails its insert with a 500).
 pub async fn post<P: Profile>(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
@@ -290,14 +297,22 @@ pub async fn post<P: Profile>(
     base::no_query(&q, &[])?;
     let b = parse_body(&body, P::ARG, P::WRAPPER, P::schemas().0)?;
     policy::authorize(&ctx, P::RBAC, "post", ctx.project_id.as_deref())?;
-    let provider_name = b.str("provider_name").unwrap_or_default();
-    let data = b.str(P::DATA).unwrap_or_default();
-    validate_with::<P>(&st, &provider_name, &data).await?;
+    let data = b.str(P::DATA);
+    let parsed = parse_data(data.as_deref(), P::DATA)?;
+    let provider_name = base::driver_name(b.str("provider_name"));
+    validate_with::<P>(&st, &provider_name, parsed).await?;
+    let Some(name) = b.str("name") else {
+        return Err(ApiError::invalid_input(
+            "name",
+            "None",
+            "Mandatory field missing.",
+        ));
+    };
     let row = P::make(
         base::new_id(),
-        b.str("name").unwrap_or_default(),
+        name,
         provider_name,
-        data,
+        data.unwrap_or_default(),
     );
     let mut tx = st.db().begin().await?;
     tx.insert(&row).await?;
@@ -305,19 +320,11 @@ pub async fn post<P: Profile>(
     Ok((StatusCode::CREATED, Json(json!({P::WRAPPER: render(&row)}))).into_response())
 }
 
-fn null_option(b: &Obj, k: &str) -> Result<(), ApiError> {
-    if b.is_null(k) {
-        return Err(ApiError::InvalidOption {
-            value: "None".into(),
-            option: k.into(),
-        });
-    }
-    Ok(())
-}
-
-/// `PUT /{id}`: `null` values → 400 `None is not a valid option for <attr>`; a new provider
-/// or metadata while in use → 409 `<Label> <id> is in use and cannot be modified.`; new
-/// metadata is validated with the new or stored provider.
+/// `PUT /{id}`, in the reference's order: `null` values → 400 `None is not a valid option for
+/// <attr>`; a new provider or metadata while in use → 409 `<Label> <id> is in use and cannot
+/// be modified.`; the NIL placeholder → 404; new metadata parsed (400 InvalidOption naming
+/// `flavor_data`) and validated with the new provider (empty → `amphora`) or the stored one
+/// (the profile read first: 404); then the update, and 404 when there was no such profile.
 pub async fn put<P: Profile>(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
@@ -328,9 +335,7 @@ pub async fn put<P: Profile>(
     base::no_query(&q, &[])?;
     let b = parse_body(&body, P::ARG, P::WRAPPER, P::schemas().1)?;
     policy::authorize(&ctx, P::RBAC, "put", ctx.project_id.as_deref())?;
-    for k in ["name", "provider_name", P::DATA] {
-        null_option(&b, k)?;
-    }
+    b.refuse_nulls(&["name", "provider_name", P::DATA])?;
     let mut tx = st.db().begin().await?;
     if (b.has(P::DATA) || b.has("provider_name")) && in_use::<P>(&mut tx, &id).await? {
         return Err(ApiError::Conflict(format!(
@@ -338,12 +343,16 @@ pub async fn put<P: Profile>(
             P::LABEL
         )));
     }
-    let cur: P = get_db(&mut tx, &id).await?;
+    if id == PLACEHOLDER_ID {
+        return Err(ApiError::not_found(P::LABEL, &id));
+    }
     if let Some(data) = b.str(P::DATA) {
-        let provider_name = b
-            .str("provider_name")
-            .unwrap_or_else(|| cur.parts().2.to_string());
-        validate_with::<P>(&st, &provider_name, &data).await?;
+        let parsed = parse_data(Some(&data), P::PUT_DATA_OPTION)?;
+        let provider_name = match b.str("provider_name") {
+            Some(p) => base::driver_name(Some(p)),
+            None => get_db::<P>(&mut tx, &id).await?.parts().2.to_string(),
+        };
+        validate_with::<P>(&st, &provider_name, parsed).await?;
     }
     let mut ch: Vec<(&str, SqlValue)> = Vec::new();
     for k in ["name", "provider_name", P::DATA] {

@@ -105,6 +105,10 @@ pub struct Field {
     pub kind: Kind,
     /// WSME `mandatory=True`.
     pub mandatory: bool,
+    /// Mandatory as WSME checks it (the key must be sent) with an explicit `null` passed on to
+    /// the handler, where the reference gives that `null` its own answer. Without it a `null`
+    /// counts as missing (the reference would fail later with a 500).
+    pub null_passes: bool,
 }
 
 /// A WSME complex type: its attributes in declaration order.
@@ -123,6 +127,7 @@ pub const fn f(name: &'static str, kind: Kind) -> Field {
         name,
         kind,
         mandatory: false,
+        null_passes: false,
     }
 }
 /// A mandatory field.
@@ -131,6 +136,16 @@ pub const fn m(name: &'static str, kind: Kind) -> Field {
         name,
         kind,
         mandatory: true,
+        null_passes: false,
+    }
+}
+/// A mandatory field whose explicit `null` reaches the handler ([`Field::null_passes`]).
+pub const fn mn(name: &'static str, kind: Kind) -> Field {
+    Field {
+        name,
+        kind,
+        mandatory: true,
+        null_passes: true,
     }
 }
 /// `StringType(max_length=n)`.
@@ -162,6 +177,18 @@ impl Obj {
     /// True when the client sent the key as `null`.
     pub fn is_null(&self, k: &str) -> bool {
         matches!(self.0.get(k), Some(Value::Null))
+    }
+    /// 400 `None is not a valid option for <key>` for the first of `keys` sent as `null`: a
+    /// `null` on an attribute with no `NULL` (the reference's own answer where it checks,
+    /// e.g. `health_monitor.py` `_validate_update_hm`; elsewhere its write fails with a 500).
+    pub fn refuse_nulls(&self, keys: &[&str]) -> Result<(), ApiError> {
+        match keys.iter().find(|k| self.is_null(k)) {
+            Some(k) => Err(ApiError::InvalidOption {
+                value: "None".into(),
+                option: (*k).to_string(),
+            }),
+            None => Ok(()),
+        }
     }
     /// The raw value, `None` when absent.
     pub fn get(&self, k: &str) -> Option<&Value> {
@@ -381,7 +408,7 @@ fn from_json_object(schema: &'static Schema, value: &Value) -> Result<Value, Fai
     let mut out = Map::new();
     for field in schema.fields {
         match map.get(field.name) {
-            Some(Value::Null) if field.mandatory => {
+            Some(Value::Null) if field.mandatory && !field.null_passes => {
                 return Err(Fail::Api(ApiError::invalid_input(
                     field.name,
                     "None",

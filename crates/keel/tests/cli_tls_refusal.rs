@@ -11,7 +11,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -169,19 +169,6 @@ impl Drop for Cleanup<'_> {
     }
 }
 
-fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl")
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 fn lb_status(keel: &Keel, lb: &str) -> String {
     osj(keel, &["loadbalancer", "show", lb])["provisioning_status"]
         .as_str()
@@ -205,54 +192,9 @@ fn tls_listener_read_from_barbican_then_refused_by_ovn() {
     // bundle stored in Barbican (Octavia's documented form), and the same pair as a
     // certificate container (the legacy form).
     let work = tempfile::tempdir().unwrap();
-    openssl(
-        work.path(),
-        &[
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-days",
-            "1",
-            "-subj",
-            "/CN=www.example.com",
-            "-keyout",
-            "key.pem",
-            "-out",
-            "cert.pem",
-        ],
-    );
-    openssl(
-        work.path(),
-        &[
-            "pkcs12",
-            "-export",
-            "-inkey",
-            "key.pem",
-            "-in",
-            "cert.pem",
-            "-passout",
-            "pass:",
-            "-out",
-            "bundle.p12",
-        ],
-    );
-    openssl(
-        work.path(),
-        &[
-            "pkcs12",
-            "-export",
-            "-inkey",
-            "key.pem",
-            "-in",
-            "cert.pem",
-            "-passout",
-            "pass:pw",
-            "-out",
-            "locked.p12",
-        ],
-    );
+    test_pki::self_signed(work.path());
+    test_pki::pkcs12(work.path(), "bundle.p12", "");
+    test_pki::pkcs12(work.path(), "locked.p12", "pw");
     let b64 = |f: &str| {
         let out = Command::new("base64")
             .arg("-w0")

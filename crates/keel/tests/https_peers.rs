@@ -32,29 +32,7 @@ use serde_json::{Value, json};
 
 /// A CA that signed nothing the terminator presents.
 fn wrong_ca(dir: &Path) -> String {
-    let out = Command::new("openssl")
-        .current_dir(dir)
-        .args([
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-        ])
-        .args([
-            "-nodes",
-            "-keyout",
-            "wrong.key",
-            "-out",
-            "wrong-ca.pem",
-            "-days",
-            "1",
-        ])
-        .args(["-subj", "/CN=not the stack CA"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
+    test_pki::make_ca(dir, "wrong-ca");
     dir.join("wrong-ca.pem").display().to_string()
 }
 
@@ -94,43 +72,13 @@ fn conf(tls: &Terminator, cas: &Cas) -> String {
 /// A password-less PKCS12 bundle (self-signed www.example.com) stored in Barbican as `demo`
 /// over the terminator (curl with the stack CA); its secret ref.
 fn store_bundle(tls: &Terminator, work: &Path, token: &str) -> String {
-    let run = |args: &[&str]| {
-        let out = Command::new("openssl")
-            .current_dir(work)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "openssl {args:?}: {out:?}");
-        out.stdout
-    };
-    run(&[
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-days",
-        "1",
-        "-subj",
-        "/CN=www.example.com",
-        "-keyout",
-        "key.pem",
-        "-out",
-        "cert.pem",
-    ]);
-    run(&[
-        "pkcs12",
-        "-export",
-        "-inkey",
-        "key.pem",
-        "-in",
-        "cert.pem",
-        "-passout",
-        "pass:",
-        "-out",
-        "bundle.p12",
-    ]);
-    let b64 = String::from_utf8(run(&["base64", "-A", "-in", "bundle.p12"])).unwrap();
+    test_pki::self_signed(work);
+    test_pki::pkcs12(work, "bundle.p12", "");
+    let b64 = String::from_utf8(test_pki::openssl(
+        work,
+        &["base64", "-A", "-in", "bundle.p12"],
+    ))
+    .unwrap();
     let body = json!({"name": format!("keel-https-{}", tag()), "payload": b64.trim(),
         "payload_content_type": "application/octet-stream",
         "payload_content_encoding": "base64", "secret_type": "opaque"});

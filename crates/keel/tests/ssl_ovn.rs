@@ -29,78 +29,7 @@ use std::time::Duration;
 
 use common::{Backend, Keel, NeutronNet, demo_token, free_port, tag, wait_for};
 use serde_json::{Value, json};
-
-fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl")
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("the openssl CLI must be installed");
-    assert!(
-        out.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// `<ca>.pem/.key`, then `<name>.pem/.key` for each leaf, signed by it (CN only, no
-/// subjectAltName, EC P-256).
-fn make_pki(dir: &Path, ca: &str, leaves: &[&str]) {
-    let ec = [
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
-    ];
-    let mut args = vec!["req", "-x509"];
-    args.extend(ec);
-    let (key, pem, subj) = (
-        format!("{ca}.key"),
-        format!("{ca}.pem"),
-        format!("/CN={ca}"),
-    );
-    args.extend(["-keyout", &key, "-out", &pem, "-days", "2", "-subj", &subj]);
-    openssl(dir, &args);
-    std::fs::write(
-        dir.join("ext.cnf"),
-        "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\n\
-         extendedKeyUsage=serverAuth,clientAuth\n",
-    )
-    .unwrap();
-    for name in leaves {
-        let (key, csr, out, subj) = (
-            format!("{name}.key"),
-            format!("{name}.csr"),
-            format!("{name}.pem"),
-            format!("/CN={name} id:keel-test"),
-        );
-        let mut args = vec!["req"];
-        args.extend(ec);
-        args.extend(["-keyout", &key, "-out", &csr, "-subj", &subj]);
-        openssl(dir, &args);
-        openssl(
-            dir,
-            &[
-                "x509",
-                "-req",
-                "-in",
-                &csr,
-                "-CA",
-                &pem,
-                "-CAkey",
-                &format!("{ca}.key"),
-                "-CAcreateserial",
-                "-out",
-                &out,
-                "-days",
-                "2",
-                "-extfile",
-                "ext.cnf",
-            ],
-        );
-    }
-}
+use test_pki::make_pki;
 
 /// Replaces `to` by the concatenation of `from` (write aside, then rename: as a deployment
 /// tool rotates a file, never a half-written one).

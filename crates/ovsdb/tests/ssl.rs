@@ -1,6 +1,6 @@
 //! `ssl:` remotes against a private ovsdb-server with `--private-key/--certificate/--ca-cert`
-//! and a `pssl:` listener; certificates made here with the `openssl` CLI (a CA, and leaf
-//! certificates carrying only a CN, as ovs-pki makes them).
+//! and a `pssl:` listener; certificates made with the `openssl` CLI (`test-pki`: a CA, and
+//! leaf certificates carrying only a CN, as ovs-pki makes them).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -10,90 +10,7 @@ use std::process::{Child, Command, Stdio};
 
 use common::{NB, NB_SCHEMA, poll_until};
 use ovsdb::{Client, ClientOptions, Error, MonitorSpec, SslFiles, Transaction, Value};
-
-fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl")
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("openssl CLI must be installed");
-    assert!(
-        out.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// A CA `<ca>.pem/.key` in `dir`.
-fn make_ca(dir: &Path, ca: &str) {
-    openssl(
-        dir,
-        &[
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-            "-nodes",
-            "-keyout",
-            &format!("{ca}.key"),
-            "-out",
-            &format!("{ca}.pem"),
-            "-days",
-            "2",
-            "-subj",
-            &format!("/CN={ca}"),
-        ],
-    );
-}
-
-/// `<name>.pem/.key` signed by `ca`, CN only (no subjectAltName).
-fn make_leaf(dir: &Path, ca: &str, name: &str) {
-    std::fs::write(
-        dir.join("ext.cnf"),
-        "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\n\
-         extendedKeyUsage=serverAuth,clientAuth\n",
-    )
-    .unwrap();
-    openssl(
-        dir,
-        &[
-            "req",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-            "-nodes",
-            "-keyout",
-            &format!("{name}.key"),
-            "-out",
-            &format!("{name}.csr"),
-            "-subj",
-            &format!("/CN={name} id:keel-test"),
-        ],
-    );
-    openssl(
-        dir,
-        &[
-            "x509",
-            "-req",
-            "-in",
-            &format!("{name}.csr"),
-            "-CA",
-            &format!("{ca}.pem"),
-            "-CAkey",
-            &format!("{ca}.key"),
-            "-CAcreateserial",
-            "-out",
-            &format!("{name}.pem"),
-            "-days",
-            "2",
-            "-extfile",
-            "ext.cnf",
-        ],
-    );
-}
+use test_pki::{make_ca, make_leaf};
 
 /// `ovsdb-server` on `nb.db` of `d` with a `pssl:` listener on `port` (TLS files relative to
 /// `d`); returns once the port accepts connections.

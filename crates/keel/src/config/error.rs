@@ -28,3 +28,15 @@ pub enum ConfigError {
     #[error("configuration refused:\n{}", .0.join("\n"))]
     Refused(Vec<String>),
 }
+
+/// Why `[database] connection` is no URL Keel's database layer takes
+/// ([`super::octavia_db_url`]); `keel serve` refuses to start with it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DbUrlError {
+    /// `sqlite://<something>` that is neither `sqlite://` nor SQLAlchemy's path forms.
+    #[error("an SQLite URL is sqlite:///relative/path or sqlite:////absolute/path")]
+    SqlitePath,
+    /// Another scheme than MariaDB/MySQL or SQLite (e.g. `postgresql://`).
+    #[error("Keel speaks MariaDB/MySQL (mysql+pymysql://, mysql://) and SQLite (sqlite:///path)")]
+    Scheme,
+}

@@ -17,7 +17,7 @@ pub mod source;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-pub use error::ConfigError;
+pub use error::{ConfigError, DbUrlError};
 use section::Section;
 pub use source::{Location, Sources};
 
@@ -82,7 +82,7 @@ pub struct DatabaseSettings {
 
 impl DatabaseSettings {
     /// The URL Keel's driver takes (see [`octavia_db_url`]).
-    pub fn url(&self) -> Result<String, String> {
+    pub fn url(&self) -> Result<String, DbUrlError> {
         octavia_db_url(&self.connection)
     }
 }
@@ -96,8 +96,9 @@ impl DatabaseSettings {
 /// * Keel's own form with an explicit `mode=` (`sqlite:///abs/o.db?mode=rwc`) and
 ///   `sqlite::memory:`: unchanged.
 ///
-/// Errors: another scheme (e.g. `postgresql://`) — Keel speaks MariaDB/MySQL and SQLite.
-pub fn octavia_db_url(connection: &str) -> Result<String, String> {
+/// Errors: [`DbUrlError::Scheme`] for another scheme (e.g. `postgresql://`) — Keel speaks
+/// MariaDB/MySQL and SQLite; [`DbUrlError::SqlitePath`] for an SQLite URL of no known form.
+pub fn octavia_db_url(connection: &str) -> Result<String, DbUrlError> {
     let c = connection.trim();
     if c.starts_with("mysql:") || c.starts_with("mysql+") {
         return Ok(c.to_string());
@@ -111,16 +112,14 @@ pub fn octavia_db_url(connection: &str) -> Result<String, String> {
             if path.is_empty() {
                 return Ok("sqlite::memory:".into());
             }
-            return Err(
-                "an SQLite URL is sqlite:///relative/path or sqlite:////absolute/path".into(),
-            );
+            return Err(DbUrlError::SqlitePath);
         };
         if path.is_empty() || path == ":memory:" {
             return Ok("sqlite::memory:".into());
         }
         return Ok(format!("sqlite://{path}?mode=rwc"));
     }
-    Err("Keel speaks MariaDB/MySQL (mysql+pymysql://, mysql://) and SQLite (sqlite:///path)".into())
+    Err(DbUrlError::Scheme)
 }
 
 /// TLS of one HTTP client: keystoneauth's session options (`cafile`, `insecure`, `certfile`,

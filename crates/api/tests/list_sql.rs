@@ -1062,7 +1062,10 @@ async fn a_page_costs_the_same_statements_whatever_its_size() {
             assert_eq!(marked, one + 1, "{}: with a marker", s.path);
             checked += 1;
         }
-        assert!(checked >= 6 && scoped_checks >= 3, "{checked} {scoped_checks}");
+        assert!(
+            checked >= 6 && scoped_checks >= 3,
+            "{checked} {scoped_checks}"
+        );
         env.done().await;
     }
 }

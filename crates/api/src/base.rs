@@ -211,30 +211,24 @@ pub async fn render_lbs(tx: &mut Tx, rows: &[LoadBalancerRow]) -> Result<Vec<Val
         .collect())
 }
 
-/// [`render_lb`] with the attachments already at hand.
+/// [`render_lb`] with the attachments already at hand ([`crate::view::LbView`]).
 pub fn render_lb_with(lb: &LoadBalancerRow, att: octavia_db::LbAttachments) -> Value {
-    let octavia_db::LbAttachments {
-        vip,
-        additional_vips: add,
-        vip_sg_ids: sgs,
-        tags,
-        listener_ids: l_ids,
-        pool_ids: p_ids,
-    } = att;
-    let vip = vip.unwrap_or_default();
-    json!({
-        "id": lb.id, "name": name(&lb.name), "description": name(&lb.description),
-        "provisioning_status": lb.provisioning_status, "operating_status": lb.operating_status,
-        "admin_state_up": lb.enabled, "project_id": lb.project_id, "tenant_id": lb.project_id,
-        "created_at": dt(lb.created_at), "updated_at": dt(lb.updated_at),
-        "vip_address": vip.ip_address, "vip_port_id": vip.port_id, "vip_subnet_id": vip.subnet_id,
-        "vip_network_id": vip.network_id, "vip_qos_policy_id": vip.qos_policy_id, "vip_sg_ids": sgs,
-        "vip_vnic_type": if vip.vnic_type.is_empty() { "normal".to_string() } else { vip.vnic_type },
-        "additional_vips": add.iter().map(|(subnet_id, ip_address, port_id)| json!({"subnet_id": subnet_id, "ip_address": ip_address, "port_id": port_id})).collect::<Vec<_>>(),
-        "listeners": ids(&l_ids), "pools": ids(&p_ids),
-        "provider": lb.provider.clone().filter(|p| !p.is_empty()).unwrap_or_else(|| "octavia".into()),
-        "flavor_id": lb.flavor_id, "availability_zone": lb.availability_zone, "tags": tags,
-    })
+    serde_json::to_value(crate::view::LbView::new(lb, &att)).unwrap_or(Value::Null)
+}
+
+/// [`render_lbs`] as each object's JSON text (a list page without `fields=`: no map per
+/// object, see [`crate::view`]).
+pub async fn render_lbs_text(
+    tx: &mut Tx,
+    rows: &[LoadBalancerRow],
+) -> Result<Vec<String>, ApiError> {
+    let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+    let atts = tx.lbs_attachments(&ids).await?;
+    Ok(rows
+        .iter()
+        .zip(&atts)
+        .map(|(r, a)| crate::view::to_text(&crate::view::LbView::new(r, a)))
+        .collect())
 }
 
 /// Attribute names of a listener response.

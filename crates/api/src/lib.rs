@@ -41,6 +41,7 @@ pub mod proxy_headers;
 pub mod quotas;
 pub mod types;
 pub mod versions;
+pub mod view;
 
 mod middleware;
 mod retry;

@@ -259,6 +259,64 @@ pub async fn page<T: Record>(
     Ok(Some(body(&url, c.key, objs, p, c.attrs, st.config())))
 }
 
+/// [`page`] for a request without `fields=` whose objects `render` writes as JSON text
+/// ([`crate::view`]): the body's text, the same bytes [`body`] would serialise to (`<key>`
+/// sorts before `<key>_links`). `key_of` gives a row's [`pagination::key_attr`] value (the
+/// links' marker). `Ok(None)` as for [`page`]; errors as [`page`].
+#[allow(clippy::too_many_arguments)]
+pub async fn page_text<T: Record>(
+    st: &AppState,
+    headers: &HeaderMap,
+    tx: &mut Tx,
+    c: &Collection<'_>,
+    p: &ListParams,
+    scope: Vec<Cond>,
+    key_of: fn(&T) -> &str,
+    render: impl AsyncFnOnce(&mut Tx, &[T]) -> Result<Vec<String>, ApiError>,
+) -> Result<Option<String>, ApiError> {
+    let Some(q) = plan(c.spec, p, c.attrs, scope, st.config())? else {
+        return Ok(None);
+    };
+    let rows: Vec<T> = rows(tx, &q).await?;
+    let objs = render(tx, &rows).await?;
+    let url = pagination::path_url(st, headers, c.path);
+    let ends = rows
+        .first()
+        .map(|r| key_of(r).to_string())
+        .zip(rows.last().map(|r| key_of(r).to_string()));
+    let links = pagination::links(ends, rows.len(), p, &url, st.config());
+    let len = objs.iter().map(|o| o.len() + 1).sum::<usize>() + 2 * c.key.len() + 64;
+    let mut out = String::with_capacity(len);
+    out.push('{');
+    out.push_str(&crate::view::to_text(&c.key));
+    out.push_str(":[");
+    for (i, o) in objs.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(o);
+    }
+    out.push_str("],");
+    out.push_str(&crate::view::to_text(&format!("{}_links", c.key)));
+    out.push(':');
+    out.push_str(&crate::view::to_text(&links));
+    out.push('}');
+    Ok(Some(out))
+}
+
+/// A JSON response of a body already written as text (what `axum::Json` answers).
+pub fn json_text(body: String) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            axum::http::HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
+}
+
 /// A collection body `{<key>: [...], <key>_links: [...]}` of a page's rendered objects;
 /// `attrs` as for [`plan`] (the links' marker is the [`pagination::key_attr`]).
 pub fn body(

@@ -26,13 +26,14 @@ pub mod graph;
 
 type Q = Query<Vec<(String, String)>>;
 
-/// `GET /v2/lbaas/loadbalancers`.
+/// `GET /v2/lbaas/loadbalancers`. Without `fields=` the page is written as text
+/// ([`listing::page_text`]).
 pub async fn get_all(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
     headers: HeaderMap,
     Query(q): Q,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let scope = policy::list_scope(&ctx, "loadbalancer", params.project_filter())?;
     let mut tx = st.db().begin_read().await?;
@@ -43,10 +44,26 @@ pub async fn get_all(
         key: "loadbalancers",
     };
     let conds = listing::project_scope(&scope);
-    if let Some(body) =
+    if params.fields.is_empty() {
+        let key: fn(&LoadBalancerRow) -> &str = |r| &r.id;
+        if let Some(text) = listing::page_text(
+            &st,
+            &headers,
+            &mut tx,
+            &c,
+            &params,
+            conds,
+            key,
+            base::render_lbs_text,
+        )
+        .await?
+        {
+            return Ok(listing::json_text(text));
+        }
+    } else if let Some(body) =
         listing::page(&st, &headers, &mut tx, &c, &params, conds, base::render_lbs).await?
     {
-        return Ok(Json(body));
+        return Ok(Json(body).into_response());
     }
     // the in-memory path (see `listing`)
     let rows: Vec<LoadBalancerRow> = base::visible(&mut tx, &scope, vec![]).await?;
@@ -62,7 +79,8 @@ pub async fn get_all(
         all,
         &params,
         LB_ATTRS,
-    )?))
+    )?)
+    .into_response())
 }
 
 /// `GET /v2/lbaas/loadbalancers/{id}`.

@@ -368,46 +368,60 @@ pub fn finish(
     path_url: &str,
     cfg: &crate::ApiConfig,
 ) -> Page {
-    let links = if !cfg.allow_pagination {
-        Value::Null
-    } else {
-        let mut links = Vec::new();
-        if let (Some(first), Some(last)) = (items.first(), items.last()) {
-            let mut base = vec![format!(
-                "limit={}",
-                p.limit.map_or("None".to_string(), |l| l.to_string())
-            )];
-            if let Some(s) = &p.raw_sort {
-                base.push(format!("sort={s}"));
-            }
-            if let Some(s) = &p.raw_sort_key {
-                base.push(format!("sort_key={s}"));
-            }
-            let id = |i: &Map<String, Value>| {
-                encode_query_value(i.get(key).and_then(Value::as_str).unwrap_or_default())
-            };
-            if p.marker.is_some() {
-                let mut prev = base.clone();
-                prev.push(format!("marker={}", id(first)));
-                prev.push("page_reverse=True".into());
-                links.push(
-                    json!({"href": format!("{path_url}?{}", prev.join("&")), "rel": "previous"}),
-                );
-            }
-            if p.limit.is_none_or(|l| items.len() >= l) {
-                let mut next = base;
-                next.push(format!("marker={}", id(last)));
-                links
-                    .push(json!({"href": format!("{path_url}?{}", next.join("&")), "rel": "next"}));
-            }
-        }
-        Value::Array(links)
+    let id = |i: &Map<String, Value>| {
+        i.get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
     };
+    let ends = items.first().map(id).zip(items.last().map(id));
+    let links = links(ends, items.len(), p, path_url, cfg);
     let items = items
         .into_iter()
         .map(|i| Value::Object(project_fields(i, &p.fields)))
         .collect();
     Page { items, links }
+}
+
+/// The `previous` / `next` links of a page of `n` items whose first and last [`key_attr`]
+/// values are `ends` (`None`: an empty page), as `PaginationHelper._make_links`; `null` when
+/// pagination is disabled. The marker is percent-encoded (an id is left as it is).
+pub fn links(
+    ends: Option<(String, String)>,
+    n: usize,
+    p: &ListParams,
+    path_url: &str,
+    cfg: &crate::ApiConfig,
+) -> Value {
+    if !cfg.allow_pagination {
+        return Value::Null;
+    }
+    let mut links = Vec::new();
+    if let Some((first, last)) = ends {
+        let mut base = vec![format!(
+            "limit={}",
+            p.limit.map_or("None".to_string(), |l| l.to_string())
+        )];
+        if let Some(s) = &p.raw_sort {
+            base.push(format!("sort={s}"));
+        }
+        if let Some(s) = &p.raw_sort_key {
+            base.push(format!("sort_key={s}"));
+        }
+        if p.marker.is_some() {
+            let mut prev = base.clone();
+            prev.push(format!("marker={}", encode_query_value(&first)));
+            prev.push("page_reverse=True".into());
+            links
+                .push(json!({"href": format!("{path_url}?{}", prev.join("&")), "rel": "previous"}));
+        }
+        if p.limit.is_none_or(|l| n >= l) {
+            let mut next = base;
+            next.push(format!("marker={}", encode_query_value(&last)));
+            links.push(json!({"href": format!("{path_url}?{}", next.join("&")), "rel": "next"}));
+        }
+    }
+    Value::Array(links)
 }
 
 /// `s` percent-encoded for a query value: every byte but the unreserved ones of RFC 3986.

@@ -42,6 +42,8 @@ pub struct Database {
     pool: Pool,
     settle: std::sync::Arc<SettleHub>,
     quota_rows: std::sync::Arc<QuotaRowsSeen>,
+    /// Statements sent through this database's [`Tx`]s ([`Database::statements`]).
+    statements: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// MariaDB pool settings (octavia.conf `[database]`, oslo.db's option names).
@@ -112,6 +114,7 @@ impl Database {
                 pool: Pool::MySql(pool),
                 settle: std::sync::Arc::new(SettleHub::new()),
                 quota_rows: std::sync::Arc::default(),
+                statements: std::sync::Arc::default(),
             });
         }
         if url.starts_with("sqlite:") {
@@ -137,6 +140,7 @@ impl Database {
                 pool: Pool::Sqlite(pool),
                 settle: std::sync::Arc::new(SettleHub::new()),
                 quota_rows: std::sync::Arc::default(),
+                statements: std::sync::Arc::default(),
             });
         }
         Err(DbError::Url(redact(url)))
@@ -159,6 +163,14 @@ impl Database {
     /// True when the backend is MariaDB/MySQL.
     pub fn is_mysql(&self) -> bool {
         matches!(self.pool, Pool::MySql(_))
+    }
+
+    /// How many statements the [`Tx`]s of this database (and its clones) have sent so far
+    /// (each query or execute counts once; the held writes of the status path and
+    /// `BEGIN`/`COMMIT` do not). Lets
+    /// tests prove that a request costs a bounded number of round trips.
+    pub fn statements(&self) -> u64 {
+        self.statements.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// How long [`Tx::commit`] of a transaction that put a load balancer into PENDING_* waits
@@ -191,6 +203,7 @@ impl Database {
             pool: self.pool.clone(),
             settle: self.settle.clone(),
             quota_rows: self.quota_rows.clone(),
+            statements: self.statements.clone(),
             pending_lbs: Vec::new(),
             gate: None,
             batch: Default::default(),
@@ -210,6 +223,7 @@ impl Database {
             pool: self.pool.clone(),
             settle: self.settle.clone(),
             quota_rows: self.quota_rows.clone(),
+            statements: self.statements.clone(),
             pending_lbs: Vec::new(),
             gate: None,
             batch: Default::default(),
@@ -481,6 +495,7 @@ pub struct Tx {
     pub(crate) quota_rows: std::sync::Arc<QuotaRowsSeen>,
     /// Load balancers this transaction wrote a PENDING_* `provisioning_status` to.
     pending_lbs: Vec<String>,
+    statements: std::sync::Arc<std::sync::atomic::AtomicU64>,
     /// Opened once the commit succeeded ([`provider::gate`]); dropped unopened on rollback.
     gate: Option<provider::gate::CommitGate>,
     /// Writes of the status path held back for one round trip ([`batch`]).
@@ -539,6 +554,9 @@ impl Tx {
     }
 
     pub(crate) fn conn(&mut self) -> Conn<'_> {
+        // every statement takes the connection once
+        self.statements
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.inner.conn()
     }
 
@@ -670,6 +688,7 @@ impl Tx {
             pool: self.pool.clone(),
             settle: self.settle.clone(),
             quota_rows: self.quota_rows.clone(),
+            statements: self.statements.clone(),
         }
     }
 

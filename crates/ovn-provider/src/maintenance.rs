@@ -146,12 +146,13 @@ impl OvnProvider {
     pub async fn maintain_vip_port_owners(&self) -> Result<Outcome, MaintenanceError> {
         let snap = self.nb().full_snapshot().await?;
         let neutron = self.neutron();
-        let mut seen = std::collections::BTreeSet::new();
+        // port id → the LB whose row names it first (rows of one LB share their ports)
+        let mut owner: std::collections::HashMap<String, String> = Default::default();
+        let mut order: Vec<String> = Vec::new();
         for row in snap.load_balancers.values() {
             if row.name.is_empty() {
                 continue;
             }
-            let device_id = format!("lb-{}", row.name);
             let mut ids: Vec<String> = row
                 .external_ids
                 .get(ext::VIP_PORT_ID)
@@ -163,37 +164,41 @@ impl OvnProvider {
                 ext::ADDITIONAL_VIP_PORT_IDS,
             ));
             for id in ids.into_iter().filter(|i| !i.is_empty()) {
-                // rows of one LB (one per protocol) share their ports
-                if !seen.insert(id.clone()) {
-                    continue;
+                if !owner.contains_key(&id) {
+                    owner.insert(id.clone(), row.name.clone());
+                    order.push(id);
                 }
-                let port = match neutron.get_port(&id).await {
-                    Ok(p) => p,
-                    Err(e) if e.is_not_found() => continue,
-                    Err(e) => return Err(e.into()),
-                };
-                if port.device_owner == VIP_PORT_DEVICE_OWNER && port.device_id == device_id {
-                    continue;
-                }
-                if !port.name.starts_with(VIP_PORT_PREFIX) {
-                    continue;
-                }
-                if !port.device_id.is_empty() && port.device_id != device_id {
-                    tracing::warn!(port = %port.id, lb = %row.name, device = %port.device_id,
-                        "VIP port claimed by another device: not backfilled");
-                    continue;
-                }
-                neutron
-                    .update_port(
-                        &port.id,
-                        &PortUpdate {
-                            device_owner: Some(VIP_PORT_DEVICE_OWNER.into()),
-                            device_id: Some(device_id.clone()),
-                            ..Default::default()
-                        },
-                    )
-                    .await?;
             }
+        }
+        // one `ports?id=…` list per 50 ports, not one GET per load balancer (a gone port is
+        // simply not listed)
+        let ids: Vec<&str> = order.iter().map(String::as_str).collect();
+        for port in neutron.ports_by_ids(&ids).await? {
+            let Some(lb) = owner.get(&port.id) else {
+                continue;
+            };
+            let device_id = format!("lb-{lb}");
+            if port.device_owner == VIP_PORT_DEVICE_OWNER && port.device_id == device_id {
+                continue;
+            }
+            if !port.name.starts_with(VIP_PORT_PREFIX) {
+                continue;
+            }
+            if !port.device_id.is_empty() && port.device_id != device_id {
+                tracing::warn!(port = %port.id, lb = %lb, device = %port.device_id,
+                    "VIP port claimed by another device: not backfilled");
+                continue;
+            }
+            neutron
+                .update_port(
+                    &port.id,
+                    &PortUpdate {
+                        device_owner: Some(VIP_PORT_DEVICE_OWNER.into()),
+                        device_id: Some(device_id),
+                        ..Default::default()
+                    },
+                )
+                .await?;
         }
         Ok(Outcome::Done)
     }

@@ -223,7 +223,9 @@ impl Keyed for LoadBalancerRow {
         let pools = self.external_ids.keys().filter_map(|k| {
             let id = k.strip_prefix(ext::POOL_PREFIX)?;
             Some(IndexKey::Pool(
-                id.strip_suffix(ext::DISABLED_SUFFIX).unwrap_or(id).to_string(),
+                id.strip_suffix(ext::DISABLED_SUFFIX)
+                    .unwrap_or(id)
+                    .to_string(),
             ))
         });
         let hcs = self.health_check.iter().cloned().map(IndexKey::HealthCheck);
@@ -349,6 +351,31 @@ impl NbSnapshot {
             "Logical_Router_Port" => {
                 self.router_ports
                     .insert(u, RouterPortRow::from_json(uuid, row));
+            }
+            _ => {}
+        }
+    }
+
+    /// Remove one row of `table` (unknown tables and rows are ignored).
+    pub fn remove_row(&mut self, table: &str, uuid: &str) {
+        match table {
+            "Load_Balancer" => {
+                self.load_balancers.remove(uuid);
+            }
+            "Load_Balancer_Health_Check" => {
+                self.health_checks.remove(uuid);
+            }
+            "Logical_Switch" => {
+                self.switches.remove(uuid);
+            }
+            "Logical_Switch_Port" => {
+                self.switch_ports.remove(uuid);
+            }
+            "Logical_Router" => {
+                self.routers.remove(uuid);
+            }
+            "Logical_Router_Port" => {
+                self.router_ports.remove(uuid);
             }
             _ => {}
         }
@@ -918,7 +945,13 @@ mod tests {
             );
         };
         lb(&mut s, "u3", "A", Some("udp"), &["pool_P2"]);
-        lb(&mut s, "u1", "A", Some("tcp"), &["pool_P1", "pool_P3:D", "listener_L"]);
+        lb(
+            &mut s,
+            "u1",
+            "A",
+            Some("tcp"),
+            &["pool_P1", "pool_P3:D", "listener_L"],
+        );
         lb(&mut s, "u2", "B", None, &["pool_P2"]);
         lb(&mut s, "u0", "PFROW", None, &["pool_PF"]);
         s.load_balancers

@@ -198,7 +198,13 @@ mod tests {
     }
     fn ids(v: Vec<&R>, t: &IndexedRows<R>) -> Vec<String> {
         v.into_iter()
-            .map(|r| t.iter().find(|(_, x)| std::ptr::eq(*x, r)).unwrap().0.clone())
+            .map(|r| {
+                t.iter()
+                    .find(|(_, x)| std::ptr::eq(*x, r))
+                    .unwrap()
+                    .0
+                    .clone()
+            })
             .collect()
     }
 

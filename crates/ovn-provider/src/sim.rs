@@ -273,17 +273,10 @@ fn ref_changes(
         return;
     }
     // a switch can hold every load balancer of its network: sets, not a scan per entry
-    let (b, a): (BTreeSet<&Uuid>, BTreeSet<&Uuid>) = (before.iter().collect(), after.iter().collect());
-    let added: Vec<Uuid> = after
-        .iter()
-        .filter(|u| !b.contains(u))
-        .cloned()
-        .collect();
-    let removed: Vec<Uuid> = before
-        .iter()
-        .filter(|u| !a.contains(u))
-        .cloned()
-        .collect();
+    let (b, a): (BTreeSet<&Uuid>, BTreeSet<&Uuid>) =
+        (before.iter().collect(), after.iter().collect());
+    let added: Vec<Uuid> = after.iter().filter(|u| !b.contains(u)).cloned().collect();
+    let removed: Vec<Uuid> = before.iter().filter(|u| !a.contains(u)).cloned().collect();
     if !added.is_empty() {
         adds.push(Op::Mutate {
             table,

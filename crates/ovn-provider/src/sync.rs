@@ -44,7 +44,7 @@ use crate::lb;
 use crate::listener::{self, ListenerReq};
 use crate::member::{self, MemberReq};
 use crate::nb::{NbSnapshot, Op, ops_json};
-use crate::ovsdb_nb::NbDatabase;
+use crate::ovsdb_nb::{NbDatabase, Written};
 use crate::plan::Plan;
 use crate::pool::{self, PoolReq};
 use crate::requests::{self, member_subnet};
@@ -308,9 +308,9 @@ pub async fn sync(
 }
 
 /// [`sync`] over a run of many chunks: the full NB snapshot (O(rows) to build) is read once
-/// and kept while the chunks write nothing (a dry run, load balancers in sync), and read again
-/// only after a chunk committed (the rows it inserted get their uuids from ovsdb-server) or
-/// when a `wait` guard saw another writer. A snapshot kept across chunks is at worst older than
+/// and kept for the whole run: after a chunk committed, only the rows it wrote are read again
+/// ([`NbDatabase::refresh`]: the rows it inserted get their uuids from ovsdb-server), and the
+/// whole snapshot only when a `wait` guard saw another writer. A snapshot kept across chunks is at worst older than
 /// a concurrent change, which the guards of a writing plan catch as for [`sync`].
 pub struct Syncer<'a> {
     nb: &'a dyn NbDatabase,
@@ -350,9 +350,24 @@ impl<'a> Syncer<'a> {
                 self.snap = Some(snap);
                 return Ok(plan);
             }
-            // written or refused: the next plan reads the replica again
+            // written: the rows it wrote are read again; refused: the whole replica
             match self.nb.transact(ops_json(&plan.ops)).await {
-                Ok(()) => return Ok(plan),
+                Ok(()) => {
+                    let written = Written::of(
+                        &plan.ops,
+                        desired.iter().map(|lb| lb.loadbalancer_id.clone()),
+                    );
+                    let mut snap = snap;
+                    // purged rows are not named after a desired LB: their names too
+                    let purged = plan.differences.iter().map(|d| d.lb_id.clone());
+                    let written = Written {
+                        lb_names: written.lb_names.into_iter().chain(purged).collect(),
+                        ..written
+                    };
+                    self.nb.refresh(&mut snap, &written).await?;
+                    self.snap = Some(snap);
+                    return Ok(plan);
+                }
                 Err(e) if e.retry && attempt < 3 => {
                     tracing::info!(error = %e, attempt, "re-planning the sync after a concurrent NB change");
                 }

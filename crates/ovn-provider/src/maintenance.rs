@@ -144,28 +144,35 @@ impl OvnProvider {
     /// `ovn-lb-vip-…`) or claimed by another device (`device_id` set to something else).
     /// `Done` after one full pass.
     pub async fn maintain_vip_port_owners(&self) -> Result<Outcome, MaintenanceError> {
-        let snap = self.nb().full_snapshot().await?;
         let neutron = self.neutron();
-        // port id → the LB whose row names it first (rows of one LB share their ports)
+        // port id → the LB whose row names it first (rows of one LB share their ports); the
+        // rows are read one at a time, in uuid order as a snapshot would give them
+        let mut rows: Vec<(String, String, Vec<String>)> = Vec::new();
+        self.nb()
+            .for_each_load_balancer(&mut |row| {
+                if row.name.is_empty() {
+                    return;
+                }
+                let mut ids: Vec<String> = row
+                    .external_ids
+                    .get(ext::VIP_PORT_ID)
+                    .cloned()
+                    .into_iter()
+                    .collect();
+                ids.extend(ext::parse_list(
+                    &row.external_ids,
+                    ext::ADDITIONAL_VIP_PORT_IDS,
+                ));
+                rows.push((row.uuid.clone(), row.name.clone(), ids));
+            })
+            .await?;
+        rows.sort();
         let mut owner: std::collections::HashMap<String, String> = Default::default();
         let mut order: Vec<String> = Vec::new();
-        for row in snap.load_balancers.values() {
-            if row.name.is_empty() {
-                continue;
-            }
-            let mut ids: Vec<String> = row
-                .external_ids
-                .get(ext::VIP_PORT_ID)
-                .cloned()
-                .into_iter()
-                .collect();
-            ids.extend(ext::parse_list(
-                &row.external_ids,
-                ext::ADDITIONAL_VIP_PORT_IDS,
-            ));
+        for (_, name, ids) in rows {
             for id in ids.into_iter().filter(|i| !i.is_empty()) {
                 if !owner.contains_key(&id) {
-                    owner.insert(id.clone(), row.name.clone());
+                    owner.insert(id.clone(), name.clone());
                     order.push(id);
                 }
             }
@@ -209,7 +216,19 @@ impl OvnProvider {
     pub async fn maintain_ipv6_mappings(&self) -> Result<Outcome, MaintenanceError> {
         let mut attempt = 0;
         loop {
-            let snap = self.nb().full_snapshot().await?;
+            // only the rows with a bare IPv6 mapping are kept (decoded one at a time)
+            let mut snap = NbSnapshot::default();
+            self.nb()
+                .for_each_load_balancer(&mut |row| {
+                    let bare = row
+                        .ip_port_mappings
+                        .keys()
+                        .any(|k| matches!(k.parse::<IpAddr>(), Ok(IpAddr::V6(_))));
+                    if bare {
+                        snap.load_balancers.insert(row.uuid.clone(), row.clone());
+                    }
+                })
+                .await?;
             let ops = ipv6_mapping_ops(&snap);
             if ops.is_empty() {
                 return Ok(Outcome::Done);

@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
-use crate::nb::{NbSnapshot, TABLES};
+use crate::nb::{LoadBalancerRow, NbSnapshot, TABLES};
 use crate::scope::Scope;
 
 /// Errors talking to the NB.
@@ -48,6 +48,19 @@ pub trait NbDatabase: Send + Sync + 'static {
     /// Run one transaction (RFC 7047 operations on `OVN_Northbound`); returns once it
     /// committed AND the replica shows it, so the next request reads its effects.
     async fn transact(&self, ops: Vec<Value>) -> Result<(), NbError>;
+    /// Call `f` with every `Load_Balancer` row, decoded one at a time, so that a pass over
+    /// every row (the maintenance tasks) does not hold a typed copy of the whole table.
+    /// Default: from a full snapshot.
+    async fn for_each_load_balancer(
+        &self,
+        f: &mut (dyn for<'r> FnMut(&'r LoadBalancerRow) + Send),
+    ) -> Result<(), NbError> {
+        let snap = self.full_snapshot().await?;
+        for r in snap.load_balancers.values() {
+            f(r);
+        }
+        Ok(())
+    }
     /// Bring `snap`, a [`NbDatabase::full_snapshot`], up to date after a committed
     /// transaction that wrote `written`, so that a run of many transactions (`ovn-db-sync`)
     /// does not decode every row again after each. Default: read the full snapshot again.
@@ -317,6 +330,26 @@ impl NbDatabase for OvsdbNb {
 
     async fn refresh(&self, snap: &mut NbSnapshot, written: &Written) -> Result<(), NbError> {
         refresh_from(snap, &self.client.replica(), written);
+        Ok(())
+    }
+
+    async fn for_each_load_balancer(
+        &self,
+        f: &mut (dyn for<'r> FnMut(&'r LoadBalancerRow) + Send),
+    ) -> Result<(), NbError> {
+        let replica = self.client.replica();
+        let Some(t) = replica.table("Load_Balancer") else {
+            return Ok(());
+        };
+        for row in t.rows() {
+            let obj: serde_json::Map<String, Value> = row
+                .columns()
+                .iter()
+                .map(|(k, v)| (k.clone(), v.to_json()))
+                .collect();
+            let lb = LoadBalancerRow::from_json(&row.uuid().to_string(), &Value::Object(obj));
+            f(&lb);
+        }
         Ok(())
     }
 

@@ -6,8 +6,10 @@ most of an hour on this machine).
 
 Ports come from the `vip` table (id, address, the seeded subnet), as the VIP ports the
 provider creates look (`ovn-lb-vip-<lb>`, owner `ovn-lb:vip`, device `lb-<lb>`); the seeded
-subnet and network are answered from constants; every list is empty (no floating IPs, no
-health-monitor ports); anything else is 404 in Neutron's error shape.
+subnet and network are answered from constants; a port or subnet list filtered by `id`
+(`?id=a&id=b`) gives the named ones, every other list is empty (no floating IPs, no
+health-monitor ports); anything else is 404 in Neutron's error shape. `GET /counts` gives the
+requests per collection (lists apart: `ports (list)`), `?reset=1` also sets them to zero.
 
   $PY bench/fake_neutron.py --db mysql://keel:keel-db-pass@127.0.0.1:3306/keel_test_bench \\
       --port 9697
@@ -84,10 +86,17 @@ class Handler(BaseHTTPRequestHandler):
                                          'detail': ''}})
 
     def do_GET(self):
-        path = urllib.parse.urlparse(self.path).path.rstrip('/')
-        path = re.sub(r'^/v2\.0', '', path)
+        url = urllib.parse.urlparse(self.path)
+        path = re.sub(r'^/v2\.0', '', url.path.rstrip('/'))
+        query = urllib.parse.parse_qs(url.query)
         kind = path.split('/')[1] if '/' in path else ''
+        if path in ('/ports', '/subnets', '/floatingips'):
+            kind += ' (list)'
         with self.lock:
+            if path == '/counts' and 'reset' in query:
+                counts = dict(self.counts)
+                self.counts.clear()
+                return self.send(200, counts)
             self.counts[kind] = self.counts.get(kind, 0) + 1
         m = re.fullmatch(r'/(ports|subnets|networks)/([^/]+)', path)
         if m:
@@ -98,6 +107,11 @@ class Handler(BaseHTTPRequestHandler):
             if body is None:
                 return self.not_found(f'{coll[:-1]} {rid}')
             return self.send(200, {coll[:-1]: body})
+        if path in ('/ports', '/subnets') and 'id' in query:
+            # `?id=a&id=b`: the named ones that exist (as Neutron ORs a repeated filter)
+            found = [self.ports.get(i) if path == '/ports' else
+                     (SUBNET_BODY if i == SUBNET else None) for i in query['id']]
+            return self.send(200, {path[1:]: [x for x in found if x is not None]})
         if path in ('/ports', '/subnets', '/networks', '/floatingips', '/extensions',
                     '/security-groups', '/qos/policies'):
             return self.send(200, {path[1:].replace('qos/', ''): []})

@@ -95,6 +95,9 @@ if [[ -n ${BASELINE:-} ]]; then
     | tee -a "$out/sync.txt"
 fi
 
+# the Neutron requests of the syncs above; then counted afresh for `keel serve`
+curl -fsS "http://127.0.0.1:$neutron_port/v2.0/counts?reset=1" | sed 's/^/fake neutron requests of the syncs: /' \
+  | tee -a "$out/sync.txt"; echo | tee -a "$out/sync.txt"
 echo "== keel serve with $n LBs in DB and NB" | tee "$out/serve.txt"
 token=$(openstack token issue -f value -c id)
 t0=$(date +%s.%N)
@@ -123,4 +126,4 @@ echo "10 s later: RSS $(rss) MiB" | tee -a "$out/serve.txt"
    --json "$out/serve-lists.json") | tee -a "$out/serve.txt"
 echo "after the lists: RSS $(rss) MiB" | tee -a "$out/serve.txt"
 grep -ciE 'error|panic' "$dir/serve.log" | sed 's/^/error lines in serve.log: /' | tee -a "$out/serve.txt" || true
-curl -fsS "http://127.0.0.1:$neutron_port/v2.0/counts" | sed 's/^/fake neutron GETs: /' | tee -a "$out/serve.txt"; echo
+curl -fsS "http://127.0.0.1:$neutron_port/v2.0/counts" | sed 's/^/fake neutron requests of keel serve: /' | tee -a "$out/serve.txt"; echo

@@ -365,6 +365,19 @@ impl NeutronClient {
         self.list("subnets", "subnets", filter).await
     }
 
+    /// The subnets among `ids` that exist, one `GET /v2.0/subnets?id=…` per
+    /// [`FIP_PORTS_PER_LIST`] ids (as [`NeutronClient::ports_by_ids`]).
+    pub async fn subnets_by_ids(&self, ids: &[&str]) -> Result<Vec<Subnet>, NeutronError> {
+        let mut out = Vec::new();
+        for chunk in ids.chunks(FIP_PORTS_PER_LIST) {
+            let filter = chunk
+                .iter()
+                .fold(ListFilter::new(), |f, id| f.eq("id", *id));
+            out.extend(self.list_subnets(&filter).await?);
+        }
+        Ok(out)
+    }
+
     /// `POST /v2.0/subnets`.
     pub async fn create_subnet(&self, req: &SubnetCreate) -> Result<Subnet, NeutronError> {
         self.write(Method::POST, "subnets", "subnet", req).await
@@ -385,6 +398,21 @@ impl NeutronClient {
     /// `GET /v2.0/ports?filters`, e.g. `ListFilter::new().eq("name", "ovn-lb-hm-<subnet>")`.
     pub async fn list_ports(&self, filter: &ListFilter) -> Result<Vec<Port>, NeutronError> {
         self.list("ports", "ports", filter).await
+    }
+
+    /// The ports among `ids` that exist: one `GET /v2.0/ports?id=…&id=…` per
+    /// [`FIP_PORTS_PER_LIST`] ids (Neutron ORs a repeated filter; the reference lists ports the
+    /// same way), instead of one `GET /v2.0/ports/{id}` each. A missing id is simply absent;
+    /// empty `ids`: no request.
+    pub async fn ports_by_ids(&self, ids: &[&str]) -> Result<Vec<Port>, NeutronError> {
+        let mut out = Vec::new();
+        for chunk in ids.chunks(FIP_PORTS_PER_LIST) {
+            let filter = chunk
+                .iter()
+                .fold(ListFilter::new(), |f, id| f.eq("id", *id));
+            out.extend(self.list_ports(&filter).await?);
+        }
+        Ok(out)
     }
 
     /// `POST /v2.0/ports`. 409 `Conflict` (`IpAddressAlreadyAllocated`, `IpAddressInUse`,
@@ -576,8 +604,9 @@ impl NeutronClient {
 /// Upper bound on followed `next` links, against a server that loops.
 const MAX_PAGES: usize = 10_000;
 
-/// Ports per `GET /v2.0/floatingips?port_id=…&port_id=…` of
-/// [`NeutronClient::floating_ips_by_ports`]: 50 ids keep the query near 2.3 KB, well within
+/// Ids per `GET /v2.0/floatingips?port_id=…&port_id=…` of
+/// [`NeutronClient::floating_ips_by_ports`] (and per `ports?id=…` / `subnets?id=…` of
+/// [`NeutronClient::ports_by_ids`], [`NeutronClient::subnets_by_ids`]): 50 ids keep the query near 2.3 KB, well within
 /// the request-line limits of the servers Neutron runs under (eventlet, uWSGI 4 KB, Apache 8 KB).
 pub const FIP_PORTS_PER_LIST: usize = 50;
 

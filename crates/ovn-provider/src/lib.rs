@@ -38,6 +38,7 @@ pub mod pool;
 pub mod ports;
 pub mod queue;
 pub mod requests;
+pub mod row_index;
 pub mod scope;
 pub mod sim;
 pub mod status;

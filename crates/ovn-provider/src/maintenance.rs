@@ -144,56 +144,68 @@ impl OvnProvider {
     /// `ovn-lb-vip-…`) or claimed by another device (`device_id` set to something else).
     /// `Done` after one full pass.
     pub async fn maintain_vip_port_owners(&self) -> Result<Outcome, MaintenanceError> {
-        let snap = self.nb().full_snapshot().await?;
         let neutron = self.neutron();
-        let mut seen = std::collections::BTreeSet::new();
-        for row in snap.load_balancers.values() {
-            if row.name.is_empty() {
+        // port id → the LB whose row names it first (rows of one LB share their ports); the
+        // rows are read one at a time, in uuid order as a snapshot would give them
+        let mut rows: Vec<(String, String, Vec<String>)> = Vec::new();
+        self.nb()
+            .for_each_load_balancer(&mut |row| {
+                if row.name.is_empty() {
+                    return;
+                }
+                let mut ids: Vec<String> = row
+                    .external_ids
+                    .get(ext::VIP_PORT_ID)
+                    .cloned()
+                    .into_iter()
+                    .collect();
+                ids.extend(ext::parse_list(
+                    &row.external_ids,
+                    ext::ADDITIONAL_VIP_PORT_IDS,
+                ));
+                rows.push((row.uuid.clone(), row.name.clone(), ids));
+            })
+            .await?;
+        rows.sort();
+        let mut owner: std::collections::HashMap<String, String> = Default::default();
+        let mut order: Vec<String> = Vec::new();
+        for (_, name, ids) in rows {
+            for id in ids.into_iter().filter(|i| !i.is_empty()) {
+                if !owner.contains_key(&id) {
+                    owner.insert(id.clone(), name.clone());
+                    order.push(id);
+                }
+            }
+        }
+        // one `ports?id=…` list per 50 ports, not one GET per load balancer (a gone port is
+        // simply not listed)
+        let ids: Vec<&str> = order.iter().map(String::as_str).collect();
+        for port in neutron.ports_by_ids(&ids).await? {
+            let Some(lb) = owner.get(&port.id) else {
+                continue;
+            };
+            let device_id = format!("lb-{lb}");
+            if port.device_owner == VIP_PORT_DEVICE_OWNER && port.device_id == device_id {
                 continue;
             }
-            let device_id = format!("lb-{}", row.name);
-            let mut ids: Vec<String> = row
-                .external_ids
-                .get(ext::VIP_PORT_ID)
-                .cloned()
-                .into_iter()
-                .collect();
-            ids.extend(ext::parse_list(
-                &row.external_ids,
-                ext::ADDITIONAL_VIP_PORT_IDS,
-            ));
-            for id in ids.into_iter().filter(|i| !i.is_empty()) {
-                // rows of one LB (one per protocol) share their ports
-                if !seen.insert(id.clone()) {
-                    continue;
-                }
-                let port = match neutron.get_port(&id).await {
-                    Ok(p) => p,
-                    Err(e) if e.is_not_found() => continue,
-                    Err(e) => return Err(e.into()),
-                };
-                if port.device_owner == VIP_PORT_DEVICE_OWNER && port.device_id == device_id {
-                    continue;
-                }
-                if !port.name.starts_with(VIP_PORT_PREFIX) {
-                    continue;
-                }
-                if !port.device_id.is_empty() && port.device_id != device_id {
-                    tracing::warn!(port = %port.id, lb = %row.name, device = %port.device_id,
-                        "VIP port claimed by another device: not backfilled");
-                    continue;
-                }
-                neutron
-                    .update_port(
-                        &port.id,
-                        &PortUpdate {
-                            device_owner: Some(VIP_PORT_DEVICE_OWNER.into()),
-                            device_id: Some(device_id.clone()),
-                            ..Default::default()
-                        },
-                    )
-                    .await?;
+            if !port.name.starts_with(VIP_PORT_PREFIX) {
+                continue;
             }
+            if !port.device_id.is_empty() && port.device_id != device_id {
+                tracing::warn!(port = %port.id, lb = %lb, device = %port.device_id,
+                    "VIP port claimed by another device: not backfilled");
+                continue;
+            }
+            neutron
+                .update_port(
+                    &port.id,
+                    &PortUpdate {
+                        device_owner: Some(VIP_PORT_DEVICE_OWNER.into()),
+                        device_id: Some(device_id),
+                        ..Default::default()
+                    },
+                )
+                .await?;
         }
         Ok(Outcome::Done)
     }
@@ -204,7 +216,19 @@ impl OvnProvider {
     pub async fn maintain_ipv6_mappings(&self) -> Result<Outcome, MaintenanceError> {
         let mut attempt = 0;
         loop {
-            let snap = self.nb().full_snapshot().await?;
+            // only the rows with a bare IPv6 mapping are kept (decoded one at a time)
+            let mut snap = NbSnapshot::default();
+            self.nb()
+                .for_each_load_balancer(&mut |row| {
+                    let bare = row
+                        .ip_port_mappings
+                        .keys()
+                        .any(|k| matches!(k.parse::<IpAddr>(), Ok(IpAddr::V6(_))));
+                    if bare {
+                        snap.load_balancers.insert(row.uuid.clone(), row.clone());
+                    }
+                })
+                .await?;
             let ops = ipv6_mapping_ops(&snap);
             if ops.is_empty() {
                 return Ok(Outcome::Done);

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::external_ids::{self as ext, ExternalIds};
+use crate::row_index::{IndexKey, IndexedRows, Keyed};
 
 /// OVSDB row uuid, as text.
 pub type Uuid = String;
@@ -98,7 +99,8 @@ pub struct RouterPortRow {
 #[derive(Debug, Clone, Default)]
 #[allow(missing_docs)]
 pub struct NbSnapshot {
-    pub load_balancers: BTreeMap<Uuid, LoadBalancerRow>,
+    /// Indexed by name and by pool id ([`NbSnapshot::lbs_named`], [`NbSnapshot::lb_by_pool`]).
+    pub load_balancers: IndexedRows<LoadBalancerRow>,
     pub health_checks: BTreeMap<Uuid, HealthCheckRow>,
     pub switches: BTreeMap<Uuid, SwitchRow>,
     pub switch_ports: BTreeMap<Uuid, SwitchPortRow>,
@@ -214,6 +216,25 @@ impl LoadBalancerRow {
             health_check: datum_set(row.get("health_check")),
             ip_port_mappings: datum_map(row.get("ip_port_mappings")),
         }
+    }
+}
+
+impl Keyed for LoadBalancerRow {
+    /// The row's name, the pool ids of its `pool_<id>[:D]` keys, its health checks.
+    fn index_keys(&self) -> Vec<IndexKey> {
+        let pools = self.external_ids.keys().filter_map(|k| {
+            let id = k.strip_prefix(ext::POOL_PREFIX)?;
+            Some(IndexKey::Pool(
+                id.strip_suffix(ext::DISABLED_SUFFIX)
+                    .unwrap_or(id)
+                    .to_string(),
+            ))
+        });
+        let hcs = self.health_check.iter().cloned().map(IndexKey::HealthCheck);
+        std::iter::once(IndexKey::Name(self.name.clone()))
+            .chain(pools)
+            .chain(hcs)
+            .collect()
     }
 }
 
@@ -338,11 +359,37 @@ impl NbSnapshot {
         }
     }
 
+    /// Remove one row of `table` (unknown tables and rows are ignored).
+    pub fn remove_row(&mut self, table: &str, uuid: &str) {
+        match table {
+            "Load_Balancer" => {
+                self.load_balancers.remove(uuid);
+            }
+            "Load_Balancer_Health_Check" => {
+                self.health_checks.remove(uuid);
+            }
+            "Logical_Switch" => {
+                self.switches.remove(uuid);
+            }
+            "Logical_Switch_Port" => {
+                self.switch_ports.remove(uuid);
+            }
+            "Logical_Router" => {
+                self.routers.remove(uuid);
+            }
+            "Logical_Router_Port" => {
+                self.router_ports.remove(uuid);
+            }
+            _ => {}
+        }
+    }
+
     /// Every row named after the Octavia LB (one per L4 protocol), protocol-less first.
     pub fn lbs_named(&self, lb_id: &str) -> Vec<&LoadBalancerRow> {
         let mut v: Vec<_> = self
             .load_balancers
-            .values()
+            .candidates(&IndexKey::Name(lb_id.to_string()))
+            .into_iter()
             .filter(|r| r.name == lb_id)
             .collect();
         v.sort_by_key(|r| r.protocol.is_some());
@@ -367,7 +414,8 @@ impl NbSnapshot {
     /// rows are skipped.
     pub fn lb_by_pool(&self, pool_id: &str) -> Option<(&LoadBalancerRow, String)> {
         self.load_balancers
-            .values()
+            .candidates(&IndexKey::Pool(pool_id.to_string()))
+            .into_iter()
             .filter(|r| {
                 r.external_ids.get(ext::DEVICE_OWNER).map(String::as_str)
                     != Some(ext::PORT_FORWARDING_PLUGIN)
@@ -855,6 +903,92 @@ mod tests {
             Some("p-vm")
         );
         assert!(s.port_with_ip(ls, "10.0.0.99".parse().unwrap()).is_none());
+    }
+
+    /// What `lbs_named` and `lb_by_pool` answered before the index: scans of every row.
+    fn scan_named<'a>(s: &'a NbSnapshot, id: &str) -> Vec<&'a str> {
+        let mut v: Vec<_> = s.load_balancers.values().filter(|r| r.name == id).collect();
+        v.sort_by_key(|r| r.protocol.is_some());
+        v.into_iter().map(|r| r.uuid.as_str()).collect()
+    }
+    fn scan_pool(s: &NbSnapshot, pool: &str) -> Option<(String, String)> {
+        s.load_balancers
+            .values()
+            .filter(|r| {
+                r.external_ids.get(ext::DEVICE_OWNER).map(String::as_str)
+                    != Some(ext::PORT_FORWARDING_PLUGIN)
+            })
+            .find_map(|r| ext::find_pool_key(&r.external_ids, pool).map(|k| (r.uuid.clone(), k)))
+    }
+    fn same_as_scans(s: &NbSnapshot) {
+        for id in ["A", "B", "C", "none"] {
+            let got: Vec<&str> = s.lbs_named(id).iter().map(|r| r.uuid.as_str()).collect();
+            assert_eq!(got, scan_named(s, id), "lbs_named({id})");
+        }
+        for p in ["P1", "P2", "P3", "P4", "PF", "nowhere"] {
+            let got = s.lb_by_pool(p).map(|(r, k)| (r.uuid.clone(), k));
+            assert_eq!(got, scan_pool(s, p), "lb_by_pool({p})");
+        }
+    }
+
+    /// The name and pool indexes answer as the scans did: an LB with two protocol rows, a row
+    /// with several pools (one disabled), a pool held by two rows (the first by uuid wins), a
+    /// port-forwarding row holding a pool key (skipped), a pool in no LB; and again after rows
+    /// are changed in place, replaced, inserted and removed.
+    #[test]
+    fn indexed_lookups_equal_the_scans() {
+        let mut s = NbSnapshot::default();
+        let lb = |s: &mut NbSnapshot, u: &str, name: &str, proto: Option<&str>, ids: &[&str]| {
+            let ids: Vec<Value> = ids.iter().map(|k| json!([k, ""])).collect();
+            let proto = proto.map_or(json!(["set", []]), |p| json!(p));
+            s.insert_json(
+                "Load_Balancer",
+                u,
+                &json!({"name": name, "protocol": proto, "external_ids": ["map", ids]}),
+            );
+        };
+        lb(&mut s, "u3", "A", Some("udp"), &["pool_P2"]);
+        lb(
+            &mut s,
+            "u1",
+            "A",
+            Some("tcp"),
+            &["pool_P1", "pool_P3:D", "listener_L"],
+        );
+        lb(&mut s, "u2", "B", None, &["pool_P2"]);
+        lb(&mut s, "u0", "PFROW", None, &["pool_PF"]);
+        s.load_balancers
+            .get_mut("u0")
+            .unwrap()
+            .external_ids
+            .insert(ext::DEVICE_OWNER.into(), ext::PORT_FORWARDING_PLUGIN.into());
+        same_as_scans(&s);
+        assert_eq!(
+            s.lb_by_pool("P3").map(|(r, k)| (r.uuid.as_str(), k)),
+            Some(("u1", "pool_P3:D".to_string()))
+        );
+        assert!(s.lb_by_pool("nowhere").is_none());
+        assert_eq!(s.lbs_named("A").len(), 2);
+        // changed in place after the index was built: P1 moves to B, A's tcp row is renamed
+        let r = s.load_balancers.get_mut("u1").unwrap();
+        r.external_ids.remove("pool_P1");
+        r.name = "C".into();
+        s.load_balancers
+            .get_mut("u2")
+            .unwrap()
+            .external_ids
+            .insert("pool_P1:D".into(), String::new());
+        same_as_scans(&s);
+        s.load_balancers.reindex();
+        same_as_scans(&s);
+        // replaced, inserted, removed
+        lb(&mut s, "u2", "B", Some("tcp"), &["pool_P4"]);
+        lb(&mut s, "u4", "A", None, &["pool_P2:D"]);
+        same_as_scans(&s);
+        s.load_balancers.remove("u3");
+        same_as_scans(&s);
+        let c = s.clone();
+        same_as_scans(&c);
     }
 
     #[test]

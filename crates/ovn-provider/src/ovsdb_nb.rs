@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
-use crate::nb::{NbSnapshot, TABLES};
+use crate::nb::{LoadBalancerRow, NbSnapshot, TABLES};
 use crate::scope::Scope;
 
 /// Errors talking to the NB.
@@ -48,6 +48,101 @@ pub trait NbDatabase: Send + Sync + 'static {
     /// Run one transaction (RFC 7047 operations on `OVN_Northbound`); returns once it
     /// committed AND the replica shows it, so the next request reads its effects.
     async fn transact(&self, ops: Vec<Value>) -> Result<(), NbError>;
+    /// Call `f` with every `Load_Balancer` row, decoded one at a time, so that a pass over
+    /// every row (the maintenance tasks) does not hold a typed copy of the whole table.
+    /// Default: from a full snapshot.
+    async fn for_each_load_balancer(
+        &self,
+        f: &mut (dyn for<'r> FnMut(&'r LoadBalancerRow) + Send),
+    ) -> Result<(), NbError> {
+        let snap = self.full_snapshot().await?;
+        for r in snap.load_balancers.values() {
+            f(r);
+        }
+        Ok(())
+    }
+    /// Bring `snap`, a [`NbDatabase::full_snapshot`], up to date after a committed
+    /// transaction that wrote `written`, so that a run of many transactions (`ovn-db-sync`)
+    /// does not decode every row again after each. Default: read the full snapshot again.
+    async fn refresh(&self, snap: &mut NbSnapshot, written: &Written) -> Result<(), NbError> {
+        let _ = written;
+        *snap = self.full_snapshot().await?;
+        Ok(())
+    }
+}
+
+/// The rows a committed transaction may have changed ([`NbDatabase::refresh`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Written {
+    /// Existing rows it updated, mutated, deleted (table, uuid).
+    pub rows: BTreeSet<(String, String)>,
+    /// `Load_Balancer` names whose rows it may have inserted, changed or deleted (their
+    /// health checks included).
+    pub lb_names: BTreeSet<String>,
+}
+
+impl Written {
+    /// What `ops` write, the rows named after `lb_names` included (inserted rows have no
+    /// uuid until the commit).
+    pub fn of(ops: &[crate::nb::Op], lb_names: impl IntoIterator<Item = String>) -> Self {
+        use crate::nb::Op;
+        let mut rows = BTreeSet::new();
+        for op in ops {
+            match op {
+                Op::Update { table, uuid, .. }
+                | Op::Mutate { table, uuid, .. }
+                | Op::Delete { table, uuid } => {
+                    rows.insert((table.to_string(), uuid.clone()));
+                }
+                Op::Insert { .. } | Op::WaitEq { .. } | Op::UpdateWhereIncludes { .. } => {}
+            }
+        }
+        Self {
+            rows,
+            lb_names: lb_names.into_iter().collect(),
+        }
+    }
+}
+
+/// Re-read into `snap` from `src` the rows `written` names: each named row again (or removed
+/// when gone), every row named after one of `written.lb_names` (old ones removed), and the
+/// health checks the old and new rows reference.
+pub fn refresh_from(snap: &mut NbSnapshot, src: &dyn crate::nb::RowSource, written: &Written) {
+    const LB: &str = "Load_Balancer";
+    const HC: &str = "Load_Balancer_Health_Check";
+    let mut rows: BTreeSet<(String, String)> = written.rows.clone();
+    for name in &written.lb_names {
+        let old: Vec<String> = snap
+            .lbs_named(name)
+            .iter()
+            .map(|r| r.uuid.clone())
+            .collect();
+        rows.extend(old.into_iter().map(|u| (LB.to_string(), u)));
+        rows.extend(src.named(LB, name).into_iter().map(|u| (LB.to_string(), u)));
+    }
+    let mut hcs: BTreeSet<String> = BTreeSet::new();
+    for (table, uuid) in &rows {
+        if table == LB
+            && let Some(r) = snap.load_balancers.get(uuid)
+        {
+            hcs.extend(r.health_check.iter().cloned());
+        }
+        snap.remove_row(table, uuid);
+        if let Some(row) = src.row(table, uuid) {
+            snap.insert_json(table, uuid, &row);
+            if table == LB
+                && let Some(r) = snap.load_balancers.get(uuid)
+            {
+                hcs.extend(r.health_check.iter().cloned());
+            }
+        }
+    }
+    for u in hcs {
+        snap.remove_row(HC, &u);
+        if let Some(row) = src.row(HC, &u) {
+            snap.insert_json(HC, &u, &row);
+        }
+    }
 }
 
 /// The OVN NB through an [`ovsdb::Client`] (connected with [`monitor_spec`]).
@@ -233,6 +328,31 @@ impl NbDatabase for OvsdbNb {
         Ok(snapshot_of(&self.client.replica()))
     }
 
+    async fn refresh(&self, snap: &mut NbSnapshot, written: &Written) -> Result<(), NbError> {
+        refresh_from(snap, &self.client.replica(), written);
+        Ok(())
+    }
+
+    async fn for_each_load_balancer(
+        &self,
+        f: &mut (dyn for<'r> FnMut(&'r LoadBalancerRow) + Send),
+    ) -> Result<(), NbError> {
+        let replica = self.client.replica();
+        let Some(t) = replica.table("Load_Balancer") else {
+            return Ok(());
+        };
+        for row in t.rows() {
+            let obj: serde_json::Map<String, Value> = row
+                .columns()
+                .iter()
+                .map(|(k, v)| (k.clone(), v.to_json()))
+                .collect();
+            let lb = LoadBalancerRow::from_json(&row.uuid().to_string(), &Value::Object(obj));
+            f(&lb);
+        }
+        Ok(())
+    }
+
     async fn transact(&self, ops: Vec<Value>) -> Result<(), NbError> {
         let txn = ops
             .into_iter()
@@ -253,5 +373,103 @@ impl NbDatabase for OvsdbNb {
                 retry,
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nb::{Datum, Op};
+    use crate::scope::tests::MemSource;
+    use serde_json::json;
+
+    fn decode_all(src: &MemSource) -> NbSnapshot {
+        let mut s = NbSnapshot::default();
+        for (table, rows) in &src.tables {
+            for (u, row) in rows {
+                s.insert_json(table, u, row);
+            }
+        }
+        s
+    }
+
+    fn same(a: &NbSnapshot, b: &NbSnapshot) {
+        assert_eq!(a.load_balancers, b.load_balancers);
+        assert_eq!(a.health_checks, b.health_checks);
+        assert_eq!(a.switches, b.switches);
+        assert_eq!(a.switch_ports, b.switch_ports);
+        assert_eq!(a.routers, b.routers);
+        assert_eq!(a.router_ports, b.router_ports);
+    }
+
+    fn lb(name: &str, pools: &[&str], hcs: &[&str]) -> Value {
+        let ids: Vec<Value> = pools
+            .iter()
+            .map(|p| json!([format!("pool_{p}"), ""]))
+            .collect();
+        let hcs: Vec<Value> = hcs.iter().map(|h| json!(["uuid", h])).collect();
+        json!({"name": name, "external_ids": ["map", ids], "health_check": ["set", hcs]})
+    }
+
+    /// After a commit that updated, inserted (rows named after a synced LB, a health check)
+    /// and deleted rows and mutated a switch, refreshing the written rows gives the snapshot a
+    /// full re-read gives (lookups included).
+    #[test]
+    fn refresh_equals_a_full_read() {
+        let mut src = MemSource::default();
+        src.put("Load_Balancer", "u1", lb("A", &["P1"], &["h1"]));
+        src.put("Load_Balancer", "u2", lb("B", &["P2"], &[]));
+        src.put("Load_Balancer", "u9", lb("Z", &["P9"], &[]));
+        src.put("Load_Balancer_Health_Check", "h1", json!({"vip": "x"}));
+        src.put(
+            "Logical_Switch",
+            "ls1",
+            json!({"name": "neutron-n", "load_balancer": ["set", [["uuid", "u1"], ["uuid", "u2"]]]}),
+        );
+        let mut snap = decode_all(&src);
+        assert!(snap.lb_by_pool("P1").is_some()); // the index exists before the refresh
+        // the transaction: A's row gets P3 and a new health check (h1 collected), a second row
+        // of A is inserted, B's row is deleted, the switch loses it and gains the new row
+        src.put("Load_Balancer", "u1", lb("A", &["P1", "P3"], &["h2"]));
+        src.put("Load_Balancer", "u3", lb("A", &["P4"], &[]));
+        src.tables.get_mut("Load_Balancer").unwrap().remove("u2");
+        src.tables
+            .get_mut("Load_Balancer_Health_Check")
+            .unwrap()
+            .remove("h1");
+        src.put("Load_Balancer_Health_Check", "h2", json!({"vip": "y"}));
+        src.put(
+            "Logical_Switch",
+            "ls1",
+            json!({"name": "neutron-n", "load_balancer": ["set", [["uuid", "u1"], ["uuid", "u3"]]]}),
+        );
+        let ops = [
+            Op::Update {
+                table: "Load_Balancer",
+                uuid: "u1".into(),
+                row: vec![],
+            },
+            Op::Delete {
+                table: "Load_Balancer",
+                uuid: "u2".into(),
+            },
+            Op::Mutate {
+                table: "Logical_Switch",
+                uuid: "ls1".into(),
+                column: "load_balancer",
+                insert: true,
+                value: Datum::Refs(vec![]),
+            },
+        ];
+        let written = Written::of(&ops, ["A".to_string(), "B".to_string()]);
+        refresh_from(&mut snap, &src, &written);
+        same(&snap, &decode_all(&src));
+        assert_eq!(snap.lbs_named("A").len(), 2);
+        assert_eq!(
+            snap.lb_by_pool("P4").map(|(r, _)| r.uuid.as_str()),
+            Some("u3")
+        );
+        assert!(snap.lb_by_pool("P2").is_none());
+        assert!(snap.lb_by_pool("P9").is_some());
     }
 }

@@ -5,7 +5,7 @@
 //! `ovn-db-sync` (`sync.rs`); it owns the caches that save Neutron round trips
 //! ([`crate::facts`], the VIP facts of a just-made port).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -315,6 +315,67 @@ impl NeutronPorts {
                     tracing::warn!(fip = %f.id, error = %e, "member FIP recompute failed");
                 }
             }
+        }
+    }
+
+    /// Read the VIP ports of `lbs` (those naming a `vip_port_id`) and the subnets holding their
+    /// VIP addresses in lists of 50 ids ([`NeutronClient::ports_by_ids`],
+    /// [`NeutronClient::subnets_by_ids`]), so that the [`NeutronPorts::lb_create_facts`] of
+    /// each that follow ask Neutron nothing (`ovn-db-sync` creating many rows). A failed list
+    /// is logged and leaves those LBs to their own reads.
+    pub async fn prefetch_vip_facts(&self, lbs: &[&LoadBalancer]) {
+        let n = &self.neutron;
+        let wanted: Vec<(&str, &str)> = lbs
+            .iter()
+            .filter_map(|lb| {
+                let port = lb.vip_port_id.as_deref().filter(|p| !p.is_empty())?;
+                Some((lb.loadbalancer_id.as_str(), port))
+            })
+            .collect();
+        if wanted.is_empty() {
+            return;
+        }
+        let ids: Vec<&str> = wanted.iter().map(|(_, p)| *p).collect();
+        let ports: HashMap<String, Port> = match n.ports_by_ids(&ids).await {
+            Ok(v) => v.into_iter().map(|p| (p.id.clone(), p)).collect(),
+            Err(e) => {
+                tracing::warn!(error = %e, "VIP ports not listable: read one by one");
+                return;
+            }
+        };
+        let subnet_ids: BTreeSet<&str> = ports
+            .values()
+            .flat_map(|p| p.fixed_ips.iter().map(|f| f.subnet_id.as_str()))
+            .filter(|s| !s.is_empty() && self.facts.subnet(s).is_none())
+            .collect();
+        let ids: Vec<&str> = subnet_ids.into_iter().collect();
+        match n.subnets_by_ids(&ids).await {
+            Ok(v) => v.iter().for_each(|s| self.facts.remember_subnet(s)),
+            Err(e) => tracing::warn!(error = %e, "VIP subnets not listable: read one by one"),
+        }
+        let Ok(mut m) = self.vip_facts.lock() else {
+            return;
+        };
+        for (lb, port) in wanted {
+            let Some(p) = ports.get(port) else { continue };
+            let vip = lbs
+                .iter()
+                .find(|l| l.loadbalancer_id == lb)
+                .and_then(|l| l.vip_address.as_deref())
+                .and_then(|a| a.parse::<IpAddr>().ok());
+            let subnet = p
+                .fixed_ips
+                .iter()
+                .find(|f| Some(f.ip_address) == vip)
+                .and_then(|f| self.facts.subnet(&f.subnet_id));
+            m.insert(
+                lb.to_string(),
+                VipFacts {
+                    at: Instant::now(),
+                    port: p.clone(),
+                    subnet,
+                },
+            );
         }
     }
 

@@ -10,6 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::nb::{Datum, HealthCheckRow, LoadBalancerRow, NbSnapshot, Op, RowRef, StrMap, Uuid};
+use crate::row_index::IndexKey;
 
 /// Prefix of the uuid the simulation gives an inserted row; also its `uuid-name` in the
 /// final transaction (letters, digits and `_` only, as RFC 7047 requires).
@@ -41,6 +42,8 @@ pub fn apply(s: &mut NbSnapshot, ops: &[Op], seq: &mut usize) -> Result<(), SimE
             other => Err(SimError(format!("expected references, got {other:?}"))),
         }
     };
+    // health checks that may have lost their last reference (inserted ones included)
+    let mut maybe_gone: BTreeSet<Uuid> = BTreeSet::new();
     for op in ops {
         match op {
             // as ovsdb-server: a guard that no longer holds refuses the transaction (the planners
@@ -81,6 +84,7 @@ pub fn apply(s: &mut NbSnapshot, ops: &[Op], seq: &mut usize) -> Result<(), SimE
                             ..Default::default()
                         };
                         set_hc(&mut hc, row);
+                        maybe_gone.insert(uuid.clone());
                         s.health_checks.insert(uuid, hc);
                     }
                     t => return Err(SimError(format!("insert into {t}"))),
@@ -92,6 +96,9 @@ pub fn apply(s: &mut NbSnapshot, ops: &[Op], seq: &mut usize) -> Result<(), SimE
                         .load_balancers
                         .get_mut(uuid)
                         .ok_or_else(|| SimError(format!("no Load_Balancer {uuid}")))?;
+                    if row.iter().any(|(c, _)| *c == "health_check") {
+                        maybe_gone.extend(lb.health_check.iter().cloned());
+                    }
                     set_lb(lb, row, &|d| refs(&names, d))?;
                 }
                 "Load_Balancer_Health_Check" => {
@@ -135,6 +142,9 @@ pub fn apply(s: &mut NbSnapshot, ops: &[Op], seq: &mut usize) -> Result<(), SimE
                     }
                     (t, c) => return Err(SimError(format!("mutation of {t}.{c}"))),
                 };
+                if !*insert && *table == "Load_Balancer" {
+                    maybe_gone.extend(values.iter().cloned());
+                }
                 for v in values {
                     if *insert {
                         if !target.contains(&v) {
@@ -149,7 +159,9 @@ pub fn apply(s: &mut NbSnapshot, ops: &[Op], seq: &mut usize) -> Result<(), SimE
             Op::UpdateWhereIncludes { .. } => {}
             Op::Delete { table, uuid } => match *table {
                 "Load_Balancer" => {
-                    s.load_balancers.remove(uuid);
+                    if let Some(old) = s.load_balancers.remove(uuid) {
+                        maybe_gone.extend(old.health_check);
+                    }
                     // references to a deleted row vanish (weak references)
                     for ls in s.switches.values_mut() {
                         ls.load_balancer.retain(|x| x != uuid);
@@ -162,20 +174,18 @@ pub fn apply(s: &mut NbSnapshot, ops: &[Op], seq: &mut usize) -> Result<(), SimE
             },
         }
     }
-    // Load_Balancer_Health_Check is not a root table: unreferenced rows are collected
-    let used: BTreeSet<&Uuid> = s
-        .load_balancers
-        .values()
-        .flat_map(|r| r.health_check.iter())
-        .collect();
-    let gone: Vec<Uuid> = s
-        .health_checks
-        .keys()
-        .filter(|u| !used.contains(u))
-        .cloned()
-        .collect();
-    for u in gone {
-        s.health_checks.remove(&u);
+    s.load_balancers.reindex();
+    // Load_Balancer_Health_Check is not a root table: rows no longer referenced are collected
+    // (looked up through the row index, so a step costs nothing per unrelated row)
+    for u in maybe_gone {
+        let used = s
+            .load_balancers
+            .candidates(&IndexKey::HealthCheck(u.clone()))
+            .iter()
+            .any(|r| r.health_check.contains(&u));
+        if !used {
+            s.health_checks.remove(&u);
+        }
     }
     Ok(())
 }
@@ -259,16 +269,14 @@ fn ref_changes(
     adds: &mut Vec<Op>,
     removes: &mut Vec<Op>,
 ) {
-    let added: Vec<Uuid> = after
-        .iter()
-        .filter(|u| !before.contains(u))
-        .cloned()
-        .collect();
-    let removed: Vec<Uuid> = before
-        .iter()
-        .filter(|u| !after.contains(u))
-        .cloned()
-        .collect();
+    if before == after {
+        return;
+    }
+    // a switch can hold every load balancer of its network: sets, not a scan per entry
+    let (b, a): (BTreeSet<&Uuid>, BTreeSet<&Uuid>) =
+        (before.iter().collect(), after.iter().collect());
+    let added: Vec<Uuid> = after.iter().filter(|u| !b.contains(u)).cloned().collect();
+    let removed: Vec<Uuid> = before.iter().filter(|u| !a.contains(u)).cloned().collect();
     if !added.is_empty() {
         adds.push(Op::Mutate {
             table,
@@ -491,10 +499,42 @@ mod tests {
     #[test]
     fn unreferenced_health_checks_are_collected() {
         let mut s = base();
-        s.insert_json("Load_Balancer_Health_Check", "h1", &json!({"vip": "x"}));
+        for h in ["h1", "h2", "h3"] {
+            s.insert_json("Load_Balancer_Health_Check", h, &json!({"vip": "x"}));
+        }
+        s.insert_json(
+            "Load_Balancer",
+            "lb2",
+            &json!({"name": "B", "health_check": ["set", [["uuid", "h1"], ["uuid", "h2"]]]}),
+        );
+        s.insert_json(
+            "Load_Balancer",
+            "lb3",
+            &json!({"name": "C", "health_check": ["uuid", "h2"]}),
+        );
         let mut seq = 0;
-        apply(&mut s, &[], &mut seq).unwrap();
-        assert!(s.health_checks.is_empty());
+        let unref = |u: &str| Op::Mutate {
+            table: "Load_Balancer",
+            uuid: "lb2".into(),
+            column: "health_check",
+            insert: false,
+            value: Datum::Refs(vec![RowRef::Uuid(u.into())]),
+        };
+        // h1 loses its only reference, h2 keeps lb3's
+        apply(&mut s, &[unref("h1"), unref("h2")], &mut seq).unwrap();
+        assert_eq!(s.health_checks.keys().collect::<Vec<_>>(), ["h2", "h3"]);
+        // deleting lb3 drops h2's last reference; an inserted row nothing references goes too
+        let ins = Op::Insert {
+            table: "Load_Balancer_Health_Check",
+            uuid_name: "n".into(),
+            row: vec![("vip", Datum::Str("y".into()))],
+        };
+        let del = Op::Delete {
+            table: "Load_Balancer",
+            uuid: "lb3".into(),
+        };
+        apply(&mut s, &[ins, del], &mut seq).unwrap();
+        assert_eq!(s.health_checks.keys().collect::<Vec<_>>(), ["h3"]);
     }
 
     #[test]

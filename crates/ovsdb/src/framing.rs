@@ -6,6 +6,10 @@
 
 use crate::error::{Error, Result};
 
+/// Buffer capacity kept between messages (larger capacity is released, see
+/// `JsonSplitter::release_spare`).
+const KEEP_CAPACITY: usize = 1 << 20;
+
 /// Incremental splitter: `feed` bytes as they arrive, then drain complete messages with
 /// `next_message`. A value longer than `max_len` bytes is an error (the connection is then
 /// dropped by the caller), so a misbehaving peer cannot grow the buffer without bound.
@@ -44,6 +48,20 @@ impl JsonSplitter {
     /// Bytes buffered but not yet returned.
     pub fn buffered(&self) -> usize {
         self.buf.len()
+    }
+
+    /// Bytes the buffer holds allocated.
+    pub fn capacity(&self) -> usize {
+        self.buf.capacity()
+    }
+
+    /// After one large message (the initial monitor reply of an NB with 10,000 load balancers
+    /// is tens of MB) the buffer would keep its capacity for the life of the connection: give
+    /// it back once at most a quarter of it is in use.
+    fn release_spare(&mut self) {
+        if self.buf.capacity() > KEEP_CAPACITY && self.buf.len() < self.buf.capacity() / 4 {
+            self.buf.shrink_to(self.buf.len().max(KEEP_CAPACITY));
+        }
     }
 
     /// The next complete message parsed as JSON, `Ok(None)` when more bytes are needed.
@@ -86,6 +104,7 @@ impl JsonSplitter {
                                     let parsed = serde_json::from_slice(&self.buf[start..end])
                                         .map_err(|e| Error::Malformed(e.to_string()));
                                     self.buf.drain(..end);
+                                    self.release_spare();
                                     self.pos = 0;
                                     self.start = None;
                                     return parsed.map(Some);
@@ -180,6 +199,22 @@ mod tests {
         let mut s = JsonSplitter::new(1024);
         s.feed(b"{\"a\": [1}]");
         assert!(matches!(s.next_message(), Err(Error::Malformed(_))));
+    }
+
+    /// A 20 MB message does not leave 20 MB allocated behind it; the messages after it
+    /// still split (in the same and in later feeds).
+    #[test]
+    fn a_large_message_leaves_no_large_buffer() {
+        let big = json!({"id": 1, "result": "x".repeat(20 << 20)});
+        let mut wire = serde_json::to_vec(&big).unwrap();
+        wire.extend_from_slice(b"{\"id\": 2}");
+        let mut s = JsonSplitter::new(64 << 20);
+        s.feed(&wire);
+        assert_eq!(s.next_message().unwrap(), Some(big));
+        assert!(s.capacity() <= KEEP_CAPACITY, "{}", s.capacity());
+        assert_eq!(s.next_message().unwrap(), Some(json!({"id": 2})));
+        s.feed(b"[3]");
+        assert_eq!(s.next_message().unwrap(), Some(json!([3])));
     }
 
     #[test]

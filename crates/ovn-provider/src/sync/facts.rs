@@ -63,7 +63,7 @@ async fn vip_fips(neutron: &NeutronClient, desired: &[LoadBalancer], facts: &mut
 
 /// Read from Neutron ([`NeutronPorts`], the driver's port work) what [`crate::sync::plan`] needs: for LBs
 /// of `desired` without a row, the VIP port and the subnet holding the VIP address (as the
-/// driver's `lb_create`); every member subnet (own, NB entry or VIP subnet); for pools with a health monitor, the `ovn-lb-hm-<subnet>` port of each
+/// driver's `lb_create`; listed 50 ids a request, [`NeutronPorts::prefetch_vip_facts`]); every member subnet (own, NB entry or VIP subnet); for pools with a health monitor, the `ovn-lb-hm-<subnet>` port of each
 /// member subnet, created (as `hm_create` does) when `create_hm_ports` and missing. Lookups
 /// that fail are logged and left out (the plan then reports the difference unrepaired).
 pub async fn gather_facts(
@@ -76,6 +76,11 @@ pub async fn gather_facts(
     let mut facts = SyncFacts::default();
     let mut subnets: BTreeSet<String> = BTreeSet::new();
     let mut hm_subnets: BTreeSet<String> = BTreeSet::new();
+    let rowless: Vec<&LoadBalancer> = desired
+        .iter()
+        .filter(|lb| snap.lbs_named(&lb.loadbalancer_id).is_empty())
+        .collect();
+    ports.prefetch_vip_facts(&rowless).await;
     for lb in desired {
         let id = &lb.loadbalancer_id;
         let rows = snap.lbs_named(id);

@@ -88,7 +88,7 @@ pub struct Recovery {
     pub neutron: openstack::NeutronClient,
     /// The status updater.
     pub status: Arc<dyn StatusSink>,
-    /// Timing.
+    /// Lease length and renewal period.
     pub config: RecoveryConfig,
     /// Load balancers this process is recovering (their leases are renewed too).
     pub recovering: Arc<Mutex<HashSet<String>>>,

@@ -22,7 +22,7 @@ pub const CHUNK: usize = 100;
 /// What to sync (`keel ovn-db-sync` arguments).
 #[derive(Debug, Clone, Default)]
 pub struct SyncArgs {
-    /// Report only.
+    /// `--dry-run`: print the differences, write nothing to NB, send no status report.
     pub dry_run: bool,
     /// Only these load balancers (`--lb-id`, repeatable); empty: all.
     pub lb_ids: Vec<String>,
@@ -52,7 +52,7 @@ pub enum SyncCmdError {
 pub struct Summary {
     /// Load balancers synced.
     pub load_balancers: usize,
-    /// Differences found.
+    /// Differences between NB and the Octavia DB, one printed line each.
     pub differences: usize,
     /// Differences left unrepaired.
     pub unrepaired: usize,

@@ -13,7 +13,7 @@ use crate::sql::SqlValue;
 
 /// A table's row type: its table name, key column(s) and column list (in the struct's order).
 pub trait Record: crate::sql::AnyRow + Clone {
-    /// Table name.
+    /// SQL table name (`__tablename__` in octavia/db/models.py).
     const TABLE: &'static str;
     /// Resource display name used in `<Resource> <id> not found.` texts.
     const RESOURCE: &'static str;
@@ -93,12 +93,12 @@ row! {
     pub struct VipRow in "vip" as "VIP" key load_balancer_id timestamps false {
         /// The load balancer (PK).
         pub load_balancer_id: String,
-        /// VIP address.
+        /// VIP address as text (IPv4 or IPv6); NULL until the create's VIP port is made.
         pub ip_address: Option<String>,
         pub port_id: Option<String>,
         pub subnet_id: Option<String>,
         pub network_id: Option<String>,
-        /// QoS policy.
+        /// API `vip_qos_policy_id`: Neutron QoS policy of the VIP port; NULL = none.
         pub qos_policy_id: Option<String>,
         /// True when Octavia created the port (false for the OVN provider).
         pub octavia_owned: Option<bool>,
@@ -181,11 +181,11 @@ row! {
         pub tls_versions: Option<String>,
         /// Comma-joined list.
         pub alpn_protocols: Option<String>,
-        /// Seconds.
+        /// `Strict-Transport-Security` max-age in seconds; NULL = no HSTS header.
         pub hsts_max_age: Option<i32>,
-        /// HSTS flag.
+        /// HSTS `includeSubDomains` directive (only with `hsts_max_age`).
         pub hsts_include_subdomains: Option<bool>,
-        /// HSTS flag.
+        /// HSTS `preload` directive (only with `hsts_max_age`).
         pub hsts_preload: Option<bool>,
     }
 }
@@ -204,7 +204,7 @@ row! {
     /// A `listener_cidr` row (API `allowed_cidrs`); PK (listener_id, cidr).
     pub struct ListenerCidrRow in "listener_cidr" as "Listener CIDR" key listener_id timestamps false {
         pub listener_id: String,
-        /// CIDR text.
+        /// One allowed source CIDR as text, e.g. `192.0.2.0/24`.
         pub cidr: String,
     }
 }
@@ -288,15 +288,15 @@ row! {
         pub r#type: String,
         /// Seconds between checks.
         pub delay: i32,
-        /// Seconds.
+        /// Seconds a probe waits for its answer (API `timeout`).
         pub timeout: i32,
         /// API `max_retries_down`.
         pub fall_threshold: i32,
         /// API `max_retries`.
         pub rise_threshold: i32,
-        /// HTTP method.
+        /// `GET` (the default), `POST`, …: HTTP/HTTPS monitors only, NULL for the other types.
         pub http_method: Option<String>,
-        /// URL path.
+        /// Path probed, `/` by default: HTTP/HTTPS monitors only, NULL for the other types.
         pub url_path: Option<String>,
         pub expected_codes: Option<String>,
         /// API `admin_state_up`.
@@ -357,9 +357,9 @@ row! {
         pub listener_id: String,
         /// `l7policy_action` lookup name.
         pub action: String,
-        /// Redirect pool.
+        /// Target of a `REDIRECT_TO_POOL` action; NULL for the other actions.
         pub redirect_pool_id: Option<String>,
-        /// Redirect URL.
+        /// Target of a `REDIRECT_TO_URL` action; NULL for the other actions.
         pub redirect_url: Option<String>,
         /// 1..n per listener, kept dense.
         pub position: i32,
@@ -449,7 +449,7 @@ row! {
         pub id: String,
         pub name: String,
         pub description: Option<String>,
-        /// Enabled.
+        /// API `enabled`: false = a new LB naming it gets 400 (`DisabledOption`).
         pub enabled: bool,
         pub flavor_profile_id: String,
     }
@@ -473,7 +473,7 @@ row! {
         /// Name (PK).
         pub name: String,
         pub description: Option<String>,
-        /// Enabled.
+        /// API `enabled`: false = a new LB naming it gets 400 (`DisabledOption`).
         pub enabled: bool,
         pub availability_zone_profile_id: String,
     }

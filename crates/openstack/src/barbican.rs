@@ -42,7 +42,7 @@ pub enum BarbicanError {
     Status {
         /// HTTP status.
         status: u16,
-        /// Body excerpt.
+        /// The answer's body, trimmed, cut to 512 bytes.
         message: String,
     },
     /// Connection, timeout or TLS failure.
@@ -75,7 +75,7 @@ pub struct BarbicanConfig {
 /// A secret's metadata (`GET /v1/secrets/{uuid}`).
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
 pub struct SecretMeta {
-    /// Full reference.
+    /// The secret's URL, `<barbican endpoint>/v1/secrets/<uuid>`.
     pub secret_ref: String,
     /// Name, if any.
     #[serde(default)]
@@ -105,7 +105,7 @@ pub struct ContainerSecretRef {
 /// A container (`GET /v1/containers/{uuid}`).
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
 pub struct Container {
-    /// Full reference.
+    /// The container's URL, `<barbican endpoint>/v1/containers/<uuid>`.
     pub container_ref: String,
     /// Name, if any.
     #[serde(default)]
@@ -113,7 +113,7 @@ pub struct Container {
     /// `generic`, `rsa` or `certificate`.
     #[serde(rename = "type")]
     pub container_type: String,
-    /// Member secrets.
+    /// The secrets it holds, one per role; empty when none.
     #[serde(default)]
     pub secret_refs: Vec<ContainerSecretRef>,
 }

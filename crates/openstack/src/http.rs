@@ -36,17 +36,17 @@ pub enum HttpConfigError {
     /// A CA, certificate or key file could not be read.
     #[error("cannot read {path}: {why}")]
     Read {
-        /// The file.
+        /// Path of the CA, certificate or key file, as configured.
         path: String,
-        /// Why.
+        /// The I/O error, e.g. `No such file or directory (os error 2)`.
         why: String,
     },
     /// A file was read but holds no usable PEM certificate or key.
     #[error("{path}: {why}")]
     Pem {
-        /// The file.
+        /// Path of the file (`<cert> + <key>` for a client certificate).
         path: String,
-        /// Why.
+        /// The parse error, or `no PEM certificate` for a CA file without one.
         why: String,
     },
     /// reqwest's builder refused (TLS backend initialisation).

@@ -73,7 +73,7 @@ impl std::str::FromStr for Interface {
 /// One endpoint of a catalog entry, as in the token body's `catalog[].endpoints[]`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 pub struct CatalogEndpoint {
-    /// Endpoint id.
+    /// Endpoint UUID; `""` when the catalog omits it.
     #[serde(default)]
     pub id: String,
     /// `public`, `internal` or `admin`.
@@ -98,10 +98,10 @@ pub struct CatalogService {
     /// Service name, e.g. `neutron`.
     #[serde(default)]
     pub name: String,
-    /// Service id.
+    /// Service UUID; `""` when the catalog omits it.
     #[serde(default)]
     pub id: String,
-    /// Its endpoints.
+    /// Its endpoints (interface, region, URL each); empty when none.
     #[serde(default)]
     pub endpoints: Vec<CatalogEndpoint>,
 }
@@ -163,7 +163,7 @@ impl Catalog {
 pub struct ServiceAuthConfig {
     /// Keystone URL, with or without the `/v3` suffix (e.g. `http://127.0.0.1:5000/v3`).
     pub auth_url: String,
-    /// User name.
+    /// `username` of the service user (in `user_domain_name` / `user_domain_id`).
     pub username: String,
     /// Password (never printed by `Debug`).
     pub password: String,

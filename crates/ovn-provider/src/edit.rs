@@ -16,7 +16,7 @@ use crate::vips::frame_vips;
 /// inserts.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum LbRef {
-    /// Existing row.
+    /// A row already in NB, by `_uuid`.
     Existing(Uuid),
     /// New row (`uuid-name`).
     New(String),

@@ -87,14 +87,14 @@ pub fn pool_key(pool_id: &str, enabled: bool) -> String {
 pub enum ObjectKey {
     /// `listener_<id>[:D]`.
     Listener {
-        /// Listener id.
+        /// Octavia listener UUID.
         id: String,
         /// False for the `:D` form.
         enabled: bool,
     },
     /// `pool_<id>[:D]`.
     Pool {
-        /// Pool id.
+        /// Octavia pool UUID.
         id: String,
         /// False for the `:D` form.
         enabled: bool,
@@ -181,11 +181,11 @@ impl ListenerValue {
 /// after the last `:` and the address must parse as an [`IpAddr`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemberEntry {
-    /// Member id.
+    /// Octavia member UUID.
     pub id: String,
-    /// Member address.
+    /// Member address, IPv4 or IPv6.
     pub address: IpAddr,
-    /// Member protocol_port.
+    /// Member `protocol_port`, 1..=65535.
     pub port: u16,
     /// Member subnet id (empty when unknown, as in legacy rows).
     pub subnet_id: String,

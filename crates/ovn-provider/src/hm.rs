@@ -26,9 +26,9 @@ pub fn hm_port_name(subnet_id: &str) -> String {
 /// Health monitor fields the handlers use.
 #[derive(Debug, Clone, Default)]
 pub struct HmReq {
-    /// HM id.
+    /// Octavia health monitor UUID.
     pub id: String,
-    /// Pool id.
+    /// UUID of the pool it monitors.
     pub pool_id: String,
     /// delay → `interval` (s).
     pub interval: Option<i64>,

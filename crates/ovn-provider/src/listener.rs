@@ -14,15 +14,15 @@ use crate::status::{Kind, put};
 /// The listener fields the handlers use.
 #[derive(Debug, Clone, Default)]
 pub struct ListenerReq {
-    /// Listener id.
+    /// Octavia listener UUID (its `listener_<id>` key in `external_ids`).
     pub id: String,
-    /// LB id.
+    /// UUID of its load balancer (the `Load_Balancer` row's `name`).
     pub lb_id: String,
     /// TCP / UDP / SCTP.
     pub protocol: String,
     /// protocol_port.
     pub port: u16,
-    /// Default pool.
+    /// UUID of its default pool; `None` = no pool, so the listener has no `vips` entry.
     pub default_pool_id: Option<String>,
     /// admin_state_up (unset = true).
     pub enabled: bool,

@@ -15,11 +15,11 @@ use crate::status::{Kind, merge, put};
 /// A member as the handlers use it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemberReq {
-    /// Member id.
+    /// Octavia member UUID (the `member_<id>_…` entry in the pool's `external_ids` value).
     pub id: String,
-    /// Pool id.
+    /// UUID of the member's pool (its `pool_<id>` key in `external_ids`).
     pub pool_id: String,
-    /// Address.
+    /// Member address (IPv4 or IPv6): a backend in the LB's `vips` column.
     pub address: IpAddr,
     /// protocol_port.
     pub port: u16,

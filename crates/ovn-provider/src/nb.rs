@@ -680,29 +680,29 @@ impl Datum {
 pub enum Op {
     /// Insert a row named `uuid_name` for later references.
     Insert {
-        /// Table.
+        /// NB table (ovn-nb(5)), e.g. `Load_Balancer`.
         table: &'static str,
         /// `uuid-name` (must be an id: letters, digits, `_`).
         uuid_name: String,
-        /// Columns.
+        /// Columns to set; a column not listed gets its schema default.
         row: Vec<(&'static str, Datum)>,
     },
     /// Overwrite columns of a row.
     Update {
-        /// Table.
+        /// NB table (ovn-nb(5)), e.g. `Load_Balancer`.
         table: &'static str,
-        /// Row.
+        /// `_uuid` of the row.
         uuid: Uuid,
-        /// Columns.
+        /// Columns to overwrite; a column not listed keeps its value.
         row: Vec<(&'static str, Datum)>,
     },
     /// Insert into / delete from a set or map column (`mutate`).
     Mutate {
-        /// Table.
+        /// NB table (ovn-nb(5)), e.g. `Logical_Switch`.
         table: &'static str,
-        /// Row.
+        /// `_uuid` of the row.
         uuid: Uuid,
-        /// Column.
+        /// The set or map column, e.g. `load_balancer`, `external_ids`.
         column: &'static str,
         /// True for `insert`, false for `delete`.
         insert: bool,
@@ -711,16 +711,16 @@ pub enum Op {
     },
     /// Delete a row.
     Delete {
-        /// Table.
+        /// NB table (ovn-nb(5)).
         table: &'static str,
-        /// Row.
+        /// `_uuid` of the row.
         uuid: Uuid,
     },
     /// Overwrite columns of every row of `table` whose map `column` includes `key` = `value`
     /// (no row: nothing happens). Used on Neutron's `NAT` rows, found by
     /// `external_ids:neutron:fip_port_id`, where only the reference's columns are written.
     UpdateWhereIncludes {
-        /// Table.
+        /// NB table (ovn-nb(5)), e.g. `NAT`.
         table: &'static str,
         /// Map column of the condition.
         column: &'static str,
@@ -728,19 +728,19 @@ pub enum Op {
         key: String,
         /// Value of the condition.
         value: String,
-        /// Columns.
+        /// Columns to overwrite in each matching row; a column not listed keeps its value.
         row: Vec<(&'static str, Datum)>,
     },
     /// Abort unless the row's `column` still equals `value` (optimistic concurrency between
     /// Keel processes sharing one NB).
     WaitEq {
-        /// Table.
+        /// NB table (ovn-nb(5)).
         table: &'static str,
-        /// Row.
+        /// `_uuid` of the row.
         uuid: Uuid,
-        /// Column.
+        /// The column compared (RFC 7047 `wait` with `until: ==`, timeout 0).
         column: &'static str,
-        /// Expected value.
+        /// The value the column must still hold: the one in the snapshot the plan was made from.
         value: Datum,
     },
 }

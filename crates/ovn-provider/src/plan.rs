@@ -8,7 +8,7 @@ use crate::nb::Op;
 /// Facts about a Neutron subnet a handler needs (read by the driver before planning).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SubnetInfo {
-    /// Subnet id.
+    /// Neutron subnet UUID.
     pub id: String,
     /// Its network id (the switch is `neutron-<network id>`).
     pub network_id: String,

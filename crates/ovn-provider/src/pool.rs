@@ -20,9 +20,9 @@ pub const DEFAULT_PERSISTENCE_TIMEOUT: &str = "360";
 /// The pool fields the handlers use.
 #[derive(Debug, Clone, Default)]
 pub struct PoolReq {
-    /// Pool id.
+    /// Octavia pool UUID (its `pool_<id>` key in `external_ids`).
     pub id: String,
-    /// LB id.
+    /// UUID of its load balancer (the `Load_Balancer` row's `name`).
     pub lb_id: String,
     /// TCP / UDP / SCTP.
     pub protocol: String,

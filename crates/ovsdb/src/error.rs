@@ -76,7 +76,7 @@ pub enum Error {
     /// not serving the database. The client moves on to the next remote.
     #[error("OVSDB server {remote} unusable: {reason}")]
     ServerUnsuitable {
-        /// The remote.
+        /// The remote as configured, e.g. `tcp:127.0.0.1:6641`.
         remote: String,
         /// Why, e.g. `"not the cluster leader"`.
         reason: String,
@@ -92,7 +92,7 @@ pub enum Error {
     Tls(String),
 }
 
-/// Convenience alias.
+/// This crate's result type; the error defaults to [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// The error of a failed `transact`, as RFC 7047 §5.2 "errors" (plus clustered "not leader").
@@ -153,7 +153,7 @@ pub enum TxnErrorKind {
     NotLeader,
     /// `"syntax error"` or an unknown column/table in an operation.
     Syntax,
-    /// Anything else.
+    /// Any other `error` string (none of the RFC 7047 / ovsdb-server(7) ones above).
     Other,
 }
 

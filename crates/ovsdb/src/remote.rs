@@ -14,7 +14,7 @@ use crate::tls::SslFiles;
 pub enum Remote {
     /// `host:port` for `TcpStream::connect`.
     Tcp(String),
-    /// Socket path.
+    /// Path of the Unix socket, e.g. `/var/run/ovn/ovnnb_db.sock`.
     Unix(PathBuf),
     /// `host:port`, TLS with `ClientOptions::ssl`.
     Ssl(String),

@@ -146,7 +146,7 @@ impl Table {
         self.rows.size()
     }
 
-    /// No rows.
+    /// True when the table holds no row.
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }
@@ -233,14 +233,14 @@ fn unindex(ix: &mut HashTrieMapSync<String, BTreeSet<Uuid>>, name: &str, uuid: &
 pub enum Change {
     /// A row appeared.
     Insert {
-        /// Table name.
+        /// Table name as in the schema, e.g. `Load_Balancer`.
         table: String,
         /// The new row.
         new: Arc<Row>,
     },
     /// A row changed.
     Update {
-        /// Table name.
+        /// Table name as in the schema, e.g. `Load_Balancer`.
         table: String,
         /// The row before (all monitored columns).
         old: Arc<Row>,
@@ -249,7 +249,7 @@ pub enum Change {
     },
     /// A row disappeared.
     Delete {
-        /// Table name.
+        /// Table name as in the schema, e.g. `Load_Balancer`.
         table: String,
         /// The row before deletion.
         old: Arc<Row>,

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 pub enum Message {
     /// A request from the peer that expects a reply (e.g. `echo`).
     Request {
-        /// Method name.
+        /// Method name, e.g. `echo`.
         method: String,
         /// `params` array.
         params: Json,
@@ -18,7 +18,7 @@ pub enum Message {
     },
     /// A notification (`id` null): `update`, `update2`, `update3`, `locked`, `stolen`.
     Notification {
-        /// Method name.
+        /// Method name, e.g. `update3`.
         method: String,
         /// `params` array.
         params: Json,

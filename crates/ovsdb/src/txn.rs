@@ -20,7 +20,7 @@ pub struct Condition {
 }
 
 impl Condition {
-    /// Any condition.
+    /// `[column, function, value]` with any RFC 7047 §5.1 function (no check here).
     pub fn new(column: impl Into<String>, function: impl Into<String>, value: Value) -> Self {
         Condition {
             column: column.into(),
@@ -56,16 +56,17 @@ impl Condition {
 /// A `mutate` mutation: `[column, mutator, value]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mutation {
-    /// Column name.
+    /// Column to mutate (a set, map, or integer/real column).
     pub column: String,
     /// `insert`, `delete`, `+=`, `-=`, `*=`, `/=`, `%=`.
     pub mutator: String,
-    /// Operand.
+    /// Operand: a set or map for `insert`/`delete` (a set of keys also deletes from a map), a
+    /// number for the arithmetic mutators.
     pub value: Value,
 }
 
 impl Mutation {
-    /// Any mutation.
+    /// `[column, mutator, value]` with any RFC 7047 §5.1 mutator (no check here).
     pub fn new(column: impl Into<String>, mutator: impl Into<String>, value: Value) -> Self {
         Mutation {
             column: column.into(),
@@ -153,7 +154,7 @@ impl Transaction {
         self.ops.len()
     }
 
-    /// No operations.
+    /// True when no operation was added yet.
     pub fn is_empty(&self) -> bool {
         self.ops.is_empty()
     }

@@ -139,16 +139,16 @@ pub struct Listener {
     pub insert_headers: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub l7policies: Option<Vec<L7Policy>>,
-    /// Milliseconds.
+    /// Frontend client inactivity timeout, ms; `None` = Unset.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_client_data: Option<i64>,
-    /// Milliseconds.
+    /// Backend member connection timeout, ms; `None` = Unset.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_member_connect: Option<i64>,
-    /// Milliseconds.
+    /// Backend member inactivity timeout, ms; `None` = Unset.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_member_data: Option<i64>,
-    /// Milliseconds.
+    /// Time to wait for TCP packets for content inspection, ms; `None` = Unset.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_tcp_inspect: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -277,10 +277,10 @@ pub struct HealthMonitor {
     /// `HTTP`, `HTTPS`, `PING`, `TCP`, `TLS-HELLO`, `UDP-CONNECT`, `SCTP`.
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
-    /// Seconds.
+    /// Seconds between probes (API `delay`); `None` = Unset.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub delay: Option<i64>,
-    /// Seconds.
+    /// Seconds a probe waits for its answer (API `timeout`); `None` = Unset.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -11,7 +11,7 @@ use super::catalog::{self, Use};
 /// One option found in a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
-    /// Section.
+    /// INI section as written, e.g. `DEFAULT`, `haproxy_amphora`.
     pub section: String,
     /// Key as written (with `_`).
     pub key: String,

@@ -9,7 +9,7 @@ pub enum ConfigError {
     Read {
         /// The file's path.
         path: String,
-        /// Why.
+        /// The I/O error, or `at line N, <what>: <line>` for a line that does not parse.
         why: String,
     },
     /// A value has the wrong type or is out of range.
@@ -17,7 +17,7 @@ pub enum ConfigError {
     Invalid {
         /// INI section.
         section: String,
-        /// Option name.
+        /// Option name as written in the file, e.g. `bind_port`.
         key: String,
         /// The raw value.
         value: String,

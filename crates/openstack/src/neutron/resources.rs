@@ -11,18 +11,18 @@ use std::net::IpAddr;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct Network {
-    /// Network id.
+    /// Network UUID (`id`); ML2/OVN names its switch `neutron-<id>`.
     pub id: String,
-    /// Name.
+    /// `name`; `""` when unset.
     #[serde(deserialize_with = "null_default")]
     pub name: String,
-    /// Owner project.
+    /// `project_id` of the owner.
     #[serde(deserialize_with = "null_default")]
     pub project_id: String,
     /// `ACTIVE`, `DOWN`, `BUILD`, `ERROR`.
     #[serde(deserialize_with = "null_default")]
     pub status: String,
-    /// Administrative state.
+    /// `admin_state_up` (`false` also when Neutron omits it).
     pub admin_state_up: bool,
     /// Shared with all projects.
     pub shared: bool,
@@ -46,10 +46,10 @@ pub struct Network {
     pub provider_segmentation_id: Option<u32>,
     /// Port security default of the network.
     pub port_security_enabled: Option<bool>,
-    /// Description.
+    /// `description`; `""` when unset.
     #[serde(deserialize_with = "null_default")]
     pub description: String,
-    /// Tags.
+    /// `tags` (standard-attr-tag extension); empty when none.
     #[serde(deserialize_with = "null_default")]
     pub tags: Vec<String>,
 }
@@ -57,9 +57,9 @@ pub struct Network {
 /// One allocation pool of a subnet.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 pub struct AllocationPool {
-    /// First address.
+    /// First address of the range (inclusive).
     pub start: IpAddr,
-    /// Last address.
+    /// Last address of the range (inclusive).
     pub end: IpAddr,
 }
 
@@ -76,14 +76,14 @@ pub struct HostRoute {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct Subnet {
-    /// Subnet id.
+    /// Subnet UUID (`id`).
     pub id: String,
-    /// Name.
+    /// `name`; `""` when unset.
     #[serde(deserialize_with = "null_default")]
     pub name: String,
-    /// Its network.
+    /// UUID of the subnet's network.
     pub network_id: String,
-    /// Owner project.
+    /// `project_id` of the owner.
     #[serde(deserialize_with = "null_default")]
     pub project_id: String,
     /// CIDR, e.g. `10.0.0.0/24`, `fd00::/64`.
@@ -92,29 +92,30 @@ pub struct Subnet {
     pub ip_version: u8,
     /// Gateway address; `None` when the subnet has no gateway.
     pub gateway_ip: Option<IpAddr>,
-    /// DHCP enabled.
+    /// `enable_dhcp` (`false` also when Neutron omits it).
     pub enable_dhcp: bool,
-    /// Allocation pools.
+    /// Ranges Neutron allocates fixed IPs from (`allocation_pools`).
     #[serde(deserialize_with = "null_default")]
     pub allocation_pools: Vec<AllocationPool>,
-    /// DNS servers.
+    /// `dns_nameservers`: addresses as text, in order; empty = none.
     #[serde(deserialize_with = "null_default")]
     pub dns_nameservers: Vec<String>,
-    /// Host routes.
+    /// Extra routes handed to instances by DHCP (`host_routes`).
     #[serde(deserialize_with = "null_default")]
     pub host_routes: Vec<HostRoute>,
     /// IPv6 address mode (`slaac`, `dhcpv6-stateful`, `dhcpv6-stateless`).
     pub ipv6_address_mode: Option<String>,
-    /// IPv6 RA mode.
+    /// IPv6 router advertisement mode (same values as the address mode); `None` when unset,
+    /// always for IPv4.
     pub ipv6_ra_mode: Option<String>,
     /// Subnet pool it came from.
     pub subnetpool_id: Option<String>,
     /// Routed-network segment.
     pub segment_id: Option<String>,
-    /// Description.
+    /// `description`; `""` when unset.
     #[serde(deserialize_with = "null_default")]
     pub description: String,
-    /// Tags.
+    /// `tags` (standard-attr-tag extension); empty when none.
     #[serde(deserialize_with = "null_default")]
     pub tags: Vec<String>,
 }
@@ -124,7 +125,7 @@ pub struct Subnet {
 pub struct FixedIp {
     /// Subnet of the address.
     pub subnet_id: String,
-    /// The address.
+    /// The address itself, IPv4 or IPv6.
     pub ip_address: IpAddr,
 }
 
@@ -177,15 +178,15 @@ pub struct Port {
     /// Name, e.g. `ovn-lb-vip-<lb id>`, `ovn-lb-hm-<subnet id>`.
     #[serde(deserialize_with = "null_default")]
     pub name: String,
-    /// Its network.
+    /// UUID of the port's network.
     pub network_id: String,
-    /// Owner project.
+    /// `project_id` of the owner.
     #[serde(deserialize_with = "null_default")]
     pub project_id: String,
-    /// MAC address.
+    /// `mac_address`, e.g. `fa:16:3e:12:34:56`.
     #[serde(deserialize_with = "null_default")]
     pub mac_address: String,
-    /// Administrative state.
+    /// `admin_state_up` (`false` also when Neutron omits it).
     pub admin_state_up: bool,
     /// `ACTIVE`, `DOWN`, `BUILD`.
     #[serde(deserialize_with = "null_default")]
@@ -196,7 +197,7 @@ pub struct Port {
     /// Device owner, e.g. `ovn-lb:vip`, `ovn-lb-hm:distributed`, `network:router_interface`.
     #[serde(deserialize_with = "null_default")]
     pub device_owner: String,
-    /// Fixed IPs.
+    /// `fixed_ips`: one entry per address, in Neutron's order.
     pub fixed_ips: Vec<FixedIp>,
     /// Security group ids.
     #[serde(deserialize_with = "null_default")]
@@ -213,10 +214,10 @@ pub struct Port {
     pub binding_host_id: Option<String>,
     /// DNS name (dns-integration extension).
     pub dns_name: Option<String>,
-    /// Description.
+    /// `description`; `""` when unset.
     #[serde(deserialize_with = "null_default")]
     pub description: String,
-    /// Tags.
+    /// `tags` (standard-attr-tag extension); empty when none.
     #[serde(deserialize_with = "null_default")]
     pub tags: Vec<String>,
 }
@@ -237,16 +238,16 @@ impl Port {
 pub struct PortCreate {
     /// Network (required).
     pub network_id: String,
-    /// Name.
+    /// `name`; `None` = not sent (Neutron stores `""`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Fixed IPs; `None` = Neutron allocates one per subnet, `Some(vec![])` = no address.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fixed_ips: Option<Vec<FixedIpRequest>>,
-    /// Device owner.
+    /// `device_owner`, e.g. `ovn-lb:vip`; `None` = not sent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device_owner: Option<String>,
-    /// Device id.
+    /// `device_id`, e.g. `lb-<lb id>`; `None` = not sent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device_id: Option<String>,
     /// Administrative state (Neutron default true).
@@ -258,7 +259,7 @@ pub struct PortCreate {
     /// Security groups (`None` = the project's default group).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub security_groups: Option<Vec<String>>,
-    /// QoS policy.
+    /// `qos_policy_id`; `None` = not sent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub qos_policy_id: Option<String>,
     /// Port security (the OVN HM port is created with `false`).
@@ -267,7 +268,7 @@ pub struct PortCreate {
     /// Allowed address pairs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allowed_address_pairs: Option<Vec<AddressPair>>,
-    /// Description.
+    /// `description`; `None` = not sent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Other attributes, sent verbatim.
@@ -279,16 +280,16 @@ pub struct PortCreate {
 /// sends `null` (detach the policy).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct PortUpdate {
-    /// Name.
+    /// New `name`; `None` = unchanged.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// Administrative state.
+    /// New `admin_state_up`; `None` = unchanged.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub admin_state_up: Option<bool>,
-    /// Device owner.
+    /// New `device_owner`; `None` = unchanged.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device_owner: Option<String>,
-    /// Device id.
+    /// New `device_id`; `None` = unchanged.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device_id: Option<String>,
     /// Replaces the fixed IPs.
@@ -300,13 +301,13 @@ pub struct PortUpdate {
     /// QoS policy; `Some(None)` detaches.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub qos_policy_id: Option<Option<String>>,
-    /// Port security.
+    /// New `port_security_enabled`; `None` = unchanged.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub port_security_enabled: Option<bool>,
     /// Replaces the allowed address pairs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allowed_address_pairs: Option<Vec<AddressPair>>,
-    /// Description.
+    /// New `description`; `None` = unchanged.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Other attributes, sent verbatim.
@@ -317,13 +318,13 @@ pub struct PortUpdate {
 /// Body of `POST /v2.0/networks` (tests and fixtures).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct NetworkCreate {
-    /// Name.
+    /// `name`; `None` = not sent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// Owner project.
+    /// `project_id` (another project's needs an admin token); `None` = the token's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub project_id: Option<String>,
-    /// Administrative state.
+    /// `admin_state_up`; `None` = Neutron's default (`true`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub admin_state_up: Option<bool>,
     /// Other attributes (e.g. `router:external`, `provider:*`), sent verbatim.
@@ -340,16 +341,16 @@ pub struct SubnetCreate {
     pub cidr: String,
     /// 4 or 6 (required).
     pub ip_version: u8,
-    /// Name.
+    /// `name`; `None` = not sent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Gateway; `Some(None)` sends `null` (no gateway).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gateway_ip: Option<Option<IpAddr>>,
-    /// DHCP.
+    /// `enable_dhcp`; `None` = Neutron's default (`true`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub enable_dhcp: Option<bool>,
-    /// Owner project.
+    /// `project_id` (another project's needs an admin token); `None` = the token's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub project_id: Option<String>,
     /// Other attributes (e.g. `ipv6_address_mode`), sent verbatim.
@@ -361,11 +362,11 @@ pub struct SubnetCreate {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct ExternalGatewayInfo {
-    /// External network.
+    /// UUID of the external network the gateway is on.
     pub network_id: String,
-    /// SNAT enabled.
+    /// `enable_snat`; `None` when Neutron omits it.
     pub enable_snat: Option<bool>,
-    /// Gateway addresses.
+    /// The router's addresses on that network (`external_fixed_ips`).
     pub external_fixed_ips: Vec<FixedIp>,
 }
 
@@ -375,16 +376,16 @@ pub struct ExternalGatewayInfo {
 pub struct Router {
     /// Router id (OVN `Logical_Router` `neutron-<id>`).
     pub id: String,
-    /// Name.
+    /// `name`; `""` when unset.
     #[serde(deserialize_with = "null_default")]
     pub name: String,
-    /// Owner project.
+    /// `project_id` of the owner.
     #[serde(deserialize_with = "null_default")]
     pub project_id: String,
-    /// Status.
+    /// `ACTIVE`, `ALLOCATING` or `ERROR` (neutron-lib's router statuses).
     #[serde(deserialize_with = "null_default")]
     pub status: String,
-    /// Administrative state.
+    /// `admin_state_up` (`false` also when Neutron omits it).
     pub admin_state_up: bool,
     /// External gateway, if set.
     pub external_gateway_info: Option<ExternalGatewayInfo>,
@@ -392,10 +393,10 @@ pub struct Router {
     pub distributed: Option<bool>,
     /// HA (admin only).
     pub ha: Option<bool>,
-    /// Description.
+    /// `description`; `""` when unset.
     #[serde(deserialize_with = "null_default")]
     pub description: String,
-    /// Tags.
+    /// `tags` (standard-attr-tag extension); empty when none.
     #[serde(deserialize_with = "null_default")]
     pub tags: Vec<String>,
 }
@@ -403,13 +404,13 @@ pub struct Router {
 /// Body of `POST /v2.0/routers` (tests and fixtures).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct RouterCreate {
-    /// Name.
+    /// `name`; `None` = not sent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// Owner project.
+    /// `project_id` (another project's needs an admin token); `None` = the token's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub project_id: Option<String>,
-    /// Administrative state.
+    /// `admin_state_up`; `None` = Neutron's default (`true`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub admin_state_up: Option<bool>,
     /// External gateway `{"network_id": ...}`.
@@ -424,20 +425,20 @@ pub struct FloatingIp {
     pub id: String,
     /// The public address.
     pub floating_ip_address: IpAddr,
-    /// External network.
+    /// UUID of the external network the address comes from (`floating_network_id`).
     #[serde(deserialize_with = "null_default")]
     #[serde(default)]
     pub floating_network_id: String,
     /// Associated internal address.
     #[serde(default)]
     pub fixed_ip_address: Option<IpAddr>,
-    /// Associated port.
+    /// Port the address is associated with; `None` = unassociated.
     #[serde(default)]
     pub port_id: Option<String>,
     /// Router doing the NAT.
     #[serde(default)]
     pub router_id: Option<String>,
-    /// Owner project.
+    /// `project_id` of the owner.
     #[serde(deserialize_with = "null_default")]
     #[serde(default)]
     pub project_id: String,
@@ -445,7 +446,7 @@ pub struct FloatingIp {
     #[serde(deserialize_with = "null_default")]
     #[serde(default)]
     pub status: String,
-    /// Description.
+    /// `description`; `""` when unset.
     #[serde(deserialize_with = "null_default")]
     #[serde(default)]
     pub description: String,
@@ -455,19 +456,19 @@ pub struct FloatingIp {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct QosPolicy {
-    /// Policy id.
+    /// QoS policy UUID (`id`).
     pub id: String,
-    /// Name.
+    /// `name`; `""` when unset.
     #[serde(deserialize_with = "null_default")]
     pub name: String,
-    /// Owner project.
+    /// `project_id` of the owner.
     #[serde(deserialize_with = "null_default")]
     pub project_id: String,
-    /// Shared.
+    /// `shared`: usable by every project.
     pub shared: bool,
     /// Project default policy.
     pub is_default: bool,
-    /// Description.
+    /// `description`; `""` when unset.
     #[serde(deserialize_with = "null_default")]
     pub description: String,
 }
@@ -478,15 +479,15 @@ pub struct QosPolicy {
 pub struct SecurityGroup {
     /// Security group id.
     pub id: String,
-    /// Name.
+    /// `name`, e.g. `default`; `""` when unset.
     #[serde(deserialize_with = "null_default")]
     pub name: String,
-    /// Owner project.
+    /// `project_id` of the owner.
     #[serde(deserialize_with = "null_default")]
     pub project_id: String,
     /// Stateful (stateful-security-group extension).
     pub stateful: Option<bool>,
-    /// Description.
+    /// `description`; `""` when unset.
     #[serde(deserialize_with = "null_default")]
     pub description: String,
 }
@@ -495,12 +496,12 @@ pub struct SecurityGroup {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct SubnetIpAvailability {
-    /// Subnet id.
+    /// Subnet UUID.
     pub subnet_id: String,
-    /// Subnet name.
+    /// The subnet's `name`; `""` when unset.
     #[serde(deserialize_with = "null_default")]
     pub subnet_name: String,
-    /// CIDR.
+    /// The subnet's CIDR, e.g. `10.0.0.0/24`.
     pub cidr: String,
     /// 4 or 6.
     pub ip_version: u8,
@@ -517,21 +518,21 @@ pub struct SubnetIpAvailability {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct NetworkIpAvailability {
-    /// Network id.
+    /// Network UUID.
     pub network_id: String,
-    /// Network name.
+    /// The network's `name`; `""` when unset.
     #[serde(deserialize_with = "null_default")]
     pub network_name: String,
-    /// Owner project.
+    /// `project_id` of the network's owner.
     #[serde(deserialize_with = "null_default")]
     pub project_id: String,
-    /// Total addresses.
+    /// Addresses in the allocation pools of all its subnets (`total_ips`).
     #[serde(deserialize_with = "de_count")]
     pub total_ips: u128,
-    /// Used addresses.
+    /// Addresses allocated on the network (`used_ips`).
     #[serde(deserialize_with = "de_count")]
     pub used_ips: u128,
-    /// Per subnet.
+    /// The same counts for each of its subnets.
     pub subnet_ip_availability: Vec<SubnetIpAvailability>,
 }
 

@@ -9,10 +9,10 @@
 //!    work for, or is recovering;
 //! 2. looks for PENDING_* load balancers of provider `ovn` whose lease ended (at start-up also
 //!    ACTIVE/ERROR ones with a PENDING_* child), and claims each (one claimant wins);
-//! 3. completes what it claimed ([`recover`]): a PENDING_DELETE load balancer is deleted as
-//!    the API's cascade delete would (the driver's `loadbalancer_delete`: NB rows, VIP port,
-//!    DELETED report, quota back); otherwise the NB is reconciled to the database with the
-//!    `ovn-db-sync` logic — objects PENDING_DELETE left out, so they are removed — and the
+//! 3. completes what it claimed ([`Recovery::recover`]): a PENDING_DELETE load balancer is
+//!    deleted as the API's cascade delete would (the driver's `loadbalancer_delete`: NB rows,
+//!    VIP port, DELETED report, quota back); otherwise the NB is reconciled to the database
+//!    with the `ovn-db-sync` logic — objects PENDING_DELETE left out, so they are removed — and the
 //!    statuses are reported as the original request would have: DELETED for what was being
 //!    deleted, ACTIVE (with the operating status NB shows) for the rest; ERROR, logged with the
 //!    reason, when the NB could not be made to match;

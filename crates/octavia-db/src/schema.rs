@@ -69,7 +69,7 @@ pub(crate) fn list_index_statements() -> Vec<String> {
 }
 
 /// What a column can hold, as the API's validation must respect it (one variant per
-/// [`ColType`], named by its MariaDB rendering).
+/// `model::ColType`, named by its MariaDB rendering).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ColumnCapacity {
     /// `varchar(n)`: at most `n` characters (utf8mb4).

@@ -8,7 +8,7 @@
 //! So with a bound set ([`crate::Database::set_settle_wait`]; zero, the default, is Octavia's
 //! behaviour), [`crate::Tx::commit`] of a transaction that put load balancers into PENDING_*
 //! commits, lets the provider's work start, then waits (at most the bound) until the status
-//! updater has committed the provider's outcome for each of them ([`SettleHub::announce`]).
+//! updater has committed the provider's outcome for each of them (`SettleHub::announce`).
 //! The response body is unchanged (rendered inside the transaction, it still says PENDING_*, as
 //! Octavia's does); what changes is that the client's first GET sees the provider's outcome.
 //! The write and its outcome are two commits: the first is the durable record of the accepted

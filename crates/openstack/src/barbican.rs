@@ -18,8 +18,8 @@ use tokio::sync::OnceCell;
 use crate::http::{join, snippet};
 use crate::keystone::{Interface, ServiceAuth};
 
-/// Errors of [`BarbicanClient`]. Octavia maps every one of them to 400 "Could not retrieve
-/// certificate: <refs>" (seed 003 §5).
+/// Errors of [`BarbicanClient`]. Octavia maps every one of them to 400 `Could not retrieve
+/// certificate: <refs>` (seed 003 §5).
 #[derive(Debug, thiserror::Error)]
 pub enum BarbicanError {
     /// The reference does not end in a UUID (barbicanclient: `Secret incorrectly specified.`).

@@ -324,7 +324,7 @@ impl NeutronClient {
 
     // subnets
 
-    /// `GET /v2.0/subnets/{id}`. 404 → `NotFound` (Octavia: "Subnet <id> not found.").
+    /// `GET /v2.0/subnets/{id}`. 404 → `NotFound` (Octavia: `Subnet <id> not found.`).
     pub async fn get_subnet(&self, id: &str) -> Result<Subnet, NeutronError> {
         self.get_one(&format!("subnets/{id}"), "subnet").await
     }

@@ -199,7 +199,7 @@ pub fn ip_in_cidr(address: &str, cidr: &str) -> bool {
 }
 
 /// `NotImplemented` (API: 501 "does not support a requested action: …") with octavia-lib's
-/// base-class text "This provider does not support <action>." (`provider_base.py`).
+/// base-class text `This provider does not support <action>.` (`provider_base.py`).
 pub fn not_supported<T>(action: &str) -> Result<T, ProviderError> {
     Err(ProviderError::not_implemented(format!(
         "This provider does not support {action}."

@@ -153,8 +153,8 @@ impl Client {
     /// 50 ms → 1 s). When an attempt's outcome is unknown ([`Error::may_have_committed`]) it
     /// is re-sent only if the transaction is retry-safe ([`Transaction::guard_absent`] /
     /// [`Transaction::idempotent`]); a guard that then fails means the earlier attempt
-    /// committed ([`TxnOutcome::AlreadyApplied`]) — so each transaction takes effect exactly
-    /// once or is reported failed. Errors: the last attempt's error (for a non-retry-safe
+    /// committed ([`crate::TxnOutcome::AlreadyApplied`]) — so each transaction takes effect
+    /// exactly once or is reported failed. Errors: the last attempt's error (for a non-retry-safe
     /// transaction, [`Error::OutcomeUnknown`] tells the caller to check); permanent errors
     /// (constraint violation, …) are returned at once.
     pub async fn transact_retrying(

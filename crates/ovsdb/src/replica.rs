@@ -97,7 +97,7 @@ impl Row {
         self.get(column).map(Value::set_items).unwrap_or_default()
     }
 
-    /// A set<uuid> column (e.g. `Logical_Switch.load_balancer`), in uuid order.
+    /// A `set<uuid>` column (e.g. `Logical_Switch.load_balancer`), in uuid order.
     pub fn get_uuid_set(&self, column: &str) -> Vec<Uuid> {
         self.get_set(column)
             .into_iter()
@@ -105,7 +105,7 @@ impl Row {
             .collect()
     }
 
-    /// A set<string> column (e.g. `Load_Balancer.selection_fields`), in string order.
+    /// A `set<string>` column (e.g. `Load_Balancer.selection_fields`), in string order.
     pub fn get_str_set(&self, column: &str) -> Vec<&str> {
         self.get_set(column)
             .into_iter()

@@ -11,6 +11,7 @@
 #      (bench/list_scale.py).
 #   N=10000 bench/scale_start.sh [outdir]      (default bench/results/<date>-scale)
 #   SKIP_SEED=1: keep keel_test_scale as an earlier run (or a hand seeding) left it
+#   SKIP_NB=1: also keep the private NB an earlier run wrote from it (no 10-minute write)
 #   BASELINE=<keel binary>: also time its dry run on the same data (a same-run ratio)
 # Needs the stack (Keystone, MariaDB) and a release build in $CARGO_TARGET_DIR.
 set -euo pipefail
@@ -51,16 +52,20 @@ if [[ -z ${SKIP_SEED:-} ]]; then
 fi
 
 # the private NB/SB
-rm -f "$dir"/nb.db "$dir"/sb.db
-ovsdb-tool create "$dir/nb.db" /usr/share/ovn/ovn-nb.ovsschema
-ovsdb-tool create "$dir/sb.db" /usr/share/ovn/ovn-sb.ovsschema
+keep_nb=""
+[[ -n ${SKIP_NB:-} && -n ${SKIP_SEED:-} && -s $dir/nb.db ]] && keep_nb=1
+if [[ -z $keep_nb ]]; then
+  rm -f "$dir"/nb.db "$dir"/sb.db
+  ovsdb-tool create "$dir/nb.db" /usr/share/ovn/ovn-nb.ovsschema
+  ovsdb-tool create "$dir/sb.db" /usr/share/ovn/ovn-sb.ovsschema
+fi
 for x in nb:$nb_port sb:$sb_port; do
   name=${x%%:*}; p=${x##*:}
   ovsdb-server "$dir/$name.db" --detach --no-chdir --pidfile="$dir/$name.pid" \
     --log-file="$dir/$name.log" --unixctl="$dir/$name.ctl" --remote="ptcp:$p:127.0.0.1"
 done
 net=$("$PY" -c 'import sys; sys.path.insert(0, "'"$root"'/bench"); import seed_lists as s; print(s.NETWORK)')
-ovn-nbctl --db="tcp:127.0.0.1:$nb_port" ls-add "neutron-$net" -- \
+[[ -n $keep_nb ]] || ovn-nbctl --db="tcp:127.0.0.1:$nb_port" ls-add "neutron-$net" -- \
   set Logical_Switch "neutron-$net" external_ids:neutron\\:network_name=scale-net
 
 (cd "$root/bench" && exec "$PY" fake_neutron.py --db "$db" --port "$neutron_port") \
@@ -75,9 +80,13 @@ timed() {
   t0=$(date +%s.%N); "$@" >"$o" 2>"$e" || echo "exit $?" >>"$e"; t1=$(date +%s.%N)
   awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f\n", b-a}'
 }
-echo "== keel ovn-db-sync (DB -> empty NB: writes the $n load balancers)" | tee "$out/sync.txt"
-t=$(timed "$dir/sync-write.out" "$dir/sync-write.err" "$keel" --config-file "$dir/keel.conf" ovn-db-sync)
-tail -1 "$dir/sync-write.err" | tee -a "$out/sync.txt"; echo "write: $t s" | tee -a "$out/sync.txt"
+if [[ -z $keep_nb ]]; then
+  echo "== keel ovn-db-sync (DB -> empty NB: writes the $n load balancers)" | tee "$out/sync.txt"
+  t=$(timed "$dir/sync-write.out" "$dir/sync-write.err" "$keel" --config-file "$dir/keel.conf" ovn-db-sync)
+  tail -1 "$dir/sync-write.err" | tee -a "$out/sync.txt"; echo "write: $t s" | tee -a "$out/sync.txt"
+else
+  echo "== the NB an earlier run wrote (SKIP_NB)" | tee "$out/sync.txt"
+fi
 echo "NB Load_Balancer rows: $(ovn-nbctl --db="tcp:127.0.0.1:$nb_port" --bare --columns=_uuid \
   list Load_Balancer | grep -c .)" | tee -a "$out/sync.txt"
 echo "== keel ovn-db-sync --dry-run (in sync)" | tee -a "$out/sync.txt"

@@ -21,6 +21,6 @@ mod defaults;
 mod engine;
 mod source;
 
-pub use check::{Check, parse_rule};
+pub use check::{Check, RuleError, parse_rule};
 pub use engine::*;
 pub use source::{PolicySource, default_policy_source, find_policy_dir, find_policy_file};

@@ -32,6 +32,39 @@ pub enum Check {
     Or(Vec<Check>),
 }
 
+/// Why a check string (or a list-of-lists rule) does not parse. oslo.policy only logs
+/// "Failed to understand rule" and denies; Keel refuses to start instead, and these texts
+/// (Keel's own) follow the rule's name and text in [`super::PolicyError::Parse`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleError {
+    /// A token that is neither `kind:match`, `@` nor `!`.
+    #[error("{0:?} is not `kind:match`, `@` or `!`")]
+    NotACheck(String),
+    /// `http:` / `https:` checks (oslo's remote checks), which Keel does not make.
+    #[error("{0}: checks are not supported by Keel")]
+    Unsupported(String),
+    /// A quoted string where a check belongs.
+    #[error("unexpected string {0}")]
+    UnexpectedString(String),
+    /// An opening parenthesis without its closing one.
+    #[error("unbalanced parentheses")]
+    Unbalanced,
+    /// A token out of place (`and`, `or`, `)` …; shown as the parser names it).
+    #[error("unexpected {0}")]
+    Unexpected(String),
+    /// The rule ends where a check is still due.
+    #[error("unexpected end of rule")]
+    End,
+    /// A list-of-lists rule with an item of another YAML type (shown as parsed).
+    #[error("expected {expected}, got {got}")]
+    ListItem {
+        /// `a string` or `a string or a list`.
+        expected: &'static str,
+        /// The item as parsed.
+        got: String,
+    },
+}
+
 #[derive(Debug, PartialEq)]
 enum Token {
     Open,
@@ -42,7 +75,7 @@ enum Token {
     Check(Check),
 }
 
-fn parse_check(text: &str) -> Result<Check, String> {
+fn parse_check(text: &str) -> Result<Check, RuleError> {
     match text {
         "!" => return Ok(Check::False),
         "@" => return Ok(Check::True),
@@ -50,12 +83,12 @@ fn parse_check(text: &str) -> Result<Check, String> {
     }
     let (kind, matches) = text
         .split_once(':')
-        .ok_or_else(|| format!("{text:?} is not `kind:match`, `@` or `!`"))?;
+        .ok_or_else(|| RuleError::NotACheck(text.to_string()))?;
     Ok(match kind {
         "rule" => Check::Rule(matches.to_string()),
         "role" => Check::Role(matches.to_string()),
         "is_admin" => Check::IsAdmin(matches.eq_ignore_ascii_case("true")),
-        "http" | "https" => return Err(format!("{kind}: checks are not supported by Keel")),
+        "http" | "https" => return Err(RuleError::Unsupported(kind.to_string())),
         _ => Check::Generic {
             kind: kind.to_string(),
             matches: matches.to_string(),
@@ -65,7 +98,7 @@ fn parse_check(text: &str) -> Result<Check, String> {
 
 /// oslo's tokenizer: whitespace-separated; `(`/`)` peeled off a token's ends only (so
 /// `%(project_id)s` survives); `and`/`or`/`not` case-insensitive.
-fn tokenize(rule: &str) -> Result<Vec<Token>, String> {
+fn tokenize(rule: &str) -> Result<Vec<Token>, RuleError> {
     let mut out = Vec::new();
     for tok in rule.split_whitespace() {
         let clean = tok.trim_start_matches('(');
@@ -85,7 +118,7 @@ fn tokenize(rule: &str) -> Result<Vec<Token>, String> {
                     && ((core.starts_with('"') && core.ends_with('"'))
                         || (core.starts_with('\'') && core.ends_with('\''))) =>
                 {
-                    return Err(format!("unexpected string {core}"));
+                    return Err(RuleError::UnexpectedString(core.to_string()));
                 }
                 _ => Token::Check(parse_check(core)?),
             });
@@ -101,7 +134,7 @@ struct Parser {
 
 impl Parser {
     // or_expr := and_expr ("or" and_expr)*  — oslo's precedence: not > and > or.
-    fn or_expr(&mut self) -> Result<Check, String> {
+    fn or_expr(&mut self) -> Result<Check, RuleError> {
         let mut items = vec![self.and_expr()?];
         while self.tokens.next_if_eq(&Token::Or).is_some() {
             items.push(self.and_expr()?);
@@ -112,7 +145,7 @@ impl Parser {
             Check::Or(items)
         })
     }
-    fn and_expr(&mut self) -> Result<Check, String> {
+    fn and_expr(&mut self) -> Result<Check, RuleError> {
         let mut items = vec![self.not_expr()?];
         while self.tokens.next_if_eq(&Token::And).is_some() {
             items.push(self.not_expr()?);
@@ -123,27 +156,27 @@ impl Parser {
             Check::And(items)
         })
     }
-    fn not_expr(&mut self) -> Result<Check, String> {
+    fn not_expr(&mut self) -> Result<Check, RuleError> {
         match self.tokens.next() {
             Some(Token::Not) => Ok(Check::Not(Box::new(self.not_expr()?))),
             Some(Token::Open) => {
                 let inner = self.or_expr()?;
                 match self.tokens.next() {
                     Some(Token::Close) => Ok(inner),
-                    _ => Err("unbalanced parentheses".into()),
+                    _ => Err(RuleError::Unbalanced),
                 }
             }
             Some(Token::Check(c)) => Ok(c),
-            Some(t) => Err(format!("unexpected {t:?}")),
-            None => Err("unexpected end of rule".into()),
+            Some(t) => Err(RuleError::Unexpected(format!("{t:?}"))),
+            None => Err(RuleError::End),
         }
     }
 }
 
 /// Parses a check string in oslo.policy's language: `role:x`, `rule:name`,
 /// `project_id:%(project_id)s`, `is_admin:True`, `@`, `!`, `and`/`or`/`not`, parentheses.
-/// The empty string is `@` (oslo). Errors: the reason as text.
-pub fn parse_rule(rule: &str) -> Result<Check, String> {
+/// The empty string is `@` (oslo). Errors: [`RuleError`].
+pub fn parse_rule(rule: &str) -> Result<Check, RuleError> {
     let tokens = tokenize(rule)?;
     if tokens.is_empty() {
         return Ok(Check::True);
@@ -154,12 +187,12 @@ pub fn parse_rule(rule: &str) -> Result<Check, String> {
     let check = p.or_expr()?;
     match p.tokens.next() {
         None => Ok(check),
-        Some(t) => Err(format!("unexpected {t:?}")),
+        Some(t) => Err(RuleError::Unexpected(format!("{t:?}"))),
     }
 }
 
 /// oslo's old list-of-lists form (`[["role:a", "role:b"], ["role:c"]]` = (a and b) or c).
-pub(super) fn parse_list_rule(items: &[serde_yaml_ng::Value]) -> Result<Check, String> {
+pub(super) fn parse_list_rule(items: &[serde_yaml_ng::Value]) -> Result<Check, RuleError> {
     if items.is_empty() {
         return Ok(Check::True);
     }
@@ -172,10 +205,18 @@ pub(super) fn parse_list_rule(items: &[serde_yaml_ng::Value]) -> Result<Check, S
                 .iter()
                 .map(|v| match v {
                     serde_yaml_ng::Value::String(s) => parse_check(s),
-                    other => Err(format!("expected a string, got {other:?}")),
+                    other => Err(RuleError::ListItem {
+                        expected: "a string",
+                        got: format!("{other:?}"),
+                    }),
                 })
                 .collect::<Result<_, _>>()?,
-            other => return Err(format!("expected a string or a list, got {other:?}")),
+            other => {
+                return Err(RuleError::ListItem {
+                    expected: "a string or a list",
+                    got: format!("{other:?}"),
+                });
+            }
         };
         ors.push(if ands.len() == 1 {
             ands.into_iter().next().unwrap_or(Check::False)
@@ -216,4 +257,66 @@ pub(super) fn literal(kind: &str) -> Option<String> {
         return Some(kind.to_string());
     }
     None
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// Each refusal is its own variant and reads as the startup error shows it.
+    #[test]
+    fn rule_errors_are_typed_with_their_texts() {
+        let cases: &[(&str, RuleError, &str)] = &[
+            (
+                "nonsense",
+                RuleError::NotACheck("nonsense".into()),
+                "\"nonsense\" is not `kind:match`, `@` or `!`",
+            ),
+            (
+                "http://x",
+                RuleError::Unsupported("http".into()),
+                "http: checks are not supported by Keel",
+            ),
+            (
+                "'x'",
+                RuleError::UnexpectedString("'x'".into()),
+                "unexpected string 'x'",
+            ),
+            ("(role:a", RuleError::Unbalanced, "unbalanced parentheses"),
+            (
+                "and role:a",
+                RuleError::Unexpected("And".into()),
+                "unexpected And",
+            ),
+            (
+                "role:a role:b",
+                RuleError::Unexpected("Check(Role(\"b\"))".into()),
+                "unexpected Check(Role(\"b\"))",
+            ),
+            ("role:a or", RuleError::End, "unexpected end of rule"),
+        ];
+        for (rule, want, text) in cases {
+            let got = parse_rule(rule).unwrap_err();
+            assert_eq!(&got, want, "{rule}");
+            assert_eq!(got.to_string(), *text, "{rule}");
+        }
+    }
+
+    #[test]
+    fn list_rule_items_of_other_types_are_refused() {
+        let three: serde_yaml_ng::Value = serde_yaml_ng::from_str("3").unwrap();
+        let inner = serde_yaml_ng::Value::Sequence(vec![three.clone()]);
+        let got = parse_list_rule(&[inner]).unwrap_err();
+        assert_eq!(got.to_string(), format!("expected a string, got {three:?}"));
+        let got = parse_list_rule(std::slice::from_ref(&three)).unwrap_err();
+        assert_eq!(
+            got.to_string(),
+            format!("expected a string or a list, got {three:?}")
+        );
+        assert!(matches!(
+            parse_list_rule(&[serde_yaml_ng::Value::String("http:x".into())]),
+            Err(RuleError::Unsupported(k)) if k == "http"
+        ));
+    }
 }

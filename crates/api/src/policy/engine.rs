@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::{Arc, LazyLock};
 
-use super::check::{Check, literal, parse_list_rule, parse_rule, substitute};
+use super::check::{Check, RuleError, literal, parse_list_rule, parse_rule, substitute};
 use super::defaults::registered_defaults;
 
 use crate::fault::ApiError;
@@ -37,8 +37,8 @@ pub enum PolicyError {
         name: String,
         /// The check string.
         rule: String,
-        /// What is wrong.
-        why: String,
+        /// Why it does not parse.
+        why: RuleError,
     },
     /// Rules reference each other in a cycle (oslo.policy would recurse forever).
     #[error("policy rules {0:?} are part of a cyclical reference")]

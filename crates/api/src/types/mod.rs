@@ -14,7 +14,11 @@ pub mod member;
 pub mod pool;
 pub mod quotas;
 
+mod coerce;
+
 use serde_json::{Map, Value};
+
+use coerce::{Coercion, py_float, py_int};
 
 use crate::fault::ApiError;
 
@@ -247,7 +251,7 @@ impl Obj {
 /// Why a value failed.
 enum Fail {
     /// A `fromjson` coercion `ValueError`: reported against the argument with the whole body.
-    Coerce(String),
+    Coerce(Coercion),
     /// Already a final API error (field-level or unknown attribute).
     Api(ApiError),
 }
@@ -304,7 +308,11 @@ pub fn parse_body(
             "None",
             "Mandatory field missing.",
         )),
-        Err(Fail::Coerce(msg)) => Err(ApiError::invalid_input(argname, echo(body, &root), msg)),
+        Err(Fail::Coerce(why)) => Err(ApiError::invalid_input(
+            argname,
+            echo(body, &root),
+            why.to_string(),
+        )),
         Err(Fail::Api(ApiError::UnknownAttribute { arg, attrs })) => {
             Err(ApiError::UnknownAttribute {
                 arg: if arg.is_empty() {
@@ -370,7 +378,11 @@ pub fn parse_list_body(
             "None",
             "Mandatory field missing.",
         )),
-        Err(Fail::Coerce(msg)) => Err(ApiError::invalid_input(argname, echo(body, &root), msg)),
+        Err(Fail::Coerce(why)) => Err(ApiError::invalid_input(
+            argname,
+            echo(body, &root),
+            why.to_string(),
+        )),
         Err(Fail::Api(ApiError::UnknownAttribute { arg, attrs })) => {
             Err(ApiError::UnknownAttribute {
                 arg: if arg.is_empty() {
@@ -387,10 +399,7 @@ pub fn parse_list_body(
 
 fn from_json_object(schema: &'static Schema, value: &Value) -> Result<Value, Fail> {
     let Value::Object(map) = value else {
-        return Err(Fail::Coerce(format!(
-            "Value not a valid dict: {}",
-            py_str(value)
-        )));
+        return Err(Fail::Coerce(Coercion::NotDict(py_str(value))));
     };
     let mut unknown: Vec<String> = map
         .keys()
@@ -473,10 +482,7 @@ fn convert(kind: &Kind, v: &Value) -> Result<Value, Fail> {
             Value::String(s) if ["false", "f", "no", "n", "off", "0"].contains(&s.as_str()) => {
                 Ok(Value::Bool(false))
             }
-            other => Err(Fail::Coerce(format!(
-                "Value not an unambiguous boolean: {}",
-                py_str(other)
-            ))),
+            other => Err(Fail::Coerce(Coercion::NotBool(py_str(other)))),
         },
         Kind::List(item) | Kind::Joined { item, .. } => match v {
             Value::Array(a) => a
@@ -484,10 +490,7 @@ fn convert(kind: &Kind, v: &Value) -> Result<Value, Fail> {
                 .map(|i| convert(item, i))
                 .collect::<Result<Vec<_>, _>>()
                 .map(Value::Array),
-            other => Err(Fail::Coerce(format!(
-                "Value not a valid list: {}",
-                py_str(other)
-            ))),
+            other => Err(Fail::Coerce(Coercion::NotList(py_str(other)))),
         },
         Kind::ObjectList(schema) => match v {
             Value::Array(a) => a
@@ -501,17 +504,11 @@ fn convert(kind: &Kind, v: &Value) -> Result<Value, Fail> {
                 })
                 .collect::<Result<Vec<_>, _>>()
                 .map(Value::Array),
-            other => Err(Fail::Coerce(format!(
-                "Value not a valid list: {}",
-                py_str(other)
-            ))),
+            other => Err(Fail::Coerce(Coercion::NotList(py_str(other)))),
         },
         Kind::StrDict(_) => match v {
             Value::Object(_) => Ok(v.clone()),
-            other => Err(Fail::Coerce(format!(
-                "Value not a valid dict: {}",
-                py_str(other)
-            ))),
+            other => Err(Fail::Coerce(Coercion::NotDict(py_str(other)))),
         },
         Kind::Object(schema) => from_json_object(schema, v),
         _ => Ok(v.clone()),
@@ -702,48 +699,6 @@ fn valid_url_path(p: &str) -> bool {
     p.starts_with('/') && !p.starts_with("//") && !p.chars().any(char::is_whitespace)
 }
 
-/// Python `int(value)` of a JSON value; the error is Python's text.
-fn py_int(v: &Value) -> Result<i64, String> {
-    match v {
-        Value::Bool(b) => Ok(i64::from(*b)),
-        Value::Number(n) => n
-            .as_i64()
-            .or_else(|| {
-                n.as_f64()
-                    .filter(|x| x.is_finite())
-                    .map(|x| x.trunc() as i64)
-            })
-            .ok_or_else(|| format!("invalid literal for int() with base 10: '{n}'")),
-        Value::String(st) => {
-            let t = st.trim().replace('_', "");
-            t.parse::<i64>()
-                .map_err(|_| format!("invalid literal for int() with base 10: {}", py_repr(v)))
-        }
-        Value::Array(_) => Err(
-            "int() argument must be a string, a bytes-like object or a real number, not 'list'"
-                .into(),
-        ),
-        Value::Object(_) => Err(
-            "int() argument must be a string, a bytes-like object or a real number, not 'dict'"
-                .into(),
-        ),
-        Value::Null => Ok(0),
-    }
-}
-
-/// Python `float(value)` of a JSON value.
-fn py_float(v: &Value) -> Result<Value, String> {
-    let f = match v {
-        Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
-        Value::Number(n) => n.as_f64(),
-        Value::String(st) => st.trim().parse::<f64>().ok(),
-        _ => None,
-    };
-    f.and_then(serde_json::Number::from_f64)
-        .map(Value::Number)
-        .ok_or_else(|| format!("could not convert string to float: {}", py_repr(v)))
-}
-
 /// Python `repr()` of a JSON value (dicts as `{'k': 'v'}`, `True`, `None`).
 pub fn py_repr(v: &Value) -> String {
     match v {
@@ -895,6 +850,7 @@ mod tests {
         tenant_alias: true,
     };
 
+    // String on purpose: these tests compare the fault texts the client reads.
     fn p(body: Value) -> Result<Obj, String> {
         parse_body(body.to_string().as_bytes(), "listener_", "listener", &T)
             .map_err(|e| e.to_string())

@@ -197,8 +197,25 @@ pub async fn validate_client_ca_and_crl_refs(
     Ok(())
 }
 
-/// cryptography's text for a PEM without the expected framing.
-const PEM_FRAMING: &str = "Unable to load PEM file. See https://cryptography.io/en/latest/faq/#why-can-t-i-import-my-pem-file for more details. MalformedFraming";
+/// Why [`pem_der`] refused a PEM text. Each text is the one cryptography's
+/// `load_pem_x509_certificate` / `load_pem_x509_crl` raise in Octavia (quoted after `Error: `
+/// in the 400 of octavia/api/v2/controllers/base.py `_validate_client_ca_and_crl_refs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum PemError {
+    /// No block of the wanted kind, or its framing or base64 is broken: cryptography's
+    /// `MalformedFraming`.
+    #[error(
+        "Unable to load PEM file. See https://cryptography.io/en/latest/faq/#why-can-t-i-import-my-pem-file for more details. MalformedFraming"
+    )]
+    MalformedFraming,
+    /// The DER ends inside a TLV (rust-asn1's `ShortData`, as cryptography shows it).
+    #[error("error parsing asn1 value: ParseError {{ kind: ShortData }}")]
+    ShortData,
+    /// The DER is not a SEQUENCE of SEQUENCE, SEQUENCE, BIT STRING, or has trailing bytes
+    /// (rust-asn1's `UnexpectedTag`, as cryptography shows it).
+    #[error("error parsing asn1 value: ParseError {{ kind: UnexpectedTag }}")]
+    UnexpectedTag,
+}
 
 /// Which PEM block [`pem_der`] looks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -211,9 +228,8 @@ pub enum PemBlock {
 
 /// The DER of the first PEM block of kind `block` (framing and base64 by `rustls-pki-types`;
 /// blocks of other kinds are skipped), checked to be one DER SEQUENCE of SEQUENCEs
-/// (certificate/CRL outline: to-be-signed, algorithm, signature). Errors: cryptography's
-/// `MalformedFraming` text, or `error parsing asn1 value: …`.
-pub fn pem_der(pem: &[u8], block: PemBlock) -> Result<Vec<u8>, String> {
+/// (certificate/CRL outline: to-be-signed, algorithm, signature). Errors: [`PemError`].
+pub fn pem_der(pem: &[u8], block: PemBlock) -> Result<Vec<u8>, PemError> {
     use rustls_pki_types::pem::{PemObject, SectionKind};
     let want = match block {
         PemBlock::Certificate => SectionKind::Certificate,
@@ -226,17 +242,16 @@ pub fn pem_der(pem: &[u8], block: PemBlock) -> Result<Vec<u8>, String> {
             Err(e) => Some(Err(e)),
         })
         .and_then(Result::ok)
-        .ok_or_else(|| PEM_FRAMING.to_string())?;
-    let asn1 = |kind: &str| format!("error parsing asn1 value: ParseError {{ kind: {kind} }}");
-    let (tag, content, rest) = der_tlv(&der).ok_or_else(|| asn1("ShortData"))?;
+        .ok_or(PemError::MalformedFraming)?;
+    let (tag, content, rest) = der_tlv(&der).ok_or(PemError::ShortData)?;
     if tag != 0x30 || !rest.is_empty() {
-        return Err(asn1("UnexpectedTag"));
+        return Err(PemError::UnexpectedTag);
     }
-    let (t1, _, rest) = der_tlv(content).ok_or_else(|| asn1("ShortData"))?;
-    let (t2, _, rest) = der_tlv(rest).ok_or_else(|| asn1("ShortData"))?;
-    let (t3, _, _) = der_tlv(rest).ok_or_else(|| asn1("ShortData"))?;
+    let (t1, _, rest) = der_tlv(content).ok_or(PemError::ShortData)?;
+    let (t2, _, rest) = der_tlv(rest).ok_or(PemError::ShortData)?;
+    let (t3, _, _) = der_tlv(rest).ok_or(PemError::ShortData)?;
     if t1 != 0x30 || t2 != 0x30 || t3 != 0x03 {
-        return Err(asn1("UnexpectedTag"));
+        return Err(PemError::UnexpectedTag);
     }
     Ok(der)
 }
@@ -482,7 +497,11 @@ mod tests {
     fn pem_outline() {
         assert_eq!(
             pem_der(b"nope", PemBlock::Certificate).unwrap_err(),
-            PEM_FRAMING
+            PemError::MalformedFraming
+        );
+        assert_eq!(
+            PemError::MalformedFraming.to_string(),
+            "Unable to load PEM file. See https://cryptography.io/en/latest/faq/#why-can-t-i-import-my-pem-file for more details. MalformedFraming"
         );
         // SEQUENCE { SEQUENCE {}, SEQUENCE {}, BIT STRING {0} }
         let der = [0x30, 0x07, 0x30, 0x00, 0x30, 0x00, 0x03, 0x01, 0x00];
@@ -491,13 +510,24 @@ mod tests {
         assert_eq!(pem_der(pem.as_bytes(), PemBlock::Certificate).unwrap(), der);
         assert_eq!(
             pem_der(pem.as_bytes(), PemBlock::Crl).unwrap_err(),
-            PEM_FRAMING
+            PemError::MalformedFraming
         );
         let short = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
-        assert!(
-            pem_der(short.as_bytes(), PemBlock::Certificate)
-                .unwrap_err()
-                .starts_with("error parsing asn1 value")
+        let e = pem_der(short.as_bytes(), PemBlock::Certificate).unwrap_err();
+        assert_eq!(e, PemError::ShortData);
+        assert_eq!(
+            e.to_string(),
+            "error parsing asn1 value: ParseError { kind: ShortData }"
+        );
+        // SEQUENCE { SEQUENCE {}, SEQUENCE {}, INTEGER 0 }: no signature BIT STRING.
+        let der = [0x30, 0x07, 0x30, 0x00, 0x30, 0x00, 0x02, 0x01, 0x00];
+        let b64 = base64::engine::general_purpose::STANDARD.encode(der);
+        let pem = format!("-----BEGIN CERTIFICATE-----\n{b64}\n-----END CERTIFICATE-----\n");
+        let e = pem_der(pem.as_bytes(), PemBlock::Certificate).unwrap_err();
+        assert_eq!(e, PemError::UnexpectedTag);
+        assert_eq!(
+            e.to_string(),
+            "error parsing asn1 value: ParseError { kind: UnexpectedTag }"
         );
     }
 }

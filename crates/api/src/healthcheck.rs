@@ -21,6 +21,7 @@
 //! empty body) unless the client prefers `text/plain` or `text/html` (then 204). As pecan
 //! does for every answer, a 200 with an empty body (no backends, text) is sent as a 204.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use axum::extract::{Request, State};
@@ -35,13 +36,14 @@ pub use config::{Backend, DbCheckCache, HealthcheckConfig, SourceRange, SourceRa
 
 const DB_UNAVAILABLE: &str = "The Octavia database is unavailable.";
 
-async fn db_answers(state: &AppState) -> Result<(), String> {
-    let mut tx = state.db().begin_read().await.map_err(|e| e.to_string())?;
+/// `SELECT 1` on the Octavia database (`healthcheck_plugins.py`). Errors: the database's
+/// own, whose text becomes the result's `details` as the plugin's exception text does.
+async fn db_answers(state: &AppState) -> Result<(), octavia_db::DbError> {
+    let mut tx = state.db().begin_read().await?;
     let r = tx
         .fetch_optional_scalar::<i64>("SELECT 1", vec![])
         .await
-        .map(|_| ())
-        .map_err(|e| e.to_string());
+        .map(|_| ());
     let _ = tx.rollback().await;
     r
 }
@@ -78,7 +80,7 @@ async fn check(state: &AppState, cfg: &HealthcheckConfig, b: &Backend) -> Outcom
             let result = match cached {
                 Some(r) => r,
                 None => {
-                    let r = db_answers(state).await;
+                    let r = db_answers(state).await.map_err(Arc::new);
                     if let Err(e) = &r {
                         tracing::error!(error = %e, "healthcheck: the Octavia database does not answer");
                     }
@@ -90,7 +92,7 @@ async fn check(state: &AppState, cfg: &HealthcheckConfig, b: &Backend) -> Outcom
             };
             let (available, reason, details) = match result {
                 Ok(()) => (true, "OK", String::new()),
-                Err(e) => (false, DB_UNAVAILABLE, e),
+                Err(e) => (false, DB_UNAVAILABLE, e.to_string()),
             };
             Outcome {
                 available,

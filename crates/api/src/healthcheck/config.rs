@@ -127,8 +127,9 @@ impl Default for HealthcheckConfig {
     }
 }
 
-/// When the database was last checked, and its outcome (the error text when it failed).
-pub(super) type DbCheck = (Instant, Result<(), String>);
+/// When the database was last checked, and its outcome (the database's error when it failed,
+/// shared so that the cached outcome can be handed out again).
+pub(super) type DbCheck = (Instant, Result<(), Arc<octavia_db::DbError>>);
 
 /// The last database check, shared by clones.
 #[derive(Debug, Clone, Default)]

@@ -28,6 +28,14 @@ impl std::fmt::Display for InvalidTokenReason {
     }
 }
 
+/// An endpoint interface that is none of `public`, `internal`, `admin` (nor their `…URL`
+/// spellings), from octavia.conf `valid_interfaces` / `endpoint_type` as
+/// [`crate::Interface`] parses them; the text (Keel's, for the start-up refusal) quotes the
+/// entry as given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown endpoint interface {0:?}")]
+pub struct UnknownInterface(pub String);
+
 /// Errors of [`crate::ServiceAuth`] and [`crate::TokenValidator`].
 #[derive(Debug, thiserror::Error)]
 pub enum KeystoneError {

@@ -10,7 +10,7 @@ use reqwest::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::error::{InvalidTokenReason, KeystoneError};
+use crate::error::{InvalidTokenReason, KeystoneError, UnknownInterface};
 use crate::http::{join, snippet};
 
 /// Endpoint interface of a catalog entry (keystoneauth `interface`; `publicURL`-style names
@@ -40,7 +40,7 @@ impl Interface {
 impl Interface {
     /// Parses octavia.conf `valid_interfaces` (a comma-separated list, e.g.
     /// `internal,public`) into interfaces to try in order. Error: the first unknown entry.
-    pub fn parse_list(s: &str) -> Result<Vec<Self>, String> {
+    pub fn parse_list(s: &str) -> Result<Vec<Self>, UnknownInterface> {
         s.split(',')
             .map(str::trim)
             .filter(|x| !x.is_empty())
@@ -56,16 +56,16 @@ impl std::fmt::Display for Interface {
 }
 
 impl std::str::FromStr for Interface {
-    type Err = String;
+    type Err = UnknownInterface;
     /// Accepts `public`/`publicURL`, `internal`/`internalURL`, `admin`/`adminURL`
-    /// (case-insensitive). Error: the unknown text.
+    /// (case-insensitive). Error: [`UnknownInterface`] with the text as given.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let l = s.trim().to_ascii_lowercase();
         match l.trim_end_matches("url") {
             "public" => Ok(Self::Public),
             "internal" => Ok(Self::Internal),
             "admin" => Ok(Self::Admin),
-            _ => Err(format!("unknown endpoint interface {s:?}")),
+            _ => Err(UnknownInterface(s.to_string())),
         }
     }
 }
@@ -1046,7 +1046,9 @@ mod tests {
             list,
             vec![Interface::Admin, Interface::Internal, Interface::Public]
         );
-        assert!(Interface::parse_list("internal,bogus").is_err());
+        let e = Interface::parse_list("internal,bogus").unwrap_err();
+        assert_eq!(e, UnknownInterface("bogus".into()));
+        assert_eq!(e.to_string(), "unknown endpoint interface \"bogus\"");
         let env: TokenEnvelope = serde_json::from_str(TOKEN_BODY).unwrap();
         let cat = env.token.catalog.unwrap();
         // load-balancer has only a public endpoint: the list falls through to it.
@@ -1070,7 +1072,10 @@ mod tests {
         assert_eq!("publicURL".parse::<Interface>(), Ok(Interface::Public));
         assert_eq!("internal".parse::<Interface>(), Ok(Interface::Internal));
         assert_eq!("ADMIN".parse::<Interface>(), Ok(Interface::Admin));
-        assert!("private".parse::<Interface>().is_err());
+        assert_eq!(
+            "private".parse::<Interface>(),
+            Err(UnknownInterface("private".into()))
+        );
     }
 
     fn ctx() -> Cached {

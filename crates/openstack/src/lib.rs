@@ -24,7 +24,7 @@ pub use barbican::{
     BarbicanClient, BarbicanConfig, BarbicanError, Container, ContainerSecretRef, SecretMeta,
     acl_entity, ref_uuid,
 };
-pub use error::{InvalidTokenReason, KeystoneError, NeutronError, NeutronFault};
+pub use error::{InvalidTokenReason, KeystoneError, NeutronError, NeutronFault, UnknownInterface};
 pub use http::{HttpConfig, HttpConfigError};
 pub use keystone::{
     Catalog, CatalogEndpoint, CatalogService, Interface, ServiceAuth, ServiceAuthConfig,

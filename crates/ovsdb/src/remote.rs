@@ -77,16 +77,18 @@ pub(crate) fn parse_remotes(s: &str) -> Result<Vec<Remote>> {
 pub(crate) trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
 
-/// `fut` bounded by `limit`; the error as text.
+/// `fut` bounded by `limit`. Errors: the OS error, or [`std::io::ErrorKind::TimedOut`]
+/// (text `timed out`) when `limit` passed first.
 async fn within<S>(
     limit: Duration,
     fut: impl std::future::Future<Output = std::io::Result<S>>,
-) -> std::result::Result<S, String> {
-    match tokio::time::timeout(limit, fut).await {
-        Ok(Ok(s)) => Ok(s),
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(_) => Err("timed out".into()),
-    }
+) -> std::io::Result<S> {
+    tokio::time::timeout(limit, fut).await.unwrap_or_else(|_| {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            "timed out",
+        ))
+    })
 }
 
 impl Remote {
@@ -99,9 +101,9 @@ impl Remote {
         limit: Duration,
         ssl: Option<&SslFiles>,
     ) -> Result<Box<dyn Io>> {
-        let fail = |e: String| Error::Connect {
+        let fail = |e: std::io::Error| Error::Connect {
             remote: self.to_string(),
-            message: e,
+            message: e.to_string(),
         };
         let tcp = |hp: String| async move {
             let s = tokio::net::TcpStream::connect(hp.as_str()).await?;
@@ -128,7 +130,10 @@ impl Remote {
                 let s = within(limit, tcp(hp.clone())).await.map_err(fail)?;
                 match tokio::time::timeout(limit, crate::tls::wrap(s, files)).await {
                     Ok(r) => Ok(Box::new(r?)),
-                    Err(_) => Err(fail("TLS handshake timed out".into())),
+                    Err(_) => Err(fail(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "TLS handshake timed out",
+                    ))),
                 }
             }
         }

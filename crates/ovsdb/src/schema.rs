@@ -239,18 +239,39 @@ impl DatabaseSchema {
     }
 }
 
-fn parse_atomic(s: &str) -> std::result::Result<AtomicType, String> {
+/// Why a column's `type` in a server's schema (RFC 7047 §3.2 `<type>`) does not parse; the
+/// text (Keel's) follows `<table>.<column>: ` in [`Error::Schema`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum TypeError {
+    /// An atomic type RFC 7047 does not name.
+    #[error("unknown atomic type {0:?}")]
+    UnknownAtomic(String),
+    /// A base type that is neither a string nor an object.
+    #[error("bad base type {0}")]
+    BadBase(Json),
+    /// A type object without `key`.
+    #[error("type has no key")]
+    NoKey,
+    /// A `max` that is neither a number nor `"unlimited"`.
+    #[error("bad max {0}")]
+    BadMax(Json),
+    /// A type that is neither a string nor an object.
+    #[error("bad type {0}")]
+    BadType(Json),
+}
+
+fn parse_atomic(s: &str) -> std::result::Result<AtomicType, TypeError> {
     Ok(match s {
         "integer" => AtomicType::Integer,
         "real" => AtomicType::Real,
         "boolean" => AtomicType::Boolean,
         "string" => AtomicType::String,
         "uuid" => AtomicType::Uuid,
-        other => return Err(format!("unknown atomic type {other:?}")),
+        other => return Err(TypeError::UnknownAtomic(other.to_string())),
     })
 }
 
-fn parse_base(j: &Json) -> std::result::Result<BaseType, String> {
+fn parse_base(j: &Json) -> std::result::Result<BaseType, TypeError> {
     match j {
         Json::String(s) => Ok(BaseType {
             atomic: parse_atomic(s)?,
@@ -262,11 +283,11 @@ fn parse_base(j: &Json) -> std::result::Result<BaseType, String> {
             ref_table: o.get("refTable").and_then(Json::as_str).map(str::to_string),
             weak_ref: o.get("refType").and_then(Json::as_str) == Some("weak"),
         }),
-        _ => Err(format!("bad base type {j}")),
+        _ => Err(TypeError::BadBase(j.clone())),
     }
 }
 
-fn parse_type(j: &Json) -> std::result::Result<ColumnType, String> {
+fn parse_type(j: &Json) -> std::result::Result<ColumnType, TypeError> {
     match j {
         Json::String(_) => Ok(ColumnType {
             key: parse_base(j)?,
@@ -275,13 +296,13 @@ fn parse_type(j: &Json) -> std::result::Result<ColumnType, String> {
             max: Some(1),
         }),
         Json::Object(o) => {
-            let key = parse_base(o.get("key").ok_or("type has no key")?)?;
+            let key = parse_base(o.get("key").ok_or(TypeError::NoKey)?)?;
             let value = o.get("value").map(parse_base).transpose()?;
             let min = o.get("min").and_then(Json::as_u64).unwrap_or(1);
             let max = match o.get("max") {
                 None => Some(1),
                 Some(Json::String(s)) if s == "unlimited" => None,
-                Some(m) => Some(m.as_u64().ok_or_else(|| format!("bad max {m}"))?),
+                Some(m) => Some(m.as_u64().ok_or_else(|| TypeError::BadMax(m.clone()))?),
             };
             Ok(ColumnType {
                 key,
@@ -290,7 +311,7 @@ fn parse_type(j: &Json) -> std::result::Result<ColumnType, String> {
                 max,
             })
         }
-        _ => Err(format!("bad type {j}")),
+        _ => Err(TypeError::BadType(j.clone())),
     }
 }
 
@@ -298,6 +319,44 @@ fn parse_type(j: &Json) -> std::result::Result<ColumnType, String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Each unusable `<type>` is its own variant, and the schema error names the column.
+    #[test]
+    fn bad_column_types_are_typed() {
+        let cases = [
+            (
+                json!("float"),
+                TypeError::UnknownAtomic("float".into()),
+                "unknown atomic type \"float\"",
+            ),
+            (
+                json!({"key": 3}),
+                TypeError::BadBase(json!(3)),
+                "bad base type 3",
+            ),
+            (json!({"min": 0}), TypeError::NoKey, "type has no key"),
+            (
+                json!({"key": "string", "max": -1}),
+                TypeError::BadMax(json!(-1)),
+                "bad max -1",
+            ),
+            (json!(7), TypeError::BadType(json!(7)), "bad type 7"),
+        ];
+        for (t, want, text) in cases {
+            let got = parse_type(&t).unwrap_err();
+            assert_eq!(got, want, "{t}");
+            assert_eq!(got.to_string(), text, "{t}");
+        }
+        let e = DatabaseSchema::from_json(&json!({
+            "name": "X", "version": "1.0.0",
+            "tables": {"T": {"columns": {"c": {"type": "float"}}}}
+        }))
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "OVSDB schema: T.c: unknown atomic type \"float\""
+        );
+    }
 
     #[test]
     fn parses_types_and_ignores_unknown_keys() {

@@ -14,11 +14,12 @@ pub mod member;
 pub mod pool;
 pub mod quotas;
 
-mod coerce;
+mod python;
 
 use serde_json::{Map, Value};
 
-use coerce::{Coercion, py_float, py_int};
+use python::{Coercion, py_float, py_int};
+pub use python::{py_repr, py_str};
 
 use crate::fault::ApiError;
 
@@ -699,31 +700,6 @@ fn valid_url_path(p: &str) -> bool {
     p.starts_with('/') && !p.starts_with("//") && !p.chars().any(char::is_whitespace)
 }
 
-/// Python `repr()` of a JSON value (dicts as `{'k': 'v'}`, `True`, `None`).
-pub fn py_repr(v: &Value) -> String {
-    match v {
-        Value::Null => "None".into(),
-        Value::Bool(true) => "True".into(),
-        Value::Bool(false) => "False".into(),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => {
-            if s.contains('\'') && !s.contains('"') {
-                format!("\"{s}\"")
-            } else {
-                format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
-            }
-        }
-        Value::Array(a) => format!("[{}]", a.iter().map(py_repr).collect::<Vec<_>>().join(", ")),
-        Value::Object(o) => format!(
-            "{{{}}}",
-            o.iter()
-                .map(|(k, v)| format!("{}: {}", py_repr(&Value::String(k.clone())), py_repr(v)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
-
 /// A JSON value whose objects keep the client's key order (serde_json's map sorts them).
 enum Ordered {
     Scalar(Value),
@@ -816,14 +792,6 @@ fn echo(body: &[u8], root: &Value) -> String {
     serde_json::from_slice::<Ordered>(body)
         .map(|o| ordered_repr(&o))
         .unwrap_or_else(|_| py_repr(root))
-}
-
-/// Python `str()` of a JSON value (strings raw, everything else as [`py_repr`]).
-pub fn py_str(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => py_repr(other),
-    }
 }
 
 #[cfg(test)]

@@ -1,9 +1,8 @@
-//! WSME's `fromjson` coercions of one JSON value (`wsme/rest/json.py`): Python's `int()` and
-//! `float()`, and the `ValueError`s they raise, typed as [`Coercion`].
+//! JSON values as Python sees them, for WSME's texts: `repr()` / `str()` (how a fault echoes a
+//! value) and WSME's `fromjson` coercions (`wsme/rest/json.py`: Python's `int()` and
+//! `float()`), with the `ValueError`s they raise typed as [`Coercion`].
 
 use serde_json::Value;
-
-use super::py_repr;
 
 /// Why a WSME `fromjson` coercion failed. The parser answers it as Octavia does: 400
 /// `Invalid input for field/attribute <argname>. Value: '<body>'. <this text>`, so each text
@@ -74,6 +73,39 @@ pub(super) fn py_float(v: &Value) -> Result<Value, Coercion> {
     f.and_then(serde_json::Number::from_f64)
         .map(Value::Number)
         .ok_or_else(|| Coercion::FloatLiteral(py_repr(v)))
+}
+
+/// Python `repr()` of a JSON value (dicts as `{'k': 'v'}`, `True`, `None`).
+pub fn py_repr(v: &Value) -> String {
+    match v {
+        Value::Null => "None".into(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => {
+            if s.contains('\'') && !s.contains('"') {
+                format!("\"{s}\"")
+            } else {
+                format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
+            }
+        }
+        Value::Array(a) => format!("[{}]", a.iter().map(py_repr).collect::<Vec<_>>().join(", ")),
+        Value::Object(o) => format!(
+            "{{{}}}",
+            o.iter()
+                .map(|(k, v)| format!("{}: {}", py_repr(&Value::String(k.clone())), py_repr(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// Python `str()` of a JSON value (strings raw, everything else as [`py_repr`]).
+pub fn py_str(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => py_repr(other),
+    }
 }
 
 #[cfg(test)]

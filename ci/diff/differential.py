@@ -216,7 +216,8 @@ class Runner:
                         self.lbs.append(name)
             res.append((s, b))
         if wait:
-            self.wait_lb(wait, gone=method == "DELETE" and path.endswith(f"<<{wait}>>"))
+            self.wait_lb(wait, gone=method == "DELETE"
+                         and path.split("?")[0].endswith(f"<<{wait}>>"))
         (ks, kb), (rs, rb) = res
         if self.verbose:
             kf0 = kb.get("faultstring") if isinstance(kb, dict) else None
@@ -563,18 +564,6 @@ def case_tree(r, admin_project):
                    {"healthmonitor": {field: v}}, wait="lb")
     r.step("hm show", "demo", "GET", f"{hs}/<<hm>>")
     r.step("status tree", "demo", "GET", f"{lbs}/<<lb>>/status")
-    # L7: the OVN provider has no HTTP listeners, so only the checks before the driver
-    l7 = "/v2/lbaas/l7policies"
-    good = {"listener_id": "<<li>>", "action": "REJECT"}
-    for field, vals in (("action", [None, "x", "REDIRECT_TO_POOL", "REDIRECT_TO_URL"]),
-                        ("listener_id", [None, "<<fp_missing>>"]), ("position", [None, 0, -1, "a"]),
-                        ("redirect_url", ["x", "http://a"]), ("redirect_http_code", [None, 300, 301]),
-                        ("redirect_pool_id", ["<<pool>>", "<<fp_missing>>"]), ("name", [None]),
-                        ("admin_state_up", [None]), ("tags", [None])):
-        for i, v in enumerate(vals):
-            r.step(f"l7policy post {field}={json.dumps(v)[:30]}", "demo", "POST", l7,
-                   {"l7policy": dict(good, **{field: v})}, save={f"l7_{field}{i}": "l7policy.id"},
-                   wait="lb")
     r.step("hm delete", "demo", "DELETE", f"{hs}/<<hm>>", wait="lb")
     r.step("member delete", "demo", "DELETE", f"{ms}/<<mem>>", wait="lb")
     r.step("pool delete", "demo", "DELETE", f"{ps}/<<pool>>", wait="lb")
@@ -583,8 +572,135 @@ def case_tree(r, admin_project):
     r.step("lb show deleted", "demo", "GET", f"{lbs}/<<lb>>")
 
 
+def case_l7(r, admin_project):
+    """L7 policies and rules on a TCP listener (the OVN provider has no HTTP listeners and
+    creates no L7 objects: 501 on both). What both sides can answer: the body checks before
+    the driver, 404s, and — on a policy and rule written into both databases — the PUT / DELETE
+    checks and the rule checks before the driver."""
+    lbs, ls, ps = "/v2/lbaas/loadbalancers", "/v2/lbaas/listeners", "/v2/lbaas/pools"
+    r.step("l7 lb post", "demo", "POST", lbs,
+           {"loadbalancer": {"vip_subnet_id": "<<subnet>>", "name": "l7lb"}},
+           save={"l7lb": "loadbalancer.id"}, wait="l7lb")
+    r.step("l7 listener post", "demo", "POST", ls,
+           {"listener": {"loadbalancer_id": "<<l7lb>>", "protocol": "TCP", "protocol_port": 80}},
+           save={"l7li": "listener.id"}, wait="l7lb")
+    r.step("l7 pool post", "demo", "POST", ps,
+           {"pool": {"loadbalancer_id": "<<l7lb>>", "protocol": "TCP",
+                     "lb_algorithm": "SOURCE_IP_PORT"}}, save={"l7pool": "pool.id"}, wait="l7lb")
+    pol, rule = str(uuid.uuid4()), str(uuid.uuid4())
+    for side in r.sides:
+        if "l7li" not in side.vars:
+            return
+        side.vars.update(l7pol=pol, l7rule=rule)
+        side.sql("INSERT INTO l7policy (id, name, listener_id, action, position, enabled, "
+                 "provisioning_status, operating_status, project_id, created_at) VALUES "
+                 "(%s, 'seeded', %s, 'REJECT', 1, 1, 'ACTIVE', 'ONLINE', %s, NOW())",
+                 (pol, side.vars["l7li"], side.vars["demo_project"]))
+        side.sql("INSERT INTO l7rule (id, l7policy_id, type, compare_type, value, invert, "
+                 "enabled, provisioning_status, operating_status, project_id, created_at) VALUES "
+                 "(%s, %s, 'PATH', 'STARTS_WITH', '/a', 0, 1, 'ACTIVE', 'ONLINE', %s, NOW())",
+                 (rule, pol, side.vars["demo_project"]))
+    l7 = "/v2/lbaas/l7policies"
+    good = {"listener_id": "<<l7li>>", "action": "REJECT"}
+    for field, vals in (("action", [None, "x", 1, "REDIRECT_TO_POOL", "REDIRECT_TO_URL",
+                                    "REDIRECT_PREFIX"]),
+                        ("listener_id", [None, "nope", "<<fp_missing>>"]),
+                        ("position", [None, 0, -1, "a", 2**31]),
+                        ("redirect_url", [None, "x", "http://a", "u" * 256]),
+                        ("redirect_prefix", [None, "x", "http://a"]),
+                        ("redirect_http_code", [None, 300, 301, 309, "a"]),
+                        ("redirect_pool_id", [None, "<<l7pool>>", "<<fp_missing>>", "nope"]),
+                        ("name", [None, 1, "n" * 256]), ("description", [None]),
+                        ("admin_state_up", [None, "x"]), ("tags", [None, "t", [1]]),
+                        ("rules", [None, [], [{"type": "PATH"}]]), ("bogus", [1])):
+        for i, v in enumerate(vals):
+            r.step(f"l7policy post {field}={json.dumps(v)[:30]}", "demo", "POST", l7,
+                   {"l7policy": dict(good, **{field: v})}, save={f"l7_{field}{i}": "l7policy.id"},
+                   wait="l7lb")
+    for extra in ({"action": "REDIRECT_TO_URL", "redirect_url": "http://a"},
+                  {"action": "REDIRECT_TO_POOL", "redirect_pool_id": "<<l7pool>>"},
+                  {"action": "REDIRECT_PREFIX", "redirect_prefix": "http://a"},
+                  {"action": "REJECT", "redirect_url": "http://a"},
+                  {"action": "REDIRECT_TO_URL", "redirect_pool_id": "<<l7pool>>"}):
+        r.step(f"l7policy post {json.dumps(extra)[:60]}", "demo", "POST", l7,
+               {"l7policy": dict(good, **extra)}, wait="l7lb")
+    r.step("l7policy post no wrapper", "demo", "POST", l7, good)
+    r.step("l7policy post empty", "demo", "POST", l7, {"l7policy": {}})
+    r.step("l7policy post not json", "demo", "POST", l7, raw="{")
+    r.step("l7policy post as reader", "reader", "POST", l7, {"l7policy": good})
+    r.step("l7policy post as demo2", "demo2", "POST", l7, {"l7policy": good})
+    r.step("l7policy show seeded", "demo", "GET", f"{l7}/<<l7pol>>")
+    r.step("l7policy show missing", "demo", "GET", f"{l7}/<<fp_missing>>")
+    r.step("l7policy show as demo2", "demo2", "GET", f"{l7}/<<l7pol>>")
+    r.step("l7policy list", "demo", "GET", f"{l7}?name=seeded")
+    for field, vals in (("action", [None, "x", "REDIRECT_TO_POOL", "REDIRECT_TO_URL"]),
+                        ("position", [None, 0, 2]), ("redirect_url", [None, "x", "http://a"]),
+                        ("redirect_prefix", [None, "http://a"]),
+                        ("redirect_http_code", [None, 300, 302]),
+                        ("redirect_pool_id", [None, "<<l7pool>>", "<<fp_missing>>"]),
+                        ("name", [None, "n2"]), ("description", [None]),
+                        ("admin_state_up", [None, "x", False]), ("tags", [None, ["a", "a"]]),
+                        ("listener_id", ["<<l7li>>"]), ("bogus", [1])):
+        for v in vals:
+            r.step(f"l7policy put {field}={json.dumps(v)[:30]}", "demo", "PUT", f"{l7}/<<l7pol>>",
+                   {"l7policy": {field: v}}, wait="l7lb")
+    r.step("l7policy put empty", "demo", "PUT", f"{l7}/<<l7pol>>", {"l7policy": {}}, wait="l7lb")
+    r.step("l7policy put missing", "demo", "PUT", f"{l7}/<<fp_missing>>", {"l7policy": {"name": "x"}})
+    r.step("l7policy put as reader", "reader", "PUT", f"{l7}/<<l7pol>>", {"l7policy": {"name": "x"}})
+    rs = f"{l7}/<<l7pol>>/rules"
+    rgood = {"type": "PATH", "compare_type": "STARTS_WITH", "value": "/x"}
+    for field, vals in (("type", [None, "x", 1, "HOST_NAME", "HEADER", "COOKIE", "FILE_TYPE",
+                                  "SSL_CONN_HAS_CERT", "SSL_VERIFY_RESULT", "SSL_DN_FIELD"]),
+                        ("compare_type", [None, "x", "REGEX", "EQUAL_TO"]),
+                        ("value", [None, "", 1, "a b", "v" * 256, "\"", "[", "/x\t"]),
+                        ("key", [None, "", "k", "a b", "k" * 256]),
+                        ("invert", [None, "x", True]), ("admin_state_up", [None, "x"]),
+                        ("tags", [None, "t"]), ("bogus", [1])):
+        for v in vals:
+            r.step(f"l7rule post {field}={json.dumps(v)[:30]}", "demo", "POST", rs,
+                   {"rule": dict(rgood, **{field: v})}, wait="l7lb")
+    for extra in ({"type": "HEADER", "key": "X-A", "value": "v"},
+                  {"type": "COOKIE", "key": "c", "value": "a;b"},
+                  {"type": "COOKIE", "key": "c d", "value": "v"},
+                  {"type": "HEADER", "key": "X A", "value": "v"},
+                  {"type": "PATH", "compare_type": "REGEX", "value": "(["},
+                  {"type": "FILE_TYPE", "compare_type": "STARTS_WITH", "value": "jpg"},
+                  {"type": "FILE_TYPE", "compare_type": "EQUAL_TO", "value": "jpg"},
+                  {"type": "SSL_CONN_HAS_CERT", "compare_type": "EQUAL_TO", "value": "True"},
+                  {"type": "SSL_CONN_HAS_CERT", "compare_type": "EQUAL_TO", "value": "x"},
+                  {"type": "SSL_VERIFY_RESULT", "compare_type": "EQUAL_TO", "value": "0"},
+                  {"type": "SSL_VERIFY_RESULT", "compare_type": "EQUAL_TO", "value": "-1"},
+                  {"type": "SSL_DN_FIELD", "key": "CN", "value": "a"},
+                  {"type": "SSL_DN_FIELD", "key": "XX", "value": "a"},
+                  {"type": "HOST_NAME", "compare_type": "EQUAL_TO", "value": "a.b", "key": "k"}):
+        r.step(f"l7rule post {json.dumps(extra)[:70]}", "demo", "POST", rs,
+               {"rule": dict(rgood, **extra)}, wait="l7lb")
+    r.step("l7rule post no wrapper", "demo", "POST", rs, rgood)
+    r.step("l7rule post empty", "demo", "POST", rs, {"rule": {}})
+    r.step("l7rule post missing policy", "demo", "POST", f"{l7}/<<fp_missing>>/rules", {"rule": rgood})
+    r.step("l7rule post as reader", "reader", "POST", rs, {"rule": rgood})
+    r.step("l7rule list", "demo", "GET", rs)
+    r.step("l7rule list missing policy", "demo", "GET", f"{l7}/<<fp_missing>>/rules")
+    r.step("l7rule show", "demo", "GET", f"{rs}/<<l7rule>>")
+    r.step("l7rule show missing", "demo", "GET", f"{rs}/<<fp_missing>>")
+    for field, vals in (("type", [None, "x", "HEADER", "COOKIE"]), ("compare_type", [None, "x", "REGEX"]),
+                        ("value", [None, "", "a b", "(["]), ("key", [None, "k"]),
+                        ("invert", [None, True]), ("admin_state_up", [None]), ("tags", [None]),
+                        ("bogus", [1])):
+        for v in vals:
+            r.step(f"l7rule put {field}={json.dumps(v)[:30]}", "demo", "PUT", f"{rs}/<<l7rule>>",
+                   {"rule": {field: v}}, wait="l7lb")
+    r.step("l7rule put empty", "demo", "PUT", f"{rs}/<<l7rule>>", {"rule": {}}, wait="l7lb")
+    r.step("l7rule put missing", "demo", "PUT", f"{rs}/<<fp_missing>>", {"rule": {"value": "x"}})
+    r.step("l7rule delete missing", "demo", "DELETE", f"{rs}/<<fp_missing>>")
+    r.step("l7rule delete", "demo", "DELETE", f"{rs}/<<l7rule>>", wait="l7lb")
+    r.step("l7policy delete missing", "demo", "DELETE", f"{l7}/<<fp_missing>>")
+    r.step("l7policy delete", "demo", "DELETE", f"{l7}/<<l7pol>>", wait="l7lb")
+    r.step("l7 lb delete", "demo", "DELETE", f"{lbs}/<<l7lb>>?cascade=true", wait="l7lb")
+
+
 CASES = {"profiles": case_profiles, "flavor": case_flavors, "az": case_azs, "quota": case_quotas,
-         "tree": case_tree}
+         "tree": case_tree, "l7": case_l7}
 
 
 def main():

@@ -175,7 +175,13 @@ fn what_the_api_clears_nb_clears() {
 
     // member admin_state_up → OFFLINE and out of vips; back
     let both = format!("{}:8080,{}:8080", ips[0], ips[1]);
-    assert_eq!(get(&vips(&row(lb_id)), &vip80), Some(both.as_str()));
+    let r = row(lb_id);
+    assert_eq!(
+        get(&vips(&r), &vip80),
+        Some(both.as_str()),
+        "after the pool is enabled again, member_status {:?}",
+        get(&ids(&r), "neutron:member_status")
+    );
     put(&member(0), json!({"member": {"admin_state_up": false}}));
     let r = row(lb_id);
     let status = get(&ids(&r), "neutron:member_status").unwrap().to_string();

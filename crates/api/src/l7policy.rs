@@ -25,7 +25,7 @@ use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::l7::{ACTIONS, L7RULE_SINGLE};
 use crate::types::{
-    INT_COLUMN_MAX, INT_COLUMN_MIN, Kind, Obj, Schema, TAGS, f, int, m, parse_body, s,
+    INT_COLUMN_MAX, INT_COLUMN_MIN, Kind, Obj, Schema, TAGS, f, int, mn, parse_body, s,
 };
 
 type Q = Query<Vec<(String, String)>>;
@@ -35,12 +35,8 @@ pub const MAX_POSITION: i64 = 2_147_483_647;
 /// `SUPPORTED_L7POLICY_REDIRECT_HTTP_CODES`.
 pub const REDIRECT_CODES: &[i64] = &[301, 302, 303, 307, 308];
 
-/// `URLType`: checked after parsing by [`check_url`].
-/// No length in WSME; `redirect_url`/`redirect_prefix` are varchar(255).
-const URL: Kind = Kind::Str {
-    min: None,
-    max: Some(crate::types::URL_COLUMN_MAX),
-};
+/// `URLType`: the URL check, then the length of the varchar(255) column (none in WSME).
+const URL: Kind = Kind::Url;
 
 /// `L7PolicyPOST` (octavia/api/v2/types/l7policy.py).
 pub static L7POLICY_POST: Schema = Schema {
@@ -49,12 +45,13 @@ pub static L7POLICY_POST: Schema = Schema {
         f("description", s(255)),
         f("admin_state_up", Kind::Bool),
         f("project_id", s(36)),
-        m("action", Kind::Enum(ACTIONS)),
+        // a null action or listener gets the reference's own 400 / 404 (see `post`)
+        mn("action", Kind::Enum(ACTIONS)),
         f("redirect_pool_id", Kind::Uuid),
         f("redirect_url", URL),
         f("redirect_prefix", URL),
         f("position", int(Some(1), Some(MAX_POSITION))),
-        m("listener_id", Kind::Uuid),
+        mn("listener_id", Kind::Uuid),
         f("rules", Kind::ObjectList(&L7RULE_SINGLE)),
         f("tags", TAGS),
         f(
@@ -108,42 +105,8 @@ pub const L7POLICY_ATTRS: &[&str] = &[
     "redirect_http_code",
 ];
 
-/// `validate.url(require_scheme=True)`: no control characters or spaces, scheme http/https,
-/// a host. Failure is WSME's 400 `… Value: '<url>'. Value must be a valid URL string`.
-pub fn check_url(field: &str, u: &str) -> Result<(), ApiError> {
-    let bad = || ApiError::invalid_input(field, u, "Value must be a valid URL string");
-    if u.chars()
-        .any(|c| (c as u32) <= 0x20 || (0x7f..=0x9f).contains(&(c as u32)))
-    {
-        return Err(bad());
-    }
-    let (scheme, rest) = u.split_once("://").ok_or_else(bad)?;
-    if !matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https") {
-        return Err(bad());
-    }
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let host = authority.rsplit('@').next().unwrap_or_default();
-    let host = if host.starts_with('[') {
-        host.split(']')
-            .next()
-            .unwrap_or_default()
-            .trim_start_matches('[')
-    } else {
-        host.split(':').next().unwrap_or_default()
-    };
-    if host.is_empty() {
-        return Err(bad());
-    }
-    Ok(())
-}
-
-/// The parsed-body checks WSME does for `URLType` and `Enum(int, …)`.
+/// The parsed-body check WSME does for `Enum(int, …)` (`redirect_http_code`).
 fn check_types(b: &Obj) -> Result<(), ApiError> {
-    for k in ["redirect_url", "redirect_prefix"] {
-        if let Some(u) = b.str(k) {
-            check_url(k, &u)?;
-        }
-    }
     if let Some(c) = b.i64("redirect_http_code")
         && !REDIRECT_CODES.contains(&c)
     {
@@ -432,8 +395,11 @@ pub async fn post(
     base::no_query(&q, &[])?;
     let b = parse_body(&body, "l7policy_", "l7policy", &L7POLICY_POST)?;
     check_types(&b)?;
-    let listener_id = b.str("listener_id").unwrap_or_default();
     let mut tx = st.db().begin().await?;
+    // `listener_id: null` is looked up as Python's None: 404 `Listener None not found.`
+    let Some(listener_id) = b.str("listener_id") else {
+        return Err(ApiError::not_found("Listener", "None"));
+    };
     let listener = get_db_listener(&mut tx, &listener_id).await?;
     let lb = get_db_lb(
         &mut tx,
@@ -764,21 +730,37 @@ mod tests {
 
     #[test]
     fn urls() {
-        assert!(check_url("redirect_url", "http://www.example.com/a?b").is_ok());
-        assert!(check_url("redirect_url", "https://[::1]:8080/").is_ok());
+        let put = |u: &str| {
+            let body = json!({"l7policy": {"redirect_url": u}}).to_string();
+            parse_body(body.as_bytes(), "l7policy_", "l7policy", &L7POLICY_PUT)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        assert!(put("http://www.example.com/a?b").is_ok());
+        assert!(put("https://[::1]:8080/").is_ok());
+        let long_not_url = "x".repeat(256);
         for bad in [
             "www.example.com",
             "ftp://x",
             "http://",
             "http://a b",
             "http:///x",
+            // the URL check comes before the column's length, as WSME has no length
+            long_not_url.as_str(),
         ] {
             assert_eq!(
-                check_url("redirect_url", bad).unwrap_err().to_string(),
+                put(bad).unwrap_err(),
                 format!(
                     "Invalid input for field/attribute redirect_url. Value: '{bad}'. Value must be a valid URL string"
                 )
             );
         }
+        let long_url = format!("http://example.com/{}", "a".repeat(240));
+        assert_eq!(
+            put(&long_url).unwrap_err(),
+            format!(
+                "Invalid input for field/attribute redirect_url. Value: '{long_url}'. Value should have a maximum character requirement of 255"
+            )
+        );
     }
 }

@@ -22,7 +22,7 @@ use crate::lookup::{
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::l7::{COMPARE_TYPES, RULE_TYPES};
-use crate::types::{Kind, Schema, TAGS, f, m, parse_body};
+use crate::types::{Kind, Schema, TAGS, f, mn, parse_body};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -40,13 +40,14 @@ const KEY_VALUE: Kind = Kind::Pattern {
     max: Some(255),
 };
 
-/// `L7RulePOST` (octavia/api/v2/types/l7rule.py).
+/// `L7RulePOST` (octavia/api/v2/types/l7rule.py). A `null` `type`, `compare_type` or `value`
+/// is sent on to `validate.l7rule_data`, which refuses it with its own text.
 pub static L7RULE_POST: Schema = Schema {
     fields: &[
-        m("type", Kind::Enum(RULE_TYPES)),
-        m("compare_type", Kind::Enum(COMPARE_TYPES)),
+        mn("type", Kind::Enum(RULE_TYPES)),
+        mn("compare_type", Kind::Enum(COMPARE_TYPES)),
         f("key", KEY_VALUE),
-        m("value", KEY_VALUE),
+        mn("value", KEY_VALUE),
         f("invert", Kind::Bool),
         f("admin_state_up", Kind::Bool),
         f(
@@ -597,10 +598,17 @@ pub async fn put(
     let p = get_db_l7policy(&mut tx, &policy_id).await?;
     let (lb, listener_id) = policy_parents(&mut tx, &p).await?;
     policy::authorize(&ctx, "l7rule", "put", lb.project_id.as_deref())?;
-    let kind = b.str("type").unwrap_or_else(|| r.r#type.clone());
-    let compare = b
-        .str("compare_type")
-        .unwrap_or_else(|| r.compare_type.clone());
+    // the merged rule: a key sent (even as null) replaces the stored value, so a null
+    // `type` / `compare_type` fails `validate.l7rule_data` as in the reference
+    let sent_or = |k: &str, stored: &str| {
+        if b.has(k) {
+            b.str(k).unwrap_or_default()
+        } else {
+            stored.to_string()
+        }
+    };
+    let kind = sent_or("type", &r.r#type);
+    let compare = sent_or("compare_type", &r.compare_type);
     let key_cleared = b.has("type") && matches!(kind.as_str(), "HOST_NAME" | "PATH" | "FILE_TYPE");
     let key = if key_cleared && !b.has("key") {
         None

@@ -296,7 +296,7 @@ fn max_chars(kind: &Kind) -> Option<usize> {
         Kind::Ip => Some(45),
         // normalised by Rust's Display: eight groups of 4 and `/128`
         Kind::Cidr => Some(43),
-        Kind::UrlPath => Some(api::types::URL_COLUMN_MAX),
+        Kind::UrlPath | Kind::Url => Some(api::types::URL_COLUMN_MAX),
         Kind::Alpn => Some(8),
         Kind::Joined { max, .. } => Some(*max),
         _ => None,

@@ -497,11 +497,6 @@ async fn create_l7policy(
     project: &str,
 ) -> Result<(), ApiError> {
     let b = &l7.policy;
-    for k in ["redirect_url", "redirect_prefix"] {
-        if let Some(u) = b.str(k) {
-            crate::l7policy::check_url(k, &u)?;
-        }
-    }
     let mut d: Map<String, Value> = b.0.clone();
     d.remove("rules");
     let redirect_pool_id = match &l7.redirect_pool {

@@ -70,6 +70,8 @@ fn kind_schema(kind: &Kind, nullable: bool, request: bool) -> Value {
             "description": "IPv4 or IPv6 CIDR; normalised to network/prefix"}),
         Kind::UrlPath => json!({"type": ty("string"), "pattern": "^/([^/\\s]\\S*)?$",
             "maxLength": crate::types::URL_COLUMN_MAX}),
+        Kind::Url => json!({"type": ty("string"), "format": "uri",
+            "maxLength": crate::types::URL_COLUMN_MAX}),
         Kind::Alpn => kind_schema(
             &Kind::Enum(&["h2", "http/1.1", "http/1.0"]),
             nullable,

@@ -80,6 +80,10 @@ pub enum Kind {
     Cidr,
     /// Octavia `URLPathType`.
     UrlPath,
+    /// Octavia `URLType` (`validate.url`, scheme required): checked before the length of
+    /// its `varchar(255)` column, as the reference validates it in WSME and only its write
+    /// would meet the column.
+    Url,
     /// Octavia `AlpnProtocolType`.
     Alpn,
     /// `wtypes.ArrayType(item)`.
@@ -607,12 +611,22 @@ fn validate(kind: &Kind, v: Value) -> Result<Value, (String, String)> {
             Some(c) => Ok(Value::String(c)),
             None => fail("Value should be IPv4 or IPv6 CIDR format"),
         },
+        // validity first: a long invalid text gets WSME's own answer, not the column's
         Kind::UrlPath => match v.as_str() {
+            Some(p) if !valid_url_path(p) => fail("Value must be a valid URL Path string"),
             Some(p) if p.chars().count() > URL_COLUMN_MAX => fail(&format!(
                 "Value should have a maximum character requirement of {URL_COLUMN_MAX}"
             )),
-            Some(p) if valid_url_path(p) => Ok(v),
-            _ => fail("Value must be a valid URL Path string"),
+            Some(_) => Ok(v),
+            None => fail("Value must be a valid URL Path string"),
+        },
+        Kind::Url => match v.as_str() {
+            Some(u) if !valid_url(u) => fail("Value must be a valid URL string"),
+            Some(u) if u.chars().count() > URL_COLUMN_MAX => fail(&format!(
+                "Value should have a maximum character requirement of {URL_COLUMN_MAX}"
+            )),
+            Some(_) => Ok(v),
+            None => fail("Value must be a valid URL string"),
         },
         Kind::Alpn => match v.as_str() {
             Some("h2" | "http/1.1" | "http/1.0") => Ok(v),
@@ -696,6 +710,33 @@ pub fn normalise_cidr(s: &str) -> Option<String> {
 }
 
 /// Octavia `validate.url_path`: starts with `/`, no whitespace, no scheme or host.
+/// `validate.url(require_scheme=True)`: no control characters or spaces, scheme http or
+/// https, a host (octavia/common/validate.py).
+pub fn valid_url(u: &str) -> bool {
+    if u.chars()
+        .any(|c| (c as u32) <= 0x20 || (0x7f..=0x9f).contains(&(c as u32)))
+    {
+        return false;
+    }
+    let Some((scheme, rest)) = u.split_once("://") else {
+        return false;
+    };
+    if !matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https") {
+        return false;
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = authority.rsplit('@').next().unwrap_or_default();
+    let host = if host.starts_with('[') {
+        host.split(']')
+            .next()
+            .unwrap_or_default()
+            .trim_start_matches('[')
+    } else {
+        host.split(':').next().unwrap_or_default()
+    };
+    !host.is_empty()
+}
+
 fn valid_url_path(p: &str) -> bool {
     p.starts_with('/') && !p.starts_with("//") && !p.chars().any(char::is_whitespace)
 }

@@ -179,8 +179,13 @@ fn what_the_api_clears_nb_clears() {
     assert_eq!(
         get(&vips(&r), &vip80),
         Some(both.as_str()),
-        "after the pool is enabled again, member_status {:?}",
-        get(&ids(&r), "neutron:member_status")
+        "after the pool is enabled again, member_status {:?}; the agent's status writes:\n{}",
+        get(&ids(&r), "neutron:member_status"),
+        keel.log()
+            .lines()
+            .filter(|l| l.contains("Service_Monitor") || l.contains("ServiceMonitor"))
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     put(&member(0), json!({"member": {"admin_state_up": false}}));
     let r = row(lb_id);

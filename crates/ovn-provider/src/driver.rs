@@ -832,7 +832,20 @@ impl Inner {
             }
             Request::HmUpdate { hm, .. } => hm::update(&snap, hm)?,
             Request::HmDelete { hm_id, pool_id, .. } => hm::delete(&snap, hm_id, pool_id),
-            Request::ServiceMonitor { lb_id, ev } => hm::service_monitor_update(&snap, lb_id, ev),
+            Request::ServiceMonitor { lb_id, ev } => {
+                let plan = hm::service_monitor_update(&snap, lb_id, ev);
+                if !plan.ops.is_empty() {
+                    // the agent's one writer of health statuses: say what moved a member
+                    tracing::info!(
+                        backend = %std::net::SocketAddr::new(ev.ip, ev.port),
+                        logical_port = %ev.logical_port,
+                        deleted = ev.deleted,
+                        status = ev.member_status().as_str(),
+                        "member status from a SB Service_Monitor change"
+                    );
+                }
+                plan
+            }
             Request::RouterPort(ev) if ev.created => events::lrp_created(&snap, ev),
             Request::RouterPort(ev) => events::lrp_deleted(&snap, ev),
             Request::VipFip(ev) => events::vip_fip(&snap, ev),

@@ -238,6 +238,21 @@ async fn refusals_leave_nothing_behind() {
             StatusCode::BAD_REQUEST,
             "",
         ),
+        // a null L7 action or rule attribute: the reference's sanitize / l7rule_data texts,
+        // not WSME's "Mandatory field missing."
+        (
+            json!({"listeners": [{"protocol": "HTTP", "protocol_port": 80,
+                   "l7policies": [{"action": null}]}]}),
+            StatusCode::BAD_REQUEST,
+            "Invalid L7 Policy action specified: None",
+        ),
+        (
+            json!({"listeners": [{"protocol": "HTTP", "protocol_port": 80,
+                   "l7policies": [{"action": "REJECT",
+                       "rules": [{"type": null, "compare_type": "EQUAL_TO", "value": "/a"}]}]}]}),
+            StatusCode::BAD_REQUEST,
+            "Error parsing L7Rule: Invalid L7 Rule: invalid rule type",
+        ),
     ];
     each_backend!(Setup::role_tokens(Policy::default()), |env| {
         for (extra, status, text) in &cases {

@@ -674,6 +674,15 @@ async fn l7_nulls_and_url_order_answer_as_the_reference() {
             ),
             (
                 "POST",
+                "/v2/lbaas/l7policies",
+                json!({"l7policy": {"listener_id": l, "action": "REJECT",
+                                    "rules": [{"type": "PATH", "compare_type": null, "value": "/a"}]}}),
+                StatusCode::BAD_REQUEST,
+                "Error parsing L7Rule: Invalid L7 Rule: invalid comparison type for rule type"
+                    .into(),
+            ),
+            (
+                "POST",
                 &rules,
                 json!({"rule": {"type": null, "compare_type": "EQUAL_TO", "value": "/a"}}),
                 StatusCode::BAD_REQUEST,

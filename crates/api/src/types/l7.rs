@@ -1,7 +1,7 @@
 //! L7 policy / rule types as far as a load balancer graph create needs them
 //! (`octavia/api/v2/types/l7policy.py`, `l7rule.py`). L7 endpoints are not served yet.
 
-use super::{Kind, Schema, TAGS, f, int, m, s};
+use super::{Kind, Schema, TAGS, f, int, mn, s};
 use crate::types::pool::POOL_SINGLE;
 
 /// `SUPPORTED_L7POLICY_ACTIONS`.
@@ -25,13 +25,15 @@ pub const RULE_TYPES: &[&str] = &[
 /// `SUPPORTED_L7RULE_COMPARE_TYPES`.
 pub const COMPARE_TYPES: &[&str] = &["REGEX", "STARTS_WITH", "ENDS_WITH", "CONTAINS", "EQUAL_TO"];
 
-/// `L7RuleSingleCreate`.
+/// `L7RuleSingleCreate`. A `null` `type`, `compare_type` or `value` reaches
+/// `validate.l7rule_data`, which the reference runs on every inline rule
+/// (octavia/db/prepare.py `create_l7policy`) and which refuses it with its own text.
 pub static L7RULE_SINGLE: Schema = Schema {
     fields: &[
-        m("type", Kind::Enum(RULE_TYPES)),
-        m("compare_type", Kind::Enum(COMPARE_TYPES)),
+        mn("type", Kind::Enum(RULE_TYPES)),
+        mn("compare_type", Kind::Enum(COMPARE_TYPES)),
         f("key", s(255)),
-        m("value", s(255)),
+        mn("value", s(255)),
         f("invert", Kind::Bool),
         f("admin_state_up", Kind::Bool),
         f("tags", TAGS),
@@ -45,7 +47,8 @@ pub static L7POLICY_SINGLE: Schema = Schema {
         f("name", s(255)),
         f("description", s(255)),
         f("admin_state_up", Kind::Bool),
-        m("action", Kind::Enum(ACTIONS)),
+        // null: `sanitize_l7policy_api_args`' own 400
+        mn("action", Kind::Enum(ACTIONS)),
         f("redirect_pool", Kind::Object(&POOL_SINGLE)),
         f("redirect_url", Kind::Url),
         f("redirect_prefix", Kind::Url),

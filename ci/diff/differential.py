@@ -296,9 +296,13 @@ def walk(r, label, who, method, path, wrapper, base, fields, key="id", **kw):
         bodies.append((f"{label} without {k}", b))
     for lbl, b in bodies:
         res = r.step(lbl, who, method, path, {wrapper: b}, **kw)
+        deleted = False
         for side, (s, body) in zip(r.sides, res):
             if method == "POST" and s == 201:
                 r.call(side, "admin", "DELETE", f"{path}/{body[wrapper][key]}", None)
+                deleted = True
+        if deleted and kw.get("wait"):
+            r.wait_lb(kw["wait"])
 
 
 def case_profiles(r, admin_project):
@@ -699,8 +703,63 @@ def case_l7(r, admin_project):
     r.step("l7 lb delete", "demo", "DELETE", f"{lbs}/<<l7lb>>?cascade=true", wait="l7lb")
 
 
+def case_posts(r, admin_project):
+    """Every attribute of the listener, pool, member and health monitor POST bodies wrong in
+    turn (type, range, length, null), then an unknown key and each key left out, on an ACTIVE
+    load balancer with a TCP listener and pool. What a side accepts is deleted again."""
+    lbs = "/v2/lbaas/loadbalancers"
+    r.step("posts lb", "demo", "POST", lbs,
+           {"loadbalancer": {"vip_subnet_id": "<<subnet>>", "name": "lbw"}},
+           save={"lbw": "loadbalancer.id"}, wait="lbw")
+    r.step("posts listener", "demo", "POST", "/v2/lbaas/listeners",
+           {"listener": {"loadbalancer_id": "<<lbw>>", "protocol": "TCP", "protocol_port": 80}},
+           save={"lw": "listener.id"}, wait="lbw")
+    r.step("posts pool", "demo", "POST", "/v2/lbaas/pools",
+           {"pool": {"loadbalancer_id": "<<lbw>>", "protocol": "TCP",
+                     "lb_algorithm": "SOURCE_IP_PORT"}}, save={"pw": "pool.id"}, wait="lbw")
+    tags = [None, "t", [1], ["x" * 256]]
+    walk(r, "listener post", "demo", "POST", "/v2/lbaas/listeners", "listener",
+         {"loadbalancer_id": "<<lbw>>", "protocol": "TCP", "protocol_port": 81},
+         {"loadbalancer_id": BAD_UUID, "protocol": [None, "x", 1, "HTTPS", "TERMINATED_HTTPS"],
+          "protocol_port": BAD_INT + [0, 65536], "name": BAD_STR, "description": BAD_STR,
+          "admin_state_up": BAD_BOOL, "connection_limit": BAD_INT + [-2],
+          "default_pool_id": BAD_UUID + ["<<pw>>"], "timeout_client_data": BAD_INT,
+          "timeout_member_connect": [None, -1, 2**31], "timeout_tcp_inspect": [None, "a"],
+          "allowed_cidrs": [None, "x", ["x"], [1], ["10.0.0.0/8", "10.0.0.0/8"]],
+          "insert_headers": [None, "x", {"X-Forwarded-For": "true"}],
+          "tls_versions": [None, ["x"], "TLSv1.2"], "alpn_protocols": [None, ["x"]],
+          "hsts_max_age": BAD_INT, "tags": tags}, wait="lbw")
+    walk(r, "pool post", "demo", "POST", "/v2/lbaas/pools", "pool",
+         {"loadbalancer_id": "<<lbw>>", "protocol": "TCP", "lb_algorithm": "SOURCE_IP_PORT"},
+         {"loadbalancer_id": BAD_UUID, "listener_id": BAD_UUID + ["<<lw>>"],
+          "protocol": [None, "x", 1, "HTTP", "UDP", "PROXY"],
+          "lb_algorithm": [None, "x", "ROUND_ROBIN", "SOURCE_IP"],
+          "session_persistence": [None, "x", {}, {"type": "x"}, {"type": "APP_COOKIE"},
+                                  {"type": "SOURCE_IP", "persistence_timeout": "a"},
+                                  {"type": "HTTP_COOKIE", "cookie_name": "c"}],
+          "name": BAD_STR, "description": BAD_STR, "admin_state_up": BAD_BOOL,
+          "tls_enabled": BAD_BOOL, "ca_tls_container_ref": [None, "x"],
+          "tls_versions": [None, ["x"], "x"], "alpn_protocols": [None, ["x"]], "tags": tags},
+         wait="lbw")
+    walk(r, "member post", "demo", "POST", "/v2/lbaas/pools/<<pw>>/members", "member",
+         {"address": "10.77.0.60", "protocol_port": 8080, "subnet_id": "<<subnet>>"},
+         {"address": [None, "x", 1, "10.77.0.300", "::1"],
+          "protocol_port": BAD_INT + [0, 65536], "subnet_id": BAD_UUID,
+          "weight": BAD_INT + [0, 257], "backup": BAD_BOOL,
+          "monitor_address": [None, "x", "10.77.0.61"], "monitor_port": BAD_INT + [0],
+          "name": BAD_STR, "admin_state_up": BAD_BOOL, "tags": tags}, wait="lbw")
+    walk(r, "hm post", "demo", "POST", "/v2/lbaas/healthmonitors", "healthmonitor",
+         {"pool_id": "<<pw>>", "type": "TCP", "delay": 5, "timeout": 3, "max_retries": 3},
+         {"pool_id": BAD_UUID, "type": [None, "x", "HTTP", "PING", "UDP-CONNECT"],
+          "delay": BAD_INT, "timeout": BAD_INT + [6], "max_retries": BAD_INT + [0, 11],
+          "max_retries_down": BAD_INT + [0, 11], "http_method": [None, "x", "GET"],
+          "url_path": [None, "x", "/" * 300], "expected_codes": [None, "x", "200"],
+          "http_version": [None, 2.5, "1.1"], "domain_name": [None, "-x", "a.example"],
+          "name": BAD_STR, "admin_state_up": BAD_BOOL, "tags": tags}, wait="lbw")
+
+
 CASES = {"profiles": case_profiles, "flavor": case_flavors, "az": case_azs, "quota": case_quotas,
-         "tree": case_tree, "l7": case_l7}
+         "tree": case_tree, "l7": case_l7, "posts": case_posts}
 
 
 def main():

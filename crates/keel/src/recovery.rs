@@ -175,12 +175,14 @@ impl Recovery {
             self.db.tree_statuses(&row.id).await.map_err(db_err)?,
         );
         if row.provisioning_status == "PENDING_DELETE" {
-            // queued like the API's cascade delete: the job reports DELETED (quota back)
-            return self
-                .ovn
+            // queued like the API's cascade delete: the job reports the LB and every child of
+            // the tree DELETED (quota back), also when the NB rows are already gone
+            self.ovn
                 .loadbalancer_delete(tree, true)
                 .await
-                .map_err(|e| RecoveryError::Provider(e.to_string()));
+                .map_err(|e| RecoveryError::Provider(e.to_string()))?;
+            tracing::info!(lb = %row.id, "accepted delete queued by recovery");
+            return Ok(());
         }
         let desired = tree_status.prune(tree);
         let outcome = nbsync::sync(

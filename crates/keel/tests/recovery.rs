@@ -325,7 +325,15 @@ fn lb_create_and_cascade_delete_killed_at_any_instant() {
         settled(&keel, &lb);
         let rows = nb_select("Load_Balancer", json!([["name", "==", lb]]));
         match lb_status(&keel, &lb).as_str() {
-            "DELETED" => assert!(rows.is_empty(), "deleted LB {lb} kept NB rows {rows:?}"),
+            "DELETED" => {
+                assert!(rows.is_empty(), "deleted LB {lb} kept NB rows {rows:?}");
+                wait_for("the children DELETED too", BOUND, || {
+                    match live_children(&keel, &lb) {
+                        0 => Ok(()),
+                        n => Err(format!("{n} children of a DELETED LB left")),
+                    }
+                });
+            }
             "ACTIVE" => {
                 // the kill came before the delete committed: it never happened
                 assert_eq!(rows.len(), 1);
@@ -394,4 +402,108 @@ fn sigterm_finishes_accepted_work_and_exits_zero() {
     );
     keel.restart();
     keel.delete_lb_cascade(&token, &lb);
+}
+
+/// Rows of the LB's children (listeners, pools, members, health monitors) not DELETED.
+fn live_children(keel: &Keel, lb: &str) -> i64 {
+    let q = format!(
+        "SELECT (SELECT COUNT(*) FROM listener WHERE load_balancer_id = '{lb}' AND provisioning_status <> 'DELETED') \
+         + (SELECT COUNT(*) FROM pool WHERE load_balancer_id = '{lb}' AND provisioning_status <> 'DELETED') \
+         + (SELECT COUNT(*) FROM member m JOIN pool p ON p.id = m.pool_id WHERE p.load_balancer_id = '{lb}' AND m.provisioning_status <> 'DELETED') \
+         + (SELECT COUNT(*) FROM health_monitor h JOIN pool p ON p.id = h.pool_id WHERE p.load_balancer_id = '{lb}' AND h.provisioning_status <> 'DELETED')"
+    );
+    keel.sql(&q).parse().unwrap()
+}
+
+/// `quotas.in_use_<kind>` of `project` (0 for NULL or no row).
+fn in_use(keel: &Keel, project: &str, kind: &str) -> i64 {
+    keel.sql(&format!(
+        "SELECT COALESCE(MAX(in_use_{kind}), 0) FROM quotas WHERE project_id = '{project}'"
+    ))
+    .parse()
+    .unwrap()
+}
+
+/// The two crash states an operator trial left behind, made exactly (SQL + NB by hand, then a
+/// restart), so the recovery of each is tested whatever instant a kill lands on:
+/// * work on a pool with a health monitor and a member with no Neutron port (a member the
+///   normal path keeps unmapped and ERROR): recovery ends ACTIVE, the member that was being
+///   deleted DELETED and its quota back — not the whole tree ERROR, the member kept;
+/// * a cascade delete whose NB transaction committed before the process died (the NB rows
+///   gone, the LB PENDING_DELETE): recovery deletes the listener, pool, members and health
+///   monitor too, and gives their quota back — none stays ACTIVE under a DELETED LB.
+#[test]
+fn recovery_completes_work_the_nb_already_shows() {
+    let mut keel = Keel::start_with(Backend::Sqlite, |c| c + RECOVERY);
+    let tag = common::tag();
+    // 10.0.0.10 has a Neutron port; 10.0.0.20 and 10.0.0.21 have none
+    let net = NeutronNet::create(&tag, &["10.0.0.10"]);
+    let token = common::demo_token();
+    let g = keel.create_graph(
+        &token,
+        &format!("rec-nb-{tag}"),
+        &net.subnet,
+        &["10.0.0.10", "10.0.0.20", "10.0.0.21"],
+    );
+    let lb = g.lb_id.clone();
+    let project = keel.sql(&format!(
+        "SELECT project_id FROM load_balancer WHERE id = '{lb}'"
+    ));
+    let members_before = in_use(&keel, &project, "member");
+
+    // 1. a member delete (10.0.0.21) accepted, its NB part done, the report lost
+    let (code, out) = keel.api(
+        "DELETE",
+        &format!("/v2/lbaas/pools/{}/members/{}", g.pool_id, g.members[2]),
+        &token,
+        None,
+    );
+    assert_eq!(code, 204, "{out}");
+    keel.wait_lb_active(&token, &lb);
+    keel.kill();
+    keel.sql(&format!(
+        "DELETE FROM member WHERE id = '{m}'; INSERT INTO member (project_id, id, pool_id, subnet_id, ip_address, protocol_port, \
+         weight, operating_status, enabled, created_at, updated_at, provisioning_status, backup) \
+         VALUES ('{project}', '{m}', '{pool}', '{subnet}', '10.0.0.21', 8080, 1, 'ERROR', 1, \
+         '2000-01-01 00:00:00', '2000-01-01 00:00:00', 'PENDING_DELETE', 0)",
+        m = g.members[2],
+        pool = g.pool_id,
+        subnet = net.subnet
+    ));
+    keel.sql(&format!(
+        "UPDATE quotas SET in_use_member = {members_before} WHERE project_id = '{project}'"
+    ));
+    keel.sql(&format!(
+        "UPDATE load_balancer SET provisioning_status = 'PENDING_UPDATE', \
+         updated_at = '2000-01-01 00:00:00' WHERE id = '{lb}'"
+    ));
+    keel.restart();
+    settled(&keel, &lb);
+    assert_eq!(lb_status(&keel, &lb), "ACTIVE", "{}", tail(&keel));
+    let left = keel.sql(&format!(
+        "SELECT id, provisioning_status FROM member WHERE pool_id = '{}' ORDER BY ip_address",
+        g.pool_id
+    ));
+    assert!(!left.contains(&g.members[2]), "{left}");
+    assert!(!left.contains("ERROR"), "{left}");
+    assert_eq!(in_use(&keel, &project, "member"), members_before - 1);
+
+    // 2. a cascade delete whose NB transaction committed, the report lost
+    let listeners_before = in_use(&keel, &project, "listener");
+    keel.kill();
+    common::nbctl(&["lb-del", &lb]);
+    keel.sql(&format!(
+        "UPDATE load_balancer SET provisioning_status = 'PENDING_DELETE', \
+         updated_at = '2000-01-01 00:00:00' WHERE id = '{lb}'"
+    ));
+    keel.restart();
+    settled(&keel, &lb);
+    wait_for("the LB DELETED with its children", BOUND, || {
+        match (lb_status(&keel, &lb).as_str(), live_children(&keel, &lb)) {
+            ("DELETED", 0) => Ok(()),
+            (s, n) => Err(format!("LB {s}, {n} children not DELETED; {}", tail(&keel))),
+        }
+    });
+    assert_eq!(in_use(&keel, &project, "listener"), listeners_before - 1);
+    assert_eq!(in_use(&keel, &project, "member"), members_before - 3);
 }

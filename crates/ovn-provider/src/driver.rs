@@ -765,6 +765,9 @@ impl Inner {
             Request::LbUpdate { lb_id, enabled } => lb::update(&snap, lb_id, *enabled)?,
             Request::LbDelete { lb, cascade } => {
                 let mut plan = lb::delete(&snap, &lb.loadbalancer_id, *cascade);
+                if *cascade {
+                    lb::cascade_model_report(&mut plan.report, lb);
+                }
                 let rows = snap.lbs_named(&lb.loadbalancer_id);
                 let vip_port = rows
                     .first()

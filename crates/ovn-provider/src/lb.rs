@@ -252,6 +252,44 @@ pub fn delete(snap: &NbSnapshot, lb_id: &str, cascade: bool) -> Plan {
     plan
 }
 
+/// The cascade report of the request's own tree (the database's children, as the API or
+/// recovery read them), added to what the NB rows name: children the NB never held (an
+/// ERROR listener) or no longer holds (a delete whose NB transaction committed before its
+/// process died, completed by recovery) are reported DELETED too, so none stays behind in
+/// the database, undeletable, holding quota.
+pub fn cascade_model_report(report: &mut StatusReport, lb: &provider::LoadBalancer) {
+    for l in lb.listeners.iter().flatten() {
+        put(
+            report,
+            Kind::Listener,
+            &l.listener_id,
+            Some(Prov::Deleted),
+            Some(Op::Offline),
+        );
+    }
+    for p in lb.pools.iter().flatten() {
+        for m in p.members.iter().flatten() {
+            put(
+                report,
+                Kind::Member,
+                &m.member_id,
+                Some(Prov::Deleted),
+                None,
+            );
+        }
+        if let Some(hm) = &p.healthmonitor {
+            put(
+                report,
+                Kind::HealthMonitor,
+                &hm.healthmonitor_id,
+                Some(Prov::Deleted),
+                None,
+            );
+        }
+        put(report, Kind::Pool, &p.pool_id, Some(Prov::Deleted), None);
+    }
+}
+
 fn cascade_report(report: &mut StatusReport, ids: &ExternalIds) {
     for (id, _, _) in ext::listeners(ids) {
         put(

@@ -219,7 +219,25 @@ impl Sim<'_> {
                                 true,
                             ));
                         } else {
-                            found.push((format!("member {}: no ip_port_mappings entry (no port or health-monitor port)", e.id), false));
+                            // No port to monitor (or no health-monitor port on its subnet):
+                            // `member_create` leaves such a member unmapped and ERROR, and
+                            // so does the sync — the NB then is what the normal path
+                            // writes, not a difference that fails the load balancer.
+                            let error = OpStatus::Error.as_str();
+                            if statuses.get(&e.id).map(String::as_str) != Some(error)
+                                && let Some(r) = edit.row_mut(&h)
+                            {
+                                let mut st = ext::parse_member_status(&r.external_ids);
+                                st.insert(e.id.clone(), error.to_string());
+                                r.external_ids.insert(
+                                    ext::MEMBER_STATUS.into(),
+                                    ext::format_member_status(&st),
+                                );
+                                found.push((
+                                    format!("member {}: no port or health-monitor port to monitor it, ERROR", e.id),
+                                    true,
+                                ));
+                            }
                         }
                     }
                 }

@@ -144,8 +144,15 @@ pub fn review(cfg: &Config) -> Report {
             ),
         );
     }
-    if let Err(why) = cfg.database.url() {
-        refuse(x, "database", "connection", why);
+    match cfg.database.url() {
+        Ok(_) => {}
+        // One line per parameter, so each names what the operator has to remove.
+        Err(super::DbUrlError::Parameters(params)) => {
+            for p in params {
+                refuse(x, "database", "connection", p);
+            }
+        }
+        Err(why) => refuse(x, "database", "connection", why),
     }
     if cfg.certificates.cert_manager != "barbican_cert_manager" {
         refuse(
@@ -243,7 +250,9 @@ fn honoured_note(section: &str, name: &str) -> Option<&'static str> {
         ("api_settings", "auth_strategy") => "keystone or noauth (others refused)",
         (_, "auth_type") => "password / v3password (others refused)",
         ("database", "backend") => "sqlalchemy (others refused)",
-        ("database", "connection") => "MariaDB/MySQL or SQLite URLs (others refused)",
+        ("database", "connection") => {
+            "MariaDB/MySQL or SQLite URLs (others refused); of the URL's parameters only charset=utf8/utf8mb4 (ssl_*, read_default_file/group, plugin, init_command, … refused)"
+        }
         ("database", "max_overflow") => {
             "the pool holds at most max_pool_size + max_overflow connections"
         }

@@ -9,6 +9,7 @@
 pub mod catalog;
 pub mod check;
 mod cors;
+mod db_url;
 mod error;
 mod healthcheck;
 mod section;
@@ -17,6 +18,7 @@ pub mod source;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+pub use db_url::octavia_db_url;
 pub use error::{ConfigError, DbUrlError};
 use section::Section;
 pub use source::{Location, Sources};
@@ -85,41 +87,6 @@ impl DatabaseSettings {
     pub fn url(&self) -> Result<String, DbUrlError> {
         octavia_db_url(&self.connection)
     }
-}
-
-/// oslo.db's SQLAlchemy URL → the form `octavia_db::Database::connect` takes.
-///
-/// * `mysql+pymysql://…`, `mysql://…`: unchanged (the driver part is dropped by octavia-db).
-/// * `sqlite://` → in memory; `sqlite:///rel.db` → `rel.db` relative to the working directory,
-///   `sqlite:////abs/o.db` → `/abs/o.db` (SQLAlchemy's rule: the path follows the third `/`);
-///   the file is created when missing, as SQLAlchemy's pysqlite does.
-/// * Keel's own form with an explicit `mode=` (`sqlite:///abs/o.db?mode=rwc`) and
-///   `sqlite::memory:`: unchanged.
-///
-/// Errors: [`DbUrlError::Scheme`] for another scheme (e.g. `postgresql://`) — Keel speaks
-/// MariaDB/MySQL and SQLite; [`DbUrlError::SqlitePath`] for an SQLite URL of no known form.
-pub fn octavia_db_url(connection: &str) -> Result<String, DbUrlError> {
-    let c = connection.trim();
-    if c.starts_with("mysql:") || c.starts_with("mysql+") {
-        return Ok(c.to_string());
-    }
-    if c == "sqlite::memory:" || (c.starts_with("sqlite:") && c.contains("mode=")) {
-        return Ok(c.to_string());
-    }
-    if let Some(rest) = c.strip_prefix("sqlite://") {
-        let (path, _query) = rest.split_once('?').unwrap_or((rest, ""));
-        let Some(path) = path.strip_prefix('/') else {
-            if path.is_empty() {
-                return Ok("sqlite::memory:".into());
-            }
-            return Err(DbUrlError::SqlitePath);
-        };
-        if path.is_empty() || path == ":memory:" {
-            return Ok("sqlite::memory:".into());
-        }
-        return Ok(format!("sqlite://{path}?mode=rwc"));
-    }
-    Err(DbUrlError::Scheme)
 }
 
 /// TLS of one HTTP client: keystoneauth's session options (`cafile`, `insecure`, `certfile`,

@@ -106,6 +106,73 @@ fn sqlalchemy_urls() {
     assert!(octavia_db_url("postgresql://u:p@h/o").is_err());
 }
 
+/// The operator trial's URL: TLS parameters sqlx (built without TLS) would drop, connecting in
+/// plaintext. Every parameter Keel cannot honour is a refusal naming it; UTF-8 charsets pass.
+#[test]
+fn database_url_parameters_keel_cannot_honour_are_refused() {
+    let base = "mysql+pymysql://u:p@127.0.0.1:3306/db";
+    for param in [
+        "ssl=true",
+        "ssl_ca=/nonexistent/ca.pem",
+        "ssl_cert=/c.pem",
+        "ssl_key=/k.pem",
+        "ssl_verify_cert=true",
+        "ssl_verify_identity=true",
+        "ssl_mode=REQUIRED",
+        "ssl-mode=REQUIRED",
+        "read_default_file=/etc/my.cnf",
+        "read_default_group=client",
+        "plugin=dbcounter",
+        "init_command=SET%20x%3D1",
+        "charset=latin1",
+        "unix_socket=/run/mysqld/mysqld.sock",
+    ] {
+        let name = param.split('=').next().unwrap();
+        let c = from(&format!(
+            "[database]\nconnection = {base}?charset=utf8&{param}\n"
+        ))
+        .unwrap();
+        let r = review(&c);
+        assert!(
+            r.refused
+                .iter()
+                .any(|e| e.starts_with("[database] connection: URL parameter ")
+                    && e.contains(&format!(" {name}: "))),
+            "{param}: {:?}",
+            r.refused
+        );
+        assert_eq!(r.refused.len(), 1, "only {name}: {:?}", r.refused);
+        assert!(c.database.url().is_err(), "{param}: serve would connect");
+    }
+    // The trial's URL: one line per parameter, both named.
+    let c = from(&format!(
+        "[database]\nconnection = {base}?ssl_ca=/nonexistent/ca.pem&ssl_verify_cert=true\n"
+    ))
+    .unwrap();
+    let r = review(&c);
+    assert_eq!(r.refused.len(), 2, "{:?}", r.refused);
+    let text = check::render(&c, &r);
+    assert!(
+        text.contains("refused (keel serve would not start): 2")
+            && text.contains("URL parameter ssl_ca")
+            && text.contains("URL parameter ssl_verify_cert"),
+        "{text}"
+    );
+    for ok in [
+        "",
+        "?charset=utf8",
+        "?charset=utf8mb4",
+        "?charset=utf8mb4#frag",
+    ] {
+        let c = from(&format!("[database]\nconnection = {base}{ok}\n")).unwrap();
+        assert!(review(&c).refused.is_empty(), "{ok}");
+        assert_eq!(c.database.url().unwrap(), format!("{base}{ok}"));
+    }
+    // SQLAlchemy's SQLite form: pysqlite's parameters have no counterpart either.
+    let err = octavia_db_url("sqlite:////var/lib/o.db?timeout=30").unwrap_err();
+    assert!(err.to_string().contains("URL parameter timeout"), "{err}");
+}
+
 #[test]
 fn bad_values_are_typed_errors_naming_section_and_key() {
     for (text, key) in [

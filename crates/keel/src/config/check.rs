@@ -249,6 +249,9 @@ fn honoured_note(section: &str, name: &str) -> Option<&'static str> {
     Some(match (section, name) {
         ("api_settings", "auth_strategy") => "keystone or noauth (others refused)",
         (_, "auth_type") => "password / v3password (others refused)",
+        ("DEFAULT", "log_dir") => {
+            "without log_file, `keel serve` writes <log_dir>/octavia-api.log (oslo.log's <binary>.log for octavia-api; db: octavia-db-manage.log, ovn-db-sync: octavia-ovn-db-sync-util.log)"
+        }
         ("database", "backend") => "sqlalchemy (others refused)",
         ("database", "connection") => {
             "MariaDB/MySQL or SQLite URLs (others refused); of the URL's parameters only charset=utf8/utf8mb4 (ssl_*, read_default_file/group, plugin, init_command, … refused)"

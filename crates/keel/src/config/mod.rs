@@ -30,7 +30,8 @@ pub struct LogSettings {
     pub debug: bool,
     /// `log_file` (none): log to this file (relative to `log_dir` when that is set).
     pub log_file: Option<PathBuf>,
-    /// `log_dir` (none).
+    /// `log_dir` (none): the directory of `log_file`; alone, the directory of
+    /// `<binary>.log` (see [`LogSettings::file`]).
     pub log_dir: Option<PathBuf>,
     /// `use_json` (False): one JSON object per line.
     pub use_json: bool,
@@ -43,13 +44,21 @@ pub struct LogSettings {
 }
 
 impl LogSettings {
-    /// The file to log to: `log_dir/log_file`, `log_file`, or none.
-    pub fn file(&self) -> Option<PathBuf> {
-        let f = self.log_file.as_ref()?;
-        Some(match &self.log_dir {
-            Some(d) if f.is_relative() => d.join(f),
-            _ => f.clone(),
-        })
+    /// The file to log to, as oslo.log's `_get_log_file_path`: `log_dir/log_file` (an absolute
+    /// `log_file` stands alone), `log_file`, `log_dir/<binary>.log`, or none (stderr).
+    ///
+    /// `binary` is the name oslo.log would derive for the reference program this Keel command
+    /// stands in for (`octavia-api` for `keel serve`, see `main.rs`). oslo.log takes the base name of the
+    /// script at the bottom of the Python stack, i.e. the console script the operator started
+    /// (`/usr/bin/octavia-api` → `octavia-api`); Keel's own name (`keel`) would put the file
+    /// where no existing log collection (kolla's fluentd, logrotate rules) looks for it.
+    pub fn file(&self, binary: &str) -> Option<PathBuf> {
+        match (&self.log_file, &self.log_dir) {
+            (Some(f), Some(d)) => Some(d.join(f)),
+            (Some(f), None) => Some(f.clone()),
+            (None, Some(d)) => Some(d.join(format!("{binary}.log"))),
+            (None, None) => None,
+        }
     }
 }
 

@@ -407,3 +407,24 @@ fn the_example_octavia_conf_is_accepted() {
     assert!(r.unknown.is_empty(), "{:?}", r.unknown);
     assert_eq!(c.api_settings.api.default_provider_driver, "ovn");
 }
+
+/// oslo.log's `_get_log_file_path`: `log_dir` alone is `<log_dir>/<binary>.log`; with
+/// `log_file` the file is joined to it (an absolute one stands alone); neither: stderr.
+#[test]
+fn log_file_path_as_oslo_log() {
+    let c = from("[DEFAULT]\nlog_dir = /var/log/kolla/octavia\n").unwrap();
+    assert_eq!(
+        c.log.file("octavia-api"),
+        Some(PathBuf::from("/var/log/kolla/octavia/octavia-api.log"))
+    );
+    let c = from("[DEFAULT]\nlogdir = /var/log/octavia\nlog_file = api.log\n").unwrap();
+    assert_eq!(
+        c.log.file("octavia-api"),
+        Some(PathBuf::from("/var/log/octavia/api.log"))
+    );
+    let c = from("[DEFAULT]\nlog_dir = /var/log/octavia\nlog_file = /tmp/k.log\n").unwrap();
+    assert_eq!(c.log.file("octavia-api"), Some(PathBuf::from("/tmp/k.log")));
+    let c = from("[DEFAULT]\nlog_file = k.log\n").unwrap();
+    assert_eq!(c.log.file("octavia-api"), Some(PathBuf::from("k.log")));
+    assert_eq!(Config::defaults().unwrap().log.file("octavia-api"), None);
+}

@@ -264,6 +264,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         &gate_nb,
         config.keel.nb_unavailable_after,
     );
+    // The names config::check::PROVIDERS lists (the review warns about any other).
     providers.insert("ovn".into(), Arc::new(gate));
 
     let auth = match config.api_settings.auth_strategy.as_str() {

@@ -58,6 +58,10 @@ fn unimplemented_why(section: &str, key: &str) -> &'static str {
     }
 }
 
+/// The provider drivers `keel serve` loads (`main.rs` registers each under this name); any
+/// other name in `enabled_provider_drivers` answers 501 `Provider '<p>' was not found.`
+pub const PROVIDERS: &[&str] = &["ovn"];
+
 fn refuse(out: &mut Vec<String>, section: &str, key: &str, why: impl std::fmt::Display) {
     out.push(format!("[{section}] {key}: {why}"));
 }
@@ -82,6 +86,7 @@ pub fn review(cfg: &Config) -> Report {
             )),
         }
     }
+    providers(cfg, &mut r);
     let x = &mut r.refused;
     let src = &cfg.sources;
     let set = |s: &str, k: &str| src.get(s, k).map(|v| v.last().trim().to_string());
@@ -233,6 +238,48 @@ pub fn review(cfg: &Config) -> Report {
     r
 }
 
+/// `[api_settings]` providers: each enabled one Keel cannot load is warned about (a request
+/// naming it answers 501, as Octavia's driver_factory when a driver does not load); a default
+/// that is not enabled and loadable is refused, since every create without `provider` would
+/// fail with it.
+fn providers(cfg: &Config, r: &mut Report) {
+    let a = &cfg.api_settings.api;
+    let loadable: Vec<&str> = a
+        .enabled_provider_drivers
+        .keys()
+        .map(String::as_str)
+        .filter(|p| PROVIDERS.contains(p))
+        .collect();
+    for p in a.enabled_provider_drivers.keys() {
+        if !PROVIDERS.contains(&p.as_str()) {
+            r.unimplemented.push(Finding {
+                section: "api_settings".into(),
+                key: "enabled_provider_drivers".into(),
+                why: format!(
+                    "provider {p:?} cannot be loaded: Keel has only {}; requests naming it answer 501",
+                    PROVIDERS.join(", ")
+                ),
+            });
+        }
+    }
+    let d = &a.default_provider_driver;
+    if !loadable.contains(&d.as_str()) {
+        refuse(
+            &mut r.refused,
+            "api_settings",
+            "default_provider_driver",
+            format!(
+                "{d:?} is not an enabled provider Keel can load (enabled and loadable: {}); every create without provider would fail",
+                if loadable.is_empty() {
+                    "none".to_string()
+                } else {
+                    loadable.join(", ")
+                }
+            ),
+        );
+    }
+}
+
 /// Logs the unimplemented and unknown options, once each (at start-up).
 pub fn log_findings(r: &Report) {
     for f in &r.unimplemented {
@@ -248,6 +295,12 @@ pub fn log_findings(r: &Report) {
 fn honoured_note(section: &str, name: &str) -> Option<&'static str> {
     Some(match (section, name) {
         ("api_settings", "auth_strategy") => "keystone or noauth (others refused)",
+        ("api_settings", "default_provider_driver") => {
+            "an enabled provider Keel loads: ovn (others refused)"
+        }
+        ("api_settings", "enabled_provider_drivers") => {
+            "a provider other than ovn is warned about at start-up (requests naming it answer 501)"
+        }
         (_, "auth_type") => "password / v3password (others refused)",
         ("DEFAULT", "log_dir") => {
             "without log_file, `keel serve` writes <log_dir>/octavia-api.log (oslo.log's <binary>.log for octavia-api; db: octavia-db-manage.log, ovn-db-sync: octavia-ovn-db-sync-util.log)"

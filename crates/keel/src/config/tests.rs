@@ -428,3 +428,45 @@ fn log_file_path_as_oslo_log() {
     assert_eq!(c.log.file("octavia-api"), Some(PathBuf::from("k.log")));
     assert_eq!(Config::defaults().unwrap().log.file("octavia-api"), None);
 }
+
+/// Keel loads only `ovn`: a default provider it cannot serve is refused (every create without
+/// `provider` would fail), each other enabled provider is warned about and listed.
+#[test]
+fn providers_keel_cannot_load() {
+    let has_default_refusal = |r: &check::Report| {
+        r.refused
+            .iter()
+            .any(|e| e.starts_with("[api_settings] default_provider_driver: "))
+    };
+    let c = from(
+        "[api_settings]\nenabled_provider_drivers = amphora:The Octavia Amphora driver., \
+         ovn:OVN provider driver\ndefault_provider_driver = ovn\n",
+    )
+    .unwrap();
+    let r = review(&c);
+    assert!(r.refused.is_empty(), "{:?}", r.refused);
+    let warned: Vec<&check::Finding> = r
+        .unimplemented
+        .iter()
+        .filter(|f| f.section == "api_settings" && f.key == "enabled_provider_drivers")
+        .collect();
+    assert_eq!(warned.len(), 1, "{:?}", r.unimplemented);
+    assert!(warned[0].why.contains("\"amphora\""), "{:?}", warned[0]);
+    let text = check::render(&c, &r);
+    assert!(
+        text.contains("[api_settings] enabled_provider_drivers — provider \"amphora\""),
+        "{text}"
+    );
+    // The reference's default (amphora), enabled or not, and a name enabled nowhere.
+    for conf in [
+        "[api_settings]\ndefault_provider_driver = amphora\n",
+        "[api_settings]\nenabled_provider_drivers = amphora:A, ovn:O\n\
+         default_provider_driver = amphora\n",
+        "[api_settings]\ndefault_provider_driver = noop_driver\n",
+        "[api_settings]\nenabled_provider_drivers = amphora:A\n",
+    ] {
+        let r = review(&from(conf).unwrap());
+        assert!(has_default_refusal(&r), "{conf}: {:?}", r.refused);
+    }
+    assert!(!has_default_refusal(&review(&Config::defaults().unwrap())));
+}

@@ -42,6 +42,9 @@ fn unimplemented_why(section: &str, key: &str) -> &'static str {
         ("keystone_authtoken", k) if k.starts_with("memcache") => {
             "Keel caches validated tokens in its own memory (token_cache_time), not in memcached"
         }
+        ("oslo_policy", "enforce_scope") => {
+            "oslo.policy 6.0.0 removed it and always enforces scope (system-scoped tokens fail every Octavia rule)"
+        }
         ("audit", _) => "no CADF audit middleware",
         ("oslo_middleware_tracing", _) => "no OpenTelemetry tracing",
         ("DEFAULT", "use_syslog") => "refused when True: Keel logs to stderr or log_file",
@@ -315,9 +318,6 @@ fn honoured_note(section: &str, name: &str) -> Option<&'static str> {
         ("certificates", "cert_manager") => "barbican_cert_manager (others refused)",
         ("oslo_policy", "policy_dirs") => {
             "refused when a directory found holds rule files (merge them into policy_file)"
-        }
-        ("oslo_policy", "enforce_scope") => {
-            "accepted, ignored with a warning when False (oslo.policy 6.0.0 always enforces scope)"
         }
         ("ovn", "ovn_nb_connection" | "ovn_sb_connection") => {
             "ssl: needs the three key/certificate/CA files (refused otherwise)"

@@ -237,6 +237,8 @@ impl OvnSettings {
 }
 
 /// `[oslo_policy]`, as oslo.policy 6.0.0 (the release `ci/stack/upper-constraints.txt` pins).
+/// `enforce_scope`, which that release removed, is not read: the review lists it as ignored
+/// (`check::unimplemented_why`), so `serve`'s warning and `config check` say the same.
 #[derive(Debug, Clone)]
 pub struct OsloPolicySettings {
     /// `policy_file` (default `policy.yaml`): absolute, or found relative to the config
@@ -247,9 +249,6 @@ pub struct OsloPolicySettings {
     /// `enforce_new_defaults` (default True): False ORs each deprecated rule (the legacy
     /// `load-balancer_*` roles) with its new default.
     pub enforce_new_defaults: bool,
-    /// `enforce_scope`: accepted for old files but ignored — oslo.policy 6.0.0 removed the
-    /// option and always enforces `scope_types` (all of Octavia's rules are project-scoped).
-    pub enforce_scope: Option<bool>,
     /// The directory of the first config file (for `policy_file`, `policy_dirs`).
     pub config_dir: Option<PathBuf>,
 }
@@ -259,11 +258,6 @@ impl OsloPolicySettings {
     /// registered defaults. Errors: an unreadable or invalid file (startup fails).
     /// The file is watched: edits are picked up on the next request, as oslo.policy does.
     pub fn load_policy(&self) -> Result<api::policy::PolicySource, api::policy::PolicyError> {
-        if self.enforce_scope == Some(false) {
-            tracing::warn!(
-                "[oslo_policy] enforce_scope is ignored: oslo.policy 6.0.0 always enforces scope"
-            );
-        }
         let file = api::policy::find_policy_file(&self.policy_file, self.config_dir.as_deref());
         match &file {
             Some(f) => tracing::info!(file = %f.display(), "policy file loaded"),
@@ -654,7 +648,6 @@ impl Config {
             policy_file: p.string("policy_file", "policy.yaml"),
             policy_dirs: p.multi("policy_dirs", &["policy.d"]),
             enforce_new_defaults: p.boolean("enforce_new_defaults", true)?,
-            enforce_scope: p.opt_bool("enforce_scope")?,
             config_dir: src.first_dir(),
         };
         Ok(Self {

@@ -316,7 +316,25 @@ fn oslo_policy_options() {
     .unwrap();
     let c = Config::load(&conf).unwrap();
     assert!(!c.oslo_policy.enforce_new_defaults);
-    assert_eq!(c.oslo_policy.enforce_scope, Some(false));
+    // enforce_scope: ignored, with the one reason serve logs and config check lists.
+    let r = review(&c);
+    let scope: Vec<&check::Finding> = r
+        .unimplemented
+        .iter()
+        .filter(|f| f.section == "oslo_policy" && f.key == "enforce_scope")
+        .collect();
+    assert_eq!(scope.len(), 1, "{:?}", r.unimplemented);
+    assert!(
+        scope[0].why.contains("always enforces scope"),
+        "{:?}",
+        scope[0]
+    );
+    let text = check::render(&c, &r);
+    assert!(
+        text.contains("#   [oslo_policy] enforce_scope — oslo.policy 6.0.0 removed it"),
+        "{text}"
+    );
+    assert!(!text.contains("enforce_scope = "), "not effective: {text}");
     // Absent file: defaults only.
     let p = c.oslo_policy.load_policy().unwrap().current();
     assert!(

@@ -379,8 +379,20 @@ pub fn render(cfg: &Config, r: &Report) -> String {
         }
     );
     let _ = writeln!(out, "# effective configuration (options Keel honours)");
+    // Sections in the order they first appear in the catalog, each once: Keel's own options
+    // come after the registered ones, some of them in sections those already opened.
+    let honoured = || catalog::OPTS.iter().filter(|o| o.use_ == Use::Honoured);
+    let mut sections: Vec<&str> = Vec::new();
+    for o in honoured() {
+        if !sections.contains(&o.section) {
+            sections.push(o.section);
+        }
+    }
     let mut section = "";
-    for o in catalog::OPTS.iter().filter(|o| o.use_ == Use::Honoured) {
+    let by_section = sections
+        .iter()
+        .flat_map(|s| honoured().filter(move |o| o.section == *s));
+    for o in by_section {
         if o.section != section {
             section = o.section;
             let _ = writeln!(out, "\n[{section}]");

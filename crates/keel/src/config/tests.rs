@@ -488,3 +488,23 @@ fn providers_keel_cannot_load() {
     }
     assert!(!has_default_refusal(&review(&Config::defaults().unwrap())));
 }
+
+/// `keel config check` opens each section once, Keel's own options (`[keel]`,
+/// `[DEFAULT] graceful_shutdown_timeout`) under the same header as the registered ones.
+#[test]
+fn config_check_prints_each_section_once() {
+    let c = Config::defaults().unwrap();
+    let text = check::render(&c, &review(&c));
+    let headers: Vec<&str> = text.lines().filter(|l| l.starts_with('[')).collect();
+    let unique: std::collections::BTreeSet<&&str> = headers.iter().collect();
+    assert_eq!(headers.len(), unique.len(), "{headers:?}");
+    for h in ["[DEFAULT]", "[keel]", "[oslo_policy]"] {
+        assert!(headers.contains(&h), "{h}: {headers:?}");
+    }
+    let default = text.split("\n[DEFAULT]\n").nth(1).unwrap();
+    let default = default.split("\n\n").next().unwrap();
+    assert!(
+        default.contains("graceful_shutdown_timeout = 60") && default.contains("debug = "),
+        "{default}"
+    );
+}

@@ -1,4 +1,5 @@
-//! Logging as oslo.log does it, from `[DEFAULT]`: `debug`, `log_file`/`log_dir`, `use_stderr`,
+//! Logging as oslo.log does it, from `[DEFAULT]`: `debug`, `log_file`/`log_dir` (`log_dir`
+//! alone: `<log_dir>/octavia-api.log` for `keel serve`, as octavia-api's), `use_stderr`,
 //! `use_json`, `log_color`.
 //!
 //! Text lines follow oslo.log's `logging_context_format_string`
@@ -195,15 +196,23 @@ where
     }
 }
 
-/// Installs the process-wide logger. Errors: the log file cannot be opened.
-pub fn init(s: &LogSettings) -> anyhow::Result<()> {
-    let file = match s.file() {
+/// Installs the process-wide logger; `binary` names the file under `log_dir` when `log_file`
+/// is unset (see [`LogSettings::file`]). Errors: the log file cannot be opened.
+pub fn init(s: &LogSettings, binary: &str) -> anyhow::Result<()> {
+    let file = match s.file(binary) {
         Some(path) => Some(
             std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
                 .open(&path)
-                .map_err(|e| anyhow::anyhow!("[DEFAULT] log_file {}: {e}", path.display()))?,
+                .map_err(|e| {
+                    let key = if s.log_file.is_some() {
+                        "log_file"
+                    } else {
+                        "log_dir"
+                    };
+                    anyhow::anyhow!("[DEFAULT] {key} {}: {e}", path.display())
+                })?,
         ),
         None => None,
     };

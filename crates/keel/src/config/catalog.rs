@@ -45,7 +45,8 @@ pub fn find(section: &str, name: &str) -> Option<&'static Opt> {
         .find(|o| o.section == section && (o.name == name || o.aliases.contains(&name)))
 }
 
-/// Keel's own options (`[keel]`) and options oslo.policy 6.0.0 removed but Keel still accepts.
+/// Keel's own options (`[keel]`) and options oslo.policy 6.0.0 removed but Keel still knows
+/// (ignored with a warning, not reported as unknown).
 const KEEL: &[Opt] = &[
     Opt {
         section: "keel",
@@ -117,7 +118,7 @@ const KEEL: &[Opt] = &[
         default: "",
         secret: false,
         aliases: &[],
-        use_: Use::Honoured,
+        use_: Use::Unimplemented,
     },
 ];
 

@@ -42,6 +42,9 @@ fn unimplemented_why(section: &str, key: &str) -> &'static str {
         ("keystone_authtoken", k) if k.starts_with("memcache") => {
             "Keel caches validated tokens in its own memory (token_cache_time), not in memcached"
         }
+        ("oslo_policy", "enforce_scope") => {
+            "oslo.policy 6.0.0 removed it and always enforces scope (system-scoped tokens fail every Octavia rule)"
+        }
         ("audit", _) => "no CADF audit middleware",
         ("oslo_middleware_tracing", _) => "no OpenTelemetry tracing",
         ("DEFAULT", "use_syslog") => "refused when True: Keel logs to stderr or log_file",
@@ -57,6 +60,10 @@ fn unimplemented_why(section: &str, key: &str) -> &'static str {
         _ => "not implemented by Keel",
     }
 }
+
+/// The provider drivers `keel serve` loads (`main.rs` registers each under this name); any
+/// other name in `enabled_provider_drivers` answers 501 `Provider '<p>' was not found.`
+pub const PROVIDERS: &[&str] = &["ovn"];
 
 fn refuse(out: &mut Vec<String>, section: &str, key: &str, why: impl std::fmt::Display) {
     out.push(format!("[{section}] {key}: {why}"));
@@ -82,6 +89,7 @@ pub fn review(cfg: &Config) -> Report {
             )),
         }
     }
+    providers(cfg, &mut r);
     let x = &mut r.refused;
     let src = &cfg.sources;
     let set = |s: &str, k: &str| src.get(s, k).map(|v| v.last().trim().to_string());
@@ -144,8 +152,15 @@ pub fn review(cfg: &Config) -> Report {
             ),
         );
     }
-    if let Err(why) = cfg.database.url() {
-        refuse(x, "database", "connection", why);
+    match cfg.database.url() {
+        Ok(_) => {}
+        // One line per parameter, so each names what the operator has to remove.
+        Err(super::DbUrlError::Parameters(params)) => {
+            for p in params {
+                refuse(x, "database", "connection", p);
+            }
+        }
+        Err(why) => refuse(x, "database", "connection", why),
     }
     if cfg.certificates.cert_manager != "barbican_cert_manager" {
         refuse(
@@ -226,6 +241,48 @@ pub fn review(cfg: &Config) -> Report {
     r
 }
 
+/// `[api_settings]` providers: each enabled one Keel cannot load is warned about (a request
+/// naming it answers 501, as Octavia's driver_factory when a driver does not load); a default
+/// that is not enabled and loadable is refused, since every create without `provider` would
+/// fail with it.
+fn providers(cfg: &Config, r: &mut Report) {
+    let a = &cfg.api_settings.api;
+    let loadable: Vec<&str> = a
+        .enabled_provider_drivers
+        .keys()
+        .map(String::as_str)
+        .filter(|p| PROVIDERS.contains(p))
+        .collect();
+    for p in a.enabled_provider_drivers.keys() {
+        if !PROVIDERS.contains(&p.as_str()) {
+            r.unimplemented.push(Finding {
+                section: "api_settings".into(),
+                key: "enabled_provider_drivers".into(),
+                why: format!(
+                    "provider {p:?} cannot be loaded: Keel has only {}; requests naming it answer 501",
+                    PROVIDERS.join(", ")
+                ),
+            });
+        }
+    }
+    let d = &a.default_provider_driver;
+    if !loadable.contains(&d.as_str()) {
+        refuse(
+            &mut r.refused,
+            "api_settings",
+            "default_provider_driver",
+            format!(
+                "{d:?} is not an enabled provider Keel can load (enabled and loadable: {}); every create without provider would fail",
+                if loadable.is_empty() {
+                    "none".to_string()
+                } else {
+                    loadable.join(", ")
+                }
+            ),
+        );
+    }
+}
+
 /// Logs the unimplemented and unknown options, once each (at start-up).
 pub fn log_findings(r: &Report) {
     for f in &r.unimplemented {
@@ -241,18 +298,26 @@ pub fn log_findings(r: &Report) {
 fn honoured_note(section: &str, name: &str) -> Option<&'static str> {
     Some(match (section, name) {
         ("api_settings", "auth_strategy") => "keystone or noauth (others refused)",
+        ("api_settings", "default_provider_driver") => {
+            "an enabled provider Keel loads: ovn (others refused)"
+        }
+        ("api_settings", "enabled_provider_drivers") => {
+            "a provider other than ovn is warned about at start-up (requests naming it answer 501)"
+        }
         (_, "auth_type") => "password / v3password (others refused)",
+        ("DEFAULT", "log_dir") => {
+            "without log_file, `keel serve` writes <log_dir>/octavia-api.log (oslo.log's <binary>.log for octavia-api; db: octavia-db-manage.log, ovn-db-sync: octavia-ovn-db-sync-util.log)"
+        }
         ("database", "backend") => "sqlalchemy (others refused)",
-        ("database", "connection") => "MariaDB/MySQL or SQLite URLs (others refused)",
+        ("database", "connection") => {
+            "MariaDB/MySQL or SQLite URLs (others refused); of the URL's parameters only charset=utf8/utf8mb4 (ssl_*, read_default_file/group, plugin, init_command, … refused)"
+        }
         ("database", "max_overflow") => {
             "the pool holds at most max_pool_size + max_overflow connections"
         }
         ("certificates", "cert_manager") => "barbican_cert_manager (others refused)",
         ("oslo_policy", "policy_dirs") => {
             "refused when a directory found holds rule files (merge them into policy_file)"
-        }
-        ("oslo_policy", "enforce_scope") => {
-            "accepted, ignored with a warning when False (oslo.policy 6.0.0 always enforces scope)"
         }
         ("ovn", "ovn_nb_connection" | "ovn_sb_connection") => {
             "ssl: needs the three key/certificate/CA files (refused otherwise)"
@@ -314,8 +379,20 @@ pub fn render(cfg: &Config, r: &Report) -> String {
         }
     );
     let _ = writeln!(out, "# effective configuration (options Keel honours)");
+    // Sections in the order they first appear in the catalog, each once: Keel's own options
+    // come after the registered ones, some of them in sections those already opened.
+    let honoured = || catalog::OPTS.iter().filter(|o| o.use_ == Use::Honoured);
+    let mut sections: Vec<&str> = Vec::new();
+    for o in honoured() {
+        if !sections.contains(&o.section) {
+            sections.push(o.section);
+        }
+    }
     let mut section = "";
-    for o in catalog::OPTS.iter().filter(|o| o.use_ == Use::Honoured) {
+    let by_section = sections
+        .iter()
+        .flat_map(|s| honoured().filter(move |o| o.section == *s));
+    for o in by_section {
         if o.section != section {
             section = o.section;
             let _ = writeln!(out, "\n[{section}]");

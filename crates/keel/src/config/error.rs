@@ -30,7 +30,7 @@ pub enum ConfigError {
 }
 
 /// Why `[database] connection` is no URL Keel's database layer takes
-/// ([`super::octavia_db_url`]); `keel serve` refuses to start with it.
+/// ([`super::db_url::octavia_db_url`]); `keel serve` refuses to start with it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DbUrlError {
     /// `sqlite://<something>` that is neither `sqlite://` nor SQLAlchemy's path forms.
@@ -39,4 +39,18 @@ pub enum DbUrlError {
     /// Another scheme than MariaDB/MySQL or SQLite (e.g. `postgresql://`).
     #[error("Keel speaks MariaDB/MySQL (mysql+pymysql://, mysql://) and SQLite (sqlite:///path)")]
     Scheme,
+    /// Query parameters (`?ssl_ca=…&plugin=…`) Keel's driver would ignore: every one, in the
+    /// URL's order, e.g. `URL parameter ssl_ca: Keel's MariaDB driver is built without TLS: …`.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Parameters(Vec<RefusedParameter>),
+}
+
+/// One query parameter of `[database] connection` Keel cannot honour.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("URL parameter {name}: {why}")]
+pub struct RefusedParameter {
+    /// The parameter's name as written (`ssl_ca`, `ssl-mode`, `plugin`).
+    pub name: String,
+    /// Why Keel cannot honour it.
+    pub why: &'static str,
 }

@@ -106,6 +106,73 @@ fn sqlalchemy_urls() {
     assert!(octavia_db_url("postgresql://u:p@h/o").is_err());
 }
 
+/// The operator trial's URL: TLS parameters sqlx (built without TLS) would drop, connecting in
+/// plaintext. Every parameter Keel cannot honour is a refusal naming it; UTF-8 charsets pass.
+#[test]
+fn database_url_parameters_keel_cannot_honour_are_refused() {
+    let base = "mysql+pymysql://u:p@127.0.0.1:3306/db";
+    for param in [
+        "ssl=true",
+        "ssl_ca=/nonexistent/ca.pem",
+        "ssl_cert=/c.pem",
+        "ssl_key=/k.pem",
+        "ssl_verify_cert=true",
+        "ssl_verify_identity=true",
+        "ssl_mode=REQUIRED",
+        "ssl-mode=REQUIRED",
+        "read_default_file=/etc/my.cnf",
+        "read_default_group=client",
+        "plugin=dbcounter",
+        "init_command=SET%20x%3D1",
+        "charset=latin1",
+        "unix_socket=/run/mysqld/mysqld.sock",
+    ] {
+        let name = param.split('=').next().unwrap();
+        let c = from(&format!(
+            "[database]\nconnection = {base}?charset=utf8&{param}\n"
+        ))
+        .unwrap();
+        let r = review(&c);
+        assert!(
+            r.refused
+                .iter()
+                .any(|e| e.starts_with("[database] connection: URL parameter ")
+                    && e.contains(&format!(" {name}: "))),
+            "{param}: {:?}",
+            r.refused
+        );
+        assert_eq!(r.refused.len(), 1, "only {name}: {:?}", r.refused);
+        assert!(c.database.url().is_err(), "{param}: serve would connect");
+    }
+    // The trial's URL: one line per parameter, both named.
+    let c = from(&format!(
+        "[database]\nconnection = {base}?ssl_ca=/nonexistent/ca.pem&ssl_verify_cert=true\n"
+    ))
+    .unwrap();
+    let r = review(&c);
+    assert_eq!(r.refused.len(), 2, "{:?}", r.refused);
+    let text = check::render(&c, &r);
+    assert!(
+        text.contains("refused (keel serve would not start): 2")
+            && text.contains("URL parameter ssl_ca")
+            && text.contains("URL parameter ssl_verify_cert"),
+        "{text}"
+    );
+    for ok in [
+        "",
+        "?charset=utf8",
+        "?charset=utf8mb4",
+        "?charset=utf8mb4#frag",
+    ] {
+        let c = from(&format!("[database]\nconnection = {base}{ok}\n")).unwrap();
+        assert!(review(&c).refused.is_empty(), "{ok}");
+        assert_eq!(c.database.url().unwrap(), format!("{base}{ok}"));
+    }
+    // SQLAlchemy's SQLite form: pysqlite's parameters have no counterpart either.
+    let err = octavia_db_url("sqlite:////var/lib/o.db?timeout=30").unwrap_err();
+    assert!(err.to_string().contains("URL parameter timeout"), "{err}");
+}
+
 #[test]
 fn bad_values_are_typed_errors_naming_section_and_key() {
     for (text, key) in [
@@ -249,7 +316,25 @@ fn oslo_policy_options() {
     .unwrap();
     let c = Config::load(&conf).unwrap();
     assert!(!c.oslo_policy.enforce_new_defaults);
-    assert_eq!(c.oslo_policy.enforce_scope, Some(false));
+    // enforce_scope: ignored, with the one reason serve logs and config check lists.
+    let r = review(&c);
+    let scope: Vec<&check::Finding> = r
+        .unimplemented
+        .iter()
+        .filter(|f| f.section == "oslo_policy" && f.key == "enforce_scope")
+        .collect();
+    assert_eq!(scope.len(), 1, "{:?}", r.unimplemented);
+    assert!(
+        scope[0].why.contains("always enforces scope"),
+        "{:?}",
+        scope[0]
+    );
+    let text = check::render(&c, &r);
+    assert!(
+        text.contains("#   [oslo_policy] enforce_scope — oslo.policy 6.0.0 removed it"),
+        "{text}"
+    );
+    assert!(!text.contains("enforce_scope = "), "not effective: {text}");
     // Absent file: defaults only.
     let p = c.oslo_policy.load_policy().unwrap().current();
     assert!(
@@ -339,4 +424,87 @@ fn the_example_octavia_conf_is_accepted() {
     assert!(r.refused.is_empty(), "{:?}", r.refused);
     assert!(r.unknown.is_empty(), "{:?}", r.unknown);
     assert_eq!(c.api_settings.api.default_provider_driver, "ovn");
+}
+
+/// oslo.log's `_get_log_file_path`: `log_dir` alone is `<log_dir>/<binary>.log`; with
+/// `log_file` the file is joined to it (an absolute one stands alone); neither: stderr.
+#[test]
+fn log_file_path_as_oslo_log() {
+    let c = from("[DEFAULT]\nlog_dir = /var/log/kolla/octavia\n").unwrap();
+    assert_eq!(
+        c.log.file("octavia-api"),
+        Some(PathBuf::from("/var/log/kolla/octavia/octavia-api.log"))
+    );
+    let c = from("[DEFAULT]\nlogdir = /var/log/octavia\nlog_file = api.log\n").unwrap();
+    assert_eq!(
+        c.log.file("octavia-api"),
+        Some(PathBuf::from("/var/log/octavia/api.log"))
+    );
+    let c = from("[DEFAULT]\nlog_dir = /var/log/octavia\nlog_file = /tmp/k.log\n").unwrap();
+    assert_eq!(c.log.file("octavia-api"), Some(PathBuf::from("/tmp/k.log")));
+    let c = from("[DEFAULT]\nlog_file = k.log\n").unwrap();
+    assert_eq!(c.log.file("octavia-api"), Some(PathBuf::from("k.log")));
+    assert_eq!(Config::defaults().unwrap().log.file("octavia-api"), None);
+}
+
+/// Keel loads only `ovn`: a default provider it cannot serve is refused (every create without
+/// `provider` would fail), each other enabled provider is warned about and listed.
+#[test]
+fn providers_keel_cannot_load() {
+    let has_default_refusal = |r: &check::Report| {
+        r.refused
+            .iter()
+            .any(|e| e.starts_with("[api_settings] default_provider_driver: "))
+    };
+    let c = from(
+        "[api_settings]\nenabled_provider_drivers = amphora:The Octavia Amphora driver., \
+         ovn:OVN provider driver\ndefault_provider_driver = ovn\n",
+    )
+    .unwrap();
+    let r = review(&c);
+    assert!(r.refused.is_empty(), "{:?}", r.refused);
+    let warned: Vec<&check::Finding> = r
+        .unimplemented
+        .iter()
+        .filter(|f| f.section == "api_settings" && f.key == "enabled_provider_drivers")
+        .collect();
+    assert_eq!(warned.len(), 1, "{:?}", r.unimplemented);
+    assert!(warned[0].why.contains("\"amphora\""), "{:?}", warned[0]);
+    let text = check::render(&c, &r);
+    assert!(
+        text.contains("[api_settings] enabled_provider_drivers — provider \"amphora\""),
+        "{text}"
+    );
+    // The reference's default (amphora), enabled or not, and a name enabled nowhere.
+    for conf in [
+        "[api_settings]\ndefault_provider_driver = amphora\n",
+        "[api_settings]\nenabled_provider_drivers = amphora:A, ovn:O\n\
+         default_provider_driver = amphora\n",
+        "[api_settings]\ndefault_provider_driver = noop_driver\n",
+        "[api_settings]\nenabled_provider_drivers = amphora:A\n",
+    ] {
+        let r = review(&from(conf).unwrap());
+        assert!(has_default_refusal(&r), "{conf}: {:?}", r.refused);
+    }
+    assert!(!has_default_refusal(&review(&Config::defaults().unwrap())));
+}
+
+/// `keel config check` opens each section once, Keel's own options (`[keel]`,
+/// `[DEFAULT] graceful_shutdown_timeout`) under the same header as the registered ones.
+#[test]
+fn config_check_prints_each_section_once() {
+    let c = Config::defaults().unwrap();
+    let text = check::render(&c, &review(&c));
+    let headers: Vec<&str> = text.lines().filter(|l| l.starts_with('[')).collect();
+    let unique: std::collections::BTreeSet<&&str> = headers.iter().collect();
+    assert_eq!(headers.len(), unique.len(), "{headers:?}");
+    for h in ["[DEFAULT]", "[keel]", "[oslo_policy]"] {
+        assert!(headers.contains(&h), "{h}: {headers:?}");
+    }
+    let default = text.split("\n[DEFAULT]\n").nth(1).unwrap();
+    let default = default.split("\n\n").next().unwrap();
+    assert!(
+        default.contains("graceful_shutdown_timeout = 60") && default.contains("debug = "),
+        "{default}"
+    );
 }

@@ -169,13 +169,18 @@ pub async fn post(
 ) -> Result<Response, ApiError> {
     base::no_query(&q, &[])?;
     let b = parse_body(&body, "listener_", "listener", &LISTENER_POST)?;
-    let lb_id = b.str("loadbalancer_id").unwrap_or_default();
     let protocol = b.str("protocol").unwrap_or_default();
     let port = b.i64("protocol_port").unwrap_or_default();
     let mut tx = st.db().begin().await?;
+    // `loadbalancer_id: null` is looked up as Python's None: 404 `Load Balancer None not found.`
+    let Some(lb_id) = b.str("loadbalancer_id") else {
+        return Err(ApiError::not_found("Load Balancer", "None"));
+    };
     let lb = get_db_lb(&mut tx, &lb_id).await?;
     let project = lb.project_id.clone().unwrap_or_default();
     policy::authorize(&ctx, "listener", "post", Some(&project))?;
+    // `protocol: null`: the reference's insert fails on the protocol's foreign key → 400
+    b.refuse_nulls(&["protocol"])?;
     validate_enabled(st.config(), &b, &protocol)?;
     validate_protocol(&b, &protocol)?;
     if protocol == "PROMETHEUS" && b.str("default_pool_id").is_some() {
@@ -248,7 +253,12 @@ pub async fn post(
         description: b.str("description"),
         protocol: protocol.clone(),
         protocol_port: i32::try_from(port).unwrap_or_default(),
-        connection_limit: to_i32(b.i64("connection_limit"), -1),
+        // left out: WSME's default -1; an explicit null is stored NULL, as the reference
+        connection_limit: if b.is_null("connection_limit") {
+            None
+        } else {
+            to_i32(b.i64("connection_limit"), -1)
+        },
         load_balancer_id: Some(lb_id.clone()),
         tls_certificate_id: b.str("default_tls_container_ref"),
         default_pool_id: b.str("default_pool_id"),

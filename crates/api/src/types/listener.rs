@@ -1,7 +1,7 @@
 //! Listener request types, as `octavia/api/v2/types/listener.py`.
 
 use super::{
-    Field, INT_COLUMN_MAX, INT_COLUMN_MIN, JOINED_COLUMN_MAX, Kind, Schema, TAGS, f, int, m, s,
+    Field, INT_COLUMN_MAX, INT_COLUMN_MIN, JOINED_COLUMN_MAX, Kind, Schema, TAGS, f, int, m, mn, s,
 };
 use crate::types::l7::L7POLICY_SINGLE;
 use crate::types::pool::POOL_SINGLE;
@@ -73,7 +73,9 @@ pub static LISTENER_POST: Schema = Schema {
         f("name", s(255)),
         f("description", s(255)),
         f("admin_state_up", Kind::Bool),
-        m("protocol", Kind::Enum(PROTOCOLS)),
+        // a null protocol or load balancer gets the reference's own 400 / 404
+        // (listener.py `post`)
+        mn("protocol", Kind::Enum(PROTOCOLS)),
         m("protocol_port", PORT),
         f("connection_limit", int(Some(-1), Some(INT_COLUMN_MAX))),
         f("default_tls_container_ref", s(255)),
@@ -83,7 +85,7 @@ pub static LISTENER_POST: Schema = Schema {
         f("default_pool", Kind::Object(&POOL_SINGLE)),
         f("l7policies", Kind::ObjectList(&L7POLICY_SINGLE)),
         f("insert_headers", Kind::StrDict(Some(255))),
-        m("loadbalancer_id", Kind::Uuid),
+        mn("loadbalancer_id", Kind::Uuid),
         TAIL_POST[0],
         TAIL_POST[1],
         TAIL_POST[2],

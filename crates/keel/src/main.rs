@@ -252,8 +252,8 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         neutron: neutron.clone(),
         status: status.clone(),
         config: recovery::RecoveryConfig {
-            lease: std::time::Duration::from_secs(config.keel.recovery_lease.max(1)),
-            period: std::time::Duration::from_secs(config.keel.recovery_period.max(1)),
+            lease: std::time::Duration::from_secs(config.keel.recovery_lease),
+            period: std::time::Duration::from_secs(config.keel.recovery_period),
         },
         recovering: Default::default(),
     };

@@ -638,8 +638,8 @@ impl Config {
             nb_unavailable_after: k
                 .seconds("nb_unavailable_after")?
                 .unwrap_or(std::time::Duration::from_secs(5)),
-            recovery_lease: k.uint("recovery_lease", 30)?,
-            recovery_period: k.uint("recovery_period", 10)?,
+            recovery_lease: recovery_lease(&k)?,
+            recovery_period: k.int("recovery_period", 10, Some(1))? as u64,
             graceful_shutdown_timeout: s("DEFAULT").uint("graceful_shutdown_timeout", 60)?,
             metrics_listen: k.opt("metrics_listen"),
         };
@@ -676,3 +676,19 @@ impl Config {
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests;
+
+/// `[keel] recovery_lease` (seconds, ≥ 1) checked against `recovery_period`: a lease no longer
+/// than the renewal period ends while its owner still works, and another replica would take
+/// over (and redo) work in flight. Refused, naming the option, rather than silently raised.
+fn recovery_lease(k: &Section<'_>) -> Result<u64, ConfigError> {
+    let lease = k.int("recovery_lease", 30, Some(1))?;
+    let period = k.int("recovery_period", 10, Some(1))?;
+    if period >= lease {
+        return Err(k.invalid(
+            "recovery_lease",
+            lease.to_string(),
+            format!("should be longer than recovery_period ({period} s), ideally three times it"),
+        ));
+    }
+    Ok(lease as u64)
+}

@@ -181,6 +181,12 @@ fn bad_values_are_typed_errors_naming_section_and_key() {
         ("[networking]\nreserved_ips = 10.0.0.300\n", "reserved_ips"),
         ("[ovn]\novn_sb_connection = http://x\n", "ovn_sb_connection"),
         ("[ovn]\novsdb_probe_interval = -1\n", "ovsdb_probe_interval"),
+        ("[keel]\nrecovery_lease = 0\n", "recovery_lease"),
+        ("[keel]\nrecovery_period = 0\n", "recovery_period"),
+        (
+            "[keel]\nrecovery_lease = 10\nrecovery_period = 10\n",
+            "recovery_lease",
+        ),
         (
             "[oslo_policy]\nenforce_new_defaults = maybe\n",
             "enforce_new_defaults",

@@ -258,40 +258,38 @@ pub fn delete(snap: &NbSnapshot, lb_id: &str, cascade: bool) -> Plan {
 /// process died, completed by recovery) are reported DELETED too, so none stays behind in
 /// the database, undeletable, holding quota.
 pub fn cascade_model_report(report: &mut StatusReport, lb: &provider::LoadBalancer) {
-    for l in lb.listeners.iter().flatten() {
-        put(
-            report,
-            Kind::Listener,
-            &l.listener_id,
-            Some(Prov::Deleted),
-            Some(Op::Offline),
-        );
-    }
-    for p in lb.pools.iter().flatten() {
-        for m in p.members.iter().flatten() {
-            put(
-                report,
-                Kind::Member,
-                &m.member_id,
-                Some(Prov::Deleted),
-                None,
-            );
-        }
-        if let Some(hm) = &p.healthmonitor {
-            put(
-                report,
-                Kind::HealthMonitor,
-                &hm.healthmonitor_id,
-                Some(Prov::Deleted),
-                None,
-            );
-        }
-        put(report, Kind::Pool, &p.pool_id, Some(Prov::Deleted), None);
-    }
+    let pools = lb.pools.iter().flatten();
+    report_deleted(
+        report,
+        lb.listeners.iter().flatten().map(|l| l.listener_id.clone()),
+        pools.clone().map(|p| {
+            let members = p.members.iter().flatten().map(|m| m.member_id.clone());
+            (p.pool_id.clone(), members.collect())
+        }),
+        pools.filter_map(|p| p.healthmonitor.as_ref().map(|h| h.healthmonitor_id.clone())),
+    );
 }
 
+/// The cascade report of what a row's `external_ids` name.
 fn cascade_report(report: &mut StatusReport, ids: &ExternalIds) {
-    for (id, _, _) in ext::listeners(ids) {
+    report_deleted(
+        report,
+        ext::listeners(ids).into_iter().map(|(id, _, _)| id),
+        ext::pools(ids)
+            .into_iter()
+            .map(|(id, _, ms)| (id, ms.into_iter().map(|m| m.id).collect())),
+        ext::parse_healthmonitors(ids).into_iter(),
+    );
+}
+
+/// Listeners DELETED/OFFLINE, each pool's members then the pool DELETED, monitors DELETED.
+fn report_deleted(
+    report: &mut StatusReport,
+    listeners: impl Iterator<Item = String>,
+    pools: impl Iterator<Item = (String, Vec<String>)>,
+    hms: impl Iterator<Item = String>,
+) {
+    for id in listeners {
         put(
             report,
             Kind::Listener,
@@ -300,13 +298,13 @@ fn cascade_report(report: &mut StatusReport, ids: &ExternalIds) {
             Some(Op::Offline),
         );
     }
-    for (id, _, members) in ext::pools(ids) {
+    for (id, members) in pools {
         for m in members {
-            put(report, Kind::Member, &m.id, Some(Prov::Deleted), None);
+            put(report, Kind::Member, &m, Some(Prov::Deleted), None);
         }
         put(report, Kind::Pool, &id, Some(Prov::Deleted), None);
     }
-    for hm in ext::parse_healthmonitors(ids) {
+    for hm in hms {
         put(report, Kind::HealthMonitor, &hm, Some(Prov::Deleted), None);
     }
 }

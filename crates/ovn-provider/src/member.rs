@@ -116,7 +116,9 @@ pub fn unmap_member(edit: &mut Edit<'_>, h: &LbRef, pool_key: &str, address: IpA
     }
 }
 
-fn set_member_status(edit: &mut Edit<'_>, h: &LbRef, id: &str, op: Option<Op>) {
+/// Writes (or with `None` removes) one member's entry of `neutron:member_status`; the key
+/// goes when no entry is left.
+pub(crate) fn set_member_status(edit: &mut Edit<'_>, h: &LbRef, id: &str, op: Option<Op>) {
     if let Some(r) = edit.row_mut(h) {
         let mut st = ext::parse_member_status(&r.external_ids);
         match op {

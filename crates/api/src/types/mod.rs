@@ -612,22 +612,20 @@ fn validate(kind: &Kind, v: Value) -> Result<Value, (String, String)> {
             None => fail("Value should be IPv4 or IPv6 CIDR format"),
         },
         // validity first: a long invalid text gets WSME's own answer, not the column's
-        Kind::UrlPath => match v.as_str() {
-            Some(p) if !valid_url_path(p) => fail("Value must be a valid URL Path string"),
-            Some(p) if p.chars().count() > URL_COLUMN_MAX => fail(&format!(
-                "Value should have a maximum character requirement of {URL_COLUMN_MAX}"
-            )),
-            Some(_) => Ok(v),
-            None => fail("Value must be a valid URL Path string"),
-        },
-        Kind::Url => match v.as_str() {
-            Some(u) if !valid_url(u) => fail("Value must be a valid URL string"),
-            Some(u) if u.chars().count() > URL_COLUMN_MAX => fail(&format!(
-                "Value should have a maximum character requirement of {URL_COLUMN_MAX}"
-            )),
-            Some(_) => Ok(v),
-            None => fail("Value must be a valid URL string"),
-        },
+        Kind::UrlPath | Kind::Url => {
+            let (valid, invalid): (fn(&str) -> bool, &str) = match kind {
+                Kind::Url => (valid_url, "Value must be a valid URL string"),
+                _ => (valid_url_path, "Value must be a valid URL Path string"),
+            };
+            match v.as_str() {
+                Some(u) if !valid(u) => fail(invalid),
+                Some(u) if u.chars().count() > URL_COLUMN_MAX => fail(&format!(
+                    "Value should have a maximum character requirement of {URL_COLUMN_MAX}"
+                )),
+                Some(_) => Ok(v),
+                None => fail(invalid),
+            }
+        }
         Kind::Alpn => match v.as_str() {
             Some("h2" | "http/1.1" | "http/1.0") => Ok(v),
             _ => fail("Value should be a valid ALPN protocol ID"),

@@ -632,14 +632,15 @@ impl Config {
             },
         };
         let k = s("keel");
+        let (recovery_lease, recovery_period) = recovery_timing(&k)?;
         let keel = KeelSettings {
             settle_wait_ms: k.uint("settle_wait_ms", 1000)?,
             run_agent: k.boolean("run_agent", true)?,
             nb_unavailable_after: k
                 .seconds("nb_unavailable_after")?
                 .unwrap_or(std::time::Duration::from_secs(5)),
-            recovery_lease: recovery_lease(&k)?,
-            recovery_period: k.int("recovery_period", 10, Some(1))? as u64,
+            recovery_lease,
+            recovery_period,
             graceful_shutdown_timeout: s("DEFAULT").uint("graceful_shutdown_timeout", 60)?,
             metrics_listen: k.opt("metrics_listen"),
         };
@@ -677,10 +678,11 @@ impl Config {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests;
 
-/// `[keel] recovery_lease` (seconds, ≥ 1) checked against `recovery_period`: a lease no longer
-/// than the renewal period ends while its owner still works, and another replica would take
-/// over (and redo) work in flight. Refused, naming the option, rather than silently raised.
-fn recovery_lease(k: &Section<'_>) -> Result<u64, ConfigError> {
+/// `[keel] recovery_lease` and `recovery_period` (seconds, each ≥ 1), the lease longer than
+/// the period: a lease no longer than the renewal period ends while its owner still works, and
+/// another replica would take over (and redo) work in flight. Refused, naming the option,
+/// rather than silently raised.
+fn recovery_timing(k: &Section<'_>) -> Result<(u64, u64), ConfigError> {
     let lease = k.int("recovery_lease", 30, Some(1))?;
     let period = k.int("recovery_period", 10, Some(1))?;
     if period >= lease {
@@ -690,5 +692,5 @@ fn recovery_lease(k: &Section<'_>) -> Result<u64, ConfigError> {
             format!("should be longer than recovery_period ({period} s), ideally three times it"),
         ));
     }
-    Ok(lease as u64)
+    Ok((lease as u64, period as u64))
 }

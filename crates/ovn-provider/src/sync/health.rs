@@ -206,12 +206,12 @@ impl Sim<'_> {
                             let unmonitored = statuses
                                 .get(&e.id)
                                 .is_none_or(|s| s == OpStatus::NoMonitor.as_str());
-                            if let (true, Some(r)) = (unmonitored, edit.row_mut(&h)) {
-                                let mut st = ext::parse_member_status(&r.external_ids);
-                                st.insert(e.id.clone(), OpStatus::Online.as_str().to_string());
-                                r.external_ids.insert(
-                                    ext::MEMBER_STATUS.into(),
-                                    ext::format_member_status(&st),
+                            if unmonitored {
+                                member::set_member_status(
+                                    &mut edit,
+                                    &h,
+                                    &e.id,
+                                    Some(OpStatus::Online),
                                 );
                             }
                             found.push((
@@ -223,15 +223,14 @@ impl Sim<'_> {
                             // `member_create` leaves such a member unmapped and ERROR, and
                             // so does the sync — the NB then is what the normal path
                             // writes, not a difference that fails the load balancer.
-                            let error = OpStatus::Error.as_str();
-                            if statuses.get(&e.id).map(String::as_str) != Some(error)
-                                && let Some(r) = edit.row_mut(&h)
+                            if statuses.get(&e.id).map(String::as_str)
+                                != Some(OpStatus::Error.as_str())
                             {
-                                let mut st = ext::parse_member_status(&r.external_ids);
-                                st.insert(e.id.clone(), error.to_string());
-                                r.external_ids.insert(
-                                    ext::MEMBER_STATUS.into(),
-                                    ext::format_member_status(&st),
+                                member::set_member_status(
+                                    &mut edit,
+                                    &h,
+                                    &e.id,
+                                    Some(OpStatus::Error),
                                 );
                                 found.push((
                                     format!("member {}: no port or health-monitor port to monitor it, ERROR", e.id),

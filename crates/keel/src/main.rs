@@ -5,7 +5,8 @@
 //! * `keel ovn-db-sync [--dry-run] [--lb-id ID]... [--project-id P]`: reconcile the OVN NB
 //!   with Octavia's `ovn` load balancers, see [`sync`].
 //! * `keel db upgrade`: create the Octavia schema at alembic head `fabf4983846b`
-//!   (what `octavia-db-manage upgrade head` leaves), idempotent.
+//!   (what `octavia-db-manage upgrade head` leaves) and Keel's objects beside it, idempotent;
+//!   `keel db remove-keel-objects` drops Keel's objects again (the way back to the reference).
 //!
 //! * `keel config check`: the effective configuration (secrets masked) and every option set
 //!   but ignored; exits 1 when `serve` would refuse the configuration.
@@ -106,6 +107,9 @@ enum DbAction {
     Upgrade,
     /// Print the alembic revision of the database.
     Current,
+    /// Drop what Keel adds beside the reference schema (the `keel_ix_*` indexes and the
+    /// `keel_deployment` table), leaving the schema `octavia-db-manage` made; idempotent.
+    RemoveKeelObjects,
 }
 
 /// The `--config-file`/`--config-dir` arguments in command-line order (oslo.config reads
@@ -177,6 +181,15 @@ fn main() -> anyhow::Result<()> {
                     },
                 )
                 .await
+            }
+            Command::Db {
+                action: DbAction::RemoveKeelObjects,
+            } => {
+                let db = clients::database(&config).await?;
+                for name in db.remove_keel_objects().await? {
+                    println!("removed {name}");
+                }
+                Ok(())
             }
             Command::Db {
                 action: DbAction::Current,

@@ -66,15 +66,15 @@ async fn rows(conn: &mut MySqlConnection, sql: &str, schema: &str) -> BTreeSet<V
 async fn describe(url: &str, schema: &str) -> Vec<(&'static str, BTreeSet<Vec<String>>)> {
     let mut conn = MySqlConnection::connect(url).await.unwrap();
     let mut out = vec![
-        ("tables", rows(&mut conn, "SELECT CAST(TABLE_NAME AS CHAR) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?", schema).await),
+        ("tables", rows(&mut conn, "SELECT CAST(TABLE_NAME AS CHAR) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME NOT LIKE 'keel\\_%'", schema).await),
         ("columns", rows(&mut conn,
             "SELECT CAST(TABLE_NAME AS CHAR), CAST(COLUMN_NAME AS CHAR), CAST(ORDINAL_POSITION AS CHAR), \
              CAST(COLUMN_TYPE AS CHAR), CAST(IS_NULLABLE AS CHAR), CAST(COLUMN_DEFAULT AS CHAR), CAST(EXTRA AS CHAR) \
-             FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ?", schema).await),
+             FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME NOT LIKE 'keel\\_%'", schema).await),
         ("indexes", rows(&mut conn,
             "SELECT CAST(TABLE_NAME AS CHAR), CAST(INDEX_NAME AS CHAR), CAST(SEQ_IN_INDEX AS CHAR), \
              CAST(COLUMN_NAME AS CHAR), CAST(NON_UNIQUE AS CHAR) \
-             FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? AND INDEX_NAME NOT LIKE 'keel\\_ix\\_%'", schema).await),
+             FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? AND INDEX_NAME NOT LIKE 'keel\\_ix\\_%' AND TABLE_NAME NOT LIKE 'keel\\_%'", schema).await),
         ("foreign keys", rows(&mut conn,
             "SELECT CAST(TABLE_NAME AS CHAR), CAST(CONSTRAINT_NAME AS CHAR), CAST(COLUMN_NAME AS CHAR), \
              CAST(REFERENCED_TABLE_NAME AS CHAR), CAST(REFERENCED_COLUMN_NAME AS CHAR) \
@@ -165,6 +165,20 @@ async fn keel_indexes(url: &str, schema: &str) -> BTreeSet<Vec<String>> {
     out
 }
 
+/// Keel's own tables (`keel_*`) in `schema`, sorted.
+async fn keel_tables(url: &str, schema: &str) -> Vec<String> {
+    let mut conn = MySqlConnection::connect(url).await.unwrap();
+    let out = rows(
+        &mut conn,
+        "SELECT CAST(TABLE_NAME AS CHAR) FROM information_schema.TABLES \
+         WHERE TABLE_SCHEMA = ? AND TABLE_NAME LIKE 'keel\\_%'",
+        schema,
+    )
+    .await;
+    conn.close().await.unwrap();
+    out.into_iter().flatten().collect()
+}
+
 fn expected_keel_indexes() -> BTreeSet<Vec<String>> {
     LIST_INDEXES
         .iter()
@@ -193,8 +207,9 @@ async fn mariadb_schema_has_the_list_indexes() {
 }
 
 /// On the database `octavia-db-manage upgrade head` made, `upgrade` adds the list indexes and
-/// nothing else (the revision stays head, every other table, column, index and key as it was);
-/// the test then drops them again, leaving the reference's database as it found it.
+/// `keel_deployment`, nothing else (the revision stays head, every other table, column, index
+/// and key as it was); `remove_keel_objects` then leaves the reference's database exactly as
+/// it found it.
 #[tokio::test]
 async fn upgrade_on_reference_db_at_head_adds_only_the_list_indexes() {
     let url = reference_url();
@@ -212,16 +227,16 @@ async fn upgrade_on_reference_db_at_head_adds_only_the_list_indexes() {
     );
     assert_eq!(keel_indexes(&url, "octavia").await, expected_keel_indexes());
     assert_eq!(describe(&url, "octavia").await, before);
-    let mut tx = db.begin().await.unwrap();
-    for (name, table, _) in LIST_INDEXES {
-        tx.execute(
-            &format!("DROP INDEX IF EXISTS `{name}` ON `{table}`"),
-            vec![],
-        )
-        .await
-        .unwrap();
-    }
-    tx.commit().await.unwrap();
+    assert_eq!(keel_tables(&url, "octavia").await, [DEPLOYMENT_TABLE]);
+    assert!(db.deployment_id().await.unwrap().is_some());
+    // the way back (`keel db remove-keel-objects`): exactly the reference's database again
+    let removed = db.remove_keel_objects().await.unwrap();
+    assert_eq!(removed.len(), LIST_INDEXES.len() + 1, "{removed:?}");
+    assert!(keel_indexes(&url, "octavia").await.is_empty());
+    assert!(keel_tables(&url, "octavia").await.is_empty());
+    assert_eq!(describe(&url, "octavia").await, before);
+    assert_eq!(db.deployment_id().await.unwrap(), None);
+    db.remove_keel_objects().await.unwrap();
     db.close().await;
 }
 
@@ -283,7 +298,7 @@ async fn sqlite_tables_and_columns_match_reference() {
     .collect();
     let mut tx = t.db.begin_read().await.unwrap();
     let tables: Vec<String> = tx
-        .fetch_scalars("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name", vec![])
+        .fetch_scalars("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'keel_%' ORDER BY name", vec![])
         .await
         .unwrap();
     let mut ours = Vec::new();

@@ -10,6 +10,9 @@
 //!
 //! * `keel config check`: the effective configuration (secrets masked) and every option set
 //!   but ignored; exits 1 when `serve` would refuse the configuration.
+//! * `keel links DIR`: the programs the deployment tools start (`uwsgi`, `octavia-api`,
+//!   `octavia-db-manage`, `octavia-driver-agent`, `octavia-ovn-db-sync-util`) as symlinks to
+//!   this binary, which answers under those names, see [`entry`].
 //!
 //! Configuration: the operator's `octavia.conf` (`--config-file`, `--config-dir`, repeatable
 //! and merged as oslo.config's: later wins), see [`config`]; logging from its `[DEFAULT]`,
@@ -17,6 +20,7 @@
 
 mod clients;
 mod config;
+mod entry;
 mod logging;
 mod metrics;
 mod nb_gate;
@@ -79,6 +83,12 @@ enum Command {
         #[command(subcommand)]
         action: ConfigAction,
     },
+    /// Write the programs the deployment tools start (uwsgi, octavia-api, octavia-db-manage,
+    /// octavia-driver-agent, octavia-ovn-db-sync-util) into DIR as symlinks to this binary.
+    Links {
+        /// The directory (created if missing), e.g. /usr/local/bin.
+        dir: PathBuf,
+    },
 }
 
 impl Command {
@@ -88,7 +98,7 @@ impl Command {
     /// `octavia-db-manage`, `ovn-db-sync` ovn-octavia-provider's `octavia-ovn-db-sync-util`.
     fn reference_binary(&self) -> &'static str {
         match self {
-            Command::Serve | Command::Config { .. } => "octavia-api",
+            Command::Serve | Command::Config { .. } | Command::Links { .. } => "octavia-api",
             Command::Db { .. } => "octavia-db-manage",
             Command::OvnDbSync { .. } => "octavia-ovn-db-sync-util",
         }
@@ -133,40 +143,40 @@ fn config_locations(m: &clap::ArgMatches) -> Vec<config::Location> {
 }
 
 fn main() -> anyhow::Result<()> {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    match entry::dispatch(&argv) {
+        entry::Dispatch::Keel => {}
+        entry::Dispatch::Exit(code) => std::process::exit(code),
+        entry::Dispatch::Run(invocation) => return run_program(invocation),
+    }
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches)?;
+    if let Command::Links { dir } = &cli.command {
+        for link in entry::write_links(dir)? {
+            println!("{}", link.display());
+        }
+        return Ok(());
+    }
     let config = Config::load_all(&config_locations(&matches))?;
-    let report = config::check::review(&config);
     if let Command::Config {
         action: ConfigAction::Check,
     } = cli.command
     {
+        let report = config::check::review(&config);
         print!("{}", config::check::render(&config, &report));
         if !report.refused.is_empty() {
             std::process::exit(1);
         }
         return Ok(());
     }
-    logging::init(&config.log, cli.command.reference_binary())?;
-    if !report.refused.is_empty() {
-        return Err(config::ConfigError::Refused(report.refused).into());
-    }
-    config::check::log_findings(&report);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    rt.block_on(async move {
+    let config = start(config, cli.command.reference_binary())?;
+    runtime()?.block_on(async move {
         match cli.command {
-            Command::Serve => serve(config).await,
-            Command::Config { .. } => Ok(()),
+            Command::Serve => serve(config, entry::ServeOptions::default()).await,
+            Command::Config { .. } | Command::Links { .. } => Ok(()),
             Command::Db {
                 action: DbAction::Upgrade,
-            } => {
-                let db = clients::database(&config).await?;
-                db.upgrade().await?;
-                tracing::info!(revision = octavia_db::ALEMBIC_HEAD, "database at head");
-                Ok(())
-            }
+            } => entry::db_manage::run(entry::db_manage::DbCommand::UpgradeHead, &config).await,
             Command::OvnDbSync {
                 dry_run,
                 lb_id,
@@ -202,7 +212,157 @@ fn main() -> anyhow::Result<()> {
     })
 }
 
-async fn serve(config: Config) -> anyhow::Result<()> {
+/// Starts logging as `binary` (the reference program's name) and refuses what `serve` would
+/// refuse, naming each value; the accepted configuration.
+fn start(config: Config, binary: &str) -> anyhow::Result<Config> {
+    let report = config::check::review(&config);
+    logging::init(&config.log, binary)?;
+    if !report.refused.is_empty() {
+        return Err(config::ConfigError::Refused(report.refused).into());
+    }
+    config::check::log_findings(&report);
+    Ok(config)
+}
+
+fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+}
+
+/// A program of [`entry::PROGRAMS`]: its configuration (oslo's default files unless its
+/// command line names some; its command-line logging options last), then its job.
+fn run_program(invocation: entry::Invocation) -> anyhow::Result<()> {
+    let mut sources = config::Sources::load(&invocation.oslo.locations)?;
+    if !invocation.oslo.overrides.is_empty() {
+        sources.add_text(
+            &invocation.oslo.override_text(),
+            std::path::Path::new("command line"),
+        )?;
+    }
+    let config = start(Config::from_sources(sources)?, invocation.binary)?;
+    runtime()?.block_on(async move {
+        match invocation.job {
+            entry::Job::Serve(options) => {
+                options.log_ignored();
+                serve(config, options).await
+            }
+            entry::Job::DriverAgent => driver_agent(config).await,
+            entry::Job::Db(command) => entry::db_manage::run(command, &config).await,
+            entry::Job::OvnDbSync => {
+                sync::command(
+                    config,
+                    sync::SyncArgs {
+                        dry_run: false,
+                        lb_ids: Vec::new(),
+                        project_id: None,
+                    },
+                )
+                .await
+            }
+        }
+    })
+}
+
+/// The one long-lived NB connection and replica of a process.
+async fn connect_nb(config: &Config) -> anyhow::Result<ovsdb::Client> {
+    ovsdb::Client::connect_with(
+        &config.ovn.ovn_nb_connection,
+        "OVN_Northbound",
+        ovn_provider::ovsdb_nb::monitor_spec(),
+        clients::ovsdb_options(&config.ovn, false),
+    )
+    .await
+    .with_context(|| format!("OVN NB at {}", config.ovn.ovn_nb_connection))
+}
+
+/// The OVN provider over `nb`, reporting statuses into the Octavia DB (counted for metrics),
+/// tagging the VIP ports it makes with `deployment` (this database's identity, octavia-db
+/// `keel_objects`: the proof of ownership every sweep requires).
+fn ovn_provider(
+    db: &octavia_db::Database,
+    nb: &ovsdb::Client,
+    neutron: openstack::NeutronClient,
+    deployment: &str,
+) -> (ovn_provider::OvnProvider, Arc<dyn StatusSink>) {
+    let status: Arc<dyn StatusSink> = Arc::new(metrics::CountedStatus(Arc::new(
+        octavia_db::StatusUpdater::new(db.clone()),
+    )));
+    let ovn = ovn_provider::OvnProvider::new(
+        nb.clone(),
+        neutron,
+        status.clone(),
+        ovn_provider::OvnConfig {
+            deployment_id: Some(deployment.to_owned()),
+            ..Default::default()
+        },
+    );
+    (ovn, status)
+}
+
+/// The agent duties (seed 000 "agent"): an SB connection, then the agent competing for the
+/// NB lock; it works only while holding it. `keel serve` and `octavia-driver-agent` both
+/// start it so, hence one active agent among all of them.
+async fn start_agent(
+    config: &Config,
+    ovn: &ovn_provider::OvnProvider,
+    nb: &ovsdb::Client,
+) -> anyhow::Result<tokio::task::JoinHandle<()>> {
+    let sb = ovsdb::Client::connect_with(
+        &config.ovn.ovn_sb_connection,
+        "OVN_Southbound",
+        ovsdb::MonitorSpec::new().table("Service_Monitor"),
+        clients::ovsdb_options(&config.ovn, true),
+    )
+    .await
+    .with_context(|| format!("OVN SB at {}", config.ovn.ovn_sb_connection))?;
+    let agent = ovn.clone();
+    let agent_nb = nb.clone();
+    Ok(tokio::spawn(async move {
+        if let Err(e) = agent.run_agent(agent_nb, sb).await {
+            tracing::error!(error = %e, "OVN provider agent stopped");
+        }
+    }))
+}
+
+/// Stops the agent and gives its NB lock back at once (another process takes over).
+async fn stop_agent(task: tokio::task::JoinHandle<()>, nb: &ovsdb::Client) {
+    task.abort();
+    if let Err(e) = nb.unlock(ovn_provider::agent::AGENT_LOCK).await {
+        tracing::debug!(error = %e, "agent lock not released explicitly (the connection closes)");
+    }
+}
+
+/// `octavia-driver-agent`: the OVN provider agent alone (no API, no recovery), whatever
+/// `[keel] run_agent` says; SIGTERM/SIGINT finish the provider work it started (within
+/// `[DEFAULT] graceful_shutdown_timeout`) and release the lock.
+async fn driver_agent(config: Config) -> anyhow::Result<()> {
+    let db = clients::database(&config).await?;
+    let neutron = clients::neutron(&config)?;
+    let deployment = db
+        .ensure_deployment()
+        .await
+        .context("deployment identity")?;
+    let nb = connect_nb(&config).await?;
+    let (ovn, _status) = ovn_provider(&db, &nb, neutron, &deployment);
+    let agent = start_agent(&config, &ovn, &nb).await?;
+    let signal = shutdown::signal().await;
+    let drain = std::time::Duration::from_secs(config.keel.graceful_shutdown_timeout);
+    tracing::info!(%signal, ?drain, "stopping the OVN provider agent");
+    if !ovn.drain(drain).await {
+        tracing::warn!(
+            load_balancers = ?ovn.busy_loadbalancers(),
+            "provider work unfinished at the drain timeout: left to recovery"
+        );
+    }
+    stop_agent(agent, &nb).await;
+    tracing::info!("octavia-driver-agent stopped");
+    Ok(())
+}
+
+/// `keel serve` (also `uwsgi`, `octavia-api`): the API on `options`' listeners, the provider,
+/// the agent (per `[keel] run_agent`) and recovery, until SIGTERM/SIGINT drain it.
+async fn serve(config: Config, options: entry::ServeOptions) -> anyhow::Result<()> {
     // A bad policy file stops startup before any connection is made.
     let policy = Arc::new(config.oslo_policy.load_policy().context("[oslo_policy]")?);
     let db = clients::database(&config).await?;
@@ -220,49 +380,17 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let neutron = clients::neutron(&config)?;
 
     // One long-lived NB connection and replica for the whole process.
-    let nb = ovsdb::Client::connect_with(
-        &config.ovn.ovn_nb_connection,
-        "OVN_Northbound",
-        ovn_provider::ovsdb_nb::monitor_spec(),
-        clients::ovsdb_options(&config.ovn, false),
-    )
-    .await
-    .with_context(|| format!("OVN NB at {}", config.ovn.ovn_nb_connection))?;
+    let nb = connect_nb(&config).await?;
     let gate_nb = nb.clone();
-    let status: Arc<dyn StatusSink> = Arc::new(metrics::CountedStatus(Arc::new(
-        octavia_db::StatusUpdater::new(db.clone()),
-    )));
+    let (ovn, status) = ovn_provider(&db, &nb, neutron.clone(), &deployment);
     if let Some(addr) = &config.keel.metrics_listen {
         metrics::serve(addr, db.clone()).await?;
     }
-    let ovn = ovn_provider::OvnProvider::new(
-        nb.clone(),
-        neutron.clone(),
-        status.clone(),
-        ovn_provider::OvnConfig {
-            deployment_id: Some(deployment.clone()),
-            ..Default::default()
-        },
-    );
     // The agent duties run in the one process holding the NB lock (seed 000 "agent"); a
     // process with `[keel] run_agent = false` serves the API only and never competes for it.
     let mut agent_task = None;
     if config.keel.run_agent {
-        let sb = ovsdb::Client::connect_with(
-            &config.ovn.ovn_sb_connection,
-            "OVN_Southbound",
-            ovsdb::MonitorSpec::new().table("Service_Monitor"),
-            clients::ovsdb_options(&config.ovn, true),
-        )
-        .await
-        .with_context(|| format!("OVN SB at {}", config.ovn.ovn_sb_connection))?;
-        let agent = ovn.clone();
-        let agent_nb = nb.clone();
-        agent_task = Some(tokio::spawn(async move {
-            if let Err(e) = agent.run_agent(agent_nb, sb).await {
-                tracing::error!(error = %e, "OVN provider agent stopped");
-            }
-        }));
+        agent_task = Some(start_agent(&config, &ovn, &nb).await?);
     } else {
         tracing::info!("[keel] run_agent = false: this process runs no OVN provider agent");
     }
@@ -306,29 +434,19 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     // provider is asked (seed 003 §5, seed 004 §5).
     let barbican = clients::barbican(&config, &service)?;
     let state = state.with_cert_manager(Arc::new(wiring::BarbicanCertManager(barbican)));
-    let app = api::router(state);
-
-    let addr = format!(
-        "{}:{}",
-        config.api_settings.bind_host, config.api_settings.bind_port
+    let app = options.wrap(api::router(state))?;
+    let listeners = options.listeners(
+        &config.api_settings.bind_host,
+        config.api_settings.bind_port,
     );
-    let listener = tokio::net::TcpListener::bind(&addr)
-        .await
-        .with_context(|| format!("bind {addr}"))?;
-    tracing::info!(%addr, "keel serving the Octavia v2 API");
+    let bound = entry::listen::bind(&listeners).await?;
+    for b in &bound {
+        tracing::info!(addr = %b.addr, tls = b.is_tls(), "keel serving the Octavia v2 API");
+    }
+    options.write_pidfiles()?;
     let drain = std::time::Duration::from_secs(config.keel.graceful_shutdown_timeout);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let mut server = tokio::spawn(async move {
-        let mut stop_rx = stop_rx;
-        axum::serve(
-            listener,
-            app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
-        )
-        .with_graceful_shutdown(async move {
-            let _ = stop_rx.wait_for(|v| *v).await;
-        })
-        .await
-    });
+    let mut server = entry::listen::spawn(bound, app, stop_rx);
     tokio::select! {
         r = &mut server => {
             r??;
@@ -356,10 +474,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     }
     recovery_task.abort();
     if let Some(t) = agent_task {
-        t.abort();
-        if let Err(e) = nb.unlock(ovn_provider::agent::AGENT_LOCK).await {
-            tracing::debug!(error = %e, "agent lock not released explicitly (the connection closes)");
-        }
+        stop_agent(t, &nb).await;
     }
     tracing::info!("keel stopped");
     Ok(())

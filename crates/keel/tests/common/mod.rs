@@ -125,6 +125,13 @@ impl Drop for MariaDb {
 fn mysql(db: Option<&str>, statement: &str) -> String {
     let mut cmd = Command::new("mysql");
     cmd.args(["-h127.0.0.1", "-ukeel", "-pkeel-db-pass", "-N", "-B"]);
+    // the slot's server (`STACK_SLOT=N` moves MariaDB's port), as in STACK_KEEL_DB_URL
+    if let Some(port) = std::env::var("STACK_KEEL_DB_URL").ok().and_then(|u| {
+        let server = u.rsplit_once('/')?.0.rsplit_once(':')?.1.to_string();
+        server.parse::<u16>().ok()
+    }) {
+        cmd.arg(format!("-P{port}"));
+    }
     if let Some(db) = db {
         cmd.arg(db);
     }

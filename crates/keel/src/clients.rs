@@ -9,8 +9,9 @@ use anyhow::Context;
 
 use crate::config::{Config, HttpTls, OvnSettings};
 
-/// Opens the Octavia DB with `[database]`'s pool, retrying the first connection
-/// `max_retries` times (-1: forever) every `retry_interval` seconds, as oslo.db does at start-up.
+/// Opens the Octavia DB with `[database]`'s pool. As oslo.db's `_test_connection`: up to
+/// `max_retries` attempts (-1: forever; 0 or 1: one), `retry_interval` seconds after each
+/// failed one, the last error returned.
 pub async fn database(config: &Config) -> anyhow::Result<octavia_db::Database> {
     let d = &config.database;
     let url = d
@@ -18,11 +19,16 @@ pub async fn database(config: &Config) -> anyhow::Result<octavia_db::Database> {
         .map_err(|why| anyhow::anyhow!("[database] connection: {why}"))?;
     let mut attempt: i64 = 0;
     loop {
+        attempt += 1;
         match octavia_db::Database::connect_with(&url, &d.pool).await {
             Ok(db) => return Ok(db),
             Err(e) if d.max_retries < 0 || attempt < d.max_retries => {
-                attempt += 1;
-                tracing::warn!(error = %e, attempt, "database not reachable; retrying in {} s", d.retry_interval);
+                let left = if d.max_retries < 0 {
+                    "unlimited".to_string()
+                } else {
+                    (d.max_retries - attempt).to_string()
+                };
+                tracing::warn!(error = %e, attempt, "SQL connection failed. {left} attempts left; retrying in {} s", d.retry_interval);
                 tokio::time::sleep(Duration::from_secs(d.retry_interval)).await;
             }
             Err(e) => return Err(e).context("[database] connection"),

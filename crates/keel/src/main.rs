@@ -194,6 +194,13 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let policy = Arc::new(config.oslo_policy.load_policy().context("[oslo_policy]")?);
     let db = clients::database(&config).await?;
     db.upgrade().await.context("database schema")?;
+    // this deployment's identity: the tag of every VIP port it makes, the proof of ownership
+    // its sweeps require (octavia-db `keel_objects`)
+    let deployment = db
+        .ensure_deployment()
+        .await
+        .context("deployment identity")?;
+    tracing::info!(deployment = %deployment, "Keel deployment of this database");
     db.set_settle_wait(std::time::Duration::from_millis(config.keel.settle_wait_ms));
 
     let service = clients::service_session(&config)?;
@@ -219,7 +226,10 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         nb.clone(),
         neutron.clone(),
         status.clone(),
-        ovn_provider::OvnConfig::default(),
+        ovn_provider::OvnConfig {
+            deployment_id: Some(deployment.clone()),
+            ..Default::default()
+        },
     );
     // The agent duties run in the one process holding the NB lock (seed 000 "agent"); a
     // process with `[keel] run_agent = false` serves the API only and never competes for it.
@@ -256,6 +266,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             period: std::time::Duration::from_secs(config.keel.recovery_period),
         },
         recovering: Default::default(),
+        deployment_tag: ovn_provider::driver::deployment_tag(&deployment),
     };
     let recovery_task = tokio::spawn(recovery::run(recovery));
     let mut providers: BTreeMap<String, Arc<dyn ProviderDriver>> = BTreeMap::new();

@@ -16,9 +16,11 @@
 //!    statuses are reported as the original request would have: DELETED for what was being
 //!    deleted, ACTIVE (with the operating status NB shows) for the rest; ERROR, logged with the
 //!    reason, when the NB could not be made to match;
-//! 4. every [`PORT_SWEEP_PERIODS`] periods, deletes VIP ports (`ovn-lb-vip-<id>`) whose load
-//!    balancer the database did not have at two sweeps a lease apart (an LB create that died
-//!    between its port create and its commit).
+//! 4. every [`PORT_SWEEP_PERIODS`] periods, deletes VIP ports (`ovn-lb-vip-<id>`) carrying this
+//!    deployment's tag whose load balancer the database did not have at two sweeps a lease
+//!    apart (an LB create that died between its port create and its commit). A port without
+//!    the tag (the Python provider's, an older Keel's) or with another deployment's tag is
+//!    never deleted: Keel deletes only what it can prove it made.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -92,6 +94,9 @@ pub struct Recovery {
     pub config: RecoveryConfig,
     /// Load balancers this process is recovering (their leases are renewed too).
     pub recovering: Arc<Mutex<HashSet<String>>>,
+    /// The deployment tag of this deployment's VIP ports (`ovn_provider::driver::deployment_tag`,
+    /// their `description`): the sweep looks only at ports carrying it.
+    pub deployment_tag: String,
 }
 
 impl Recovery {
@@ -228,14 +233,16 @@ impl Recovery {
         Ok(())
     }
 
-    /// Deletes VIP ports whose load balancer is in neither the database nor `seen` from a sweep
-    /// at least a lease ago; returns the ports deleted. `seen` keeps the candidates.
+    /// Deletes VIP ports of this deployment (tagged [`Recovery::deployment_tag`]) whose load
+    /// balancer the database lacked at a sweep at least a lease ago (`seen`, which keeps the
+    /// candidates) and still lacks; returns the ports deleted.
     pub async fn sweep_vip_ports(
         &self,
         seen: &mut HashMap<String, Instant>,
     ) -> Result<Vec<String>, RecoveryError> {
         let filter = openstack::ListFilter::new()
-            .eq("device_owner", ovn_provider::driver::VIP_PORT_DEVICE_OWNER);
+            .eq("device_owner", ovn_provider::driver::VIP_PORT_DEVICE_OWNER)
+            .eq("description", self.deployment_tag.clone());
         let ports = self
             .neutron
             .list_ports(&filter)
@@ -243,6 +250,8 @@ impl Recovery {
             .map_err(|e| RecoveryError::Provider(e.to_string()))?;
         let by_lb: Vec<(String, String)> = ports
             .into_iter()
+            // Neutron filtered on the tag; checked again so a filter it ignored deletes nothing
+            .filter(|p| p.description == self.deployment_tag)
             .filter_map(|p| {
                 let lb = p
                     .name

@@ -45,6 +45,9 @@ pub enum SyncCmdError {
     /// Reading or writing the NB.
     #[error(transparent)]
     Sync(#[from] sync::SyncError),
+    /// Listing this deployment's VIP ports (before a purge).
+    #[error("Neutron: {0}")]
+    Neutron(String),
 }
 
 /// Totals of a run.
@@ -273,19 +276,46 @@ pub async fn run(
         }
     }
     if !args.filtered() {
-        // orphan rows: only when every load balancer was looked at
+        // orphan rows: only when every load balancer was looked at, and only rows whose VIP
+        // port carries this deployment's tag (another deployment's rows are not ours)
+        let owned_vip_ports = match (neutron, db.deployment_id().await.map_err(db_err)?) {
+            (Some(n), Some(d)) => owned_vip_ports(n, &d).await?,
+            _ => BTreeSet::new(),
+        };
         let plan = syncer
             .sync(
                 &[],
                 &SyncOptions {
                     dry_run: args.dry_run,
-                    purge_unknown: Some(known),
+                    purge_unknown: Some(sync::Purge {
+                        known,
+                        owned_vip_ports,
+                    }),
                 },
             )
             .await?;
         report(&plan, &mut summary);
     }
     Ok(summary)
+}
+
+/// Ids of the VIP ports carrying deployment `deployment_id`'s tag (every project: service
+/// credentials). Errors: Neutron unreachable — then nothing may be purged.
+async fn owned_vip_ports(
+    neutron: &openstack::NeutronClient,
+    deployment_id: &str,
+) -> Result<BTreeSet<String>, SyncCmdError> {
+    let tag = ovn_provider::driver::deployment_tag(deployment_id);
+    let filter = openstack::ListFilter::new().eq("description", tag.clone());
+    let ports = neutron
+        .list_ports(&filter)
+        .await
+        .map_err(|e| SyncCmdError::Neutron(e.to_string()))?;
+    Ok(ports
+        .into_iter()
+        .filter(|p| p.description == tag)
+        .map(|p| p.id)
+        .collect())
 }
 
 fn report(plan: &sync::SyncPlan, summary: &mut Summary) {

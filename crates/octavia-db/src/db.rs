@@ -10,6 +10,9 @@ use sqlx::sqlite::{
 };
 
 mod batch;
+mod keel_objects;
+
+pub use keel_objects::DEPLOYMENT_TABLE;
 
 pub(crate) use batch::OnZero;
 
@@ -278,6 +281,7 @@ impl Database {
     /// Idempotent: a database already at head (ours or one made by `octavia-db-manage upgrade
     /// head`) only gets the list indexes it lacks (`schema::LIST_INDEXES`); a run interrupted
     /// half-way is completed by the next one.
+    /// Also makes Keel's `keel_deployment` row (the deployment identity, see `keel_objects`).
     /// Errors: [`DbError::Schema`] when the database is at another alembic revision (run
     /// `octavia-db-manage upgrade head` first).
     pub async fn upgrade(&self) -> Result<(), DbError> {
@@ -293,6 +297,7 @@ impl Database {
                 }
             }
         }
+        self.ensure_deployment().await?;
         Ok(())
     }
 

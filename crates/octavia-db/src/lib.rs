@@ -25,7 +25,7 @@ mod sql;
 mod status;
 
 pub use attachments::{LbAttachments, ListenerAttachments, PoolAttachments};
-pub use db::{Database, PoolSettings, PoolUse, Tx, now};
+pub use db::{DEPLOYMENT_TABLE, Database, PoolSettings, PoolUse, Tx, now};
 pub use domain::{HasProvisioningStatus, QuotaLimits, QuotaResource, QuotaUpdate};
 pub use error::DbError;
 pub use page::{Cond, PageQuery};

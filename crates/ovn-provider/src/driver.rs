@@ -44,7 +44,7 @@ use crate::status::{Kind, put};
 use crate::validate::{self, MemberSubnetCall};
 
 // Kept at their old paths for callers outside this crate (keel's recovery).
-pub use crate::ports::{VIP_PORT_DEVICE_OWNER, VIP_PORT_PREFIX};
+pub use crate::ports::{VIP_PORT_DEVICE_OWNER, VIP_PORT_PREFIX, deployment_tag};
 
 /// The reference's period of every maintenance task (`spacing=600`).
 pub const DEFAULT_MAINTENANCE_PERIOD: Duration = Duration::from_secs(600);
@@ -57,6 +57,9 @@ pub struct OvnConfig {
     /// Period of the agent's maintenance tasks (`maintenance.rs`; the reference's 600 s,
     /// first run when the agent takes the lock); `None` disables them.
     pub maintenance_period: Option<Duration>,
+    /// This deployment's identity (octavia-db `deployment`): every VIP port the driver makes
+    /// carries its tag ([`crate::ports::deployment_tag`], as `description`); `None`: untagged.
+    pub deployment_id: Option<String>,
 }
 
 impl Default for OvnConfig {
@@ -64,6 +67,7 @@ impl Default for OvnConfig {
         Self {
             name: "ovn".into(),
             maintenance_period: Some(DEFAULT_MAINTENANCE_PERIOD),
+            deployment_id: None,
         }
     }
 }
@@ -115,7 +119,13 @@ impl OvnProvider {
         Self {
             inner: Arc::new(Inner {
                 nb,
-                ports: NeutronPorts::new(neutron),
+                ports: NeutronPorts::new(
+                    neutron,
+                    config
+                        .deployment_id
+                        .as_deref()
+                        .map(crate::ports::deployment_tag),
+                ),
                 status,
                 config,
                 queues: LbQueues::new(),

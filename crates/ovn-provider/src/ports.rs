@@ -32,6 +32,19 @@ pub const VIP_PORT_PREFIX: &str = "ovn-lb-vip-";
 pub const ADDITIONAL_VIP_PORT_PREFIX: &str = "ovn-lb-vip-additional-";
 /// `device_owner` of VIP ports (no `:distributed`: Neutron must not make them localports).
 pub const VIP_PORT_DEVICE_OWNER: &str = "ovn-lb:vip";
+/// Prefix of the deployment tag of every VIP port Keel creates: `keel-deployment:<id>`, `<id>`
+/// the deployment identity its Octavia database holds (octavia-db `keel_objects`), written
+/// as the port's `description` in the port create itself (Neutron 29 takes no `tags` in a
+/// port create; tagging afterwards would leave a window with an unmarked port). The orphan
+/// port sweep and `ovn-db-sync`'s purge act only on ports carrying their own deployment's
+/// tag; ports without it (the Python provider's, older Keel's) are never swept.
+pub const DEPLOYMENT_TAG_PREFIX: &str = "keel-deployment:";
+
+/// The deployment tag of `deployment_id` ([`DEPLOYMENT_TAG_PREFIX`]).
+pub fn deployment_tag(deployment_id: &str) -> String {
+    format!("{DEPLOYMENT_TAG_PREFIX}{deployment_id}")
+}
+
 /// `Logical_Switch_Port.external_ids` key (written by Neutron): the port's Neutron name.
 pub const PORT_NAME: &str = "neutron:port_name";
 /// `Logical_Switch_Port.external_ids` key (written by Neutron): the floating IP of the port.
@@ -66,6 +79,8 @@ const VIP_FACTS_TTL: Duration = Duration::from_secs(60);
 /// spare repeated reads (subnets, HM ports, the VIP port just made).
 pub struct NeutronPorts {
     neutron: NeutronClient,
+    /// The deployment tag ([`deployment_tag`]) every VIP port made here carries.
+    vip_tag: Option<String>,
     /// The VIP port (and its subnet) `create_vip_port` just made, by LB id: the queued LB
     /// create reads them instead of asking Neutron again (the port GET and subnet
     /// GET the reference makes there were ~2 round trips on top of the port create).
@@ -83,6 +98,7 @@ impl std::fmt::Debug for NeutronPorts {
 }
 
 fn vip_port_create(
+    tag: Option<&str>,
     lb_id: &str,
     project_id: &str,
     name: String,
@@ -105,15 +121,17 @@ fn vip_port_create(
         device_id: Some(format!("lb-{lb_id}")),
         admin_state_up: Some(true),
         project_id: Some(project_id.to_string()).filter(|p| !p.is_empty()),
+        description: tag.map(String::from),
         ..Default::default()
     }
 }
 
 impl NeutronPorts {
-    /// Port work over `neutron`, caches empty.
-    pub fn new(neutron: NeutronClient) -> Self {
+    /// Port work over `neutron`, caches empty; `vip_tag` marks every VIP port made here.
+    pub fn new(neutron: NeutronClient, vip_tag: Option<String>) -> Self {
         Self {
             neutron,
+            vip_tag,
             vip_facts: Mutex::new(HashMap::new()),
             facts: FactCache::default(),
         }
@@ -143,6 +161,7 @@ impl NeutronPorts {
                 neutron.get_port(&id).await?
             } else {
                 let req = vip_port_create(
+                    self.vip_tag.as_deref(),
                     loadbalancer_id,
                     project_id,
                     format!("{VIP_PORT_PREFIX}{loadbalancer_id}"),
@@ -183,6 +202,7 @@ impl NeutronPorts {
             let mut out = Vec::new();
             for (n, a) in additional_vips.iter().enumerate() {
                 let req = vip_port_create(
+                    self.vip_tag.as_deref(),
                     loadbalancer_id,
                     project_id,
                     format!("{VIP_PORT_PREFIX}additional-{}-{loadbalancer_id}", n + 1),

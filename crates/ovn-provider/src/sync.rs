@@ -98,10 +98,20 @@ pub struct SyncPlan {
 pub struct SyncOptions {
     /// Plan and report only: no NB transaction, no Neutron port created.
     pub dry_run: bool,
-    /// Delete Octavia rows ([`sim::is_octavia_row`]) whose load balancer is not in this set
-    /// (every LB id Octavia has, any provider, any status but DELETED). `None` (runs with
-    /// filters): purge nothing.
-    pub purge_unknown: Option<BTreeSet<String>>,
+    /// Delete Octavia rows ([`sim::is_octavia_row`]) of load balancers the database does not
+    /// have that this deployment made ([`Purge`]). `None` (runs with filters): purge nothing.
+    pub purge_unknown: Option<Purge>,
+}
+
+/// What a purge may delete: a row ([`sim::is_octavia_row`]) whose load balancer is not in
+/// `known` and whose `neutron:vip_port_id` is in `owned_vip_ports`. A row of another
+/// deployment (another Keel's database, the Python service) is left alone, logged.
+#[derive(Debug, Clone, Default)]
+pub struct Purge {
+    /// Every LB id the Octavia database has (any provider, any status but DELETED).
+    pub known: BTreeSet<String>,
+    /// Ids of the VIP ports carrying this deployment's tag (`ports::deployment_tag`).
+    pub owned_vip_ports: BTreeSet<String>,
 }
 
 /// Why a sync failed: the crate's one job error ([`SyncError::Nb`]: reading the NB or
@@ -230,15 +240,22 @@ impl Sim<'_> {
         Some(report)
     }
 
-    /// Rows carrying Octavia's keys whose LB is unknown: deleted with their references.
-    fn purge(&mut self, known: &BTreeSet<String>) -> Result<(), SimError> {
-        let names: BTreeSet<String> = self
-            .nb
-            .load_balancers
-            .values()
-            .filter(|r| sim::is_octavia_row(&r.external_ids) && !known.contains(&r.name))
-            .map(|r| r.name.clone())
-            .collect();
+    /// Rows carrying Octavia's keys whose LB is unknown and whose VIP port is this
+    /// deployment's: deleted with their references ([`Purge`]).
+    fn purge(&mut self, purge: &Purge) -> Result<(), SimError> {
+        let mut names = BTreeSet::new();
+        for r in self.nb.load_balancers.values() {
+            if !sim::is_octavia_row(&r.external_ids) || purge.known.contains(&r.name) {
+                continue;
+            }
+            let port = r.external_ids.get(crate::external_ids::VIP_PORT_ID);
+            if port.is_some_and(|p| purge.owned_vip_ports.contains(p)) {
+                names.insert(r.name.clone());
+            } else {
+                tracing::info!(lb = %r.name, vip_port = ?port,
+                    "Load_Balancer row of a load balancer this database does not have, not made by this deployment: left alone");
+            }
+        }
         for name in names {
             let plan = lb::delete(&self.nb, &name, false);
             self.apply(&plan.ops)?;
@@ -342,7 +359,7 @@ pub fn plan(
     snap: &NbSnapshot,
     desired: &[LoadBalancer],
     facts: &SyncFacts,
-    purge: Option<&BTreeSet<String>>,
+    purge: Option<&Purge>,
 ) -> Result<SyncPlan, SimError> {
     let view;
     let snap = if purge.is_some() {
@@ -360,8 +377,8 @@ pub fn plan(
     for lb in desired {
         s.sync_lb(lb)?;
     }
-    if let Some(known) = purge {
-        s.purge(known)?;
+    if let Some(p) = purge {
+        s.purge(p)?;
     }
     let reports = desired.iter().filter_map(|lb| s.report(lb)).collect();
     Ok(SyncPlan {
@@ -705,7 +722,7 @@ mod tests {
     }
 
     /// Plan, apply to `s` as ovsdb-server would, and return the differences.
-    fn run(s: &mut NbSnapshot, purge: Option<&BTreeSet<String>>) -> Vec<Difference> {
+    fn run(s: &mut NbSnapshot, purge: Option<&Purge>) -> Vec<Difference> {
         static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
         let p = plan(s, &[graph()], &facts(), purge).unwrap();
         // uuids unique across runs, as ovsdb-server's
@@ -775,7 +792,8 @@ mod tests {
             .unwrap()
             .health_check
             .push("hc-old".into());
-        // an orphan Octavia row and a Neutron port-forwarding row
+        // an orphan Octavia row of this deployment, one of another deployment (its VIP port
+        // not ours) and a Neutron port-forwarding row
         s.insert_json(
             "Load_Balancer",
             "orphan",
@@ -784,12 +802,21 @@ mod tests {
         );
         s.insert_json(
             "Load_Balancer",
+            "foreign",
+            &json!({"name": "OTHER",
+            "external_ids": ["map", [["neutron:vip_port_id", "q"], ["enabled", "True"]]]}),
+        );
+        s.insert_json(
+            "Load_Balancer",
             "pf",
             &json!({"name": "pf-floatingip-x-tcp",
             "external_ids": ["map", [["neutron:device_owner", "port_forwarding_plugin"],
                 ["neutron:vip_port_id", "p"], ["enabled", "True"]]]}),
         );
-        let known: BTreeSet<String> = ["LB".to_string()].into();
+        let known = Purge {
+            known: ["LB".to_string()].into(),
+            owned_vip_ports: ["p".to_string()].into(),
+        };
         let diffs = run(&mut s, Some(&known));
         let text: Vec<String> = diffs.iter().map(|d| d.to_string()).collect();
         for want in [
@@ -802,6 +829,8 @@ mod tests {
             assert!(text.iter().any(|t| t.contains(want)), "{want}: {text:?}");
         }
         assert!(!s.load_balancers.contains_key("orphan"));
+        assert!(s.load_balancers.contains_key("foreign"), "not ours: kept");
+        assert!(!text.iter().any(|t| t.contains("OTHER")), "{text:?}");
         assert!(s.load_balancers.contains_key("pf"));
         let fixed = s.lbs_named("LB")[0].clone();
         assert_eq!(fixed.external_ids, good.external_ids);

@@ -297,7 +297,7 @@ const REGISTERED: &[Opt] = &[
     Opt { section: "database", name: "db_inc_retry_interval", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "database", name: "db_max_retry_interval", kind: "int", default: "10", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "database", name: "db_max_retries", kind: "int", default: "20", secret: false, aliases: &[], use_: Use::Unimplemented },
-    Opt { section: "database", name: "connection_parameters", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "database", name: "connection_parameters", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "driver_agent", name: "status_socket_path", kind: "str", default: "/var/run/octavia/status.sock", secret: false, aliases: &[], use_: Use::NotApplicable("provider agent sockets (the OVN provider runs in-process)") },
     Opt { section: "driver_agent", name: "stats_socket_path", kind: "str", default: "/var/run/octavia/stats.sock", secret: false, aliases: &[], use_: Use::NotApplicable("provider agent sockets (the OVN provider runs in-process)") },
     Opt { section: "driver_agent", name: "get_socket_path", kind: "str", default: "/var/run/octavia/get.sock", secret: false, aliases: &[], use_: Use::NotApplicable("provider agent sockets (the OVN provider runs in-process)") },

@@ -55,7 +55,7 @@ fn unimplemented_why(section: &str, key: &str) -> &'static str {
             "Keel's logging reads debug, log_file, log_dir, use_json, use_stderr, log_color"
         }
         ("database", _) => {
-            "Keel's pool reads connection, max_pool_size, pool_timeout, connection_recycle_time, max_retries, retry_interval"
+            "Keel's pool reads connection, connection_parameters, max_pool_size, pool_timeout, connection_recycle_time, max_retries, retry_interval"
         }
         _ => "not implemented by Keel",
     }
@@ -157,7 +157,7 @@ pub fn review(cfg: &Config) -> Report {
         // One line per parameter, so each names what the operator has to remove.
         Err(super::DbUrlError::Parameters(params)) => {
             for p in params {
-                refuse(x, "database", "connection", p);
+                refuse(x, "database", p.option, &p);
             }
         }
         Err(why) => refuse(x, "database", "connection", why),
@@ -238,7 +238,24 @@ pub fn review(cfg: &Config) -> Report {
             ),
         );
     }
+    name_files(cfg, &mut r.refused);
     r
+}
+
+/// Each refusal `[section] key: why` gets the file the key was set in (` (in FILE)`), so the
+/// operator of several `--config-file`/`--config-dir` files knows which one to edit.
+fn name_files(cfg: &Config, refused: &mut [String]) {
+    for line in refused.iter_mut() {
+        let Some((head, _)) = line.split_once(": ") else {
+            continue;
+        };
+        let Some((section, key)) = head.strip_prefix('[').and_then(|h| h.split_once("] ")) else {
+            continue;
+        };
+        if let Some(f) = cfg.sources.get(section, key).and_then(|v| v.file()) {
+            line.push_str(&format!(" (in {})", f.display()));
+        }
+    }
 }
 
 /// `[api_settings]` providers: each enabled one Keel cannot load is warned about (a request
@@ -310,7 +327,13 @@ fn honoured_note(section: &str, name: &str) -> Option<&'static str> {
         }
         ("database", "backend") => "sqlalchemy (others refused)",
         ("database", "connection") => {
-            "MariaDB/MySQL or SQLite URLs (others refused); of the URL's parameters only charset=utf8/utf8mb4 (ssl_*, read_default_file/group, plugin, init_command, … refused)"
+            "MariaDB/MySQL or SQLite URLs (others refused); of the URL's parameters charset=utf8/utf8mb4, unix_socket and PyMySQL's ssl_ca, ssl_cert, ssl_key, ssl_check_hostname, ssl_verify_cert, ssl_verify_identity, ssl_disabled (an ssl_* file that cannot be read, ssl_capath, ssl_cipher, read_default_file/group, plugin, init_command, … refused)"
+        }
+        ("database", "connection_parameters") => {
+            "appended to connection's query as oslo.db does, and checked as it is"
+        }
+        ("database", "max_retries") => {
+            "start-up connection attempts, as oslo.db: -1 forever, 0 or 1 one attempt"
         }
         ("database", "max_overflow") => {
             "the pool holds at most max_pool_size + max_overflow connections"

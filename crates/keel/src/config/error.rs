@@ -39,8 +39,9 @@ pub enum DbUrlError {
     /// Another scheme than MariaDB/MySQL or SQLite (e.g. `postgresql://`).
     #[error("Keel speaks MariaDB/MySQL (mysql+pymysql://, mysql://) and SQLite (sqlite:///path)")]
     Scheme,
-    /// Query parameters (`?ssl_ca=…&plugin=…`) Keel's driver would ignore: every one, in the
-    /// URL's order, e.g. `URL parameter ssl_ca: Keel's MariaDB driver is built without TLS: …`.
+    /// Query parameters (`?ssl_capath=…&plugin=…`, an `ssl_ca` file that cannot be read) Keel
+    /// cannot honour: every one, in the URL's order, e.g.
+    /// `URL parameter ssl_ca: /etc/ca.pem: No such file or directory (os error 2)`.
     #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
     Parameters(Vec<RefusedParameter>),
 }
@@ -49,8 +50,10 @@ pub enum DbUrlError {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("URL parameter {name}: {why}")]
 pub struct RefusedParameter {
+    /// The `[database]` option it was written in: `connection` or `connection_parameters`.
+    pub option: &'static str,
     /// The parameter's name as written (`ssl_ca`, `ssl-mode`, `plugin`).
     pub name: String,
     /// Why Keel cannot honour it.
-    pub why: &'static str,
+    pub why: String,
 }

@@ -81,6 +81,8 @@ pub struct ApiSettings {
 pub struct DatabaseSettings {
     /// `connection` as written (SQLAlchemy form: `mysql+pymysql://…`, `sqlite:////abs`).
     pub connection: String,
+    /// `connection_parameters` (`a=1&b=2`, default empty): appended to the URL's query.
+    pub connection_parameters: String,
     /// MariaDB pool (oslo.db option names): `max_pool_size` (default 16), `pool_timeout`
     /// (seconds, default 5: how long a request waits for a connection, reconnecting
     /// included, before it answers 503), `connection_recycle_time` (seconds, default 3600).
@@ -94,7 +96,7 @@ pub struct DatabaseSettings {
 impl DatabaseSettings {
     /// The URL Keel's driver takes (see [`octavia_db_url`]).
     pub fn url(&self) -> Result<String, DbUrlError> {
-        octavia_db_url(&self.connection)
+        octavia_db_url(&self.connection, &self.connection_parameters)
     }
 }
 
@@ -500,6 +502,7 @@ impl Config {
         let db = s("database");
         let database = DatabaseSettings {
             connection: db.string("connection", "sqlite://keel.sqlite?mode=rwc"),
+            connection_parameters: db.string("connection_parameters", ""),
             pool: {
                 let d = octavia_db::PoolSettings::default();
                 octavia_db::PoolSettings {

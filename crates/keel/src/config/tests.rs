@@ -90,34 +90,44 @@ fn reads_an_octavia_conf() {
 #[test]
 fn sqlalchemy_urls() {
     assert_eq!(
-        octavia_db_url("sqlite:////var/lib/o.db").unwrap(),
+        octavia_db_url("sqlite:////var/lib/o.db", "").unwrap(),
         "sqlite:///var/lib/o.db?mode=rwc"
     );
     assert_eq!(
-        octavia_db_url("sqlite:///o.db").unwrap(),
+        octavia_db_url("sqlite:///o.db", "").unwrap(),
         "sqlite://o.db?mode=rwc"
     );
-    assert_eq!(octavia_db_url("sqlite://").unwrap(), "sqlite::memory:");
+    assert_eq!(octavia_db_url("sqlite://", "").unwrap(), "sqlite::memory:");
     assert_eq!(
-        octavia_db_url("sqlite:///tmp/x.db?mode=rwc").unwrap(),
+        octavia_db_url("sqlite:///tmp/x.db?mode=rwc", "").unwrap(),
         "sqlite:///tmp/x.db?mode=rwc"
     );
-    assert!(octavia_db_url("mysql+pymysql://u:p@h/o?charset=utf8").is_ok());
-    assert!(octavia_db_url("postgresql://u:p@h/o").is_err());
+    assert!(octavia_db_url("mysql+pymysql://u:p@h/o?charset=utf8", "").is_ok());
+    assert!(octavia_db_url("postgresql://u:p@h/o", "").is_err());
+    // unix_socket is sqlx's `socket`.
+    assert_eq!(
+        octavia_db_url(
+            "mysql+pymysql://u:p@localhost/o?unix_socket=/run/mysqld/mysqld.sock",
+            "charset=utf8"
+        )
+        .unwrap(),
+        "mysql+pymysql://u:p@localhost/o?socket=/run/mysqld/mysqld.sock&charset=utf8"
+    );
 }
 
-/// The operator trial's URL: TLS parameters sqlx (built without TLS) would drop, connecting in
-/// plaintext. Every parameter Keel cannot honour is a refusal naming it; UTF-8 charsets pass.
+/// Parameters Keel cannot honour are refusals naming them (and the option they were written
+/// in); UTF-8 charsets, unix_socket and the PyMySQL TLS parameters pass.
 #[test]
 fn database_url_parameters_keel_cannot_honour_are_refused() {
     let base = "mysql+pymysql://u:p@127.0.0.1:3306/db";
     for param in [
         "ssl=true",
         "ssl_ca=/nonexistent/ca.pem",
-        "ssl_cert=/c.pem",
-        "ssl_key=/k.pem",
-        "ssl_verify_cert=true",
-        "ssl_verify_identity=true",
+        "ssl_cert=/nonexistent/c.pem",
+        "ssl_capath=/etc/ssl/certs",
+        "ssl_cipher=AES128-SHA",
+        "ssl_verify_cert=maybe",
+        "ssl_disabled=false",
         "ssl_mode=REQUIRED",
         "ssl-mode=REQUIRED",
         "read_default_file=/etc/my.cnf",
@@ -125,52 +135,100 @@ fn database_url_parameters_keel_cannot_honour_are_refused() {
         "plugin=dbcounter",
         "init_command=SET%20x%3D1",
         "charset=latin1",
-        "unix_socket=/run/mysqld/mysqld.sock",
     ] {
         let name = param.split('=').next().unwrap();
-        let c = from(&format!(
-            "[database]\nconnection = {base}?charset=utf8&{param}\n"
-        ))
-        .unwrap();
-        let r = review(&c);
-        assert!(
-            r.refused
-                .iter()
-                .any(|e| e.starts_with("[database] connection: URL parameter ")
+        for (conn, extra, option) in [
+            (format!("{base}?charset=utf8&{param}"), "", "connection"),
+            (
+                format!("{base}?charset=utf8"),
+                param,
+                "connection_parameters",
+            ),
+        ] {
+            let c = from(&format!(
+                "[database]\nconnection = {conn}\nconnection_parameters = {extra}\n"
+            ))
+            .unwrap();
+            let r = review(&c);
+            assert!(
+                r.refused.iter().any(|e| e
+                    .starts_with(&format!("[database] {option}: URL parameter "))
                     && e.contains(&format!(" {name}: "))),
-            "{param}: {:?}",
-            r.refused
-        );
-        assert_eq!(r.refused.len(), 1, "only {name}: {:?}", r.refused);
-        assert!(c.database.url().is_err(), "{param}: serve would connect");
+                "{param}: {:?}",
+                r.refused
+            );
+            assert_eq!(r.refused.len(), 1, "only {name}: {:?}", r.refused);
+            assert!(c.database.url().is_err(), "{param}: serve would connect");
+        }
     }
-    // The trial's URL: one line per parameter, both named.
-    let c = from(&format!(
-        "[database]\nconnection = {base}?ssl_ca=/nonexistent/ca.pem&ssl_verify_cert=true\n"
-    ))
-    .unwrap();
-    let r = review(&c);
-    assert_eq!(r.refused.len(), 2, "{:?}", r.refused);
-    let text = check::render(&c, &r);
+    // A missing file is named with the OS error.
+    let e = octavia_db_url(&format!("{base}?ssl_ca=/nonexistent/ca.pem"), "").unwrap_err();
     assert!(
-        text.contains("refused (keel serve would not start): 2")
-            && text.contains("URL parameter ssl_ca")
-            && text.contains("URL parameter ssl_verify_cert"),
-        "{text}"
+        e.to_string()
+            .contains("URL parameter ssl_ca: /nonexistent/ca.pem: No such file"),
+        "{e}"
     );
-    for ok in [
-        "",
-        "?charset=utf8",
-        "?charset=utf8mb4",
-        "?charset=utf8mb4#frag",
-    ] {
+    for ok in ["", "?charset=utf8", "?charset=utf8mb4"] {
         let c = from(&format!("[database]\nconnection = {base}{ok}\n")).unwrap();
         assert!(review(&c).refused.is_empty(), "{ok}");
         assert_eq!(c.database.url().unwrap(), format!("{base}{ok}"));
     }
+    assert_eq!(
+        octavia_db_url(&format!("{base}?charset=utf8mb4#frag"), "").unwrap(),
+        format!("{base}?charset=utf8mb4")
+    );
     // SQLAlchemy's SQLite form: pysqlite's parameters have no counterpart either.
-    let err = octavia_db_url("sqlite:////var/lib/o.db?timeout=30").unwrap_err();
+    let err = octavia_db_url("sqlite:////var/lib/o.db?timeout=30", "").unwrap_err();
     assert!(err.to_string().contains("URL parameter timeout"), "{err}");
+}
+
+/// PyMySQL 1.2.0's TLS modes (through SQLAlchemy 2.0) → sqlx's `ssl-mode`.
+#[test]
+fn database_tls_parameters_map_to_sqlx_modes() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = |n: &str| {
+        let p = dir.path().join(n);
+        std::fs::write(&p, "pem").unwrap();
+        p.display().to_string()
+    };
+    let (ca, cert, key) = (f("ca.pem"), f("c.pem"), f("k.pem"));
+    let base = "mysql+pymysql://u:p@db.example/o";
+    for (query, want) in [
+        (
+            format!("ssl_ca={ca}"),
+            format!("ssl-mode=VERIFY_IDENTITY&ssl-ca={ca}"),
+        ),
+        (
+            format!("ssl_ca={ca}&ssl_check_hostname=false"),
+            format!("ssl-mode=VERIFY_CA&ssl-ca={ca}"),
+        ),
+        (
+            format!("ssl_ca={ca}&ssl_verify_cert=true"),
+            format!("ssl-mode=VERIFY_CA&ssl-ca={ca}"),
+        ),
+        (
+            format!("ssl_ca={ca}&ssl_verify_cert=true&ssl_verify_identity=true"),
+            format!("ssl-mode=VERIFY_IDENTITY&ssl-ca={ca}"),
+        ),
+        (
+            format!("ssl_ca={ca}&ssl_verify_cert=false"),
+            format!("ssl-mode=REQUIRED&ssl-ca={ca}"),
+        ),
+        (
+            format!("ssl_cert={cert}&ssl_key={key}"),
+            format!("ssl-mode=REQUIRED&ssl-cert={cert}&ssl-key={key}"),
+        ),
+        ("ssl_verify_cert=true".into(), "ssl-mode=VERIFY_CA".into()),
+        ("ssl_disabled=true".into(), "ssl-mode=DISABLED".into()),
+    ] {
+        assert_eq!(
+            octavia_db_url(&format!("{base}?{query}"), "").unwrap(),
+            format!("{base}?{want}"),
+            "{query}"
+        );
+    }
+    let e = octavia_db_url(&format!("{base}?ssl_key={key}"), "").unwrap_err();
+    assert!(e.to_string().contains("ssl_key: a client key needs"), "{e}");
 }
 
 #[test]

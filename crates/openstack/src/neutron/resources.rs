@@ -584,7 +584,7 @@ impl ListFilter {
     }
 
     /// Adds `key=value`, e.g. `("name", "ovn-lb-vip-<id>")`, `("device_owner", "ovn-lb:vip")`,
-    /// `("network_id", id)`, `("port_id", id)` (floating IPs).
+    /// `("network_id", id)`, `("port_id", id)` (floating IPs), `("description", text)` (exact match).
     pub fn eq(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.pairs.push((key.into(), value.into()));
         self

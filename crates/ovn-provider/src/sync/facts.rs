@@ -72,7 +72,7 @@ pub async fn gather_facts(
     desired: &[LoadBalancer],
     create_hm_ports: bool,
 ) -> SyncFacts {
-    let ports = NeutronPorts::new(neutron.clone());
+    let ports = NeutronPorts::new(neutron.clone(), None);
     let mut facts = SyncFacts::default();
     let mut subnets: BTreeSet<String> = BTreeSet::new();
     let mut hm_subnets: BTreeSet<String> = BTreeSet::new();

@@ -194,6 +194,39 @@ pub async fn get_one(
     ))
 }
 
+/// The monitor row a create writes — the POST and the graph create alike — PENDING_CREATE
+/// and OFFLINE on pool `pool_id` of `project`, with a new id: `max_retries_down` 3 and
+/// `admin_state_up` true unless given, and on an HTTP/HTTPS monitor `http_method` GET,
+/// `url_path` `/`, `expected_codes` 200 for those left out or `null`, as
+/// octavia/api/v2/controllers/health_monitor.py `_set_default_on_none`.
+pub(crate) fn new_row(b: &Obj, pool_id: &str, project: &str) -> HealthMonitorRow {
+    let ty = b.str("type").unwrap_or_default();
+    let http = is_http(&ty);
+    let int = |k: &str, d: i64| i32::try_from(b.i64(k).unwrap_or(d)).unwrap_or(i32::MAX);
+    let or_http = |k: &str, d: &str| b.str(k).or_else(|| http.then(|| d.to_string()));
+    HealthMonitorRow {
+        pool_id: pool_id.to_string(),
+        r#type: ty,
+        delay: int("delay", 0),
+        timeout: int("timeout", 0),
+        fall_threshold: int("max_retries_down", 3),
+        rise_threshold: int("max_retries", 0),
+        http_method: or_http("http_method", "GET"),
+        url_path: or_http("url_path", "/"),
+        expected_codes: or_http("expected_codes", "200"),
+        enabled: b.bool("admin_state_up").unwrap_or(true),
+        project_id: Some(project.to_string()),
+        provisioning_status: ProvisioningStatus::PendingCreate.into(),
+        name: b.str("name"),
+        id: base::new_id(),
+        operating_status: OperatingStatus::Offline.into(),
+        http_version: b.f64("http_version").map(|v| v as f32),
+        domain_name: b.str("domain_name"),
+        created_at: Some(octavia_db::now()),
+        ..Default::default()
+    }
+}
+
 /// `POST /v2/lbaas/healthmonitors` → 201, monitor PENDING_CREATE / OFFLINE; pool, its listeners
 /// and the LB PENDING_UPDATE. HTTP(S) monitors default `http_method` GET, `url_path` `/`,
 /// `expected_codes` `200`; `max_retries_down` defaults to 3. 409 `This pool already has a
@@ -239,34 +272,7 @@ pub async fn post(
         ));
     }
     validate_fields(&b, &ty)?;
-    let http = is_http(&ty);
-    let int = |k: &str| i32::try_from(b.i64(k).unwrap_or_default()).unwrap_or(i32::MAX);
-    let mut row = HealthMonitorRow {
-        pool_id: pool_id.clone(),
-        r#type: ty.clone(),
-        delay: int("delay"),
-        timeout: int("timeout"),
-        fall_threshold: b
-            .i64("max_retries_down")
-            .and_then(|v| i32::try_from(v).ok())
-            .unwrap_or(3),
-        rise_threshold: int("max_retries"),
-        http_method: b.str("http_method").or_else(|| http.then(|| "GET".into())),
-        url_path: b.str("url_path").or_else(|| http.then(|| "/".into())),
-        expected_codes: b
-            .str("expected_codes")
-            .or_else(|| http.then(|| "200".into())),
-        enabled: b.bool("admin_state_up").unwrap_or(true),
-        project_id: Some(project),
-        provisioning_status: ProvisioningStatus::PendingCreate.into(),
-        name: b.str("name"),
-        id: base::new_id(),
-        operating_status: OperatingStatus::Offline.into(),
-        http_version: b.f64("http_version").map(|v| v as f32),
-        domain_name: b.str("domain_name"),
-        ..Default::default()
-    };
-    row.created_at = Some(octavia_db::now());
+    let row = new_row(&b, &pool_id, &project);
     tx.insert(&row).await?;
     // the response is the row as written (no re-read); tags read back only if given
     let tags = match b.str_list("tags") {

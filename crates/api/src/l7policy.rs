@@ -384,6 +384,40 @@ pub async fn get_one(
     ))
 }
 
+/// The policy row a create writes — the POST and the graph create alike — PENDING_CREATE
+/// and OFFLINE on listener `listener_id` of `project`: names from the body `b`, the action
+/// and redirect attributes from `d`, its [`sanitize`]d copy; `position` the end (the caller
+/// then [`place`]s it).
+pub(crate) fn new_row(
+    id: &str,
+    b: &Obj,
+    d: &Map<String, Value>,
+    listener_id: &str,
+    project: &str,
+) -> L7PolicyRow {
+    let dstr = |k: &str| d.get(k).and_then(Value::as_str).map(str::to_string);
+    L7PolicyRow {
+        id: id.to_string(),
+        name: b.str("name"),
+        description: b.str("description"),
+        listener_id: listener_id.to_string(),
+        action: dstr("action").unwrap_or_default(),
+        redirect_pool_id: dstr("redirect_pool_id"),
+        redirect_url: dstr("redirect_url"),
+        position: i32::MAX,
+        enabled: b.bool("admin_state_up").unwrap_or(true),
+        provisioning_status: ProvisioningStatus::PendingCreate.into(),
+        project_id: Some(project.to_string()),
+        operating_status: OperatingStatus::Offline.into(),
+        redirect_prefix: dstr("redirect_prefix"),
+        redirect_http_code: d
+            .get("redirect_http_code")
+            .and_then(Value::as_i64)
+            .and_then(|c| i32::try_from(c).ok()),
+        ..Default::default()
+    }
+}
+
 /// `POST /v2/lbaas/l7policies` → 201, policy (and inline rules) PENDING_CREATE; LB and
 /// listener PENDING_UPDATE; the returned `position` is the effective one (≤ n).
 pub async fn post(
@@ -449,32 +483,11 @@ pub async fn post(
         )?;
     }
     lock_lb_and_listener(&mut tx, &lb.id, &listener_id).await?;
-    let dstr = |k: &str| d.get(k).and_then(Value::as_str).map(str::to_string);
-    let redirect_pool_id = dstr("redirect_pool_id");
-    if let Some(pid) = &redirect_pool_id {
+    if let Some(pid) = d.get("redirect_pool_id").and_then(Value::as_str) {
         let pool = get_db_pool(&mut tx, pid).await?;
         pool_same_lb(&pool, &listener)?;
     }
-    let row = L7PolicyRow {
-        id: id.clone(),
-        name: b.str("name"),
-        description: b.str("description"),
-        listener_id: listener_id.clone(),
-        action: dstr("action").unwrap_or_default(),
-        redirect_pool_id,
-        redirect_url: dstr("redirect_url"),
-        position: i32::MAX,
-        enabled: b.bool("admin_state_up").unwrap_or(true),
-        provisioning_status: ProvisioningStatus::PendingCreate.into(),
-        project_id: Some(project.clone()),
-        operating_status: OperatingStatus::Offline.into(),
-        redirect_prefix: dstr("redirect_prefix"),
-        redirect_http_code: d
-            .get("redirect_http_code")
-            .and_then(Value::as_i64)
-            .and_then(|c| i32::try_from(c).ok()),
-        ..Default::default()
-    };
+    let row = new_row(&id, &b, &d, &listener_id, &project);
     tx.insert(&row).await?;
     place(
         &mut tx,

@@ -100,6 +100,97 @@ async fn validate_tls_put(
     }
 }
 
+/// The listener row a create writes — the POST and the graph create alike — PENDING_CREATE
+/// and OFFLINE under load balancer `lb_id` of `project`, with a new id: WSME's defaults
+/// (`connection_limit` -1 when left out and NULL when given `null`, `admin_state_up` true,
+/// `client_authentication` NONE, HSTS flags false), the `[haproxy_amphora]` timeouts for
+/// those left out or `null`, and on a TERMINATED_HTTPS listener the default TLS versions and
+/// ALPN protocols ([`rules::DEFAULT_TLS_VERSIONS`], [`rules::DEFAULT_LISTENER_ALPN`]), as
+/// octavia/db/prepare.py `create_listener` and listener.py `_validate_create_listener`.
+/// Integers were range-checked by the schema; `peer_port` is the caller's.
+pub(crate) fn new_row(
+    b: &Obj,
+    cfg: &crate::ApiConfig,
+    project: &str,
+    lb_id: &str,
+    default_pool_id: Option<String>,
+    peer_port: i32,
+) -> ListenerRow {
+    let protocol = b.str("protocol").unwrap_or_default();
+    let tls = protocol == "TERMINATED_HTTPS";
+    let int_or = |k: &str, d: i64| Some(i32::try_from(b.i64(k).unwrap_or(d)).unwrap_or(i32::MAX));
+    let tls_default = |k: &str, d: &[&str]| b.str_list(k).or_else(|| tls.then(|| rules::owned(d)));
+    ListenerRow {
+        project_id: Some(project.to_string()),
+        id: base::new_id(),
+        name: b.str("name"),
+        description: b.str("description"),
+        protocol,
+        protocol_port: i32::try_from(b.i64("protocol_port").unwrap_or_default())
+            .unwrap_or_default(),
+        connection_limit: if b.is_null("connection_limit") {
+            None
+        } else {
+            int_or("connection_limit", -1)
+        },
+        load_balancer_id: Some(lb_id.to_string()),
+        tls_certificate_id: b.str("default_tls_container_ref"),
+        default_pool_id,
+        provisioning_status: ProvisioningStatus::PendingCreate.into(),
+        operating_status: OperatingStatus::Offline.into(),
+        enabled: b.bool("admin_state_up").unwrap_or(true),
+        peer_port: Some(peer_port),
+        insert_headers: b
+            .obj("insert_headers")
+            .map(|h| crate::pickle::dumps_str_dict(&h.0)),
+        timeout_client_data: int_or("timeout_client_data", cfg.timeout_client_data),
+        timeout_member_connect: int_or("timeout_member_connect", cfg.timeout_member_connect),
+        timeout_member_data: int_or("timeout_member_data", cfg.timeout_member_data),
+        timeout_tcp_inspect: int_or("timeout_tcp_inspect", cfg.timeout_tcp_inspect),
+        client_ca_tls_certificate_id: b.str("client_ca_tls_container_ref"),
+        client_authentication: b
+            .str("client_authentication")
+            .unwrap_or_else(|| "NONE".into()),
+        client_crl_container_id: b.str("client_crl_container_ref"),
+        tls_ciphers: b.str("tls_ciphers"),
+        tls_versions: base::join_list(tls_default("tls_versions", rules::DEFAULT_TLS_VERSIONS)),
+        alpn_protocols: base::join_list(tls_default(
+            "alpn_protocols",
+            rules::DEFAULT_LISTENER_ALPN,
+        )),
+        hsts_max_age: b.i64("hsts_max_age").and_then(|v| i32::try_from(v).ok()),
+        hsts_include_subdomains: Some(b.bool("hsts_include_subdomains").unwrap_or(false)),
+        hsts_preload: Some(b.bool("hsts_preload").unwrap_or(false)),
+        created_at: Some(octavia_db::now()),
+        ..Default::default()
+    }
+}
+
+/// Inserts a [`new_row`] and the collections `b` gives (SNI refs, `allowed_cidrs` with
+/// repeats next to each other dropped, tags); true when `b` gave any of them.
+pub(crate) async fn insert_new(
+    tx: &mut octavia_db::Tx,
+    row: &ListenerRow,
+    b: &Obj,
+) -> Result<bool, ApiError> {
+    tx.insert(row).await?;
+    let sni = b.str_list("sni_container_refs");
+    let cidrs = b.str_list("allowed_cidrs");
+    let tags = b.str_list("tags");
+    let given = sni.is_some() || cidrs.is_some() || tags.is_some();
+    if let Some(sni) = sni {
+        tx.set_sni_refs(&row.id, &sni).await?;
+    }
+    if let Some(mut c) = cidrs {
+        c.dedup();
+        tx.set_listener_cidrs(&row.id, &c).await?;
+    }
+    if let Some(tags) = tags {
+        tx.set_tags(&row.id, &tags).await?;
+    }
+    Ok(given)
+}
+
 /// `GET /v2/lbaas/listeners`.
 pub async fn get_all(
     State(st): State<AppState>,
@@ -242,72 +333,17 @@ pub async fn post(
             )));
         }
     }
-    let cfg = st.config();
-    let tls = protocol == "TERMINATED_HTTPS";
-    let id = base::new_id();
-    let to_i32 = |v: Option<i64>, d: i64| Some(i32::try_from(v.unwrap_or(d)).unwrap_or(i32::MAX));
-    let row = ListenerRow {
-        project_id: Some(project.clone()),
-        id: id.clone(),
-        name: b.str("name"),
-        description: b.str("description"),
-        protocol: protocol.clone(),
-        protocol_port: i32::try_from(port).unwrap_or_default(),
-        // left out: WSME's default -1; an explicit null is stored NULL, as the reference
-        connection_limit: if b.is_null("connection_limit") {
-            None
-        } else {
-            to_i32(b.i64("connection_limit"), -1)
-        },
-        load_balancer_id: Some(lb_id.clone()),
-        tls_certificate_id: b.str("default_tls_container_ref"),
-        default_pool_id: b.str("default_pool_id"),
-        provisioning_status: ProvisioningStatus::PendingCreate.into(),
-        operating_status: OperatingStatus::Offline.into(),
-        enabled: b.bool("admin_state_up").unwrap_or(true),
-        peer_port: Some(octavia_db::Tx::peer_port_after(&existing)),
-        insert_headers: b
-            .obj("insert_headers")
-            .map(|h| crate::pickle::dumps_str_dict(&h.0)),
-        timeout_client_data: to_i32(b.i64("timeout_client_data"), cfg.timeout_client_data),
-        timeout_member_connect: to_i32(b.i64("timeout_member_connect"), cfg.timeout_member_connect),
-        timeout_member_data: to_i32(b.i64("timeout_member_data"), cfg.timeout_member_data),
-        timeout_tcp_inspect: to_i32(b.i64("timeout_tcp_inspect"), cfg.timeout_tcp_inspect),
-        client_ca_tls_certificate_id: b.str("client_ca_tls_container_ref"),
-        client_authentication: b
-            .str("client_authentication")
-            .unwrap_or_else(|| "NONE".into()),
-        client_crl_container_id: b.str("client_crl_container_ref"),
-        tls_ciphers: b.str("tls_ciphers"),
-        tls_versions: base::join_list(
-            b.str_list("tls_versions")
-                .or_else(|| tls.then(|| vec!["TLSv1.2".into(), "TLSv1.3".into()])),
-        ),
-        alpn_protocols: base::join_list(
-            b.str_list("alpn_protocols")
-                .or_else(|| tls.then(|| vec!["h2".into(), "http/1.1".into(), "http/1.0".into()])),
-        ),
-        hsts_max_age: b.i64("hsts_max_age").and_then(|v| i32::try_from(v).ok()),
-        hsts_include_subdomains: Some(b.bool("hsts_include_subdomains").unwrap_or(false)),
-        hsts_preload: Some(b.bool("hsts_preload").unwrap_or(false)),
-        created_at: Some(octavia_db::now()),
-        ..Default::default()
-    };
-    tx.insert(&row).await?;
-    let has_collections = ["sni_container_refs", "allowed_cidrs", "tags"]
-        .iter()
-        .any(|k| b.str_list(k).is_some());
-    if let Some(sni) = b.str_list("sni_container_refs") {
-        tx.set_sni_refs(&id, &sni).await?;
-    }
-    if let Some(c) = b.str_list("allowed_cidrs") {
-        let mut c = c;
-        c.dedup();
-        tx.set_listener_cidrs(&id, &c).await?;
-    }
-    if let Some(tags) = b.str_list("tags") {
-        tx.set_tags(&id, &tags).await?;
-    }
+    let peer_port = octavia_db::Tx::peer_port_after(&existing);
+    let row = new_row(
+        &b,
+        st.config(),
+        &project,
+        &lb_id,
+        b.str("default_pool_id"),
+        peer_port,
+    );
+    let id = row.id.clone();
+    let has_collections = insert_new(&mut tx, &row, &b).await?;
     // The row as written and its collections (read once, only when some were given) make
     // both the provider model and the response: no re-read.
     let att = if has_collections {
@@ -449,10 +485,7 @@ pub async fn put(
         ch.push(("tls_ciphers", b.str("tls_ciphers").into()));
     }
     // null resets to the configured default (listener.py `_set_default_on_none`)
-    let or_default = |k: &str, d: &[&str]| {
-        b.str_list(k)
-            .unwrap_or_else(|| d.iter().map(|x| x.to_string()).collect())
-    };
+    let or_default = |k: &str, d: &[&str]| b.str_list(k).unwrap_or_else(|| rules::owned(d));
     if b.has("tls_versions") {
         let v = or_default("tls_versions", rules::DEFAULT_TLS_VERSIONS);
         ch.push(("tls_versions", base::join_list(Some(v.clone())).into()));

@@ -123,8 +123,10 @@ fn duplicate(ip: &str, port: i64) -> ApiError {
     ))
 }
 
-/// A new member row of a `MemberPOST` object.
-fn new_row(b: &Obj, pool: &PoolRow, has_hm: bool, vnic: &str) -> MemberRow {
+/// The member row a create writes — the POST, the batch update and the graph create alike —
+/// PENDING_CREATE with a new id in `pool` (its project): OFFLINE with a monitor, else
+/// NO_MONITOR; `weight` 1, `admin_state_up` true, `backup` false unless given.
+pub(crate) fn new_row(b: &Obj, pool: &PoolRow, has_hm: bool, vnic: &str) -> MemberRow {
     MemberRow {
         project_id: pool.project_id.clone(),
         id: base::new_id(),

@@ -124,7 +124,50 @@ pub(crate) fn validate_sp(sp: &Obj, protocol: &str, udp_text: &str) -> Result<()
 }
 
 /// The session persistence row of a request object.
-fn sp_row(pool_id: &str, sp: &Obj, ty: String) -> SessionPersistenceRow {
+/// `default_pool_tls_versions` (octavia.conf default), on a `tls_enabled` pool created
+/// without `tls_versions` or updated with `null`.
+pub const DEFAULT_POOL_TLS_VERSIONS: &[&str] = crate::listener::rules::DEFAULT_TLS_VERSIONS;
+/// The ALPN protocols of a `tls_enabled` pool created without `alpn_protocols`.
+pub const DEFAULT_POOL_ALPN: &[&str] = crate::listener::rules::DEFAULT_LISTENER_ALPN;
+
+/// The pool row a create writes — the POST and the graph create alike — PENDING_CREATE and
+/// OFFLINE under load balancer `lb_id` of `project`, with a new id: `admin_state_up` true
+/// unless given, and on a `tls_enabled` pool the default ciphers, TLS versions and ALPN
+/// protocols ([`DEFAULT_POOL_CIPHERS`], [`DEFAULT_POOL_TLS_VERSIONS`], [`DEFAULT_POOL_ALPN`])
+/// for those left out or `null`, as octavia/db/prepare.py `create_pool`.
+pub(crate) fn new_row(b: &Obj, project: &str, lb_id: &str) -> PoolRow {
+    let tls = b.bool("tls_enabled").unwrap_or(false);
+    let tls_default = |k: &str, d: &[&str]| {
+        b.str_list(k)
+            .or_else(|| tls.then(|| crate::listener::rules::owned(d)))
+    };
+    PoolRow {
+        project_id: Some(project.to_string()),
+        id: base::new_id(),
+        name: b.str("name"),
+        description: b.str("description"),
+        protocol: b.str("protocol").unwrap_or_default(),
+        lb_algorithm: b.str("lb_algorithm").unwrap_or_default(),
+        operating_status: OperatingStatus::Offline.into(),
+        enabled: b.bool("admin_state_up").unwrap_or(true),
+        load_balancer_id: Some(lb_id.to_string()),
+        provisioning_status: ProvisioningStatus::PendingCreate.into(),
+        tls_certificate_id: b.str("tls_container_ref"),
+        ca_tls_certificate_id: b.str("ca_tls_container_ref"),
+        crl_container_id: b.str("crl_container_ref"),
+        tls_enabled: tls,
+        tls_ciphers: b
+            .str("tls_ciphers")
+            .or_else(|| tls.then(|| DEFAULT_POOL_CIPHERS.to_string())),
+        tls_versions: base::join_list(tls_default("tls_versions", DEFAULT_POOL_TLS_VERSIONS)),
+        alpn_protocols: base::join_list(tls_default("alpn_protocols", DEFAULT_POOL_ALPN)),
+        created_at: Some(octavia_db::now()),
+        ..Default::default()
+    }
+}
+
+/// The `session_persistence` row of pool `pool_id` for the object `sp` with type `ty`.
+pub(crate) fn sp_row(pool_id: &str, sp: &Obj, ty: String) -> SessionPersistenceRow {
     SessionPersistenceRow {
         pool_id: pool_id.to_string(),
         r#type: ty,
@@ -294,37 +337,8 @@ pub async fn post(
         )
         .await?;
     }
-    let tls = b.bool("tls_enabled").unwrap_or(false);
-    let id = base::new_id();
-    let row = PoolRow {
-        project_id: Some(project.clone()),
-        id: id.clone(),
-        name: b.str("name"),
-        description: b.str("description"),
-        protocol: protocol.clone(),
-        lb_algorithm: b.str("lb_algorithm").unwrap_or_default(),
-        operating_status: OperatingStatus::Offline.into(),
-        enabled: b.bool("admin_state_up").unwrap_or(true),
-        load_balancer_id: Some(lb_id.clone()),
-        provisioning_status: ProvisioningStatus::PendingCreate.into(),
-        tls_certificate_id: b.str("tls_container_ref"),
-        ca_tls_certificate_id: b.str("ca_tls_container_ref"),
-        crl_container_id: b.str("crl_container_ref"),
-        tls_enabled: tls,
-        tls_ciphers: b
-            .str("tls_ciphers")
-            .or_else(|| tls.then(|| DEFAULT_POOL_CIPHERS.to_string())),
-        tls_versions: base::join_list(
-            b.str_list("tls_versions")
-                .or_else(|| tls.then(|| vec!["TLSv1.2".into(), "TLSv1.3".into()])),
-        ),
-        alpn_protocols: base::join_list(
-            b.str_list("alpn_protocols")
-                .or_else(|| tls.then(|| vec!["h2".into(), "http/1.1".into(), "http/1.0".into()])),
-        ),
-        created_at: Some(octavia_db::now()),
-        ..Default::default()
-    };
+    let row = new_row(&b, &project, &lb_id);
+    let id = row.id.clone();
     tx.insert(&row).await?;
     let sp_row = sp
         .as_ref()
@@ -496,7 +510,7 @@ pub async fn put(
     if b.has("tls_versions") {
         let v = b
             .str_list("tls_versions")
-            .unwrap_or_else(|| vec!["TLSv1.2".into(), "TLSv1.3".into()]);
+            .unwrap_or_else(|| crate::listener::rules::owned(DEFAULT_POOL_TLS_VERSIONS));
         ch.push(("tls_versions", base::join_list(Some(v.clone())).into()));
         new.tls_versions = Some(v);
     }

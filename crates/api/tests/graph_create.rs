@@ -362,3 +362,200 @@ async fn noauth_creates_the_tree_without_quotas() {
         env.done().await;
     }
 }
+
+/// An object as read back, without what differs between two creates of the same thing (ids,
+/// times, parents, statuses, which follow the order of the writes).
+fn stored(v: &Value) -> Value {
+    let mut v = v.clone();
+    if let Some(o) = v.as_object_mut() {
+        for k in [
+            "id",
+            "created_at",
+            "updated_at",
+            "loadbalancers",
+            "listeners",
+            "pools",
+            "default_pool_id",
+            "healthmonitor_id",
+            "members",
+            "l7policies",
+            "rules",
+            "listener_id",
+            "pool_id",
+            "redirect_pool_id",
+            "provisioning_status",
+            "operating_status",
+        ] {
+            o.remove(k);
+        }
+    }
+    v
+}
+
+/// Every attribute whose POST rule is not WSME's plain default — an explicit `null`
+/// (`connection_limit: null` is stored NULL by the listener POST) and the defaults a create
+/// fills in (timeouts, TLS versions / ALPN of a TLS pool, HTTP monitor fields, member weight,
+/// `client_authentication`, HSTS flags) — stored by the single call exactly as the resource's
+/// own POST stores it.
+#[tokio::test]
+async fn graph_create_stores_what_the_posts_store() {
+    let listener = json!({
+        "name": null, "description": null, "protocol": "HTTP", "protocol_port": 80,
+        "connection_limit": null, "timeout_client_data": null, "timeout_member_connect": null,
+        "timeout_member_data": null, "timeout_tcp_inspect": null, "tags": ["t"],
+        "allowed_cidrs": ["10.0.0.0/24", "10.0.0.0/24"], "insert_headers": {"X-Forwarded-For": "true"}
+    });
+    let listener2 = json!({"name": "l2", "protocol": "TCP", "protocol_port": 81,
+                           "connection_limit": 7});
+    let pool = json!({
+        "name": "p", "description": null, "protocol": "HTTP", "lb_algorithm": "ROUND_ROBIN",
+        "tls_enabled": true, "tls_ciphers": null, "tls_versions": null, "alpn_protocols": null,
+        "session_persistence": {"type": "APP_COOKIE", "cookie_name": "c"}, "tags": ["t"]
+    });
+    let hm = json!({"name": null, "type": "HTTP", "delay": 5, "timeout": 3, "max_retries": 2,
+                    "max_retries_down": null, "http_method": null, "url_path": null,
+                    "expected_codes": null, "tags": ["t"]});
+    let member = json!({"name": null, "address": "10.0.0.21", "protocol_port": 8080,
+                        "weight": null, "backup": null, "monitor_address": null,
+                        "monitor_port": null, "subnet_id": null, "tags": ["t"]});
+    let policy = json!({"name": null, "action": "REJECT", "position": null, "tags": ["t"]});
+    let rule = json!({"type": "PATH", "compare_type": "STARTS_WITH", "value": "/a",
+                      "key": null, "invert": null, "tags": ["t"]});
+    // `full` implements every create, L7 included
+    each_backend!(Setup::named_tokens(), |env| {
+        // the single call
+        let mut l = listener.clone();
+        let mut p = pool.clone();
+        p["healthmonitor"] = hm.clone();
+        p["members"] = json!([member.clone()]);
+        l["default_pool"] = p;
+        let mut pol = policy.clone();
+        pol["rules"] = json!([rule.clone()]);
+        l["l7policies"] = json!([pol]);
+        let (s, b) = env
+            .req(
+                "POST",
+                "/v2/lbaas/loadbalancers",
+                Some(
+                    json!({"loadbalancer": {"name": "g", "vip_subnet_id": SUBNET,
+                                             "listeners": [l, listener2.clone()]}}),
+                ),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{b}");
+        let graph = &b["loadbalancer"];
+        let g_pool = &graph["pools"][0];
+        let g_listener = by_name(&graph["listeners"], "");
+        let g_l2 = by_name(&graph["listeners"], "l2");
+        let read = |path: String| {
+            let env = &env;
+            async move {
+                let (s, b) = env.req("GET", &path, None).await;
+                assert_eq!(s, StatusCode::OK, "{path}: {b}");
+                b
+            }
+        };
+        let g_policy = &g_listener["l7policies"][0];
+        let graph_objs = [
+            read(format!(
+                "/v2/lbaas/listeners/{}",
+                g_listener["id"].as_str().unwrap()
+            ))
+            .await["listener"]
+                .clone(),
+            read(format!(
+                "/v2/lbaas/listeners/{}",
+                g_l2["id"].as_str().unwrap()
+            ))
+            .await["listener"]
+                .clone(),
+            read(format!(
+                "/v2/lbaas/pools/{}",
+                g_pool["id"].as_str().unwrap()
+            ))
+            .await["pool"]
+                .clone(),
+            read(format!(
+                "/v2/lbaas/healthmonitors/{}",
+                g_pool["healthmonitor"]["id"].as_str().unwrap()
+            ))
+            .await["healthmonitor"]
+                .clone(),
+            read(format!(
+                "/v2/lbaas/pools/{}/members/{}",
+                g_pool["id"].as_str().unwrap(),
+                g_pool["members"][0]["id"].as_str().unwrap()
+            ))
+            .await["member"]
+                .clone(),
+            read(format!(
+                "/v2/lbaas/l7policies/{}",
+                g_policy["id"].as_str().unwrap()
+            ))
+            .await["l7policy"]
+                .clone(),
+            read(format!(
+                "/v2/lbaas/l7policies/{}/rules/{}",
+                g_policy["id"].as_str().unwrap(),
+                g_policy["rules"][0]["id"].as_str().unwrap()
+            ))
+            .await["rule"]
+                .clone(),
+        ];
+
+        // the same objects, one POST each
+        let lb = env.active_lb("p").await;
+        let mut l = listener.clone();
+        l["loadbalancer_id"] = json!(lb);
+        let lid = env.create("/v2/lbaas/listeners", "listener", l).await;
+        env.activate(&lb, &lid, "").await;
+        let mut l2 = listener2.clone();
+        l2["loadbalancer_id"] = json!(lb);
+        let l2id = env.create("/v2/lbaas/listeners", "listener", l2).await;
+        env.activate(&lb, &l2id, "").await;
+        let mut p = pool.clone();
+        p["listener_id"] = json!(lid);
+        let pid = env.create("/v2/lbaas/pools", "pool", p).await;
+        env.activate(&lb, &lid, &pid).await;
+        let mut h = hm.clone();
+        h["pool_id"] = json!(pid);
+        let hid = env
+            .create("/v2/lbaas/healthmonitors", "healthmonitor", h)
+            .await;
+        env.activate(&lb, &lid, &pid).await;
+        env.set_status("health_monitor", &hid, "ACTIVE").await;
+        let mid = env
+            .create(
+                &format!("/v2/lbaas/pools/{pid}/members"),
+                "member",
+                member.clone(),
+            )
+            .await;
+        env.activate(&lb, &lid, &pid).await;
+        let mut pol = policy.clone();
+        pol["listener_id"] = json!(lid);
+        let polid = env.create("/v2/lbaas/l7policies", "l7policy", pol).await;
+        env.activate(&lb, &lid, &pid).await;
+        env.set_status("l7policy", &polid, "ACTIVE").await;
+        let rid = env
+            .create(
+                &format!("/v2/lbaas/l7policies/{polid}/rules"),
+                "rule",
+                rule.clone(),
+            )
+            .await;
+        let post_objs = [
+            read(format!("/v2/lbaas/listeners/{lid}")).await["listener"].clone(),
+            read(format!("/v2/lbaas/listeners/{l2id}")).await["listener"].clone(),
+            read(format!("/v2/lbaas/pools/{pid}")).await["pool"].clone(),
+            read(format!("/v2/lbaas/healthmonitors/{hid}")).await["healthmonitor"].clone(),
+            read(format!("/v2/lbaas/pools/{pid}/members/{mid}")).await["member"].clone(),
+            read(format!("/v2/lbaas/l7policies/{polid}")).await["l7policy"].clone(),
+            read(format!("/v2/lbaas/l7policies/{polid}/rules/{rid}")).await["rule"].clone(),
+        ];
+        assert_eq!(graph_objs[0]["connection_limit"], Value::Null);
+        for (g, p) in graph_objs.iter().zip(&post_objs) {
+            assert_eq!(stored(g), stored(p));
+        }
+    });
+}

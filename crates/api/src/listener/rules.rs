@@ -36,6 +36,11 @@ pub const DEFAULT_TLS_VERSIONS: &[&str] = &["TLSv1.2", "TLSv1.3"];
 /// `default_listener_alpn_protocols` (octavia.conf default).
 pub const DEFAULT_LISTENER_ALPN: &[&str] = &["h2", "http/1.1", "http/1.0"];
 
+/// A default list as the owned strings a row or a model holds.
+pub fn owned(list: &[&str]) -> Vec<String> {
+    list.iter().map(|x| (*x).to_string()).collect()
+}
+
 fn py_list(items: &[String]) -> String {
     let quoted: Vec<String> = items.iter().map(|i| format!("'{i}'")).collect();
     format!("[{}]", quoted.join(", "))

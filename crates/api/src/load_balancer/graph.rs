@@ -11,13 +11,9 @@
 //! [`provider_models`] and [`render_full`] give the driver's nested models and the
 //! `LoadBalancerFullResponse` body.
 
-use provider::{OperatingStatus, ProvisioningStatus};
 use std::collections::{BTreeMap, BTreeSet};
 
-use octavia_db::{
-    HealthMonitorRow, L7PolicyRow, ListenerRow, LoadBalancerRow, MemberRow, PoolRow, QuotaResource,
-    SessionPersistenceRow, Tx,
-};
+use octavia_db::{L7PolicyRow, ListenerRow, LoadBalancerRow, PoolRow, QuotaResource, Tx};
 use serde_json::{Map, Value};
 
 use crate::AppState;
@@ -155,10 +151,6 @@ pub struct Created {
     pub listeners: Vec<ListenerRow>,
 }
 
-fn i32_of(v: Option<i64>, default: i64) -> i32 {
-    i32::try_from(v.unwrap_or(default)).unwrap_or(i32::MAX)
-}
-
 async fn quota(
     st: &AppState,
     ctx: &RequestContext,
@@ -219,47 +211,15 @@ pub async fn create(
             )
             .await?;
         }
-        let tls = p.bool("tls_enabled").unwrap_or(false);
-        let id = base::new_id();
-        let row =
-            PoolRow {
-                project_id: Some(project.clone()),
-                id: id.clone(),
-                name: p.str("name"),
-                description: p.str("description"),
-                protocol: protocol.clone(),
-                lb_algorithm: p.str("lb_algorithm").unwrap_or_default(),
-                operating_status: OperatingStatus::Offline.into(),
-                enabled: p.bool("admin_state_up").unwrap_or(true),
-                load_balancer_id: Some(lb.id.clone()),
-                provisioning_status: ProvisioningStatus::PendingCreate.into(),
-                tls_certificate_id: p.str("tls_container_ref"),
-                ca_tls_certificate_id: p.str("ca_tls_container_ref"),
-                crl_container_id: p.str("crl_container_ref"),
-                tls_enabled: tls,
-                tls_ciphers: p
-                    .str("tls_ciphers")
-                    .or_else(|| tls.then(|| crate::pool::DEFAULT_POOL_CIPHERS.to_string())),
-                tls_versions: base::join_list(
-                    p.str_list("tls_versions")
-                        .or_else(|| tls.then(|| vec!["TLSv1.2".into(), "TLSv1.3".into()])),
-                ),
-                alpn_protocols: base::join_list(p.str_list("alpn_protocols").or_else(|| {
-                    tls.then(|| vec!["h2".into(), "http/1.1".into(), "http/1.0".into()])
-                })),
-                ..Default::default()
-            };
+        let row = crate::pool::new_row(p, &project, &lb.id);
+        let id = row.id.clone();
         tx.insert(&row).await?;
         if let Some(sp) = &sp {
-            tx.insert(&SessionPersistenceRow {
-                pool_id: id.clone(),
-                r#type: sp.str("type").unwrap_or_default(),
-                cookie_name: sp.str("cookie_name"),
-                persistence_timeout: sp
-                    .i64("persistence_timeout")
-                    .and_then(|v| i32::try_from(v).ok()),
-                persistence_granularity: sp.str("persistence_granularity"),
-            })
+            tx.insert(&crate::pool::sp_row(
+                &id,
+                sp,
+                sp.str("type").unwrap_or_default(),
+            ))
             .await?;
         }
         if let Some(tags) = p.str_list("tags") {
@@ -271,29 +231,7 @@ pub async fn create(
             let ty = hm.str("type").unwrap_or_default();
             crate::health_monitor::validate_type(st, &ty, hm.i64("delay"), &protocol)?;
             crate::health_monitor::validate_fields(hm, &ty)?;
-            let http = matches!(ty.as_str(), "HTTP" | "HTTPS");
-            let hm_row = HealthMonitorRow {
-                pool_id: id.clone(),
-                r#type: ty,
-                delay: i32_of(hm.i64("delay"), 0),
-                timeout: i32_of(hm.i64("timeout"), 0),
-                fall_threshold: i32_of(hm.i64("max_retries_down"), 3),
-                rise_threshold: i32_of(hm.i64("max_retries"), 0),
-                http_method: hm.str("http_method").or_else(|| http.then(|| "GET".into())),
-                url_path: hm.str("url_path").or_else(|| http.then(|| "/".into())),
-                expected_codes: hm
-                    .str("expected_codes")
-                    .or_else(|| http.then(|| "200".into())),
-                enabled: hm.bool("admin_state_up").unwrap_or(true),
-                project_id: Some(project.clone()),
-                provisioning_status: ProvisioningStatus::PendingCreate.into(),
-                name: hm.str("name"),
-                id: base::new_id(),
-                operating_status: OperatingStatus::Offline.into(),
-                http_version: hm.f64("http_version").map(|v| v as f32),
-                domain_name: hm.str("domain_name"),
-                ..Default::default()
-            };
+            let hm_row = crate::health_monitor::new_row(hm, &id, &project);
             tx.insert(&hm_row).await?;
             if let Some(tags) = hm.str_list("tags") {
                 tx.set_tags(&hm_row.id, &tags).await?;
@@ -317,31 +255,9 @@ pub async fn create(
                     "Another member on this pool is already using ip {address} on protocol_port {port}"
                 )));
             }
-            let mid = base::new_id();
-            tx.insert(&MemberRow {
-                project_id: Some(project.clone()),
-                id: mid.clone(),
-                pool_id: id.clone(),
-                subnet_id: m.str("subnet_id"),
-                ip_address: Some(address),
-                protocol_port: i32_of(Some(port), 0),
-                weight: Some(i32_of(m.i64("weight"), 1)),
-                operating_status: if hm.is_some() {
-                    OperatingStatus::Offline
-                } else {
-                    OperatingStatus::NoMonitor
-                }
-                .into(),
-                enabled: m.bool("admin_state_up").unwrap_or(true),
-                provisioning_status: ProvisioningStatus::PendingCreate.into(),
-                name: m.str("name"),
-                monitor_address: m.str("monitor_address"),
-                monitor_port: m.i64("monitor_port").and_then(|p| i32::try_from(p).ok()),
-                backup: m.bool("backup").unwrap_or(false),
-                vnic_type: "normal".into(),
-                ..Default::default()
-            })
-            .await?;
+            let member = crate::member::new_row(m, &row, hm.is_some(), "normal");
+            let mid = member.id.clone();
+            tx.insert(&member).await?;
             if let Some(tags) = m.str_list("tags") {
                 tx.set_tags(&mid, &tags).await?;
             }
@@ -414,72 +330,9 @@ pub async fn create(
                 "Protocol PROMETHEUS listeners cannot have child objects.".into(),
             ));
         }
-        let tls = protocol == "TERMINATED_HTTPS";
-        let id = base::new_id();
-        let row =
-            ListenerRow {
-                project_id: Some(project.clone()),
-                id: id.clone(),
-                name: b.str("name"),
-                description: b.str("description"),
-                protocol: protocol.clone(),
-                protocol_port: i32::try_from(port).unwrap_or_default(),
-                connection_limit: Some(i32_of(b.i64("connection_limit"), -1)),
-                load_balancer_id: Some(lb.id.clone()),
-                tls_certificate_id: b.str("default_tls_container_ref"),
-                default_pool_id: default_pool,
-                provisioning_status: ProvisioningStatus::PendingCreate.into(),
-                operating_status: OperatingStatus::Offline.into(),
-                enabled: b.bool("admin_state_up").unwrap_or(true),
-                peer_port: Some(tx.next_peer_port(&lb.id).await?),
-                insert_headers: b
-                    .obj("insert_headers")
-                    .map(|h| crate::pickle::dumps_str_dict(&h.0)),
-                timeout_client_data: Some(i32_of(
-                    b.i64("timeout_client_data"),
-                    cfg.timeout_client_data,
-                )),
-                timeout_member_connect: Some(i32_of(
-                    b.i64("timeout_member_connect"),
-                    cfg.timeout_member_connect,
-                )),
-                timeout_member_data: Some(i32_of(
-                    b.i64("timeout_member_data"),
-                    cfg.timeout_member_data,
-                )),
-                timeout_tcp_inspect: Some(i32_of(
-                    b.i64("timeout_tcp_inspect"),
-                    cfg.timeout_tcp_inspect,
-                )),
-                client_ca_tls_certificate_id: b.str("client_ca_tls_container_ref"),
-                client_authentication: b
-                    .str("client_authentication")
-                    .unwrap_or_else(|| "NONE".into()),
-                client_crl_container_id: b.str("client_crl_container_ref"),
-                tls_ciphers: b.str("tls_ciphers"),
-                tls_versions: base::join_list(
-                    b.str_list("tls_versions")
-                        .or_else(|| tls.then(|| vec!["TLSv1.2".into(), "TLSv1.3".into()])),
-                ),
-                alpn_protocols: base::join_list(b.str_list("alpn_protocols").or_else(|| {
-                    tls.then(|| vec!["h2".into(), "http/1.1".into(), "http/1.0".into()])
-                })),
-                hsts_max_age: b.i64("hsts_max_age").and_then(|v| i32::try_from(v).ok()),
-                hsts_include_subdomains: Some(b.bool("hsts_include_subdomains").unwrap_or(false)),
-                hsts_preload: Some(b.bool("hsts_preload").unwrap_or(false)),
-                ..Default::default()
-            };
-        tx.insert(&row).await?;
-        if let Some(sni) = b.str_list("sni_container_refs") {
-            tx.set_sni_refs(&id, &sni).await?;
-        }
-        if let Some(mut c) = b.str_list("allowed_cidrs") {
-            c.dedup();
-            tx.set_listener_cidrs(&id, &c).await?;
-        }
-        if let Some(tags) = b.str_list("tags") {
-            tx.set_tags(&id, &tags).await?;
-        }
+        let peer_port = tx.next_peer_port(&lb.id).await?;
+        let row = crate::listener::new_row(b, cfg, &project, &lb.id, default_pool, peer_port);
+        crate::listener::insert_new(tx, &row, b).await?;
         for l7 in &lp.l7policies {
             create_l7policy(tx, &row, l7, &pool_ids, &project).await?;
         }
@@ -532,27 +385,7 @@ async fn create_l7policy(
             r.str("value").as_deref(),
         )?;
     }
-    let dstr = |k: &str| d.get(k).and_then(Value::as_str).map(str::to_string);
-    let row = L7PolicyRow {
-        id: id.clone(),
-        name: b.str("name"),
-        description: b.str("description"),
-        listener_id: listener.id.clone(),
-        action: dstr("action").unwrap_or_default(),
-        redirect_pool_id: dstr("redirect_pool_id"),
-        redirect_url: dstr("redirect_url"),
-        position: i32::MAX,
-        enabled: b.bool("admin_state_up").unwrap_or(true),
-        provisioning_status: ProvisioningStatus::PendingCreate.into(),
-        project_id: Some(project.to_string()),
-        operating_status: OperatingStatus::Offline.into(),
-        redirect_prefix: dstr("redirect_prefix"),
-        redirect_http_code: d
-            .get("redirect_http_code")
-            .and_then(Value::as_i64)
-            .and_then(|c| i32::try_from(c).ok()),
-        ..Default::default()
-    };
+    let row = crate::l7policy::new_row(&id, b, &d, &listener.id, project);
     tx.insert(&row).await?;
     crate::l7policy::place(
         tx,

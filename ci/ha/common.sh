@@ -40,7 +40,10 @@ if [[ -z ${KEEL_BIN:-} ]]; then
   KEEL_BIN="$CARGO_TARGET_DIR/release/keel"
   [[ -x $KEEL_BIN ]] || KEEL_BIN="$CARGO_TARGET_DIR/debug/keel"
 fi
-HA_KEEL_DB="mysql://keel:$KEEL_DB_PASS@$HOST:$HA_DB_PORT/keel"
+# The load-balancer service's database on Galera (migrate.sh: `octavia`, made by the
+# reference's octavia-db-manage).
+: "${HA_DB_NAME:=keel}"
+HA_KEEL_DB="mysql://keel:$KEEL_DB_PASS@$HOST:$HA_DB_PORT/$HA_DB_NAME"
 
 log() { printf '[ha %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 die() { log "ERROR: $*" >&2; exit 1; }
@@ -50,6 +53,10 @@ ha_alive() {
   [[ -s $f ]] || return 1
   p=$(cat "$f")
   kill -0 "$p" 2>/dev/null && [[ $(ps -o stat= -p "$p" 2>/dev/null) != Z* ]]
+}
+# busy_refuse NAME PORT: die when something already listens on 127.0.0.1:PORT.
+busy_refuse() {
+  if port_busy "$2"; then die "$1: 127.0.0.1:$2 is taken by a process that is not ours: $(ss -Hltnp "( sport = :$2 )" | head -1)"; fi
 }
 ha_pid() { cat "$HA_RUN/$1.pid" 2>/dev/null; }
 # galera_sql N ARGS...: the MariaDB client as root on node N's socket.

@@ -22,7 +22,9 @@ stop_one() { # name
   log "stopped $1 (pid $pid${kids:+; children $kids})"; rm -f "$f"
 }
 T0=$(date +%s)
-for n in 3 2 1; do stop_one "keel-$n"; done
+for n in 3 2 1; do stop_one "keel-$n"; stop_one "py-$n"; done
+stop_one py-agent
+stop_one py-ns
 stop_one neutron-api
 stop_one haproxy
 for n in 3 2 1; do stop_one "galera$n"; done

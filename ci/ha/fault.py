@@ -7,12 +7,17 @@ restart), the NB raft leader killed, the Galera writer node killed, Neutron SIGS
 20 s. After each window the clients stop, and within a bounded settle time the run checks:
 nothing in PENDING_*; `keel ovn-db-sync --dry-run` finds no difference; no Neutron VIP/HM
 port is left on the run's network; every answer the clients saw was 2xx, 409 or a 503 with
-a fault text, the rest counted by cause. Then `up.sh` restarts what was killed.
+a fault text, the rest counted by cause. A request the client saw cut (no answer, or
+haproxy's 502/504) is excused only when haproxy's access log (up.sh's `log-format`: the
+`X-Fault-Id` every request carries, and the server it went to) puts it on the replica a
+SIGKILL window killed; in every other window (a SIGTERM drain included) a cut request is
+a failure. Then `up.sh` restarts what was killed.
 
 Output: a summary on stdout and `results.json` in the output directory.
 """
 import argparse
 import collections
+import itertools
 import json
 import os
 import random
@@ -33,8 +38,14 @@ API = f"http://{HOST}:{E.get('HA_API_PORT', '9886')}"
 NEUTRON = f"http://{HOST}:{E.get('HA_NEUTRON_PORT', '9697')}/v2.0"
 KEYSTONE = f"http://{HOST}:{E.get('KEYSTONE_PORT', '5000')}/v3"
 DB = ["mariadb", "--no-defaults", "-h", HOST, "-P", E.get("HA_DB_PORT", "3310"),
-      "-ukeel", f"-p{E.get('KEEL_DB_PASS', 'keel-db-pass')}", "-N", "-B", "keel"]
+      "-ukeel", f"-p{E.get('KEEL_DB_PASS', 'keel-db-pass')}", "-N", "-B", E.get("HA_DB_NAME", "keel")]
 OK = {200, 201, 202, 204}
+RUN_TAG = uuid.uuid4().hex[:8]  # prefix of this run's X-Fault-Id values
+SEQ = itertools.count(1)  # their suffix, unique in the run (next() is atomic under the GIL)
+# answers that mean the request was cut: no answer, or haproxy's own 502/504 (neither
+# Keel nor Octavia answers those)
+CUT = {0, 502, 504}
+ACCESS_LOG = f"{HA_STATE}/log/haproxy-access.log"
 
 
 def token(user, password, project):
@@ -76,9 +87,11 @@ class Record:
         self.ops = collections.defaultdict(collections.Counter)      # window -> op -> n
         self.failures = collections.defaultdict(collections.Counter)  # window -> cause -> n
         self.examples = {}
-        self.cut = collections.defaultdict(list)  # window -> (start, end) of unanswered requests
+        self.cut = collections.defaultdict(list)  # window -> [(X-Fault-Id, op, code)] cut
+        self.errors = {}  # X-Fault-Id -> the client's exception text
+        self.sent = collections.defaultdict(list)  # window -> [(X-Fault-Id, op, lb, sent at)]
 
-    def add(self, op, code, text, t0):
+    def add(self, op, code, text, t0, rid="", lb=None):
         cause = None
         if code in OK:
             pass
@@ -86,13 +99,14 @@ class Record:
             cause = "409 " + text[:60]
         elif code == 503 and text:
             cause = "503 " + text[:80]
-        elif code == 0:
-            cause = "no answer: " + text
+        elif code in CUT:
+            cause = ("no answer: " + text) if code == 0 else f"{code} (haproxy) {text[:60]}"
             with self.lock:
-                self.cut[self.window].append((t0, time.time()))
+                self.cut[self.window].append((rid, op, code))
         else:
             cause = f"{code} {text[:100]}"
         with self.lock:
+            self.sent[self.window].append((rid, op, lb, t0))
             self.ops[self.window][op] += 1
             if cause:
                 self.failures[self.window][cause] += 1
@@ -105,12 +119,14 @@ class Client(threading.Thread):
         self.n, self.rec, self.stop, self.tok, self.subnet, self.stats = n, rec, stop, tok, subnet, stats
         self.s = requests.Session()
         self.stuck = False
+        self.lb = None  # the load balancer of the current iteration
 
-    def req(self, op, method, path, body=None, record=True):
+    def req(self, op, method, path, body=None, record=True, gone_ok=False):
         t0 = time.time()
+        rid = f"{RUN_TAG}-{next(SEQ)}"
         try:
             r = self.s.request(method, API + path, json=body, timeout=90,
-                               headers={"X-Auth-Token": self.tok})
+                               headers={"X-Auth-Token": self.tok, "X-Fault-Id": rid})
             code = r.status_code
             try:
                 doc = r.json()
@@ -123,8 +139,12 @@ class Client(threading.Thread):
                 text = r.text.strip().splitlines()[0][:100] if r.text.strip() else ""
         except requests.RequestException as e:
             code, doc, text = 0, {}, type(e).__name__
+            self.rec.errors[rid] = str(e)[:200]
         if record:
-            self.rec.add(op, code, text, t0)
+            lb = self.lb
+            if lb is None and isinstance(doc, dict) and "loadbalancer" in doc:
+                lb = doc["loadbalancer"].get("id")
+            self.rec.add(op, 204 if gone_ok and code == 404 else code, text, t0, rid, lb)
         return code, doc
 
     def wait_lb(self, lb, timeout=90):
@@ -171,6 +191,7 @@ class Client(threading.Thread):
             time.sleep(1)
             return
         lb = doc["loadbalancer"]["id"]
+        self.lb = lb
         self.stuck = False
         try:
             st = self.wait_lb(lb)
@@ -214,15 +235,19 @@ class Client(threading.Thread):
                 self.step(lb, "HM delete", "DELETE", f"/v2/lbaas/healthmonitors/{hm}")
         finally:
             self.delete(lb)
+            self.lb = None
 
     def delete(self, lb):
         if self.stuck:
             # left to the checks below: PENDING_* that nothing completes is what they catch
             self.stats["LB abandoned: PENDING_* past the client's 90 s wait"] += 1
             return
+        cut = False
         for _ in range(4):
+            # after a cut delete, a 404 means the cut one was done: not a failure of its own
             code, _ = self.req("LB delete cascade", "DELETE",
-                               f"/v2/lbaas/loadbalancers/{lb}?cascade=true")
+                               f"/v2/lbaas/loadbalancers/{lb}?cascade=true", gone_ok=cut)
+            cut = code in CUT
             if code in OK or code == 404:
                 st = self.wait_lb(lb)
                 if st != "GONE":
@@ -267,7 +292,7 @@ def kill_keel(sig):
                     not open(f"/proc/{p}/stat").read().split()[2] == "Z":
                 time.sleep(0.2)
             up()
-        return f"keel-{n} (pid {p})"
+        return f"keel-{n} (pid {p})", (f"keel/keel{n}" if sig == signal.SIGKILL else None)
     return fault
 
 
@@ -278,14 +303,14 @@ def kill_nb_leader():
         if "Role: leader" in out.stdout:
             p = pid(f"nb{n}")
             os.kill(p, signal.SIGKILL)
-            return f"nb{n} (pid {p})"
+            return f"nb{n} (pid {p})", None
     raise RuntimeError("no NB leader found")
 
 
 def kill_galera_writer():
     p = pid("galera1")
     os.kill(p, signal.SIGKILL)
-    return f"galera1, haproxy's writer (pid {p})"
+    return f"galera1, haproxy's writer (pid {p})", None
 
 
 def pause_neutron():
@@ -296,7 +321,39 @@ def pause_neutron():
     time.sleep(20)
     for q in procs:
         os.kill(q, signal.SIGCONT)
-    return f"neutron-api pids {procs}, 20 s"
+    return f"neutron-api pids {procs}, 20 s", None
+
+
+def access_log(ids):
+    """X-Fault-Id -> {server, status, term, retries} of haproxy's access log lines for `ids`
+    (up.sh's log-format: `<time> id=<X-Fault-Id> srv=<backend>/<server> st=<status>
+    term=<termination state> retries=<n> <method> <path>`)."""
+    want, out = set(ids), {}
+    try:
+        with open(ACCESS_LOG) as f:
+            for line in f:
+                parts = dict(w.split("=", 1) for w in line.split() if "=" in w and w.split("=", 1)[0]
+                             in ("id", "srv", "st", "term", "retries"))
+                if parts.get("id") in want:
+                    out[parts["id"]] = {"server": parts.get("srv"), "status": parts.get("st"),
+                                        "term": parts.get("term"), "retries": parts.get("retries")}
+    except OSError:
+        pass
+    return out
+
+
+def judge_cuts(cut, killed, errors=None):
+    """The cut requests of a window with haproxy's view of each; `excused`: those haproxy
+    sent to `killed` (the haproxy server a SIGKILL took down; None: excuse none)."""
+    seen = access_log([rid for rid, _, _ in cut])
+    rows = [{"id": rid, "op": op, "code": code, "error": (errors or {}).get(rid),
+             **seen.get(rid, {"server": "not in haproxy's log"})} for rid, op, code in cut]
+    excused = sum(1 for r in rows if killed is not None and r["server"] == killed)
+    return rows, excused
+
+
+def is_cut(cause):
+    return cause.startswith("no answer") or "(haproxy)" in cause
 
 
 def up():
@@ -339,37 +396,36 @@ def orphan_ports(admin, net):
     return out
 
 
-def main():
+def arguments(what="fault"):
     ap = argparse.ArgumentParser()
     ap.add_argument("--clients", type=int, default=4)
-    ap.add_argument("--warm", type=float, default=20, help="seconds of load before the fault")
-    ap.add_argument("--after", type=float, default=30, help="seconds of load after the fault")
+    ap.add_argument("--warm", type=float, default=20, help=f"seconds of load before the {what}")
+    ap.add_argument("--after", type=float, default=30, help=f"seconds of load after the {what}")
     ap.add_argument("--settle", type=float, default=120, help="bound for PENDING_* to clear")
-    ap.add_argument("--only", default="", help="comma-separated fault names to run")
+    ap.add_argument("--only", default="", help=f"comma-separated {what} names to run")
     ap.add_argument("--out", required=True)
     ap.add_argument("--keel-bin", required=True)
-    a = ap.parse_args()
-    os.makedirs(a.out, exist_ok=True)
+    return ap
+
+
+def network(kind):
+    """A demo network and subnet for the run: (demo token, admin token, network, subnet)."""
     demo = token("demo", E.get("DEMO_PASS", "demo-pass"), "demo")
     admin = token("admin", E.get("ADMIN_PASS", "admin-pass"), "admin")
     h = {"X-Auth-Token": demo}
     tag = uuid.uuid4().hex[:6]
-    net = requests.post(f"{NEUTRON}/networks", json={"network": {"name": f"ha-fault-{tag}"}},
+    net = requests.post(f"{NEUTRON}/networks", json={"network": {"name": f"ha-{kind}-{tag}"}},
                         headers=h, timeout=60).json()["network"]["id"]
     subnet = requests.post(f"{NEUTRON}/subnets", json={"subnet": {
-        "network_id": net, "cidr": "10.9.0.0/16", "ip_version": 4, "name": f"ha-fault-{tag}"}},
+        "network_id": net, "cidr": "10.9.0.0/16", "ip_version": 4, "name": f"ha-{kind}-{tag}"}},
         headers=h, timeout=60).json()["subnet"]["id"]
-    faults = [
-        ("keel SIGKILL", kill_keel(signal.SIGKILL)),
-        ("keel SIGTERM", kill_keel(signal.SIGTERM)),
-        ("NB leader kill", kill_nb_leader),
-        ("Galera writer kill", kill_galera_writer),
-        ("Neutron SIGSTOP 20 s", pause_neutron),
-    ]
-    if a.only:
-        want = set(a.only.split(","))
-        faults = [f for f in faults if f[0] in want]
-    rec = Record()
+    return demo, admin, net, subnet
+
+
+def windows(a, faults, demo, admin, net, subnet, rec, after_window=None):
+    """One window per (name, fault): the clients' load, `fault()` (-> description, the
+    haproxy server it SIGKILLed or None), more load, the clients stopped, the checks, up.sh.
+    `after_window(name, result)` may add to each result. Returns the results."""
     results = []
     for name, fault in faults:
         rec.window = name
@@ -381,7 +437,7 @@ def main():
             c.start()
         time.sleep(a.warm)
         t_fault = time.time()
-        what = fault()
+        what, killed = fault()
         print(f"[fault {time.strftime('%H:%M:%S')}] {name}: {what}", flush=True)
         time.sleep(a.after)
         stop.set()
@@ -396,6 +452,7 @@ def main():
         settled = time.time() - t_stop
         sync = sync_dry_run(a.keel_bin)
         orphans = orphan_ports(admin, net)
+        cuts, excused = judge_cuts(rec.cut[name], killed, rec.errors)
         up()  # restart what the fault killed
         r = {
             "fault": name, "target": what,
@@ -404,30 +461,54 @@ def main():
             "operations": sum(rec.ops[name].values()), "by_op": dict(rec.ops[name]),
             "failures": dict(rec.failures[name]), "client_stats": dict(stats),
             "pending_left": left, "sync": sync, "orphan_ports": orphans,
-            # unanswered requests that were in flight on the replica this fault killed: sent
-            # before the kill, cut at most 5 s after it (the killed process held the socket)
-            "in_flight_on_killed": sum(1 for (b, e) in rec.cut[name]
-                                       if name.startswith("keel") and b <= t_fault <= e + 5),
+            # requests cut, each with the server haproxy's log sent it to; excused: those on
+            # the replica a SIGKILL killed (a drain, SIGTERM, excuses none)
+            "cut": cuts, "in_flight_on_killed": excused,
             "clients_alive": sum(c.is_alive() for c in clients),
         }
+        if after_window:
+            after_window(name, r)
         results.append(r)
         print(json.dumps(r, indent=1), flush=True)
-    requests.delete(f"{NEUTRON}/networks/{net}", headers=h, timeout=60)
-    with open(f"{a.out}/results.json", "w") as f:
-        json.dump({"results": results, "examples": rec.examples}, f, indent=1)
+    return results
+
+
+def summary(results, what="fault"):
+    """Prints the table; returns the number of failed checks."""
     bad = 0
-    print("\nfault | ops | not 2xx (by cause) | of which in flight on the killed replica | PENDING left / cleared after | sync diffs | orphan ports")
+    print(f"\n{what} | ops | not 2xx (by cause) | of which cut on a SIGKILLed replica | PENDING left / cleared after | sync diffs | orphan ports")
     for r in results:
         fails = "; ".join(f"{n}× {c}" for c, n in sorted(r["failures"].items(), key=lambda x: -x[1])) or "none"
         diffs = len(r["sync"]["differences"])
         print(f"{r['fault']} | {r['operations']} | {fails} | {r['in_flight_on_killed']} | {r['pending_left'] or 0} / "
               f"{r['seconds']['pending_cleared_after_stop']} s | {diffs} | {len(r['orphan_ports'])}")
         bad += bool(r["pending_left"]) + bool(diffs) + bool(r["orphan_ports"]) + (r["sync"]["rc"] != 0)
-        cut = sum(n for c, n in r["failures"].items() if c.startswith("no answer"))
-        bad += max(0, cut - r["in_flight_on_killed"])
+        bad += len(r["cut"]) - r["in_flight_on_killed"]
         bad += sum(n for c, n in r["failures"].items()
-                   if not c.startswith(("409", "503", "no answer")))
-    sys.exit(1 if bad else 0)
+                   if not c.startswith(("409", "503")) and not is_cut(c))
+    return bad
+
+
+def main():
+    a = arguments().parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    demo, admin, net, subnet = network("fault")
+    faults = [
+        ("keel SIGKILL", kill_keel(signal.SIGKILL)),
+        ("keel SIGTERM", kill_keel(signal.SIGTERM)),
+        ("NB leader kill", kill_nb_leader),
+        ("Galera writer kill", kill_galera_writer),
+        ("Neutron SIGSTOP 20 s", pause_neutron),
+    ]
+    if a.only:
+        want = set(a.only.split(","))
+        faults = [f for f in faults if f[0] in want]
+    rec = Record()
+    results = windows(a, faults, demo, admin, net, subnet, rec)
+    requests.delete(f"{NEUTRON}/networks/{net}", headers={"X-Auth-Token": demo}, timeout=60)
+    with open(f"{a.out}/results.json", "w") as f:
+        json.dump({"results": results, "examples": rec.examples}, f, indent=1)
+    sys.exit(1 if summary(results) else 0)
 
 
 if __name__ == "__main__":

@@ -21,9 +21,6 @@ done
 [[ -x $KEEL_BIN ]] || die "no keel binary at $KEEL_BIN (cargo build -p keel, or set KEEL_BIN)"
 mkdir -p "$HA_RUN/mysql" "$HA_LOGS/galera" "$HA_ETC/neutron" "$HA_ETC/wsgi" "$HA_OVN" "$HA_GALERA" "$HA_STATE/neutron/lock"
 chown mysql:mysql "$HA_RUN/mysql" "$HA_LOGS/galera" "$HA_GALERA"
-busy_refuse() { # name port
-  if port_busy "$2"; then die "$1: 127.0.0.1:$2 is taken by a process that is not ours: $(ss -Hltnp "( sport = :$2 )" | head -1)"; fi
-}
 
 # ------------------------------------------------------------ OVN raft clusters
 ovn_cluster() { # name(nb|sb) schema dbname ports-var raft-var
@@ -116,10 +113,12 @@ done
 for n in 1 2 3; do galera_wait "$n"; done
 any=1; for n in 1 2 3; do galera_synced "$n" && { any=$n; break; }; done
 sql="CREATE DATABASE IF NOT EXISTS keel CHARACTER SET utf8mb4;
+     CREATE DATABASE IF NOT EXISTS octavia CHARACTER SET utf8mb4;
      CREATE DATABASE IF NOT EXISTS neutron CHARACTER SET utf8mb4;"
 for h in localhost 127.0.0.1; do
   sql+="CREATE USER IF NOT EXISTS 'keel'@'$h' IDENTIFIED BY '$KEEL_DB_PASS';
         GRANT ALL PRIVILEGES ON keel.* TO 'keel'@'$h';
+        GRANT ALL PRIVILEGES ON octavia.* TO 'keel'@'$h';
         GRANT ALL PRIVILEGES ON \`keel\\_test%\`.* TO 'keel'@'$h';
         CREATE USER IF NOT EXISTS 'neutron'@'$h' IDENTIFIED BY '$DB_PASS';
         GRANT ALL PRIVILEGES ON neutron.* TO 'neutron'@'$h';"
@@ -134,6 +133,11 @@ step "Galera: 3 nodes Synced, cluster size $(galera_sql "$any" -N -e "SHOW STATU
   cat <<CFG
 global
     maxconn 4000
+    # access log on stdout (up.sh sends it to haproxy-access.log): fault.py matches each
+    # request it saw cut to the server haproxy sent it to
+    log stdout format raw local0 info
+    # runtime API: migrate.sh drains and enables servers through it
+    stats socket $HA_RUN/haproxy.sock mode 600 level admin
 defaults
     timeout connect 2s
     timeout client 300s
@@ -147,7 +151,16 @@ listen stats
 frontend keel_api
     bind $HOST:$HA_API_PORT
     mode http
-    option httplog
+    log global
+    # one request per client connection: a request a replica's death cuts is then answered
+    # 502 and logged with its server; on a kept-alive client connection (not its first
+    # request) haproxy closes the connection silently and logs nothing, for the client to
+    # retry (http_ana.c, abort_keep_alive) — fault.py could not tell where it was cut
+    option httpclose
+    # one line per request: time, the client's X-Fault-Id, backend/server, status,
+    # termination state, retries, method and path
+    capture request header X-Fault-Id len 64
+    log-format "%tr id=%[capture.req.hdr(0)] srv=%b/%s st=%ST term=%tsc retries=%rc %HM %HP"
     default_backend keel
 backend keel
     mode http
@@ -155,7 +168,7 @@ backend keel
     # a replica that refused the connection: the request was not sent, try another
     option redispatch
     retry-on conn-failure
-    # `GET /` (the versions document) needs no token
+    # GET / (the versions document) needs no token
     option httpchk GET /
     default-server inter 1s fall 2 rise 1
 CFG
@@ -169,13 +182,16 @@ listen galera
     default-server inter 1s fall 2 rise 2 on-marked-down shutdown-sessions
 CFG
   for i in 0 1 2; do
-    echo "    server g$((i + 1)) $HOST:${GALERA_PORTS[i]} check$( (( i > 0 )) && echo ' backup')"
+    # the writer back up: close the sessions still open on a backup, else the clients'
+    # pooled connections keep writing there — two writers, and Galera's brute-force aborts
+    # (1213) of the transactions that lose (seen in the fault run after the writer kill)
+    echo "    server g$((i + 1)) $HOST:${GALERA_PORTS[i]} check$( (( i > 0 )) && echo ' backup' || echo ' on-marked-up shutdown-backup-sessions')"
   done
 } >"$HA_ETC/haproxy.cfg"
 haproxy -c -q -f "$HA_ETC/haproxy.cfg" || die "haproxy.cfg invalid"
 if ! ha_alive haproxy; then
   busy_refuse haproxy "$HA_API_PORT"; busy_refuse haproxy "$HA_DB_PORT"
-  setsid haproxy -db -f "$HA_ETC/haproxy.cfg" >>"$HA_LOGS/haproxy.log" 2>&1 </dev/null &
+  setsid haproxy -db -f "$HA_ETC/haproxy.cfg" >>"$HA_LOGS/haproxy-access.log" 2>>"$HA_LOGS/haproxy.log" </dev/null &
   echo $! >"$HA_RUN/haproxy.pid"
   log "haproxy started (pid $!): API $HOST:$HA_API_PORT, Galera $HOST:$HA_DB_PORT, stats $HOST:$HA_STATS_PORT"
 fi
@@ -267,55 +283,28 @@ fi
 wait_http "http://$HOST:$HA_NEUTRON_PORT/" 180 || die "HA Neutron does not answer; see $HA_LOGS/neutron-*.log"
 step "Neutron on http://$HOST:$HA_NEUTRON_PORT"
 
-# ------------------------------------------------------------ Keel replicas
-keel_conf() { # n
-  local i=$(($1 - 1))
-  local auth="auth_url = $KS_URL/v3
-username = octavia
-password = $OCTAVIA_PASS
-project_name = service
-user_domain_name = Default
-project_domain_name = Default
-region_name = RegionOne"
-  cat <<CFG
-[api_settings]
-bind_host = $HOST
-bind_port = ${KEEL_PORTS[i]}
-auth_strategy = keystone
-enabled_provider_drivers = ovn:OVN provider driver
-default_provider_driver = ovn
-[database]
-connection = $HA_KEEL_DB
-[keystone_authtoken]
-$auth
-[service_auth]
-$auth
-[neutron]
-endpoint = http://$HOST:$HA_NEUTRON_PORT
-[ovn]
-ovn_nb_connection = $HA_NB
-ovn_sb_connection = $HA_SB
-ovsdb_probe_interval = 5000
-ovsdb_retry_max_interval = 2
-CFG
-}
+# ------------------------------------------------------------ API replicas
+# Slots 1..$HA_REPLICAS hold a Keel replica, unless migrate.sh put a Python octavia-api
+# there (then that one is restarted if it died). HA_REPLICAS=0: no replica (migrate.sh).
+source "$HA_DIR/replicas.sh"
 started=()
 for n in $(seq "$HA_REPLICAS"); do
-  keel_conf "$n" >"$HA_ETC/keel-$n.conf"
-  ha_alive "keel-$n" && continue
-  busy_refuse "keel-$n" "${KEEL_PORTS[n-1]}"
+  if [[ -s $HA_RUN/py-$n.pid ]]; then
+    ha_alive "py-$n" || { rm -f "$HA_RUN/py-$n.pid"; py_agent_start; py_start "$n"; started+=("$n"); }
+    continue
+  fi
+  ha_alive "keel-$n" && { keel_conf "$n" >"$HA_ETC/keel-$n.conf"; continue; }
   # all replicas at once: `keel serve` upgrades the schema at start, so a fresh
   # database is upgraded by several replicas concurrently
-  KEEL_LOG=${KEEL_LOG:-info} NO_COLOR=1 setsid "$KEEL_BIN" --config-file "$HA_ETC/keel-$n.conf" serve \
-    >>"$HA_LOGS/keel-$n.log" 2>&1 </dev/null &
-  echo $! >"$HA_RUN/keel-$n.pid"; started+=("$n")
-  log "keel-$n started (pid $!) on $HOST:${KEEL_PORTS[n-1]} ($KEEL_BIN)"
+  keel_start "$n"; started+=("$n")
 done
 for n in "${started[@]}"; do
-  wait_http "http://$HOST:${KEEL_PORTS[n-1]}/" 120 && ha_alive "keel-$n" \
-    || die "keel-$n did not start; see $HA_LOGS/keel-$n.log"
+  wait_http "http://$HOST:${KEEL_PORTS[n-1]}/" 180 && { ha_alive "keel-$n" || ha_alive "py-$n"; } \
+    || die "replica $n did not start; see $HA_LOGS/keel-$n.log or py-$n-*.log"
 done
-wait_http "http://$HOST:$HA_API_PORT/" 20 || die "haproxy does not reach the Keel replicas"
-step "Keel: $HA_REPLICAS replicas behind http://$HOST:$HA_API_PORT"
+if (( HA_REPLICAS > 0 )); then
+  wait_http "http://$HOST:$HA_API_PORT/" 20 || die "haproxy does not reach the API replicas"
+  step "API: $HA_REPLICAS replicas behind http://$HOST:$HA_API_PORT"
+fi
 "$HA_DIR/status.sh"
 log "ha-done"

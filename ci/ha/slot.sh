@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# One API replica or the Python driver agent of the HA topology, started or stopped
+# (migrate.sh's steps; see replicas.sh for the slots):
+#   slot.sh start keel N | start py N   start slot N's replica, wait until it answers
+#   slot.sh start py-agent              the Python driver agent, wait for its sockets
+#   slot.sh stop NAME                   SIGTERM to NAME's recorded PID (keel-N, py-N,
+#                                       py-agent), wait for it (SIGKILL after 90 s), forget it
+# Prints the seconds it took. Drain a replica in haproxy first (migrate.py does).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$HA_DIR/replicas.sh"
+T0=$(date +%s.%N)
+case "${1:-} ${2:-}" in
+  "start keel")
+    keel_start "$3"
+    wait_http "http://$HOST:${KEEL_PORTS[$3-1]}/" 180 && ha_alive "keel-$3" || die "keel-$3 did not start; see $HA_LOGS/keel-$3.log" ;;
+  "start py")
+    py_agent_start; py_start "$3"
+    wait_http "http://$HOST:${KEEL_PORTS[$3-1]}/" 180 && ha_alive "py-$3" || die "py-$3 did not start; see $HA_LOGS/py-$3-gunicorn.log, py-octavia.log" ;;
+  "start py-agent")
+    py_agent_start ;;
+  stop\ *)
+    name=$2
+    if ha_alive "$name"; then
+      pid=$(ha_pid "$name")
+      kill -TERM "$pid"
+      for _ in $(seq 450); do ha_alive "$name" || break; sleep 0.2; done
+      if ha_alive "$name"; then log "$name (pid $pid) alive 90 s after SIGTERM: SIGKILL"; kill -KILL "$pid"; fi
+      # its children (gunicorn workers, the driver agent's provider agents) go with it
+      for _ in $(seq 50); do pgrep -P "$pid" >/dev/null || break; sleep 0.2; done
+    fi
+    rm -f "$HA_RUN/$name.pid" ;;
+  *) die "usage: slot.sh start keel|py N | start py-agent | stop NAME" ;;
+esac
+printf '%s %s %s: %.1f s\n' "$1" "$2" "${3:-}" "$(echo "$(date +%s.%N) - $T0" | bc)"

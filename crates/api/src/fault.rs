@@ -293,6 +293,29 @@ impl IntoResponse for ApiError {
                 tracing::error!(service, %cause, "request failed: a peer service is unavailable");
                 (status, axum::Json(fault_body(status, &self.to_string()))).into_response()
             }
+            // A provider's refusal the user caused: INFO, as call_provider logs it.
+            ApiError::Provider {
+                provider,
+                error:
+                    ProviderError::NotImplemented {
+                        operator_fault_string: op,
+                        ..
+                    },
+            } => {
+                tracing::info!("Provider '{provider}' raised a not implemented error: {op}");
+                (status, axum::Json(fault_body(status, &self.to_string()))).into_response()
+            }
+            ApiError::Provider {
+                provider,
+                error:
+                    ProviderError::UnsupportedOption {
+                        operator_fault_string: op,
+                        ..
+                    },
+            } => {
+                tracing::info!("Provider '{provider}' raised an unsupported option error: {op}");
+                (status, axum::Json(fault_body(status, &self.to_string()))).into_response()
+            }
             _ => {
                 if status.is_server_error() {
                     tracing::error!(error = %self, "request failed");

@@ -67,7 +67,8 @@ pub async fn request_id(State(state): State<AppState>, req: Request, next: Next)
             method = %method,
             path = %path,
             status,
-            ms = elapsed.as_secs_f64() * 1000.0,
+            // Milliseconds with 3 decimals (microseconds), not an f64's 17 digits.
+            ms = %format_args!("{:.3}", elapsed.as_secs_f64() * 1000.0),
             "request"
         )
     });
@@ -217,7 +218,19 @@ pub async fn auth_layer(State(state): State<AppState>, mut req: Request, next: N
             req.extensions_mut().insert(ctx);
             next.run(req).await
         }
-        Err(e) => e.into_response(),
+        Err(e) => {
+            let mut resp = e.into_response();
+            // keystonemiddleware's header names where to authenticate.
+            let uri = &state.config().www_authenticate_uri;
+            if resp.status() == StatusCode::UNAUTHORIZED
+                && !uri.is_empty()
+                && let Ok(v) = HeaderValue::from_str(&format!("Keystone uri=\"{uri}\""))
+            {
+                resp.headers_mut()
+                    .insert(axum::http::header::WWW_AUTHENTICATE, v);
+            }
+            resp
+        }
     }
 }
 

@@ -76,6 +76,9 @@ pub struct ApiConfig {
     pub cors: crate::cors::CorsConfig,
     /// `[keystone_authtoken] service_token_roles*` ([`crate::context::check_service_token`]).
     pub service_token: crate::context::ServiceTokenRules,
+    /// `[keystone_authtoken] www_authenticate_uri` (empty by default): a 401's
+    /// `WWW-Authenticate: Keystone uri="<it>"`, as keystonemiddleware.
+    pub www_authenticate_uri: String,
     /// `[oslo_middleware] max_request_body_size`, bytes (114688).
     pub max_request_body_size: usize,
     /// `[oslo_middleware] enable_proxy_headers_parsing`: links follow `Forwarded` /
@@ -139,6 +142,7 @@ impl Default for ApiConfig {
             healthcheck: crate::healthcheck::HealthcheckConfig::default(),
             cors: crate::cors::CorsConfig::default(),
             service_token: crate::context::ServiceTokenRules::default(),
+            www_authenticate_uri: String::new(),
             max_request_body_size: 114_688,
             enable_proxy_headers_parsing: false,
             allow_vip_network_id: true,

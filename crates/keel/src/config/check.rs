@@ -36,11 +36,8 @@ pub struct Report {
 /// Why an unimplemented option matters, where more can be said than "not implemented".
 fn unimplemented_why(section: &str, key: &str) -> &'static str {
     match (section, key) {
-        ("keystone_authtoken", "www_authenticate_uri") => {
-            "401 answers carry WWW-Authenticate: Keystone uri=\"\""
-        }
-        ("keystone_authtoken", k) if k.starts_with("memcache") => {
-            "Keel caches validated tokens in its own memory (token_cache_time), not in memcached"
+        ("keystone_authtoken" | "service_auth", k) if k.starts_with("memcache") => {
+            "ignored: Keel caches validated tokens in its own memory (token_cache_time), not in memcached"
         }
         ("oslo_policy", "enforce_scope") => {
             "oslo.policy 6.0.0 removed it and always enforces scope (system-scoped tokens fail every Octavia rule)"
@@ -48,11 +45,8 @@ fn unimplemented_why(section: &str, key: &str) -> &'static str {
         ("audit", _) => "no CADF audit middleware",
         ("oslo_middleware_tracing", _) => "no OpenTelemetry tracing",
         ("DEFAULT", "use_syslog") => "refused when True: Keel logs to stderr or log_file",
-        ("DEFAULT", "log_config_append") => {
-            "refused when set: a Python logging configuration cannot drive Keel's logging"
-        }
         ("DEFAULT", _) => {
-            "Keel's logging reads debug, log_file, log_dir, use_json, use_stderr, log_color"
+            "Keel's logging reads debug, log_file, log_dir, use_json, use_stderr, log_color, log_config_append, log_date_format, default_log_levels and the logging_*_format_string/suffix/prefix options"
         }
         ("database", _) => {
             "Keel's pool reads connection, connection_parameters, max_pool_size, pool_timeout, connection_recycle_time, max_retries, retry_interval"
@@ -183,16 +177,9 @@ pub fn review(cfg: &Config) -> Report {
             "Keel logs to stderr or log_file (under systemd, stderr goes to the journal)",
         );
     }
-    if set("DEFAULT", "log_config_append")
-        .or_else(|| set("DEFAULT", "log_config"))
-        .is_some_and(|v| !v.is_empty())
-    {
-        refuse(
-            x,
-            "DEFAULT",
-            "log_config_append",
-            "a Python logging configuration cannot drive Keel's logging; use debug, log_file, use_json",
-        );
+    // The logging file (or the format strings) Keel cannot honour, each line naming it.
+    if let Err(lines) = cfg.log.plan("octavia-api", false) {
+        x.extend(lines);
     }
     for (key, remotes, files, prefix) in [
         (
@@ -326,6 +313,18 @@ fn honoured_note(section: &str, name: &str) -> Option<&'static str> {
             "without log_file, `keel serve` writes <log_dir>/octavia-api.log (oslo.log's <binary>.log for octavia-api; db: octavia-db-manage.log, ovn-db-sync: octavia-ovn-db-sync-util.log)"
         }
         ("database", "backend") => "sqlalchemy (others refused)",
+        ("keystone_authtoken", "www_authenticate_uri") => {
+            "401 answers carry WWW-Authenticate: Keystone uri=\"<it>\" (uri=\"\" when unset)"
+        }
+        ("DEFAULT", "log_config_append") => {
+            "a Python logging fileConfig file (StreamHandler on sys.stdout/sys.stderr, FileHandler, handlers.WatchedFileHandler, NullHandler; ContextFormatter, JSONFormatter, logging.Formatter; per-logger levels by qualname: octavia = Keel, ovn_octavia_provider, ovsdbapp, keystoneauth, sqlalchemy, urllib3, root); anything else refused naming file, section and key; debug and default_log_levels then do not apply, as oslo.log"
+        }
+        ("DEFAULT", "default_log_levels") => {
+            "sqlalchemy = Keel's SQL driver (sqlx), keystoneauth/keystonemiddleware = its Keystone client, urllib3.connectionpool = its HTTP stack, ovsdbapp = its OVSDB client"
+        }
+        ("DEFAULT", k) if k.starts_with("logging_") => {
+            "%-format strings over Python's LogRecord attributes, oslo.log's fields and Keel's request fields (an unknown %(key) refused); the exception prefix goes before each continuation line of a multi-line message"
+        }
         ("database", "connection") => {
             "MariaDB/MySQL or SQLite URLs (others refused); of the URL's parameters charset=utf8/utf8mb4, unix_socket and PyMySQL's ssl_ca, ssl_cert, ssl_key, ssl_check_hostname, ssl_verify_cert, ssl_verify_identity, ssl_disabled (an ssl_* file that cannot be read, ssl_capath, ssl_cipher, read_default_file/group, plugin, init_command, … refused)"
         }

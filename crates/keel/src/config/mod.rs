@@ -12,6 +12,9 @@ mod cors;
 mod db_url;
 mod error;
 mod healthcheck;
+mod log;
+mod log_file;
+pub mod log_format;
 mod section;
 pub mod source;
 
@@ -20,47 +23,9 @@ use std::path::PathBuf;
 
 pub use db_url::octavia_db_url;
 pub use error::{ConfigError, DbUrlError};
+pub use log::{Formatter, LogPlan, LogSettings, OsloFormats, PyLevel, Sink, python_logger};
 use section::Section;
 pub use source::{Location, Sources};
-
-/// `[DEFAULT]` logging options (oslo.log).
-#[derive(Debug, Clone, Default)]
-pub struct LogSettings {
-    /// `debug` (False): debug level instead of info.
-    pub debug: bool,
-    /// `log_file` (none): log to this file (relative to `log_dir` when that is set).
-    pub log_file: Option<PathBuf>,
-    /// `log_dir` (none): the directory of `log_file`; alone, the directory of
-    /// `<binary>.log` (see [`LogSettings::file`]).
-    pub log_dir: Option<PathBuf>,
-    /// `use_json` (False): one JSON object per line.
-    pub use_json: bool,
-    /// `use_stderr` (False): also to stderr when logging to a file; without a file Keel
-    /// always logs to stderr, as oslo.log.
-    pub use_stderr: bool,
-    /// `log_color` (False): ANSI colours on stderr even when it is not a terminal; on a
-    /// terminal Keel colours anyway.
-    pub log_color: bool,
-}
-
-impl LogSettings {
-    /// The file to log to, as oslo.log's `_get_log_file_path`: `log_dir/log_file` (an absolute
-    /// `log_file` stands alone), `log_file`, `log_dir/<binary>.log`, or none (stderr).
-    ///
-    /// `binary` is the name oslo.log would derive for the reference program this Keel command
-    /// stands in for (`octavia-api` for `keel serve`, see `main.rs`). oslo.log takes the base name of the
-    /// script at the bottom of the Python stack, i.e. the console script the operator started
-    /// (`/usr/bin/octavia-api` → `octavia-api`); Keel's own name (`keel`) would put the file
-    /// where no existing log collection (kolla's fluentd, logrotate rules) looks for it.
-    pub fn file(&self, binary: &str) -> Option<PathBuf> {
-        match (&self.log_file, &self.log_dir) {
-            (Some(f), Some(d)) => Some(d.join(f)),
-            (Some(f), None) => Some(f.clone()),
-            (None, Some(d)) => Some(d.join(format!("{binary}.log"))),
-            (None, None) => None,
-        }
-    }
-}
 
 /// `[api_settings]`, `[networking]`, `[haproxy_amphora]` timeouts and `[oslo_middleware]`:
 /// everything that reaches [`api::ApiConfig`].
@@ -410,14 +375,7 @@ impl Config {
     pub fn from_sources(src: Sources) -> Result<Self, ConfigError> {
         let s = |name: &'static str| Section { src: &src, name };
         let d = s("DEFAULT");
-        let log = LogSettings {
-            debug: d.boolean("debug", false)?,
-            log_file: d.path("log_file"),
-            log_dir: d.path("log_dir"),
-            use_json: d.boolean("use_json", false)?,
-            use_stderr: d.boolean("use_stderr", false)?,
-            log_color: d.boolean("log_color", false)?,
-        };
+        let log = log::read(&d)?;
         let a = s("api_settings");
         let n = s("networking");
         let h = s("haproxy_amphora");
@@ -483,6 +441,7 @@ impl Config {
         let api = api::ApiConfig {
             healthcheck: healthcheck::read(&s("healthcheck"), &a, bind_port)?,
             cors: cors::read(&s("cors"))?,
+            www_authenticate_uri: s("keystone_authtoken").string("www_authenticate_uri", ""),
             service_token: {
                 let k = s("keystone_authtoken");
                 api::context::ServiceTokenRules {

@@ -1,0 +1,455 @@
+//! `[DEFAULT]` logging options (oslo.log 7.x, `oslo_log/_options.py`) and the plan they make:
+//! which handlers (stderr, stdout, files) get which events, formatted how. Either oslo.log's
+//! own setup (`_setup_logging_from_conf`: `debug`, `log_file`/`log_dir`, `use_stderr`,
+//! `use_json`, `default_log_levels`, the `logging_*_format_string`s) or, with
+//! `log_config_append`, the Python logging fileConfig file instead (as oslo.log: then
+//! `debug` and `default_log_levels` do not apply), read by [`super::log_file`].
+//!
+//! Python logger names ↔ Keel's event targets ([`python_logger`]): `octavia` is Keel's own code
+//! (targets `keel`, `api`, `octavia_db`, `provider`), `ovn_octavia_provider` the OVN driver and
+//! agent (`ovn_provider`), `ovsdbapp` the OVSDB client (`ovsdb`), `keystoneauth` /
+//! `keystonemiddleware` the Keystone client (`openstack::keystone`), `openstack` the other
+//! peer clients (`openstack::*`), `sqlalchemy` the SQL driver (`sqlx`), `urllib3` the HTTP
+//! stack (`hyper`, `reqwest`, `h2`, `rustls`); any other target sits under `root`.
+
+use std::path::PathBuf;
+
+use super::error::ConfigError;
+use super::log_format::Format;
+use super::section::Section;
+
+/// A Python logging level (`logging.DEBUG` = 10 …; oslo.log's `TRACE` = 5). Keel's events:
+/// TRACE 5, DEBUG 10, INFO 20, WARN 30, ERROR 40.
+pub type PyLevel = u8;
+
+/// A Python level name (`DEBUG`, `WARN`, …, as `logging._checkLevel`: upper case) → its number.
+pub fn py_level(name: &str) -> Option<PyLevel> {
+    Some(match name.trim() {
+        "NOTSET" => 0,
+        "TRACE" => 5,
+        "DEBUG" => 10,
+        "INFO" => 20,
+        "WARN" | "WARNING" => 30,
+        "ERROR" => 40,
+        "CRITICAL" | "FATAL" => 50,
+        _ => return None,
+    })
+}
+
+/// The Python logger an event of `target` belongs to (see the module doc): the mapped prefix,
+/// then the rest of the target's path, dotted (`api::load_balancer` → `octavia.api.load_balancer`).
+pub fn python_logger(target: &str) -> String {
+    let (head, rest) = target.split_once("::").unwrap_or((target, ""));
+    let mapped = match (head, rest) {
+        ("keel" | "api" | "octavia_db" | "provider", _) => format!("octavia.{head}"),
+        ("ovn_provider", _) => "ovn_octavia_provider".into(),
+        ("ovsdb", _) => "ovsdbapp".into(),
+        ("openstack", r) if r.starts_with("keystone") => {
+            return format!("keystoneauth.{}", r.replace("::", "."));
+        }
+        ("openstack", _) => "openstack".into(),
+        ("sqlx", _) => "sqlalchemy.engine".into(),
+        ("hyper" | "hyper_util" | "reqwest" | "h2" | "rustls", _) => {
+            "urllib3.connectionpool".into()
+        }
+        _ => head.to_string(),
+    };
+    if rest.is_empty() {
+        mapped
+    } else {
+        format!("{mapped}.{}", rest.replace("::", "."))
+    }
+}
+
+/// Where a handler writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sink {
+    /// `sys.stdout`.
+    Stdout,
+    /// `sys.stderr`.
+    Stderr,
+    /// A file opened for appending; `watched`: reopened when moved or removed (logrotate), as
+    /// `logging.handlers.WatchedFileHandler`.
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Reopen when the path no longer names the open file.
+        watched: bool,
+    },
+    /// `logging.NullHandler`: nothing.
+    Null,
+}
+
+/// How a handler formats.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Formatter {
+    /// `oslo_log.formatters.ContextFormatter`: the `logging_*` strings of [`OsloFormats`];
+    /// `datefmt` for `%(asctime)s` (None: Python's `%Y-%m-%d %H:%M:%S,mmm`).
+    Context {
+        /// `[formatter_*] datefmt`, or `log_date_format` in oslo.log's own setup.
+        datefmt: Option<String>,
+    },
+    /// `logging.Formatter` with `format` (default `%(message)s`) and `datefmt`.
+    Python {
+        /// The parsed `format`.
+        format: Format,
+        /// `datefmt` (strftime).
+        datefmt: Option<String>,
+    },
+    /// `oslo_log.formatters.JSONFormatter` (and `use_json = True`).
+    Json,
+}
+
+/// One handler.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Handler {
+    /// Where.
+    pub sink: Sink,
+    /// Minimum level (0: all).
+    pub level: PyLevel,
+    /// How.
+    pub formatter: Formatter,
+    /// ANSI colours (oslo's `ColorHandler`: `log_color`, or stderr on a terminal).
+    pub color: bool,
+}
+
+/// One configured logger.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Logger {
+    /// Dotted Python name; `""` is the root logger.
+    pub name: String,
+    /// Level (None: NOTSET, the parent's applies).
+    pub level: Option<PyLevel>,
+    /// Indexes into [`LogPlan::handlers`].
+    pub handlers: Vec<usize>,
+    /// Records also go to the parent's handlers.
+    pub propagate: bool,
+}
+
+/// Handlers and loggers, as Python's logging tree after setup.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LogPlan {
+    /// Every handler.
+    pub handlers: Vec<Handler>,
+    /// Every configured logger, the root (`""`) included.
+    pub loggers: Vec<Logger>,
+}
+
+impl LogPlan {
+    fn logger(&self, name: &str) -> Option<&Logger> {
+        self.loggers.iter().find(|l| l.name == name)
+    }
+
+    /// The ancestors of `name` that are configured, most specific first, root last.
+    fn chain(&self, name: &str) -> Vec<&Logger> {
+        let mut out = Vec::new();
+        let mut n = name.to_string();
+        loop {
+            if let Some(l) = self.logger(&n) {
+                out.push(l);
+            }
+            if n.is_empty() {
+                break;
+            }
+            n = n
+                .rsplit_once('.')
+                .map_or(String::new(), |(p, _)| p.to_string());
+        }
+        out
+    }
+
+    /// For an event of Python logger `name`: its effective level (Python's
+    /// `getEffectiveLevel`; root's default WARNING) and the handlers it reaches (the chain's
+    /// until a logger with `propagate = 0`; a handler on two loggers gets it twice, as Python).
+    pub fn route(&self, name: &str) -> (PyLevel, Vec<usize>) {
+        let chain = self.chain(name);
+        let level = chain.iter().find_map(|l| l.level).unwrap_or(30);
+        let mut handlers = Vec::new();
+        for l in chain {
+            handlers.extend(l.handlers.iter().copied());
+            if !l.propagate {
+                break;
+            }
+        }
+        (level, handlers)
+    }
+}
+
+/// oslo.log's format options (`_options.py` defaults), parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OsloFormats {
+    /// `logging_context_format_string`: records with a `request_id`.
+    pub context: Format,
+    /// `logging_default_format_string`: the others.
+    pub default: Format,
+    /// `logging_debug_format_suffix`: appended to DEBUG records (empty: none).
+    pub debug_suffix: Format,
+    /// `logging_exception_prefix`: before each continuation line of a multi-line message (as
+    /// oslo.log before each traceback line).
+    pub exception_prefix: Format,
+    /// `logging_user_identity_format`: `%(user_identity)s`.
+    pub user_identity: Format,
+    /// `log_date_format`: `%(asctime)s` in oslo.log's own setup.
+    pub date_format: String,
+}
+
+/// The record attributes a format may name: Python's `LogRecord`, oslo.log's
+/// `ContextFormatter` fields and context values, and the fields of Keel's request spans.
+pub const RECORD_KEYS: &[&str] = &[
+    "asctime",
+    "msecs",
+    "created",
+    "relativeCreated",
+    "process",
+    "processName",
+    "thread",
+    "threadName",
+    "taskName",
+    "levelname",
+    "levelno",
+    "name",
+    "message",
+    "msg",
+    "args",
+    "module",
+    "filename",
+    "pathname",
+    "funcName",
+    "lineno",
+    "exc_info",
+    "exc_text",
+    "stack_info",
+    "isotime",
+    "instance",
+    "color",
+    "user_identity",
+    "resource",
+    "user_name",
+    "project_name",
+    "global_request_id",
+    "request_id",
+    "error_summary",
+    "user",
+    "tenant",
+    "project",
+    "domain",
+    "system_scope",
+    "user_domain",
+    "project_domain",
+    "user_id",
+    "project_id",
+    "lb_id",
+    "hostname",
+    "extra_keys",
+];
+
+/// `[DEFAULT]` logging options (oslo.log).
+#[derive(Debug, Clone)]
+pub struct LogSettings {
+    /// `debug` (False): root at DEBUG instead of INFO (oslo.log's own setup only).
+    pub debug: bool,
+    /// `log_file` (none): log to this file (relative to `log_dir` when that is set).
+    pub log_file: Option<PathBuf>,
+    /// `log_dir` (none): the directory of `log_file`; alone, the directory of
+    /// `<binary>.log` (see [`LogSettings::file`]).
+    pub log_dir: Option<PathBuf>,
+    /// `use_json` (False): one JSON object per line.
+    pub use_json: bool,
+    /// `use_stderr` (False): also to stderr when logging to a file; without a file Keel
+    /// always logs to stderr.
+    pub use_stderr: bool,
+    /// `log_color` (False): ANSI colours on stderr even when it is not a terminal; on a
+    /// terminal Keel colours anyway.
+    pub log_color: bool,
+    /// The format strings.
+    pub formats: OsloFormats,
+    /// `default_log_levels` (oslo.log's list: `sqlalchemy=WARN`, `keystoneauth=WARN`, …):
+    /// per-logger levels of oslo.log's own setup.
+    pub default_log_levels: Vec<(String, PyLevel)>,
+    /// `log_config_append` (or `log_config`): a Python logging fileConfig file that replaces
+    /// oslo.log's own setup.
+    pub log_config_append: Option<PathBuf>,
+}
+
+/// Whether `f` is a strftime format Keel can render (a `datefmt`, `log_date_format`).
+pub fn valid_datefmt(f: &str) -> bool {
+    !chrono::format::StrftimeItems::new(f).any(|i| matches!(i, chrono::format::Item::Error))
+}
+
+/// oslo.log 7.x's `DEFAULT_LOG_LEVELS`.
+pub const DEFAULT_LOG_LEVELS: &str = "amqp=WARN,boto=WARN,sqlalchemy=WARN,suds=INFO,oslo.messaging=INFO,oslo_messaging=INFO,iso8601=WARN,requests.packages.urllib3.connectionpool=WARN,urllib3.connectionpool=WARN,websocket=WARN,requests.packages.urllib3.util.retry=WARN,urllib3.util.retry=WARN,keystonemiddleware=WARN,routes.middleware=WARN,stevedore=WARN,taskflow=WARN,keystoneauth=WARN,oslo.cache=INFO,oslo_policy=INFO,dogpile.core.dogpile=INFO";
+
+impl Default for LogSettings {
+    fn default() -> Self {
+        let empty = crate::config::Sources::default();
+        // The defaults parse (a unit test checks it).
+        read(&Section {
+            src: &empty,
+            name: "DEFAULT",
+        })
+        .unwrap_or_else(|_| unreachable_defaults())
+    }
+}
+
+/// Never used: [`read`] of an empty source cannot fail (unit-tested); a plan with no formats.
+fn unreachable_defaults() -> LogSettings {
+    LogSettings {
+        debug: false,
+        log_file: None,
+        log_dir: None,
+        use_json: false,
+        use_stderr: false,
+        log_color: false,
+        formats: OsloFormats {
+            context: Format::default(),
+            default: Format::default(),
+            debug_suffix: Format::default(),
+            exception_prefix: Format::default(),
+            user_identity: Format::default(),
+            date_format: "%Y-%m-%d %H:%M:%S".into(),
+        },
+        default_log_levels: Vec::new(),
+        log_config_append: None,
+    }
+}
+
+/// Reads `[DEFAULT]`'s logging options. Errors: a format string Python could not apply, a
+/// `default_log_levels` item that is not `logger=LEVEL`.
+pub(crate) fn read(d: &Section<'_>) -> Result<LogSettings, ConfigError> {
+    let known = |k: &str| RECORD_KEYS.contains(&k);
+    let fmt = |key: &str, default: &str| -> Result<Format, ConfigError> {
+        let v = d.string(key, default);
+        Format::parse(&v, known).map_err(|why| d.invalid(key, v, why))
+    };
+    let formats = OsloFormats {
+        context: fmt(
+            "logging_context_format_string",
+            "%(asctime)s.%(msecs)03d %(process)d %(levelname)s %(name)s [%(global_request_id)s %(request_id)s %(user_identity)s] %(instance)s%(message)s",
+        )?,
+        default: fmt(
+            "logging_default_format_string",
+            "%(asctime)s.%(msecs)03d %(process)d %(levelname)s %(name)s [-] %(instance)s%(message)s",
+        )?,
+        debug_suffix: fmt(
+            "logging_debug_format_suffix",
+            "%(funcName)s %(pathname)s:%(lineno)d",
+        )?,
+        exception_prefix: fmt(
+            "logging_exception_prefix",
+            "%(asctime)s.%(msecs)03d %(process)d ERROR %(name)s %(instance)s",
+        )?,
+        user_identity: fmt(
+            "logging_user_identity_format",
+            "%(user)s %(project)s %(domain)s %(system_scope)s %(user_domain)s %(project_domain)s",
+        )?,
+        date_format: {
+            let v = d.string("log_date_format", "%Y-%m-%d %H:%M:%S");
+            if !valid_datefmt(&v) {
+                return Err(d.invalid("log_date_format", v, "not a strftime format"));
+            }
+            v
+        },
+    };
+    let mut default_log_levels = Vec::new();
+    for pair in d.list("default_log_levels", &[DEFAULT_LOG_LEVELS]) {
+        for item in pair.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let parsed = item
+                .split_once('=')
+                .and_then(|(n, l)| py_level(l).map(|l| (n.trim().to_string(), l)));
+            match parsed {
+                Some(p) => default_log_levels.push(p),
+                None => {
+                    return Err(d.invalid(
+                        "default_log_levels",
+                        item.to_string(),
+                        "expected logger=LEVEL (DEBUG, INFO, WARN, WARNING, ERROR, CRITICAL)",
+                    ));
+                }
+            }
+        }
+    }
+    Ok(LogSettings {
+        debug: d.boolean("debug", false)?,
+        log_file: d.path("log_file"),
+        log_dir: d.path("log_dir"),
+        use_json: d.boolean("use_json", false)?,
+        use_stderr: d.boolean("use_stderr", false)?,
+        log_color: d.boolean("log_color", false)?,
+        formats,
+        default_log_levels,
+        log_config_append: d.path("log_config_append"),
+    })
+}
+
+impl LogSettings {
+    /// The file to log to, as oslo.log's `_get_log_file_path`: `log_dir/log_file` (an absolute
+    /// `log_file` stands alone), `log_file`, `log_dir/<binary>.log`, or none (stderr).
+    ///
+    /// `binary` is the name oslo.log would derive for the reference program this Keel command
+    /// stands in for (`octavia-api` for `keel serve`, see `main.rs`). oslo.log takes the base name of the
+    /// script at the bottom of the Python stack, i.e. the console script the operator started
+    /// (`/usr/bin/octavia-api` → `octavia-api`); Keel's own name (`keel`) would put the file
+    /// where no existing log collection (kolla's fluentd, logrotate rules) looks for it.
+    pub fn file(&self, binary: &str) -> Option<PathBuf> {
+        match (&self.log_file, &self.log_dir) {
+            (Some(f), Some(d)) => Some(d.join(f)),
+            (Some(f), None) => Some(f.clone()),
+            (None, Some(d)) => Some(d.join(format!("{binary}.log"))),
+            (None, None) => None,
+        }
+    }
+
+    /// The handlers and loggers: the fileConfig file's with `log_config_append`, else
+    /// oslo.log's own setup (root at DEBUG with `debug`, else INFO; `default_log_levels`; the
+    /// log file, stderr without one or with `use_stderr`; ContextFormatter, or JSON with
+    /// `use_json`). `stderr_tty`: stderr is a terminal (colours). Errors: the refusals of
+    /// [`super::log_file::read`], each naming the file, section, key and why.
+    pub fn plan(&self, binary: &str, stderr_tty: bool) -> Result<LogPlan, Vec<String>> {
+        if let Some(path) = &self.log_config_append {
+            return super::log_file::read(path);
+        }
+        let formatter = if self.use_json {
+            Formatter::Json
+        } else {
+            Formatter::Context {
+                datefmt: Some(self.formats.date_format.clone()),
+            }
+        };
+        let mut handlers = Vec::new();
+        let file = self.file(binary);
+        if let Some(path) = &file {
+            handlers.push(Handler {
+                sink: Sink::File {
+                    path: path.clone(),
+                    watched: true,
+                },
+                level: 0,
+                formatter: formatter.clone(),
+                color: false,
+            });
+        }
+        if file.is_none() || self.use_stderr {
+            handlers.push(Handler {
+                sink: Sink::Stderr,
+                level: 0,
+                formatter,
+                color: stderr_tty || self.log_color,
+            });
+        }
+        let mut loggers = vec![Logger {
+            name: String::new(),
+            level: Some(if self.debug { 10 } else { 20 }),
+            handlers: (0..handlers.len()).collect(),
+            propagate: false,
+        }];
+        for (name, level) in &self.default_log_levels {
+            loggers.push(Logger {
+                name: name.clone(),
+                level: Some(*level),
+                handlers: Vec::new(),
+                propagate: true,
+            });
+        }
+        Ok(LogPlan { handlers, loggers })
+    }
+}

@@ -557,5 +557,26 @@ async fn graph_create_stores_what_the_posts_store() {
         for (g, p) in graph_objs.iter().zip(&post_objs) {
             assert_eq!(stored(g), stored(p));
         }
+        // a `null` protocol: the POST's answer, nothing written
+        let listeners = env.count("listener").await;
+        let (s, b) = env
+            .req(
+                "POST",
+                "/v2/lbaas/loadbalancers",
+                Some(
+                    json!({"loadbalancer": {"vip_subnet_id": SUBNET, "listeners": [
+                    {"protocol": null, "protocol_port": 82}]}}),
+                ),
+            )
+            .await;
+        assert_eq!(
+            (s, b["faultstring"].as_str().unwrap_or("")),
+            (
+                StatusCode::BAD_REQUEST,
+                "None is not a valid option for protocol"
+            ),
+            "{b}"
+        );
+        assert_eq!(env.count("listener").await, listeners);
     });
 }

@@ -281,6 +281,8 @@ pub async fn create(
     let mut ports: Vec<(String, i64)> = Vec::new();
     for lp in &plan.listeners {
         let b = &lp.listener;
+        // `protocol: null`: the reference's insert fails on the protocol's foreign key → 400
+        b.refuse_nulls(&["protocol"])?;
         let protocol = b.str("protocol").unwrap_or_default();
         let port = b.i64("protocol_port").unwrap_or_default();
         let default_pool = match &lp.default_pool {

@@ -111,7 +111,8 @@ pub static LISTENER_SINGLE: Schema = Schema {
         f("name", s(255)),
         f("description", s(255)),
         f("admin_state_up", Kind::Bool),
-        m("protocol", Kind::Enum(PROTOCOLS)),
+        // a null protocol: the POST's answer (the same insert fails in the reference)
+        mn("protocol", Kind::Enum(PROTOCOLS)),
         m("protocol_port", PORT),
         f("connection_limit", int(Some(-1), Some(INT_COLUMN_MAX))),
         f("default_tls_container_ref", s(255)),

@@ -12,7 +12,8 @@ use sqlx::sqlite::{
 mod batch;
 mod keel_objects;
 
-pub use keel_objects::DEPLOYMENT_TABLE;
+/// The name of Keel's one table of its own: one row, this database's deployment identity (`db/keel_objects.rs`).
+pub const DEPLOYMENT_TABLE: &str = "keel_deployment";
 
 pub(crate) use batch::OnZero;
 

@@ -399,15 +399,11 @@ impl LogSettings {
         }
     }
 
-    /// The handlers and loggers: the fileConfig file's with `log_config_append`, else
-    /// oslo.log's own setup (root at DEBUG with `debug`, else INFO; `default_log_levels`; the
-    /// log file, stderr without one or with `use_stderr`; ContextFormatter, or JSON with
-    /// `use_json`). `stderr_tty`: stderr is a terminal (colours). Errors: the refusals of
-    /// [`super::log_file::read`], each naming the file, section, key and why.
-    pub fn plan(&self, binary: &str, stderr_tty: bool) -> Result<LogPlan, Vec<String>> {
-        if let Some(path) = &self.log_config_append {
-            return super::log_file::read(path);
-        }
+    /// oslo.log's own setup, used without `log_config_append` (root at DEBUG with `debug`,
+    /// else INFO; `default_log_levels`; the log file, stderr without one or with
+    /// `use_stderr`; ContextFormatter, or JSON with `use_json`). `stderr_tty`: stderr is a
+    /// terminal (colours). Errors: format strings Keel cannot honour.
+    pub(super) fn own_plan(&self, binary: &str, stderr_tty: bool) -> Result<LogPlan, Vec<String>> {
         let formatter = if self.use_json {
             Formatter::Json
         } else {

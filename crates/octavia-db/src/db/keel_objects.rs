@@ -11,12 +11,9 @@
 //! run with them in place (alembic compares only `alembic_version`), and
 //! [`Database::remove_keel_objects`] (`keel db remove-keel-objects`) drops them all.
 
-use super::{Database, Pool};
+use super::{DEPLOYMENT_TABLE, Database, Pool};
 use crate::error::DbError;
 use crate::sql::SqlValue;
-
-/// Keel's own table (module doc).
-pub const DEPLOYMENT_TABLE: &str = "keel_deployment";
 
 /// Its DDL: a one-row table (`singleton` = 1), the same on both backends.
 const CREATE_DEPLOYMENT: &str = "CREATE TABLE IF NOT EXISTS `keel_deployment` (\

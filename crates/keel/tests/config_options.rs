@@ -428,7 +428,11 @@ fn config_check_on_the_reference_octavia_conf() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("[keystone_authtoken] www_authenticate_uri"),
+        // honoured now (the 401's WWW-Authenticate), so among the effective options
+        stdout.contains(&format!(
+            "www_authenticate_uri = http://127.0.0.1:5000    # {}",
+            reference.display()
+        )),
         "{stdout}"
     );
     assert!(

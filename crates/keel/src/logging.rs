@@ -142,13 +142,16 @@ struct OutHandler {
 }
 
 /// The layer that routes and writes every event (see the module doc).
+/// Where the records of one target go: its effective level and the handlers (indexes).
+type Route = (PyLevel, Vec<usize>);
+
 struct OsloLayer {
     plan: LogPlan,
     handlers: Vec<OutHandler>,
     formats: OsloFormats,
     /// `KEEL_LOG` is set: its filter decides levels.
     env_levels: bool,
-    routes: Mutex<HashMap<String, Arc<(PyLevel, Vec<usize>)>>>,
+    routes: Mutex<HashMap<String, Arc<Route>>>,
     pid: u32,
     started: std::time::Instant,
 }
@@ -174,7 +177,7 @@ fn level_name(l: &Level) -> &'static str {
 }
 
 impl OsloLayer {
-    fn route(&self, target: &str) -> Arc<(PyLevel, Vec<usize>)> {
+    fn route(&self, target: &str) -> Arc<Route> {
         let mut routes = match self.routes.lock() {
             Ok(r) => r,
             Err(p) => p.into_inner(),
@@ -305,8 +308,8 @@ impl Record<'_> {
 impl OsloLayer {
     fn format(&self, h: &OutHandler, r: &Record<'_>) -> String {
         let f = &self.formats;
-        let line = match &h.formatter {
-            Formatter::Json => return r.json(),
+        match &h.formatter {
+            Formatter::Json => r.json(),
             Formatter::Python { format, datefmt } => {
                 format.render(&|k| r.value(k, datefmt.as_deref(), f))
             }
@@ -355,8 +358,7 @@ impl OsloLayer {
                 }
                 out
             }
-        };
-        line
+        }
     }
 }
 

@@ -248,18 +248,14 @@ fn helm_logging_conf_is_honoured() {
         .collect();
     // `octavia`'s handler and root's: twice, as Python with this file.
     assert_eq!(access.len(), 2, "{log}");
+    let time_of_day = Regex::new(r"^\d{2}:\d{2}:\d{2},\d{3}\.\d{3}$").unwrap();
     for l in &access {
         let p = parse(&format1, l);
         assert_eq!(p.level, "INFO");
         assert_eq!(p.request_id.as_deref(), Some(&id[4..]));
         // ContextFormatter without datefmt: Python's `%Y-%m-%d %H:%M:%S,mmm` then `.msecs`.
         let ts = l.split(' ').nth(1).unwrap();
-        assert!(
-            Regex::new(r"^\d{2}:\d{2}:\d{2},\d{3}\.\d{3}$")
-                .unwrap()
-                .is_match(ts),
-            "{l}"
-        );
+        assert!(time_of_day.is_match(ts), "{l}");
     }
     // The root logger is at INFO (the file's level; `debug` does not apply with a file).
     assert!(!log.lines().any(|l| l.contains(" DEBUG ")), "{log}");

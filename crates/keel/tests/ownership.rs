@@ -59,8 +59,11 @@ fn nb_row(lb: &str, port: &str) {
     );
 }
 
+/// A map column as its (key, value) pairs.
+type Pairs = Vec<(String, String)>;
+
 /// (external_ids, vips) of the rows named `lb`.
-fn nb_rows(lb: &str) -> Vec<(Vec<(String, String)>, Vec<(String, String)>)> {
+fn nb_rows(lb: &str) -> Vec<(Pairs, Pairs)> {
     nb_select("Load_Balancer", json!([["name", "==", lb]]))
         .iter()
         .map(|r| (map(&r["external_ids"]), map(&r["vips"])))

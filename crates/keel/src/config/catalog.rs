@@ -111,8 +111,9 @@ const KEEL: &[Opt] = &[
         aliases: &[],
         use_: Use::Honoured,
     },
-    // kolla-ansible writes keystonemiddleware's memcache options into [service_auth] too
-    // (ansible/roles/octavia/templates/octavia.conf.j2); no library registers them there.
+    // kolla-ansible writes keystonemiddleware's memcache options (these three) into
+    // [service_auth] too (ansible/roles/octavia/templates/octavia.conf.j2); no library
+    // registers them there.
     Opt {
         section: "service_auth",
         name: "memcached_servers",
@@ -122,8 +123,6 @@ const KEEL: &[Opt] = &[
         aliases: &[],
         use_: Use::Unimplemented,
     },
-    // kolla-ansible writes keystonemiddleware's memcache options into [service_auth] too
-    // (ansible/roles/octavia/templates/octavia.conf.j2); no library registers them there.
     Opt {
         section: "service_auth",
         name: "memcache_security_strategy",
@@ -133,8 +132,6 @@ const KEEL: &[Opt] = &[
         aliases: &[],
         use_: Use::Unimplemented,
     },
-    // kolla-ansible writes keystonemiddleware's memcache options into [service_auth] too
-    // (ansible/roles/octavia/templates/octavia.conf.j2); no library registers them there.
     Opt {
         section: "service_auth",
         name: "memcache_secret_key",

@@ -11,6 +11,9 @@ export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
 ci/stack/install.sh
 ci/stack/up.sh
+# no provider agent but the tests' own may follow this NB/SB (a Python agent of a
+# STACK_REFERENCE=1 stack, a ci/serve.sh): refuse, naming it
+ci/stack/foreign-agents.sh
 # OS_* for the admin persona, STACK_* addresses for the tests, the stack venv (openstack CLI) on PATH.
 # shellcheck disable=SC1091
 source ci/stack/env.sh admin

@@ -307,7 +307,7 @@ async fn start_agent(
     config: &Config,
     ovn: &ovn_provider::OvnProvider,
     nb: &ovsdb::Client,
-) -> anyhow::Result<tokio::task::JoinHandle<()>> {
+) -> anyhow::Result<Agent> {
     let sb = ovsdb::Client::connect_with(
         &config.ovn.ovn_sb_connection,
         "OVN_Southbound",
@@ -318,19 +318,28 @@ async fn start_agent(
     .with_context(|| format!("OVN SB at {}", config.ovn.ovn_sb_connection))?;
     let agent = ovn.clone();
     let agent_nb = nb.clone();
-    Ok(tokio::spawn(async move {
-        if let Err(e) = agent.run_agent(agent_nb, sb).await {
+    let agent_sb = sb.clone();
+    let task = tokio::spawn(async move {
+        if let Err(e) = agent.run_agent(agent_nb, agent_sb).await {
             tracing::error!(error = %e, "OVN provider agent stopped");
         }
-    }))
+    });
+    Ok(Agent { task, sb })
 }
 
-/// Stops the agent and gives its NB lock back at once (another process takes over).
-async fn stop_agent(task: tokio::task::JoinHandle<()>, nb: &ovsdb::Client) {
-    task.abort();
-    if let Err(e) = nb.unlock(ovn_provider::agent::AGENT_LOCK).await {
-        tracing::debug!(error = %e, "agent lock not released explicitly (the connection closes)");
-    }
+/// A running agent task and the SB client it holds its SB lock on.
+struct Agent {
+    task: tokio::task::JoinHandle<()>,
+    sb: ovsdb::Client,
+}
+
+/// Stops the agent and gives its locks back at once (another process, of either kind,
+/// takes over instead of waiting for the connections to close).
+async fn stop_agent(agent: Agent, nb: &ovsdb::Client) {
+    agent.task.abort();
+    ovn_provider::leadership::AgentLocks::production()
+        .release(nb, &agent.sb)
+        .await;
 }
 
 /// `octavia-driver-agent`: the OVN provider agent alone (no API, no recovery), whatever

@@ -19,12 +19,12 @@ use crate::driver::OvnProvider;
 use crate::events::{FipEvent, LrpEvent, port_ips, vip_port_lb};
 use crate::external_ids as ext;
 use crate::hm;
+use crate::leadership::{AgentLocks, Leadership};
 use crate::member;
 use crate::ports::{PORT_FIP, PORT_NAME};
 use crate::scope::Scope;
 
-/// OVSDB lock name the agent holder takes on the NB (an RFC 7047 `<id>`).
-pub const AGENT_LOCK: &str = "keel_ovn_provider_agent";
+pub use crate::leadership::AGENT_LOCK;
 
 /// What a full re-read of the NB replica finds to do, after the agent's change-event stream
 /// reported lost events (`Lagged`): the events it may have missed, rebuilt from the current
@@ -139,33 +139,49 @@ impl OvnProvider {
         }
     }
 
-    /// The agent (seed 000 "agent"; `agent.py`): take the NB lock [`AGENT_LOCK`] on
-    /// `nb` (the client this driver writes through) and, while this process holds it, turn
-    /// SB `Service_Monitor` changes of `sb`, NB `Logical_Router_Port` creates/deletes and VIP
-    /// `Logical_Switch_Port` FIP changes into queued requests. Exactly one process holds the
-    /// lock; when its connection drops, ovsdb-server grants it to the next waiting process
-    /// (`locked` notification). Runs until both event streams close. Errors: only taking
-    /// the lock (invalid name, NB unreachable).
+    /// The agent (seed 000 "agent"; `agent.py`): compete for the agent role on `nb` (the
+    /// client this driver writes through) and `sb` under [`AgentLocks::production`] — Keel's
+    /// own NB lock [`AGENT_LOCK`] and the Python agent's lock on both databases, so that one
+    /// agent of either kind is active ([`crate::leadership`]) — and, while this process is
+    /// active, turn SB `Service_Monitor` changes of `sb`, NB `Logical_Router_Port`
+    /// creates/deletes and VIP `Logical_Switch_Port` FIP changes into queued requests. When
+    /// the holder's connection drops, ovsdb-server grants the locks to the next waiting
+    /// process. Runs until both event streams close. Errors: only taking the first lock
+    /// (invalid name, NB unreachable).
     pub async fn run_agent(
         &self,
         nb: ovsdb::Client,
         sb: ovsdb::Client,
     ) -> Result<(), ovsdb::Error> {
-        self.run_agent_with_lock(nb, sb, AGENT_LOCK).await
+        self.run_agent_with_locks(nb, sb, AgentLocks::production())
+            .await
     }
 
-    /// [`OvnProvider::run_agent`] with another lock name (tests sharing an NB with a running
-    /// Keel).
+    /// [`OvnProvider::run_agent`] competing only with processes using the election lock
+    /// `lock` (tests sharing an NB with a running Keel).
     pub async fn run_agent_with_lock(
         &self,
         nb: ovsdb::Client,
         sb: ovsdb::Client,
         lock: &str,
     ) -> Result<(), ovsdb::Error> {
+        self.run_agent_with_locks(nb, sb, AgentLocks::own_only(lock))
+            .await
+    }
+
+    /// [`OvnProvider::run_agent`] under the lock set `locks`.
+    pub async fn run_agent_with_locks(
+        &self,
+        nb: ovsdb::Client,
+        sb: ovsdb::Client,
+        locks: AgentLocks,
+    ) -> Result<(), ovsdb::Error> {
         use tokio::sync::broadcast::error::RecvError;
         let mut nb_rx = nb.subscribe();
         let mut sb_rx = sb.subscribe();
-        let mut leader = nb.lock(lock).await?;
+        let lock = locks.own.as_str();
+        let leadership = Leadership::start(nb.clone(), sb.clone(), locks.clone()).await?;
+        let mut leader = leadership.active();
         let mut held = *leader.borrow();
         crate::metrics::AGENT_LOCK_HELD.set(i64::from(held));
         tracing::info!(lock, held, "OVN provider agent started");
@@ -239,6 +255,7 @@ impl OvnProvider {
         if let Some(m) = maintenance {
             m.abort();
         }
+        drop(leadership);
         Ok(())
     }
 

@@ -43,8 +43,21 @@ pub struct HmReq {
 }
 
 impl HmReq {
-    /// The health-check `options`; unset values are left out.
+    /// The health-check `options` of a created (or re-created) health check: every set
+    /// value, `0` included (`delay: 0` → `interval: "0"`), as the reference's `hm_create` and
+    /// `hm_sync` write them (`str(info['interval'])`); unset values are left out.
     pub fn options(&self) -> ExternalIds {
+        self.options_where(|_| true)
+    }
+
+    /// The `options` an update merges into the health check: the set, non-zero values (the
+    /// reference's `_update_hm` skips a falsy value, so `delay: 0` leaves `interval` as it
+    /// was).
+    pub fn update_options(&self) -> ExternalIds {
+        self.options_where(|v| v != 0)
+    }
+
+    fn options_where(&self, keep: impl Fn(i64) -> bool) -> ExternalIds {
         let mut o = ExternalIds::new();
         for (k, v) in [
             ("interval", self.interval),
@@ -52,7 +65,7 @@ impl HmReq {
             ("success_count", self.success_count),
             ("failure_count", self.failure_count),
         ] {
-            if let Some(v) = v.filter(|v| *v != 0) {
+            if let Some(v) = v.filter(|v| keep(*v)) {
                 o.insert(k.to_string(), v.to_string());
             }
         }
@@ -271,7 +284,7 @@ pub fn update(snap: &NbSnapshot, hm: &HmReq) -> Result<Plan, PlanError> {
         return Ok(plan);
     }
     let mut plan = Plan::default();
-    let opts = hm.options();
+    let opts = hm.update_options();
     for hc in hcs {
         let mut o = hc.options.clone();
         o.extend(opts.clone());
@@ -511,6 +524,11 @@ fn port_gone(snap: &NbSnapshot, logical_port: &str) -> bool {
 /// agent after the NB row is enabled again. An OFFLINE member is left out of `vips`, so
 /// taking such a deletion as the member going OFFLINE (as the reference does) would keep it
 /// out of service for good.
+///
+/// The report carries operating statuses only: a health report is no provisioning outcome,
+/// so an object in ERROR (a failed update) stays ERROR. The reference's `hm_update_event`
+/// reports every object of the tree ACTIVE, which turns ERROR (and, mid-job, PENDING_*)
+/// into ACTIVE.
 pub fn service_monitor_update(snap: &NbSnapshot, lb_id: &str, ev: &ServiceMonitorEvent) -> Plan {
     let mut plan = Plan::default();
     let mut edit = Edit::new(snap);
@@ -547,6 +565,7 @@ pub fn service_monitor_update(snap: &NbSnapshot, lb_id: &str, ev: &ServiceMonito
     for h in &touched {
         merge(&mut plan.report, tree(&edit, lb_id, h));
     }
+    crate::status::operating_only(&mut plan.report);
     plan.ops = edit.into_ops();
     plan
 }

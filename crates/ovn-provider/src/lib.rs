@@ -11,7 +11,8 @@
 //!   jobs (`job.rs`) → [`driver`].
 //! * provider models → planner requests → [`requests`]; Neutron port work → [`ports`];
 //!   why a job failed → [`error`]; the NB seam and its OVSDB implementation → [`ovsdb_nb`].
-//! * the agent (lock, event streams, lag rescan) → [`agent`]; its event planners (router
+//! * the agent (event streams, lag rescan) → [`agent`]; who may act as it, across Keel
+//!   and the Python agent → [`leadership`]; its event planners (router
 //!   ports, VIP FIPs) → [`events`]; `maintenance.py` → [`maintenance`]; §7 `ovn-db-sync` →
 //!   [`sync`], on the one NB simulator [`sim`].
 
@@ -27,6 +28,7 @@ pub mod facts;
 pub mod hm;
 mod job;
 pub mod lb;
+pub mod leadership;
 pub mod listener;
 pub mod maintenance;
 pub mod member;

@@ -368,12 +368,27 @@ mod null_means_default {
         ];
         let update = |h: &HealthMonitor| {
             let req = hm_req(h, Some(&old));
-            format!("{req:?} {:?}", req.options())
+            format!("{req:?} {:?}", req.update_options())
         };
         check("health monitor update", &upd, &urows, &update);
         // unset on update writes nothing (the row keeps its options)
         let h: HealthMonitor = model(json!({"healthmonitor_id": "H", "max_retries_down": null}));
-        assert!(hm_req(&h, Some(&old)).options().is_empty());
+        assert!(hm_req(&h, Some(&old)).update_options().is_empty());
+        // delay 0: a create writes `interval: "0"` (the reference's `str(info['interval'])`),
+        // an update leaves `interval` alone (its falsy test)
+        let zero: HealthMonitor = model(json!({"healthmonitor_id": "H", "pool_id": "P",
+            "delay": 0, "timeout": 3, "max_retries": 2, "max_retries_down": 4}));
+        assert_eq!(
+            hm_req(&zero, None)
+                .options()
+                .get("interval")
+                .map(String::as_str),
+            Some("0")
+        );
+        assert_eq!(
+            hm_req(&zero, Some(&old)).update_options().get("interval"),
+            None
+        );
         // turning it on again: the whole monitor, old values where the update sets none
         let on: HealthMonitor = model(json!({"healthmonitor_id": "H", "admin_state_up": true,
             "delay": 9}));

@@ -151,6 +151,24 @@ pub fn operating_tree(lb_id: &str, ids: &ExternalIds) -> StatusReport {
     report
 }
 
+/// Drops every provisioning status of `report`, keeping its operating statuses (a health
+/// report: see [`crate::hm::service_monitor_update`]).
+pub fn operating_only(report: &mut StatusReport) {
+    for records in [
+        &mut report.loadbalancers,
+        &mut report.listeners,
+        &mut report.pools,
+        &mut report.members,
+        &mut report.healthmonitors,
+        &mut report.l7policies,
+        &mut report.l7rules,
+    ] {
+        for r in records.iter_mut() {
+            r.provisioning_status = None;
+        }
+    }
+}
+
 /// Merge `other` into `report` record by record ([`put`] semantics).
 pub fn merge(report: &mut StatusReport, other: StatusReport) {
     let groups = [

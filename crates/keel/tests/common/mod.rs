@@ -31,6 +31,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+pub mod monitors;
 pub mod tls;
 
 /// The NB lock the provider agent of every `keel serve` competes for
@@ -814,20 +815,31 @@ impl AgentLock {
     /// Asks for the lock once and withdraws: `true` when some other session holds it now
     /// (the server answered `{"locked":false}`), `false` when it was free.
     pub fn is_held_elsewhere() -> bool {
-        let (mut child, mut lines) = request_agent_lock();
-        let first = lines.next().unwrap_or_default();
-        let _ = child.kill();
-        let _ = child.wait();
-        assert!(first.contains("locked"), "ovsdb-client lock: {first:?}");
-        first.contains("false")
+        lock_held_elsewhere(&env("STACK_OVN_NB"), AGENT_LOCK)
     }
+}
+
+/// Asks ovsdb-server at `remote` for the lock `name` once (`ovsdb-client lock`) and
+/// withdraws: `true` when another session holds it now (`{"locked":false}`).
+pub fn lock_held_elsewhere(remote: &str, name: &str) -> bool {
+    let (mut child, mut lines) = request_lock(remote, name);
+    let first = lines.next().unwrap_or_default();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(first.contains("locked"), "ovsdb-client lock: {first:?}");
+    first.contains("false")
 }
 
 /// `ovsdb-client lock <NB> keel_ovn_provider_agent` and its output lines.
 fn request_agent_lock() -> (Child, impl Iterator<Item = String>) {
+    request_lock(&env("STACK_OVN_NB"), AGENT_LOCK)
+}
+
+/// `ovsdb-client lock <remote> <name>` and its output lines.
+fn request_lock(remote: &str, name: &str) -> (Child, impl Iterator<Item = String> + use<>) {
     use std::io::BufRead;
     let mut child = Command::new("ovsdb-client")
-        .args(["lock", &env("STACK_OVN_NB"), AGENT_LOCK])
+        .args(["lock", remote, name])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

@@ -164,7 +164,8 @@ impl Sim<'_> {
                 }
                 continue;
             }
-            let opts = req.options();
+            // what an update would write (non-zero values): a drift it cannot fix is left alone
+            let opts = req.update_options();
             if hcs
                 .iter()
                 .any(|hc| opts.iter().any(|(k, v)| hc.options.get(k) != Some(v)))

@@ -494,8 +494,23 @@ fn update_statements<T: Record>(
     }
     let mut sets = Vec::new();
     let mut head = Vec::new();
+    // A deleted load balancer's row stays (soft delete) and keeps its statuses: a report
+    // arriving after the delete must not bring it back (the reference's driver updater
+    // writes whatever comes).
+    let deleted = SqlValue::from("DELETED");
+    let guard_deleted = T::TABLE == "load_balancer"
+        && !changes
+            .iter()
+            .any(|(c, v)| *c == "provisioning_status" && *v == deleted);
     for (c, v) in changes {
-        sets.push(format!("`{}` = ?", check_column::<T>(c)?));
+        let c = check_column::<T>(c)?;
+        if guard_deleted && (c == "provisioning_status" || c == "operating_status") {
+            sets.push(format!(
+                "`{c}` = CASE WHEN `provisioning_status` = 'DELETED' THEN `{c}` ELSE ? END"
+            ));
+        } else {
+            sets.push(format!("`{c}` = ?"));
+        }
         head.push(v.clone());
     }
     if T::TIMESTAMPS && !changes.iter().any(|(c, _)| *c == "updated_at") {

@@ -304,6 +304,49 @@ async fn lb_deleted_is_a_soft_delete_with_one_decrement() {
     .await;
 }
 
+/// A report that comes after the LB was deleted (a health report queued before the delete, a
+/// late provider answer, another agent's) leaves it DELETED: no status of a deleted LB comes
+/// back, alone or in a run of equal records.
+#[tokio::test]
+async fn a_late_report_leaves_a_deleted_lb_deleted() {
+    each_backend(|db| async move {
+        let g = graph(&db).await;
+        let up = StatusUpdater::new(db.clone());
+        up.update_status(StatusReport {
+            loadbalancers: vec![rec(&g.lb, Some(P::Deleted), Some(O::Offline))],
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+        for late in [
+            vec![rec(&g.lb, Some(P::Active), Some(O::Online))],
+            vec![rec(&g.lb, None, Some(O::Error))],
+            vec![
+                rec(&g.lb, Some(P::Error), Some(O::Online)),
+                rec("another-lb", Some(P::Error), Some(O::Online)),
+            ],
+        ] {
+            up.update_status(StatusReport {
+                loadbalancers: late.clone(),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+            let mut tx = db.begin_read().await.unwrap();
+            let row = tx.get::<LoadBalancerRow>(&g.lb).await.unwrap();
+            assert_eq!(
+                (
+                    row.provisioning_status.as_str(),
+                    row.operating_status.as_str()
+                ),
+                ("DELETED", "OFFLINE"),
+                "after {late:?}"
+            );
+        }
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn order_stop_at_first_failure_and_unknown_ids() {
     each_backend(|db| async move {

@@ -22,6 +22,7 @@ use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::lookup::{check_pool_protocol, port_space, quota_limits};
 use crate::types::Obj;
+use crate::types::listener::ListenerPost;
 
 /// Keys a name-only pool reference carries anyway (`PoolSingleCreate` defaults: the reference
 /// counts `name`, `enabled`, `tls_enabled` and treats more than three keys as a definition).
@@ -46,7 +47,7 @@ pub struct L7Plan {
 #[derive(Debug, Clone)]
 pub struct ListenerPlan {
     /// The `ListenerSingleCreate` object (without `default_pool` / `l7policies`).
-    pub listener: Obj,
+    pub listener: ListenerPost,
     /// The default pool's name, if any.
     pub default_pool: Option<String>,
     /// Its L7 policies, in request order.
@@ -115,7 +116,7 @@ pub fn plan(listeners: Vec<Obj>, pools: Vec<Obj>) -> Result<Plan, ApiError> {
             }
         }
         out.push(ListenerPlan {
-            listener: l,
+            listener: l.typed()?,
             default_pool,
             l7policies,
         });
@@ -282,9 +283,13 @@ pub async fn create(
     for lp in &plan.listeners {
         let b = &lp.listener;
         // `protocol: null`: the reference's insert fails on the protocol's foreign key → 400
-        b.refuse_nulls(&["protocol"])?;
-        let protocol = b.str("protocol").unwrap_or_default();
-        let port = b.i64("protocol_port").unwrap_or_default();
+        let Some(protocol) = b.protocol.value().cloned() else {
+            return Err(ApiError::InvalidOption {
+                value: "None".into(),
+                option: "protocol".into(),
+            });
+        };
+        let port = b.protocol_port;
         let default_pool = match &lp.default_pool {
             Some(name) => {
                 if protocol == "PROMETHEUS" {
@@ -302,22 +307,7 @@ pub async fn create(
         };
         crate::listener::validate_enabled(st.config(), b, &protocol)?;
         crate::listener::validate_protocol(b, &protocol)?;
-        let mut tls_refs = b.str_list("sni_container_refs").unwrap_or_default();
-        tls_refs.extend(b.str("default_tls_container_ref").filter(|r| !r.is_empty()));
-        crate::certificates::validate_tls_refs(st.cert_manager(), token, &tls_refs).await?;
-        if let Some(ca) = b
-            .str("client_ca_tls_container_ref")
-            .filter(|r| !r.is_empty())
-        {
-            let crl = b.str("client_crl_container_ref").filter(|r| !r.is_empty());
-            crate::certificates::validate_client_ca_and_crl_refs(
-                st.cert_manager(),
-                token,
-                &ca,
-                crl.as_deref(),
-            )
-            .await?;
-        }
+        crate::listener::validate_tls_create(st, token, b).await?;
         if ports
             .iter()
             .any(|(p, n)| *n == port && port_space(p) == port_space(&protocol))
@@ -563,7 +553,7 @@ mod tests {
             p.listeners[0].l7policies[0].redirect_pool.as_deref(),
             Some("b")
         );
-        assert!(!p.listeners[0].listener.has("default_pool"));
+        assert!(p.listeners[0].listener.default_pool.is_none());
         // name + admin_state_up + tls_enabled is still a reference
         let p = plan(
             vec![obj(

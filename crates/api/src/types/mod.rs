@@ -292,6 +292,17 @@ impl<T> Patch<T> {
             _ => None,
         }
     }
+    /// 400 `None is not a valid option for <name>` when sent as `null`: an attribute whose
+    /// column has no NULL ([`Obj::refuse_nulls`]).
+    pub fn refuse_null(&self, name: &str) -> Result<(), ApiError> {
+        match self {
+            Self::Null => Err(ApiError::InvalidOption {
+                value: "None".into(),
+                option: name.to_string(),
+            }),
+            _ => Ok(()),
+        }
+    }
     /// What a PUT writes: `None` when left out, `Some(None)` for a `null`, `Some(Some(v))`.
     pub fn sent(&self) -> Option<Option<&T>> {
         match self {

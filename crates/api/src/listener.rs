@@ -22,7 +22,7 @@ use crate::lookup::{
 };
 use crate::pagination::ListParams;
 use crate::policy;
-use crate::types::{Obj, listener::*, parse_body};
+use crate::types::{Patch, Strings, listener::*, parse_typed};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -32,12 +32,11 @@ type Q = Query<Vec<(String, String)>>;
 /// octavia/api/v2/controllers/listener.py `_validate_create_listener`.
 pub(crate) fn validate_enabled(
     cfg: &crate::ApiConfig,
-    b: &Obj,
+    b: &ListenerPost,
     protocol: &str,
 ) -> Result<(), ApiError> {
-    let refs = b.str("default_tls_container_ref").is_some()
-        || b.str_list("sni_container_refs")
-            .is_some_and(|l| !l.is_empty());
+    let refs = b.default_tls_container_ref.is_some()
+        || b.sni_container_refs.as_ref().is_some_and(|l| !l.is_empty());
     let tls = protocol == "TERMINATED_HTTPS" || (protocol == "PROMETHEUS" && refs);
     let disabled = |value: &str| {
         ApiError::BadRequest(format!(
@@ -58,7 +57,7 @@ pub(crate) fn validate_enabled(
 }
 
 /// Protocol-specific checks of a create (`rules::check_create`), reference texts.
-pub(crate) fn validate_protocol(b: &Obj, protocol: &str) -> Result<(), ApiError> {
+pub(crate) fn validate_protocol(b: &ListenerPost, protocol: &str) -> Result<(), ApiError> {
     rules::check_create(b, protocol)
 }
 
@@ -67,21 +66,19 @@ pub(crate) fn validate_protocol(b: &Obj, protocol: &str) -> Result<(), ApiError>
 async fn validate_tls_put(
     st: &AppState,
     ctx: &RequestContext,
-    b: &Obj,
+    b: &ListenerPut,
     l: &ListenerRow,
 ) -> Result<(), ApiError> {
     let token = ctx.auth_token.as_deref();
-    let mut tls_refs = b.str_list("sni_container_refs").unwrap_or_default();
-    tls_refs.extend(b.str("default_tls_container_ref").filter(|r| !r.is_empty()));
+    let tls_refs = tls_refs(
+        b.sni_container_refs.value(),
+        b.default_tls_container_ref.value(),
+    );
     certificates::validate_tls_refs(st.cert_manager(), token, &tls_refs).await?;
     // A null in the body falls back to the stored ref, as the reference's truthiness test.
-    let ca = b
-        .str("client_ca_tls_container_ref")
-        .filter(|r| !r.is_empty())
+    let ca = non_empty(b.client_ca_tls_container_ref.as_ref())
         .or_else(|| l.client_ca_tls_certificate_id.clone());
-    let crl = b
-        .str("client_crl_container_ref")
-        .filter(|r| !r.is_empty())
+    let crl = non_empty(b.client_crl_container_ref.as_ref())
         .or_else(|| l.client_crl_container_id.clone());
     match (ca, crl) {
         (None, Some(_)) => Err(ApiError::Validation(
@@ -100,6 +97,44 @@ async fn validate_tls_put(
     }
 }
 
+/// A certificate ref, unless empty.
+fn non_empty(r: Option<&String>) -> Option<String> {
+    r.filter(|r| !r.is_empty()).cloned()
+}
+
+/// The certificate refs a listener names: its SNI list, then its default ref (unless empty).
+fn tls_refs(sni: Option<&Strings>, default_ref: Option<&String>) -> Vec<String> {
+    let mut refs = sni.map(|l| l.0.clone()).unwrap_or_default();
+    refs.extend(non_empty(default_ref));
+    refs
+}
+
+/// The certificates of a create, read after the LB lock and before the duplicate-port check
+/// and the provider (listener.py `_validate_create_listener`): the SNI and default refs, then
+/// the client CA with its CRL when a CA is given.
+pub(crate) async fn validate_tls_create(
+    st: &AppState,
+    token: Option<&str>,
+    b: &ListenerPost,
+) -> Result<(), ApiError> {
+    let refs = tls_refs(
+        b.sni_container_refs.as_ref(),
+        b.default_tls_container_ref.as_ref(),
+    );
+    certificates::validate_tls_refs(st.cert_manager(), token, &refs).await?;
+    if let Some(ca) = non_empty(b.client_ca_tls_container_ref.as_ref()) {
+        let crl = non_empty(b.client_crl_container_ref.as_ref());
+        certificates::validate_client_ca_and_crl_refs(
+            st.cert_manager(),
+            token,
+            &ca,
+            crl.as_deref(),
+        )
+        .await?;
+    }
+    Ok(())
+}
+
 /// The listener row a create writes — the POST and the graph create alike — PENDING_CREATE
 /// and OFFLINE under load balancer `lb_id` of `project`, with a new id: WSME's defaults
 /// (`connection_limit` -1 when left out and NULL when given `null`, `admin_state_up` true,
@@ -109,58 +144,65 @@ async fn validate_tls_put(
 /// octavia/db/prepare.py `create_listener` and listener.py `_validate_create_listener`.
 /// Integers were range-checked by the schema; `peer_port` is the caller's.
 pub(crate) fn new_row(
-    b: &Obj,
+    b: &ListenerPost,
     cfg: &crate::ApiConfig,
     project: &str,
     lb_id: &str,
     default_pool_id: Option<String>,
     peer_port: i32,
 ) -> ListenerRow {
-    let protocol = b.str("protocol").unwrap_or_default();
+    let protocol = b.protocol.value().cloned().unwrap_or_default();
     let tls = protocol == "TERMINATED_HTTPS";
-    let int_or = |k: &str, d: i64| Some(i32::try_from(b.i64(k).unwrap_or(d)).unwrap_or(i32::MAX));
-    let tls_default = |k: &str, d: &[&str]| b.str_list(k).or_else(|| tls.then(|| rules::owned(d)));
+    let int_or = |v: Option<i64>, d: i64| Some(i32::try_from(v.unwrap_or(d)).unwrap_or(i32::MAX));
+    let tls_default = |v: &Option<Strings>, d: &[&str]| {
+        v.as_ref()
+            .map(|l| l.0.clone())
+            .or_else(|| tls.then(|| rules::owned(d)))
+    };
     ListenerRow {
         project_id: Some(project.to_string()),
         id: base::new_id(),
-        name: b.str("name"),
-        description: b.str("description"),
+        name: b.name.clone(),
+        description: b.description.clone(),
         protocol,
-        protocol_port: i32::try_from(b.i64("protocol_port").unwrap_or_default())
-            .unwrap_or_default(),
-        connection_limit: if b.is_null("connection_limit") {
-            None
-        } else {
-            int_or("connection_limit", -1)
+        protocol_port: i32::try_from(b.protocol_port).unwrap_or_default(),
+        connection_limit: match b.connection_limit {
+            Patch::Null => None,
+            Patch::Absent => Some(-1),
+            Patch::Value(v) => int_or(Some(v), -1),
         },
         load_balancer_id: Some(lb_id.to_string()),
-        tls_certificate_id: b.str("default_tls_container_ref"),
+        tls_certificate_id: b.default_tls_container_ref.clone(),
         default_pool_id,
         provisioning_status: ProvisioningStatus::PendingCreate.into(),
         operating_status: OperatingStatus::Offline.into(),
-        enabled: b.bool("admin_state_up").unwrap_or(true),
+        // a null is false (Octavia's `to_dict`)
+        enabled: match b.admin_state_up {
+            Patch::Absent => true,
+            Patch::Null => false,
+            Patch::Value(v) => v,
+        },
         peer_port: Some(peer_port),
-        insert_headers: b
-            .obj("insert_headers")
-            .map(|h| crate::pickle::dumps_str_dict(&h.0)),
-        timeout_client_data: int_or("timeout_client_data", cfg.timeout_client_data),
-        timeout_member_connect: int_or("timeout_member_connect", cfg.timeout_member_connect),
-        timeout_member_data: int_or("timeout_member_data", cfg.timeout_member_data),
-        timeout_tcp_inspect: int_or("timeout_tcp_inspect", cfg.timeout_tcp_inspect),
-        client_ca_tls_certificate_id: b.str("client_ca_tls_container_ref"),
+        insert_headers: b.insert_headers.as_ref().map(crate::pickle::dumps_str_dict),
+        timeout_client_data: int_or(b.timeout_client_data, cfg.timeout_client_data),
+        timeout_member_connect: int_or(b.timeout_member_connect, cfg.timeout_member_connect),
+        timeout_member_data: int_or(b.timeout_member_data, cfg.timeout_member_data),
+        timeout_tcp_inspect: int_or(b.timeout_tcp_inspect, cfg.timeout_tcp_inspect),
+        client_ca_tls_certificate_id: b.client_ca_tls_container_ref.clone(),
         client_authentication: b
-            .str("client_authentication")
+            .client_authentication
+            .clone()
             .unwrap_or_else(|| "NONE".into()),
-        client_crl_container_id: b.str("client_crl_container_ref"),
-        tls_ciphers: b.str("tls_ciphers"),
-        tls_versions: base::join_list(tls_default("tls_versions", rules::DEFAULT_TLS_VERSIONS)),
+        client_crl_container_id: b.client_crl_container_ref.clone(),
+        tls_ciphers: b.tls_ciphers.clone(),
+        tls_versions: base::join_list(tls_default(&b.tls_versions, rules::DEFAULT_TLS_VERSIONS)),
         alpn_protocols: base::join_list(tls_default(
-            "alpn_protocols",
+            &b.alpn_protocols,
             rules::DEFAULT_LISTENER_ALPN,
         )),
-        hsts_max_age: b.i64("hsts_max_age").and_then(|v| i32::try_from(v).ok()),
-        hsts_include_subdomains: Some(b.bool("hsts_include_subdomains").unwrap_or(false)),
-        hsts_preload: Some(b.bool("hsts_preload").unwrap_or(false)),
+        hsts_max_age: b.hsts_max_age.and_then(|v| i32::try_from(v).ok()),
+        hsts_include_subdomains: Some(b.hsts_include_subdomains.unwrap_or(false)),
+        hsts_preload: Some(b.hsts_preload.unwrap_or(false)),
         created_at: Some(octavia_db::now()),
         ..Default::default()
     }
@@ -171,22 +213,20 @@ pub(crate) fn new_row(
 pub(crate) async fn insert_new(
     tx: &mut octavia_db::Tx,
     row: &ListenerRow,
-    b: &Obj,
+    b: &ListenerPost,
 ) -> Result<bool, ApiError> {
     tx.insert(row).await?;
-    let sni = b.str_list("sni_container_refs");
-    let cidrs = b.str_list("allowed_cidrs");
-    let tags = b.str_list("tags");
-    let given = sni.is_some() || cidrs.is_some() || tags.is_some();
-    if let Some(sni) = sni {
-        tx.set_sni_refs(&row.id, &sni).await?;
+    let given = b.sni_container_refs.is_some() || b.allowed_cidrs.is_some() || b.tags.is_some();
+    if let Some(sni) = &b.sni_container_refs {
+        tx.set_sni_refs(&row.id, sni).await?;
     }
-    if let Some(mut c) = cidrs {
+    if let Some(c) = &b.allowed_cidrs {
+        let mut c = c.0.clone();
         c.dedup();
         tx.set_listener_cidrs(&row.id, &c).await?;
     }
-    if let Some(tags) = tags {
-        tx.set_tags(&row.id, &tags).await?;
+    if let Some(tags) = &b.tags {
+        tx.set_tags(&row.id, tags).await?;
     }
     Ok(given)
 }
@@ -259,22 +299,27 @@ pub async fn post(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     base::no_query(&q, &[])?;
-    let b = parse_body(&body, "listener_", "listener", &LISTENER_POST)?;
-    let protocol = b.str("protocol").unwrap_or_default();
-    let port = b.i64("protocol_port").unwrap_or_default();
+    let b: ListenerPost = parse_typed(&body, "listener_", "listener", &LISTENER_POST)?;
+    let protocol = b.protocol.value().cloned().unwrap_or_default();
+    let port = b.protocol_port;
     let mut tx = st.db().begin().await?;
     // `loadbalancer_id: null` is looked up as Python's None: 404 `Load Balancer None not found.`
-    let Some(lb_id) = b.str("loadbalancer_id") else {
+    let Some(lb_id) = b.loadbalancer_id.clone() else {
         return Err(ApiError::not_found("Load Balancer", "None"));
     };
     let lb = get_db_lb(&mut tx, &lb_id).await?;
     let project = lb.project_id.clone().unwrap_or_default();
     policy::authorize(&ctx, "listener", "post", Some(&project))?;
     // `protocol: null`: the reference's insert fails on the protocol's foreign key → 400
-    b.refuse_nulls(&["protocol"])?;
+    if b.protocol.is_null() {
+        return Err(ApiError::InvalidOption {
+            value: "None".into(),
+            option: "protocol".into(),
+        });
+    }
     validate_enabled(st.config(), &b, &protocol)?;
     validate_protocol(&b, &protocol)?;
-    if protocol == "PROMETHEUS" && b.str("default_pool_id").is_some() {
+    if protocol == "PROMETHEUS" && b.default_pool_id.is_some() {
         return Err(ApiError::BadRequest(
             "Protocol PROMETHEUS listeners cannot have child objects.".into(),
         ));
@@ -287,25 +332,8 @@ pub async fn post(
     }
     tx.lock_lb_for_child(&lb_id, &[], ProvisioningStatus::PendingUpdate)
         .await?;
-    // Certificates are read after the LB lock and before the duplicate-port check and the
-    // provider (listener.py `_validate_create_listener`; seed 004 §5).
-    let token = ctx.auth_token.as_deref();
-    let mut tls_refs = b.str_list("sni_container_refs").unwrap_or_default();
-    tls_refs.extend(b.str("default_tls_container_ref").filter(|r| !r.is_empty()));
-    certificates::validate_tls_refs(st.cert_manager(), token, &tls_refs).await?;
-    if let Some(ca) = b
-        .str("client_ca_tls_container_ref")
-        .filter(|r| !r.is_empty())
-    {
-        let crl = b.str("client_crl_container_ref").filter(|r| !r.is_empty());
-        certificates::validate_client_ca_and_crl_refs(
-            st.cert_manager(),
-            token,
-            &ca,
-            crl.as_deref(),
-        )
-        .await?;
-    }
+    // seed 004 §5: after the LB lock, before the duplicate-port check and the provider
+    validate_tls_create(&st, ctx.auth_token.as_deref(), &b).await?;
     let existing: Vec<ListenerRow> = tx
         .list(&ListQuery::default().filter("load_balancer_id", lb_id.as_str()))
         .await?;
@@ -318,14 +346,14 @@ pub async fn post(
             "Another Listener on this Load Balancer is already using protocol {protocol} and protocol_port {port}"
         )));
     }
-    if let Some(pid) = b.str("default_pool_id") {
-        let pool: Option<PoolRow> = tx.find(&pid).await?;
+    if let Some(pid) = &b.default_pool_id {
+        let pool: Option<PoolRow> = tx.find(pid).await?;
         let pool = pool
             .filter(|p| {
                 p.load_balancer_id.as_deref() == Some(lb_id.as_str())
                     && p.provisioning_status != ProvisioningStatus::Deleted
             })
-            .ok_or_else(|| ApiError::not_found("Pool", &pid))?;
+            .ok_or_else(|| ApiError::not_found("Pool", pid))?;
         if !pool_protocol_ok(&protocol, &pool.protocol) {
             return Err(ApiError::Validation(format!(
                 "The pool protocol '{}' is invalid while the listener protocol is '{protocol}'.",
@@ -339,7 +367,7 @@ pub async fn post(
         st.config(),
         &project,
         &lb_id,
-        b.str("default_pool_id"),
+        b.default_pool_id.clone(),
         peer_port,
     );
     let id = row.id.clone();
@@ -362,6 +390,113 @@ pub async fn post(
     Ok((StatusCode::CREATED, Json(json!({"listener": body}))).into_response())
 }
 
+/// The column changes of a PUT and the attributes the driver's new model carries: each
+/// attribute sent is written, a `null` as listener.py's `_set_default_on_none` and
+/// `to_dict` make it (`connection_limit` -1, the timeouts their configured defaults,
+/// `client_authentication` NONE, the TLS versions / ALPN protocols their defaults, the HSTS
+/// flags and `admin_state_up` false; `default_pool_id: null` removes the pool).
+fn put_changes(
+    b: &ListenerPut,
+    cfg: &crate::ApiConfig,
+    new: &mut provider::Listener,
+) -> Vec<(&'static str, SqlValue)> {
+    let mut ch: Vec<(&'static str, SqlValue)> = Vec::new();
+    let int_or = |v: Option<&i64>, d: i64| -> Option<i32> {
+        Some(i32::try_from(v.copied().unwrap_or(d)).unwrap_or(i32::MAX))
+    };
+    if let Some(v) = b.name.sent() {
+        ch.push(("name", v.cloned().into()));
+        new.name = Some(v.cloned().unwrap_or_default());
+    }
+    if let Some(v) = b.description.sent() {
+        ch.push(("description", v.cloned().into()));
+        new.description = Some(v.cloned().unwrap_or_default());
+    }
+    if let Some(v) = b.admin_state_up.sent() {
+        let a = v.copied().unwrap_or(false);
+        ch.push(("enabled", a.into()));
+        new.admin_state_up = Some(a);
+    }
+    if let Some(v) = b.connection_limit.sent() {
+        let v = int_or(v, -1);
+        ch.push(("connection_limit", v.into()));
+        new.connection_limit = v.map(i64::from);
+    }
+    for (col, v, d) in [
+        (
+            "timeout_client_data",
+            &b.timeout_client_data,
+            cfg.timeout_client_data,
+        ),
+        (
+            "timeout_member_connect",
+            &b.timeout_member_connect,
+            cfg.timeout_member_connect,
+        ),
+        (
+            "timeout_member_data",
+            &b.timeout_member_data,
+            cfg.timeout_member_data,
+        ),
+        (
+            "timeout_tcp_inspect",
+            &b.timeout_tcp_inspect,
+            cfg.timeout_tcp_inspect,
+        ),
+    ] {
+        if let Some(v) = v.sent() {
+            ch.push((col, int_or(v, d).into()));
+        }
+    }
+    if let Some(v) = b.default_pool_id.sent() {
+        ch.push(("default_pool_id", v.cloned().into()));
+        // null removes the pool: octavia-lib's None, distinct from Unset
+        new.default_pool_id = Some(v.cloned());
+    }
+    if let Some(v) = b.default_tls_container_ref.sent() {
+        ch.push(("tls_certificate_id", v.cloned().into()));
+    }
+    if let Some(v) = b.insert_headers.sent() {
+        ch.push((
+            "insert_headers",
+            v.map(crate::pickle::dumps_str_dict).into(),
+        ));
+    }
+    if let Some(v) = b.client_authentication.sent() {
+        let v = v.cloned().unwrap_or_else(|| "NONE".into());
+        ch.push(("client_authentication", v.into()));
+    }
+    if let Some(v) = b.tls_ciphers.sent() {
+        ch.push(("tls_ciphers", v.cloned().into()));
+    }
+    let or_default =
+        |v: Option<&Strings>, d: &[&str]| v.map_or_else(|| rules::owned(d), |l| l.0.clone());
+    if let Some(v) = b.tls_versions.sent() {
+        let v = or_default(v, rules::DEFAULT_TLS_VERSIONS);
+        ch.push(("tls_versions", base::join_list(Some(v.clone())).into()));
+        new.tls_versions = Some(v);
+    }
+    if let Some(v) = b.alpn_protocols.sent() {
+        let v = or_default(v, rules::DEFAULT_LISTENER_ALPN);
+        ch.push(("alpn_protocols", base::join_list(Some(v.clone())).into()));
+        new.alpn_protocols = Some(v);
+    }
+    if let Some(v) = b.hsts_max_age.sent() {
+        let v = v.and_then(|v| i32::try_from(*v).ok());
+        ch.push(("hsts_max_age", v.into()));
+    }
+    if let Some(v) = b.hsts_include_subdomains.sent() {
+        ch.push((
+            "hsts_include_subdomains",
+            v.copied().unwrap_or(false).into(),
+        ));
+    }
+    if let Some(v) = b.hsts_preload.sent() {
+        ch.push(("hsts_preload", v.copied().unwrap_or(false).into()));
+    }
+    ch
+}
+
 /// `PUT /v2/lbaas/listeners/{id}` → 200, listener and LB PENDING_UPDATE.
 pub async fn put(
     State(st): State<AppState>,
@@ -371,7 +506,7 @@ pub async fn put(
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     base::no_query(&q, &[])?;
-    let b = parse_body(&body, "listener_", "listener", &LISTENER_PUT)?;
+    let b: ListenerPut = parse_typed(&body, "listener_", "listener", &LISTENER_PUT)?;
     let mut tx = st.db().begin().await?;
     let l = get_db_listener(&mut tx, &id).await?;
     policy::authorize(&ctx, "listener", "put", l.project_id.as_deref())?;
@@ -387,14 +522,14 @@ pub async fn put(
         ProvisioningStatus::PendingUpdate,
     )
     .await?;
-    if let Some(pid) = b.str("default_pool_id") {
-        let pool: Option<PoolRow> = tx.find(&pid).await?;
+    if let Some(pid) = b.default_pool_id.value() {
+        let pool: Option<PoolRow> = tx.find(pid).await?;
         let pool = pool
             .filter(|p| {
                 p.load_balancer_id == l.load_balancer_id
                     && p.provisioning_status != ProvisioningStatus::Deleted
             })
-            .ok_or_else(|| ApiError::not_found("Pool", &pid))?;
+            .ok_or_else(|| ApiError::not_found("Pool", pid))?;
         if !pool_protocol_ok(&l.protocol, &pool.protocol) {
             return Err(ApiError::Validation(format!(
                 "The pool protocol '{}' is invalid while the listener protocol is '{}'.",
@@ -402,133 +537,24 @@ pub async fn put(
             )));
         }
     }
-    let cfg = st.config();
     let mut new = provider::Listener {
         listener_id: id.clone(),
         ..Default::default()
     };
-    let mut ch: Vec<(&str, SqlValue)> = Vec::new();
-    let int_or = |k: &str, d: i64| -> Option<i32> {
-        Some(i32::try_from(b.i64(k).unwrap_or(d)).unwrap_or(i32::MAX))
-    };
-    if b.has("name") {
-        ch.push(("name", b.str("name").into()));
-        new.name = Some(b.str("name").unwrap_or_default());
-    }
-    if b.has("description") {
-        ch.push(("description", b.str("description").into()));
-        new.description = Some(b.str("description").unwrap_or_default());
-    }
-    if let Some(a) = b.bool("admin_state_up") {
-        ch.push(("enabled", a.into()));
-        new.admin_state_up = Some(a);
-    }
-    if b.has("connection_limit") {
-        let v = int_or("connection_limit", -1);
-        ch.push(("connection_limit", v.into()));
-        new.connection_limit = v.map(i64::from);
-    }
-    for (k, col, d) in [
-        (
-            "timeout_client_data",
-            "timeout_client_data",
-            cfg.timeout_client_data,
-        ),
-        (
-            "timeout_member_connect",
-            "timeout_member_connect",
-            cfg.timeout_member_connect,
-        ),
-        (
-            "timeout_member_data",
-            "timeout_member_data",
-            cfg.timeout_member_data,
-        ),
-        (
-            "timeout_tcp_inspect",
-            "timeout_tcp_inspect",
-            cfg.timeout_tcp_inspect,
-        ),
-    ] {
-        if b.has(k) {
-            ch.push((col, int_or(k, d).into()));
-        }
-    }
-    if b.has("default_pool_id") {
-        ch.push(("default_pool_id", b.str("default_pool_id").into()));
-        // null removes the pool: octavia-lib's None, distinct from Unset
-        new.default_pool_id = Some(b.str("default_pool_id"));
-    }
-    if b.has("default_tls_container_ref") {
-        ch.push((
-            "tls_certificate_id",
-            b.str("default_tls_container_ref").into(),
-        ));
-    }
-    if b.has("insert_headers") {
-        ch.push((
-            "insert_headers",
-            b.obj("insert_headers")
-                .map(|h| crate::pickle::dumps_str_dict(&h.0))
-                .into(),
-        ));
-    }
-    if b.has("client_authentication") {
-        ch.push((
-            "client_authentication",
-            b.str("client_authentication")
-                .unwrap_or_else(|| "NONE".into())
-                .into(),
-        ));
-    }
-    if b.has("tls_ciphers") {
-        ch.push(("tls_ciphers", b.str("tls_ciphers").into()));
-    }
-    // null resets to the configured default (listener.py `_set_default_on_none`)
-    let or_default = |k: &str, d: &[&str]| b.str_list(k).unwrap_or_else(|| rules::owned(d));
-    if b.has("tls_versions") {
-        let v = or_default("tls_versions", rules::DEFAULT_TLS_VERSIONS);
-        ch.push(("tls_versions", base::join_list(Some(v.clone())).into()));
-        new.tls_versions = Some(v);
-    }
-    if b.has("alpn_protocols") {
-        let v = or_default("alpn_protocols", rules::DEFAULT_LISTENER_ALPN);
-        ch.push(("alpn_protocols", base::join_list(Some(v.clone())).into()));
-        new.alpn_protocols = Some(v);
-    }
-    if b.has("hsts_max_age") {
-        ch.push((
-            "hsts_max_age",
-            b.i64("hsts_max_age")
-                .and_then(|v| i32::try_from(v).ok())
-                .into(),
-        ));
-    }
-    if b.has("hsts_include_subdomains") {
-        ch.push((
-            "hsts_include_subdomains",
-            b.bool("hsts_include_subdomains").unwrap_or(false).into(),
-        ));
-    }
-    if b.has("hsts_preload") {
-        ch.push((
-            "hsts_preload",
-            b.bool("hsts_preload").unwrap_or(false).into(),
-        ));
-    }
+    let ch = put_changes(&b, st.config(), &mut new);
     tx.update::<ListenerRow>(&id, &ch).await?;
-    if b.has("sni_container_refs") {
-        tx.set_sni_refs(&id, &b.str_list("sni_container_refs").unwrap_or_default())
+    if let Some(sni) = b.sni_container_refs.sent() {
+        tx.set_sni_refs(&id, sni.map_or(&[][..], |l| l.as_slice()))
             .await?;
     }
-    if b.has("allowed_cidrs") {
-        let cidrs = b.str_list("allowed_cidrs").unwrap_or_default();
+    if let Some(cidrs) = b.allowed_cidrs.sent() {
+        let cidrs = cidrs.map(|l| l.0.clone()).unwrap_or_default();
         tx.set_listener_cidrs(&id, &cidrs).await?;
         // the driver sees the new list (the OVN provider refuses any: 501)
         new.allowed_cidrs = Some(cidrs);
     }
-    if b.has("tags") {
-        tx.set_tags(&id, &b.str_list("tags").unwrap_or_default())
+    if let Some(tags) = b.tags.sent() {
+        tx.set_tags(&id, tags.map_or(&[][..], |l| l.as_slice()))
             .await?;
     }
     call_provider(&mut tx, &pname, driver.listener_update(old, new)).await?;

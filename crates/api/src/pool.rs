@@ -22,41 +22,27 @@ use crate::lookup::{
 };
 use crate::pagination::ListParams;
 use crate::policy;
-use crate::types::{Obj, parse_body, pool::*};
+use crate::types::{Patch, parse_typed, pool::*};
 
 type Q = Query<Vec<(String, String)>>;
 
 /// `[api_settings] default_pool_ciphers` (OWASP suite B, octavia/common/constants.py).
 pub const DEFAULT_POOL_CIPHERS: &str = "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384:DHE-RSA-CHACHA20-POLY1305";
 
-/// pool.py: on create, with `tls_enabled`, the given TLS version and ALPN lists
-/// (`check_tls_version_list`, `check_alpn_protocols`); on update, each list given.
-pub(crate) fn validate_tls_lists(b: &Obj, update: bool) -> Result<(), ApiError> {
-    use crate::listener::rules::{check_alpn, check_tls_versions};
-    if update {
-        if b.has("tls_versions") {
-            check_tls_versions(b.str_list("tls_versions").as_deref())?;
-        }
-        if b.has("alpn_protocols") {
-            check_alpn(b.str_list("alpn_protocols").as_deref())?;
-        }
-    } else if b.bool("tls_enabled") == Some(true) {
-        check_tls_versions(b.str_list("tls_versions").as_deref())?;
-        check_alpn(b.str_list("alpn_protocols").as_deref())?;
-    }
-    Ok(())
-}
-
 /// The field rules of a new pool of `protocol` (pool.py `post`, also the graph create's
-/// `_graph_create`): its session persistence ([`validate_sp`]), its TLS version / ALPN lists
-/// ([`validate_tls_lists`]) and 400 `A CA certificate reference is required to specify a
-/// revocation list.` for a CRL without a CA.
-pub(crate) fn validate_create_fields(b: &Obj, protocol: &str) -> Result<(), ApiError> {
-    if let Some(sp) = &b.obj("session_persistence") {
+/// `_graph_create`): its session persistence ([`validate_sp`]), with `tls_enabled` its TLS
+/// version and ALPN lists (`check_tls_version_list`, `check_alpn_protocols`) and 400 `A CA
+/// certificate reference is required to specify a revocation list.` for a CRL without a CA.
+pub(crate) fn validate_create_fields(b: &PoolPost, protocol: &str) -> Result<(), ApiError> {
+    use crate::listener::rules::{check_alpn, check_tls_versions};
+    if let Some(sp) = &b.session_persistence {
         validate_sp(sp, protocol, "UDP and SCTP")?;
     }
-    validate_tls_lists(b, false)?;
-    if b.str("crl_container_ref").is_some() && b.str("ca_tls_container_ref").is_none() {
+    if b.tls_enabled == Some(true) {
+        check_tls_versions(b.tls_versions.as_deref().map(Vec::as_slice))?;
+        check_alpn(b.alpn_protocols.as_deref().map(Vec::as_slice))?;
+    }
+    if b.crl_container_ref.is_some() && b.ca_tls_container_ref.is_none() {
         return Err(ApiError::Validation(
             "A CA certificate reference is required to specify a revocation list.".into(),
         ));
@@ -67,9 +53,13 @@ pub(crate) fn validate_create_fields(b: &Obj, protocol: &str) -> Result<(), ApiE
 /// Session persistence checks: the UDP/SCTP rules of `_validate_pool_request_for_udp_sctp`,
 /// the timeout/granularity rule for other protocols (`udp_text` differs between POST and PUT
 /// in the reference) and `validate.check_session_persistence`.
-pub(crate) fn validate_sp(sp: &Obj, protocol: &str, udp_text: &str) -> Result<(), ApiError> {
-    let ty = sp.str("type").unwrap_or_default();
-    let cookie = sp.str("cookie_name");
+pub(crate) fn validate_sp(
+    sp: &SessionPersistence,
+    protocol: &str,
+    udp_text: &str,
+) -> Result<(), ApiError> {
+    let ty = sp.r#type.value().cloned().unwrap_or_default();
+    let cookie = sp.cookie_name.value();
     if matches!(protocol, "UDP" | "SCTP") {
         if ty == "SOURCE_IP" && cookie.is_some() {
             return Err(ApiError::Validation("session_persistence SOURCE_IP type for UDP and SCTP protocols only accepts: type, persistence_timeout, persistence_granularity.".into()));
@@ -84,16 +74,17 @@ pub(crate) fn validate_sp(sp: &Obj, protocol: &str, udp_text: &str) -> Result<()
                 "Session persistence of type {ty} is not supported for UDP/SCTP protocol pools."
             )));
         }
-    } else if sp.i64("persistence_timeout").is_some_and(|t| t != 0)
+    } else if sp.persistence_timeout.value().is_some_and(|t| *t != 0)
         || sp
-            .str("persistence_granularity")
+            .persistence_granularity
+            .value()
             .is_some_and(|g| !g.is_empty())
     {
         return Err(ApiError::Validation(format!(
             "persistence_timeout and persistence_granularity is only for {udp_text} protocol pools."
         )));
     }
-    if let Some(c) = &cookie {
+    if let Some(c) = cookie {
         if ty != "APP_COOKIE" {
             return Err(ApiError::Validation("Field \"cookie_name\" can only be specified with session persistence of type \"APP_COOKIE\".".into()));
         }
@@ -135,48 +126,61 @@ pub const DEFAULT_POOL_ALPN: &[&str] = crate::listener::rules::DEFAULT_LISTENER_
 /// unless given, and on a `tls_enabled` pool the default ciphers, TLS versions and ALPN
 /// protocols ([`DEFAULT_POOL_CIPHERS`], [`DEFAULT_POOL_TLS_VERSIONS`], [`DEFAULT_POOL_ALPN`])
 /// for those left out or `null`, as octavia/db/prepare.py `create_pool`.
-pub(crate) fn new_row(b: &Obj, project: &str, lb_id: &str) -> PoolRow {
-    let tls = b.bool("tls_enabled").unwrap_or(false);
-    let tls_default = |k: &str, d: &[&str]| {
-        b.str_list(k)
+pub(crate) fn new_row(b: &PoolPost, project: &str, lb_id: &str) -> PoolRow {
+    let tls = b.tls_enabled.unwrap_or(false);
+    let tls_default = |v: &Option<crate::types::Strings>, d: &[&str]| {
+        v.as_ref()
+            .map(|l| l.0.clone())
             .or_else(|| tls.then(|| crate::listener::rules::owned(d)))
     };
     PoolRow {
         project_id: Some(project.to_string()),
         id: base::new_id(),
-        name: b.str("name"),
-        description: b.str("description"),
-        protocol: b.str("protocol").unwrap_or_default(),
-        lb_algorithm: b.str("lb_algorithm").unwrap_or_default(),
+        name: b.name.clone(),
+        description: b.description.clone(),
+        protocol: b.protocol.clone().unwrap_or_default(),
+        lb_algorithm: b.lb_algorithm.clone().unwrap_or_default(),
         operating_status: OperatingStatus::Offline.into(),
-        enabled: b.bool("admin_state_up").unwrap_or(true),
+        // a null is false (Octavia's `to_dict`)
+        enabled: match b.admin_state_up {
+            Patch::Absent => true,
+            Patch::Null => false,
+            Patch::Value(v) => v,
+        },
         load_balancer_id: Some(lb_id.to_string()),
         provisioning_status: ProvisioningStatus::PendingCreate.into(),
-        tls_certificate_id: b.str("tls_container_ref"),
-        ca_tls_certificate_id: b.str("ca_tls_container_ref"),
-        crl_container_id: b.str("crl_container_ref"),
+        tls_certificate_id: b.tls_container_ref.clone(),
+        ca_tls_certificate_id: b.ca_tls_container_ref.clone(),
+        crl_container_id: b.crl_container_ref.clone(),
         tls_enabled: tls,
         tls_ciphers: b
-            .str("tls_ciphers")
+            .tls_ciphers
+            .clone()
             .or_else(|| tls.then(|| DEFAULT_POOL_CIPHERS.to_string())),
-        tls_versions: base::join_list(tls_default("tls_versions", DEFAULT_POOL_TLS_VERSIONS)),
-        alpn_protocols: base::join_list(tls_default("alpn_protocols", DEFAULT_POOL_ALPN)),
+        tls_versions: base::join_list(tls_default(&b.tls_versions, DEFAULT_POOL_TLS_VERSIONS)),
+        alpn_protocols: base::join_list(tls_default(&b.alpn_protocols, DEFAULT_POOL_ALPN)),
         created_at: Some(octavia_db::now()),
         ..Default::default()
     }
 }
 
 /// The `session_persistence` row of pool `pool_id` for the object `sp` with type `ty`.
-pub(crate) fn sp_row(pool_id: &str, sp: &Obj, ty: String) -> SessionPersistenceRow {
+pub(crate) fn sp_row(pool_id: &str, sp: &SessionPersistence, ty: String) -> SessionPersistenceRow {
     SessionPersistenceRow {
         pool_id: pool_id.to_string(),
         r#type: ty,
-        cookie_name: sp.str("cookie_name"),
+        cookie_name: sp.cookie_name.value().cloned(),
         persistence_timeout: sp
-            .i64("persistence_timeout")
-            .and_then(|v| i32::try_from(v).ok()),
-        persistence_granularity: sp.str("persistence_granularity"),
+            .persistence_timeout
+            .value()
+            .and_then(|v| i32::try_from(*v).ok()),
+        persistence_granularity: sp.persistence_granularity.value().cloned(),
     }
+}
+
+/// The pool's TLS certificate ref as a list (none when unset or empty).
+fn tls_refs(r: Option<&String>) -> Vec<String> {
+    r.filter(|r| !r.is_empty()).cloned().into_iter().collect()
 }
 
 /// `GET /v2/lbaas/pools`.
@@ -261,19 +265,20 @@ pub async fn post(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     base::no_query(&q, &[])?;
-    let b = parse_body(&body, "pool_", "pool", &POOL_POST)?;
-    let protocol = b.str("protocol").unwrap_or_default();
+    let b: PoolPost = parse_typed(&body, "pool_", "pool", &POOL_POST)?;
+    let protocol = b.protocol.clone().unwrap_or_default();
     let mut tx = st.db().begin().await?;
-    let listener: Option<ListenerRow> = match b.str("listener_id") {
-        Some(lid) => Some(get_db_listener(&mut tx, &lid).await.map_err(|_| {
-            ApiError::InvalidSubresource {
-                resource: "Listener".into(),
-                id: lid.clone(),
-            }
-        })?),
-        None => None,
-    };
-    let lb_id = match (b.str("loadbalancer_id"), &listener) {
+    let listener: Option<ListenerRow> =
+        match &b.listener_id {
+            Some(lid) => Some(get_db_listener(&mut tx, lid).await.map_err(|_| {
+                ApiError::InvalidSubresource {
+                    resource: "Listener".into(),
+                    id: lid.clone(),
+                }
+            })?),
+            None => None,
+        };
+    let lb_id = match (b.loadbalancer_id.clone(), &listener) {
         (Some(l), _) => l,
         (None, Some(l)) => l.load_balancer_id.clone().unwrap_or_default(),
         (None, None) => {
@@ -300,7 +305,7 @@ pub async fn post(
         check_pool_protocol(&l.protocol, &protocol)?;
     }
     validate_create_fields(&b, &protocol)?;
-    let sp = b.obj("session_persistence");
+    let sp = b.session_persistence.as_ref();
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     if !ctx.noauth {
@@ -321,34 +326,17 @@ pub async fn post(
     // Certificates are read after the LB lock, before the provider (pool.py
     // `_validate_create_pool`; seed 003 §5).
     let token = ctx.auth_token.as_deref();
-    let tls_refs: Vec<String> = b
-        .str("tls_container_ref")
-        .filter(|r| !r.is_empty())
-        .into_iter()
-        .collect();
-    certificates::validate_tls_refs(st.cert_manager(), token, &tls_refs).await?;
-    if let Some(ca) = b.str("ca_tls_container_ref").filter(|r| !r.is_empty()) {
-        let crl = b.str("crl_container_ref").filter(|r| !r.is_empty());
-        certificates::validate_client_ca_and_crl_refs(
-            st.cert_manager(),
-            token,
-            &ca,
-            crl.as_deref(),
-        )
-        .await?;
-    }
+    validate_tls_create(&st, token, &b).await?;
     let row = new_row(&b, &project, &lb_id);
     let id = row.id.clone();
     tx.insert(&row).await?;
-    let sp_row = sp
-        .as_ref()
-        .map(|sp| sp_row(&id, sp, sp.str("type").unwrap_or_default()));
+    let sp_row = sp.map(|sp| sp_row(&id, sp, sp.r#type.value().cloned().unwrap_or_default()));
     if let Some(r) = &sp_row {
         tx.insert(r).await?;
     }
-    let tags = match b.str_list("tags") {
+    let tags = match &b.tags {
         Some(tags) => {
-            tx.set_tags(&id, &tags).await?;
+            tx.set_tags(&id, tags).await?;
             tx.tags(&id).await?
         }
         None => Vec::new(),
@@ -372,6 +360,86 @@ pub async fn post(
     Ok((StatusCode::CREATED, Json(json!({"pool": body}))).into_response())
 }
 
+/// The certificates of a create, read after the LB lock and before the provider (pool.py
+/// `_validate_create_pool`; seed 003 §5): the TLS ref, then the CA with its CRL when a CA is
+/// given. The POST's and the graph create's.
+pub(crate) async fn validate_tls_create(
+    st: &AppState,
+    token: Option<&str>,
+    b: &PoolPost,
+) -> Result<(), ApiError> {
+    let refs = tls_refs(b.tls_container_ref.as_ref());
+    certificates::validate_tls_refs(st.cert_manager(), token, &refs).await?;
+    if let Some(ca) = b.ca_tls_container_ref.as_ref().filter(|r| !r.is_empty()) {
+        let crl = b.crl_container_ref.as_deref().filter(|r| !r.is_empty());
+        certificates::validate_client_ca_and_crl_refs(st.cert_manager(), token, ca, crl).await?;
+    }
+    Ok(())
+}
+
+/// The column changes of a PUT (after `provisioning_status`) and the attributes of the
+/// driver's new model: each attribute sent is written; a `null` TLS ref is removed,
+/// `tls_ciphers` / `tls_versions` reset to their defaults, `alpn_protocols` cleared,
+/// `admin_state_up` false (pool.py `put`).
+fn put_changes(b: &PoolPut, new: &mut provider::Pool) -> Vec<(&'static str, SqlValue)> {
+    let mut ch: Vec<(&'static str, SqlValue)> = vec![(
+        "provisioning_status",
+        ProvisioningStatus::PendingUpdate.into(),
+    )];
+    if let Some(v) = b.name.sent() {
+        ch.push(("name", v.cloned().into()));
+        new.name = Some(v.cloned().unwrap_or_default());
+    }
+    if let Some(v) = b.description.sent() {
+        ch.push(("description", v.cloned().into()));
+        new.description = Some(v.cloned().unwrap_or_default());
+    }
+    if let Some(v) = b.admin_state_up.sent() {
+        let a = v.copied().unwrap_or(false);
+        ch.push(("enabled", a.into()));
+        new.admin_state_up = Some(a);
+    }
+    if let Some(a) = b.lb_algorithm.value() {
+        ch.push(("lb_algorithm", a.as_str().into()));
+        new.lb_algorithm = Some(a.clone());
+    }
+    if let Some(v) = b.tls_container_ref.sent() {
+        ch.push(("tls_certificate_id", v.cloned().into()));
+        new.tls_container_ref = v.cloned();
+    }
+    if let Some(v) = b.ca_tls_container_ref.sent() {
+        ch.push(("ca_tls_certificate_id", v.cloned().into()));
+        new.ca_tls_container_ref = v.cloned();
+    }
+    if let Some(v) = b.crl_container_ref.sent() {
+        ch.push(("crl_container_id", v.cloned().into()));
+        new.crl_container_ref = v.cloned();
+    }
+    if let Some(t) = b.tls_enabled.value() {
+        ch.push(("tls_enabled", (*t).into()));
+        new.tls_enabled = Some(*t);
+    }
+    if let Some(v) = b.tls_ciphers.sent() {
+        let c = v.map_or_else(|| DEFAULT_POOL_CIPHERS.to_string(), String::clone);
+        ch.push(("tls_ciphers", c.as_str().into()));
+        new.tls_ciphers = Some(c);
+    }
+    if let Some(v) = b.tls_versions.sent() {
+        let v = v.map_or_else(
+            || crate::listener::rules::owned(DEFAULT_POOL_TLS_VERSIONS),
+            |l| l.0.clone(),
+        );
+        ch.push(("tls_versions", base::join_list(Some(v.clone())).into()));
+        new.tls_versions = Some(v);
+    }
+    if let Some(v) = b.alpn_protocols.sent() {
+        let v = v.map(|l| l.0.clone());
+        ch.push(("alpn_protocols", base::join_list(v.clone()).into()));
+        new.alpn_protocols = v;
+    }
+    ch
+}
+
 /// `PUT /v2/lbaas/pools/{id}` → 200, pool, its listeners and the LB PENDING_UPDATE.
 pub async fn put(
     State(st): State<AppState>,
@@ -381,28 +449,32 @@ pub async fn put(
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     base::no_query(&q, &[])?;
-    let b = parse_body(&body, "pool_", "pool", &POOL_PUT)?;
+    let b: PoolPut = parse_typed(&body, "pool_", "pool", &POOL_PUT)?;
     let mut tx = st.db().begin().await?;
     let p = get_db_pool(&mut tx, &id).await?;
     let lb = get_db_lb(&mut tx, p.load_balancer_id.as_deref().unwrap_or_default()).await?;
     policy::authorize(&ctx, "pool", "put", lb.project_id.as_deref())?;
     // no NULL in these columns: the reference passes the `null` on (the OVN provider answers
     // 501 `does not support None algorithm`, its update a 500 for `tls_enabled`)
-    b.refuse_nulls(&["lb_algorithm", "tls_enabled"])?;
+    b.lb_algorithm.refuse_null("lb_algorithm")?;
+    b.tls_enabled.refuse_null("tls_enabled")?;
     let stored_sp: Option<SessionPersistenceRow> = tx.find(&id).await?;
     // A partial SP without `type` keeps the stored type (pool.py put), `{}` included: it
     // keeps the type and clears the rest. `{}` with nothing stored removes nothing.
     let sp = b
-        .obj("session_persistence")
-        .filter(|o| !o.0.is_empty() || stored_sp.is_some());
-    let sp_type = sp.as_ref().and_then(|o| {
-        o.str("type")
+        .session_persistence
+        .value()
+        .filter(|o| !o.is_empty() || stored_sp.is_some());
+    let sp_type = sp.and_then(|o| {
+        o.r#type
+            .value()
+            .cloned()
             .or_else(|| stored_sp.as_ref().map(|s| s.r#type.clone()))
     });
-    if let Some(o) = &sp {
+    if let Some(o) = sp {
         let mut merged = o.clone();
         if let Some(t) = &sp_type {
-            merged.0.insert("type".into(), json!(t));
+            merged.r#type = Patch::Value(t.clone());
         }
         validate_sp(&merged, &p.protocol, "UDP")?;
         if sp_type.is_none() {
@@ -411,18 +483,24 @@ pub async fn put(
             ));
         }
     }
-    validate_tls_lists(&b, true)?;
-    let ca_given = b.has("ca_tls_container_ref");
-    let ca = if ca_given {
-        b.str("ca_tls_container_ref")
-    } else {
-        p.ca_tls_certificate_id.clone()
-    };
-    let crl = if b.has("crl_container_ref") {
-        b.str("crl_container_ref")
-    } else {
-        p.crl_container_id.clone()
-    };
+    {
+        use crate::listener::rules::{check_alpn, check_tls_versions};
+        if b.tls_versions.given() {
+            check_tls_versions(b.tls_versions.value().map(|v| v.as_slice()))?;
+        }
+        if b.alpn_protocols.given() {
+            check_alpn(b.alpn_protocols.value().map(|v| v.as_slice()))?;
+        }
+    }
+    let ca_given = b.ca_tls_container_ref.given();
+    let ca = b
+        .ca_tls_container_ref
+        .sent()
+        .map_or_else(|| p.ca_tls_certificate_id.clone(), |v| v.cloned());
+    let crl = b
+        .crl_container_ref
+        .sent()
+        .map_or_else(|| p.crl_container_id.clone(), |v| v.cloned());
     if crl.is_some() && ca.is_none() {
         let text = if ca_given && p.ca_tls_certificate_id.is_some() {
             "A CA reference cannot be removed when a certificate revocation list is present."
@@ -434,11 +512,7 @@ pub async fn put(
     // pool.py `_validate_pool_PUT`, before the LB lock: the given TLS ref, then the CA (given,
     // else stored) with the CRL.
     let token = ctx.auth_token.as_deref();
-    let tls_refs: Vec<String> = b
-        .str("tls_container_ref")
-        .filter(|r| !r.is_empty())
-        .into_iter()
-        .collect();
+    let tls_refs = tls_refs(b.tls_container_ref.value());
     certificates::validate_tls_refs(st.cert_manager(), token, &tls_refs).await?;
     if let Some(ca) = ca.as_deref().filter(|r| !r.is_empty()) {
         let crl = crl.as_deref().filter(|r| !r.is_empty());
@@ -458,70 +532,10 @@ pub async fn put(
         pool_id: id.clone(),
         ..Default::default()
     };
-    let mut ch: Vec<(&str, SqlValue)> = vec![(
-        "provisioning_status",
-        ProvisioningStatus::PendingUpdate.into(),
-    )];
-    if b.has("name") {
-        ch.push(("name", b.str("name").into()));
-        new.name = Some(b.str("name").unwrap_or_default());
-    }
-    if b.has("description") {
-        ch.push(("description", b.str("description").into()));
-        new.description = Some(b.str("description").unwrap_or_default());
-    }
-    if let Some(a) = b.bool("admin_state_up") {
-        ch.push(("enabled", a.into()));
-        new.admin_state_up = Some(a);
-    }
-    if let Some(a) = b.str("lb_algorithm") {
-        ch.push(("lb_algorithm", a.as_str().into()));
-        new.lb_algorithm = Some(a);
-    }
-    for (k, col) in [
-        ("tls_container_ref", "tls_certificate_id"),
-        ("ca_tls_container_ref", "ca_tls_certificate_id"),
-        ("crl_container_ref", "crl_container_id"),
-    ] {
-        if b.has(k) {
-            ch.push((col, b.str(k).into()));
-        }
-    }
-    if b.has("tls_container_ref") {
-        new.tls_container_ref = b.str("tls_container_ref");
-    }
-    if b.has("ca_tls_container_ref") {
-        new.ca_tls_container_ref = b.str("ca_tls_container_ref");
-    }
-    if b.has("crl_container_ref") {
-        new.crl_container_ref = b.str("crl_container_ref");
-    }
-    if let Some(t) = b.bool("tls_enabled") {
-        ch.push(("tls_enabled", t.into()));
-        new.tls_enabled = Some(t);
-    }
-    if b.has("tls_ciphers") {
-        let c = b
-            .str("tls_ciphers")
-            .unwrap_or_else(|| DEFAULT_POOL_CIPHERS.to_string());
-        ch.push(("tls_ciphers", c.as_str().into()));
-        new.tls_ciphers = Some(c);
-    }
-    if b.has("tls_versions") {
-        let v = b
-            .str_list("tls_versions")
-            .unwrap_or_else(|| crate::listener::rules::owned(DEFAULT_POOL_TLS_VERSIONS));
-        ch.push(("tls_versions", base::join_list(Some(v.clone())).into()));
-        new.tls_versions = Some(v);
-    }
-    if b.has("alpn_protocols") {
-        let v = b.str_list("alpn_protocols");
-        ch.push(("alpn_protocols", base::join_list(v.clone()).into()));
-        new.alpn_protocols = v;
-    }
+    let ch = put_changes(&b, &mut new);
     tx.update::<PoolRow>(&id, &ch).await?;
-    if b.has("session_persistence") {
-        match (&sp, &sp_type) {
+    if b.session_persistence.given() {
+        match (sp, &sp_type) {
             (Some(o), Some(t)) => {
                 let row = sp_row(&id, o, t.clone());
                 if stored_sp.is_some() {
@@ -549,8 +563,8 @@ pub async fn put(
             }
         }
     }
-    if b.has("tags") {
-        tx.set_tags(&id, &b.str_list("tags").unwrap_or_default())
+    if let Some(tags) = b.tags.sent() {
+        tx.set_tags(&id, tags.map_or(&[][..], |l| l.as_slice()))
             .await?;
     }
     call_provider(&mut tx, &pname, driver.pool_update(old, new)).await?;
@@ -604,8 +618,8 @@ pub async fn delete(
 mod tests {
     use super::*;
 
-    fn o(v: Value) -> Obj {
-        Obj(v.as_object().cloned().unwrap_or_default())
+    fn o(v: Value) -> SessionPersistence {
+        serde_json::from_value(v).unwrap()
     }
 
     #[test]

@@ -4,10 +4,12 @@
 //! `check_tls_version_list`, `check_alpn_protocols`, `check_hsts_options[_put]`), with the
 //! reference's texts. An update is checked against the listener's stored protocol and values.
 
-use octavia_db::ListenerRow;
-
 use crate::fault::ApiError;
-use crate::types::Obj;
+use octavia_db::ListenerRow;
+use serde_json::{Map, Value};
+
+use crate::types::listener::{ListenerPost, ListenerPut};
+use crate::types::{Patch, Strings};
 
 /// `SUPPORTED_HTTP_HEADERS` (octavia-lib constants).
 pub const HTTP_HEADERS: &[&str] = &[
@@ -46,10 +48,10 @@ fn py_list(items: &[String]) -> String {
     format!("[{}]", quoted.join(", "))
 }
 
-fn header_keys(b: &Obj) -> Option<Vec<String>> {
-    b.obj("insert_headers")
-        .filter(|h| !h.0.is_empty())
-        .map(|h| h.0.keys().cloned().collect())
+/// The header names of a non-empty `insert_headers`.
+fn header_keys(h: Option<&Map<String, Value>>) -> Option<Vec<String>> {
+    h.filter(|h| !h.is_empty())
+        .map(|h| h.keys().cloned().collect())
 }
 
 /// `_validate_insert_headers`: the protocol must support header insertion, every key must be
@@ -112,21 +114,23 @@ pub fn check_alpn(protocols: Option<&[String]>) -> Result<(), ApiError> {
     Ok(())
 }
 
-fn has_tls_refs(b: &Obj) -> bool {
-    b.str("default_tls_container_ref")
-        .is_some_and(|r| !r.is_empty())
-        || b.str_list("sni_container_refs")
-            .is_some_and(|l| !l.is_empty())
+/// A non-empty default certificate ref or SNI list.
+fn has_tls_refs(default_ref: Option<&String>, sni: Option<&Strings>) -> bool {
+    default_ref.is_some_and(|r| !r.is_empty()) || sni.is_some_and(|l| !l.is_empty())
 }
 
 /// The create rules, in the reference's order (`_validate_create_listener`).
-pub fn check_create(b: &Obj, protocol: &str) -> Result<(), ApiError> {
-    if let Some(keys) = header_keys(b) {
+pub fn check_create(b: &ListenerPost, protocol: &str) -> Result<(), ApiError> {
+    if let Some(keys) = header_keys(b.insert_headers.as_ref()) {
         check_insert_headers(&keys, protocol)?;
     }
-    let tls_refs = has_tls_refs(b);
+    let tls_refs = has_tls_refs(
+        b.default_tls_container_ref.as_ref(),
+        b.sni_container_refs.as_ref(),
+    );
     let client_ca = b
-        .str("client_ca_tls_container_ref")
+        .client_ca_tls_container_ref
+        .as_ref()
         .is_some_and(|r| !r.is_empty());
     if matches!(protocol, "UDP" | "SCTP") && tls_refs {
         return Err(ApiError::Validation(format!(
@@ -147,26 +151,23 @@ pub fn check_create(b: &Obj, protocol: &str) -> Result<(), ApiError> {
             "An SNI or default certificate container reference must be provided for {protocol} protocol listeners."
         )));
     }
-    let auth = b
-        .str("client_authentication")
-        .unwrap_or_else(|| "NONE".into());
+    let auth = b.client_authentication.as_deref().unwrap_or("NONE");
     if auth != "NONE" && !client_ca {
         return Err(ApiError::Validation(format!(
             "Client authentication setting {auth} requires a client CA container reference."
         )));
     }
-    if b.str("client_crl_container_ref")
+    if b.client_crl_container_ref
+        .as_ref()
         .is_some_and(|r| !r.is_empty())
         && !client_ca
     {
         return Err(ApiError::Validation("A client authentication CA reference is required to specify a client authentication revocation list.".into()));
     }
-    check_tls_versions(b.str_list("tls_versions").as_deref())?;
-    check_alpn(b.str_list("alpn_protocols").as_deref())?;
-    let max_age = b.i64("hsts_max_age").is_some();
-    if (b.bool("hsts_include_subdomains") == Some(true) || b.bool("hsts_preload") == Some(true))
-        && !max_age
-    {
+    check_tls_versions(b.tls_versions.as_deref().map(Vec::as_slice))?;
+    check_alpn(b.alpn_protocols.as_deref().map(Vec::as_slice))?;
+    let max_age = b.hsts_max_age.is_some();
+    if (b.hsts_include_subdomains == Some(true) || b.hsts_preload == Some(true)) && !max_age {
         return Err(ApiError::Validation("HSTS configuration options hsts_include_subdomains and hsts_preload only make sense if hsts_max_age is set as well.".into()));
     }
     if max_age && protocol != "TERMINATED_HTTPS" {
@@ -180,10 +181,13 @@ pub fn check_create(b: &Obj, protocol: &str) -> Result<(), ApiError> {
 
 /// The update rules against the stored listener `l` (`_validate_listener_PUT`), before any
 /// certificate is read.
-pub fn check_put(b: &Obj, l: &ListenerRow) -> Result<(), ApiError> {
+pub fn check_put(b: &ListenerPut, l: &ListenerRow) -> Result<(), ApiError> {
     let protocol = l.protocol.as_str();
-    let tls_refs = has_tls_refs(b);
-    let headers = header_keys(b);
+    let tls_refs = has_tls_refs(
+        b.default_tls_container_ref.value(),
+        b.sni_container_refs.value(),
+    );
+    let headers = header_keys(b.insert_headers.value());
     if matches!(protocol, "UDP" | "SCTP") && (tls_refs || headers.is_some()) {
         return Err(ApiError::Validation(format!(
             "{protocol} protocol listener does not support TLS or header insertion."
@@ -195,9 +199,10 @@ pub fn check_put(b: &Obj, l: &ListenerRow) -> Result<(), ApiError> {
             "Certificate container references are not allowed on {protocol} protocol listeners."
         )));
     }
-    if let Some(auth) = b.str("client_authentication").filter(|a| a != "NONE") {
+    if let Some(auth) = b.client_authentication.value().filter(|a| *a != "NONE") {
         let ca = l.client_ca_tls_certificate_id.is_some()
-            || b.str("client_ca_tls_container_ref")
+            || b.client_ca_tls_container_ref
+                .as_ref()
                 .is_some_and(|r| !r.is_empty());
         if !ca {
             return Err(ApiError::Validation(format!(
@@ -208,14 +213,15 @@ pub fn check_put(b: &Obj, l: &ListenerRow) -> Result<(), ApiError> {
     if let Some(keys) = headers {
         check_insert_headers(&keys, protocol)?;
     }
-    if b.has("tls_versions") {
-        check_tls_versions(b.str_list("tls_versions").as_deref())?;
+    if b.tls_versions.given() {
+        check_tls_versions(b.tls_versions.value().map(|v| v.as_slice()))?;
     }
-    if b.has("alpn_protocols") {
-        check_alpn(b.str_list("alpn_protocols").as_deref())?;
+    if b.alpn_protocols.given() {
+        check_alpn(b.alpn_protocols.value().map(|v| v.as_slice()))?;
     }
-    let body_age = b.i64("hsts_max_age");
-    if (b.bool("hsts_include_subdomains") == Some(true) || b.bool("hsts_preload") == Some(true))
+    let body_age = b.hsts_max_age.value();
+    let enables = |f: &Patch<bool>| f.value() == Some(&true);
+    if (enables(&b.hsts_include_subdomains) || enables(&b.hsts_preload))
         && l.hsts_max_age.is_none()
         && body_age.is_none()
     {

@@ -22,6 +22,8 @@ use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::lookup::{check_pool_protocol, port_space, quota_limits};
 use crate::types::Obj;
+use crate::types::listener::ListenerPost;
+use crate::types::pool::PoolPost;
 
 /// Keys a name-only pool reference carries anyway (`PoolSingleCreate` defaults: the reference
 /// counts `name`, `enabled`, `tls_enabled` and treats more than three keys as a definition).
@@ -46,7 +48,7 @@ pub struct L7Plan {
 #[derive(Debug, Clone)]
 pub struct ListenerPlan {
     /// The `ListenerSingleCreate` object (without `default_pool` / `l7policies`).
-    pub listener: Obj,
+    pub listener: ListenerPost,
     /// The default pool's name, if any.
     pub default_pool: Option<String>,
     /// Its L7 policies, in request order.
@@ -115,7 +117,7 @@ pub fn plan(listeners: Vec<Obj>, pools: Vec<Obj>) -> Result<Plan, ApiError> {
             }
         }
         out.push(ListenerPlan {
-            listener: l,
+            listener: l.typed()?,
             default_pool,
             l7policies,
         });
@@ -184,48 +186,29 @@ pub async fn create(
     quota(st, ctx, tx, &project, QuotaResource::Pool, plan.pools.len()).await?;
     let mut pool_ids: BTreeMap<String, (String, String)> = BTreeMap::new();
     for p in &plan.pools {
-        let name = p.str("name").unwrap_or_default();
-        for attr in ["protocol", "lb_algorithm"] {
-            if p.str(attr).is_none() {
+        let p: PoolPost = p.clone().typed()?;
+        let name = p.name.clone().unwrap_or_default();
+        for (attr, given) in [("protocol", &p.protocol), ("lb_algorithm", &p.lb_algorithm)] {
+            if given.is_none() {
                 return Err(ApiError::Validation(format!(
                     "Pool definition for '{name}' missing required attribute: {attr}"
                 )));
             }
         }
-        let protocol = p.str("protocol").unwrap_or_default();
-        crate::pool::validate_create_fields(p, &protocol)?;
-        let sp = p.obj("session_persistence");
-        let tls_refs: Vec<String> = p
-            .str("tls_container_ref")
-            .filter(|r| !r.is_empty())
-            .into_iter()
-            .collect();
-        crate::certificates::validate_tls_refs(st.cert_manager(), token, &tls_refs).await?;
-        if let Some(ca) = p.str("ca_tls_container_ref").filter(|r| !r.is_empty()) {
-            let crl = p.str("crl_container_ref").filter(|r| !r.is_empty());
-            crate::certificates::validate_client_ca_and_crl_refs(
-                st.cert_manager(),
-                token,
-                &ca,
-                crl.as_deref(),
-            )
-            .await?;
-        }
-        let row = crate::pool::new_row(p, &project, &lb.id);
+        let protocol = p.protocol.clone().unwrap_or_default();
+        crate::pool::validate_create_fields(&p, &protocol)?;
+        crate::pool::validate_tls_create(st, token, &p).await?;
+        let row = crate::pool::new_row(&p, &project, &lb.id);
         let id = row.id.clone();
         tx.insert(&row).await?;
-        if let Some(sp) = &sp {
-            tx.insert(&crate::pool::sp_row(
-                &id,
-                sp,
-                sp.str("type").unwrap_or_default(),
-            ))
-            .await?;
+        if let Some(sp) = &p.session_persistence {
+            let ty = sp.r#type.value().cloned().unwrap_or_default();
+            tx.insert(&crate::pool::sp_row(&id, sp, ty)).await?;
         }
-        if let Some(tags) = p.str_list("tags") {
-            tx.set_tags(&id, &tags).await?;
+        if let Some(tags) = &p.tags {
+            tx.set_tags(&id, tags).await?;
         }
-        let hm = p.obj("healthmonitor");
+        let hm = p.healthmonitor.clone().map(Obj);
         if let Some(hm) = &hm {
             quota(st, ctx, tx, &project, QuotaResource::HealthMonitor, 1).await?;
             let ty = hm.str("type").unwrap_or_default();
@@ -237,7 +220,12 @@ pub async fn create(
                 tx.set_tags(&hm_row.id, &tags).await?;
             }
         }
-        let members = p.objs("members");
+        let members: Vec<Obj> = p
+            .members
+            .iter()
+            .flatten()
+            .filter_map(|v| v.as_object().map(|o| Obj(o.clone())))
+            .collect();
         quota(st, ctx, tx, &project, QuotaResource::Member, members.len()).await?;
         let mut seen = BTreeSet::new();
         let mut member_ids = Vec::with_capacity(members.len());
@@ -282,9 +270,13 @@ pub async fn create(
     for lp in &plan.listeners {
         let b = &lp.listener;
         // `protocol: null`: the reference's insert fails on the protocol's foreign key → 400
-        b.refuse_nulls(&["protocol"])?;
-        let protocol = b.str("protocol").unwrap_or_default();
-        let port = b.i64("protocol_port").unwrap_or_default();
+        let Some(protocol) = b.protocol.value().cloned() else {
+            return Err(ApiError::InvalidOption {
+                value: "None".into(),
+                option: "protocol".into(),
+            });
+        };
+        let port = b.protocol_port;
         let default_pool = match &lp.default_pool {
             Some(name) => {
                 if protocol == "PROMETHEUS" {
@@ -302,22 +294,7 @@ pub async fn create(
         };
         crate::listener::validate_enabled(st.config(), b, &protocol)?;
         crate::listener::validate_protocol(b, &protocol)?;
-        let mut tls_refs = b.str_list("sni_container_refs").unwrap_or_default();
-        tls_refs.extend(b.str("default_tls_container_ref").filter(|r| !r.is_empty()));
-        crate::certificates::validate_tls_refs(st.cert_manager(), token, &tls_refs).await?;
-        if let Some(ca) = b
-            .str("client_ca_tls_container_ref")
-            .filter(|r| !r.is_empty())
-        {
-            let crl = b.str("client_crl_container_ref").filter(|r| !r.is_empty());
-            crate::certificates::validate_client_ca_and_crl_refs(
-                st.cert_manager(),
-                token,
-                &ca,
-                crl.as_deref(),
-            )
-            .await?;
-        }
+        crate::listener::validate_tls_create(st, token, b).await?;
         if ports
             .iter()
             .any(|(p, n)| *n == port && port_space(p) == port_space(&protocol))
@@ -563,7 +540,7 @@ mod tests {
             p.listeners[0].l7policies[0].redirect_pool.as_deref(),
             Some("b")
         );
-        assert!(!p.listeners[0].listener.has("default_pool"));
+        assert!(p.listeners[0].listener.default_pool.is_none());
         // name + admin_state_up + tls_enabled is still a reference
         let p = plan(
             vec![obj(

@@ -43,6 +43,14 @@ const OPENAPI: &str = include_str!("../../../docs/openapi.json");
 /// Seconds of a CI slice per backend.
 const CI_SECONDS: u64 = 60;
 
+/// What the fake provider decides whatever the request said: its VIP port.
+const FAKE_DECIDES: &[&str] = &[
+    "vip_port_id",
+    "vip_address",
+    "vip_network_id",
+    "vip_subnet_id",
+];
+
 /// Sends `method path` with the raw body; (status, body text, body as JSON or `Null`).
 async fn send(
     env: &common::Env,
@@ -117,7 +125,7 @@ async fn check_stored(env: &common::Env, rb: ReadBack) -> Vec<String> {
                 return vec![format!("GET {path} after the write → {s} {b}")];
             }
             let shown = &b[wrapper.as_str()];
-            let mut out = stored::mismatches(&wrapper, &sent, shown);
+            let mut out = stored::mismatches(&wrapper, &sent, shown, FAKE_DECIDES);
             if let Some((table, key)) = stored::table_of(&wrapper) {
                 let id = if key == "project_id" {
                     stored::unescape(path.rsplit('/').next().unwrap_or(""))
@@ -151,6 +159,9 @@ async fn run_case(env: &common::Env, fx: &mut Fixture, c: &Case) -> Result<u16, 
     )
     .await;
     let short: String = text.chars().take(300).collect();
+    if std::env::var("KEEL_FUZZ_CASE").is_ok() {
+        eprintln!("#{} {} {path} → {status} {short}", c.index, c.method);
+    }
     let fail = |why: String| Err(format!("#{} {} → {status}: {why}", c.index, c.what));
     if status == 0 || (status >= 500 && status != 501) {
         return fail(short);
@@ -266,5 +277,10 @@ fn every_operation_and_field_has_cases() {
         .filter(|(f, n)| **n < 5 && !f.ends_with("zz_unknown"))
         .collect();
     eprintln!("{} cases, {} fields", all.len(), per_field.len());
+    if std::env::var("KEEL_FUZZ_LIST").is_ok() {
+        for c in &all {
+            eprintln!("#{} {} {}", c.index, c.path, c.what);
+        }
+    }
     assert!(thin.is_empty(), "fields with fewer than 5 values: {thin:?}");
 }

@@ -73,7 +73,7 @@ fn placeholder(method: &str, template: &str, param: &str) -> &'static str {
         "l7policy_id" => "l7policy",
         "pool_id" if method == "PUT" && template.ends_with("/members") => "batch_pool",
         "pool_id" => "pool",
-        "project_id" => "quota_project",
+        "project_id" => fresh("new_quota_project", "quota_project"),
         "provider" => "provider",
         "name" => fresh("new_az", "az"),
         _ => {

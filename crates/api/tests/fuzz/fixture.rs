@@ -188,6 +188,21 @@ impl Fixture {
                 "availability_zone",
                 json!({"name": format!("az{n}"), "availability_zone_profile_id": self.id("azprofile")}),
             ),
+            "new_quota_project" => {
+                let p = format!("f0220000000000000000{n:012}");
+                let (s, b) = env
+                    .req(
+                        "PUT",
+                        &format!("/v2/lbaas/quotas/{p}"),
+                        Some(json!({"quota": {"pool": 5}})),
+                    )
+                    .await;
+                return if s.is_success() {
+                    Ok(p)
+                } else {
+                    Err(format!("prelude quota PUT → {s} {b}"))
+                };
+            }
             other => return Err(format!("no fresh {other}")),
         };
         post(env, &path, key, body).await
@@ -210,7 +225,7 @@ impl Fixture {
             out.push_str(&rest[..i]);
             let tail = &rest[i + 1..];
             let name_len = tail
-                .find(|c: char| !(c.is_ascii_lowercase() || c == '_'))
+                .find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'))
                 .unwrap_or(tail.len());
             if name_len == 0 || !tail[name_len..].starts_with('}') {
                 out.push('{');
@@ -257,8 +272,11 @@ async fn post(env: &common::Env, path: &str, key: &str, obj: Value) -> Result<St
         .to_string())
 }
 
-fn text_expr(mysql: bool, c: &str) -> String {
-    if mysql {
+/// Column `c` as text (`~` for NULL; a BLOB as hex: a pickle is no UTF-8).
+fn text_expr(mysql: bool, c: &str, blob: bool) -> String {
+    if blob {
+        format!("IFNULL(HEX(`{c}`), '~')")
+    } else if mysql {
         format!("IFNULL(CAST(`{c}` AS CHAR), '~')")
     } else {
         format!("IFNULL(CAST(`{c}` AS TEXT), '~')")
@@ -268,14 +286,15 @@ fn text_expr(mysql: bool, c: &str) -> String {
 /// Every row of every table, as text, sorted: the whole database's state.
 pub async fn snapshot(env: &common::Env) -> BTreeMap<&'static str, Vec<String>> {
     let mysql = env.mysql_url().is_some();
-    let mut by_table: BTreeMap<&'static str, Vec<&'static str>> = BTreeMap::new();
-    for (table, column, _, _) in octavia_db::columns() {
-        by_table.entry(table).or_default().push(column);
+    let mut by_table: BTreeMap<&'static str, Vec<(&'static str, bool)>> = BTreeMap::new();
+    for (table, column, cap, _) in octavia_db::columns() {
+        let blob = matches!(cap, octavia_db::ColumnCapacity::Blob);
+        by_table.entry(table).or_default().push((column, blob));
     }
     let mut out = BTreeMap::new();
     let mut tx = env.db.begin_read().await.unwrap();
     for (table, cols) in by_table {
-        let parts: Vec<String> = cols.iter().map(|c| text_expr(mysql, c)).collect();
+        let parts: Vec<String> = cols.iter().map(|(c, b)| text_expr(mysql, c, *b)).collect();
         let expr = if mysql {
             format!("CONCAT_WS('|', {})", parts.join(", "))
         } else {
@@ -294,19 +313,19 @@ pub async fn snapshot(env: &common::Env) -> BTreeMap<&'static str, Vec<String>> 
 /// Row `key = id` of `table`, column → text (`~` for NULL); empty when there is none.
 pub async fn row(env: &common::Env, table: &str, key: &str, id: &str) -> BTreeMap<String, String> {
     let mysql = env.mysql_url().is_some();
-    let cols: Vec<&str> = octavia_db::columns()
+    let cols: Vec<(&str, bool)> = octavia_db::columns()
         .into_iter()
         .filter(|c| c.0 == table)
-        .map(|c| c.1)
+        .map(|c| (c.1, matches!(c.2, octavia_db::ColumnCapacity::Blob)))
         .collect();
     let mut out = BTreeMap::new();
     let mut tx = env.db.begin_read().await.unwrap();
-    for c in cols {
+    for (c, blob) in cols {
         let v = tx
             .fetch_optional_scalar::<String>(
                 &format!(
                     "SELECT {} FROM `{table}` WHERE `{key}` = ?",
-                    text_expr(mysql, c)
+                    text_expr(mysql, c, blob)
                 ),
                 vec![id.into()],
             )

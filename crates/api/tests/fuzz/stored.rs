@@ -135,14 +135,19 @@ pub fn same(sent: &Value, shown: &Value) -> bool {
 /// Each attribute of `sent` (the object under `wrapper`) that `shown` does not show as sent
 /// (`null`s, which ask for the default, and children trees are not compared; a child object's
 /// `project_id` is its load balancer's, as Octavia's controllers set it).
-pub fn mismatches(wrapper: &str, sent: &Value, shown: &Value) -> Vec<String> {
+/// `skip`: attributes the run's provider decides (the fake's VIP port ignores the request's).
+pub fn mismatches(wrapper: &str, sent: &Value, shown: &Value, skip: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
     let Some(sent) = sent.as_object() else {
         return out;
     };
     let child = !matches!(wrapper, "loadbalancer" | "quota");
     for (k, v) in sent {
-        if v.is_null() || CHILDREN.contains(&k.as_str()) {
+        if v.is_null() || CHILDREN.contains(&k.as_str()) || skip.contains(&k.as_str()) {
+            continue;
+        }
+        // an empty reference clears it (octavia's listener.py PUT)
+        if k.ends_with("_ref") && v == "" {
             continue;
         }
         if child && (k == "project_id" || k == "tenant_id") {
@@ -156,7 +161,8 @@ pub fn mismatches(wrapper: &str, sent: &Value, shown: &Value) -> Vec<String> {
         };
         let Some(w) = shown.get(key) else { continue };
         // an L7 policy position past the end is the last one (octavia's l7policy.py)
-        let clamped = key == "position" && w.as_f64() <= v.as_f64();
+        let num = |x: &Value| x.as_f64().or_else(|| x.as_str()?.trim().parse().ok());
+        let clamped = key == "position" && num(w) <= num(v);
         if !same(v, w) && !clamped {
             out.push(format!("{key}: sent {}, shown {}", cut(v), cut(w)));
         }

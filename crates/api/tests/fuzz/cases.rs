@@ -485,3 +485,40 @@ pub fn short(s: &str) -> String {
         s.to_string()
     }
 }
+
+/// A piece of a case's text: literal text, or a placeholder's name (`"{port}"` loses its
+/// quotes: a port is a number).
+pub enum Piece<'a> {
+    Text(&'a str),
+    Name(&'a str),
+}
+
+/// `text` cut into literal pieces and placeholders (`{name}`, name of `[a-z0-9_]`).
+pub fn pieces(text: &str) -> Vec<Piece<'_>> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    let mut lit = 0;
+    while let Some(i) = rest[lit..].find('{').map(|i| i + lit) {
+        let tail = &rest[i + 1..];
+        let n = tail
+            .find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'))
+            .unwrap_or(tail.len());
+        if n == 0 || !tail[n..].starts_with('}') {
+            lit = i + 1;
+            continue;
+        }
+        let name = &tail[..n];
+        let (before, after) =
+            if name == "port" && rest[..i].ends_with('"') && tail[n + 1..].starts_with('"') {
+                (&rest[..i - 1], &tail[n + 2..])
+            } else {
+                (&rest[..i], &tail[n + 1..])
+            };
+        out.push(Piece::Text(before));
+        out.push(Piece::Name(name));
+        rest = after;
+        lit = 0;
+    }
+    out.push(Piece::Text(rest));
+    out
+}

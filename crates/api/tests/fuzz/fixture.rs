@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::common;
+use crate::{cases, common};
 
 /// Tables that carry a provisioning_status.
 const STATUS_TABLES: &[&str] = &[
@@ -220,39 +220,28 @@ impl Fixture {
     /// `text` with every placeholder filled in (fresh objects made on the way).
     pub async fn fill(&mut self, env: &common::Env, text: &str) -> Result<String, String> {
         let mut out = String::with_capacity(text.len());
-        let mut rest = text;
-        while let Some(i) = rest.find('{') {
-            out.push_str(&rest[..i]);
-            let tail = &rest[i + 1..];
-            let name_len = tail
-                .find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'))
-                .unwrap_or(tail.len());
-            if name_len == 0 || !tail[name_len..].starts_with('}') {
-                out.push('{');
-                rest = tail;
-                continue;
-            }
-            let name = &tail[..name_len];
-            rest = &tail[name_len + 1..];
+        for p in cases::pieces(text) {
+            let name = match p {
+                cases::Piece::Text(t) => {
+                    out.push_str(t);
+                    continue;
+                }
+                cases::Piece::Name(n) => n,
+            };
             let n = self.next();
             let v = match name {
-                "port" => {
-                    // `"{port}"`: the quotes go, a number stays
-                    out.pop();
-                    rest = rest.strip_prefix('"').unwrap_or(rest);
-                    (20_000 + n % 40_000).to_string()
-                }
+                "port" => (20_000 + n % 40_000).to_string(),
                 "uniq" => format!("fz{n}"),
                 "addr" => self.addr(n),
                 k if k.starts_with("new_") => self.fresh(env, k).await?,
-                k => match self.ids.get(k) {
-                    Some(v) => v.clone(),
-                    None => format!("{{{k}}}"),
-                },
+                k => self
+                    .ids
+                    .get(k)
+                    .cloned()
+                    .unwrap_or_else(|| format!("{{{k}}}")),
             };
             out.push_str(&v);
         }
-        out.push_str(rest);
         Ok(out)
     }
 }

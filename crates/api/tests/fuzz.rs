@@ -276,7 +276,28 @@ fn every_operation_and_field_has_cases() {
         .iter()
         .filter(|(f, n)| **n < 5 && !f.ends_with("zz_unknown"))
         .collect();
-    eprintln!("{} cases, {} fields", all.len(), per_field.len());
+    let kind = |f: &str| {
+        if f.contains(" path ") {
+            "path"
+        } else if f.contains(" query ") {
+            "query"
+        } else if f.ends_with(" body") {
+            "whole body"
+        } else {
+            "body field"
+        }
+    };
+    let mut by_kind: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
+    for (f, n) in &per_field {
+        let e = by_kind.entry(kind(f)).or_default();
+        e.0 += 1;
+        e.1 += n;
+    }
+    eprintln!(
+        "{} cases, {} fields; (fields, field × value cases) by kind: {by_kind:?}",
+        all.len(),
+        per_field.len()
+    );
     if std::env::var("KEEL_FUZZ_LIST").is_ok() {
         for c in &all {
             eprintln!("#{} {} {}", c.index, c.path, c.what);

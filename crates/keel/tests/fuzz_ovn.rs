@@ -140,13 +140,18 @@ impl Run {
         }
     }
 
-    /// Every row of every table (one `sqlite3`/`mysql` call).
+    /// Every row of every table but the agent's columns (one `sqlite3`/`mysql` call).
     fn snapshot(&self) -> String {
-        let mut tables: Vec<&str> = octavia_db::columns().into_iter().map(|c| c.0).collect();
-        tables.dedup();
-        let q: Vec<String> = tables
+        // operating_status is the agent's (health checks report at any time), not the request's
+        let mut by_table: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        for (t, c, _, _) in octavia_db::columns() {
+            if c != "operating_status" {
+                by_table.entry(t).or_default().push(format!("`{c}`"));
+            }
+        }
+        let q: Vec<String> = by_table
             .iter()
-            .map(|t| format!("SELECT '{t}', t.* FROM `{t}` t ORDER BY 2"))
+            .map(|(t, cols)| format!("SELECT '{t}', {} FROM `{t}` ORDER BY 2", cols.join(", ")))
             .collect();
         self.keel.sql(&format!("{};", q.join("; ")))
     }

@@ -16,6 +16,8 @@
 #   dataplane.sh exec NAME CMD...            CMD inside the VM's netns
 #   dataplane.sh rm NAME                     servers, netns, OVS port, Neutron port
 #   dataplane.sh ls                          the VMs of this slot
+#   dataplane.sh vswitchd-pid                the running ovs-vswitchd's PID (a test that sees
+#                                            it change knows the daemon crashed, was restarted)
 #   dataplane.sh down-local                  (down.sh) servers + netns of every VM, no Neutron
 # NAME: 1-9 of [a-z0-9-], starting with a letter or digit (netns keel<slot>-NAME).
 # Neutron calls use the OS_* of the caller (admin by default: binding:host_id needs it).
@@ -26,7 +28,7 @@ VMS="$DP/vms"
 PY="$VENV/bin/python"
 if [[ -z ${OS_AUTH_URL:-} ]]; then source "$STACK_DIR/env.sh" admin 2>/dev/null; fi
 
-usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 fail() { echo "dataplane.sh: $*" >&2; exit 1; }
 check_name() {
   [[ ${1:-} =~ ^[a-z0-9][a-z0-9-]{0,8}$ ]] || fail "bad VM name '${1:-}': 1-9 characters of [a-z0-9-]"
@@ -149,7 +151,7 @@ cmd_probe() {
   [[ -n $port ]] || usage
   need_vm "$name"
   [[ $proto == tcp || $proto == udp ]] || fail "protocol '$proto': tcp or udp"
-  ip netns exec "$(ns_of "$name")" python3 -u "$STACK_DIR/dataplane_vm.py" probe "$proto" "$host" "$port" "$count" "$interval" "$tmo"
+  exec ip netns exec "$(ns_of "$name")" python3 -u "$STACK_DIR/dataplane_vm.py" probe "$proto" "$host" "$port" "$count" "$interval" "$tmo"
 }
 
 cmd_exec() {
@@ -194,6 +196,7 @@ case $sub in
   exec) cmd_exec "$@" ;;
   rm) cmd_rm "$@" ;;
   ls) cmd_ls ;;
+  vswitchd-pid) pid_alive ovs-vswitchd && cat "$RUN/ovs-vswitchd.pid" || fail "ovs-vswitchd is not running" ;;
   down-local) cmd_down_local ;;
   *) usage ;;
 esac

@@ -23,7 +23,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{Backend, Keel, LbGuard, NeutronNet, demo_token, neutron, wait_for};
+use common::{Backend, Keel, LbGuard, NeutronNet, demo_token, nb_select, neutron, wait_for};
 use serde_json::{Value, json};
 
 fn dataplane() -> String {
@@ -445,6 +445,69 @@ fn tcp_traffic_member_changes_health_restart() {
         "routed client: {t:?}"
     );
 
+    // why same-subnet clients work: the VIP port has no device_owner, so Neutron leaves its
+    // switch port without addresses; the reference's owner (`ovn-lb:vip`), set here for
+    // contrast, gives it "<MAC> <VIP>" and same-subnet connections die on that never-bound
+    // port while routed ones go on (the test that it can fail)
+    let vip_port = lb["vip_port_id"].as_str().unwrap().to_string();
+    let vip_port_path = format!("/ports/{vip_port}");
+    let (_, p) = neutron("GET", &vip_port_path, &common::admin_token(), None);
+    assert_eq!(p["port"]["device_owner"], "", "{p}");
+    let lsp_addresses = || {
+        nb_select("Logical_Switch_Port", json!([["name", "==", vip_port]]))
+            .first()
+            .map(|r| r["addresses"].clone())
+            .unwrap_or(Value::Null)
+    };
+    assert_eq!(
+        lsp_addresses(),
+        json!(["set", []]),
+        "VIP port's switch port addresses"
+    );
+    let set_owner = |owner: &str| {
+        let (c, b) = neutron(
+            "PUT",
+            &vip_port_path,
+            &common::admin_token(),
+            Some(&json!({"port": {"device_owner": owner}})),
+        );
+        assert_eq!(c, 200, "{b}");
+        wait_for(
+            "the VIP port's LSP addresses follow",
+            Duration::from_secs(20),
+            || {
+                let a = lsp_addresses();
+                if (a == json!(["set", []])) == owner.is_empty() {
+                    Ok(())
+                } else {
+                    Err(a.to_string())
+                }
+            },
+        );
+        dp(&["exec", &same.name, "ip", "neigh", "flush", "all"]);
+    };
+    set_owner("ovn-lb:vip");
+    let broken = same.probe("tcp", &vip, 80, 5);
+    let routed_ok = routed_client.probe("tcp", &vip, 80, 10);
+    set_owner("");
+    wait_who(&same, "tcp", &vip, 80, &both);
+    println!(
+        "TRAFFIC VIP port with the reference's device_owner ovn-lb:vip: same-subnet {}/5, \
+         routed {}/10 connections",
+        5 - broken.failed(),
+        10 - routed_ok.failed()
+    );
+    assert_eq!(
+        broken.failed(),
+        5,
+        "same-subnet with the reference's VIP port: {broken:?}"
+    );
+    assert_eq!(
+        routed_ok.failed(),
+        0,
+        "routed with the reference's VIP port: {routed_ok:?}"
+    );
+
     // member changes under a client loop: nothing refused, who answers follows the API
     let lp = same.start_loop("tcp", &vip, 80, 20);
     let m1_path = format!("{members}/{mem1}");
@@ -516,13 +579,16 @@ fn tcp_traffic_member_changes_health_restart() {
     );
     wait_member(&keel, &token, &lb_id, &mem2, "ONLINE", "ONLINE");
     wait_member(&keel, &token, &lb_id, &mem3, "ONLINE", "ONLINE");
-    m2.stop("tcp", 8080);
     let t0 = Instant::now();
-    let to_error = wait_member(&keel, &token, &lb_id, &mem2, "ERROR", "DEGRADED");
+    m2.stop("tcp", 8080);
+    wait_member(&keel, &token, &lb_id, &mem2, "ERROR", "DEGRADED");
+    let to_error = t0.elapsed();
     wait_who(&same, "tcp", &vip, 80, &[&m3.name]);
     let traffic_gone = t0.elapsed();
+    let t0 = Instant::now();
     m2.serve("tcp", 8080);
-    let to_online = wait_member(&keel, &token, &lb_id, &mem2, "ONLINE", "ONLINE");
+    wait_member(&keel, &token, &lb_id, &mem2, "ONLINE", "ONLINE");
+    let to_online = t0.elapsed();
     wait_who(&same, "tcp", &vip, 80, &[&m2.name, &m3.name]);
     println!(
         "TRAFFIC TCP HM (delay 1, timeout 1, max_retries_down 2): server stop → member ERROR \

@@ -7,6 +7,11 @@
 #       default routes; waits until Neutron shows the port ACTIVE (default 60 s); prints
 #       "NAME port=<id> mac=<mac> ips=<ip,...>". On any failure: the reason, and everything
 #       made so far is removed.
+#   dataplane.sh ext NAME IP/PLEN [GATEWAY]  a client outside the cloud: netns on br-ex (the
+#                                            bridge of physnet1), no Neutron port; for floating IPs
+#   dataplane.sh ext-net                     the external network keel-dp-ext (physnet1,
+#                                            172.24.4.0/24) + its client VM "ext" (172.24.4.2),
+#                                            made if absent; prints the network id
 #   dataplane.sh serve NAME tcp|udp PORT     a server answering each connection/datagram with
 #                                            "NAME\n"; returns once it listens (10 s bound)
 #   dataplane.sh stop NAME tcp|udp PORT      stops that server
@@ -28,12 +33,12 @@ VMS="$DP/vms"
 PY="$VENV/bin/python"
 if [[ -z ${OS_AUTH_URL:-} ]]; then source "$STACK_DIR/env.sh" admin 2>/dev/null; fi
 
-usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 fail() { echo "dataplane.sh: $*" >&2; exit 1; }
 check_name() {
   [[ ${1:-} =~ ^[a-z0-9][a-z0-9-]{0,8}$ ]] || fail "bad VM name '${1:-}': 1-9 characters of [a-z0-9-]"
 }
-need_vm() { check_name "$1"; [[ -f $VMS/$1/port.json ]] || fail "no VM '$1' (dataplane.sh ls lists them)"; }
+need_vm() { check_name "$1"; [[ -f $VMS/$1/port.json || -f $VMS/$1/ext ]] || fail "no VM '$1' (dataplane.sh ls lists them)"; }
 ns_of() { echo "$DP_VM_NS_PREFIX$1"; }
 need_dp() {
   pid_alive ovs-vswitchd || fail "ovs-vswitchd is not running (start the data plane: ci/stack/dataplane-up.sh)"
@@ -61,7 +66,7 @@ rm_local() {
   stop_servers "$name"
   ip netns list 2>/dev/null | grep -q "^$ns\b" && ip netns del "$ns"
   if [[ -f $VMS/$name/tap ]] && [[ -S $DP_RUN/db.sock ]]; then
-    dp_vsctl --if-exists del-port br-int "$(cat "$VMS/$name/tap")" 2>/dev/null || true
+    dp_vsctl --if-exists del-port "$(cat "$VMS/$name/tap")" 2>/dev/null || true
   fi
 }
 
@@ -113,6 +118,42 @@ cmd_vm() {
     || fail "VM '$name': $(ovn-sbctl --db="$OVN_SB_TCP" --timeout=5 --bare --columns=chassis,up find Port_Binding logical_port="$id" 2>/dev/null | tr '\n' ' ' | sed 's/^/SB Port_Binding chassis,up: /')"
   trap - EXIT
   echo "$name port=$id mac=$mac ips=$(jget "$dir/port.json" '",".join(x["ip"] for x in d["fixed_ips"])')"
+}
+
+# ext NAME IP/PLEN [GATEWAY]: a client "outside the cloud": netns NAME on br-ex (the bridge of
+# the physnet1 mapping, i.e. on a flat provider network of physnet1), no Neutron port.
+cmd_ext() {
+  local name=${1:-} cidr=${2:-} gw=${3:-}
+  [[ -n $name && $cidr == */* ]] || usage
+  check_name "$name"; need_dp
+  local ns dir tap; ns=$(ns_of "$name"); dir="$VMS/$name"; tap="kx$STACK_SLOT-$name"
+  [[ -e $dir ]] && fail "VM '$name' exists already (dataplane.sh rm $name)"
+  ip netns list | grep -q "^$ns\b" && fail "netns $ns exists already (not made by dataplane.sh?)"
+  mkdir -p "$dir"; echo "$tap" >"$dir/tap"; echo "$cidr" >"$dir/ext"
+  trap 'rc=$?; if ((rc)); then rm_local "$name"; rm -rf "$dir"; fi' EXIT
+  dp_vsctl -- --may-exist add-port br-ex "$tap" -- set Interface "$tap" type=internal >/dev/null
+  local i
+  for i in $(seq 100); do ip -n "$DP_NS" link show "$tap" >/dev/null 2>&1 && break; sleep 0.1; done
+  ip -n "$DP_NS" link show "$tap" >/dev/null 2>&1 || fail "ext '$name': ovs-vswitchd made no device $tap in 10 s"
+  ip netns add "$ns"
+  ip -n "$DP_NS" link set "$tap" netns "$ns"
+  ip -n "$ns" link set lo up
+  ip -n "$ns" addr add "$cidr" dev "$tap"
+  ip -n "$ns" link set "$tap" up
+  [[ -n $gw ]] && ip -n "$ns" route replace default via "$gw" dev "$tap"
+  trap - EXIT
+  echo "$name ext ips=${cidr%/*}"
+}
+
+# ext-net: the external network keel-dp-ext (flat on physnet1, 172.24.4.0/24, gateway
+# 172.24.4.1, floating IPs from .10-.200) and its client "ext" (172.24.4.2), both made if
+# absent and left in place (stack infrastructure, shared by tests); prints the network id.
+cmd_ext_net() {
+  need_dp
+  local id
+  id=$(timeout 60 "$PY" "$STACK_DIR/dataplane_neutron.py" ext-net keel-dp-ext "$DP_PHYSNET"        172.24.4.0/24 172.24.4.1 172.24.4.10 172.24.4.200) || fail "external network keel-dp-ext not made (see above)"
+  [[ -f $VMS/ext/ext ]] || cmd_ext ext 172.24.4.2/24 >/dev/null
+  echo "$id"
 }
 
 cmd_serve() {
@@ -176,6 +217,7 @@ cmd_rm() {
 cmd_ls() {
   local d
   for d in "$VMS"/*/; do
+    [[ -f $d/ext ]] && { echo "$(basename "$d") ext ips=$(cut -d/ -f1 "$d/ext")"; continue; }
     [[ -f $d/port.json ]] || continue
     echo "$(basename "$d") port=$(jget "$d/port.json" 'd["id"]') ips=$(jget "$d/port.json" '",".join(x["ip"] for x in d["fixed_ips"])')"
   done
@@ -190,6 +232,8 @@ cmd_down_local() {
 sub=${1:-}; shift || true
 case $sub in
   vm) cmd_vm "$@" ;;
+  ext) cmd_ext "$@" ;;
+  ext-net) cmd_ext_net ;;
   serve) cmd_serve "$@" ;;
   stop) cmd_stop "$@" ;;
   probe) cmd_probe "$@" ;;

@@ -4,6 +4,7 @@
       its subnet's cidr/gateway/ip_version); exit 2 with a one-line reason on bad input
   wait-active PORT_ID SECONDS                  -> exit 0 once ACTIVE, else 3 with the reason
   delete-port PORT_ID                          -> 404 counts as deleted
+  ext-net NAME PHYSNET CIDR GW START END       -> the external network's id (made if absent)
 
 The port: on NETWORK (name or id), in the network's project, binding:host_id HOST (the
 data plane's chassis), device_owner compute:keel-dp, device_id NAME, security group
@@ -124,10 +125,29 @@ def wait_active(port_id, seconds):
         time.sleep(0.5)
 
 
+def ext_net(name, physnet, cidr, gateway, pool_start, pool_end):
+    """The external network NAME (flat on PHYSNET, router:external, shared), made if absent."""
+    sess = client()
+    nets = call(sess, "GET", f"/networks?name={name}")["networks"]
+    if nets:
+        net = nets[0]
+    else:
+        net = call(sess, "POST", "/networks", {"network": {
+            "name": name, "router:external": True, "provider:network_type": "flat",
+            "provider:physical_network": physnet}})["network"]
+    if not net["subnets"]:
+        call(sess, "POST", "/subnets", {"subnet": {
+            "name": name, "network_id": net["id"], "ip_version": 4, "cidr": cidr,
+            "gateway_ip": gateway, "enable_dhcp": False,
+            "allocation_pools": [{"start": pool_start, "end": pool_end}]}})
+    print(net["id"])
+
+
 def delete_port(port_id):
     call(client(), "DELETE", f"/ports/{port_id}", ok=(204, 404))
 
 
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
-    {"create-port": create_port, "wait-active": wait_active, "delete-port": delete_port}[cmd](*args)
+    {"create-port": create_port, "wait-active": wait_active, "delete-port": delete_port,
+     "ext-net": ext_net}[cmd](*args)

@@ -9,8 +9,9 @@
 //! and a routed client reach every member and only members; member admin down/up, delete and
 //! batch update change who answers while a client loop sees no failed connection; a TCP health
 //! monitor's real probes turn a stopped member ERROR (pool DEGRADED, traffic gone) and ONLINE
-//! again; a SIGKILLed and restarted Keel drops no connection; a UDP listener on the same load
-//! balancer reaches its members from both clients.
+//! again; a SIGKILLed and restarted Keel drops no connection; the VIP's floating IP answers a
+//! client on the external network; a UDP listener on the same load balancer reaches its
+//! members from both clients.
 //! Figures (member create → first connection, HM reaction times, connections per window) are
 //! printed as `TRAFFIC …` lines; the README keeps the last measured ones.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -42,10 +43,25 @@ fn dp(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).to_string()
 }
 
-/// A VM of `dataplane.sh` (removed on drop): its name and first IP.
+/// A VM of `dataplane.sh` (removed on drop unless `keep`): its name and first IP.
 struct Vm {
     name: String,
     ip: String,
+    keep: bool,
+}
+
+/// A floating IP, deleted (as admin) on drop.
+struct Fip(String);
+
+impl Drop for Fip {
+    fn drop(&mut self) {
+        neutron(
+            "DELETE",
+            &format!("/floatingips/{}", self.0),
+            &common::admin_token(),
+            None,
+        );
+    }
 }
 
 impl Vm {
@@ -60,6 +76,7 @@ impl Vm {
         Vm {
             name: name.to_string(),
             ip,
+            keep: false,
         }
     }
 
@@ -126,6 +143,9 @@ impl Vm {
 
 impl Drop for Vm {
     fn drop(&mut self) {
+        if self.keep {
+            return;
+        }
         let _ = Command::new(dataplane()).args(["rm", &self.name]).output();
     }
 }
@@ -506,6 +526,39 @@ fn tcp_traffic_member_changes_health_restart() {
         routed_ok.failed(),
         0,
         "routed with the reference's VIP port: {routed_ok:?}"
+    );
+
+    // the VIP's floating IP, from a client on the external network (keel-dp-ext, shared)
+    let ext_net = dp(&["ext-net"]).trim().to_string();
+    let ext = Vm {
+        name: "ext".into(),
+        ip: "172.24.4.2".into(),
+        keep: true,
+    };
+    let (c, b) = neutron(
+        "PUT",
+        &format!("/routers/{}", net.router),
+        &token,
+        Some(&json!({"router": {"external_gateway_info": {"network_id": ext_net}}})),
+    );
+    assert_eq!(c, 200, "router gateway: {b}");
+    let t0 = Instant::now();
+    let (c, b) = neutron(
+        "POST",
+        "/floatingips",
+        &token,
+        Some(&json!({"floatingip": {"floating_network_id": ext_net, "port_id": vip_port}})),
+    );
+    assert_eq!(c, 201, "floating IP: {b}");
+    let _fip = Fip(b["floatingip"]["id"].as_str().unwrap().to_string());
+    let fip = b["floatingip"]["floating_ip_address"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    wait_who(&ext, "tcp", &fip, 80, &both);
+    println!(
+        "TRAFFIC floating IP associated → every member answers on it from outside: {} ms",
+        t0.elapsed().as_millis()
     );
 
     // member changes under a client loop: nothing refused, who answers follows the API

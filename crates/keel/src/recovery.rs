@@ -240,9 +240,9 @@ impl Recovery {
         &self,
         seen: &mut HashMap<String, Instant>,
     ) -> Result<Vec<String>, RecoveryError> {
-        let filter = openstack::ListFilter::new()
-            .eq("device_owner", ovn_provider::driver::VIP_PORT_DEVICE_OWNER)
-            .eq("description", self.deployment_tag.clone());
+        // by the tag alone: Keel's VIP ports carry no device_owner (ovn-provider
+        // `ports::vip_port_create`), older Keel's carried `ovn-lb:vip`
+        let filter = openstack::ListFilter::new().eq("description", self.deployment_tag.clone());
         let ports = self
             .neutron
             .list_ports(&filter)
@@ -257,6 +257,10 @@ impl Recovery {
                     .name
                     .strip_prefix(ovn_provider::driver::VIP_PORT_PREFIX)?
                     .to_owned();
+                // a tagged port some device claimed since is not a VIP port any more
+                if p.device_id != format!("lb-{lb}") {
+                    return None;
+                }
                 Some((lb, p.id))
             })
             .collect();

@@ -227,7 +227,7 @@ fn batch_update_killed_at_any_instant_mariadb() {
 fn vip_ports(net: &NeutronNet) -> Vec<String> {
     let (code, body) = neutron(
         "GET",
-        &format!("/ports?network_id={}&device_owner=ovn-lb:vip", net.net),
+        &format!("/ports?network_id={}", net.net),
         &common::admin_token(),
         None,
     );

@@ -8,9 +8,11 @@
 //!   with `device_id` = their name; rolled back (and retried next period) when Neutron does not
 //!   keep the switch port a `localport`.
 //! * [`OvnProvider::maintain_vip_port_owners`] (`add_device_owner_lb_vip_ports`): VIP and
-//!   additional VIP ports the provider created (`ovn-lb-vip-` names) get `device_owner` =
-//!   `ovn-lb:vip` and `device_id` = `lb-<lb id>`; user ports and ports claimed by another
-//!   device are left alone.
+//!   additional VIP ports the provider created (`ovn-lb-vip-` names) without a `device_id`
+//!   get `device_id` = `lb-<lb id>`. Unlike the reference it never sets `device_owner`
+//!   `ovn-lb:vip`: Keel's VIP ports have none on purpose (same-subnet clients, see
+//!   `ports::vip_port_create`); user ports and ports claimed by another device are left
+//!   alone.
 //! * [`OvnProvider::maintain_ipv6_mappings`] (`format_ip_port_mappings_ipv6`): IPv6
 //!   `ip_port_mappings` written without brackets become `[member ip]` = `<port>:[source ip]`,
 //!   in ONE guarded NB transaction ([`ipv6_mapping_ops`]).
@@ -29,7 +31,7 @@ use crate::external_ids as ext;
 use crate::hm::HM_PORT_DEVICE_OWNER;
 use crate::nb::{NbSnapshot, Op, ops_json};
 use crate::ovsdb_nb::NbError;
-use crate::ports::{VIP_PORT_DEVICE_OWNER, VIP_PORT_PREFIX};
+use crate::ports::VIP_PORT_PREFIX;
 
 /// The reference's period of every task (`spacing=600`).
 pub const DEFAULT_PERIOD: Duration = crate::driver::DEFAULT_MAINTENANCE_PERIOD;
@@ -138,11 +140,13 @@ impl OvnProvider {
         Ok(Outcome::Done)
     }
 
-    /// `add_device_owner_lb_vip_ports`: for every `Load_Balancer` row, its VIP port
-    /// (`neutron:vip_port_id`) and additional VIP ports get `device_owner` = `ovn-lb:vip` and
-    /// `device_id` = `lb-<row name>`, unless already so, gone, user-provided (name not
-    /// `ovn-lb-vip-…`) or claimed by another device (`device_id` set to something else).
-    /// `Done` after one full pass.
+    /// `add_device_owner_lb_vip_ports`, Keel's variant: for every `Load_Balancer` row, its
+    /// VIP port (`neutron:vip_port_id`) and additional VIP ports get `device_id` =
+    /// `lb-<row name>` when they have none, unless gone or user-provided (name not
+    /// `ovn-lb-vip-…`); a port claimed by another device is logged and left. `device_owner`
+    /// is never written (the reference sets `ovn-lb:vip`, which makes Neutron give the
+    /// switch port the VIP as address and breaks same-subnet clients). `Done` after one
+    /// full pass.
     pub async fn maintain_vip_port_owners(&self) -> Result<Outcome, MaintenanceError> {
         let neutron = self.neutron();
         // port id → the LB whose row names it first (rows of one LB share their ports); the
@@ -185,13 +189,10 @@ impl OvnProvider {
                 continue;
             };
             let device_id = format!("lb-{lb}");
-            if port.device_owner == VIP_PORT_DEVICE_OWNER && port.device_id == device_id {
+            if port.device_id == device_id || !port.name.starts_with(VIP_PORT_PREFIX) {
                 continue;
             }
-            if !port.name.starts_with(VIP_PORT_PREFIX) {
-                continue;
-            }
-            if !port.device_id.is_empty() && port.device_id != device_id {
+            if !port.device_id.is_empty() {
                 tracing::warn!(port = %port.id, lb = %lb, device = %port.device_id,
                     "VIP port claimed by another device: not backfilled");
                 continue;
@@ -200,7 +201,6 @@ impl OvnProvider {
                 .update_port(
                     &port.id,
                     &PortUpdate {
-                        device_owner: Some(VIP_PORT_DEVICE_OWNER.into()),
                         device_id: Some(device_id),
                         ..Default::default()
                     },

@@ -30,7 +30,10 @@ use crate::scope::Scope;
 pub const VIP_PORT_PREFIX: &str = "ovn-lb-vip-";
 /// Name prefix of additional VIP ports (`ovn-lb-vip-additional-<n>-<lb id>`).
 pub const ADDITIONAL_VIP_PORT_PREFIX: &str = "ovn-lb-vip-additional-";
-/// `device_owner` of VIP ports (no `:distributed`: Neutron must not make them localports).
+/// `device_owner` the reference (ovn-octavia-provider 11.0.0, `helper.py` `create_vip_port`)
+/// gives its VIP ports. Keel creates its VIP ports WITHOUT a `device_owner` (see
+/// [`NeutronPorts::create_vip_port`]); this value is still recognised on ports the reference
+/// made (the orphan sweep, the maintenance task).
 pub const VIP_PORT_DEVICE_OWNER: &str = "ovn-lb:vip";
 /// Prefix of the deployment tag of every VIP port Keel creates: `keel-deployment:<id>`, `<id>`
 /// the deployment identity its Octavia database holds (octavia-db `keel_objects`), written
@@ -117,7 +120,13 @@ fn vip_port_create(
         network_id: network.unwrap_or_default(),
         name: Some(name),
         fixed_ips: fixed,
-        device_owner: Some(VIP_PORT_DEVICE_OWNER.into()),
+        // No device_owner, unlike the reference: Neutron's OVN driver
+        // (ovn_client.py `_get_port_options`/`update_port`, bug 1789686) leaves the switch
+        // port of an unbound `ovn-lb-vip-*` port without `addresses` only when it has no
+        // device_owner. With `["<MAC> <VIP>"]` a client on the VIP's own subnet resolves the
+        // VIP to that never-bound port and, after ct_lb, the L2 lookup delivers there: 0
+        // connections. device_id `lb-<id>` still marks the port in use (Nova refuses it).
+        device_owner: None,
         device_id: Some(format!("lb-{lb_id}")),
         admin_state_up: Some(true),
         project_id: Some(project_id.to_string()).filter(|p| !p.is_empty()),
@@ -144,7 +153,8 @@ impl NeutronPorts {
 
     /// `create_vip_port` (seed 000 §2.1): the VIP port `ovn-lb-vip-<lb>` (or the given
     /// `vip_port_id`'s port) and one `ovn-lb-vip-additional-<n>-<lb>` port per additional VIP,
-    /// `device_owner` `ovn-lb:vip`, `device_id` `lb-<lb>`; returns the VIPs with port ids,
+    /// no `device_owner` (the reference: `ovn-lb:vip`; see `vip_port_create`), `device_id`
+    /// `lb-<lb>`; returns the VIPs with port ids,
     /// addresses, subnets and networks filled in. On any failure the ports made here are
     /// deleted again and Neutron's error is returned (409: address in use).
     pub async fn create_vip_port(

@@ -504,8 +504,10 @@ async fn maintenance_network() -> (openstack::NeutronClient, String, Made, opens
     (n, id, made, net)
 }
 
-/// Maintenance `add_device_owner_lb_vip_ports`: the provider's VIP port gets `ovn-lb:vip` /
-/// `lb-<id>`; a user-provided port and a port claimed by another device are left alone.
+/// Maintenance `add_device_owner_lb_vip_ports` (Keel's variant): the provider's VIP port gets
+/// `device_id` `lb-<id>` and NO `device_owner` (the reference writes `ovn-lb:vip`, which breaks
+/// same-subnet clients); a user-provided port and a port claimed by another device are left
+/// alone.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn maintenance_backfills_vip_port_owners() {
     let (n, lb_id, made, net) = maintenance_network().await;
@@ -554,7 +556,7 @@ async fn maintenance_backfills_vip_port_owners() {
     assert_eq!(
         got,
         vec![
-            ("ovn-lb:vip".to_string(), format!("lb-{lb_id}")),
+            (String::new(), format!("lb-{lb_id}")),
             (String::new(), String::new()),
             (String::new(), "some-vm".to_string()),
         ]

@@ -1,0 +1,83 @@
+"""What runs inside a data-plane VM (netns) for ci/stack/dataplane.sh; plain python3, no venv.
+
+  serve NAME PROTO PORT   answer each TCP connection / UDP datagram with "NAME\\n"
+                          (TCP: the reply, then close); listens on every address (v4+v6)
+  probe PROTO HOST PORT COUNT INTERVAL_MS TIMEOUT_MS
+                          COUNT attempts, one line each: "ok <answer>" or "fail <reason>";
+                          then "# ok=N fail=M"
+
+A tiny server on purpose: `python3 -m http.server` spends ~10 s in reverse DNS in a netns.
+"""
+import socket
+import sys
+import time
+
+
+def serve(name, proto, port):
+    reply = (name + "\n").encode()
+    kind = socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM
+    s = socket.socket(socket.AF_INET6, kind)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    s.bind(("::", int(port)))
+    if proto == "tcp":
+        s.listen(256)
+    sys.stdout.write("listening\n")
+    sys.stdout.flush()
+    while True:
+        if proto == "tcp":
+            c, _ = s.accept()
+            try:
+                c.sendall(reply)
+            except OSError:
+                pass
+            c.close()
+        else:
+            _, peer = s.recvfrom(2048)
+            s.sendto(reply, peer)
+
+
+def once(proto, host, port, timeout):
+    fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+    kind = socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM
+    s = socket.socket(fam, kind)
+    s.settimeout(timeout)
+    try:
+        if proto == "tcp":
+            s.connect((host, port))
+            data = b""
+            while True:
+                chunk = s.recv(256)
+                if not chunk:
+                    break
+                data += chunk
+        else:
+            s.sendto(b"hello", (host, port))
+            data, _ = s.recvfrom(2048)
+        text = data.decode(errors="replace").strip()
+        return ("ok " + text) if text else "fail empty reply"
+    except OSError as e:
+        return "fail " + (type(e).__name__ if not e.strerror else e.strerror.replace(" ", "_"))
+    finally:
+        s.close()
+
+
+def probe(proto, host, port, count, interval_ms, timeout_ms):
+    ok = fail = 0
+    for i in range(int(count)):
+        t0 = time.monotonic()
+        line = once(proto, host, int(port), int(timeout_ms) / 1000)
+        if line.startswith("ok "):
+            ok += 1
+        else:
+            fail += 1
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+        if i + 1 < int(count):
+            time.sleep(max(0.0, int(interval_ms) / 1000 - (time.monotonic() - t0)))
+    sys.stdout.write(f"# ok={ok} fail={fail}\n")
+
+
+if __name__ == "__main__":
+    cmd, args = sys.argv[1], sys.argv[2:]
+    {"serve": serve, "probe": probe}[cmd](*args)

@@ -1,0 +1,731 @@
+//! Traffic through load balancers made with Keel's API, on the stack's data plane
+//! (`ci/stack/dataplane-up.sh`: ovs-vswitchd + ovn-controller as a chassis of the stack's SB)
+//! and the real Neutron: "VMs" are network namespaces holding a bound Neutron port
+//! (`ci/stack/dataplane.sh`), servers answer each connection with their VM's name, so a
+//! client sees which member served it.
+//!
+//! One load balancer carries every assertion of [`tcp_traffic_member_changes_health_restart`]
+//! (each step starts from the state the previous one proved), to keep CI short: a same-subnet
+//! and a routed client reach every member and only members; member admin down/up, delete and
+//! batch update change who answers while a client loop sees no failed connection; a TCP health
+//! monitor's real probes turn a stopped member ERROR (pool DEGRADED, traffic gone) and ONLINE
+//! again; a SIGKILLed and restarted Keel drops no connection; the VIP's floating IP answers a
+//! client on the external network; a UDP listener on the same load balancer reaches its
+//! members from both clients.
+//! Figures (member create → first connection, HM reaction times, connections per window) are
+//! printed as `TRAFFIC …` lines; the README keeps the last measured ones.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::{Backend, Keel, LbGuard, NeutronNet, demo_token, nb_select, neutron, wait_for};
+use serde_json::{Value, json};
+
+fn dataplane() -> String {
+    format!("{}/../../ci/stack/dataplane.sh", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `dataplane.sh ARGS`: stdout on success, panics with the output otherwise.
+fn dp(args: &[&str]) -> String {
+    let out = Command::new(dataplane()).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "dataplane.sh {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// A VM of `dataplane.sh` (removed on drop unless `keep`): its name and first IP.
+struct Vm {
+    name: String,
+    ip: String,
+    keep: bool,
+}
+
+/// A floating IP, deleted (as admin) on drop.
+struct Fip(String);
+
+impl Drop for Fip {
+    fn drop(&mut self) {
+        neutron(
+            "DELETE",
+            &format!("/floatingips/{}", self.0),
+            &common::admin_token(),
+            None,
+        );
+    }
+}
+
+impl Vm {
+    fn new(name: &str, network: &str) -> Vm {
+        let out = dp(&["vm", name, network]);
+        let ip = out
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("ips="))
+            .and_then(|ips| ips.split(',').next())
+            .unwrap_or_else(|| panic!("no ips= in {out}"))
+            .to_string();
+        Vm {
+            name: name.to_string(),
+            ip,
+            keep: false,
+        }
+    }
+
+    fn serve(&self, proto: &str, port: u16) {
+        dp(&["serve", &self.name, proto, &port.to_string()]);
+    }
+
+    fn stop(&self, proto: &str, port: u16) {
+        dp(&["stop", &self.name, proto, &port.to_string()]);
+    }
+
+    /// `count` connections to `host:port`: (answers by VM name, failures with reasons).
+    fn probe(&self, proto: &str, host: &str, port: u16, count: u32) -> Tally {
+        let out = dp(&[
+            "probe",
+            &self.name,
+            proto,
+            host,
+            &port.to_string(),
+            &count.to_string(),
+            "20",
+            "1000",
+        ]);
+        let mut t = Tally::default();
+        for line in out.lines() {
+            t.add(line);
+        }
+        t
+    }
+
+    /// A client loop in the background (one connection every `interval_ms`, at most
+    /// `max` attempts); [`Loop::stop`] ends it and returns what it saw.
+    fn start_loop(&self, proto: &str, host: &str, port: u16, interval_ms: u32) -> Loop {
+        let mut child = Command::new(dataplane())
+            .args([
+                "probe",
+                &self.name,
+                proto,
+                host,
+                &port.to_string(),
+                "6000",
+                &interval_ms.to_string(),
+                "1000",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let tally = Arc::new(Mutex::new(Tally::default()));
+        let out = child.stdout.take().unwrap();
+        let t = tally.clone();
+        let reader = std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                t.lock().unwrap().add(&line);
+            }
+        });
+        Loop {
+            child,
+            tally,
+            reader: Some(reader),
+        }
+    }
+}
+
+impl Drop for Vm {
+    fn drop(&mut self) {
+        if self.keep {
+            return;
+        }
+        let _ = Command::new(dataplane()).args(["rm", &self.name]).output();
+    }
+}
+
+/// What a probe saw: answers per VM name, failures per reason, in order.
+#[derive(Default, Debug, Clone)]
+struct Tally {
+    answers: BTreeMap<String, u32>,
+    failures: BTreeMap<String, u32>,
+    /// every attempt in order: Some(name) / None (failed)
+    seq: Vec<Option<String>>,
+}
+
+impl Tally {
+    fn add(&mut self, line: &str) {
+        if let Some(name) = line.strip_prefix("ok ") {
+            *self.answers.entry(name.to_string()).or_default() += 1;
+            self.seq.push(Some(name.to_string()));
+        } else if let Some(why) = line.strip_prefix("fail ") {
+            *self.failures.entry(why.to_string()).or_default() += 1;
+            self.seq.push(None);
+        }
+    }
+
+    fn who(&self) -> BTreeSet<String> {
+        self.answers.keys().cloned().collect()
+    }
+
+    fn failed(&self) -> u32 {
+        self.failures.values().sum()
+    }
+
+    fn total(&self) -> usize {
+        self.seq.len()
+    }
+}
+
+struct Loop {
+    child: Child,
+    tally: Arc<Mutex<Tally>>,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Loop {
+    fn snapshot(&self) -> Tally {
+        self.tally.lock().unwrap().clone()
+    }
+
+    fn stop(mut self) -> Tally {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if let Some(r) = self.reader.take() {
+            let _ = r.join();
+        }
+        self.snapshot()
+    }
+}
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The set of names `n` connections from `client` reach, once every connection succeeds and
+/// the set equals `want` (polled, 30 s); returns how long that took.
+fn wait_who(client: &Vm, proto: &str, vip: &str, port: u16, want: &[&str]) -> Duration {
+    let want: BTreeSet<String> = want.iter().map(|s| s.to_string()).collect();
+    let t0 = Instant::now();
+    wait_for(
+        &format!(
+            "{} → {vip}:{port}/{proto} answered by exactly {want:?}",
+            client.name
+        ),
+        Duration::from_secs(30),
+        || {
+            let t = client.probe(proto, vip, port, 12);
+            if t.failed() == 0 && t.who() == want {
+                Ok(())
+            } else {
+                Err(format!("{t:?}"))
+            }
+        },
+    );
+    t0.elapsed()
+}
+
+/// A second network + subnet (10.1.0.0/24) on `net`'s router, as `demo`; deleted on drop.
+struct RoutedNet {
+    router: String,
+    net: String,
+    subnet: String,
+}
+
+impl RoutedNet {
+    fn create(name: &str, router: &str) -> RoutedNet {
+        let t = demo_token();
+        let (c, b) = neutron(
+            "POST",
+            "/networks",
+            &t,
+            Some(&json!({"network": {"name": name}})),
+        );
+        assert_eq!(c, 201, "{b}");
+        let net = b["network"]["id"].as_str().unwrap().to_string();
+        let (c, b) = neutron(
+            "POST",
+            "/subnets",
+            &t,
+            Some(
+                &json!({"subnet": {"name": name, "network_id": net, "ip_version": 4,
+                "cidr": "10.1.0.0/24"}}),
+            ),
+        );
+        assert_eq!(c, 201, "{b}");
+        let subnet = b["subnet"]["id"].as_str().unwrap().to_string();
+        let (c, b) = neutron(
+            "PUT",
+            &format!("/routers/{router}/add_router_interface"),
+            &t,
+            Some(&json!({"subnet_id": subnet})),
+        );
+        assert_eq!(c, 200, "{b}");
+        RoutedNet {
+            router: router.to_string(),
+            net,
+            subnet,
+        }
+    }
+}
+
+impl Drop for RoutedNet {
+    fn drop(&mut self) {
+        let t = common::admin_token();
+        neutron(
+            "PUT",
+            &format!("/routers/{}/remove_router_interface", self.router),
+            &t,
+            Some(&json!({"subnet_id": self.subnet})),
+        );
+        let (_, ports) = neutron("GET", &format!("/ports?network_id={}", self.net), &t, None);
+        for p in ports["ports"].as_array().cloned().unwrap_or_default() {
+            if let Some(id) = p["id"].as_str() {
+                neutron("DELETE", &format!("/ports/{id}"), &t, None);
+            }
+        }
+        neutron("DELETE", &format!("/networks/{}", self.net), &t, None);
+    }
+}
+
+/// `PUT <path>` of `body` (expects 200 or 202), then waits for the LB to be ACTIVE.
+fn put(keel: &Keel, token: &str, lb: &str, path: &str, body: Value) {
+    let (code, out) = keel.api("PUT", path, token, Some(&body));
+    assert!(
+        code == 200 || code == 202,
+        "PUT {path} {body}: {code} {out}"
+    );
+    keel.wait_lb_active(token, lb);
+}
+
+/// Member id → operating_status, and the pool's operating_status, from the LB status tree.
+fn status_tree(keel: &Keel, token: &str, lb: &str) -> (String, BTreeMap<String, String>) {
+    let (code, body) = keel.api(
+        "GET",
+        &format!("/v2/lbaas/loadbalancers/{lb}/status"),
+        token,
+        None,
+    );
+    assert_eq!(code, 200, "{body}");
+    let pool = &body["statuses"]["loadbalancer"]["listeners"][0]["pools"][0];
+    let members = pool["members"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|m| {
+            (
+                m["id"].as_str().unwrap_or_default().to_string(),
+                m["operating_status"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            )
+        })
+        .collect();
+    (
+        pool["operating_status"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        members,
+    )
+}
+
+/// Polls the status tree (30 s) until member `member` is `want` and the pool `pool_want`;
+/// returns the time it took.
+fn wait_member(
+    keel: &Keel,
+    token: &str,
+    lb: &str,
+    member: &str,
+    want: &str,
+    pool_want: &str,
+) -> Duration {
+    let t0 = Instant::now();
+    wait_for(
+        &format!("member {member} {want}, pool {pool_want}"),
+        Duration::from_secs(30),
+        || {
+            let (pool, members) = status_tree(keel, token, lb);
+            if members.get(member).map(String::as_str) == Some(want) && pool == pool_want {
+                Ok(())
+            } else {
+                Err(format!("pool {pool}, members {members:?}"))
+            }
+        },
+    );
+    t0.elapsed()
+}
+
+/// ovs-vswitchd's PID: a change during a test means it crashed and was restarted (its
+/// `--monitor`), which the test must not take for a Keel result.
+fn vswitchd_pid() -> String {
+    dp(&["vswitchd-pid"]).trim().to_string()
+}
+
+fn member_body(vm: &Vm, port: u16, subnet: &str) -> Value {
+    json!({"member": {"name": vm.name, "address": vm.ip, "protocol_port": port,
+        "subnet_id": subnet}})
+}
+
+#[test]
+fn tcp_traffic_member_changes_health_restart() {
+    let vswitchd = vswitchd_pid();
+    let tag = common::tag();
+    let t4 = &tag[..4];
+    let net = NeutronNet::create(&format!("tr-{tag}"), &[]);
+    let routed = RoutedNet::create(&format!("keel-e2e-tr-{tag}-b"), &net.router);
+    let name = |role: &str| format!("{role}{t4}");
+    let m1 = Vm::new(&name("ma"), &net.net);
+    let m2 = Vm::new(&name("mb"), &net.net);
+    let m3 = Vm::new(&name("mc"), &net.net);
+    let same = Vm::new(&name("cs"), &net.net);
+    let routed_client = Vm::new(&name("cr"), &routed.net);
+    for m in [&m1, &m2, &m3] {
+        m.serve("tcp", 8080);
+    }
+
+    let mut keel = Keel::start(Backend::Sqlite);
+    let token = demo_token();
+    let lb = keel.create_lb(&token, &format!("tr-{tag}"), &net.subnet);
+    let lb_id = lb["id"].as_str().unwrap().to_string();
+    let _rows = LbGuard(lb_id.clone());
+    let vip = lb["vip_address"].as_str().unwrap().to_string();
+    let id = |v: Value| v["id"].as_str().unwrap().to_string();
+    let listener = id(keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/listeners",
+        json!({"listener": {"loadbalancer_id": lb_id, "protocol": "TCP", "protocol_port": 80}}),
+    ));
+    let pool = id(keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/pools",
+        json!({"pool": {"listener_id": listener, "protocol": "TCP",
+            "lb_algorithm": "SOURCE_IP_PORT"}}),
+    ));
+    let members = format!("/v2/lbaas/pools/{pool}/members");
+
+    // member create → first connection served (the create's answer comes once the NB row
+    // is committed: settle_wait_ms)
+    let t0 = Instant::now();
+    let mem1 = id(keel.create(
+        &token,
+        &lb_id,
+        &members,
+        member_body(&m1, 8080, &net.subnet),
+    ));
+    wait_for(
+        "first connection through the VIP",
+        Duration::from_secs(30),
+        || {
+            let t = same.probe("tcp", &vip, 80, 1);
+            if t.failed() == 0 {
+                Ok(())
+            } else {
+                Err(format!("{t:?}"))
+            }
+        },
+    );
+    println!(
+        "TRAFFIC member create → first connection served: {} ms",
+        t0.elapsed().as_millis()
+    );
+    let mem2 = id(keel.create(
+        &token,
+        &lb_id,
+        &members,
+        member_body(&m2, 8080, &net.subnet),
+    ));
+
+    // every member, only members, from the VIP's own subnet and from behind the router
+    let both = [m1.name.as_str(), m2.name.as_str()];
+    wait_who(&same, "tcp", &vip, 80, &both);
+    let t = same.probe("tcp", &vip, 80, 30);
+    assert_eq!(
+        (t.failed(), t.who()),
+        (0, both.iter().map(|s| s.to_string()).collect()),
+        "same-subnet client: {t:?}"
+    );
+    let t = routed_client.probe("tcp", &vip, 80, 30);
+    assert_eq!(
+        (t.failed(), t.who()),
+        (0, both.iter().map(|s| s.to_string()).collect()),
+        "routed client: {t:?}"
+    );
+
+    // why same-subnet clients work: the VIP port has no device_owner, so Neutron leaves its
+    // switch port without addresses; the reference's owner (`ovn-lb:vip`), set here for
+    // contrast, gives it "<MAC> <VIP>" and same-subnet connections die on that never-bound
+    // port while routed ones go on (the test that it can fail)
+    let vip_port = lb["vip_port_id"].as_str().unwrap().to_string();
+    let vip_port_path = format!("/ports/{vip_port}");
+    let (_, p) = neutron("GET", &vip_port_path, &common::admin_token(), None);
+    assert_eq!(p["port"]["device_owner"], "", "{p}");
+    let lsp_addresses = || {
+        nb_select("Logical_Switch_Port", json!([["name", "==", vip_port]]))
+            .first()
+            .map(|r| r["addresses"].clone())
+            .unwrap_or(Value::Null)
+    };
+    assert_eq!(
+        lsp_addresses(),
+        json!(["set", []]),
+        "VIP port's switch port addresses"
+    );
+    let set_owner = |owner: &str| {
+        let (c, b) = neutron(
+            "PUT",
+            &vip_port_path,
+            &common::admin_token(),
+            Some(&json!({"port": {"device_owner": owner}})),
+        );
+        assert_eq!(c, 200, "{b}");
+        wait_for(
+            "the VIP port's LSP addresses follow",
+            Duration::from_secs(20),
+            || {
+                let a = lsp_addresses();
+                if (a == json!(["set", []])) == owner.is_empty() {
+                    Ok(())
+                } else {
+                    Err(a.to_string())
+                }
+            },
+        );
+        dp(&["exec", &same.name, "ip", "neigh", "flush", "all"]);
+    };
+    set_owner("ovn-lb:vip");
+    let broken = same.probe("tcp", &vip, 80, 5);
+    let routed_ok = routed_client.probe("tcp", &vip, 80, 10);
+    set_owner("");
+    wait_who(&same, "tcp", &vip, 80, &both);
+    println!(
+        "TRAFFIC VIP port with the reference's device_owner ovn-lb:vip: same-subnet {}/5, \
+         routed {}/10 connections",
+        5 - broken.failed(),
+        10 - routed_ok.failed()
+    );
+    assert_eq!(
+        broken.failed(),
+        5,
+        "same-subnet with the reference's VIP port: {broken:?}"
+    );
+    assert_eq!(
+        routed_ok.failed(),
+        0,
+        "routed with the reference's VIP port: {routed_ok:?}"
+    );
+
+    // the VIP's floating IP, from a client on the external network (keel-dp-ext, shared)
+    let ext_net = dp(&["ext-net"]).trim().to_string();
+    let ext = Vm {
+        name: "ext".into(),
+        ip: "172.24.4.2".into(),
+        keep: true,
+    };
+    let (c, b) = neutron(
+        "PUT",
+        &format!("/routers/{}", net.router),
+        &token,
+        Some(&json!({"router": {"external_gateway_info": {"network_id": ext_net}}})),
+    );
+    assert_eq!(c, 200, "router gateway: {b}");
+    let t0 = Instant::now();
+    let (c, b) = neutron(
+        "POST",
+        "/floatingips",
+        &token,
+        Some(&json!({"floatingip": {"floating_network_id": ext_net, "port_id": vip_port}})),
+    );
+    assert_eq!(c, 201, "floating IP: {b}");
+    let _fip = Fip(b["floatingip"]["id"].as_str().unwrap().to_string());
+    let fip = b["floatingip"]["floating_ip_address"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    wait_who(&ext, "tcp", &fip, 80, &both);
+    println!(
+        "TRAFFIC floating IP associated → every member answers on it from outside: {} ms",
+        t0.elapsed().as_millis()
+    );
+
+    // member changes under a client loop: nothing refused, who answers follows the API
+    let lp = same.start_loop("tcp", &vip, 80, 20);
+    let m1_path = format!("{members}/{mem1}");
+    put(
+        &keel,
+        &token,
+        &lb_id,
+        &m1_path,
+        json!({"member": {"admin_state_up": false}}),
+    );
+    wait_who(&same, "tcp", &vip, 80, &[&m2.name]);
+    put(
+        &keel,
+        &token,
+        &lb_id,
+        &m1_path,
+        json!({"member": {"admin_state_up": true}}),
+    );
+    wait_who(&same, "tcp", &vip, 80, &both);
+    let (code, body) = keel.api("DELETE", &m1_path, &token, None);
+    assert_eq!(code, 204, "{body}");
+    keel.wait_lb_active(&token, &lb_id);
+    wait_who(&same, "tcp", &vip, 80, &[&m2.name]);
+    // batch update: keep m2, add m3
+    let batch = |vms: &[&Vm]| {
+        json!({"members": vms.iter().map(|v| json!({"name": v.name, "address": v.ip,
+            "protocol_port": 8080, "subnet_id": net.subnet})).collect::<Vec<_>>()})
+    };
+    put(&keel, &token, &lb_id, &members, batch(&[&m2, &m3]));
+    wait_who(&same, "tcp", &vip, 80, &[&m2.name, &m3.name]);
+    let seen = lp.stop();
+    println!(
+        "TRAFFIC member admin down/up, delete, batch update: {} connections, {} failed {:?}",
+        seen.total(),
+        seen.failed(),
+        seen.failures
+    );
+    assert_eq!(
+        seen.failed(),
+        0,
+        "connections failed during member changes: {:?}",
+        seen.failures
+    );
+    assert!(seen.total() > 20, "the client loop ran: {seen:?}");
+    assert!(
+        seen.who()
+            .is_subset(&[&m1, &m2, &m3].iter().map(|v| v.name.clone()).collect()),
+        "{seen:?}"
+    );
+
+    // TCP health monitor by real probes
+    let (_, tree) = status_tree(&keel, &token, &lb_id);
+    let mem2 = tree
+        .keys()
+        .find(|k| **k == mem2)
+        .cloned()
+        .unwrap_or_else(|| panic!("member {mem2} kept by the batch update: {tree:?}"));
+    let mem3 = tree
+        .keys()
+        .find(|k| **k != mem2)
+        .cloned()
+        .unwrap_or_else(|| panic!("member of m3 in {tree:?}"));
+    keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/healthmonitors",
+        json!({"healthmonitor": {"pool_id": pool, "type": "TCP", "delay": 1, "timeout": 1,
+            "max_retries": 1, "max_retries_down": 2}}),
+    );
+    wait_member(&keel, &token, &lb_id, &mem2, "ONLINE", "ONLINE");
+    wait_member(&keel, &token, &lb_id, &mem3, "ONLINE", "ONLINE");
+    let t0 = Instant::now();
+    m2.stop("tcp", 8080);
+    wait_member(&keel, &token, &lb_id, &mem2, "ERROR", "DEGRADED");
+    let to_error = t0.elapsed();
+    wait_who(&same, "tcp", &vip, 80, &[&m3.name]);
+    let traffic_gone = t0.elapsed();
+    let t0 = Instant::now();
+    m2.serve("tcp", 8080);
+    wait_member(&keel, &token, &lb_id, &mem2, "ONLINE", "ONLINE");
+    let to_online = t0.elapsed();
+    wait_who(&same, "tcp", &vip, 80, &[&m2.name, &m3.name]);
+    println!(
+        "TRAFFIC TCP HM (delay 1, timeout 1, max_retries_down 2): server stop → member ERROR \
+         {} ms, → traffic gone {} ms; server start → ONLINE {} ms",
+        to_error.as_millis(),
+        traffic_gone.as_millis(),
+        to_online.as_millis()
+    );
+
+    // the control plane fails, the data plane does not: SIGKILL + restart under a client loop
+    let lp = routed_client.start_loop("tcp", &vip, 80, 20);
+    wait_for("the client loop runs", Duration::from_secs(10), || {
+        if lp.snapshot().total() >= 5 {
+            Ok(())
+        } else {
+            Err("no attempt yet".into())
+        }
+    });
+    keel.kill();
+    keel.restart();
+    keel.wait_lb_active(&token, &lb_id);
+    let n = lp.snapshot().total();
+    wait_for(
+        "the client loop goes on after the restart",
+        Duration::from_secs(10),
+        || {
+            if lp.snapshot().total() >= n + 20 {
+                Ok(())
+            } else {
+                Err("no progress".into())
+            }
+        },
+    );
+    let seen = lp.stop();
+    println!(
+        "TRAFFIC Keel SIGKILL + restart: {} connections, {} failed {:?}",
+        seen.total(),
+        seen.failed(),
+        seen.failures
+    );
+    assert_eq!(
+        seen.failed(),
+        0,
+        "connections failed while Keel restarted: {:?}",
+        seen.failures
+    );
+    assert_eq!(
+        seen.who(),
+        [m2.name.clone(), m3.name.clone()].into_iter().collect(),
+        "{seen:?}"
+    );
+
+    // a UDP listener + pool on the same load balancer
+    for m in [&m2, &m3] {
+        m.serve("udp", 5353);
+    }
+    let udp_listener = id(keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/listeners",
+        json!({"listener": {"loadbalancer_id": lb_id, "protocol": "UDP", "protocol_port": 53}}),
+    ));
+    let udp_pool = id(keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/pools",
+        json!({"pool": {"listener_id": udp_listener, "protocol": "UDP",
+            "lb_algorithm": "SOURCE_IP_PORT"}}),
+    ));
+    for m in [&m2, &m3] {
+        keel.create(
+            &token,
+            &lb_id,
+            &format!("/v2/lbaas/pools/{udp_pool}/members"),
+            member_body(m, 5353, &net.subnet),
+        );
+    }
+    wait_who(&same, "udp", &vip, 53, &[&m2.name, &m3.name]);
+    wait_who(&routed_client, "udp", &vip, 53, &[&m2.name, &m3.name]);
+
+    keel.delete_lb_cascade(&token, &lb_id);
+    assert_eq!(
+        vswitchd_pid(),
+        vswitchd,
+        "ovs-vswitchd crashed and was restarted during the test (see its log)"
+    );
+}

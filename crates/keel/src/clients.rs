@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::config::{Config, HttpTls, OvnSettings};
+use crate::config::{Config, HttpTls, KeystoneAuth, OvnSettings};
 
 /// Opens the Octavia DB with `[database]`'s pool. As oslo.db's `_test_connection`: up to
 /// `max_retries` attempts (-1: forever; 0 or 1: one), `retry_interval` seconds after each
@@ -127,4 +127,70 @@ pub fn barbican(
             interface,
         },
     ))
+}
+
+/// The sections a process authenticates with: `[service_auth]` and `[neutron]` always,
+/// `[keystone_authtoken]` when it validates user tokens.
+pub fn auth_sections(
+    config: &Config,
+    validates_tokens: bool,
+) -> Vec<(&'static str, &KeystoneAuth)> {
+    let mut v = vec![
+        ("service_auth", &config.service_auth),
+        ("neutron", &config.neutron.auth),
+    ];
+    if validates_tokens {
+        v.push(("keystone_authtoken", &config.keystone_authtoken.auth));
+    }
+    v
+}
+
+/// Start-up check of each `auth_type = v3applicationcredential` of `sections` (each distinct
+/// credential once): Keystone issues it a token, or start-up stops with
+/// `[section] application_credential_id: Keystone refused …` — never another identity.
+/// Keystone unreachable or failing (transport, 5xx) is warned about and start-up goes on, as
+/// the reference authenticates lazily: requests needing Keystone answer 503 until it answers.
+/// The password plugin is not checked here (the reference's behaviour: its first use fails).
+pub async fn verify_application_credentials(
+    sections: &[(&'static str, &KeystoneAuth)],
+) -> anyhow::Result<()> {
+    let mut seen: Vec<(String, openstack::ApplicationCredential)> = Vec::new();
+    for (section, auth) in sections {
+        let Some(ac) = auth.application_credential() else {
+            continue;
+        };
+        let id = (auth.auth_url.clone(), ac.clone());
+        if seen.contains(&id) {
+            continue;
+        }
+        seen.push(id);
+        let key = if ac.id.is_some() {
+            "application_credential_id"
+        } else {
+            "application_credential_name"
+        };
+        let label = ac.id.clone().or(ac.name.clone()).unwrap_or_default();
+        let session = openstack::ServiceAuth::new(http(section, &auth.tls)?, auth.service_auth());
+        match session.token().await {
+            Ok(t) => tracing::info!(
+                section = %section,
+                application_credential = %label,
+                user_id = %t.user_id,
+                project_id = %t.project_id,
+                "application credential accepted by Keystone"
+            ),
+            Err(openstack::KeystoneError::ServiceCredentialsRejected { status, message }) => {
+                anyhow::bail!(
+                    "[{section}] {key}: Keystone refused the application credential {label:?} ({status}: {message})"
+                )
+            }
+            Err(e) => tracing::warn!(
+                section = %section,
+                application_credential = %label,
+                error = %e,
+                "application credential not verified at start-up: Keystone did not answer; requests needing it answer 503 until it does"
+            ),
+        }
+    }
+    Ok(())
 }

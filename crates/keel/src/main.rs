@@ -346,6 +346,7 @@ async fn stop_agent(agent: Agent, nb: &ovsdb::Client) {
 /// `[keel] run_agent` says; SIGTERM/SIGINT finish the provider work it started (within
 /// `[DEFAULT] graceful_shutdown_timeout`) and release the lock.
 async fn driver_agent(config: Config) -> anyhow::Result<()> {
+    clients::verify_application_credentials(&[("neutron", &config.neutron.auth)]).await?;
     let db = clients::database(&config).await?;
     let neutron = clients::neutron(&config)?;
     let deployment = db
@@ -374,6 +375,9 @@ async fn driver_agent(config: Config) -> anyhow::Result<()> {
 async fn serve(config: Config, options: entry::ServeOptions) -> anyhow::Result<()> {
     // A bad policy file stops startup before any connection is made.
     let policy = Arc::new(config.oslo_policy.load_policy().context("[oslo_policy]")?);
+    // A refused application credential stops start-up before the database is touched.
+    let validates = config.api_settings.auth_strategy != "noauth";
+    clients::verify_application_credentials(&clients::auth_sections(&config, validates)).await?;
     let db = clients::database(&config).await?;
     db.upgrade().await.context("database schema")?;
     // this deployment's identity: the tag of every VIP port it makes, the proof of ownership

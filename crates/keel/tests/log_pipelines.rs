@@ -21,11 +21,7 @@ use std::time::Duration;
 use common::{Backend, Keel, LbGuard, NeutronNet, demo_token, tag, wait_for};
 use regex::Regex;
 
-/// kolla-ansible `ansible/roles/fluentd/templates/conf/input/00-global.conf.j2`
-/// (openstack/kolla-ansible 1a681814eb19a4840ca307a25f21b2907b432272): `format_firstline`.
-const KOLLA_FIRSTLINE: &str = r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}.\d{3} \d+ \S+ \S+ \[.*\]";
-/// The same file's `format1` (Ruby's `(?<name>…)` groups read the same in Rust's regex).
-const KOLLA_FORMAT1: &str = r"^(?<Timestamp>\S+ \S+) (?<Pid>\d+) (?<log_level>\S+) (?<python_module>\S+) ((?:\[)(?:None|req-)(?<global_request_id>\S+)? (?:None|req-)(?<request_id>\S+) (?<user_id>\S+) (?<tenant_id>\S+) (?<domain_id>\S+) (?<system_scope>\S+) (?<user_domain>\S+) (?<project_domain>\S+)(?:\]))?(?<Payload>.*)?$";
+use common::fluentd::{KOLLA_FIRSTLINE, KOLLA_FORMAT1};
 
 /// `curl -i`: (status, x-openstack-request-id).
 fn call(method: &str, url: &str, token: Option<&str>, body: Option<&str>) -> (u16, String) {

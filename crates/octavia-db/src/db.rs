@@ -58,7 +58,8 @@ pub struct Database {
 /// connection.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PoolSettings {
-    /// `max_pool_size`: connections kept open at most (default 16).
+    /// Connections open at most: oslo.db's `max_pool_size` + `max_overflow` (default 55, their
+    /// defaults 5 + 50).
     pub max_connections: u32,
     /// `pool_timeout`: how long getting a connection may take, reconnecting included
     /// (default 5 s; SQLAlchemy's 30 s would hold every request that long in an outage).
@@ -73,7 +74,7 @@ pub struct PoolSettings {
 impl Default for PoolSettings {
     fn default() -> Self {
         Self {
-            max_connections: 16,
+            max_connections: 55,
             acquire_timeout: Duration::from_secs(5),
             max_lifetime: Some(Duration::from_secs(3600)),
             idle_timeout: Some(Duration::from_secs(600)),

@@ -13,6 +13,9 @@ use serde_json::json;
 use crate::error::{InvalidTokenReason, KeystoneError, UnknownInterface};
 use crate::http::{join, snippet};
 
+mod app_credential;
+pub use app_credential::{AppCredentialUser, ApplicationCredential};
+
 /// Endpoint interface of a catalog entry (keystoneauth `interface`; `publicURL`-style names
 /// of octavia.conf `endpoint_type` are accepted by [`std::str::FromStr`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -188,6 +191,9 @@ pub struct ServiceAuthConfig {
     /// ([`crate::HttpConfig::request_timeout`]). A frozen Keystone then fails the request
     /// with [`KeystoneError::Transport`] after this long.
     pub timeout: Option<Duration>,
+    /// `auth_type = v3applicationcredential`: authenticate with this application credential
+    /// instead of the password (the user/project fields above are then not sent).
+    pub application_credential: Option<ApplicationCredential>,
 }
 
 impl Default for ServiceAuthConfig {
@@ -204,6 +210,7 @@ impl Default for ServiceAuthConfig {
             region_name: None,
             refresh_margin: Duration::from_secs(120),
             timeout: None,
+            application_credential: None,
         }
     }
 }
@@ -222,13 +229,18 @@ impl std::fmt::Debug for ServiceAuthConfig {
             .field("region_name", &self.region_name)
             .field("refresh_margin", &self.refresh_margin)
             .field("timeout", &self.timeout)
+            .field("application_credential", &self.application_credential)
             .finish()
     }
 }
 
 impl ServiceAuthConfig {
-    /// The v3 password-auth request body (`POST /v3/auth/tokens`).
+    /// The `POST /v3/auth/tokens` body: the application credential's when there is one,
+    /// else password auth scoped to the project.
     fn auth_body(&self) -> serde_json::Value {
+        if let Some(ac) = &self.application_credential {
+            return ac.auth_body();
+        }
         let domain = |id: &Option<String>, name: &str| match id {
             Some(id) => json!({ "id": id }),
             None => json!({ "name": name }),
@@ -516,7 +528,14 @@ impl ServiceAuth {
     /// `X-Subject-Token` header, its catalog in the body.
     async fn issue(&self) -> Result<ServiceToken, KeystoneError> {
         let url = join(&self.inner.identity_url, "auth/tokens");
-        tracing::debug!(user = %self.inner.cfg.username, project = %self.inner.cfg.project_name, "keystone: issuing service token");
+        match &self.inner.cfg.application_credential {
+            Some(ac) => {
+                tracing::debug!(application_credential = %ac.label(), "keystone: issuing service token")
+            }
+            None => {
+                tracing::debug!(user = %self.inner.cfg.username, project = %self.inner.cfg.project_name, "keystone: issuing service token")
+            }
+        }
         let resp = self
             .keystone_request(reqwest::Method::POST, &url)
             .json(&self.inner.cfg.auth_body())

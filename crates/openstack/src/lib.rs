@@ -1,6 +1,7 @@
 //! Thin async clients for the OpenStack services Keel talks to (seed 003 §3–5).
 //!
-//! * [`ServiceAuth`]: Keel's own Keystone v3 password session (octavia.conf `[service_auth]`),
+//! * [`ServiceAuth`]: Keel's own Keystone v3 session (octavia.conf `[service_auth]`: password,
+//!   or an [`ApplicationCredential`]),
 //!   token cached and refreshed before expiry, service catalog parsed
 //!   ([`Catalog::url_for`]).
 //! * [`TokenValidator`]: validates a user's `X-Auth-Token` (`GET /v3/auth/tokens`) into a
@@ -27,8 +28,9 @@ pub use barbican::{
 pub use error::{InvalidTokenReason, KeystoneError, NeutronError, NeutronFault, UnknownInterface};
 pub use http::{HttpConfig, HttpConfigError};
 pub use keystone::{
-    Catalog, CatalogEndpoint, CatalogService, Interface, ServiceAuth, ServiceAuthConfig,
-    ServiceToken, TokenValidator, TokenValidatorConfig, UserContext,
+    AppCredentialUser, ApplicationCredential, Catalog, CatalogEndpoint, CatalogService, Interface,
+    ServiceAuth, ServiceAuthConfig, ServiceToken, TokenValidator, TokenValidatorConfig,
+    UserContext,
 };
 pub use neutron::{
     AddressPair, AllocationPool, ExternalGatewayInfo, FixedIp, FixedIpRequest, FloatingIp,

@@ -1,7 +1,9 @@
 //! Every option Octavia (19.0.0) and ovn-octavia-provider (11.0.0) register, with oslo.log,
 //! oslo.middleware, oslo.policy, oslo.db, oslo.messaging, oslo.concurrency and
 //! keystonemiddleware's `auth_token` (plus the password plugin's options keystoneauth adds to
-//! `[keystone_authtoken]`), and what Keel does with each.
+//! `[keystone_authtoken]`), and what Keel does with each. The `v3applicationcredential`
+//! plugin's three `application_credential_*` options (keystoneauth registers them when
+//! `auth_type` names that plugin) are listed after `password` in each auth section.
 //!
 //! Names, types and defaults are those `oslo-config-generator` reports for the namespaces
 //! `octavia`, `octavia.api.drivers.ovn` and the libraries above; option names are given with
@@ -318,7 +320,7 @@ const REGISTERED: &[Opt] = &[
     Opt { section: "database", name: "max_pool_size", kind: "int", default: "5", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "database", name: "max_retries", kind: "int", default: "10", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "database", name: "retry_interval", kind: "int", default: "10", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "database", name: "max_overflow", kind: "int", default: "50", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "database", name: "max_overflow", kind: "int", default: "50", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "database", name: "connection_debug", kind: "int", default: "0", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "database", name: "connection_trace", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "database", name: "pool_timeout", kind: "int", default: "", secret: false, aliases: &[], use_: Use::Honoured },
@@ -451,6 +453,9 @@ const REGISTERED: &[Opt] = &[
     Opt { section: "keystone_authtoken", name: "auth_url", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "keystone_authtoken", name: "username", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "keystone_authtoken", name: "password", kind: "str", default: "", secret: true, aliases: &[], use_: Use::Honoured },
+    Opt { section: "keystone_authtoken", name: "application_credential_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
+    Opt { section: "keystone_authtoken", name: "application_credential_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
+    Opt { section: "keystone_authtoken", name: "application_credential_secret", kind: "str", default: "", secret: true, aliases: &[], use_: Use::Honoured },
     Opt { section: "keystone_authtoken", name: "project_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "keystone_authtoken", name: "project_domain_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "keystone_authtoken", name: "project_domain_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
@@ -502,11 +507,14 @@ const REGISTERED: &[Opt] = &[
     Opt { section: "neutron", name: "trust_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "neutron", name: "default_domain_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "neutron", name: "default_domain_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
-    Opt { section: "neutron", name: "user_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "neutron", name: "user_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "neutron", name: "username", kind: "str", default: "", secret: false, aliases: &["user_name"], use_: Use::Honoured },
     Opt { section: "neutron", name: "user_domain_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "neutron", name: "user_domain_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "neutron", name: "password", kind: "str", default: "", secret: true, aliases: &[], use_: Use::Honoured },
+    Opt { section: "neutron", name: "application_credential_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
+    Opt { section: "neutron", name: "application_credential_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
+    Opt { section: "neutron", name: "application_credential_secret", kind: "str", default: "", secret: true, aliases: &[], use_: Use::Honoured },
     Opt { section: "neutron", name: "tenant_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "neutron", name: "tenant_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "neutron", name: "service_type", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
@@ -647,11 +655,14 @@ const REGISTERED: &[Opt] = &[
     Opt { section: "service_auth", name: "trust_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "service_auth", name: "default_domain_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "service_auth", name: "default_domain_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
-    Opt { section: "service_auth", name: "user_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "service_auth", name: "user_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "service_auth", name: "username", kind: "str", default: "", secret: false, aliases: &["user_name"], use_: Use::Honoured },
     Opt { section: "service_auth", name: "user_domain_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "service_auth", name: "user_domain_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "service_auth", name: "password", kind: "str", default: "", secret: true, aliases: &[], use_: Use::Honoured },
+    Opt { section: "service_auth", name: "application_credential_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
+    Opt { section: "service_auth", name: "application_credential_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
+    Opt { section: "service_auth", name: "application_credential_secret", kind: "str", default: "", secret: true, aliases: &[], use_: Use::Honoured },
     Opt { section: "service_auth", name: "tenant_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "service_auth", name: "tenant_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "service_auth", name: "service_type", kind: "str", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("the OVN provider's Octavia client (Keel calls no Octavia API)") },

@@ -49,7 +49,7 @@ fn unimplemented_why(section: &str, key: &str) -> &'static str {
             "Keel's logging reads debug, log_file, log_dir, use_json, use_stderr, log_color, log_config_append, log_date_format, default_log_levels and the logging_*_format_string/suffix/prefix options"
         }
         ("database", _) => {
-            "Keel's pool reads connection, connection_parameters, max_pool_size, pool_timeout, connection_recycle_time, max_retries, retry_interval"
+            "Keel's pool reads connection, connection_parameters, max_pool_size, max_overflow, pool_timeout, connection_recycle_time, max_retries, retry_interval"
         }
         _ => "not implemented by Keel",
     }
@@ -101,13 +101,27 @@ pub fn review(cfg: &Config) -> Report {
         ("service_auth", &cfg.service_auth.auth_type),
         ("neutron", &cfg.neutron.auth.auth_type),
     ] {
-        if !matches!(auth_type.as_str(), "" | "password" | "v3password") {
+        if !matches!(
+            auth_type.as_str(),
+            "" | "password" | "v3password" | super::APP_CREDENTIAL_AUTH_TYPE
+        ) {
             refuse(
                 x,
                 section,
                 "auth_type",
-                format!("{auth_type:?}: Keel authenticates with the password plugin only"),
+                format!(
+                    "{auth_type:?}: Keel authenticates with the password and v3applicationcredential plugins only"
+                ),
             );
+        }
+    }
+    for (section, auth) in [
+        ("keystone_authtoken", &cfg.keystone_authtoken.auth),
+        ("service_auth", &cfg.service_auth),
+        ("neutron", &cfg.neutron.auth),
+    ] {
+        for (key, why) in auth.application_credential_gaps() {
+            refuse(x, section, key, why);
         }
     }
     for (section, tls) in [
@@ -308,7 +322,10 @@ fn honoured_note(section: &str, name: &str) -> Option<&'static str> {
         ("api_settings", "enabled_provider_drivers") => {
             "a provider other than ovn is warned about at start-up (requests naming it answer 501)"
         }
-        (_, "auth_type") => "password / v3password (others refused)",
+        (_, "auth_type") => {
+            "password / v3password, v3applicationcredential (application_credential_id, or _name with user_id or username; others refused; a credential Keystone refuses stops start-up)"
+        }
+        (_, "user_id") => "the owner of an application credential given by name",
         ("DEFAULT", "log_dir") => {
             "without log_file, `keel serve` writes <log_dir>/octavia-api.log (oslo.log's <binary>.log for octavia-api; db: octavia-db-manage.log, ovn-db-sync: octavia-ovn-db-sync-util.log)"
         }
@@ -334,8 +351,11 @@ fn honoured_note(section: &str, name: &str) -> Option<&'static str> {
         ("database", "max_retries") => {
             "start-up connection attempts, as oslo.db: -1 forever, 0 or 1 one attempt"
         }
+        ("database", "max_pool_size") => {
+            "the pool holds at most max_pool_size + max_overflow connections, as SQLAlchemy's QueuePool (0 allowed; both 0 refused)"
+        }
         ("database", "max_overflow") => {
-            "the pool holds at most max_pool_size + max_overflow connections"
+            "the pool holds at most max_pool_size + max_overflow connections (-1, SQLAlchemy's no limit: Keel's bound is 4096); a connection idle 600 s is closed"
         }
         ("certificates", "cert_manager") => "barbican_cert_manager (others refused)",
         ("oslo_policy", "policy_dirs") => {
@@ -356,7 +376,6 @@ fn keel_default(section: &str, name: &str) -> Option<&'static str> {
         ("api_settings", "enabled_provider_drivers") => Some("ovn:OVN provider driver"),
         ("database", "connection") => Some("sqlite://keel.sqlite?mode=rwc"),
         ("DEFAULT", "host") => Some("(the host name)"),
-        ("database", "max_pool_size") => Some("16"),
         ("database", "pool_timeout") => Some("5"),
         ("keystone_authtoken", "http_connect_timeout") | ("service_auth", "timeout") => Some("5"),
         _ => None,

@@ -48,7 +48,8 @@ pub struct DatabaseSettings {
     pub connection: String,
     /// `connection_parameters` (`a=1&b=2`, default empty): appended to the URL's query.
     pub connection_parameters: String,
-    /// MariaDB pool (oslo.db option names): `max_pool_size` (default 16), `pool_timeout`
+    /// MariaDB pool (oslo.db option names): at most `max_pool_size` + `max_overflow`
+    /// connections (defaults 5 + 50, see [`pool_bound`]), `pool_timeout`
     /// (seconds, default 5: how long a request waits for a connection, reconnecting
     /// included, before it answers 503), `connection_recycle_time` (seconds, default 3600).
     pub pool: octavia_db::PoolSettings,
@@ -56,6 +57,32 @@ pub struct DatabaseSettings {
     pub max_retries: i64,
     /// `retry_interval` (10 s) between those attempts.
     pub retry_interval: u64,
+}
+
+/// `max_overflow = -1` (SQLAlchemy: no overflow limit) gives this bound: far above MariaDB's
+/// own `max_connections` (151 by default), which then limits first.
+pub const UNLIMITED_POOL_BOUND: u32 = 4096;
+
+/// The pool's bound from `[database] max_pool_size` (oslo.db default 5, ≥ 0) and
+/// `max_overflow` (default 50, ≥ -1): their sum, as SQLAlchemy's `QueuePool` opens
+/// `pool_size` connections plus up to `max_overflow` more under load (kolla-ansible renders
+/// `max_pool_size = 1`: the overflow is what serves concurrent requests). `-1` is
+/// [`UNLIMITED_POOL_BOUND`]. Errors: a non-integer, a value under its minimum, or both 0 (no
+/// connection could ever be opened), naming section and key.
+fn pool_bound(db: &Section<'_>) -> Result<u32, ConfigError> {
+    let size = db.int("max_pool_size", 5, Some(0))?;
+    let overflow = db.int("max_overflow", 50, Some(-1))?;
+    if overflow == -1 {
+        return Ok(UNLIMITED_POOL_BOUND);
+    }
+    match size.saturating_add(overflow) {
+        0 => Err(db.invalid(
+            "max_overflow",
+            db.get("max_overflow").unwrap_or_default(),
+            "max_pool_size + max_overflow is 0: the pool could open no connection",
+        )),
+        n => Ok(n.min(UNLIMITED_POOL_BOUND.into()) as u32),
+    }
 }
 
 impl DatabaseSettings {
@@ -94,11 +121,21 @@ impl HttpTls {
     }
 }
 
-/// A Keystone password credential (`[keystone_authtoken]`, `[service_auth]`, `[neutron]`).
+/// A Keystone credential (`[keystone_authtoken]`, `[service_auth]`, `[neutron]`): the
+/// password plugin's options, or `v3applicationcredential`'s (keystoneauth's loaders).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct KeystoneAuth {
-    /// `auth_type` (`password`; empty = none configured).
+    /// `auth_type` (`password`, `v3password`, `v3applicationcredential`; empty = none
+    /// configured, which is the password plugin).
     pub auth_type: String,
+    /// `application_credential_id` (`v3applicationcredential`).
+    pub application_credential_id: Option<String>,
+    /// `application_credential_name` (with `user_id`, or `username` and its domain).
+    pub application_credential_name: Option<String>,
+    /// `application_credential_secret` (masked by `keel config check`).
+    pub application_credential_secret: String,
+    /// `user_id`: the owner of an application credential given by name.
+    pub user_id: Option<String>,
     /// e.g. `http://127.0.0.1:5000/v3`.
     pub auth_url: String,
     /// Service user name.
@@ -125,10 +162,78 @@ pub struct KeystoneAuth {
     pub timeout: Option<std::time::Duration>,
 }
 
+/// keystoneauth's name of the application-credential plugin.
+pub const APP_CREDENTIAL_AUTH_TYPE: &str = "v3applicationcredential";
+
 impl KeystoneAuth {
+    /// True with `auth_type = v3applicationcredential`.
+    pub fn is_application_credential(&self) -> bool {
+        self.auth_type == APP_CREDENTIAL_AUTH_TYPE
+    }
+
+    /// The application credential of `v3applicationcredential` (`None` for the password
+    /// plugin): the id, else the name with `user_id` or `username` + its domain.
+    pub fn application_credential(&self) -> Option<openstack::ApplicationCredential> {
+        if !self.is_application_credential() {
+            return None;
+        }
+        let user = match (&self.user_id, self.username.is_empty()) {
+            (Some(id), _) => Some(openstack::AppCredentialUser::Id(id.clone())),
+            (None, false) => Some(openstack::AppCredentialUser::Name {
+                name: self.username.clone(),
+                domain_id: self.user_domain_id.clone(),
+                domain_name: self.user_domain_name.clone(),
+            }),
+            (None, true) => None,
+        };
+        Some(openstack::ApplicationCredential {
+            id: self.application_credential_id.clone(),
+            name: self.application_credential_name.clone(),
+            secret: self.application_credential_secret.clone(),
+            user,
+        })
+    }
+
+    /// What `v3applicationcredential` lacks, as `(key, why)` (empty when complete or for the
+    /// password plugin), as keystoneauth's loader refuses it: a secret, and an id or a name
+    /// with its user.
+    pub fn application_credential_gaps(&self) -> Vec<(&'static str, &'static str)> {
+        let mut gaps = Vec::new();
+        if !self.is_application_credential() {
+            return gaps;
+        }
+        if self.application_credential_secret.is_empty() {
+            gaps.push((
+                "application_credential_secret",
+                "v3applicationcredential needs the credential's secret",
+            ));
+        }
+        if self.application_credential_id.is_none() {
+            if self.application_credential_name.is_none() {
+                gaps.push((
+                    "application_credential_id",
+                    "v3applicationcredential needs application_credential_id, or application_credential_name with user_id or username",
+                ));
+            } else if self.user_id.is_none() && self.username.is_empty() {
+                gaps.push((
+                    "application_credential_name",
+                    "a credential given by name needs its user: user_id, or username with user_domain_name/user_domain_id",
+                ));
+            }
+        }
+        if self.auth_url.is_empty() {
+            gaps.push((
+                "auth_url",
+                "v3applicationcredential needs Keystone's auth_url",
+            ));
+        }
+        gaps
+    }
+
     /// The `openstack` crate's service credential.
     pub fn service_auth(&self) -> openstack::ServiceAuthConfig {
         openstack::ServiceAuthConfig {
+            application_credential: self.application_credential(),
             auth_url: self.auth_url.clone(),
             username: self.username.clone(),
             password: self.password.clone(),
@@ -328,6 +433,10 @@ impl Section<'_> {
                     .unwrap_or(std::time::Duration::from_secs(5)),
             ),
             auth_type: self.string("auth_type", ""),
+            application_credential_id: self.opt("application_credential_id"),
+            application_credential_name: self.opt("application_credential_name"),
+            application_credential_secret: self.string("application_credential_secret", ""),
+            user_id: self.opt("user_id"),
             auth_url: self.string("auth_url", ""),
             username: self.string("username", ""),
             password: self.string("password", ""),
@@ -465,8 +574,7 @@ impl Config {
             pool: {
                 let d = octavia_db::PoolSettings::default();
                 octavia_db::PoolSettings {
-                    max_connections: db.int("max_pool_size", d.max_connections.into(), Some(1))?
-                        as u32,
+                    max_connections: pool_bound(&db)?,
                     acquire_timeout: db.seconds("pool_timeout")?.unwrap_or(d.acquire_timeout),
                     max_lifetime: db.seconds("connection_recycle_time")?.or(d.max_lifetime),
                     ..d
@@ -499,6 +607,10 @@ impl Config {
         }
         fallback!(
             auth_type,
+            application_credential_id,
+            application_credential_name,
+            application_credential_secret,
+            user_id,
             auth_url,
             username,
             password,

@@ -59,7 +59,8 @@ fn reads_an_octavia_conf() {
     assert_eq!(a.max_request_body_size, 2048);
     assert_eq!(a.reserved_ips, vec!["10.0.0.5", "10.0.0.6"]);
     assert_eq!(a.timeout_client_data, 1234);
-    assert_eq!(c.database.pool.max_connections, 3);
+    // max_pool_size 3 + oslo.db's default max_overflow 50, as SQLAlchemy's QueuePool.
+    assert_eq!(c.database.pool.max_connections, 53);
     assert_eq!(c.service_auth.username, "octavia");
     assert_eq!(c.service_auth.user_domain_name, "Default");
     // [neutron] falls back to [service_auth] per option; endpoint_type → valid_interfaces.
@@ -267,7 +268,7 @@ fn review_sorts_options_and_refuses_what_keel_cannot_honour() {
          [driver_agent]\nenabled_provider_agents = ovn\n\
          [database]\nconnection = postgresql://x/y\n\
          [certificates]\ncert_manager = local_cert_manager\n\
-         [service_auth]\nauth_type = v3applicationcredential\n\
+         [service_auth]\nauth_type = v3oidcpassword\n\
          [bogus]\nthing = 1\n",
     )
     .unwrap();
@@ -466,7 +467,7 @@ fn peer_timeouts() {
     )
     .unwrap();
     assert_eq!(c.database.pool.acquire_timeout, Duration::from_secs(2));
-    assert_eq!(c.database.pool.max_connections, 4);
+    assert_eq!(c.database.pool.max_connections, 54);
     assert_eq!(
         c.keystone_authtoken.auth.timeout,
         Some(Duration::from_secs(3))
@@ -571,4 +572,109 @@ fn config_check_prints_each_section_once() {
         default.contains("graceful_shutdown_timeout = 60") && default.contains("debug = "),
         "{default}"
     );
+}
+
+/// The pool's bound is `max_pool_size + max_overflow` (oslo.db defaults 5 + 50): kolla's
+/// `max_pool_size = 1` still serves concurrent requests; `-1` is no limit; both 0 refused.
+#[test]
+fn pool_bound_is_max_pool_size_plus_max_overflow() {
+    let bound = |t: &str| from(t).map(|c| c.database.pool.max_connections);
+    assert_eq!(
+        Config::defaults().unwrap().database.pool.max_connections,
+        55
+    );
+    assert_eq!(bound("[database]\nmax_pool_size = 1\n").unwrap(), 51);
+    assert_eq!(
+        bound("[database]\nmax_pool_size = 1\nmax_overflow = 0\n").unwrap(),
+        1
+    );
+    assert_eq!(
+        bound("[database]\nmax_pool_size = 0\nmax_overflow = 7\n").unwrap(),
+        7
+    );
+    assert_eq!(
+        bound("[database]\nmax_overflow = -1\n").unwrap(),
+        UNLIMITED_POOL_BOUND
+    );
+    let e = bound("[database]\nmax_pool_size = 0\nmax_overflow = 0\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("[database] max_overflow:"), "{e}");
+    let e = bound("[database]\nmax_overflow = -2\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("max_overflow") && e.contains("-1"), "{e}");
+    let e = bound("[database]\nmax_pool_size = -1\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("max_pool_size"), "{e}");
+    // Honoured: not in the start-up list of ignored options.
+    let c = from("[database]\nmax_pool_size = 1\nmax_overflow = 10\n").unwrap();
+    assert!(
+        review(&c)
+            .unimplemented
+            .iter()
+            .all(|f| f.key != "max_overflow")
+    );
+}
+
+/// `v3applicationcredential` as keystoneauth loads it: by id, or by name with the owner
+/// (`user_id`, or `username` + domain); what it lacks refused naming section and key; the
+/// `[neutron]` credential falls back to `[service_auth]`'s option by option.
+#[test]
+fn application_credentials_read_as_keystoneauth() {
+    let c = from(
+        "[service_auth]\nauth_url = http://k:5000/v3\nauth_type = v3applicationcredential\n\
+         application_credential_id = abc\napplication_credential_secret = s3cret\n\
+         [neutron]\nproject_name = service\n\
+         [keystone_authtoken]\nauth_url = http://k:5000\nauth_type = v3applicationcredential\n\
+         application_credential_name = keel\nusername = octavia\nuser_domain_id = dom\n\
+         application_credential_secret = other\n",
+    )
+    .unwrap();
+    assert!(review(&c).refused.is_empty(), "{:?}", review(&c).refused);
+    let sa = c.service_auth.application_credential().unwrap();
+    assert_eq!(
+        (sa.id.as_deref(), sa.secret.as_str()),
+        (Some("abc"), "s3cret")
+    );
+    // [neutron] sets only project_name: the credential is [service_auth]'s.
+    assert_eq!(c.neutron.auth.application_credential(), Some(sa.clone()));
+    let kat = c.keystone_authtoken.auth.application_credential().unwrap();
+    assert_eq!(kat.name.as_deref(), Some("keel"));
+    assert_eq!(
+        kat.user,
+        Some(openstack::AppCredentialUser::Name {
+            name: "octavia".into(),
+            domain_id: Some("dom".into()),
+            domain_name: "Default".into(),
+        })
+    );
+    assert!(
+        c.service_auth
+            .service_auth()
+            .application_credential
+            .is_some()
+    );
+    let text = check::render(&c, &review(&c));
+    assert!(
+        !text.contains("s3cret") && !text.contains("other"),
+        "{text}"
+    );
+
+    let c = from(
+        "[service_auth]\nauth_url = http://k/v3\nauth_type = v3applicationcredential\n\
+         application_credential_name = keel\n",
+    )
+    .unwrap();
+    let r = review(&c).refused;
+    for want in [
+        "[service_auth] application_credential_secret:",
+        "[service_auth] application_credential_name: a credential given by name needs its user",
+    ] {
+        assert!(r.iter().any(|e| e.starts_with(want)), "{want}: {r:?}");
+    }
+    // The password plugin is untouched by the new options.
+    let c = from("[service_auth]\nusername = octavia\npassword = p\n").unwrap();
+    assert_eq!(c.service_auth.application_credential(), None);
 }

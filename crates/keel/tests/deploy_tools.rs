@@ -1,0 +1,364 @@
+//! Keel run exactly as the deployment tools run Octavia's API, from each tool's own files
+//! (`tests/data/deploy/<tool>/`, rendered by hand from the tool's templates with its defaults;
+//! each file's first line names its source and commit), against the stack's real services:
+//! the tool's command line (through the program names `keel links` writes), its bootstrap,
+//! its health check, its log file parsed with kolla's fluentd regex; a load balancer with a
+//! listener, pool and member goes ACTIVE; SIGTERM during a cascade delete exits 0 with nothing
+//! left PENDING_*. Each prints its time from start to the first 200.
+//!
+//! Needs the environment of `ci/stack/env.sh` (run through `ci/test.sh`).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::fluentd::{KOLLA_FIRSTLINE, KOLLA_FORMAT1};
+use common::{LbGuard, MariaDb, NeutronNet, demo_token, env, free_port, http, tag, wait_for};
+use regex::Regex;
+use serde_json::{Value, json};
+
+/// A tool's file with the stack's addresses and the test's paths put in for its `@NAME@`s.
+fn render(tool: &str, file: &str, vars: &[(&str, String)]) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/deploy")
+        .join(tool)
+        .join(file);
+    let mut text = std::fs::read_to_string(&p).unwrap();
+    for (k, v) in vars {
+        text = text.replace(&format!("@{k}@"), v);
+    }
+    let left = Regex::new("@[A-Z]+@").unwrap();
+    assert!(
+        !text.lines().skip(1).any(|l| left.is_match(l)),
+        "{file}: a placeholder without a value"
+    );
+    text
+}
+
+/// The command line of a tool's `command` file (its second line), words split.
+fn command_line(tool: &str) -> Vec<String> {
+    render(tool, "command", &[])
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
+/// A temp dir with `bin/` (the programs `keel links` writes), `home/` (oslo's `~`), `etc/`,
+/// `log/`, and the database the tool's URL names.
+struct Site {
+    dir: tempfile::TempDir,
+    db: MariaDb,
+    port: u16,
+}
+
+impl Site {
+    fn new() -> Site {
+        let dir = tempfile::tempdir().unwrap();
+        for d in ["bin", "home/.octavia", "etc", "log"] {
+            std::fs::create_dir_all(dir.path().join(d)).unwrap();
+        }
+        let out = Command::new(common::keel_bin())
+            .arg("links")
+            .arg(dir.path().join("bin"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Site {
+            dir,
+            db: MariaDb::create(),
+            port: free_port(),
+        }
+    }
+    fn path(&self, p: &str) -> PathBuf {
+        self.dir.path().join(p)
+    }
+    fn vars(&self) -> Vec<(&'static str, String)> {
+        let user = String::from_utf8(Command::new("id").arg("-un").output().unwrap().stdout)
+            .unwrap()
+            .trim()
+            .to_string();
+        vec![
+            ("HOST", "127.0.0.1".into()),
+            ("PORT", self.port.to_string()),
+            ("LOGDIR", self.path("log").display().to_string()),
+            ("ETC", self.path("etc").display().to_string()),
+            ("USER", user),
+            ("NB", env("STACK_OVN_NB")),
+            ("SB", env("STACK_OVN_SB")),
+            (
+                "KEYSTONE",
+                env("STACK_KEYSTONE_URL")
+                    .trim_end_matches("/v3")
+                    .to_string(),
+            ),
+            (
+                "DB",
+                self.db.url().replacen("mysql://", "mysql+pymysql://", 1),
+            ),
+        ]
+    }
+    /// Runs one of the programs (`bin/<argv0>`) with `HOME` = `home/`, as the tool's container
+    /// runs it; waits for it.
+    fn run(&self, argv: &[&str]) -> std::process::Output {
+        let out = Command::new(self.path("bin").join(argv[0]))
+            .args(&argv[1..])
+            .env("HOME", self.path("home"))
+            .env("NO_COLOR", "1")
+            .env_remove("KEEL_LOG")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{argv:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+    /// Spawns the tool's API command (`/etc/octavia/` in it is `etc/`); stdout+stderr to
+    /// `log/console.log`.
+    fn spawn(&self, argv: &[String]) -> Child {
+        let console = std::fs::File::create(self.path("log/console.log")).unwrap();
+        let etc = self.path("etc").display().to_string();
+        let args: Vec<String> = argv[1..]
+            .iter()
+            .map(|a| a.replace("/etc/octavia", &etc))
+            .collect();
+        Command::new(self.path("bin").join(&argv[0]))
+            .args(&args)
+            .env("HOME", self.path("home"))
+            .env("NO_COLOR", "1")
+            .env_remove("KEEL_LOG")
+            .stdout(Stdio::from(console.try_clone().unwrap()))
+            .stderr(Stdio::from(console))
+            .spawn()
+            .unwrap()
+    }
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+    fn console(&self) -> String {
+        std::fs::read_to_string(self.path("log/console.log")).unwrap_or_default()
+    }
+}
+
+/// Polls `GET <url><path>` until 200 (60 s; panics with the console if the program exits);
+/// the time it took from `started`.
+fn first_200(site: &Site, child: &mut Child, path: &str, started: Instant) -> Duration {
+    loop {
+        if let Ok(Some(st)) = child.try_wait() {
+            panic!("exited ({st}) before answering: {}", site.console());
+        }
+        let out = Command::new("curl")
+            .args(["-s", "-o", "/dev/null", "-w", "%{http_code}"])
+            .arg(format!("{}{path}", site.url()))
+            .output()
+            .unwrap();
+        if out.stdout == b"200" {
+            return started.elapsed();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no 200 on {path}: {}",
+            site.console()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn api(site: &Site, method: &str, path: &str, token: &str, body: Option<&Value>) -> (u16, Value) {
+    http(method, &format!("{}{path}", site.url()), Some(token), body)
+}
+
+fn wait_active(site: &Site, token: &str, lb: &str) {
+    wait_for("load balancer ACTIVE", Duration::from_secs(60), || {
+        let (_, b) = api(
+            site,
+            "GET",
+            &format!("/v2/lbaas/loadbalancers/{lb}"),
+            token,
+            None,
+        );
+        match b["loadbalancer"]["provisioning_status"].as_str() {
+            Some("ACTIVE") => Ok(()),
+            s => Err(format!("{s:?}")),
+        }
+    });
+}
+
+/// LB → listener → pool → member, each ACTIVE; the status tree read back ACTIVE. Returns the
+/// LB id (its NB rows removed on the guard's drop).
+fn lifecycle(site: &Site, token: &str, net: &NeutronNet) -> (String, LbGuard) {
+    let (code, b) = api(
+        site,
+        "POST",
+        "/v2/lbaas/loadbalancers",
+        token,
+        Some(
+            &json!({"loadbalancer": {"name": format!("deploy-{}", tag()),
+            "vip_subnet_id": net.subnet, "provider": "ovn"}}),
+        ),
+    );
+    assert_eq!(code, 201, "{b}: {}", site.console());
+    let lb = b["loadbalancer"]["id"].as_str().unwrap().to_string();
+    let guard = LbGuard(lb.clone());
+    wait_active(site, token, &lb);
+    let mut parent = json!({"loadbalancer_id": lb});
+    for (path, kind, body) in [
+        (
+            "/v2/lbaas/listeners",
+            "listener",
+            json!({"protocol": "TCP", "protocol_port": 80}),
+        ),
+        (
+            "/v2/lbaas/pools",
+            "pool",
+            json!({"protocol": "TCP", "lb_algorithm": "SOURCE_IP_PORT"}),
+        ),
+        (
+            "",
+            "member",
+            json!({"address": "10.0.0.31", "protocol_port": 8080, "subnet_id": net.subnet}),
+        ),
+    ] {
+        let mut body = body;
+        let path = match kind {
+            "member" => format!(
+                "/v2/lbaas/pools/{}/members",
+                parent["pool_id"].as_str().unwrap()
+            ),
+            _ => path.to_string(),
+        };
+        if kind != "member" {
+            for (k, v) in parent.as_object().unwrap() {
+                body[k] = v.clone();
+            }
+        }
+        let (code, b) = api(site, "POST", &path, token, Some(&json!({ kind: body })));
+        assert_eq!(code, 201, "{kind}: {b}");
+        let id = b[kind]["id"].clone();
+        parent = match kind {
+            "listener" => json!({"listener_id": id}),
+            _ => json!({"pool_id": id}),
+        };
+        wait_active(site, token, &lb);
+    }
+    let (code, b) = api(
+        site,
+        "GET",
+        &format!("/v2/lbaas/loadbalancers/{lb}/status"),
+        token,
+        None,
+    );
+    assert_eq!(code, 200);
+    let s = &b["statuses"]["loadbalancer"];
+    assert_eq!(s["provisioning_status"], "ACTIVE", "{b}");
+    assert_eq!(s["listeners"][0]["provisioning_status"], "ACTIVE", "{b}");
+    assert_eq!(
+        s["listeners"][0]["pools"][0]["provisioning_status"], "ACTIVE",
+        "{b}"
+    );
+    assert_eq!(
+        s["listeners"][0]["pools"][0]["members"][0]["provisioning_status"], "ACTIVE",
+        "{b}"
+    );
+    (lb, guard)
+}
+
+/// A cascade delete accepted, then SIGTERM at once: exit 0 (uWSGI's
+/// `gracefully_kill_them_all`), nothing of the tree left PENDING_* in the database.
+fn stop_during_delete(site: &Site, child: &mut Child, token: &str, lb: &str) {
+    let (code, b) = api(
+        site,
+        "DELETE",
+        &format!("/v2/lbaas/loadbalancers/{lb}?cascade=true"),
+        token,
+        None,
+    );
+    assert_eq!(code, 204, "{b}");
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let st = wait_for("exit after SIGTERM", Duration::from_secs(90), || {
+        child
+            .try_wait()
+            .unwrap()
+            .ok_or_else(|| "running".to_string())
+    });
+    assert_eq!(st.code(), Some(0), "{}", site.console());
+    let pending = site.db.sql(
+        "SELECT (SELECT COUNT(*) FROM load_balancer WHERE provisioning_status LIKE 'PENDING%') \
+         + (SELECT COUNT(*) FROM listener WHERE provisioning_status LIKE 'PENDING%') \
+         + (SELECT COUNT(*) FROM pool WHERE provisioning_status LIKE 'PENDING%') \
+         + (SELECT COUNT(*) FROM member WHERE provisioning_status LIKE 'PENDING%')",
+    );
+    assert_eq!(pending, "0", "{}", site.console());
+}
+
+/// Every line of an oslo.log file parses with kolla's fluentd regex; the access lines are
+/// among them.
+fn assert_kolla_parses(text: &str) {
+    let first = Regex::new(KOLLA_FIRSTLINE).unwrap();
+    let format1 = Regex::new(KOLLA_FORMAT1).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() > 5, "{text}");
+    for l in &lines {
+        assert!(
+            first.is_match(l) && format1.is_match(l),
+            "fluentd cannot parse: {l}"
+        );
+    }
+    assert!(lines.iter().any(|l| l.contains(" status=200")), "{text}");
+}
+
+#[test]
+fn kolla_ansible_octavia_api_container() {
+    let site = Site::new();
+    let vars = site.vars();
+    std::fs::write(
+        site.path("home/.octavia/octavia.conf"),
+        render("kolla-ansible", "octavia.conf", &vars),
+    )
+    .unwrap();
+    std::fs::write(
+        site.path("etc/octavia-api-uwsgi.ini"),
+        render("kolla-ansible", "octavia-api-uwsgi.ini", &vars),
+    )
+    .unwrap();
+    // openstack/kolla docker/octavia/octavia-api/extend_start.sh: the bootstrap container.
+    site.run(&["octavia-db-manage", "upgrade", "head"]);
+    site.run(&["octavia-db-manage", "upgrade_persistence"]);
+
+    let started = Instant::now();
+    let mut child = site.spawn(&command_line("kolla-ansible"));
+    // HAProxy's `option httpchk GET /` and the container's `healthcheck_curl <host>:<port>`.
+    let took = first_200(&site, &mut child, "/", started);
+    eprintln!("kolla-ansible: start to first 200: {} ms", took.as_millis());
+    let head = Command::new("curl")
+        .args(["-s", "-I", "-o", "/dev/null", "-w", "%{http_code}"])
+        .arg(site.url())
+        .output()
+        .unwrap();
+    assert_eq!(head.stdout, b"200");
+
+    let token = demo_token();
+    let net = NeutronNet::create(&tag(), &["10.0.0.31"]);
+    let (lb, _guard) = lifecycle(&site, &token, &net);
+    stop_during_delete(&site, &mut child, &token, &lb);
+    assert_kolla_parses(&std::fs::read_to_string(site.path("log/octavia-api.log")).unwrap());
+}

@@ -47,6 +47,8 @@ fn dp(args: &[&str]) -> String {
 struct Vm {
     name: String,
     ip: String,
+    /// every fixed IP of the port, in Neutron's order
+    ips: Vec<String>,
     keep: bool,
 }
 
@@ -67,15 +69,17 @@ impl Drop for Fip {
 impl Vm {
     fn new(name: &str, network: &str) -> Vm {
         let out = dp(&["vm", name, network]);
-        let ip = out
+        let ips: Vec<String> = out
             .split_whitespace()
             .find_map(|w| w.strip_prefix("ips="))
-            .and_then(|ips| ips.split(',').next())
             .unwrap_or_else(|| panic!("no ips= in {out}"))
-            .to_string();
+            .split(',')
+            .map(String::from)
+            .collect();
         Vm {
             name: name.to_string(),
-            ip,
+            ip: ips[0].clone(),
+            ips,
             keep: false,
         }
     }
@@ -533,6 +537,7 @@ fn tcp_traffic_member_changes_health_restart() {
     let ext = Vm {
         name: "ext".into(),
         ip: "172.24.4.2".into(),
+        ips: vec!["172.24.4.2".into()],
         keep: true,
     };
     let (c, b) = neutron(
@@ -723,6 +728,152 @@ fn tcp_traffic_member_changes_health_restart() {
     wait_who(&routed_client, "udp", &vip, 53, &[&m2.name, &m3.name]);
 
     keel.delete_lb_cascade(&token, &lb_id);
+    assert_eq!(
+        vswitchd_pid(),
+        vswitchd,
+        "ovs-vswitchd crashed and was restarted during the test (see its log)"
+    );
+}
+
+/// The IPv6 address of `vm` (panics when it has none).
+fn ip6(vm: &Vm) -> String {
+    vm.ips
+        .iter()
+        .find(|i| i.contains(':'))
+        .cloned()
+        .unwrap_or_else(|| panic!("{} has no IPv6 address: {:?}", vm.name, vm.ips))
+}
+
+/// An IPv6 VIP with IPv6 members (same-subnet client), `SOURCE_IP` session persistence
+/// keeping one client on one member, and a listener moved to another pool.
+#[test]
+fn ipv6_vip_session_persistence_pool_change() {
+    let vswitchd = vswitchd_pid();
+    let tag = common::tag();
+    let t4 = &tag[..4];
+    let net = NeutronNet::create(&format!("tr6-{tag}"), &[]);
+    let token = demo_token();
+    let (c, b) = neutron(
+        "POST",
+        "/subnets",
+        &token,
+        Some(
+            &json!({"subnet": {"name": format!("keel-e2e-tr6-{tag}"), "network_id": net.net,
+            "ip_version": 6, "cidr": "fd00:9::/64"}}),
+        ),
+    );
+    assert_eq!(c, 201, "{b}");
+    let subnet6 = b["subnet"]["id"].as_str().unwrap().to_string();
+    let (c, b) = neutron(
+        "PUT",
+        &format!("/routers/{}/add_router_interface", net.router),
+        &token,
+        Some(&json!({"subnet_id": subnet6})),
+    );
+    assert_eq!(c, 200, "{b}");
+    let name = |role: &str| format!("{role}{t4}");
+    let m1 = Vm::new(&name("sa"), &net.net);
+    let m2 = Vm::new(&name("sb"), &net.net);
+    let m3 = Vm::new(&name("sc"), &net.net);
+    let client = Vm::new(&name("sx"), &net.net);
+    for m in [&m1, &m2, &m3] {
+        m.serve("tcp", 8080);
+    }
+
+    let keel = Keel::start(Backend::Sqlite);
+    let lb = keel.create_lb(&token, &format!("tr6-{tag}"), &subnet6);
+    let lb_id = lb["id"].as_str().unwrap().to_string();
+    let _rows = LbGuard(lb_id.clone());
+    let vip = lb["vip_address"].as_str().unwrap().to_string();
+    assert!(vip.contains(':'), "an IPv6 VIP: {lb}");
+    let id = |v: Value| v["id"].as_str().unwrap().to_string();
+    let listener = id(keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/listeners",
+        json!({"listener": {"loadbalancer_id": lb_id, "protocol": "TCP", "protocol_port": 80}}),
+    ));
+    let pool = id(keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/pools",
+        json!({"pool": {"listener_id": listener, "protocol": "TCP",
+            "lb_algorithm": "SOURCE_IP_PORT"}}),
+    ));
+    for m in [&m1, &m2] {
+        keel.create(
+            &token,
+            &lb_id,
+            &format!("/v2/lbaas/pools/{pool}/members"),
+            json!({"member": {"address": ip6(m), "protocol_port": 8080, "subnet_id": subnet6}}),
+        );
+    }
+    // IPv6 VIP, IPv6 members, a client on the VIP's own subnet
+    wait_who(&client, "tcp", &vip, 80, &[&m1.name, &m2.name]);
+
+    // SOURCE_IP session persistence: every connection of one client to one member
+    put(
+        &keel,
+        &token,
+        &lb_id,
+        &format!("/v2/lbaas/pools/{pool}"),
+        json!({"pool": {"session_persistence": {"type": "SOURCE_IP"}}}),
+    );
+    let sticky = wait_for(
+        "SOURCE_IP persistence: 20 connections, one member",
+        Duration::from_secs(30),
+        || {
+            let t = client.probe("tcp", &vip, 80, 20);
+            if t.failed() == 0 && t.who().len() == 1 {
+                Ok(t)
+            } else {
+                Err(format!("{t:?}"))
+            }
+        },
+    );
+    println!(
+        "TRAFFIC IPv6 VIP, SOURCE_IP persistence: 20/20 connections to {:?}",
+        sticky.who()
+    );
+    put(
+        &keel,
+        &token,
+        &lb_id,
+        &format!("/v2/lbaas/pools/{pool}"),
+        json!({"pool": {"session_persistence": null}}),
+    );
+    wait_who(&client, "tcp", &vip, 80, &[&m1.name, &m2.name]);
+
+    // the listener moved to another pool: only that pool's member answers
+    let pool2 = id(keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/pools",
+        json!({"pool": {"loadbalancer_id": lb_id, "protocol": "TCP",
+            "lb_algorithm": "SOURCE_IP_PORT"}}),
+    ));
+    keel.create(
+        &token,
+        &lb_id,
+        &format!("/v2/lbaas/pools/{pool2}/members"),
+        json!({"member": {"address": ip6(&m3), "protocol_port": 8080, "subnet_id": subnet6}}),
+    );
+    put(
+        &keel,
+        &token,
+        &lb_id,
+        &format!("/v2/lbaas/listeners/{listener}"),
+        json!({"listener": {"default_pool_id": pool2}}),
+    );
+    wait_who(&client, "tcp", &vip, 80, &[&m3.name]);
+
+    keel.delete_lb_cascade(&token, &lb_id);
+    let (_, _) = neutron(
+        "PUT",
+        &format!("/routers/{}/remove_router_interface", net.router),
+        &common::admin_token(),
+        Some(&json!({"subnet_id": subnet6})),
+    );
     assert_eq!(
         vswitchd_pid(),
         vswitchd,

@@ -628,13 +628,13 @@ fn tcp_traffic_member_changes_health_restart() {
         .find(|k| **k != mem2)
         .cloned()
         .unwrap_or_else(|| panic!("member of m3 in {tree:?}"));
-    keel.create(
+    let hm = id(keel.create(
         &token,
         &lb_id,
         "/v2/lbaas/healthmonitors",
         json!({"healthmonitor": {"pool_id": pool, "type": "TCP", "delay": 1, "timeout": 1,
             "max_retries": 1, "max_retries_down": 2}}),
-    );
+    ));
     wait_member(&keel, &token, &lb_id, &mem2, "ONLINE", "ONLINE");
     wait_member(&keel, &token, &lb_id, &mem3, "ONLINE", "ONLINE");
     let t0 = Instant::now();
@@ -655,6 +655,39 @@ fn tcp_traffic_member_changes_health_restart() {
         traffic_gone.as_millis(),
         to_online.as_millis()
     );
+
+    // every member down: what a client sees (no member answers; drop or reset, measured)
+    for m in [&m2, &m3] {
+        m.stop("tcp", 8080);
+    }
+    wait_member(&keel, &token, &lb_id, &mem3, "ERROR", "ERROR");
+    wait_member(&keel, &token, &lb_id, &mem2, "ERROR", "ERROR");
+    let t = same.probe("tcp", &vip, 80, 3);
+    println!(
+        "TRAFFIC every member ERROR: {}/3 connections failed, {:?}",
+        t.failed(),
+        t.failures
+    );
+    assert_eq!(t.failed(), 3, "no member may answer: {t:?}");
+    for m in [&m2, &m3] {
+        m.serve("tcp", 8080);
+    }
+    wait_member(&keel, &token, &lb_id, &mem2, "ONLINE", "ONLINE");
+    wait_member(&keel, &token, &lb_id, &mem3, "ONLINE", "ONLINE");
+    wait_who(&same, "tcp", &vip, 80, &[&m2.name, &m3.name]);
+
+    // HM delete: members NO_MONITOR (the API's tree), traffic to both
+    let (code, body) = keel.api(
+        "DELETE",
+        &format!("/v2/lbaas/healthmonitors/{hm}"),
+        &token,
+        None,
+    );
+    assert_eq!(code, 204, "{body}");
+    keel.wait_lb_active(&token, &lb_id);
+    wait_member(&keel, &token, &lb_id, &mem2, "NO_MONITOR", "ONLINE");
+    wait_member(&keel, &token, &lb_id, &mem3, "NO_MONITOR", "ONLINE");
+    wait_who(&same, "tcp", &vip, 80, &[&m2.name, &m3.name]);
 
     // the control plane fails, the data plane does not: SIGKILL + restart under a client loop
     let lp = routed_client.start_loop("tcp", &vip, 80, 20);

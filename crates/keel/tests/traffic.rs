@@ -377,6 +377,11 @@ fn vswitchd_pid() -> String {
     dp(&["vswitchd-pid"]).trim().to_string()
 }
 
+/// Seconds since `t` (the test's start), for the `TRAFFIC [+Ns]` lines: where the time goes.
+fn since(t: Instant) -> String {
+    format!("[+{:.0}s]", t.elapsed().as_secs_f64())
+}
+
 fn member_body(vm: &Vm, port: u16, subnet: &str) -> Value {
     json!({"member": {"name": vm.name, "address": vm.ip, "protocol_port": port,
         "subnet_id": subnet}})
@@ -384,6 +389,7 @@ fn member_body(vm: &Vm, port: u16, subnet: &str) -> Value {
 
 #[test]
 fn tcp_traffic_member_changes_health_restart() {
+    let start = Instant::now();
     let vswitchd = vswitchd_pid();
     let tag = common::tag();
     let t4 = &tag[..4];
@@ -443,7 +449,8 @@ fn tcp_traffic_member_changes_health_restart() {
         },
     );
     println!(
-        "TRAFFIC member create → first connection served: {} ms",
+        "TRAFFIC {} member create → first connection served: {} ms",
+        since(start),
         t0.elapsed().as_millis()
     );
     let mem2 = id(keel.create(
@@ -516,8 +523,9 @@ fn tcp_traffic_member_changes_health_restart() {
     set_owner("");
     wait_who(&same, "tcp", &vip, 80, &both);
     println!(
-        "TRAFFIC VIP port with the reference's device_owner ovn-lb:vip: same-subnet {}/5, \
+        "TRAFFIC {} VIP port with the reference's device_owner ovn-lb:vip: same-subnet {}/5, \
          routed {}/10 connections",
+        since(start),
         5 - broken.failed(),
         10 - routed_ok.failed()
     );
@@ -562,7 +570,8 @@ fn tcp_traffic_member_changes_health_restart() {
         .to_string();
     wait_who(&ext, "tcp", &fip, 80, &both);
     println!(
-        "TRAFFIC floating IP associated → every member answers on it from outside: {} ms",
+        "TRAFFIC {} floating IP associated → every member answers on it from outside: {} ms",
+        since(start),
         t0.elapsed().as_millis()
     );
 
@@ -598,7 +607,8 @@ fn tcp_traffic_member_changes_health_restart() {
     wait_who(&same, "tcp", &vip, 80, &[&m2.name, &m3.name]);
     let seen = lp.stop();
     println!(
-        "TRAFFIC member admin down/up, delete, batch update: {} connections, {} failed {:?}",
+        "TRAFFIC {} member admin down/up, delete, batch update: {} connections, {} failed {:?}",
+        since(start),
         seen.total(),
         seen.failed(),
         seen.failures
@@ -649,8 +659,9 @@ fn tcp_traffic_member_changes_health_restart() {
     let to_online = t0.elapsed();
     wait_who(&same, "tcp", &vip, 80, &[&m2.name, &m3.name]);
     println!(
-        "TRAFFIC TCP HM (delay 1, timeout 1, max_retries_down 2): server stop → member ERROR \
+        "TRAFFIC {} TCP HM (delay 1, timeout 1, max_retries_down 2): server stop → member ERROR \
          {} ms, → traffic gone {} ms; server start → ONLINE {} ms",
+        since(start),
         to_error.as_millis(),
         traffic_gone.as_millis(),
         to_online.as_millis()
@@ -664,7 +675,8 @@ fn tcp_traffic_member_changes_health_restart() {
     wait_member(&keel, &token, &lb_id, &mem2, "ERROR", "ERROR");
     let t = same.probe("tcp", &vip, 80, 3);
     println!(
-        "TRAFFIC every member ERROR: {}/3 connections failed, {:?}",
+        "TRAFFIC {} every member ERROR: {}/3 connections failed, {:?}",
+        since(start),
         t.failed(),
         t.failures
     );
@@ -715,7 +727,8 @@ fn tcp_traffic_member_changes_health_restart() {
     );
     let seen = lp.stop();
     println!(
-        "TRAFFIC Keel SIGKILL + restart: {} connections, {} failed {:?}",
+        "TRAFFIC {} Keel SIGKILL + restart: {} connections, {} failed {:?}",
+        since(start),
         seen.total(),
         seen.failed(),
         seen.failures
@@ -759,6 +772,10 @@ fn tcp_traffic_member_changes_health_restart() {
     }
     wait_who(&same, "udp", &vip, 53, &[&m2.name, &m3.name]);
     wait_who(&routed_client, "udp", &vip, 53, &[&m2.name, &m3.name]);
+    println!(
+        "TRAFFIC {} UDP listener: both members from both clients",
+        since(start)
+    );
 
     keel.delete_lb_cascade(&token, &lb_id);
     assert_eq!(
@@ -781,6 +798,7 @@ fn ip6(vm: &Vm) -> String {
 /// keeping one client on one member, and a listener moved to another pool.
 #[test]
 fn ipv6_vip_session_persistence_pool_change() {
+    let start = Instant::now();
     let vswitchd = vswitchd_pid();
     let tag = common::tag();
     let t4 = &tag[..4];
@@ -865,7 +883,8 @@ fn ipv6_vip_session_persistence_pool_change() {
         },
     );
     println!(
-        "TRAFFIC IPv6 VIP, SOURCE_IP persistence: 20/20 connections to {:?}",
+        "TRAFFIC {} IPv6 VIP, SOURCE_IP persistence: 20/20 connections to {:?}",
+        since(start),
         sticky.who()
     );
     put(

@@ -152,6 +152,7 @@ cmd_ext_net() {
   need_dp
   local id
   id=$(timeout 60 "$PY" "$STACK_DIR/dataplane_neutron.py" ext-net keel-dp-ext "$DP_PHYSNET"        172.24.4.0/24 172.24.4.1 172.24.4.10 172.24.4.200) || fail "external network keel-dp-ext not made (see above)"
+  if [[ -f $VMS/ext/ext ]] && ! ip netns list | grep -q "^$(ns_of ext)\b"; then rm_local ext; rm -rf "$VMS/ext"; fi
   [[ -f $VMS/ext/ext ]] || cmd_ext ext 172.24.4.2/24 >/dev/null
   echo "$id"
 }
@@ -225,7 +226,12 @@ cmd_ls() {
 
 cmd_down_local() {
   local d
-  for d in "$VMS"/*/; do [[ -d $d ]] && rm_local "$(basename "$d")"; done
+  for d in "$VMS"/*/; do
+    [[ -d $d ]] || continue
+    rm_local "$(basename "$d")"
+    # an ext client has nothing outside this host: forget it (ext-net makes it again)
+    [[ -f $d/ext ]] && rm -rf "$d"
+  done
   return 0
 }
 

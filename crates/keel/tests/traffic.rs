@@ -47,6 +47,8 @@ fn dp(args: &[&str]) -> String {
 struct Vm {
     name: String,
     ip: String,
+    /// every fixed IP of the port, in Neutron's order
+    ips: Vec<String>,
     keep: bool,
 }
 
@@ -67,15 +69,17 @@ impl Drop for Fip {
 impl Vm {
     fn new(name: &str, network: &str) -> Vm {
         let out = dp(&["vm", name, network]);
-        let ip = out
+        let ips: Vec<String> = out
             .split_whitespace()
             .find_map(|w| w.strip_prefix("ips="))
-            .and_then(|ips| ips.split(',').next())
             .unwrap_or_else(|| panic!("no ips= in {out}"))
-            .to_string();
+            .split(',')
+            .map(String::from)
+            .collect();
         Vm {
             name: name.to_string(),
-            ip,
+            ip: ips[0].clone(),
+            ips,
             keep: false,
         }
     }
@@ -373,6 +377,11 @@ fn vswitchd_pid() -> String {
     dp(&["vswitchd-pid"]).trim().to_string()
 }
 
+/// Seconds since `t` (the test's start), for the `TRAFFIC [+Ns]` lines: where the time goes.
+fn since(t: Instant) -> String {
+    format!("[+{:.0}s]", t.elapsed().as_secs_f64())
+}
+
 fn member_body(vm: &Vm, port: u16, subnet: &str) -> Value {
     json!({"member": {"name": vm.name, "address": vm.ip, "protocol_port": port,
         "subnet_id": subnet}})
@@ -380,6 +389,7 @@ fn member_body(vm: &Vm, port: u16, subnet: &str) -> Value {
 
 #[test]
 fn tcp_traffic_member_changes_health_restart() {
+    let start = Instant::now();
     let vswitchd = vswitchd_pid();
     let tag = common::tag();
     let t4 = &tag[..4];
@@ -439,7 +449,8 @@ fn tcp_traffic_member_changes_health_restart() {
         },
     );
     println!(
-        "TRAFFIC member create → first connection served: {} ms",
+        "TRAFFIC {} member create → first connection served: {} ms",
+        since(start),
         t0.elapsed().as_millis()
     );
     let mem2 = id(keel.create(
@@ -512,8 +523,9 @@ fn tcp_traffic_member_changes_health_restart() {
     set_owner("");
     wait_who(&same, "tcp", &vip, 80, &both);
     println!(
-        "TRAFFIC VIP port with the reference's device_owner ovn-lb:vip: same-subnet {}/5, \
+        "TRAFFIC {} VIP port with the reference's device_owner ovn-lb:vip: same-subnet {}/5, \
          routed {}/10 connections",
+        since(start),
         5 - broken.failed(),
         10 - routed_ok.failed()
     );
@@ -533,6 +545,7 @@ fn tcp_traffic_member_changes_health_restart() {
     let ext = Vm {
         name: "ext".into(),
         ip: "172.24.4.2".into(),
+        ips: vec!["172.24.4.2".into()],
         keep: true,
     };
     let (c, b) = neutron(
@@ -557,7 +570,8 @@ fn tcp_traffic_member_changes_health_restart() {
         .to_string();
     wait_who(&ext, "tcp", &fip, 80, &both);
     println!(
-        "TRAFFIC floating IP associated → every member answers on it from outside: {} ms",
+        "TRAFFIC {} floating IP associated → every member answers on it from outside: {} ms",
+        since(start),
         t0.elapsed().as_millis()
     );
 
@@ -593,7 +607,8 @@ fn tcp_traffic_member_changes_health_restart() {
     wait_who(&same, "tcp", &vip, 80, &[&m2.name, &m3.name]);
     let seen = lp.stop();
     println!(
-        "TRAFFIC member admin down/up, delete, batch update: {} connections, {} failed {:?}",
+        "TRAFFIC {} member admin down/up, delete, batch update: {} connections, {} failed {:?}",
+        since(start),
         seen.total(),
         seen.failed(),
         seen.failures
@@ -623,13 +638,13 @@ fn tcp_traffic_member_changes_health_restart() {
         .find(|k| **k != mem2)
         .cloned()
         .unwrap_or_else(|| panic!("member of m3 in {tree:?}"));
-    keel.create(
+    let hm = id(keel.create(
         &token,
         &lb_id,
         "/v2/lbaas/healthmonitors",
         json!({"healthmonitor": {"pool_id": pool, "type": "TCP", "delay": 1, "timeout": 1,
             "max_retries": 1, "max_retries_down": 2}}),
-    );
+    ));
     wait_member(&keel, &token, &lb_id, &mem2, "ONLINE", "ONLINE");
     wait_member(&keel, &token, &lb_id, &mem3, "ONLINE", "ONLINE");
     let t0 = Instant::now();
@@ -644,12 +659,47 @@ fn tcp_traffic_member_changes_health_restart() {
     let to_online = t0.elapsed();
     wait_who(&same, "tcp", &vip, 80, &[&m2.name, &m3.name]);
     println!(
-        "TRAFFIC TCP HM (delay 1, timeout 1, max_retries_down 2): server stop → member ERROR \
+        "TRAFFIC {} TCP HM (delay 1, timeout 1, max_retries_down 2): server stop → member ERROR \
          {} ms, → traffic gone {} ms; server start → ONLINE {} ms",
+        since(start),
         to_error.as_millis(),
         traffic_gone.as_millis(),
         to_online.as_millis()
     );
+
+    // every member down: what a client sees (no member answers; drop or reset, measured)
+    for m in [&m2, &m3] {
+        m.stop("tcp", 8080);
+    }
+    wait_member(&keel, &token, &lb_id, &mem3, "ERROR", "ERROR");
+    wait_member(&keel, &token, &lb_id, &mem2, "ERROR", "ERROR");
+    let t = same.probe("tcp", &vip, 80, 3);
+    println!(
+        "TRAFFIC {} every member ERROR: {}/3 connections failed, {:?}",
+        since(start),
+        t.failed(),
+        t.failures
+    );
+    assert_eq!(t.failed(), 3, "no member may answer: {t:?}");
+    for m in [&m2, &m3] {
+        m.serve("tcp", 8080);
+    }
+    wait_member(&keel, &token, &lb_id, &mem2, "ONLINE", "ONLINE");
+    wait_member(&keel, &token, &lb_id, &mem3, "ONLINE", "ONLINE");
+    wait_who(&same, "tcp", &vip, 80, &[&m2.name, &m3.name]);
+
+    // HM delete: members NO_MONITOR (the API's tree), traffic to both
+    let (code, body) = keel.api(
+        "DELETE",
+        &format!("/v2/lbaas/healthmonitors/{hm}"),
+        &token,
+        None,
+    );
+    assert_eq!(code, 204, "{body}");
+    keel.wait_lb_active(&token, &lb_id);
+    wait_member(&keel, &token, &lb_id, &mem2, "NO_MONITOR", "ONLINE");
+    wait_member(&keel, &token, &lb_id, &mem3, "NO_MONITOR", "ONLINE");
+    wait_who(&same, "tcp", &vip, 80, &[&m2.name, &m3.name]);
 
     // the control plane fails, the data plane does not: SIGKILL + restart under a client loop
     let lp = routed_client.start_loop("tcp", &vip, 80, 20);
@@ -677,7 +727,8 @@ fn tcp_traffic_member_changes_health_restart() {
     );
     let seen = lp.stop();
     println!(
-        "TRAFFIC Keel SIGKILL + restart: {} connections, {} failed {:?}",
+        "TRAFFIC {} Keel SIGKILL + restart: {} connections, {} failed {:?}",
+        since(start),
         seen.total(),
         seen.failed(),
         seen.failures
@@ -721,8 +772,160 @@ fn tcp_traffic_member_changes_health_restart() {
     }
     wait_who(&same, "udp", &vip, 53, &[&m2.name, &m3.name]);
     wait_who(&routed_client, "udp", &vip, 53, &[&m2.name, &m3.name]);
+    println!(
+        "TRAFFIC {} UDP listener: both members from both clients",
+        since(start)
+    );
 
     keel.delete_lb_cascade(&token, &lb_id);
+    assert_eq!(
+        vswitchd_pid(),
+        vswitchd,
+        "ovs-vswitchd crashed and was restarted during the test (see its log)"
+    );
+}
+
+/// The IPv6 address of `vm` (panics when it has none).
+fn ip6(vm: &Vm) -> String {
+    vm.ips
+        .iter()
+        .find(|i| i.contains(':'))
+        .cloned()
+        .unwrap_or_else(|| panic!("{} has no IPv6 address: {:?}", vm.name, vm.ips))
+}
+
+/// An IPv6 VIP with IPv6 members (same-subnet client), `SOURCE_IP` session persistence
+/// keeping one client on one member, and a listener moved to another pool.
+#[test]
+fn ipv6_vip_session_persistence_pool_change() {
+    let start = Instant::now();
+    let vswitchd = vswitchd_pid();
+    let tag = common::tag();
+    let t4 = &tag[..4];
+    let net = NeutronNet::create(&format!("tr6-{tag}"), &[]);
+    let token = demo_token();
+    let (c, b) = neutron(
+        "POST",
+        "/subnets",
+        &token,
+        Some(
+            &json!({"subnet": {"name": format!("keel-e2e-tr6-{tag}"), "network_id": net.net,
+            "ip_version": 6, "cidr": "fd00:9::/64"}}),
+        ),
+    );
+    assert_eq!(c, 201, "{b}");
+    let subnet6 = b["subnet"]["id"].as_str().unwrap().to_string();
+    let (c, b) = neutron(
+        "PUT",
+        &format!("/routers/{}/add_router_interface", net.router),
+        &token,
+        Some(&json!({"subnet_id": subnet6})),
+    );
+    assert_eq!(c, 200, "{b}");
+    let name = |role: &str| format!("{role}{t4}");
+    let m1 = Vm::new(&name("sa"), &net.net);
+    let m2 = Vm::new(&name("sb"), &net.net);
+    let m3 = Vm::new(&name("sc"), &net.net);
+    let client = Vm::new(&name("sx"), &net.net);
+    for m in [&m1, &m2, &m3] {
+        m.serve("tcp", 8080);
+    }
+
+    let keel = Keel::start(Backend::Sqlite);
+    let lb = keel.create_lb(&token, &format!("tr6-{tag}"), &subnet6);
+    let lb_id = lb["id"].as_str().unwrap().to_string();
+    let _rows = LbGuard(lb_id.clone());
+    let vip = lb["vip_address"].as_str().unwrap().to_string();
+    assert!(vip.contains(':'), "an IPv6 VIP: {lb}");
+    let id = |v: Value| v["id"].as_str().unwrap().to_string();
+    let listener = id(keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/listeners",
+        json!({"listener": {"loadbalancer_id": lb_id, "protocol": "TCP", "protocol_port": 80}}),
+    ));
+    let pool = id(keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/pools",
+        json!({"pool": {"listener_id": listener, "protocol": "TCP",
+            "lb_algorithm": "SOURCE_IP_PORT"}}),
+    ));
+    for m in [&m1, &m2] {
+        keel.create(
+            &token,
+            &lb_id,
+            &format!("/v2/lbaas/pools/{pool}/members"),
+            json!({"member": {"address": ip6(m), "protocol_port": 8080, "subnet_id": subnet6}}),
+        );
+    }
+    // IPv6 VIP, IPv6 members, a client on the VIP's own subnet
+    wait_who(&client, "tcp", &vip, 80, &[&m1.name, &m2.name]);
+
+    // SOURCE_IP session persistence: every connection of one client to one member
+    put(
+        &keel,
+        &token,
+        &lb_id,
+        &format!("/v2/lbaas/pools/{pool}"),
+        json!({"pool": {"session_persistence": {"type": "SOURCE_IP"}}}),
+    );
+    let sticky = wait_for(
+        "SOURCE_IP persistence: 20 connections, one member",
+        Duration::from_secs(30),
+        || {
+            let t = client.probe("tcp", &vip, 80, 20);
+            if t.failed() == 0 && t.who().len() == 1 {
+                Ok(t)
+            } else {
+                Err(format!("{t:?}"))
+            }
+        },
+    );
+    println!(
+        "TRAFFIC {} IPv6 VIP, SOURCE_IP persistence: 20/20 connections to {:?}",
+        since(start),
+        sticky.who()
+    );
+    put(
+        &keel,
+        &token,
+        &lb_id,
+        &format!("/v2/lbaas/pools/{pool}"),
+        json!({"pool": {"session_persistence": null}}),
+    );
+    wait_who(&client, "tcp", &vip, 80, &[&m1.name, &m2.name]);
+
+    // the listener moved to another pool: only that pool's member answers
+    let pool2 = id(keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/pools",
+        json!({"pool": {"loadbalancer_id": lb_id, "protocol": "TCP",
+            "lb_algorithm": "SOURCE_IP_PORT"}}),
+    ));
+    keel.create(
+        &token,
+        &lb_id,
+        &format!("/v2/lbaas/pools/{pool2}/members"),
+        json!({"member": {"address": ip6(&m3), "protocol_port": 8080, "subnet_id": subnet6}}),
+    );
+    put(
+        &keel,
+        &token,
+        &lb_id,
+        &format!("/v2/lbaas/listeners/{listener}"),
+        json!({"listener": {"default_pool_id": pool2}}),
+    );
+    wait_who(&client, "tcp", &vip, 80, &[&m3.name]);
+
+    keel.delete_lb_cascade(&token, &lb_id);
+    let (_, _) = neutron(
+        "PUT",
+        &format!("/routers/{}/remove_router_interface", net.router),
+        &common::admin_token(),
+        Some(&json!({"subnet_id": subnet6})),
+    );
     assert_eq!(
         vswitchd_pid(),
         vswitchd,

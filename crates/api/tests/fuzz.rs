@@ -217,6 +217,14 @@ async fn run(mysql: bool) {
         if slice::out_of_time(&plan, tally.started.unwrap()) {
             break;
         }
+        if tally.sent % 1000 == 999 {
+            eprintln!(
+                "fuzz: {} sent, {:.0} s, answers {:?}",
+                tally.sent + 1,
+                tally.started.unwrap().elapsed().as_secs_f64(),
+                tally.by_status
+            );
+        }
         match run_case(&env, &mut fx, c).await {
             Ok(status) => tally.record(c, status),
             Err(e) => {

@@ -439,6 +439,14 @@ fn hostile_input_through_the_ovn_provider() {
         if slice::out_of_time(&plan, tally.started.unwrap()) {
             break;
         }
+        if tally.sent % 1000 == 999 {
+            eprintln!(
+                "fuzz: {} sent, {:.0} s, answers {:?}",
+                tally.sent + 1,
+                tally.started.unwrap().elapsed().as_secs_f64(),
+                tally.by_status
+            );
+        }
         match run.run_case(c) {
             Ok(status) => tally.record(c, status),
             Err(e) => {

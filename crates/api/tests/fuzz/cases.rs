@@ -70,6 +70,8 @@ fn placeholder(method: &str, template: &str, param: &str) -> &'static str {
     let last = template.ends_with(&format!("{{{param}}}"));
     let fresh = |new: &'static str, old: &'static str| if delete && last { new } else { old };
     match param {
+        // a policy holds 50 rules at most (octavia's l7rule.py): each create gets its own
+        "l7policy_id" if method == "POST" => "new_l7policy",
         "l7policy_id" => "l7policy",
         "pool_id" if method == "PUT" && template.ends_with("/members") => "batch_pool",
         "pool_id" => "pool",

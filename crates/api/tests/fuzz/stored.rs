@@ -164,6 +164,7 @@ pub fn mismatches(wrapper: &str, sent: &Value, shown: &Value, skip: &[&str]) -> 
             other => (other, v),
         };
         let Some(w) = shown.get(key) else { continue };
+        let v = &normalised(key, v);
         // an L7 policy position past the end is the last one (octavia's l7policy.py)
         let num = |x: &Value| x.as_f64().or_else(|| x.as_str()?.trim().parse().ok());
         let clamped = key == "position" && num(w) <= num(v);
@@ -234,4 +235,44 @@ pub fn unescape(s: &str) -> String {
         }
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// What the API stores for a list attribute: CIDRs as network/prefix (octavia's
+/// `validate.py` via `ipaddress.ip_network(strict=False)`), and no empty element in the lists
+/// stored joined with `,` (`tls_versions`, `alpn_protocols`).
+fn normalised(key: &str, v: &Value) -> Value {
+    let Some(items) = v.as_array() else {
+        return v.clone();
+    };
+    let out = items.iter().filter_map(|x| match (key, x.as_str()) {
+        ("tls_versions" | "alpn_protocols", Some("")) => None,
+        ("allowed_cidrs", Some(c)) => {
+            Some(Value::String(network(c).unwrap_or_else(|| c.to_string())))
+        }
+        _ => Some(x.clone()),
+    });
+    Value::Array(out.collect())
+}
+
+/// `a.b.c.d/n` or `v6/n` with the host bits cleared.
+fn network(cidr: &str) -> Option<String> {
+    let (ip, n) = cidr.split_once('/')?;
+    let n: u32 = n.parse().ok()?;
+    match ip.parse::<std::net::IpAddr>().ok()? {
+        std::net::IpAddr::V4(a) if n <= 32 => {
+            let mask = u32::MAX.checked_shl(32 - n).unwrap_or(0);
+            Some(format!(
+                "{}/{n}",
+                std::net::Ipv4Addr::from(u32::from(a) & mask)
+            ))
+        }
+        std::net::IpAddr::V6(a) if n <= 128 => {
+            let mask = u128::MAX.checked_shl(128 - n).unwrap_or(0);
+            Some(format!(
+                "{}/{n}",
+                std::net::Ipv6Addr::from(u128::from(a) & mask)
+            ))
+        }
+        _ => None,
+    }
 }

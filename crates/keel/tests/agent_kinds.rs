@@ -25,10 +25,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::monitors::{
-    Statuses, agent_held_lock_at_start, hold_monitor_until, monitor_of, set_port_up, sorted,
-    statuses,
-};
+use common::monitors::{Statuses, hold_monitor_until, monitor_of, set_port_up, sorted, statuses};
 use common::{Backend, Keel, MariaDb, NeutronNet, env, lock_held_elsewhere, sb_select, wait_for};
 use serde_json::json;
 
@@ -130,11 +127,7 @@ fn backends_in_vips(lb_id: &str, member_ips: &[&str]) -> Vec<String> {
 fn one_agent_acts_across_kinds_and_the_role_passes_when_the_holder_dies() {
     let db = MariaDb::create();
     let mut keel = Keel::start(Backend::Shared(db.url()));
-    assert!(
-        agent_held_lock_at_start(&keel),
-        "keel serve did not become the active agent at start: another agent holds \
-         keel_ovn_provider_agent or {PY_LOCK} (run through ci/test.sh, which refuses a foreign agent)"
-    );
+    common::monitors::assert_agent_active(&keel);
     assert!(
         python_lock_taken(),
         "the active Keel agent does not hold {PY_LOCK} on both NB and SB"
@@ -257,7 +250,7 @@ fn one_agent_acts_across_kinds_and_the_role_passes_when_the_holder_dies() {
     drop(db);
 }
 
-/// [`agent_held_lock_at_start`] for a restarted Keel: its log holds the first run's start
+/// `common::monitors::agent_held_lock_at_start` for a restarted Keel: its log holds the first run's start
 /// line too, so the last one counts.
 fn agent_held_lock_at_start_after_restart(keel: &Keel) -> bool {
     wait_for(

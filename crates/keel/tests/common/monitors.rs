@@ -33,6 +33,18 @@ pub fn agent_held_lock_at_start(keel: &Keel) -> bool {
     )
 }
 
+/// Panics unless `keel`'s agent became the active agent at start: a test whose outcome
+/// depends on what the agent does (health reports, the monitor-deletion rule) must not pass or
+/// fail because another agent (a Python provider agent, a Keel outside the test) acts instead.
+pub fn assert_agent_active(keel: &Keel) {
+    assert!(
+        agent_held_lock_at_start(keel),
+        "this keel serve is not the active OVN provider agent: another agent holds \
+         keel_ovn_provider_agent or neutron_ovn_octavia_event_lock on this NB/SB \
+         (ci/stack/foreign-agents.sh names it)"
+    );
+}
+
 /// Operating statuses of (LB, pool, [(member id, status)] sorted).
 pub type Statuses = (String, String, Vec<(String, String)>);
 

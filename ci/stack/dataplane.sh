@@ -89,8 +89,10 @@ cmd_vm() {
   mkdir -p "$dir"
   # from here on, any failure removes what was made
   trap 'rc=$?; if ((rc)); then rm_local "$name"; [[ -s $dir/port.json ]] && "$PY" "$STACK_DIR/dataplane_neutron.py" delete-port "$(jget "$dir/port.json" "d[\"id\"]")" 2>/dev/null; rm -rf "$dir"; fi' EXIT
-  timeout 60 "$PY" "$STACK_DIR/dataplane_neutron.py" create-port "$name" "$network" "$DP_CHASSIS" "$subnet" "$ip" >"$dir/port.json.new" \
-    || fail "VM '$name': no Neutron port made (see the reason above)"
+  local rc=0
+  timeout 120 "$PY" "$STACK_DIR/dataplane_neutron.py" create-port "$name" "$network" "$DP_CHASSIS" "$subnet" "$ip" >"$dir/port.json.new" || rc=$?
+  ((rc == 124)) && fail "VM '$name': Neutron did not make the port within 120 s (overloaded? see $LOGS/neutron-api.log)"
+  ((rc == 0)) || fail "VM '$name': no Neutron port made (see the reason above)"
   mv "$dir/port.json.new" "$dir/port.json"
   local id mac tap
   id=$(jget "$dir/port.json" 'd["id"]'); mac=$(jget "$dir/port.json" 'd["mac"]')

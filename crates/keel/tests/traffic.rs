@@ -145,6 +145,16 @@ impl Vm {
     }
 }
 
+/// [`Vm::new`] for each (name, network), concurrently (a VM is a Neutron port create and its
+/// binding: seconds each on a loaded machine); a failure panics after the others are made
+/// (and then removed by their drop).
+fn vms<const N: usize>(specs: [(String, &String); N]) -> [Vm; N] {
+    std::thread::scope(|s| {
+        let handles = specs.map(|(n, net)| s.spawn(move || Vm::new(&n, net)));
+        handles.map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+    })
+}
+
 impl Drop for Vm {
     fn drop(&mut self) {
         if self.keep {
@@ -396,11 +406,13 @@ fn tcp_traffic_member_changes_health_restart() {
     let net = NeutronNet::create(&format!("tr-{tag}"), &[]);
     let routed = RoutedNet::create(&format!("keel-e2e-tr-{tag}-b"), &net.router);
     let name = |role: &str| format!("{role}{t4}");
-    let m1 = Vm::new(&name("ma"), &net.net);
-    let m2 = Vm::new(&name("mb"), &net.net);
-    let m3 = Vm::new(&name("mc"), &net.net);
-    let same = Vm::new(&name("cs"), &net.net);
-    let routed_client = Vm::new(&name("cr"), &routed.net);
+    let [m1, m2, m3, same, routed_client] = vms([
+        (name("ma"), &net.net),
+        (name("mb"), &net.net),
+        (name("mc"), &net.net),
+        (name("cs"), &net.net),
+        (name("cr"), &routed.net),
+    ]);
     for m in [&m1, &m2, &m3] {
         m.serve("tcp", 8080);
     }
@@ -823,10 +835,12 @@ fn ipv6_vip_session_persistence_pool_change() {
     );
     assert_eq!(c, 200, "{b}");
     let name = |role: &str| format!("{role}{t4}");
-    let m1 = Vm::new(&name("sa"), &net.net);
-    let m2 = Vm::new(&name("sb"), &net.net);
-    let m3 = Vm::new(&name("sc"), &net.net);
-    let client = Vm::new(&name("sx"), &net.net);
+    let [m1, m2, m3, client] = vms([
+        (name("sa"), &net.net),
+        (name("sb"), &net.net),
+        (name("sc"), &net.net),
+        (name("sx"), &net.net),
+    ]);
     for m in [&m1, &m2, &m3] {
         m.serve("tcp", 8080);
     }

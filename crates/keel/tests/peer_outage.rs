@@ -500,3 +500,91 @@ fn nb_outage_answers_503_naming_the_ovn_northbound() {
     keel.wait_lb_active(&token, &lb);
     keel.delete_lb_cascade(&token, &lb);
 }
+
+/// `curl -I`-style status of an unauthenticated `method <path>` (no token), within 5 s.
+fn probe(keel: &Keel, method: &str, path: &str) -> u16 {
+    let mut cmd = Command::new("curl");
+    cmd.args(["-s", "-m", "5", "-o", "/dev/null", "-w", "%{http_code}"]);
+    if method == "HEAD" {
+        cmd.arg("-I");
+    }
+    let out = cmd.arg(format!("{}{path}", keel.url())).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).parse().unwrap_or(0)
+}
+
+/// The deployment tools' health checks while the database is away (a Galera failover): the
+/// unauthenticated version document `GET /` and `HEAD /` (kolla's HAProxy `httpchk GET /`,
+/// `healthcheck_curl`) answer 200, and `/healthcheck` without `octavia_db_check` (helm's and
+/// OSA's probes, oslo.middleware's default: no backends) answers as when the database is up
+/// (GET 204 through Octavia's pecan, HEAD 204), so no container is killed by its own probe;
+/// with `backends = octavia_db_check` it answers 503 as Octavia's check does, and 200 again
+/// once the database is back.
+#[test]
+fn health_checks_answer_while_the_database_is_away() {
+    let db = common::MariaDb::create();
+    let server = db
+        .url()
+        .rsplit_once('/')
+        .unwrap()
+        .0
+        .rsplit_once('@')
+        .unwrap()
+        .1
+        .to_string();
+    let proxy = Proxy::start(&server);
+    let url = db.url().replace(&server, &proxy.addr());
+    assert_ne!(url, db.url(), "the DB URL must go through the proxy");
+    let plain = Keel::start_with(Backend::Shared(url.clone()), |c| {
+        no_agent(
+            c.replace("[database]\n", "[database]\npool_timeout = 2\n")
+                .replace(
+                    "[api_settings]\n",
+                    "[api_settings]\nhealthcheck_enabled = true\n",
+                ),
+            "",
+        )
+    });
+    let checked = Keel::start_with(Backend::Shared(url), |c| {
+        no_agent(
+            c.replace("[database]\n", "[database]\npool_timeout = 2\n")
+                .replace(
+                    "[api_settings]\n",
+                    "[api_settings]\nhealthcheck_enabled = true\n",
+                ),
+            "[healthcheck]\nbackends = octavia_db_check\n",
+        )
+    });
+    let all = |k: &Keel| {
+        [
+            probe(k, "GET", "/"),
+            probe(k, "HEAD", "/"),
+            probe(k, "GET", "/healthcheck"),
+            probe(k, "HEAD", "/healthcheck"),
+        ]
+    };
+    assert_eq!(all(&plain), [200, 200, 204, 204]);
+    assert_eq!(all(&checked), [200, 200, 200, 204]);
+
+    proxy.set(Mode::Down);
+    assert_eq!(all(&plain), [200, 200, 204, 204], "database down");
+    // octavia_db_check reuses its result for healthcheck_refresh_interval (5 s).
+    wait_for(
+        "octavia_db_check failing",
+        Duration::from_secs(30),
+        || match all(&checked) {
+            [200, 200, 503, 503] => Ok(()),
+            other => Err(format!("{other:?}")),
+        },
+    );
+    assert_eq!(all(&plain), [200, 200, 204, 204], "database still down");
+
+    proxy.set(Mode::Up);
+    wait_for(
+        "octavia_db_check healthy again",
+        Duration::from_secs(30),
+        || match all(&checked) {
+            [200, 200, 200, 204] => Ok(()),
+            other => Err(format!("{other:?}")),
+        },
+    );
+}

@@ -278,6 +278,35 @@ async fn validate_vip(
     Ok(v)
 }
 
+/// Each additional VIP's subnet exists and shares the VIP's network, before anything is made
+/// (load_balancer.py `_validate_subnets_share_network_but_no_duplicates`: 400 `Subnet <id> not
+/// found`, 400 `All VIP subnets must belong to the same network.`). Without this check the
+/// provider's port create failed on the missing subnet and the client got a 500.
+async fn validate_additional_subnets(
+    st: &AppState,
+    ctx: &RequestContext,
+    additional: &[crate::types::Obj],
+    vip_network: Option<&str>,
+) -> Result<(), ApiError> {
+    let Some(net) = st.networking() else {
+        return Ok(());
+    };
+    let token = ctx.auth_token.as_deref();
+    for subnet_id in additional.iter().filter_map(|a| a.str("subnet_id")) {
+        let sub = net
+            .get_subnet(token, &subnet_id)
+            .await
+            .map_err(ApiError::from)?
+            .ok_or_else(|| ApiError::Validation(format!("Subnet {subnet_id} not found")))?;
+        if vip_network.is_some_and(|n| n != sub.network_id) {
+            return Err(ApiError::Validation(
+                "All VIP subnets must belong to the same network.".into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// True when `addr` lies in `cidr`.
 pub fn cidr_contains(cidr: &str, addr: &str) -> bool {
     let (Some(net), Ok(ip)) = (
@@ -322,6 +351,7 @@ pub async fn post(
             ));
         }
     }
+    validate_additional_subnets(&st, &ctx, &add_req, vip.network_id.as_deref()).await?;
     // flavor / availability zone: existence, enabled, provider (load_balancer.py
     // `_validate_flavor`, `_validate_availability_zone`, `_get_provider`)
     let (flavor_meta, az_meta, flavor_provider) =

@@ -146,3 +146,55 @@ fn refused_creates_leave_no_port_and_qos_is_validated() {
     keel.delete_lb_cascade(&token, &lb_id);
     assert_eq!(vip_ports(&net, &token), Vec::<Value>::new());
 }
+
+/// A load balancer create naming network objects Neutron does not have answers the
+/// reference's 400 before anything is made — never the provider's 500 after its port create
+/// failed (found by the fuzz through the OVN provider: an `additional_vips` subnet that does
+/// not exist answered 500). The kind: every subnet, network and port reference of the VIP.
+#[test]
+fn lb_create_with_missing_network_objects_is_400_and_makes_nothing() {
+    let tag = tag();
+    let net = NeutronNet::create(&tag, &[]);
+    let keel = Keel::start(Backend::Sqlite);
+    let token = demo_token();
+    let missing = "3d4c2b1a-0f9e-4d8c-b7a6-958473625140";
+    let cases = [
+        (
+            json!({"vip_subnet_id": net.subnet, "additional_vips": [{"subnet_id": missing}]}),
+            format!("Validation failure: Subnet {missing} not found"),
+        ),
+        (
+            json!({"vip_subnet_id": missing}),
+            format!("Subnet {missing} not found."),
+        ),
+        (
+            json!({"vip_network_id": missing}),
+            format!("Network {missing} not found."),
+        ),
+        (
+            json!({"vip_port_id": missing}),
+            format!("Port {missing} not found."),
+        ),
+    ];
+    for (vip, text) in cases {
+        let mut lb = vip.clone();
+        lb["provider"] = json!("ovn");
+        lb["name"] = json!(format!("missing-{tag}"));
+        let (code, out) = keel.api(
+            "POST",
+            "/v2/lbaas/loadbalancers",
+            &token,
+            Some(&json!({ "loadbalancer": lb })),
+        );
+        assert_eq!(
+            (code, out["faultstring"].as_str()),
+            (400, Some(text.as_str())),
+            "{vip}: {out}\n{}",
+            keel.log()
+        );
+        let (code, b) = keel.api("GET", "/v2/lbaas/loadbalancers", &token, None);
+        assert_eq!(code, 200, "{b}");
+        assert_eq!(b["loadbalancers"], json!([]), "{vip}");
+        assert_eq!(vip_ports(&net, &token), Vec::<Value>::new(), "{vip}");
+    }
+}

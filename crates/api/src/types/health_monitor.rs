@@ -1,6 +1,8 @@
 //! Health monitor request types, as `octavia/api/v2/types/health_monitor.py`.
 
-use super::{INT_COLUMN_MAX, Kind, Schema, TAGS, f, int, m, s};
+use serde::Deserialize;
+
+use super::{INT_COLUMN_MAX, Kind, Patch, Schema, Strings, TAGS, f, int, m, s};
 
 /// `SUPPORTED_HEALTH_MONITOR_TYPES`.
 pub const TYPES: &[&str] = &[
@@ -96,6 +98,75 @@ pub static HM_PUT: Schema = Schema {
     tenant_alias: false,
 };
 
+/// A validated `HealthMonitorPOST` body (and a graph's `HealthMonitorSingleCreate`, its
+/// subset) as [`HM_POST`] declares it; `admin_state_up: null` is false (Octavia's `to_dict`),
+/// left out true.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HmPost {
+    /// `name`.
+    pub name: Option<String>,
+    /// `type` (mandatory).
+    pub r#type: String,
+    /// `delay` (s, mandatory).
+    pub delay: i64,
+    /// `timeout` (s, mandatory).
+    pub timeout: i64,
+    /// `max_retries_down` (left out or `null`: 3).
+    pub max_retries_down: Option<i64>,
+    /// `max_retries` (mandatory).
+    pub max_retries: i64,
+    /// `http_method` (HTTP/HTTPS; left out or `null`: GET).
+    pub http_method: Option<String>,
+    /// `url_path` (left out or `null`: `/`).
+    pub url_path: Option<String>,
+    /// `expected_codes` (left out or `null`: 200).
+    pub expected_codes: Option<String>,
+    /// `admin_state_up`.
+    pub admin_state_up: Patch<bool>,
+    /// `project_id` (or `tenant_id`); the monitor takes its load balancer's project.
+    pub project_id: Option<String>,
+    /// `pool_id` (mandatory on a POST; none in a graph).
+    pub pool_id: Option<String>,
+    /// `tags`.
+    pub tags: Option<Strings>,
+    /// `http_version` (1.0 or 1.1).
+    pub http_version: Option<f64>,
+    /// `domain_name`.
+    pub domain_name: Option<String>,
+}
+
+/// A validated `HealthMonitorPUT` body as [`HM_PUT`] declares it: each attribute left out
+/// (unchanged), `null` or a value.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HmPut {
+    /// `name`.
+    pub name: Patch<String>,
+    /// `delay` (`null` refused).
+    pub delay: Patch<i64>,
+    /// `timeout` (`null` refused).
+    pub timeout: Patch<i64>,
+    /// `max_retries_down` (`null`: 3).
+    pub max_retries_down: Patch<i64>,
+    /// `max_retries` (`null` refused).
+    pub max_retries: Patch<i64>,
+    /// `http_method` (`null`: GET).
+    pub http_method: Patch<String>,
+    /// `url_path` (`null`: `/`).
+    pub url_path: Patch<String>,
+    /// `expected_codes` (`null`: 200).
+    pub expected_codes: Patch<String>,
+    /// `admin_state_up` (`null`: false).
+    pub admin_state_up: Patch<bool>,
+    /// `tags` (`null`: none).
+    pub tags: Patch<Strings>,
+    /// `http_version`.
+    pub http_version: Patch<f64>,
+    /// `domain_name`.
+    pub domain_name: Patch<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::CODES;
@@ -106,6 +177,18 @@ mod tests {
         Kind::Pattern { pattern, .. } => pattern,
         _ => "",
     };
+
+    #[test]
+    fn typed_bodies_declare_the_schema_attributes() {
+        use super::*;
+        use crate::types::{assert_typed_as, struct_fields};
+        assert_typed_as::<HmPost>(&HM_POST);
+        assert_typed_as::<HmPut>(&HM_PUT);
+        let post = struct_fields::<HmPost>();
+        for f in HM_SINGLE.fields {
+            assert!(post.contains(&f.name), "{}", f.name);
+        }
+    }
 
     #[test]
     fn expected_codes_regex() {

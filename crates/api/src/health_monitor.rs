@@ -17,7 +17,7 @@ use crate::listing;
 use crate::lookup::{get_db_lb, get_db_pool, lock_pool_child, quota_limits, strip_helper};
 use crate::pagination::ListParams;
 use crate::policy;
-use crate::types::{Obj, health_monitor::*, parse_body};
+use crate::types::{Patch, health_monitor::*, parse_typed};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -94,13 +94,14 @@ pub(crate) fn validate_type(
 /// The field rules of a new monitor of type `ty`: the HTTP-only fields (`http_method`,
 /// `url_path`, `expected_codes`) refused on other types, and the `domain_name` /
 /// `http_version` pairing ([`validate_domain`]).
-pub(crate) fn validate_fields(b: &Obj, ty: &str) -> Result<(), ApiError> {
+pub(crate) fn validate_fields(b: &HmPost, ty: &str) -> Result<(), ApiError> {
+    let given = [&b.http_method, &b.url_path, &b.expected_codes].map(Option::is_some);
     if !is_http(ty)
-        && let Some(f) = HTTP_FIELDS.iter().find(|f| b.str(f).is_some())
+        && let Some((f, _)) = HTTP_FIELDS.iter().zip(given).find(|(_, g)| *g)
     {
         return Err(http_only(f, ty));
     }
-    validate_domain(b.str("domain_name").as_deref(), b.f64("http_version"))
+    validate_domain(b.domain_name.as_deref(), b.http_version)
 }
 
 /// The `domain_name` / `http_version` pairing rules (create and update).
@@ -199,29 +200,33 @@ pub async fn get_one(
 /// `admin_state_up` true unless given, and on an HTTP/HTTPS monitor `http_method` GET,
 /// `url_path` `/`, `expected_codes` 200 for those left out or `null`, as
 /// octavia/api/v2/controllers/health_monitor.py `_set_default_on_none`.
-pub(crate) fn new_row(b: &Obj, pool_id: &str, project: &str) -> HealthMonitorRow {
-    let ty = b.str("type").unwrap_or_default();
-    let http = is_http(&ty);
-    let int = |k: &str, d: i64| i32::try_from(b.i64(k).unwrap_or(d)).unwrap_or(i32::MAX);
-    let or_http = |k: &str, d: &str| b.str(k).or_else(|| http.then(|| d.to_string()));
+pub(crate) fn new_row(b: &HmPost, pool_id: &str, project: &str) -> HealthMonitorRow {
+    let http = is_http(&b.r#type);
+    let int = |v: i64| i32::try_from(v).unwrap_or(i32::MAX);
+    let or_http = |v: &Option<String>, d: &str| v.clone().or_else(|| http.then(|| d.to_string()));
     HealthMonitorRow {
         pool_id: pool_id.to_string(),
-        r#type: ty,
-        delay: int("delay", 0),
-        timeout: int("timeout", 0),
-        fall_threshold: int("max_retries_down", 3),
-        rise_threshold: int("max_retries", 0),
-        http_method: or_http("http_method", "GET"),
-        url_path: or_http("url_path", "/"),
-        expected_codes: or_http("expected_codes", "200"),
-        enabled: b.bool("admin_state_up").unwrap_or(true),
+        r#type: b.r#type.clone(),
+        delay: int(b.delay),
+        timeout: int(b.timeout),
+        fall_threshold: int(b.max_retries_down.unwrap_or(3)),
+        rise_threshold: int(b.max_retries),
+        http_method: or_http(&b.http_method, "GET"),
+        url_path: or_http(&b.url_path, "/"),
+        expected_codes: or_http(&b.expected_codes, "200"),
+        // a null is false (Octavia's `to_dict`)
+        enabled: match b.admin_state_up {
+            Patch::Absent => true,
+            Patch::Null => false,
+            Patch::Value(v) => v,
+        },
         project_id: Some(project.to_string()),
         provisioning_status: ProvisioningStatus::PendingCreate.into(),
-        name: b.str("name"),
+        name: b.name.clone(),
         id: base::new_id(),
         operating_status: OperatingStatus::Offline.into(),
-        http_version: b.f64("http_version").map(|v| v as f32),
-        domain_name: b.str("domain_name"),
+        http_version: b.http_version.map(|v| v as f32),
+        domain_name: b.domain_name.clone(),
         created_at: Some(octavia_db::now()),
         ..Default::default()
     }
@@ -238,9 +243,9 @@ pub async fn post(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     base::no_query(&q, &[])?;
-    let b = parse_body(&body, "health_monitor_", "healthmonitor", &HM_POST)?;
-    let ty = b.str("type").unwrap_or_default();
-    let pool_id = b.str("pool_id").unwrap_or_default();
+    let b: HmPost = parse_typed(&body, "health_monitor_", "healthmonitor", &HM_POST)?;
+    let ty = b.r#type.clone();
+    let pool_id = b.pool_id.clone().unwrap_or_default();
     let mut tx = st.db().begin().await?;
     let pool = get_db_pool(&mut tx, &pool_id).await?;
     let lb = get_db_lb(
@@ -250,7 +255,7 @@ pub async fn post(
     .await?;
     let project = lb.project_id.clone().unwrap_or_default();
     policy::authorize(&ctx, "healthmonitor", "post", Some(&project))?;
-    validate_type(&st, &ty, b.i64("delay"), &pool.protocol)?;
+    validate_type(&st, &ty, Some(b.delay), &pool.protocol)?;
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     if !ctx.noauth {
@@ -275,9 +280,9 @@ pub async fn post(
     let row = new_row(&b, &pool_id, &project);
     tx.insert(&row).await?;
     // the response is the row as written (no re-read); tags read back only if given
-    let tags = match b.str_list("tags") {
+    let tags = match &b.tags {
         Some(tags) => {
-            tx.set_tags(&row.id, &tags).await?;
+            tx.set_tags(&row.id, tags).await?;
             tx.tags(&row.id).await?
         }
         None => Vec::new(),
@@ -295,26 +300,26 @@ pub async fn post(
 
 /// `HealthMonitorPUT` checks (`_validate_update_hm`): HTTP-only fields on other types are
 /// refused even when null; `delay` / `timeout` / `max_retries` may not be null.
-fn validate_update(b: &Obj, h: &HealthMonitorRow) -> Result<(), ApiError> {
+fn validate_update(b: &HmPut, h: &HealthMonitorRow) -> Result<(), ApiError> {
+    let given = [&b.http_method, &b.url_path, &b.expected_codes].map(Patch::given);
     if !is_http(&h.r#type)
-        && let Some(f) = HTTP_FIELDS.iter().find(|f| b.has(f))
+        && let Some((f, _)) = HTTP_FIELDS.iter().zip(given).find(|(_, g)| *g)
     {
         return Err(http_only(f, &h.r#type));
     }
-    for k in ["delay", "max_retries", "timeout"] {
-        if b.is_null(k) {
-            return Err(ApiError::InvalidOption {
-                value: "None".into(),
-                option: k.into(),
-            });
-        }
-    }
-    let domain = b.str("domain_name").or_else(|| h.domain_name.clone());
-    let version = b.f64("http_version").or_else(|| {
+    b.delay.refuse_null("delay")?;
+    b.max_retries.refuse_null("max_retries")?;
+    b.timeout.refuse_null("timeout")?;
+    let domain = b
+        .domain_name
+        .value()
+        .cloned()
+        .or_else(|| h.domain_name.clone());
+    let version = b.http_version.value().copied().or_else(|| {
         h.http_version
             .map(|v| (f64::from(v) * 100.0).round() / 100.0)
     });
-    if b.str("domain_name").is_some() || version.is_some() {
+    if b.domain_name.value().is_some() || version.is_some() {
         validate_domain(domain.as_deref(), version)?;
     }
     Ok(())
@@ -330,7 +335,7 @@ pub async fn put(
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     base::no_query(&q, &[])?;
-    let b = parse_body(&body, "health_monitor_", "healthmonitor", &HM_PUT)?;
+    let b: HmPut = parse_typed(&body, "health_monitor_", "healthmonitor", &HM_PUT)?;
     let mut tx = st.db().begin().await?;
     let h = get_db_hm(&mut tx, &id).await?;
     let pool = get_db_pool(&mut tx, &h.pool_id).await?;
@@ -342,7 +347,7 @@ pub async fn put(
     policy::authorize(&ctx, "healthmonitor", "put", lb.project_id.as_deref())?;
     validate_update(&b, &h)?;
     if matches!(pool.protocol.as_str(), "UDP" | "SCTP") {
-        validate_udp_sctp(&st, &h.r#type, b.i64("delay"), &pool.protocol)?;
+        validate_udp_sctp(&st, &h.r#type, b.delay.value().copied(), &pool.protocol)?;
     }
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
@@ -356,59 +361,61 @@ pub async fn put(
         "provisioning_status",
         ProvisioningStatus::PendingUpdate.into(),
     )];
-    if b.has("name") {
-        ch.push(("name", b.str("name").into()));
-        new.name = Some(b.str("name").unwrap_or_default());
+    if let Some(v) = b.name.sent() {
+        ch.push(("name", v.cloned().into()));
+        new.name = Some(v.cloned().unwrap_or_default());
     }
-    if let Some(v) = b.i64("delay") {
-        ch.push(("delay", v.into()));
-        new.delay = Some(v);
+    if let Some(v) = b.delay.value() {
+        ch.push(("delay", (*v).into()));
+        new.delay = Some(*v);
     }
-    if let Some(v) = b.i64("timeout") {
-        ch.push(("timeout", v.into()));
-        new.timeout = Some(v);
+    if let Some(v) = b.timeout.value() {
+        ch.push(("timeout", (*v).into()));
+        new.timeout = Some(*v);
     }
-    if let Some(v) = b.i64("max_retries") {
-        ch.push(("rise_threshold", v.into()));
-        new.max_retries = Some(v);
+    if let Some(v) = b.max_retries.value() {
+        ch.push(("rise_threshold", (*v).into()));
+        new.max_retries = Some(*v);
     }
-    if b.has("max_retries_down") {
-        let v = b.i64("max_retries_down").unwrap_or(3);
+    if let Some(v) = b.max_retries_down.sent() {
+        let v = v.copied().unwrap_or(3);
         ch.push(("fall_threshold", v.into()));
         new.max_retries_down = Some(v);
     }
-    for (k, d) in [
-        ("http_method", "GET"),
-        ("url_path", "/"),
-        ("expected_codes", "200"),
+    for (k, v, d, slot) in [
+        ("http_method", &b.http_method, "GET", &mut new.http_method),
+        ("url_path", &b.url_path, "/", &mut new.url_path),
+        (
+            "expected_codes",
+            &b.expected_codes,
+            "200",
+            &mut new.expected_codes,
+        ),
     ] {
-        if b.has(k) {
-            let v = b.str(k).unwrap_or_else(|| d.to_string());
+        if let Some(v) = v.sent() {
+            let v = v.cloned().unwrap_or_else(|| d.to_string());
             ch.push((k, v.as_str().into()));
-            match k {
-                "http_method" => new.http_method = Some(v),
-                "url_path" => new.url_path = Some(v),
-                _ => new.expected_codes = Some(v),
-            }
+            *slot = Some(v);
         }
     }
-    if let Some(a) = b.bool("admin_state_up") {
+    if let Some(v) = b.admin_state_up.sent() {
+        let a = v.copied().unwrap_or(false);
         ch.push(("enabled", a.into()));
         new.admin_state_up = Some(a);
     }
-    if b.has("http_version") {
-        let v = b.f64("http_version");
+    if let Some(v) = b.http_version.sent() {
+        let v = v.copied();
         ch.push(("http_version", v.into()));
         new.http_version = v;
     }
-    if b.has("domain_name") {
-        ch.push(("domain_name", b.str("domain_name").into()));
-        new.domain_name = b.str("domain_name");
+    if let Some(v) = b.domain_name.sent() {
+        ch.push(("domain_name", v.cloned().into()));
+        new.domain_name = v.cloned();
     }
     call_provider(&mut tx, &pname, driver.health_monitor_update(old, new)).await?;
     tx.update::<HealthMonitorRow>(&id, &ch).await?;
-    if b.has("tags") {
-        tx.set_tags(&id, &b.str_list("tags").unwrap_or_default())
+    if let Some(tags) = b.tags.sent() {
+        tx.set_tags(&id, tags.map_or(&[][..], |l| l.as_slice()))
             .await?;
     }
     let h = get_db_hm(&mut tx, &id).await?;

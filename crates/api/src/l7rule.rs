@@ -2,6 +2,8 @@
 //! with the rule-data checks of `octavia/common/validate.py`
 //! (`l7rule_data`, `validate_l7rule_ssl_types`).
 
+pub mod python_re;
+
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -23,20 +25,17 @@ use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::l7::{COMPARE_TYPES, RULE_TYPES};
 use crate::types::{Kind, Schema, TAGS, f, mn, parse_body};
+pub use python_re::regex_error;
 
 type Q = Query<Vec<(String, String)>>;
 
 /// `MAX_L7RULES_PER_L7POLICY` (octavia/common/constants.py).
 pub const MAX_RULES_PER_POLICY: i64 = 50;
 
-fn no_crlf(s: &str) -> bool {
-    !s.contains(['\r', '\n'])
-}
-
 /// `StringType(max_length=255, pattern=r'^[^\r\n]*$')` of `key` / `value`.
 const KEY_VALUE: Kind = Kind::Pattern {
     pattern: "^[^\\r\\n]*$",
-    check: no_crlf,
+    min: None,
     max: Some(255),
 };
 
@@ -130,85 +129,6 @@ fn dn_field_ok(s: &str) -> bool {
     let mut cs = s.chars();
     cs.next().is_some_and(|c| c.is_ascii_alphabetic())
         && cs.all(|c| c.is_ascii_alphanumeric() || c == '-')
-}
-
-/// A structural check of a Python `re` pattern, with `re.error`'s texts for what it finds:
-/// a trailing backslash, an unterminated `[...]`, unbalanced parentheses and a repeat with
-/// nothing to repeat. (Python-only constructs such as look-arounds are accepted, as Python does.)
-pub fn regex_error(p: &str) -> Option<String> {
-    let cs: Vec<char> = p.chars().collect();
-    let mut depth: Vec<usize> = Vec::new();
-    let mut i = 0;
-    // true when the previous item can take a quantifier
-    let mut can_repeat = false;
-    while i < cs.len() {
-        let c = cs[i];
-        match c {
-            '\\' => {
-                if i + 1 >= cs.len() {
-                    return Some(format!("bad escape (end of pattern) at position {i}"));
-                }
-                i += 2;
-                can_repeat = true;
-                continue;
-            }
-            '[' => {
-                let start = i;
-                i += 1;
-                if i < cs.len() && cs[i] == '^' {
-                    i += 1;
-                }
-                if i < cs.len() && cs[i] == ']' {
-                    i += 1;
-                }
-                loop {
-                    if i >= cs.len() {
-                        return Some(format!("unterminated character set at position {start}"));
-                    }
-                    if cs[i] == '\\' {
-                        i += 2;
-                        continue;
-                    }
-                    if cs[i] == ']' {
-                        break;
-                    }
-                    i += 1;
-                }
-                can_repeat = true;
-            }
-            '(' => {
-                depth.push(i);
-                can_repeat = false;
-                if i + 1 < cs.len() && cs[i + 1] == '?' {
-                    i += 2;
-                    continue;
-                }
-            }
-            ')' => {
-                if depth.pop().is_none() {
-                    return Some(format!("unbalanced parenthesis at position {i}"));
-                }
-                can_repeat = true;
-            }
-            '*' | '+' | '?' => {
-                if !can_repeat {
-                    return Some(format!("nothing to repeat at position {i}"));
-                }
-                // a lazy/possessive suffix is allowed right after a quantifier
-                if i + 1 < cs.len() && matches!(cs[i + 1], '?' | '+') {
-                    i += 1;
-                }
-                can_repeat = false;
-            }
-            '|' => can_repeat = false,
-            '^' | '$' => can_repeat = true,
-            _ => can_repeat = true,
-        }
-        i += 1;
-    }
-    depth
-        .first()
-        .map(|pos| format!("missing ), unterminated subpattern at position {pos}"))
 }
 
 fn invalid_rule(msg: impl AsRef<str>) -> ApiError {

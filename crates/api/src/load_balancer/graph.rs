@@ -208,16 +208,16 @@ pub async fn create(
         if let Some(tags) = &p.tags {
             tx.set_tags(&id, tags).await?;
         }
-        let hm = p.healthmonitor.clone().map(Obj);
-        if let Some(hm) = &hm {
+        let hm = &p.healthmonitor;
+        if let Some(hm) = hm {
             quota(st, ctx, tx, &project, QuotaResource::HealthMonitor, 1).await?;
-            let ty = hm.str("type").unwrap_or_default();
-            crate::health_monitor::validate_type(st, &ty, hm.i64("delay"), &protocol)?;
-            crate::health_monitor::validate_fields(hm, &ty)?;
+            let ty = &hm.r#type;
+            crate::health_monitor::validate_type(st, ty, Some(hm.delay), &protocol)?;
+            crate::health_monitor::validate_fields(hm, ty)?;
             let hm_row = crate::health_monitor::new_row(hm, &id, &project);
             tx.insert(&hm_row).await?;
-            if let Some(tags) = hm.str_list("tags") {
-                tx.set_tags(&hm_row.id, &tags).await?;
+            if let Some(tags) = &hm.tags {
+                tx.set_tags(&hm_row.id, tags).await?;
             }
         }
         let members: Vec<Obj> = p

@@ -30,8 +30,11 @@ fn kind_schema(kind: &Kind, nullable: bool, request: bool) -> Value {
             }
             o
         }
-        Kind::Pattern { pattern, max, .. } => {
+        Kind::Pattern { pattern, min, max } => {
             let mut o = json!({"type": ty("string"), "pattern": pattern});
+            if let Some(n) = min {
+                o["minLength"] = json!(n);
+            }
             if let Some(n) = max {
                 o["maxLength"] = json!(n);
             }

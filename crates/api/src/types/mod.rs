@@ -14,6 +14,7 @@ pub mod member;
 pub mod pool;
 pub mod quotas;
 
+pub(crate) mod pattern;
 mod python;
 
 use serde_json::{Map, Value};
@@ -47,12 +48,13 @@ pub enum Kind {
         /// Maximum length in characters.
         max: Option<usize>,
     },
-    /// `wtypes.StringType(pattern=…)`, checked by a hand-written matcher of that regex.
+    /// `wtypes.StringType(min_length, max_length, pattern=…)`: the lengths, then Python's
+    /// `re.search` of Octavia's regex ([`pattern::search`]).
     Pattern {
-        /// The regex text shown in the error.
+        /// Octavia's regex text: run, and shown in the error.
         pattern: &'static str,
-        /// True when the text matches `pattern` (a hand-written matcher: no regex engine).
-        check: fn(&str) -> bool,
+        /// Minimum length in characters.
+        min: Option<usize>,
         /// Maximum length in characters.
         max: Option<usize>,
     },
@@ -711,14 +713,17 @@ fn validate(kind: &Kind, v: Value) -> Result<Value, (String, String)> {
             }
             Ok(v)
         }
-        Kind::Pattern {
-            pattern,
-            check,
-            max,
-        } => {
+        Kind::Pattern { pattern, min, max } => {
             let Some(st) = v.as_str() else {
                 return fail("Value should be string");
             };
+            if let Some(min) = min
+                && st.chars().count() < *min
+            {
+                return fail(&format!(
+                    "Value should have a minimum character requirement of {min}"
+                ));
+            }
             if let Some(max) = max
                 && st.chars().count() > *max
             {
@@ -726,7 +731,7 @@ fn validate(kind: &Kind, v: Value) -> Result<Value, (String, String)> {
                     "Value should have a maximum character requirement of {max}"
                 ));
             }
-            if !check(st) {
+            if !pattern::search(pattern, st) {
                 return fail(&format!("Value should match the pattern {pattern}"));
             }
             Ok(v)

@@ -1,7 +1,7 @@
 //! Pool request types, as `octavia/api/v2/types/pool.py`.
 
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{
     INT_COLUMN_MAX, INT_COLUMN_MIN, JOINED_COLUMN_MAX, Kind, Patch, Schema, Strings, TAGS, f, int,
@@ -22,16 +22,10 @@ pub const ALGORITHMS: &[&str] = &[
 /// `SUPPORTED_SP_TYPES`.
 pub const SP_TYPES: &[&str] = &["SOURCE_IP", "HTTP_COOKIE", "APP_COOKIE"];
 
-/// The cookie-name regex `^[^\s,;\\]+$` of `SessionPersistencePOST`.
-fn cookie_ok(s: &str) -> bool {
-    !s.is_empty()
-        && !s
-            .chars()
-            .any(|c| c.is_whitespace() || c == ',' || c == ';' || c == '\\')
-}
+/// The cookie-name regex of `SessionPersistencePOST`.
 const COOKIE: Kind = Kind::Pattern {
     pattern: "^[^\\s,;\\\\]+$",
-    check: cookie_ok,
+    min: None,
     max: Some(255),
 };
 
@@ -195,7 +189,7 @@ pub struct PoolPost {
     /// `project_id` (or `tenant_id`); the pool takes its load balancer's project.
     pub project_id: Option<String>,
     /// `healthmonitor` (`HealthMonitorSingleCreate`, a graph create's).
-    pub healthmonitor: Option<Map<String, Value>>,
+    pub healthmonitor: Option<crate::types::health_monitor::HmPost>,
     /// `members` (`MemberSingleCreate` items, a graph create's; `null` items skipped).
     pub members: Option<Vec<Value>>,
     /// `tags`.

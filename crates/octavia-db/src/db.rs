@@ -290,16 +290,16 @@ impl Database {
         self.upgrade_tables().await?;
         // Keel's list indexes, also on a database octavia-db-manage made (`schema::LIST_INDEXES`)
         for stmt in crate::schema::list_index_statements() {
-            match &self.pool {
-                Pool::MySql(p) => {
-                    sqlx::query(&stmt).execute(p).await?;
+            again_on_deadlock(|| async {
+                match &self.pool {
+                    Pool::MySql(p) => sqlx::query(&stmt).execute(p).await.map(|_| ()),
+                    Pool::Sqlite(p) => sqlx::query(&stmt).execute(p).await.map(|_| ()),
                 }
-                Pool::Sqlite(p) => {
-                    sqlx::query(&stmt).execute(p).await?;
-                }
-            }
+                .map_err(DbError::from)
+            })
+            .await?;
         }
-        self.ensure_deployment().await?;
+        again_on_deadlock(|| self.ensure_deployment()).await?;
         Ok(())
     }
 
@@ -370,6 +370,27 @@ impl Database {
 /// Runs of one upgrade statement that a concurrent upgrade on another Galera node made a
 /// certification victim.
 const UPGRADE_ATTEMPTS: u64 = 10;
+
+/// Runs `step` again (up to [`UPGRADE_ATTEMPTS`] times, short growing pauses) while it fails
+/// as a deadlock victim (1213): upgrades running at once on several Galera nodes conflict at
+/// certification on their identical, idempotent statements (IF NOT EXISTS, INSERT IGNORE).
+async fn again_on_deadlock<T, F, Fut>(mut step: F) -> Result<T, DbError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, DbError>>,
+{
+    let mut attempt = 1u64;
+    loop {
+        match step().await {
+            Err(e) if e.is_deadlock() && attempt < UPGRADE_ATTEMPTS => {
+                tracing::info!(attempt, error = %e, "schema upgrade step conflicted; running it again");
+                tokio::time::sleep(Duration::from_millis(20 * attempt)).await;
+                attempt += 1;
+            }
+            other => return other,
+        }
+    }
+}
 
 /// Hides the password of a URL for error messages.
 fn redact(url: &str) -> String {

@@ -407,7 +407,8 @@ fn config_check_on_the_reference_octavia_conf() {
     );
     assert!(
         stdout.contains(&format!(
-            "ovn_nb_connection = tcp:127.0.0.1:6641    # {}",
+            "ovn_nb_connection = {}    # {}",
+            common::env("STACK_OVN_NB"),
             reference.display()
         )),
         "{stdout}"

@@ -250,14 +250,22 @@ fn no_agent(conf: String, extra: &str) -> String {
     format!("{conf}[keel]\nrun_agent = false\n{extra}")
 }
 
+/// The `host:port` of `db`'s server (the stack slot's MariaDB), from its URL.
+fn db_server(db: &common::MariaDb) -> String {
+    let url = db.url();
+    let (server, _) = url.rsplit_once('/').unwrap();
+    server.rsplit_once('@').unwrap().1.to_string()
+}
+
 /// MariaDB refused, reset under a pooled connection, and frozen: every request answers the
 /// database 503 within `pool_timeout` (+ margin), and once it is back the very first request
 /// is served (the pool pinged its dead connections and reconnected).
 #[test]
 fn database_outage_answers_503_naming_the_database_then_recovers() {
     let db = common::MariaDb::create();
-    let proxy = Proxy::start("127.0.0.1:3306");
-    let url = db.url().replace("127.0.0.1:3306", &proxy.addr());
+    let server = db_server(&db);
+    let proxy = Proxy::start(&server);
+    let url = db.url().replace(&server, &proxy.addr());
     assert_ne!(url, db.url(), "the DB URL must go through the proxy");
     let keel = Keel::start_with(Backend::Shared(url.clone()), |c| {
         no_agent(
@@ -522,15 +530,7 @@ fn probe(keel: &Keel, method: &str, path: &str) -> u16 {
 #[test]
 fn health_checks_answer_while_the_database_is_away() {
     let db = common::MariaDb::create();
-    let server = db
-        .url()
-        .rsplit_once('/')
-        .unwrap()
-        .0
-        .rsplit_once('@')
-        .unwrap()
-        .1
-        .to_string();
+    let server = db_server(&db);
     let proxy = Proxy::start(&server);
     let url = db.url().replace(&server, &proxy.addr());
     assert_ne!(url, db.url(), "the DB URL must go through the proxy");

@@ -216,7 +216,7 @@ fn one_agent_acts_across_kinds_and_the_role_passes_when_the_holder_dies() {
     );
     keel.restart();
     assert!(
-        !agent_held_lock_at_start_after_restart(&keel),
+        !common::monitors::agent_held_lock_at_start_number(&keel, 2),
         "the restarted Keel became active while the Python agent held {PY_LOCK}"
     );
     hold_monitor_until(&keel, &token, &lb_id, &port, "offline", &degraded);
@@ -248,24 +248,4 @@ fn one_agent_acts_across_kinds_and_the_role_passes_when_the_holder_dies() {
     drop(python);
     drop(keel);
     drop(db);
-}
-
-/// `common::monitors::agent_held_lock_at_start` for a restarted Keel: its log holds the first run's start
-/// line too, so the last one counts.
-fn agent_held_lock_at_start_after_restart(keel: &Keel) -> bool {
-    wait_for(
-        "the restarted agent's start line",
-        Duration::from_secs(30),
-        || {
-            let log = keel.log();
-            let lines: Vec<&str> = log
-                .lines()
-                .filter(|l| l.contains("OVN provider agent started"))
-                .collect();
-            match lines.as_slice() {
-                [_, .., last] if lines.len() >= 2 => Ok(last.contains("held=true")),
-                _ => Err(format!("{} start lines", lines.len())),
-            }
-        },
-    )
 }

@@ -13,6 +13,12 @@ use super::{Keel, env, sb_select, transact, wait_for};
 /// log line carries `held=true|false` (`ovn_provider::OvnProvider::run_agent`). Waits for the
 /// line (the agent starts beside the API, not before it).
 pub fn agent_held_lock_at_start(keel: &Keel) -> bool {
+    agent_held_lock_at_start_number(keel, 1)
+}
+
+/// [`agent_held_lock_at_start`] for the `n`-th start of `keel` (1 = the first; after
+/// [`Keel::restart`] the log holds every start's line): waits for that line.
+pub fn agent_held_lock_at_start_number(keel: &Keel, n: usize) -> bool {
     wait_for(
         "the `OVN provider agent started` log line",
         Duration::from_secs(30),
@@ -20,7 +26,8 @@ pub fn agent_held_lock_at_start(keel: &Keel) -> bool {
             let log = keel.log();
             let line = log
                 .lines()
-                .find(|l| l.contains("OVN provider agent started"))
+                .filter(|l| l.contains("OVN provider agent started"))
+                .nth(n - 1)
                 .ok_or_else(|| log.clone())?;
             if line.contains("held=true") {
                 Ok(true)

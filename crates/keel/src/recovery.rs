@@ -205,7 +205,7 @@ impl Recovery {
                 let unrepaired: Vec<String> = plan
                     .differences
                     .iter()
-                    .filter(|d| !d.repaired)
+                    .filter(|d| d.is_unrepaired())
                     .map(|d| d.what.clone())
                     .collect();
                 match plan.reports.into_iter().next() {

@@ -4,7 +4,8 @@
 //! own builders, `api::base`), reconciles the OVN NB ([`ovn_provider::sync::sync`]) and
 //! re-sends every synced tree's statuses through the status updater, as the reference does.
 //!
-//! Output: one line per difference on stdout (`fix <lb>: …` / `unrepaired <lb>: …`), a
+//! Output: one line per difference on stdout (`fix <lb>: …` / `unrepaired <lb>: …` /
+//! `conflict <lb>: …`, see [`sync::Resolution`]), a
 //! progress line on stderr every [`CHUNK`] load balancers, a summary line. Exit status non-zero
 //! when the DB, the NB or a transaction failed, or a difference could not be repaired.
 
@@ -59,6 +60,9 @@ pub struct Summary {
     pub differences: usize,
     /// Differences left unrepaired.
     pub unrepaired: usize,
+    /// Differences that are conflicts of Octavia's own settings one NB row cannot hold
+    /// (`conflict` lines; not a failure).
+    pub conflicts: usize,
     /// Status reports the updater refused.
     pub status_failures: usize,
 }
@@ -322,8 +326,10 @@ fn report(plan: &sync::SyncPlan, summary: &mut Summary) {
     for d in &plan.differences {
         println!("{d}");
         summary.differences += 1;
-        if !d.repaired {
-            summary.unrepaired += 1;
+        match d.resolution {
+            sync::Resolution::Repaired => {}
+            sync::Resolution::Unrepaired => summary.unrepaired += 1,
+            sync::Resolution::Conflict => summary.conflicts += 1,
         }
     }
 }
@@ -365,8 +371,8 @@ pub async fn command(config: crate::config::Config, args: SyncArgs) -> anyhow::R
         "found"
     };
     eprintln!(
-        "ovn-db-sync: {} load balancers, {} differences {verb}, {} unrepaired",
-        s.load_balancers, s.differences, s.unrepaired
+        "ovn-db-sync: {} load balancers, {} differences {verb}, {} unrepaired, {} conflicts of Octavia's own settings",
+        s.load_balancers, s.differences, s.unrepaired, s.conflicts
     );
     if s.differences == 0 {
         eprintln!("ovn-db-sync: nothing to do");

@@ -19,6 +19,7 @@ use common::fluentd::{KOLLA_FIRSTLINE, KOLLA_FORMAT1};
 use common::{LbGuard, MariaDb, NeutronNet, demo_token, env, free_port, http, tag, wait_for};
 use regex::Regex;
 use serde_json::{Value, json};
+use test_pki::make_pki;
 
 /// A tool's file with the stack's addresses and the test's paths put in for its `@NAME@`s.
 fn render(tool: &str, file: &str, vars: &[(&str, String)]) -> String {
@@ -39,9 +40,14 @@ fn render(tool: &str, file: &str, vars: &[(&str, String)]) -> String {
 
 /// The command line of a tool's `command` file (its second line), words split.
 fn command_line(tool: &str) -> Vec<String> {
+    nth_command_line(tool, 1)
+}
+
+/// Line `n` of a tool's `command` file (0: the source line), words split.
+fn nth_command_line(tool: &str, n: usize) -> Vec<String> {
     render(tool, "command", &[])
         .lines()
-        .nth(1)
+        .nth(n)
         .unwrap()
         .split_whitespace()
         .map(str::to_string)
@@ -129,14 +135,18 @@ impl Site {
         );
         out
     }
-    /// Spawns the tool's API command (`/etc/octavia/` in it is `etc/`); stdout+stderr to
-    /// `log/console.log`.
+    /// Spawns the tool's API command (`/etc/octavia/` and `/etc/uwsgi/` in it are `etc/`);
+    /// stdout+stderr to `log/console.log`.
     fn spawn(&self, argv: &[String]) -> Child {
-        let console = std::fs::File::create(self.path("log/console.log")).unwrap();
+        self.spawn_logged(argv, "console")
+    }
+    /// [`Site::spawn`] with stdout+stderr to `log/<name>.log`.
+    fn spawn_logged(&self, argv: &[String], name: &str) -> Child {
+        let console = std::fs::File::create(self.path(&format!("log/{name}.log"))).unwrap();
         let etc = self.path("etc").display().to_string();
         let args: Vec<String> = argv[1..]
             .iter()
-            .map(|a| a.replace("/etc/octavia", &etc))
+            .map(|a| a.replace("/etc/octavia", &etc).replace("/etc/uwsgi", &etc))
             .collect();
         Command::new(self.path("bin").join(&argv[0]))
             .args(&args)
@@ -439,4 +449,174 @@ fn openstack_helm_octavia_api_pod() {
             );
         }
     }
+}
+
+/// An `ovsdb-server` relaying the stack's `OVN_Northbound` or `OVN_Southbound` (`source`:
+/// its `tcp:` remote) on `pssl:` at `port`, with `server.key` / `server.pem` / `ca.pem` of
+/// `certs` — the stack's own NB and SB behind the `ssl:` remotes OSA renders (its
+/// `octavia_ovn_ssl` default). Killed on drop.
+struct SslRelay(Child);
+
+impl SslRelay {
+    fn start(certs: &Path, db: &str, source: &str, port: u16) -> SslRelay {
+        let p = |f: &str| certs.join(f).display().to_string();
+        let child = Command::new("ovsdb-server")
+            .arg(format!("--remote=pssl:{port}:127.0.0.1"))
+            .arg(format!("--private-key={}", p("server.key")))
+            .arg(format!("--certificate={}", p("server.pem")))
+            .arg(format!("--ca-cert={}", p("ca.pem")))
+            .arg(format!("--unixctl={}", p(&format!("{port}.ctl"))))
+            .arg("--no-chdir")
+            .arg(format!("--log-file={}", p(&format!("relay-{port}.log"))))
+            .arg(format!("relay:{db}:{source}"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let relay = SslRelay(child);
+        wait_for(
+            &format!("the {db} relay's pssl listener"),
+            Duration::from_secs(20),
+            || std::net::TcpStream::connect(("127.0.0.1", port)).map_err(|e| e.to_string()),
+        );
+        relay
+    }
+}
+
+impl Drop for SslRelay {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The `OVN provider agent started … held=…` lines of a log, as `held=true|false`.
+fn agent_starts(log: &str) -> Vec<bool> {
+    log.lines()
+        .filter(|l| l.contains("OVN provider agent started"))
+        .map(|l| l.contains("held=true"))
+        .collect()
+}
+
+/// OpenStack-Ansible's two systemd units as `os_octavia` and the `uwsgi` role write them: the
+/// API under `uwsgi --autoload --ini /etc/uwsgi/octavia-api.ini` (the WSGI app reading oslo's
+/// default `octavia.conf`), `octavia-driver-agent --config-file /etc/octavia/octavia.conf`
+/// beside it, and the role's `ssl:` OVN remotes with its PKI's key, certificate and CA.
+/// HAProxy's `GET /healthcheck` passes, exactly one of the two processes runs the OVN
+/// provider agent, an LB tree goes ACTIVE through the `ssl:` NB, `ExecReload` (`uwsgi
+/// --reload <pidfile>`) leaves the API serving, and SIGTERM of each unit exits 0 with nothing
+/// PENDING_*.
+#[test]
+fn openstack_ansible_systemd_units() {
+    let site = Site::new();
+    let certs = site.path("certs");
+    std::fs::create_dir_all(&certs).unwrap();
+    make_pki(&certs, "ca", &["server", "client"]);
+    // OSA's PKI role writes the host's files under these names (`octavia_ovn_ssl_*`)
+    for (from, to) in [
+        ("client.key", "octavia_ovn.key"),
+        ("client.pem", "octavia_ovn.pem"),
+        ("ca.pem", "octavia_ovn-ca.pem"),
+    ] {
+        std::fs::copy(certs.join(from), certs.join(to)).unwrap();
+    }
+    let (nb_port, sb_port) = (free_port(), free_port());
+    let _nb = SslRelay::start(&certs, "OVN_Northbound", &env("STACK_OVN_NB"), nb_port);
+    let _sb = SslRelay::start(&certs, "OVN_Southbound", &env("STACK_OVN_SB"), sb_port);
+    let run = site.path("run");
+    std::fs::create_dir_all(run.join("octavia-api/uwsgi")).unwrap();
+    let mut vars: Vec<(&str, String)> = site
+        .vars()
+        .into_iter()
+        .filter(|(k, _)| !matches!(*k, "NB" | "SB"))
+        .collect();
+    vars.extend([
+        ("NB", format!("ssl:127.0.0.1:{nb_port}")),
+        ("SB", format!("ssl:127.0.0.1:{sb_port}")),
+        ("CERTS", certs.display().to_string()),
+        ("VENV", site.path("venv").display().to_string()),
+        ("RUN", run.display().to_string()),
+    ]);
+    let conf = render("openstack-ansible", "octavia.conf", &vars);
+    // the API reads oslo's default file, the driver agent its --config-file: the same file
+    std::fs::write(site.path("home/.octavia/octavia.conf"), &conf).unwrap();
+    std::fs::write(site.path("etc/octavia.conf"), &conf).unwrap();
+    std::fs::write(
+        site.path("etc/octavia-api.ini"),
+        render("openstack-ansible", "octavia-api.ini", &vars),
+    )
+    .unwrap();
+    // os_octavia tasks/octavia_db_sync.yml
+    site.run(&["octavia-db-manage", "upgrade", "head"]);
+    site.run(&["octavia-db-manage", "upgrade_persistence"]);
+
+    let mut agent = site.spawn_logged(&nth_command_line("openstack-ansible", 2), "driver-agent");
+    let started = Instant::now();
+    let mut child = site.spawn(&command_line("openstack-ansible"));
+    // HAProxy's check (os_octavia's haproxy_service: `GET /healthcheck`)
+    let took = first_ok(
+        &site,
+        &mut child,
+        "/healthcheck",
+        &[b"200", b"204"],
+        started,
+    );
+    eprintln!(
+        "openstack-ansible: start to first /healthcheck success: {} ms",
+        took.as_millis()
+    );
+    let agent_log = || std::fs::read_to_string(site.path("log/driver-agent.log")).unwrap();
+    let held = wait_for(
+        "both units' `OVN provider agent started` lines",
+        Duration::from_secs(30),
+        || {
+            let (a, b) = (agent_starts(&agent_log()), agent_starts(&site.console()));
+            match (a.as_slice(), b.as_slice()) {
+                ([a], [b]) => Ok((*a, *b)),
+                _ => Err(format!("driver agent {a:?}, api {b:?}")),
+            }
+        },
+    );
+    assert!(
+        held.0 != held.1,
+        "exactly one active agent (driver agent, api): {held:?}\n{}\n{}",
+        agent_log(),
+        site.console()
+    );
+
+    let token = demo_token();
+    let net = NeutronNet::create(&tag(), &["10.0.0.31"]);
+    let (lb, _guard) = lifecycle(&site, &token, &net);
+    // ExecReload: `uwsgi --reload <safe-pidfile>`; the API keeps serving
+    let pidfile = run.join("octavia-api/uwsgi/octavia-api.pid");
+    site.run(&["uwsgi", "--reload", &pidfile.display().to_string()]);
+    let (code, _) = api(
+        &site,
+        "GET",
+        &format!("/v2/lbaas/loadbalancers/{lb}"),
+        &token,
+        None,
+    );
+    assert_eq!(code, 200, "{}", site.console());
+    stop_during_delete(&site, &mut child, &token, &lb);
+    let pid = agent.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let st = wait_for(
+        "driver agent exit after SIGTERM",
+        Duration::from_secs(60),
+        || {
+            agent
+                .try_wait()
+                .unwrap()
+                .ok_or_else(|| "running".to_string())
+        },
+    );
+    assert_eq!(st.code(), Some(0), "{}", agent_log());
 }

@@ -145,6 +145,15 @@ impl OvnProvider {
         self.inner.ports.neutron()
     }
 
+    /// The deployment tag ([`crate::ports::deployment_tag`]) of the VIP ports made here.
+    pub(crate) fn vip_port_tag(&self) -> Option<String> {
+        self.inner
+            .config
+            .deployment_id
+            .as_deref()
+            .map(crate::ports::deployment_tag)
+    }
+
     /// The driver's settings.
     pub(crate) fn config(&self) -> &OvnConfig {
         &self.inner.config

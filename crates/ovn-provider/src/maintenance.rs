@@ -31,7 +31,7 @@ use crate::external_ids as ext;
 use crate::hm::HM_PORT_DEVICE_OWNER;
 use crate::nb::{NbSnapshot, Op, ops_json};
 use crate::ovsdb_nb::NbError;
-use crate::ports::VIP_PORT_PREFIX;
+use crate::ports::{VIP_PORT_DEVICE_OWNER, VIP_PORT_PREFIX};
 
 /// The reference's period of every task (`spacing=600`).
 pub const DEFAULT_PERIOD: Duration = crate::driver::DEFAULT_MAINTENANCE_PERIOD;
@@ -145,8 +145,10 @@ impl OvnProvider {
     /// `lb-<row name>` when they have none, unless gone or user-provided (name not
     /// `ovn-lb-vip-…`); a port claimed by another device is logged and left. `device_owner`
     /// is never written (the reference sets `ovn-lb:vip`, which makes Neutron give the
-    /// switch port the VIP as address and breaks same-subnet clients). `Done` after one
-    /// full pass.
+    /// switch port the VIP as address and breaks same-subnet clients), and is cleared on
+    /// a port carrying this deployment's tag that another agent gave `ovn-lb:vip`. `Done`
+    /// after one full pass (so at every start of the lock holder: after a Python agent held
+    /// the NB, Keel's agent undoes its backfill on Keel's ports).
     pub async fn maintain_vip_port_owners(&self) -> Result<Outcome, MaintenanceError> {
         let neutron = self.neutron();
         // port id → the LB whose row names it first (rows of one LB share their ports); the
@@ -184,28 +186,34 @@ impl OvnProvider {
         // one `ports?id=…` list per 50 ports, not one GET per load balancer (a gone port is
         // simply not listed)
         let ids: Vec<&str> = order.iter().map(String::as_str).collect();
+        let tag = self.vip_port_tag();
         for port in neutron.ports_by_ids(&ids).await? {
             let Some(lb) = owner.get(&port.id) else {
                 continue;
             };
-            let device_id = format!("lb-{lb}");
-            if port.device_id == device_id || !port.name.starts_with(VIP_PORT_PREFIX) {
+            if !port.name.starts_with(VIP_PORT_PREFIX) {
                 continue;
             }
-            if !port.device_id.is_empty() {
+            let device_id = format!("lb-{lb}");
+            let mut update = PortUpdate::default();
+            if port.device_id.is_empty() {
+                update.device_id = Some(device_id);
+            } else if port.device_id != device_id {
                 tracing::warn!(port = %port.id, lb = %lb, device = %port.device_id,
                     "VIP port claimed by another device: not backfilled");
                 continue;
             }
-            neutron
-                .update_port(
-                    &port.id,
-                    &PortUpdate {
-                        device_id: Some(device_id),
-                        ..Default::default()
-                    },
-                )
-                .await?;
+            // a port made here (this deployment's tag) that another agent's backfill gave
+            // `ovn-lb:vip` (the Python agent's, while it held the NB during a migration):
+            // the owner goes again, or same-subnet clients lose the VIP
+            let ours = tag.as_deref().is_some_and(|t| port.description == t);
+            if ours && port.device_owner == VIP_PORT_DEVICE_OWNER {
+                update.device_owner = Some(String::new());
+            }
+            if update.device_id.is_none() && update.device_owner.is_none() {
+                continue;
+            }
+            neutron.update_port(&port.id, &update).await?;
         }
         Ok(Outcome::Done)
     }

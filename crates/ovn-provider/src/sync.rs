@@ -69,13 +69,44 @@ pub struct Difference {
     /// What differs and what the sync does about it, e.g. `member M: missing from pool P,
     /// added`.
     pub what: String,
-    /// True when the planned transaction repairs it.
-    pub repaired: bool,
+    /// What the planned transaction does about it.
+    pub resolution: Resolution,
+}
+
+/// What a sync does about a [`Difference`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resolution {
+    /// The planned transaction repairs it (printed `fix`).
+    Repaired,
+    /// The NB stays wrong: a missing Neutron fact, a row the sync cannot rebuild (printed
+    /// `unrepaired`; `keel ovn-db-sync` exits non-zero, recovery marks the LB ERROR).
+    Unrepaired,
+    /// Octavia asks for what one NB row cannot hold — pools of one protocol sharing a
+    /// `Load_Balancer` row with different algorithms or persistence timeouts — and the row
+    /// holds one of the wanted values, the last pool written (as the reference's row-level
+    /// settings). Nothing to repair; printed `conflict` so the operator knows.
+    Conflict,
+}
+
+impl Difference {
+    /// True when the NB stays wrong after the sync ([`Resolution::Unrepaired`]).
+    pub fn is_unrepaired(&self) -> bool {
+        self.resolution == Resolution::Unrepaired
+    }
+
+    /// True when the planned transaction repairs it ([`Resolution::Repaired`]).
+    pub fn is_repaired(&self) -> bool {
+        self.resolution == Resolution::Repaired
+    }
 }
 
 impl std::fmt::Display for Difference {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let tag = if self.repaired { "fix" } else { "unrepaired" };
+        let tag = match self.resolution {
+            Resolution::Repaired => "fix",
+            Resolution::Unrepaired => "unrepaired",
+            Resolution::Conflict => "conflict",
+        };
         write!(f, "{} {}: {}", tag, self.lb_id, self.what)
     }
 }
@@ -137,10 +168,19 @@ struct Sim<'a> {
 
 impl Sim<'_> {
     fn d(&mut self, lb_id: &str, what: String, repaired: bool) {
+        let resolution = if repaired {
+            Resolution::Repaired
+        } else {
+            Resolution::Unrepaired
+        };
+        self.found(lb_id, what, resolution);
+    }
+
+    fn found(&mut self, lb_id: &str, what: String, resolution: Resolution) {
         self.diffs.push(Difference {
             lb_id: lb_id.to_string(),
             what,
-            repaired,
+            resolution,
         });
     }
 
@@ -615,7 +655,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(diffs.len(), 1);
-        assert!(!diffs[0].repaired);
+        assert!(diffs[0].is_unrepaired());
         assert!(ops.is_empty());
     }
 
@@ -735,7 +775,7 @@ mod tests {
     fn creates_the_whole_graph_then_finds_nothing() {
         let mut s = topology();
         let diffs = run(&mut s, None);
-        assert!(diffs.iter().all(|d| d.repaired), "{diffs:?}");
+        assert!(diffs.iter().all(Difference::is_repaired), "{diffs:?}");
         let rows = s.lbs_named("LB");
         assert_eq!(rows.len(), 1);
         let r = rows[0].clone();
@@ -915,7 +955,7 @@ mod tests {
         s.health_checks.get_mut(&hc).unwrap().vip = "10.0.0.5:99".into();
         let diffs = run(&mut s, None);
         let text: Vec<String> = diffs.iter().map(|d| d.to_string()).collect();
-        assert!(diffs.iter().all(|d| d.repaired), "{text:?}");
+        assert!(diffs.iter().all(Difference::is_repaired), "{text:?}");
         assert!(
             text.iter().any(|t| t.contains("selection_fields")),
             "{text:?}"
@@ -961,6 +1001,50 @@ mod tests {
     }
 
     /// IPv6: a health check whose `vip` lost its brackets is rewritten as `[v6]:port`.
+    /// Two pools of one protocol sharing a row with different algorithms: a conflict while the
+    /// row holds one pool's fields (nothing written; recovery does not mark the LB ERROR), a
+    /// repair to the first pool's when it holds neither.
+    #[test]
+    fn pools_sharing_a_row_with_different_algorithms_are_a_conflict() {
+        let mut s = topology();
+        let mut g = graph();
+        g.pools.as_mut().unwrap().push(Pool {
+            pool_id: "P2".into(),
+            protocol: Some("TCP".into()),
+            lb_algorithm: Some("SOURCE_IP".into()),
+            ..Default::default()
+        });
+        let mut seq = 7000;
+        let mut sync = |s: &mut NbSnapshot| {
+            let p = plan(s, std::slice::from_ref(&g), &facts(), None).unwrap();
+            sim::apply(s, &p.ops, &mut seq).unwrap();
+            (p.differences, p.ops.is_empty())
+        };
+        sync(&mut s);
+        let u = s.lbs_named("LB")[0].uuid.clone();
+        assert!(s.load_balancers[&u].external_ids.contains_key("pool_P2"));
+        let (diffs, nothing_written) = sync(&mut s);
+        assert!(nothing_written, "{diffs:?}");
+        assert_eq!(diffs.len(), 1, "{diffs:?}");
+        assert_eq!(diffs[0].resolution, Resolution::Conflict, "{diffs:?}");
+        assert!(
+            diffs[0].to_string().starts_with("conflict LB: row "),
+            "{diffs:?}"
+        );
+        assert!(!diffs[0].is_unrepaired());
+
+        s.load_balancers.get_mut(&u).unwrap().selection_fields = vec!["tp_dst".into()];
+        let (diffs, _) = sync(&mut s);
+        assert_eq!(diffs.len(), 1, "{diffs:?}");
+        assert!(diffs[0].is_repaired(), "{diffs:?}");
+        assert_eq!(
+            s.load_balancers[&u].selection_fields,
+            ["ip_dst", "ip_src", "tp_dst", "tp_src"]
+        );
+        let (diffs, nothing_written) = sync(&mut s);
+        assert!(nothing_written && diffs.iter().all(|d| d.resolution == Resolution::Conflict));
+    }
+
     #[test]
     fn repairs_an_ipv6_health_check_vip() {
         let mut s = NbSnapshot {
@@ -1055,7 +1139,7 @@ mod tests {
         // Neutron and the port disagree: reported, nothing written
         let d = go(&mut s, &with_fip(Some("172.24.4.10")));
         assert_eq!(d.len(), 1, "{d:?}");
-        assert!(!d[0].repaired);
+        assert!(d[0].is_unrepaired());
         assert_eq!(
             s.lbs_named("LB")[0].external_ids[ext::VIP_FIP],
             "172.24.4.9"
@@ -1064,7 +1148,10 @@ mod tests {
         // the FIP is gone from Neutron and from the port: removed from the row
         vp(&mut s, None);
         let d = go(&mut s, &with_fip(None));
-        assert!(d.iter().all(|x| x.repaired) && !d.is_empty(), "{d:?}");
+        assert!(
+            d.iter().all(Difference::is_repaired) && !d.is_empty(),
+            "{d:?}"
+        );
         let r = s.lbs_named("LB")[0].clone();
         assert!(!r.external_ids.contains_key(ext::VIP_FIP));
         assert!(!r.vips.contains_key("172.24.4.9:80"));

@@ -506,34 +506,69 @@ async fn maintenance_network() -> (openstack::NeutronClient, String, Made, opens
 
 /// Maintenance `add_device_owner_lb_vip_ports` (Keel's variant): the provider's VIP port gets
 /// `device_id` `lb-<id>` and NO `device_owner` (the reference writes `ovn-lb:vip`, which breaks
-/// same-subnet clients); a user-provided port and a port claimed by another device are left
-/// alone.
+/// same-subnet clients); a port of this deployment (its tag) that the Python agent's backfill
+/// gave `ovn-lb:vip` loses it again, an untagged one keeps it; a user-provided port and a port
+/// claimed by another device are left alone.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn maintenance_backfills_vip_port_owners() {
     let (n, lb_id, made, net) = maintenance_network().await;
-    let port = |name: String, device: &str| openstack::PortCreate {
+    let deployment = format!("dep-{lb_id}");
+    let tag = ovn_provider::driver::deployment_tag(&deployment);
+    let lb_device = format!("lb-{lb_id}");
+    let port = |name: String, device: &str, owner: &str, description: &str| openstack::PortCreate {
         network_id: net.id.clone(),
         name: Some(name),
         device_id: Some(device.to_string()).filter(|d| !d.is_empty()),
+        device_owner: Some(owner.to_string()).filter(|o| !o.is_empty()),
+        description: Some(description.to_string()).filter(|d| !d.is_empty()),
         ..Default::default()
     };
     let mut ids = Vec::new();
-    for (name, device) in [
-        (format!("ovn-lb-vip-{lb_id}"), ""),
-        (format!("user-vip-{lb_id}"), ""),
-        (format!("ovn-lb-vip-additional-1-{lb_id}"), "some-vm"),
+    for (name, device, owner, description) in [
+        (format!("ovn-lb-vip-{lb_id}"), "", "", ""),
+        (format!("user-vip-{lb_id}"), "", "", ""),
+        (
+            format!("ovn-lb-vip-additional-1-{lb_id}"),
+            "some-vm",
+            "",
+            "",
+        ),
+        (
+            format!("ovn-lb-vip-additional-2-{lb_id}"),
+            lb_device.as_str(),
+            "ovn-lb:vip",
+            tag.as_str(),
+        ),
+        (
+            format!("ovn-lb-vip-additional-3-{lb_id}"),
+            lb_device.as_str(),
+            "ovn-lb:vip",
+            "",
+        ),
     ] {
-        let p = n.create_port(&port(name, device)).await.unwrap();
+        let p = n
+            .create_port(&port(name, device, owner, description))
+            .await
+            .unwrap();
         made.port(&p.id);
         ids.push(p.id);
     }
-    let (d, nb) = maintenance_driver().await;
+    let nb = nb_caught_up().await.unwrap();
+    let (d, _rx) = driver_with(
+        Arc::new(nb.clone()),
+        neutron(),
+        OvnConfig {
+            maintenance_period: None,
+            deployment_id: Some(deployment.clone()),
+            ..OvnConfig::default()
+        },
+    );
     use ovn_provider::NbDatabase;
     nb.transact(vec![
         json!({"op": "insert", "table": "Load_Balancer", "row": {
         "name": lb_id, "external_ids": ["map", [["neutron:vip", "10.80.0.5"],
             ["neutron:vip_port_id", ids[0]], ["enabled", "True"],
-            ["neutron:additional_vip_port_ids", format!("{},{}", ids[1], ids[2])]]]}}),
+            ["neutron:additional_vip_port_ids", ids[1..].join(",")]]]}}),
     ])
     .await
     .unwrap();
@@ -556,9 +591,11 @@ async fn maintenance_backfills_vip_port_owners() {
     assert_eq!(
         got,
         vec![
-            (String::new(), format!("lb-{lb_id}")),
+            (String::new(), lb_device.clone()),
             (String::new(), String::new()),
             (String::new(), "some-vm".to_string()),
+            (String::new(), lb_device.clone()),
+            ("ovn-lb:vip".to_string(), lb_device.clone()),
         ]
     );
 }

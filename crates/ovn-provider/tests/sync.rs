@@ -176,7 +176,7 @@ async fn sync_repairs_pool_options_and_health_check_vip() {
 
     let text: Vec<String> = fixed.iter().map(|d| d.to_string()).collect();
     assert_eq!(fixed.len(), 3, "{text:?}");
-    assert!(fixed.iter().all(|d| d.repaired), "{text:?}");
+    assert!(fixed.iter().all(|d| d.is_repaired()), "{text:?}");
     assert!(again.is_empty(), "second run: {again:?}");
     let mut fields = row.selection_fields.clone();
     fields.sort();

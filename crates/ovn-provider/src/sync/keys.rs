@@ -197,8 +197,9 @@ impl Sim<'_> {
     /// `options:affinity_timeout` from its session persistence (`persistence_timeout`, default
     /// 360; removed when no pool of the row has persistence). The reference's `pool_sync` only
     /// sets `affinity_timeout`; Keel also repairs `selection_fields` and a stale timeout. Pools
-    /// sharing a row that want different values (the reference's row-level limitation) are
-    /// reported, not repaired.
+    /// sharing a row that want different values (the reference's row-level limitation) are a
+    /// [`Resolution::Conflict`] while the row holds one of those values; a value none wants is
+    /// repaired to the first pool's.
     pub(super) fn pool_options(&mut self, lb: &LoadBalancer) -> Result<(), SimError> {
         let id = lb.loadbalancer_id.as_str();
         let mut by_row: BTreeMap<String, Vec<&provider::Pool>> = BTreeMap::new();
@@ -225,47 +226,55 @@ impl Sim<'_> {
                     .collect::<Vec<_>>()
                     .join(", ");
                 let h = LbRef::Existing(u.clone());
+                // pools of one row wanting different values: the row keeps the one it holds
+                // (the last pool written, as the reference) — a conflict, not a drift; a
+                // value no pool wants is repaired to the first pool's
                 let fields: BTreeSet<Vec<String>> = pools
                     .iter()
                     .map(|p| sorted(lb::selection_fields(p.lb_algorithm.as_deref())))
                     .collect();
-                if fields.len() > 1 {
-                    found.push((
-                        format!("row {u}: pools {names} want different selection_fields"),
-                        false,
-                    ));
-                } else if let Some(p) = pools.first() {
-                    let want = lb::selection_fields(p.lb_algorithm.as_deref());
-                    if sorted(want.clone()) != sorted(row.selection_fields.clone()) {
+                let have = sorted(row.selection_fields.clone());
+                if fields.contains(&have) {
+                    if fields.len() > 1 {
                         found.push((
                             format!(
-                                "row {u}: selection_fields {:?} → {want:?}",
-                                row.selection_fields
+                                "row {u}: pools {names} want different selection_fields; the row keeps {have:?}"
                             ),
-                            true,
+                            Resolution::Conflict,
                         ));
-                        if let Some(r) = edit.row_mut(&h) {
-                            r.selection_fields = want;
-                        }
+                    }
+                } else if let Some(p) = pools.first() {
+                    let want = lb::selection_fields(p.lb_algorithm.as_deref());
+                    found.push((
+                        format!(
+                            "row {u}: selection_fields {:?} → {want:?}",
+                            row.selection_fields
+                        ),
+                        Resolution::Repaired,
+                    ));
+                    if let Some(r) = edit.row_mut(&h) {
+                        r.selection_fields = want;
                     }
                 }
                 let timeouts: BTreeSet<Option<String>> = pools
                     .iter()
                     .map(|p| pool::affinity_timeout(p.session_persistence.as_ref()))
                     .collect();
-                if timeouts.len() > 1 {
-                    found.push((
-                        format!("row {u}: pools {names} want different affinity_timeout"),
-                        false,
-                    ));
-                    continue;
-                }
-                let want = timeouts.into_iter().next().flatten();
                 let have = row.options.get(pool::AFFINITY_TIMEOUT).cloned();
-                if want != have {
+                if timeouts.contains(&have) {
+                    if timeouts.len() > 1 {
+                        found.push((
+                            format!(
+                                "row {u}: pools {names} want different affinity_timeout; the row keeps {have:?}"
+                            ),
+                            Resolution::Conflict,
+                        ));
+                    }
+                } else if let Some(p) = pools.first() {
+                    let want = pool::affinity_timeout(p.session_persistence.as_ref());
                     found.push((
                         format!("row {u}: options:affinity_timeout {have:?} → {want:?}"),
-                        true,
+                        Resolution::Repaired,
                     ));
                     if let Some(r) = edit.row_mut(&h) {
                         match want {
@@ -283,7 +292,7 @@ impl Sim<'_> {
         };
         self.apply(&ops)?;
         for (f, r) in found {
-            self.d(id, f, r);
+            self.found(id, f, r);
         }
         Ok(())
     }

@@ -392,6 +392,94 @@ fn since(t: Instant) -> String {
     format!("[+{:.0}s]", t.elapsed().as_secs_f64())
 }
 
+/// `router`'s gateway on the external network keel-dp-ext (`dataplane.sh ext-net`: made if
+/// absent, shared by tests), then a floating IP on `port` (an LB's VIP port): its address and
+/// its guard. Each layer the floating IP's first packet needs is awaited in order, with a
+/// failure naming it: the gateway's `cr-lrp-<port>` bound to this slot's chassis (Neutron's
+/// `HA_Chassis_Group` + ovn-controller's claim: only there does OVN answer ARP for the
+/// address), the NB `NAT` row (Neutron), the address among the LB's `vips` (Keel's agent,
+/// from the VIP port's `neutron:port_fip`); the external client's stale neighbour entry
+/// for the address (a FAILED one from an earlier test) is flushed.
+fn floating_ip(router: &str, port: &str, token: &str, lb: &str, start: Instant) -> (String, Fip) {
+    let ext_net = dp(&["ext-net"]).trim().to_string();
+    let (c, b) = neutron(
+        "PUT",
+        &format!("/routers/{router}"),
+        token,
+        Some(&json!({"router": {"external_gateway_info": {"network_id": ext_net}}})),
+    );
+    assert_eq!(c, 200, "router gateway: {b}");
+    let admin = common::admin_token();
+    let (c, b) = neutron(
+        "GET",
+        &format!("/ports?device_id={router}&device_owner=network:router_gateway"),
+        &admin,
+        None,
+    );
+    assert_eq!(c, 200, "{b}");
+    let gw_port = b["ports"][0]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no gateway port: {b}"));
+    let slot = std::env::var("STACK_SLOT").unwrap_or_else(|_| "0".into());
+    let chassis = format!("keel-dp-{slot}");
+    let chassis_uuid = common::sb_select("Chassis", json!([["name", "==", chassis]]))
+        .first()
+        .map(|r| r["_uuid"].clone())
+        .unwrap_or_else(|| panic!("no SB chassis {chassis}"));
+    let cr = format!("cr-lrp-{gw_port}");
+    wait_for(
+        &format!("the router gateway {cr} bound to {chassis}"),
+        Duration::from_secs(30),
+        || {
+            let pb = common::sb_select("Port_Binding", json!([["logical_port", "==", cr]]));
+            match pb.first() {
+                Some(r) if r["chassis"] == chassis_uuid => Ok(()),
+                other => Err(format!(
+                    "{other:?}; NB gateway port: {:?}",
+                    nb_select(
+                        "Logical_Router_Port",
+                        json!([["name", "==", format!("lrp-{gw_port}")]])
+                    )
+                    .first()
+                    .map(|r| r["ha_chassis_group"].clone())
+                )),
+            }
+        },
+    );
+    println!("TRAFFIC {} router gateway bound to {chassis}", since(start));
+    let (c, b) = neutron(
+        "POST",
+        "/floatingips",
+        token,
+        Some(&json!({"floatingip": {"floating_network_id": ext_net, "port_id": port}})),
+    );
+    assert_eq!(c, 201, "floating IP: {b}");
+    let guard = Fip(b["floatingip"]["id"].as_str().unwrap().to_string());
+    let fip = b["floatingip"]["floating_ip_address"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    wait_for(
+        &format!("NB NAT {fip} (Neutron) and {fip} among the LB's vips (Keel)"),
+        Duration::from_secs(30),
+        || {
+            let nat = nb_select("NAT", json!([["external_ip", "==", fip]]));
+            let vips = nb_select("Load_Balancer", json!([["name", "==", lb]]))
+                .iter()
+                .map(|r| r["vips"].to_string())
+                .collect::<Vec<_>>();
+            if !nat.is_empty() && vips.iter().any(|v| v.contains(&format!("\"{fip}:"))) {
+                Ok(())
+            } else {
+                Err(format!("NAT {nat:?}; vips {vips:?}"))
+            }
+        },
+    );
+    dp(&["exec", "ext", "ip", "neigh", "flush", "to", &fip]);
+    println!("TRAFFIC {} floating IP {fip} in the NB", since(start));
+    (fip, guard)
+}
+
 fn member_body(vm: &Vm, port: u16, subnet: &str) -> Value {
     json!({"member": {"name": vm.name, "address": vm.ip, "protocol_port": port,
         "subnet_id": subnet}})
@@ -553,36 +641,17 @@ fn tcp_traffic_member_changes_health_restart() {
     );
 
     // the VIP's floating IP, from a client on the external network (keel-dp-ext, shared)
-    let ext_net = dp(&["ext-net"]).trim().to_string();
+    let (fip, _fip) = floating_ip(&net.router, &vip_port, &token, &lb_id, start);
     let ext = Vm {
         name: "ext".into(),
         ip: "172.24.4.2".into(),
         ips: vec!["172.24.4.2".into()],
         keep: true,
     };
-    let (c, b) = neutron(
-        "PUT",
-        &format!("/routers/{}", net.router),
-        &token,
-        Some(&json!({"router": {"external_gateway_info": {"network_id": ext_net}}})),
-    );
-    assert_eq!(c, 200, "router gateway: {b}");
     let t0 = Instant::now();
-    let (c, b) = neutron(
-        "POST",
-        "/floatingips",
-        &token,
-        Some(&json!({"floatingip": {"floating_network_id": ext_net, "port_id": vip_port}})),
-    );
-    assert_eq!(c, 201, "floating IP: {b}");
-    let _fip = Fip(b["floatingip"]["id"].as_str().unwrap().to_string());
-    let fip = b["floatingip"]["floating_ip_address"]
-        .as_str()
-        .unwrap()
-        .to_string();
     wait_who(&ext, "tcp", &fip, 80, &both);
     println!(
-        "TRAFFIC {} floating IP associated → every member answers on it from outside: {} ms",
+        "TRAFFIC {} floating IP in the NB → every member answers on it from outside: {} ms",
         since(start),
         t0.elapsed().as_millis()
     );

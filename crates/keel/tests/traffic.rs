@@ -563,6 +563,11 @@ fn tcp_traffic_member_changes_health_restart() {
     let vswitchd = vswitchd_pid();
     let tag = common::tag();
     let t4 = &tag[..4];
+    // the external network and its client first, long before any monitor: in 3 of the 4
+    // runs where they were made mid-test (as on a fresh machine, a CI rehearsal included)
+    // the TCP monitor's probes then failed a member that answered; already there, 0 of 6
+    // (a correlation, the mechanism is not known)
+    dp(&["ext-net"]);
     let net = NeutronNet::create(&format!("tr-{tag}"), &[]);
     let routed = RoutedNet::create(&format!("keel-e2e-tr-{tag}-b"), &net.router);
     let name = |role: &str| format!("{role}{t4}");

@@ -3,8 +3,9 @@
   serve NAME PROTO PORT   answer each TCP connection / UDP datagram with "NAME\\n"
                           (TCP: the reply, then close); listens on every address (v4+v6)
   probe PROTO HOST PORT COUNT INTERVAL_MS TIMEOUT_MS
-                          COUNT attempts, one line each: "ok <answer>" or "fail <reason>";
-                          then "# ok=N fail=M"
+                          COUNT attempts, one line each: "ok <answer>" or "fail <reason>"
+                          (the errno's text, e.g. Connection_refused: a TCP reset or, for UDP,
+                          an ICMP port unreachable; TimeoutError: no answer); "# ok=N fail=M"
 
 A tiny server on purpose: `python3 -m http.server` spends ~10 s in reverse DNS in a netns.
 """
@@ -52,8 +53,11 @@ def once(proto, host, port, timeout):
                     break
                 data += chunk
         else:
-            s.sendto(b"hello", (host, port))
-            data, _ = s.recvfrom(2048)
+            # connected: an ICMP port unreachable comes back as ConnectionRefusedError
+            # (a reset-like answer), a drop as a timeout
+            s.connect((host, port))
+            s.send(b"hello")
+            data = s.recv(2048)
         text = data.decode(errors="replace").strip()
         return ("ok " + text) if text else "fail empty reply"
     except OSError as e:

@@ -778,17 +778,20 @@ pub struct LbGuard(pub String);
 impl Drop for LbGuard {
     fn drop(&mut self) {
         let nb = format!("--db={}", env("STACK_OVN_NB"));
-        // one row per protocol may share the name: delete until none is left
-        for _ in 0..4 {
-            let ok = Command::new("ovn-nbctl")
-                .args([&nb, "--if-exists", "lb-del", &self.0])
+        // one row per protocol may share the name, and `lb-del NAME` refuses a name that
+        // several rows carry ("Multiple load balancers named"): delete each row by UUID
+        let uuids = Command::new("ovn-nbctl")
+            .args([&nb, "--bare", "--columns=_uuid", "find", "Load_Balancer"])
+            .arg(format!("name={}", self.0))
+            .stderr(Stdio::null())
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).to_string())
+            .unwrap_or_default();
+        for uuid in uuids.split_whitespace() {
+            let _ = Command::new("ovn-nbctl")
+                .args([&nb, "--if-exists", "lb-del", uuid])
                 .stderr(Stdio::null())
-                .status()
-                .map(|s| s.success())
-                .unwrap_or(false);
-            if ok {
-                break;
-            }
+                .status();
         }
     }
 }

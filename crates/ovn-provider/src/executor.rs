@@ -51,6 +51,16 @@ struct Facts {
     members: MemberFacts,
 }
 
+/// How a request ended.
+enum Outcome {
+    /// Its work is in the NB: the report of what it means.
+    Done(StatusReport),
+    /// It failed: the ERROR report.
+    Failed(StatusReport),
+    /// Its outcome was unknown and another process took the work over: nothing to report.
+    TakenOver,
+}
+
 /// How one attempt ended.
 enum Attempt {
     /// Committed (or nothing to write): the plan, its post-commit work still to run.
@@ -64,7 +74,10 @@ impl Executor {
     pub(crate) async fn handle(&self, req: Request) {
         let report = match req {
             Request::Graph(steps) => self.graph_report(steps).await,
-            req => self.report_of(req).await.0,
+            req => match self.report_of(req).await {
+                Outcome::Done(r) | Outcome::Failed(r) => r,
+                Outcome::TakenOver => return,
+            },
         };
         if report.is_empty() {
             return;
@@ -89,11 +102,16 @@ impl Executor {
                     Request::LbCreate(lb) => Some(lb.loadbalancer_id.clone()),
                     _ => None,
                 };
-                let (report, ok) = Box::pin(self.report_of(step)).await;
-                failed = !ok;
-                if failed {
-                    lb_failed = lb_id;
-                }
+                let report = match Box::pin(self.report_of(step)).await {
+                    Outcome::Done(r) => r,
+                    Outcome::Failed(r) => {
+                        failed = true;
+                        lb_failed = lb_id;
+                        r
+                    }
+                    // another process completes the whole graph: report nothing of it
+                    Outcome::TakenOver => return StatusReport::default(),
+                };
                 report
             };
             merge_report(&mut merged, report);
@@ -112,9 +130,12 @@ impl Executor {
         merged
     }
 
-    /// Runs one request (planned up to [`ATTEMPTS`] times): its report, and whether it
-    /// succeeded (else the report is the ERROR one, after the request's clean-up).
-    async fn report_of(&self, req: Request) -> (StatusReport, bool) {
+    /// Runs one request (planned up to [`ATTEMPTS`] times): its report, or the ERROR one
+    /// after the request's clean-up, or nothing when its outcome is unknown and its load
+    /// balancer no longer waits for it ([`StatusSink::work_pending`]: its lease ended and
+    /// another process redid the work from the database — re-planning could undo what was
+    /// changed since).
+    async fn report_of(&self, req: Request) -> Outcome {
         // the plans of attempts whose transaction may have committed
         let mut landed: Option<Plan> = None;
         let mut hm_subnets: Vec<String> = Vec::new();
@@ -128,7 +149,7 @@ impl Executor {
                         plan.absorb(earlier);
                     }
                     self.after_commit(&plan).await;
-                    return (plan.report, true);
+                    return Outcome::Done(plan.report);
                 }
                 Attempt::Failed(why, maybe) => (why, maybe),
             };
@@ -140,6 +161,13 @@ impl Executor {
             }
             if !why.retryable() || attempt >= ATTEMPTS {
                 break why;
+            }
+            if landed.is_some()
+                && let Some(lb) = req.lease_lb()
+                && self.status.work_pending(lb).await == Some(false)
+            {
+                tracing::warn!(request = ?req, error = %why, lb_id = lb, "outcome unknown and the load balancer no longer waits for this work (taken over): not re-planned");
+                return Outcome::TakenOver;
             }
             crate::metrics::NB_TXN_RETRIES.inc();
             tracing::info!(request = ?req, error = %why, attempt, "re-planning from a fresh NB snapshot");
@@ -162,7 +190,7 @@ impl Executor {
                     .await;
             }
         }
-        (error_report(&req, snap.as_ref()), false)
+        Outcome::Failed(error_report(&req, snap.as_ref()))
     }
 
     /// One attempt: snapshot, facts, plan, commit. The subnets whose HM port the facts
@@ -495,7 +523,8 @@ pub(crate) mod tests {
         }
     }
 
-    struct Sink(mpsc::UnboundedSender<StatusReport>);
+    /// Reports to a channel; `pending` is its answer to [`StatusSink::work_pending`].
+    struct Sink(mpsc::UnboundedSender<StatusReport>, Option<bool>);
 
     #[async_trait]
     impl StatusSink for Sink {
@@ -505,6 +534,9 @@ pub(crate) mod tests {
         }
         async fn update_stats(&self, _: StatsReport) -> Result<(), StatusSinkError> {
             Ok(())
+        }
+        async fn work_pending(&self, _: &str) -> Option<bool> {
+            self.1
         }
     }
 
@@ -545,6 +577,21 @@ pub(crate) mod tests {
         std::sync::Arc<FakeNb>,
         mpsc::UnboundedReceiver<StatusReport>,
     ) {
+        setup_pending(extra, fail, failure, None)
+    }
+
+    /// [`setup_with`] whose status sink answers `pending` to
+    /// [`StatusSink::work_pending`].
+    fn setup_pending(
+        extra: &[(&str, &str)],
+        fail: usize,
+        failure: Failure,
+        pending: Option<bool>,
+    ) -> (
+        OvnProvider,
+        std::sync::Arc<FakeNb>,
+        mpsc::UnboundedReceiver<StatusReport>,
+    ) {
         let mut rows = BTreeMap::new();
         rows.insert(("Load_Balancer".into(), "u1".into()), lb_row(extra));
         let nb = std::sync::Arc::new(FakeNb {
@@ -557,7 +604,7 @@ pub(crate) mod tests {
         let d = OvnProvider::with_nb(
             nb.clone(),
             unreachable_neutron(),
-            std::sync::Arc::new(Sink(tx)),
+            std::sync::Arc::new(Sink(tx, pending)),
             OvnConfig::default(),
         );
         (d, nb, rx)
@@ -839,5 +886,17 @@ pub(crate) mod tests {
             json!([["name", "==", "LB"], ["protocol", "==", ["set", ["udp"]]]])
         );
         assert_eq!(nb.rows_of("Load_Balancer").len(), 2);
+    }
+
+    /// An unknown outcome whose load balancer no longer waits for the work (another process
+    /// took it over while this one was frozen): not re-planned, nothing reported.
+    #[tokio::test]
+    async fn taken_over_work_is_not_replanned() {
+        let (d, nb, mut rx) = setup_pending(&[("pool_P", "")], 1, Failure::Dropped, Some(false));
+        d.member_create(member("M", "10.0.0.7")).await.unwrap();
+        assert!(d.drain(std::time::Duration::from_secs(10)).await);
+        assert!(rx.try_recv().is_err(), "no report");
+        assert_eq!(nb.calls.lock().unwrap().len(), 1, "not re-planned");
+        assert_eq!(lb_ids(&nb)[0]["pool_P"], "");
     }
 }

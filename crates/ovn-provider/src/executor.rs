@@ -102,7 +102,7 @@ impl Executor {
                     Request::LbCreate(lb) => Some(lb.loadbalancer_id.clone()),
                     _ => None,
                 };
-                let report = match Box::pin(self.report_of(step)).await {
+                match Box::pin(self.report_of(step)).await {
                     Outcome::Done(r) => r,
                     Outcome::Failed(r) => {
                         failed = true;
@@ -111,8 +111,7 @@ impl Executor {
                     }
                     // another process completes the whole graph: report nothing of it
                     Outcome::TakenOver => return StatusReport::default(),
-                };
-                report
+                }
             };
             merge_report(&mut merged, report);
         }

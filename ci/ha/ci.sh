@@ -5,11 +5,9 @@
 #   2. the Galera tests (crates/keel/tests/galera.rs, #[ignore]d outside this stage);
 #   3. the fault run with one short window per fault kind (fault.py: 8 s of load before the
 #      fault, 12 s after, every check of the long run);
-#   4. ci/ha/down.sh (only what up.sh started).
-# Not here: takeover.sh (a live replica taking a frozen one's lease; SIGTERM during accepted
-# provider work), by hand: its last run (2026-12-02) failed two checks — a transaction whose
-# NB connection dropped after sending ends its objects ERROR instead of being checked, and
-# the resumed replica logs that at ERROR (ci/ha/README.md).
+#   4. takeover.sh: a live replica takes a frozen one's lease over (member create, cascade
+#      delete), and a SIGTERM lands while accepted provider work cannot finish;
+#   5. ci/ha/down.sh (only what up.sh started).
 # Installs what the topology needs beyond ci/stack (haproxy, galera-4, rsync). Needs the
 # stack of ci/stack/up.sh (its venv and Keystone). Exit 0 = every step passed; each step's
 # time is logged. The long run (~15 min) stays `ci/ha/fault.sh` by hand.
@@ -40,4 +38,5 @@ step "up" "$HA_DIR/up.sh"
 if ((rc)); then log "HA stage: the topology did not come up; see $HA_LOGS"; exit 1; fi
 step "galera tests" bash -c "cd '$root' && cargo nextest run --locked -p keel --test galera --run-ignored all --test-threads 1"
 step "fault run (short windows)" "$HA_DIR/fault.sh" --warm 8 --after 12 --settle 90
+step "takeover" "$HA_DIR/takeover.sh"
 exit $rc

@@ -69,6 +69,10 @@ impl StatusSink for CountedStatus {
     async fn update_stats(&self, report: StatsReport) -> Result<(), StatusSinkError> {
         self.0.update_stats(report).await
     }
+
+    async fn work_pending(&self, lb_id: &str) -> Option<bool> {
+        self.0.work_pending(lb_id).await
+    }
 }
 
 /// Serves `GET /metrics` on `addr` until the process ends. Errors: the address cannot be bound.

@@ -201,6 +201,18 @@ impl Database {
         })
     }
 
+    /// Whether load balancer `lb` is PENDING_* (false when it is ACTIVE, ERROR, DELETED or
+    /// gone): a job whose outcome is unknown re-plans only while its load balancer still waits
+    /// for it (a process frozen past its lease finds the work taken over and done).
+    pub async fn lb_pending(&self, lb: &str) -> Result<bool, DbError> {
+        let mut tx = self.begin_read().await?;
+        let sql = "SELECT `id`, `provisioning_status` FROM `load_balancer` WHERE `id` = ?";
+        let rows: Vec<IdStatus> = tx.fetch_all(sql, vec![lb.into()]).await?;
+        Ok(rows
+            .iter()
+            .any(|r| r.provisioning_status.starts_with("PENDING_")))
+    }
+
     /// Of `ids`, those that name a load balancer Octavia still has (any status but DELETED).
     pub async fn existing_lbs(&self, ids: &[String]) -> Result<Vec<String>, DbError> {
         let mut tx = self.begin_read().await?;

@@ -457,6 +457,10 @@ impl StatusSink for StatusUpdater {
         self.apply(&report).await
     }
 
+    async fn work_pending(&self, lb_id: &str) -> Option<bool> {
+        self.db.lb_pending(lb_id).await.ok()
+    }
+
     async fn update_stats(&self, report: StatsReport) -> Result<(), StatusSinkError> {
         self.store_stats(&report)
             .await

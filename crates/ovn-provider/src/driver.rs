@@ -1,13 +1,11 @@
 //! `OvnProvider`: the [`ProviderDriver`] of the OVN provider (seed 000, `driver.py` +
-//! `helper.py` request handlers), the executor of its jobs.
+//! `helper.py` request handlers).
 //!
 //! Each method validates synchronously ([`crate::validate`]), converts the provider model
-//! ([`crate::requests`]) and queues the work on the LB's ordered queue ([`crate::queue`]). A job
-//! reads the NB replica ([`NbDatabase::snapshot`]), reads Neutron where needed
-//! ([`crate::ports`]), plans ONE transaction ([`crate::lb`], [`crate::listener`],
-//! [`crate::pool`], [`crate::member`], [`crate::hm`], [`crate::events`]), commits it, cleans up
-//! Neutron ports that lost their last user, and sends ONE status report. The agent
-//! (`agent.rs`, which imports this module) queues its events through the same executor.
+//! ([`crate::requests`]) and queues the work on the LB's ordered queue ([`crate::queue`]),
+//! where the executor (`executor.rs`) runs it: NB snapshot, Neutron facts, ONE planned
+//! transaction, post-commit Neutron clean-up, ONE status report. The agent (`agent.rs`,
+//! which imports this module) queues its events through the same executor.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -18,29 +16,25 @@ use std::time::Duration;
 use async_trait::async_trait;
 use openstack::NeutronClient;
 use provider::{
-    AdditionalVip, HealthMonitor, L7Policy, L7Rule, Listener, LoadBalancer, Member,
-    OperatingStatus as Op, Pool, ProviderDriver, ProviderError, ProvisioningStatus as Prov,
-    StatusReport, StatusSink, Vip,
+    AdditionalVip, HealthMonitor, L7Policy, L7Rule, Listener, LoadBalancer, Member, Pool,
+    ProviderDriver, ProviderError, StatusSink, Vip,
 };
 use serde_json::Value;
 
-use crate::error::{JobError, provider_error};
-use crate::events::{self, FipEvent, LrpEvent};
+use crate::error::provider_error;
+use crate::events::{FipEvent, LrpEvent};
+use crate::executor::Executor;
 use crate::external_ids as ext;
 use crate::hm;
-use crate::job::{Request, error_report, merge_report};
-use crate::lb;
-use crate::listener;
-use crate::member::{self, MemberReq};
-use crate::nb::{NbSnapshot, ops_json};
+use crate::job::Request;
+use crate::member::MemberReq;
+use crate::nb::NbSnapshot;
 use crate::ovsdb_nb::NbDatabase;
-use crate::plan::{Plan, SubnetInfo};
-use crate::pool;
+use crate::plan::SubnetInfo;
 use crate::ports::NeutronPorts;
 use crate::queue::LbQueues;
 use crate::requests::{self, hm_req, listener_req, pool_req};
 use crate::scope::Scope;
-use crate::status::{Kind, put};
 use crate::validate::{self, MemberSubnetCall};
 
 // Kept at their old paths for callers outside this crate (keel's recovery).
@@ -79,10 +73,8 @@ pub struct OvnProvider {
 }
 
 struct Inner {
-    nb: Arc<dyn NbDatabase>,
-    /// Neutron port work and its caches.
-    ports: NeutronPorts,
-    status: Arc<dyn StatusSink>,
+    /// What runs the queued jobs (the NB, Neutron port work, the status sink).
+    jobs: Executor,
     config: OvnConfig,
     queues: LbQueues,
     /// pool id → LB id for pools queued but maybe not yet in the NB.
@@ -118,15 +110,17 @@ impl OvnProvider {
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
-                nb,
-                ports: NeutronPorts::new(
-                    neutron,
-                    config
-                        .deployment_id
-                        .as_deref()
-                        .map(crate::ports::deployment_tag),
-                ),
-                status,
+                jobs: Executor {
+                    nb,
+                    ports: NeutronPorts::new(
+                        neutron,
+                        config
+                            .deployment_id
+                            .as_deref()
+                            .map(crate::ports::deployment_tag),
+                    ),
+                    status,
+                },
                 config,
                 queues: LbQueues::new(),
                 pool_lb: Mutex::new(HashMap::new()),
@@ -137,12 +131,12 @@ impl OvnProvider {
 
     /// The NB this driver reads and writes.
     pub(crate) fn nb(&self) -> &Arc<dyn NbDatabase> {
-        &self.inner.nb
+        &self.inner.jobs.nb
     }
 
     /// The Neutron client (service credentials).
     pub(crate) fn neutron(&self) -> &NeutronClient {
-        self.inner.ports.neutron()
+        self.inner.jobs.ports.neutron()
     }
 
     /// The deployment tag ([`crate::ports::deployment_tag`]) of the VIP ports made here.
@@ -218,7 +212,7 @@ impl OvnProvider {
                         None => true,
                     };
                     if committed {
-                        inner.handle(req).await;
+                        inner.jobs.handle(req).await;
                         let secs = queued.elapsed().as_secs_f64();
                         crate::metrics::JOB_SECONDS
                             .with_label_values(&[kind])
@@ -238,7 +232,7 @@ impl OvnProvider {
     /// The NB rows `scope` touches, for a synchronous driver call (an NB failure is the
     /// call's [`ProviderError::Driver`], see `From<NbError>` in `error.rs`).
     async fn snapshot(&self, scope: &Scope) -> Result<NbSnapshot, ProviderError> {
-        Ok(self.inner.nb.snapshot(scope).await?)
+        Ok(self.inner.jobs.nb.snapshot(scope).await?)
     }
 
     /// Whether the NB schema has `Load_Balancer.health_check` (OVN ≥ 2.12).
@@ -258,7 +252,7 @@ impl OvnProvider {
 
     /// The LB owning a pool: the NB row, else a pool queued by this process, else `None`.
     async fn lb_of_pool(&self, pool_id: &str) -> Option<String> {
-        if let Ok(snap) = self.inner.nb.snapshot(&Scope::pool(pool_id)).await
+        if let Ok(snap) = self.inner.jobs.nb.snapshot(&Scope::pool(pool_id)).await
             && let Some((row, _)) = snap.lb_by_pool(pool_id)
         {
             return Some(row.name.clone());
@@ -299,7 +293,12 @@ impl OvnProvider {
                 Some(s) => s,
                 None => {
                     if vip_subnet.is_none() {
-                        let found = self.inner.ports.vip_subnet_of_pool(&snap, &pool_id).await;
+                        let found = self
+                            .inner
+                            .jobs
+                            .ports
+                            .vip_subnet_of_pool(&snap, &pool_id)
+                            .await;
                         vip_subnet = Some(found.map_err(|e| provider_error(&e))?);
                     }
                     match vip_subnet.as_ref().and_then(|s| s.as_ref()) {
@@ -340,6 +339,7 @@ impl ProviderDriver for OvnProvider {
         additional_vips: Vec<AdditionalVip>,
     ) -> Result<(Vip, Vec<AdditionalVip>), ProviderError> {
         self.inner
+            .jobs
             .ports
             .create_vip_port(loadbalancer_id, project_id, vip, additional_vips)
             .await
@@ -352,6 +352,7 @@ impl ProviderDriver for OvnProvider {
         port_ids: Vec<String>,
     ) -> Result<(), ProviderError> {
         self.inner
+            .jobs
             .ports
             .delete_vip_ports(loadbalancer_id, port_ids)
             .await
@@ -685,261 +686,6 @@ impl ProviderDriver for OvnProvider {
     }
 }
 
-/// How many times a request is re-planned after a concurrent change.
-const ATTEMPTS: usize = 3;
-
-impl Inner {
-    async fn handle(&self, req: Request) {
-        let report = match req {
-            Request::Graph(steps) => self.graph_report(steps).await,
-            req => self.report_of(req).await.0,
-        };
-        if report.is_empty() {
-            return;
-        }
-        if let Err(e) = self.status.update_status(report).await {
-            tracing::error!(error = %e, "status report refused");
-        }
-    }
-
-    /// The steps of a [`Request::Graph`] in order, their reports merged into one (a later
-    /// status for an object overrides an earlier one); after a failed step the remaining
-    /// steps are not run and report ERROR for their objects.
-    async fn graph_report(&self, steps: Vec<Request>) -> StatusReport {
-        let mut merged = StatusReport::default();
-        let mut failed = false;
-        let mut lb_failed = None;
-        for step in steps {
-            let report = if failed {
-                error_report(&step, None)
-            } else {
-                let lb_id = match &step {
-                    Request::LbCreate(lb) => Some(lb.loadbalancer_id.clone()),
-                    _ => None,
-                };
-                let (report, ok) = Box::pin(self.report_of(step)).await;
-                failed = !ok;
-                if failed {
-                    lb_failed = lb_id;
-                }
-                report
-            };
-            merge_report(&mut merged, report);
-        }
-        // the children's ERROR reports name their LB ACTIVE: an LB that was not created
-        // stays ERROR
-        if let Some(id) = lb_failed {
-            put(
-                &mut merged,
-                Kind::LoadBalancer,
-                &id,
-                Some(Prov::Error),
-                Some(Op::Error),
-            );
-        }
-        merged
-    }
-
-    /// Runs one request (re-planned up to [`ATTEMPTS`] times): its report, and whether it
-    /// succeeded (else the report is the ERROR one, after the request's clean-up).
-    async fn report_of(&self, req: Request) -> (StatusReport, bool) {
-        let mut attempt = 0;
-        let outcome = loop {
-            attempt += 1;
-            match self.run(&req).await {
-                Err(why) if why.retryable() && attempt < ATTEMPTS => {
-                    crate::metrics::NB_TXN_RETRIES.inc();
-                    tracing::info!(request = ?req, error = %why, attempt, "re-planning after a concurrent NB change");
-                }
-                other => break other,
-            }
-        };
-        match outcome {
-            Ok(r) => (r, true),
-            Err(why) => {
-                tracing::error!(request = ?req, error = %why, "OVN provider request failed");
-                let snap = self.nb.snapshot(&req.scope()).await.ok();
-                if let Request::LbCreate(lb) = &req {
-                    self.ports
-                        .delete_vip_ports_if_ours(
-                            snap.as_ref(),
-                            lb.vip_port_id.as_deref(),
-                            &requests::additional_port_ids(lb),
-                        )
-                        .await;
-                }
-                (error_report(&req, snap.as_ref()), false)
-            }
-        }
-    }
-
-    async fn run(&self, req: &Request) -> Result<StatusReport, JobError> {
-        let mut snap = self.nb.snapshot(&req.scope()).await?;
-        let plan: Plan = match req {
-            Request::LbCreate(lb) => {
-                let c = self.ports.lb_create_facts(lb).await?;
-                snap.include_switches(&[ext::ovn_name(&c.vip_subnet.network_id)]);
-                lb::create(&snap, &c)?
-            }
-            Request::LbUpdate { lb_id, enabled } => lb::update(&snap, lb_id, *enabled)?,
-            Request::LbDelete { lb, cascade } => {
-                let mut plan = lb::delete(&snap, &lb.loadbalancer_id, *cascade);
-                if *cascade {
-                    lb::cascade_model_report(&mut plan.report, lb);
-                }
-                let rows = snap.lbs_named(&lb.loadbalancer_id);
-                let vip_port = rows
-                    .first()
-                    .and_then(|r| r.external_ids.get(ext::VIP_PORT_ID).cloned())
-                    .or_else(|| lb.vip_port_id.clone());
-                let mut addl: Vec<String> = rows
-                    .first()
-                    .map(|r| ext::parse_list(&r.external_ids, ext::ADDITIONAL_VIP_PORT_IDS))
-                    .unwrap_or_default();
-                if addl.is_empty() {
-                    addl = requests::additional_port_ids(lb);
-                }
-                self.commit(&plan).await?;
-                // The report waits for the ports to be gone (a client deletes the network next),
-                // so the VIP and HM port deletions run side by side, not one after the other.
-                tokio::join!(
-                    self.ports
-                        .delete_vip_ports_if_ours(Some(&snap), vip_port.as_deref(), &addl),
-                    self.ports
-                        .cleanup_hm_ports(self.nb.as_ref(), &plan.hm_subnets),
-                    self.ports.recompute_member_fips(&plan.fip_ports),
-                );
-                return Ok(std::mem::take(&mut plan.report));
-            }
-            Request::ListenerCreate(l) => listener::create(&snap, l)?,
-            Request::ListenerUpdate {
-                l,
-                enabled,
-                default_pool,
-            } => listener::update(&snap, l, *enabled, default_pool.clone())?,
-            Request::ListenerDelete(l) => listener::delete(&snap, l),
-            Request::PoolCreate(p) => pool::create(&snap, p)?,
-            Request::PoolUpdate {
-                p,
-                enabled,
-                algorithm,
-            } => pool::update(&snap, p, *enabled, algorithm.as_deref())?,
-            Request::PoolDelete { p, hm_id, members } => {
-                let facts = self
-                    .ports
-                    .member_facts(&snap, &member::pool_subnets(&snap, &p.id), false)
-                    .await;
-                snap.include_switches(&facts.switch_names());
-                pool::delete(&snap, p, hm_id.as_deref(), members, &facts)
-            }
-            Request::Members {
-                pool_id,
-                create,
-                update,
-                delete,
-                ..
-            } => {
-                let facts = self.pool_member_facts(&mut snap, pool_id, create).await;
-                member::change(&snap, pool_id, create, update, delete, &facts)?
-            }
-            Request::MemberBatch {
-                pool_id, desired, ..
-            } => {
-                let facts = self.pool_member_facts(&mut snap, pool_id, desired).await;
-                member::batch(&snap, pool_id, desired, &facts)?
-            }
-            Request::HmCreate { hm, .. } => return self.hm_create(snap, hm).await,
-            Request::HmUpdate { hm, full, .. } if hm::update_enables(&snap, hm) => {
-                return self.hm_create(snap, full).await;
-            }
-            Request::HmUpdate { hm, .. } => hm::update(&snap, hm)?,
-            Request::HmDelete { hm_id, pool_id, .. } => hm::delete(&snap, hm_id, pool_id),
-            Request::ServiceMonitor { lb_id, ev } => {
-                let plan = hm::service_monitor_update(&snap, lb_id, ev);
-                if !plan.ops.is_empty() {
-                    // the agent's one writer of health statuses: say what moved a member
-                    tracing::info!(
-                        backend = %std::net::SocketAddr::new(ev.ip, ev.port),
-                        logical_port = %ev.logical_port,
-                        deleted = ev.deleted,
-                        status = ev.member_status().as_str(),
-                        "member status from a SB Service_Monitor change"
-                    );
-                }
-                plan
-            }
-            Request::RouterPort(ev) if ev.created => events::lrp_created(&snap, ev),
-            Request::RouterPort(ev) => events::lrp_deleted(&snap, ev),
-            Request::VipFip(ev) => events::vip_fip(&snap, ev),
-            // handled step by step in `handle`; never planned as one
-            Request::Graph(_) => return Err(JobError::Graph),
-        };
-        self.commit(&plan).await?;
-        self.ports
-            .cleanup_hm_ports(self.nb.as_ref(), &plan.hm_subnets)
-            .await;
-        self.ports.recompute_member_fips(&plan.fip_ports).await;
-        Ok(plan.report)
-    }
-
-    /// `hm_create` (also an update turning a disabled monitor on): the HM ports of the pool's
-    /// member subnets made first, deleted again when the commit fails or the HM is ERROR.
-    async fn hm_create(
-        &self,
-        mut snap: NbSnapshot,
-        hm: &hm::HmReq,
-    ) -> Result<StatusReport, JobError> {
-        let subnets = member::pool_subnets(&snap, &hm.pool_id);
-        // a disabled monitor maps nothing: no HM port to make
-        let facts = self.ports.member_facts(&snap, &subnets, hm.enabled).await;
-        snap.include_switches(&facts.switch_names());
-        let plan = hm::create(&snap, hm, &facts)?;
-        if let Err(e) = self.commit(&plan).await {
-            self.ports
-                .cleanup_hm_ports(self.nb.as_ref(), &subnets)
-                .await;
-            return Err(e);
-        }
-        if plan
-            .report
-            .healthmonitors
-            .iter()
-            .any(|r| r.provisioning_status == Some(Prov::Error))
-        {
-            self.ports
-                .cleanup_hm_ports(self.nb.as_ref(), &subnets)
-                .await;
-        }
-        Ok(plan.report)
-    }
-
-    /// The member facts of a change to `pool_id` adding `members` (their subnets and those of
-    /// the members already there; HM ports when the row has health checks), with `snap`
-    /// widened to the switches they name.
-    async fn pool_member_facts(
-        &self,
-        snap: &mut NbSnapshot,
-        pool_id: &str,
-        members: &[MemberReq],
-    ) -> member::MemberFacts {
-        let mut subnets: Vec<String> = members.iter().map(|m| m.subnet_id.clone()).collect();
-        subnets.extend(member::pool_subnets(snap, pool_id));
-        let with_hc = snap
-            .lb_by_pool(pool_id)
-            .is_some_and(|(r, _)| !r.health_check.is_empty());
-        let facts = self.ports.member_facts(snap, &subnets, with_hc).await;
-        snap.include_switches(&facts.switch_names());
-        facts
-    }
-
-    async fn commit(&self, plan: &Plan) -> Result<(), JobError> {
-        if plan.ops.is_empty() {
-            return Ok(());
-        }
-        Ok(self.nb.transact(ops_json(&plan.ops)).await?)
-    }
-}
-
 /// The VIP and additional VIP addresses of a row.
 fn lb_vips(row: &crate::nb::LoadBalancerRow) -> Vec<String> {
     let mut vips: Vec<String> = row
@@ -955,188 +701,7 @@ fn lb_vips(row: &crate::nb::LoadBalancerRow) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ovsdb_nb::NbError;
-    use openstack::{HttpConfig, NeutronConfig, ServiceAuth, ServiceAuthConfig};
-    use provider::{StatsReport, StatusSinkError};
-    use serde_json::json;
-    use tokio::sync::mpsc;
-
-    /// An NB whose transactions fail `fail` times (retryable or not), then succeed.
-    struct FakeNb {
-        snap: NbSnapshot,
-        fail: Mutex<usize>,
-        retry: bool,
-        calls: Mutex<Vec<Vec<Value>>>,
-    }
-
-    #[async_trait]
-    impl NbDatabase for FakeNb {
-        async fn snapshot(&self, _scope: &Scope) -> Result<NbSnapshot, NbError> {
-            Ok(self.snap.clone())
-        }
-        async fn transact(&self, ops: Vec<Value>) -> Result<(), NbError> {
-            self.calls.lock().unwrap().push(ops);
-            let mut f = self.fail.lock().unwrap();
-            if *f > 0 {
-                *f -= 1;
-                return Err(NbError {
-                    message: "timed out".into(),
-                    retry: self.retry,
-                });
-            }
-            Ok(())
-        }
-    }
-
-    struct Sink(mpsc::UnboundedSender<StatusReport>);
-
-    #[async_trait]
-    impl StatusSink for Sink {
-        async fn update_status(&self, r: StatusReport) -> Result<(), StatusSinkError> {
-            let _ = self.0.send(r);
-            Ok(())
-        }
-        async fn update_stats(&self, _: StatsReport) -> Result<(), StatusSinkError> {
-            Ok(())
-        }
-    }
-
-    fn unreachable_neutron() -> NeutronClient {
-        // never called by the requests below; no request is made until first use
-        let http = HttpConfig::default().build_client().unwrap();
-        let auth = ServiceAuth::new(
-            http,
-            ServiceAuthConfig {
-                auth_url: "http://127.0.0.1:9/v3".into(),
-                ..Default::default()
-            },
-        );
-        NeutronClient::new(auth, NeutronConfig::default())
-    }
-
-    fn setup(
-        fail: usize,
-        retry: bool,
-    ) -> (
-        OvnProvider,
-        Arc<FakeNb>,
-        mpsc::UnboundedReceiver<StatusReport>,
-    ) {
-        let mut snap = NbSnapshot {
-            health_check_supported: true,
-            ..Default::default()
-        };
-        snap.insert_json(
-            "Load_Balancer",
-            "u1",
-            &json!({"name": "LB", "external_ids": ["map", [["neutron:vip", "10.0.0.5"], ["enabled", "True"]]]}),
-        );
-        let nb = Arc::new(FakeNb {
-            snap,
-            fail: Mutex::new(fail),
-            retry,
-            calls: Mutex::new(vec![]),
-        });
-        let (tx, rx) = mpsc::unbounded_channel();
-        let d = OvnProvider::with_nb(
-            nb.clone(),
-            unreachable_neutron(),
-            Arc::new(Sink(tx)),
-            OvnConfig::default(),
-        );
-        (d, nb, rx)
-    }
-
-    fn listener() -> Listener {
-        Listener {
-            listener_id: "L".into(),
-            loadbalancer_id: Some("LB".into()),
-            protocol: Some("TCP".into()),
-            protocol_port: Some(80),
-            ..Default::default()
-        }
-    }
-
-    #[tokio::test]
-    async fn replans_after_a_concurrent_change() {
-        let (d, nb, mut rx) = setup(1, true);
-        d.listener_create(listener()).await.unwrap();
-        let r = rx.recv().await.unwrap();
-        assert_eq!(
-            r.listeners,
-            vec![provider::StatusRecord::new(
-                "L",
-                Some(Prov::Active),
-                Some(Op::Online)
-            )]
-        );
-        assert_eq!(
-            r.loadbalancers,
-            vec![provider::StatusRecord::new("LB", Some(Prov::Active), None)]
-        );
-        let calls = nb.calls.lock().unwrap();
-        assert_eq!(calls.len(), 2, "one failed attempt, one re-planned");
-        assert_eq!(calls[0][0]["op"], "wait");
-    }
-
-    #[tokio::test]
-    async fn permanent_failure_reports_error_and_frees_the_lb() {
-        let (d, nb, mut rx) = setup(5, false);
-        d.listener_create(listener()).await.unwrap();
-        let r = rx.recv().await.unwrap();
-        assert_eq!(
-            r.listeners,
-            vec![provider::StatusRecord::new(
-                "L",
-                Some(Prov::Error),
-                Some(Op::Error)
-            )]
-        );
-        assert_eq!(
-            r.loadbalancers,
-            vec![provider::StatusRecord::new("LB", Some(Prov::Active), None)]
-        );
-        assert_eq!(nb.calls.lock().unwrap().len(), 1);
-    }
-
-    /// A graph create whose LB step fails (Neutron unreachable for the VIP port facts) sends
-    /// ONE report: the LB and every child of the graph ERROR, none left PENDING_CREATE, and
-    /// nothing was written to NB.
-    #[tokio::test]
-    async fn failed_graph_reports_every_object_error_once() {
-        let (d, nb, mut rx) = setup(0, false);
-        let graph = LoadBalancer {
-            loadbalancer_id: "G".into(),
-            vip_address: Some("10.0.0.9".into()),
-            vip_port_id: Some("vip-port".into()),
-            listeners: Some(vec![Listener {
-                loadbalancer_id: Some("G".into()),
-                default_pool_id: Some(Some("P".into())),
-                ..listener()
-            }]),
-            pools: Some(vec![Pool {
-                pool_id: "P".into(),
-                loadbalancer_id: Some("G".into()),
-                listener_id: Some("L".into()),
-                protocol: Some("TCP".into()),
-                lb_algorithm: Some("SOURCE_IP_PORT".into()),
-                ..Default::default()
-            }]),
-            ..Default::default()
-        };
-        d.loadbalancer_create(graph).await.unwrap();
-        let r = rx.recv().await.unwrap();
-        let prov = |list: &[provider::StatusRecord], id: &str| {
-            list.iter()
-                .find(|x| x.id == id)
-                .and_then(|x| x.provisioning_status)
-        };
-        assert_eq!(prov(&r.loadbalancers, "G"), Some(Prov::Error), "{r:?}");
-        assert_eq!(prov(&r.listeners, "L"), Some(Prov::Error), "{r:?}");
-        assert_eq!(prov(&r.pools, "P"), Some(Prov::Error), "{r:?}");
-        assert!(nb.calls.lock().unwrap().is_empty());
-        assert!(rx.try_recv().is_err(), "one report only");
-    }
+    use crate::executor::tests::{listener, setup};
 
     /// A graph whose listener carries L7 policies is refused whole, synchronously (501), as
     /// l7policy_create is: nothing queued, nothing reported.
@@ -1158,15 +723,6 @@ mod tests {
         assert!(err.to_string().contains("l7policies"), "{err}");
         assert!(rx.try_recv().is_err());
         assert!(nb.calls.lock().unwrap().is_empty());
-    }
-
-    #[tokio::test]
-    async fn retries_are_bounded() {
-        let (d, nb, mut rx) = setup(10, true);
-        d.listener_create(listener()).await.unwrap();
-        let r = rx.recv().await.unwrap();
-        assert_eq!(r.listeners[0].provisioning_status, Some(Prov::Error));
-        assert_eq!(nb.calls.lock().unwrap().len(), ATTEMPTS);
     }
 
     #[tokio::test]

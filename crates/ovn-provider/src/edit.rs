@@ -2,9 +2,10 @@
 //! operations (switch/router references, health-check rows), turned into ONE transaction.
 //!
 //! Every touched row gets its `vips` recomputed from its `external_ids` ([`crate::vips`]) and a
-//! `wait` on the `external_ids` it was planned from, so two Keel processes racing on one row
-//! cannot lose each other's keys: the loser's transaction aborts and the request reports ERROR
-//! instead of silently overwriting (the reference has no such guard).
+//! `wait` on the `external_ids` it was planned from (a new row: a `wait` that no row of its name
+//! and protocol exists), so two Keel processes racing on one row cannot lose each other's
+//! keys, and a request re-planned after an in-flight commit cannot insert a second row: the
+//! loser's transaction aborts and is re-planned (the reference has no such guard).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -221,11 +222,24 @@ impl<'a> Edit<'a> {
         for (r, mut row) in self.rows {
             row.vips = frame_vips(&row.external_ids);
             match &r {
-                LbRef::New(name) => inserts.push(Op::Insert {
-                    table: "Load_Balancer",
-                    uuid_name: name.clone(),
-                    row: lb_columns(&row, None),
-                }),
+                LbRef::New(name) => {
+                    // no row like it appeared since the snapshot (a re-planned insert)
+                    waits.push(Op::WaitAbsent {
+                        table: "Load_Balancer",
+                        columns: vec![
+                            ("name", Datum::Str(row.name.clone())),
+                            (
+                                "protocol",
+                                Datum::Set(row.protocol.iter().cloned().collect()),
+                            ),
+                        ],
+                    });
+                    inserts.push(Op::Insert {
+                        table: "Load_Balancer",
+                        uuid_name: name.clone(),
+                        row: lb_columns(&row, None),
+                    });
+                }
                 LbRef::Existing(u) => {
                     let Some(orig) = self.snap.load_balancers.get(u) else {
                         continue;

@@ -8,7 +8,7 @@ use provider::{OperatingStatus as Op, ProvisioningStatus as Prov};
 use crate::edit::{Edit, LbRef};
 use crate::external_ids::{self as ext, ExternalIds};
 use crate::lb::tree;
-use crate::member::{MemberFacts, map_member, unmap_member};
+use crate::member::{MemberFacts, map_member, mapping_key, unmap_member};
 use crate::nb::{Datum, NbSnapshot, Op as NbOp};
 use crate::plan::{Plan, PlanError};
 use crate::status::{Kind, merge, put};
@@ -114,6 +114,32 @@ pub fn create(snap: &NbSnapshot, hm: &HmReq, facts: &MemberFacts) -> Result<Plan
         plan.ops = edit.into_ops();
         return Ok(plan);
     }
+    let members = ext::parse_pool_members(ids.get(&key).map(String::as_str).unwrap_or("")).0;
+    if !snap.health_checks_of(&hm.id).is_empty() {
+        // already created (an earlier attempt committed): report what the rows say
+        let edit = Edit::new(snap);
+        plan.report = tree(&edit, &lb_id, &h);
+        let mapped = members
+            .iter()
+            .all(|m| row.ip_port_mappings.contains_key(&mapping_key(m.address)));
+        let (prov, op) = if mapped {
+            (Prov::Active, Op::Online)
+        } else {
+            plan.hm_subnets = members.iter().map(|m| m.subnet_id.clone()).collect();
+            plan.hm_subnets.retain(|s| !s.is_empty());
+            plan.hm_subnets.dedup();
+            (Prov::Error, Op::Error)
+        };
+        put(
+            &mut plan.report,
+            Kind::HealthMonitor,
+            &hm.id,
+            Some(prov),
+            Some(op),
+        );
+        parents_active(&mut plan, ids, &hm.pool_id, &lb_id);
+        return Ok(plan);
+    }
     let port = ext::listeners(ids)
         .into_iter()
         .find(|(_, _, v)| v.pool_id.as_deref() == Some(hm.pool_id.as_str()))
@@ -135,7 +161,6 @@ pub fn create(snap: &NbSnapshot, hm: &HmReq, facts: &MemberFacts) -> Result<Plan
     }
     // the row has a health check from now on
     register(&mut edit, &h, &hm.id);
-    let members = ext::parse_pool_members(ids.get(&key).map(String::as_str).unwrap_or("")).0;
     let mut hm_ok = true;
     let mut statuses = Vec::new();
     for m in &members {
@@ -168,6 +193,10 @@ pub fn create(snap: &NbSnapshot, hm: &HmReq, facts: &MemberFacts) -> Result<Plan
     } else {
         for m in &members {
             unmap_member(&mut edit, &h, &key, m.address);
+            // the HM ports made for this monitor map nothing: deleted after the commit
+            if !m.subnet_id.is_empty() && !plan.hm_subnets.contains(&m.subnet_id) {
+                plan.hm_subnets.push(m.subnet_id.clone());
+            }
         }
         put(
             &mut plan.report,
@@ -567,5 +596,15 @@ pub fn service_monitor_update(snap: &NbSnapshot, lb_id: &str, ev: &ServiceMonito
     }
     crate::status::operating_only(&mut plan.report);
     plan.ops = edit.into_ops();
+    if !plan.ops.is_empty() {
+        // the agent's one writer of health statuses: say what moved a member
+        tracing::info!(
+            backend = %SocketAddr::new(ev.ip, ev.port),
+            logical_port = %ev.logical_port,
+            deleted = ev.deleted,
+            status = ev.member_status().as_str(),
+            "member status from a SB Service_Monitor change"
+        );
+    }
     plan
 }

@@ -112,6 +112,30 @@ impl Request {
         }
     }
 
+    /// The load balancer whose PENDING_* state (and lease) an API request's work holds;
+    /// `None` for agent events and graphs (each graph step names its own).
+    pub(crate) fn lease_lb(&self) -> Option<&str> {
+        match self {
+            Request::LbCreate(lb) | Request::LbDelete { lb, .. } => Some(&lb.loadbalancer_id),
+            Request::LbUpdate { lb_id, .. }
+            | Request::Members { lb_id, .. }
+            | Request::MemberBatch { lb_id, .. }
+            | Request::HmCreate { lb_id, .. }
+            | Request::HmUpdate { lb_id, .. }
+            | Request::HmDelete { lb_id, .. } => Some(lb_id),
+            Request::ListenerCreate(l)
+            | Request::ListenerDelete(l)
+            | Request::ListenerUpdate { l, .. } => Some(&l.lb_id),
+            Request::PoolCreate(p)
+            | Request::PoolUpdate { p, .. }
+            | Request::PoolDelete { p, .. } => Some(&p.lb_id),
+            Request::ServiceMonitor { .. }
+            | Request::RouterPort(_)
+            | Request::VipFip(_)
+            | Request::Graph(_) => None,
+        }
+    }
+
     /// The NB rows the request starts from (see [`crate::scope`]).
     pub(crate) fn scope(&self) -> Scope {
         let with_pool = |lb_id: &str, pool_id: &str| Scope {

@@ -252,6 +252,39 @@ pub fn delete(snap: &NbSnapshot, lb_id: &str, cascade: bool) -> Plan {
     plan
 }
 
+/// `loadbalancer_delete` of the request's model `lb`: [`delete`] of its rows, with `cascade`
+/// the model's own children DELETED too ([`cascade_model_report`]), and its VIP ports to delete
+/// after the commit (named by the row, else by the model: a row already gone — an earlier
+/// attempt committed — leaves them to the model).
+pub fn delete_request(snap: &NbSnapshot, lb: &provider::LoadBalancer, cascade: bool) -> Plan {
+    let id = &lb.loadbalancer_id;
+    let mut plan = delete(snap, id, cascade);
+    if cascade {
+        cascade_model_report(&mut plan.report, lb);
+    }
+    let rows = snap.lbs_named(id);
+    let first = rows.first();
+    plan.vip_ports.vip = first
+        .and_then(|r| r.external_ids.get(ext::VIP_PORT_ID).cloned())
+        .or_else(|| lb.vip_port_id.clone());
+    plan.vip_ports.additional = first
+        .map(|r| ext::parse_list(&r.external_ids, ext::ADDITIONAL_VIP_PORT_IDS))
+        .unwrap_or_default();
+    if plan.vip_ports.additional.is_empty() {
+        plan.vip_ports.additional = additional_port_ids(lb);
+    }
+    plan
+}
+
+/// The additional VIP port ids of a load balancer model.
+pub fn additional_port_ids(lb: &provider::LoadBalancer) -> Vec<String> {
+    lb.additional_vips
+        .iter()
+        .flatten()
+        .filter_map(|a| a.port_id.clone())
+        .collect()
+}
+
 /// The cascade report of the request's own tree (the database's children, as the API or
 /// recovery read them), added to what the NB rows name: children the NB never held (an
 /// ERROR listener) or no longer holds (a delete whose NB transaction committed before its

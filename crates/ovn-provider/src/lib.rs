@@ -7,8 +7,8 @@
 //! * §2 load balancer → [`lb`]; §3 listener → [`listener`]; §4 pool → [`pool`];
 //!   §5 member → [`member`]; §6 health monitor → [`hm`].
 //! * synchronous checks of every method → [`validate`]; §8 statuses → [`status`].
-//! * §1.1 request queue → [`queue`]; the `ProviderDriver` itself, the executor of queued
-//!   jobs (`job.rs`) → [`driver`].
+//! * §1.1 request queue → [`queue`]; the `ProviderDriver` itself → [`driver`]; the
+//!   executor of its queued jobs (`job.rs`, `executor.rs`: one planner call per request).
 //! * provider models → planner requests → [`requests`]; Neutron port work → [`ports`];
 //!   why a job failed → [`error`]; the NB seam and its OVSDB implementation → [`ovsdb_nb`].
 //! * the agent (event streams, lag rescan) → [`agent`]; who may act as it, across Keel
@@ -23,6 +23,7 @@ pub mod driver;
 pub mod edit;
 pub mod error;
 pub mod events;
+mod executor;
 pub mod external_ids;
 pub mod facts;
 pub mod hm;

@@ -743,6 +743,15 @@ pub enum Op {
         /// The value the column must still hold: the one in the snapshot the plan was made from.
         value: Datum,
     },
+    /// Abort if `table` already has a row whose columns equal `columns` (the guard of an
+    /// insert: a `Load_Balancer` row planned as new because the snapshot had none, while an
+    /// earlier attempt's insert was still being committed by the raft cluster).
+    WaitAbsent {
+        /// NB table (ovn-nb(5)).
+        table: &'static str,
+        /// (column, value) pairs a row must all match to abort.
+        columns: Vec<(&'static str, Datum)>,
+    },
 }
 
 impl Op {
@@ -799,6 +808,16 @@ impl Op {
                 "op": "wait", "timeout": 0, "table": table, "where": by_uuid(uuid),
                 "columns": [column], "until": "==", "rows": [{ (*column): value.to_json() }]
             }),
+            Op::WaitAbsent { table, columns } => {
+                let cond: Vec<Value> = columns
+                    .iter()
+                    .map(|(c, v)| json!([c, "==", v.to_json()]))
+                    .collect();
+                json!({
+                    "op": "wait", "timeout": 0, "table": table, "where": cond,
+                    "columns": ["_uuid"], "until": "==", "rows": []
+                })
+            }
         }
     }
 }

@@ -18,8 +18,13 @@ pub struct NbError {
     /// What failed.
     pub message: String,
     /// True when re-planning from a fresh snapshot may succeed: a `wait` guard saw a
-    /// concurrent change, or the connection/leader changed.
+    /// concurrent change, the connection/leader changed, or the outcome is unknown.
     pub retry: bool,
+    /// True when the transaction may nevertheless have committed
+    /// ([`ovsdb::Error::may_have_committed`]: the connection dropped with it in flight, the
+    /// request timed out, the raft leader lost leadership): a re-plan from a fresh snapshot
+    /// finds out, and its work may already be done.
+    pub maybe_committed: bool,
 }
 
 impl NbError {
@@ -28,9 +33,15 @@ impl NbError {
         Self {
             message: message.into(),
             retry: false,
+            maybe_committed: false,
         }
     }
 }
+
+/// How long a failed transaction waits for the NB connection to be back and its replica
+/// caught up before it returns (so the caller's re-plan reads what the server holds, the
+/// in-flight transaction's effect included when it committed).
+pub const RESYNC_BOUND: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// What the driver needs from the OVN NB: a snapshot of the replica, and transactions.
 ///
@@ -94,7 +105,10 @@ impl Written {
                 | Op::Delete { table, uuid } => {
                     rows.insert((table.to_string(), uuid.clone()));
                 }
-                Op::Insert { .. } | Op::WaitEq { .. } | Op::UpdateWhereIncludes { .. } => {}
+                Op::Insert { .. }
+                | Op::WaitEq { .. }
+                | Op::WaitAbsent { .. }
+                | Op::UpdateWhereIncludes { .. } => {}
             }
         }
         Self {
@@ -363,16 +377,47 @@ impl NbDatabase for OvsdbNb {
         if r.is_err() {
             crate::metrics::NB_TXN_ERRORS.inc();
         }
-        r.map(|_| ()).map_err(|e| {
-            // a failed `wait` guard ("timed out") means another writer changed the row
-            let retry = e.is_transient()
-                || e.txn()
-                    .is_some_and(|t| t.kind == ovsdb::TxnErrorKind::TimedOut);
-            NbError {
-                message: e.to_string(),
-                retry,
-            }
+        let Err(e) = r else { return Ok(()) };
+        // a failed `wait` guard ("timed out") means another writer changed the row
+        let guard = e
+            .txn()
+            .is_some_and(|t| t.kind == ovsdb::TxnErrorKind::TimedOut);
+        let maybe_committed = e.may_have_committed();
+        let connection = e.is_transient() || maybe_committed;
+        if connection && !self.resync(RESYNC_BOUND).await {
+            tracing::warn!(error = %e, "OVN NB not back within {RESYNC_BOUND:?}");
+        }
+        Err(NbError {
+            message: e.to_string(),
+            retry: guard || connection,
+            maybe_committed,
         })
+    }
+}
+
+impl OvsdbNb {
+    /// Waits (at most `bound`) until the client is connected again and its replica holds
+    /// every transaction the server had committed (one `echo` answered on the new
+    /// connection: ovsdb-server flushes monitor updates before a reply). True when it is.
+    async fn resync(&self, bound: std::time::Duration) -> bool {
+        let end = tokio::time::Instant::now() + bound;
+        loop {
+            let mut state = self.client.watch_state();
+            let connected = async { state.wait_for(|s| s.connected).await.map(|_| ()) };
+            if !matches!(tokio::time::timeout_at(end, connected).await, Ok(Ok(()))) {
+                return false;
+            }
+            let echo = self.client.await_replica_caught_up();
+            match tokio::time::timeout_at(end, echo).await {
+                Ok(Ok(())) => return true,
+                Err(_) => return false,
+                // answered by the connection that just dropped, or dropped again: wait
+                Ok(Err(_)) => {
+                    let pause = tokio::time::Instant::now() + std::time::Duration::from_millis(100);
+                    tokio::time::sleep_until(pause.min(end)).await;
+                }
+            }
+        }
     }
 }
 

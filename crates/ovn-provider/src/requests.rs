@@ -124,15 +124,6 @@ pub fn graph_members(p: &Pool, vip_subnet: Option<&str>) -> Vec<MemberReq> {
         .collect()
 }
 
-/// The additional VIP port ids of a load balancer model.
-pub fn additional_port_ids(lb: &LoadBalancer) -> Vec<String> {
-    lb.additional_vips
-        .iter()
-        .flatten()
-        .filter_map(|a| a.port_id.clone())
-        .collect()
-}
-
 /// Seed 000: "an optional field that arrives as null means its documented default, exactly
 /// as if it were absent". Every optional field of the provider models the driver reads is
 /// checked three ways: absent, `null`, and (where one is documented) the default written out;
@@ -466,7 +457,7 @@ mod null_means_default {
             format!(
                 "{:?} {:?} {:?} {:?}",
                 lb.admin_state_up.unwrap_or(true),
-                additional_port_ids(lb),
+                lb::additional_port_ids(lb),
                 lb.listeners.iter().flatten().count(),
                 lb.pools.iter().flatten().count()
             )
@@ -486,7 +477,7 @@ mod null_means_default {
         // additional VIPs: an entry's null fields are as absent ones
         let av = |v: Value| {
             let lb: LoadBalancer = model(with(&base, "additional_vips", v));
-            additional_port_ids(&lb)
+            lb::additional_port_ids(&lb)
         };
         assert_eq!(
             av(

@@ -61,6 +61,27 @@ pub fn apply(s: &mut NbSnapshot, ops: &[Op], seq: &mut usize) -> Result<(), SimE
             Op::WaitEq { table, column, .. } => {
                 return Err(SimError(format!("wait on {table}.{column}")));
             }
+            Op::WaitAbsent {
+                table: "Load_Balancer",
+                columns,
+            } => {
+                let matches = |r: &LoadBalancerRow| {
+                    columns.iter().all(|(c, v)| match (*c, v) {
+                        ("name", Datum::Str(n)) => &r.name == n,
+                        ("protocol", Datum::Set(p)) => r.protocol.iter().eq(p.iter()),
+                        _ => false,
+                    })
+                };
+                if let Some(r) = s.load_balancers.values().find(|r| matches(r)) {
+                    return Err(SimError(format!(
+                        "wait failed: Load_Balancer {} exists",
+                        r.uuid
+                    )));
+                }
+            }
+            Op::WaitAbsent { table, .. } => {
+                return Err(SimError(format!("wait for no row of {table}")));
+            }
             Op::Insert {
                 table,
                 uuid_name,

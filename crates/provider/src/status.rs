@@ -233,4 +233,13 @@ pub trait StatusSink: Send + Sync + 'static {
 
     /// Store listener statistics (driver_updater.py `update_listener_statistics`).
     async fn update_stats(&self, report: StatsReport) -> Result<(), StatusSinkError>;
+
+    /// Whether load balancer `lb_id` still waits for provider work (PENDING_*): `Some(false)`
+    /// tells a job whose NB outcome is unknown that its work was taken over and completed by
+    /// another process (its lease ended while this one was frozen), so it must not re-plan.
+    /// `None` (the default, or the database unreadable): unknown.
+    async fn work_pending(&self, lb_id: &str) -> Option<bool> {
+        let _ = lb_id;
+        None
+    }
 }

@@ -1,0 +1,901 @@
+//! The executor of the driver's queued jobs ([`Executor`]): snapshot → facts → ONE planner
+//! call → commit → post-commit Neutron work → ONE status report.
+//!
+//! A job whose transaction fails retryably is re-planned from a fresh snapshot, at most
+//! [`ATTEMPTS`] times. One whose outcome is unknown ([`NbError::maybe_committed`]: the NB
+//! connection dropped with the transaction in flight — a raft leader killed, a frozen
+//! process, a drain) is re-planned too, once the NB connection is back
+//! ([`crate::ovsdb_nb::RESYNC_BOUND`]): the planners read what committed (every row update is
+//! guarded by a `wait`, every insert by a `wait` for its absence, and a plan whose work is
+//! already in the rows writes nothing), and the earlier attempt's post-commit work and report
+//! are kept ([`Plan::absorb`]), so the report says what the committed work means — ERROR only
+//! when no attempt's work landed.
+
+use std::sync::Arc;
+
+use provider::{OperatingStatus as Op, ProvisioningStatus as Prov, StatusReport, StatusSink};
+
+use crate::error::JobError;
+use crate::events;
+use crate::external_ids as ext;
+use crate::hm;
+use crate::job::{Request, error_report, merge_report};
+use crate::lb::{self, LbCreate};
+use crate::listener;
+use crate::member::{self, MemberFacts, MemberReq};
+use crate::nb::{NbSnapshot, ops_json};
+use crate::ovsdb_nb::NbDatabase;
+use crate::plan::Plan;
+use crate::pool;
+use crate::ports::NeutronPorts;
+use crate::status::{Kind, put};
+
+/// How many times a request is planned: after a concurrent change or an unknown outcome it
+/// is re-planned from a fresh snapshot, up to this many attempts in all.
+pub(crate) const ATTEMPTS: usize = 3;
+
+/// What runs the jobs: the NB, Neutron port work and the status sink.
+pub(crate) struct Executor {
+    pub(crate) nb: Arc<dyn NbDatabase>,
+    /// Neutron port work and its caches.
+    pub(crate) ports: NeutronPorts,
+    pub(crate) status: Arc<dyn StatusSink>,
+}
+
+/// The Neutron facts a planner needs, fetched in one step before planning.
+#[derive(Default)]
+struct Facts {
+    /// LB create: the VIP port and subnet.
+    lb: Option<LbCreate>,
+    /// Member, pool delete and HM planners: the subnets (and HM ports) of the members.
+    members: MemberFacts,
+}
+
+/// How a request ended.
+enum Outcome {
+    /// Its work is in the NB: the report of what it means.
+    Done(StatusReport),
+    /// It failed: the ERROR report.
+    Failed(StatusReport),
+    /// Its outcome was unknown and another process took the work over: nothing to report.
+    TakenOver,
+}
+
+/// How one attempt ended.
+enum Attempt {
+    /// Committed (or nothing to write): the plan, its post-commit work still to run.
+    Done(Plan),
+    /// Failed; the plan when its transaction may have committed anyway.
+    Failed(JobError, Option<Plan>),
+}
+
+impl Executor {
+    /// Runs one request and sends its report.
+    pub(crate) async fn handle(&self, req: Request) {
+        let report = match req {
+            Request::Graph(steps) => self.graph_report(steps).await,
+            req => match self.report_of(req).await {
+                Outcome::Done(r) | Outcome::Failed(r) => r,
+                Outcome::TakenOver => return,
+            },
+        };
+        if report.is_empty() {
+            return;
+        }
+        if let Err(e) = self.status.update_status(report).await {
+            tracing::error!(error = %e, "status report refused");
+        }
+    }
+
+    /// The steps of a [`Request::Graph`] in order, their reports merged into one (a later
+    /// status for an object overrides an earlier one); after a failed step the remaining
+    /// steps are not run and report ERROR for their objects.
+    async fn graph_report(&self, steps: Vec<Request>) -> StatusReport {
+        let mut merged = StatusReport::default();
+        let mut failed = false;
+        let mut lb_failed = None;
+        for step in steps {
+            let report = if failed {
+                error_report(&step, None)
+            } else {
+                let lb_id = match &step {
+                    Request::LbCreate(lb) => Some(lb.loadbalancer_id.clone()),
+                    _ => None,
+                };
+                match Box::pin(self.report_of(step)).await {
+                    Outcome::Done(r) => r,
+                    Outcome::Failed(r) => {
+                        failed = true;
+                        lb_failed = lb_id;
+                        r
+                    }
+                    // another process completes the whole graph: report nothing of it
+                    Outcome::TakenOver => return StatusReport::default(),
+                }
+            };
+            merge_report(&mut merged, report);
+        }
+        // the children's ERROR reports name their LB ACTIVE: an LB that was not created
+        // stays ERROR
+        if let Some(id) = lb_failed {
+            put(
+                &mut merged,
+                Kind::LoadBalancer,
+                &id,
+                Some(Prov::Error),
+                Some(Op::Error),
+            );
+        }
+        merged
+    }
+
+    /// Runs one request (planned up to [`ATTEMPTS`] times): its report, or the ERROR one
+    /// after the request's clean-up, or nothing when its outcome is unknown and its load
+    /// balancer no longer waits for it ([`StatusSink::work_pending`]: its lease ended and
+    /// another process redid the work from the database — re-planning could undo what was
+    /// changed since).
+    async fn report_of(&self, req: Request) -> Outcome {
+        // the plans of attempts whose transaction may have committed
+        let mut landed: Option<Plan> = None;
+        let mut hm_subnets: Vec<String> = Vec::new();
+        let mut attempt = 0;
+        let why = loop {
+            attempt += 1;
+            let (why, maybe) = match self.attempt(&req, &mut hm_subnets).await {
+                Attempt::Done(mut plan) => {
+                    if let Some(earlier) = landed.take() {
+                        tracing::info!(request = ?req, attempt, "re-planned after an unknown outcome: done");
+                        plan.absorb(earlier);
+                    }
+                    self.after_commit(&plan).await;
+                    return Outcome::Done(plan.report);
+                }
+                Attempt::Failed(why, maybe) => (why, maybe),
+            };
+            if let Some(mut plan) = maybe {
+                if let Some(earlier) = landed.take() {
+                    plan.absorb(earlier);
+                }
+                landed = Some(plan);
+            }
+            if !why.retryable() || attempt >= ATTEMPTS {
+                break why;
+            }
+            if landed.is_some()
+                && let Some(lb) = req.lease_lb()
+                && self.status.work_pending(lb).await == Some(false)
+            {
+                tracing::warn!(request = ?req, error = %why, lb_id = lb, "outcome unknown and the load balancer no longer waits for this work (taken over): not re-planned");
+                return Outcome::TakenOver;
+            }
+            crate::metrics::NB_TXN_RETRIES.inc();
+            tracing::info!(request = ?req, error = %why, attempt, "re-planning from a fresh NB snapshot");
+        };
+        tracing::error!(request = ?req, error = %why, attempts = attempt, "OVN provider request failed");
+        let snap = self.nb.snapshot(&req.scope()).await.ok();
+        // HM ports made for the request go again, unless an attempt may have committed (its
+        // rows may map members through them; the replica may not say so yet)
+        if landed.is_none() {
+            self.ports
+                .cleanup_hm_ports(self.nb.as_ref(), &hm_subnets)
+                .await;
+            if let Request::LbCreate(lb) = &req {
+                self.ports
+                    .delete_vip_ports_if_ours(
+                        snap.as_ref(),
+                        lb.vip_port_id.as_deref(),
+                        &lb::additional_port_ids(lb),
+                    )
+                    .await;
+            }
+        }
+        Outcome::Failed(error_report(&req, snap.as_ref()))
+    }
+
+    /// One attempt: snapshot, facts, plan, commit. The subnets whose HM port the facts
+    /// step may have made are added to `hm_subnets`.
+    async fn attempt(&self, req: &Request, hm_subnets: &mut Vec<String>) -> Attempt {
+        let planned = async {
+            let mut snap = self.nb.snapshot(&req.scope()).await?;
+            let facts = self.facts(req, &mut snap).await?;
+            for s in facts.members.hm_source.keys() {
+                if !hm_subnets.contains(s) {
+                    hm_subnets.push(s.clone());
+                }
+            }
+            plan(req, &snap, &facts)
+        };
+        let plan = match planned.await {
+            Ok(p) => p,
+            Err(e) => return Attempt::Failed(e, None),
+        };
+        if plan.ops.is_empty() {
+            return Attempt::Done(plan);
+        }
+        match self.nb.transact(ops_json(&plan.ops)).await {
+            Ok(()) => Attempt::Done(plan),
+            Err(e) if e.maybe_committed => Attempt::Failed(e.into(), Some(plan)),
+            Err(e) => Attempt::Failed(e.into(), None),
+        }
+    }
+
+    /// The Neutron facts of `req`, `snap` widened to the switches they name.
+    async fn facts(&self, req: &Request, snap: &mut NbSnapshot) -> Result<Facts, JobError> {
+        let mut facts = Facts::default();
+        match req {
+            Request::LbCreate(lb) => {
+                let c = self.ports.lb_create_facts(lb).await?;
+                snap.include_switches(&[ext::ovn_name(&c.vip_subnet.network_id)]);
+                facts.lb = Some(c);
+            }
+            Request::PoolDelete { p, .. } => {
+                let subnets = member::pool_subnets(snap, &p.id);
+                facts.members = self.ports.member_facts(snap, &subnets, false).await;
+            }
+            Request::Members {
+                pool_id, create, ..
+            } => facts.members = self.pool_member_facts(snap, pool_id, create).await,
+            Request::MemberBatch {
+                pool_id, desired, ..
+            } => facts.members = self.pool_member_facts(snap, pool_id, desired).await,
+            Request::HmCreate { hm, .. } => facts.members = self.hm_facts(snap, hm).await,
+            Request::HmUpdate { hm, full, .. } if hm::update_enables(snap, hm) => {
+                facts.members = self.hm_facts(snap, full).await;
+            }
+            _ => return Ok(facts),
+        }
+        snap.include_switches(&facts.members.switch_names());
+        Ok(facts)
+    }
+
+    /// The member facts of a change to `pool_id` adding `members` (their subnets and those of
+    /// the members already there; HM ports when the row has health checks).
+    async fn pool_member_facts(
+        &self,
+        snap: &NbSnapshot,
+        pool_id: &str,
+        members: &[MemberReq],
+    ) -> MemberFacts {
+        let mut subnets: Vec<String> = members.iter().map(|m| m.subnet_id.clone()).collect();
+        subnets.extend(member::pool_subnets(snap, pool_id));
+        let with_hc = snap
+            .lb_by_pool(pool_id)
+            .is_some_and(|(r, _)| !r.health_check.is_empty());
+        self.ports.member_facts(snap, &subnets, with_hc).await
+    }
+
+    /// `hm_create` (also an update turning a disabled monitor on): the pool's member subnets
+    /// with their HM ports, made on first use (a disabled monitor maps nothing: none made).
+    async fn hm_facts(&self, snap: &NbSnapshot, hm: &hm::HmReq) -> MemberFacts {
+        let subnets = member::pool_subnets(snap, &hm.pool_id);
+        self.ports.member_facts(snap, &subnets, hm.enabled).await
+    }
+
+    /// The post-commit Neutron work of every plan, side by side (the report waits for it: a
+    /// client deletes the network next): VIP ports of a deleted LB, HM ports that lost their
+    /// last user, member FIPs to recompute.
+    async fn after_commit(&self, plan: &Plan) {
+        let vip = &plan.vip_ports;
+        tokio::join!(
+            async {
+                if vip.vip.is_some() || !vip.additional.is_empty() {
+                    let snap = self.nb.snapshot(&Default::default()).await.ok();
+                    self.ports
+                        .delete_vip_ports_if_ours(
+                            snap.as_ref(),
+                            vip.vip.as_deref(),
+                            &vip.additional,
+                        )
+                        .await;
+                }
+            },
+            self.ports
+                .cleanup_hm_ports(self.nb.as_ref(), &plan.hm_subnets),
+            self.ports.recompute_member_fips(&plan.fip_ports),
+        );
+    }
+}
+
+/// The plan of `req` on `snap`: one planner call per request.
+fn plan(req: &Request, snap: &NbSnapshot, facts: &Facts) -> Result<Plan, JobError> {
+    let m = &facts.members;
+    Ok(match req {
+        Request::LbCreate(_) => {
+            let c = facts.lb.as_ref().ok_or(JobError::Facts("no VIP facts"))?;
+            lb::create(snap, c)?
+        }
+        Request::LbUpdate { lb_id, enabled } => lb::update(snap, lb_id, *enabled)?,
+        Request::LbDelete { lb, cascade } => lb::delete_request(snap, lb, *cascade),
+        Request::ListenerCreate(l) => listener::create(snap, l)?,
+        Request::ListenerUpdate {
+            l,
+            enabled,
+            default_pool,
+        } => listener::update(snap, l, *enabled, default_pool.clone())?,
+        Request::ListenerDelete(l) => listener::delete(snap, l),
+        Request::PoolCreate(p) => pool::create(snap, p)?,
+        Request::PoolUpdate {
+            p,
+            enabled,
+            algorithm,
+        } => pool::update(snap, p, *enabled, algorithm.as_deref())?,
+        Request::PoolDelete { p, hm_id, members } => {
+            pool::delete(snap, p, hm_id.as_deref(), members, m)
+        }
+        Request::Members {
+            pool_id,
+            create,
+            update,
+            delete,
+            ..
+        } => member::change(snap, pool_id, create, update, delete, m)?,
+        Request::MemberBatch {
+            pool_id, desired, ..
+        } => member::batch(snap, pool_id, desired, m)?,
+        Request::HmCreate { hm, .. } => hm::create(snap, hm, m)?,
+        Request::HmUpdate { hm, full, .. } if hm::update_enables(snap, hm) => {
+            hm::create(snap, full, m)?
+        }
+        Request::HmUpdate { hm, .. } => hm::update(snap, hm)?,
+        Request::HmDelete { hm_id, pool_id, .. } => hm::delete(snap, hm_id, pool_id),
+        Request::ServiceMonitor { lb_id, ev } => hm::service_monitor_update(snap, lb_id, ev),
+        Request::RouterPort(ev) if ev.created => events::lrp_created(snap, ev),
+        Request::RouterPort(ev) => events::lrp_deleted(snap, ev),
+        Request::VipFip(ev) => events::vip_fip(snap, ev),
+        // run step by step in `handle`; never planned as one
+        Request::Graph(_) => return Err(JobError::Graph),
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+
+    use async_trait::async_trait;
+    use openstack::{HttpConfig, NeutronClient, NeutronConfig, ServiceAuth, ServiceAuthConfig};
+    use provider::{
+        HealthMonitor, Listener, LoadBalancer, Member, OperatingStatus as Op, Pool, ProviderDriver,
+        ProvisioningStatus as Prov, StatsReport, StatusRecord, StatusReport, StatusSink,
+        StatusSinkError,
+    };
+    use serde_json::{Value, json};
+    use tokio::sync::mpsc;
+
+    use super::ATTEMPTS;
+    use crate::driver::{OvnConfig, OvnProvider};
+    use crate::nb::NbSnapshot;
+    use crate::ovsdb_nb::{NbDatabase, NbError};
+    use crate::scope::Scope;
+
+    /// How the fake NB's first `fail` transactions end.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    pub(crate) enum Failure {
+        /// Refused, nothing written (`retry` as given: a failed guard, a permanent error).
+        Refused { retry: bool },
+        /// Committed, then the connection dropped before the reply: outcome unknown.
+        CommittedThenDropped,
+        /// Dropped before the server saw it: outcome unknown, nothing written.
+        Dropped,
+    }
+
+    /// An NB of JSON rows that applies the driver's transactions (waits, inserts, updates,
+    /// deletes by `_uuid`; mutations of rows it lacks are no-ops) and fails the first `fail`.
+    pub(crate) struct FakeNb {
+        rows: Mutex<BTreeMap<(String, String), serde_json::Map<String, Value>>>,
+        fail: Mutex<usize>,
+        failure: Failure,
+        pub(crate) calls: Mutex<Vec<Vec<Value>>>,
+    }
+
+    fn resolve(v: &Value, named: &BTreeMap<String, String>) -> Value {
+        match v {
+            Value::Array(a) if a.len() == 2 && a[0] == "named-uuid" => {
+                let n = a[1].as_str().unwrap_or_default();
+                json!(["uuid", named.get(n).cloned().unwrap_or_default()])
+            }
+            Value::Array(a) => Value::Array(a.iter().map(|x| resolve(x, named)).collect()),
+            Value::Object(o) => Value::Object(
+                o.iter()
+                    .map(|(k, x)| (k.clone(), resolve(x, named)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+
+    fn where_uuid(op: &Value) -> Option<String> {
+        let w = &op["where"][0];
+        (w[0] == "_uuid").then(|| w[2][1].as_str().unwrap_or_default().to_string())
+    }
+
+    impl FakeNb {
+        fn rows_of(&self, table: &str) -> Vec<(String, serde_json::Map<String, Value>)> {
+            let rows = self.rows.lock().unwrap();
+            rows.iter()
+                .filter(|((t, _), _)| t == table)
+                .map(|((_, u), r)| (u.clone(), r.clone()))
+                .collect()
+        }
+
+        /// Apply `ops` as ovsdb-server would (all or nothing).
+        fn apply(&self, ops: &[Value]) -> Result<(), NbError> {
+            let mut rows = self.rows.lock().unwrap();
+            let mut next = rows.clone();
+            let mut named = BTreeMap::new();
+            for op in ops {
+                let table = op["table"].as_str().unwrap_or_default().to_string();
+                match op["op"].as_str() {
+                    Some("wait") => {
+                        let holds = match where_uuid(op) {
+                            Some(u) => {
+                                let col = op["columns"][0].as_str().unwrap_or_default();
+                                next.get(&(table, u)).map(|r| &r[col]) == Some(&op["rows"][0][col])
+                            }
+                            // no row of that name (and protocol) yet
+                            None => !next.iter().any(|((t, _), r)| {
+                                let empty = json!(["set", []]);
+                                let cond = op["where"].as_array().cloned().unwrap_or_default();
+                                *t == table
+                                    && cond.iter().all(|c| {
+                                        let col = c[0].as_str().unwrap_or_default();
+                                        c[2] == *r.get(col).unwrap_or(&empty)
+                                    })
+                            }),
+                        };
+                        if !holds {
+                            return Err(NbError {
+                                message: "timed out".into(),
+                                retry: true,
+                                maybe_committed: false,
+                            });
+                        }
+                    }
+                    Some("insert") => {
+                        let u = format!("fake{}", next.len());
+                        if let Some(n) = op["uuid-name"].as_str() {
+                            named.insert(n.to_string(), u.clone());
+                        }
+                        let row = resolve(&op["row"], &named);
+                        next.insert((table, u), row.as_object().cloned().unwrap_or_default());
+                    }
+                    Some("update") => {
+                        let Some(u) = where_uuid(op) else { continue };
+                        if let Some(r) = next.get_mut(&(table, u)) {
+                            for (k, v) in resolve(&op["row"], &named).as_object().unwrap() {
+                                r.insert(k.clone(), v.clone());
+                            }
+                        }
+                    }
+                    Some("delete") => {
+                        if let Some(u) = where_uuid(op) {
+                            next.remove(&(table, u));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            *rows = next;
+            Ok(())
+        }
+    }
+
+    #[async_trait]
+    impl NbDatabase for FakeNb {
+        async fn snapshot(&self, _scope: &Scope) -> Result<NbSnapshot, NbError> {
+            let mut snap = NbSnapshot {
+                health_check_supported: true,
+                ..Default::default()
+            };
+            for ((t, u), r) in self.rows.lock().unwrap().iter() {
+                snap.insert_json(t, u, &Value::Object(r.clone()));
+            }
+            Ok(snap)
+        }
+        async fn transact(&self, ops: Vec<Value>) -> Result<(), NbError> {
+            self.calls.lock().unwrap().push(ops.clone());
+            let failing = {
+                let mut f = self.fail.lock().unwrap();
+                let failing = *f > 0;
+                *f = f.saturating_sub(1);
+                failing
+            };
+            let unknown = NbError {
+                message: "OVSDB connection lost after sending the transaction; outcome unknown"
+                    .into(),
+                retry: true,
+                maybe_committed: true,
+            };
+            match (failing, self.failure) {
+                (false, _) => self.apply(&ops),
+                (true, Failure::Refused { retry }) => Err(NbError {
+                    message: "timed out".into(),
+                    retry,
+                    maybe_committed: false,
+                }),
+                (true, Failure::CommittedThenDropped) => {
+                    self.apply(&ops)?;
+                    Err(unknown)
+                }
+                (true, Failure::Dropped) => Err(unknown),
+            }
+        }
+    }
+
+    /// Reports to a channel; `pending` is its answer to [`StatusSink::work_pending`].
+    struct Sink(mpsc::UnboundedSender<StatusReport>, Option<bool>);
+
+    #[async_trait]
+    impl StatusSink for Sink {
+        async fn update_status(&self, r: StatusReport) -> Result<(), StatusSinkError> {
+            let _ = self.0.send(r);
+            Ok(())
+        }
+        async fn update_stats(&self, _: StatsReport) -> Result<(), StatusSinkError> {
+            Ok(())
+        }
+        async fn work_pending(&self, _: &str) -> Option<bool> {
+            self.1
+        }
+    }
+
+    fn unreachable_neutron() -> NeutronClient {
+        // every read fails at once (nothing listens on port 9): subnets stay unknown
+        let http = HttpConfig::default().build_client().unwrap();
+        let auth = ServiceAuth::new(
+            http,
+            ServiceAuthConfig {
+                auth_url: "http://127.0.0.1:9/v3".into(),
+                ..Default::default()
+            },
+        );
+        NeutronClient::new(auth, NeutronConfig::default())
+    }
+
+    /// A `Load_Balancer` row named `LB` (VIP 10.0.0.5, enabled) with `extra` external_ids.
+    fn lb_row(extra: &[(&str, &str)]) -> serde_json::Map<String, Value> {
+        let mut ids: BTreeMap<&str, &str> = [("neutron:vip", "10.0.0.5"), ("enabled", "True")]
+            .into_iter()
+            .collect();
+        ids.extend(extra.iter().copied());
+        let pairs: Vec<Value> = ids.iter().map(|(k, v)| json!([k, v])).collect();
+        json!({"name": "LB", "external_ids": ["map", pairs]})
+            .as_object()
+            .cloned()
+            .unwrap()
+    }
+
+    /// The driver over a [`FakeNb`] holding one LB row (with `extra` external_ids) whose first
+    /// `fail` transactions end as `failure` says.
+    pub(crate) fn setup_with(
+        extra: &[(&str, &str)],
+        fail: usize,
+        failure: Failure,
+    ) -> (
+        OvnProvider,
+        std::sync::Arc<FakeNb>,
+        mpsc::UnboundedReceiver<StatusReport>,
+    ) {
+        setup_pending(extra, fail, failure, None)
+    }
+
+    /// [`setup_with`] whose status sink answers `pending` to
+    /// [`StatusSink::work_pending`].
+    fn setup_pending(
+        extra: &[(&str, &str)],
+        fail: usize,
+        failure: Failure,
+        pending: Option<bool>,
+    ) -> (
+        OvnProvider,
+        std::sync::Arc<FakeNb>,
+        mpsc::UnboundedReceiver<StatusReport>,
+    ) {
+        let mut rows = BTreeMap::new();
+        rows.insert(("Load_Balancer".into(), "u1".into()), lb_row(extra));
+        let nb = std::sync::Arc::new(FakeNb {
+            rows: Mutex::new(rows),
+            fail: Mutex::new(fail),
+            failure,
+            calls: Mutex::new(vec![]),
+        });
+        let (tx, rx) = mpsc::unbounded_channel();
+        let d = OvnProvider::with_nb(
+            nb.clone(),
+            unreachable_neutron(),
+            std::sync::Arc::new(Sink(tx, pending)),
+            OvnConfig::default(),
+        );
+        (d, nb, rx)
+    }
+
+    /// [`setup_with`] an empty LB whose transactions are refused `fail` times.
+    pub(crate) fn setup(
+        fail: usize,
+        retry: bool,
+    ) -> (
+        OvnProvider,
+        std::sync::Arc<FakeNb>,
+        mpsc::UnboundedReceiver<StatusReport>,
+    ) {
+        setup_with(&[], fail, Failure::Refused { retry })
+    }
+
+    pub(crate) fn listener() -> Listener {
+        Listener {
+            listener_id: "L".into(),
+            loadbalancer_id: Some("LB".into()),
+            protocol: Some("TCP".into()),
+            protocol_port: Some(80),
+            ..Default::default()
+        }
+    }
+
+    fn member(id: &str, address: &str) -> Member {
+        Member {
+            member_id: id.into(),
+            pool_id: Some("P".into()),
+            address: Some(address.into()),
+            protocol_port: Some(80),
+            subnet_id: Some("S".into()),
+            ..Default::default()
+        }
+    }
+
+    fn status(list: &[StatusRecord], id: &str) -> (Option<Prov>, Option<Op>) {
+        list.iter()
+            .find(|r| r.id == id)
+            .map(|r| (r.provisioning_status, r.operating_status))
+            .unwrap_or((None, None))
+    }
+
+    fn lb_ids(nb: &FakeNb) -> Vec<BTreeMap<String, String>> {
+        nb.rows_of("Load_Balancer")
+            .into_iter()
+            .map(|(_, r)| {
+                r["external_ids"][1]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|p| (p[0].as_str().unwrap().into(), p[1].as_str().unwrap().into()))
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn replans_after_a_concurrent_change() {
+        let (d, nb, mut rx) = setup(1, true);
+        d.listener_create(listener()).await.unwrap();
+        let r = rx.recv().await.unwrap();
+        assert_eq!(
+            status(&r.listeners, "L"),
+            (Some(Prov::Active), Some(Op::Online))
+        );
+        assert_eq!(status(&r.loadbalancers, "LB"), (Some(Prov::Active), None));
+        let calls = nb.calls.lock().unwrap();
+        assert_eq!(calls.len(), 2, "one failed attempt, one re-planned");
+        assert_eq!(calls[0][0]["op"], "wait");
+    }
+
+    #[tokio::test]
+    async fn permanent_failure_reports_error_and_frees_the_lb() {
+        let (d, nb, mut rx) = setup(5, false);
+        d.listener_create(listener()).await.unwrap();
+        let r = rx.recv().await.unwrap();
+        assert_eq!(
+            status(&r.listeners, "L"),
+            (Some(Prov::Error), Some(Op::Error))
+        );
+        assert_eq!(status(&r.loadbalancers, "LB"), (Some(Prov::Active), None));
+        assert_eq!(nb.calls.lock().unwrap().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn retries_are_bounded() {
+        let (d, nb, mut rx) = setup(10, true);
+        d.listener_create(listener()).await.unwrap();
+        let r = rx.recv().await.unwrap();
+        assert_eq!(r.listeners[0].provisioning_status, Some(Prov::Error));
+        assert_eq!(nb.calls.lock().unwrap().len(), ATTEMPTS);
+    }
+
+    /// A graph create whose LB step fails (Neutron unreachable for the VIP port facts) sends
+    /// ONE report: the LB and every child of the graph ERROR, none left PENDING_CREATE, and
+    /// nothing was written to NB.
+    #[tokio::test]
+    async fn failed_graph_reports_every_object_error_once() {
+        let (d, nb, mut rx) = setup(0, false);
+        let graph = LoadBalancer {
+            loadbalancer_id: "G".into(),
+            vip_address: Some("10.0.0.9".into()),
+            vip_port_id: Some("vip-port".into()),
+            listeners: Some(vec![Listener {
+                loadbalancer_id: Some("G".into()),
+                default_pool_id: Some(Some("P".into())),
+                ..listener()
+            }]),
+            pools: Some(vec![Pool {
+                pool_id: "P".into(),
+                loadbalancer_id: Some("G".into()),
+                listener_id: Some("L".into()),
+                protocol: Some("TCP".into()),
+                lb_algorithm: Some("SOURCE_IP_PORT".into()),
+                ..Default::default()
+            }]),
+            ..Default::default()
+        };
+        d.loadbalancer_create(graph).await.unwrap();
+        let r = rx.recv().await.unwrap();
+        assert_eq!(status(&r.loadbalancers, "G").0, Some(Prov::Error), "{r:?}");
+        assert_eq!(status(&r.listeners, "L").0, Some(Prov::Error), "{r:?}");
+        assert_eq!(status(&r.pools, "P").0, Some(Prov::Error), "{r:?}");
+        assert!(nb.calls.lock().unwrap().is_empty());
+        assert!(rx.try_recv().is_err(), "one report only");
+    }
+
+    /// A member create whose transaction committed while the connection dropped (outcome
+    /// unknown) is re-planned from the rows, finds its member there, writes nothing more and
+    /// reports the member ACTIVE — one member entry in the pool, not ERROR.
+    #[tokio::test]
+    async fn member_create_committed_with_unknown_outcome_is_active() {
+        let (d, nb, mut rx) = setup_with(&[("pool_P", "")], 1, Failure::CommittedThenDropped);
+        d.member_create(member("M", "10.0.0.7")).await.unwrap();
+        let r = rx.recv().await.unwrap();
+        assert_eq!(
+            status(&r.members, "M"),
+            (Some(Prov::Active), Some(Op::NoMonitor)),
+            "{r:?}"
+        );
+        assert_eq!(status(&r.pools, "P").0, Some(Prov::Active), "{r:?}");
+        assert_eq!(
+            status(&r.loadbalancers, "LB").0,
+            Some(Prov::Active),
+            "{r:?}"
+        );
+        assert_eq!(
+            nb.calls.lock().unwrap().len(),
+            1,
+            "the re-plan writes nothing"
+        );
+        let ids = lb_ids(&nb);
+        assert_eq!(ids[0]["pool_P"], "member_M_10.0.0.7:80_S");
+    }
+
+    /// The same drop before the server saw the transaction: the re-plan writes it.
+    #[tokio::test]
+    async fn member_create_dropped_before_commit_is_written_again() {
+        let (d, nb, mut rx) = setup_with(&[("pool_P", "")], 1, Failure::Dropped);
+        d.member_create(member("M", "10.0.0.7")).await.unwrap();
+        let r = rx.recv().await.unwrap();
+        assert_eq!(status(&r.members, "M").0, Some(Prov::Active), "{r:?}");
+        assert_eq!(nb.calls.lock().unwrap().len(), 2);
+        assert_eq!(lb_ids(&nb)[0]["pool_P"], "member_M_10.0.0.7:80_S");
+    }
+
+    /// An outcome that stays unknown (the NB never answers) ends ERROR after [`ATTEMPTS`]:
+    /// bounded, never PENDING.
+    #[tokio::test]
+    async fn unknown_outcomes_are_bounded() {
+        let (d, nb, mut rx) = setup_with(&[("pool_P", "")], 10, Failure::Dropped);
+        d.member_create(member("M", "10.0.0.7")).await.unwrap();
+        let r = rx.recv().await.unwrap();
+        assert_eq!(status(&r.members, "M").0, Some(Prov::Error), "{r:?}");
+        assert_eq!(nb.calls.lock().unwrap().len(), ATTEMPTS);
+    }
+
+    /// A batch that deleted a member committed with an unknown outcome: the re-plan no longer
+    /// sees the deleted member, the report still names it DELETED (kept from the attempt
+    /// that landed).
+    #[tokio::test]
+    async fn batch_delete_committed_with_unknown_outcome_reports_deleted() {
+        let pool = "member_A_10.0.0.7:80_S,member_B_10.0.0.8:80_S";
+        let status_ids = r#"{"A": "NO_MONITOR", "B": "NO_MONITOR"}"#;
+        let extra = [("pool_P", pool), ("neutron:member_status", status_ids)];
+        let (d, nb, mut rx) = setup_with(&extra, 1, Failure::CommittedThenDropped);
+        d.member_batch_update("P", vec![member("A", "10.0.0.7")])
+            .await
+            .unwrap();
+        let r = rx.recv().await.unwrap();
+        assert_eq!(status(&r.members, "B").0, Some(Prov::Deleted), "{r:?}");
+        assert_eq!(status(&r.members, "A").0, Some(Prov::Active), "{r:?}");
+        assert_eq!(lb_ids(&nb)[0]["pool_P"], "member_A_10.0.0.7:80_S");
+    }
+
+    /// A cascade delete committed with an unknown outcome: the rows are gone when it is
+    /// re-planned, and the report still names the children the rows held DELETED.
+    #[tokio::test]
+    async fn cascade_delete_committed_with_unknown_outcome_reports_deleted() {
+        let extra = [
+            ("listener_L", "80:pool_P"),
+            ("pool_P", "member_M_10.0.0.7:80_S"),
+        ];
+        let (d, nb, mut rx) = setup_with(&extra, 1, Failure::CommittedThenDropped);
+        let lb = LoadBalancer {
+            loadbalancer_id: "LB".into(),
+            ..Default::default()
+        };
+        d.loadbalancer_delete(lb, true).await.unwrap();
+        let r = rx.recv().await.unwrap();
+        assert_eq!(
+            status(&r.loadbalancers, "LB").0,
+            Some(Prov::Deleted),
+            "{r:?}"
+        );
+        assert_eq!(status(&r.listeners, "L").0, Some(Prov::Deleted), "{r:?}");
+        assert_eq!(status(&r.pools, "P").0, Some(Prov::Deleted), "{r:?}");
+        assert_eq!(status(&r.members, "M").0, Some(Prov::Deleted), "{r:?}");
+        assert!(nb.rows_of("Load_Balancer").is_empty());
+    }
+
+    /// A health monitor create committed with an unknown outcome is not created twice: one
+    /// health check per VIP, the monitor ACTIVE.
+    #[tokio::test]
+    async fn hm_create_committed_with_unknown_outcome_inserts_once() {
+        let extra = [("listener_L", "80:pool_P"), ("pool_P", "")];
+        let (d, nb, mut rx) = setup_with(&extra, 1, Failure::CommittedThenDropped);
+        let hm = HealthMonitor {
+            healthmonitor_id: "H".into(),
+            pool_id: Some("P".into()),
+            kind: Some("TCP".into()),
+            delay: Some(5),
+            timeout: Some(5),
+            max_retries: Some(3),
+            admin_state_up: Some(true),
+            ..Default::default()
+        };
+        d.health_monitor_create(hm).await.unwrap();
+        let r = rx.recv().await.unwrap();
+        assert_eq!(
+            status(&r.healthmonitors, "H"),
+            (Some(Prov::Active), Some(Op::Online)),
+            "{r:?}"
+        );
+        assert_eq!(nb.rows_of("Load_Balancer_Health_Check").len(), 1);
+        assert_eq!(
+            nb.calls.lock().unwrap().len(),
+            1,
+            "the re-plan writes nothing"
+        );
+    }
+
+    /// A new row is guarded by a `wait` for no row of its name and protocol, so a re-plan
+    /// after an insert whose outcome was unknown cannot insert a second one.
+    #[tokio::test]
+    async fn new_rows_are_guarded_by_their_absence() {
+        let (d, nb, mut rx) = setup_with(&[], 0, Failure::Dropped);
+        d.listener_create(listener()).await.unwrap();
+        rx.recv().await.unwrap();
+        // a listener of another protocol inserts a second row of the LB
+        let udp = Listener {
+            listener_id: "U".into(),
+            protocol: Some("UDP".into()),
+            ..listener()
+        };
+        d.listener_create(udp).await.unwrap();
+        let r = rx.recv().await.unwrap();
+        assert_eq!(status(&r.listeners, "U").0, Some(Prov::Active), "{r:?}");
+        let calls = nb.calls.lock().unwrap();
+        let wait = calls[1]
+            .iter()
+            .find(|op| op["op"] == "wait" && op["rows"] == json!([]))
+            .expect("a wait for the absence of the new row");
+        assert_eq!(
+            wait["where"],
+            json!([["name", "==", "LB"], ["protocol", "==", ["set", ["udp"]]]])
+        );
+        assert_eq!(nb.rows_of("Load_Balancer").len(), 2);
+    }
+
+    /// An unknown outcome whose load balancer no longer waits for the work (another process
+    /// took it over while this one was frozen): not re-planned, nothing reported.
+    #[tokio::test]
+    async fn taken_over_work_is_not_replanned() {
+        let (d, nb, mut rx) = setup_pending(&[("pool_P", "")], 1, Failure::Dropped, Some(false));
+        d.member_create(member("M", "10.0.0.7")).await.unwrap();
+        assert!(d.drain(std::time::Duration::from_secs(10)).await);
+        assert!(rx.try_recv().is_err(), "no report");
+        assert_eq!(nb.calls.lock().unwrap().len(), 1, "not re-planned");
+        assert_eq!(lb_ids(&nb)[0]["pool_P"], "");
+    }
+}

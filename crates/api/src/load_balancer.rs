@@ -317,6 +317,30 @@ pub fn cidr_contains(cidr: &str, addr: &str) -> bool {
     crate::types::normalise_cidr(&format!("{ip}/{len}")).as_deref() == Some(net.as_str())
 }
 
+/// The provider a create uses: the flavor's, which a sent `provider` must match (400 `Flavor
+/// '<id>' is not compatible with provider '<name>'`); else the sent one (`null` or "" is
+/// `amphora`, driver_factory.get_driver); else the configured default. A `null` does not
+/// match a flavor's provider (`None`).
+fn provider_name(
+    st: &AppState,
+    b: &LbPost,
+    flavor_provider: Option<String>,
+) -> Result<String, ApiError> {
+    let sent = b.provider.value().cloned();
+    Ok(match (b.provider.given(), sent, flavor_provider) {
+        (true, p, Some(fp)) if p.as_deref() != Some(fp.as_str()) => {
+            return Err(ApiError::BadRequest(format!(
+                "Flavor '{}' is not compatible with provider '{}'",
+                b.flavor_id.as_deref().unwrap_or_default(),
+                p.as_deref().unwrap_or("None")
+            )));
+        }
+        (_, _, Some(fp)) => fp,
+        (true, p, None) => base::driver_name(p),
+        (false, _, None) => st.config().default_provider_driver.clone(),
+    })
+}
+
 /// `POST /v2/lbaas/loadbalancers` → 201 with the full load balancer in PENDING_CREATE
 /// (`LoadBalancerFullResponse`). Nested `listeners` / `pools` make it a single-call create
 /// ([`graph`]): the whole tree in the same transaction, one provider `loadbalancer_create`
@@ -354,21 +378,7 @@ pub async fn post(
     let (flavor_meta, az_meta, flavor_provider) =
         crate::flavors::lb_create_metadata(&st, b.flavor_id.clone(), b.availability_zone.clone())
             .await?;
-    // a provider sent as `null` or "" is `amphora` (driver_factory.get_driver), and a `null`
-    // does not match a flavor's provider (`None`)
-    let sent = b.provider.value().cloned();
-    let provider_name = match (b.provider.given(), sent, flavor_provider) {
-        (true, p, Some(fp)) if p.as_deref() != Some(fp.as_str()) => {
-            return Err(ApiError::BadRequest(format!(
-                "Flavor '{}' is not compatible with provider '{}'",
-                b.flavor_id.as_deref().unwrap_or_default(),
-                p.as_deref().unwrap_or("None")
-            )));
-        }
-        (_, _, Some(fp)) => fp,
-        (true, p, None) => base::driver_name(p),
-        (false, _, None) => st.config().default_provider_driver.clone(),
-    };
+    let provider_name = provider_name(&st, &b, flavor_provider)?;
     let driver = st.driver(&provider_name)?;
 
     let mut tx = st.db().begin().await?;
@@ -378,15 +388,7 @@ pub async fn post(
     }
     // Single-call create: the pool names are resolved before any child is written
     // (load_balancer.py `_graph_create`, first half; after the LB quota as there).
-    let plan = graph::plan(
-        b.listeners
-            .clone()
-            .into_iter()
-            .flatten()
-            .flatten()
-            .collect(),
-        b.pools.clone().into_iter().flatten().flatten().collect(),
-    )?;
+    let plan = graph::plan(b.listeners.objects(), b.pools.objects())?;
     let id = base::new_id();
     let lb = LoadBalancerRow {
         project_id: Some(project.clone()),

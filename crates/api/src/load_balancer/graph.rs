@@ -142,7 +142,7 @@ pub fn plan(
         ));
     }
     for r in &required {
-        if !names.iter().any(|n| *n == Some(r)) {
+        if !names.contains(&Some(r)) {
             return Err(ApiError::Validation(format!(
                 "Pool '{r}' was referenced but no full definition was found."
             )));

@@ -93,11 +93,10 @@ pub struct LbPost {
     pub additional_vips: Option<Vec<Option<AdditionalVip>>>,
     /// `project_id` (or `tenant_id`; left out: the caller's).
     pub project_id: Option<String>,
-    /// `listeners` (`ListenerSingleCreate` objects, read by the graph's plan; `null` items
-    /// skipped).
-    pub listeners: Option<Vec<Option<Map<String, Value>>>>,
+    /// `listeners` (`ListenerSingleCreate` objects, read by the graph's plan).
+    pub listeners: Objects,
     /// `pools` (`PoolSingleCreate` objects, as `listeners`).
-    pub pools: Option<Vec<Option<Map<String, Value>>>>,
+    pub pools: Objects,
     /// `provider` (`null` or empty: `amphora`; left out: the configured default).
     pub provider: Patch<String>,
     /// `tags`.
@@ -106,6 +105,18 @@ pub struct LbPost {
     pub flavor_id: Option<String>,
     /// `availability_zone`.
     pub availability_zone: Option<String>,
+}
+
+/// A validated list of complex objects a graph create's plan reads as maps (it moves nested
+/// pools before typing them); `null` items skipped.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Objects(Option<Vec<Option<Map<String, Value>>>>);
+
+impl Objects {
+    /// The objects sent, in order.
+    pub fn objects(&self) -> Vec<Map<String, Value>> {
+        self.0.iter().flatten().flatten().cloned().collect()
+    }
 }
 
 impl LbPost {

@@ -22,7 +22,7 @@ use crate::fault::ApiError;
 use crate::listing;
 use crate::pagination::ListParams;
 use crate::policy;
-use crate::types::{Kind, Schema, f, m, parse_body, s};
+use crate::types::{Kind, Patch, Schema, f, m, parse_typed, s};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -60,6 +60,56 @@ pub static AZ_PUT: Schema = Schema {
     fields: &[f("description", s(255)), f("enabled", Kind::Bool)],
     tenant_alias: false,
 };
+
+/// A validated `FlavorPOST` body as [`FLAVOR_POST`] declares it.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FlavorPost {
+    /// `name` (mandatory).
+    pub name: String,
+    /// `description`.
+    pub description: Option<String>,
+    /// `enabled` (left out: true; `null` refused).
+    pub enabled: Patch<bool>,
+    /// `flavor_profile_id` (mandatory).
+    pub flavor_profile_id: String,
+}
+
+/// A validated `FlavorPUT` body as [`FLAVOR_PUT`] declares it.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FlavorPut {
+    /// `name` (`null` refused).
+    pub name: Patch<String>,
+    /// `description` (`null`: cleared).
+    pub description: Patch<String>,
+    /// `enabled` (`null` refused).
+    pub enabled: Patch<bool>,
+}
+
+/// A validated `AvailabilityZonePOST` body as [`AZ_POST`] declares it.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AzPost {
+    /// `name` (mandatory).
+    pub name: String,
+    /// `description`.
+    pub description: Option<String>,
+    /// `enabled` (left out: true; `null` refused).
+    pub enabled: Patch<bool>,
+    /// `availability_zone_profile_id` (mandatory).
+    pub availability_zone_profile_id: String,
+}
+
+/// A validated `AvailabilityZonePUT` body as [`AZ_PUT`] declares it.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AzPut {
+    /// `description` (`null`: cleared).
+    pub description: Patch<String>,
+    /// `enabled` (`null` refused).
+    pub enabled: Patch<bool>,
+}
 
 /// Attribute names of a flavor response (filters, sort keys).
 pub const FLAVOR_ATTRS: &[&str] = &["id", "name", "description", "enabled", "flavor_profile_id"];
@@ -216,11 +266,10 @@ pub async fn flavor_post(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     base::no_query(&q, &[])?;
-    let b = parse_body(&body, "flavor_", "flavor", &FLAVOR_POST)?;
+    let b: FlavorPost = parse_typed(&body, "flavor_", "flavor", &FLAVOR_POST)?;
     policy::authorize(&ctx, "flavor", "post", ctx.project_id.as_deref())?;
-    b.refuse_nulls(&["enabled"])?;
-    let name = b.str("name").unwrap_or_default();
-    let profile = b.str("flavor_profile_id").unwrap_or_default();
+    b.enabled.refuse_null("enabled")?;
+    let (name, profile) = (b.name, b.flavor_profile_id);
     let mut tx = st.db().begin().await?;
     if name_taken(&mut tx, "flavor", &name).await? {
         return Err(ApiError::Conflict(format!(
@@ -237,8 +286,8 @@ pub async fn flavor_post(
     let row = FlavorRow {
         id: base::new_id(),
         name,
-        description: b.str("description"),
-        enabled: b.bool("enabled").unwrap_or(true),
+        description: b.description,
+        enabled: b.enabled.into_value().unwrap_or(true),
         flavor_profile_id: profile,
     };
     tx.insert(&row).await?;
@@ -260,13 +309,14 @@ pub async fn flavor_put(
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     base::no_query(&q, &[])?;
-    let b = parse_body(&body, "flavor_", "flavor", &FLAVOR_PUT)?;
+    let b: FlavorPut = parse_typed(&body, "flavor_", "flavor", &FLAVOR_PUT)?;
     policy::authorize(&ctx, "flavor", "put", ctx.project_id.as_deref())?;
     let mut tx = st.db().begin().await?;
     get_db_flavor(&mut tx, &id).await?;
-    b.refuse_nulls(&["name", "enabled"])?;
+    b.name.refuse_null("name")?;
+    b.enabled.refuse_null("enabled")?;
     let mut ch: Vec<(&str, SqlValue)> = Vec::new();
-    if let Some(n) = b.str("name") {
+    if let Some(n) = b.name.into_value() {
         if name_taken(&mut tx, "flavor", &n).await? {
             return Err(ApiError::Conflict(format!(
                 "A flavor of {n} already exists."
@@ -274,11 +324,11 @@ pub async fn flavor_put(
         }
         ch.push(("name", n.into()));
     }
-    if b.has("description") {
-        ch.push(("description", b.str("description").into()));
+    if let Some(d) = b.description.sent() {
+        ch.push(("description", d.cloned().into()));
     }
-    if let Some(e) = b.bool("enabled") {
-        ch.push(("enabled", e.into()));
+    if let Some(e) = b.enabled.value() {
+        ch.push(("enabled", (*e).into()));
     }
     if !ch.is_empty() {
         tx.update::<FlavorRow>(&id, &ch).await?;
@@ -381,11 +431,10 @@ pub async fn az_post(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     base::no_query(&q, &[])?;
-    let b = parse_body(&body, "availability_zone_", "availability_zone", &AZ_POST)?;
+    let b: AzPost = parse_typed(&body, "availability_zone_", "availability_zone", &AZ_POST)?;
     policy::authorize(&ctx, "availability-zone", "post", ctx.project_id.as_deref())?;
-    b.refuse_nulls(&["enabled"])?;
-    let name = b.str("name").unwrap_or_default();
-    let profile = b.str("availability_zone_profile_id").unwrap_or_default();
+    b.enabled.refuse_null("enabled")?;
+    let (name, profile) = (b.name, b.availability_zone_profile_id);
     let mut tx = st.db().begin().await?;
     if name_taken(&mut tx, "availability_zone", &name).await? {
         return Err(ApiError::Conflict(format!(
@@ -401,8 +450,8 @@ pub async fn az_post(
     }
     let row = AvailabilityZoneRow {
         name,
-        description: b.str("description"),
-        enabled: b.bool("enabled").unwrap_or(true),
+        description: b.description,
+        enabled: b.enabled.into_value().unwrap_or(true),
         availability_zone_profile_id: profile,
     };
     tx.insert(&row).await?;
@@ -424,17 +473,17 @@ pub async fn az_put(
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     base::no_query(&q, &[])?;
-    let b = parse_body(&body, "availability_zone_", "availability_zone", &AZ_PUT)?;
+    let b: AzPut = parse_typed(&body, "availability_zone_", "availability_zone", &AZ_PUT)?;
     policy::authorize(&ctx, "availability-zone", "put", ctx.project_id.as_deref())?;
     let mut tx = st.db().begin().await?;
     get_db_az(&mut tx, &name).await?;
-    b.refuse_nulls(&["enabled"])?;
+    b.enabled.refuse_null("enabled")?;
     let mut ch: Vec<(&str, SqlValue)> = Vec::new();
-    if b.has("description") {
-        ch.push(("description", b.str("description").into()));
+    if let Some(d) = b.description.sent() {
+        ch.push(("description", d.cloned().into()));
     }
-    if let Some(e) = b.bool("enabled") {
-        ch.push(("enabled", e.into()));
+    if let Some(e) = b.enabled.value() {
+        ch.push(("enabled", (*e).into()));
     }
     if !ch.is_empty() {
         tx.update::<AvailabilityZoneRow>(&name, &ch).await?;
@@ -506,4 +555,18 @@ pub async fn lb_create_metadata(
     }
     tx.rollback().await?;
     Ok((fm, am, fp))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::assert_typed_as;
+
+    #[test]
+    fn typed_bodies_declare_the_schema_attributes() {
+        assert_typed_as::<FlavorPost>(&FLAVOR_POST);
+        assert_typed_as::<FlavorPut>(&FLAVOR_PUT);
+        assert_typed_as::<AzPost>(&AZ_POST);
+        assert_typed_as::<AzPut>(&AZ_PUT);
+    }
 }

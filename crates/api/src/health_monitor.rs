@@ -134,6 +134,22 @@ fn py_float(v: f64) -> String {
     }
 }
 
+/// Inserts the [`new_row`] of `b` on pool `pool_id` of `project` and its tags — the POST
+/// and the graph create alike; returns the row.
+pub(crate) async fn insert_new(
+    tx: &mut octavia_db::Tx,
+    b: &HmPost,
+    pool_id: &str,
+    project: &str,
+) -> Result<HealthMonitorRow, ApiError> {
+    let row = new_row(b, pool_id, project);
+    tx.insert(&row).await?;
+    if let Some(tags) = &b.tags {
+        tx.set_tags(&row.id, tags).await?;
+    }
+    Ok(row)
+}
+
 /// `GET /v2/lbaas/healthmonitors`.
 pub async fn get_all(
     State(st): State<AppState>,
@@ -277,14 +293,10 @@ pub async fn post(
         ));
     }
     validate_fields(&b, &ty)?;
-    let row = new_row(&b, &pool_id, &project);
-    tx.insert(&row).await?;
+    let row = insert_new(&mut tx, &b, &pool_id, &project).await?;
     // the response is the row as written (no re-read); tags read back only if given
     let tags = match &b.tags {
-        Some(tags) => {
-            tx.set_tags(&row.id, tags).await?;
-            tx.tags(&row.id).await?
-        }
+        Some(_) => tx.tags(&row.id).await?,
         None => Vec::new(),
     };
     call_provider(

@@ -9,13 +9,14 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use octavia_db::{L7PolicyRow, L7RuleRow, ListenerRow, PoolRow, QuotaResource, SqlValue, Tx};
 use provider::{OperatingStatus, ProvisioningStatus};
-use serde_json::{Map, Value, json};
+use serde::Deserialize;
+use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::base::{self, call_provider, dt};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
-use crate::l7rule::{self, MAX_RULES_PER_POLICY};
+use crate::l7rule::{self, L7RulePost, MAX_RULES_PER_POLICY};
 use crate::listing;
 use crate::lookup::{
     get_db_l7policy, get_db_lb, get_db_listener, get_db_pool, lock_lb_and_listener,
@@ -25,7 +26,7 @@ use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::l7::{ACTIONS, L7RULE_SINGLE};
 use crate::types::{
-    INT_COLUMN_MAX, INT_COLUMN_MIN, Kind, Obj, Schema, TAGS, f, int, mn, parse_body, s,
+    INT_COLUMN_MAX, INT_COLUMN_MIN, Kind, Patch, Schema, Strings, TAGS, f, int, mn, parse_typed, s,
 };
 
 type Q = Query<Vec<(String, String)>>;
@@ -82,6 +83,105 @@ pub static L7POLICY_PUT: Schema = Schema {
     tenant_alias: false,
 };
 
+/// A validated `L7PolicyPOST` body (and a graph's `L7PolicySingleCreate`, its subset, with
+/// `redirect_pool` taken out by the graph's plan) as [`L7POLICY_POST`] declares it;
+/// `admin_state_up: null` is false (Octavia's `to_dict`), left out true.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct L7PolicyPost {
+    /// `name`.
+    pub name: Option<String>,
+    /// `description`.
+    pub description: Option<String>,
+    /// `admin_state_up`.
+    pub admin_state_up: Patch<bool>,
+    /// `project_id` (or `tenant_id`); the policy takes its load balancer's project.
+    pub project_id: Option<String>,
+    /// `action` (mandatory; `null` reaches [`sanitize`]).
+    pub action: Patch<String>,
+    /// `redirect_pool_id`.
+    pub redirect_pool_id: Patch<String>,
+    /// `redirect_url`.
+    pub redirect_url: Patch<String>,
+    /// `redirect_prefix`.
+    pub redirect_prefix: Patch<String>,
+    /// `position` (1-based; left out or `null`: the end).
+    pub position: Option<i64>,
+    /// `listener_id` (mandatory; `null` is looked up as `None`).
+    pub listener_id: Option<String>,
+    /// `rules` (`L7RuleSingleCreate` items; `null` items skipped).
+    pub rules: Option<Vec<Option<L7RulePost>>>,
+    /// `tags`.
+    pub tags: Option<Strings>,
+    /// `redirect_http_code` (one of [`REDIRECT_CODES`]).
+    pub redirect_http_code: Patch<i64>,
+}
+
+impl L7PolicyPost {
+    /// The action and redirect attributes, as sanitize reads them.
+    pub fn redirect(&self) -> Redirect {
+        Redirect {
+            action: self.action.clone(),
+            redirect_pool_id: self.redirect_pool_id.clone(),
+            redirect_url: self.redirect_url.clone(),
+            redirect_prefix: self.redirect_prefix.clone(),
+            redirect_http_code: self.redirect_http_code.clone(),
+        }
+    }
+    /// The inline rules, `null` items skipped.
+    pub fn rules(&self) -> Vec<&L7RulePost> {
+        self.rules.iter().flatten().flatten().collect()
+    }
+}
+
+/// A validated `L7PolicyPUT` body as [`L7POLICY_PUT`] declares it: each attribute left out
+/// (unchanged), `null` or a value.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct L7PolicyPut {
+    /// `name`.
+    pub name: Patch<String>,
+    /// `description`.
+    pub description: Patch<String>,
+    /// `admin_state_up` (`null`: false).
+    pub admin_state_up: Patch<bool>,
+    /// `action` (`null` refused by [`sanitize`]).
+    pub action: Patch<String>,
+    /// `redirect_pool_id`.
+    pub redirect_pool_id: Patch<String>,
+    /// `redirect_url`.
+    pub redirect_url: Patch<String>,
+    /// `redirect_prefix`.
+    pub redirect_prefix: Patch<String>,
+    /// `position` (`null`: unchanged).
+    pub position: Patch<i64>,
+    /// `tags` (`null`: none).
+    pub tags: Patch<Strings>,
+    /// `redirect_http_code`.
+    pub redirect_http_code: Patch<i64>,
+}
+
+impl L7PolicyPut {
+    /// The action and redirect attributes, as sanitize reads them.
+    pub fn redirect(&self) -> Redirect {
+        Redirect {
+            action: self.action.clone(),
+            redirect_pool_id: self.redirect_pool_id.clone(),
+            redirect_url: self.redirect_url.clone(),
+            redirect_prefix: self.redirect_prefix.clone(),
+            redirect_http_code: self.redirect_http_code.clone(),
+        }
+    }
+    /// True when an attribute other than the action and redirect ones was sent.
+    fn other_given(&self) -> bool {
+        self.name.given()
+            || self.description.given()
+            || self.admin_state_up.given()
+            || self.position.given()
+            || self.tags.given()
+    }
+}
+
 /// Attribute names of a policy response.
 pub const L7POLICY_ATTRS: &[&str] = &[
     "id",
@@ -106,8 +206,8 @@ pub const L7POLICY_ATTRS: &[&str] = &[
 ];
 
 /// The parsed-body check WSME does for `Enum(int, …)` (`redirect_http_code`).
-fn check_types(b: &Obj) -> Result<(), ApiError> {
-    if let Some(c) = b.i64("redirect_http_code")
+fn check_types(code: &Patch<i64>) -> Result<(), ApiError> {
+    if let Some(&c) = code.value()
         && !REDIRECT_CODES.contains(&c)
     {
         return Err(ApiError::invalid_input(
@@ -119,20 +219,60 @@ fn check_types(b: &Obj) -> Result<(), ApiError> {
     Ok(())
 }
 
-fn truthy(d: &Map<String, Value>, k: &str) -> bool {
-    match d.get(k) {
-        None | Some(Value::Null) => false,
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Number(n)) => n.as_f64() != Some(0.0),
-        Some(_) => true,
+/// The action and redirect attributes of a policy body, as `sanitize_l7policy_api_args` sees
+/// its dict: each left out, `null` (a key present with `None`) or a value.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Redirect {
+    /// `action`.
+    pub action: Patch<String>,
+    /// `redirect_pool_id`.
+    pub redirect_pool_id: Patch<String>,
+    /// `redirect_url`.
+    pub redirect_url: Patch<String>,
+    /// `redirect_prefix`.
+    pub redirect_prefix: Patch<String>,
+    /// `redirect_http_code`.
+    pub redirect_http_code: Patch<i64>,
+}
+
+impl Redirect {
+    /// `to_dict(render_unsets=True)` of a create: every redirect attribute present (`null`
+    /// when left out), `action` as sent.
+    pub(crate) fn render_unsets(mut self) -> Self {
+        for p in [
+            &mut self.redirect_pool_id,
+            &mut self.redirect_url,
+            &mut self.redirect_prefix,
+        ] {
+            if !p.given() {
+                *p = Patch::Null;
+            }
+        }
+        if !self.redirect_http_code.given() {
+            self.redirect_http_code = Patch::Null;
+        }
+        self
     }
+    fn given(&self) -> bool {
+        self.action.given()
+            || self.redirect_pool_id.given()
+            || self.redirect_url.given()
+            || self.redirect_prefix.given()
+            || self.redirect_http_code.given()
+    }
+}
+
+/// Python truthiness of a sent string.
+fn truthy(v: &Patch<String>) -> bool {
+    v.value().is_some_and(|s| !s.is_empty())
 }
 
 fn args(msg: &str) -> ApiError {
     ApiError::BadRequest(format!("Invalid L7 Policy arguments: {msg}"))
 }
 
-/// `sanitize_l7policy_api_args`: make action and redirect fields consistent.
+/// `sanitize_l7policy_api_args`: make action and redirect fields consistent; `other_given`
+/// says whether the body sent any other attribute (name, tags…).
 ///
 /// The given redirect fields win over `action` (pool → REDIRECT_TO_POOL, url →
 /// REDIRECT_TO_URL, prefix → REDIRECT_PREFIX), REJECT nulls the url and pool, URL redirects
@@ -140,27 +280,27 @@ fn args(msg: &str) -> ApiError {
 /// redirect_url must not be None` (and the pool / prefix variants), `… Cannot specify
 /// redirect_pool_id and redirect_url or redirect_prefix at the same time`, `… Invalid update
 /// options` (nothing left), `Invalid L7 Policy action specified: None` (create without action).
-pub fn sanitize(d: &mut Map<String, Value>, create: bool) -> Result<(), ApiError> {
-    if let Some(action) = d.get("action").cloned() {
-        match action.as_str() {
+pub fn sanitize(d: &mut Redirect, create: bool, other_given: bool) -> Result<(), ApiError> {
+    if d.action.given() {
+        match d.action.value().map(String::as_str) {
             Some("REJECT") => {
-                d.insert("redirect_url".into(), Value::Null);
-                d.insert("redirect_pool_id".into(), Value::Null);
+                d.redirect_url = Patch::Null;
+                d.redirect_pool_id = Patch::Null;
             }
             Some("REDIRECT_TO_URL") => {
-                if !truthy(d, "redirect_url") {
+                if !truthy(&d.redirect_url) {
                     return Err(args("redirect_url must not be None"));
                 }
-                d.insert("redirect_pool_id".into(), Value::Null);
+                d.redirect_pool_id = Patch::Null;
             }
             Some("REDIRECT_TO_POOL") => {
-                if !truthy(d, "redirect_pool_id") {
+                if !truthy(&d.redirect_pool_id) {
                     return Err(args("redirect_pool_id or redirect_pool must not be None"));
                 }
-                d.insert("redirect_url".into(), Value::Null);
+                d.redirect_url = Patch::Null;
             }
             Some("REDIRECT_PREFIX") => {
-                if !truthy(d, "redirect_prefix") {
+                if !truthy(&d.redirect_prefix) {
                     return Err(args("redirect_prefix must not be None"));
                 }
             }
@@ -172,40 +312,42 @@ pub fn sanitize(d: &mut Map<String, Value>, create: bool) -> Result<(), ApiError
             }
         }
     }
-    if truthy(d, "redirect_pool_id") && (truthy(d, "redirect_url") || truthy(d, "redirect_prefix"))
-    {
+    if truthy(&d.redirect_pool_id) && (truthy(&d.redirect_url) || truthy(&d.redirect_prefix)) {
         return Err(args(
             "Cannot specify redirect_pool_id and redirect_url or redirect_prefix at the same time",
         ));
     }
-    if truthy(d, "redirect_pool_id") {
-        d.insert("action".into(), json!("REDIRECT_TO_POOL"));
-        for k in ["redirect_url", "redirect_prefix", "redirect_http_code"] {
-            d.insert(k.into(), Value::Null);
+    if truthy(&d.redirect_pool_id) {
+        d.action = Patch::Value("REDIRECT_TO_POOL".into());
+        d.redirect_url = Patch::Null;
+        d.redirect_prefix = Patch::Null;
+        d.redirect_http_code = Patch::Null;
+    }
+    for (url, action) in [(true, "REDIRECT_TO_URL"), (false, "REDIRECT_PREFIX")] {
+        let given = if url {
+            &d.redirect_url
+        } else {
+            &d.redirect_prefix
+        };
+        if truthy(given) {
+            d.action = Patch::Value(action.into());
+            d.redirect_pool_id = Patch::Null;
+            if url {
+                d.redirect_prefix = Patch::Null;
+            } else {
+                d.redirect_url = Patch::Null;
+            }
+            if d.redirect_http_code.value().is_none_or(|c| *c == 0) {
+                d.redirect_http_code = Patch::Value(302);
+            }
         }
     }
-    for (k, action) in [
-        ("redirect_url", "REDIRECT_TO_URL"),
-        ("redirect_prefix", "REDIRECT_PREFIX"),
-    ] {
-        if truthy(d, k) {
-            d.insert("action".into(), json!(action));
-            for other in ["redirect_pool_id", "redirect_url", "redirect_prefix"] {
-                if other != k {
-                    d.insert(other.into(), Value::Null);
-                }
-            }
-            if !truthy(d, "redirect_http_code") {
-                d.insert("redirect_http_code".into(), json!(302));
-            }
-        }
-    }
-    if create && !d.contains_key("action") {
+    if create && !d.action.given() {
         return Err(ApiError::BadRequest(
             "Invalid L7 Policy action specified: None".into(),
         ));
     }
-    if d.is_empty() {
+    if !d.given() && !other_given {
         return Err(args("Invalid update options"));
     }
     Ok(())
@@ -390,32 +532,68 @@ pub async fn get_one(
 /// then [`place`]s it).
 pub(crate) fn new_row(
     id: &str,
-    b: &Obj,
-    d: &Map<String, Value>,
+    b: &L7PolicyPost,
+    d: &Redirect,
     listener_id: &str,
     project: &str,
 ) -> L7PolicyRow {
-    let dstr = |k: &str| d.get(k).and_then(Value::as_str).map(str::to_string);
     L7PolicyRow {
         id: id.to_string(),
-        name: b.str("name"),
-        description: b.str("description"),
+        name: b.name.clone(),
+        description: b.description.clone(),
         listener_id: listener_id.to_string(),
-        action: dstr("action").unwrap_or_default(),
-        redirect_pool_id: dstr("redirect_pool_id"),
-        redirect_url: dstr("redirect_url"),
+        action: d.action.value().cloned().unwrap_or_default(),
+        redirect_pool_id: d.redirect_pool_id.value().cloned(),
+        redirect_url: d.redirect_url.value().cloned(),
         position: i32::MAX,
-        enabled: b.bool("admin_state_up").unwrap_or(true),
+        enabled: b.admin_state_up.on_create(),
         provisioning_status: ProvisioningStatus::PendingCreate.into(),
         project_id: Some(project.to_string()),
         operating_status: OperatingStatus::Offline.into(),
-        redirect_prefix: dstr("redirect_prefix"),
+        redirect_prefix: d.redirect_prefix.value().cloned(),
         redirect_http_code: d
-            .get("redirect_http_code")
-            .and_then(Value::as_i64)
-            .and_then(|c| i32::try_from(c).ok()),
+            .redirect_http_code
+            .value()
+            .and_then(|c| i32::try_from(*c).ok()),
         ..Default::default()
     }
+}
+
+/// The rule count and each inline rule's data of a policy create (`id` its new id) — the POST
+/// and the graph create alike: 409 `Too many rules on L7 policy <id>`, then
+/// [`l7rule::validate_rule`]'s 400s.
+pub(crate) fn check_rules(id: &str, b: &L7PolicyPost) -> Result<(), ApiError> {
+    let rules = b.rules();
+    if rules.len() as i64 > MAX_RULES_PER_POLICY {
+        return Err(ApiError::Conflict(format!(
+            "Too many rules on L7 policy {id}"
+        )));
+    }
+    rules.iter().try_for_each(|r| r.validate())
+}
+
+/// The rows of a policy create ([`check_rules`] passed) — the POST and the graph create
+/// alike: the [`new_row`] of `b` with its [`sanitize`]d redirect `d` (a graph's redirect pool
+/// already in it), [`place`]d at `position`, its tags and its inline rules
+/// ([`l7rule::insert_new`]).
+pub(crate) async fn insert_new(
+    tx: &mut Tx,
+    id: &str,
+    b: &L7PolicyPost,
+    d: &Redirect,
+    listener_id: &str,
+    project: &str,
+) -> Result<(), ApiError> {
+    let row = new_row(id, b, d, listener_id, project);
+    tx.insert(&row).await?;
+    place(tx, listener_id, id, b.position.unwrap_or(MAX_POSITION)).await?;
+    if let Some(tags) = &b.tags {
+        tx.set_tags(id, tags).await?;
+    }
+    for r in b.rules() {
+        l7rule::insert_new(tx, r, id, project).await?;
+    }
+    Ok(())
 }
 
 /// `POST /v2/lbaas/l7policies` → 201, policy (and inline rules) PENDING_CREATE; LB and
@@ -427,11 +605,11 @@ pub async fn post(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     base::no_query(&q, &[])?;
-    let b = parse_body(&body, "l7policy_", "l7policy", &L7POLICY_POST)?;
-    check_types(&b)?;
+    let b: L7PolicyPost = parse_typed(&body, "l7policy_", "l7policy", &L7POLICY_POST)?;
+    check_types(&b.redirect_http_code)?;
     let mut tx = st.db().begin().await?;
     // `listener_id: null` is looked up as Python's None: 404 `Listener None not found.`
-    let Some(listener_id) = b.str("listener_id") else {
+    let Some(listener_id) = b.listener_id.clone() else {
         return Err(ApiError::not_found("Listener", "None"));
     };
     let listener = get_db_listener(&mut tx, &listener_id).await?;
@@ -447,8 +625,8 @@ pub async fn post(
             "Protocol PROMETHEUS listeners cannot have child objects.".into(),
         ));
     }
-    if let Some(pid) = b.str("redirect_pool_id") {
-        check_redirect_pool(&mut tx, &listener, &pid).await?;
+    if let Some(pid) = b.redirect_pool_id.value() {
+        check_redirect_pool(&mut tx, &listener, pid).await?;
     }
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
@@ -456,88 +634,22 @@ pub async fn post(
         tx.check_quota(&project, QuotaResource::L7Policy, 1, &quota_limits(&st))
             .await?;
     }
-    // to_dict(render_unsets=True): every redirect attribute present
-    let mut d = b.0.clone();
-    for k in [
-        "redirect_pool_id",
-        "redirect_url",
-        "redirect_prefix",
-        "redirect_http_code",
-    ] {
-        d.entry(k.to_string()).or_insert(Value::Null);
-    }
-    sanitize(&mut d, true)?;
+    let mut d = b.redirect().render_unsets();
+    sanitize(&mut d, true, true)?;
     let id = base::new_id();
-    let rules = b.objs("rules");
-    if rules.len() as i64 > MAX_RULES_PER_POLICY {
-        return Err(ApiError::Conflict(format!(
-            "Too many rules on L7 policy {id}"
-        )));
-    }
-    for r in &rules {
-        l7rule::validate_rule(
-            &r.str("type").unwrap_or_default(),
-            &r.str("compare_type").unwrap_or_default(),
-            r.str("key").as_deref(),
-            r.str("value").as_deref(),
-        )?;
-    }
+    check_rules(&id, &b)?;
     lock_lb_and_listener(&mut tx, &lb.id, &listener_id).await?;
-    if let Some(pid) = d.get("redirect_pool_id").and_then(Value::as_str) {
+    if let Some(pid) = d.redirect_pool_id.value() {
         let pool = get_db_pool(&mut tx, pid).await?;
         pool_same_lb(&pool, &listener)?;
     }
-    let row = new_row(&id, &b, &d, &listener_id, &project);
-    tx.insert(&row).await?;
-    place(
-        &mut tx,
-        &listener_id,
-        &id,
-        b.i64("position").unwrap_or(MAX_POSITION),
-    )
-    .await?;
-    if let Some(tags) = b.str_list("tags") {
-        tx.set_tags(&id, &tags).await?;
-    }
-    insert_rules(&mut tx, &id, &project, &rules).await?;
+    insert_new(&mut tx, &id, &b, &d, &listener_id, &project).await?;
     let p = get_db_l7policy(&mut tx, &id).await?;
     let model = policy_model(&mut tx, &p).await?;
     call_provider(&mut tx, &pname, driver.l7policy_create(model)).await?;
     let out = render_policy(&mut tx, &p).await?;
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"l7policy": out}))).into_response())
-}
-
-/// Inserts the rules given inline with a policy create (PENDING_CREATE, with their tags), as
-/// octavia/api/v2/controllers/l7policy.py `_graph_create` does for `rules`.
-pub(crate) async fn insert_rules(
-    tx: &mut Tx,
-    policy_id: &str,
-    project: &str,
-    rules: &[Obj],
-) -> Result<(), ApiError> {
-    for r in rules {
-        let rid = base::new_id();
-        tx.insert(&L7RuleRow {
-            id: rid.clone(),
-            l7policy_id: policy_id.to_string(),
-            r#type: r.str("type").unwrap_or_default(),
-            compare_type: r.str("compare_type").unwrap_or_default(),
-            key: r.str("key"),
-            value: r.str("value").unwrap_or_default(),
-            invert: r.bool("invert").unwrap_or(false),
-            provisioning_status: ProvisioningStatus::PendingCreate.into(),
-            project_id: Some(project.to_string()),
-            enabled: r.bool("admin_state_up").unwrap_or(true),
-            operating_status: OperatingStatus::Offline.into(),
-            ..Default::default()
-        })
-        .await?;
-        if let Some(tags) = r.str_list("tags") {
-            tx.set_tags(&rid, &tags).await?;
-        }
-    }
-    Ok(())
 }
 
 /// `PUT /v2/lbaas/l7policies/{id}` → 200, policy PENDING_UPDATE; LB and listener
@@ -551,8 +663,8 @@ pub async fn put(
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     base::no_query(&q, &[])?;
-    let b = parse_body(&body, "l7policy_", "l7policy", &L7POLICY_PUT)?;
-    check_types(&b)?;
+    let b: L7PolicyPut = parse_typed(&body, "l7policy_", "l7policy", &L7POLICY_PUT)?;
+    check_types(&b.redirect_http_code)?;
     let mut tx = st.db().begin().await?;
     let p = get_db_l7policy(&mut tx, &id).await?;
     let listener = get_db_listener(&mut tx, &p.listener_id).await?;
@@ -562,11 +674,10 @@ pub async fn put(
     )
     .await?;
     policy::authorize(&ctx, "l7policy", "put", lb.project_id.as_deref())?;
-    let mut d = b.0.clone();
-    sanitize(&mut d, false)?;
-    let dstr = |k: &str| d.get(k).and_then(Value::as_str).map(str::to_string);
-    if let Some(pid) = dstr("redirect_pool_id") {
-        check_redirect_pool(&mut tx, &listener, &pid).await?;
+    let mut d = b.redirect();
+    sanitize(&mut d, false, b.other_given())?;
+    if let Some(pid) = d.redirect_pool_id.value() {
+        check_redirect_pool(&mut tx, &listener, pid).await?;
     }
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
@@ -579,36 +690,40 @@ pub async fn put(
         "provisioning_status",
         ProvisioningStatus::PendingUpdate.into(),
     )];
-    if d.contains_key("name") {
-        new.name = Some(dstr("name").unwrap_or_default());
-        ch.push(("name", dstr("name").into()));
+    if let Some(n) = b.name.sent() {
+        new.name = Some(n.cloned().unwrap_or_default());
+        ch.push(("name", n.cloned().into()));
     }
-    if d.contains_key("description") {
-        new.description = Some(dstr("description").unwrap_or_default());
-        ch.push(("description", dstr("description").into()));
+    if let Some(v) = b.description.sent() {
+        new.description = Some(v.cloned().unwrap_or_default());
+        ch.push(("description", v.cloned().into()));
     }
-    if let Some(a) = b.bool("admin_state_up") {
+    if let Some(a) = b.admin_state_up.sent() {
+        let a = a.copied().unwrap_or(false);
         new.admin_state_up = Some(a);
         ch.push(("enabled", a.into()));
     }
-    let code = |d: &Map<String, Value>| {
-        d.get("redirect_http_code")
-            .and_then(Value::as_i64)
-            .and_then(|c| i32::try_from(c).ok())
-    };
+    let code = d
+        .redirect_http_code
+        .value()
+        .and_then(|c| i32::try_from(*c).ok());
     // the repository's clearing by (new) action
-    let action = dstr("action");
+    let action = d.action.value().cloned();
     let mut set = |k: &'static str, v: SqlValue| {
         ch.retain(|(c, _)| *c != k);
         ch.push((k, v));
     };
-    for k in ["redirect_pool_id", "redirect_url", "redirect_prefix"] {
-        if d.contains_key(k) {
-            set(k, dstr(k).into());
+    for (k, v) in [
+        ("redirect_pool_id", &d.redirect_pool_id),
+        ("redirect_url", &d.redirect_url),
+        ("redirect_prefix", &d.redirect_prefix),
+    ] {
+        if let Some(v) = v.sent() {
+            set(k, v.cloned().into());
         }
     }
-    if d.contains_key("redirect_http_code") {
-        set("redirect_http_code", code(&d).into());
+    if d.redirect_http_code.given() {
+        set("redirect_http_code", code.into());
     }
     if let Some(a) = &action {
         set("action", a.clone().into());
@@ -627,27 +742,26 @@ pub async fn put(
             set(k, SqlValue::Null);
         }
     }
-    if let Some(pid) = dstr("redirect_pool_id") {
-        let pool = get_db_pool(&mut tx, &pid).await?;
+    if let Some(pid) = d.redirect_pool_id.value() {
+        let pool = get_db_pool(&mut tx, pid).await?;
         pool_same_lb(&pool, &listener)?;
     }
     new.action = action;
-    new.redirect_pool_id = dstr("redirect_pool_id");
-    new.redirect_url = dstr("redirect_url");
-    new.redirect_prefix = dstr("redirect_prefix");
-    new.redirect_http_code = code(&d).map(i64::from);
-    new.position = b.i64("position");
+    new.redirect_pool_id = d.redirect_pool_id.value().cloned();
+    new.redirect_url = d.redirect_url.value().cloned();
+    new.redirect_prefix = d.redirect_prefix.value().cloned();
+    new.redirect_http_code = code.map(i64::from);
+    new.position = b.position.value().copied();
     let old = policy_model(&mut tx, &p).await?;
     call_provider(&mut tx, &pname, driver.l7policy_update(old, new)).await?;
     tx.update::<L7PolicyRow>(&id, &ch).await?;
-    if let Some(pos) = b.i64("position")
+    if let Some(&pos) = b.position.value()
         && pos != i64::from(p.position)
     {
         place(&mut tx, &p.listener_id, &id, pos).await?;
     }
-    if b.has("tags") {
-        tx.set_tags(&id, &b.str_list("tags").unwrap_or_default())
-            .await?;
+    if let Some(tags) = b.tags.sent() {
+        tx.set_tags(&id, tags.map_or(&[][..], |t| &t[..])).await?;
     }
     let p = get_db_l7policy(&mut tx, &id).await?;
     let out = render_policy(&mut tx, &p).await?;
@@ -689,9 +803,12 @@ pub async fn delete(
 mod tests {
     use super::*;
 
-    fn san(v: Value, create: bool) -> Result<Map<String, Value>, String> {
-        let mut d = v.as_object().unwrap().clone();
-        sanitize(&mut d, create)
+    fn san(v: Value, create: bool) -> Result<Redirect, String> {
+        let b: L7PolicyPut = crate::types::Obj(v.as_object().unwrap().clone())
+            .typed()
+            .unwrap();
+        let mut d = b.redirect();
+        sanitize(&mut d, create, b.other_given())
             .map(|_| d)
             .map_err(|e| e.to_string())
     }
@@ -704,21 +821,21 @@ mod tests {
         )
         .unwrap();
         // REJECT nulls the URL first, so nothing overrides it
-        assert_eq!(d["action"], "REJECT");
-        assert_eq!(d["redirect_url"], Value::Null);
+        assert_eq!(d.action, Patch::Value("REJECT".into()));
+        assert_eq!(d.redirect_url, Patch::Null);
         let d = san(
             json!({"action": "REDIRECT_TO_URL", "redirect_url": "http://a"}),
             true,
         )
         .unwrap();
-        assert_eq!(d["redirect_http_code"], 302);
+        assert_eq!(d.redirect_http_code, Patch::Value(302));
         let d = san(
             json!({"redirect_prefix": "https://b", "redirect_http_code": 301}),
             false,
         )
         .unwrap();
-        assert_eq!(d["action"], "REDIRECT_PREFIX");
-        assert_eq!(d["redirect_http_code"], 301);
+        assert_eq!(d.action, Patch::Value("REDIRECT_PREFIX".into()));
+        assert_eq!(d.redirect_http_code, Patch::Value(301));
         assert_eq!(
             san(json!({"action": "REDIRECT_TO_URL"}), true).unwrap_err(),
             "Invalid L7 Policy arguments: redirect_url must not be None"
@@ -739,13 +856,31 @@ mod tests {
             san(json!({}), false).unwrap_err(),
             "Invalid L7 Policy arguments: Invalid update options"
         );
+        // another attribute is an update
+        assert!(san(json!({"name": "n"}), false).is_ok());
+    }
+
+    #[test]
+    fn typed_bodies_declare_the_schema_attributes() {
+        use crate::types::{assert_typed_as, struct_fields};
+        assert_typed_as::<L7PolicyPost>(&L7POLICY_POST);
+        assert_typed_as::<L7PolicyPut>(&L7POLICY_PUT);
+        // a graph's policy is typed as a POST once the plan took its redirect pool out
+        let post = struct_fields::<L7PolicyPost>();
+        for f in crate::types::l7::L7POLICY_SINGLE.fields {
+            assert!(
+                f.name == "redirect_pool" || post.contains(&f.name),
+                "{}",
+                f.name
+            );
+        }
     }
 
     #[test]
     fn urls() {
         let put = |u: &str| {
             let body = json!({"l7policy": {"redirect_url": u}}).to_string();
-            parse_body(body.as_bytes(), "l7policy_", "l7policy", &L7POLICY_PUT)
+            crate::types::parse_body(body.as_bytes(), "l7policy_", "l7policy", &L7POLICY_PUT)
                 .map(|_| ())
                 .map_err(|e| e.to_string())
         };

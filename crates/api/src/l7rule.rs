@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use octavia_db::{L7PolicyRow, L7RuleRow, ListQuery, QuotaResource, SqlValue, Tx};
 use provider::{OperatingStatus, ProvisioningStatus};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::AppState;
@@ -24,7 +25,7 @@ use crate::lookup::{
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::l7::{COMPARE_TYPES, RULE_TYPES};
-use crate::types::{Kind, Schema, TAGS, f, mn, parse_body};
+use crate::types::{Kind, Patch, Schema, Strings, TAGS, f, mn, parse_typed};
 pub use python_re::regex_error;
 
 type Q = Query<Vec<(String, String)>>;
@@ -74,6 +75,98 @@ pub static L7RULE_PUT: Schema = Schema {
     ],
     tenant_alias: false,
 };
+
+/// A validated `L7RulePOST` body (and an inline `L7RuleSingleCreate`, its subset) as
+/// [`L7RULE_POST`] declares it: a `null` `type`, `compare_type` or `value` is kept for
+/// [`validate_rule`]; `admin_state_up: null` is false, left out true; `invert: null` false.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct L7RulePost {
+    /// `type`.
+    pub r#type: Option<String>,
+    /// `compare_type`.
+    pub compare_type: Option<String>,
+    /// `key`.
+    pub key: Option<String>,
+    /// `value`.
+    pub value: Option<String>,
+    /// `invert`.
+    pub invert: Option<bool>,
+    /// `admin_state_up`.
+    pub admin_state_up: Patch<bool>,
+    /// `project_id` (or `tenant_id`); the rule takes its load balancer's project.
+    pub project_id: Option<String>,
+    /// `tags`.
+    pub tags: Option<Strings>,
+}
+
+impl L7RulePost {
+    /// [`validate_rule`] of the rule as sent (a `null` type or compare type as `""`).
+    pub fn validate(&self) -> Result<(), ApiError> {
+        validate_rule(
+            self.r#type.as_deref().unwrap_or_default(),
+            self.compare_type.as_deref().unwrap_or_default(),
+            self.key.as_deref(),
+            self.value.as_deref(),
+        )
+    }
+}
+
+/// A validated `L7RulePUT` body as [`L7RULE_PUT`] declares it: each attribute left out
+/// (the stored one kept), `null` or a value.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct L7RulePut {
+    /// `type`.
+    pub r#type: Patch<String>,
+    /// `compare_type`.
+    pub compare_type: Patch<String>,
+    /// `key`.
+    pub key: Patch<String>,
+    /// `value`.
+    pub value: Patch<String>,
+    /// `invert` (`null`: false).
+    pub invert: Patch<bool>,
+    /// `admin_state_up` (`null`: false).
+    pub admin_state_up: Patch<bool>,
+    /// `tags` (`null`: none).
+    pub tags: Patch<Strings>,
+}
+
+/// The rule row a create writes — the rule POST, a policy POST's inline rules and the graph
+/// create alike — PENDING_CREATE and OFFLINE in policy `policy_id` of `project`, with a new
+/// id: `invert` false and `admin_state_up` true unless given.
+pub(crate) fn new_row(b: &L7RulePost, policy_id: &str, project: &str) -> L7RuleRow {
+    L7RuleRow {
+        id: base::new_id(),
+        l7policy_id: policy_id.to_string(),
+        r#type: b.r#type.clone().unwrap_or_default(),
+        compare_type: b.compare_type.clone().unwrap_or_default(),
+        key: b.key.clone(),
+        value: b.value.clone().unwrap_or_default(),
+        invert: b.invert.unwrap_or(false),
+        provisioning_status: ProvisioningStatus::PendingCreate.into(),
+        project_id: Some(project.to_string()),
+        enabled: b.admin_state_up.on_create(),
+        operating_status: OperatingStatus::Offline.into(),
+        ..Default::default()
+    }
+}
+
+/// Inserts the [`new_row`] of `b` and its tags; returns the row.
+pub(crate) async fn insert_new(
+    tx: &mut Tx,
+    b: &L7RulePost,
+    policy_id: &str,
+    project: &str,
+) -> Result<L7RuleRow, ApiError> {
+    let row = new_row(b, policy_id, project);
+    tx.insert(&row).await?;
+    if let Some(tags) = &b.tags {
+        tx.set_tags(&row.id, tags).await?;
+    }
+    Ok(row)
+}
 
 /// Attribute names of a rule response (filters, sort keys).
 pub const L7RULE_ATTRS: &[&str] = &[
@@ -441,21 +534,14 @@ pub async fn post(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     base::no_query(&q, &[])?;
-    let b = parse_body(&body, "rule_", "rule", &L7RULE_POST)?;
+    let b: L7RulePost = parse_typed(&body, "rule_", "rule", &L7RULE_POST)?;
     let mut tx = st.db().begin().await?;
     route_policy(&mut tx, &policy_id).await?;
     let p = get_db_l7policy(&mut tx, &policy_id).await?;
     let (lb, listener_id) = policy_parents(&mut tx, &p).await?;
     let project = lb.project_id.clone().unwrap_or_default();
     policy::authorize(&ctx, "l7rule", "post", Some(&project))?;
-    let kind = b.str("type").unwrap_or_default();
-    let compare = b.str("compare_type").unwrap_or_default();
-    validate_rule(
-        &kind,
-        &compare,
-        b.str("key").as_deref(),
-        b.str("value").as_deref(),
-    )?;
+    b.validate()?;
     let count: Option<i64> = tx
         .fetch_optional_scalar(
             "SELECT COUNT(*) FROM `l7rule` WHERE `l7policy_id` = ?",
@@ -474,25 +560,8 @@ pub async fn post(
             .await?;
     }
     lock_for_rule(&mut tx, &p, &lb.id, &listener_id).await?;
-    let id = base::new_id();
-    let row = L7RuleRow {
-        id: id.clone(),
-        l7policy_id: policy_id.clone(),
-        r#type: kind,
-        compare_type: compare,
-        key: b.str("key"),
-        value: b.str("value").unwrap_or_default(),
-        invert: b.bool("invert").unwrap_or(false),
-        provisioning_status: ProvisioningStatus::PendingCreate.into(),
-        project_id: Some(project),
-        enabled: b.bool("admin_state_up").unwrap_or(true),
-        operating_status: OperatingStatus::Offline.into(),
-        ..Default::default()
-    };
-    tx.insert(&row).await?;
-    if let Some(tags) = b.str_list("tags") {
-        tx.set_tags(&id, &tags).await?;
-    }
+    let row = insert_new(&mut tx, &b, &policy_id, &project).await?;
+    let id = row.id.clone();
     call_provider(&mut tx, &pname, driver.l7rule_create(rule_model(&row))).await?;
     let r = get_db_l7rule(&mut tx, &id).await?;
     let out = render_rule(&mut tx, &r).await?;
@@ -511,7 +580,7 @@ pub async fn put(
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     base::no_query(&q, &[])?;
-    let b = parse_body(&body, "l7rule_", "rule", &L7RULE_PUT)?;
+    let b: L7RulePut = parse_typed(&body, "l7rule_", "rule", &L7RULE_PUT)?;
     let mut tx = st.db().begin().await?;
     route_policy(&mut tx, &policy_id).await?;
     let r = get_db_l7rule(&mut tx, &id).await?;
@@ -520,27 +589,22 @@ pub async fn put(
     policy::authorize(&ctx, "l7rule", "put", lb.project_id.as_deref())?;
     // the merged rule: a key sent (even as null) replaces the stored value, so a null
     // `type` / `compare_type` fails `validate.l7rule_data` as in the reference
-    let sent_or = |k: &str, stored: &str| {
-        if b.has(k) {
-            b.str(k).unwrap_or_default()
-        } else {
-            stored.to_string()
-        }
+    let sent_or = |v: &Patch<String>, stored: &str| match v.sent() {
+        Some(v) => v.cloned().unwrap_or_default(),
+        None => stored.to_string(),
     };
-    let kind = sent_or("type", &r.r#type);
-    let compare = sent_or("compare_type", &r.compare_type);
-    let key_cleared = b.has("type") && matches!(kind.as_str(), "HOST_NAME" | "PATH" | "FILE_TYPE");
-    let key = if key_cleared && !b.has("key") {
-        None
-    } else if b.has("key") {
-        b.str("key")
-    } else {
-        r.key.clone()
+    let kind = sent_or(&b.r#type, &r.r#type);
+    let compare = sent_or(&b.compare_type, &r.compare_type);
+    let key_cleared =
+        b.r#type.given() && matches!(kind.as_str(), "HOST_NAME" | "PATH" | "FILE_TYPE");
+    let key = match b.key.sent() {
+        Some(k) => k.cloned(),
+        None if key_cleared => None,
+        None => r.key.clone(),
     };
-    let value = if b.has("value") {
-        b.str("value")
-    } else {
-        Some(r.value.clone())
+    let value = match b.value.sent() {
+        Some(v) => v.cloned(),
+        None => Some(r.value.clone()),
     };
     validate_rule(&kind, &compare, key.as_deref(), value.as_deref())?;
     let pname = base::lb_provider(&lb);
@@ -554,36 +618,36 @@ pub async fn put(
         "provisioning_status",
         ProvisioningStatus::PendingUpdate.into(),
     )];
-    if b.has("type") {
+    if b.r#type.given() {
         ch.push(("type", kind.clone().into()));
         new.kind = Some(kind.clone());
     }
-    if b.has("compare_type") {
+    if b.compare_type.given() {
         ch.push(("compare_type", compare.clone().into()));
         new.compare_type = Some(compare.clone());
     }
-    if b.has("key") || key_cleared {
+    if b.key.given() || key_cleared {
         ch.push(("key", key.clone().into()));
         new.key = key.clone();
     }
-    if b.has("value") {
+    if b.value.given() {
         ch.push(("value", value.clone().unwrap_or_default().into()));
         new.value = value.clone();
     }
-    if b.has("invert") {
-        let inv = b.bool("invert").unwrap_or(false);
+    if let Some(inv) = b.invert.sent() {
+        let inv = inv.copied().unwrap_or(false);
         ch.push(("invert", inv.into()));
         new.invert = Some(inv);
     }
-    if let Some(a) = b.bool("admin_state_up") {
+    if let Some(a) = b.admin_state_up.sent() {
+        let a = a.copied().unwrap_or(false);
         ch.push(("enabled", a.into()));
         new.admin_state_up = Some(a);
     }
     call_provider(&mut tx, &pname, driver.l7rule_update(rule_model(&r), new)).await?;
     tx.update::<L7RuleRow>(&id, &ch).await?;
-    if b.has("tags") {
-        tx.set_tags(&id, &b.str_list("tags").unwrap_or_default())
-            .await?;
+    if let Some(tags) = b.tags.sent() {
+        tx.set_tags(&id, tags.map_or(&[][..], |t| &t[..])).await?;
     }
     let r = get_db_l7rule(&mut tx, &id).await?;
     let out = render_rule(&mut tx, &r).await?;
@@ -623,6 +687,17 @@ mod tests {
 
     fn err(k: &str, c: &str, key: Option<&str>, v: &str) -> String {
         validate_rule(k, c, key, Some(v)).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn typed_bodies_declare_the_schema_attributes() {
+        use crate::types::{assert_typed_as, struct_fields};
+        assert_typed_as::<L7RulePost>(&L7RULE_POST);
+        assert_typed_as::<L7RulePut>(&L7RULE_PUT);
+        let post = struct_fields::<L7RulePost>();
+        for f in crate::types::l7::L7RULE_SINGLE.fields {
+            assert!(post.contains(&f.name), "{}", f.name);
+        }
     }
 
     #[test]

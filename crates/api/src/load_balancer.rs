@@ -20,7 +20,7 @@ use crate::listing;
 use crate::lookup::{get_db_lb, quota_limits, stats_of};
 use crate::pagination::ListParams;
 use crate::policy;
-use crate::types::{load_balancer::*, parse_body};
+use crate::types::{load_balancer::*, parse_typed};
 
 pub mod graph;
 
@@ -109,18 +109,14 @@ struct VipReq {
 }
 
 /// `_validate_vip_request_object`: allowed VIP forms, then Neutron lookups with the caller's token.
-async fn validate_vip(
-    st: &AppState,
-    ctx: &RequestContext,
-    b: &crate::types::Obj,
-) -> Result<VipReq, ApiError> {
+async fn validate_vip(st: &AppState, ctx: &RequestContext, b: &LbPost) -> Result<VipReq, ApiError> {
     let cfg = st.config();
     let mut v = VipReq {
-        subnet_id: b.str("vip_subnet_id"),
-        network_id: b.str("vip_network_id"),
-        port_id: b.str("vip_port_id"),
-        address: b.str("vip_address"),
-        qos_policy_id: b.str("vip_qos_policy_id"),
+        subnet_id: b.vip_subnet_id.clone(),
+        network_id: b.vip_network_id.clone(),
+        port_id: b.vip_port_id.clone(),
+        address: b.vip_address.clone(),
+        qos_policy_id: b.vip_qos_policy_id.clone(),
     };
     for (given, allowed, n) in [
         (v.port_id.is_some(), cfg.allow_vip_port_id, "vip_port_id"),
@@ -272,8 +268,8 @@ async fn validate_vip(
     if let Some(qos) = v.qos_policy_id.as_deref() {
         crate::network::validate_qos_policy(net.as_ref(), token, Some(qos)).await?;
     }
-    if let Some(sgs) = b.str_list("vip_sg_ids") {
-        crate::network::validate_security_groups(net.as_ref(), token, &sgs).await?;
+    if let Some(sgs) = b.vip_sg_ids.value() {
+        crate::network::validate_security_groups(net.as_ref(), token, sgs).await?;
     }
     Ok(v)
 }
@@ -285,16 +281,16 @@ async fn validate_vip(
 async fn validate_additional_subnets(
     st: &AppState,
     ctx: &RequestContext,
-    additional: &[crate::types::Obj],
+    additional: &[&AdditionalVip],
     vip_network: Option<&str>,
 ) -> Result<(), ApiError> {
     let Some(net) = st.networking() else {
         return Ok(());
     };
     let token = ctx.auth_token.as_deref();
-    for subnet_id in additional.iter().filter_map(|a| a.str("subnet_id")) {
+    for subnet_id in additional.iter().map(|a| &a.subnet_id) {
         let sub = net
-            .get_subnet(token, &subnet_id)
+            .get_subnet(token, subnet_id)
             .await
             .map_err(ApiError::from)?
             .ok_or_else(|| ApiError::Validation(format!("Subnet {subnet_id} not found")))?;
@@ -321,6 +317,30 @@ pub fn cidr_contains(cidr: &str, addr: &str) -> bool {
     crate::types::normalise_cidr(&format!("{ip}/{len}")).as_deref() == Some(net.as_str())
 }
 
+/// The provider a create uses: the flavor's, which a sent `provider` must match (400 `Flavor
+/// '<id>' is not compatible with provider '<name>'`); else the sent one (`null` or "" is
+/// `amphora`, driver_factory.get_driver); else the configured default. A `null` does not
+/// match a flavor's provider (`None`).
+fn provider_name(
+    st: &AppState,
+    b: &LbPost,
+    flavor_provider: Option<String>,
+) -> Result<String, ApiError> {
+    let sent = b.provider.value().cloned();
+    Ok(match (b.provider.given(), sent, flavor_provider) {
+        (true, p, Some(fp)) if p.as_deref() != Some(fp.as_str()) => {
+            return Err(ApiError::BadRequest(format!(
+                "Flavor '{}' is not compatible with provider '{}'",
+                b.flavor_id.as_deref().unwrap_or_default(),
+                p.as_deref().unwrap_or("None")
+            )));
+        }
+        (_, _, Some(fp)) => fp,
+        (true, p, None) => base::driver_name(p),
+        (false, _, None) => st.config().default_provider_driver.clone(),
+    })
+}
+
 /// `POST /v2/lbaas/loadbalancers` → 201 with the full load balancer in PENDING_CREATE
 /// (`LoadBalancerFullResponse`). Nested `listeners` / `pools` make it a single-call create
 /// ([`graph`]): the whole tree in the same transaction, one provider `loadbalancer_create`
@@ -332,20 +352,21 @@ pub async fn post(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     base::no_query(&q, &[])?;
-    let b = parse_body(&body, "load_balancer", "loadbalancer", &LB_POST)?;
+    let b: LbPost = parse_typed(&body, "load_balancer", "loadbalancer", &LB_POST)?;
     let project = b
-        .str("project_id")
+        .project_id
+        .clone()
         .or_else(|| ctx.project_id.clone())
         .ok_or_else(|| ApiError::Validation(MISSING_PROJECT.into()))?;
     policy::authorize(&ctx, "loadbalancer", "post", Some(&project))?;
-    if b.has("vip_sg_ids") {
+    if b.vip_sg_ids.given() {
         policy::authorize(&ctx, "loadbalancer", "post:vip_sg_ids", Some(&project))?;
     }
     let vip = validate_vip(&st, &ctx, &b).await?;
-    let add_req = b.objs("additional_vips");
+    let add_req = b.additional_vips();
     let mut seen = std::collections::BTreeSet::new();
     for a in &add_req {
-        if !seen.insert(a.str("subnet_id")) || a.str("subnet_id") == vip.subnet_id {
+        if !seen.insert(&a.subnet_id) || vip.subnet_id.as_ref() == Some(&a.subnet_id) {
             return Err(ApiError::Validation(
                 "Duplicate VIP subnet(s) specified. Only one IP can be bound per subnet.".into(),
             ));
@@ -355,22 +376,9 @@ pub async fn post(
     // flavor / availability zone: existence, enabled, provider (load_balancer.py
     // `_validate_flavor`, `_validate_availability_zone`, `_get_provider`)
     let (flavor_meta, az_meta, flavor_provider) =
-        crate::flavors::lb_create_metadata(&st, b.str("flavor_id"), b.str("availability_zone"))
+        crate::flavors::lb_create_metadata(&st, b.flavor_id.clone(), b.availability_zone.clone())
             .await?;
-    // a provider sent as `null` or "" is `amphora` (driver_factory.get_driver), and a `null`
-    // does not match a flavor's provider (`None`)
-    let provider_name = match (b.has("provider"), b.str("provider"), flavor_provider) {
-        (true, p, Some(fp)) if p.as_deref() != Some(fp.as_str()) => {
-            return Err(ApiError::BadRequest(format!(
-                "Flavor '{}' is not compatible with provider '{}'",
-                b.str("flavor_id").unwrap_or_default(),
-                p.as_deref().unwrap_or("None")
-            )));
-        }
-        (_, _, Some(fp)) => fp,
-        (true, p, None) => base::driver_name(p),
-        (false, _, None) => st.config().default_provider_driver.clone(),
-    };
+    let provider_name = provider_name(&st, &b, flavor_provider)?;
     let driver = st.driver(&provider_name)?;
 
     let mut tx = st.db().begin().await?;
@@ -380,20 +388,20 @@ pub async fn post(
     }
     // Single-call create: the pool names are resolved before any child is written
     // (load_balancer.py `_graph_create`, first half; after the LB quota as there).
-    let plan = graph::plan(b.objs("listeners"), b.objs("pools"))?;
+    let plan = graph::plan(b.listeners.objects(), b.pools.objects())?;
     let id = base::new_id();
     let lb = LoadBalancerRow {
         project_id: Some(project.clone()),
         id: id.clone(),
-        name: b.str("name"),
-        description: b.str("description"),
+        name: b.name.clone(),
+        description: b.description.clone(),
         provisioning_status: ProvisioningStatus::PendingCreate.into(),
         operating_status: OperatingStatus::Offline.into(),
-        enabled: b.bool("admin_state_up").unwrap_or(true),
+        enabled: b.admin_state_up.on_create(),
         topology: Some("SINGLE".into()),
         provider: Some(provider_name.clone()),
-        flavor_id: b.str("flavor_id"),
-        availability_zone: b.str("availability_zone"),
+        flavor_id: b.flavor_id.clone(),
+        availability_zone: b.availability_zone.clone(),
         ..Default::default()
     };
     tx.insert(&lb).await?;
@@ -408,7 +416,11 @@ pub async fn post(
         vnic_type: "normal".into(),
     })
     .await?;
-    let sg_ids = b.str_list("vip_sg_ids").unwrap_or_default();
+    let sg_ids: Vec<String> = b
+        .vip_sg_ids
+        .value()
+        .map(|s| s.0.clone())
+        .unwrap_or_default();
     for sg in &sg_ids {
         tx.insert(&octavia_db::VipSecurityGroupRow {
             load_balancer_id: id.clone(),
@@ -416,8 +428,8 @@ pub async fn post(
         })
         .await?;
     }
-    if let Some(tags) = b.str_list("tags") {
-        tx.set_tags(&id, &tags).await?;
+    if let Some(tags) = &b.tags {
+        tx.set_tags(&id, tags).await?;
     }
     let pvip = provider::Vip {
         vip_address: vip.address.clone(),
@@ -435,10 +447,10 @@ pub async fn post(
     let padd: Vec<provider::AdditionalVip> = add_req
         .iter()
         .map(|a| provider::AdditionalVip {
-            ip_address: a.str("ip_address"),
+            ip_address: a.ip_address.clone(),
             network_id: vip.network_id.clone(),
-            port_id: a.str("port_id"),
-            subnet_id: a.str("subnet_id"),
+            port_id: a.port_id.clone(),
+            subnet_id: Some(a.subnet_id.clone()),
         })
         .collect();
     // The tree is validated and written before the VIP port exists, so a 400/403 on a child
@@ -463,7 +475,7 @@ pub async fn post(
         made.extend(got.vip_port_id.clone());
     }
     for (a, req) in got_add.iter().zip(&add_req) {
-        if req.str("port_id").is_none() {
+        if req.port_id.is_none() {
             made.extend(a.port_id.clone());
         }
     }
@@ -556,11 +568,11 @@ pub async fn put(
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     base::no_query(&q, &[])?;
-    let b = parse_body(&body, "load_balancer", "loadbalancer", &LB_PUT)?;
+    let b: LbPut = parse_typed(&body, "load_balancer", "loadbalancer", &LB_PUT)?;
     let mut tx = st.db().begin().await?;
     let lb = get_db_lb(&mut tx, &id).await?;
     policy::authorize(&ctx, "loadbalancer", "put", lb.project_id.as_deref())?;
-    if b.has("vip_sg_ids") {
+    if b.vip_sg_ids.given() {
         policy::authorize(
             &ctx,
             "loadbalancer",
@@ -568,19 +580,18 @@ pub async fn put(
             lb.project_id.as_deref(),
         )?;
     }
-    if let (true, Some(net)) = (b.has("vip_qos_policy_id"), st.networking()) {
+    if let (Some(given), Some(net)) = (b.vip_qos_policy_id.sent(), st.networking()) {
         // a changed policy is looked up; null or the same one needs only the extension
         let stored: Option<VipRow> = tx.find(&id).await?;
-        let given = b.str("vip_qos_policy_id");
         let lookup = given
-            .as_deref()
+            .map(String::as_str)
             .filter(|g| stored.and_then(|v| v.qos_policy_id).as_deref() != Some(*g));
         crate::network::validate_qos_policy(net.as_ref(), ctx.auth_token.as_deref(), lookup)
             .await?;
     }
     // each named group must exist; null is no group (load_balancer.py `put`)
-    if let (Some(sgs), Some(net)) = (b.str_list("vip_sg_ids"), st.networking()) {
-        crate::network::validate_security_groups(net.as_ref(), ctx.auth_token.as_deref(), &sgs)
+    if let (Some(sgs), Some(net)) = (b.vip_sg_ids.value(), st.networking()) {
+        crate::network::validate_security_groups(net.as_ref(), ctx.auth_token.as_deref(), sgs)
             .await?;
     }
     let pname = base::lb_provider(&lb);
@@ -597,29 +608,30 @@ pub async fn put(
         ..Default::default()
     };
     let mut changes: Vec<(&str, SqlValue)> = Vec::new();
-    if b.has("name") {
-        changes.push(("name", b.str("name").into()));
-        new.name = Some(b.str("name").unwrap_or_default());
+    if let Some(n) = b.name.sent() {
+        changes.push(("name", n.cloned().into()));
+        new.name = Some(n.cloned().unwrap_or_default());
     }
-    if b.has("description") {
-        changes.push(("description", b.str("description").into()));
-        new.description = Some(b.str("description").unwrap_or_default());
+    if let Some(d) = b.description.sent() {
+        changes.push(("description", d.cloned().into()));
+        new.description = Some(d.cloned().unwrap_or_default());
     }
-    if let Some(a) = b.bool("admin_state_up") {
+    if let Some(a) = b.admin_state_up.sent() {
+        let a = a.copied().unwrap_or(false);
         changes.push(("enabled", a.into()));
         new.admin_state_up = Some(a);
     }
     tx.update::<LoadBalancerRow>(&id, &changes).await?;
-    if b.has("vip_qos_policy_id") {
-        tx.update::<VipRow>(&id, &[("qos_policy_id", b.str("vip_qos_policy_id").into())])
+    if let Some(q) = b.vip_qos_policy_id.sent() {
+        tx.update::<VipRow>(&id, &[("qos_policy_id", q.cloned().into())])
             .await?;
-        new.vip_qos_policy_id = b.str("vip_qos_policy_id");
+        new.vip_qos_policy_id = q.cloned();
     }
-    if b.has("vip_sg_ids") {
+    if let Some(sgs) = b.vip_sg_ids.sent() {
         // a group named twice is stored once, in the table's order (the reference's VIP
         // repository replaces the collection; its answer lists each group once)
-        let sgs: Vec<String> = b
-            .str_list("vip_sg_ids")
+        let sgs: Vec<String> = sgs
+            .map(|s| s.0.clone())
             .unwrap_or_default()
             .into_iter()
             .collect::<std::collections::BTreeSet<_>>()
@@ -639,9 +651,8 @@ pub async fn put(
         }
         new.vip_sg_ids = Some(sgs);
     }
-    if b.has("tags") {
-        tx.set_tags(&id, &b.str_list("tags").unwrap_or_default())
-            .await?;
+    if let Some(tags) = b.tags.sent() {
+        tx.set_tags(&id, tags.map_or(&[][..], |t| &t[..])).await?;
     }
     call_provider(&mut tx, &pname, driver.loadbalancer_update(old, new)).await?;
     let lb_now = get_db_lb(&mut tx, &id).await?;

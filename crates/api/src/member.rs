@@ -20,7 +20,7 @@ use crate::listing;
 use crate::lookup::{get_db_lb, get_db_pool, lock_pool_child, quota_limits};
 use crate::pagination::ListParams;
 use crate::policy;
-use crate::types::{Obj, member::*, parse_body, parse_list_body};
+use crate::types::{member::*, parse_list_typed, parse_typed};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -107,8 +107,8 @@ async fn subnet_exists(st: &AppState, ctx: &RequestContext, subnet: &str) -> Res
 
 /// `MemberSRIOVDisabled` unless the LB's flavor allows SR-IOV members (Keel has no flavor
 /// metadata yet, so any `request_sriov: true` is refused).
-fn check_sriov(b: &Obj) -> Result<&'static str, ApiError> {
-    if b.bool("request_sriov").unwrap_or(false) {
+pub(crate) fn check_sriov(b: &MemberPost) -> Result<&'static str, ApiError> {
+    if b.request_sriov.unwrap_or(false) {
         return Err(ApiError::BadRequest(
             "The load balancer flavor does not allow SR-IOV member ports.".into(),
         ));
@@ -117,7 +117,7 @@ fn check_sriov(b: &Obj) -> Result<&'static str, ApiError> {
 }
 
 /// 409 `Another member on this pool is already using ip <ip> on protocol_port <port>`.
-fn duplicate(ip: &str, port: i64) -> ApiError {
+pub(crate) fn duplicate(ip: &str, port: i64) -> ApiError {
     ApiError::Conflict(format!(
         "Another member on this pool is already using ip {ip} on protocol_port {port}"
     ))
@@ -126,30 +126,51 @@ fn duplicate(ip: &str, port: i64) -> ApiError {
 /// The member row a create writes — the POST, the batch update and the graph create alike —
 /// PENDING_CREATE with a new id in `pool` (its project): OFFLINE with a monitor, else
 /// NO_MONITOR; `weight` 1, `admin_state_up` true, `backup` false unless given.
-pub(crate) fn new_row(b: &Obj, pool: &PoolRow, has_hm: bool, vnic: &str) -> MemberRow {
+pub(crate) fn new_row(b: &MemberPost, pool: &PoolRow, has_hm: bool, vnic: &str) -> MemberRow {
     MemberRow {
         project_id: pool.project_id.clone(),
         id: base::new_id(),
         pool_id: pool.id.clone(),
-        subnet_id: b.str("subnet_id"),
-        ip_address: b.str("address"),
-        protocol_port: i32::try_from(b.i64("protocol_port").unwrap_or_default()).unwrap_or(0),
-        weight: Some(i32::try_from(b.i64("weight").unwrap_or(1)).unwrap_or(1)),
+        subnet_id: b.subnet_id.clone(),
+        ip_address: Some(b.address.clone()),
+        protocol_port: i32::try_from(b.protocol_port).unwrap_or(0),
+        weight: Some(i32::try_from(b.weight.unwrap_or(1)).unwrap_or(1)),
         operating_status: if has_hm {
             OperatingStatus::Offline
         } else {
             OperatingStatus::NoMonitor
         }
         .into(),
-        enabled: b.bool("admin_state_up").unwrap_or(true),
+        enabled: b.admin_state_up.on_create(),
         provisioning_status: ProvisioningStatus::PendingCreate.into(),
-        name: b.str("name"),
-        monitor_address: b.str("monitor_address"),
-        monitor_port: b.i64("monitor_port").and_then(|p| i32::try_from(p).ok()),
-        backup: b.bool("backup").unwrap_or(false),
+        name: b.name.value().cloned(),
+        monitor_address: b.monitor_address.clone(),
+        monitor_port: b.monitor_port.and_then(|p| i32::try_from(p).ok()),
+        backup: b.backup.unwrap_or(false),
         vnic_type: vnic.into(),
         ..Default::default()
     }
+}
+
+/// Inserts the [`new_row`] of `b` in the load balancer's `project` and its tags — the POST
+/// and the graph create alike (the batch update writes its new rows in one statement);
+/// returns the row.
+pub(crate) async fn insert_new(
+    tx: &mut octavia_db::Tx,
+    b: &MemberPost,
+    pool: &PoolRow,
+    project: &str,
+    has_hm: bool,
+    vnic: &str,
+) -> Result<MemberRow, ApiError> {
+    let mut row = new_row(b, pool, has_hm, vnic);
+    row.project_id = Some(project.to_string());
+    row.created_at = Some(octavia_db::now());
+    tx.insert(&row).await?;
+    if let Some(tags) = &b.tags {
+        tx.set_tags(&row.id, tags).await?;
+    }
+    Ok(row)
 }
 
 /// `GET /v2/lbaas/pools/{pool_id}/members` (policy `member:get_all` on the pool's project).
@@ -234,7 +255,7 @@ pub async fn post(
     base::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
     let pool = route_pool(&mut tx, &pool_id).await?;
-    let b = parse_body(&body, "member_", "member", &MEMBER_POST)?;
+    let b: MemberPost = parse_typed(&body, "member_", "member", &MEMBER_POST)?;
     let lb = get_db_lb(
         &mut tx,
         pool.load_balancer_id.as_deref().unwrap_or_default(),
@@ -242,10 +263,10 @@ pub async fn post(
     .await?;
     let project = lb.project_id.clone().unwrap_or_default();
     policy::authorize(&ctx, "member", "post", Some(&project))?;
-    let address = b.str("address").unwrap_or_default();
+    let address = b.address.clone();
     ip_not_reserved(&st, &address)?;
-    if let Some(s) = b.str("subnet_id") {
-        subnet_exists(&st, &ctx, &s).await?;
+    if let Some(s) = &b.subnet_id {
+        subnet_exists(&st, &ctx, s).await?;
     }
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
@@ -256,7 +277,7 @@ pub async fn post(
     let vnic = check_sriov(&b)?;
     let has_hm = base::pool_hm(&mut tx, &pool_id).await?.is_some();
     lock_pool_child(&mut tx, &pool).await?;
-    let port = b.i64("protocol_port").unwrap_or_default();
+    let port = b.protocol_port;
     let existing: Vec<MemberRow> = tx
         .list(&ListQuery::default().filter("pool_id", pool_id.as_str()))
         .await?;
@@ -265,16 +286,10 @@ pub async fn post(
     }) {
         return Err(duplicate(&address, port));
     }
-    let mut row = new_row(&b, &pool, has_hm, vnic);
-    row.project_id = Some(project);
-    row.created_at = Some(octavia_db::now());
-    tx.insert(&row).await?;
+    let row = insert_new(&mut tx, &b, &pool, &project, has_hm, vnic).await?;
     // the response is the row as written (no re-read); tags read back only if given
-    let tags = match b.str_list("tags") {
-        Some(tags) => {
-            tx.set_tags(&row.id, &tags).await?;
-            tx.tags(&row.id).await?
-        }
+    let tags = match &b.tags {
+        Some(_) => tx.tags(&row.id).await?,
         None => Vec::new(),
     };
     call_provider(
@@ -300,7 +315,7 @@ pub async fn put(
     base::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
     let pool = route_pool(&mut tx, &pool_id).await?;
-    let b = parse_body(&body, "member_", "member", &MEMBER_PUT)?;
+    let b: MemberPut = parse_typed(&body, "member_", "member", &MEMBER_PUT)?;
     let m: Option<MemberRow> = tx.find(&id).await?;
     let m = m
         .filter(|m| m.provisioning_status != ProvisioningStatus::Deleted)
@@ -326,37 +341,37 @@ pub async fn put(
         "provisioning_status",
         ProvisioningStatus::PendingUpdate.into(),
     )];
-    if b.has("name") {
-        ch.push(("name", b.str("name").into()));
-        new.name = Some(b.str("name").unwrap_or_default());
+    if let Some(n) = b.name.sent() {
+        ch.push(("name", n.cloned().into()));
+        new.name = Some(n.cloned().unwrap_or_default());
     }
-    if let Some(a) = b.bool("admin_state_up") {
+    if let Some(a) = b.admin_state_up.sent() {
+        let a = a.copied().unwrap_or(false);
         ch.push(("enabled", a.into()));
         new.admin_state_up = Some(a);
     }
-    if b.has("weight") {
-        let w = b.i64("weight").unwrap_or(1);
+    if let Some(w) = b.weight.sent() {
+        let w = w.copied().unwrap_or(1);
         ch.push(("weight", w.into()));
         new.weight = Some(w);
     }
-    if b.has("backup") {
-        let v = b.bool("backup").unwrap_or(false);
+    if let Some(v) = b.backup.sent() {
+        let v = v.copied().unwrap_or(false);
         ch.push(("backup", v.into()));
         new.backup = Some(v);
     }
-    if b.has("monitor_address") {
-        ch.push(("monitor_address", b.str("monitor_address").into()));
-        new.monitor_address = b.str("monitor_address");
+    if let Some(a) = b.monitor_address.sent() {
+        ch.push(("monitor_address", a.cloned().into()));
+        new.monitor_address = a.cloned();
     }
-    if b.has("monitor_port") {
-        let p = b.i64("monitor_port");
+    if let Some(p) = b.monitor_port.sent() {
+        let p = p.copied();
         ch.push(("monitor_port", p.into()));
         new.monitor_port = p.and_then(|p| u16::try_from(p).ok());
     }
     tx.update::<MemberRow>(&id, &ch).await?;
-    if b.has("tags") {
-        tx.set_tags(&id, &b.str_list("tags").unwrap_or_default())
-            .await?;
+    if let Some(tags) = b.tags.sent() {
+        tx.set_tags(&id, tags.map_or(&[][..], |t| &t[..])).await?;
     }
     call_provider(&mut tx, &pname, driver.member_update(old, new)).await?;
     let m = get_db_member(&mut tx, &pool_id, &id).await?;
@@ -405,30 +420,32 @@ pub async fn delete(
 
 /// The columns a batch entry writes on an existing member: every `MemberPOST` field with its
 /// default (weight 1, backup false, admin_state_up true, monitor_* null), `name` only when given.
-fn batch_changes(b: &Obj, m: &MemberRow) -> Changes {
+fn batch_changes(b: &MemberPost, m: &MemberRow) -> Changes {
     let mut ch: Changes = Vec::new();
-    let weight = b.i64("weight").unwrap_or(1);
+    let weight = b.weight.unwrap_or(1);
     if m.weight.map(i64::from) != Some(weight) {
         ch.push(("weight", weight.into()));
     }
-    let enabled = b.bool("admin_state_up").unwrap_or(true);
+    let enabled = b.admin_state_up.on_create();
     if m.enabled != enabled {
         ch.push(("enabled", enabled.into()));
     }
-    let backup = b.bool("backup").unwrap_or(false);
+    let backup = b.backup.unwrap_or(false);
     if m.backup != backup {
         ch.push(("backup", backup.into()));
     }
-    let ma = b.str("monitor_address");
+    let ma = b.monitor_address.clone();
     if m.monitor_address != ma {
         ch.push(("monitor_address", ma.into()));
     }
-    let mp = b.i64("monitor_port");
+    let mp = b.monitor_port;
     if m.monitor_port.map(i64::from) != mp {
         ch.push(("monitor_port", mp.into()));
     }
-    if b.has("name") && m.name != b.str("name") {
-        ch.push(("name", b.str("name").into()));
+    if let Some(n) = b.name.sent()
+        && m.name.as_ref() != n
+    {
+        ch.push(("name", n.cloned().into()));
     }
     ch
 }
@@ -456,7 +473,7 @@ pub async fn batch_put(
         .is_some_and(|(_, v)| crate::pagination::bool_from_string(v));
     let mut tx = st.db().begin().await?;
     let pool = route_pool(&mut tx, &pool_id).await?;
-    let items = parse_list_body(&body, "members_", "members", &MEMBER_POST)?;
+    let items: Vec<MemberPost> = parse_list_typed(&body, "members_", "members", &MEMBER_POST)?;
     let lb = get_db_lb(
         &mut tx,
         pool.load_balancer_id.as_deref().unwrap_or_default(),
@@ -483,15 +500,12 @@ pub async fn batch_put(
             )
         })
         .collect();
-    let mut new_items: Vec<&Obj> = Vec::new();
-    let mut updated: Vec<(&MemberRow, &Obj, Changes)> = Vec::new();
+    let mut new_items: Vec<&MemberPost> = Vec::new();
+    let mut updated: Vec<(&MemberRow, &MemberPost, Changes)> = Vec::new();
     let mut seen: BTreeSet<(String, i64)> = BTreeSet::new();
     let mut new_keys: BTreeSet<(String, i64)> = BTreeSet::new();
     for it in &items {
-        let key = (
-            it.str("address").unwrap_or_default(),
-            it.i64("protocol_port").unwrap_or_default(),
-        );
+        let key = (it.address.clone(), it.protocol_port);
         match by_key.get(&key) {
             None => {
                 ip_not_reserved(&st, &key.0)?;
@@ -507,8 +521,9 @@ pub async fn batch_put(
                     ));
                 }
                 let mut ch = batch_changes(it, m);
-                let tags_change = match it.str_list("tags") {
-                    Some(mut want) => {
+                let tags_change = match &it.tags {
+                    Some(want) => {
+                        let mut want = want.0.clone();
                         let mut have = tx.tags(&m.id).await?;
                         want.sort();
                         have.sort();
@@ -563,11 +578,11 @@ pub async fn batch_put(
     let mut valid_subnets: BTreeSet<String> = BTreeSet::new();
     let mut rows: Vec<MemberRow> = Vec::new();
     for it in &new_items {
-        if let Some(s) = it.str("subnet_id")
-            && !valid_subnets.contains(&s)
+        if let Some(s) = &it.subnet_id
+            && !valid_subnets.contains(s)
         {
-            subnet_exists(&st, &ctx, &s).await?;
-            valid_subnets.insert(s);
+            subnet_exists(&st, &ctx, s).await?;
+            valid_subnets.insert(s.clone());
         }
         let vnic = check_sriov(it)?;
         let mut row = new_row(it, &pool, has_hm, vnic);
@@ -577,8 +592,8 @@ pub async fn batch_put(
     // the new members in a few multi-row INSERTs, then their tags
     tx.insert_many(&rows).await?;
     for (it, row) in new_items.iter().zip(&rows) {
-        if let Some(tags) = it.str_list("tags") {
-            tx.set_tags(&row.id, &tags).await?;
+        if let Some(tags) = &it.tags {
+            tx.set_tags(&row.id, tags).await?;
         }
         desired.push(base::member_model(row));
     }
@@ -586,8 +601,8 @@ pub async fn batch_put(
         if !ch.is_empty() {
             tx.update::<MemberRow>(&m.id, ch).await?;
         }
-        if let Some(tags) = it.str_list("tags") {
-            tx.set_tags(&m.id, &tags).await?;
+        if let Some(tags) = &it.tags {
+            tx.set_tags(&m.id, tags).await?;
         }
         let now: MemberRow = tx.get(&m.id).await?;
         desired.push(base::member_model(&now));

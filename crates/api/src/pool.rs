@@ -178,6 +178,29 @@ pub(crate) fn sp_row(pool_id: &str, sp: &SessionPersistence, ty: String) -> Sess
     }
 }
 
+/// Inserts the [`new_row`] of `b` under load balancer `lb_id` of `project`, its session
+/// persistence row and its tags — the POST and the graph create alike; returns both rows.
+pub(crate) async fn insert_new(
+    tx: &mut octavia_db::Tx,
+    b: &PoolPost,
+    project: &str,
+    lb_id: &str,
+) -> Result<(PoolRow, Option<SessionPersistenceRow>), ApiError> {
+    let row = new_row(b, project, lb_id);
+    tx.insert(&row).await?;
+    let sp = b
+        .session_persistence
+        .as_ref()
+        .map(|sp| sp_row(&row.id, sp, sp.r#type.value().cloned().unwrap_or_default()));
+    if let Some(r) = &sp {
+        tx.insert(r).await?;
+    }
+    if let Some(tags) = &b.tags {
+        tx.set_tags(&row.id, tags).await?;
+    }
+    Ok((row, sp))
+}
+
 /// The pool's TLS certificate ref as a list (none when unset or empty).
 fn tls_refs(r: Option<&String>) -> Vec<String> {
     r.filter(|r| !r.is_empty()).cloned().into_iter().collect()
@@ -305,7 +328,6 @@ pub async fn post(
         check_pool_protocol(&l.protocol, &protocol)?;
     }
     validate_create_fields(&b, &protocol)?;
-    let sp = b.session_persistence.as_ref();
     let pname = base::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     if !ctx.noauth {
@@ -327,18 +349,11 @@ pub async fn post(
     // `_validate_create_pool`; seed 003 §5).
     let token = ctx.auth_token.as_deref();
     validate_tls_create(&st, token, &b).await?;
-    let row = new_row(&b, &project, &lb_id);
+    let (row, sp_row) = insert_new(&mut tx, &b, &project, &lb_id).await?;
     let id = row.id.clone();
-    tx.insert(&row).await?;
-    let sp_row = sp.map(|sp| sp_row(&id, sp, sp.r#type.value().cloned().unwrap_or_default()));
-    if let Some(r) = &sp_row {
-        tx.insert(r).await?;
-    }
+    // tags read back only if given
     let tags = match &b.tags {
-        Some(tags) => {
-            tx.set_tags(&id, tags).await?;
-            tx.tags(&id).await?
-        }
+        Some(_) => tx.tags(&id).await?,
         None => Vec::new(),
     };
     if let Some(l) = &listener {

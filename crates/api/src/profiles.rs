@@ -21,7 +21,7 @@ use crate::fault::ApiError;
 use crate::listing;
 use crate::pagination::ListParams;
 use crate::policy;
-use crate::types::{Schema, f, mn, parse_body, s};
+use crate::types::{Patch, Schema, f, mn, parse_typed, s};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -52,6 +52,8 @@ pub trait Profile: Record + Send + Sync + 'static {
     const LIST: &'static listing::Spec;
     /// POST / PUT schemas.
     fn schemas() -> (&'static Schema, &'static Schema);
+    /// The typed POST / PUT body (both declare the same attributes).
+    type Body: serde::de::DeserializeOwned + Into<ProfileBody>;
     /// Build a row.
     fn make(id: String, name: String, provider: String, data: String) -> Self;
     /// (id, name, provider_name, data).
@@ -100,6 +102,63 @@ pub static AZP_PUT: Schema = Schema {
     tenant_alias: false,
 };
 
+/// A validated profile POST / PUT body of either kind, its metadata attribute under one
+/// name: each attribute left out, `null` (a POST answers it as the reference, a PUT refuses
+/// it) or a value.
+#[derive(Debug, Clone, Default)]
+pub struct ProfileBody {
+    /// `name`.
+    pub name: Patch<String>,
+    /// `provider_name` (left out, `null` or empty on a POST: `amphora`).
+    pub provider_name: Patch<String>,
+    /// The metadata JSON text ([`Profile::DATA`]).
+    pub data: Patch<String>,
+}
+
+/// A validated `FlavorProfilePOST` / `FlavorProfilePUT` body ([`FP_POST`], [`FP_PUT`]).
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FlavorProfileBody {
+    /// `name`.
+    pub name: Patch<String>,
+    /// `provider_name`.
+    pub provider_name: Patch<String>,
+    /// `flavor_data`.
+    pub flavor_data: Patch<String>,
+}
+
+impl From<FlavorProfileBody> for ProfileBody {
+    fn from(b: FlavorProfileBody) -> Self {
+        Self {
+            name: b.name,
+            provider_name: b.provider_name,
+            data: b.flavor_data,
+        }
+    }
+}
+
+/// A validated `AvailabilityZoneProfilePOST` / `…PUT` body ([`AZP_POST`], [`AZP_PUT`]).
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AzProfileBody {
+    /// `name`.
+    pub name: Patch<String>,
+    /// `provider_name`.
+    pub provider_name: Patch<String>,
+    /// `availability_zone_data`.
+    pub availability_zone_data: Patch<String>,
+}
+
+impl From<AzProfileBody> for ProfileBody {
+    fn from(b: AzProfileBody) -> Self {
+        Self {
+            name: b.name,
+            provider_name: b.provider_name,
+            data: b.availability_zone_data,
+        }
+    }
+}
+
 impl Profile for FlavorProfileRow {
     const RBAC: &'static str = "flavor-profile";
     const WRAPPER: &'static str = "flavorprofile";
@@ -114,6 +173,7 @@ impl Profile for FlavorProfileRow {
     fn schemas() -> (&'static Schema, &'static Schema) {
         (&FP_POST, &FP_PUT)
     }
+    type Body = FlavorProfileBody;
     fn make(id: String, name: String, provider_name: String, flavor_data: String) -> Self {
         Self {
             id,
@@ -151,6 +211,7 @@ impl Profile for AvailabilityZoneProfileRow {
     fn schemas() -> (&'static Schema, &'static Schema) {
         (&AZP_POST, &AZP_PUT)
     }
+    type Body = AzProfileBody;
     fn make(id: String, name: String, provider_name: String, data: String) -> Self {
         Self {
             id,
@@ -295,13 +356,13 @@ pub async fn post<P: Profile>(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     base::no_query(&q, &[])?;
-    let b = parse_body(&body, P::ARG, P::WRAPPER, P::schemas().0)?;
+    let b: ProfileBody = parse_typed::<P::Body>(&body, P::ARG, P::WRAPPER, P::schemas().0)?.into();
     policy::authorize(&ctx, P::RBAC, "post", ctx.project_id.as_deref())?;
-    let data = b.str(P::DATA);
+    let data = b.data.into_value();
     let parsed = parse_data(data.as_deref(), P::DATA)?;
-    let provider_name = base::driver_name(b.str("provider_name"));
+    let provider_name = base::driver_name(b.provider_name.into_value());
     validate_with::<P>(&st, &provider_name, parsed).await?;
-    let Some(name) = b.str("name") else {
+    let Some(name) = b.name.into_value() else {
         return Err(ApiError::invalid_input(
             "name",
             "None",
@@ -333,11 +394,13 @@ pub async fn put<P: Profile>(
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     base::no_query(&q, &[])?;
-    let b = parse_body(&body, P::ARG, P::WRAPPER, P::schemas().1)?;
+    let b: ProfileBody = parse_typed::<P::Body>(&body, P::ARG, P::WRAPPER, P::schemas().1)?.into();
     policy::authorize(&ctx, P::RBAC, "put", ctx.project_id.as_deref())?;
-    b.refuse_nulls(&["name", "provider_name", P::DATA])?;
+    b.name.refuse_null("name")?;
+    b.provider_name.refuse_null("provider_name")?;
+    b.data.refuse_null(P::DATA)?;
     let mut tx = st.db().begin().await?;
-    if (b.has(P::DATA) || b.has("provider_name")) && in_use::<P>(&mut tx, &id).await? {
+    if (b.data.given() || b.provider_name.given()) && in_use::<P>(&mut tx, &id).await? {
         return Err(ApiError::Conflict(format!(
             "{} {id} is in use and cannot be modified.",
             P::LABEL
@@ -346,17 +409,21 @@ pub async fn put<P: Profile>(
     if id == PLACEHOLDER_ID {
         return Err(ApiError::not_found(P::LABEL, &id));
     }
-    if let Some(data) = b.str(P::DATA) {
-        let parsed = parse_data(Some(&data), P::PUT_DATA_OPTION)?;
-        let provider_name = match b.str("provider_name") {
-            Some(p) => base::driver_name(Some(p)),
+    if let Some(data) = b.data.value() {
+        let parsed = parse_data(Some(data), P::PUT_DATA_OPTION)?;
+        let provider_name = match b.provider_name.value() {
+            Some(p) => base::driver_name(Some(p.clone())),
             None => get_db::<P>(&mut tx, &id).await?.parts().2.to_string(),
         };
         validate_with::<P>(&st, &provider_name, parsed).await?;
     }
     let mut ch: Vec<(&str, SqlValue)> = Vec::new();
-    for k in ["name", "provider_name", P::DATA] {
-        if let Some(v) = b.str(k) {
+    for (k, v) in [
+        ("name", b.name),
+        ("provider_name", b.provider_name),
+        (P::DATA, b.data),
+    ] {
+        if let Some(v) = v.into_value() {
             ch.push((k, v.into()));
         }
     }
@@ -392,4 +459,20 @@ pub async fn delete<P: Profile>(
     }
     tx.commit().await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::assert_typed_as;
+
+    #[test]
+    fn typed_bodies_declare_the_schema_attributes() {
+        for s in [&FP_POST, &FP_PUT] {
+            assert_typed_as::<FlavorProfileBody>(s);
+        }
+        for s in [&AZP_POST, &AZP_PUT] {
+            assert_typed_as::<AzProfileBody>(s);
+        }
+    }
 }

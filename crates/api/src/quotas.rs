@@ -19,7 +19,8 @@ use crate::fault::ApiError;
 use crate::listing;
 use crate::pagination::ListParams;
 use crate::policy;
-use crate::types::{Obj, parse_body, quotas::QUOTA_PUT};
+use crate::types::quotas::{QUOTA_PUT, QuotaPut};
+use crate::types::{Patch, parse_typed};
 use crate::{AppState, QuotaDefaults};
 
 type Q = Query<Vec<(String, String)>>;
@@ -162,18 +163,11 @@ pub async fn get_defaults(
     ))
 }
 
-/// One limit of a PUT body: the new spelling wins over the deprecated one; `null` → reset to
-/// the default (`Some(None)`); absent → unchanged (`None`).
-fn limit(b: &Obj, new: &str, old: Option<&str>) -> Option<Option<i32>> {
-    let key = if b.has(new) {
-        new
-    } else {
-        match old {
-            Some(o) if b.has(o) => o,
-            _ => return None,
-        }
-    };
-    Some(b.i64(key).and_then(|v| i32::try_from(v).ok()))
+/// One limit of a PUT body: the new spelling wins over the deprecated one (`old`); `null` →
+/// reset to the default (`Some(None)`); absent → unchanged (`None`).
+fn limit(new: &Patch<i64>, old: &Patch<i64>) -> Option<Option<i32>> {
+    let sent = if new.given() { new } else { old };
+    sent.sent().map(|v| v.and_then(|v| i32::try_from(*v).ok()))
 }
 
 /// `PUT /v2/lbaas/quotas/{project_id}` → 202 `{"quota": …}` (effective values).
@@ -185,16 +179,17 @@ pub async fn put(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     base::no_query(&q, &[])?;
-    let b = parse_body(&body, "quotas", "quota", &QUOTA_PUT)?;
+    let b: QuotaPut = parse_typed(&body, "quotas", "quota", &QUOTA_PUT)?;
     policy::authorize(&ctx, "quota", "put", Some(&project))?;
+    let none = Patch::Absent;
     let u = QuotaUpdate {
-        load_balancer: limit(&b, "loadbalancer", Some("load_balancer")),
-        listener: limit(&b, "listener", None),
-        pool: limit(&b, "pool", None),
-        health_monitor: limit(&b, "healthmonitor", Some("health_monitor")),
-        member: limit(&b, "member", None),
-        l7policy: limit(&b, "l7policy", None),
-        l7rule: limit(&b, "l7rule", None),
+        load_balancer: limit(&b.loadbalancer, &b.load_balancer),
+        listener: limit(&b.listener, &none),
+        pool: limit(&b.pool, &none),
+        health_monitor: limit(&b.healthmonitor, &b.health_monitor),
+        member: limit(&b.member, &none),
+        l7policy: limit(&b.l7policy, &none),
+        l7rule: limit(&b.l7rule, &none),
     };
     let mut tx = st.db().begin().await?;
     let row = tx.set_quota(&project, &u).await?;
@@ -229,20 +224,16 @@ mod tests {
 
     #[test]
     fn new_spelling_wins_and_null_resets() {
-        let b = Obj(
+        let b: QuotaPut = crate::types::Obj(
             json!({"loadbalancer": 5, "load_balancer": 7, "health_monitor": null})
                 .as_object()
                 .cloned()
                 .unwrap(),
-        );
-        assert_eq!(
-            limit(&b, "loadbalancer", Some("load_balancer")),
-            Some(Some(5))
-        );
-        assert_eq!(
-            limit(&b, "healthmonitor", Some("health_monitor")),
-            Some(None)
-        );
-        assert_eq!(limit(&b, "pool", None), None);
+        )
+        .typed()
+        .unwrap();
+        assert_eq!(limit(&b.loadbalancer, &b.load_balancer), Some(Some(5)));
+        assert_eq!(limit(&b.healthmonitor, &b.health_monitor), Some(None));
+        assert_eq!(limit(&b.pool, &Patch::Absent), None);
     }
 }

@@ -395,7 +395,7 @@ fn stored(v: &Value) -> Value {
 /// Every attribute whose POST rule is not WSME's plain default — an explicit `null`
 /// (`connection_limit: null` is stored NULL by the listener POST) and the defaults a create
 /// fills in (timeouts, TLS versions / ALPN of a TLS pool, HTTP monitor fields, member weight,
-/// `client_authentication`, HSTS flags) — stored by the single call exactly as the resource's
+/// `client_authentication`, HSTS flags, an L7 redirect's code) — stored by the single call exactly as the resource's
 /// own POST stores it.
 #[tokio::test]
 async fn graph_create_stores_what_the_posts_store() {
@@ -419,6 +419,9 @@ async fn graph_create_stores_what_the_posts_store() {
                         "weight": null, "backup": null, "monitor_address": null,
                         "monitor_port": null, "subnet_id": null, "tags": ["t"]});
     let policy = json!({"name": null, "action": "REJECT", "position": null, "tags": ["t"]});
+    // a redirect whose code is left out: sanitize's default (302), the other redirects null
+    let policy2 = json!({"name": "r", "action": "REDIRECT_TO_URL",
+                         "redirect_url": "http://u.example/x", "redirect_prefix": null});
     let rule = json!({"type": "PATH", "compare_type": "STARTS_WITH", "value": "/a",
                       "key": null, "invert": null, "tags": ["t"]});
     // `full` implements every create, L7 included
@@ -431,7 +434,7 @@ async fn graph_create_stores_what_the_posts_store() {
         l["default_pool"] = p;
         let mut pol = policy.clone();
         pol["rules"] = json!([rule.clone()]);
-        l["l7policies"] = json!([pol]);
+        l["l7policies"] = json!([pol, policy2.clone()]);
         let (s, b) = env
             .req(
                 "POST",
@@ -501,6 +504,12 @@ async fn graph_create_stores_what_the_posts_store() {
             ))
             .await["rule"]
                 .clone(),
+            read(format!(
+                "/v2/lbaas/l7policies/{}",
+                g_listener["l7policies"][1]["id"].as_str().unwrap()
+            ))
+            .await["l7policy"]
+                .clone(),
         ];
 
         // the same objects, one POST each
@@ -544,6 +553,10 @@ async fn graph_create_stores_what_the_posts_store() {
                 rule.clone(),
             )
             .await;
+        env.activate(&lb, &lid, &pid).await;
+        let mut pol2 = policy2.clone();
+        pol2["listener_id"] = json!(lid);
+        let pol2id = env.create("/v2/lbaas/l7policies", "l7policy", pol2).await;
         let post_objs = [
             read(format!("/v2/lbaas/listeners/{lid}")).await["listener"].clone(),
             read(format!("/v2/lbaas/listeners/{l2id}")).await["listener"].clone(),
@@ -552,8 +565,10 @@ async fn graph_create_stores_what_the_posts_store() {
             read(format!("/v2/lbaas/pools/{pid}/members/{mid}")).await["member"].clone(),
             read(format!("/v2/lbaas/l7policies/{polid}")).await["l7policy"].clone(),
             read(format!("/v2/lbaas/l7policies/{polid}/rules/{rid}")).await["rule"].clone(),
+            read(format!("/v2/lbaas/l7policies/{pol2id}")).await["l7policy"].clone(),
         ];
         assert_eq!(graph_objs[0]["connection_limit"], Value::Null);
+        assert_eq!(graph_objs[7]["redirect_http_code"], 302);
         for (g, p) in graph_objs.iter().zip(&post_objs) {
             assert_eq!(stored(g), stored(p));
         }

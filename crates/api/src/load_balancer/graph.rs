@@ -20,17 +20,19 @@ use crate::AppState;
 use crate::base;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
+use crate::l7policy::L7PolicyPost;
 use crate::lookup::{check_pool_protocol, port_space, quota_limits};
-use crate::types::Obj;
 use crate::types::listener::ListenerPost;
+use crate::types::member::MemberPost;
 use crate::types::pool::PoolPost;
+use crate::types::{Obj, Patch};
 
 /// Keys a name-only pool reference carries anyway (`PoolSingleCreate` defaults: the reference
 /// counts `name`, `enabled`, `tls_enabled` and treats more than three keys as a definition).
 const REFERENCE_KEYS: &[&str] = &["name", "admin_state_up", "tls_enabled"];
 
-fn is_definition(pool: &Obj) -> bool {
-    pool.0.keys().any(|k| !REFERENCE_KEYS.contains(&k.as_str()))
+fn is_definition(pool: &Map<String, Value>) -> bool {
+    pool.keys().any(|k| !REFERENCE_KEYS.contains(&k.as_str()))
 }
 
 const UNNAMED: &str = "Pools must be named when creating a fully populated loadbalancer.";
@@ -39,7 +41,7 @@ const UNNAMED: &str = "Pools must be named when creating a fully populated loadb
 #[derive(Debug, Clone)]
 pub struct L7Plan {
     /// The `L7PolicySingleCreate` object (without `redirect_pool`).
-    pub policy: Obj,
+    pub policy: L7PolicyPost,
     /// The redirect pool's name, if any.
     pub redirect_pool: Option<String>,
 }
@@ -59,7 +61,7 @@ pub struct ListenerPlan {
 #[derive(Debug, Clone, Default)]
 pub struct Plan {
     /// `PoolSingleCreate` definitions, top-level ones first then hoisted ones.
-    pub pools: Vec<Obj>,
+    pub pools: Vec<PoolPost>,
     /// `ListenerSingleCreate` definitions with their resolved default / redirect pool names.
     pub listeners: Vec<ListenerPlan>,
 }
@@ -74,15 +76,18 @@ impl Plan {
 /// Pulls a nested pool out: a definition is hoisted into `pools`, a name-only object is
 /// recorded as a reference. Returns the name. Errors: 400 unnamed pool.
 fn take_pool(
-    pool: Obj,
-    pools: &mut Vec<Obj>,
+    pool: Map<String, Value>,
+    pools: &mut Vec<PoolPost>,
     required: &mut BTreeSet<String>,
 ) -> Result<String, ApiError> {
+    let definition = is_definition(&pool);
+    let pool: PoolPost = Obj(pool).typed()?;
     let name = pool
-        .str("name")
+        .name
+        .clone()
         .filter(|n| !n.is_empty())
         .ok_or_else(|| ApiError::Validation(UNNAMED.into()))?;
-    if is_definition(&pool) {
+    if definition {
         pools.push(pool);
     } else {
         required.insert(name.clone());
@@ -92,45 +97,52 @@ fn take_pool(
 
 /// The reference's first half of `_graph_create`: hoisting and name checks (400s:
 /// `Pools must be named …`, `Pool names must be unique …`, `Pool '<n>' was referenced but no
-/// full definition was found.`).
-pub fn plan(listeners: Vec<Obj>, pools: Vec<Obj>) -> Result<Plan, ApiError> {
-    let mut pools = pools;
+/// full definition was found.`). `listeners` and `pools` are the validated
+/// `ListenerSingleCreate` / `PoolSingleCreate` objects.
+pub fn plan(
+    listeners: Vec<Map<String, Value>>,
+    pools: Vec<Map<String, Value>>,
+) -> Result<Plan, ApiError> {
+    let mut pools: Vec<PoolPost> = pools
+        .into_iter()
+        .map(|p| Obj(p).typed())
+        .collect::<Result<_, _>>()?;
     let mut required = BTreeSet::new();
     let mut out = Vec::with_capacity(listeners.len());
     for mut l in listeners {
-        let default_pool = match l.0.remove("default_pool") {
-            Some(Value::Object(p)) => Some(take_pool(Obj(p), &mut pools, &mut required)?),
+        let default_pool = match l.remove("default_pool") {
+            Some(Value::Object(p)) => Some(take_pool(p, &mut pools, &mut required)?),
             _ => None,
         };
         let mut l7policies = Vec::new();
-        if let Some(Value::Array(items)) = l.0.remove("l7policies") {
+        if let Some(Value::Array(items)) = l.remove("l7policies") {
             for item in items {
                 let Value::Object(mut p) = item else { continue };
                 let redirect_pool = match p.remove("redirect_pool") {
-                    Some(Value::Object(rp)) => Some(take_pool(Obj(rp), &mut pools, &mut required)?),
+                    Some(Value::Object(rp)) => Some(take_pool(rp, &mut pools, &mut required)?),
                     _ => None,
                 };
                 l7policies.push(L7Plan {
-                    policy: Obj(p),
+                    policy: Obj(p).typed()?,
                     redirect_pool,
                 });
             }
         }
         out.push(ListenerPlan {
-            listener: l.typed()?,
+            listener: Obj(l).typed()?,
             default_pool,
             l7policies,
         });
     }
-    let names: Vec<Option<String>> = pools.iter().map(|p| p.str("name")).collect();
-    let unique: BTreeSet<&Option<String>> = names.iter().collect();
+    let names: Vec<Option<&String>> = pools.iter().map(|p| p.name.as_ref()).collect();
+    let unique: BTreeSet<&Option<&String>> = names.iter().collect();
     if unique.len() != names.len() {
         return Err(ApiError::Validation(
             "Pool names must be unique when creating a fully populated loadbalancer.".into(),
         ));
     }
     for r in &required {
-        if !names.iter().any(|n| n.as_deref() == Some(r.as_str())) {
+        if !names.contains(&Some(r)) {
             return Err(ApiError::Validation(format!(
                 "Pool '{r}' was referenced but no full definition was found."
             )));
@@ -186,7 +198,6 @@ pub async fn create(
     quota(st, ctx, tx, &project, QuotaResource::Pool, plan.pools.len()).await?;
     let mut pool_ids: BTreeMap<String, (String, String)> = BTreeMap::new();
     for p in &plan.pools {
-        let p: PoolPost = p.clone().typed()?;
         let name = p.name.clone().unwrap_or_default();
         for (attr, given) in [("protocol", &p.protocol), ("lb_algorithm", &p.lb_algorithm)] {
             if given.is_none() {
@@ -196,59 +207,31 @@ pub async fn create(
             }
         }
         let protocol = p.protocol.clone().unwrap_or_default();
-        crate::pool::validate_create_fields(&p, &protocol)?;
-        crate::pool::validate_tls_create(st, token, &p).await?;
-        let row = crate::pool::new_row(&p, &project, &lb.id);
+        crate::pool::validate_create_fields(p, &protocol)?;
+        crate::pool::validate_tls_create(st, token, p).await?;
+        let (row, _) = crate::pool::insert_new(tx, p, &project, &lb.id).await?;
         let id = row.id.clone();
-        tx.insert(&row).await?;
-        if let Some(sp) = &p.session_persistence {
-            let ty = sp.r#type.value().cloned().unwrap_or_default();
-            tx.insert(&crate::pool::sp_row(&id, sp, ty)).await?;
-        }
-        if let Some(tags) = &p.tags {
-            tx.set_tags(&id, tags).await?;
-        }
         let hm = &p.healthmonitor;
         if let Some(hm) = hm {
             quota(st, ctx, tx, &project, QuotaResource::HealthMonitor, 1).await?;
             let ty = &hm.r#type;
             crate::health_monitor::validate_type(st, ty, Some(hm.delay), &protocol)?;
             crate::health_monitor::validate_fields(hm, ty)?;
-            let hm_row = crate::health_monitor::new_row(hm, &id, &project);
-            tx.insert(&hm_row).await?;
-            if let Some(tags) = &hm.tags {
-                tx.set_tags(&hm_row.id, tags).await?;
-            }
+            crate::health_monitor::insert_new(tx, hm, &id, &project).await?;
         }
-        let members: Vec<Obj> = p
-            .members
-            .iter()
-            .flatten()
-            .filter_map(|v| v.as_object().map(|o| Obj(o.clone())))
-            .collect();
+        let members: Vec<&MemberPost> = p.members.iter().flatten().flatten().collect();
         quota(st, ctx, tx, &project, QuotaResource::Member, members.len()).await?;
         let mut seen = BTreeSet::new();
         let mut member_ids = Vec::with_capacity(members.len());
-        for m in &members {
-            let address = m.str("address").unwrap_or_default();
-            crate::member::ip_not_reserved(st, &address)?;
-            if m.bool("request_sriov").unwrap_or(false) {
-                return Err(ApiError::BadRequest(
-                    "The load balancer flavor does not allow SR-IOV member ports.".into(),
-                ));
+        for m in members {
+            crate::member::ip_not_reserved(st, &m.address)?;
+            let vnic = crate::member::check_sriov(m)?;
+            if !seen.insert((m.address.clone(), m.protocol_port)) {
+                return Err(crate::member::duplicate(&m.address, m.protocol_port));
             }
-            let port = m.i64("protocol_port").unwrap_or_default();
-            if !seen.insert((address.clone(), port)) {
-                return Err(ApiError::Conflict(format!(
-                    "Another member on this pool is already using ip {address} on protocol_port {port}"
-                )));
-            }
-            let member = crate::member::new_row(m, &row, hm.is_some(), "normal");
-            let mid = member.id.clone();
-            tx.insert(&member).await?;
-            if let Some(tags) = m.str_list("tags") {
-                tx.set_tags(&mid, &tags).await?;
-            }
+            let member =
+                crate::member::insert_new(tx, m, &row, &project, hm.is_some(), vnic).await?;
+            let mid = member.id;
             member_ids.push(mid);
         }
         created.members.push(member_ids);
@@ -320,7 +303,8 @@ pub async fn create(
     Ok(created)
 }
 
-/// One L7 policy with its rules (l7policy.py / l7rule.py `_graph_create`).
+/// One L7 policy with its rules (l7policy.py / l7rule.py `_graph_create`), checked and
+/// written as the policy POST does ([`crate::l7policy::insert_new`]).
 async fn create_l7policy(
     tx: &mut Tx,
     listener: &ListenerRow,
@@ -329,55 +313,25 @@ async fn create_l7policy(
     project: &str,
 ) -> Result<(), ApiError> {
     let b = &l7.policy;
-    let mut d: Map<String, Value> = b.0.clone();
-    d.remove("rules");
     let redirect_pool_id = match &l7.redirect_pool {
         Some(name) => {
             let (pid, pproto) = pool_ids.get(name).cloned().ok_or_else(|| {
                 ApiError::BadRequest(format!("Missing details for Pool object: {name}"))
             })?;
             check_pool_protocol(&listener.protocol, &pproto)?;
-            Some(pid)
+            Patch::Value(pid)
         }
-        None => None,
+        None => Patch::Null,
     };
-    d.insert(
-        "redirect_pool_id".into(),
-        redirect_pool_id.clone().map_or(Value::Null, Value::String),
-    );
-    for k in ["redirect_url", "redirect_prefix", "redirect_http_code"] {
-        d.entry(k.to_string()).or_insert(Value::Null);
+    let mut d = crate::l7policy::Redirect {
+        redirect_pool_id,
+        ..b.redirect()
     }
-    crate::l7policy::sanitize(&mut d, true)?;
-    let rules = b.objs("rules");
+    .render_unsets();
+    crate::l7policy::sanitize(&mut d, true, true)?;
     let id = base::new_id();
-    if rules.len() as i64 > crate::l7rule::MAX_RULES_PER_POLICY {
-        return Err(ApiError::Conflict(format!(
-            "Too many rules on L7 policy {id}"
-        )));
-    }
-    for r in &rules {
-        crate::l7rule::validate_rule(
-            &r.str("type").unwrap_or_default(),
-            &r.str("compare_type").unwrap_or_default(),
-            r.str("key").as_deref(),
-            r.str("value").as_deref(),
-        )?;
-    }
-    let row = crate::l7policy::new_row(&id, b, &d, &listener.id, project);
-    tx.insert(&row).await?;
-    crate::l7policy::place(
-        tx,
-        &listener.id,
-        &id,
-        b.i64("position").unwrap_or(crate::l7policy::MAX_POSITION),
-    )
-    .await?;
-    if let Some(tags) = b.str_list("tags") {
-        tx.set_tags(&id, &tags).await?;
-    }
-    crate::l7policy::insert_rules(tx, &id, project, &rules).await?;
-    Ok(())
+    crate::l7policy::check_rules(&id, b)?;
+    crate::l7policy::insert_new(tx, &id, b, &d, &listener.id, project).await
 }
 
 async fn listener_policies(tx: &mut Tx, listener_id: &str) -> Result<Vec<L7PolicyRow>, ApiError> {
@@ -512,10 +466,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn obj(v: Value) -> Obj {
+    fn obj(v: Value) -> Map<String, Value> {
         match v {
-            Value::Object(m) => Obj(m),
-            _ => Obj(Map::new()),
+            Value::Object(m) => m,
+            _ => Map::new(),
         }
     }
 

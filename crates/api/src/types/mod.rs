@@ -176,84 +176,10 @@ pub const TAGS: Kind = Kind::List(&Kind::Str {
     max: Some(255),
 });
 
-/// A parsed, validated request object: only the keys the client sent (`null`s kept).
+/// A parsed, validated request object: only the keys the client sent (`null`s kept). Handlers
+/// never read it by key: [`Obj::typed`] turns it into the resource's body struct.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Obj(pub Map<String, Value>);
-
-impl Obj {
-    /// True when the client sent the key (even as `null`).
-    pub fn has(&self, k: &str) -> bool {
-        self.0.contains_key(k)
-    }
-    /// True when the client sent the key as `null`.
-    pub fn is_null(&self, k: &str) -> bool {
-        matches!(self.0.get(k), Some(Value::Null))
-    }
-    /// 400 `None is not a valid option for <key>` for the first of `keys` sent as `null`: a
-    /// `null` on an attribute with no `NULL` (the reference's own answer where it checks,
-    /// e.g. `health_monitor.py` `_validate_update_hm`; elsewhere its write fails with a 500).
-    pub fn refuse_nulls(&self, keys: &[&str]) -> Result<(), ApiError> {
-        match keys.iter().find(|k| self.is_null(k)) {
-            Some(k) => Err(ApiError::InvalidOption {
-                value: "None".into(),
-                option: (*k).to_string(),
-            }),
-            None => Ok(()),
-        }
-    }
-    /// The raw value, `None` when absent.
-    pub fn get(&self, k: &str) -> Option<&Value> {
-        self.0.get(k)
-    }
-    /// A string value; `None` when absent or null.
-    pub fn str(&self, k: &str) -> Option<String> {
-        self.0.get(k).and_then(Value::as_str).map(str::to_string)
-    }
-    /// An integer value; `None` when absent or null.
-    pub fn i64(&self, k: &str) -> Option<i64> {
-        self.0.get(k).and_then(Value::as_i64)
-    }
-    /// A float value; `None` when absent or null.
-    pub fn f64(&self, k: &str) -> Option<f64> {
-        self.0.get(k).and_then(Value::as_f64)
-    }
-    /// A boolean; `None` when absent; `null` is `false` (Octavia `to_dict` treats a null
-    /// `admin_state_up` as false).
-    pub fn bool(&self, k: &str) -> Option<bool> {
-        match self.0.get(k) {
-            None => None,
-            Some(Value::Bool(b)) => Some(*b),
-            Some(_) => Some(false),
-        }
-    }
-    /// A list of strings; `None` when absent or null.
-    pub fn str_list(&self, k: &str) -> Option<Vec<String>> {
-        self.0.get(k).and_then(Value::as_array).map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect()
-        })
-    }
-    /// A nested object; `None` when absent or null.
-    pub fn obj(&self, k: &str) -> Option<Obj> {
-        self.0
-            .get(k)
-            .and_then(Value::as_object)
-            .map(|o| Obj(o.clone()))
-    }
-    /// A list of nested objects; empty when absent or null.
-    pub fn objs(&self, k: &str) -> Vec<Obj> {
-        self.0
-            .get(k)
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_object().map(|o| Obj(o.clone())))
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-}
 
 /// One attribute of a validated body as the handler reads it: left out, sent as `null`, or
 /// sent with a value. A PUT changes only what was sent, and several attributes give `null`
@@ -295,7 +221,8 @@ impl<T> Patch<T> {
         }
     }
     /// 400 `None is not a valid option for <name>` when sent as `null`: an attribute whose
-    /// column has no NULL ([`Obj::refuse_nulls`]).
+    /// column has no NULL (the reference's own answer where it checks, e.g.
+    /// `health_monitor.py` `_validate_update_hm`; elsewhere its write fails with a 500).
     pub fn refuse_null(&self, name: &str) -> Result<(), ApiError> {
         match self {
             Self::Null => Err(ApiError::InvalidOption {
@@ -311,6 +238,18 @@ impl<T> Patch<T> {
             Self::Absent => None,
             Self::Null => Some(None),
             Self::Value(v) => Some(Some(v)),
+        }
+    }
+}
+
+impl Patch<bool> {
+    /// `admin_state_up` (or `enabled`) as a create stores it: left out true, `null` false
+    /// (Octavia's `to_dict`).
+    pub fn on_create(&self) -> bool {
+        match self {
+            Self::Absent => true,
+            Self::Null => false,
+            Self::Value(v) => *v,
         }
     }
 }
@@ -359,6 +298,19 @@ pub fn parse_typed<T: serde::de::DeserializeOwned>(
     schema: &'static Schema,
 ) -> Result<T, ApiError> {
     parse_body(body, argname, wrapper, schema)?.typed()
+}
+
+/// [`parse_list_body`] then [`Obj::typed`] of each item.
+pub fn parse_list_typed<T: serde::de::DeserializeOwned>(
+    body: &[u8],
+    argname: &str,
+    key: &str,
+    item: &'static Schema,
+) -> Result<Vec<T>, ApiError> {
+    parse_list_body(body, argname, key, item)?
+        .into_iter()
+        .map(Obj::typed)
+        .collect()
 }
 
 /// The field names a typed body declares, read off its `Deserialize` impl: for the tests that
@@ -1112,14 +1064,15 @@ mod tests {
             "vip_subnet_id": "6A0A707C45EF4758B533E55ADDDBA8CE", "cidrs": ["10.0.0.5/24"]}}),
         )
         .unwrap();
-        assert_eq!(o.i64("protocol_port"), Some(80));
-        assert_eq!(o.bool("admin_state_up"), Some(true));
-        assert_eq!(o.str("project_id").as_deref(), Some("p1"));
+        let o = &o.0;
+        assert_eq!(o["protocol_port"], json!(80));
+        assert_eq!(o["admin_state_up"], json!(true));
+        assert_eq!(o["project_id"], json!("p1"));
         assert_eq!(
-            o.str("vip_subnet_id").as_deref(),
-            Some("6a0a707c-45ef-4758-b533-e55adddba8ce")
+            o["vip_subnet_id"],
+            json!("6a0a707c-45ef-4758-b533-e55adddba8ce")
         );
-        assert_eq!(o.str_list("cidrs"), Some(vec!["10.0.0.0/24".to_string()]));
-        assert!(!o.has("name"));
+        assert_eq!(o["cidrs"], json!(["10.0.0.0/24"]));
+        assert!(!o.contains_key("name"));
     }
 }

@@ -1,7 +1,6 @@
 //! Pool request types, as `octavia/api/v2/types/pool.py`.
 
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::{
     INT_COLUMN_MAX, INT_COLUMN_MIN, JOINED_COLUMN_MAX, Kind, Patch, Schema, Strings, TAGS, f, int,
@@ -191,7 +190,7 @@ pub struct PoolPost {
     /// `healthmonitor` (`HealthMonitorSingleCreate`, a graph create's).
     pub healthmonitor: Option<crate::types::health_monitor::HmPost>,
     /// `members` (`MemberSingleCreate` items, a graph create's; `null` items skipped).
-    pub members: Option<Vec<Value>>,
+    pub members: Option<Vec<Option<crate::types::member::MemberPost>>>,
     /// `tags`.
     pub tags: Option<Strings>,
     /// `tls_container_ref`.

@@ -17,7 +17,8 @@ state="$STATE"
 dir="$state/bench"
 port="$KEEL_BENCH_PORT"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/var/tmp/keel-target}"
-keel="$CARGO_TARGET_DIR/release/keel"
+# KEEL_BIN=<binary>: run that build instead (no cargo build), e.g. a baseline commit's
+keel="${KEEL_BIN:-$CARGO_TARGET_DIR/release/keel}"
 mkdir -p "$dir"
 case "${1:-}" in
 stop)
@@ -31,11 +32,12 @@ esac
 if [[ -s $dir/keel.pid ]] && kill -0 "$(cat "$dir/keel.pid")" 2>/dev/null; then
   echo "bench keel already running (pid $(cat "$dir/keel.pid"))" >&2; exit 0
 fi
-(cd "$root" && cargo build --locked --release -p keel)
+[[ -n ${KEEL_BIN:-} ]] || (cd "$root" && cargo build --locked --release -p keel)
 if [[ ${KEEL_BENCH_DB:-mariadb} == sqlite ]]; then
   rm -f "$dir/keel.sqlite"; db="sqlite://$dir/keel.sqlite?mode=rwc"
 else
-  mysql -h"$HOST" -P"$STACK_DB_PORT" -ukeel -pkeel-db-pass -e \
+  # KEEL_BENCH_KEEP_DB=1: keep the database (another binary on the same seeded rows)
+  [[ ${KEEL_BENCH_KEEP_DB:-0} == 1 ]] || mysql -h"$HOST" -P"$STACK_DB_PORT" -ukeel -pkeel-db-pass -e \
     'DROP DATABASE IF EXISTS keel_test_bench; CREATE DATABASE keel_test_bench'
   db="mysql://keel:keel-db-pass@$BENCH_DB_HOSTPORT/keel_test_bench"
 fi

@@ -3,7 +3,7 @@
 As exporters/loadbalancer.go of prometheus openstack-exporter (gophercloud, one kept-alive
 connection, admin credentials): every LB page by page (`GET /v2/lbaas/loadbalancers`, no
 limit, following `loadbalancers_links` rel=next), then `GET /v2/lbaas/loadbalancers/{id}/stats`
-for each LB one after the other, then every amphora and every pool the same way.
+for each LB one after the other, then every amphora (`/v2/octavia/amphorae`) and every pool the same way.
 kolla-ansible scrapes every 60 s with a 45 s timeout.
 
   source ci/stack/env.sh admin
@@ -47,7 +47,7 @@ def main():
     for lb in todo:
         _, dt = c.call('GET', f'{base}/loadbalancers/{lb["id"]}/stats')
         stats.append(dt)
-    amps, amp_ms, amp_pages = all_pages(c, f'{base}/amphorae', 'amphorae')
+    amps, amp_ms, amp_pages = all_pages(c, f'{c.lb}/v2/octavia/amphorae', 'amphorae')
     pools, pool_ms, pool_pages = all_pages(c, f'{base}/pools', 'pools')
     wall = (time.perf_counter() - t0) * 1000
     stats_ms = sum(stats)

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import urllib.request
 
-LINE = re.compile(r'^(\w+)_(sum|count)(\{[^}]*\})? ([0-9.eE+-]+)$')
+LINE = re.compile(r'^(\w+)_(sum|count)(\{.*\})? ([0-9.eE+-]+)$')
 
 
 def read(url):

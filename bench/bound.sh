@@ -9,12 +9,14 @@
 #   bench/bound.sh [outdir]      TPUT_SECONDS=30 (per case) CASES="none neutron northd both"
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-state="${STACK_STATE:-/var/tmp/keel-stack}"
+# shellcheck disable=SC1091
+source "$root/bench/slot.sh"
+state="$STATE"
 R=$(realpath -m "${1:-$root/bench/results/$(date -u +%Y-%m-%d)-bound}")
 mkdir -p "$R"
 source "$root/ci/stack/env.sh" demo >/dev/null
-PY=$state/venv/bin/python
-KEEL=http://127.0.0.1:${KEEL_BENCH_PORT:-9878}
+PY=$BENCH_PY
+KEEL=http://127.0.0.1:$KEEL_BENCH_PORT
 curl -fsS "$KEEL/" >/dev/null 2>&1 || { echo "no Keel on $KEEL: bench/keel.sh start" >&2; exit 1; }
 neutron_master=$(cat "$state/run/neutron-api.pid")
 neutron="$neutron_master $(pgrep -P "$neutron_master" | tr '\n' ' ')"

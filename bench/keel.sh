@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
 # A Keel for benchmarks, next to whatever serves the catalog's endpoint:
-# release build, 127.0.0.1:$KEEL_BENCH_PORT (9878), its own database (MariaDB
+# release build, 127.0.0.1:$KEEL_BENCH_PORT (9878 + STACK_SLOT×1000, bench/slot.sh), its own database (MariaDB
 # `keel_test_bench` by default — production's engine; `KEEL_BENCH_DB=sqlite` for an
 # SQLite file), the stack's Keystone/Neutron/OVN. Needs ci/stack/up.sh to have run.
 # KEEL_RUN_AGENT=false: no OVN provider agent in this Keel (`[keel] run_agent`), so it never
 # holds the NB agent lock the agent tests of ci/test.sh need.
 #   bench/keel.sh start   # build, db upgrade, start in the background, wait until it answers
 #   bench/keel.sh stop    # stop the PID this script started (only that one)
+# Metrics: http://127.0.0.1:$KEEL_BENCH_METRICS_PORT/metrics (9880 + STACK_SLOT×1000).
 # State: $STACK_STATE/bench/ (keel.conf, keel.pid, keel.log).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-state="${STACK_STATE:-/var/tmp/keel-stack}"
+# shellcheck disable=SC1091
+source "$root/bench/slot.sh"
+state="$STATE"
 dir="$state/bench"
-port="${KEEL_BENCH_PORT:-9878}"
+port="$KEEL_BENCH_PORT"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/var/tmp/keel-target}"
-keel="$CARGO_TARGET_DIR/release/keel"
+# KEEL_BIN=<binary>: run that build instead (no cargo build), e.g. a baseline commit's
+keel="${KEEL_BIN:-$CARGO_TARGET_DIR/release/keel}"
 mkdir -p "$dir"
 case "${1:-}" in
 stop)
@@ -28,16 +32,19 @@ esac
 if [[ -s $dir/keel.pid ]] && kill -0 "$(cat "$dir/keel.pid")" 2>/dev/null; then
   echo "bench keel already running (pid $(cat "$dir/keel.pid"))" >&2; exit 0
 fi
-(cd "$root" && cargo build --locked --release -p keel)
+[[ -n ${KEEL_BIN:-} ]] || (cd "$root" && cargo build --locked --release -p keel)
 if [[ ${KEEL_BENCH_DB:-mariadb} == sqlite ]]; then
   rm -f "$dir/keel.sqlite"; db="sqlite://$dir/keel.sqlite?mode=rwc"
 else
-  mysql -h127.0.0.1 -ukeel -pkeel-db-pass -e \
+  # KEEL_BENCH_KEEP_DB=1: keep the database (another binary on the same seeded rows)
+  [[ ${KEEL_BENCH_KEEP_DB:-0} == 1 ]] || mysql -h"$HOST" -P"$STACK_DB_PORT" -ukeel -pkeel-db-pass -e \
     'DROP DATABASE IF EXISTS keel_test_bench; CREATE DATABASE keel_test_bench'
-  db="mysql://keel:keel-db-pass@127.0.0.1:3306/keel_test_bench"
+  db="mysql://keel:keel-db-pass@$BENCH_DB_HOSTPORT/keel_test_bench"
 fi
 conf="$dir/keel.conf"
 "$root/ci/keel-conf.sh" "$port" "$db" > "$conf"
+# the Prometheus endpoint (per-stage histograms: API request, provider job, NB transaction)
+echo "metrics_listen = 127.0.0.1:${KEEL_BENCH_METRICS_PORT:-$((9880 + _slot_off))}" >> "$conf"
 "$keel" --config-file "$conf" db upgrade
 KEEL_LOG="${KEEL_LOG:-info}" setsid "$keel" --config-file "$conf" serve >"$dir/keel.log" 2>&1 &
 echo $! > "$dir/keel.pid"

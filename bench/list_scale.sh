@@ -6,19 +6,22 @@
 # delete the seeded rows from `octavia` again.
 #   N=10000 bench/list_scale.sh [outdir]     (default bench/results/<date>-lists)
 # Needs the stack with the reference: STACK_REFERENCE=1 OCTAVIA_PORT=9877 CATALOG_LB_PORT=9876
+# (ports + STACK_SLOT×1000 on another slot: bench/slot.sh)
 # ci/stack/up.sh. Keel: bench/keel.sh (started here with KEEL_RUN_AGENT=false if not running).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-state="${STACK_STATE:-/var/tmp/keel-stack}"
+# shellcheck disable=SC1091
+source "$root/bench/slot.sh"
+state="$STATE"
 n="${N:-10000}"
 out="$(realpath -m "${1:-$root/bench/results/$(date -u +%Y-%m-%d)-lists}")"
-ref_port="${OCTAVIA_PORT:-9877}"
-keel_port="${KEEL_BENCH_PORT:-9878}"
-PY="$state/venv/bin/python"
+ref_port="$REF_PORT"
+keel_port="$KEEL_BENCH_PORT"
+PY="$BENCH_PY"
 mkdir -p "$out"
 # shellcheck disable=SC1091
 source "$root/ci/stack/env.sh" admin >/dev/null
-export PATH="$state/venv/bin:$PATH"
+export PATH="$VENV/bin:$PATH"
 if ! openstack project show scale >/dev/null 2>&1; then
   openstack project create scale >/dev/null
   openstack user create scale --password scale-pass --project scale >/dev/null
@@ -28,8 +31,8 @@ if ! openstack project show scale >/dev/null 2>&1; then
 fi
 project=$(openstack project show scale -f value -c id)
 KEEL_RUN_AGENT=false "$root/bench/keel.sh" start
-keel_db="mysql://keel:keel-db-pass@127.0.0.1:3306/keel_test_bench"
-ref_db="mysql://octavia:refstack-db-pass@127.0.0.1:3306/octavia"
+keel_db="mysql://keel:keel-db-pass@$BENCH_DB_HOSTPORT/keel_test_bench"
+ref_db="mysql://octavia:refstack-db-pass@$BENCH_DB_HOSTPORT/octavia"
 "$PY" "$root/bench/seed_lists.py" --db "$keel_db" --project "$project" --clean
 "$PY" "$root/bench/seed_lists.py" --db "$keel_db" --project "$project" --n "$n"
 "$PY" "$root/bench/seed_lists.py" --db "$ref_db" --project "$project" --clean

@@ -4,7 +4,9 @@
 # Usage: bench/rss.sh [name ...]   (default: octavia-api octavia-driver-agent
 #        neutron-api neutron-ovn-maintenance-worker neutron-periodic-workers ovnnb_db ovn-northd)
 #        bench/keel = the Keel started by bench/keel.sh ($STACK_STATE/bench/keel.pid)
-STATE=${STACK_STATE:-${REFSTACK_STATE:-/var/tmp/keel-stack}}
+if [[ -n ${REFSTACK_STATE:-} && -z ${STACK_STATE:-} ]]; then STACK_STATE=$REFSTACK_STATE; fi
+# shellcheck disable=SC1091
+source "$(dirname "$0")/slot.sh"
 RUN=$STATE/run
 names=("$@"); [[ ${#names[@]} -gt 0 ]] || names=(bench/keel octavia-api octavia-driver-agent neutron-api neutron-ovn-maintenance-worker neutron-periodic-workers ovnnb_db ovnsb_db ovn-northd)
 desc() { local p; for p in $(ps -o pid= --ppid "$1" 2>/dev/null); do echo "$p"; desc "$p"; done; }

@@ -9,10 +9,13 @@ set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 R=$(realpath -m "${1:-$root/bench/results/$(date -u +%Y-%m-%d)}")
 cd "$root/bench"
+# shellcheck disable=SC1091
+source "$root/bench/slot.sh"
+# shellcheck disable=SC1091
 source "$root/ci/stack/env.sh" demo >/dev/null
-PY=${STACK_STATE:-/var/tmp/keel-stack}/venv/bin/python
-KEEL=http://127.0.0.1:${KEEL_BENCH_PORT:-9878}
-REF=${REF:-http://127.0.0.1:9877}
+PY=$BENCH_PY
+KEEL=http://127.0.0.1:$KEEL_BENCH_PORT
+REF=${REF:-http://127.0.0.1:$REF_PORT}
 mkdir -p "$R"
 sides=(keel)
 curl -fsS "$REF/" >/dev/null 2>&1 && sides+=(ref) || echo "reference not answering on $REF: Keel only" >&2
@@ -21,7 +24,7 @@ load() { echo "$(date -u +%FT%TZ) $1: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$R/l
 run() { local name=$1; shift; echo "== $name" >&2; "$@" > "$R/$name.txt" 2>&1 || echo "   $name failed (see $R/$name.txt)" >&2; }
 
 load start
-run mariadb $PY mariadb_commit.py --seconds 10 --json "$R/mariadb.json"
+run mariadb $PY mariadb_commit.py --port "$STACK_DB_PORT" --seconds 10 --json "$R/mariadb.json"
 run ovsdb_lat $PY ovsdb_raw.py latency --seconds 10 --json "$R/ovsdb_lat.json"
 run ovsdb_pipe $PY ovsdb_raw.py pipeline --seconds 10 --depth 64 --json "$R/ovsdb_pipe.json"
 for s in "${sides[@]}"; do

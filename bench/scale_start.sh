@@ -16,18 +16,20 @@
 # Needs the stack (Keystone, MariaDB) and a release build in $CARGO_TARGET_DIR.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-state="${STACK_STATE:-/var/tmp/keel-stack}"
+# shellcheck disable=SC1091
+source "$root/bench/slot.sh"
+state="$STATE"
 n="${N:-10000}"
 out="$(realpath -m "${1:-$root/bench/results/$(date -u +%Y-%m-%d)-scale}")"
 dir="$state/bench/scale"
-port="${KEEL_SCALE_PORT:-9879}"
-nb_port=6651; sb_port=6652; neutron_port=9697
-PY="$state/venv/bin/python"
+port="${KEEL_SCALE_PORT:-$((9879 + _slot_off))}"
+nb_port=$((6651 + _slot_off)); sb_port=$((6652 + _slot_off)); neutron_port=$((9697 + _slot_off))
+PY="$BENCH_PY"
 keel="${CARGO_TARGET_DIR:-/var/tmp/keel-target}/release/keel"
 mkdir -p "$out" "$dir"
 # shellcheck disable=SC1091
 source "$root/ci/stack/env.sh" admin >/dev/null
-export PATH="$state/venv/bin:$PATH"
+export PATH="$VENV/bin:$PATH"
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -35,15 +37,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-db="mysql://keel:keel-db-pass@127.0.0.1:3306/keel_test_scale"
+db="mysql://keel:keel-db-pass@$BENCH_DB_HOSTPORT/keel_test_scale"
 if [[ -z ${SKIP_SEED:-} ]]; then
-  mysql -h127.0.0.1 -ukeel -pkeel-db-pass -e \
+  mysql -h"$HOST" -P"$STACK_DB_PORT" -ukeel -pkeel-db-pass -e \
     'DROP DATABASE IF EXISTS keel_test_scale; CREATE DATABASE keel_test_scale'
 fi
 "$root/ci/keel-conf.sh" "$port" "$db" \
   | sed -e "s|^ovn_nb_connection = .*|ovn_nb_connection = tcp:127.0.0.1:$nb_port|" \
         -e "s|^ovn_sb_connection = .*|ovn_sb_connection = tcp:127.0.0.1:$sb_port|" \
-        -e "s|^endpoint = http://127.0.0.1:9696|endpoint = http://127.0.0.1:$neutron_port|" \
+        -e "s|^endpoint = http://$HOST:$NEUTRON_PORT|endpoint = http://127.0.0.1:$neutron_port|" \
   > "$dir/keel.conf"
 project=$(openstack project show admin -f value -c id)
 if [[ -z ${SKIP_SEED:-} ]]; then

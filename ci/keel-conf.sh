@@ -10,6 +10,9 @@ if [[ $# -ne 2 ]]; then
 fi
 port=$1
 db_url=$2
+# the addresses of the stack of $STACK_SLOT (ports moved by STACK_SLOT×1000)
+# shellcheck disable=SC1091
+source "$(dirname "$0")/stack/common.sh"
 cat <<CONF
 [api_settings]
 bind_host = 127.0.0.1
@@ -22,7 +25,7 @@ default_provider_driver = ovn
 connection = $db_url
 
 [keystone_authtoken]
-auth_url = http://127.0.0.1:5000/v3
+auth_url = http://$HOST:$KEYSTONE_PORT/v3
 username = octavia
 password = octavia-pass
 project_name = service
@@ -30,7 +33,7 @@ user_domain_name = Default
 project_domain_name = Default
 
 [service_auth]
-auth_url = http://127.0.0.1:5000/v3
+auth_url = http://$HOST:$KEYSTONE_PORT/v3
 username = octavia
 password = octavia-pass
 project_name = service
@@ -39,11 +42,11 @@ project_domain_name = Default
 region_name = RegionOne
 
 [neutron]
-endpoint = http://127.0.0.1:9696
+endpoint = http://$HOST:$NEUTRON_PORT
 
 [ovn]
-ovn_nb_connection = tcp:127.0.0.1:6641
-ovn_sb_connection = tcp:127.0.0.1:6642
+ovn_nb_connection = $OVN_NB_TCP
+ovn_sb_connection = $OVN_SB_TCP
 
 [keel]
 run_agent = ${KEEL_RUN_AGENT:-true}

@@ -17,7 +17,7 @@ use crate::base::{self, LB_ATTRS, call_provider};
 use crate::context::RequestContext;
 use crate::fault::{ApiError, MISSING_PROJECT};
 use crate::listing;
-use crate::lookup::{get_db_lb, quota_limits, stats_of};
+use crate::lookup::{get_db_lb, lb_stats, quota_limits};
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::{load_balancer::*, parse_typed};
@@ -788,13 +788,9 @@ pub async fn get_stats(
 ) -> Result<Json<Value>, ApiError> {
     base::no_query(&q, &[])?;
     let mut tx = st.db().begin_read().await?;
-    let lb = get_db_lb(&mut tx, &id).await?;
-    policy::authorize(&ctx, "loadbalancer", "get_stats", lb.project_id.as_deref())?;
-    let listeners: Vec<ListenerRow> = tx
-        .list(&ListQuery::default().filter("load_balancer_id", id.as_str()))
-        .await?;
-    let ids: Vec<String> = listeners.into_iter().map(|l| l.id).collect();
-    Ok(Json(stats_of(&mut tx, &ids).await?))
+    let (project, stats) = lb_stats(&mut tx, &id).await?;
+    policy::authorize(&ctx, "loadbalancer", "get_stats", project.as_deref())?;
+    Ok(Json(stats))
 }
 
 /// `PUT /v2/lbaas/loadbalancers/{id}/failover` → 202 (admin only by default).

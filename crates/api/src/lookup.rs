@@ -37,6 +37,38 @@ pub fn quota_limits(st: &AppState) -> octavia_db::QuotaLimits {
     }
 }
 
+/// The stats of a load balancer that is not DELETED, in one statement: its project and the
+/// `{"stats": {...}}` body, the sums of its listeners' `listener_statistics` rows as
+/// [`stats_of`] (zeros without rows: an OVN LB's). 404 `Load Balancer <id> not found.` The
+/// exporters' scrape calls this once per LB, so it costs one indexed read (the LB's key, the
+/// listeners' `load_balancer_id` and the statistics' key).
+pub async fn lb_stats(
+    tx: &mut octavia_db::Tx,
+    id: &str,
+) -> Result<(Option<String>, Value), ApiError> {
+    tracing::Span::current().record("lb_id", id);
+    // SUM of BIGINT is DECIMAL on MariaDB: CAST back to an integer (NUMERIC affinity on SQLite).
+    const SQL: &str = "SELECT lb.project_id, lb.provisioning_status, \
+        CAST(COALESCE(SUM(ls.bytes_in), 0) AS SIGNED), \
+        CAST(COALESCE(SUM(ls.bytes_out), 0) AS SIGNED), \
+        CAST(COALESCE(SUM(CASE WHEN ls.amphora_id = ls.listener_id \
+            THEN ls.active_connections ELSE 0 END), 0) AS SIGNED), \
+        CAST(COALESCE(SUM(ls.total_connections), 0) AS SIGNED), \
+        CAST(COALESCE(SUM(ls.request_errors), 0) AS SIGNED) \
+        FROM load_balancer lb \
+        LEFT JOIN listener l ON l.load_balancer_id = lb.id \
+        LEFT JOIN listener_statistics ls ON ls.listener_id = l.id \
+        WHERE lb.id = ? GROUP BY lb.id, lb.project_id, lb.provisioning_status";
+    type Sums = (Option<String>, String, i64, i64, i64, i64, i64);
+    let row: Option<Sums> = tx.fetch_optional(SQL, vec![id.into()]).await?;
+    let Some((project, _, bi, bo, ac, tc, re)) = row.filter(|r| r.1 != "DELETED") else {
+        return Err(ApiError::not_found("Load Balancer", id));
+    };
+    let body = json!({"stats": {"bytes_in": bi, "bytes_out": bo, "active_connections": ac,
+        "total_connections": tc, "request_errors": re}});
+    Ok((project, body))
+}
+
 /// Sum of `listener_statistics` rows of some listeners.
 pub async fn stats_of(tx: &mut octavia_db::Tx, listener_ids: &[String]) -> Result<Value, ApiError> {
     let (mut bi, mut bo, mut ac, mut tc, mut re) = (0i64, 0i64, 0i64, 0i64, 0i64);

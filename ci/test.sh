@@ -23,7 +23,8 @@ cargo build --locked --workspace --all-targets
 # rows on purpose: an agent follows the whole shared NB/SB and reacts to other tests' rows, so
 # these run one at a time, after the rest.
 # keel::traffic sends real connections through the data plane up.sh starts
-# (ci/stack/dataplane-up.sh; its VMs come from ci/stack/dataplane.sh): 2 tests, 2.3 min at load 9 (10 min at load 17).
+# (ci/stack/dataplane-up.sh; its VMs come from ci/stack/dataplane.sh): 2 tests in CI (one retry each,
+# .config/nextest.toml), 4.3 min at load 10.
 serial='binary_id(keel::*) | binary_id(ovn-provider::agent) | binary_id(ovn-provider::walking_skeleton) | binary_id(ovn-provider::status_tree)'  # keel::*: every test binary of crates/keel runs `keel serve`
 if cargo nextest --version >/dev/null 2>&1; then
   rc=0

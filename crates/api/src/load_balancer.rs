@@ -358,6 +358,16 @@ pub async fn post(
         .clone()
         .or_else(|| ctx.project_id.clone())
         .ok_or_else(|| ApiError::Validation(MISSING_PROJECT.into()))?;
+    // Octavia takes any string of 36; Neutron answers a 5xx for a port whose project has a
+    // NUL (found by the OpenAPI fuzz through the OVN provider), and no Keystone project id
+    // holds a control character: refused here, before anything is written or asked
+    if project.chars().any(char::is_control) {
+        return Err(ApiError::invalid_input(
+            "project_id",
+            project.escape_debug().to_string(),
+            "a project id has no control characters",
+        ));
+    }
     policy::authorize(&ctx, "loadbalancer", "post", Some(&project))?;
     if b.vip_sg_ids.given() {
         policy::authorize(&ctx, "loadbalancer", "post:vip_sg_ids", Some(&project))?;

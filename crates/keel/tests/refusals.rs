@@ -152,6 +152,39 @@ fn refused_creates_leave_no_port_and_qos_is_validated() {
 /// failed (found by the fuzz through the OVN provider: an `additional_vips` subnet that does
 /// not exist answered 500). The kind: every subnet, network and port reference of the VIP.
 #[test]
+fn lb_create_with_a_control_character_in_project_id_is_400_and_makes_nothing() {
+    // fuzz case #15867 (`tenant_id` "nul\u0000byte") answered 503 from Neutron's port create
+    let tag = tag();
+    let net = NeutronNet::create(&tag, &[]);
+    let keel = Keel::start(Backend::Sqlite);
+    let admin = common::admin_token();
+    for (key, project) in [
+        ("tenant_id", "nul\u{0}byte"),
+        ("project_id", "tab\tin"),
+        ("project_id", "\u{1f}"),
+    ] {
+        let body = json!({"loadbalancer": {"vip_subnet_id": net.subnet, "provider": "ovn",
+            "name": format!("ctl-{tag}"), key: project}});
+        let (code, out) = keel.api("POST", "/v2/lbaas/loadbalancers", &admin, Some(&body));
+        assert_eq!(code, 400, "{key}={project:?}: {out}\n{}", keel.log());
+        assert!(
+            out["faultstring"]
+                .as_str()
+                .is_some_and(|f| f.starts_with("Invalid input for field/attribute project_id.")),
+            "{out}"
+        );
+        let (code, b) = keel.api(
+            "GET",
+            &format!("/v2/lbaas/loadbalancers?name=ctl-{tag}"),
+            &admin,
+            None,
+        );
+        assert_eq!((code, &b["loadbalancers"]), (200, &json!([])), "{b}");
+        assert_eq!(vip_ports(&net, &admin), Vec::<Value>::new(), "{project:?}");
+    }
+}
+
+#[test]
 fn lb_create_with_missing_network_objects_is_400_and_makes_nothing() {
     let tag = tag();
     let net = NeutronNet::create(&tag, &[]);

@@ -29,6 +29,13 @@ case "${1:-} ${2:-}" in
       # its children (gunicorn workers, the driver agent's provider agents) go with it
       for _ in $(seq 50); do pgrep -P "$pid" >/dev/null || break; sleep 0.2; done
     fi
+    # a replica's listening socket can outlive the recorded PID (gunicorn's master under
+    # setsid/nsenter): the next replica of the slot needs the port, so wait until it is free
+    if [[ $name =~ ^(keel|py)-([1-3])$ ]]; then
+      port=${KEEL_PORTS[${BASH_REMATCH[2]}-1]}
+      for _ in $(seq 150); do port_busy "$port" || break; sleep 0.2; done
+      port_busy "$port" && log "$name stopped but 127.0.0.1:$port is still taken: $(ss -Hltnp "( sport = :$port )" | head -1)"
+    fi
     rm -f "$HA_RUN/$name.pid" ;;
   *) die "usage: slot.sh start keel|py N | start py-agent | stop NAME" ;;
 esac

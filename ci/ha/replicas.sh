@@ -156,10 +156,16 @@ py_start() {
   ha_alive "py-$n" && return 0
   ha_alive "keel-$n" && die "slot $n holds a keel serve (keel-$n.pid)"
   busy_refuse "py-$n" "${KEEL_PORTS[n-1]}"
+  # setsid may fork (the launcher leads its process group): the master's PID comes from
+  # gunicorn's own pidfile, so that slot.sh stop signals the process that holds the port
+  local gpid="$HA_RUN/py-$n.gunicorn.pid" _
+  rm -f "$gpid"
   STACK_ETC="$HA_ETC" PYTHONWARNINGS=ignore py_in_ns setsid "$VENV/bin/gunicorn" \
     --bind "$HOST:${KEEL_PORTS[n-1]}" --workers 1 --timeout 300 --graceful-timeout 30 \
-    --chdir "$HA_ETC/wsgi" --access-logfile "$HA_LOGS/py-$n-access.log" \
+    --pid "$gpid" --chdir "$HA_ETC/wsgi" --access-logfile "$HA_LOGS/py-$n-access.log" \
     octavia_app:application >>"$HA_LOGS/py-$n-gunicorn.log" 2>&1 </dev/null &
   echo $! >"$HA_RUN/py-$n.pid"
-  log "py-$n (octavia-api under gunicorn) started (pid $!) on $HOST:${KEEL_PORTS[n-1]}"
+  for _ in $(seq 150); do [[ -s $gpid ]] && break; sleep 0.2; done
+  [[ -s $gpid ]] && cp "$gpid" "$HA_RUN/py-$n.pid"
+  log "py-$n (octavia-api under gunicorn) started (pid $(ha_pid "py-$n")) on $HOST:${KEEL_PORTS[n-1]}"
 }

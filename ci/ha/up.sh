@@ -60,6 +60,9 @@ if ! ha_alive ovn-northd; then
     --ovnnb-db="$HA_NB" --ovnsb-db="$HA_SB"
   log "ovn-northd started (pid $(ha_pid ovn-northd))"
 fi
+# members restarted from their files are cluster members at once but elect a leader only
+# after the election timeout, and ovn-nbctl gives up at once while none is known: retry
+for _ in $(seq 60); do ovn-nbctl --db="$HA_NB" --timeout=5 show >/dev/null 2>&1 && break; sleep 0.5; done
 ovn-nbctl --db="$HA_NB" --timeout=20 show >/dev/null || die "the NB cluster does not answer on $HA_NB"
 step "OVN NB cluster $HA_NB, SB cluster $HA_SB"
 

@@ -62,8 +62,9 @@ if ! ha_alive ovn-northd; then
 fi
 # members restarted from their files are cluster members at once but elect a leader only
 # after the election timeout, and ovn-nbctl gives up at once while none is known: retry
-for _ in $(seq 60); do ovn-nbctl --db="$HA_NB" --timeout=5 show >/dev/null 2>&1 && break; sleep 0.5; done
-ovn-nbctl --db="$HA_NB" --timeout=20 show >/dev/null || die "the NB cluster does not answer on $HA_NB"
+nb_ok=0
+for _ in $(seq 60); do ovn-nbctl --db="$HA_NB" --timeout=5 show >/dev/null 2>&1 && { nb_ok=1; break; }; sleep 0.5; done
+((nb_ok)) || die "the NB cluster does not answer on $HA_NB"
 step "OVN NB cluster $HA_NB, SB cluster $HA_SB"
 
 # ------------------------------------------------------------ Galera

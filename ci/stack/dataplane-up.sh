@@ -46,7 +46,7 @@ if pid_alive ovs-vswitchd; then log "ovs-vswitchd already running"; else
   # VM netns of this slot left by an ovs-vswitchd that is gone hold dead taps: remove them
   # (dp_stale_ns: only this slot's names, only taps without carrier)
   for ns in $(ip netns list | awk '{print $1}' | grep "^$DP_VM_NS_PREFIX" || true); do
-    if dp_stale_ns "$ns"; then ip netns del "$ns"; log "removed stale VM netns $ns"; fi
+    dp_drop_stale_ns "$ns"
   done
   # --monitor: a parent process restarts the daemon if it dies of a signal (abort/segv);
   # the pidfile names the daemon itself.

@@ -70,18 +70,6 @@ rm_local() {
   fi
 }
 
-# drop_stale_ns NS: deletes NS if it is a dead VM netns of this slot (dp_stale_ns).
-drop_stale_ns() {
-  if dp_stale_ns "$1"; then ip netns del "$1"; echo "dataplane.sh: removed stale netns $1 (its taps had no ovs-vswitchd)" >&2; fi
-}
-
-# ext_alive: the ext client's netns exists and its tap has carrier (held by this ovs-vswitchd).
-ext_alive() {
-  local ns; ns=$(ns_of ext)
-  ip netns list | grep -q "^$ns\b" || return 1
-  [[ $(ip netns exec "$ns" cat "/sys/class/net/$(cat "$VMS/ext/tap")/carrier" 2>/dev/null) == 1 ]]
-}
-
 cmd_vm() {
   local name=${1:-} network=${2:-} subnet="" ip="" timeout=60
   [[ -n $name && -n $network ]] || usage
@@ -97,7 +85,7 @@ cmd_vm() {
   need_dp
   local ns dir; ns=$(ns_of "$name"); dir="$VMS/$name"
   [[ -e $dir ]] && fail "VM '$name' exists already (dataplane.sh rm $name)"
-  drop_stale_ns "$ns"
+  dp_drop_stale_ns "$ns"
   ip netns list | grep -q "^$ns\b" && fail "netns $ns exists already (not made by dataplane.sh?)"
   mkdir -p "$dir"
   # from here on, any failure removes what was made
@@ -143,7 +131,7 @@ cmd_ext() {
   check_name "$name"; need_dp
   local ns dir tap; ns=$(ns_of "$name"); dir="$VMS/$name"; tap="kx$STACK_SLOT-$name"
   [[ -e $dir ]] && fail "VM '$name' exists already (dataplane.sh rm $name)"
-  drop_stale_ns "$ns"
+  dp_drop_stale_ns "$ns"
   ip netns list | grep -q "^$ns\b" && fail "netns $ns exists already (not made by dataplane.sh?)"
   mkdir -p "$dir"; echo "$tap" >"$dir/tap"; echo "$cidr" >"$dir/ext"
   trap 'rc=$?; if ((rc)); then rm_local "$name"; rm -rf "$dir"; fi' EXIT
@@ -170,7 +158,10 @@ cmd_ext_net() {
   id=$(timeout 60 "$PY" "$STACK_DIR/dataplane_neutron.py" ext-net keel-dp-ext "$DP_PHYSNET"        172.24.4.0/24 172.24.4.1 172.24.4.10 172.24.4.200) || fail "external network keel-dp-ext not made (see above)"
   # a client whose netns is gone, or whose tap no running ovs-vswitchd holds (the stack's
   # state kept across a restart of its processes), answers nothing: make it again
-  if [[ -f $VMS/ext/ext ]] && ! ext_alive; then rm_local ext; rm -rf "$VMS/ext"; fi
+  if [[ -f $VMS/ext/ext ]]; then
+    dp_drop_stale_ns "$(ns_of ext)"
+    ip netns list | grep -q "^$(ns_of ext)\b" || { rm_local ext; rm -rf "$VMS/ext"; }
+  fi
   [[ -f $VMS/ext/ext ]] || cmd_ext ext 172.24.4.2/24 >/dev/null
   echo "$id"
 }

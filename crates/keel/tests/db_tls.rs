@@ -163,6 +163,65 @@ fn keel_reaches_the_tls_database_with_the_pymysql_parameters() {
     assert!(db2.tables() > 10);
 }
 
+/// RHOSO's form: `?read_default_file=/etc/my.cnf`, the TLS settings in the option file as
+/// mariadb-operator writes it (`[client]`, `ssl-cert`, `ssl-key`, `ssl-ca`, `ssl=1`). A user
+/// the server admits only with a client certificate proves the file's certificate was used.
+#[test]
+fn the_option_file_of_read_default_file_carries_the_tls_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let cnf = |name: &str, body: String| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, body).unwrap();
+        p.display().to_string()
+    };
+    let ca_only = cnf(
+        "ca-only.cnf",
+        format!("[client]\nssl-ca={}\nssl=1\n", env("STACK_DB_TLS_CA")),
+    );
+    let full = cnf(
+        "my.cnf",
+        format!(
+            "[client]\nssl-cert={}\nssl-key={}\nssl-ca={}\nssl=1",
+            env("STACK_DB_TLS_CLIENT_CERT"),
+            env("STACK_DB_TLS_CLIENT_KEY"),
+            env("STACK_DB_TLS_CA")
+        ),
+    );
+    let db = Db::new();
+    let c = conf(
+        dir.path(),
+        &url("keel_x509", &db, &format!("read_default_file={ca_only}")),
+        "max_retries = 1\n",
+    );
+    let o = keel(&c, &["db", "current"]);
+    assert!(
+        !o.status.success(),
+        "admitted without a certificate: {}",
+        text(&o)
+    );
+    let c = conf(
+        dir.path(),
+        &url("keel_x509", &db, &format!("read_default_file={full}")),
+        "",
+    );
+    let o = keel(&c, &["db", "upgrade"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(db.tables() > 10, "schema not created");
+    // A file that is not there is refused before anything is tried.
+    let c = conf(
+        dir.path(),
+        &url("keel", &db, "read_default_file=/nonexistent/my.cnf"),
+        "",
+    );
+    let o = keel(&c, &["db", "current"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("URL parameter read_default_file: /nonexistent/my.cnf: No such file"),
+        "{}",
+        text(&o)
+    );
+}
+
 #[test]
 fn a_wrong_ca_or_a_missing_file_is_refused_and_nothing_is_written() {
     let dir = tempfile::tempdir().unwrap();

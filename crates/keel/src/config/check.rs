@@ -343,7 +343,7 @@ fn honoured_note(section: &str, name: &str) -> Option<&'static str> {
             "%-format strings over Python's LogRecord attributes, oslo.log's fields and Keel's request fields (an unknown %(key) refused); the exception prefix goes before each continuation line of a multi-line message"
         }
         ("database", "connection") => {
-            "MariaDB/MySQL or SQLite URLs (others refused); of the URL's parameters charset=utf8/utf8mb4, unix_socket and PyMySQL's ssl_ca, ssl_cert, ssl_key, ssl_check_hostname, ssl_verify_cert, ssl_verify_identity, ssl_disabled (an ssl_* file that cannot be read, ssl_capath, ssl_cipher, read_default_file/group, plugin, init_command, … refused)"
+            "MariaDB/MySQL or SQLite URLs (others refused); of the URL's parameters charset=utf8/utf8mb4, unix_socket, PyMySQL's ssl_ca, ssl_cert, ssl_key, ssl_check_hostname, ssl_verify_cert, ssl_verify_identity, ssl_disabled, and read_default_file/read_default_group read as PyMySQL reads the option file (user, password, host, port, database, socket, default-character-set, ssl-ca, ssl-cert, ssl-key where the URL has none; a file that cannot be read refused) (an ssl_* file that cannot be read, ssl_capath, ssl_cipher, plugin, init_command, … refused)"
         }
         ("database", "connection_parameters") => {
             "appended to connection's query as oslo.db does, and checked as it is"

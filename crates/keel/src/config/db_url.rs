@@ -17,7 +17,10 @@ use super::error::{DbUrlError, RefusedParameter};
 /// * `mysql+pymysql://…`, `mysql://…`: the driver part is dropped by octavia-db; of the query,
 ///   `charset` (utf8, utf8mb4), `unix_socket` (→ sqlx `socket`) and the PyMySQL TLS
 ///   parameters (→ sqlx `ssl-mode`, `ssl-ca`, `ssl-cert`, `ssl-key`, see [`mysql_tls`]) are
-///   honoured; every other is refused (see [`mysql_parameter`]).
+///   honoured, and `read_default_file` (+ `read_default_group`) fills in from the option file
+///   what the URL does not say, as PyMySQL does (RHOSO renders
+///   `?read_default_file=/etc/my.cnf`; see [`option_file`]); every other is refused (see
+///   [`mysql_parameter`]).
 /// * `sqlite://` → in memory; `sqlite:///rel.db` → `rel.db` relative to the working directory,
 ///   `sqlite:////abs/o.db` → `/abs/o.db` (SQLAlchemy's rule: the path follows the third `/`);
 ///   the file is created when missing, as SQLAlchemy's pysqlite does. No query parameter
@@ -37,9 +40,26 @@ pub fn octavia_db_url(connection: &str, parameters: &str) -> Result<String, DbUr
     pairs.extend(query_pairs(parameters.trim(), "connection_parameters"));
     if c.starts_with("mysql:") || c.starts_with("mysql+") {
         let mut refused: Vec<RefusedParameter> = Vec::new();
+        let file = option_file(base, &pairs);
+        let base = match &file {
+            Ok(f) => f.base.as_str(),
+            Err(r) => {
+                refused.push(r.clone());
+                base
+            }
+        };
+        if let Ok(f) = &file {
+            pairs.retain(|p| !is_option_file(p.name));
+            pairs.extend(f.params.iter().map(|(name, value, source)| Param {
+                name,
+                value,
+                option: f.option,
+                source: Some(source),
+            }));
+        }
         let mut out: Vec<String> = Vec::new();
         for p in &pairs {
-            if is_tls(p.name) {
+            if is_tls(p.name) || is_option_file(p.name) {
                 continue;
             }
             match mysql_parameter(p.name, p.value) {
@@ -85,21 +105,189 @@ pub fn octavia_db_url(connection: &str, parameters: &str) -> Result<String, DbUr
     Err(DbUrlError::Scheme)
 }
 
-/// One `name=value` of the query, with the option it was written in.
+/// One `name=value` of the query, with the option it was written in (and, for a value taken
+/// from the `read_default_file` option file, `FILE [group] name`).
 struct Param<'a> {
     name: &'a str,
     value: &'a str,
     option: &'static str,
+    source: Option<&'a str>,
 }
 
 impl Param<'_> {
     fn refused(&self, why: impl Into<String>) -> RefusedParameter {
-        RefusedParameter {
-            option: self.option,
-            name: self.name.to_string(),
-            why: why.into(),
+        let why = why.into();
+        match self.source {
+            Some(src) => RefusedParameter {
+                option: self.option,
+                name: "read_default_file".into(),
+                why: format!("{src}: {why}"),
+            },
+            None => RefusedParameter {
+                option: self.option,
+                name: self.name.to_string(),
+                why,
+            },
         }
     }
+}
+
+fn is_option_file(name: &str) -> bool {
+    matches!(name, "read_default_file" | "read_default_group")
+}
+
+/// A MariaDB URL with its `read_default_file` applied: the base with the file's `user`,
+/// `password`, `host`, `port`, `database` put where the URL has none, and the file's
+/// `socket`, `default-character-set`, `ssl-ca`, `ssl-cert`, `ssl-key` as the query parameters
+/// PyMySQL would have had (`unix_socket`, `charset`, `ssl_ca`, …) where the URL has none —
+/// `(name, %-encoded value, "FILE [group] option")`.
+struct OptionFile {
+    base: String,
+    params: Vec<(String, String, String)>,
+    option: &'static str,
+}
+
+/// The URL's option file, read as PyMySQL does (see [`super::my_cnf`]); no file: the URL as
+/// it is. Errors: the file's refusal, or `read_default_group` without `read_default_file`
+/// (PyMySQL ignores the group then, and a URL that names one expects it read).
+fn option_file(base: &str, pairs: &[Param<'_>]) -> Result<OptionFile, RefusedParameter> {
+    let get = |k: &str| pairs.iter().rev().find(|p| p.name == k);
+    let Some(file) = get("read_default_file") else {
+        if let Some(g) = get("read_default_group") {
+            return Err(
+                g.refused("PyMySQL reads a group only of a read_default_file, and none is given")
+            );
+        }
+        return Ok(OptionFile {
+            base: base.to_string(),
+            params: Vec::new(),
+            option: "connection",
+        });
+    };
+    let path = percent_decoded(file.value);
+    let group = get("read_default_group")
+        .map(|g| percent_decoded(g.value))
+        .filter(|g| !g.is_empty())
+        .unwrap_or_else(|| "client".into());
+    let options =
+        super::my_cnf::read_group(Path::new(&path), &group).map_err(|why| file.refused(why))?;
+    let has = |k: &str| pairs.iter().any(|p| p.name == k);
+    let mut params = Vec::new();
+    for (opt, keyword) in [
+        ("socket", "unix_socket"),
+        ("default-character-set", "charset"),
+        ("ssl-ca", "ssl_ca"),
+        ("ssl-cert", "ssl_cert"),
+        ("ssl-key", "ssl_key"),
+    ] {
+        if let Some(Some(v)) = options.get(opt)
+            && !v.is_empty()
+            && !has(keyword)
+        {
+            params.push((
+                keyword.to_string(),
+                percent_encoded(v, true),
+                format!("{path} [{group}] {opt}"),
+            ));
+        }
+    }
+    let base = filled_base(base, &options)
+        .map_err(|why| file.refused(format!("{path} [{group}] {why}")))?;
+    Ok(OptionFile {
+        base,
+        params,
+        option: file.option,
+    })
+}
+
+/// `scheme://user:password@host:port/database` with the option file's values where the URL
+/// has none (PyMySQL takes an option's value only when the keyword argument is empty).
+/// Errors: a `port` that is not a number.
+fn filled_base(base: &str, options: &super::my_cnf::Group) -> Result<String, String> {
+    let value = |k: &str| options.get(k).cloned().flatten().filter(|v| !v.is_empty());
+    let Some((scheme, rest)) = base.split_once("://") else {
+        return Ok(base.to_string());
+    };
+    let (authority, database) = rest.split_once('/').unwrap_or((rest, ""));
+    let (userinfo, hostport) = authority.rsplit_once('@').unwrap_or(("", authority));
+    let (user, password) = match userinfo.split_once(':') {
+        Some((u, p)) => (u, Some(p)),
+        None => (userinfo, None),
+    };
+    let (host, port) = if let Some(end) = hostport.find(']').filter(|_| hostport.starts_with('[')) {
+        (&hostport[..=end], hostport[end + 1..].strip_prefix(':'))
+    } else {
+        match hostport.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (hostport, None),
+        }
+    };
+    let mut user = user.to_string();
+    let mut password = password.map(str::to_string);
+    let mut host = host.to_string();
+    let mut port = port.map(str::to_string);
+    let mut database = database.to_string();
+    if user.is_empty()
+        && let Some(v) = value("user")
+    {
+        user = percent_encoded(&v, false);
+    }
+    if password.as_deref().is_none_or(str::is_empty)
+        && let Some(v) = value("password")
+    {
+        password = Some(percent_encoded(&v, false));
+    }
+    if host.is_empty()
+        && let Some(v) = value("host")
+    {
+        host = if v.contains(':') { format!("[{v}]") } else { v };
+    }
+    if port.as_deref().is_none_or(str::is_empty)
+        && let Some(v) = value("port")
+    {
+        if v.parse::<u16>().is_err() {
+            return Err(format!("port: {v:?} is not a port number"));
+        }
+        port = Some(v);
+    }
+    if database.is_empty()
+        && let Some(v) = value("database")
+    {
+        database = percent_encoded(&v, false);
+    }
+    let mut out = format!("{scheme}://");
+    if !user.is_empty() || password.is_some() {
+        out.push_str(&user);
+        if let Some(p) = &password {
+            out.push(':');
+            out.push_str(p);
+        }
+        out.push('@');
+    }
+    out.push_str(&host);
+    if let Some(p) = &port {
+        out.push(':');
+        out.push_str(p);
+    }
+    if rest.contains('/') || !database.is_empty() {
+        out.push('/');
+        out.push_str(&database);
+    }
+    Ok(out)
+}
+
+/// `v` with every byte outside RFC 3986's unreserved set (and `/` when `keep_slash`)
+/// `%XX`-encoded, for a value put into the URL sqlx parses.
+fn percent_encoded(v: &str, keep_slash: bool) -> String {
+    let mut out = String::with_capacity(v.len());
+    for b in v.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) || (keep_slash && b == b'/') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// The `name=value` pairs of a query as written: oslo.db passes them to the DB-API driver's
@@ -111,6 +299,7 @@ fn query_pairs<'a>(query: &'a str, option: &'static str) -> impl Iterator<Item =
             name,
             value,
             option,
+            source: None,
         }
     })
 }
@@ -265,7 +454,8 @@ fn mysql_tls(pairs: &[Param<'_>]) -> Result<Vec<String>, Vec<RefusedParameter>> 
 /// Keel's driver (sqlx) takes the URL's host, credentials and database and of PyMySQL's
 /// keyword arguments `charset` (the two UTF-8 ones, since Keel reads text as UTF-8: `utf8` and
 /// `utf8mb4` are what deployment tools write), `unix_socket` and the TLS ones of
-/// [`mysql_tls`]. Anything else PyMySQL or SQLAlchemy would act on (option files, plugins, an
+/// [`mysql_tls`] (option files are read before, by [`option_file`]). Anything else PyMySQL or
+/// SQLAlchemy would act on (plugins, an
 /// init statement, TLS options sqlx has no counterpart for) would be dropped by sqlx without
 /// a word, so it is refused.
 fn mysql_parameter(name: &str, value: &str) -> Option<String> {
@@ -283,9 +473,6 @@ fn mysql_parameter(name: &str, value: &str) -> Option<String> {
             "not a TLS parameter of PyMySQL that Keel maps (it takes {})",
             TLS_KEYS.join(", ")
         ),
-        "read_default_file" | "read_default_group" => {
-            "Keel does not read MySQL option files: put host, user and password in the URL".into()
-        }
         "plugin" => "SQLAlchemy plugins cannot be loaded by Keel".into(),
         "init_command" => "Keel does not run an init command on its MariaDB connections".into(),
         _ => "not a parameter Keel's MariaDB driver honours (it takes charset=utf8/utf8mb4, unix_socket and the ssl_* of PyMySQL)".into(),

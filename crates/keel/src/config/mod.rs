@@ -15,6 +15,7 @@ mod healthcheck;
 mod log;
 mod log_file;
 pub mod log_format;
+mod my_cnf;
 mod section;
 pub mod source;
 

@@ -131,7 +131,7 @@ fn database_url_parameters_keel_cannot_honour_are_refused() {
         "ssl_disabled=false",
         "ssl_mode=REQUIRED",
         "ssl-mode=REQUIRED",
-        "read_default_file=/etc/my.cnf",
+        "read_default_file=/nonexistent/my.cnf",
         "read_default_group=client",
         "plugin=dbcounter",
         "init_command=SET%20x%3D1",
@@ -230,6 +230,101 @@ fn database_tls_parameters_map_to_sqlx_modes() {
     }
     let e = octavia_db_url(&format!("{base}?ssl_key={key}"), "").unwrap_err();
     assert!(e.to_string().contains("ssl_key: a client key needs"), "{e}");
+}
+
+/// RHOSO's `?read_default_file=/etc/my.cnf` (mariadb-operator's `GetDatabaseClientConfig`
+/// with and without TLS): the file's `ssl-*` become the TLS parameters PyMySQL would use, its
+/// `ssl=0`/`ssl=1` have no effect (PyMySQL does not read them), the URL's own values win, and
+/// the file fills what the URL lacks.
+#[test]
+fn database_option_file_is_read_as_pymysql_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |n: &str, text: &str| {
+        let p = dir.path().join(n);
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    };
+    let (ca, cert, key) = (w("ca.pem", "pem"), w("c.pem", "pem"), w("k.pem", "pem"));
+    let tls = w(
+        "tls.cnf",
+        &format!("[client]\nssl-cert={cert}\nssl-key={key}\nssl-ca={ca}\nssl=1"),
+    );
+    let plain = w("plain.cnf", "[client]\nssl=0");
+    let base = "mysql+pymysql://octavia:pw@db.example/octavia";
+    assert_eq!(
+        octavia_db_url(&format!("{base}?read_default_file={tls}"), "").unwrap(),
+        format!("{base}?ssl-mode=VERIFY_IDENTITY&ssl-ca={ca}&ssl-cert={cert}&ssl-key={key}")
+    );
+    assert_eq!(
+        octavia_db_url(&format!("{base}?read_default_file={plain}"), "").unwrap(),
+        base
+    );
+    // The URL's ssl_ca wins over the file's; ssl_disabled in the URL turns TLS off whatever
+    // the file says.
+    let other = w("other.pem", "pem");
+    assert!(
+        octavia_db_url(
+            &format!("{base}?ssl_ca={other}&read_default_file={tls}"),
+            ""
+        )
+        .unwrap()
+        .contains(&format!("ssl-ca={other}&ssl-cert={cert}"))
+    );
+    assert_eq!(
+        octavia_db_url(
+            &format!("{base}?read_default_file={tls}&ssl_disabled=1"),
+            ""
+        )
+        .unwrap(),
+        format!("{base}?ssl-mode=DISABLED")
+    );
+    // What the URL lacks comes from the file (a group other than [client] when named).
+    let full = w(
+        "full.cnf",
+        "[client]\nuser=nobody\n[octavia]\nuser=oct\npassword=p@ss word\nhost=db2\nport=3307\ndatabase=octavia\nsocket=/run/my.sock\ndefault-character-set=utf8mb4",
+    );
+    assert_eq!(
+        octavia_db_url(
+            &format!("mysql+pymysql://?read_default_file={full}&read_default_group=octavia"),
+            ""
+        )
+        .unwrap(),
+        "mysql+pymysql://oct:p%40ss%20word@db2:3307/octavia?socket=/run/my.sock&charset=utf8mb4"
+    );
+    assert_eq!(
+        octavia_db_url(&format!("{base}?read_default_file={full}"), "").unwrap(),
+        base,
+        "[client] says only user, which the URL has"
+    );
+    // Refusals name the file, the group and the option.
+    for (text, says) in [
+        (
+            "[client]\nssl-ca=/nonexistent/ca.pem\n",
+            "[client] ssl-ca: /nonexistent/ca.pem: No such file",
+        ),
+        (
+            "[client]\ndefault-character-set=latin1\n",
+            "[client] default-character-set: Keel's MariaDB connections are UTF-8",
+        ),
+        (
+            "[client]\nport=lots\n",
+            "[client] port: \"lots\" is not a port number",
+        ),
+        (
+            "[client]\nssl-capath=/etc/ssl/certs\n",
+            "[client] ssl-capath: a CA directory",
+        ),
+    ] {
+        let f = w("bad.cnf", text);
+        let e =
+            octavia_db_url(&format!("mysql+pymysql://@/o?read_default_file={f}"), "").unwrap_err();
+        let e = e.to_string();
+        assert!(
+            e.contains("URL parameter read_default_file: ")
+                && e.contains(&format!("bad.cnf {says}")),
+            "{text}: {e}"
+        );
+    }
 }
 
 #[test]

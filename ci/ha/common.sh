@@ -47,6 +47,9 @@ HA_KEEL_DB="mysql://keel:$KEEL_DB_PASS@$HOST:$HA_DB_PORT/$HA_DB_NAME"
 
 log() { printf '[ha %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 die() { log "ERROR: $*" >&2; exit 1; }
+# Every process below PID $1 (children, grandchildren, …), noted before a stop: a child the
+# stopped process leaves behind is re-parented to init and no longer found by its parent.
+descendants() { local p; for p in $(ps -o pid= --ppid "$1" 2>/dev/null); do echo "$p"; descendants "$p"; done; }
 # ha_alive NAME: $HA_RUN/NAME.pid names a live process (not a zombie).
 ha_alive() {
   local f="$HA_RUN/$1.pid" p

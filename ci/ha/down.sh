@@ -5,7 +5,6 @@
 # `down.sh --wipe` also deletes $HA_STATE (raft and Galera data, configs, logs).
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-descendants() { local p; for p in $(ps -o pid= --ppid "$1" 2>/dev/null); do echo "$p"; descendants "$p"; done; }
 gone() { ! kill -0 "$1" 2>/dev/null || [[ $(ps -o stat= -p "$1" 2>/dev/null) == Z* ]]; }
 stop_one() { # name
   local f="$HA_RUN/$1.pid" pid kids p i

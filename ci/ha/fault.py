@@ -90,6 +90,7 @@ class Record:
         self.cut = collections.defaultdict(list)  # window -> [(X-Fault-Id, op, code)] cut
         self.errors = {}  # X-Fault-Id -> the client's exception text
         self.sent = collections.defaultdict(list)  # window -> [(X-Fault-Id, op, lb, sent at)]
+        self.bad = collections.defaultdict(list)  # window -> [(X-Fault-Id, cause)] not 2xx/409/503/cut
 
     def add(self, op, code, text, t0, rid="", lb=None):
         cause = None
@@ -105,6 +106,8 @@ class Record:
                 self.cut[self.window].append((rid, op, code))
         else:
             cause = f"{code} {text[:100]}"
+            with self.lock:
+                self.bad[self.window].append((rid, cause))
         with self.lock:
             self.sent[self.window].append((rid, op, lb, t0))
             self.ops[self.window][op] += 1

@@ -23,11 +23,16 @@ case "${1:-} ${2:-}" in
     name=$2
     if ha_alive "$name"; then
       pid=$(ha_pid "$name")
+      kids=$(descendants "$pid" | tr '\n' ' ')
       kill -TERM "$pid"
       for _ in $(seq 450); do ha_alive "$name" || break; sleep 0.2; done
       if ha_alive "$name"; then log "$name (pid $pid) alive 90 s after SIGTERM: SIGKILL"; kill -KILL "$pid"; fi
-      # its children (gunicorn workers, the driver agent's provider agents) go with it
-      for _ in $(seq 50); do pgrep -P "$pid" >/dev/null || break; sleep 0.2; done
+      # its descendants (gunicorn workers, the driver agent's provider agents) go with it;
+      # one still alive 10 s after its parent is SIGKILLed (it would be init's orphan)
+      for p in $kids; do
+        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
+        kill -0 "$p" 2>/dev/null && { log "$name: child $p alive 10 s after its parent: SIGKILL"; kill -KILL "$p" 2>/dev/null; }
+      done
     fi
     # a replica's listening socket can outlive the recorded PID (gunicorn's master under
     # setsid/nsenter): the next replica of the slot needs the port, so wait until it is free

@@ -127,6 +127,7 @@ class Client(threading.Thread):
     def req(self, op, method, path, body=None, record=True, gone_ok=False):
         t0 = time.time()
         rid = f"{RUN_TAG}-{next(SEQ)}"
+        self.last = (rid, t0)  # for a caller that records an unrecorded request's answer
         try:
             r = self.s.request(method, API + path, json=body, timeout=90,
                                headers={"X-Auth-Token": self.tok, "X-Fault-Id": rid})
@@ -164,7 +165,8 @@ class Client(threading.Thread):
                 if last in ("ACTIVE", "ERROR"):
                     return last
             elif code not in (0, 502, 503, 504):
-                self.rec.add("GET lb", code, str(doc)[:80], time.time())
+                rid, t0 = self.last
+                self.rec.add("GET lb", code, str(doc)[:80], t0, rid, lb)
             time.sleep(0.25)
         return "STUCK " + last
 

@@ -24,538 +24,14 @@
 
 mod common;
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{Backend, Keel, LbGuard, NeutronNet, demo_token, nb_select, neutron, wait_for};
+use common::dataplane::*;
+use common::{
+    Backend, Endpoint, Keel, LbGuard, NeutronNet, demo_token, nb_select, neutron, wait_for,
+};
 use serde_json::{Value, json};
-
-fn dataplane() -> String {
-    format!("{}/../../ci/stack/dataplane.sh", env!("CARGO_MANIFEST_DIR"))
-}
-
-/// `dataplane.sh ARGS`: stdout on success, panics with the output otherwise.
-fn dp(args: &[&str]) -> String {
-    let out = Command::new(dataplane()).args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "dataplane.sh {args:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).to_string()
-}
-
-/// A VM of `dataplane.sh` (removed on drop unless `keep`): its name and first IP.
-struct Vm {
-    name: String,
-    ip: String,
-    /// every fixed IP of the port, in Neutron's order
-    ips: Vec<String>,
-    keep: bool,
-}
-
-/// A floating IP, deleted (as admin) on drop.
-struct Fip(String);
-
-impl Drop for Fip {
-    fn drop(&mut self) {
-        neutron(
-            "DELETE",
-            &format!("/floatingips/{}", self.0),
-            &common::admin_token(),
-            None,
-        );
-    }
-}
-
-impl Vm {
-    fn new(name: &str, network: &str) -> Vm {
-        let out = dp(&["vm", name, network]);
-        let ips: Vec<String> = out
-            .split_whitespace()
-            .find_map(|w| w.strip_prefix("ips="))
-            .unwrap_or_else(|| panic!("no ips= in {out}"))
-            .split(',')
-            .map(String::from)
-            .collect();
-        Vm {
-            name: name.to_string(),
-            ip: ips[0].clone(),
-            ips,
-            keep: false,
-        }
-    }
-
-    fn serve(&self, proto: &str, port: u16) {
-        dp(&["serve", &self.name, proto, &port.to_string()]);
-    }
-
-    fn stop(&self, proto: &str, port: u16) {
-        dp(&["stop", &self.name, proto, &port.to_string()]);
-    }
-
-    /// `count` connections to `host:port`: (answers by VM name, failures with reasons).
-    fn probe(&self, proto: &str, host: &str, port: u16, count: u32) -> Tally {
-        let out = dp(&[
-            "probe",
-            &self.name,
-            proto,
-            host,
-            &port.to_string(),
-            &count.to_string(),
-            "20",
-            "1000",
-        ]);
-        let mut t = Tally::default();
-        for line in out.lines() {
-            t.add(line);
-        }
-        t
-    }
-
-    /// A client loop in the background (one connection every `interval_ms`, at most
-    /// `max` attempts); [`Loop::stop`] ends it and returns what it saw.
-    fn start_loop(&self, proto: &str, host: &str, port: u16, interval_ms: u32) -> Loop {
-        let mut child = Command::new(dataplane())
-            .args([
-                "probe",
-                &self.name,
-                proto,
-                host,
-                &port.to_string(),
-                "6000",
-                &interval_ms.to_string(),
-                "1000",
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let tally = Arc::new(Mutex::new(Tally::default()));
-        let out = child.stdout.take().unwrap();
-        let t = tally.clone();
-        let reader = std::thread::spawn(move || {
-            for line in BufReader::new(out).lines().map_while(Result::ok) {
-                t.lock().unwrap().add(&line);
-            }
-        });
-        Loop {
-            child,
-            tally,
-            reader: Some(reader),
-        }
-    }
-}
-
-/// [`Vm::new`] for each (name, network), concurrently (a VM is a Neutron port create and its
-/// binding: seconds each on a loaded machine); a failure panics after the others are made
-/// (and then removed by their drop).
-fn vms<const N: usize>(specs: [(String, &String); N]) -> [Vm; N] {
-    std::thread::scope(|s| {
-        let handles = specs.map(|(n, net)| s.spawn(move || Vm::new(&n, net)));
-        handles.map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-    })
-}
-
-impl Drop for Vm {
-    fn drop(&mut self) {
-        if self.keep {
-            return;
-        }
-        let _ = Command::new(dataplane()).args(["rm", &self.name]).output();
-    }
-}
-
-/// What a probe saw: answers per VM name, failures per reason, in order.
-#[derive(Default, Debug, Clone)]
-struct Tally {
-    answers: BTreeMap<String, u32>,
-    failures: BTreeMap<String, u32>,
-    /// every attempt in order: Some(name) / None (failed)
-    seq: Vec<Option<String>>,
-}
-
-impl Tally {
-    fn add(&mut self, line: &str) {
-        if let Some(name) = line.strip_prefix("ok ") {
-            *self.answers.entry(name.to_string()).or_default() += 1;
-            self.seq.push(Some(name.to_string()));
-        } else if let Some(why) = line.strip_prefix("fail ") {
-            *self.failures.entry(why.to_string()).or_default() += 1;
-            self.seq.push(None);
-        }
-    }
-
-    fn who(&self) -> BTreeSet<String> {
-        self.answers.keys().cloned().collect()
-    }
-
-    fn failed(&self) -> u32 {
-        self.failures.values().sum()
-    }
-
-    fn total(&self) -> usize {
-        self.seq.len()
-    }
-}
-
-struct Loop {
-    child: Child,
-    tally: Arc<Mutex<Tally>>,
-    reader: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Loop {
-    fn snapshot(&self) -> Tally {
-        self.tally.lock().unwrap().clone()
-    }
-
-    fn stop(mut self) -> Tally {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        if let Some(r) = self.reader.take() {
-            let _ = r.join();
-        }
-        self.snapshot()
-    }
-}
-
-impl Drop for Loop {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Polls (30 s) until 12 connections from `client` to `host:port` all succeed and are
-/// answered by exactly the VMs `want`; returns how long that took.
-fn wait_who(client: &Vm, (proto, host, port): (&str, &str, u16), want: &[&str]) -> Duration {
-    let want: BTreeSet<String> = want.iter().map(|s| s.to_string()).collect();
-    let t0 = Instant::now();
-    wait_for(
-        &format!(
-            "{} → {host}:{port}/{proto} answered by exactly {want:?}",
-            client.name
-        ),
-        Duration::from_secs(30),
-        || {
-            let t = client.probe(proto, host, port, 12);
-            if t.failed() == 0 && t.who() == want {
-                Ok(())
-            } else {
-                Err(format!("{t:?}"))
-            }
-        },
-    );
-    t0.elapsed()
-}
-
-/// Runs `change` under a client loop: `client` opens a connection to `host:port` every 20 ms,
-/// seen running before `change` and going on (20 attempts more) after it. Prints the figures
-/// as a `TRAFFIC` line and asserts that no connection failed; returns what the loop saw.
-fn under_loop(
-    client: &Vm,
-    (proto, host, port): (&str, &str, u16),
-    what: &str,
-    start: Instant,
-    change: impl FnOnce(),
-) -> Tally {
-    let lp = client.start_loop(proto, host, port, 20);
-    let progress = |lp: &Loop, n: usize, what: &str| {
-        wait_for(what, Duration::from_secs(15), || {
-            let seen = lp.snapshot().total();
-            if seen >= n {
-                Ok(())
-            } else {
-                Err(format!("{seen} attempts"))
-            }
-        })
-    };
-    progress(&lp, 5, "the client loop runs");
-    change();
-    let n = lp.snapshot().total();
-    progress(&lp, n + 20, "the client loop goes on after the change");
-    let seen = lp.stop();
-    println!(
-        "TRAFFIC {} {what}: {} connections, {} failed {:?}",
-        since(start),
-        seen.total(),
-        seen.failed(),
-        seen.failures
-    );
-    assert_eq!(
-        seen.failed(),
-        0,
-        "connections failed during {what}: {:?}",
-        seen.failures
-    );
-    seen
-}
-
-/// A second network + subnet (10.1.0.0/24) on `net`'s router, as `demo`; deleted on drop.
-struct RoutedNet {
-    router: String,
-    net: String,
-    subnet: String,
-}
-
-impl RoutedNet {
-    fn create(name: &str, router: &str) -> RoutedNet {
-        let t = demo_token();
-        let (c, b) = neutron(
-            "POST",
-            "/networks",
-            &t,
-            Some(&json!({"network": {"name": name}})),
-        );
-        assert_eq!(c, 201, "{b}");
-        let net = b["network"]["id"].as_str().unwrap().to_string();
-        let (c, b) = neutron(
-            "POST",
-            "/subnets",
-            &t,
-            Some(
-                &json!({"subnet": {"name": name, "network_id": net, "ip_version": 4,
-                "cidr": "10.1.0.0/24"}}),
-            ),
-        );
-        assert_eq!(c, 201, "{b}");
-        let subnet = b["subnet"]["id"].as_str().unwrap().to_string();
-        let (c, b) = neutron(
-            "PUT",
-            &format!("/routers/{router}/add_router_interface"),
-            &t,
-            Some(&json!({"subnet_id": subnet})),
-        );
-        assert_eq!(c, 200, "{b}");
-        RoutedNet {
-            router: router.to_string(),
-            net,
-            subnet,
-        }
-    }
-}
-
-impl Drop for RoutedNet {
-    fn drop(&mut self) {
-        let t = common::admin_token();
-        neutron(
-            "PUT",
-            &format!("/routers/{}/remove_router_interface", self.router),
-            &t,
-            Some(&json!({"subnet_id": self.subnet})),
-        );
-        let (_, ports) = neutron("GET", &format!("/ports?network_id={}", self.net), &t, None);
-        for p in ports["ports"].as_array().cloned().unwrap_or_default() {
-            if let Some(id) = p["id"].as_str() {
-                neutron("DELETE", &format!("/ports/{id}"), &t, None);
-            }
-        }
-        neutron("DELETE", &format!("/networks/{}", self.net), &t, None);
-    }
-}
-
-/// `PUT <path>` of `body` (expects 200 or 202), then waits for the LB to be ACTIVE.
-fn put(keel: &Keel, token: &str, lb: &str, path: &str, body: Value) {
-    let (code, out) = keel.api("PUT", path, token, Some(&body));
-    assert!(
-        code == 200 || code == 202,
-        "PUT {path} {body}: {code} {out}"
-    );
-    keel.wait_lb_active(token, lb);
-}
-
-/// Pool `pool`'s operating_status and its members' (id → operating_status), from the LB
-/// status tree (`GET /v2/lbaas/loadbalancers/{lb}/status`, pools under their listeners).
-fn status_tree(
-    keel: &Keel,
-    token: &str,
-    lb: &str,
-    pool: &str,
-) -> (String, BTreeMap<String, String>) {
-    let (code, body) = keel.api(
-        "GET",
-        &format!("/v2/lbaas/loadbalancers/{lb}/status"),
-        token,
-        None,
-    );
-    assert_eq!(code, 200, "{body}");
-    let listeners = body["statuses"]["loadbalancer"]["listeners"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let Some(p) = listeners
-        .iter()
-        .flat_map(|l| l["pools"].as_array().cloned().unwrap_or_default())
-        .find(|p| p["id"] == pool)
-    else {
-        return ("(no such pool in the tree)".into(), BTreeMap::new());
-    };
-    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
-    let members = p["members"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .iter()
-        .map(|m| (text(&m["id"]), text(&m["operating_status"])))
-        .collect();
-    (text(&p["operating_status"]), members)
-}
-
-/// The SB `Service_Monitor` rows (`ip:port/protocol status`): what ovn-controller's probes
-/// last reported, for a failure message that tells a probe result from Keel's reading of it.
-fn service_monitors() -> String {
-    common::sb_select("Service_Monitor", json!([]))
-        .iter()
-        .map(|r| {
-            format!(
-                "{}:{}/{} {}",
-                r["ip"].as_str().unwrap_or_default(),
-                r["port"],
-                r["protocol"].as_str().unwrap_or_default(),
-                r["status"]
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// Polls the status tree (30 s) until member `member` of `pool` is `want` and the pool
-/// `pool_want`; returns the time it took.
-fn wait_member(
-    keel: &Keel,
-    token: &str,
-    (lb, pool): (&str, &str),
-    member: &str,
-    want: &str,
-    pool_want: &str,
-) -> Duration {
-    let t0 = Instant::now();
-    wait_for(
-        &format!("member {member} {want}, pool {pool_want}"),
-        Duration::from_secs(30),
-        || {
-            let (status, members) = status_tree(keel, token, lb, pool);
-            if members.get(member).map(String::as_str) == Some(want) && status == pool_want {
-                Ok(())
-            } else {
-                Err(format!(
-                    "pool {status}, members {members:?}; SB Service_Monitor: {}",
-                    service_monitors()
-                ))
-            }
-        },
-    );
-    t0.elapsed()
-}
-
-/// ovs-vswitchd's PID: a change during a test means it crashed and was restarted (its
-/// `--monitor`), which the test must not take for a Keel result.
-fn vswitchd_pid() -> String {
-    dp(&["vswitchd-pid"]).trim().to_string()
-}
-
-/// Seconds since `t` (the test's start), for the `TRAFFIC [+Ns]` lines: where the time goes.
-fn since(t: Instant) -> String {
-    format!("[+{:.0}s]", t.elapsed().as_secs_f64())
-}
-
-/// `router`'s gateway on the external network keel-dp-ext (`dataplane.sh ext-net`: made if
-/// absent, shared by tests), then a floating IP on `port` (an LB's VIP port): its address and
-/// its guard. Each layer the floating IP's first packet needs is awaited in order, with a
-/// failure naming it: the gateway's `cr-lrp-<port>` bound to this slot's chassis (Neutron's
-/// `HA_Chassis_Group` + ovn-controller's claim: only there does OVN answer ARP for the
-/// address), the NB `NAT` row (Neutron), the address among the LB's `vips` (Keel's agent,
-/// from the VIP port's `neutron:port_fip`); the external client's stale neighbour entry
-/// for the address (a FAILED one from an earlier test) is flushed.
-fn floating_ip(router: &str, port: &str, token: &str, lb: &str, start: Instant) -> (String, Fip) {
-    let ext_net = dp(&["ext-net"]).trim().to_string();
-    let (c, b) = neutron(
-        "PUT",
-        &format!("/routers/{router}"),
-        token,
-        Some(&json!({"router": {"external_gateway_info": {"network_id": ext_net}}})),
-    );
-    assert_eq!(c, 200, "router gateway: {b}");
-    let admin = common::admin_token();
-    let (c, b) = neutron(
-        "GET",
-        &format!("/ports?device_id={router}&device_owner=network:router_gateway"),
-        &admin,
-        None,
-    );
-    assert_eq!(c, 200, "{b}");
-    let gw_port = b["ports"][0]["id"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no gateway port: {b}"));
-    let slot = std::env::var("STACK_SLOT").unwrap_or_else(|_| "0".into());
-    let chassis = format!("keel-dp-{slot}");
-    let chassis_uuid = common::sb_select("Chassis", json!([["name", "==", chassis]]))
-        .first()
-        .map(|r| r["_uuid"].clone())
-        .unwrap_or_else(|| panic!("no SB chassis {chassis}"));
-    let cr = format!("cr-lrp-{gw_port}");
-    wait_for(
-        &format!("the router gateway {cr} bound to {chassis}"),
-        Duration::from_secs(30),
-        || {
-            let pb = common::sb_select("Port_Binding", json!([["logical_port", "==", cr]]));
-            match pb.first() {
-                Some(r) if r["chassis"] == chassis_uuid => Ok(()),
-                other => Err(format!(
-                    "{other:?}; NB gateway port: {:?}",
-                    nb_select(
-                        "Logical_Router_Port",
-                        json!([["name", "==", format!("lrp-{gw_port}")]])
-                    )
-                    .first()
-                    .map(|r| r["ha_chassis_group"].clone())
-                )),
-            }
-        },
-    );
-    println!("TRAFFIC {} router gateway bound to {chassis}", since(start));
-    let (c, b) = neutron(
-        "POST",
-        "/floatingips",
-        token,
-        Some(&json!({"floatingip": {"floating_network_id": ext_net, "port_id": port}})),
-    );
-    assert_eq!(c, 201, "floating IP: {b}");
-    let guard = Fip(b["floatingip"]["id"].as_str().unwrap().to_string());
-    let fip = b["floatingip"]["floating_ip_address"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    wait_for(
-        &format!("NB NAT {fip} (Neutron) and {fip} among the LB's vips (Keel)"),
-        Duration::from_secs(30),
-        || {
-            let nat = nb_select("NAT", json!([["external_ip", "==", fip]]));
-            let vips = nb_select("Load_Balancer", json!([["name", "==", lb]]))
-                .iter()
-                .map(|r| r["vips"].to_string())
-                .collect::<Vec<_>>();
-            if !nat.is_empty() && vips.iter().any(|v| v.contains(&format!("\"{fip}:"))) {
-                Ok(())
-            } else {
-                Err(format!("NAT {nat:?}; vips {vips:?}"))
-            }
-        },
-    );
-    dp(&["exec", "ext", "ip", "neigh", "flush", "to", &fip]);
-    println!("TRAFFIC {} floating IP {fip} in the NB", since(start));
-    (fip, guard)
-}
-
-fn member_body(vm: &Vm, port: u16, subnet: &str) -> Value {
-    json!({"member": {"name": vm.name, "address": vm.ip, "protocol_port": port,
-        "subnet_id": subnet}})
-}
 
 #[test]
 fn tcp_traffic_member_changes_health_restart() {
@@ -1006,7 +482,7 @@ fn tcp_traffic_member_changes_health_restart() {
 /// A UDP listener + pool (port 53 → members `ms` serving UDP 5353) on the load balancer
 /// `lb_id`; waits until both members answer each of `clients`. Returns (pool id, member ids).
 fn udp_listener(
-    keel: &Keel,
+    keel: &Endpoint,
     token: &str,
     (lb_id, vip, subnet): (&str, &str, &str),
     ms: [&Vm; 2],
@@ -1288,4 +764,259 @@ fn ipv6_vip_session_persistence_pool_change() {
         vswitchd,
         "ovs-vswitchd crashed and was restarted during the test (see its log)"
     );
+}
+
+/// One step of [`beside_the_reference`]: its result (`Ok(figure)`), or the failure of a wait
+/// or an assertion inside it (its panic message), so that the reference's run goes on.
+fn step(out: &mut Vec<(String, Result<String, String>)>, what: &str, f: impl FnOnce() -> String) {
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|e| {
+        e.downcast_ref::<String>()
+            .cloned()
+            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "panicked".into())
+            .chars()
+            .take(300)
+            .collect()
+    });
+    println!("SIDE {what}: {r:?}");
+    out.push((what.to_string(), r));
+}
+
+/// The same traffic steps through one Octavia endpoint — Keel's (`KEEL_SIDE=keel`: a `keel
+/// serve` this test starts, its agent active) or the Python reference's (`KEEL_SIDE=reference`,
+/// `KEEL_REFERENCE_ENDPOINT`: Octavia 19.0.0 + ovn-octavia-provider 11.0.0 of
+/// `STACK_REFERENCE=1`, its driver agent active) — on the stack's data plane, Neutron and
+/// networks: member create → first connection (routed client), same-subnet and routed clients,
+/// the VIP port's `device_owner`, the floating IP from the external network, member admin
+/// down/up under a client loop, a TCP health monitor's statuses right after its create and by
+/// real probes (server stop → ERROR, → traffic gone; start → ONLINE), every member down, and
+/// the cascade delete. Each step's figure or failure is a `SIDE` line and a row of the JSON
+/// written to `KEEL_SIDE_OUT`; `ci/stack/traffic-reference.sh` runs both sides, one after the
+/// other (never both agents at once), and prints the table. Keel's side must pass every step;
+/// the reference's is measured, not judged.
+#[test]
+#[ignore = "run by ci/stack/traffic-reference.sh (both sides, the reference started between)"]
+fn beside_the_reference() {
+    let side = std::env::var("KEEL_SIDE").unwrap_or_else(|_| "keel".into());
+    let start = Instant::now();
+    let tag = common::tag();
+    let t4 = &tag[..4];
+    dp(&["ext-net"]);
+    let net = NeutronNet::create(&format!("side-{tag}"), &[]);
+    let routed = RoutedNet::create(&format!("keel-e2e-side-{tag}-b"), &net.router);
+    let name = |role: &str| format!("{role}{t4}");
+    let [m1, m2, same, client] = vms([
+        (name("sa"), &net.net),
+        (name("sb"), &net.net),
+        (name("ss"), &net.net),
+        (name("sr"), &routed.net),
+    ]);
+    for m in [&m1, &m2] {
+        m.serve("tcp", 8080);
+    }
+    let keel = (side == "keel").then(|| Keel::start(Backend::Sqlite));
+    let endpoint = match &keel {
+        Some(k) => Endpoint { url: k.url() },
+        None => Endpoint {
+            url: std::env::var("KEEL_REFERENCE_ENDPOINT")
+                .expect("KEEL_SIDE=reference needs KEEL_REFERENCE_ENDPOINT"),
+        },
+    };
+    let api = &endpoint;
+    let token = demo_token();
+    let mut out = Vec::new();
+    let lb = api.create_lb(&token, &format!("side-{tag}"), &net.subnet);
+    let lb_id = lb["id"].as_str().unwrap().to_string();
+    let _rows = LbGuard(lb_id.clone());
+    let vip = lb["vip_address"].as_str().unwrap().to_string();
+    let vip_port = lb["vip_port_id"].as_str().unwrap().to_string();
+    let id = |v: Value| v["id"].as_str().unwrap().to_string();
+    let listener = id(api.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/listeners",
+        json!({"listener": {"loadbalancer_id": lb_id, "protocol": "TCP", "protocol_port": 80}}),
+    ));
+    let pool = id(api.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/pools",
+        json!({"pool": {"listener_id": listener, "protocol": "TCP",
+            "lb_algorithm": "SOURCE_IP_PORT"}}),
+    ));
+    let members = format!("/v2/lbaas/pools/{pool}/members");
+    let tcp = ("tcp", vip.as_str(), 80);
+    let in_pool = (lb_id.as_str(), pool.as_str());
+    let both = [m1.name.as_str(), m2.name.as_str()];
+    let mut mids = Vec::new();
+    step(
+        &mut out,
+        "member create → first connection (routed client)",
+        || {
+            let t0 = Instant::now();
+            mids.push(id(api.create(
+                &token,
+                &lb_id,
+                &members,
+                member_body(&m1, 8080, &net.subnet),
+            )));
+            wait_who(&client, tcp, &[&m1.name]);
+            format!("{} ms", t0.elapsed().as_millis())
+        },
+    );
+    mids.push(id(api.create(
+        &token,
+        &lb_id,
+        &members,
+        member_body(&m2, 8080, &net.subnet),
+    )));
+    step(&mut out, "routed client, 20 connections", || {
+        wait_who(&client, tcp, &both);
+        let t = client.probe("tcp", &vip, 80, 20);
+        assert_eq!(t.failed(), 0, "{t:?}");
+        format!("20/20 answered, by {:?}", t.answers)
+    });
+    step(&mut out, "same-subnet client, 10 connections", || {
+        let t = same.probe("tcp", &vip, 80, 10);
+        assert_eq!(t.failed(), 0, "{}/10 answered: {t:?}", 10 - t.failed());
+        format!("10/10 answered, by {:?}", t.answers)
+    });
+    step(
+        &mut out,
+        "VIP port device_owner / its switch port's addresses",
+        || {
+            let (_, p) = neutron(
+                "GET",
+                &format!("/ports/{vip_port}"),
+                &common::admin_token(),
+                None,
+            );
+            let lsp = nb_select("Logical_Switch_Port", json!([["name", "==", vip_port]]));
+            format!(
+                "{:?} / {}",
+                p["port"]["device_owner"].as_str().unwrap_or_default(),
+                lsp.first()
+                    .map(|r| r["addresses"].to_string())
+                    .unwrap_or_default()
+            )
+        },
+    );
+    step(
+        &mut out,
+        "floating IP → every member answers from outside",
+        || {
+            let (fip, guard) = floating_ip(&net.router, &vip_port, &token, &lb_id, start);
+            let ext = Vm {
+                name: "ext".into(),
+                ip: "172.24.4.2".into(),
+                ips: vec!["172.24.4.2".into()],
+                keep: true,
+            };
+            let t0 = Instant::now();
+            wait_who(&ext, ("tcp", &fip, 80), &both);
+            drop(guard);
+            format!(
+                "{} ms after the FIP was in the NB",
+                t0.elapsed().as_millis()
+            )
+        },
+    );
+    let m1_path = format!("{members}/{}", mids[0]);
+    step(&mut out, "member admin down/up under a client loop", || {
+        let seen = under_loop(&client, tcp, "member admin down/up", start, || {
+            put(
+                api,
+                &token,
+                &lb_id,
+                &m1_path,
+                json!({"member": {"admin_state_up": false}}),
+            );
+            wait_who(&client, tcp, &[&m2.name]);
+            put(
+                api,
+                &token,
+                &lb_id,
+                &m1_path,
+                json!({"member": {"admin_state_up": true}}),
+            );
+            wait_who(&client, tcp, &both);
+        });
+        format!("{} connections, 0 failed", seen.total())
+    });
+    let hm = id(api.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/healthmonitors",
+        json!({"healthmonitor": {"pool_id": pool, "type": "TCP", "delay": 1, "timeout": 1,
+            "max_retries": 1, "max_retries_down": 2}}),
+    ));
+    step(
+        &mut out,
+        "member statuses right after the HM create",
+        || {
+            let (status, tree) = status_tree(api, &token, &lb_id, &pool);
+            format!(
+                "pool {status}, members {:?}",
+                tree.values().collect::<Vec<_>>()
+            )
+        },
+    );
+    step(
+        &mut out,
+        "TCP HM: server stop → ERROR / → traffic gone / start → ONLINE",
+        || {
+            wait_member(api, &token, in_pool, &mids[0], "ONLINE", "ONLINE");
+            wait_member(api, &token, in_pool, &mids[1], "ONLINE", "ONLINE");
+            let t0 = Instant::now();
+            m2.stop("tcp", 8080);
+            wait_member(api, &token, in_pool, &mids[1], "ERROR", "DEGRADED");
+            let to_error = t0.elapsed();
+            wait_who(&client, tcp, &[&m1.name]);
+            let gone = t0.elapsed();
+            let t0 = Instant::now();
+            m2.serve("tcp", 8080);
+            wait_member(api, &token, in_pool, &mids[1], "ONLINE", "ONLINE");
+            let online = t0.elapsed();
+            wait_who(&client, tcp, &both);
+            format!(
+                "{:.1} s / {:.1} s / {:.1} s",
+                to_error.as_secs_f64(),
+                gone.as_secs_f64(),
+                online.as_secs_f64()
+            )
+        },
+    );
+    step(&mut out, "every member down: 3 connections", || {
+        for m in [&m1, &m2] {
+            m.stop("tcp", 8080);
+        }
+        wait_member(api, &token, in_pool, &mids[0], "ERROR", "ERROR");
+        wait_member(api, &token, in_pool, &mids[1], "ERROR", "ERROR");
+        let t = client.probe("tcp", &vip, 80, 3);
+        for m in [&m1, &m2] {
+            m.serve("tcp", 8080);
+        }
+        format!("{}/3 failed: {:?}", t.failed(), t.failures)
+    });
+    let _ = hm;
+    step(&mut out, "cascade delete → NB rows gone", || {
+        let t0 = Instant::now();
+        api.delete_lb_cascade(&token, &lb_id);
+        format!("{} ms", t0.elapsed().as_millis())
+    });
+    drop(keel);
+    if let Ok(path) = std::env::var("KEEL_SIDE_OUT") {
+        let rows: Vec<Value> = out
+            .iter()
+            .map(|(what, r)| match r {
+                Ok(v) => json!({"step": what, "ok": v}),
+                Err(e) => json!({"step": what, "failed": e}),
+            })
+            .collect();
+        std::fs::write(&path, json!({"side": side, "steps": rows}).to_string()).unwrap();
+    }
+    if side == "keel" {
+        let failed: Vec<_> = out.iter().filter(|(_, r)| r.is_err()).collect();
+        assert!(failed.is_empty(), "Keel failed steps: {failed:?}");
+    }
 }

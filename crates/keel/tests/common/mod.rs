@@ -31,6 +31,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+pub mod dataplane;
 pub mod fluentd;
 pub mod monitors;
 pub mod tls;
@@ -182,6 +183,8 @@ enum Db {
 /// the `ovn` provider on the stack's NB/SB and Neutron. Killed (and waited for) on drop.
 pub struct Keel {
     child: Child,
+    /// Its API (`http://127.0.0.1:<port>`): `keel.api(…)`, `keel.create(…)` reach it by deref.
+    endpoint: Endpoint,
     pub port: u16,
     pub conf: PathBuf,
     /// `--config-file` arguments of `keel serve` (for [`Keel::restart`]).
@@ -309,6 +312,9 @@ impl Keel {
         let child = spawn_serve(&conf_args, dir.path());
         let mut keel = Keel {
             child,
+            endpoint: Endpoint {
+                url: format!("http://127.0.0.1:{port}"),
+            },
             port,
             conf,
             conf_args,
@@ -361,11 +367,6 @@ impl Keel {
         }
     }
 
-    /// `http://127.0.0.1:<port>`: the load-balancer endpoint.
-    pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
     /// The `keel serve` process id.
     pub fn pid(&self) -> u32 {
         self.child.id()
@@ -396,8 +397,22 @@ impl Keel {
             Db::MariaDb { name, .. } => mysql(Some(name), statement),
         }
     }
+}
 
-    /// `METHOD <path>` on this Keel's API with `token` (see [`http`]).
+/// An Octavia v2 endpoint (Keel's, or the Python reference's of `STACK_REFERENCE=1`): the
+/// API calls the tests make, each waiting as Octavia's clients wait (for ACTIVE).
+pub struct Endpoint {
+    /// `http://127.0.0.1:<port>`, no trailing `/`.
+    pub url: String,
+}
+
+impl Endpoint {
+    /// The load-balancer endpoint's URL.
+    pub fn url(&self) -> String {
+        self.url.clone()
+    }
+
+    /// `METHOD <path>` on this endpoint with `token` (see [`http`]).
     pub fn api(&self, method: &str, path: &str, token: &str, body: Option<&Value>) -> (u16, Value) {
         http(method, &format!("{}{path}", self.url()), Some(token), body)
     }
@@ -435,22 +450,7 @@ impl Keel {
             .and_then(|o| o.values().next().cloned())
             .unwrap()
     }
-}
 
-/// The objects [`Keel::create_graph`] made.
-pub struct Graph {
-    pub lb_id: String,
-    pub vip: String,
-    pub listener_id: String,
-    pub pool_id: String,
-    /// Member ids, in the order of the requested addresses.
-    pub members: Vec<String>,
-    pub hm_id: String,
-    /// Removes the NB rows on drop (made right after the LB, so a failing step cleans too).
-    pub nb_rows: LbGuard,
-}
-
-impl Keel {
     /// `POST /v2/lbaas/loadbalancers` (provider `ovn`, VIP on `subnet`), then waits for
     /// ACTIVE; returns the load balancer.
     pub fn create_lb(&self, token: &str, name: &str, subnet: &str) -> Value {
@@ -490,7 +490,30 @@ impl Keel {
             },
         );
     }
+}
 
+impl std::ops::Deref for Keel {
+    type Target = Endpoint;
+
+    fn deref(&self) -> &Endpoint {
+        &self.endpoint
+    }
+}
+
+/// The objects [`Keel::create_graph`] made.
+pub struct Graph {
+    pub lb_id: String,
+    pub vip: String,
+    pub listener_id: String,
+    pub pool_id: String,
+    /// Member ids, in the order of the requested addresses.
+    pub members: Vec<String>,
+    pub hm_id: String,
+    /// Removes the NB rows on drop (made right after the LB, so a failing step cleans too).
+    pub nb_rows: LbGuard,
+}
+
+impl Keel {
     /// Through the API, each step waiting for ACTIVE: a load balancer on `subnet`, a TCP
     /// listener on port 80, its SOURCE_IP_PORT TCP pool, one member per address (port 8080
     /// on `subnet`), a TCP health monitor (delay 5, timeout 3, max_retries 3).

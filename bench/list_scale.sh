@@ -5,6 +5,9 @@
 # if missing, so no other project's lists change), time bench/list_scale.py against both, then
 # delete the seeded rows from `octavia` again.
 #   N=10000 bench/list_scale.sh [outdir]     (default bench/results/<date>-lists)
+# SCRAPE=1: then also openstack-exporter's scrape (bench/scrape.py, admin) on the same rows:
+# every stats call against Keel, the first $REF_STATS_LIMIT (300) against the reference,
+# extrapolated (its full scrape takes most of an hour).
 # Needs the stack with the reference: STACK_REFERENCE=1 OCTAVIA_PORT=9877 CATALOG_LB_PORT=9876
 # (ports + STACK_SLOT×1000 on another slot: bench/slot.sh)
 # ci/stack/up.sh. Keel: bench/keel.sh (started here with KEEL_RUN_AGENT=false if not running).
@@ -47,6 +50,13 @@ echo "== keel (:$keel_port)"
 echo "== reference (:$ref_port)"
 "$PY" list_scale.py --endpoint "http://127.0.0.1:$ref_port" "${args[@]}" \
   --rss-pid "$(cat "$state/run/octavia-api.pid")" --json "$out/reference.json" | tee "$out/reference.txt"
+if [[ ${SCRAPE:-0} == 1 ]]; then
+  echo "== scrape keel (:$keel_port)"
+  "$PY" scrape.py --endpoint "http://127.0.0.1:$keel_port" --json "$out/scrape-keel.json" | tee "$out/scrape-keel.txt"
+  echo "== scrape reference (:$ref_port), first ${REF_STATS_LIMIT:-300} stats calls"
+  "$PY" scrape.py --endpoint "http://127.0.0.1:$ref_port" --stats-limit "${REF_STATS_LIMIT:-300}" \
+    --json "$out/scrape-reference.json" | tee "$out/scrape-reference.txt"
+fi
 "$PY" - "$out" <<'PYEOF'
 import json, sys
 d = sys.argv[1]

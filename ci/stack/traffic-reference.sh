@@ -20,7 +20,7 @@ pid_alive octavia-driver-agent \
 side() { # keel|reference [KEY=VALUE…]
   local s=$1; shift
   log "side $s"
-  ( source "$STACK_DIR/env.sh" demo >/dev/null
+  ( source "$STACK_DIR/env.sh" admin >/dev/null
     cd "$REPO" && env KEEL_SIDE="$s" KEEL_SIDE_OUT="$out/$s.json" "$@" \
       cargo nextest run --locked --workspace --run-ignored only --no-capture \
         -E 'binary_id(keel::traffic) & test(beside_the_reference)' ) >"$out/$s.log" 2>&1

@@ -16,13 +16,13 @@ use octavia_db::{
 use serde_json::{Value, json};
 
 use crate::AppState;
-use crate::base;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::listing;
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::{Kind, Patch, Schema, f, m, parse_typed, s};
+use crate::{columns, list};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -229,7 +229,7 @@ pub async fn flavor_get_all(
         .filter(|r| r.id != PLACEHOLDER_ID)
         .map(render_flavor)
         .collect();
-    Ok(Json(base::collection(
+    Ok(Json(list::collection(
         &st,
         &headers,
         "/v2/lbaas/flavors",
@@ -248,11 +248,11 @@ pub async fn flavor_get_one(
     Query(q): Q,
 ) -> Result<Json<Value>, ApiError> {
     policy::authorize(&ctx, "flavor", "get_one", ctx.project_id.as_deref())?;
-    let fields = base::check_get_query(&st, &q)?;
+    let fields = list::check_get_query(&st, &q)?;
     let mut tx = st.db().begin_read().await?;
     let fl = get_db_flavor(&mut tx, &id).await?;
     Ok(Json(
-        json!({"flavor": base::select(render_flavor(&fl), &fields)}),
+        json!({"flavor": list::select(render_flavor(&fl), &fields)}),
     ))
 }
 
@@ -265,7 +265,7 @@ pub async fn flavor_post(
     Query(q): Q,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let b: FlavorPost = parse_typed(&body, "flavor_", "flavor", &FLAVOR_POST)?;
     policy::authorize(&ctx, "flavor", "post", ctx.project_id.as_deref())?;
     b.enabled.refuse_null("enabled")?;
@@ -284,7 +284,7 @@ pub async fn flavor_post(
         });
     }
     let row = FlavorRow {
-        id: base::new_id(),
+        id: columns::new_id(),
         name,
         description: b.description,
         enabled: b.enabled.into_value().unwrap_or(true),
@@ -308,7 +308,7 @@ pub async fn flavor_put(
     Query(q): Q,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let b: FlavorPut = parse_typed(&body, "flavor_", "flavor", &FLAVOR_PUT)?;
     policy::authorize(&ctx, "flavor", "put", ctx.project_id.as_deref())?;
     let mut tx = st.db().begin().await?;
@@ -346,7 +346,7 @@ pub async fn flavor_delete(
     Path(id): Path<String>,
     Query(q): Q,
 ) -> Result<StatusCode, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     policy::authorize(&ctx, "flavor", "delete", ctx.project_id.as_deref())?;
     let mut tx = st.db().begin().await?;
     get_db_flavor(&mut tx, &id).await?;
@@ -390,7 +390,7 @@ pub async fn az_get_all(
         .filter(|r| r.name != PLACEHOLDER_ID)
         .map(render_az)
         .collect();
-    Ok(Json(base::collection(
+    Ok(Json(list::collection(
         &st,
         &headers,
         "/v2/lbaas/availabilityzones",
@@ -414,11 +414,11 @@ pub async fn az_get_one(
         "get_one",
         ctx.project_id.as_deref(),
     )?;
-    let fields = base::check_get_query(&st, &q)?;
+    let fields = list::check_get_query(&st, &q)?;
     let mut tx = st.db().begin_read().await?;
     let az = get_db_az(&mut tx, &name).await?;
     Ok(Json(
-        json!({"availability_zone": base::select(render_az(&az), &fields)}),
+        json!({"availability_zone": list::select(render_az(&az), &fields)}),
     ))
 }
 
@@ -430,7 +430,7 @@ pub async fn az_post(
     Query(q): Q,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let b: AzPost = parse_typed(&body, "availability_zone_", "availability_zone", &AZ_POST)?;
     policy::authorize(&ctx, "availability-zone", "post", ctx.project_id.as_deref())?;
     b.enabled.refuse_null("enabled")?;
@@ -472,7 +472,7 @@ pub async fn az_put(
     Query(q): Q,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let b: AzPut = parse_typed(&body, "availability_zone_", "availability_zone", &AZ_PUT)?;
     policy::authorize(&ctx, "availability-zone", "put", ctx.project_id.as_deref())?;
     let mut tx = st.db().begin().await?;
@@ -501,7 +501,7 @@ pub async fn az_delete(
     Path(name): Path<String>,
     Query(q): Q,
 ) -> Result<StatusCode, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     policy::authorize(
         &ctx,
         "availability-zone",

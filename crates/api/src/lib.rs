@@ -13,8 +13,8 @@
 //! commits only when the driver accepted; a driver error rolls everything back.
 
 pub mod amphora;
-pub mod base;
 pub mod certificates;
+pub mod columns;
 pub mod context;
 pub mod cors;
 pub mod fault;
@@ -23,6 +23,7 @@ pub mod health_monitor;
 pub mod healthcheck;
 pub mod l7policy;
 pub mod l7rule;
+pub mod list;
 pub mod listener;
 pub mod listing;
 pub mod load_balancer;
@@ -37,8 +38,12 @@ pub mod policy;
 pub mod pool;
 pub mod profiles;
 pub mod provider_api;
+pub mod provider_call;
+pub mod provider_model;
 pub mod proxy_headers;
 pub mod quotas;
+pub mod related;
+pub mod render;
 pub mod types;
 pub mod versions;
 pub mod view;

@@ -13,9 +13,9 @@ use axum::{Extension, Json};
 use octavia_db::{ListQuery, QuotaRow, QuotaUpdate, Tx};
 use serde_json::{Value, json};
 
-use crate::base;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
+use crate::list;
 use crate::listing;
 use crate::pagination::ListParams;
 use crate::policy;
@@ -122,7 +122,7 @@ pub async fn get_all(
     }
     let rows: Vec<QuotaRow> = tx.list(&lq).await?;
     let all: Vec<Value> = rows.iter().map(render_raw).collect();
-    Ok(Json(base::collection(
+    Ok(Json(list::collection(
         &st,
         &headers,
         "/v2/lbaas/quotas",
@@ -140,7 +140,7 @@ pub async fn get_one(
     Path(project): Path<String>,
     Query(q): Q,
 ) -> Result<Json<Value>, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     policy::authorize(&ctx, "quota", "get_one", Some(&project))?;
     let mut tx = st.db().begin_read().await?;
     let row: Option<QuotaRow> = tx.find(&project).await?;
@@ -156,7 +156,7 @@ pub async fn get_defaults(
     Path(project): Path<String>,
     Query(q): Q,
 ) -> Result<Json<Value>, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     policy::authorize(&ctx, "quota", "get_defaults", Some(&project))?;
     Ok(Json(
         json!({"quota": render_effective(&project, None, &st.config().quotas)}),
@@ -178,7 +178,7 @@ pub async fn put(
     Query(q): Q,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let b: QuotaPut = parse_typed(&body, "quotas", "quota", &QUOTA_PUT)?;
     policy::authorize(&ctx, "quota", "put", Some(&project))?;
     let none = Patch::Absent;
@@ -209,7 +209,7 @@ pub async fn delete(
     Path(project): Path<String>,
     Query(q): Q,
 ) -> Result<StatusCode, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     policy::authorize(&ctx, "quota", "delete", Some(&project))?;
     let mut tx = st.db().begin().await?;
     tx.reset_quota(&project).await?;

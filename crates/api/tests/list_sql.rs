@@ -1076,11 +1076,11 @@ async fn a_page_costs_the_same_statements_whatever_its_size() {
 fn every_listed_attribute_has_its_sql_form() {
     use api::listing::{self, Spec};
     let pairs: [(&Spec, &[&str]); 10] = [
-        (&listing::LB, api::base::LB_ATTRS),
-        (&listing::LISTENER, api::base::LISTENER_ATTRS),
-        (&listing::POOL, api::base::POOL_ATTRS),
-        (&listing::MEMBER, api::base::MEMBER_ATTRS),
-        (&listing::HM, api::base::HM_ATTRS),
+        (&listing::LB, api::render::LB_ATTRS),
+        (&listing::LISTENER, api::render::LISTENER_ATTRS),
+        (&listing::POOL, api::render::POOL_ATTRS),
+        (&listing::MEMBER, api::render::MEMBER_ATTRS),
+        (&listing::HM, api::render::HM_ATTRS),
         (&listing::L7POLICY, api::l7policy::L7POLICY_ATTRS),
         (&listing::L7RULE, api::l7rule::L7RULE_ATTRS),
         (&listing::FLAVOR, api::flavors::FLAVOR_ATTRS),

@@ -5,7 +5,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use octavia_db::{HealthMonitorRow, ListQuery, QuotaResource, SqlValue};
+use octavia_db::{HealthMonitorRow, ListQuery, QuotaResource, SqlValue, Tx};
 use provider::{OperatingStatus, ProvisioningStatus};
 use serde_json::{Value, json};
 
@@ -182,27 +182,43 @@ pub async fn get_all(
     {
         return Ok(Json(body));
     }
-    // the in-memory path (see `listing`)
-    let rows: Vec<HealthMonitorRow> = list::visible(&mut tx, &scope, vec![]).await?;
+    Ok(Json(
+        get_all_in_memory(&st, &headers, &mut tx, &scope, &params).await?,
+    ))
+}
+
+/// The in-memory answer of [`get_all`]: every object of the caller's scope rendered, then filtered, sorted and
+/// paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It answers
+/// what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs` compares
+/// the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
+/// database's.
+pub async fn get_all_in_memory(
+    st: &AppState,
+    headers: &HeaderMap,
+    tx: &mut Tx,
+    scope: &Option<String>,
+    params: &ListParams,
+) -> Result<Value, ApiError> {
+    let rows: Vec<HealthMonitorRow> = list::visible(tx, scope, vec![]).await?;
     let mut all = Vec::with_capacity(rows.len());
     for r in &rows {
-        let mut v = render::render_hm(&mut tx, r).await?;
+        let mut v = render::render_hm(tx, r).await?;
         if let Some(o) = v.as_object_mut() {
             o.insert("pool_id".into(), json!(r.pool_id));
         }
         all.push(v);
     }
     let mut body = list::collection(
-        &st,
-        &headers,
+        st,
+        headers,
         "/v2/lbaas/healthmonitors",
         "healthmonitors",
         all,
-        &params,
+        params,
         HM_ATTRS,
     )?;
     strip_helper(&mut body, "healthmonitors", "pool_id");
-    Ok(Json(body))
+    Ok(body)
 }
 
 /// `GET /v2/lbaas/healthmonitors/{id}`.

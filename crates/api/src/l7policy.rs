@@ -495,21 +495,37 @@ pub async fn get_all(
     {
         return Ok(Json(body));
     }
-    // the in-memory path (see `listing`)
-    let rows: Vec<L7PolicyRow> = list::visible(&mut tx, &scope, vec![]).await?;
+    Ok(Json(
+        get_all_in_memory(&st, &headers, &mut tx, &scope, &params).await?,
+    ))
+}
+
+/// The in-memory answer of [`get_all`]: every object of the caller's scope rendered, then filtered, sorted and
+/// paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It answers
+/// what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs` compares
+/// the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
+/// database's.
+pub async fn get_all_in_memory(
+    st: &AppState,
+    headers: &HeaderMap,
+    tx: &mut Tx,
+    scope: &Option<String>,
+    params: &ListParams,
+) -> Result<Value, ApiError> {
+    let rows: Vec<L7PolicyRow> = list::visible(tx, scope, vec![]).await?;
     let mut all = Vec::with_capacity(rows.len());
     for r in &rows {
-        all.push(render_policy(&mut tx, r).await?);
+        all.push(render_policy(tx, r).await?);
     }
-    Ok(Json(list::collection(
-        &st,
-        &headers,
+    list::collection(
+        st,
+        headers,
         "/v2/lbaas/l7policies",
         "l7policies",
         all,
-        &params,
+        params,
         L7POLICY_ATTRS,
-    )?))
+    )
 }
 
 /// `GET /v2/lbaas/l7policies/{id}`.

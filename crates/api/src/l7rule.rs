@@ -490,21 +490,30 @@ pub async fn get_all(
     {
         return Ok(Json(body));
     }
-    // the in-memory path (see `listing`)
-    let rows = policy_rules(&mut tx, &policy_id).await?;
+    Ok(Json(
+        get_all_in_memory(&st, &headers, &mut tx, &policy_id, &path, &params).await?,
+    ))
+}
+
+/// The in-memory answer of [`get_all`]: every object of the policy rendered, then filtered, sorted and
+/// paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It answers
+/// what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs` compares
+/// the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
+/// database's.
+pub async fn get_all_in_memory(
+    st: &AppState,
+    headers: &HeaderMap,
+    tx: &mut Tx,
+    policy_id: &str,
+    path: &str,
+    params: &ListParams,
+) -> Result<Value, ApiError> {
+    let rows = policy_rules(tx, policy_id).await?;
     let mut all = Vec::with_capacity(rows.len());
     for r in &rows {
-        all.push(render_rule(&mut tx, r).await?);
+        all.push(render_rule(tx, r).await?);
     }
-    Ok(Json(list::collection(
-        &st,
-        &headers,
-        &path,
-        "rules",
-        all,
-        &params,
-        L7RULE_ATTRS,
-    )?))
+    list::collection(st, headers, path, "rules", all, params, L7RULE_ATTRS)
 }
 
 /// `GET /v2/lbaas/l7policies/{l7policy_id}/rules/{id}` (like the reference, the rule need

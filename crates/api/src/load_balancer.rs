@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use octavia_db::{
     AdditionalVipRow, ListQuery, ListenerRow, LoadBalancerRow, PoolRow, QuotaResource, SqlValue,
-    VipRow,
+    Tx, VipRow,
 };
 use provider::{OperatingStatus, ProvisioningStatus};
 use serde_json::{Value, json};
@@ -75,22 +75,35 @@ pub async fn get_all(
     {
         return Ok(Json(body).into_response());
     }
-    // the in-memory path (see `listing`)
-    let rows: Vec<LoadBalancerRow> = list::visible(&mut tx, &scope, vec![]).await?;
+    Ok(Json(get_all_in_memory(&st, &headers, &mut tx, &scope, &params).await?).into_response())
+}
+
+/// The in-memory answer of [`get_all`]: every object of the caller's scope rendered, then filtered, sorted and
+/// paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It answers
+/// what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs` compares
+/// the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
+/// database's.
+pub async fn get_all_in_memory(
+    st: &AppState,
+    headers: &HeaderMap,
+    tx: &mut Tx,
+    scope: &Option<String>,
+    params: &ListParams,
+) -> Result<Value, ApiError> {
+    let rows: Vec<LoadBalancerRow> = list::visible(tx, scope, vec![]).await?;
     let mut all = Vec::with_capacity(rows.len());
     for r in &rows {
-        all.push(render::render_lb(&mut tx, r).await?);
+        all.push(render::render_lb(tx, r).await?);
     }
-    Ok(Json(list::collection(
-        &st,
-        &headers,
+    list::collection(
+        st,
+        headers,
         "/v2/lbaas/loadbalancers",
         "loadbalancers",
         all,
-        &params,
+        params,
         LB_ATTRS,
-    )?)
-    .into_response())
+    )
 }
 
 /// `GET /v2/lbaas/loadbalancers/{id}`.

@@ -9,7 +9,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use octavia_db::{ListQuery, MemberRow, PoolRow, QuotaResource, SqlValue};
+use octavia_db::{ListQuery, MemberRow, PoolRow, QuotaResource, SqlValue, Tx};
 use serde_json::{Value, json};
 
 use crate::AppState;
@@ -203,22 +203,30 @@ pub async fn get_all(
     if let Some(body) = listing::page(&st, &headers, &mut tx, &c, &params, conds, render).await? {
         return Ok(Json(body));
     }
-    // the in-memory path (see `listing`)
-    let rows: Vec<MemberRow> =
-        list::visible(&mut tx, &None, vec![("pool_id", pool_id.as_str().into())]).await?;
+    Ok(Json(
+        get_all_in_memory(&st, &headers, &mut tx, &pool_id, &path, &params).await?,
+    ))
+}
+
+/// The in-memory answer of [`get_all`]: every object of the pool rendered, then filtered, sorted and
+/// paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It answers
+/// what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs` compares
+/// the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
+/// database's.
+pub async fn get_all_in_memory(
+    st: &AppState,
+    headers: &HeaderMap,
+    tx: &mut Tx,
+    pool_id: &str,
+    path: &str,
+    params: &ListParams,
+) -> Result<Value, ApiError> {
+    let rows: Vec<MemberRow> = list::visible(tx, &None, vec![("pool_id", pool_id.into())]).await?;
     let mut all = Vec::with_capacity(rows.len());
     for r in &rows {
-        all.push(render::render_member(&mut tx, r).await?);
+        all.push(render::render_member(tx, r).await?);
     }
-    Ok(Json(list::collection(
-        &st,
-        &headers,
-        &path,
-        "members",
-        all,
-        &params,
-        MEMBER_ATTRS,
-    )?))
+    list::collection(st, headers, path, "members", all, params, MEMBER_ATTRS)
 }
 
 /// `GET /v2/lbaas/pools/{pool_id}/members/{id}`.

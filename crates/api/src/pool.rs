@@ -7,6 +7,7 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use octavia_db::{
     L7PolicyRow, ListQuery, ListenerRow, PoolRow, QuotaResource, SessionPersistenceRow, SqlValue,
+    Tx,
 };
 use provider::{OperatingStatus, ProvisioningStatus};
 use serde_json::{Value, json};
@@ -238,27 +239,43 @@ pub async fn get_all(
     {
         return Ok(Json(body));
     }
-    // the in-memory path (see `listing`)
-    let rows: Vec<PoolRow> = list::visible(&mut tx, &scope, vec![]).await?;
+    Ok(Json(
+        get_all_in_memory(&st, &headers, &mut tx, &scope, &params).await?,
+    ))
+}
+
+/// The in-memory answer of [`get_all`]: every object of the caller's scope rendered, then filtered, sorted and
+/// paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It answers
+/// what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs` compares
+/// the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
+/// database's.
+pub async fn get_all_in_memory(
+    st: &AppState,
+    headers: &HeaderMap,
+    tx: &mut Tx,
+    scope: &Option<String>,
+    params: &ListParams,
+) -> Result<Value, ApiError> {
+    let rows: Vec<PoolRow> = list::visible(tx, scope, vec![]).await?;
     let mut all = Vec::with_capacity(rows.len());
     for r in &rows {
-        let mut v = render::render_pool(&mut tx, r).await?;
+        let mut v = render::render_pool(tx, r).await?;
         if let Some(o) = v.as_object_mut() {
             o.insert("loadbalancer_id".into(), json!(r.load_balancer_id));
         }
         all.push(v);
     }
     let mut body = list::collection(
-        &st,
-        &headers,
+        st,
+        headers,
         "/v2/lbaas/pools",
         "pools",
         all,
-        &params,
+        params,
         POOL_ATTRS,
     )?;
     strip_helper(&mut body, "pools", "loadbalancer_id");
-    Ok(Json(body))
+    Ok(body)
 }
 
 /// `GET /v2/lbaas/pools/{id}`.

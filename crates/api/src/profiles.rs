@@ -311,16 +311,33 @@ pub async fn get_all<P: Profile>(
         rename_links(&mut body, key, links);
         return Ok(Json(body));
     }
-    // the in-memory path (see `listing`)
+    Ok(Json(
+        get_all_in_memory::<P>(&st, &headers, &mut tx, &params).await?,
+    ))
+}
+
+/// The in-memory answer of [`get_all`]: every object (but the placeholder) rendered, then filtered, sorted and
+/// paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It answers
+/// what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs` compares
+/// the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
+/// database's.
+pub async fn get_all_in_memory<P: Profile>(
+    st: &AppState,
+    headers: &HeaderMap,
+    tx: &mut Tx,
+    params: &ListParams,
+) -> Result<Value, ApiError> {
+    let (key, links) = P::COLLECTION;
+    let names = attrs::<P>();
     let rows: Vec<P> = tx.list(&ListQuery::default()).await?;
     let all = rows
         .iter()
         .filter(|r| r.parts().0 != PLACEHOLDER_ID)
         .map(render)
         .collect();
-    let mut body = list::collection(&st, &headers, P::PATH, key, all, &params, &names)?;
+    let mut body = list::collection(st, headers, P::PATH, key, all, params, &names)?;
     rename_links(&mut body, key, links);
-    Ok(Json(body))
+    Ok(body)
 }
 
 /// `<key>_links` → the profile collection's own links key.

@@ -115,22 +115,38 @@ pub async fn get_all(
     if let Some(body) = listing::page(&st, &headers, &mut tx, &c, &params, conds, render).await? {
         return Ok(Json(body));
     }
-    // the in-memory path (see `listing`)
+    Ok(Json(
+        get_all_in_memory(&st, &headers, &mut tx, &scope, &params).await?,
+    ))
+}
+
+/// The in-memory answer of [`get_all`]: every object of the caller's scope rendered, then filtered, sorted and
+/// paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It answers
+/// what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs` compares
+/// the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
+/// database's.
+pub async fn get_all_in_memory(
+    st: &AppState,
+    headers: &HeaderMap,
+    tx: &mut Tx,
+    scope: &Option<String>,
+    params: &ListParams,
+) -> Result<Value, ApiError> {
     let mut lq = ListQuery::default();
-    if let Some(p) = &scope {
+    if let Some(p) = scope {
         lq = lq.filter("project_id", p.as_str());
     }
     let rows: Vec<QuotaRow> = tx.list(&lq).await?;
     let all: Vec<Value> = rows.iter().map(render_raw).collect();
-    Ok(Json(list::collection(
-        &st,
-        &headers,
+    list::collection(
+        st,
+        headers,
         "/v2/lbaas/quotas",
         "quotas",
         all,
-        &params,
+        params,
         QUOTA_ATTRS,
-    )?))
+    )
 }
 
 /// `GET /v2/lbaas/quotas/{project_id}` (also `/v2/lbaas/quotas/defaults`).

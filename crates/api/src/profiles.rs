@@ -316,10 +316,10 @@ pub async fn get_all<P: Profile>(
     ))
 }
 
-/// The in-memory answer of [`get_all`]: every object (but the placeholder) rendered, then filtered, sorted and
-/// paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It answers
-/// what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs` compares
-/// the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
+/// The in-memory answer of [`get_all`]: every object (but the placeholder) rendered, then filtered,
+/// sorted and paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It
+/// answers what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs`
+/// compares the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
 /// database's.
 pub async fn get_all_in_memory<P: Profile>(
     st: &AppState,

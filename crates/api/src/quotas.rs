@@ -120,10 +120,10 @@ pub async fn get_all(
     ))
 }
 
-/// The in-memory answer of [`get_all`]: every object of the caller's scope rendered, then filtered, sorted and
-/// paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It answers
-/// what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs` compares
-/// the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
+/// The in-memory answer of [`get_all`]: every object of the caller's scope rendered, then filtered,
+/// sorted and paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It
+/// answers what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs`
+/// compares the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
 /// database's.
 pub async fn get_all_in_memory(
     st: &AppState,

@@ -11,9 +11,9 @@ use axum::{Extension, Json};
 use serde_json::Value;
 
 use crate::AppState;
-use crate::base;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
+use crate::list;
 use crate::pagination::ListParams;
 use crate::policy;
 
@@ -56,7 +56,7 @@ pub async fn get_all(
 ) -> Result<Json<Value>, ApiError> {
     policy::authorize(&ctx, "amphora", "get_all", ctx.project_id.as_deref())?;
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
-    Ok(Json(base::collection(
+    Ok(Json(list::collection(
         &st,
         &headers,
         "/v2/octavia/amphorae",
@@ -73,7 +73,7 @@ pub async fn get_one(
     Path(id): Path<String>,
     Query(q): Q,
 ) -> Result<Json<Value>, ApiError> {
-    base::check_get_query(&st, &q)?;
+    list::check_get_query(&st, &q)?;
     Err(not_found(&id))
 }
 
@@ -104,7 +104,7 @@ pub async fn stats(
     Path(id): Path<String>,
     Query(q): Q,
 ) -> Result<Json<Value>, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     policy::authorize(&ctx, "amphora", "get_stats", ctx.project_id.as_deref())?;
     Err(ApiError::not_found("Amphora stats for", &id))
 }

@@ -3,6 +3,9 @@
 //! and `availability_zones.py`: global objects, list/show with
 //! `read`, writes admin-only; the NIL placeholder is hidden from lists and 404s; a delete
 //! re-points DELETED load balancers to the placeholder and refuses (409) while a live one uses it.
+//!
+//! Both kinds are served by one generic CRUD over [`Catalog`] (as `profiles.rs` serves both
+//! profile kinds); what differs between them (key, texts, columns) is the trait's constants.
 
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -11,18 +14,18 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use octavia_db::{
     AvailabilityZoneProfileRow, AvailabilityZoneRow, FlavorProfileRow, FlavorRow, ListQuery,
-    PLACEHOLDER_ID, SqlValue, Tx,
+    PLACEHOLDER_ID, Record, SqlValue, Tx,
 };
 use serde_json::{Value, json};
 
 use crate::AppState;
-use crate::base;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::listing;
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::{Kind, Patch, Schema, f, m, parse_typed, s};
+use crate::{columns, list};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -111,6 +114,73 @@ pub struct AzPut {
     pub enabled: Patch<bool>,
 }
 
+/// A validated POST body of either kind, its profile attribute under one name.
+#[derive(Debug, Clone, Default)]
+pub struct CatalogPost {
+    /// `name` (mandatory).
+    pub name: String,
+    /// `description`.
+    pub description: Option<String>,
+    /// `enabled` (left out: true; `null` refused).
+    pub enabled: Patch<bool>,
+    /// The profile id ([`Catalog::PROFILE`], mandatory).
+    pub profile_id: String,
+}
+
+/// A validated PUT body of either kind (an availability zone's name is immutable: always
+/// [`Patch::Absent`]).
+#[derive(Debug, Clone, Default)]
+pub struct CatalogPut {
+    /// `name` (`null` refused).
+    pub name: Patch<String>,
+    /// `description` (`null`: cleared).
+    pub description: Patch<String>,
+    /// `enabled` (`null` refused).
+    pub enabled: Patch<bool>,
+}
+
+impl From<FlavorPost> for CatalogPost {
+    fn from(b: FlavorPost) -> Self {
+        Self {
+            name: b.name,
+            description: b.description,
+            enabled: b.enabled,
+            profile_id: b.flavor_profile_id,
+        }
+    }
+}
+
+impl From<AzPost> for CatalogPost {
+    fn from(b: AzPost) -> Self {
+        Self {
+            name: b.name,
+            description: b.description,
+            enabled: b.enabled,
+            profile_id: b.availability_zone_profile_id,
+        }
+    }
+}
+
+impl From<FlavorPut> for CatalogPut {
+    fn from(b: FlavorPut) -> Self {
+        Self {
+            name: b.name,
+            description: b.description,
+            enabled: b.enabled,
+        }
+    }
+}
+
+impl From<AzPut> for CatalogPut {
+    fn from(b: AzPut) -> Self {
+        Self {
+            name: Patch::Absent,
+            description: b.description,
+            enabled: b.enabled,
+        }
+    }
+}
+
 /// Attribute names of a flavor response (filters, sort keys).
 pub const FLAVOR_ATTRS: &[&str] = &["id", "name", "description", "enabled", "flavor_profile_id"];
 /// Attribute names of an availability zone response (filters, sort keys).
@@ -121,34 +191,122 @@ pub const AZ_ATTRS: &[&str] = &[
     "availability_zone_profile_id",
 ];
 
-fn render_flavor(fl: &FlavorRow) -> Value {
-    json!({"id": fl.id, "name": fl.name, "description": fl.description.clone().unwrap_or_default(),
-        "enabled": fl.enabled, "flavor_profile_id": fl.flavor_profile_id})
+/// A global object a load balancer may name — a flavor (keyed by id) or an availability zone
+/// (keyed by name; [`Record::KEY`], [`Record::TABLE`]) — and the names that differ between the
+/// two kinds.
+pub trait Catalog: Record + Send + Sync + 'static {
+    /// Policy resource (`flavor`, `availability-zone`).
+    const RBAC: &'static str;
+    /// Body wrapper / response key (`flavor`, `availability_zone`).
+    const WRAPPER: &'static str;
+    /// Controller argument name (`flavor_`, `availability_zone_`).
+    const ARG: &'static str;
+    /// Collection key (`flavors`, `availability_zones`).
+    const COLLECTION: &'static str;
+    /// URL path of the collection.
+    const PATH: &'static str;
+    /// How the collection lists in SQL.
+    const LIST: &'static listing::Spec;
+    /// Attribute names of a response (filters, sort keys).
+    const ATTRS: &'static [&'static str];
+    /// Object name in the 409 of a taken name (`flavor`, `availability zone`).
+    const NOUN: &'static str;
+    /// Object name in 404 and in-use texts (`Flavor`, `Availability Zone`).
+    const LABEL: &'static str;
+    /// The `load_balancer` column that names one (`flavor_id`, `availability_zone`).
+    const LB_COLUMN: &'static str;
+    /// The profile attribute (`flavor_profile_id`, `availability_zone_profile_id`).
+    const PROFILE: &'static str;
+    /// The profile's row.
+    type ProfileRow: Record;
+    /// The typed POST body.
+    type Post: serde::de::DeserializeOwned + Into<CatalogPost>;
+    /// The typed PUT body.
+    type Put: serde::de::DeserializeOwned + Into<CatalogPut>;
+    /// POST / PUT schemas.
+    fn schemas() -> (&'static Schema, &'static Schema);
+    /// A new row of a validated POST (a flavor gets a new id; a zone is keyed by its name).
+    fn make(b: CatalogPost) -> Self;
+    /// The response object.
+    fn render(&self) -> Value;
 }
 
-fn render_az(az: &AvailabilityZoneRow) -> Value {
-    json!({"name": az.name, "description": az.description.clone().unwrap_or_default(),
-        "enabled": az.enabled, "availability_zone_profile_id": az.availability_zone_profile_id})
+impl Catalog for FlavorRow {
+    const RBAC: &'static str = "flavor";
+    const WRAPPER: &'static str = "flavor";
+    const ARG: &'static str = "flavor_";
+    const COLLECTION: &'static str = "flavors";
+    const PATH: &'static str = "/v2/lbaas/flavors";
+    const LIST: &'static listing::Spec = &listing::FLAVOR;
+    const ATTRS: &'static [&'static str] = FLAVOR_ATTRS;
+    const NOUN: &'static str = "flavor";
+    const LABEL: &'static str = "Flavor";
+    const LB_COLUMN: &'static str = "flavor_id";
+    const PROFILE: &'static str = "flavor_profile_id";
+    type ProfileRow = FlavorProfileRow;
+    type Post = FlavorPost;
+    type Put = FlavorPut;
+    fn schemas() -> (&'static Schema, &'static Schema) {
+        (&FLAVOR_POST, &FLAVOR_PUT)
+    }
+    fn make(b: CatalogPost) -> Self {
+        Self {
+            id: columns::new_id(),
+            name: b.name,
+            description: b.description,
+            enabled: b.enabled.into_value().unwrap_or(true),
+            flavor_profile_id: b.profile_id,
+        }
+    }
+    fn render(&self) -> Value {
+        json!({"id": self.id, "name": self.name,
+            "description": self.description.clone().unwrap_or_default(),
+            "enabled": self.enabled, "flavor_profile_id": self.flavor_profile_id})
+    }
 }
 
-/// Load a flavor (placeholder and missing → 404 `Flavor <id> not found.`).
-pub async fn get_db_flavor(tx: &mut Tx, id: &str) -> Result<FlavorRow, ApiError> {
-    let fl: Option<FlavorRow> = if id == PLACEHOLDER_ID {
+impl Catalog for AvailabilityZoneRow {
+    const RBAC: &'static str = "availability-zone";
+    const WRAPPER: &'static str = "availability_zone";
+    const ARG: &'static str = "availability_zone_";
+    const COLLECTION: &'static str = "availability_zones";
+    const PATH: &'static str = "/v2/lbaas/availabilityzones";
+    const LIST: &'static listing::Spec = &listing::AZ;
+    const ATTRS: &'static [&'static str] = AZ_ATTRS;
+    const NOUN: &'static str = "availability zone";
+    const LABEL: &'static str = "Availability Zone";
+    const LB_COLUMN: &'static str = "availability_zone";
+    const PROFILE: &'static str = "availability_zone_profile_id";
+    type ProfileRow = AvailabilityZoneProfileRow;
+    type Post = AzPost;
+    type Put = AzPut;
+    fn schemas() -> (&'static Schema, &'static Schema) {
+        (&AZ_POST, &AZ_PUT)
+    }
+    fn make(b: CatalogPost) -> Self {
+        Self {
+            name: b.name,
+            description: b.description,
+            enabled: b.enabled.into_value().unwrap_or(true),
+            availability_zone_profile_id: b.profile_id,
+        }
+    }
+    fn render(&self) -> Value {
+        json!({"name": self.name, "description": self.description.clone().unwrap_or_default(),
+            "enabled": self.enabled,
+            "availability_zone_profile_id": self.availability_zone_profile_id})
+    }
+}
+
+/// Load a flavor or availability zone by its key (placeholder and missing → 404
+/// `Flavor <id> not found.` / `Availability Zone <name> not found.`).
+pub async fn get_db<C: Catalog>(tx: &mut Tx, key: &str) -> Result<C, ApiError> {
+    let row: Option<C> = if key == PLACEHOLDER_ID {
         None
     } else {
-        tx.find(id).await?
+        tx.find(key).await?
     };
-    fl.ok_or_else(|| ApiError::not_found("Flavor", id))
-}
-
-/// Load an availability zone (placeholder and missing → 404 `Availability Zone <name> not found.`).
-pub async fn get_db_az(tx: &mut Tx, name: &str) -> Result<AvailabilityZoneRow, ApiError> {
-    let az: Option<AvailabilityZoneRow> = if name == PLACEHOLDER_ID {
-        None
-    } else {
-        tx.find(name).await?
-    };
-    az.ok_or_else(|| ApiError::not_found("Availability Zone", name))
+    row.ok_or_else(|| ApiError::not_found(C::LABEL, key))
 }
 
 /// The flavor's metadata and provider (`get_flavor_metadata_dict`, `get_flavor_provider`).
@@ -200,126 +358,133 @@ async fn release(tx: &mut Tx, col: &str, value: &str, label: &str) -> Result<(),
     Ok(())
 }
 
-/// `GET /v2/lbaas/flavors`.
-pub async fn flavor_get_all(
+/// `GET /v2/lbaas/flavors`, `GET /v2/lbaas/availabilityzones`.
+pub async fn get_all<C: Catalog>(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
     headers: HeaderMap,
     Query(q): Q,
 ) -> Result<Json<Value>, ApiError> {
-    policy::authorize(&ctx, "flavor", "get_all", ctx.project_id.as_deref())?;
+    policy::authorize(&ctx, C::RBAC, "get_all", ctx.project_id.as_deref())?;
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let mut tx = st.db().begin_read().await?;
-    let conds = vec![("`t`.`id` <> ?".to_string(), vec![PLACEHOLDER_ID.into()])];
+    let conds = vec![(
+        format!("`t`.`{}` <> ?", C::KEY),
+        vec![PLACEHOLDER_ID.into()],
+    )];
     let c = listing::Collection {
-        spec: &listing::FLAVOR,
-        attrs: FLAVOR_ATTRS,
-        path: "/v2/lbaas/flavors",
-        key: "flavors",
+        spec: C::LIST,
+        attrs: C::ATTRS,
+        path: C::PATH,
+        key: C::COLLECTION,
     };
-    let render =
-        async |_: &mut Tx, rows: &[FlavorRow]| Ok(rows.iter().map(render_flavor).collect());
+    let render = async |_: &mut Tx, rows: &[C]| Ok(rows.iter().map(C::render).collect());
     if let Some(body) = listing::page(&st, &headers, &mut tx, &c, &params, conds, render).await? {
         return Ok(Json(body));
     }
-    // the in-memory path (see `listing`)
-    let rows: Vec<FlavorRow> = tx.list(&ListQuery::default()).await?;
-    let all = rows
-        .iter()
-        .filter(|r| r.id != PLACEHOLDER_ID)
-        .map(render_flavor)
-        .collect();
-    Ok(Json(base::collection(
-        &st,
-        &headers,
-        "/v2/lbaas/flavors",
-        "flavors",
-        all,
-        &params,
-        FLAVOR_ATTRS,
-    )?))
-}
-
-/// `GET /v2/lbaas/flavors/{id}`.
-pub async fn flavor_get_one(
-    State(st): State<AppState>,
-    Extension(ctx): Extension<RequestContext>,
-    Path(id): Path<String>,
-    Query(q): Q,
-) -> Result<Json<Value>, ApiError> {
-    policy::authorize(&ctx, "flavor", "get_one", ctx.project_id.as_deref())?;
-    let fields = base::check_get_query(&st, &q)?;
-    let mut tx = st.db().begin_read().await?;
-    let fl = get_db_flavor(&mut tx, &id).await?;
     Ok(Json(
-        json!({"flavor": base::select(render_flavor(&fl), &fields)}),
+        get_all_in_memory::<C>(&st, &headers, &mut tx, &params).await?,
     ))
 }
 
-/// `POST /v2/lbaas/flavors` → 201 (admin). Duplicate name → 409 `A flavor of <name> already
-/// exists.`; an unknown profile → 400 `<id> is not a valid option for flavor_profile_id`
-/// (the reference fails at the FK with a 500).
-pub async fn flavor_post(
+/// The in-memory answer of [`get_all`]: every object but the placeholder rendered, then
+/// filtered, sorted and paged as `octavia/api/common/pagination.py` does
+/// ([`crate::pagination::apply`]). It answers what SQL does not express
+/// ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs` compares the SQL path against it.
+/// Errors: the 400s of a bad filter, sort key or marker, the database's.
+pub async fn get_all_in_memory<C: Catalog>(
+    st: &AppState,
+    headers: &HeaderMap,
+    tx: &mut Tx,
+    params: &ListParams,
+) -> Result<Value, ApiError> {
+    let rows: Vec<C> = tx.list(&ListQuery::default()).await?;
+    let all = rows
+        .iter()
+        .filter(|r| r.key() != PLACEHOLDER_ID)
+        .map(C::render)
+        .collect();
+    list::collection(st, headers, C::PATH, C::COLLECTION, all, params, C::ATTRS)
+}
+
+/// `GET /v2/lbaas/flavors/{id}`, `GET /v2/lbaas/availabilityzones/{name}`.
+pub async fn get_one<C: Catalog>(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(key): Path<String>,
+    Query(q): Q,
+) -> Result<Json<Value>, ApiError> {
+    policy::authorize(&ctx, C::RBAC, "get_one", ctx.project_id.as_deref())?;
+    let fields = list::check_get_query(&st, &q)?;
+    let mut tx = st.db().begin_read().await?;
+    let row: C = get_db(&mut tx, &key).await?;
+    Ok(Json(
+        json!({ C::WRAPPER: list::select(row.render(), &fields) }),
+    ))
+}
+
+/// `POST /v2/lbaas/flavors`, `POST /v2/lbaas/availabilityzones` → 201 (admin). A taken name →
+/// 409 `A flavor of <name> already exists.` / `A availability zone of <name> already exists.`
+/// (sic); an unknown profile → 400 `<id> is not a valid option for flavor_profile_id` (the
+/// reference fails at the FK with a 500).
+pub async fn post<C: Catalog>(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
     Query(q): Q,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    base::no_query(&q, &[])?;
-    let b: FlavorPost = parse_typed(&body, "flavor_", "flavor", &FLAVOR_POST)?;
-    policy::authorize(&ctx, "flavor", "post", ctx.project_id.as_deref())?;
+    list::no_query(&q, &[])?;
+    let b: CatalogPost = parse_typed::<C::Post>(&body, C::ARG, C::WRAPPER, C::schemas().0)?.into();
+    policy::authorize(&ctx, C::RBAC, "post", ctx.project_id.as_deref())?;
     b.enabled.refuse_null("enabled")?;
-    let (name, profile) = (b.name, b.flavor_profile_id);
     let mut tx = st.db().begin().await?;
-    if name_taken(&mut tx, "flavor", &name).await? {
+    if name_taken(&mut tx, C::TABLE, &b.name).await? {
         return Err(ApiError::Conflict(format!(
-            "A flavor of {name} already exists."
+            "A {} of {} already exists.",
+            C::NOUN,
+            b.name
         )));
     }
-    let fp: Option<FlavorProfileRow> = tx.find(&profile).await?;
-    if fp.is_none() {
+    let profile: Option<C::ProfileRow> = tx.find(&b.profile_id).await?;
+    if profile.is_none() {
         return Err(ApiError::InvalidOption {
-            value: profile,
-            option: "flavor_profile_id".into(),
+            value: b.profile_id,
+            option: C::PROFILE.into(),
         });
     }
-    let row = FlavorRow {
-        id: base::new_id(),
-        name,
-        description: b.description,
-        enabled: b.enabled.into_value().unwrap_or(true),
-        flavor_profile_id: profile,
-    };
+    let row = C::make(b);
     tx.insert(&row).await?;
     tx.commit().await?;
     Ok((
         StatusCode::CREATED,
-        Json(json!({"flavor": render_flavor(&row)})),
+        Json(json!({ C::WRAPPER: row.render() })),
     )
         .into_response())
 }
 
-/// `PUT /v2/lbaas/flavors/{id}` → 200 (admin); a `null` name or `enabled` → 400 `None is
-/// not a valid option for <key>` (the reference: a 500 from its update).
-pub async fn flavor_put(
+/// `PUT /v2/lbaas/flavors/{id}`, `PUT /v2/lbaas/availabilityzones/{name}` → 200 (admin); a
+/// `null` name or `enabled` → 400 `None is not a valid option for <key>` (the reference: a 500
+/// from its update); a taken name → 409 as [`post`].
+pub async fn put<C: Catalog>(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
-    Path(id): Path<String>,
+    Path(key): Path<String>,
     Query(q): Q,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    base::no_query(&q, &[])?;
-    let b: FlavorPut = parse_typed(&body, "flavor_", "flavor", &FLAVOR_PUT)?;
-    policy::authorize(&ctx, "flavor", "put", ctx.project_id.as_deref())?;
+    list::no_query(&q, &[])?;
+    let b: CatalogPut = parse_typed::<C::Put>(&body, C::ARG, C::WRAPPER, C::schemas().1)?.into();
+    policy::authorize(&ctx, C::RBAC, "put", ctx.project_id.as_deref())?;
     let mut tx = st.db().begin().await?;
-    get_db_flavor(&mut tx, &id).await?;
+    get_db::<C>(&mut tx, &key).await?;
     b.name.refuse_null("name")?;
     b.enabled.refuse_null("enabled")?;
     let mut ch: Vec<(&str, SqlValue)> = Vec::new();
     if let Some(n) = b.name.into_value() {
-        if name_taken(&mut tx, "flavor", &n).await? {
+        if name_taken(&mut tx, C::TABLE, &n).await? {
             return Err(ApiError::Conflict(format!(
-                "A flavor of {n} already exists."
+                "A {} of {n} already exists.",
+                C::NOUN
             )));
         }
         ch.push(("name", n.into()));
@@ -331,187 +496,28 @@ pub async fn flavor_put(
         ch.push(("enabled", (*e).into()));
     }
     if !ch.is_empty() {
-        tx.update::<FlavorRow>(&id, &ch).await?;
+        tx.update::<C>(&key, &ch).await?;
     }
-    let fl = get_db_flavor(&mut tx, &id).await?;
+    let row: C = get_db(&mut tx, &key).await?;
     tx.commit().await?;
-    Ok(Json(json!({"flavor": render_flavor(&fl)})))
+    Ok(Json(json!({ C::WRAPPER: row.render() })))
 }
 
-/// `DELETE /v2/lbaas/flavors/{id}` → 204 (admin); in use → 409 `Flavor <id> is in use and
-/// cannot be modified.`
-pub async fn flavor_delete(
-    State(st): State<AppState>,
-    Extension(ctx): Extension<RequestContext>,
-    Path(id): Path<String>,
-    Query(q): Q,
-) -> Result<StatusCode, ApiError> {
-    base::no_query(&q, &[])?;
-    policy::authorize(&ctx, "flavor", "delete", ctx.project_id.as_deref())?;
-    let mut tx = st.db().begin().await?;
-    get_db_flavor(&mut tx, &id).await?;
-    release(&mut tx, "flavor_id", &id, "Flavor").await?;
-    tx.delete::<FlavorRow>(&id).await?;
-    tx.commit().await?;
-    Ok(StatusCode::NO_CONTENT)
-}
-
-/// `GET /v2/lbaas/availabilityzones`.
-pub async fn az_get_all(
-    State(st): State<AppState>,
-    Extension(ctx): Extension<RequestContext>,
-    headers: HeaderMap,
-    Query(q): Q,
-) -> Result<Json<Value>, ApiError> {
-    policy::authorize(
-        &ctx,
-        "availability-zone",
-        "get_all",
-        ctx.project_id.as_deref(),
-    )?;
-    let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
-    let mut tx = st.db().begin_read().await?;
-    let conds = vec![("`t`.`name` <> ?".to_string(), vec![PLACEHOLDER_ID.into()])];
-    let c = listing::Collection {
-        spec: &listing::AZ,
-        attrs: AZ_ATTRS,
-        path: "/v2/lbaas/availabilityzones",
-        key: "availability_zones",
-    };
-    let render =
-        async |_: &mut Tx, rows: &[AvailabilityZoneRow]| Ok(rows.iter().map(render_az).collect());
-    if let Some(body) = listing::page(&st, &headers, &mut tx, &c, &params, conds, render).await? {
-        return Ok(Json(body));
-    }
-    // the in-memory path (see `listing`)
-    let rows: Vec<AvailabilityZoneRow> = tx.list(&ListQuery::default()).await?;
-    let all = rows
-        .iter()
-        .filter(|r| r.name != PLACEHOLDER_ID)
-        .map(render_az)
-        .collect();
-    Ok(Json(base::collection(
-        &st,
-        &headers,
-        "/v2/lbaas/availabilityzones",
-        "availability_zones",
-        all,
-        &params,
-        AZ_ATTRS,
-    )?))
-}
-
-/// `GET /v2/lbaas/availabilityzones/{name}`.
-pub async fn az_get_one(
-    State(st): State<AppState>,
-    Extension(ctx): Extension<RequestContext>,
-    Path(name): Path<String>,
-    Query(q): Q,
-) -> Result<Json<Value>, ApiError> {
-    policy::authorize(
-        &ctx,
-        "availability-zone",
-        "get_one",
-        ctx.project_id.as_deref(),
-    )?;
-    let fields = base::check_get_query(&st, &q)?;
-    let mut tx = st.db().begin_read().await?;
-    let az = get_db_az(&mut tx, &name).await?;
-    Ok(Json(
-        json!({"availability_zone": base::select(render_az(&az), &fields)}),
-    ))
-}
-
-/// `POST /v2/lbaas/availabilityzones` → 201 (admin). Duplicate → 409 `A availability zone of
-/// <name> already exists.` (sic); unknown profile → 400 InvalidOption.
-pub async fn az_post(
-    State(st): State<AppState>,
-    Extension(ctx): Extension<RequestContext>,
-    Query(q): Q,
-    body: Bytes,
-) -> Result<Response, ApiError> {
-    base::no_query(&q, &[])?;
-    let b: AzPost = parse_typed(&body, "availability_zone_", "availability_zone", &AZ_POST)?;
-    policy::authorize(&ctx, "availability-zone", "post", ctx.project_id.as_deref())?;
-    b.enabled.refuse_null("enabled")?;
-    let (name, profile) = (b.name, b.availability_zone_profile_id);
-    let mut tx = st.db().begin().await?;
-    if name_taken(&mut tx, "availability_zone", &name).await? {
-        return Err(ApiError::Conflict(format!(
-            "A availability zone of {name} already exists."
-        )));
-    }
-    let p: Option<AvailabilityZoneProfileRow> = tx.find(&profile).await?;
-    if p.is_none() {
-        return Err(ApiError::InvalidOption {
-            value: profile,
-            option: "availability_zone_profile_id".into(),
-        });
-    }
-    let row = AvailabilityZoneRow {
-        name,
-        description: b.description,
-        enabled: b.enabled.into_value().unwrap_or(true),
-        availability_zone_profile_id: profile,
-    };
-    tx.insert(&row).await?;
-    tx.commit().await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(json!({"availability_zone": render_az(&row)})),
-    )
-        .into_response())
-}
-
-/// `PUT /v2/lbaas/availabilityzones/{name}` → 200 (admin); `enabled: null` → 400 `None is not
-/// a valid option for enabled` (the reference: a 500 from its update).
-pub async fn az_put(
-    State(st): State<AppState>,
-    Extension(ctx): Extension<RequestContext>,
-    Path(name): Path<String>,
-    Query(q): Q,
-    body: Bytes,
-) -> Result<Json<Value>, ApiError> {
-    base::no_query(&q, &[])?;
-    let b: AzPut = parse_typed(&body, "availability_zone_", "availability_zone", &AZ_PUT)?;
-    policy::authorize(&ctx, "availability-zone", "put", ctx.project_id.as_deref())?;
-    let mut tx = st.db().begin().await?;
-    get_db_az(&mut tx, &name).await?;
-    b.enabled.refuse_null("enabled")?;
-    let mut ch: Vec<(&str, SqlValue)> = Vec::new();
-    if let Some(d) = b.description.sent() {
-        ch.push(("description", d.cloned().into()));
-    }
-    if let Some(e) = b.enabled.value() {
-        ch.push(("enabled", (*e).into()));
-    }
-    if !ch.is_empty() {
-        tx.update::<AvailabilityZoneRow>(&name, &ch).await?;
-    }
-    let az = get_db_az(&mut tx, &name).await?;
-    tx.commit().await?;
-    Ok(Json(json!({"availability_zone": render_az(&az)})))
-}
-
-/// `DELETE /v2/lbaas/availabilityzones/{name}` → 204 (admin); in use → 409
+/// `DELETE /v2/lbaas/flavors/{id}`, `DELETE /v2/lbaas/availabilityzones/{name}` → 204
+/// (admin); in use → 409 `Flavor <id> is in use and cannot be modified.` /
 /// `Availability Zone <name> is in use and cannot be modified.`
-pub async fn az_delete(
+pub async fn delete<C: Catalog>(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
-    Path(name): Path<String>,
+    Path(key): Path<String>,
     Query(q): Q,
 ) -> Result<StatusCode, ApiError> {
-    base::no_query(&q, &[])?;
-    policy::authorize(
-        &ctx,
-        "availability-zone",
-        "delete",
-        ctx.project_id.as_deref(),
-    )?;
+    list::no_query(&q, &[])?;
+    policy::authorize(&ctx, C::RBAC, "delete", ctx.project_id.as_deref())?;
     let mut tx = st.db().begin().await?;
-    get_db_az(&mut tx, &name).await?;
-    release(&mut tx, "availability_zone", &name, "Availability Zone").await?;
-    tx.delete::<AvailabilityZoneRow>(&name).await?;
+    get_db::<C>(&mut tx, &key).await?;
+    release(&mut tx, C::LB_COLUMN, &key, C::LABEL).await?;
+    tx.delete::<C>(&key).await?;
     tx.commit().await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -530,7 +536,7 @@ pub async fn lb_create_metadata(
     let mut tx = st.db().begin_read().await?;
     let (mut fm, mut am, mut fp) = (json!({}), json!({}), None);
     if let Some(f) = flavor_id {
-        let fl = get_db_flavor(&mut tx, &f)
+        let fl: FlavorRow = get_db(&mut tx, &f)
             .await
             .map_err(|_| ApiError::Validation("Invalid flavor_id.".into()))?;
         if !fl.enabled {
@@ -543,7 +549,7 @@ pub async fn lb_create_metadata(
         fp = Some(p);
     }
     if let Some(name) = az {
-        let a = get_db_az(&mut tx, &name)
+        let a: AvailabilityZoneRow = get_db(&mut tx, &name)
             .await
             .map_err(|_| ApiError::Validation("Invalid availability zone.".into()))?;
         if !a.enabled {

@@ -5,19 +5,21 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use octavia_db::{HealthMonitorRow, ListQuery, QuotaResource, SqlValue};
+use octavia_db::{HealthMonitorRow, ListQuery, QuotaResource, SqlValue, Tx};
 use provider::{OperatingStatus, ProvisioningStatus};
 use serde_json::{Value, json};
 
 use crate::AppState;
-use crate::base::{self, HM_ATTRS, call_provider};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::listing;
 use crate::lookup::{get_db_lb, get_db_pool, lock_pool_child, quota_limits, strip_helper};
 use crate::pagination::ListParams;
 use crate::policy;
+use crate::provider_call::call_provider;
+use crate::render::HM_ATTRS;
 use crate::types::{Patch, health_monitor::*, parse_typed};
+use crate::{columns, list, provider_call, provider_model, render};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -167,32 +169,56 @@ pub async fn get_all(
         key: "healthmonitors",
     };
     let conds = listing::project_scope(&scope);
-    if let Some(body) =
-        listing::page(&st, &headers, &mut tx, &c, &params, conds, base::render_hms).await?
+    if let Some(body) = listing::page(
+        &st,
+        &headers,
+        &mut tx,
+        &c,
+        &params,
+        conds,
+        render::render_hms,
+    )
+    .await?
     {
         return Ok(Json(body));
     }
-    // the in-memory path (see `listing`)
-    let rows: Vec<HealthMonitorRow> = base::visible(&mut tx, &scope, vec![]).await?;
+    Ok(Json(
+        get_all_in_memory(&st, &headers, &mut tx, &scope, &params).await?,
+    ))
+}
+
+/// The in-memory answer of [`get_all`]: every object of the caller's scope rendered, then filtered,
+/// sorted and paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It
+/// answers what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs`
+/// compares the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
+/// database's.
+pub async fn get_all_in_memory(
+    st: &AppState,
+    headers: &HeaderMap,
+    tx: &mut Tx,
+    scope: &Option<String>,
+    params: &ListParams,
+) -> Result<Value, ApiError> {
+    let rows: Vec<HealthMonitorRow> = list::visible(tx, scope, vec![]).await?;
     let mut all = Vec::with_capacity(rows.len());
     for r in &rows {
-        let mut v = base::render_hm(&mut tx, r).await?;
+        let mut v = render::render_hm(tx, r).await?;
         if let Some(o) = v.as_object_mut() {
             o.insert("pool_id".into(), json!(r.pool_id));
         }
         all.push(v);
     }
-    let mut body = base::collection(
-        &st,
-        &headers,
+    let mut body = list::collection(
+        st,
+        headers,
         "/v2/lbaas/healthmonitors",
         "healthmonitors",
         all,
-        &params,
+        params,
         HM_ATTRS,
     )?;
     strip_helper(&mut body, "healthmonitors", "pool_id");
-    Ok(Json(body))
+    Ok(body)
 }
 
 /// `GET /v2/lbaas/healthmonitors/{id}`.
@@ -202,12 +228,12 @@ pub async fn get_one(
     Path(id): Path<String>,
     Query(q): Q,
 ) -> Result<Json<Value>, ApiError> {
-    let fields = base::check_get_query(&st, &q)?;
+    let fields = list::check_get_query(&st, &q)?;
     let mut tx = st.db().begin_read().await?;
     let h = get_db_hm(&mut tx, &id).await?;
     policy::authorize(&ctx, "healthmonitor", "get_one", h.project_id.as_deref())?;
     Ok(Json(
-        json!({"healthmonitor": base::select(base::render_hm(&mut tx, &h).await?, &fields)}),
+        json!({"healthmonitor": list::select(render::render_hm(&mut tx, &h).await?, &fields)}),
     ))
 }
 
@@ -239,7 +265,7 @@ pub(crate) fn new_row(b: &HmPost, pool_id: &str, project: &str) -> HealthMonitor
         project_id: Some(project.to_string()),
         provisioning_status: ProvisioningStatus::PendingCreate.into(),
         name: b.name.clone(),
-        id: base::new_id(),
+        id: columns::new_id(),
         operating_status: OperatingStatus::Offline.into(),
         http_version: b.http_version.map(|v| v as f32),
         domain_name: b.domain_name.clone(),
@@ -258,7 +284,7 @@ pub async fn post(
     Query(q): Q,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let b: HmPost = parse_typed(&body, "health_monitor_", "healthmonitor", &HM_POST)?;
     let ty = b.r#type.clone();
     let pool_id = b.pool_id.clone().unwrap_or_default();
@@ -272,7 +298,7 @@ pub async fn post(
     let project = lb.project_id.clone().unwrap_or_default();
     policy::authorize(&ctx, "healthmonitor", "post", Some(&project))?;
     validate_type(&st, &ty, Some(b.delay), &pool.protocol)?;
-    let pname = base::lb_provider(&lb);
+    let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     if !ctx.noauth {
         tx.check_quota(
@@ -302,10 +328,10 @@ pub async fn post(
     call_provider(
         &mut tx,
         &pname,
-        driver.health_monitor_create(base::hm_model(&row)),
+        driver.health_monitor_create(provider_model::hm_model(&row)),
     )
     .await?;
-    let body = base::render_hm_with(&row, tags);
+    let body = render::render_hm_with(&row, tags);
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"healthmonitor": body}))).into_response())
 }
@@ -346,7 +372,7 @@ pub async fn put(
     Query(q): Q,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let b: HmPut = parse_typed(&body, "health_monitor_", "healthmonitor", &HM_PUT)?;
     let mut tx = st.db().begin().await?;
     let h = get_db_hm(&mut tx, &id).await?;
@@ -361,10 +387,10 @@ pub async fn put(
     if matches!(pool.protocol.as_str(), "UDP" | "SCTP") {
         validate_udp_sctp(&st, &h.r#type, b.delay.value().copied(), &pool.protocol)?;
     }
-    let pname = base::lb_provider(&lb);
+    let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     lock_pool_child(&mut tx, &pool).await?;
-    let old = base::hm_model(&h);
+    let old = provider_model::hm_model(&h);
     let mut new = provider::HealthMonitor {
         healthmonitor_id: id.clone(),
         ..Default::default()
@@ -431,7 +457,7 @@ pub async fn put(
             .await?;
     }
     let h = get_db_hm(&mut tx, &id).await?;
-    let body = base::render_hm(&mut tx, &h).await?;
+    let body = render::render_hm(&mut tx, &h).await?;
     tx.commit().await?;
     Ok(Json(json!({"healthmonitor": body})))
 }
@@ -444,7 +470,7 @@ pub async fn delete(
     Path(id): Path<String>,
     Query(q): Q,
 ) -> Result<StatusCode, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
     let h = get_db_hm(&mut tx, &id).await?;
     let pool = get_db_pool(&mut tx, &h.pool_id).await?;
@@ -454,7 +480,7 @@ pub async fn delete(
     )
     .await?;
     policy::authorize(&ctx, "healthmonitor", "delete", lb.project_id.as_deref())?;
-    let pname = base::lb_provider(&lb);
+    let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     lock_pool_child(&mut tx, &pool).await?;
     tx.set_provisioning_status::<HealthMonitorRow>(&id, ProvisioningStatus::PendingDelete)
@@ -462,7 +488,7 @@ pub async fn delete(
     call_provider(
         &mut tx,
         &pname,
-        driver.health_monitor_delete(base::hm_model(&h)),
+        driver.health_monitor_delete(provider_model::hm_model(&h)),
     )
     .await?;
     tx.commit().await?;

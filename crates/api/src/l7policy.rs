@@ -13,7 +13,6 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::AppState;
-use crate::base::{self, call_provider, dt};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::l7rule::{self, L7RulePost, MAX_RULES_PER_POLICY};
@@ -24,10 +23,13 @@ use crate::lookup::{
 };
 use crate::pagination::ListParams;
 use crate::policy;
+use crate::provider_call::call_provider;
+use crate::render::dt;
 use crate::types::l7::{ACTIONS, L7RULE_SINGLE};
 use crate::types::{
     INT_COLUMN_MAX, INT_COLUMN_MIN, Kind, Patch, Schema, Strings, TAGS, f, int, mn, parse_typed, s,
 };
+use crate::{columns, list, provider_call, related};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -365,8 +367,8 @@ pub async fn render_policy(tx: &mut Tx, p: &L7PolicyRow) -> Result<Value, ApiErr
 /// more (per 500).
 pub async fn render_policies(tx: &mut Tx, rows: &[L7PolicyRow]) -> Result<Vec<Value>, ApiError> {
     let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
-    let rules: Vec<L7RuleRow> = base::rows_in(tx, "l7policy_id", &ids).await?;
-    let tags = base::tags_by_id(tx, &ids).await?;
+    let rules: Vec<L7RuleRow> = related::rows_in(tx, "l7policy_id", &ids).await?;
+    let tags = related::tags_by_id(tx, &ids).await?;
     Ok(rows
         .iter()
         .zip(tags)
@@ -493,21 +495,37 @@ pub async fn get_all(
     {
         return Ok(Json(body));
     }
-    // the in-memory path (see `listing`)
-    let rows: Vec<L7PolicyRow> = base::visible(&mut tx, &scope, vec![]).await?;
+    Ok(Json(
+        get_all_in_memory(&st, &headers, &mut tx, &scope, &params).await?,
+    ))
+}
+
+/// The in-memory answer of [`get_all`]: every object of the caller's scope rendered, then filtered,
+/// sorted and paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It
+/// answers what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs`
+/// compares the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
+/// database's.
+pub async fn get_all_in_memory(
+    st: &AppState,
+    headers: &HeaderMap,
+    tx: &mut Tx,
+    scope: &Option<String>,
+    params: &ListParams,
+) -> Result<Value, ApiError> {
+    let rows: Vec<L7PolicyRow> = list::visible(tx, scope, vec![]).await?;
     let mut all = Vec::with_capacity(rows.len());
     for r in &rows {
-        all.push(render_policy(&mut tx, r).await?);
+        all.push(render_policy(tx, r).await?);
     }
-    Ok(Json(base::collection(
-        &st,
-        &headers,
+    list::collection(
+        st,
+        headers,
         "/v2/lbaas/l7policies",
         "l7policies",
         all,
-        &params,
+        params,
         L7POLICY_ATTRS,
-    )?))
+    )
 }
 
 /// `GET /v2/lbaas/l7policies/{id}`.
@@ -517,12 +535,12 @@ pub async fn get_one(
     Path(id): Path<String>,
     Query(q): Q,
 ) -> Result<Json<Value>, ApiError> {
-    let fields = base::check_get_query(&st, &q)?;
+    let fields = list::check_get_query(&st, &q)?;
     let mut tx = st.db().begin_read().await?;
     let p = get_db_l7policy(&mut tx, &id).await?;
     policy::authorize(&ctx, "l7policy", "get_one", p.project_id.as_deref())?;
     Ok(Json(
-        json!({"l7policy": base::select(render_policy(&mut tx, &p).await?, &fields)}),
+        json!({"l7policy": list::select(render_policy(&mut tx, &p).await?, &fields)}),
     ))
 }
 
@@ -604,7 +622,7 @@ pub async fn post(
     Query(q): Q,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let b: L7PolicyPost = parse_typed(&body, "l7policy_", "l7policy", &L7POLICY_POST)?;
     check_types(&b.redirect_http_code)?;
     let mut tx = st.db().begin().await?;
@@ -628,7 +646,7 @@ pub async fn post(
     if let Some(pid) = b.redirect_pool_id.value() {
         check_redirect_pool(&mut tx, &listener, pid).await?;
     }
-    let pname = base::lb_provider(&lb);
+    let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     if !ctx.noauth {
         tx.check_quota(&project, QuotaResource::L7Policy, 1, &quota_limits(&st))
@@ -636,7 +654,7 @@ pub async fn post(
     }
     let mut d = b.redirect().render_unsets();
     sanitize(&mut d, true, true)?;
-    let id = base::new_id();
+    let id = columns::new_id();
     check_rules(&id, &b)?;
     lock_lb_and_listener(&mut tx, &lb.id, &listener_id).await?;
     if let Some(pid) = d.redirect_pool_id.value() {
@@ -662,7 +680,7 @@ pub async fn put(
     Query(q): Q,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let b: L7PolicyPut = parse_typed(&body, "l7policy_", "l7policy", &L7POLICY_PUT)?;
     check_types(&b.redirect_http_code)?;
     let mut tx = st.db().begin().await?;
@@ -679,7 +697,7 @@ pub async fn put(
     if let Some(pid) = d.redirect_pool_id.value() {
         check_redirect_pool(&mut tx, &listener, pid).await?;
     }
-    let pname = base::lb_provider(&lb);
+    let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     lock_lb_and_listener(&mut tx, &lb.id, &listener.id).await?;
     let mut new = provider::L7Policy {
@@ -777,7 +795,7 @@ pub async fn delete(
     Path(id): Path<String>,
     Query(q): Q,
 ) -> Result<StatusCode, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
     let p = get_db_l7policy(&mut tx, &id).await?;
     let listener = get_db_listener(&mut tx, &p.listener_id).await?;
@@ -787,7 +805,7 @@ pub async fn delete(
     )
     .await?;
     policy::authorize(&ctx, "l7policy", "delete", lb.project_id.as_deref())?;
-    let pname = base::lb_provider(&lb);
+    let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     lock_lb_and_listener(&mut tx, &lb.id, &listener.id).await?;
     tx.set_provisioning_status::<L7PolicyRow>(&id, ProvisioningStatus::PendingDelete)

@@ -15,7 +15,6 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::AppState;
-use crate::base::{self, call_provider, dt};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::listing;
@@ -24,8 +23,11 @@ use crate::lookup::{
 };
 use crate::pagination::ListParams;
 use crate::policy;
+use crate::provider_call::call_provider;
+use crate::render::dt;
 use crate::types::l7::{COMPARE_TYPES, RULE_TYPES};
 use crate::types::{Kind, Patch, Schema, Strings, TAGS, f, mn, parse_typed};
+use crate::{columns, list, provider_call, related};
 pub use python_re::regex_error;
 
 type Q = Query<Vec<(String, String)>>;
@@ -138,7 +140,7 @@ pub struct L7RulePut {
 /// id: `invert` false and `admin_state_up` true unless given.
 pub(crate) fn new_row(b: &L7RulePost, policy_id: &str, project: &str) -> L7RuleRow {
     L7RuleRow {
-        id: base::new_id(),
+        id: columns::new_id(),
         l7policy_id: policy_id.to_string(),
         r#type: b.r#type.clone().unwrap_or_default(),
         compare_type: b.compare_type.clone().unwrap_or_default(),
@@ -366,7 +368,7 @@ pub async fn render_rule(tx: &mut Tx, r: &L7RuleRow) -> Result<Value, ApiError> 
 /// [`render_rule`] of a list page (tags in one statement per 500).
 pub async fn render_rules(tx: &mut Tx, rows: &[L7RuleRow]) -> Result<Vec<Value>, ApiError> {
     let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
-    let tags = base::tags_by_id(tx, &ids).await?;
+    let tags = related::tags_by_id(tx, &ids).await?;
     Ok(rows
         .iter()
         .zip(tags)
@@ -488,21 +490,29 @@ pub async fn get_all(
     {
         return Ok(Json(body));
     }
-    // the in-memory path (see `listing`)
-    let rows = policy_rules(&mut tx, &policy_id).await?;
+    Ok(Json(
+        get_all_in_memory(&st, &headers, &mut tx, &policy_id, &path, &params).await?,
+    ))
+}
+
+/// The in-memory answer of [`get_all`]: every object of the policy rendered, then filtered, sorted
+/// and paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It answers
+/// what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs` compares the
+/// SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the database's.
+pub async fn get_all_in_memory(
+    st: &AppState,
+    headers: &HeaderMap,
+    tx: &mut Tx,
+    policy_id: &str,
+    path: &str,
+    params: &ListParams,
+) -> Result<Value, ApiError> {
+    let rows = policy_rules(tx, policy_id).await?;
     let mut all = Vec::with_capacity(rows.len());
     for r in &rows {
-        all.push(render_rule(&mut tx, r).await?);
+        all.push(render_rule(tx, r).await?);
     }
-    Ok(Json(base::collection(
-        &st,
-        &headers,
-        &path,
-        "rules",
-        all,
-        &params,
-        L7RULE_ATTRS,
-    )?))
+    list::collection(st, headers, path, "rules", all, params, L7RULE_ATTRS)
 }
 
 /// `GET /v2/lbaas/l7policies/{l7policy_id}/rules/{id}` (like the reference, the rule need
@@ -513,13 +523,13 @@ pub async fn get_one(
     Path((policy_id, id)): Path<(String, String)>,
     Query(q): Q,
 ) -> Result<Json<Value>, ApiError> {
-    let fields = base::check_get_query(&st, &q)?;
+    let fields = list::check_get_query(&st, &q)?;
     let mut tx = st.db().begin_read().await?;
     route_policy(&mut tx, &policy_id).await?;
     let r = get_db_l7rule(&mut tx, &id).await?;
     policy::authorize(&ctx, "l7rule", "get_one", r.project_id.as_deref())?;
     Ok(Json(
-        json!({"rule": base::select(render_rule(&mut tx, &r).await?, &fields)}),
+        json!({"rule": list::select(render_rule(&mut tx, &r).await?, &fields)}),
     ))
 }
 
@@ -533,7 +543,7 @@ pub async fn post(
     Query(q): Q,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let b: L7RulePost = parse_typed(&body, "rule_", "rule", &L7RULE_POST)?;
     let mut tx = st.db().begin().await?;
     route_policy(&mut tx, &policy_id).await?;
@@ -553,7 +563,7 @@ pub async fn post(
             "Too many rules on L7 policy {policy_id}"
         )));
     }
-    let pname = base::lb_provider(&lb);
+    let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     if !ctx.noauth {
         tx.check_quota(&project, QuotaResource::L7Rule, 1, &quota_limits(&st))
@@ -579,7 +589,7 @@ pub async fn put(
     Query(q): Q,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let b: L7RulePut = parse_typed(&body, "l7rule_", "rule", &L7RULE_PUT)?;
     let mut tx = st.db().begin().await?;
     route_policy(&mut tx, &policy_id).await?;
@@ -607,7 +617,7 @@ pub async fn put(
         None => Some(r.value.clone()),
     };
     validate_rule(&kind, &compare, key.as_deref(), value.as_deref())?;
-    let pname = base::lb_provider(&lb);
+    let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     lock_for_rule(&mut tx, &p, &lb.id, &listener_id).await?;
     let mut new = provider::L7Rule {
@@ -663,14 +673,14 @@ pub async fn delete(
     Path((policy_id, id)): Path<(String, String)>,
     Query(q): Q,
 ) -> Result<StatusCode, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
     route_policy(&mut tx, &policy_id).await?;
     let r = get_db_l7rule(&mut tx, &id).await?;
     let p = get_db_l7policy(&mut tx, &policy_id).await?;
     let (lb, listener_id) = policy_parents(&mut tx, &p).await?;
     policy::authorize(&ctx, "l7rule", "delete", lb.project_id.as_deref())?;
-    let pname = base::lb_provider(&lb);
+    let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     lock_for_rule(&mut tx, &p, &lb.id, &listener_id).await?;
     tx.set_provisioning_status::<L7RuleRow>(&id, ProvisioningStatus::PendingDelete)

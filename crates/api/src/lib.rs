@@ -13,8 +13,8 @@
 //! commits only when the driver accepted; a driver error rolls everything back.
 
 pub mod amphora;
-pub mod base;
 pub mod certificates;
+pub mod columns;
 pub mod context;
 pub mod cors;
 pub mod fault;
@@ -23,6 +23,7 @@ pub mod health_monitor;
 pub mod healthcheck;
 pub mod l7policy;
 pub mod l7rule;
+pub mod list;
 pub mod listener;
 pub mod listing;
 pub mod load_balancer;
@@ -37,8 +38,12 @@ pub mod policy;
 pub mod pool;
 pub mod profiles;
 pub mod provider_api;
+pub mod provider_call;
+pub mod provider_model;
 pub mod proxy_headers;
 pub mod quotas;
+pub mod related;
+pub mod render;
 pub mod types;
 pub mod versions;
 pub mod view;
@@ -70,6 +75,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v2/openapi", get(openapi::serve));
     use load_balancer as lb;
     use octavia_db::{AvailabilityZoneProfileRow as AzProfileRow, FlavorProfileRow};
+    use octavia_db::{AvailabilityZoneRow as AzRow, FlavorRow};
     let lbaas = Router::new()
         .route("/v2/lbaas/loadbalancers", get(lb::get_all).post(lb::post))
         .route(
@@ -109,13 +115,13 @@ pub fn router(state: AppState) -> Router {
         )
         .route(
             "/v2/lbaas/flavors",
-            get(flavors::flavor_get_all).post(flavors::flavor_post),
+            get(flavors::get_all::<FlavorRow>).post(flavors::post::<FlavorRow>),
         )
         .route(
             "/v2/lbaas/flavors/{id}",
-            get(flavors::flavor_get_one)
-                .put(flavors::flavor_put)
-                .delete(flavors::flavor_delete),
+            get(flavors::get_one::<FlavorRow>)
+                .put(flavors::put::<FlavorRow>)
+                .delete(flavors::delete::<FlavorRow>),
         )
         .route(
             "/v2/lbaas/flavorprofiles",
@@ -129,13 +135,13 @@ pub fn router(state: AppState) -> Router {
         )
         .route(
             "/v2/lbaas/availabilityzones",
-            get(flavors::az_get_all).post(flavors::az_post),
+            get(flavors::get_all::<AzRow>).post(flavors::post::<AzRow>),
         )
         .route(
             "/v2/lbaas/availabilityzones/{name}",
-            get(flavors::az_get_one)
-                .put(flavors::az_put)
-                .delete(flavors::az_delete),
+            get(flavors::get_one::<AzRow>)
+                .put(flavors::put::<AzRow>)
+                .delete(flavors::delete::<AzRow>),
         )
         .route(
             "/v2/lbaas/availabilityzoneprofiles",

@@ -7,12 +7,11 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use octavia_db::{ListQuery, ListenerRow, PoolRow, QuotaResource, SqlValue};
+use octavia_db::{ListQuery, ListenerRow, PoolRow, QuotaResource, SqlValue, Tx};
 use provider::{OperatingStatus, ProvisioningStatus};
 use serde_json::{Value, json};
 
 use crate::AppState;
-use crate::base::{self, LISTENER_ATTRS, call_provider};
 use crate::certificates;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
@@ -22,7 +21,10 @@ use crate::lookup::{
 };
 use crate::pagination::ListParams;
 use crate::policy;
+use crate::provider_call::call_provider;
+use crate::render::LISTENER_ATTRS;
 use crate::types::{Patch, Strings, listener::*, parse_typed};
+use crate::{columns, list, provider_call, provider_model, render};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -161,7 +163,7 @@ pub(crate) fn new_row(
     };
     ListenerRow {
         project_id: Some(project.to_string()),
-        id: base::new_id(),
+        id: columns::new_id(),
         name: b.name.clone(),
         description: b.description.clone(),
         protocol,
@@ -195,8 +197,8 @@ pub(crate) fn new_row(
             .unwrap_or_else(|| "NONE".into()),
         client_crl_container_id: b.client_crl_container_ref.clone(),
         tls_ciphers: b.tls_ciphers.clone(),
-        tls_versions: base::join_list(tls_default(&b.tls_versions, rules::DEFAULT_TLS_VERSIONS)),
-        alpn_protocols: base::join_list(tls_default(
+        tls_versions: columns::join_list(tls_default(&b.tls_versions, rules::DEFAULT_TLS_VERSIONS)),
+        alpn_protocols: columns::join_list(tls_default(
             &b.alpn_protocols,
             rules::DEFAULT_LISTENER_ALPN,
         )),
@@ -248,31 +250,47 @@ pub async fn get_all(
         key: "listeners",
     };
     let conds = listing::project_scope(&scope);
-    let render = base::render_listeners;
+    let render = render::render_listeners;
     if let Some(body) = listing::page(&st, &headers, &mut tx, &c, &params, conds, render).await? {
         return Ok(Json(body));
     }
-    // the in-memory path (see `listing`)
-    let rows: Vec<ListenerRow> = base::visible(&mut tx, &scope, vec![]).await?;
+    Ok(Json(
+        get_all_in_memory(&st, &headers, &mut tx, &scope, &params).await?,
+    ))
+}
+
+/// The in-memory answer of [`get_all`]: every object of the caller's scope rendered, then filtered,
+/// sorted and paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It
+/// answers what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs`
+/// compares the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
+/// database's.
+pub async fn get_all_in_memory(
+    st: &AppState,
+    headers: &HeaderMap,
+    tx: &mut Tx,
+    scope: &Option<String>,
+    params: &ListParams,
+) -> Result<Value, ApiError> {
+    let rows: Vec<ListenerRow> = list::visible(tx, scope, vec![]).await?;
     let mut all = Vec::new();
     for r in &rows {
-        let mut v = base::render_listener(&mut tx, r).await?;
+        let mut v = render::render_listener(tx, r).await?;
         if let Some(o) = v.as_object_mut() {
             o.insert("loadbalancer_id".into(), json!(r.load_balancer_id));
         }
         all.push(v);
     }
-    let mut body = base::collection(
-        &st,
-        &headers,
+    let mut body = list::collection(
+        st,
+        headers,
         "/v2/lbaas/listeners",
         "listeners",
         all,
-        &params,
+        params,
         LISTENER_ATTRS,
     )?;
     strip_helper(&mut body, "listeners", "loadbalancer_id");
-    Ok(Json(body))
+    Ok(body)
 }
 
 /// `GET /v2/lbaas/listeners/{id}`.
@@ -282,12 +300,12 @@ pub async fn get_one(
     Path(id): Path<String>,
     Query(q): Q,
 ) -> Result<Json<Value>, ApiError> {
-    let fields = base::check_get_query(&st, &q)?;
+    let fields = list::check_get_query(&st, &q)?;
     let mut tx = st.db().begin_read().await?;
     let l = get_db_listener(&mut tx, &id).await?;
     policy::authorize(&ctx, "listener", "get_one", l.project_id.as_deref())?;
     Ok(Json(
-        json!({"listener": base::select(base::render_listener(&mut tx, &l).await?, &fields)}),
+        json!({"listener": list::select(render::render_listener(&mut tx, &l).await?, &fields)}),
     ))
 }
 
@@ -298,7 +316,7 @@ pub async fn post(
     Query(q): Q,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let b: ListenerPost = parse_typed(&body, "listener_", "listener", &LISTENER_POST)?;
     let protocol = b.protocol.value().cloned().unwrap_or_default();
     let port = b.protocol_port;
@@ -324,7 +342,7 @@ pub async fn post(
             "Protocol PROMETHEUS listeners cannot have child objects.".into(),
         ));
     }
-    let pname = base::lb_provider(&lb);
+    let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     if !ctx.noauth {
         tx.check_quota(&project, QuotaResource::Listener, 1, &quota_limits(&st))
@@ -382,10 +400,10 @@ pub async fn post(
     call_provider(
         &mut tx,
         &pname,
-        driver.listener_create(base::listener_model_with(&row, &att)),
+        driver.listener_create(provider_model::listener_model_with(&row, &att)),
     )
     .await?;
-    let body = base::render_listener_with(&row, att);
+    let body = render::render_listener_with(&row, att);
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"listener": body}))).into_response())
 }
@@ -473,12 +491,12 @@ fn put_changes(
         |v: Option<&Strings>, d: &[&str]| v.map_or_else(|| rules::owned(d), |l| l.0.clone());
     if let Some(v) = b.tls_versions.sent() {
         let v = or_default(v, rules::DEFAULT_TLS_VERSIONS);
-        ch.push(("tls_versions", base::join_list(Some(v.clone())).into()));
+        ch.push(("tls_versions", columns::join_list(Some(v.clone())).into()));
         new.tls_versions = Some(v);
     }
     if let Some(v) = b.alpn_protocols.sent() {
         let v = or_default(v, rules::DEFAULT_LISTENER_ALPN);
-        ch.push(("alpn_protocols", base::join_list(Some(v.clone())).into()));
+        ch.push(("alpn_protocols", columns::join_list(Some(v.clone())).into()));
         new.alpn_protocols = Some(v);
     }
     if let Some(v) = b.hsts_max_age.sent() {
@@ -505,7 +523,7 @@ pub async fn put(
     Query(q): Q,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let b: ListenerPut = parse_typed(&body, "listener_", "listener", &LISTENER_PUT)?;
     let mut tx = st.db().begin().await?;
     let l = get_db_listener(&mut tx, &id).await?;
@@ -513,9 +531,9 @@ pub async fn put(
     let lb = get_db_lb(&mut tx, l.load_balancer_id.as_deref().unwrap_or_default()).await?;
     rules::check_put(&b, &l)?;
     validate_tls_put(&st, &ctx, &b, &l).await?;
-    let pname = base::lb_provider(&lb);
+    let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
-    let old = base::listener_model(&mut tx, &l).await?;
+    let old = provider_model::listener_model(&mut tx, &l).await?;
     tx.lock_lb_for_child(
         &lb.id,
         std::slice::from_ref(&id),
@@ -559,7 +577,7 @@ pub async fn put(
     }
     call_provider(&mut tx, &pname, driver.listener_update(old, new)).await?;
     let l = get_db_listener(&mut tx, &id).await?;
-    let body = base::render_listener(&mut tx, &l).await?;
+    let body = render::render_listener(&mut tx, &l).await?;
     tx.commit().await?;
     Ok(Json(json!({"listener": body})))
 }
@@ -571,14 +589,14 @@ pub async fn delete(
     Path(id): Path<String>,
     Query(q): Q,
 ) -> Result<StatusCode, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
     let l = get_db_listener(&mut tx, &id).await?;
     policy::authorize(&ctx, "listener", "delete", l.project_id.as_deref())?;
     let lb = get_db_lb(&mut tx, l.load_balancer_id.as_deref().unwrap_or_default()).await?;
-    let pname = base::lb_provider(&lb);
+    let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
-    let model = base::listener_model(&mut tx, &l).await?;
+    let model = provider_model::listener_model(&mut tx, &l).await?;
     tx.lock_lb_for_child(
         &lb.id,
         std::slice::from_ref(&id),
@@ -597,7 +615,7 @@ pub async fn get_stats(
     Path(id): Path<String>,
     Query(q): Q,
 ) -> Result<Json<Value>, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let mut tx = st.db().begin_read().await?;
     let l = get_db_listener(&mut tx, &id).await?;
     policy::authorize(&ctx, "listener", "get_stats", l.project_id.as_deref())?;

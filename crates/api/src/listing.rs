@@ -3,10 +3,10 @@
 //! reads and renders only the page's rows, as `octavia/api/common/pagination.py` queries.
 //!
 //! Each collection maps its API attributes to SQL in a [`Spec`]. The answers are those of the
-//! in-memory path ([`crate::pagination::apply`] over the rendered objects of the caller's scope),
-//! which stays only as the oracle of the equivalence test (`tests/list_sql.rs`, with
-//! [`crate::ApiConfig::list_in_memory`]); every attribute of every collection has its SQL form
-//! here. A value is compared as the API renders it (`""` for a
+//! in-memory path ([`crate::pagination::apply`] over the rendered objects of the caller's scope,
+//! each collection's `*_in_memory`), which answers only what SQL does not express
+//! ([`Attr::Memory`]) and is the oracle `tests/list_sql.rs` calls directly; every attribute of
+//! every collection has its SQL form here. A value is compared as the API renders it (`""` for a
 //! NULL name, `normal` for an empty vnic type, datetimes to the second), NULL sorts lowest and
 //! equals NULL, and the marker must be a row of the caller's scope. Strings compare with the
 //! database's collation (MariaDB's is case-insensitive, as for the reference).
@@ -106,7 +106,7 @@ fn tag_conds(spec: &Spec, p: &ListParams) -> Vec<Cond> {
 }
 
 /// The SQL page query of `p` over `spec` within `scope`, or `None` when the in-memory path must
-/// answer (an attribute SQL does not express here, or [`crate::ApiConfig::list_in_memory`]).
+/// answer (an attribute SQL does not express here, [`Attr::Memory`]).
 /// `attrs` are the names filters and sort keys may use; the marker is looked up by the table's
 /// key (`Record::KEY`, the collection's [`pagination::key_attr`]). Errors: the in-memory path's
 /// 400s for an unknown filter or sort key.
@@ -115,11 +115,7 @@ pub fn plan(
     p: &ListParams,
     attrs: &[&str],
     scope: Vec<Cond>,
-    cfg: &crate::ApiConfig,
 ) -> Result<Option<PageQuery>, ApiError> {
-    if cfg.list_in_memory {
-        return Ok(None);
-    }
     let sort = pagination::sort_keys(p, attrs)?;
     let mut filters = Vec::new();
     let mut used = Vec::new();
@@ -250,7 +246,7 @@ pub async fn page<T: Record>(
     scope: Vec<Cond>,
     render: impl AsyncFnOnce(&mut Tx, &[T]) -> Result<Vec<serde_json::Value>, ApiError>,
 ) -> Result<Option<serde_json::Value>, ApiError> {
-    let Some(q) = plan(c.spec, p, c.attrs, scope, st.config())? else {
+    let Some(q) = plan(c.spec, p, c.attrs, scope)? else {
         return Ok(None);
     };
     let rows: Vec<T> = rows(tx, &q).await?;
@@ -274,7 +270,7 @@ pub async fn page_text<T: Record>(
     key_of: fn(&T) -> &str,
     render: impl AsyncFnOnce(&mut Tx, &[T]) -> Result<Vec<String>, ApiError>,
 ) -> Result<Option<String>, ApiError> {
-    let Some(q) = plan(c.spec, p, c.attrs, scope, st.config())? else {
+    let Some(q) = plan(c.spec, p, c.attrs, scope)? else {
         return Ok(None);
     };
     let rows: Vec<T> = rows(tx, &q).await?;

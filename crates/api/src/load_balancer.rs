@@ -7,20 +7,22 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use octavia_db::{
     AdditionalVipRow, ListQuery, ListenerRow, LoadBalancerRow, PoolRow, QuotaResource, SqlValue,
-    VipRow,
+    Tx, VipRow,
 };
 use provider::{OperatingStatus, ProvisioningStatus};
 use serde_json::{Value, json};
 
 use crate::AppState;
-use crate::base::{self, LB_ATTRS, call_provider};
 use crate::context::RequestContext;
 use crate::fault::{ApiError, MISSING_PROJECT};
 use crate::listing;
 use crate::lookup::{get_db_lb, lb_stats, quota_limits};
 use crate::pagination::ListParams;
 use crate::policy;
+use crate::provider_call::call_provider;
+use crate::render::LB_ATTRS;
 use crate::types::{load_balancer::*, parse_typed};
+use crate::{columns, list, provider_call, provider_model, related, render};
 
 pub mod graph;
 
@@ -54,33 +56,54 @@ pub async fn get_all(
             &params,
             conds,
             key,
-            base::render_lbs_text,
+            render::render_lbs_text,
         )
         .await?
         {
             return Ok(listing::json_text(text));
         }
-    } else if let Some(body) =
-        listing::page(&st, &headers, &mut tx, &c, &params, conds, base::render_lbs).await?
+    } else if let Some(body) = listing::page(
+        &st,
+        &headers,
+        &mut tx,
+        &c,
+        &params,
+        conds,
+        render::render_lbs,
+    )
+    .await?
     {
         return Ok(Json(body).into_response());
     }
-    // the in-memory path (see `listing`)
-    let rows: Vec<LoadBalancerRow> = base::visible(&mut tx, &scope, vec![]).await?;
+    Ok(Json(get_all_in_memory(&st, &headers, &mut tx, &scope, &params).await?).into_response())
+}
+
+/// The in-memory answer of [`get_all`]: every object of the caller's scope rendered, then filtered,
+/// sorted and paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It
+/// answers what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs`
+/// compares the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
+/// database's.
+pub async fn get_all_in_memory(
+    st: &AppState,
+    headers: &HeaderMap,
+    tx: &mut Tx,
+    scope: &Option<String>,
+    params: &ListParams,
+) -> Result<Value, ApiError> {
+    let rows: Vec<LoadBalancerRow> = list::visible(tx, scope, vec![]).await?;
     let mut all = Vec::with_capacity(rows.len());
     for r in &rows {
-        all.push(base::render_lb(&mut tx, r).await?);
+        all.push(render::render_lb(tx, r).await?);
     }
-    Ok(Json(base::collection(
-        &st,
-        &headers,
+    list::collection(
+        st,
+        headers,
         "/v2/lbaas/loadbalancers",
         "loadbalancers",
         all,
-        &params,
+        params,
         LB_ATTRS,
-    )?)
-    .into_response())
+    )
 }
 
 /// `GET /v2/lbaas/loadbalancers/{id}`.
@@ -90,12 +113,12 @@ pub async fn get_one(
     Path(id): Path<String>,
     Query(q): Q,
 ) -> Result<Json<Value>, ApiError> {
-    let fields = base::check_get_query(&st, &q)?;
+    let fields = list::check_get_query(&st, &q)?;
     let mut tx = st.db().begin_read().await?;
     let lb = get_db_lb(&mut tx, &id).await?;
     policy::authorize(&ctx, "loadbalancer", "get_one", lb.project_id.as_deref())?;
-    let body = base::render_lb(&mut tx, &lb).await?;
-    Ok(Json(json!({ "loadbalancer": base::select(body, &fields) })))
+    let body = render::render_lb(&mut tx, &lb).await?;
+    Ok(Json(json!({ "loadbalancer": list::select(body, &fields) })))
 }
 
 /// The VIP after validation: `(subnet, network, port, address, qos)`.
@@ -336,7 +359,7 @@ fn provider_name(
             )));
         }
         (_, _, Some(fp)) => fp,
-        (true, p, None) => base::driver_name(p),
+        (true, p, None) => provider_call::driver_name(p),
         (false, _, None) => st.config().default_provider_driver.clone(),
     })
 }
@@ -351,7 +374,7 @@ pub async fn post(
     Query(q): Q,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let b: LbPost = parse_typed(&body, "load_balancer", "loadbalancer", &LB_POST)?;
     let project = b
         .project_id
@@ -399,7 +422,7 @@ pub async fn post(
     // Single-call create: the pool names are resolved before any child is written
     // (load_balancer.py `_graph_create`, first half; after the LB quota as there).
     let plan = graph::plan(b.listeners.objects(), b.pools.objects())?;
-    let id = base::new_id();
+    let id = columns::new_id();
     let lb = LoadBalancerRow {
         project_id: Some(project.clone()),
         id: id.clone(),
@@ -523,7 +546,7 @@ pub async fn post(
             })
             .await?;
         }
-        let mut model = base::lb_model(&mut tx, &lb).await?;
+        let mut model = provider_model::lb_model(&mut tx, &lb).await?;
         if flavor_meta.as_object().is_some_and(|m| !m.is_empty()) {
             call_provider(
                 &mut tx,
@@ -577,7 +600,7 @@ pub async fn put(
     Query(q): Q,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let b: LbPut = parse_typed(&body, "load_balancer", "loadbalancer", &LB_PUT)?;
     let mut tx = st.db().begin().await?;
     let lb = get_db_lb(&mut tx, &id).await?;
@@ -604,9 +627,9 @@ pub async fn put(
         crate::network::validate_security_groups(net.as_ref(), ctx.auth_token.as_deref(), sgs)
             .await?;
     }
-    let pname = base::lb_provider(&lb);
+    let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
-    let old = base::lb_model(&mut tx, &lb).await?;
+    let old = provider_model::lb_model(&mut tx, &lb).await?;
     tx.lock_lb_and_set(
         &id,
         &[ProvisioningStatus::Active],
@@ -666,7 +689,7 @@ pub async fn put(
     }
     call_provider(&mut tx, &pname, driver.loadbalancer_update(old, new)).await?;
     let lb_now = get_db_lb(&mut tx, &id).await?;
-    let body = base::render_lb(&mut tx, &lb_now).await?;
+    let body = render::render_lb(&mut tx, &lb_now).await?;
     tx.commit().await?;
     Ok(Json(json!({ "loadbalancer": body })))
 }
@@ -678,7 +701,7 @@ pub async fn delete(
     Path(id): Path<String>,
     Query(q): Q,
 ) -> Result<StatusCode, ApiError> {
-    base::no_query(&q, &["cascade"])?;
+    list::no_query(&q, &["cascade"])?;
     let cascade = q
         .iter()
         .find(|(k, _)| k == "cascade")
@@ -686,7 +709,7 @@ pub async fn delete(
     let mut tx = st.db().begin().await?;
     let lb = get_db_lb(&mut tx, &id).await?;
     policy::authorize(&ctx, "loadbalancer", "delete", lb.project_id.as_deref())?;
-    let pname = base::lb_provider(&lb);
+    let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     tx.lock_lb_and_set(
         &id,
@@ -694,21 +717,21 @@ pub async fn delete(
         ProvisioningStatus::PendingDelete,
     )
     .await?;
-    let (listeners, pools) = base::lb_children(&mut tx, &id).await?;
+    let (listeners, pools) = related::lb_children(&mut tx, &id).await?;
     if (!listeners.is_empty() || !pools.is_empty()) && !cascade {
         return Err(ApiError::Validation(format!(
             "Cannot delete Load Balancer {id} - it has children"
         )));
     }
-    let mut model = base::lb_model(&mut tx, &lb).await?;
+    let mut model = provider_model::lb_model(&mut tx, &lb).await?;
     if cascade {
         let mut lm = Vec::new();
         for l in &listeners {
-            lm.push(base::listener_model(&mut tx, l).await?);
+            lm.push(provider_model::listener_model(&mut tx, l).await?);
         }
         let mut pm = Vec::new();
         for p in &pools {
-            pm.push(base::pool_model(&mut tx, p).await?);
+            pm.push(provider_model::pool_model(&mut tx, p).await?);
         }
         model.listeners = Some(lm);
         model.pools = Some(pm);
@@ -725,22 +748,22 @@ pub async fn get_status(
     Path(id): Path<String>,
     Query(q): Q,
 ) -> Result<Json<Value>, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let mut tx = st.db().begin_read().await?;
     let lb = get_db_lb(&mut tx, &id).await?;
     policy::authorize(&ctx, "loadbalancer", "get_status", lb.project_id.as_deref())?;
-    let (listeners, _) = base::lb_children(&mut tx, &id).await?;
+    let (listeners, _) = related::lb_children(&mut tx, &id).await?;
     let mut ls = Vec::new();
     for l in &listeners {
         let mut pools = Vec::new();
         for pid in status_pool_ids(&mut tx, l).await? {
             let p: Option<PoolRow> = tx.find(&pid).await?;
             if let Some(p) = p.filter(|p| p.provisioning_status != ProvisioningStatus::Deleted) {
-                let hm = base::pool_hm(&mut tx, &p.id).await?.map(|h| {
+                let hm = related::pool_hm(&mut tx, &p.id).await?.map(|h| {
                     json!({"id": h.id, "name": h.name.unwrap_or_default(), "type": h.r#type,
                            "provisioning_status": h.provisioning_status, "operating_status": h.operating_status})
                 });
-                let members: Vec<Value> = base::pool_members(&mut tx, &p.id)
+                let members: Vec<Value> = related::pool_members(&mut tx, &p.id)
                     .await?
                     .into_iter()
                     .map(|m| json!({"id": m.id, "name": m.name.unwrap_or_default(), "operating_status": m.operating_status,
@@ -796,7 +819,7 @@ pub async fn get_stats(
     Path(id): Path<String>,
     Query(q): Q,
 ) -> Result<Json<Value>, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let mut tx = st.db().begin_read().await?;
     let (project, stats) = lb_stats(&mut tx, &id).await?;
     policy::authorize(&ctx, "loadbalancer", "get_stats", project.as_deref())?;
@@ -810,7 +833,7 @@ pub async fn failover(
     Path(id): Path<String>,
     Query(q): Q,
 ) -> Result<StatusCode, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
     let lb = get_db_lb(&mut tx, &id).await?;
     policy::authorize(
@@ -819,7 +842,7 @@ pub async fn failover(
         "put_failover",
         lb.project_id.as_deref(),
     )?;
-    let pname = base::lb_provider(&lb);
+    let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     tx.lock_lb_and_set(
         &id,

@@ -10,8 +10,8 @@ use provider::ProvisioningStatus;
 use serde_json::{Value, json};
 
 use crate::AppState;
-use crate::base::pool_listeners;
 use crate::fault::ApiError;
+use crate::related::pool_listeners;
 
 /// Load a load balancer that is not DELETED (404 `Load Balancer <id> not found.`).
 /// The id is recorded as the request span's `lb_id` (log lines of the request carry it).

@@ -9,18 +9,20 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use octavia_db::{ListQuery, MemberRow, PoolRow, QuotaResource, SqlValue};
+use octavia_db::{ListQuery, MemberRow, PoolRow, QuotaResource, SqlValue, Tx};
 use serde_json::{Value, json};
 
 use crate::AppState;
-use crate::base::{self, MEMBER_ATTRS, call_provider};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::listing;
 use crate::lookup::{get_db_lb, get_db_pool, lock_pool_child, quota_limits};
 use crate::pagination::ListParams;
 use crate::policy;
+use crate::provider_call::call_provider;
+use crate::render::MEMBER_ATTRS;
 use crate::types::{member::*, parse_list_typed, parse_typed};
+use crate::{columns, list, provider_call, provider_model, related, render};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -129,7 +131,7 @@ pub(crate) fn duplicate(ip: &str, port: i64) -> ApiError {
 pub(crate) fn new_row(b: &MemberPost, pool: &PoolRow, has_hm: bool, vnic: &str) -> MemberRow {
     MemberRow {
         project_id: pool.project_id.clone(),
-        id: base::new_id(),
+        id: columns::new_id(),
         pool_id: pool.id.clone(),
         subnet_id: b.subnet_id.clone(),
         ip_address: Some(b.address.clone()),
@@ -197,26 +199,33 @@ pub async fn get_all(
         listing::not_deleted(),
         listing::scope_eq("pool_id", &pool_id),
     ];
-    let render = base::render_members;
+    let render = render::render_members;
     if let Some(body) = listing::page(&st, &headers, &mut tx, &c, &params, conds, render).await? {
         return Ok(Json(body));
     }
-    // the in-memory path (see `listing`)
-    let rows: Vec<MemberRow> =
-        base::visible(&mut tx, &None, vec![("pool_id", pool_id.as_str().into())]).await?;
+    Ok(Json(
+        get_all_in_memory(&st, &headers, &mut tx, &pool_id, &path, &params).await?,
+    ))
+}
+
+/// The in-memory answer of [`get_all`]: every object of the pool rendered, then filtered, sorted
+/// and paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It answers
+/// what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs` compares the
+/// SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the database's.
+pub async fn get_all_in_memory(
+    st: &AppState,
+    headers: &HeaderMap,
+    tx: &mut Tx,
+    pool_id: &str,
+    path: &str,
+    params: &ListParams,
+) -> Result<Value, ApiError> {
+    let rows: Vec<MemberRow> = list::visible(tx, &None, vec![("pool_id", pool_id.into())]).await?;
     let mut all = Vec::with_capacity(rows.len());
     for r in &rows {
-        all.push(base::render_member(&mut tx, r).await?);
+        all.push(render::render_member(tx, r).await?);
     }
-    Ok(Json(base::collection(
-        &st,
-        &headers,
-        &path,
-        "members",
-        all,
-        &params,
-        MEMBER_ATTRS,
-    )?))
+    list::collection(st, headers, path, "members", all, params, MEMBER_ATTRS)
 }
 
 /// `GET /v2/lbaas/pools/{pool_id}/members/{id}`.
@@ -226,7 +235,7 @@ pub async fn get_one(
     Path((pool_id, id)): Path<(String, String)>,
     Query(q): Q,
 ) -> Result<Json<Value>, ApiError> {
-    let fields = base::check_get_query(&st, &q)?;
+    let fields = list::check_get_query(&st, &q)?;
     let mut tx = st.db().begin_read().await?;
     route_pool(&mut tx, &pool_id).await?;
     let m: Option<MemberRow> = tx.find(&id).await?;
@@ -238,7 +247,7 @@ pub async fn get_one(
         return Err(ApiError::not_found("Member", &id));
     }
     Ok(Json(
-        json!({"member": base::select(base::render_member(&mut tx, &m).await?, &fields)}),
+        json!({"member": list::select(render::render_member(&mut tx, &m).await?, &fields)}),
     ))
 }
 
@@ -252,7 +261,7 @@ pub async fn post(
     Query(q): Q,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
     let pool = route_pool(&mut tx, &pool_id).await?;
     let b: MemberPost = parse_typed(&body, "member_", "member", &MEMBER_POST)?;
@@ -268,14 +277,14 @@ pub async fn post(
     if let Some(s) = &b.subnet_id {
         subnet_exists(&st, &ctx, s).await?;
     }
-    let pname = base::lb_provider(&lb);
+    let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     if !ctx.noauth {
         tx.check_quota(&project, QuotaResource::Member, 1, &quota_limits(&st))
             .await?;
     }
     let vnic = check_sriov(&b)?;
-    let has_hm = base::pool_hm(&mut tx, &pool_id).await?.is_some();
+    let has_hm = related::pool_hm(&mut tx, &pool_id).await?.is_some();
     lock_pool_child(&mut tx, &pool).await?;
     let port = b.protocol_port;
     let existing: Vec<MemberRow> = tx
@@ -295,10 +304,10 @@ pub async fn post(
     call_provider(
         &mut tx,
         &pname,
-        driver.member_create(base::member_model(&row)),
+        driver.member_create(provider_model::member_model(&row)),
     )
     .await?;
-    let body = base::render_member_with(&row, tags);
+    let body = render::render_member_with(&row, tags);
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"member": body}))).into_response())
 }
@@ -312,7 +321,7 @@ pub async fn put(
     Query(q): Q,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
     let pool = route_pool(&mut tx, &pool_id).await?;
     let b: MemberPut = parse_typed(&body, "member_", "member", &MEMBER_PUT)?;
@@ -329,10 +338,10 @@ pub async fn put(
     if m.pool_id != pool_id {
         return Err(ApiError::not_found("Member", &id));
     }
-    let pname = base::lb_provider(&lb);
+    let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     lock_pool_child(&mut tx, &pool).await?;
-    let old = base::member_model(&m);
+    let old = provider_model::member_model(&m);
     let mut new = provider::Member {
         member_id: id.clone(),
         ..Default::default()
@@ -375,7 +384,7 @@ pub async fn put(
     }
     call_provider(&mut tx, &pname, driver.member_update(old, new)).await?;
     let m = get_db_member(&mut tx, &pool_id, &id).await?;
-    let body = base::render_member(&mut tx, &m).await?;
+    let body = render::render_member(&mut tx, &m).await?;
     tx.commit().await?;
     Ok(Json(json!({"member": body})))
 }
@@ -387,7 +396,7 @@ pub async fn delete(
     Path((pool_id, id)): Path<(String, String)>,
     Query(q): Q,
 ) -> Result<StatusCode, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
     let pool = route_pool(&mut tx, &pool_id).await?;
     let m: Option<MemberRow> = tx.find(&id).await?;
@@ -403,7 +412,7 @@ pub async fn delete(
     if m.pool_id != pool_id {
         return Err(ApiError::not_found("Member", &id));
     }
-    let pname = base::lb_provider(&lb);
+    let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     lock_pool_child(&mut tx, &pool).await?;
     tx.set_provisioning_status::<MemberRow>(&id, ProvisioningStatus::PendingDelete)
@@ -411,7 +420,7 @@ pub async fn delete(
     call_provider(
         &mut tx,
         &pname,
-        driver.member_delete(base::member_model(&m)),
+        driver.member_delete(provider_model::member_model(&m)),
     )
     .await?;
     tx.commit().await?;
@@ -466,7 +475,7 @@ pub async fn batch_put(
     Query(q): Q,
     body: Bytes,
 ) -> Result<StatusCode, ApiError> {
-    base::no_query(&q, &["additive_only"])?;
+    list::no_query(&q, &["additive_only"])?;
     let additive = q
         .iter()
         .find(|(k, _)| k == "additive_only")
@@ -485,9 +494,9 @@ pub async fn batch_put(
     if !additive {
         policy::authorize(&ctx, "member", "delete", Some(&project))?;
     }
-    let pname = base::lb_provider(&lb);
+    let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
-    let old = base::pool_members(&mut tx, &pool_id).await?;
+    let old = related::pool_members(&mut tx, &pool_id).await?;
     let by_key: BTreeMap<(String, i64), &MemberRow> = old
         .iter()
         .map(|m| {
@@ -572,7 +581,7 @@ pub async fn batch_put(
         )
         .await?;
     }
-    let has_hm = base::pool_hm(&mut tx, &pool_id).await?.is_some();
+    let has_hm = related::pool_hm(&mut tx, &pool_id).await?.is_some();
     lock_pool_child(&mut tx, &pool).await?;
     let mut desired: Vec<provider::Member> = Vec::new();
     let mut valid_subnets: BTreeSet<String> = BTreeSet::new();
@@ -595,7 +604,7 @@ pub async fn batch_put(
         if let Some(tags) = &it.tags {
             tx.set_tags(&row.id, tags).await?;
         }
-        desired.push(base::member_model(row));
+        desired.push(provider_model::member_model(row));
     }
     for (m, it, ch) in &updated {
         if !ch.is_empty() {
@@ -605,11 +614,11 @@ pub async fn batch_put(
             tx.set_tags(&m.id, tags).await?;
         }
         let now: MemberRow = tx.get(&m.id).await?;
-        desired.push(base::member_model(&now));
+        desired.push(provider_model::member_model(&now));
     }
     for m in &absent {
         if additive {
-            desired.push(base::member_model(m));
+            desired.push(provider_model::member_model(m));
         } else {
             tx.set_provisioning_status::<MemberRow>(&m.id, ProvisioningStatus::PendingDelete)
                 .await?;

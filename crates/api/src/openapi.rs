@@ -4,7 +4,7 @@
 //! Nothing in it is written twice: request bodies are rendered from the very [`Schema`] tables
 //! [`crate::types::parse_body`] validates with (lengths, ranges, enums, patterns, UUID / IP /
 //! CIDR formats, nesting, mandatory fields, the `tenant_id` alias); response bodies from the
-//! attribute tables the handlers filter and sort by (`base::LB_ATTRS`, …), each attribute typed
+//! attribute tables the handlers filter and sort by (`crate::render::LB_ATTRS`, …), each attribute typed
 //! by the same request schemas (plus the few response-only attributes in [`Resource::extra`]);
 //! the graph create's `…Full` objects from those same resources ([`Full`]: attributes removed,
 //! related objects nested whole, as `load_balancer::graph::render_full`); the 401 / 503 of

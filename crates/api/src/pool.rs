@@ -7,12 +7,12 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use octavia_db::{
     L7PolicyRow, ListQuery, ListenerRow, PoolRow, QuotaResource, SessionPersistenceRow, SqlValue,
+    Tx,
 };
 use provider::{OperatingStatus, ProvisioningStatus};
 use serde_json::{Value, json};
 
 use crate::AppState;
-use crate::base::{self, POOL_ATTRS, call_provider};
 use crate::certificates;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
@@ -22,7 +22,10 @@ use crate::lookup::{
 };
 use crate::pagination::ListParams;
 use crate::policy;
+use crate::provider_call::call_provider;
+use crate::render::POOL_ATTRS;
 use crate::types::{Patch, parse_typed, pool::*};
+use crate::{columns, list, provider_call, provider_model, related, render};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -135,7 +138,7 @@ pub(crate) fn new_row(b: &PoolPost, project: &str, lb_id: &str) -> PoolRow {
     };
     PoolRow {
         project_id: Some(project.to_string()),
-        id: base::new_id(),
+        id: columns::new_id(),
         name: b.name.clone(),
         description: b.description.clone(),
         protocol: b.protocol.clone().unwrap_or_default(),
@@ -157,8 +160,8 @@ pub(crate) fn new_row(b: &PoolPost, project: &str, lb_id: &str) -> PoolRow {
             .tls_ciphers
             .clone()
             .or_else(|| tls.then(|| DEFAULT_POOL_CIPHERS.to_string())),
-        tls_versions: base::join_list(tls_default(&b.tls_versions, DEFAULT_POOL_TLS_VERSIONS)),
-        alpn_protocols: base::join_list(tls_default(&b.alpn_protocols, DEFAULT_POOL_ALPN)),
+        tls_versions: columns::join_list(tls_default(&b.tls_versions, DEFAULT_POOL_TLS_VERSIONS)),
+        alpn_protocols: columns::join_list(tls_default(&b.alpn_protocols, DEFAULT_POOL_ALPN)),
         created_at: Some(octavia_db::now()),
         ..Default::default()
     }
@@ -230,33 +233,49 @@ pub async fn get_all(
         &c,
         &params,
         conds,
-        base::render_pools,
+        render::render_pools,
     )
     .await?
     {
         return Ok(Json(body));
     }
-    // the in-memory path (see `listing`)
-    let rows: Vec<PoolRow> = base::visible(&mut tx, &scope, vec![]).await?;
+    Ok(Json(
+        get_all_in_memory(&st, &headers, &mut tx, &scope, &params).await?,
+    ))
+}
+
+/// The in-memory answer of [`get_all`]: every object of the caller's scope rendered, then filtered,
+/// sorted and paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It
+/// answers what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs`
+/// compares the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
+/// database's.
+pub async fn get_all_in_memory(
+    st: &AppState,
+    headers: &HeaderMap,
+    tx: &mut Tx,
+    scope: &Option<String>,
+    params: &ListParams,
+) -> Result<Value, ApiError> {
+    let rows: Vec<PoolRow> = list::visible(tx, scope, vec![]).await?;
     let mut all = Vec::with_capacity(rows.len());
     for r in &rows {
-        let mut v = base::render_pool(&mut tx, r).await?;
+        let mut v = render::render_pool(tx, r).await?;
         if let Some(o) = v.as_object_mut() {
             o.insert("loadbalancer_id".into(), json!(r.load_balancer_id));
         }
         all.push(v);
     }
-    let mut body = base::collection(
-        &st,
-        &headers,
+    let mut body = list::collection(
+        st,
+        headers,
         "/v2/lbaas/pools",
         "pools",
         all,
-        &params,
+        params,
         POOL_ATTRS,
     )?;
     strip_helper(&mut body, "pools", "loadbalancer_id");
-    Ok(Json(body))
+    Ok(body)
 }
 
 /// `GET /v2/lbaas/pools/{id}`.
@@ -266,12 +285,12 @@ pub async fn get_one(
     Path(id): Path<String>,
     Query(q): Q,
 ) -> Result<Json<Value>, ApiError> {
-    let fields = base::check_get_query(&st, &q)?;
+    let fields = list::check_get_query(&st, &q)?;
     let mut tx = st.db().begin_read().await?;
     let p = get_db_pool(&mut tx, &id).await?;
     policy::authorize(&ctx, "pool", "get_one", p.project_id.as_deref())?;
     Ok(Json(
-        json!({"pool": base::select(base::render_pool(&mut tx, &p).await?, &fields)}),
+        json!({"pool": list::select(render::render_pool(&mut tx, &p).await?, &fields)}),
     ))
 }
 
@@ -287,7 +306,7 @@ pub async fn post(
     Query(q): Q,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let b: PoolPost = parse_typed(&body, "pool_", "pool", &POOL_POST)?;
     let protocol = b.protocol.clone().unwrap_or_default();
     let mut tx = st.db().begin().await?;
@@ -328,7 +347,7 @@ pub async fn post(
         check_pool_protocol(&l.protocol, &protocol)?;
     }
     validate_create_fields(&b, &protocol)?;
-    let pname = base::lb_provider(&lb);
+    let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     if !ctx.noauth {
         tx.check_quota(&project, QuotaResource::Pool, 1, &quota_limits(&st))
@@ -363,14 +382,20 @@ pub async fn post(
     // A new pool has no members or monitor yet, its one listener is the request's: the model
     // and the response come from what was just written, with no re-read.
     let listener_id = listener.as_ref().map(|l| l.id.clone());
-    let model = base::pool_model_with(&row, sp_row.as_ref(), listener_id.clone(), Vec::new(), None);
+    let model = provider_model::pool_model_with(
+        &row,
+        sp_row.as_ref(),
+        listener_id.clone(),
+        Vec::new(),
+        None,
+    );
     call_provider(&mut tx, &pname, driver.pool_create(model)).await?;
     let att = octavia_db::PoolAttachments {
         listener_ids: listener_id.into_iter().collect(),
         tags,
         ..Default::default()
     };
-    let body = base::render_pool_with(&row, sp_row.as_ref(), att);
+    let body = render::render_pool_with(&row, sp_row.as_ref(), att);
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"pool": body}))).into_response())
 }
@@ -444,12 +469,12 @@ fn put_changes(b: &PoolPut, new: &mut provider::Pool) -> Vec<(&'static str, SqlV
             || crate::listener::rules::owned(DEFAULT_POOL_TLS_VERSIONS),
             |l| l.0.clone(),
         );
-        ch.push(("tls_versions", base::join_list(Some(v.clone())).into()));
+        ch.push(("tls_versions", columns::join_list(Some(v.clone())).into()));
         new.tls_versions = Some(v);
     }
     if let Some(v) = b.alpn_protocols.sent() {
         let v = v.map(|l| l.0.clone());
-        ch.push(("alpn_protocols", base::join_list(v.clone()).into()));
+        ch.push(("alpn_protocols", columns::join_list(v.clone()).into()));
         new.alpn_protocols = v;
     }
     ch
@@ -463,7 +488,7 @@ pub async fn put(
     Query(q): Q,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let b: PoolPut = parse_typed(&body, "pool_", "pool", &POOL_PUT)?;
     let mut tx = st.db().begin().await?;
     let p = get_db_pool(&mut tx, &id).await?;
@@ -533,14 +558,14 @@ pub async fn put(
         let crl = crl.as_deref().filter(|r| !r.is_empty());
         certificates::validate_client_ca_and_crl_refs(st.cert_manager(), token, ca, crl).await?;
     }
-    let pname = base::lb_provider(&lb);
+    let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
-    let listener_ids: Vec<String> = base::pool_listeners(&mut tx, &id)
+    let listener_ids: Vec<String> = related::pool_listeners(&mut tx, &id)
         .await?
         .into_iter()
         .map(|l| l.id)
         .collect();
-    let old = base::pool_model(&mut tx, &p).await?;
+    let old = provider_model::pool_model(&mut tx, &p).await?;
     tx.lock_lb_for_child(&lb.id, &listener_ids, ProvisioningStatus::PendingUpdate)
         .await?;
     let mut new = provider::Pool {
@@ -570,7 +595,7 @@ pub async fn put(
                 } else {
                     tx.insert(&row).await?;
                 }
-                new.session_persistence = Some(base::sp_model(&row));
+                new.session_persistence = Some(provider_model::sp_model(&row));
             }
             _ => {
                 tx.delete::<SessionPersistenceRow>(&id).await?;
@@ -584,7 +609,7 @@ pub async fn put(
     }
     call_provider(&mut tx, &pname, driver.pool_update(old, new)).await?;
     let p = get_db_pool(&mut tx, &id).await?;
-    let body = base::render_pool(&mut tx, &p).await?;
+    let body = render::render_pool(&mut tx, &p).await?;
     tx.commit().await?;
     Ok(Json(json!({"pool": body})))
 }
@@ -597,7 +622,7 @@ pub async fn delete(
     Path(id): Path<String>,
     Query(q): Q,
 ) -> Result<StatusCode, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
     let p = get_db_pool(&mut tx, &id).await?;
     let lb = get_db_lb(&mut tx, p.load_balancer_id.as_deref().unwrap_or_default()).await?;
@@ -611,14 +636,14 @@ pub async fn delete(
             l7.id
         )));
     }
-    let pname = base::lb_provider(&lb);
+    let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
-    let listener_ids: Vec<String> = base::pool_listeners(&mut tx, &id)
+    let listener_ids: Vec<String> = related::pool_listeners(&mut tx, &id)
         .await?
         .into_iter()
         .map(|l| l.id)
         .collect();
-    let model = base::pool_model(&mut tx, &p).await?;
+    let model = provider_model::pool_model(&mut tx, &p).await?;
     tx.lock_lb_for_child(&lb.id, &listener_ids, ProvisioningStatus::PendingUpdate)
         .await?;
     tx.set_provisioning_status::<PoolRow>(&id, ProvisioningStatus::PendingDelete)

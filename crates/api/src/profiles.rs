@@ -15,13 +15,14 @@ use octavia_db::{
 use serde_json::{Value, json};
 
 use crate::AppState;
-use crate::base::{self, query_provider};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::listing;
 use crate::pagination::ListParams;
 use crate::policy;
+use crate::provider_call::query_provider;
 use crate::types::{Patch, Schema, f, mn, parse_typed, s};
+use crate::{columns, list, provider_call};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -310,16 +311,33 @@ pub async fn get_all<P: Profile>(
         rename_links(&mut body, key, links);
         return Ok(Json(body));
     }
-    // the in-memory path (see `listing`)
+    Ok(Json(
+        get_all_in_memory::<P>(&st, &headers, &mut tx, &params).await?,
+    ))
+}
+
+/// The in-memory answer of [`get_all`]: every object (but the placeholder) rendered, then filtered,
+/// sorted and paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It
+/// answers what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs`
+/// compares the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
+/// database's.
+pub async fn get_all_in_memory<P: Profile>(
+    st: &AppState,
+    headers: &HeaderMap,
+    tx: &mut Tx,
+    params: &ListParams,
+) -> Result<Value, ApiError> {
+    let (key, links) = P::COLLECTION;
+    let names = attrs::<P>();
     let rows: Vec<P> = tx.list(&ListQuery::default()).await?;
     let all = rows
         .iter()
         .filter(|r| r.parts().0 != PLACEHOLDER_ID)
         .map(render)
         .collect();
-    let mut body = base::collection(&st, &headers, P::PATH, key, all, &params, &names)?;
+    let mut body = list::collection(st, headers, P::PATH, key, all, params, &names)?;
     rename_links(&mut body, key, links);
-    Ok(Json(body))
+    Ok(body)
 }
 
 /// `<key>_links` → the profile collection's own links key.
@@ -339,10 +357,10 @@ pub async fn get_one<P: Profile>(
     Query(q): Q,
 ) -> Result<Json<Value>, ApiError> {
     policy::authorize(&ctx, P::RBAC, "get_one", ctx.project_id.as_deref())?;
-    let fields = base::check_get_query(&st, &q)?;
+    let fields = list::check_get_query(&st, &q)?;
     let mut tx = st.db().begin_read().await?;
     let p: P = get_db(&mut tx, &id).await?;
-    Ok(Json(json!({P::WRAPPER: base::select(render(&p), &fields)})))
+    Ok(Json(json!({P::WRAPPER: list::select(render(&p), &fields)})))
 }
 
 /// `POST` → 201 after the driver accepted the metadata. In the reference's order: the
@@ -355,12 +373,12 @@ pub async fn post<P: Profile>(
     Query(q): Q,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let b: ProfileBody = parse_typed::<P::Body>(&body, P::ARG, P::WRAPPER, P::schemas().0)?.into();
     policy::authorize(&ctx, P::RBAC, "post", ctx.project_id.as_deref())?;
     let data = b.data.into_value();
     let parsed = parse_data(data.as_deref(), P::DATA)?;
-    let provider_name = base::driver_name(b.provider_name.into_value());
+    let provider_name = provider_call::driver_name(b.provider_name.into_value());
     validate_with::<P>(&st, &provider_name, parsed).await?;
     let Some(name) = b.name.into_value() else {
         return Err(ApiError::invalid_input(
@@ -370,7 +388,7 @@ pub async fn post<P: Profile>(
         ));
     };
     let row = P::make(
-        base::new_id(),
+        columns::new_id(),
         name,
         provider_name,
         data.unwrap_or_default(),
@@ -393,7 +411,7 @@ pub async fn put<P: Profile>(
     Query(q): Q,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let b: ProfileBody = parse_typed::<P::Body>(&body, P::ARG, P::WRAPPER, P::schemas().1)?.into();
     policy::authorize(&ctx, P::RBAC, "put", ctx.project_id.as_deref())?;
     b.name.refuse_null("name")?;
@@ -412,7 +430,7 @@ pub async fn put<P: Profile>(
     if let Some(data) = b.data.value() {
         let parsed = parse_data(Some(data), P::PUT_DATA_OPTION)?;
         let provider_name = match b.provider_name.value() {
-            Some(p) => base::driver_name(Some(p.clone())),
+            Some(p) => provider_call::driver_name(Some(p.clone())),
             None => get_db::<P>(&mut tx, &id).await?.parts().2.to_string(),
         };
         validate_with::<P>(&st, &provider_name, parsed).await?;
@@ -442,7 +460,7 @@ pub async fn delete<P: Profile>(
     Path(id): Path<String>,
     Query(q): Q,
 ) -> Result<StatusCode, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     policy::authorize(&ctx, P::RBAC, "delete", ctx.project_id.as_deref())?;
     if id == PLACEHOLDER_ID {
         return Err(ApiError::not_found(P::LABEL, &id));

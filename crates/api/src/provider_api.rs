@@ -7,10 +7,10 @@ use axum::{Extension, Json};
 use serde_json::{Map, Value, json};
 
 use crate::AppState;
-use crate::base;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::policy;
+use crate::{list, provider_call};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -30,7 +30,7 @@ fn items(pairs: Vec<(String, String)>, q: &[(String, String)]) -> Vec<Value> {
     pairs
         .into_iter()
         .map(|(name, description)| {
-            base::select(json!({"name": name, "description": description}), &f)
+            list::select(json!({"name": name, "description": description}), &f)
         })
         .collect()
 }
@@ -84,7 +84,8 @@ pub async fn flavor_capabilities(
         ctx.project_id.as_deref(),
     )?;
     let driver = st.driver(&provider)?;
-    let meta = base::query_provider(&provider, driver.get_supported_flavor_metadata()).await?;
+    let meta =
+        provider_call::query_provider(&provider, driver.get_supported_flavor_metadata()).await?;
     Ok(Json(
         json!({"flavor_capabilities": items(capabilities(meta, &q), &q)}),
     ))
@@ -106,7 +107,8 @@ pub async fn availability_zone_capabilities(
     )?;
     let driver = st.driver(&provider)?;
     let meta =
-        base::query_provider(&provider, driver.get_supported_availability_zone_metadata()).await?;
+        provider_call::query_provider(&provider, driver.get_supported_availability_zone_metadata())
+            .await?;
     Ok(Json(
         json!({"availability_zone_capabilities": items(capabilities(meta, &q), &q)}),
     ))

@@ -13,9 +13,9 @@ use axum::{Extension, Json};
 use octavia_db::{ListQuery, QuotaRow, QuotaUpdate, Tx};
 use serde_json::{Value, json};
 
-use crate::base;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
+use crate::list;
 use crate::listing;
 use crate::pagination::ListParams;
 use crate::policy;
@@ -115,22 +115,38 @@ pub async fn get_all(
     if let Some(body) = listing::page(&st, &headers, &mut tx, &c, &params, conds, render).await? {
         return Ok(Json(body));
     }
-    // the in-memory path (see `listing`)
+    Ok(Json(
+        get_all_in_memory(&st, &headers, &mut tx, &scope, &params).await?,
+    ))
+}
+
+/// The in-memory answer of [`get_all`]: every object of the caller's scope rendered, then filtered,
+/// sorted and paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It
+/// answers what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs`
+/// compares the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
+/// database's.
+pub async fn get_all_in_memory(
+    st: &AppState,
+    headers: &HeaderMap,
+    tx: &mut Tx,
+    scope: &Option<String>,
+    params: &ListParams,
+) -> Result<Value, ApiError> {
     let mut lq = ListQuery::default();
-    if let Some(p) = &scope {
+    if let Some(p) = scope {
         lq = lq.filter("project_id", p.as_str());
     }
     let rows: Vec<QuotaRow> = tx.list(&lq).await?;
     let all: Vec<Value> = rows.iter().map(render_raw).collect();
-    Ok(Json(base::collection(
-        &st,
-        &headers,
+    list::collection(
+        st,
+        headers,
         "/v2/lbaas/quotas",
         "quotas",
         all,
-        &params,
+        params,
         QUOTA_ATTRS,
-    )?))
+    )
 }
 
 /// `GET /v2/lbaas/quotas/{project_id}` (also `/v2/lbaas/quotas/defaults`).
@@ -140,7 +156,7 @@ pub async fn get_one(
     Path(project): Path<String>,
     Query(q): Q,
 ) -> Result<Json<Value>, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     policy::authorize(&ctx, "quota", "get_one", Some(&project))?;
     let mut tx = st.db().begin_read().await?;
     let row: Option<QuotaRow> = tx.find(&project).await?;
@@ -156,7 +172,7 @@ pub async fn get_defaults(
     Path(project): Path<String>,
     Query(q): Q,
 ) -> Result<Json<Value>, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     policy::authorize(&ctx, "quota", "get_defaults", Some(&project))?;
     Ok(Json(
         json!({"quota": render_effective(&project, None, &st.config().quotas)}),
@@ -178,7 +194,7 @@ pub async fn put(
     Query(q): Q,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     let b: QuotaPut = parse_typed(&body, "quotas", "quota", &QUOTA_PUT)?;
     policy::authorize(&ctx, "quota", "put", Some(&project))?;
     let none = Patch::Absent;
@@ -209,7 +225,7 @@ pub async fn delete(
     Path(project): Path<String>,
     Query(q): Q,
 ) -> Result<StatusCode, ApiError> {
-    base::no_query(&q, &[])?;
+    list::no_query(&q, &[])?;
     policy::authorize(&ctx, "quota", "delete", Some(&project))?;
     let mut tx = st.db().begin().await?;
     tx.reset_quota(&project).await?;

@@ -113,9 +113,6 @@ pub struct ApiConfig {
     /// `[oslo_policy]`: the effective rules (defaults + `policy_file`, re-read when the file
     /// changes), see [`policy`].
     pub policy: Arc<policy::PolicySource>,
-    /// Answer every collection GET with the in-memory path (filter, sort and page the rendered
-    /// objects of the caller's scope) instead of SQL: the oracle of the equivalence test.
-    pub list_in_memory: bool,
 }
 
 impl Default for ApiConfig {
@@ -159,7 +156,6 @@ impl Default for ApiConfig {
             timeout_tcp_inspect: 0,
             quotas: QuotaDefaults::default(),
             policy: policy::default_policy_source(),
-            list_in_memory: false,
         }
     }
 }

@@ -4,14 +4,14 @@
 //! API's CPU building, sorting and dropping one `BTreeMap` per object. A view borrows the row
 //! and its attachments and declares its fields in the order a sorted map writes its keys, so
 //! the text is byte for byte what serialising the map gives (unit test below); the single GETs
-//! turn the same view into a `Value` ([`crate::base::render_lb_with`]), so both describe one
+//! turn the same view into a `Value` ([`crate::render::render_lb_with`]), so both describe one
 //! shape. Response shape as `octavia/api/v2/types/load_balancer.py` `LoadBalancerResponse`.
 
 use chrono::NaiveDateTime;
 use octavia_db::{LbAttachments, LoadBalancerRow};
 use serde::{Serialize, Serializer};
 
-/// A datetime as the API renders it (`%Y-%m-%dT%H:%M:%S`, `null` when unset), as `base::dt`.
+/// A datetime as the API renders it (`%Y-%m-%dT%H:%M:%S`, `null` when unset), as `render::dt`.
 pub struct Dt(pub Option<NaiveDateTime>);
 
 impl Serialize for Dt {
@@ -174,8 +174,11 @@ mod tests {
         let text = to_text(&LbView::new(&row, &att));
         let map = serde_json::to_value(LbView::new(&row, &att)).unwrap();
         assert_eq!(text, serde_json::to_string(&map).unwrap());
-        assert_eq!(map.as_object().unwrap().len(), crate::base::LB_ATTRS.len());
-        for a in crate::base::LB_ATTRS {
+        assert_eq!(
+            map.as_object().unwrap().len(),
+            crate::render::LB_ATTRS.len()
+        );
+        for a in crate::render::LB_ATTRS {
             assert!(map.get(*a).is_some(), "{a}");
         }
         assert_eq!(map["name"], "");

@@ -3,8 +3,10 @@
 //! One fixed data set (three projects; NULL, empty and duplicate names; every provisioning and
 //! operating status, DELETED rows included; tags; created_at ties and a NULL; VIPs with and
 //! without the optional columns) is written straight into the database. Two routers serve it:
-//! the default one (SQL: `api::listing`) and one with `list_in_memory` (the old path: every
-//! object of the caller's scope rendered, then `pagination::apply`). For each collection and
+//! the API's router (SQL: `api::listing`), and the oracle [`in_memory`]: the request's prologue
+//! (parameters, scope or parent authorization, as each handler) and then the collection's
+//! in-memory path (`*_in_memory`: every object of the caller's scope rendered, then
+//! `pagination::apply`), called directly. For each collection and
 //! caller (admin = global, a project member = scoped) every combination of filters × tag filters
 //! × sort keys/directions (with limit, marker and page_reverse varying along), and every
 //! combination of sort × limit × marker × page_reverse, must give the same status and the same
@@ -392,7 +394,7 @@ fn join(parts: &[&str]) -> String {
 }
 
 /// Compare both routers on every query of `space` for `token`; returns how many were compared.
-async fn compare(sql: &axum::Router, mem: &axum::Router, token: &str, s: &Space) -> usize {
+async fn compare(sql: &axum::Router, mem: &AppState, token: &str, s: &Space) -> usize {
     let mut n = 0;
     let check = |q: String| {
         let path = if q.is_empty() {
@@ -402,7 +404,7 @@ async fn compare(sql: &axum::Router, mem: &axum::Router, token: &str, s: &Space)
         };
         async move {
             let a = get(sql, token, &path).await;
-            let b = get(mem, token, &path).await;
+            let b = in_memory(mem, token, &path).await;
             assert_eq!(
                 a, b,
                 "GET {path} as {token}: SQL (left) vs in-memory (right)"
@@ -477,21 +479,106 @@ async fn compare(sql: &axum::Router, mem: &axum::Router, token: &str, s: &Space)
     n
 }
 
-fn routers(env: &Env) -> (axum::Router, axum::Router) {
-    let make = |in_memory: bool| {
-        let cfg = ApiConfig {
-            list_in_memory: in_memory,
-            ..ApiConfig::default()
+fn router(env: &Env) -> (axum::Router, AppState) {
+    let state = AppState::new(
+        env.db.clone(),
+        Default::default(),
+        AuthMode::Keystone(Arc::new(common::auth::RoleTokens)),
+        None,
+        ApiConfig::default(),
+    );
+    (api::router(state.clone()), state)
+}
+
+/// The oracle: `GET uri` as `token` answered by the collection's in-memory path, after the
+/// handler's own prologue (list parameters, then the list scope, or the parent's lookup and
+/// authorization), as status and body.
+async fn in_memory(st: &AppState, token: &str, uri: &str) -> (u16, Value) {
+    use api::{flavors, health_monitor, l7policy, l7rule, listener, load_balancer};
+    use api::{member, pagination::ListParams, policy, pool, profiles, quotas};
+    use axum::response::IntoResponse;
+    let mut headers = axum::http::HeaderMap::new();
+    headers.insert("host", "keel.test".parse().unwrap());
+    headers.insert("x-auth-token", token.parse().unwrap());
+    let auth = AuthMode::Keystone(Arc::new(common::auth::RoleTokens));
+    let ctx = api::context::authenticate(&auth, &st.config().policy.current(), &headers)
+        .await
+        .unwrap();
+    let parsed: axum::http::Uri = uri.parse().unwrap();
+    let axum::extract::Query(q) =
+        axum::extract::Query::<Vec<(String, String)>>::try_from_uri(&parsed).unwrap();
+    let path = parsed.path();
+    let answer = async {
+        let cfg = st.config();
+        let (flavor_like, rbac) = match path {
+            "/v2/lbaas/flavors" => (true, "flavor"),
+            "/v2/lbaas/availabilityzones" => (true, "availability-zone"),
+            "/v2/lbaas/flavorprofiles" => (true, "flavor-profile"),
+            "/v2/lbaas/availabilityzoneprofiles" => (true, "availability-zone-profile"),
+            _ => (false, ""),
         };
-        api::router(AppState::new(
-            env.db.clone(),
-            Default::default(),
-            AuthMode::Keystone(Arc::new(common::auth::RoleTokens)),
-            None,
-            cfg,
-        ))
+        if flavor_like {
+            policy::authorize(&ctx, rbac, "get_all", ctx.project_id.as_deref())?;
+        }
+        let params = ListParams::parse(&q, cfg.pagination_max_limit, cfg)?;
+        let scope = |resource: &str| policy::list_scope(&ctx, resource, params.project_filter());
+        let mut tx = st.db().begin_read().await?;
+        let tx = &mut tx;
+        let h = &headers;
+        let p = &params;
+        match path.trim_start_matches("/v2/lbaas/") {
+            "loadbalancers" => {
+                let s = scope("loadbalancer")?;
+                load_balancer::get_all_in_memory(st, h, tx, &s, p).await
+            }
+            "listeners" => {
+                let s = scope("listener")?;
+                listener::get_all_in_memory(st, h, tx, &s, p).await
+            }
+            "pools" => pool::get_all_in_memory(st, h, tx, &scope("pool")?, p).await,
+            "healthmonitors" => {
+                let s = scope("healthmonitor")?;
+                health_monitor::get_all_in_memory(st, h, tx, &s, p).await
+            }
+            "l7policies" => l7policy::get_all_in_memory(st, h, tx, &scope("l7policy")?, p).await,
+            "quotas" => quotas::get_all_in_memory(st, h, tx, &scope("quota")?, p).await,
+            "flavors" => flavors::get_all_in_memory::<octavia_db::FlavorRow>(st, h, tx, p).await,
+            "availabilityzones" => {
+                flavors::get_all_in_memory::<AvailabilityZoneRow>(st, h, tx, p).await
+            }
+            "flavorprofiles" => {
+                profiles::get_all_in_memory::<octavia_db::FlavorProfileRow>(st, h, tx, p).await
+            }
+            "availabilityzoneprofiles" => {
+                profiles::get_all_in_memory::<AvailabilityZoneProfileRow>(st, h, tx, p).await
+            }
+            rest => match rest.split('/').collect::<Vec<_>>()[..] {
+                ["pools", pool_id, "members"] => {
+                    let pool = api::lookup::get_db_pool(tx, pool_id).await?;
+                    policy::authorize(&ctx, "member", "get_all", pool.project_id.as_deref())?;
+                    member::get_all_in_memory(st, h, tx, pool_id, path, p).await
+                }
+                ["l7policies", policy_id, "rules"] => {
+                    let l7 = api::lookup::get_db_l7policy(tx, policy_id).await?;
+                    policy::authorize(&ctx, "l7rule", "get_all", l7.project_id.as_deref())?;
+                    l7rule::get_all_in_memory(st, h, tx, policy_id, path, p).await
+                }
+                _ => panic!("no in-memory path for {path}"),
+            },
+        }
     };
-    (make(false), make(true))
+    let resp = match answer.await {
+        Ok(body) => return (200, body),
+        Err(e) => e.into_response(),
+    };
+    let status = resp.status().as_u16();
+    let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
 }
 
 fn callers() -> Vec<String> {
@@ -507,7 +594,7 @@ async fn run(spaces: impl Fn() -> Vec<Space>, callers: &[String]) {
     for mysql in [false, true] {
         let env = Env::new(mysql, Setup::role_tokens(Policy::default())).await;
         seed(&env).await;
-        let (sql, mem) = routers(&env);
+        let (sql, mem) = router(&env);
         let mut total = 0;
         for token in callers {
             for space in spaces() {
@@ -945,7 +1032,7 @@ async fn every_collection_pages_through_its_links_to_the_full_list() {
     for mysql in [false, true] {
         let env = Env::new(mysql, Setup::role_tokens(Policy::default())).await;
         seed(&env).await;
-        let (sql, _) = routers(&env);
+        let (sql, _) = router(&env);
         let mut pages = 0;
         let mut spaces = vec![
             lb_space(),
@@ -999,7 +1086,7 @@ async fn a_page_costs_the_same_statements_whatever_its_size() {
     for mysql in [false, true] {
         let env = Env::new(mysql, Setup::role_tokens(Policy::default())).await;
         seed(&env).await;
-        let (sql, _) = routers(&env);
+        let (sql, _) = router(&env);
         let admin = format!("{P1}|admin");
         let member = format!("{P2}|member,reader");
         let mut spaces = vec![
@@ -1076,11 +1163,11 @@ async fn a_page_costs_the_same_statements_whatever_its_size() {
 fn every_listed_attribute_has_its_sql_form() {
     use api::listing::{self, Spec};
     let pairs: [(&Spec, &[&str]); 10] = [
-        (&listing::LB, api::base::LB_ATTRS),
-        (&listing::LISTENER, api::base::LISTENER_ATTRS),
-        (&listing::POOL, api::base::POOL_ATTRS),
-        (&listing::MEMBER, api::base::MEMBER_ATTRS),
-        (&listing::HM, api::base::HM_ATTRS),
+        (&listing::LB, api::render::LB_ATTRS),
+        (&listing::LISTENER, api::render::LISTENER_ATTRS),
+        (&listing::POOL, api::render::POOL_ATTRS),
+        (&listing::MEMBER, api::render::MEMBER_ATTRS),
+        (&listing::HM, api::render::HM_ATTRS),
         (&listing::L7POLICY, api::l7policy::L7POLICY_ATTRS),
         (&listing::L7RULE, api::l7rule::L7RULE_ATTRS),
         (&listing::FLAVOR, api::flavors::FLAVOR_ATTRS),

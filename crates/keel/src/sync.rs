@@ -1,7 +1,7 @@
 //! `keel ovn-db-sync`: the role of `octavia-ovn-db-sync-util` (seed 000 §7; the driver's
 //! `do_sync`). Reads Octavia's load balancers of provider `ovn` from the Octavia DB, builds
 //! their provider data models (listeners, pools with members and health monitor: the API's
-//! own builders, `api::base`), reconciles the OVN NB ([`ovn_provider::sync::sync`]) and
+//! own builders, `api::provider_model`), reconciles the OVN NB ([`ovn_provider::sync::sync`]) and
 //! re-sends every synced tree's statuses through the status updater, as the reference does.
 //!
 //! Output: one line per difference on stdout (`fix <lb>: …` / `unrepaired <lb>: …` /
@@ -91,7 +91,9 @@ async fn grouped<T: octavia_db::Record>(
     ids: &[String],
     key: impl Fn(&T) -> Option<&str>,
 ) -> Result<HashMap<String, Vec<T>>, SyncCmdError> {
-    let rows: Vec<T> = api::base::rows_in(tx, column, ids).await.map_err(db_err)?;
+    let rows: Vec<T> = api::related::rows_in(tx, column, ids)
+        .await
+        .map_err(db_err)?;
     let mut out: HashMap<String, Vec<T>> = HashMap::new();
     for r in rows {
         if let Some(k) = key(&r) {
@@ -101,7 +103,7 @@ async fn grouped<T: octavia_db::Record>(
     Ok(out)
 }
 
-/// The provider models of `rows` with their whole trees, in order: what [`api::base::lb_model`],
+/// The provider models of `rows` with their whole trees, in order: what [`api::provider_model::lb_model`],
 /// `lb_children`, `listener_model` and `pool_model` give one by one (same rows, same orders),
 /// read for all of `rows` at once in 9 statements per 500 load balancers (not 10 per load
 /// balancer with one listener and one pool).
@@ -169,14 +171,14 @@ pub(crate) async fn lb_trees(
         sg.sort();
         let mut add = adds.remove(&row.id).unwrap_or_default();
         add.sort_by(|a, b| a.subnet_id.cmp(&b.subnet_id));
-        let mut lb = api::base::lb_model_with(row, vip, sg, add);
+        let mut lb = api::provider_model::lb_model_with(row, vip, sg, add);
         let ls = listeners
             .remove(&row.id)
             .unwrap_or_default()
             .iter()
             .map(|l| {
                 let att = atts.get(&l.id).cloned().unwrap_or_default();
-                api::base::listener_model_with(l, &att)
+                api::provider_model::listener_model_with(l, &att)
             })
             .collect();
         let ps = pools
@@ -193,13 +195,13 @@ pub(crate) async fn lb_trees(
                     .remove(&p.id)
                     .unwrap_or_default()
                     .iter()
-                    .map(api::base::member_model)
+                    .map(api::provider_model::member_model)
                     .collect();
                 let hm = hms
                     .get(&p.id)
                     .and_then(|v| v.first())
-                    .map(api::base::hm_model);
-                api::base::pool_model_with(p, sp, listener_id, ms, hm)
+                    .map(api::provider_model::hm_model);
+                api::provider_model::pool_model_with(p, sp, listener_id, ms, hm)
             })
             .collect();
         lb.listeners = Some(ls);
@@ -398,15 +400,15 @@ mod tests {
 
     /// The per-row builders `lb_trees` replaces: what one load balancer's tree was before.
     async fn one_by_one(tx: &mut Tx, row: &LoadBalancerRow) -> LoadBalancer {
-        let mut lb = api::base::lb_model(tx, row).await.unwrap();
-        let (listeners, pools) = api::base::lb_children(tx, &row.id).await.unwrap();
+        let mut lb = api::provider_model::lb_model(tx, row).await.unwrap();
+        let (listeners, pools) = api::related::lb_children(tx, &row.id).await.unwrap();
         let mut ls = Vec::new();
         for l in &listeners {
-            ls.push(api::base::listener_model(tx, l).await.unwrap());
+            ls.push(api::provider_model::listener_model(tx, l).await.unwrap());
         }
         let mut ps = Vec::new();
         for p in &pools {
-            ps.push(api::base::pool_model(tx, p).await.unwrap());
+            ps.push(api::provider_model::pool_model(tx, p).await.unwrap());
         }
         lb.listeners = Some(ls);
         lb.pools = Some(ps);

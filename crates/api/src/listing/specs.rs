@@ -1,5 +1,5 @@
 //! The [`Spec`] of each collection: its API attributes as SQL over the listed table `t`, as
-//! the in-memory path sees them rendered (`base::render_*`), and the types that describe them.
+//! the in-memory path sees them rendered (`render::render_*`), and the types that describe them.
 
 use Attr::{Csv, Has, Never, Str, Val};
 use Kind::{Bool, Hundredths, Int, Text, Time};

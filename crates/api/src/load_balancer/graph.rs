@@ -17,7 +17,6 @@ use octavia_db::{L7PolicyRow, ListenerRow, LoadBalancerRow, PoolRow, QuotaResour
 use serde_json::{Map, Value};
 
 use crate::AppState;
-use crate::base;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::l7policy::L7PolicyPost;
@@ -26,6 +25,7 @@ use crate::types::listener::ListenerPost;
 use crate::types::member::MemberPost;
 use crate::types::pool::PoolPost;
 use crate::types::{Obj, Patch};
+use crate::{columns, provider_model, related, render};
 
 /// Keys a name-only pool reference carries anyway (`PoolSingleCreate` defaults: the reference
 /// counts `name`, `enabled`, `tls_enabled` and treats more than three keys as a definition).
@@ -329,7 +329,7 @@ async fn create_l7policy(
     }
     .render_unsets();
     crate::l7policy::sanitize(&mut d, true, true)?;
-    let id = base::new_id();
+    let id = columns::new_id();
     crate::l7policy::check_rules(&id, b)?;
     crate::l7policy::insert_new(tx, &id, b, &d, &listener.id, project).await
 }
@@ -349,7 +349,7 @@ pub async fn provider_models(
 ) -> Result<(Vec<provider::Listener>, Vec<provider::Pool>), ApiError> {
     let mut pools = Vec::with_capacity(created.pools.len());
     for (i, p) in created.pools.iter().enumerate() {
-        let mut m = base::pool_model(tx, p).await?;
+        let mut m = provider_model::pool_model(tx, p).await?;
         // Members in request order (the rows share one created_at).
         if let (Some(ms), Some(order)) = (m.members.as_mut(), created.members.get(i)) {
             ms.sort_by_key(|x| order.iter().position(|id| *id == x.member_id));
@@ -358,7 +358,7 @@ pub async fn provider_models(
     }
     let mut listeners = Vec::with_capacity(created.listeners.len());
     for l in &created.listeners {
-        let mut m = base::listener_model(tx, l).await?;
+        let mut m = provider_model::listener_model(tx, l).await?;
         if let Some(pid) = &l.default_pool_id {
             m.default_pool = pools
                 .iter()
@@ -397,8 +397,8 @@ pub async fn render_full(
     lb: &LoadBalancerRow,
     created: Option<&Created>,
 ) -> Result<Value, ApiError> {
-    let mut body = base::render_lb(tx, lb).await?;
-    let (mut listeners, mut pools) = base::lb_children(tx, &lb.id).await?;
+    let mut body = render::render_lb(tx, lb).await?;
+    let (mut listeners, mut pools) = related::lb_children(tx, &lb.id).await?;
     let mut member_order: Vec<&String> = Vec::new();
     if let Some(c) = created {
         let rank = |ids: Vec<&String>, id: &String| ids.iter().position(|x| *x == id);
@@ -408,7 +408,7 @@ pub async fn render_full(
     }
     let mut ls = Vec::with_capacity(listeners.len());
     for l in &listeners {
-        let mut v = base::render_listener(tx, l).await?;
+        let mut v = render::render_listener(tx, l).await?;
         let mut l7 = Vec::new();
         for p in listener_policies(tx, &l.id).await? {
             let mut pv = crate::l7policy::render_policy(tx, &p).await?;
@@ -427,16 +427,16 @@ pub async fn render_full(
     }
     let mut ps = Vec::with_capacity(pools.len());
     for p in &pools {
-        let mut v = base::render_pool(tx, p).await?;
+        let mut v = render::render_pool(tx, p).await?;
         let mut members = Vec::new();
-        let mut rows = base::pool_members(tx, &p.id).await?;
+        let mut rows = related::pool_members(tx, &p.id).await?;
         rows.sort_by_key(|m| member_order.iter().position(|id| **id == m.id));
         for m in rows {
-            members.push(base::render_member(tx, &m).await?);
+            members.push(render::render_member(tx, &m).await?);
         }
-        let hm = match base::pool_hm(tx, &p.id).await? {
+        let hm = match related::pool_hm(tx, &p.id).await? {
             Some(h) => {
-                let mut hv = base::render_hm(tx, &h).await?;
+                let mut hv = render::render_hm(tx, &h).await?;
                 if let Some(o) = hv.as_object_mut() {
                     o.remove("pools");
                 }

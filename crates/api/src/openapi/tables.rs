@@ -10,7 +10,7 @@ use crate::types::member::{MEMBER_POST, MEMBER_PUT, MEMBER_SINGLE};
 use crate::types::pool::{POOL_POST, POOL_PUT, POOL_SINGLE, SP_POST, SP_PUT};
 use crate::types::quotas::QUOTA_PUT;
 use crate::types::{Field, Kind, Schema, TAGS, f, int, m, s};
-use crate::{amphora, base, flavors, l7policy, l7rule, profiles, quotas};
+use crate::{amphora, flavors, l7policy, l7rule, profiles, quotas};
 
 /// Where the document is served (the `.json` suffix is optional, as for every Keel path).
 pub const OPENAPI_PATH: &str = "/v2/openapi.json";
@@ -20,7 +20,7 @@ pub const PROVISIONING_STATUSES: &[&str] = provider::ProvisioningStatus::NAMES;
 /// `operating_status` values (provider `OperatingStatus`).
 pub const OPERATING_STATUSES: &[&str] = provider::OperatingStatus::NAMES;
 
-/// Octavia's datetime rendering ([`base::dt`]): `YYYY-MM-DDTHH:MM:SS`, no timezone.
+/// Octavia's datetime rendering ([`render::dt`]): `YYYY-MM-DDTHH:MM:SS`, no timezone.
 const DATETIME: Kind = Kind::Pattern {
     pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$",
     min: None,
@@ -67,7 +67,7 @@ static COMMON: &[Field] = &[
 pub struct Resource {
     /// Component name (`LoadBalancer`, …).
     pub name: &'static str,
-    /// The handler's attribute table (filters / sort keys), e.g. [`base::LB_ATTRS`].
+    /// The handler's attribute table (filters / sort keys), e.g. [`render::LB_ATTRS`].
     pub attrs: fn() -> Vec<&'static str>,
     /// Filter-only helper keys of `attrs` that are stripped from bodies.
     pub hidden: &'static [&'static str],
@@ -103,7 +103,7 @@ impl Resource {
 /// `LoadBalancerResponse`.
 pub static LOAD_BALANCER: Resource = Resource {
     name: "LoadBalancer",
-    attrs: || base::LB_ATTRS.to_vec(),
+    attrs: || render::LB_ATTRS.to_vec(),
     hidden: &[],
     optional: &[],
     extra: &[m("vip_vnic_type", STR), m("provider", s(64))],
@@ -112,7 +112,7 @@ pub static LOAD_BALANCER: Resource = Resource {
 /// `ListenerResponse`.
 pub static LISTENER: Resource = Resource {
     name: "Listener",
-    attrs: || base::LISTENER_ATTRS.to_vec(),
+    attrs: || render::LISTENER_ATTRS.to_vec(),
     hidden: &["loadbalancer_id"],
     optional: &[],
     extra: &[],
@@ -121,7 +121,7 @@ pub static LISTENER: Resource = Resource {
 /// `PoolResponse`.
 pub static POOL: Resource = Resource {
     name: "Pool",
-    attrs: || base::POOL_ATTRS.to_vec(),
+    attrs: || render::POOL_ATTRS.to_vec(),
     hidden: &["loadbalancer_id"],
     optional: &["healthmonitor_id"],
     extra: &[m("healthmonitor_id", Kind::Uuid)],
@@ -130,7 +130,7 @@ pub static POOL: Resource = Resource {
 /// `MemberResponse`.
 pub static MEMBER: Resource = Resource {
     name: "Member",
-    attrs: || base::MEMBER_ATTRS.to_vec(),
+    attrs: || render::MEMBER_ATTRS.to_vec(),
     hidden: &[],
     optional: &[],
     extra: &[m("vnic_type", STR)],
@@ -139,7 +139,7 @@ pub static MEMBER: Resource = Resource {
 /// `HealthMonitorResponse`.
 pub static HEALTH_MONITOR: Resource = Resource {
     name: "HealthMonitor",
-    attrs: || base::HM_ATTRS.to_vec(),
+    attrs: || render::HM_ATTRS.to_vec(),
     hidden: &["pool_id"],
     optional: &[],
     extra: &[],
@@ -631,6 +631,7 @@ const CAPABILITY_FILTERS: &[(&str, &str)] = &[
     ),
 ];
 
+use crate::render;
 use Body as B;
 use Params as P;
 use Reply as R;

@@ -87,3 +87,78 @@ impl Sim<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::sync::fixtures::*;
+    use serde_json::json;
+
+    /// `_fip_sync`: the FIP Neutron and the VIP switch port agree on is recorded on the row
+    /// (with its `vips` entry and health check); a disagreement is reported unrepaired; a FIP
+    /// gone from both is removed from the row.
+    #[test]
+    fn fip_sync() {
+        let mut s = topology();
+        let vp = |s: &mut NbSnapshot, fip: Option<&str>| {
+            let mut ids = vec![json!(["neutron:port_name", "ovn-lb-vip-LB"])];
+            if let Some(f) = fip {
+                ids.push(json!(["neutron:port_fip", f]));
+            }
+            s.insert_json(
+                "Logical_Switch_Port",
+                "lsp-vp",
+                &json!({"name": "vp", "addresses": "fa:16:3e:00:00:05 10.0.0.5",
+                    "external_ids": ["map", ids]}),
+            );
+        };
+        vp(&mut s, Some("172.24.4.9"));
+        let with_fip = |fip: Option<&str>| {
+            let mut f = facts();
+            f.vip_fips.insert("LB".into(), fip.map(String::from));
+            f
+        };
+        let go = |s: &mut NbSnapshot, f: &SyncFacts| {
+            let p = plan(s, &[graph()], f, None).unwrap();
+            static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
+            let mut seq = 5000 * RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            sim::apply(s, &p.ops, &mut seq).unwrap();
+            p.differences
+        };
+        go(&mut s, &with_fip(Some("172.24.4.9")));
+        let r = s.lbs_named("LB")[0].clone();
+        assert_eq!(r.external_ids[ext::VIP_FIP], "172.24.4.9");
+        assert_eq!(r.vips["172.24.4.9:80"], "10.0.0.10:8080");
+        let mut hcs: Vec<String> = r
+            .health_check
+            .iter()
+            .map(|h| s.health_checks[h].vip.clone())
+            .collect();
+        hcs.sort();
+        assert_eq!(hcs, ["10.0.0.5:80", "172.24.4.9:80"]);
+        assert!(go(&mut s, &with_fip(Some("172.24.4.9"))).is_empty());
+
+        // Neutron and the port disagree: reported, nothing written
+        let d = go(&mut s, &with_fip(Some("172.24.4.10")));
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert!(d[0].is_unrepaired());
+        assert_eq!(
+            s.lbs_named("LB")[0].external_ids[ext::VIP_FIP],
+            "172.24.4.9"
+        );
+
+        // the FIP is gone from Neutron and from the port: removed from the row
+        vp(&mut s, None);
+        let d = go(&mut s, &with_fip(None));
+        assert!(
+            d.iter().all(Difference::is_repaired) && !d.is_empty(),
+            "{d:?}"
+        );
+        let r = s.lbs_named("LB")[0].clone();
+        assert!(!r.external_ids.contains_key(ext::VIP_FIP));
+        assert!(!r.vips.contains_key("172.24.4.9:80"));
+        assert_eq!(r.health_check.len(), 1);
+        assert!(go(&mut s, &with_fip(None)).is_empty());
+    }
+}

@@ -327,3 +327,59 @@ impl Sim<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::sync::fixtures::*;
+    use serde_json::json;
+
+    /// IPv6: a health check whose `vip` lost its brackets is rewritten as `[v6]:port`.
+    #[test]
+    fn repairs_an_ipv6_health_check_vip() {
+        let mut s = NbSnapshot {
+            health_check_supported: true,
+            ..Default::default()
+        };
+        s.insert_json(
+            "Load_Balancer_Health_Check",
+            "hc1",
+            &json!({"vip": "fd00::5:80", "options": ["map", [["interval", "5"], ["timeout", "3"],
+                ["success_count", "2"], ["failure_count", "3"]]],
+                "external_ids": ["map", [["octavia:healthmonitor", "H"], ["octavia:pool_id", "P"],
+                    ["octavia:vip", "fd00::5"]]]}),
+        );
+        s.insert_json(
+            "Load_Balancer",
+            "u6",
+            &json!({"name": "LB", "protocol": "tcp",
+                "selection_fields": ["set", ["ip_dst", "ip_src", "tp_dst", "tp_src"]],
+                "health_check": ["set", [["uuid", "hc1"]]],
+                "external_ids": ["map", [["neutron:vip", "fd00::5"], ["enabled", "True"],
+                    ["neutron:vip_port_id", "vp"], ["listener_L", "80:pool_P"], ["pool_P", ""],
+                    ["octavia:healthmonitors", "[\"H\"]"]]]}),
+        );
+        let mut g = graph();
+        g.vip_address = Some("fd00::5".into());
+        g.pools.as_mut().unwrap()[0].members = Some(vec![]);
+        let p = plan(&s, &[g], &SyncFacts::default(), None).unwrap();
+        let upd = p.ops.iter().find_map(|o| match o {
+            Op::Update {
+                table: "Load_Balancer_Health_Check",
+                uuid,
+                row,
+            } => Some((uuid.clone(), row.clone())),
+            _ => None,
+        });
+        assert_eq!(
+            upd,
+            Some((
+                "hc1".to_string(),
+                vec![("vip", crate::nb::Datum::Str("[fd00::5]:80".into()))]
+            )),
+            "{:?}",
+            p.differences
+        );
+    }
+}

@@ -297,3 +297,120 @@ impl Sim<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::sync::fixtures::*;
+    use provider::Pool;
+    use serde_json::json;
+
+    /// Row-level pool settings and health-check `vip`s that drifted are repaired; a second
+    /// plan finds nothing.
+    #[test]
+    fn repairs_selection_fields_affinity_timeout_and_health_check_vips() {
+        let mut s = topology();
+        run(&mut s, None);
+        let u = s.lbs_named("LB")[0].uuid.clone();
+        // damage: wrong fields, a stale timeout, a health check probing the wrong port, and a
+        // FIP recorded on the row without its health check
+        let r = s.load_balancers.get_mut(&u).unwrap();
+        r.selection_fields = vec!["ip_src".into()];
+        r.options.insert("affinity_timeout".into(), "99".into());
+        r.external_ids
+            .insert(ext::VIP_FIP.into(), "172.24.4.9".into());
+        r.vips = crate::vips::frame_vips(&r.external_ids);
+        let hc = r.health_check[0].clone();
+        s.health_checks.get_mut(&hc).unwrap().vip = "10.0.0.5:99".into();
+        let diffs = run(&mut s, None);
+        let text: Vec<String> = diffs.iter().map(|d| d.to_string()).collect();
+        assert!(diffs.iter().all(Difference::is_repaired), "{text:?}");
+        assert!(
+            text.iter().any(|t| t.contains("selection_fields")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter().any(|t| t.contains("affinity_timeout")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter()
+                .any(|t| t.contains("vip \"10.0.0.5:99\" → \"10.0.0.5:80\"")),
+            "{text:?}"
+        );
+        let r = &s.load_balancers[&u];
+        assert_eq!(r.selection_fields, ["ip_dst", "ip_src", "tp_dst", "tp_src"]);
+        assert!(!r.options.contains_key("affinity_timeout"));
+        let mut vips: Vec<(String, String)> = r
+            .health_check
+            .iter()
+            .map(|h| {
+                let hc = &s.health_checks[h];
+                (hc.vip.clone(), hc.external_ids["octavia:vip"].clone())
+            })
+            .collect();
+        vips.sort();
+        assert_eq!(
+            vips,
+            [
+                ("10.0.0.5:80".to_string(), "10.0.0.5".to_string()),
+                ("172.24.4.9:80".to_string(), "172.24.4.9".to_string())
+            ]
+        );
+        assert!(run(&mut s, None).is_empty());
+
+        // session persistence in Octavia: the timeout comes back (default 360 for a null one)
+        let mut g = graph();
+        g.pools.as_mut().unwrap()[0].session_persistence =
+            Some(json!({"type": "SOURCE_IP", "persistence_timeout": null}));
+        let p = plan(&s, &[g], &facts(), None).unwrap();
+        let mut seq = 2000;
+        sim::apply(&mut s, &p.ops, &mut seq).unwrap();
+        assert_eq!(s.load_balancers[&u].options["affinity_timeout"], "360");
+    }
+
+    /// Two pools of one protocol sharing a row with different algorithms: a conflict while the
+    /// row holds one pool's fields (nothing written; recovery does not mark the LB ERROR), a
+    /// repair to the first pool's when it holds neither.
+    #[test]
+    fn pools_sharing_a_row_with_different_algorithms_are_a_conflict() {
+        let mut s = topology();
+        let mut g = graph();
+        g.pools.as_mut().unwrap().push(Pool {
+            pool_id: "P2".into(),
+            protocol: Some("TCP".into()),
+            lb_algorithm: Some("SOURCE_IP".into()),
+            ..Default::default()
+        });
+        let mut seq = 7000;
+        let mut sync = |s: &mut NbSnapshot| {
+            let p = plan(s, std::slice::from_ref(&g), &facts(), None).unwrap();
+            sim::apply(s, &p.ops, &mut seq).unwrap();
+            (p.differences, p.ops.is_empty())
+        };
+        sync(&mut s);
+        let u = s.lbs_named("LB")[0].uuid.clone();
+        assert!(s.load_balancers[&u].external_ids.contains_key("pool_P2"));
+        let (diffs, nothing_written) = sync(&mut s);
+        assert!(nothing_written, "{diffs:?}");
+        assert_eq!(diffs.len(), 1, "{diffs:?}");
+        assert_eq!(diffs[0].resolution, Resolution::Conflict, "{diffs:?}");
+        assert!(
+            diffs[0].to_string().starts_with("conflict LB: row "),
+            "{diffs:?}"
+        );
+        assert!(!diffs[0].is_unrepaired());
+
+        s.load_balancers.get_mut(&u).unwrap().selection_fields = vec!["tp_dst".into()];
+        let (diffs, _) = sync(&mut s);
+        assert_eq!(diffs.len(), 1, "{diffs:?}");
+        assert!(diffs[0].is_repaired(), "{diffs:?}");
+        assert_eq!(
+            s.load_balancers[&u].selection_fields,
+            ["ip_dst", "ip_src", "tp_dst", "tp_src"]
+        );
+        let (diffs, nothing_written) = sync(&mut s);
+        assert!(nothing_written && diffs.iter().all(|d| d.resolution == Resolution::Conflict));
+    }
+}

@@ -281,8 +281,27 @@ pub fn parse(args: &[String]) -> Result<Request, HttpdError> {
     Ok(Request::Serve(Plan {
         listen,
         pidfile,
-        ignored: sorter.ignored,
+        ignored: grouped(sorter.ignored),
     }))
+}
+
+/// One entry per directive and reason, its lines joined (`a.conf:3, b.conf:7`), in the order
+/// first met: the operator's files repeat the log directives in every VirtualHost.
+fn grouped(ignored: Vec<(String, String, &'static str)>) -> Vec<(String, String, &'static str)> {
+    let mut out: Vec<(String, String, &'static str)> = Vec::new();
+    for (at, name, why) in ignored {
+        match out
+            .iter_mut()
+            .find(|(_, n, w)| n.eq_ignore_ascii_case(&name) && *w == why)
+        {
+            Some(e) => {
+                e.0.push_str(", ");
+                e.0.push_str(&at);
+            }
+            None => out.push((at, name, why)),
+        }
+    }
+    out
 }
 
 /// One server: the main one or a `<VirtualHost>`.
@@ -311,8 +330,6 @@ pub struct Sorter {
     pidfile: Option<String>,
     /// URL prefixes of `Alias`es naming `octavia-wsgi` (not served, see [`table`]).
     aliases: Vec<String>,
-    /// Modules loaded so far (for the directive's module check).
-    modules: std::collections::BTreeSet<String>,
     ignored: Vec<(String, String, &'static str)>,
 }
 
@@ -353,10 +370,12 @@ impl Sorter {
                  or ignores: see docs/deploy/rhoso.md); refused rather than ignored",
             ));
         };
+        // as Apache's walk of the whole tree: every LoadModule of every file counts, wherever
+        // it stands (only <IfModule> is judged as the files are read)
         let loaded = if module.starts_with("mpm_") {
-            self.modules.iter().any(|m| m.starts_with("mpm_"))
+            reader.modules.iter().any(|m| m.starts_with("mpm_"))
         } else {
-            table::is_static(module) || self.modules.contains(module)
+            table::is_static(module) || reader.modules.contains(module)
         };
         if !loaded {
             return Err(refuse(
@@ -381,7 +400,6 @@ impl Sorter {
         match key.as_str() {
             "loadmodule" => {
                 if let Some(id) = args.first() {
-                    self.modules.insert(id.clone());
                     if !table::is_keel_module(id) {
                         self.ignore(d, "Keel has no such module: its directives are refused");
                     }

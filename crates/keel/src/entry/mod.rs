@@ -278,9 +278,9 @@ fn uwsgi_dispatch(args: &[String], home: Option<&Path>) -> Dispatch {
     })
 }
 
-/// `httpd …`: the configuration's listeners; the WSGI application (`octavia-wsgi`) reads
-/// oslo's default files for `octavia-wsgi`'s program name with no command line, as
-/// octavia/wsgi/api.py under mod_wsgi (whose `sys.argv` is empty).
+/// `httpd …`: the configuration's listeners; the WSGI application reads oslo's default
+/// files with no command line, as octavia/api/app.py `setup_app` under mod_wsgi, whose
+/// `sys.argv` is `['mod_wsgi']` (so oslo's program name, for `<prog>.conf`, is `mod_wsgi`).
 fn httpd_dispatch(args: &[String], home: Option<&Path>) -> Dispatch {
     let plan = match httpd::parse(args) {
         Ok(httpd::Request::Serve(plan)) => plan,
@@ -297,7 +297,7 @@ fn httpd_dispatch(args: &[String], home: Option<&Path>) -> Dispatch {
         }
         Err(e) => return usage_exit(&e.to_string(), 1),
     };
-    let oslo = match oslo_cli::parse("octavia-wsgi", &[], home) {
+    let oslo = match oslo_cli::parse("mod_wsgi", &[], home) {
         Ok(o) => o,
         Err(e) => return usage_exit(&e.to_string(), 1),
     };

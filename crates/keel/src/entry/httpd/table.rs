@@ -26,8 +26,9 @@ const ONE_PROCESS: Class = Ignored(
      worker counts",
 );
 const IDENTITY: Class = Ignored(
-    "Keel does not switch user or group: it runs as the container starts it (root under \
-     RHOSO's kolla_start, where httpd's parent stays root too)",
+    "Keel never switches user or group: it runs as it is started (Apache switches only when \
+     started as root; RHOSO's pod runs it as octavia, runAsNonRoot, where Apache ignores \
+     User and Group too)",
 );
 const NO_FILES: Class = Ignored("Octavia's API serves no files: MIME types do not apply");
 const SSL_CACHE: Class = Ignored(

@@ -107,6 +107,17 @@ fn operator_layout_sorts_every_class() {
     }
     let (at, _, _) = plan.ignored.iter().find(|(_, n, _)| n == "User").unwrap();
     assert!(at.ends_with("conf/httpd.conf:9"), "{at}");
+    // one entry per directive and reason, every line named
+    let (at, _, _) = plan
+        .ignored
+        .iter()
+        .find(|(_, n, _)| n == "WSGIProcessGroup")
+        .unwrap();
+    assert!(at.ends_with("conf/httpd.conf:22"), "{at}");
+    assert_eq!(
+        names.iter().filter(|n| **n == "WSGIProcessGroup").count(),
+        1
+    );
 }
 
 #[test]
@@ -295,6 +306,9 @@ fn refusals_name_file_line_and_directive() {
     // a directive of a module no LoadModule loaded, as Apache's Invalid command
     let r = root(&format!("Listen 9876\n{VHOST}"), &[]);
     assert!(refused(&r).contains("WSGIScriptAlias: Invalid command"));
+    // ...judged once every file is read: User before the Include of its LoadModule is fine
+    let r = root(&format!("User apache\n{HEAD}{VHOST}"), &[]);
+    serve(&r);
     // a port no VirtualHost and no server-wide alias serves
     let r = root(&format!("{HEAD}Listen 8080\n{VHOST}"), &[]);
     // VHOST is on 9876 only, so 8080 falls to the main server, which serves nothing

@@ -399,10 +399,8 @@ impl Sorter {
         let args = d.args.as_slice();
         match key.as_str() {
             "loadmodule" => {
-                if let Some(id) = args.first() {
-                    if !table::is_keel_module(id) {
-                        self.ignore(d, "Keel has no such module: its directives are refused");
-                    }
+                if args.first().is_some_and(|id| !table::is_keel_module(id)) {
+                    self.ignore(d, "Keel has no such module: its directives are refused");
                 }
             }
             "<virtualhost>" => {

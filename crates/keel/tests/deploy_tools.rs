@@ -733,6 +733,13 @@ fn rhoso_octavia_operator_api_pod() {
     eprintln!("rhoso: start to first 200: {} ms", took.as_millis());
     let pid = std::fs::read_to_string(site.path("httpd/run/httpd.pid")).unwrap();
     assert_eq!(pid.trim(), child.id().to_string());
+    // TraceEnable Off, accepted: Keel answers TRACE 405 as Apache then does
+    let trace = Command::new("curl")
+        .args(["-s", "-X", "TRACE", "-o", "/dev/null", "-w", "%{http_code}"])
+        .arg(format!("{}/", site.url()))
+        .output()
+        .unwrap();
+    assert_eq!(trace.stdout, b"405");
     let console = site.console();
     for d in [
         "WSGIDaemonProcess",

@@ -18,36 +18,16 @@
 //! VirtualHost on it (or, with none, the main server) maps `/` to `octavia-wsgi`.
 
 mod conf;
+mod error;
 mod table;
 
 use std::path::{Path, PathBuf};
 
 pub use conf::{Directive, Reader};
+pub use error::HttpdError;
+use error::USAGE;
 
 use super::uwsgi::{Listen, SniCert};
-
-/// A command line or configuration httpd would not take either, or one Keel cannot honour.
-#[derive(Debug, thiserror::Error)]
-pub enum HttpdError {
-    /// `FILE:LINE: why` (a directive's `FILE:LINE Name: why`).
-    #[error("httpd: {at}: {why}")]
-    Config {
-        /// `FILE:LINE`.
-        at: String,
-        /// What is wrong.
-        why: String,
-    },
-    /// A command line httpd(8) refuses too.
-    #[error("httpd: {0}\n{USAGE}")]
-    Usage(String),
-}
-
-const USAGE: &str = "Usage: httpd [-D name] [-d directory] [-f file]\n\
-                     \x20            [-C \"directive\"] [-c \"directive\"]\n\
-                     \x20            [-k start|restart|graceful|graceful-stop|stop]\n\
-                     \x20            [-v] [-V] [-h] [-l] [-M] [-t] [-T] [-S] [-X]\n\
-                     Keel's httpd-compatible entry point: serves Octavia's API where the \
-                     configuration's VirtualHosts map / to octavia-wsgi (docs/deploy/rhoso.md).";
 
 /// The compiled-in ServerRoot and configuration file of RHEL's httpd (`httpd -V`).
 pub const HTTPD_ROOT: &str = "/etc/httpd";

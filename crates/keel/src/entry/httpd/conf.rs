@@ -14,7 +14,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use super::HttpdError;
+use super::error::HttpdError;
 
 /// The Apache version Keel answers `<IfVersion>` with (the 2.4 line RHEL 9 ships).
 pub const VERSION: (u32, u32, u32) = (2, 4, 62);

@@ -214,21 +214,12 @@ pub fn parse(args: &[String]) -> Result<Request, HttpdError> {
         sorter.directive(d, &reader)?;
     }
     let pidfile = sorter.pidfile.as_ref().map(|p| reader.resolve(p));
-    match cli.show {
-        Some('t') => {
-            return Ok(Request::Print {
-                text: "Syntax OK\n".into(),
-                stderr: true,
-            });
+    if cli.show == Some('M') {
+        let mut t = String::from("Loaded Modules:\n");
+        for m in reader.modules.iter().filter(|m| m.ends_with("_module")) {
+            t.push_str(&format!(" {m}\n"));
         }
-        Some('M') => {
-            let mut t = String::from("Loaded Modules:\n");
-            for m in reader.modules.iter().filter(|m| m.ends_with("_module")) {
-                t.push_str(&format!(" {m}\n"));
-            }
-            return print(t);
-        }
-        _ => {}
+        return print(t);
     }
     if let Some(k) = cli.k.as_deref().filter(|k| *k != "start") {
         let pidfile =
@@ -236,7 +227,14 @@ pub fn parse(args: &[String]) -> Result<Request, HttpdError> {
         let signal = if k.contains("stop") { "TERM" } else { "HUP" };
         return Ok(Request::Signal { pidfile, signal });
     }
+    // judged for -t too: "Syntax OK" means Keel would serve this configuration
     let listen = sorter.listeners()?;
+    if cli.show == Some('t') {
+        return Ok(Request::Print {
+            text: "Syntax OK\n".into(),
+            stderr: true,
+        });
+    }
     if cli.show == Some('S') {
         let mut t = String::from("VirtualHost configuration:\n");
         for l in &listen {
@@ -575,16 +573,20 @@ impl Sorter {
         }
         match key {
             "require" => require_all_granted(d)?,
-            "options" | "allowoverride" | "directoryindex" | "adddefaultcharset" => {}
-            _ if table::sort(key) == table::Class::Accepted => {}
-            _ => {
-                return Err(refuse(
-                    d,
-                    format!(
-                        "not taken inside <{sect}> by Keel (it would change what is served there)"
-                    ),
-                ));
-            }
+            "options" | "allowoverride" | "adddefaultcharset" => {}
+            _ => match table::sort(key) {
+                table::Class::Accepted => {}
+                // without effect anywhere, so here too
+                table::Class::Ignored(why) => self.ignore(d, why),
+                table::Class::Honoured | table::Class::Container => {
+                    return Err(refuse(
+                        d,
+                        format!(
+                            "not taken inside <{sect}> by Keel (it would change what is served there)"
+                        ),
+                    ));
+                }
+            },
         }
         Ok(())
     }

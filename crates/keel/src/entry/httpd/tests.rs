@@ -309,6 +309,24 @@ fn refusals_name_file_line_and_directive() {
     // ...judged once every file is read: User before the Include of its LoadModule is fine
     let r = root(&format!("User apache\n{HEAD}{VHOST}"), &[]);
     serve(&r);
+    // inside <Directory>: what has no effect anywhere is named, what serves is refused
+    let r = root(
+        &format!(
+            "{HEAD}{VHOST}<Directory /usr/bin>\nRequire all granted\nWSGIProcessGroup x\n</Directory>\n"
+        ),
+        &[],
+    );
+    assert!(
+        serve(&r)
+            .ignored
+            .iter()
+            .any(|(a, n, _)| n == "WSGIProcessGroup" && a.ends_with(":12"))
+    );
+    let r = root(
+        &format!("{HEAD}{VHOST}<Directory /usr/bin>\nSSLEngine on\n</Directory>\n"),
+        &[],
+    );
+    assert!(refused(&r).contains("httpd.conf:11: SSLEngine: not taken inside <directory>"));
     // a port no VirtualHost and no server-wide alias serves
     let r = root(&format!("{HEAD}Listen 8080\n{VHOST}"), &[]);
     // VHOST is on 9876 only, so 8080 falls to the main server, which serves nothing

@@ -214,8 +214,10 @@ ready=$(first_200 "$t" "http://127.0.0.1:$PORT/") || { podman logs keel-smoke-rh
 hc=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/healthcheck")
 log "rhoso: podman run → first 200: $ready ms; GET /healthcheck (the probes) → $hc"
 [[ "$hc" == 200 || "$hc" == 204 ]] || fail "healthcheck $hc"
-podman logs keel-smoke-rhoso 2>&1 | grep -q "httpd option ignored option=WSGIDaemonProcess" \
-  || { podman logs keel-smoke-rhoso | tail; fail "no ignored-directive line"; }
+# (the whole log first: grep -q closing the pipe early would fail podman logs under pipefail)
+rlog=$(podman logs keel-smoke-rhoso 2>&1)
+grep -q "httpd option ignored option=WSGIDaemonProcess" <<<"$rlog" \
+  || { tail <<<"$rlog"; fail "no ignored-directive line"; }
 podman stop -t 30 keel-smoke-rhoso >/dev/null
 code=$(podman inspect keel-smoke-rhoso --format '{{.State.ExitCode}}')
 [[ "$code" == 0 ]] || { podman logs keel-smoke-rhoso | tail; fail "rhoso exit status $code"; }

@@ -55,6 +55,7 @@ ctx="$STATE/context"
 rm -rf "$ctx" && mkdir -p "$ctx"
 cp ci/image/Containerfile ci/image/kolla_start ci/image/kolla_set_configs \
    ci/image/kolla_extend_start ci/image/healthcheck_curl "$ctx/"
+mkdir -p "$ctx/httpd" && cp ci/image/httpd/00-keel.conf "$ctx/httpd/"
 strip --strip-debug -o "$ctx/keel" "$KEEL_BIN" 2>/dev/null || cp "$KEEL_BIN" "$ctx/keel"
 tb=$(date +%s)
 podman build --network host --build-arg BASE="$BASE" -t "$IMAGE" -f "$ctx/Containerfile" "$ctx" \

@@ -12,6 +12,11 @@
 #    (SIGTERM) → exit status 0.
 # 2. openstack-helm's way: `uwsgi --ini /etc/octavia/octavia-api-uwsgi.ini` as the command,
 #    /etc/octavia/octavia.conf and octavia.conf.d/ mounted: GET /healthcheck, stop → 0.
+# 3. RHOSO's octavia-operator way: the pod's `/bin/bash -c /usr/local/bin/kolla_start` as
+#    octavia (42437, runAsNonRoot) with the operator's config.json (octavia-api-config.json:
+#    command `/usr/sbin/httpd -DFOREGROUND`) copying /var/lib/config-data/merged's
+#    octavia.conf, custom.conf, httpd.conf (the operator's, from the deploy_tools test data),
+#    ssl.conf and my.cnf into place: first 200, GET /healthcheck, stop → 0.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 STATE="${KEEL_IMAGE_STATE:-/var/tmp/keel-image}"
@@ -33,12 +38,12 @@ first_200() { # url bound_s → ms until 200
   done
   echo $(( $(ms) - start ))
 }
-cleanup() { podman rm -f keel-smoke-kolla keel-smoke-helm >/dev/null 2>&1 || true; }
+cleanup() { podman rm -f keel-smoke-kolla keel-smoke-helm keel-smoke-rhoso >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 cleanup
 
 dir="$STATE/smoke"
-rm -rf "$dir" && mkdir -p "$dir/kolla" "$dir/db" "$dir/helm/octavia.conf.d"
+rm -rf "$dir" && mkdir -p "$dir/kolla" "$dir/db" "$dir/helm/octavia.conf.d" "$dir/rhoso/merged"
 chown 42437:42437 "$dir/db"
 conf() { # the database path, [DEFAULT] lines
   cat <<CONF
@@ -162,4 +167,59 @@ podman stop -t 30 keel-smoke-helm >/dev/null
 code=$(podman inspect keel-smoke-helm --format '{{.State.ExitCode}}')
 [[ "$code" == 0 ]] || { podman logs keel-smoke-helm | tail; fail "helm exit status $code"; }
 log "helm: SIGTERM → exit status 0"
+
+data=crates/keel/tests/data/deploy/rhoso
+m="$dir/rhoso/merged"
+conf /var/lib/octavia/rhoso.sqlite "debug = True" > "$m/octavia.conf"
+printf '[api_settings]\nhealthcheck_enabled = True\n' > "$m/custom.conf"
+# the operator's files with the image's paths and this smoke's port (on 127.0.0.1 only)
+sed -e 's|@SERVERROOT@|/etc/httpd|' -e "s|^Listen @PORT@|Listen 127.0.0.1:$PORT|" \
+  -e "s|@PORT@|$PORT|g" "$data/httpd.conf" > "$m/httpd.conf"
+cp "$data/ssl.conf" "$data/my.cnf" "$m/"
+chmod 644 "$m"/*
+# openstack-k8s-operators/octavia-operator templates/octaviaapi/config/octavia-api-config.json
+# at 82a7a50a152950f587607344fbba1c0f912fb7cb (its entries, their order and options)
+cat > "$dir/rhoso/config.json" <<'JSON'
+{
+    "command": "/usr/sbin/httpd -DFOREGROUND",
+    "config_files": [
+        {"source": "/var/lib/config-data/merged/octavia.conf", "dest": "/etc/octavia/octavia.conf", "owner": "octavia", "perm": "0600"},
+        {"source": "/var/lib/config-data/merged/custom.conf", "dest": "/etc/octavia/octavia.conf.d/custom.conf", "owner": "octavia", "perm": "0600"},
+        {"source": "/var/lib/config-data/merged/httpd.conf", "dest": "/etc/httpd/conf/httpd.conf", "owner": "root", "perm": "0644"},
+        {"source": "/var/lib/config-data/merged/ssl.conf", "dest": "/etc/httpd/conf.d/ssl.conf", "owner": "root", "perm": "0644"},
+        {"source": "/var/lib/config-data/tls/certs/*", "dest": "/etc/pki/tls/certs/", "owner": "octavia", "perm": "0440", "optional": true, "merge": true},
+        {"source": "/var/lib/config-data/tls/private/*", "dest": "/etc/pki/tls/private/", "owner": "octavia", "perm": "0400", "optional": true, "merge": true},
+        {"source": "/var/lib/config-data/merged/policy.yaml", "dest": "/etc/octavia/policy.yaml", "owner": "octavia", "perm": "0600", "optional": true},
+        {"source": "/var/lib/config-data/merged/my.cnf", "dest": "/etc/my.cnf", "owner": "octavia", "perm": "0644"}
+    ],
+    "permissions": [
+        {"path": "/run/octavia", "owner": "octavia:octavia", "recurse": true},
+        {"path": "/etc/httpd/run/", "owner": "octavia:apache", "recurse": true}
+    ]
+}
+JSON
+chmod 644 "$dir/rhoso/config.json"
+rhoso_run=(--network host --user 42437:42437 -e KOLLA_CONFIG_STRATEGY=COPY_ALWAYS
+  -v "$dir/rhoso/config.json:/var/lib/kolla/config_files/config.json:ro"
+  -v "$m:/var/lib/config-data/merged:ro" -v "$dir/db:/var/lib/octavia")
+log "rhoso: db-sync (octavia-db-manage --config-file, as bootstrap.sh)"
+podman run --rm "${rhoso_run[@]}" "$IMAGE" octavia-db-manage \
+  --config-file /var/lib/config-data/merged/octavia.conf upgrade head > "$dir/rhoso-db.log" 2>&1 \
+  || { cat "$dir/rhoso-db.log"; fail "rhoso db-sync"; }
+log "rhoso: /bin/bash -c /usr/local/bin/kolla_start as 42437 → /usr/sbin/httpd -DFOREGROUND"
+t=$(ms)
+podman run -d --name keel-smoke-rhoso "${rhoso_run[@]}" "$IMAGE" \
+  /bin/bash -c /usr/local/bin/kolla_start >/dev/null
+ready=$(first_200 "$t" "http://127.0.0.1:$PORT/") || { podman logs keel-smoke-rhoso; fail "no 200"; }
+hc=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/healthcheck")
+log "rhoso: podman run → first 200: $ready ms; GET /healthcheck (the probes) → $hc"
+[[ "$hc" == 200 || "$hc" == 204 ]] || fail "healthcheck $hc"
+# (the whole log first: grep -q closing the pipe early would fail podman logs under pipefail)
+rlog=$(podman logs keel-smoke-rhoso 2>&1)
+grep -q "httpd option ignored option=WSGIDaemonProcess" <<<"$rlog" \
+  || { tail <<<"$rlog"; fail "no ignored-directive line"; }
+podman stop -t 30 keel-smoke-rhoso >/dev/null
+code=$(podman inspect keel-smoke-rhoso --format '{{.State.ExitCode}}')
+[[ "$code" == 0 ]] || { podman logs keel-smoke-rhoso | tail; fail "rhoso exit status $code"; }
+log "rhoso: SIGTERM → exit status 0"
 log "image $IMAGE: $(( $(podman image inspect "$IMAGE" --format '{{.Size}}') / 1000000 )) MB; PASS"

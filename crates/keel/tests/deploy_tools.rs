@@ -620,3 +620,218 @@ fn openstack_ansible_systemd_units() {
     );
     assert_eq!(st.code(), Some(0), "{}", agent_log());
 }
+
+/// RHOSO's API pod laid out in `site/httpd` (standing in for the image's `/etc/httpd`, given
+/// with `-d`): the operator's `httpd.conf` (`tls`: `httpd-tls.conf`, its PKI under `pki/`) and
+/// lib-common's `ssl.conf`, Keel's image's `conf.modules.d/00-keel.conf`; `octavia.conf`,
+/// `octavia.conf.d/custom.conf` and `my.cnf` where the WSGI app's oslo defaults find them.
+/// Returns the vars and the command line (`httpd -DFOREGROUND -d site/httpd`).
+fn rhoso_site(site: &Site, tls: bool) -> (Vec<(&'static str, String)>, Vec<String>) {
+    let root = site.path("httpd");
+    for d in ["conf", "conf.d", "conf.modules.d", "run"] {
+        std::fs::create_dir_all(root.join(d)).unwrap();
+    }
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../ci/image/httpd/00-keel.conf"
+        ),
+        root.join("conf.modules.d/00-keel.conf"),
+    )
+    .unwrap();
+    let pki = site.path("pki");
+    if tls {
+        for d in ["certs", "private"] {
+            std::fs::create_dir_all(pki.join(d)).unwrap();
+        }
+        make_pki(&pki, "ca", &["internal", "public"]);
+        for e in ["internal", "public"] {
+            std::fs::copy(
+                pki.join(format!("{e}.pem")),
+                pki.join(format!("certs/{e}.crt")),
+            )
+            .unwrap();
+            std::fs::copy(
+                pki.join(format!("{e}.key")),
+                pki.join(format!("private/{e}.key")),
+            )
+            .unwrap();
+        }
+    }
+    let mut vars = site.vars();
+    vars.extend([
+        ("SERVERROOT", root.display().to_string()),
+        ("PKI", pki.display().to_string()),
+    ]);
+    let conf = if tls { "httpd-tls.conf" } else { "httpd.conf" };
+    std::fs::write(root.join("conf/httpd.conf"), render("rhoso", conf, &vars)).unwrap();
+    std::fs::write(
+        root.join("conf.d/ssl.conf"),
+        render("rhoso", "ssl.conf", &vars),
+    )
+    .unwrap();
+    std::fs::write(site.path("etc/my.cnf"), render("rhoso", "my.cnf", &vars)).unwrap();
+    std::fs::write(
+        site.path("home/.octavia/octavia.conf"),
+        render("rhoso", "octavia.conf", &vars),
+    )
+    .unwrap();
+    std::fs::create_dir_all(site.path("home/.octavia/octavia.conf.d")).unwrap();
+    std::fs::write(
+        site.path("home/.octavia/octavia.conf.d/custom.conf"),
+        render("rhoso", "custom.conf", &vars),
+    )
+    .unwrap();
+    // templates/octavia/bin/bootstrap.sh: the db-sync job
+    let conf = site
+        .path("home/.octavia/octavia.conf")
+        .display()
+        .to_string();
+    site.run(&[
+        "octavia-db-manage",
+        "--config-file",
+        &conf,
+        "upgrade",
+        "head",
+    ]);
+    site.run(&[
+        "octavia-db-manage",
+        "--config-file",
+        &conf,
+        "upgrade_persistence",
+    ]);
+    let mut cmd = command_line("rhoso");
+    cmd[0] = "httpd".into();
+    cmd.extend(["-d".to_string(), root.display().to_string()]);
+    (vars, cmd)
+}
+
+/// RHOSO's octavia-operator API container: kolla_start's `/usr/sbin/httpd -DFOREGROUND` on
+/// the operator's `httpd.conf` (both endpoints' VirtualHosts on one `Listen`), the WSGI app
+/// reading `/etc/octavia/octavia.conf` + `octavia.conf.d/` and the DB URL's
+/// `read_default_file` my.cnf. The probes' `GET /healthcheck` passes, each ignored directive
+/// is named once at start-up, `PidFile` holds the PID, an LB tree goes ACTIVE, SIGTERM during
+/// a cascade delete exits 0 with nothing PENDING_*.
+#[test]
+fn rhoso_octavia_operator_api_pod() {
+    let site = Site::new();
+    let (_vars, cmd) = rhoso_site(&site, false);
+    let started = Instant::now();
+    let mut child = site.spawn(&cmd);
+    let took = first_ok(
+        &site,
+        &mut child,
+        "/healthcheck",
+        &[b"200", b"204"],
+        started,
+    );
+    eprintln!(
+        "rhoso: start to first probe success: {} ms",
+        took.as_millis()
+    );
+    let took = first_ok(&site, &mut child, "/", &[b"200"], started);
+    eprintln!("rhoso: start to first 200: {} ms", took.as_millis());
+    let pid = std::fs::read_to_string(site.path("httpd/run/httpd.pid")).unwrap();
+    assert_eq!(pid.trim(), child.id().to_string());
+    // TraceEnable Off, accepted: Keel answers TRACE 405 as Apache then does
+    let trace = Command::new("curl")
+        .args(["-s", "-X", "TRACE", "-o", "/dev/null", "-w", "%{http_code}"])
+        .arg(format!("{}/", site.url()))
+        .output()
+        .unwrap();
+    assert_eq!(trace.stdout, b"405");
+    let console = site.console();
+    for d in [
+        "WSGIDaemonProcess",
+        "CustomLog",
+        "User",
+        "Alias",
+        "SSLSessionCache",
+    ] {
+        assert!(
+            console.contains(&format!("option={d} ")),
+            "{d} not named as ignored: {console}"
+        );
+    }
+    let token = demo_token();
+    let net = NeutronNet::create(&tag(), &["10.0.0.31"]);
+    let (lb, _guard) = lifecycle(&site, &token, &net);
+    stop_during_delete(&site, &mut child, &token, &lb);
+}
+
+/// The operator with `spec.tls.api` on for both endpoints: each VirtualHost's own
+/// certificate on the one port, chosen by SNI (the public `ServerName` gets `public`'s, no
+/// name the first VirtualHost's), the HTTPS probe passes, and `httpd -k graceful-stop` (the
+/// configuration's `PidFile`) stops it with exit 0.
+#[test]
+fn rhoso_octavia_operator_api_pod_tls() {
+    let site = Site::new();
+    let (_vars, cmd) = rhoso_site(&site, true);
+    let started = Instant::now();
+    let mut child = site.spawn(&cmd);
+    let https = format!("https://127.0.0.1:{}", site.port);
+    let took = wait_for("the HTTPS probe", Duration::from_secs(60), || {
+        if let Ok(Some(st)) = child.try_wait() {
+            panic!("exited ({st}): {}", site.console());
+        }
+        let out = Command::new("curl")
+            .args(["-sk", "-o", "/dev/null", "-w", "%{http_code}"])
+            .arg(format!("{https}/healthcheck"))
+            .output()
+            .unwrap();
+        match out.stdout.as_slice() {
+            b"200" | b"204" => Ok(started.elapsed()),
+            c => Err(String::from_utf8_lossy(c).into_owned()),
+        }
+    });
+    eprintln!(
+        "rhoso tls: start to first probe success: {} ms",
+        took.as_millis()
+    );
+    // plain HTTP on the TLS port is no answer
+    let plain = Command::new("curl")
+        .args(["-s", "-o", "/dev/null", "-w", "%{http_code}"])
+        .arg(format!("{}/", site.url()))
+        .output()
+        .unwrap();
+    assert_ne!(plain.stdout, b"200");
+    let subject = |servername: Option<&str>| {
+        let mut c = Command::new("openssl");
+        c.args(["s_client", "-connect", &format!("127.0.0.1:{}", site.port)]);
+        match servername {
+            Some(n) => c.args(["-servername", n]),
+            None => c.arg("-noservername"),
+        };
+        let out = c.stdin(Stdio::null()).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.lines()
+            .find(|l| l.starts_with("subject="))
+            .unwrap_or_else(|| panic!("no subject: {text}"))
+            .to_string()
+    };
+    // `subject=CN = public id:keel-test` (the leaf's CN is its name)
+    for (asked, cn) in [
+        (Some("octavia-public.openstack.svc"), "public"),
+        (Some("octavia-internal.openstack.svc"), "internal"),
+        (None, "internal"),
+    ] {
+        let s = subject(asked);
+        assert!(
+            s.contains(&format!("{cn} id:keel-test")),
+            "SNI {asked:?}: {s}"
+        );
+    }
+    let root = site.path("httpd").display().to_string();
+    site.run(&["httpd", "-k", "graceful-stop", "-d", &root]);
+    let st = wait_for(
+        "exit after -k graceful-stop",
+        Duration::from_secs(60),
+        || {
+            child
+                .try_wait()
+                .unwrap()
+                .ok_or_else(|| "running".to_string())
+        },
+    );
+    assert_eq!(st.code(), Some(0), "{}", site.console());
+}

@@ -1,7 +1,8 @@
 //! The API's listeners: plain TCP (`[api_settings] bind_host:bind_port`, uWSGI's `http`,
 //! `http-socket`) and TLS (uWSGI's `https`, `https-socket`: a PEM certificate chain and key,
 //! rustls with its safe TLS 1.2/1.3 defaults, as kolla-ansible's `octavia_enable_tls_backend`
-//! and OSA's `octavia_backend_ssl` expect of the API server itself).
+//! and OSA's `octavia_backend_ssl` expect of the API server itself; httpd's TLS VirtualHosts
+//! sharing a port, each its own pair chosen by the client's SNI name).
 //!
 //! Every listener serves the same router and stops taking connections when `stop` turns true
 //! (axum's graceful shutdown: requests in flight finish). A TLS handshake runs in its own
@@ -20,9 +21,11 @@ use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls;
 use tokio_rustls::rustls::pki_types::pem::PemObject;
 use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use tokio_rustls::rustls::server::{ClientHello, ResolvesServerCert};
+use tokio_rustls::rustls::sign::CertifiedKey;
 use tokio_rustls::server::TlsStream;
 
-use super::uwsgi::Listen;
+use super::uwsgi::{Listen, SniCert};
 
 /// How long a client may take to finish its TLS handshake.
 pub const HANDSHAKE_BOUND: Duration = Duration::from_secs(10);
@@ -41,7 +44,7 @@ pub async fn bind(specs: &[Listen]) -> anyhow::Result<Vec<Bound>> {
     let mut out = Vec::new();
     for s in specs {
         let tls = match &s.tls {
-            Some((cert, key)) => Some(acceptor(cert, key)?),
+            Some((cert, key)) => Some(acceptor(cert, key, &s.sni)?),
             None => None,
         };
         let listener = TcpListener::bind(&s.addr)
@@ -65,7 +68,12 @@ impl Bound {
     }
 }
 
-fn acceptor(cert: &Path, key: &Path) -> anyhow::Result<TlsAcceptor> {
+/// A PEM chain and key as rustls's signing pair. Errors name the files.
+fn certified(
+    provider: &rustls::crypto::CryptoProvider,
+    cert: &Path,
+    key: &Path,
+) -> anyhow::Result<Arc<CertifiedKey>> {
     let read = |p: &Path| std::fs::read(p).with_context(|| format!("reading {}", p.display()));
     let chain = CertificateDer::pem_slice_iter(&read(cert)?)
         .collect::<Result<Vec<_>, _>>()
@@ -75,18 +83,49 @@ fn acceptor(cert: &Path, key: &Path) -> anyhow::Result<TlsAcceptor> {
     }
     let key_der = PrivateKeyDer::from_pem_slice(&read(key)?)
         .with_context(|| format!("private key {}", key.display()))?;
+    let ck = CertifiedKey::from_der(chain, key_der, provider).with_context(|| {
+        format!(
+            "certificate {} and key {} do not match",
+            cert.display(),
+            key.display()
+        )
+    })?;
+    Ok(Arc::new(ck))
+}
+
+/// The pair for the client's SNI name, else the default (Apache: the first VirtualHost of
+/// the address when no ServerName/ServerAlias matches).
+#[derive(Debug)]
+struct BySni {
+    default: Arc<CertifiedKey>,
+    named: Vec<(String, Arc<CertifiedKey>)>,
+}
+
+impl ResolvesServerCert for BySni {
+    fn resolve(&self, hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        let asked = hello.server_name().map(str::to_ascii_lowercase);
+        let hit = asked.and_then(|n| self.named.iter().find(|(k, _)| *k == n));
+        Some(hit.map_or(self.default.clone(), |(_, c)| c.clone()))
+    }
+}
+
+fn acceptor(cert: &Path, key: &Path, sni: &[SniCert]) -> anyhow::Result<TlsAcceptor> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut named = Vec::new();
+    for s in sni {
+        named.push((
+            s.name.to_ascii_lowercase(),
+            certified(&provider, &s.cert, &s.key)?,
+        ));
+    }
+    let resolver = BySni {
+        default: certified(&provider, cert, key)?,
+        named,
+    };
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()?
         .with_no_client_auth()
-        .with_single_cert(chain, key_der)
-        .with_context(|| {
-            format!(
-                "certificate {} and key {} do not match",
-                cert.display(),
-                key.display()
-            )
-        })?;
+        .with_cert_resolver(Arc::new(resolver));
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(TlsAcceptor::from(Arc::new(config)))
 }

@@ -4,6 +4,7 @@
 //! | name | stands for | runs |
 //! |---|---|---|
 //! | `uwsgi` | uWSGI serving `octavia.wsgi.api:application` | `keel serve` on the ini's listeners ([`uwsgi`]) |
+//! | `httpd` | Apache with mod_wsgi serving `octavia-wsgi` (RHOSO's octavia-operator) | `keel serve` on the configuration's `Listen`s ([`httpd`]) |
 //! | `octavia-api` | `octavia.cmd.api:main` | `keel serve` on `[api_settings] bind_host:bind_port` |
 //! | `octavia-driver-agent` | Octavia's driver agent running ovn-octavia-provider's agent | the OVN provider agent only, under the same NB lock as `keel serve`'s |
 //! | `octavia-db-manage` | octavia/db/migration/cli.py | [`db_manage`] |
@@ -14,6 +15,7 @@
 //! line argparse rejects, 1 for an error, 0 otherwise.
 
 pub mod db_manage;
+pub mod httpd;
 pub mod listen;
 pub mod oslo_cli;
 pub mod uwsgi;
@@ -24,6 +26,7 @@ use std::path::{Path, PathBuf};
 /// The names `keel links` writes, each dispatched on by [`dispatch`].
 pub const PROGRAMS: &[&str] = &[
     "uwsgi",
+    "httpd",
     "octavia-api",
     "octavia-db-manage",
     "octavia-ovn-db-sync-util",
@@ -31,17 +34,20 @@ pub const PROGRAMS: &[&str] = &[
 ];
 
 /// How the API is served: listeners (none: `[api_settings] bind_host:bind_port`), extra
-/// response headers, pidfiles, and the uWSGI options that had no effect (logged at start-up).
+/// response headers, pidfiles, and the uWSGI options or httpd directives that had no effect
+/// (logged at start-up).
 #[derive(Debug, Clone, Default)]
 pub struct ServeOptions {
-    /// From uWSGI's `http`/`https` lines.
+    /// From uWSGI's `http`/`https` lines or httpd's `Listen`s.
     pub listen: Vec<uwsgi::Listen>,
     /// uWSGI's `add-header`.
     pub headers: Vec<(String, String)>,
-    /// uWSGI's `pidfile`s, written once every listener is bound.
+    /// uWSGI's `pidfile`s, httpd's `PidFile`: written once every listener is bound.
     pub pidfiles: Vec<PathBuf>,
-    /// `(origin, option, reason)` of ignored uWSGI options.
+    /// `(origin, option, reason)` of ignored options.
     pub ignored: Vec<(String, String, &'static str)>,
+    /// The program whose options those are (`uwsgi`, `httpd`), for the log line.
+    pub tool: &'static str,
 }
 
 impl ServeOptions {
@@ -56,6 +62,7 @@ impl ServeOptions {
             vec![uwsgi::Listen {
                 addr: format!("{host}:{bind_port}"),
                 tls: None,
+                sni: Vec::new(),
             }]
         } else {
             self.listen.clone()
@@ -65,7 +72,7 @@ impl ServeOptions {
     /// Logs each ignored uWSGI option once (after logging is set up).
     pub fn log_ignored(&self) {
         for (origin, key, reason) in &self.ignored {
-            tracing::warn!(%origin, option = %key, reason, "uwsgi option ignored");
+            tracing::warn!(tool = self.tool, %origin, option = %key, reason, "{} option ignored", self.tool);
         }
     }
 
@@ -102,7 +109,7 @@ impl ServeOptions {
     pub fn write_pidfiles(&self) -> anyhow::Result<()> {
         for p in &self.pidfiles {
             std::fs::write(p, format!("{}\n", std::process::id()))
-                .map_err(|e| anyhow::anyhow!("uwsgi pidfile {}: {e}", p.display()))?;
+                .map_err(|e| anyhow::anyhow!("{} pidfile {}: {e}", self.tool, p.display()))?;
         }
         Ok(())
     }
@@ -133,6 +140,8 @@ pub struct Invocation {
 }
 
 /// [`dispatch`]'s answer.
+// one value per process, moved once: boxing the large variant buys nothing
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Dispatch {
     /// argv[0] is not one of [`PROGRAMS`]: Keel's own command line.
@@ -166,6 +175,9 @@ pub fn dispatch(argv: &[OsString]) -> Dispatch {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     if prog == "uwsgi" {
         return uwsgi_dispatch(&args, home.as_deref());
+    }
+    if prog == "httpd" {
+        return httpd_dispatch(&args, home.as_deref());
     }
     let oslo = match oslo_cli::parse(prog, &args, home.as_deref()) {
         Ok(o) => o,
@@ -228,7 +240,9 @@ fn uwsgi_dispatch(args: &[String], home: Option<&Path>) -> Dispatch {
             print!("{text}");
             return Dispatch::Exit(0);
         }
-        Ok(uwsgi::Request::Signal { pidfile, signal }) => return signal_pidfile(&pidfile, signal),
+        Ok(uwsgi::Request::Signal { pidfile, signal }) => {
+            return signal_pidfile("uwsgi", &pidfile, signal);
+        }
         Err(e) => return usage_exit(&e.to_string(), 1),
     };
     if let Some(dir) = &plan.chdir
@@ -259,18 +273,56 @@ fn uwsgi_dispatch(args: &[String], home: Option<&Path>) -> Dispatch {
             headers: plan.headers,
             pidfiles: plan.pidfiles,
             ignored: plan.ignored,
+            tool: "uwsgi",
         }),
     })
 }
 
-/// `uwsgi --reload|--stop PIDFILE`: the signal to the PID in the file (`kill -s`).
-fn signal_pidfile(pidfile: &Path, signal: &str) -> Dispatch {
+/// `httpd …`: the configuration's listeners; the WSGI application reads oslo's default
+/// files with no command line, as octavia/api/app.py `setup_app` under mod_wsgi, whose
+/// `sys.argv` is `['mod_wsgi']` (so oslo's program name, for `<prog>.conf`, is `mod_wsgi`).
+fn httpd_dispatch(args: &[String], home: Option<&Path>) -> Dispatch {
+    let plan = match httpd::parse(args) {
+        Ok(httpd::Request::Serve(plan)) => plan,
+        Ok(httpd::Request::Print { text, stderr }) => {
+            if stderr {
+                eprint!("{text}");
+            } else {
+                print!("{text}");
+            }
+            return Dispatch::Exit(0);
+        }
+        Ok(httpd::Request::Signal { pidfile, signal }) => {
+            return signal_pidfile("httpd", &pidfile, signal);
+        }
+        Err(e) => return usage_exit(&e.to_string(), 1),
+    };
+    let oslo = match oslo_cli::parse("mod_wsgi", &[], home) {
+        Ok(o) => o,
+        Err(e) => return usage_exit(&e.to_string(), 1),
+    };
+    Dispatch::Run(Invocation {
+        binary: "octavia-api",
+        oslo,
+        job: Job::Serve(ServeOptions {
+            listen: plan.listen,
+            headers: Vec::new(),
+            pidfiles: plan.pidfile.into_iter().collect(),
+            ignored: plan.ignored,
+            tool: "httpd",
+        }),
+    })
+}
+
+/// `uwsgi --reload|--stop PIDFILE`, `httpd -k …`: the signal to the PID in the file
+/// (`kill -s`).
+fn signal_pidfile(tool: &str, pidfile: &Path, signal: &str) -> Dispatch {
     let pid = match std::fs::read_to_string(pidfile) {
         Ok(t) => t.trim().to_string(),
-        Err(e) => return usage_exit(&format!("uwsgi: {}: {e}", pidfile.display()), 1),
+        Err(e) => return usage_exit(&format!("{tool}: {}: {e}", pidfile.display()), 1),
     };
     if pid.parse::<u32>().is_err() {
-        return usage_exit(&format!("uwsgi: {}: no PID in it", pidfile.display()), 1);
+        return usage_exit(&format!("{tool}: {}: no PID in it", pidfile.display()), 1);
     }
     match std::process::Command::new("kill")
         .args(["-s", signal, &pid])
@@ -278,7 +330,7 @@ fn signal_pidfile(pidfile: &Path, signal: &str) -> Dispatch {
     {
         Ok(s) if s.success() => Dispatch::Exit(0),
         Ok(_) => Dispatch::Exit(1),
-        Err(e) => usage_exit(&format!("uwsgi: kill: {e}"), 1),
+        Err(e) => usage_exit(&format!("{tool}: kill: {e}"), 1),
     }
 }
 

@@ -66,8 +66,22 @@ pub enum UwsgiError {
 pub struct Listen {
     /// `host:port` to bind (`[v6]:port` kept bracketed).
     pub addr: String,
-    /// `(certificate, key)` PEM files.
+    /// `(certificate, key)` PEM files: the default pair.
     pub tls: Option<(PathBuf, PathBuf)>,
+    /// Further pairs chosen by the client's SNI name (httpd's name-based TLS VirtualHosts);
+    /// a name not here, or none, gets [`Listen::tls`].
+    pub sni: Vec<SniCert>,
+}
+
+/// A certificate and key served to clients asking for `name` by SNI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SniCert {
+    /// The server name, lower-case.
+    pub name: String,
+    /// PEM certificate chain.
+    pub cert: PathBuf,
+    /// PEM private key.
+    pub key: PathBuf,
 }
 
 /// What the ini and command line ask of the API server.
@@ -329,7 +343,11 @@ pub fn option(origin: &Origin, key: &str, v: &str, plan: &mut Plan) -> Result<()
     match key {
         "http" | "http-socket" => {
             let addr = listen_addr(origin, key, v)?;
-            plan.listen.push(Listen { addr, tls: None });
+            plan.listen.push(Listen {
+                addr,
+                tls: None,
+                sni: Vec::new(),
+            });
         }
         "https" | "https-socket" => {
             let parts: Vec<&str> = v.split(',').map(str::trim).collect();
@@ -359,6 +377,7 @@ pub fn option(origin: &Origin, key: &str, v: &str, plan: &mut Plan) -> Result<()
             plan.listen.push(Listen {
                 addr,
                 tls: Some((PathBuf::from(parts[1]), PathBuf::from(parts[2]))),
+                sni: Vec::new(),
             });
         }
         "socket" | "uwsgi-socket" | "shared-socket" | "fastcgi-socket" | "scgi-socket"
@@ -615,7 +634,8 @@ mod tests {
                 plan.listen,
                 vec![Listen {
                     addr: "127.0.0.1:9876".into(),
-                    tls: None
+                    tls: None,
+                    sni: Vec::new(),
                 }]
             );
             assert_eq!(plan.headers, vec![("Connection".into(), "close".into())]);

@@ -158,23 +158,24 @@ def cross_kind(rec):
                 if r["failures"][cause] == 0:
                     del r["failures"][cause]
         r["failures_of_python_replicas"] = python
-        # A sync difference on a load balancer that only Python replicas ever changed (every
-        # recorded operation on it, in every window so far) is the reference's own state (e.g.
-        # a cascade delete it answered 204 and then left ACTIVE, without NB row or VIP port):
-        # reported apart; one on a load balancer Keel touched stays a difference.
-        kinds = {}
+        # A sync difference on a load balancer whose last change (its cascade delete, mostly)
+        # a Python replica served is the reference's own state (e.g. a cascade delete it
+        # answered 204 and then left ACTIVE, without NB row or VIP port): reported apart; one
+        # whose last change Keel served stays a difference.
+        last = {}
         for w, ops in rec.sent.items():
             seen = where if w == name else fault.access_log([rid for rid, _, _, _ in ops])
-            for rid, _, lb, t0 in ops:
-                if lb:
-                    kinds.setdefault(lb, set()).add(kind_at((seen.get(rid) or {}).get("server"), t0))
+            for rid, op, lb, t0 in ops:
+                if lb and op != "GET lb" and t0 >= last.get(lb, (0.0, None))[0]:
+                    last[lb] = (t0, kind_at((seen.get(rid) or {}).get("server"), t0))
+        kinds = {lb: {k} for lb, (_, k) in last.items()}
         mine, theirs = [], []
         for d in r["sync"]["differences"]:
             words = d.split()
             lb = words[1].rstrip(":") if len(words) > 1 else None
             (theirs if kinds.get(lb) == {"py"} else mine).append(d)
         if theirs:
-            r["sync"]["differences_on_python_only_lbs"] = theirs
+            r["sync"]["differences_after_a_python_change"] = theirs
             r["sync"]["differences"] = mine
             if not mine:
                 r["sync"]["rc_raw"], r["sync"]["rc"] = r["sync"]["rc"], 0

@@ -162,18 +162,17 @@ def cross_kind(rec):
         # a Python replica served is the reference's own state (e.g. a cascade delete it
         # answered 204 and then left ACTIVE, without NB row or VIP port): reported apart; one
         # whose last change Keel served stays a difference.
-        last = {}
-        for w, ops in rec.sent.items():
-            seen = where if w == name else fault.access_log([rid for rid, _, _, _ in ops])
-            for rid, op, lb, t0 in ops:
-                if lb and op != "GET lb" and t0 >= last.get(lb, (0.0, None))[0]:
-                    last[lb] = (t0, kind_at((seen.get(rid) or {}).get("server"), t0))
-        kinds = {lb: {k} for lb, (_, k) in last.items()}
+        every = [op for ops in rec.sent.values() for op in ops]
+        seen = fault.access_log([rid for rid, _, _, _ in every])  # one read of the log
+        last = {}  # lb -> (time, kind) of its latest change
+        for rid, op, lb, t0 in every:
+            if lb and op != "GET lb" and t0 >= last.get(lb, (0.0, None))[0]:
+                last[lb] = (t0, kind_at((seen.get(rid) or {}).get("server"), t0))
         mine, theirs = [], []
         for d in r["sync"]["differences"]:
             words = d.split()
             lb = words[1].rstrip(":") if len(words) > 1 else None
-            (theirs if kinds.get(lb) == {"py"} else mine).append(d)
+            (theirs if last.get(lb, (0, None))[1] == "py" else mine).append(d)
         if theirs:
             r["sync"]["differences_after_a_python_change"] = theirs
             r["sync"]["differences"] = mine

@@ -21,6 +21,8 @@ stop_one() { # name
   log "stopped $1 (pid $pid${kids:+; children $kids})"; rm -f "$f"
 }
 T0=$(date +%s)
+# the data plane first (its own pid files, under $HA_STATE/dataplane-stack)
+[[ -d $HA_STATE/dataplane-stack ]] && "$HA_DIR/dataplane.sh" down
 for n in 3 2 1; do stop_one "keel-$n"; stop_one "py-$n"; done
 stop_one py-agent
 stop_one py-ns

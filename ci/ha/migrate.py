@@ -10,7 +10,11 @@ before stopping it, so no request may be cut.
 
 Per step it also reports how many client operations were served by one kind on a load
 balancer the other kind created (haproxy's access log gives the replica of every request;
-the step timeline gives the kind of each replica at that time).
+the step timeline gives the kind of each replica at that time), and whether a member's
+health is reported whichever agent is active: on the topology's data plane, a load balancer
+made before the first step (by the Python replicas) with two member VMs and a TCP health
+monitor (traffic.py's `Plane`); after every step one member's server is stopped (the member
+must turn ERROR) and started again (ONLINE), by real probes of ovn-controller.
 """
 import json
 import os
@@ -23,6 +27,7 @@ import requests
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fault  # noqa: E402
+import traffic  # noqa: E402
 
 HA_DIR = os.path.dirname(os.path.abspath(__file__))
 SOCK = f"{fault.RUN}/haproxy.sock"
@@ -189,6 +194,16 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     t0 = time.time()
     demo, admin, net, subnet = fault.network("migrate")
+    plane = traffic.Plane("mig")
+    rec = fault.Record()
+    by_cross_kind = cross_kind(rec)
+
+    def after(name, r):
+        by_cross_kind(name, r)
+        try:
+            r["health"] = plane.health_round(traffic=False)
+        except (RuntimeError, requests.RequestException) as e:
+            r["health_error"] = str(e)
     steps = [
         ("0 baseline", baseline),
         ("1 py-1 → keel-1", replace(1, "py", "keel")),
@@ -200,16 +215,21 @@ def main():
     if a.only:
         want = set(a.only.split(","))
         steps = [s for s in steps if s[0] in want]
-    rec = fault.Record()
-    results = fault.windows(a, steps, demo, admin, net, subnet, rec, cross_kind(rec))
+    try:
+        plane.setup()  # made by the Python replicas: a Python-made LB with a health monitor
+        results = fault.windows(a, steps, demo, admin, net, subnet, rec, after)
+    finally:
+        plane.close()
     requests.delete(f"{fault.NEUTRON}/networks/{net}", headers={"X-Auth-Token": demo}, timeout=60)
     wall = round(time.time() - t0, 1)
     with open(f"{a.out}/results.json", "w") as f:
         json.dump({"results": results, "examples": rec.examples, "wall_s": wall, "steps": STEPS}, f, indent=1)
     bad = fault.summary(results, "step")
-    print("\nstep | by kind | cross-kind operations | failures answered by Python replicas (not counted)")
+    bad += sum(1 for r in results if r.get("health_error"))
+    print("\nstep | by kind | cross-kind operations | failures answered by Python replicas (not counted) | member health")
     for r in results:
-        print(f"{r['fault']} | {r.get('by_kind')} | {r.get('cross_kind')} | {r.get('failures_of_python_replicas') or 'none'}")
+        print(f"{r['fault']} | {r.get('by_kind')} | {r.get('cross_kind')} | {r.get('failures_of_python_replicas') or 'none'}"
+              f" | {r.get('health_error') or r.get('health')}")
     print(f"migration wall time {wall} s")
     sys.exit(1 if bad else 0)
 

@@ -3,7 +3,8 @@
 #   3 OVN NB + 3 OVN SB ovsdb-server raft members, ovn-northd on them,
 #   3 MariaDB Galera nodes, haproxy (the load-balancer API in front of the Keel
 #   replicas; one Galera writer with two backups), a Neutron API on the NB/SB
-#   clusters and Galera, and $HA_REPLICAS `keel serve` replicas.
+#   clusters and Galera, a data plane (ovs-vswitchd + ovn-controller as a chassis of the SB
+#   cluster, dataplane.sh; HA_DATAPLANE=0 skips it), and $HA_REPLICAS `keel serve` replicas.
 # Needs ci/stack/ up (its venv and Keystone). Every PID goes to
 # $HA_RUN/<name>.pid; down.sh stops exactly those. Idempotent: whatever is
 # alive is left alone, whatever is dead is started again (a killed Galera
@@ -286,6 +287,12 @@ if ! ha_alive neutron-api; then
 fi
 wait_http "http://$HOST:$HA_NEUTRON_PORT/" 180 || die "HA Neutron does not answer; see $HA_LOGS/neutron-*.log"
 step "Neutron on http://$HOST:$HA_NEUTRON_PORT"
+
+# ------------------------------------------------------------ data plane
+if [[ ${HA_DATAPLANE:-1} == 1 ]]; then
+  "$HA_DIR/dataplane.sh" up >>"$HA_LOGS/dataplane-up.log" 2>&1 || die "the data plane did not start; see $HA_LOGS/dataplane-up.log"
+  step "data plane: chassis keel-dp-9 of the SB cluster"
+fi
 
 # ------------------------------------------------------------ API replicas
 # Slots 1..$HA_REPLICAS hold a Keel replica, unless migrate.sh put a Python octavia-api

@@ -34,7 +34,7 @@ dp_vsctl --no-wait init
 # gateway-capable so Neutron schedules router gateway ports here.
 dp_vsctl --no-wait set Open_vSwitch . \
   external_ids:system-id="$DP_CHASSIS" external_ids:hostname="$DP_CHASSIS" \
-  external_ids:ovn-remote="$OVN_SB_TCP" external_ids:ovn-encap-type=geneve \
+  external_ids:ovn-remote="$DP_SB" external_ids:ovn-encap-type=geneve \
   external_ids:ovn-encap-ip=127.0.0.1 external_ids:ovn-bridge=br-int \
   external_ids:ovn-bridge-datapath-type=netdev \
   external_ids:ovn-bridge-mappings="$DP_PHYSNET:br-ex" \
@@ -62,12 +62,12 @@ ip -n "$DP_NS" link set br-ex up
 if pid_alive ovn-controller; then log "ovn-controller already running"; else
   ovn-controller "$DP_DB" --detach --no-chdir --pidfile="$RUN/ovn-controller.pid" \
     --log-file="$LOGS/ovn-controller.log" -vconsole:off
-  log "ovn-controller started (pid $(cat "$RUN/ovn-controller.pid")), chassis $DP_CHASSIS -> $OVN_SB_TCP"
+  log "ovn-controller started (pid $(cat "$RUN/ovn-controller.pid")), chassis $DP_CHASSIS -> $DP_SB"
 fi
 for _ in $(seq 100); do
-  [[ -n $(ovn-sbctl --db="$OVN_SB_TCP" --timeout=5 --bare --columns=name find Chassis name="$DP_CHASSIS" 2>/dev/null) ]] && break
+  [[ -n $(ovn-sbctl --db="$DP_SB" --timeout=5 --bare --columns=name find Chassis name="$DP_CHASSIS" 2>/dev/null) ]] && break
   sleep 0.1
 done
-[[ -n $(ovn-sbctl --db="$OVN_SB_TCP" --timeout=5 --bare --columns=name find Chassis name="$DP_CHASSIS") ]] \
-  || die "chassis $DP_CHASSIS did not register in $OVN_SB_TCP; see $LOGS/ovn-controller.log"
+[[ -n $(ovn-sbctl --db="$DP_SB" --timeout=5 --bare --columns=name find Chassis name="$DP_CHASSIS") ]] \
+  || die "chassis $DP_CHASSIS did not register in $DP_SB; see $LOGS/ovn-controller.log"
 log "data plane up: chassis $DP_CHASSIS in SB, br-int/br-ex (netdev) in netns $DP_NS  [$(ms)]"

@@ -118,7 +118,7 @@ cmd_vm() {
     [[ -n $gw && $gw != - ]] && ip -n "$ns" -"$ver" route replace default via "$gw" dev "$tap"
   done < <(jget "$dir/port.json" '"\n".join("%s %s %s %s" % (x["ip"], x["cidr"].split("/")[1], x["gateway"] or "-", x["version"]) for x in d["fixed_ips"])')
   "$PY" "$STACK_DIR/dataplane_neutron.py" wait-active "$id" "$timeout" \
-    || fail "VM '$name': $(ovn-sbctl --db="$OVN_SB_TCP" --timeout=5 --bare --columns=chassis,up find Port_Binding logical_port="$id" 2>/dev/null | tr '\n' ' ' | sed 's/^/SB Port_Binding chassis,up: /')"
+    || fail "VM '$name': $(ovn-sbctl --db="$DP_SB" --timeout=5 --bare --columns=chassis,up find Port_Binding logical_port="$id" 2>/dev/null | tr '\n' ' ' | sed 's/^/SB Port_Binding chassis,up: /')"
   trap - EXIT
   echo "$name port=$id mac=$mac ips=$(jget "$dir/port.json" '",".join(x["ip"] for x in d["fixed_ips"])')"
 }

@@ -21,6 +21,9 @@ from keystoneauth1 import session as ksa_session
 from keystoneauth1.identity import v3
 
 SG_NAME = "keel-dp-open"
+# DP_NEUTRON_ENDPOINT (e.g. ci/ha's Neutron) replaces the catalog's network endpoint
+ENDPOINT = {"endpoint_override": os.environ["DP_NEUTRON_ENDPOINT"]} if os.environ.get("DP_NEUTRON_ENDPOINT") \
+    else {"endpoint_filter": {"service_type": "network", "interface": "public"}}
 
 
 def die(code, msg):
@@ -41,7 +44,7 @@ def client():
 def call(sess, method, path, body=None, ok=(200, 201, 204)):
     try:
         r = sess.request("/v2.0" + path, method, json=body, raise_exc=False,
-                         endpoint_filter={"service_type": "network", "interface": "public"})
+                         **ENDPOINT)
     except ksa_exc.ClientException as e:
         die(2, f"neutron unreachable: {e}")
     if r.status_code not in ok:
@@ -56,7 +59,7 @@ def call(sess, method, path, body=None, ok=(200, 201, 204)):
 def find(sess, kind, ref):
     """A network/subnet by id, else by unique name."""
     r = sess.request(f"/v2.0/{kind}s/{ref}", "GET", raise_exc=False,
-                     endpoint_filter={"service_type": "network", "interface": "public"})
+                     **ENDPOINT)
     if r.status_code == 200:
         return r.json()[kind]
     found = call(sess, "GET", f"/{kind}s?name={ref}")[f"{kind}s"]

@@ -8,7 +8,7 @@ use octavia_db::{AvailabilityZoneRow, FlavorRow};
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
-use super::or_empty;
+use super::fields::or_empty;
 
 /// A flavor response object; fields in sorted key order (see [`crate::view`]).
 #[derive(Serialize)]

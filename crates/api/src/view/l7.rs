@@ -4,7 +4,7 @@
 use octavia_db::{L7PolicyRow, L7RuleRow};
 use serde::Serialize;
 
-use super::{Dt, IdRef, or_empty};
+use super::fields::{Dt, IdRef, or_empty};
 
 /// An L7 policy response object; fields in sorted key order (see [`crate::view`]).
 #[derive(Serialize)]

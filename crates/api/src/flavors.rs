@@ -227,7 +227,7 @@ pub trait Catalog: Record + Send + Sync + 'static {
     fn schemas() -> (&'static Schema, &'static Schema);
     /// A new row of a validated POST (a flavor gets a new id; a zone is keyed by its name).
     fn make(b: CatalogPost) -> Self;
-    /// The response object.
+    /// The response object ([`crate::view::FlavorView`], [`crate::view::AzView`]).
     fn render(&self) -> Value;
 }
 
@@ -259,9 +259,7 @@ impl Catalog for FlavorRow {
         }
     }
     fn render(&self) -> Value {
-        json!({"id": self.id, "name": self.name,
-            "description": self.description.clone().unwrap_or_default(),
-            "enabled": self.enabled, "flavor_profile_id": self.flavor_profile_id})
+        crate::view::to_value(&crate::view::FlavorView::new(self))
     }
 }
 
@@ -292,9 +290,7 @@ impl Catalog for AvailabilityZoneRow {
         }
     }
     fn render(&self) -> Value {
-        json!({"name": self.name, "description": self.description.clone().unwrap_or_default(),
-            "enabled": self.enabled,
-            "availability_zone_profile_id": self.availability_zone_profile_id})
+        crate::view::to_value(&crate::view::AzView::new(self))
     }
 }
 

@@ -7,7 +7,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use octavia_db::{L7PolicyRow, L7RuleRow, ListenerRow, PoolRow, QuotaResource, SqlValue, Tx};
+use octavia_db::{L7PolicyRow, ListenerRow, PoolRow, QuotaResource, SqlValue, Tx};
 use provider::{OperatingStatus, ProvisioningStatus};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -24,12 +24,12 @@ use crate::lookup::{
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
-use crate::render::dt;
+use crate::render::{render_policies, render_policy};
 use crate::types::l7::{ACTIONS, L7RULE_SINGLE};
 use crate::types::{
     INT_COLUMN_MAX, INT_COLUMN_MIN, Kind, Patch, Schema, Strings, TAGS, f, int, mn, parse_typed, s,
 };
-use crate::{columns, list, provider_call, related};
+use crate::{columns, list, provider_call};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -353,49 +353,6 @@ pub fn sanitize(d: &mut Redirect, create: bool, other_given: bool) -> Result<(),
         return Err(args("Invalid update options"));
     }
     Ok(())
-}
-
-/// `L7PolicyResponse` of a row (`rules` as `[{id}]`).
-pub async fn render_policy(tx: &mut Tx, p: &L7PolicyRow) -> Result<Value, ApiError> {
-    let rules = l7rule::policy_rules(tx, &p.id).await?;
-    let tags = tx.tags(&p.id).await?;
-    let rules = rules.iter().map(|r| json!({"id": r.id})).collect();
-    Ok(render_policy_with(p, rules, tags))
-}
-
-/// [`render_policy`] of a list page: the rules of all rows in one statement, their tags in one
-/// more (per 500).
-pub async fn render_policies(tx: &mut Tx, rows: &[L7PolicyRow]) -> Result<Vec<Value>, ApiError> {
-    let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
-    let rules: Vec<L7RuleRow> = related::rows_in(tx, "l7policy_id", &ids).await?;
-    let tags = related::tags_by_id(tx, &ids).await?;
-    Ok(rows
-        .iter()
-        .zip(tags)
-        .map(|(p, tags)| {
-            let rule_ids: Vec<Value> = rules
-                .iter()
-                .filter(|r| r.l7policy_id == p.id)
-                .map(|r| json!({"id": r.id}))
-                .collect();
-            render_policy_with(p, rule_ids, tags)
-        })
-        .collect())
-}
-
-/// [`render_policy`] with the rule ids (`[{id}]`, oldest first) and tags at hand.
-fn render_policy_with(p: &L7PolicyRow, rules: Vec<Value>, tags: Vec<String>) -> Value {
-    json!({
-        "id": p.id, "name": p.name.clone().unwrap_or_default(),
-        "description": p.description.clone().unwrap_or_default(),
-        "provisioning_status": p.provisioning_status, "operating_status": p.operating_status,
-        "admin_state_up": p.enabled, "project_id": p.project_id, "tenant_id": p.project_id,
-        "action": p.action, "listener_id": p.listener_id, "redirect_pool_id": p.redirect_pool_id,
-        "redirect_url": p.redirect_url, "redirect_prefix": p.redirect_prefix,
-        "position": p.position, "rules": rules,
-        "created_at": dt(p.created_at), "updated_at": dt(p.updated_at), "tags": tags,
-        "redirect_http_code": p.redirect_http_code,
-    })
 }
 
 /// Provider `L7Policy` of a row with its rules (`db_l7policy_to_provider_l7policy`).

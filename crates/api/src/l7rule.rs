@@ -24,10 +24,10 @@ use crate::lookup::{
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
-use crate::render::dt;
+use crate::render::{render_rule, render_rules};
 use crate::types::l7::{COMPARE_TYPES, RULE_TYPES};
 use crate::types::{Kind, Patch, Schema, Strings, TAGS, f, mn, parse_typed};
-use crate::{columns, list, provider_call, related};
+use crate::{columns, list, provider_call};
 pub use python_re::regex_error;
 
 type Q = Query<Vec<(String, String)>>;
@@ -357,34 +357,7 @@ pub fn validate_rule(
     }
 }
 
-// ---- rendering / models ----
-
-/// `L7RuleResponse` of a row.
-pub async fn render_rule(tx: &mut Tx, r: &L7RuleRow) -> Result<Value, ApiError> {
-    let tags = tx.tags(&r.id).await?;
-    Ok(render_rule_with(r, tags))
-}
-
-/// [`render_rule`] of a list page (tags in one statement per 500).
-pub async fn render_rules(tx: &mut Tx, rows: &[L7RuleRow]) -> Result<Vec<Value>, ApiError> {
-    let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
-    let tags = related::tags_by_id(tx, &ids).await?;
-    Ok(rows
-        .iter()
-        .zip(tags)
-        .map(|(r, t)| render_rule_with(r, t))
-        .collect())
-}
-
-fn render_rule_with(r: &L7RuleRow, tags: Vec<String>) -> Value {
-    json!({
-        "id": r.id, "type": r.r#type, "compare_type": r.compare_type, "key": r.key,
-        "value": r.value, "invert": r.invert, "provisioning_status": r.provisioning_status,
-        "operating_status": r.operating_status, "created_at": dt(r.created_at),
-        "updated_at": dt(r.updated_at), "project_id": r.project_id, "tenant_id": r.project_id,
-        "admin_state_up": r.enabled, "tags": tags,
-    })
-}
+// ---- provider models ----
 
 /// Provider `L7Rule` of a row (`db_l7rule_to_provider_l7rule`).
 pub fn rule_model(r: &L7RuleRow) -> provider::L7Rule {

@@ -237,9 +237,9 @@ impl Profile for AvailabilityZoneProfileRow {
     }
 }
 
+/// The response object ([`crate::view::ProfileView`]).
 fn render<P: Profile>(p: &P) -> Value {
-    let (id, name, provider, data) = p.parts();
-    json!({"id": id, "name": name, "provider_name": provider, P::DATA: data})
+    crate::view::to_value(&crate::view::ProfileView::new(P::DATA, p.parts()))
 }
 
 /// Attribute names of a profile response (filters, sort keys).

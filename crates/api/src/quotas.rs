@@ -21,6 +21,7 @@ use crate::pagination::ListParams;
 use crate::policy;
 use crate::types::quotas::{QUOTA_PUT, QuotaPut};
 use crate::types::{Patch, parse_typed};
+use crate::view::{Limits, QuotaView, to_value};
 use crate::{AppState, QuotaDefaults};
 
 type Q = Query<Vec<(String, String)>>;
@@ -40,38 +41,19 @@ pub const QUOTA_ATTRS: &[&str] = &[
     "l7rule",
 ];
 
-/// A quota object from limits (`None` renders `null`).
-#[allow(clippy::too_many_arguments)]
-fn render(
-    project: &str,
-    lb: Option<i64>,
-    listener: Option<i64>,
-    member: Option<i64>,
-    pool: Option<i64>,
-    hm: Option<i64>,
-    l7policy: Option<i64>,
-    l7rule: Option<i64>,
-) -> Value {
-    json!({
-        "project_id": project, "tenant_id": project,
-        "loadbalancer": lb, "load_balancer": lb, "listener": listener, "member": member,
-        "pool": pool, "healthmonitor": hm, "health_monitor": hm, "l7policy": l7policy, "l7rule": l7rule,
-    })
-}
-
 /// A stored row as-is (list: NULL stays `null`).
 fn render_raw(q: &QuotaRow) -> Value {
     let v = |x: Option<i32>| x.map(i64::from);
-    render(
-        &q.project_id,
-        v(q.load_balancer),
-        v(q.listener),
-        v(q.member),
-        v(q.pool),
-        v(q.health_monitor),
-        v(q.l7policy),
-        v(q.l7rule),
-    )
+    let limits = Limits {
+        load_balancer: v(q.load_balancer),
+        listener: v(q.listener),
+        member: v(q.member),
+        pool: v(q.pool),
+        health_monitor: v(q.health_monitor),
+        l7policy: v(q.l7policy),
+        l7rule: v(q.l7rule),
+    };
+    to_value(&QuotaView::new(&q.project_id, limits))
 }
 
 /// A project's effective quotas: the row with NULLs filled from `[quotas]`, or the defaults
@@ -79,16 +61,16 @@ fn render_raw(q: &QuotaRow) -> Value {
 fn render_effective(project: &str, q: Option<&QuotaRow>, d: &QuotaDefaults) -> Value {
     let f = |x: Option<i32>, dflt: i64| Some(x.map_or(dflt, i64::from));
     let get = |sel: fn(&QuotaRow) -> Option<i32>| q.and_then(sel);
-    render(
-        project,
-        f(get(|r| r.load_balancer), d.load_balancer),
-        f(get(|r| r.listener), d.listener),
-        f(get(|r| r.member), d.member),
-        f(get(|r| r.pool), d.pool),
-        f(get(|r| r.health_monitor), d.health_monitor),
-        f(get(|r| r.l7policy), d.l7policy),
-        f(get(|r| r.l7rule), d.l7rule),
-    )
+    let limits = Limits {
+        load_balancer: f(get(|r| r.load_balancer), d.load_balancer),
+        listener: f(get(|r| r.listener), d.listener),
+        member: f(get(|r| r.member), d.member),
+        pool: f(get(|r| r.pool), d.pool),
+        health_monitor: f(get(|r| r.health_monitor), d.health_monitor),
+        l7policy: f(get(|r| r.l7policy), d.l7policy),
+        l7rule: f(get(|r| r.l7rule), d.l7rule),
+    };
+    to_value(&QuotaView::new(project, limits))
 }
 
 /// `GET /v2/lbaas/quotas[?project_id=]`: raw rows of the caller's scope.

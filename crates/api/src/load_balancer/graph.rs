@@ -411,10 +411,10 @@ pub async fn render_full(
         let mut v = render::render_listener(tx, l).await?;
         let mut l7 = Vec::new();
         for p in listener_policies(tx, &l.id).await? {
-            let mut pv = crate::l7policy::render_policy(tx, &p).await?;
+            let mut pv = render::render_policy(tx, &p).await?;
             let mut rules = Vec::new();
             for r in crate::l7rule::policy_rules(tx, &p.id).await? {
-                rules.push(crate::l7rule::render_rule(tx, &r).await?);
+                rules.push(render::render_rule(tx, &r).await?);
             }
             pv["rules"] = Value::Array(rules);
             l7.push(pv);

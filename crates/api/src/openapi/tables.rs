@@ -20,7 +20,7 @@ pub const PROVISIONING_STATUSES: &[&str] = provider::ProvisioningStatus::NAMES;
 /// `operating_status` values (provider `OperatingStatus`).
 pub const OPERATING_STATUSES: &[&str] = provider::OperatingStatus::NAMES;
 
-/// Octavia's datetime rendering ([`render::dt`]): `YYYY-MM-DDTHH:MM:SS`, no timezone.
+/// Octavia's datetime rendering ([`crate::view::Dt`]): `YYYY-MM-DDTHH:MM:SS`, no timezone.
 const DATETIME: Kind = Kind::Pattern {
     pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$",
     min: None,

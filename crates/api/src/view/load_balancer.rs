@@ -1,34 +1,10 @@
-//! Typed response objects, serialised straight to JSON text.
-//!
-//! A list page of 1,000 load balancers rendered as `serde_json::Value` maps spent most of the
-//! API's CPU building, sorting and dropping one `BTreeMap` per object. A view borrows the row
-//! and its attachments and declares its fields in the order a sorted map writes its keys, so
-//! the text is byte for byte what serialising the map gives (unit test below); the single GETs
-//! turn the same view into a `Value` ([`crate::render::render_lb_with`]), so both describe one
-//! shape. Response shape as `octavia/api/v2/types/load_balancer.py` `LoadBalancerResponse`.
+//! The load balancer's response object, as `octavia/api/v2/types/load_balancer.py`
+//! `LoadBalancerResponse`.
 
-use chrono::NaiveDateTime;
 use octavia_db::{LbAttachments, LoadBalancerRow};
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
-/// A datetime as the API renders it (`%Y-%m-%dT%H:%M:%S`, `null` when unset), as `render::dt`.
-pub struct Dt(pub Option<NaiveDateTime>);
-
-impl Serialize for Dt {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            Some(t) => s.collect_str(&t.format("%Y-%m-%dT%H:%M:%S")),
-            None => s.serialize_none(),
-        }
-    }
-}
-
-/// `{"id": <id>}`, the form of child references (`listeners`, `pools`).
-#[derive(Serialize)]
-pub struct IdRef<'a> {
-    /// The child's id.
-    pub id: &'a str,
-}
+use super::fields::{Dt, IdRef, id_refs, or_empty};
 
 /// One of `additional_vips`.
 #[derive(Serialize)]
@@ -38,7 +14,7 @@ pub struct AdditionalVipView<'a> {
     subnet_id: &'a str,
 }
 
-/// A load balancer response object; fields in sorted key order (see the module doc).
+/// A load balancer response object; fields in sorted key order (see [`crate::view`]).
 #[derive(Serialize)]
 pub struct LbView<'a> {
     additional_vips: Vec<AdditionalVipView<'a>>,
@@ -89,13 +65,13 @@ impl<'a> LbView<'a> {
             admin_state_up: lb.enabled,
             availability_zone: lb.availability_zone.as_deref(),
             created_at: Dt(lb.created_at),
-            description: lb.description.as_deref().unwrap_or_default(),
+            description: or_empty(&lb.description),
             flavor_id: lb.flavor_id.as_deref(),
             id: &lb.id,
-            listeners: att.listener_ids.iter().map(|id| IdRef { id }).collect(),
-            name: lb.name.as_deref().unwrap_or_default(),
+            listeners: id_refs(&att.listener_ids),
+            name: or_empty(&lb.name),
             operating_status: &lb.operating_status,
-            pools: att.pool_ids.iter().map(|id| IdRef { id }).collect(),
+            pools: id_refs(&att.pool_ids),
             project_id: lb.project_id.as_deref(),
             provider: lb
                 .provider
@@ -117,16 +93,11 @@ impl<'a> LbView<'a> {
     }
 }
 
-/// `value` as compact JSON text (what `axum::Json` writes).
-pub fn to_text<T: Serialize>(value: &T) -> String {
-    // serialising these views cannot fail: no map with non-string keys, no failing Serialize
-    serde_json::to_string(value).unwrap_or_else(|_| "null".to_string())
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::view::to_text;
     use octavia_db::VipRow;
 
     fn lb() -> (LoadBalancerRow, LbAttachments) {

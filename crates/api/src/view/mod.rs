@@ -1,0 +1,82 @@
+//! Typed response objects, serialised straight to JSON text.
+//!
+//! A list page of 1,000 load balancers rendered as `serde_json::Value` maps spent most of the
+//! API's CPU building, sorting and dropping one `BTreeMap` per object. A view borrows the row
+//! and its attachments and declares its fields in the order a sorted map writes its keys, so
+//! the text is byte for byte what serialising the map gives (each view's unit test); the single
+//! GETs turn the same view into a `Value` ([`to_value`], as [`crate::render`] does), so both
+//! describe one shape. One file per resource, each citing its `*Response` of
+//! `octavia/api/v2/types`; the attribute tables (`render::LB_ATTRS`, …) list the same names in
+//! Octavia's declaration order plus the list-only filter keys (the unit tests keep them equal).
+
+mod catalog;
+mod fields;
+mod health_monitor;
+mod l7;
+mod listener;
+mod load_balancer;
+mod member;
+mod pool;
+mod quota;
+
+pub use catalog::{AzView, FlavorView, ProfileView};
+pub use fields::{Dt, IdRef, ScalarList, id_refs};
+pub use health_monitor::HmView;
+pub use l7::{L7PolicyView, L7RuleView};
+pub use listener::ListenerView;
+pub use load_balancer::{AdditionalVipView, LbView};
+pub use member::MemberView;
+pub use pool::{PoolView, SessionPersistenceView};
+pub use quota::{Limits, QuotaView};
+
+use serde::Serialize;
+
+/// `value` as compact JSON text (what `axum::Json` writes).
+pub fn to_text<T: Serialize>(value: &T) -> String {
+    // serialising these views cannot fail: no map with non-string keys, no failing Serialize
+    serde_json::to_string(value).unwrap_or_else(|_| "null".to_string())
+}
+
+/// `value` as a `serde_json::Value` (for bodies a handler edits: `fields=`, list-only keys).
+pub fn to_value<T: Serialize>(value: &T) -> serde_json::Value {
+    // cannot fail, as for `to_text`
+    serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+pub(crate) mod testing {
+    //! What every view's unit test checks.
+    use serde::Serialize;
+    use serde_json::Value;
+
+    /// A fixed datetime, `2026-01-02T03:04:05`.
+    pub fn t() -> chrono::NaiveDateTime {
+        chrono::NaiveDate::from_ymd_opt(2026, 1, 2)
+            .unwrap()
+            .and_hms_opt(3, 4, 5)
+            .unwrap()
+    }
+
+    /// The view's text is the text of the `json!` map it replaces (`map`), and its keys are
+    /// `attrs` less the list-only filter keys `hidden`.
+    pub fn same_as_map<T: Serialize>(view: &T, map: Value, attrs: &[&str], hidden: &[&str]) {
+        let text = super::to_text(view);
+        assert_eq!(text, serde_json::to_string(&map).unwrap());
+        assert_eq!(super::to_value(view), map);
+        let mut keys: Vec<&str> = map
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| k.as_str())
+            .collect();
+        let mut want: Vec<&str> = attrs
+            .iter()
+            .copied()
+            .filter(|a| !hidden.contains(a))
+            .collect();
+        keys.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(keys, want);
+    }
+}

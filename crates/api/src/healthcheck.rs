@@ -28,7 +28,7 @@ use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::state::AppState;
+use crate::AppState;
 
 mod config;
 

@@ -10,12 +10,12 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::{Extension, Json};
 use serde_json::Value;
 
-use crate::AppState;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::list;
 use crate::pagination::ListParams;
 use crate::policy;
+use crate::state::AppState;
 
 type Q = Query<Vec<(String, String)>>;
 

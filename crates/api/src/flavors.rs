@@ -18,12 +18,12 @@ use octavia_db::{
 };
 use serde_json::{Value, json};
 
-use crate::AppState;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::listing;
 use crate::pagination::ListParams;
 use crate::policy;
+use crate::state::AppState;
 use crate::types::{Kind, Patch, Schema, f, m, parse_typed, s};
 use crate::{columns, list};
 

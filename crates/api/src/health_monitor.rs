@@ -9,29 +9,24 @@ use octavia_db::{HealthMonitorRow, ListQuery, QuotaResource, SqlValue, Tx};
 use provider::{OperatingStatus, ProvisioningStatus};
 use serde_json::{Value, json};
 
-use crate::AppState;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::listing;
-use crate::lookup::{get_db_lb, get_db_pool, lock_pool_child, quota_limits, strip_helper};
+use crate::lookup::{
+    get_db_hm, get_db_lb, get_db_pool, lock_pool_child, quota_limits, strip_helper,
+};
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
 use crate::render::HM_ATTRS;
+use crate::state::AppState;
 use crate::types::{Patch, health_monitor::*, parse_typed};
-use crate::{columns, list, provider_call, provider_model, render};
+use crate::{columns, list, provider_call, provider_model, render, target};
 
 type Q = Query<Vec<(String, String)>>;
 
 /// Fields only HTTP/HTTPS monitors may carry.
 const HTTP_FIELDS: [&str; 3] = ["http_method", "url_path", "expected_codes"];
-
-/// Load a health monitor that is not DELETED (404 `Health Monitor <id> not found.`).
-pub async fn get_db_hm(tx: &mut octavia_db::Tx, id: &str) -> Result<HealthMonitorRow, ApiError> {
-    let h: Option<HealthMonitorRow> = tx.find(id).await?;
-    h.filter(|h| h.provisioning_status != ProvisioningStatus::Deleted)
-        .ok_or_else(|| ApiError::not_found("Health Monitor", id))
-}
 
 fn is_http(t: &str) -> bool {
     matches!(t, "HTTP" | "HTTPS")
@@ -375,27 +370,43 @@ pub async fn put(
     list::no_query(&q, &[])?;
     let b: HmPut = parse_typed(&body, "health_monitor_", "healthmonitor", &HM_PUT)?;
     let mut tx = st.db().begin().await?;
-    let h = get_db_hm(&mut tx, &id).await?;
-    let pool = get_db_pool(&mut tx, &h.pool_id).await?;
-    let lb = get_db_lb(
-        &mut tx,
-        pool.load_balancer_id.as_deref().unwrap_or_default(),
-    )
-    .await?;
-    policy::authorize(&ctx, "healthmonitor", "put", lb.project_id.as_deref())?;
-    validate_update(&b, &h)?;
+    let t = target::health_monitor(&mut tx, &ctx, &id, "put").await?;
+    let (h, pool) = (&t.row, &t.parents);
+    validate_update(&b, h)?;
     if matches!(pool.protocol.as_str(), "UDP" | "SCTP") {
         validate_udp_sctp(&st, &h.r#type, b.delay.value().copied(), &pool.protocol)?;
     }
-    let pname = provider_call::lb_provider(&lb);
-    let driver = st.driver(&pname)?;
-    lock_pool_child(&mut tx, &pool).await?;
-    let old = provider_model::hm_model(&h);
+    let prov = t.provider(&st)?;
+    lock_pool_child(&mut tx, pool).await?;
+    let old = provider_model::hm_model(h);
     let mut new = provider::HealthMonitor {
         healthmonitor_id: id.clone(),
         ..Default::default()
     };
-    let mut ch: Vec<(&str, SqlValue)> = vec![(
+    let ch = put_changes(&b, &mut new);
+    call_provider(
+        &mut tx,
+        &prov.name,
+        prov.driver.health_monitor_update(old, new),
+    )
+    .await?;
+    tx.update::<HealthMonitorRow>(&id, &ch).await?;
+    if let Some(tags) = b.tags.sent() {
+        tx.set_tags(&id, tags.map_or(&[][..], |l| l.as_slice()))
+            .await?;
+    }
+    let h = get_db_hm(&mut tx, &id).await?;
+    let body = render::render_hm(&mut tx, &h).await?;
+    tx.commit().await?;
+    Ok(Json(json!({"healthmonitor": body})))
+}
+
+/// The column changes of a PUT (after `provisioning_status` PENDING_UPDATE) and the attributes
+/// of the driver's new model: each attribute sent is written, a `null` as health_monitor.py
+/// `put` and `_set_default_on_none` make it (`max_retries_down` 3, `http_method` GET,
+/// `url_path` `/`, `expected_codes` 200, `admin_state_up` false).
+fn put_changes(b: &HmPut, new: &mut provider::HealthMonitor) -> Vec<(&'static str, SqlValue)> {
+    let mut ch: Vec<(&'static str, SqlValue)> = vec![(
         "provisioning_status",
         ProvisioningStatus::PendingUpdate.into(),
     )];
@@ -450,16 +461,7 @@ pub async fn put(
         ch.push(("domain_name", v.cloned().into()));
         new.domain_name = v.cloned();
     }
-    call_provider(&mut tx, &pname, driver.health_monitor_update(old, new)).await?;
-    tx.update::<HealthMonitorRow>(&id, &ch).await?;
-    if let Some(tags) = b.tags.sent() {
-        tx.set_tags(&id, tags.map_or(&[][..], |l| l.as_slice()))
-            .await?;
-    }
-    let h = get_db_hm(&mut tx, &id).await?;
-    let body = render::render_hm(&mut tx, &h).await?;
-    tx.commit().await?;
-    Ok(Json(json!({"healthmonitor": body})))
+    ch
 }
 
 /// `DELETE /v2/lbaas/healthmonitors/{id}` → 204, monitor PENDING_DELETE; pool, its listeners
@@ -472,23 +474,16 @@ pub async fn delete(
 ) -> Result<StatusCode, ApiError> {
     list::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
-    let h = get_db_hm(&mut tx, &id).await?;
-    let pool = get_db_pool(&mut tx, &h.pool_id).await?;
-    let lb = get_db_lb(
-        &mut tx,
-        pool.load_balancer_id.as_deref().unwrap_or_default(),
-    )
-    .await?;
-    policy::authorize(&ctx, "healthmonitor", "delete", lb.project_id.as_deref())?;
-    let pname = provider_call::lb_provider(&lb);
-    let driver = st.driver(&pname)?;
-    lock_pool_child(&mut tx, &pool).await?;
+    let t = target::health_monitor(&mut tx, &ctx, &id, "delete").await?;
+    let prov = t.provider(&st)?;
+    lock_pool_child(&mut tx, &t.parents).await?;
     tx.set_provisioning_status::<HealthMonitorRow>(&id, ProvisioningStatus::PendingDelete)
         .await?;
     call_provider(
         &mut tx,
-        &pname,
-        driver.health_monitor_delete(provider_model::hm_model(&h)),
+        &prov.name,
+        prov.driver
+            .health_monitor_delete(provider_model::hm_model(&t.row)),
     )
     .await?;
     tx.commit().await?;

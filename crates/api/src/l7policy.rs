@@ -12,7 +12,6 @@ use provider::{OperatingStatus, ProvisioningStatus};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::AppState;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::l7rule::{self, L7RulePost, MAX_RULES_PER_POLICY};
@@ -25,11 +24,12 @@ use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
 use crate::render::{render_policies, render_policy};
+use crate::state::AppState;
 use crate::types::l7::{ACTIONS, L7RULE_SINGLE};
 use crate::types::{
     INT_COLUMN_MAX, INT_COLUMN_MIN, Kind, Patch, Schema, Strings, TAGS, f, int, mn, parse_typed, s,
 };
-use crate::{columns, list, provider_call};
+use crate::{columns, list, provider_call, target};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -122,13 +122,13 @@ pub struct L7PolicyPost {
 impl L7PolicyPost {
     /// The action and redirect attributes, as sanitize reads them.
     pub fn redirect(&self) -> Redirect {
-        Redirect {
-            action: self.action.clone(),
-            redirect_pool_id: self.redirect_pool_id.clone(),
-            redirect_url: self.redirect_url.clone(),
-            redirect_prefix: self.redirect_prefix.clone(),
-            redirect_http_code: self.redirect_http_code.clone(),
-        }
+        Redirect::of(
+            &self.action,
+            &self.redirect_pool_id,
+            &self.redirect_url,
+            &self.redirect_prefix,
+            &self.redirect_http_code,
+        )
     }
     /// The inline rules, `null` items skipped.
     pub fn rules(&self) -> Vec<&L7RulePost> {
@@ -166,13 +166,13 @@ pub struct L7PolicyPut {
 impl L7PolicyPut {
     /// The action and redirect attributes, as sanitize reads them.
     pub fn redirect(&self) -> Redirect {
-        Redirect {
-            action: self.action.clone(),
-            redirect_pool_id: self.redirect_pool_id.clone(),
-            redirect_url: self.redirect_url.clone(),
-            redirect_prefix: self.redirect_prefix.clone(),
-            redirect_http_code: self.redirect_http_code.clone(),
-        }
+        Redirect::of(
+            &self.action,
+            &self.redirect_pool_id,
+            &self.redirect_url,
+            &self.redirect_prefix,
+            &self.redirect_http_code,
+        )
     }
     /// True when an attribute other than the action and redirect ones was sent.
     fn other_given(&self) -> bool {
@@ -238,6 +238,22 @@ pub struct Redirect {
 }
 
 impl Redirect {
+    /// The five attributes of a POST or PUT body, copied (both bodies' `redirect`).
+    fn of(
+        action: &Patch<String>,
+        redirect_pool_id: &Patch<String>,
+        redirect_url: &Patch<String>,
+        redirect_prefix: &Patch<String>,
+        redirect_http_code: &Patch<i64>,
+    ) -> Self {
+        Self {
+            action: action.clone(),
+            redirect_pool_id: redirect_pool_id.clone(),
+            redirect_url: redirect_url.clone(),
+            redirect_prefix: redirect_prefix.clone(),
+            redirect_http_code: redirect_http_code.clone(),
+        }
+    }
     /// `to_dict(render_unsets=True)` of a create: every redirect attribute present (`null`
     /// when left out), `action` as sent.
     pub(crate) fn render_unsets(mut self) -> Self {
@@ -641,27 +657,53 @@ pub async fn put(
     let b: L7PolicyPut = parse_typed(&body, "l7policy_", "l7policy", &L7POLICY_PUT)?;
     check_types(&b.redirect_http_code)?;
     let mut tx = st.db().begin().await?;
-    let p = get_db_l7policy(&mut tx, &id).await?;
-    let listener = get_db_listener(&mut tx, &p.listener_id).await?;
-    let lb = get_db_lb(
-        &mut tx,
-        listener.load_balancer_id.as_deref().unwrap_or_default(),
-    )
-    .await?;
-    policy::authorize(&ctx, "l7policy", "put", lb.project_id.as_deref())?;
+    let t = target::l7policy(&mut tx, &ctx, &id, "put").await?;
+    let (p, listener) = (&t.row, &t.parents);
     let mut d = b.redirect();
     sanitize(&mut d, false, b.other_given())?;
     if let Some(pid) = d.redirect_pool_id.value() {
-        check_redirect_pool(&mut tx, &listener, pid).await?;
+        check_redirect_pool(&mut tx, listener, pid).await?;
     }
-    let pname = provider_call::lb_provider(&lb);
-    let driver = st.driver(&pname)?;
-    lock_lb_and_listener(&mut tx, &lb.id, &listener.id).await?;
+    let prov = t.provider(&st)?;
+    lock_lb_and_listener(&mut tx, &t.lb.id, &listener.id).await?;
     let mut new = provider::L7Policy {
         l7policy_id: id.clone(),
         ..Default::default()
     };
-    let mut ch: Vec<(&str, SqlValue)> = vec![(
+    let ch = put_changes(&b, &d, &mut new);
+    if let Some(pid) = d.redirect_pool_id.value() {
+        let pool = get_db_pool(&mut tx, pid).await?;
+        pool_same_lb(&pool, listener)?;
+    }
+    let old = policy_model(&mut tx, p).await?;
+    call_provider(&mut tx, &prov.name, prov.driver.l7policy_update(old, new)).await?;
+    tx.update::<L7PolicyRow>(&id, &ch).await?;
+    if let Some(&pos) = b.position.value()
+        && pos != i64::from(p.position)
+    {
+        place(&mut tx, &p.listener_id, &id, pos).await?;
+    }
+    if let Some(tags) = b.tags.sent() {
+        tx.set_tags(&id, tags.map_or(&[][..], |t| &t[..])).await?;
+    }
+    let p = get_db_l7policy(&mut tx, &id).await?;
+    let out = render_policy(&mut tx, &p).await?;
+    tx.commit().await?;
+    Ok(Json(json!({"l7policy": out})))
+}
+
+/// The column changes of a PUT (after `provisioning_status` PENDING_UPDATE) and the attributes
+/// of the driver's new model, from the body `b` and its [`sanitize`]d redirect `d`: names and
+/// `admin_state_up` (`null`: false) as sent, then the redirect attributes, then the clearing
+/// a (new) action makes (`L7PolicyRepository.update` of octavia/db/repositories.py: REJECT
+/// clears every redirect, REDIRECT_TO_URL the pool and prefix, REDIRECT_TO_POOL the URL,
+/// prefix and code, REDIRECT_PREFIX the URL and pool).
+fn put_changes(
+    b: &L7PolicyPut,
+    d: &Redirect,
+    new: &mut provider::L7Policy,
+) -> Vec<(&'static str, SqlValue)> {
+    let mut ch: Vec<(&'static str, SqlValue)> = vec![(
         "provisioning_status",
         ProvisioningStatus::PendingUpdate.into(),
     )];
@@ -682,7 +724,6 @@ pub async fn put(
         .redirect_http_code
         .value()
         .and_then(|c| i32::try_from(*c).ok());
-    // the repository's clearing by (new) action
     let action = d.action.value().cloned();
     let mut set = |k: &'static str, v: SqlValue| {
         ch.retain(|(c, _)| *c != k);
@@ -717,31 +758,13 @@ pub async fn put(
             set(k, SqlValue::Null);
         }
     }
-    if let Some(pid) = d.redirect_pool_id.value() {
-        let pool = get_db_pool(&mut tx, pid).await?;
-        pool_same_lb(&pool, &listener)?;
-    }
     new.action = action;
     new.redirect_pool_id = d.redirect_pool_id.value().cloned();
     new.redirect_url = d.redirect_url.value().cloned();
     new.redirect_prefix = d.redirect_prefix.value().cloned();
     new.redirect_http_code = code.map(i64::from);
     new.position = b.position.value().copied();
-    let old = policy_model(&mut tx, &p).await?;
-    call_provider(&mut tx, &pname, driver.l7policy_update(old, new)).await?;
-    tx.update::<L7PolicyRow>(&id, &ch).await?;
-    if let Some(&pos) = b.position.value()
-        && pos != i64::from(p.position)
-    {
-        place(&mut tx, &p.listener_id, &id, pos).await?;
-    }
-    if let Some(tags) = b.tags.sent() {
-        tx.set_tags(&id, tags.map_or(&[][..], |t| &t[..])).await?;
-    }
-    let p = get_db_l7policy(&mut tx, &id).await?;
-    let out = render_policy(&mut tx, &p).await?;
-    tx.commit().await?;
-    Ok(Json(json!({"l7policy": out})))
+    ch
 }
 
 /// `DELETE /v2/lbaas/l7policies/{id}` → 204, policy PENDING_DELETE; LB and listener
@@ -754,21 +777,13 @@ pub async fn delete(
 ) -> Result<StatusCode, ApiError> {
     list::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
-    let p = get_db_l7policy(&mut tx, &id).await?;
-    let listener = get_db_listener(&mut tx, &p.listener_id).await?;
-    let lb = get_db_lb(
-        &mut tx,
-        listener.load_balancer_id.as_deref().unwrap_or_default(),
-    )
-    .await?;
-    policy::authorize(&ctx, "l7policy", "delete", lb.project_id.as_deref())?;
-    let pname = provider_call::lb_provider(&lb);
-    let driver = st.driver(&pname)?;
-    lock_lb_and_listener(&mut tx, &lb.id, &listener.id).await?;
+    let t = target::l7policy(&mut tx, &ctx, &id, "delete").await?;
+    let prov = t.provider(&st)?;
+    lock_lb_and_listener(&mut tx, &t.lb.id, &t.parents.id).await?;
     tx.set_provisioning_status::<L7PolicyRow>(&id, ProvisioningStatus::PendingDelete)
         .await?;
-    let model = policy_model(&mut tx, &p).await?;
-    call_provider(&mut tx, &pname, driver.l7policy_delete(model)).await?;
+    let model = policy_model(&mut tx, &t.row).await?;
+    call_provider(&mut tx, &prov.name, prov.driver.l7policy_delete(model)).await?;
     tx.commit().await?;
     Ok(StatusCode::NO_CONTENT)
 }

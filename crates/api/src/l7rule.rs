@@ -14,17 +14,17 @@ use provider::{OperatingStatus, ProvisioningStatus};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::AppState;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::listing;
 use crate::lookup::{
-    get_db_l7policy, get_db_lb, get_db_listener, lock_lb_and_listener, quota_limits,
+    get_db_l7policy, get_db_l7rule, get_db_lb, get_db_listener, lock_lb_and_listener, quota_limits,
 };
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
 use crate::render::{render_rule, render_rules};
+use crate::state::AppState;
 use crate::types::l7::{COMPARE_TYPES, RULE_TYPES};
 use crate::types::{Kind, Patch, Schema, Strings, TAGS, f, mn, parse_typed};
 use crate::{columns, list, provider_call};
@@ -396,13 +396,6 @@ async fn route_policy(tx: &mut Tx, policy_id: &str) -> Result<L7PolicyRow, ApiEr
             format!("L7Policy {policy_id} not found."),
         )
     })
-}
-
-/// Load a rule that is not DELETED (404 `L7 Rule <id> not found.`).
-pub async fn get_db_l7rule(tx: &mut Tx, id: &str) -> Result<L7RuleRow, ApiError> {
-    let r: Option<L7RuleRow> = tx.find(id).await?;
-    r.filter(|r| r.provisioning_status != ProvisioningStatus::Deleted)
-        .ok_or_else(|| ApiError::not_found("L7 Rule", id))
 }
 
 /// The project and provider of the policy's load balancer, and the listener id.

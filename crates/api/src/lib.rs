@@ -3,9 +3,9 @@
 //! [`router`] builds the whole HTTP surface from an [`AppState`]: version discovery, the
 //! `/v2/lbaas/…` resources (one module per Octavia controller: [`load_balancer`],
 //! [`listener`], [`pool`], [`member`], [`health_monitor`], [`l7policy`], [`l7rule`],
-//! [`quotas`], …, which share their lookups and locks through [`lookup`], not through each
-//! other), Octavia's fault bodies ([`fault`]), WSME-exact body parsing ([`types`]),
-//! pagination ([`pagination`]),
+//! [`quotas`], …, which share their lookups and locks through [`lookup`] and the prologue of
+//! their writes through [`target`], not through each other), Octavia's fault bodies
+//! ([`fault`]), WSME-exact body parsing ([`types`]), pagination ([`pagination`]),
 //! keystone/noauth contexts ([`context`]) and the default RBAC rules ([`policy`]).
 //!
 //! Every mutating call runs in one SQL transaction of `octavia-db` (lock the LB, check its
@@ -44,6 +44,7 @@ pub mod proxy_headers;
 pub mod quotas;
 pub mod related;
 pub mod render;
+pub mod target;
 pub mod types;
 pub mod versions;
 pub mod view;

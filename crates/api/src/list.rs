@@ -6,9 +6,9 @@ use axum::http::HeaderMap;
 use octavia_db::{ListQuery, Tx};
 use serde_json::{Map, Value};
 
-use crate::AppState;
 use crate::fault::ApiError;
 use crate::pagination::{self, ListParams};
+use crate::state::AppState;
 
 /// Reject any query parameter on endpoints that declare none but `allowed`
 /// (400 `Unknown argument: "<name>"`, WSME).

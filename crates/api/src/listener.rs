@@ -11,7 +11,6 @@ use octavia_db::{ListQuery, ListenerRow, PoolRow, QuotaResource, SqlValue, Tx};
 use provider::{OperatingStatus, ProvisioningStatus};
 use serde_json::{Value, json};
 
-use crate::AppState;
 use crate::certificates;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
@@ -23,6 +22,7 @@ use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
 use crate::render::LISTENER_ATTRS;
+use crate::state::AppState;
 use crate::types::{Patch, Strings, listener::*, parse_typed};
 use crate::{columns, list, provider_call, provider_model, render};
 
@@ -33,7 +33,7 @@ type Q = Query<Vec<(String, String)>>;
 /// listener with certificate refs counts as TLS: `PROMETHEUS with TLS`), as
 /// octavia/api/v2/controllers/listener.py `_validate_create_listener`.
 pub(crate) fn validate_enabled(
-    cfg: &crate::ApiConfig,
+    cfg: &crate::state::ApiConfig,
     b: &ListenerPost,
     protocol: &str,
 ) -> Result<(), ApiError> {
@@ -147,7 +147,7 @@ pub(crate) async fn validate_tls_create(
 /// Integers were range-checked by the schema; `peer_port` is the caller's.
 pub(crate) fn new_row(
     b: &ListenerPost,
-    cfg: &crate::ApiConfig,
+    cfg: &crate::state::ApiConfig,
     project: &str,
     lb_id: &str,
     default_pool_id: Option<String>,
@@ -415,7 +415,7 @@ pub async fn post(
 /// flags and `admin_state_up` false; `default_pool_id: null` removes the pool).
 fn put_changes(
     b: &ListenerPut,
-    cfg: &crate::ApiConfig,
+    cfg: &crate::state::ApiConfig,
     new: &mut provider::Listener,
 ) -> Vec<(&'static str, SqlValue)> {
     let mut ch: Vec<(&'static str, SqlValue)> = Vec::new();

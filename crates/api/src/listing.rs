@@ -14,9 +14,9 @@
 use axum::http::HeaderMap;
 use octavia_db::{Cond, PageQuery, Record, SqlValue, Tx};
 
-use crate::AppState;
 use crate::fault::ApiError;
 use crate::pagination::{self, ListParams, bool_from_string};
+use crate::state::AppState;
 
 /// The `Cond` of `expr = value` for a filter value as the in-memory path compares it; `1 = 0`
 /// when no rendered value can equal it.
@@ -321,7 +321,7 @@ pub fn body(
     objs: Vec<serde_json::Value>,
     p: &ListParams,
     attrs: &[&str],
-    cfg: &crate::ApiConfig,
+    cfg: &crate::state::ApiConfig,
 ) -> serde_json::Value {
     let items = objs
         .into_iter()

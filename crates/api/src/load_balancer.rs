@@ -12,7 +12,6 @@ use octavia_db::{
 use provider::{OperatingStatus, ProvisioningStatus};
 use serde_json::{Value, json};
 
-use crate::AppState;
 use crate::context::RequestContext;
 use crate::fault::{ApiError, MISSING_PROJECT};
 use crate::listing;
@@ -21,6 +20,7 @@ use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
 use crate::render::LB_ATTRS;
+use crate::state::AppState;
 use crate::types::{load_balancer::*, parse_typed};
 use crate::{columns, list, provider_call, provider_model, related, render};
 

@@ -5,13 +5,15 @@
 //! helper. Every resource module imports this one and none of the others, so a resource can
 //! change without touching its siblings.
 
-use octavia_db::{L7PolicyRow, ListQuery, ListenerRow, LoadBalancerRow, PoolRow, Tx};
+use octavia_db::{
+    HealthMonitorRow, L7PolicyRow, L7RuleRow, ListQuery, ListenerRow, LoadBalancerRow, PoolRow, Tx,
+};
 use provider::ProvisioningStatus;
 use serde_json::{Value, json};
 
-use crate::AppState;
 use crate::fault::ApiError;
 use crate::related::pool_listeners;
+use crate::state::AppState;
 
 /// Load a load balancer that is not DELETED (404 `Load Balancer <id> not found.`).
 /// The id is recorded as the request span's `lb_id` (log lines of the request carry it).
@@ -195,4 +197,18 @@ pub async fn lock_pool_child(tx: &mut Tx, pool: &PoolRow) -> Result<(), ApiError
     tx.set_provisioning_status::<PoolRow>(&pool.id, ProvisioningStatus::PendingUpdate)
         .await?;
     Ok(())
+}
+
+/// Load a health monitor that is not DELETED (404 `Health Monitor <id> not found.`).
+pub async fn get_db_hm(tx: &mut octavia_db::Tx, id: &str) -> Result<HealthMonitorRow, ApiError> {
+    let h: Option<HealthMonitorRow> = tx.find(id).await?;
+    h.filter(|h| h.provisioning_status != ProvisioningStatus::Deleted)
+        .ok_or_else(|| ApiError::not_found("Health Monitor", id))
+}
+
+/// Load a rule that is not DELETED (404 `L7 Rule <id> not found.`).
+pub async fn get_db_l7rule(tx: &mut Tx, id: &str) -> Result<L7RuleRow, ApiError> {
+    let r: Option<L7RuleRow> = tx.find(id).await?;
+    r.filter(|r| r.provisioning_status != ProvisioningStatus::Deleted)
+        .ok_or_else(|| ApiError::not_found("L7 Rule", id))
 }

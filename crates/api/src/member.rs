@@ -12,7 +12,6 @@ use axum::{Extension, Json};
 use octavia_db::{ListQuery, MemberRow, PoolRow, QuotaResource, SqlValue, Tx};
 use serde_json::{Value, json};
 
-use crate::AppState;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::listing;
@@ -21,6 +20,7 @@ use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
 use crate::render::MEMBER_ATTRS;
+use crate::state::AppState;
 use crate::types::{member::*, parse_list_typed, parse_typed};
 use crate::{columns, list, provider_call, provider_model, related, render};
 

@@ -8,9 +8,9 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use crate::AppState;
 use crate::context;
 use crate::fault::ApiError;
+use crate::state::AppState;
 
 /// A client's `X-Openstack-Request-Id` when it has oslo's form `req-<uuid>`
 /// (oslo_middleware/request_id.py keeps it as the global request id; anything else is dropped).

@@ -14,8 +14,8 @@ use std::cmp::Ordering;
 use axum::http::{HeaderMap, StatusCode};
 use serde_json::{Map, Value, json};
 
-use crate::AppState;
 use crate::fault::ApiError;
+use crate::state::AppState;
 
 /// The auxiliary (non-filter) query parameters.
 const AUX: &[&str] = &[
@@ -78,7 +78,7 @@ impl ListParams {
     pub fn parse(
         pairs: &[(String, String)],
         max_limit: Option<usize>,
-        cfg: &crate::ApiConfig,
+        cfg: &crate::state::ApiConfig,
     ) -> Result<Self, ApiError> {
         let get = |k: &str| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
         let mut p = ListParams {
@@ -231,7 +231,7 @@ pub fn apply(
     p: &ListParams,
     attrs: &[&str],
     path_url: &str,
-    cfg: &crate::ApiConfig,
+    cfg: &crate::state::ApiConfig,
 ) -> Result<Page, ApiError> {
     let sort = sort_keys(p, attrs)?;
     let key = key_attr(attrs);
@@ -366,7 +366,7 @@ pub fn finish(
     p: &ListParams,
     key: &str,
     path_url: &str,
-    cfg: &crate::ApiConfig,
+    cfg: &crate::state::ApiConfig,
 ) -> Page {
     let id = |i: &Map<String, Value>| {
         i.get(key)
@@ -391,7 +391,7 @@ pub fn links(
     n: usize,
     p: &ListParams,
     path_url: &str,
-    cfg: &crate::ApiConfig,
+    cfg: &crate::state::ApiConfig,
 ) -> Value {
     if !cfg.allow_pagination {
         return Value::Null;
@@ -479,7 +479,7 @@ mod tests {
     const ATTRS: &[&str] = &["id", "name", "created_at", "tags", "admin_state_up"];
 
     fn run(query: &[(&str, &str)]) -> Result<Page, ApiError> {
-        let cfg = crate::ApiConfig::default();
+        let cfg = crate::state::ApiConfig::default();
         let p = ListParams::parse(&q(query), Some(1000), &cfg)?;
         let all = vec![
             item("3", "c", "2020-01-03"),
@@ -568,7 +568,7 @@ mod tests {
         let p = ListParams::parse(
             &q(&[("fields", "id"), ("fields", "name")]),
             None,
-            &crate::ApiConfig::default(),
+            &crate::state::ApiConfig::default(),
         )
         .unwrap();
         let m = project_fields(item("1", "a", "x"), &p.fields);

@@ -12,7 +12,6 @@ use octavia_db::{
 use provider::{OperatingStatus, ProvisioningStatus};
 use serde_json::{Value, json};
 
-use crate::AppState;
 use crate::certificates;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
@@ -24,6 +23,7 @@ use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
 use crate::render::POOL_ATTRS;
+use crate::state::AppState;
 use crate::types::{Patch, parse_typed, pool::*};
 use crate::{columns, list, provider_call, provider_model, related, render};
 

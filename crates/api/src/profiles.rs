@@ -14,13 +14,13 @@ use octavia_db::{
 };
 use serde_json::{Value, json};
 
-use crate::AppState;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::listing;
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::query_provider;
+use crate::state::AppState;
 use crate::types::{Patch, Schema, f, mn, parse_typed, s};
 use crate::{columns, list, provider_call};
 

@@ -6,10 +6,10 @@ use axum::extract::{Path, Query, State};
 use axum::{Extension, Json};
 use serde_json::{Map, Value, json};
 
-use crate::AppState;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::policy;
+use crate::state::AppState;
 use crate::{list, provider_call};
 
 type Q = Query<Vec<(String, String)>>;

@@ -19,10 +19,10 @@ use crate::list;
 use crate::listing;
 use crate::pagination::ListParams;
 use crate::policy;
+use crate::state::{AppState, QuotaDefaults};
 use crate::types::quotas::{QUOTA_PUT, QuotaPut};
 use crate::types::{Patch, parse_typed};
 use crate::view::{Limits, QuotaView, to_value};
-use crate::{AppState, QuotaDefaults};
 
 type Q = Query<Vec<(String, String)>>;
 

@@ -6,7 +6,7 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use serde_json::{Value, json};
 
-use crate::AppState;
+use crate::state::AppState;
 
 /// `(id, status, updated)` of every API version, in the reference's order
 /// (octavia/api/root_controller.py; v2.7's out-of-order date is the reference's).

@@ -16,11 +16,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use octavia_db::{L7PolicyRow, ListenerRow, LoadBalancerRow, PoolRow, QuotaResource, Tx};
 use serde_json::{Map, Value};
 
-use crate::AppState;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::l7policy::L7PolicyPost;
 use crate::lookup::{check_pool_protocol, port_space, quota_limits};
+use crate::state::AppState;
 use crate::types::listener::ListenerPost;
 use crate::types::member::MemberPost;
 use crate::types::pool::PoolPost;

@@ -69,17 +69,11 @@ impl<'a> HmView<'a> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::view::testing::{same_as_map, t};
+    use crate::view::testing::{dt, name, same_as_map, t};
     use serde_json::{Value, json};
 
     /// The `json!` map this view replaced (`render_hm_with` before the view).
     fn old_map(h: &HealthMonitorRow, tags: Vec<String>) -> Value {
-        let name = |v: &Option<String>| Value::String(v.clone().unwrap_or_default());
-        let dt = |t: Option<chrono::NaiveDateTime>| {
-            t.map_or(Value::Null, |t| {
-                Value::String(t.format("%Y-%m-%dT%H:%M:%S").to_string())
-            })
-        };
         json!({
             "id": h.id, "name": name(&h.name), "type": h.r#type, "delay": h.delay, "timeout": h.timeout,
             "max_retries": h.rise_threshold, "max_retries_down": h.fall_threshold, "http_method": h.http_method,

@@ -99,23 +99,11 @@ impl<'a> ListenerView<'a> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::view::testing::{same_as_map, t};
+    use crate::view::testing::{dt, ids, name, same_as_map, scalar_list, t};
     use serde_json::{Value, json};
 
     /// The `json!` map this view replaced (`render_listener_with` before the view).
     fn old_map(l: &ListenerRow, att: ListenerAttachments) -> Value {
-        let name = |v: &Option<String>| Value::String(v.clone().unwrap_or_default());
-        let ids = |ids: &[String]| Value::Array(ids.iter().map(|i| json!({ "id": i })).collect());
-        let scalar_list = |v: &Option<String>| match v {
-            None => Value::Null,
-            Some(s) if s.is_empty() => json!([]),
-            Some(s) => Value::Array(s.split(',').map(|x| Value::String(x.to_string())).collect()),
-        };
-        let dt = |t: Option<chrono::NaiveDateTime>| {
-            t.map_or(Value::Null, |t| {
-                Value::String(t.format("%Y-%m-%dT%H:%M:%S").to_string())
-            })
-        };
         let ListenerAttachments {
             sni_refs: sni,
             allowed_cidrs: cidrs,

@@ -63,17 +63,11 @@ impl<'a> MemberView<'a> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::view::testing::{same_as_map, t};
+    use crate::view::testing::{dt, name, same_as_map, t};
     use serde_json::{Value, json};
 
     /// The `json!` map this view replaced (`render_member_with` before the view).
     fn old_map(m: &MemberRow, tags: Vec<String>) -> Value {
-        let name = |v: &Option<String>| Value::String(v.clone().unwrap_or_default());
-        let dt = |t: Option<chrono::NaiveDateTime>| {
-            t.map_or(Value::Null, |t| {
-                Value::String(t.format("%Y-%m-%dT%H:%M:%S").to_string())
-            })
-        };
         json!({
             "id": m.id, "name": name(&m.name), "operating_status": m.operating_status,
             "provisioning_status": m.provisioning_status, "admin_state_up": m.enabled, "address": m.ip_address,

@@ -50,6 +50,33 @@ pub(crate) mod testing {
     use serde::Serialize;
     use serde_json::Value;
 
+    /// The former `json!` renderers' helpers, the reference every view is checked against:
+    /// a name or description (`null` → `""`).
+    pub fn name(v: &Option<String>) -> Value {
+        Value::String(v.clone().unwrap_or_default())
+    }
+
+    /// Child references as `[{"id": …}]`.
+    pub fn ids(ids: &[String]) -> Value {
+        Value::Array(ids.iter().map(|i| serde_json::json!({ "id": i })).collect())
+    }
+
+    /// A comma-joined column as a list (`NULL` → `null`, `""` → `[]`).
+    pub fn scalar_list(v: &Option<String>) -> Value {
+        match v {
+            None => Value::Null,
+            Some(s) if s.is_empty() => serde_json::json!([]),
+            Some(s) => Value::Array(s.split(',').map(|x| Value::String(x.to_string())).collect()),
+        }
+    }
+
+    /// A datetime as `%Y-%m-%dT%H:%M:%S`, `null` when unset.
+    pub fn dt(t: Option<chrono::NaiveDateTime>) -> Value {
+        t.map_or(Value::Null, |t| {
+            Value::String(t.format("%Y-%m-%dT%H:%M:%S").to_string())
+        })
+    }
+
     /// A fixed datetime, `2026-01-02T03:04:05`.
     pub fn t() -> chrono::NaiveDateTime {
         chrono::NaiveDate::from_ymd_opt(2026, 1, 2)

@@ -101,23 +101,11 @@ impl<'a> PoolView<'a> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::view::testing::{same_as_map, t};
+    use crate::view::testing::{dt, ids, name, same_as_map, scalar_list, t};
     use serde_json::{Value, json};
 
     /// The `json!` map this view replaced (`render_pool_with` before the view).
     fn old_map(p: &PoolRow, sp: Option<&SessionPersistenceRow>, att: PoolAttachments) -> Value {
-        let name = |v: &Option<String>| Value::String(v.clone().unwrap_or_default());
-        let ids = |ids: &[String]| Value::Array(ids.iter().map(|i| json!({ "id": i })).collect());
-        let scalar_list = |v: &Option<String>| match v {
-            None => Value::Null,
-            Some(s) if s.is_empty() => json!([]),
-            Some(s) => Value::Array(s.split(',').map(|x| Value::String(x.to_string())).collect()),
-        };
-        let dt = |t: Option<chrono::NaiveDateTime>| {
-            t.map_or(Value::Null, |t| {
-                Value::String(t.format("%Y-%m-%dT%H:%M:%S").to_string())
-            })
-        };
         let render_sp = |sp: &Option<SessionPersistenceRow>| match sp {
             None => Value::Null,
             Some(s) => json!({"type": s.r#type, "cookie_name": s.cookie_name,

@@ -331,6 +331,7 @@ fn tcp_traffic_member_changes_health_restart() {
     let hm_path = format!("/v2/lbaas/healthmonitors/{hm}");
     wait_member(&keel, &token, in_pool, &mem2, "ONLINE", "ONLINE");
     wait_member(&keel, &token, in_pool, &mem3, "ONLINE", "ONLINE");
+    probe_source_answers_with_probe_mac(&[&m2, &m3]);
     let t0 = Instant::now();
     m2.stop("tcp", 8080);
     wait_member(&keel, &token, in_pool, &mem2, "ERROR", "DEGRADED");

@@ -174,11 +174,13 @@ impl std::fmt::Debug for OvsdbNb {
     }
 }
 
-/// The tables the driver reads (all columns).
+/// The tables the driver reads: [`TABLES`] with all columns, and `NB_Global`'s `options`
+/// (the health probes' source MAC, given to the HM ports).
 pub fn monitor_spec() -> ovsdb::MonitorSpec {
     TABLES
         .iter()
         .fold(ovsdb::MonitorSpec::new(), |m, t| m.table(t))
+        .columns(crate::scope::NB_GLOBAL, &["options"])
 }
 
 impl OvsdbNb {

@@ -546,7 +546,7 @@ impl NeutronPorts {
     /// The source IP of `subnet_id`'s `ovn-lb-hm-<subnet>` port (seed 000 §6): remembered and
     /// still in `snap`'s replica (no REST call), else Neutron's port of that name on
     /// `network_id`, else, when `create`, a new port (`device_owner` `ovn-lb-hm:distributed`,
-    /// port security off, project `project_id`). `Ok(None)`: no port (and not `create`), or a
+    /// port security off, project `project_id`, MAC = the NB's `svc_monitor_mac` when free). `Ok(None)`: no port (and not `create`), or a
     /// port without an address in the subnet.
     pub async fn hm_port(
         &self,
@@ -580,7 +580,7 @@ impl NeutronPorts {
         if !create {
             return Ok(None);
         }
-        let req = PortCreate {
+        let mut req = PortCreate {
             network_id: network_id.to_string(),
             name: Some(name.clone()),
             fixed_ips: Some(vec![FixedIpRequest::subnet(subnet_id)]),
@@ -589,9 +589,24 @@ impl NeutronPorts {
             admin_state_up: Some(true),
             port_security_enabled: Some(false),
             project_id: Some(project_id.to_string()).filter(|p| !p.is_empty()),
+            mac_address: snap
+                .and_then(|s| s.source.as_ref())
+                .and_then(|s| s.0.svc_monitor_mac()),
             ..Default::default()
         };
-        let port = self.neutron.create_port(&req).await?;
+        // The probes leave from the port's IP with `svc_monitor_mac` as source MAC, while the
+        // port's own switch port answers ARP for that IP with the port's MAC: a member that
+        // learnt the latter sends its replies to a port nobody binds and the probe times out
+        // (member ERROR while it serves). One MAC for both ends that race. A second subnet of
+        // the same network cannot reuse the MAC (409) and falls back to Neutron's.
+        let port = match self.neutron.create_port(&req).await {
+            Err(e) if req.mac_address.is_some() && (e.is_conflict() || e.status() == Some(403)) => {
+                tracing::info!(subnet = subnet_id, error = %e, "HM port: svc_monitor_mac refused, Neutron's MAC used");
+                req.mac_address = None;
+                self.neutron.create_port(&req).await?
+            }
+            r => r?,
+        };
         let Some(ip) = port.ip_in_subnet(subnet_id) else {
             return Ok(None);
         };

@@ -67,6 +67,10 @@ const LS: &str = "Logical_Switch";
 const LSP: &str = "Logical_Switch_Port";
 const LR: &str = "Logical_Router";
 const LRP: &str = "Logical_Router_Port";
+/// The NB's one-row global table; only its `options` are followed (`ovsdb_nb::monitor_spec`).
+pub(crate) const NB_GLOBAL: &str = "NB_Global";
+/// `NB_Global` option `ovn-northd` fills with the MAC health probes are sent from.
+const SVC_MONITOR_MAC: &str = "svc_monitor_mac";
 
 /// A snapshot holding what `scope` touches. `pool_index` gives candidate row uuids for a pool
 /// id (verified here; may be stale or empty).
@@ -368,6 +372,13 @@ impl RowSource for ovsdb::Snapshot {
         self.schema()
             .table(LB)
             .is_some_and(|t| t.columns.contains_key("health_check"))
+    }
+
+    fn svc_monitor_mac(&self) -> Option<String> {
+        self.table(NB_GLOBAL)?
+            .rows()
+            .find_map(|r| r.map_get("options", SVC_MONITOR_MAC))
+            .map(String::from)
     }
 }
 

@@ -543,3 +543,50 @@ pub fn member_body(vm: &Vm, port: u16, subnet: &str) -> Value {
     json!({"member": {"name": vm.name, "address": vm.ip, "protocol_port": port,
         "subnet_id": subnet}})
 }
+
+/// The health probes' source answers ARP with one MAC: each `ovn-lb-hm:distributed` port
+/// Neutron holds carries NB_Global `options:svc_monitor_mac`, and every member VM of `vms`
+/// that resolved such a port's IP holds that MAC for it (the port's MAC and the probes' MAC
+/// differing made a serving member ERROR whenever it learnt the port's). Panics naming the
+/// port and VM otherwise; at least one VM must have resolved a probe source.
+pub fn probe_source_answers_with_probe_mac(vms: &[&Vm]) {
+    let global = nb_select("NB_Global", json!([]));
+    let options = super::map(&global[0]["options"]);
+    let probe_mac = super::get(&options, "svc_monitor_mac")
+        .expect("NB_Global options:svc_monitor_mac (set by ovn-northd)")
+        .to_lowercase();
+    let (status, body) = neutron(
+        "GET",
+        "/ports?device_owner=ovn-lb-hm:distributed",
+        &super::admin_token(),
+        None,
+    );
+    assert_eq!(status, 200, "{body}");
+    let mut resolved = 0;
+    for port in body["ports"].as_array().into_iter().flatten() {
+        let mac = port["mac_address"].as_str().unwrap_or_default().to_lowercase();
+        for ip in port["fixed_ips"].as_array().into_iter().flatten() {
+            let ip = ip["ip_address"].as_str().unwrap_or_default();
+            for vm in vms {
+                let neigh = dp(&["exec", &vm.name, "ip", "neigh", "show", ip]);
+                let Some(learnt) = neigh
+                    .split_whitespace()
+                    .skip_while(|w| *w != "lladdr")
+                    .nth(1)
+                else {
+                    continue;
+                };
+                resolved += 1;
+                assert_eq!(
+                    (mac.as_str(), learnt.to_lowercase()),
+                    (probe_mac.as_str(), probe_mac.clone()),
+                    "HM port {} ({ip}) as seen by {}: (port MAC, MAC the VM learnt) against \
+                     svc_monitor_mac",
+                    port["name"],
+                    vm.name
+                );
+            }
+        }
+    }
+    assert!(resolved > 0, "no member VM resolved a probe source IP: {body}");
+}

@@ -262,6 +262,10 @@ pub struct PortCreate {
     /// `qos_policy_id`; `None` = not sent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub qos_policy_id: Option<String>,
+    /// `mac_address` (admin or network owner); `None` = Neutron allocates one. The OVN HM
+    /// port asks for the NB's `svc_monitor_mac`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mac_address: Option<String>,
     /// Port security (the OVN HM port is created with `false`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub port_security_enabled: Option<bool>,

@@ -47,6 +47,11 @@ pub trait RowSource: Send + Sync {
     fn map_get(&self, table: &str, uuid: &str, column: &str, key: &str) -> Option<String>;
     /// True when `Load_Balancer` has a `health_check` column (OVN ≥ 2.12).
     fn health_check_supported(&self) -> bool;
+    /// `NB_Global` `options:svc_monitor_mac`: the source MAC of `ovn-controller`'s health
+    /// probes (set by `ovn-northd`); `None` when the source does not follow `NB_Global`.
+    fn svc_monitor_mac(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The source a scoped snapshot was built from (so it can be widened from the same

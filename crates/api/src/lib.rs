@@ -182,7 +182,7 @@ pub fn router(state: AppState) -> Router {
             "/v2/lbaas/pools/{pool_id}/members",
             get(member::get_all)
                 .post(member::post)
-                .put(member::batch_put),
+                .put(member::batch::batch_put),
         )
         .route(
             "/v2/lbaas/pools/{pool_id}/members/{id}",

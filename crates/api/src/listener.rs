@@ -309,6 +309,46 @@ pub async fn get_one(
     ))
 }
 
+/// 409 `Another Listener on this Load Balancer is already using protocol <p> and
+/// protocol_port <n>` when a live listener of `existing` holds `port` in the same port space
+/// (TCP-based protocols share one, UDP and SCTP have their own).
+fn port_free(existing: &[ListenerRow], port: i64, protocol: &str) -> Result<(), ApiError> {
+    if existing.iter().any(|l| {
+        l.protocol_port as i64 == port
+            && port_space(&l.protocol) == port_space(protocol)
+            && l.provisioning_status != ProvisioningStatus::Deleted
+    }) {
+        return Err(ApiError::Conflict(format!(
+            "Another Listener on this Load Balancer is already using protocol {protocol} and protocol_port {port}"
+        )));
+    }
+    Ok(())
+}
+
+/// A `default_pool_id` must name a live pool of load balancer `lb_id` (404 `Pool <id> not
+/// found.`) whose protocol a `protocol` listener can use (400).
+async fn default_pool_fits(
+    tx: &mut octavia_db::Tx,
+    pid: &str,
+    lb_id: &str,
+    protocol: &str,
+) -> Result<(), ApiError> {
+    let pool: Option<PoolRow> = tx.find(pid).await?;
+    let pool = pool
+        .filter(|p| {
+            p.load_balancer_id.as_deref() == Some(lb_id)
+                && p.provisioning_status != ProvisioningStatus::Deleted
+        })
+        .ok_or_else(|| ApiError::not_found("Pool", pid))?;
+    if !pool_protocol_ok(protocol, &pool.protocol) {
+        return Err(ApiError::Validation(format!(
+            "The pool protocol '{}' is invalid while the listener protocol is '{protocol}'.",
+            pool.protocol
+        )));
+    }
+    Ok(())
+}
+
 /// `POST /v2/lbaas/listeners` → 201, listener PENDING_CREATE, LB PENDING_UPDATE.
 pub async fn post(
     State(st): State<AppState>,
@@ -355,29 +395,9 @@ pub async fn post(
     let existing: Vec<ListenerRow> = tx
         .list(&ListQuery::default().filter("load_balancer_id", lb_id.as_str()))
         .await?;
-    if existing.iter().any(|l| {
-        l.protocol_port as i64 == port
-            && port_space(&l.protocol) == port_space(&protocol)
-            && l.provisioning_status != ProvisioningStatus::Deleted
-    }) {
-        return Err(ApiError::Conflict(format!(
-            "Another Listener on this Load Balancer is already using protocol {protocol} and protocol_port {port}"
-        )));
-    }
+    port_free(&existing, port, &protocol)?;
     if let Some(pid) = &b.default_pool_id {
-        let pool: Option<PoolRow> = tx.find(pid).await?;
-        let pool = pool
-            .filter(|p| {
-                p.load_balancer_id.as_deref() == Some(lb_id.as_str())
-                    && p.provisioning_status != ProvisioningStatus::Deleted
-            })
-            .ok_or_else(|| ApiError::not_found("Pool", pid))?;
-        if !pool_protocol_ok(&protocol, &pool.protocol) {
-            return Err(ApiError::Validation(format!(
-                "The pool protocol '{}' is invalid while the listener protocol is '{protocol}'.",
-                pool.protocol
-            )));
-        }
+        default_pool_fits(&mut tx, pid, &lb_id, &protocol).await?;
     }
     let peer_port = octavia_db::Tx::peer_port_after(&existing);
     let row = new_row(

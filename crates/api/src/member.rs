@@ -1,7 +1,6 @@
 //! `/v2/lbaas/pools/{pool_id}/members`, as `octavia/api/v2/controllers/member.py`.
 
 use provider::{OperatingStatus, ProvisioningStatus};
-use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 
 use axum::body::Bytes;
@@ -21,8 +20,10 @@ use crate::policy;
 use crate::provider_call::call_provider;
 use crate::render::MEMBER_ATTRS;
 use crate::state::AppState;
-use crate::types::{member::*, parse_list_typed, parse_typed};
+use crate::types::{member::*, parse_typed};
 use crate::{columns, list, provider_call, provider_model, related, render};
+
+pub mod batch;
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -425,213 +426,6 @@ pub async fn delete(
     .await?;
     tx.commit().await?;
     Ok(StatusCode::NO_CONTENT)
-}
-
-/// The columns a batch entry writes on an existing member: every `MemberPOST` field with its
-/// default (weight 1, backup false, admin_state_up true, monitor_* null), `name` only when given.
-fn batch_changes(b: &MemberPost, m: &MemberRow) -> Changes {
-    let mut ch: Changes = Vec::new();
-    let weight = b.weight.unwrap_or(1);
-    if m.weight.map(i64::from) != Some(weight) {
-        ch.push(("weight", weight.into()));
-    }
-    let enabled = b.admin_state_up.on_create();
-    if m.enabled != enabled {
-        ch.push(("enabled", enabled.into()));
-    }
-    let backup = b.backup.unwrap_or(false);
-    if m.backup != backup {
-        ch.push(("backup", backup.into()));
-    }
-    let ma = b.monitor_address.clone();
-    if m.monitor_address != ma {
-        ch.push(("monitor_address", ma.into()));
-    }
-    let mp = b.monitor_port;
-    if m.monitor_port.map(i64::from) != mp {
-        ch.push(("monitor_port", mp.into()));
-    }
-    if let Some(n) = b.name.sent()
-        && m.name.as_ref() != n
-    {
-        ch.push(("name", n.cloned().into()));
-    }
-    ch
-}
-
-/// `PUT /v2/lbaas/pools/{pool_id}/members[?additive_only=true]` → 202 with no body.
-///
-/// Members are matched by (address, protocol_port): new ones are created PENDING_CREATE,
-/// listed ones whose fields differ are updated PENDING_UPDATE, unlisted ones go PENDING_DELETE
-/// (left untouched with `additive_only`). The driver gets `member_batch_update(pool_id,
-/// desired)` with the complete desired set (new, listed, and — additive — untouched members).
-/// When nothing is created, changed or deleted the call is a no-op: no lock, no driver call
-/// (the reference marks listed unchanged members PENDING_UPDATE; Keel leaves them alone so
-/// that every PENDING_* state has a provider status to return it).
-pub async fn batch_put(
-    State(st): State<AppState>,
-    Extension(ctx): Extension<RequestContext>,
-    Path(pool_id): Path<String>,
-    Query(q): Q,
-    body: Bytes,
-) -> Result<StatusCode, ApiError> {
-    list::no_query(&q, &["additive_only"])?;
-    let additive = q
-        .iter()
-        .find(|(k, _)| k == "additive_only")
-        .is_some_and(|(_, v)| crate::pagination::bool_from_string(v));
-    let mut tx = st.db().begin().await?;
-    let pool = route_pool(&mut tx, &pool_id).await?;
-    let items: Vec<MemberPost> = parse_list_typed(&body, "members_", "members", &MEMBER_POST)?;
-    let lb = get_db_lb(
-        &mut tx,
-        pool.load_balancer_id.as_deref().unwrap_or_default(),
-    )
-    .await?;
-    let project = lb.project_id.clone().unwrap_or_default();
-    policy::authorize(&ctx, "member", "post", Some(&project))?;
-    policy::authorize(&ctx, "member", "put", Some(&project))?;
-    if !additive {
-        policy::authorize(&ctx, "member", "delete", Some(&project))?;
-    }
-    let pname = provider_call::lb_provider(&lb);
-    let driver = st.driver(&pname)?;
-    let old = related::pool_members(&mut tx, &pool_id).await?;
-    let by_key: BTreeMap<(String, i64), &MemberRow> = old
-        .iter()
-        .map(|m| {
-            (
-                (
-                    m.ip_address.clone().unwrap_or_default(),
-                    i64::from(m.protocol_port),
-                ),
-                m,
-            )
-        })
-        .collect();
-    let mut new_items: Vec<&MemberPost> = Vec::new();
-    let mut updated: Vec<(&MemberRow, &MemberPost, Changes)> = Vec::new();
-    let mut seen: BTreeSet<(String, i64)> = BTreeSet::new();
-    let mut new_keys: BTreeSet<(String, i64)> = BTreeSet::new();
-    for it in &items {
-        let key = (it.address.clone(), it.protocol_port);
-        match by_key.get(&key) {
-            None => {
-                ip_not_reserved(&st, &key.0)?;
-                if !new_keys.insert(key.clone()) {
-                    return Err(duplicate(&key.0, key.1));
-                }
-                new_items.push(it);
-            }
-            Some(m) => {
-                if !seen.insert(key) {
-                    return Err(ApiError::Validation(
-                        "Member must be updated only once in the same request.".into(),
-                    ));
-                }
-                let mut ch = batch_changes(it, m);
-                let tags_change = match &it.tags {
-                    Some(want) => {
-                        let mut want = want.0.clone();
-                        let mut have = tx.tags(&m.id).await?;
-                        want.sort();
-                        have.sort();
-                        want != have
-                    }
-                    None => false,
-                };
-                if !ch.is_empty() || tags_change {
-                    ch.push((
-                        "provisioning_status",
-                        ProvisioningStatus::PendingUpdate.into(),
-                    ));
-                }
-                updated.push((m, it, ch));
-            }
-        }
-    }
-    let listed: BTreeSet<(String, i64)> = seen.iter().cloned().collect();
-    let absent: Vec<&MemberRow> = old
-        .iter()
-        .filter(|m| {
-            !listed.contains(&(
-                m.ip_address.clone().unwrap_or_default(),
-                i64::from(m.protocol_port),
-            ))
-        })
-        .collect();
-    let changed = updated.iter().any(|(_, _, ch)| !ch.is_empty());
-    if new_items.is_empty() && !changed && (additive || absent.is_empty()) {
-        return Ok(StatusCode::ACCEPTED);
-    }
-    let diff = if additive {
-        new_items.len() as i64
-    } else {
-        new_items.len() as i64 - absent.len() as i64
-    };
-    // Octavia checks the net growth; every new member is charged, since each removed one
-    // gives its unit back when its DELETED status arrives (octavia-db check_and_charge_quota).
-    if !ctx.noauth && (diff > 0 || !new_items.is_empty()) {
-        tx.check_and_charge_quota(
-            &project,
-            QuotaResource::Member,
-            (diff > 0).then(|| i32::try_from(diff).unwrap_or(i32::MAX)),
-            i32::try_from(new_items.len()).unwrap_or(i32::MAX),
-            &quota_limits(&st),
-        )
-        .await?;
-    }
-    let has_hm = related::pool_hm(&mut tx, &pool_id).await?.is_some();
-    lock_pool_child(&mut tx, &pool).await?;
-    let mut desired: Vec<provider::Member> = Vec::new();
-    let mut valid_subnets: BTreeSet<String> = BTreeSet::new();
-    let mut rows: Vec<MemberRow> = Vec::new();
-    for it in &new_items {
-        if let Some(s) = &it.subnet_id
-            && !valid_subnets.contains(s)
-        {
-            subnet_exists(&st, &ctx, s).await?;
-            valid_subnets.insert(s.clone());
-        }
-        let vnic = check_sriov(it)?;
-        let mut row = new_row(it, &pool, has_hm, vnic);
-        row.project_id = Some(project.clone());
-        rows.push(row);
-    }
-    // the new members in a few multi-row INSERTs, then their tags
-    tx.insert_many(&rows).await?;
-    for (it, row) in new_items.iter().zip(&rows) {
-        if let Some(tags) = &it.tags {
-            tx.set_tags(&row.id, tags).await?;
-        }
-        desired.push(provider_model::member_model(row));
-    }
-    for (m, it, ch) in &updated {
-        if !ch.is_empty() {
-            tx.update::<MemberRow>(&m.id, ch).await?;
-        }
-        if let Some(tags) = &it.tags {
-            tx.set_tags(&m.id, tags).await?;
-        }
-        let now: MemberRow = tx.get(&m.id).await?;
-        desired.push(provider_model::member_model(&now));
-    }
-    for m in &absent {
-        if additive {
-            desired.push(provider_model::member_model(m));
-        } else {
-            tx.set_provisioning_status::<MemberRow>(&m.id, ProvisioningStatus::PendingDelete)
-                .await?;
-        }
-    }
-    call_provider(
-        &mut tx,
-        &pname,
-        driver.member_batch_update(&pool_id, desired),
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(StatusCode::ACCEPTED)
 }
 
 #[cfg(test)]

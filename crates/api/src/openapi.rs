@@ -1,7 +1,7 @@
 //! The OpenAPI 3.1 document of the whole API, served as `GET /v2/openapi.json` and checked in
 //! as `docs/openapi.json`.
 //!
-//! Nothing in it is written twice: request bodies are rendered from the very [`Schema`] tables
+//! Nothing in it is written twice: request bodies are rendered from the very [`Schema`](crate::types::Schema) tables
 //! [`crate::types::parse_body`] validates with (lengths, ranges, enums, patterns, UUID / IP /
 //! CIDR formats, nesting, mandatory fields, the `tenant_id` alias); response bodies from the
 //! attribute tables the handlers filter and sort by (`crate::render::LB_ATTRS`, …), each attribute typed

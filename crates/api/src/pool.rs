@@ -294,6 +294,55 @@ pub async fn get_one(
     ))
 }
 
+/// The listener (when `listener_id` is sent; 400 `InvalidSubresource` when unknown) and the
+/// load balancer (`loadbalancer_id`, else the listener's; 400 when neither is sent) a pool
+/// create attaches to.
+async fn create_target(
+    tx: &mut octavia_db::Tx,
+    b: &PoolPost,
+) -> Result<(Option<ListenerRow>, octavia_db::LoadBalancerRow), ApiError> {
+    let listener = match &b.listener_id {
+        Some(lid) => {
+            Some(
+                get_db_listener(tx, lid)
+                    .await
+                    .map_err(|_| ApiError::InvalidSubresource {
+                        resource: "Listener".into(),
+                        id: lid.clone(),
+                    })?,
+            )
+        }
+        None => None,
+    };
+    let lb_id = match (&b.loadbalancer_id, &listener) {
+        (Some(l), _) => l.clone(),
+        (None, Some(l)) => l.load_balancer_id.clone().unwrap_or_default(),
+        (None, None) => {
+            return Err(ApiError::Validation(
+                "Must provide at least one of: loadbalancer_id, listener_id".into(),
+            ));
+        }
+    };
+    Ok((listener, get_db_lb(tx, &lb_id).await?))
+}
+
+/// A listener can take a new `protocol` pool: it is on load balancer `lb_id` (400), not a
+/// PROMETHEUS listener (400), and the protocols combine ([`check_pool_protocol`]).
+fn listener_takes_pool(l: &ListenerRow, lb_id: &str, protocol: &str) -> Result<(), ApiError> {
+    if l.load_balancer_id.as_deref() != Some(lb_id) {
+        return Err(ApiError::Validation(format!(
+            "Listener {} is not on Load Balancer {lb_id}.",
+            l.id
+        )));
+    }
+    if l.protocol == "PROMETHEUS" {
+        return Err(ApiError::BadRequest(
+            "Protocol PROMETHEUS listeners cannot have child objects.".into(),
+        ));
+    }
+    check_pool_protocol(&l.protocol, protocol)
+}
+
 /// `POST /v2/lbaas/pools` → 201, pool PENDING_CREATE, LB (+ listener) PENDING_UPDATE; with
 /// `listener_id` the listener's `default_pool_id` is set in the same transaction.
 ///
@@ -310,41 +359,12 @@ pub async fn post(
     let b: PoolPost = parse_typed(&body, "pool_", "pool", &POOL_POST)?;
     let protocol = b.protocol.clone().unwrap_or_default();
     let mut tx = st.db().begin().await?;
-    let listener: Option<ListenerRow> =
-        match &b.listener_id {
-            Some(lid) => Some(get_db_listener(&mut tx, lid).await.map_err(|_| {
-                ApiError::InvalidSubresource {
-                    resource: "Listener".into(),
-                    id: lid.clone(),
-                }
-            })?),
-            None => None,
-        };
-    let lb_id = match (b.loadbalancer_id.clone(), &listener) {
-        (Some(l), _) => l,
-        (None, Some(l)) => l.load_balancer_id.clone().unwrap_or_default(),
-        (None, None) => {
-            return Err(ApiError::Validation(
-                "Must provide at least one of: loadbalancer_id, listener_id".into(),
-            ));
-        }
-    };
-    let lb = get_db_lb(&mut tx, &lb_id).await?;
+    let (listener, lb) = create_target(&mut tx, &b).await?;
+    let lb_id = lb.id.clone();
     let project = lb.project_id.clone().unwrap_or_default();
     policy::authorize(&ctx, "pool", "post", Some(&project))?;
     if let Some(l) = &listener {
-        if l.load_balancer_id.as_deref() != Some(lb_id.as_str()) {
-            return Err(ApiError::Validation(format!(
-                "Listener {} is not on Load Balancer {lb_id}.",
-                l.id
-            )));
-        }
-        if l.protocol == "PROMETHEUS" {
-            return Err(ApiError::BadRequest(
-                "Protocol PROMETHEUS listeners cannot have child objects.".into(),
-            ));
-        }
-        check_pool_protocol(&l.protocol, &protocol)?;
+        listener_takes_pool(l, &lb_id, &protocol)?;
     }
     validate_create_fields(&b, &protocol)?;
     let pname = provider_call::lb_provider(&lb);
@@ -480,6 +500,115 @@ fn put_changes(b: &PoolPut, new: &mut provider::Pool) -> Vec<(&'static str, SqlV
     ch
 }
 
+/// The session persistence a PUT leaves: `(sent object, its type)`. A partial object without
+/// `type` keeps the stored type (pool.py put), `{}` included: it keeps the type and clears
+/// the rest; `{}` with nothing stored removes nothing. 400 `Invalid session_persistence
+/// provided.` when no type results, and [`validate_sp`]'s refusals.
+fn put_session_persistence<'b>(
+    b: &'b PoolPut,
+    p: &PoolRow,
+    stored: Option<&SessionPersistenceRow>,
+) -> Result<(Option<&'b SessionPersistence>, Option<String>), ApiError> {
+    let sp = b
+        .session_persistence
+        .value()
+        .filter(|o| !o.is_empty() || stored.is_some());
+    let sp_type = sp.and_then(|o| {
+        o.r#type
+            .value()
+            .cloned()
+            .or_else(|| stored.map(|s| s.r#type.clone()))
+    });
+    if let Some(o) = sp {
+        let mut merged = o.clone();
+        if let Some(t) = &sp_type {
+            merged.r#type = Patch::Value(t.clone());
+        }
+        validate_sp(&merged, &p.protocol, "UDP")?;
+        if sp_type.is_none() {
+            return Err(ApiError::Validation(
+                "Invalid session_persistence provided.".into(),
+            ));
+        }
+    }
+    Ok((sp, sp_type))
+}
+
+/// pool.py `_validate_pool_PUT`'s TLS part, before the LB lock: the sent `tls_versions` and
+/// `alpn_protocols`, the CA/CRL pairing (400 when a CRL would be left without a CA), then the
+/// sent TLS ref and the CA (sent, else stored) with the CRL in the certificate manager.
+async fn put_tls_checks(
+    st: &AppState,
+    ctx: &RequestContext,
+    b: &PoolPut,
+    p: &PoolRow,
+) -> Result<(), ApiError> {
+    use crate::listener::rules::{check_alpn, check_tls_versions};
+    if b.tls_versions.given() {
+        check_tls_versions(b.tls_versions.value().map(|v| v.as_slice()))?;
+    }
+    if b.alpn_protocols.given() {
+        check_alpn(b.alpn_protocols.value().map(|v| v.as_slice()))?;
+    }
+    let ca = b
+        .ca_tls_container_ref
+        .sent()
+        .map_or_else(|| p.ca_tls_certificate_id.clone(), |v| v.cloned());
+    let crl = b
+        .crl_container_ref
+        .sent()
+        .map_or_else(|| p.crl_container_id.clone(), |v| v.cloned());
+    if crl.is_some() && ca.is_none() {
+        let text = if b.ca_tls_container_ref.given() && p.ca_tls_certificate_id.is_some() {
+            "A CA reference cannot be removed when a certificate revocation list is present."
+        } else {
+            "A CA reference is required to specify a certificate revocation list."
+        };
+        return Err(ApiError::Validation(text.into()));
+    }
+    let token = ctx.auth_token.as_deref();
+    let tls_refs = tls_refs(b.tls_container_ref.value());
+    certificates::validate_tls_refs(st.cert_manager(), token, &tls_refs).await?;
+    if let Some(ca) = ca.as_deref().filter(|r| !r.is_empty()) {
+        let crl = crl.as_deref().filter(|r| !r.is_empty());
+        certificates::validate_client_ca_and_crl_refs(st.cert_manager(), token, ca, crl).await?;
+    }
+    Ok(())
+}
+
+/// Writes a sent `session_persistence` (updating the stored row or inserting one; removing it
+/// for `null`) and returns the provider's view of it (`null` when removed).
+async fn write_session_persistence(
+    tx: &mut octavia_db::Tx,
+    id: &str,
+    sp: Option<(&SessionPersistence, String)>,
+    stored: bool,
+) -> Result<Value, ApiError> {
+    let Some((o, ty)) = sp else {
+        tx.delete::<SessionPersistenceRow>(id).await?;
+        return Ok(Value::Null);
+    };
+    let row = sp_row(id, o, ty);
+    if stored {
+        tx.update::<SessionPersistenceRow>(
+            id,
+            &[
+                ("type", row.r#type.as_str().into()),
+                ("cookie_name", row.cookie_name.clone().into()),
+                ("persistence_timeout", row.persistence_timeout.into()),
+                (
+                    "persistence_granularity",
+                    row.persistence_granularity.clone().into(),
+                ),
+            ],
+        )
+        .await?;
+    } else {
+        tx.insert(&row).await?;
+    }
+    Ok(provider_model::sp_model(&row))
+}
+
 /// `PUT /v2/lbaas/pools/{id}` → 200, pool, its listeners and the LB PENDING_UPDATE.
 pub async fn put(
     State(st): State<AppState>,
@@ -499,65 +628,8 @@ pub async fn put(
     b.lb_algorithm.refuse_null("lb_algorithm")?;
     b.tls_enabled.refuse_null("tls_enabled")?;
     let stored_sp: Option<SessionPersistenceRow> = tx.find(&id).await?;
-    // A partial SP without `type` keeps the stored type (pool.py put), `{}` included: it
-    // keeps the type and clears the rest. `{}` with nothing stored removes nothing.
-    let sp = b
-        .session_persistence
-        .value()
-        .filter(|o| !o.is_empty() || stored_sp.is_some());
-    let sp_type = sp.and_then(|o| {
-        o.r#type
-            .value()
-            .cloned()
-            .or_else(|| stored_sp.as_ref().map(|s| s.r#type.clone()))
-    });
-    if let Some(o) = sp {
-        let mut merged = o.clone();
-        if let Some(t) = &sp_type {
-            merged.r#type = Patch::Value(t.clone());
-        }
-        validate_sp(&merged, &p.protocol, "UDP")?;
-        if sp_type.is_none() {
-            return Err(ApiError::Validation(
-                "Invalid session_persistence provided.".into(),
-            ));
-        }
-    }
-    {
-        use crate::listener::rules::{check_alpn, check_tls_versions};
-        if b.tls_versions.given() {
-            check_tls_versions(b.tls_versions.value().map(|v| v.as_slice()))?;
-        }
-        if b.alpn_protocols.given() {
-            check_alpn(b.alpn_protocols.value().map(|v| v.as_slice()))?;
-        }
-    }
-    let ca_given = b.ca_tls_container_ref.given();
-    let ca = b
-        .ca_tls_container_ref
-        .sent()
-        .map_or_else(|| p.ca_tls_certificate_id.clone(), |v| v.cloned());
-    let crl = b
-        .crl_container_ref
-        .sent()
-        .map_or_else(|| p.crl_container_id.clone(), |v| v.cloned());
-    if crl.is_some() && ca.is_none() {
-        let text = if ca_given && p.ca_tls_certificate_id.is_some() {
-            "A CA reference cannot be removed when a certificate revocation list is present."
-        } else {
-            "A CA reference is required to specify a certificate revocation list."
-        };
-        return Err(ApiError::Validation(text.into()));
-    }
-    // pool.py `_validate_pool_PUT`, before the LB lock: the given TLS ref, then the CA (given,
-    // else stored) with the CRL.
-    let token = ctx.auth_token.as_deref();
-    let tls_refs = tls_refs(b.tls_container_ref.value());
-    certificates::validate_tls_refs(st.cert_manager(), token, &tls_refs).await?;
-    if let Some(ca) = ca.as_deref().filter(|r| !r.is_empty()) {
-        let crl = crl.as_deref().filter(|r| !r.is_empty());
-        certificates::validate_client_ca_and_crl_refs(st.cert_manager(), token, ca, crl).await?;
-    }
+    let (sp, sp_type) = put_session_persistence(&b, &p, stored_sp.as_ref())?;
+    put_tls_checks(&st, &ctx, &b, &p).await?;
     let pname = provider_call::lb_provider(&lb);
     let driver = st.driver(&pname)?;
     let listener_ids: Vec<String> = related::pool_listeners(&mut tx, &id)
@@ -575,33 +647,9 @@ pub async fn put(
     let ch = put_changes(&b, &mut new);
     tx.update::<PoolRow>(&id, &ch).await?;
     if b.session_persistence.given() {
-        match (sp, &sp_type) {
-            (Some(o), Some(t)) => {
-                let row = sp_row(&id, o, t.clone());
-                if stored_sp.is_some() {
-                    tx.update::<SessionPersistenceRow>(
-                        &id,
-                        &[
-                            ("type", row.r#type.as_str().into()),
-                            ("cookie_name", row.cookie_name.clone().into()),
-                            ("persistence_timeout", row.persistence_timeout.into()),
-                            (
-                                "persistence_granularity",
-                                row.persistence_granularity.clone().into(),
-                            ),
-                        ],
-                    )
-                    .await?;
-                } else {
-                    tx.insert(&row).await?;
-                }
-                new.session_persistence = Some(provider_model::sp_model(&row));
-            }
-            _ => {
-                tx.delete::<SessionPersistenceRow>(&id).await?;
-                new.session_persistence = Some(Value::Null);
-            }
-        }
+        new.session_persistence = Some(
+            write_session_persistence(&mut tx, &id, sp.zip(sp_type), stored_sp.is_some()).await?,
+        );
     }
     if let Some(tags) = b.tags.sent() {
         tx.set_tags(&id, tags.map_or(&[][..], |l| l.as_slice()))

@@ -81,7 +81,7 @@ fn tls_listener(lb: &str, extra: serde_json::Value) -> serde_json::Value {
 
 #[tokio::test]
 async fn listener_refs_read_before_the_provider() {
-    for mysql in [false, true] {
+    for mysql in common::db::backends() {
         let mut env = common::Env::new(mysql, common::Setup::noauth()).await;
         with_certs(&mut env, true);
         let lb = env.active_lb("lb").await;
@@ -235,7 +235,7 @@ async fn without_a_cert_manager_every_ref_is_unreadable() {
 
 #[tokio::test]
 async fn pool_refs_read_before_the_provider() {
-    for mysql in [false, true] {
+    for mysql in common::db::backends() {
         let mut env = common::Env::new(mysql, common::Setup::noauth()).await;
         with_certs(&mut env, true);
         let lb = env.active_lb("lb").await;

@@ -341,7 +341,7 @@ async fn quotas_are_counted_per_kind() {
 
 #[tokio::test]
 async fn noauth_creates_the_tree_without_quotas() {
-    for mysql in [false, true] {
+    for mysql in common::db::backends() {
         let env = Env::new(
             mysql,
             Setup::role_tokens(Policy::default()).auth(api::AuthMode::NoAuth),

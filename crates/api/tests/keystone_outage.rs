@@ -12,7 +12,7 @@ use serde_json::json;
 
 #[tokio::test]
 async fn outage_is_503_and_bad_tokens_are_401() {
-    for mysql in [false, true] {
+    for mysql in common::db::backends() {
         let env = Env::new(mysql, Setup::role_tokens(Policy::default())).await;
         for token in ["unreachable", "keystone-500"] {
             let (s, b) = env

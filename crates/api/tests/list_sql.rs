@@ -591,7 +591,7 @@ fn owned(v: &[&str]) -> Vec<String> {
 
 /// Seed both backends and compare every space of `spaces` for every caller.
 async fn run(spaces: impl Fn() -> Vec<Space>, callers: &[String]) {
-    for mysql in [false, true] {
+    for mysql in common::db::backends() {
         let env = Env::new(mysql, Setup::role_tokens(Policy::default())).await;
         seed(&env).await;
         let (sql, mem) = router(&env);
@@ -1029,7 +1029,7 @@ async fn walk(router: &axum::Router, token: &str, s: &Space, sort: &str, limit: 
 /// (the in-memory oracle agrees page by page: the equivalence tests above).
 #[tokio::test]
 async fn every_collection_pages_through_its_links_to_the_full_list() {
-    for mysql in [false, true] {
+    for mysql in common::db::backends() {
         let env = Env::new(mysql, Setup::role_tokens(Policy::default())).await;
         seed(&env).await;
         let (sql, _) = router(&env);
@@ -1083,7 +1083,7 @@ async fn every_collection_pages_through_its_links_to_the_full_list() {
 /// projects) and, for the top-level collections, as one project's member; on both backends.
 #[tokio::test]
 async fn a_page_costs_the_same_statements_whatever_its_size() {
-    for mysql in [false, true] {
+    for mysql in common::db::backends() {
         let env = Env::new(mysql, Setup::role_tokens(Policy::default())).await;
         seed(&env).await;
         let (sql, _) = router(&env);

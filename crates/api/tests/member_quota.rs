@@ -84,7 +84,7 @@ async fn report_done(env: &Env, lb: &str, l: &str, p: &str) {
 /// exist. Octavia charges only the net growth and so drifts one down per removed member.
 #[tokio::test]
 async fn member_batch_quota_counts_the_members_that_exist() {
-    for mysql in [false, true] {
+    for mysql in common::db::backends() {
         let env = Env::new(mysql, Setup::role_tokens(Policy::default())).await;
         let (lb, l, p) = setup(&env).await;
         let base = format!("/v2/lbaas/pools/{p}/members");

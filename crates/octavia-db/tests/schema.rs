@@ -242,7 +242,7 @@ async fn upgrade_on_reference_db_at_head_adds_only_the_list_indexes() {
 
 #[tokio::test]
 async fn upgrade_is_idempotent_on_both_backends() {
-    for mysql in [false, true] {
+    for mysql in common::backends() {
         let t = if mysql {
             TestDb::mariadb().await
         } else {

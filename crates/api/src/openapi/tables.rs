@@ -546,7 +546,7 @@ pub enum Reply {
     Page(&'static str, &'static str, &'static Resource),
     /// `{"<key>": [<resource>…]}`, not paginated.
     Bare(&'static str, &'static Resource),
-    /// A named shape of [`SHAPES`].
+    /// A named shape of `SHAPES`.
     Shape(&'static str),
     /// The JSON string `"v2"`.
     V2,

@@ -27,7 +27,7 @@ pub enum Kind {
         max: Option<usize>,
     },
     /// `wtypes.StringType(min_length, max_length, pattern=…)`: the lengths, then Python's
-    /// `re.search` of Octavia's regex ([`pattern::search`]).
+    /// `re.search` of Octavia's regex (`types::pattern::search`).
     Pattern {
         /// Octavia's regex text: run, and shown in the error.
         pattern: &'static str,

@@ -450,7 +450,7 @@ impl Env {
 #[macro_export]
 macro_rules! each_backend {
     ($setup:expr, |$env:ident| $body:block) => {
-        for mysql in [false, true] {
+        for mysql in common::db::backends() {
             let $env = common::Env::new(mysql, $setup).await;
             $body
             $env.done().await;

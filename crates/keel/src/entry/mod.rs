@@ -1,5 +1,5 @@
 //! The programs the deployment tools start, answered by the one `keel` binary under their
-//! names (argv[0]: a symlink written by `keel links DIR`, or the image's `/usr/bin/<name>`):
+//! names (`argv[0]`: a symlink written by `keel links DIR`, or the image's `/usr/bin/<name>`):
 //!
 //! | name | stands for | runs |
 //! |---|---|---|
@@ -144,7 +144,7 @@ pub struct Invocation {
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Dispatch {
-    /// argv[0] is not one of [`PROGRAMS`]: Keel's own command line.
+    /// `argv[0]` is not one of [`PROGRAMS`]: Keel's own command line.
     Keel,
     /// Run this.
     Run(Invocation),

@@ -564,7 +564,10 @@ pub fn probe_source_answers_with_probe_mac(vms: &[&Vm]) {
     assert_eq!(status, 200, "{body}");
     let mut resolved = 0;
     for port in body["ports"].as_array().into_iter().flatten() {
-        let mac = port["mac_address"].as_str().unwrap_or_default().to_lowercase();
+        let mac = port["mac_address"]
+            .as_str()
+            .unwrap_or_default()
+            .to_lowercase();
         for ip in port["fixed_ips"].as_array().into_iter().flatten() {
             let ip = ip["ip_address"].as_str().unwrap_or_default();
             for vm in vms {
@@ -588,5 +591,8 @@ pub fn probe_source_answers_with_probe_mac(vms: &[&Vm]) {
             }
         }
     }
-    assert!(resolved > 0, "no member VM resolved a probe source IP: {body}");
+    assert!(
+        resolved > 0,
+        "no member VM resolved a probe source IP: {body}"
+    );
 }

@@ -14,6 +14,16 @@ pub fn keel_db_url() -> String {
     )
 }
 
+/// The backends a test runs on: SQLite, then MariaDB — or SQLite alone in the fast tier
+/// (`KEEL_TEST_TIER=fast`, `ci/fast.sh`: no root, no stack), which a run has to ask for:
+/// without it a missing STACK_KEEL_DB_URL is a failure, never a silent skip.
+pub fn backends() -> Vec<bool> {
+    match std::env::var("KEEL_TEST_TIER").as_deref() {
+        Ok("fast") => vec![false],
+        _ => vec![false, true],
+    }
+}
+
 /// `mysql://user:pass@host:port/` (the server part of a URL, without database).
 pub fn server_part(url: &str) -> String {
     let after = url.find("://").map(|i| i + 3).unwrap_or(0);
@@ -86,7 +96,7 @@ where
     F: Fn(Database) -> Fut,
     Fut: Future<Output = ()>,
 {
-    for mysql in [false, true] {
+    for mysql in backends() {
         let t = if mysql {
             TestDb::mariadb().await
         } else {

@@ -1,0 +1,271 @@
+//! `PUT /v2/lbaas/pools/{pool_id}/members`: the batch member update, as
+//! `octavia/api/v2/controllers/member.py` `MembersController.put`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use axum::Extension;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use octavia_db::{MemberRow, PoolRow, QuotaResource, Tx};
+use provider::ProvisioningStatus;
+
+use super::{Changes, check_sriov, duplicate, ip_not_reserved, new_row, route_pool, subnet_exists};
+use crate::context::RequestContext;
+use crate::fault::ApiError;
+use crate::lookup::{get_db_lb, lock_pool_child, quota_limits};
+use crate::provider_call::call_provider;
+use crate::state::AppState;
+use crate::types::{member::*, parse_list_typed};
+use crate::{list, policy, provider_call, provider_model, related};
+
+/// A member's identity in a batch: (address, protocol_port).
+type Key = (String, i64);
+
+fn key_of(m: &MemberRow) -> Key {
+    (
+        m.ip_address.clone().unwrap_or_default(),
+        i64::from(m.protocol_port),
+    )
+}
+
+/// `PUT /v2/lbaas/pools/{pool_id}/members[?additive_only=true]` → 202 with no body.
+///
+/// Members are matched by (address, protocol_port): new ones are created PENDING_CREATE,
+/// listed ones whose fields differ are updated PENDING_UPDATE, unlisted ones go PENDING_DELETE
+/// (left untouched with `additive_only`). The driver gets `member_batch_update(pool_id,
+/// desired)` with the complete desired set (new, listed, and — additive — untouched members).
+/// When nothing is created, changed or deleted the call is a no-op: no lock, no driver call
+/// (the reference marks listed unchanged members PENDING_UPDATE; Keel leaves them alone so
+/// that every PENDING_* state has a provider status to return it).
+pub async fn batch_put(
+    State(st): State<AppState>,
+    Extension(ctx): Extension<RequestContext>,
+    Path(pool_id): Path<String>,
+    Query(q): Query<Vec<(String, String)>>,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    list::no_query(&q, &["additive_only"])?;
+    let additive = q
+        .iter()
+        .find(|(k, _)| k == "additive_only")
+        .is_some_and(|(_, v)| crate::pagination::bool_from_string(v));
+    let mut tx = st.db().begin().await?;
+    let pool = route_pool(&mut tx, &pool_id).await?;
+    let items: Vec<MemberPost> = parse_list_typed(&body, "members_", "members", &MEMBER_POST)?;
+    let lb = get_db_lb(
+        &mut tx,
+        pool.load_balancer_id.as_deref().unwrap_or_default(),
+    )
+    .await?;
+    let project = lb.project_id.clone().unwrap_or_default();
+    policy::authorize(&ctx, "member", "post", Some(&project))?;
+    policy::authorize(&ctx, "member", "put", Some(&project))?;
+    if !additive {
+        policy::authorize(&ctx, "member", "delete", Some(&project))?;
+    }
+    let pname = provider_call::lb_provider(&lb);
+    let driver = st.driver(&pname)?;
+    let old = related::pool_members(&mut tx, &pool_id).await?;
+    let plan = Plan::sort(&st, &mut tx, &old, &items).await?;
+    let changed = plan.updated.iter().any(|(_, _, ch)| !ch.is_empty());
+    if plan.new.is_empty() && !changed && (additive || plan.absent.is_empty()) {
+        return Ok(StatusCode::ACCEPTED);
+    }
+    if !ctx.noauth {
+        charge_quota(&st, &mut tx, &project, &plan, additive).await?;
+    }
+    let has_hm = related::pool_hm(&mut tx, &pool_id).await?.is_some();
+    lock_pool_child(&mut tx, &pool).await?;
+    let mut desired = insert_new(&st, &ctx, &mut tx, &pool, &project, has_hm, &plan.new).await?;
+    for (m, it, ch) in &plan.updated {
+        if !ch.is_empty() {
+            tx.update::<MemberRow>(&m.id, ch).await?;
+        }
+        if let Some(tags) = &it.tags {
+            tx.set_tags(&m.id, tags).await?;
+        }
+        let now: MemberRow = tx.get(&m.id).await?;
+        desired.push(provider_model::member_model(&now));
+    }
+    for m in &plan.absent {
+        if additive {
+            desired.push(provider_model::member_model(m));
+        } else {
+            tx.set_provisioning_status::<MemberRow>(&m.id, ProvisioningStatus::PendingDelete)
+                .await?;
+        }
+    }
+    call_provider(
+        &mut tx,
+        &pname,
+        driver.member_batch_update(&pool_id, desired),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(StatusCode::ACCEPTED)
+}
+
+/// A batch sorted against the pool's members: entries to create, entries matching a member
+/// (with the columns they change, PENDING_UPDATE added when anything does), and members the
+/// batch does not list.
+struct Plan<'a> {
+    new: Vec<&'a MemberPost>,
+    updated: Vec<(&'a MemberRow, &'a MemberPost, Changes)>,
+    absent: Vec<&'a MemberRow>,
+}
+
+impl<'a> Plan<'a> {
+    /// Errors: 400 for a reserved address, a new (address, port) listed twice (`Duplicate`),
+    /// or an existing member listed twice (`Member must be updated only once in the same
+    /// request.`).
+    async fn sort(
+        st: &AppState,
+        tx: &mut Tx,
+        old: &'a [MemberRow],
+        items: &'a [MemberPost],
+    ) -> Result<Plan<'a>, ApiError> {
+        let by_key: BTreeMap<Key, &MemberRow> = old.iter().map(|m| (key_of(m), m)).collect();
+        let mut plan = Plan {
+            new: Vec::new(),
+            updated: Vec::new(),
+            absent: Vec::new(),
+        };
+        let mut seen: BTreeSet<Key> = BTreeSet::new();
+        let mut new_keys: BTreeSet<Key> = BTreeSet::new();
+        for it in items {
+            let key = (it.address.clone(), it.protocol_port);
+            let Some(m) = by_key.get(&key) else {
+                ip_not_reserved(st, &key.0)?;
+                if !new_keys.insert(key.clone()) {
+                    return Err(duplicate(&key.0, key.1));
+                }
+                plan.new.push(it);
+                continue;
+            };
+            if !seen.insert(key) {
+                return Err(ApiError::Validation(
+                    "Member must be updated only once in the same request.".into(),
+                ));
+            }
+            let mut ch = batch_changes(it, m);
+            if !ch.is_empty() || tags_change(tx, it, m).await? {
+                ch.push((
+                    "provisioning_status",
+                    ProvisioningStatus::PendingUpdate.into(),
+                ));
+            }
+            plan.updated.push((m, it, ch));
+        }
+        plan.absent = old.iter().filter(|m| !seen.contains(&key_of(m))).collect();
+        Ok(plan)
+    }
+}
+
+/// True when the entry sends tags other than the member's (order ignored).
+async fn tags_change(tx: &mut Tx, it: &MemberPost, m: &MemberRow) -> Result<bool, ApiError> {
+    let Some(want) = &it.tags else {
+        return Ok(false);
+    };
+    let mut want = want.0.clone();
+    let mut have = tx.tags(&m.id).await?;
+    want.sort();
+    have.sort();
+    Ok(want != have)
+}
+
+/// Octavia checks the net growth; every new member is charged, since each removed one gives
+/// its unit back when its DELETED status arrives (octavia-db `check_and_charge_quota`).
+async fn charge_quota(
+    st: &AppState,
+    tx: &mut Tx,
+    project: &str,
+    plan: &Plan<'_>,
+    additive: bool,
+) -> Result<(), ApiError> {
+    let new = plan.new.len() as i64;
+    let diff = if additive {
+        new
+    } else {
+        new - plan.absent.len() as i64
+    };
+    if diff <= 0 && new == 0 {
+        return Ok(());
+    }
+    tx.check_and_charge_quota(
+        project,
+        QuotaResource::Member,
+        (diff > 0).then(|| i32::try_from(diff).unwrap_or(i32::MAX)),
+        i32::try_from(new).unwrap_or(i32::MAX),
+        &quota_limits(st),
+    )
+    .await?;
+    Ok(())
+}
+
+/// The new members in a few multi-row INSERTs, then their tags; each subnet checked once
+/// (400 when Neutron does not know it). Returns their provider models.
+async fn insert_new(
+    st: &AppState,
+    ctx: &RequestContext,
+    tx: &mut Tx,
+    pool: &PoolRow,
+    project: &str,
+    has_hm: bool,
+    new: &[&MemberPost],
+) -> Result<Vec<provider::Member>, ApiError> {
+    let mut valid_subnets: BTreeSet<&String> = BTreeSet::new();
+    let mut rows: Vec<MemberRow> = Vec::with_capacity(new.len());
+    for it in new {
+        if let Some(s) = &it.subnet_id
+            && valid_subnets.insert(s)
+        {
+            subnet_exists(st, ctx, s).await?;
+        }
+        let vnic = check_sriov(it)?;
+        let mut row = new_row(it, pool, has_hm, vnic);
+        row.project_id = Some(project.to_string());
+        rows.push(row);
+    }
+    tx.insert_many(&rows).await?;
+    let mut models = Vec::with_capacity(rows.len());
+    for (it, row) in new.iter().zip(&rows) {
+        if let Some(tags) = &it.tags {
+            tx.set_tags(&row.id, tags).await?;
+        }
+        models.push(provider_model::member_model(row));
+    }
+    Ok(models)
+}
+
+/// The columns a batch entry writes on an existing member: every `MemberPOST` field with its
+/// default (weight 1, backup false, admin_state_up true, monitor_* null), `name` only when given.
+fn batch_changes(b: &MemberPost, m: &MemberRow) -> Changes {
+    let mut ch: Changes = Vec::new();
+    let weight = b.weight.unwrap_or(1);
+    if m.weight.map(i64::from) != Some(weight) {
+        ch.push(("weight", weight.into()));
+    }
+    let enabled = b.admin_state_up.on_create();
+    if m.enabled != enabled {
+        ch.push(("enabled", enabled.into()));
+    }
+    let backup = b.backup.unwrap_or(false);
+    if m.backup != backup {
+        ch.push(("backup", backup.into()));
+    }
+    let ma = b.monitor_address.clone();
+    if m.monitor_address != ma {
+        ch.push(("monitor_address", ma.into()));
+    }
+    let mp = b.monitor_port;
+    if m.monitor_port.map(i64::from) != mp {
+        ch.push(("monitor_port", mp.into()));
+    }
+    if let Some(n) = b.name.sent()
+        && m.name.as_ref() != n
+    {
+        ch.push(("name", n.cloned().into()));
+    }
+    ch
+}

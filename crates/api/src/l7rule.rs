@@ -25,9 +25,10 @@ use crate::policy;
 use crate::provider_call::call_provider;
 use crate::render::{render_rule, render_rules};
 use crate::state::AppState;
+use crate::target::{self, Provider, Target};
 use crate::types::l7::{COMPARE_TYPES, RULE_TYPES};
 use crate::types::{Kind, Patch, Schema, Strings, TAGS, f, mn, parse_typed};
-use crate::{columns, list, provider_call};
+use crate::{columns, list};
 pub use python_re::regex_error;
 
 type Q = Query<Vec<(String, String)>>;
@@ -529,8 +530,10 @@ pub async fn post(
             "Too many rules on L7 policy {policy_id}"
         )));
     }
-    let pname = provider_call::lb_provider(&lb);
-    let driver = st.driver(&pname)?;
+    let Provider {
+        name: pname,
+        driver,
+    } = Provider::of(&st, &lb)?;
     if !ctx.noauth {
         tx.check_quota(&project, QuotaResource::L7Rule, 1, &quota_limits(&st))
             .await?;
@@ -559,10 +562,12 @@ pub async fn put(
     let b: L7RulePut = parse_typed(&body, "l7rule_", "rule", &L7RULE_PUT)?;
     let mut tx = st.db().begin().await?;
     route_policy(&mut tx, &policy_id).await?;
-    let r = get_db_l7rule(&mut tx, &id).await?;
-    let p = get_db_l7policy(&mut tx, &policy_id).await?;
-    let (lb, listener_id) = policy_parents(&mut tx, &p).await?;
-    policy::authorize(&ctx, "l7rule", "put", lb.project_id.as_deref())?;
+    let Target {
+        row: r,
+        parents: (p, listener),
+        lb,
+    } = target::l7rule(&mut tx, &ctx, &policy_id, &id, "put").await?;
+    let listener_id = listener.id;
     // the merged rule: a key sent (even as null) replaces the stored value, so a null
     // `type` / `compare_type` fails `validate.l7rule_data` as in the reference
     let sent_or = |v: &Patch<String>, stored: &str| match v.sent() {
@@ -583,8 +588,10 @@ pub async fn put(
         None => Some(r.value.clone()),
     };
     validate_rule(&kind, &compare, key.as_deref(), value.as_deref())?;
-    let pname = provider_call::lb_provider(&lb);
-    let driver = st.driver(&pname)?;
+    let Provider {
+        name: pname,
+        driver,
+    } = Provider::of(&st, &lb)?;
     lock_for_rule(&mut tx, &p, &lb.id, &listener_id).await?;
     let mut new = provider::L7Rule {
         l7rule_id: id.clone(),
@@ -642,12 +649,16 @@ pub async fn delete(
     list::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
     route_policy(&mut tx, &policy_id).await?;
-    let r = get_db_l7rule(&mut tx, &id).await?;
-    let p = get_db_l7policy(&mut tx, &policy_id).await?;
-    let (lb, listener_id) = policy_parents(&mut tx, &p).await?;
-    policy::authorize(&ctx, "l7rule", "delete", lb.project_id.as_deref())?;
-    let pname = provider_call::lb_provider(&lb);
-    let driver = st.driver(&pname)?;
+    let Target {
+        row: r,
+        parents: (p, listener),
+        lb,
+    } = target::l7rule(&mut tx, &ctx, &policy_id, &id, "delete").await?;
+    let listener_id = listener.id;
+    let Provider {
+        name: pname,
+        driver,
+    } = Provider::of(&st, &lb)?;
     lock_for_rule(&mut tx, &p, &lb.id, &listener_id).await?;
     tx.set_provisioning_status::<L7RuleRow>(&id, ProvisioningStatus::PendingDelete)
         .await?;

@@ -23,8 +23,9 @@ use crate::policy;
 use crate::provider_call::call_provider;
 use crate::render::LISTENER_ATTRS;
 use crate::state::AppState;
+use crate::target::{self, Provider, Target};
 use crate::types::{Patch, Strings, listener::*, parse_typed};
-use crate::{columns, list, provider_call, provider_model, render};
+use crate::{columns, list, provider_model, render};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -382,8 +383,10 @@ pub async fn post(
             "Protocol PROMETHEUS listeners cannot have child objects.".into(),
         ));
     }
-    let pname = provider_call::lb_provider(&lb);
-    let driver = st.driver(&pname)?;
+    let Provider {
+        name: pname,
+        driver,
+    } = Provider::of(&st, &lb)?;
     if !ctx.noauth {
         tx.check_quota(&project, QuotaResource::Listener, 1, &quota_limits(&st))
             .await?;
@@ -546,13 +549,13 @@ pub async fn put(
     list::no_query(&q, &[])?;
     let b: ListenerPut = parse_typed(&body, "listener_", "listener", &LISTENER_PUT)?;
     let mut tx = st.db().begin().await?;
-    let l = get_db_listener(&mut tx, &id).await?;
-    policy::authorize(&ctx, "listener", "put", l.project_id.as_deref())?;
-    let lb = get_db_lb(&mut tx, l.load_balancer_id.as_deref().unwrap_or_default()).await?;
+    let Target { row: l, lb, .. } = target::listener(&mut tx, &ctx, &id, "put").await?;
     rules::check_put(&b, &l)?;
     validate_tls_put(&st, &ctx, &b, &l).await?;
-    let pname = provider_call::lb_provider(&lb);
-    let driver = st.driver(&pname)?;
+    let Provider {
+        name: pname,
+        driver,
+    } = Provider::of(&st, &lb)?;
     let old = provider_model::listener_model(&mut tx, &l).await?;
     tx.lock_lb_for_child(
         &lb.id,
@@ -611,11 +614,11 @@ pub async fn delete(
 ) -> Result<StatusCode, ApiError> {
     list::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
-    let l = get_db_listener(&mut tx, &id).await?;
-    policy::authorize(&ctx, "listener", "delete", l.project_id.as_deref())?;
-    let lb = get_db_lb(&mut tx, l.load_balancer_id.as_deref().unwrap_or_default()).await?;
-    let pname = provider_call::lb_provider(&lb);
-    let driver = st.driver(&pname)?;
+    let Target { row: l, lb, .. } = target::listener(&mut tx, &ctx, &id, "delete").await?;
+    let Provider {
+        name: pname,
+        driver,
+    } = Provider::of(&st, &lb)?;
     let model = provider_model::listener_model(&mut tx, &l).await?;
     tx.lock_lb_for_child(
         &lb.id,

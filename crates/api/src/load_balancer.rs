@@ -21,6 +21,7 @@ use crate::policy;
 use crate::provider_call::call_provider;
 use crate::render::LB_ATTRS;
 use crate::state::AppState;
+use crate::target::{self, Provider};
 use crate::types::{load_balancer::*, parse_typed};
 use crate::{columns, list, provider_call, provider_model, related, render};
 
@@ -494,8 +495,7 @@ pub async fn put(
     list::no_query(&q, &[])?;
     let b: LbPut = parse_typed(&body, "load_balancer", "loadbalancer", &LB_PUT)?;
     let mut tx = st.db().begin().await?;
-    let lb = get_db_lb(&mut tx, &id).await?;
-    policy::authorize(&ctx, "loadbalancer", "put", lb.project_id.as_deref())?;
+    let lb = target::load_balancer(&mut tx, &ctx, &id, "put").await?;
     if b.vip_sg_ids.given() {
         policy::authorize(
             &ctx,
@@ -505,8 +505,10 @@ pub async fn put(
         )?;
     }
     put_vip_checks(&st, &ctx, &mut tx, &id, &b).await?;
-    let pname = provider_call::lb_provider(&lb);
-    let driver = st.driver(&pname)?;
+    let Provider {
+        name: pname,
+        driver,
+    } = Provider::of(&st, &lb)?;
     let old = provider_model::lb_model(&mut tx, &lb).await?;
     tx.lock_lb_and_set(
         &id,
@@ -539,10 +541,11 @@ pub async fn delete(
         .find(|(k, _)| k == "cascade")
         .is_some_and(|(_, v)| crate::pagination::bool_from_string(v));
     let mut tx = st.db().begin().await?;
-    let lb = get_db_lb(&mut tx, &id).await?;
-    policy::authorize(&ctx, "loadbalancer", "delete", lb.project_id.as_deref())?;
-    let pname = provider_call::lb_provider(&lb);
-    let driver = st.driver(&pname)?;
+    let lb = target::load_balancer(&mut tx, &ctx, &id, "delete").await?;
+    let Provider {
+        name: pname,
+        driver,
+    } = Provider::of(&st, &lb)?;
     tx.lock_lb_and_set(
         &id,
         &[ProvisioningStatus::Active, ProvisioningStatus::Error],
@@ -674,8 +677,10 @@ pub async fn failover(
         "put_failover",
         lb.project_id.as_deref(),
     )?;
-    let pname = provider_call::lb_provider(&lb);
-    let driver = st.driver(&pname)?;
+    let Provider {
+        name: pname,
+        driver,
+    } = Provider::of(&st, &lb)?;
     tx.lock_lb_and_set(
         &id,
         &[ProvisioningStatus::Active, ProvisioningStatus::Error],

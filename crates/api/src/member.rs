@@ -20,8 +20,9 @@ use crate::policy;
 use crate::provider_call::call_provider;
 use crate::render::MEMBER_ATTRS;
 use crate::state::AppState;
+use crate::target::{self, Provider, Target};
 use crate::types::{member::*, parse_typed};
-use crate::{columns, list, provider_call, provider_model, related, render};
+use crate::{columns, list, provider_model, related, render};
 
 pub mod batch;
 
@@ -278,8 +279,10 @@ pub async fn post(
     if let Some(s) = &b.subnet_id {
         subnet_exists(&st, &ctx, s).await?;
     }
-    let pname = provider_call::lb_provider(&lb);
-    let driver = st.driver(&pname)?;
+    let Provider {
+        name: pname,
+        driver,
+    } = Provider::of(&st, &lb)?;
     if !ctx.noauth {
         tx.check_quota(&project, QuotaResource::Member, 1, &quota_limits(&st))
             .await?;
@@ -326,21 +329,15 @@ pub async fn put(
     let mut tx = st.db().begin().await?;
     let pool = route_pool(&mut tx, &pool_id).await?;
     let b: MemberPut = parse_typed(&body, "member_", "member", &MEMBER_PUT)?;
-    let m: Option<MemberRow> = tx.find(&id).await?;
-    let m = m
-        .filter(|m| m.provisioning_status != ProvisioningStatus::Deleted)
-        .ok_or_else(|| ApiError::not_found("Member", &id))?;
-    let lb = get_db_lb(
-        &mut tx,
-        pool.load_balancer_id.as_deref().unwrap_or_default(),
-    )
-    .await?;
-    policy::authorize(&ctx, "member", "put", lb.project_id.as_deref())?;
-    if m.pool_id != pool_id {
-        return Err(ApiError::not_found("Member", &id));
-    }
-    let pname = provider_call::lb_provider(&lb);
-    let driver = st.driver(&pname)?;
+    let Target {
+        row: m,
+        parents: pool,
+        lb,
+    } = target::member(&mut tx, &ctx, pool, &id, "put").await?;
+    let Provider {
+        name: pname,
+        driver,
+    } = Provider::of(&st, &lb)?;
     lock_pool_child(&mut tx, &pool).await?;
     let old = provider_model::member_model(&m);
     let mut new = provider::Member {
@@ -400,21 +397,15 @@ pub async fn delete(
     list::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
     let pool = route_pool(&mut tx, &pool_id).await?;
-    let m: Option<MemberRow> = tx.find(&id).await?;
-    let m = m
-        .filter(|m| m.provisioning_status != ProvisioningStatus::Deleted)
-        .ok_or_else(|| ApiError::not_found("Member", &id))?;
-    let lb = get_db_lb(
-        &mut tx,
-        pool.load_balancer_id.as_deref().unwrap_or_default(),
-    )
-    .await?;
-    policy::authorize(&ctx, "member", "delete", lb.project_id.as_deref())?;
-    if m.pool_id != pool_id {
-        return Err(ApiError::not_found("Member", &id));
-    }
-    let pname = provider_call::lb_provider(&lb);
-    let driver = st.driver(&pname)?;
+    let Target {
+        row: m,
+        parents: pool,
+        lb,
+    } = target::member(&mut tx, &ctx, pool, &id, "delete").await?;
+    let Provider {
+        name: pname,
+        driver,
+    } = Provider::of(&st, &lb)?;
     lock_pool_child(&mut tx, &pool).await?;
     tx.set_provisioning_status::<MemberRow>(&id, ProvisioningStatus::PendingDelete)
         .await?;

@@ -24,8 +24,9 @@ use crate::policy;
 use crate::provider_call::call_provider;
 use crate::render::POOL_ATTRS;
 use crate::state::AppState;
+use crate::target::{self, Provider, Target};
 use crate::types::{Patch, parse_typed, pool::*};
-use crate::{columns, list, provider_call, provider_model, related, render};
+use crate::{columns, list, provider_model, related, render};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -367,8 +368,10 @@ pub async fn post(
         listener_takes_pool(l, &lb_id, &protocol)?;
     }
     validate_create_fields(&b, &protocol)?;
-    let pname = provider_call::lb_provider(&lb);
-    let driver = st.driver(&pname)?;
+    let Provider {
+        name: pname,
+        driver,
+    } = Provider::of(&st, &lb)?;
     if !ctx.noauth {
         tx.check_quota(&project, QuotaResource::Pool, 1, &quota_limits(&st))
             .await?;
@@ -620,9 +623,7 @@ pub async fn put(
     list::no_query(&q, &[])?;
     let b: PoolPut = parse_typed(&body, "pool_", "pool", &POOL_PUT)?;
     let mut tx = st.db().begin().await?;
-    let p = get_db_pool(&mut tx, &id).await?;
-    let lb = get_db_lb(&mut tx, p.load_balancer_id.as_deref().unwrap_or_default()).await?;
-    policy::authorize(&ctx, "pool", "put", lb.project_id.as_deref())?;
+    let Target { row: p, lb, .. } = target::pool(&mut tx, &ctx, &id, "put").await?;
     // no NULL in these columns: the reference passes the `null` on (the OVN provider answers
     // 501 `does not support None algorithm`, its update a 500 for `tls_enabled`)
     b.lb_algorithm.refuse_null("lb_algorithm")?;
@@ -630,8 +631,10 @@ pub async fn put(
     let stored_sp: Option<SessionPersistenceRow> = tx.find(&id).await?;
     let (sp, sp_type) = put_session_persistence(&b, &p, stored_sp.as_ref())?;
     put_tls_checks(&st, &ctx, &b, &p).await?;
-    let pname = provider_call::lb_provider(&lb);
-    let driver = st.driver(&pname)?;
+    let Provider {
+        name: pname,
+        driver,
+    } = Provider::of(&st, &lb)?;
     let listener_ids: Vec<String> = related::pool_listeners(&mut tx, &id)
         .await?
         .into_iter()
@@ -672,9 +675,7 @@ pub async fn delete(
 ) -> Result<StatusCode, ApiError> {
     list::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
-    let p = get_db_pool(&mut tx, &id).await?;
-    let lb = get_db_lb(&mut tx, p.load_balancer_id.as_deref().unwrap_or_default()).await?;
-    policy::authorize(&ctx, "pool", "delete", lb.project_id.as_deref())?;
+    let Target { row: p, lb, .. } = target::pool(&mut tx, &ctx, &id, "delete").await?;
     let policies: Vec<L7PolicyRow> = tx
         .list(&ListQuery::default().filter("redirect_pool_id", id.as_str()))
         .await?;
@@ -684,8 +685,10 @@ pub async fn delete(
             l7.id
         )));
     }
-    let pname = provider_call::lb_provider(&lb);
-    let driver = st.driver(&pname)?;
+    let Provider {
+        name: pname,
+        driver,
+    } = Provider::of(&st, &lb)?;
     let listener_ids: Vec<String> = related::pool_listeners(&mut tx, &id)
         .await?
         .into_iter()

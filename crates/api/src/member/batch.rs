@@ -16,8 +16,9 @@ use crate::fault::ApiError;
 use crate::lookup::{get_db_lb, lock_pool_child, quota_limits};
 use crate::provider_call::call_provider;
 use crate::state::AppState;
+use crate::target::Provider;
 use crate::types::{member::*, parse_list_typed};
-use crate::{list, policy, provider_call, provider_model, related};
+use crate::{list, policy, provider_model, related};
 
 /// A member's identity in a batch: (address, protocol_port).
 type Key = (String, i64);
@@ -64,8 +65,10 @@ pub async fn batch_put(
     if !additive {
         policy::authorize(&ctx, "member", "delete", Some(&project))?;
     }
-    let pname = provider_call::lb_provider(&lb);
-    let driver = st.driver(&pname)?;
+    let Provider {
+        name: pname,
+        driver,
+    } = Provider::of(&st, &lb)?;
     let old = related::pool_members(&mut tx, &pool_id).await?;
     let plan = Plan::sort(&st, &mut tx, &old, &items).await?;
     let changed = plan.updated.iter().any(|(_, _, ch)| !ch.is_empty());

@@ -148,7 +148,7 @@ print(f'\n{args.rounds} rounds in {wall:.1f} s. ms, p50 / p95 (min..max):')
 print(f'  {"step":40} {"http p50":>9} {"http p95":>9} {"done p50":>9} {"done p95":>9}')
 for name, d in res.items():
     h = summary(d['http'])
-    o = {'http': h}
+    o = {'http': h, 'samples': d}  # raw ms, so interleaved runs can be pooled (interleave.py)
     line = f'  {name:40} {h["p50"]:9.1f} {h["p95"]:9.1f}'
     if d['done']:
         t = summary(d['done'])

@@ -224,15 +224,52 @@ def kill_sb_leader():
     raise RuntimeError("no SB leader found")
 
 
-def window(plane, name, fault_fn, seconds, at):
+class Evidence:
+    """What the control plane changed around a fault, for a window that lost connections:
+    timestamped `ovsdb-client monitor` of the SB's `Service_Monitor` and of each NB member's
+    `Load_Balancer` and `Load_Balancer_Health_Check`, and ovs-vswitchd's PID before and after (a crashed and
+    restarted vswitchd drops every connection for its restart)."""
+
+    def __init__(self, prefix):
+        self.prefix = prefix
+        self.vswitchd = dp("vswitchd-pid").strip()
+        self.procs = []
+        sb = ["SB", os.environ["HA_SB"].split(",")[0], "OVN_Southbound", "Service_Monitor"]
+        nbs = [[f"NB{i}", remote, "OVN_Northbound", "Load_Balancer", "Load_Balancer_Health_Check"]
+               for i, remote in enumerate(os.environ["HA_NB"].split(","), 1)]
+        for tag, remote, db, *tables in [sb, *nbs]:
+            for t in tables:
+                f = open(f"{prefix}-{tag}-{t}.txt", "w")
+                self.procs.append((subprocess.Popen(["ovsdb-client", "--timestamp", "monitor", remote, db, t],
+                                                    stdout=f, stderr=subprocess.STDOUT), f))
+
+    def stop(self, t_fault):
+        for p, f in self.procs:
+            p.terminate()
+            p.wait(timeout=10)
+            f.close()
+        after = dp("vswitchd-pid").strip()
+        return {"vswitchd pid before/after": [self.vswitchd, after],
+                "fault at": time.strftime("%H:%M:%S", time.localtime(t_fault)) + f".{int(t_fault % 1 * 1000):03d}",
+                "monitors": f"{self.prefix}-*.txt"}
+
+
+def window(plane, name, fault_fn, seconds, at, out):
     """Connections every 100 ms for `seconds`, the fault `at` seconds in; up.sh; then the
     control-plane check. Returns the window's result."""
     count = int(seconds * 10)
-    lines = []
+    lines, stamped = [], []
     proc = subprocess.Popen([DP, "probe", "c1", "tcp", plane.vip, "80", str(count), "100", "1000"],
                             stdout=subprocess.PIPE, text=True, env=ENV)
-    reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
+
+    def read():
+        for line in proc.stdout:
+            lines.append(line)
+            stamped.append((time.time(), line.strip()))
+
+    reader = threading.Thread(target=read, daemon=True)
     reader.start()
+    evidence = Evidence(f"{out}/{name.split()[0].lower()}")
     time.sleep(at)
     what, _ = fault_fn()
     t_fault = time.time()
@@ -243,6 +280,9 @@ def window(plane, name, fault_fn, seconds, at):
     fault.up()
     r = {"fault": name, "target": what, "connections": sum(ok.values()) + sum(failed.values()),
          "by_member": ok, "failed": failed, "up_after_s": round(time.time() - t_fault, 1)}
+    # when each connection failed, seconds after the fault (a failed one reports when it gave up)
+    r["failed at s"] = [round(t - t_fault, 2) for t, line in stamped if not line.startswith(("ok ", "#"))]
+    r.update(evidence.stop(t_fault))
     # the control plane after the fault: a member taken out and put back through the API
     try:
         plane.put_member("m2", {"admin_state_up": False})
@@ -278,7 +318,7 @@ def main():
         res["first answers from both s"] = plane.wait_who(["m1", "m2"])
         res["health: initial ONLINE s"] = plane.wait_member("m2", "ONLINE", 60)
         for name, fn in faults:
-            res["windows"].append(window(plane, name, fn, a.seconds, a.at))
+            res["windows"].append(window(plane, name, fn, a.seconds, a.at, a.out))
         res["health"] = plane.health_round()
     except (RuntimeError, requests.RequestException) as e:
         res["error"] = str(e)

@@ -11,7 +11,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 out="$HA_STATE/traffic-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$out"
 log "traffic run: keel $KEEL_BIN, results in $out"
-export HA_STATE KEEL_DB_PASS DEMO_PASS ADMIN_PASS KEYSTONE_PORT HA_API_PORT HA_NEUTRON_PORT HA_DB_PORT
+export HA_NB HA_SB HA_STATE KEEL_DB_PASS DEMO_PASS ADMIN_PASS KEYSTONE_PORT HA_API_PORT HA_NEUTRON_PORT HA_DB_PORT
 export PATH="$VENV/bin:$PATH"
 PYTHONWARNINGS=ignore "$VENV/bin/python" "$HA_DIR/traffic.py" --out "$out" "$@" 2>&1 | tee "$out/traffic.log"
 exit "${PIPESTATUS[0]}"

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Several Keel builds and the Python reference measured in one run, round by round, so that
+# the machine's drift falls on every side alike (issue 29's "main beside 4fb6be2", the api
+# room's before/after). Each round runs, for every side in turn: one lbsteps.py round, one
+# 200-member batch (member_batch.py), a 4-client throughput slice (throughput.py). Every
+# Keel is started by bench/keel.sh on the same port and the same fresh MariaDB database, one
+# at a time; the reference is whatever answers on $REF (STACK_REFERENCE=1 ci/stack/up.sh).
+#   bench/interleave.sh OUTDIR name=/path/to/keel [name=/path/to/keel ...]
+#   ROUNDS=5 TPUT_SECONDS=20 REF=http://127.0.0.1:9877 (REF=none: Keel builds only)
+# Then: python3 bench/interleave.py OUTDIR  (pooled p50/p95 per step and side, ratios)
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+R=$(realpath -m "$1"); shift
+cd "$root/bench"
+# shellcheck disable=SC1091
+source "$root/bench/slot.sh"
+# shellcheck disable=SC1091
+source "$root/ci/stack/env.sh" demo >/dev/null
+PY=$BENCH_PY
+REF=${REF:-http://127.0.0.1:$REF_PORT}
+mkdir -p "$R"
+declare -A bin=()
+order=()
+for a in "$@"; do bin[${a%%=*}]=${a#*=}; order+=("${a%%=*}"); done
+[[ $REF != none ]] && curl -fsS "$REF/" >/dev/null 2>&1 && order+=(ref) || echo "no reference on $REF" >&2
+load() { echo "$(date -u +%FT%TZ) $1: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$R/load.txt"; }
+for round in $(seq 1 "${ROUNDS:-5}"); do
+  for s in "${order[@]}"; do
+    if [[ $s == ref ]]; then url=$REF; else
+      KEEL_BIN=${bin[$s]} KEEL_RUN_AGENT=false ./keel.sh start >"$R/$s-start-$round.txt" 2>&1 || { echo "$s did not start" >&2; continue; }
+      url=http://127.0.0.1:$KEEL_BENCH_PORT
+    fi
+    load "round $round $s"
+    $PY lbsteps.py --rounds 1 --endpoint "$url" --json "$R/$s-steps-$round.json" >"$R/$s-steps-$round.txt" 2>&1
+    $PY member_batch.py --members 200 --endpoint "$url" --json "$R/$s-batch-$round.json" >"$R/$s-batch-$round.txt" 2>&1
+    $PY throughput.py --clients 4 --seconds "${TPUT_SECONDS:-20}" --endpoint "$url" --json "$R/$s-tput-$round.json" >"$R/$s-tput-$round.txt" 2>&1
+    [[ $s == ref ]] || ./keel.sh stop >/dev/null 2>&1
+  done
+done
+load end
+echo "results in $R; summary: python3 bench/interleave.py $R" >&2

@@ -12,6 +12,9 @@
 # stack of ci/stack/up.sh (its venv and Keystone). Exit 0 = every step passed; each step's
 # time is logged. The long run (~15 min) stays `ci/ha/fault.sh` by hand.
 set -euo pipefail
+# the debug build ci/test.sh just made: a release binary left in the shared target dir by an
+# earlier build (a benchmark's, another commit's) must not stand in for this tree
+export KEEL_BIN="${KEEL_BIN:-${CARGO_TARGET_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/target}/debug/keel}"
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 root="$(cd "$HA_DIR/../.." && pwd)"
 missing=()

@@ -210,13 +210,14 @@ fn tls_refs(r: Option<&String>) -> Vec<String> {
     r.filter(|r| !r.is_empty()).cloned().into_iter().collect()
 }
 
-/// `GET /v2/lbaas/pools`.
+/// `GET /v2/lbaas/pools`. Without `fields=` the page is written as text
+/// ([`listing::page_text`]), as the load balancers' (a monitoring scrape lists every pool).
 pub async fn get_all(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
     headers: HeaderMap,
     Query(q): Q,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let scope = policy::list_scope(&ctx, "pool", params.project_filter())?;
     let mut tx = st.db().begin_read().await?;
@@ -227,7 +228,23 @@ pub async fn get_all(
         key: "pools",
     };
     let conds = listing::project_scope(&scope);
-    if let Some(body) = listing::page(
+    if params.fields.is_empty() {
+        let key: fn(&PoolRow) -> &str = |r| &r.id;
+        if let Some(text) = listing::page_text(
+            &st,
+            &headers,
+            &mut tx,
+            &c,
+            &params,
+            conds,
+            key,
+            render::render_pools_text,
+        )
+        .await?
+        {
+            return Ok(listing::json_text(text));
+        }
+    } else if let Some(body) = listing::page(
         &st,
         &headers,
         &mut tx,
@@ -238,11 +255,9 @@ pub async fn get_all(
     )
     .await?
     {
-        return Ok(Json(body));
+        return Ok(Json(body).into_response());
     }
-    Ok(Json(
-        get_all_in_memory(&st, &headers, &mut tx, &scope, &params).await?,
-    ))
+    Ok(Json(get_all_in_memory(&st, &headers, &mut tx, &scope, &params).await?).into_response())
 }
 
 /// The in-memory answer of [`get_all`]: every object of the caller's scope rendered, then filtered,

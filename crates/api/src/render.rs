@@ -176,6 +176,22 @@ pub const POOL_ATTRS: &[&str] = &[
 /// [`render_pool`] of a list page: session persistences in one statement, the rest in one
 /// more (per 500 pools).
 pub async fn render_pools(tx: &mut Tx, rows: &[PoolRow]) -> Result<Vec<Value>, ApiError> {
+    pools_rendered(tx, rows, |v| to_value(v)).await
+}
+
+/// [`render_pools`] as each object's JSON text (a list page without `fields=`: no map per
+/// object, see [`crate::view`]).
+pub async fn render_pools_text(tx: &mut Tx, rows: &[PoolRow]) -> Result<Vec<String>, ApiError> {
+    pools_rendered(tx, rows, |v| view::to_text(v)).await
+}
+
+/// The pools' views (their session persistence and collections read in two statements for
+/// the whole page), each turned into `T` by `out`.
+async fn pools_rendered<T>(
+    tx: &mut Tx,
+    rows: &[PoolRow],
+    out: impl Fn(&view::PoolView<'_>) -> T,
+) -> Result<Vec<T>, ApiError> {
     let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
     let sps: Vec<SessionPersistenceRow> = rows_in(tx, "pool_id", &ids).await?;
     let sps: std::collections::HashMap<&str, &SessionPersistenceRow> =
@@ -183,8 +199,8 @@ pub async fn render_pools(tx: &mut Tx, rows: &[PoolRow]) -> Result<Vec<Value>, A
     let atts = tx.pools_attachments(&ids).await?;
     Ok(rows
         .iter()
-        .zip(atts)
-        .map(|(r, a)| render_pool_with(r, sps.get(r.id.as_str()).copied(), a))
+        .zip(&atts)
+        .map(|(r, a)| out(&view::PoolView::new(r, sps.get(r.id.as_str()).copied(), a)))
         .collect())
 }
 

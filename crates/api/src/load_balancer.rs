@@ -117,9 +117,10 @@ pub async fn get_one(
 ) -> Result<Json<Value>, ApiError> {
     let fields = list::check_get_query(&st, &q)?;
     let mut tx = st.db().begin_read().await?;
-    let lb = get_db_lb(&mut tx, &id).await?;
+    // the row and its attachments in one read: the GET a client polls until ACTIVE
+    let (lb, att) = crate::lookup::get_db_lb_with_attachments(&mut tx, &id).await?;
     policy::authorize(&ctx, "loadbalancer", "get_one", lb.project_id.as_deref())?;
-    let body = render::render_lb(&mut tx, &lb).await?;
+    let body = render::render_lb_with(&lb, att);
     Ok(Json(json!({ "loadbalancer": list::select(body, &fields) })))
 }
 

@@ -24,6 +24,19 @@ pub async fn get_db_lb(tx: &mut octavia_db::Tx, id: &str) -> Result<LoadBalancer
         .ok_or_else(|| ApiError::not_found("Load Balancer", id))
 }
 
+/// [`get_db_lb`] with the attachments a response shows ([`octavia_db::LbAttachments`]),
+/// read together (one round trip on MariaDB). Errors: as [`get_db_lb`].
+pub async fn get_db_lb_with_attachments(
+    tx: &mut octavia_db::Tx,
+    id: &str,
+) -> Result<(LoadBalancerRow, octavia_db::LbAttachments), ApiError> {
+    tracing::Span::current().record("lb_id", id);
+    tx.find_lb_with_attachments(id)
+        .await?
+        .filter(|(l, _)| l.provisioning_status != ProvisioningStatus::Deleted)
+        .ok_or_else(|| ApiError::not_found("Load Balancer", id))
+}
+
 /// The `[quotas]` defaults in the DB crate's shape.
 pub fn quota_limits(st: &AppState) -> octavia_db::QuotaLimits {
     let q = &st.config().quotas;

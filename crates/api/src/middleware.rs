@@ -34,9 +34,15 @@ pub async fn request_id(State(state): State<AppState>, req: Request, next: Next)
     use tracing::Instrument;
     let id = format!("req-{}", uuid::Uuid::new_v4());
     let global = global_request_id(&req);
+    let route = req
+        .extensions()
+        .get::<axum::extract::MatchedPath>()
+        .map(|m| m.as_str().to_string())
+        .unwrap_or_else(|| "unmatched".into());
     let span = tracing::info_span!(
         "request",
         request_id = %id,
+        route = %route,
         global_request_id = tracing::field::Empty,
         project_id = tracing::field::Empty,
         lb_id = tracing::field::Empty,
@@ -52,11 +58,6 @@ pub async fn request_id(State(state): State<AppState>, req: Request, next: Next)
         state.config().enable_proxy_headers_parsing,
     )
     .unwrap_or_else(|| "-".into());
-    let route = req
-        .extensions()
-        .get::<axum::extract::MatchedPath>()
-        .map(|m| m.as_str().to_string())
-        .unwrap_or_else(|| "unmatched".into());
     let started = std::time::Instant::now();
     let mut resp = next.run(req).instrument(span.clone()).await;
     let elapsed = started.elapsed();
@@ -210,7 +211,10 @@ pub async fn auth_layer(State(state): State<AppState>, mut req: Request, next: N
         return e.into_response();
     }
     let policy = state.config().policy.current();
-    match context::authenticate(state.auth(), &policy, req.headers()).await {
+    let auth = tracing::trace_span!(target: "keel::stage", "auth");
+    let authenticated = context::authenticate(state.auth(), &policy, req.headers()).await;
+    drop(auth);
+    match authenticated {
         Ok(ctx) => {
             if let Some(p) = &ctx.project_id {
                 tracing::Span::current().record("project_id", p.as_str());

@@ -17,6 +17,7 @@ pub async fn call_provider<T>(
 ) -> Result<T, ApiError> {
     // the queued work waits for the commit: a deadlock victim may still run again (retry)
     let gate = tx.commit_gate();
+    let _stage = tracing::trace_span!(target: "keel::stage", "provider_call");
     provider::gate::scope(gate, fut)
         .await
         .map_err(|error| ApiError::Provider {

@@ -515,9 +515,10 @@ pub fn init(s: &LogSettings, binary: &str) -> anyhow::Result<()> {
         pid: std::process::id(),
         started: std::time::Instant::now(),
     };
+    // per-layer filters: `KEEL_LOG` chooses what is logged, never which stages are timed
     tracing_subscriber::registry()
-        .with(env)
-        .with(layer)
+        .with(layer.with_filter(env))
+        .with(crate::stages::StageLayer::filtered())
         .try_init()
         .map_err(|e| anyhow::anyhow!("logging: {e}"))
 }

@@ -26,6 +26,7 @@ mod metrics;
 mod nb_gate;
 mod recovery;
 mod shutdown;
+mod stages;
 mod sync;
 mod wiring;
 

@@ -147,6 +147,50 @@ fn sorted_by_key<K: Ord>(mut v: Vec<(K, String)>) -> Vec<String> {
     v.into_iter().map(|(_, s)| s).collect()
 }
 
+/// The [`LbAttachments`] of `ids`, in their order, from the rows of [`LB_SQL`].
+fn assemble_lbs(ids: &[String], parts: Vec<LbPart>) -> Vec<LbAttachments> {
+    let mut out = vec![LbAttachments::default(); ids.len()];
+    let mut listeners = vec![Vec::new(); ids.len()];
+    let mut pools = vec![Vec::new(); ids.len()];
+    let at = index_of(ids);
+    for p in parts {
+        let Some(&i) = at.get(p.r.as_str()) else {
+            continue;
+        };
+        let o = &mut out[i];
+        if p.k == "v" {
+            o.vip = Some(crate::rows::VipRow {
+                load_balancer_id: p.r,
+                ip_address: p.v1,
+                port_id: p.v2,
+                subnet_id: p.v3,
+                network_id: p.v4,
+                qos_policy_id: p.v5,
+                vnic_type: p.v6.unwrap_or_default(),
+                octavia_owned: p.v7.map(|b| b == "1"),
+            });
+            continue;
+        }
+        let Some(v1) = p.v1 else { continue };
+        match p.k.as_str() {
+            "a" => o.additional_vips.push((v1, p.v2, p.v3)),
+            "s" => o.vip_sg_ids.push(v1),
+            "t" => o.tags.push(v1),
+            "l" => listeners[i].push(((p.at, v1.clone()), v1)),
+            "p" => pools[i].push(((p.at, v1.clone()), v1)),
+            _ => {}
+        }
+    }
+    for (i, o) in out.iter_mut().enumerate() {
+        o.additional_vips.sort_by(|a, b| a.0.cmp(&b.0));
+        o.vip_sg_ids.sort();
+        o.tags.sort();
+        o.listener_ids = sorted_by_key(std::mem::take(&mut listeners[i]));
+        o.pool_ids = sorted_by_key(std::mem::take(&mut pools[i]));
+    }
+    out
+}
+
 impl Tx {
     /// [`LbAttachments`] of load balancer `lb_id`, its VIP row included (empty when it has none
     /// or does not exist).
@@ -158,50 +202,48 @@ impl Tx {
     /// [`Tx::lb_attachments`] of many load balancers, in the order of `ids`: one statement
     /// per 500 ids (list pages).
     pub async fn lbs_attachments(&mut self, ids: &[String]) -> Result<Vec<LbAttachments>, DbError> {
-        let mut out = vec![LbAttachments::default(); ids.len()];
-        let mut listeners = vec![Vec::new(); ids.len()];
-        let mut pools = vec![Vec::new(); ids.len()];
-        let at = index_of(ids);
+        let mut parts = Vec::new();
         for chunk in ids.chunks(CHUNK) {
             let (sql, args) = in_sql(LB_SQL, chunk);
-            let parts: Vec<LbPart> = self.fetch_all(&sql, args).await?;
-            for p in parts {
-                let Some(&i) = at.get(p.r.as_str()) else {
-                    continue;
-                };
-                let o = &mut out[i];
-                if p.k == "v" {
-                    o.vip = Some(crate::rows::VipRow {
-                        load_balancer_id: p.r,
-                        ip_address: p.v1,
-                        port_id: p.v2,
-                        subnet_id: p.v3,
-                        network_id: p.v4,
-                        qos_policy_id: p.v5,
-                        vnic_type: p.v6.unwrap_or_default(),
-                        octavia_owned: p.v7.map(|b| b == "1"),
-                    });
-                    continue;
-                }
-                let Some(v1) = p.v1 else { continue };
-                match p.k.as_str() {
-                    "a" => o.additional_vips.push((v1, p.v2, p.v3)),
-                    "s" => o.vip_sg_ids.push(v1),
-                    "t" => o.tags.push(v1),
-                    "l" => listeners[i].push(((p.at, v1.clone()), v1)),
-                    "p" => pools[i].push(((p.at, v1.clone()), v1)),
-                    _ => {}
-                }
-            }
+            parts.extend(self.fetch_all::<LbPart>(&sql, args).await?);
         }
-        for (i, o) in out.iter_mut().enumerate() {
-            o.additional_vips.sort_by(|a, b| a.0.cmp(&b.0));
-            o.vip_sg_ids.sort();
-            o.tags.sort();
-            o.listener_ids = sorted_by_key(std::mem::take(&mut listeners[i]));
-            o.pool_ids = sorted_by_key(std::mem::take(&mut pools[i]));
-        }
-        Ok(out)
+        Ok(assemble_lbs(ids, parts))
+    }
+
+    /// The load balancer row `id` (DELETED included, as [`Tx::find`]) with its
+    /// [`LbAttachments`]: on MariaDB both statements in one round trip (a GET of a load
+    /// balancer, which a client polls), else one after the other. `None`: no such row.
+    pub async fn find_lb_with_attachments(
+        &mut self,
+        id: &str,
+    ) -> Result<Option<(crate::rows::LoadBalancerRow, LbAttachments)>, DbError> {
+        use sqlx::FromRow;
+        let find = format!(
+            "SELECT {} FROM `load_balancer` WHERE `id` = ?",
+            crate::repo::select_list::<crate::rows::LoadBalancerRow>()
+        );
+        let ids = [id.to_owned()];
+        let stmts = [(find, vec![id.into()]), in_sql(LB_SQL, &ids)];
+        let Some(results) = self.query_batch(&stmts).await? else {
+            let Some(lb) = self.find(id).await? else {
+                return Ok(None);
+            };
+            return Ok(Some((lb, self.lb_attachments(id).await?)));
+        };
+        let mut results = results.into_iter().map(|(_, rows)| rows);
+        let (Some(lbs), Some(part_rows)) = (results.next(), results.next()) else {
+            return Err(DbError::Schema("two statements sent, fewer results".into()));
+        };
+        let Some(row) = lbs.first() else {
+            return Ok(None);
+        };
+        let lb = crate::rows::LoadBalancerRow::from_row(row)?;
+        let parts = part_rows
+            .iter()
+            .map(LbPart::from_row)
+            .collect::<Result<Vec<_>, _>>()?;
+        let att = assemble_lbs(&ids, parts).pop().unwrap_or_default();
+        Ok(Some((lb, att)))
     }
 
     /// [`PoolAttachments`] of pool `pool_id`.

@@ -199,6 +199,7 @@ impl Database {
     /// Do not hold a `Tx` while waiting on another one of the same `Database` (an in-memory SQLite
     /// pool has one connection).
     pub async fn begin(&self) -> Result<Tx, DbError> {
+        let _stage = tracing::trace_span!(target: "keel::stage", "db_begin");
         let inner = match &self.pool {
             Pool::Sqlite(p) => TxInner::Sqlite(p.begin_with("BEGIN IMMEDIATE").await?),
             Pool::MySql(p) => TxInner::MySql(p.begin().await?),
@@ -549,6 +550,9 @@ impl Tx {
         if let Some(g) = gate {
             g.open();
         }
+        let _stage = waiting
+            .is_some()
+            .then(|| tracing::trace_span!(target: "keel::stage", "settle_wait"));
         if let Some(rx) = waiting
             && !crate::settle::wait_for(rx, pending, bound).await
         {
@@ -563,6 +567,7 @@ impl Tx {
     /// The commit alone, without the settle wait: the status updater's own transactions
     /// (which never write PENDING_*), and the end of [`Tx::commit`].
     pub(crate) async fn commit_plain(mut self) -> Result<(), DbError> {
+        let _stage = tracing::trace_span!(target: "keel::stage", "db_commit");
         self.flush().await?;
         match self.inner {
             TxInner::Sqlite(t) => t.commit().await?,

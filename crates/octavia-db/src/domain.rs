@@ -531,16 +531,19 @@ impl Tx {
         // one conditional UPDATE, which takes the row lock (a held-back write on the status
         // path: db::batch)
         let used = format!("`in_use_{}`", resource.column());
+        // `count` one-by-one decrements, each only while > 0: never below 0
         let sql = format!(
-            "UPDATE `quotas` SET {used} = {used} - ? WHERE `project_id` = ? AND {used} > 0"
+            "UPDATE `quotas` SET {used} = CASE WHEN {used} > ? THEN {used} - ? ELSE 0 END \
+             WHERE `project_id` = ? AND {used} > 0"
         );
         let why = format!(
             "quota decrement on {resource:?} of project {project_id}: no quotas row, or it \
              would go negative"
         );
+        let n = SqlValue::Int(i64::from(count));
         self.write(
             sql,
-            vec![SqlValue::Int(i64::from(count)), project_id.into()],
+            vec![n.clone(), n, project_id.into()],
             OnZero::Warn(why),
         )
         .await
@@ -710,8 +713,22 @@ impl Tx {
 
     /// Deletes a member row and its tags.
     pub async fn delete_member_cascade(&mut self, id: &str) -> Result<(), DbError> {
-        self.delete_tags(&[id.to_owned()]).await?;
-        self.delete_held::<MemberRow>(id).await
+        self.delete_members_cascade(&[id.to_owned()]).await
+    }
+
+    /// Deletes member rows and their tags, a few hundred ids per statement (held-back writes
+    /// on the status path: `db::batch`).
+    pub async fn delete_members_cascade(&mut self, ids: &[String]) -> Result<(), DbError> {
+        for chunk in ids.chunks(500) {
+            self.delete_tags(chunk).await?;
+            let sql = format!(
+                "DELETE FROM `member` WHERE `id` IN ({})",
+                vec!["?"; chunk.len()].join(", ")
+            );
+            let args = chunk.iter().map(|s| SqlValue::Text(s.clone())).collect();
+            self.write(sql, args, OnZero::Ignore).await?;
+        }
+        Ok(())
     }
 
     /// Deletes an l7rule row and its tags.

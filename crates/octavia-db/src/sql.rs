@@ -138,6 +138,7 @@ pub(crate) enum Conn<'a> {
 impl Conn<'_> {
     /// Runs a statement with `?` placeholders; returns rows affected.
     pub(crate) async fn execute(&mut self, sql: &str, args: Vec<SqlValue>) -> Result<u64, DbError> {
+        let _stage = tracing::trace_span!(target: "keel::stage", "db_statement");
         Ok(match self {
             Conn::Sqlite(t) => bind_all!(sqlx::query(sql), args)
                 .execute(&mut **t)
@@ -156,6 +157,7 @@ impl Conn<'_> {
         sql: &str,
         args: Vec<SqlValue>,
     ) -> Result<Vec<T>, DbError> {
+        let _stage = tracing::trace_span!(target: "keel::stage", "db_statement");
         Ok(match self {
             Conn::Sqlite(t) => {
                 bind_all!(sqlx::query_as::<_, T>(sql), args)
@@ -176,6 +178,7 @@ impl Conn<'_> {
         sql: &str,
         args: Vec<SqlValue>,
     ) -> Result<Option<T>, DbError> {
+        let _stage = tracing::trace_span!(target: "keel::stage", "db_statement");
         Ok(match self {
             Conn::Sqlite(t) => {
                 bind_all!(sqlx::query_as::<_, T>(sql), args)
@@ -196,6 +199,7 @@ impl Conn<'_> {
         sql: &str,
         args: Vec<SqlValue>,
     ) -> Result<Vec<T>, DbError> {
+        let _stage = tracing::trace_span!(target: "keel::stage", "db_statement");
         Ok(match self {
             Conn::Sqlite(t) => {
                 bind_all!(sqlx::query_scalar::<_, T>(sql), args)
@@ -216,6 +220,7 @@ impl Conn<'_> {
         sql: &str,
         args: Vec<SqlValue>,
     ) -> Result<Option<T>, DbError> {
+        let _stage = tracing::trace_span!(target: "keel::stage", "db_statement");
         Ok(match self {
             Conn::Sqlite(t) => {
                 bind_all!(sqlx::query_scalar::<_, T>(sql), args)

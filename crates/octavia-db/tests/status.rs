@@ -130,6 +130,71 @@ async fn member_deleted_removes_row_and_tags_and_decrements_quota_once() {
     .await;
 }
 
+/// A run of DELETED member records (applied set-based) ends as record by record would: every
+/// row and its tags gone, one unit given back per member not already DELETED, an unknown id
+/// ignored, the counter never below 0.
+#[tokio::test]
+async fn a_run_of_deleted_members_gives_the_per_record_outcome() {
+    each_backend(|db| async move {
+        let g = graph(&db).await;
+        let [m0, m1] = g.members.clone();
+        let mut tx = db.begin().await.unwrap();
+        // m1 already DELETED: no unit back for it (as one record alone)
+        tx.set_provisioning_status::<MemberRow>(&m1, P::Deleted)
+            .await
+            .unwrap();
+        tx.execute(
+            "UPDATE quotas SET in_use_member = 3 WHERE project_id = ?",
+            vec![PROJECT.into()],
+        )
+        .await
+        .unwrap();
+        tx.commit().await.unwrap();
+        let report = StatusReport {
+            members: vec![
+                rec(&m0, Some(P::Deleted), None),
+                rec("no-such-member", Some(P::Deleted), None),
+                rec(&m1, Some(P::Deleted), None),
+            ],
+            loadbalancers: vec![rec(&g.lb, Some(P::Active), None)],
+            ..Default::default()
+        };
+        let up = StatusUpdater::new(db.clone());
+        up.update_status(report).await.unwrap();
+        let mut tx = db.begin_read().await.unwrap();
+        for m in [&m0, &m1] {
+            assert!(tx.find::<MemberRow>(m).await.unwrap().is_none());
+            assert!(tx.tags(m).await.unwrap().is_empty());
+        }
+        drop(tx);
+        assert_eq!(quota(&db).await.in_use_member, Some(2));
+
+        // more members going than the counter holds: it stops at 0, as one by one would
+        let (m2, m3) = (id(), id());
+        let mut tx = db.begin().await.unwrap();
+        tx.insert(&member(&m2, &g.pool, "10.0.0.3")).await.unwrap();
+        tx.insert(&member(&m3, &g.pool, "10.0.0.4")).await.unwrap();
+        tx.execute(
+            "UPDATE quotas SET in_use_member = 1 WHERE project_id = ?",
+            vec![PROJECT.into()],
+        )
+        .await
+        .unwrap();
+        tx.commit().await.unwrap();
+        let report = StatusReport {
+            members: vec![
+                rec(&m2, Some(P::Deleted), None),
+                rec(&m3, Some(P::Deleted), None),
+            ],
+            loadbalancers: vec![rec(&g.lb, Some(P::Active), None)],
+            ..Default::default()
+        };
+        up.update_status(report).await.unwrap();
+        assert_eq!(quota(&db).await.in_use_member, Some(0));
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn pool_and_listener_deleted_cascade_without_child_quota() {
     each_backend(|db| async move {

@@ -202,6 +202,7 @@ impl OvnProvider {
         let kind = req.kind();
         let span = tracing::info_span!("provider_job", kind, lb_id = %lb_id);
         let queued = std::time::Instant::now();
+        let waiting = tracing::trace_span!(target: "keel::stage", "job_wait");
         crate::metrics::JOBS_PENDING.inc();
         self.inner.queues.submit(
             lb_id,
@@ -211,6 +212,7 @@ impl OvnProvider {
                         Some(g) => g.committed().await,
                         None => true,
                     };
+                    drop(waiting);
                     if committed {
                         inner.jobs.handle(req).await;
                         let secs = queued.elapsed().as_secs_f64();

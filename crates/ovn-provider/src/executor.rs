@@ -82,6 +82,7 @@ impl Executor {
         if report.is_empty() {
             return;
         }
+        let _stage = tracing::trace_span!(target: "keel::stage", "status_write");
         if let Err(e) = self.status.update_status(report).await {
             tracing::error!(error = %e, "status report refused");
         }
@@ -147,7 +148,9 @@ impl Executor {
                         tracing::info!(request = ?req, attempt, "re-planned after an unknown outcome: done");
                         plan.absorb(earlier);
                     }
+                    let stage = tracing::trace_span!(target: "keel::stage", "after_commit");
                     self.after_commit(&plan).await;
+                    drop(stage);
                     return Outcome::Done(plan.report);
                 }
                 Attempt::Failed(why, maybe) => (why, maybe),
@@ -196,13 +199,18 @@ impl Executor {
     /// step may have made are added to `hm_subnets`.
     async fn attempt(&self, req: &Request, hm_subnets: &mut Vec<String>) -> Attempt {
         let planned = async {
+            let stage = tracing::trace_span!(target: "keel::stage", "nb_snapshot");
             let mut snap = self.nb.snapshot(&req.scope()).await?;
+            drop(stage);
+            let stage = tracing::trace_span!(target: "keel::stage", "neutron_facts");
             let facts = self.facts(req, &mut snap).await?;
+            drop(stage);
             for s in facts.members.hm_source.keys() {
                 if !hm_subnets.contains(s) {
                     hm_subnets.push(s.clone());
                 }
             }
+            let _stage = tracing::trace_span!(target: "keel::stage", "nb_plan");
             plan(req, &snap, &facts)
         };
         let plan = match planned.await {
@@ -212,7 +220,10 @@ impl Executor {
         if plan.ops.is_empty() {
             return Attempt::Done(plan);
         }
-        match self.nb.transact(ops_json(&plan.ops)).await {
+        let stage = tracing::trace_span!(target: "keel::stage", "nb_transaction");
+        let committed = self.nb.transact(ops_json(&plan.ops)).await;
+        drop(stage);
+        match committed {
             Ok(()) => Attempt::Done(plan),
             Err(e) if e.maybe_committed => Attempt::Failed(e.into(), Some(plan)),
             Err(e) => Attempt::Failed(e.into(), None),

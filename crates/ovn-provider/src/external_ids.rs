@@ -179,7 +179,7 @@ impl ListenerValue {
 ///
 /// IPv6 addresses are written without brackets, as the reference does; the port is the text
 /// after the last `:` and the address must parse as an [`IpAddr`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct MemberEntry {
     /// Octavia member UUID.
     pub id: String,

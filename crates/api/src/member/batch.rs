@@ -88,16 +88,26 @@ pub async fn batch_put(
         if let Some(tags) = &it.tags {
             tx.set_tags(&m.id, tags).await?;
         }
-        let now: MemberRow = tx.get(&m.id).await?;
-        desired.push(provider_model::member_model(&now));
-    }
-    for m in &plan.absent {
-        if additive {
+        // a member the entry leaves as it was is the row already read
+        if ch.is_empty() {
             desired.push(provider_model::member_model(m));
         } else {
-            tx.set_provisioning_status::<MemberRow>(&m.id, ProvisioningStatus::PendingDelete)
-                .await?;
+            let now: MemberRow = tx.get(&m.id).await?;
+            desired.push(provider_model::member_model(&now));
         }
+    }
+    if additive {
+        desired.extend(plan.absent.iter().map(|m| provider_model::member_model(m)));
+    } else if !plan.absent.is_empty() {
+        let ids: Vec<String> = plan.absent.iter().map(|m| m.id.clone()).collect();
+        tx.update_many::<MemberRow>(
+            &ids,
+            &[(
+                "provisioning_status",
+                ProvisioningStatus::PendingDelete.into(),
+            )],
+        )
+        .await?;
     }
     call_provider(
         &mut tx,

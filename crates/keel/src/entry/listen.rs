@@ -172,6 +172,7 @@ fn tls_listener(listener: TcpListener, acceptor: TlsAcceptor, local: SocketAddr)
                     continue;
                 }
             };
+            let _ = tcp.set_nodelay(true);
             let acceptor = acceptor.clone();
             let tx = tx.clone();
             tokio::spawn(async move {
@@ -208,12 +209,16 @@ pub fn spawn(
         };
         tasks.push(match b.tls {
             None => tokio::spawn(async move {
-                let l = b.listener.tap_io(|_| {});
+                // small responses go out at once, not behind Nagle's wait for an ACK
+                let l = b.listener.tap_io(|tcp| {
+                    let _ = tcp.set_nodelay(true);
+                });
                 axum::serve(l, app.into_make_service_with_connect_info::<SocketAddr>())
                     .with_graceful_shutdown(stopped)
                     .await
             }),
             Some(acceptor) => tokio::spawn(async move {
+                // TapIo gives the connect-info impl (nodelay was set before the handshake)
                 let l = tls_listener(b.listener, acceptor, b.addr).tap_io(|_| {});
                 axum::serve(l, app.into_make_service_with_connect_info::<SocketAddr>())
                     .with_graceful_shutdown(stopped)

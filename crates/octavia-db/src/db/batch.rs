@@ -147,6 +147,7 @@ pub(crate) async fn run_text(
     statements: usize,
 ) -> Result<Vec<(u64, Vec<MySqlRow>)>, DbError> {
     use futures::TryStreamExt;
+    let _stage = tracing::trace_span!(target: "keel::stage", "db_statement");
     let mut out = Vec::new();
     let mut rows = Vec::new();
     let mut results = sqlx::Executor::fetch_many(c, text);

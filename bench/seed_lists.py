@@ -5,7 +5,9 @@ schema is the same), for the list benchmark (bench/list_scale.py).
 Each LB: ACTIVE/ONLINE, provider ovn, name `scale-lb-<i>`, a VIP row, tags `scale` and
 `grp-<i % 10>`, one TCP listener on port 80 (its default pool), one pool (SOURCE_IP_PORT) with
 10 members. Rows go in multi-row INSERTs, 500 LBs per transaction. `--clean` deletes every
-row this script wrote (by the `scale-` name prefix and the project).
+row this script wrote (by the `scale-` name prefix and the project). `--vips ports.json`
+(bench/restore_ports.py): the VIPs are those real Neutron ports, on their network and subnet,
+and the members addresses of that subnet (10.128.250.1-10), one LB per port.
 
   PY=/var/tmp/keel-stack/venv/bin/python
   $PY bench/seed_lists.py --db mysql://keel:keel-db-pass@127.0.0.1:3306/keel_test_bench \
@@ -14,6 +16,7 @@ row this script wrote (by the `scale-` name prefix and the project).
 """
 import argparse
 import datetime
+import json
 import time
 import urllib.parse
 import uuid
@@ -42,32 +45,40 @@ def insert(cur, table, cols, rows):
                     [v for r in chunk for v in r])
 
 
-def seed(conn, project, n, start):
+def seed(conn, project, n, start, vips=None):
+    subnet, network = SUBNET, NETWORK
+    if vips:
+        subnet, network = vips['subnet_id'], vips['network_id']
+        n = min(n, len(vips['ports']) - start)
     base = datetime.datetime(2026, 1, 1)
     t0 = time.time()
     for lo in range(start, start + n, 500):
         hi = min(lo + 500, start + n)
-        lbs, vips, tags, listeners, pools, members = [], [], [], [], [], []
+        lbs, vips_rows, tags, listeners, pools, members = [], [], [], [], [], []
         for i in range(lo, hi):
             lb, ls, pl = (str(uuid.uuid4()) for _ in range(3))
             at = base + datetime.timedelta(seconds=i)
             lbs.append((project, lb, f'scale-lb-{i}', None, 'ACTIVE', 'ONLINE', 1, at, 'ovn'))
-            vips.append((lb, f'10.{(i >> 16) & 255}.{(i >> 8) & 255}.{i & 255}',
-                         str(uuid.uuid4()), SUBNET, NETWORK, 1, 'normal'))
+            if vips:
+                port_id, ip = vips['ports'][i]
+            else:
+                port_id, ip = str(uuid.uuid4()), f'10.{(i >> 16) & 255}.{(i >> 8) & 255}.{i & 255}'
+            vips_rows.append((lb, ip, port_id, subnet, network, 1, 'normal'))
             tags += [(lb, 'scale'), (lb, f'grp-{i % 10}')]
             pools.append((project, pl, f'scale-pool-{i}', 'TCP', 'SOURCE_IP_PORT', 'ONLINE', 1,
                           lb, at, 'ACTIVE', 0))
             listeners.append((project, ls, f'scale-listener-{i}', 'TCP', 80, -1, lb, pl,
                               'ACTIVE', 'ONLINE', 1, at, 50000, 5000, 50000, 0, 'NONE'))
             for m in range(10):
-                members.append((project, str(uuid.uuid4()), pl, SUBNET, f'10.99.0.{m + 1}',
+                address = f'10.128.250.{m + 1}' if vips else f'10.99.0.{m + 1}'
+                members.append((project, str(uuid.uuid4()), pl, subnet, address,
                                 8080, 1, 'ONLINE', 1, at, 'ACTIVE', 0, 'normal'))
         cur = conn.cursor()
         insert(cur, 'load_balancer', ['project_id', 'id', 'name', 'description',
                                       'provisioning_status', 'operating_status', 'enabled',
                                       'created_at', 'provider'], lbs)
         insert(cur, 'vip', ['load_balancer_id', 'ip_address', 'port_id', 'subnet_id',
-                            'network_id', 'octavia_owned', 'vnic_type'], vips)
+                            'network_id', 'octavia_owned', 'vnic_type'], vips_rows)
         insert(cur, 'tags', ['resource_id', 'tag'], tags)
         insert(cur, 'pool', ['project_id', 'id', 'name', 'protocol', 'lb_algorithm',
                              'operating_status', 'enabled', 'load_balancer_id', 'created_at',
@@ -111,12 +122,17 @@ def main():
     p.add_argument('--n', type=int, default=10000)
     p.add_argument('--start', type=int, default=0, help='first index (to add more)')
     p.add_argument('--clean', action='store_true')
+    p.add_argument('--vips', default=None, help='ports.json of bench/restore_ports.py')
     a = p.parse_args()
     conn = connect(a.db)
     if a.clean:
         clean(conn, a.project)
     else:
-        seed(conn, a.project, a.n, a.start)
+        vips = None
+        if a.vips:
+            with open(a.vips) as f:
+                vips = json.load(f)
+        seed(conn, a.project, a.n, a.start, vips)
 
 
 if __name__ == '__main__':

@@ -197,6 +197,19 @@ fn json_log_lines_carry_the_request_id_and_metrics_move() {
         "{after}"
     );
     assert!(moved("keel_token_cache_total", &[]) >= 1.0, "{after}");
+    // where its time went: the stages, the provider job's among them, under its route
+    let stage = |s: &str| {
+        let label = format!("stage=\"{s}\"");
+        moved(
+            "keel_stage_duration_seconds_count",
+            &["route=\"/v2/lbaas/listeners\"", label.as_str()],
+        )
+    };
+    assert_eq!(stage("nb_transaction"), 1.0, "{after}");
+    assert_eq!(stage("status_write"), 1.0, "{after}");
+    assert_eq!(stage("job_wait"), 1.0, "{after}");
+    assert!(stage("db_commit") >= 2.0, "{after}");
+    assert!(stage("db_statement") >= 2.0, "{after}");
     // exposed from the first scrape, before any failure or retry happened
     for series in [
         "keel_nb_transaction_errors_total ",

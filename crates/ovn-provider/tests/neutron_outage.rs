@@ -44,10 +44,7 @@ impl NbDatabase for RecordingNb {
 }
 
 fn recording_nb() -> Arc<RecordingNb> {
-    let mut snap = NbSnapshot {
-        health_check_supported: true,
-        ..Default::default()
-    };
+    let mut snap = NbSnapshot::new(true);
     snap.insert_json(
         "Load_Balancer",
         "u1",

@@ -24,10 +24,7 @@ const SUBNET: &str = "sub1";
 const VIP: &str = "10.0.0.5";
 
 fn topology() -> NbSnapshot {
-    let mut s = NbSnapshot {
-        health_check_supported: true,
-        ..Default::default()
-    };
+    let mut s = NbSnapshot::new(true);
     s.insert_json("Logical_Switch", "ls1", &json!({"name": "neutron-net1", "ports": ["set", [["uuid", "lsp-r"], ["uuid", "lsp-a"], ["uuid", "lsp-b"]]]}));
     s.insert_json(
         "Logical_Switch",

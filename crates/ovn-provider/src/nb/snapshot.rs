@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -30,6 +30,10 @@ pub struct NbSnapshot {
     /// The replica a scoped snapshot was built from (`scope::build`); `None` for a
     /// snapshot filled by hand (it then holds every row it will be asked for).
     pub source: Option<Source>,
+    /// Switch uuid → its router-interface ports (`routers_of_switch`), built on first use and
+    /// dropped by `insert_json` / `remove_row`: a switch of a busy network has thousands of
+    /// ports and only a few router interfaces, and a sync asks once per member.
+    pub(crate) router_interfaces: OnceLock<BTreeMap<Uuid, Vec<Uuid>>>,
 }
 
 /// Read access to NB rows with the replica's indexes (implemented by `ovsdb::Snapshot`; tests
@@ -76,6 +80,15 @@ pub const TABLES: [&str; 6] = [
 ];
 
 impl NbSnapshot {
+    /// An empty snapshot, filled by hand with [`NbSnapshot::insert_json`];
+    /// `health_check_supported` as the NB schema's `Load_Balancer.health_check` (OVN ≥ 2.12).
+    pub fn new(health_check_supported: bool) -> Self {
+        Self {
+            health_check_supported,
+            ..Default::default()
+        }
+    }
+
     /// True when the row is present.
     pub fn contains(&self, table: &str, uuid: &str) -> bool {
         match table {
@@ -101,6 +114,7 @@ impl NbSnapshot {
 
     /// Add one JSON row of `table` (unknown tables are ignored).
     pub fn insert_json(&mut self, table: &str, uuid: &str, row: &Value) {
+        self.router_interfaces = OnceLock::new();
         let u = uuid.to_string();
         match table {
             "Load_Balancer" => {
@@ -131,6 +145,7 @@ impl NbSnapshot {
 
     /// Remove one row of `table` (unknown tables and rows are ignored).
     pub fn remove_row(&mut self, table: &str, uuid: &str) {
+        self.router_interfaces = OnceLock::new();
         match table {
             "Load_Balancer" => {
                 self.load_balancers.remove(uuid);
@@ -227,16 +242,26 @@ impl NbSnapshot {
     /// `Logical_Router_Port`.
     pub fn routers_of_switch(&self, ls: &SwitchRow, subnet_cidr: Option<&str>) -> Vec<&RouterRow> {
         let mut out: Vec<&RouterRow> = Vec::new();
-        for port in ls.ports.iter().filter_map(|u| self.switch_ports.get(u)) {
-            if port.kind != "router"
-                || port
-                    .external_ids
-                    .get("neutron:device_owner")
-                    .map(String::as_str)
-                    != Some("network:router_interface")
+        let index = self
+            .router_interfaces
+            .get_or_init(|| self.index_router_interfaces());
+        // a switch row that is not this snapshot's own (a copy) is scanned
+        let scanned;
+        let ports = match index.get(&ls.uuid) {
+            Some(p)
+                if self
+                    .switches
+                    .get(&ls.uuid)
+                    .is_some_and(|s| std::ptr::eq(s, ls)) =>
             {
-                continue;
+                p
             }
+            _ => {
+                scanned = self.router_interfaces_of(ls);
+                &scanned
+            }
+        };
+        for port in ports.iter().filter_map(|u| self.switch_ports.get(u)) {
             if let Some(cidr) = subnet_cidr {
                 let cidrs = port
                     .external_ids
@@ -267,6 +292,32 @@ impl NbSnapshot {
             }
         }
         out
+    }
+
+    /// Every switch's ports of type `router` owned by `network:router_interface`, in the
+    /// switch's port order.
+    fn index_router_interfaces(&self) -> BTreeMap<Uuid, Vec<Uuid>> {
+        self.switches
+            .values()
+            .map(|ls| (ls.uuid.clone(), self.router_interfaces_of(ls)))
+            .collect()
+    }
+
+    /// The ports of `ls` of type `router` owned by `network:router_interface`.
+    fn router_interfaces_of(&self, ls: &SwitchRow) -> Vec<Uuid> {
+        ls.ports
+            .iter()
+            .filter(|u| {
+                self.switch_ports.get(*u).is_some_and(|p| {
+                    p.kind == "router"
+                        && p.external_ids
+                            .get("neutron:device_owner")
+                            .map(String::as_str)
+                            == Some("network:router_interface")
+                })
+            })
+            .cloned()
+            .collect()
     }
 
     /// Switch names attached to a router through its non-gateway ports of the VIP's family
@@ -495,6 +546,57 @@ mod tests {
             Some("p-vm")
         );
         assert!(s.port_with_ip(ls, "10.0.0.99".parse().unwrap()).is_none());
+    }
+
+    /// The router-interface index follows rows added and removed after it was built, and a
+    /// copy of a switch row is answered as the snapshot's own.
+    #[test]
+    fn routers_of_switch_follow_changes() {
+        let mut s = sample();
+        let names = |s: &NbSnapshot, ls: &SwitchRow, cidr: &str| -> Vec<String> {
+            s.routers_of_switch(ls, Some(cidr))
+                .iter()
+                .map(|r| r.name.clone())
+                .collect()
+        };
+        let own = s.switch_named("neutron-net1").unwrap();
+        assert_eq!(names(&s, own, "10.0.0.0/24"), vec!["neutron-r1"]);
+        // a second subnet's router interface, on a second router
+        s.insert_json(
+            "Logical_Router",
+            "lr2",
+            &json!({"name": "neutron-r2", "external_ids": ["map", []], "load_balancer": ["set", []],
+                    "ports": ["uuid", "lrp2"]}),
+        );
+        s.insert_json(
+            "Logical_Router_Port",
+            "lrp2",
+            &json!({"name": "lrp-p-r2", "networks": "10.1.0.1/24", "external_ids": ["map", []],
+                    "gateway_chassis": ["set", []], "ha_chassis_group": ["set", []]}),
+        );
+        s.insert_json(
+            "Logical_Switch_Port",
+            "lsp-r2",
+            &json!({"name": "p-r2", "type": "router", "addresses": "router",
+                    "options": ["map", [["router-port", "lrp-p-r2"]]],
+                    "external_ids": ["map", [["neutron:device_owner", "network:router_interface"],
+                                             ["neutron:cidrs", "10.1.0.1/24"]]]}),
+        );
+        s.insert_json(
+            "Logical_Switch",
+            "ls1",
+            &json!({"name": "neutron-net1", "external_ids": ["map", []], "load_balancer": ["set", []],
+                    "ports": ["set", [["uuid", "lsp-r"], ["uuid", "lsp-vm"], ["uuid", "lsp-r2"]]]}),
+        );
+        let own = s.switch_named("neutron-net1").unwrap();
+        assert_eq!(names(&s, own, "10.1.0.0/24"), vec!["neutron-r2"]);
+        let copy = own.clone();
+        assert_eq!(names(&s, &copy, "10.1.0.0/24"), vec!["neutron-r2"]);
+        assert_eq!(names(&s, &copy, "10.0.0.0/24"), vec!["neutron-r1"]);
+        s.remove_row("Logical_Switch_Port", "lsp-r");
+        let own = s.switch_named("neutron-net1").unwrap();
+        assert!(names(&s, own, "10.0.0.0/24").is_empty());
+        assert_eq!(names(&s, own, "10.1.0.0/24"), vec!["neutron-r2"]);
     }
 
     /// What `lbs_named` and `lb_by_pool` answered before the index: scans of every row.

@@ -115,12 +115,17 @@ async fn relay(
     // every half dropped here: both sockets close
 }
 
-/// A `Load_Balancer` row named `lb_id` with a pool `P`, written straight into the NB.
-async fn lb_with_pool(lb_id: &str) {
+/// A `Load_Balancer` row named `lb_id` with a pool of its own, written straight into the NB;
+/// returns the pool id. The id is unique: the tests run side by side on one NB, and the
+/// driver finds a pool's row by its `pool_<id>` key, so a shared id sent one test's member
+/// into the other's row.
+async fn lb_with_pool(lb_id: &str) -> String {
     let admin = nb_admin(&[]).await.unwrap();
+    let pool_id = uid();
+    let key = format!("pool_{pool_id}");
     let row = json!({
         "name": lb_id,
-        "external_ids": ovsdb_map(&[("neutron:vip", "10.77.0.5"), ("enabled", "True"), ("pool_P", "")]),
+        "external_ids": ovsdb_map(&[("neutron:vip", "10.77.0.5"), ("enabled", "True"), (key.as_str(), "")]),
     });
     admin
         .transact(nb_txn(vec![
@@ -128,6 +133,7 @@ async fn lb_with_pool(lb_id: &str) {
         ]))
         .await
         .unwrap();
+    pool_id
 }
 
 async fn cleanup(lb_id: &str) {
@@ -149,13 +155,13 @@ async fn driver_through(p: &Proxy) -> (Arc<OvsdbNb>, OvnProvider, Reports) {
 async fn member_create_committed_then_cut_is_active() {
     let p = proxy(env("STACK_OVN_NB").trim_start_matches("tcp:").to_string()).await;
     let lb_id = uid();
-    lb_with_pool(&lb_id).await;
+    let pool_id = lb_with_pool(&lb_id).await;
     let (nb, d, mut rx) = driver_through(&p).await;
     let before = p.transacts.load(Ordering::SeqCst);
     p.armed.store(true, Ordering::SeqCst);
     let m = Member {
         member_id: "M".into(),
-        pool_id: Some("P".into()),
+        pool_id: Some(pool_id.clone()),
         address: Some("10.77.0.7".into()),
         protocol_port: Some(80),
         subnet_id: Some(uid()),
@@ -175,9 +181,13 @@ async fn member_create_committed_then_cut_is_active() {
         (Some(Prov::Active), Some(Op::NoMonitor)),
         "{r:?}"
     );
-    assert_eq!(rec(&r.pools, "P").0, Some(Prov::Active), "{r:?}");
+    assert_eq!(rec(&r.pools, &pool_id).0, Some(Prov::Active), "{r:?}");
     let row = row.unwrap();
-    let pool = row.external_ids.get("pool_P").cloned().unwrap_or_default();
+    let pool = row
+        .external_ids
+        .get(&format!("pool_{pool_id}"))
+        .cloned()
+        .unwrap_or_default();
     assert!(pool.starts_with("member_M_10.77.0.7:80_"), "{pool}");
     assert_eq!(pool.matches("member_").count(), 1, "written once: {pool}");
     assert_eq!(
@@ -191,7 +201,7 @@ async fn member_create_committed_then_cut_is_active() {
 async fn lb_delete_committed_then_cut_is_deleted() {
     let p = proxy(env("STACK_OVN_NB").trim_start_matches("tcp:").to_string()).await;
     let lb_id = uid();
-    lb_with_pool(&lb_id).await;
+    let pool_id = lb_with_pool(&lb_id).await;
     let (nb, d, mut rx) = driver_through(&p).await;
     p.armed.store(true, Ordering::SeqCst);
     let lb = LoadBalancer {
@@ -213,6 +223,6 @@ async fn lb_delete_committed_then_cut_is_deleted() {
         Some(Prov::Deleted),
         "{r:?}"
     );
-    assert_eq!(rec(&r.pools, "P").0, Some(Prov::Deleted), "{r:?}");
+    assert_eq!(rec(&r.pools, &pool_id).0, Some(Prov::Deleted), "{r:?}");
     assert_eq!(rows, 0, "the row is gone");
 }

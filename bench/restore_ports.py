@@ -4,7 +4,9 @@
   create --n N --out ports.json: a network `bench-restore-net` with subnet 10.128.0.0/16 and
       N ports on it named `octavia-lb-vip-<i>`, device_owner `Octavia` (as Octavia's VIP
       ports), made with Neutron's bulk create (100 ports a request, --workers requests at a
-      time). Writes {"network_id", "subnet_id", "ports": [[port_id, ip], ...]}.
+      time). Each port's address and MAC are given (10.128.<i/200>.<i%200+10>,
+      fa:16:3e:b0:<i>): Neutron's own random MACs collided between concurrent bulk requests
+      (409 NeutronDbObjectDuplicateEntry after 3,800 ports). Writes {"network_id", "subnet_id", "ports": [[port_id, ip], ...]}.
   delete: every port on `bench-restore-net`, then the network (--workers deletes at a time).
 
 Auth: the OS_* environment (source ci/stack/env.sh admin).
@@ -29,7 +31,9 @@ def create(c, n, workers, out):
     def bulk(lo):
         body = {'ports': [{'network_id': net['id'], 'name': f'octavia-lb-vip-{i}',
                            'device_owner': 'Octavia',
-                           'fixed_ips': [{'subnet_id': sub['id']}]}
+                           'mac_address': f'fa:16:3e:b0:{i >> 8:02x}:{i & 255:02x}',
+                           'fixed_ips': [{'subnet_id': sub['id'],
+                                          'ip_address': f'10.128.{i // 200}.{i % 200 + 10}'}]}
                           for i in range(lo, min(lo + PER_REQUEST, n))]}
         d, _ = c.call('POST', f'{c.net}/v2.0/ports', body)
         return [(p['id'], p['fixed_ips'][0]['ip_address']) for p in d['ports']]
@@ -66,7 +70,7 @@ def delete(c, workers):
 def main():
     p = add_common_args(argparse.ArgumentParser(description=__doc__.split('\n')[0]))
     p.add_argument('action', choices=['create', 'delete'])
-    p.add_argument('--n', type=int, default=10000)
+    p.add_argument('--n', type=int, default=10000)  # at most 65,536 (the MACs)
     p.add_argument('--workers', type=int, default=4)
     p.add_argument('--out', default='ports.json')
     a = p.parse_args()

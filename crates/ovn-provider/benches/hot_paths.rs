@@ -7,7 +7,8 @@
 //!   `Load_Balancer` by `name` through the replica's index, and the scoped snapshot a request
 //!   builds (`NbDatabase::snapshot(Scope::lb)`), with however many rows the NB holds
 //!   (run `bench/ovsdb_raw.py insert --rows 10000` first for the 10k case). Skipped, with a
-//!   note, when the NB does not answer.
+//!   note, when the NB does not answer. `HOT_PATHS_LBS=name,…` restricts the rows looked up
+//!   to those names (e.g. LBs on a switch of 10,000 ports).
 //!
 //! `cargo bench -p ovn-provider --bench hot_paths` — prints one line per case: iterations,
 //! mean and p50/p99 per iteration (µs).
@@ -150,6 +151,16 @@ async fn replica() {
                 .collect()
         })
         .unwrap_or_default();
+    let names: Vec<String> = match std::env::var("HOT_PATHS_LBS") {
+        Ok(only) => {
+            let only: Vec<&str> = only.split(',').collect();
+            names
+                .into_iter()
+                .filter(|n| only.contains(&n.as_str()))
+                .collect()
+        }
+        Err(_) => names,
+    };
     println!(
         "replica of {remote}: {} Load_Balancer rows, {} Logical_Switch rows",
         names.len(),

@@ -145,9 +145,12 @@ impl Request {
         };
         match self {
             Request::LbCreate(lb) | Request::LbDelete { lb, .. } => Scope::lb(&lb.loadbalancer_id),
-            Request::LbUpdate { lb_id, .. } | Request::ServiceMonitor { lb_id, .. } => {
-                Scope::lb(lb_id)
-            }
+            Request::LbUpdate { lb_id, .. } => Scope::lb(lb_id),
+            // a deleted monitor: is the member's port gone or disabled?
+            Request::ServiceMonitor { lb_id, ev } => Scope {
+                ports: vec![ev.logical_port.clone()],
+                ..Scope::lb(lb_id)
+            },
             Request::ListenerCreate(l)
             | Request::ListenerDelete(l)
             | Request::ListenerUpdate { l, .. } => Scope::lb(&l.lb_id),
@@ -167,7 +170,11 @@ impl Request {
                 lbs_on_routers: vec![ev.router.clone()],
                 ..Default::default()
             },
-            Request::VipFip(ev) => Scope::lb(&ev.lb_id),
+            // the VIP port's `neutron:port_fip` says whether the event is stale
+            Request::VipFip(ev) => Scope {
+                all_switch_ports: true,
+                ..Scope::lb(&ev.lb_id)
+            },
             Request::Graph(steps) => steps.first().map(Request::scope).unwrap_or_default(),
         }
     }

@@ -193,9 +193,9 @@ pub fn delete(snap: &NbSnapshot, lb_id: &str, cascade: bool) -> Plan {
                         .iter()
                         .find_map(|ls| snap.port_with_ip(ls, m.address));
                     if let Some(p) = port
-                        && !plan.fip_ports.contains(&p.name)
+                        && !plan.fip_ports.contains(&p)
                     {
-                        plan.fip_ports.push(p.name.clone());
+                        plan.fip_ports.push(p);
                     }
                 }
             }

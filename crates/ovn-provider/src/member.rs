@@ -92,7 +92,7 @@ pub fn map_member(edit: &mut Edit<'_>, h: &LbRef, m: &MemberEntry, facts: &Membe
     };
     if let Some(r) = edit.row_mut(h) {
         r.ip_port_mappings
-            .insert(mapping_key(m.address), mapping_value(&lsp.name, src));
+            .insert(mapping_key(m.address), mapping_value(&lsp, src));
     }
     Op::Online
 }
@@ -310,7 +310,6 @@ fn member_lsp(edit: &Edit<'_>, m: &MemberEntry, facts: &MemberFacts) -> Option<S
         .get(&m.subnet_id)
         .and_then(|s| snap.switch_named(&ext::ovn_name(&s.network_id)))
         .and_then(|ls| snap.port_with_ip(ls, m.address))
-        .map(|p| p.name.clone())
 }
 
 /// `handle_member_dvr`, member added: when the load balancer's VIP has a FIP, the member's own

@@ -41,6 +41,14 @@ pub struct Scope {
     /// `ip_port_mappings` keys (member addresses): rows mapping them, by a scan; only used when
     /// [`Scope::member_ports`] finds no row mapping the address.
     pub mapping_keys: Vec<String>,
+    /// Logical switch port names decoded as they are (the member port of a health event, to
+    /// tell whether it is gone or disabled).
+    pub ports: Vec<String>,
+    /// Every port of the switches decoded, not only their router interfaces: for a VIP FIP
+    /// event, which reads the VIP port's `neutron:port_fip`. A switch of a busy network has
+    /// thousands of ports (decoding them all cost 85 ms a request at 3,700 ports); a member's
+    /// port is found by address without decoding ([`NbSnapshot::port_with_ip`]).
+    pub all_switch_ports: bool,
 }
 
 impl Scope {
@@ -163,8 +171,14 @@ pub fn extend(
         }
     }
     let mut lb_switches: Vec<String> = scope.lbs_on_switches.clone();
+    for lsp in &scope.ports {
+        for u in src.named(LSP, lsp) {
+            add(snap, src, LSP, &u);
+        }
+    }
     for lsp in &scope.member_ports {
         for u in src.named(LSP, lsp) {
+            add(snap, src, LSP, &u);
             if let Some(net) = src.map_get(LSP, &u, "external_ids", "neutron:network_name") {
                 lb_switches.push(ext::ovn_name(&net));
             }
@@ -230,7 +244,8 @@ pub fn extend(
         switch_uuids.extend(src.referencing(LS, "load_balancer", &lb_uuids));
         router_uuids.extend(src.referencing(LR, "load_balancer", &lb_uuids));
     }
-    // 4. the switches with their ports; routers behind router ports
+    // 4. the switches with their router ports (every port with `all_switch_ports`); routers
+    //    behind router ports
     for ls in switch_uuids {
         if !add(snap, src, LS, &ls) {
             continue;
@@ -241,7 +256,11 @@ pub fn extend(
             .map(|s| s.ports.clone())
             .unwrap_or_default();
         for p in ports {
-            if !add(snap, src, LSP, &p) {
+            // a router port names its router port; the others are not decoded
+            let wanted = scope.all_switch_ports
+                || snap.switch_ports.contains_key(&p)
+                || src.map_get(LSP, &p, "options", "router-port").is_some();
+            if !wanted || !add(snap, src, LSP, &p) {
                 continue;
             }
             let Some(lsp) = snap.switch_ports.get(&p) else {
@@ -368,6 +387,16 @@ impl RowSource for ovsdb::Snapshot {
             .map(String::from)
     }
 
+    fn strings(&self, table: &str, uuid: &str, column: &str) -> Vec<String> {
+        let Some(row) = parse_uuid(uuid).and_then(|u| ovsdb::Snapshot::row(self, table, &u)) else {
+            return Vec::new();
+        };
+        row.get_str_set(column)
+            .into_iter()
+            .map(String::from)
+            .collect()
+    }
+
     fn health_check_supported(&self) -> bool {
         self.schema()
             .table(LB)
@@ -454,6 +483,14 @@ pub(crate) mod tests {
                 .get(key)
                 .cloned()
         }
+        fn strings(&self, table: &str, uuid: &str, column: &str) -> Vec<String> {
+            self.touched.fetch_add(1, Ordering::Relaxed);
+            self.tables
+                .get(table)
+                .and_then(|t| t.get(uuid))
+                .map(|r| crate::nb::datum_set(r.get(column)))
+                .unwrap_or_default()
+        }
         fn health_check_supported(&self) -> bool {
             true
         }
@@ -529,7 +566,8 @@ pub(crate) mod tests {
         assert_eq!(s.load_balancers.len(), 1);
         assert_eq!(s.health_checks.len(), 1);
         let ls = s.switch_named("neutron-net1").unwrap();
-        assert_eq!(s.switch_ports.len(), 2);
+        // the router interface only: the VM port is decoded on request
+        assert_eq!(s.switch_ports.keys().collect::<Vec<_>>(), vec!["lsp-r"]);
         let lrs = s.routers_of_switch(ls, Some("10.0.0.0/24"));
         assert_eq!(lrs.len(), 1);
         assert_eq!(s.switches_of_router(lrs[0], true), vec!["neutron-net1"]);
@@ -555,6 +593,90 @@ pub(crate) mod tests {
         // unknown pool: found by the scan fallback among the extra rows
         let (s, _) = scoped(nb(3), &Scope::pool("Q2"));
         assert_eq!(s.lbs_named("other-2").len(), 1);
+    }
+
+    /// Ports other than router interfaces are decoded when the scope asks: all of them
+    /// (`all_switch_ports`) or by name (`ports`, `member_ports`).
+    #[test]
+    fn switch_ports_on_request() {
+        let all = Scope {
+            all_switch_ports: true,
+            ..Scope::lb("LB")
+        };
+        let (s, _) = scoped(nb(0), &all);
+        assert_eq!(s.switch_ports.len(), 2);
+        // without it, the member port is still found by its address, through the source
+        let (s, _) = scoped(nb(0), &Scope::lb("LB"));
+        assert_eq!(s.switch_ports.len(), 1);
+        let ls = s.switch_named("neutron-net1").unwrap();
+        assert_eq!(
+            s.port_with_ip(ls, "10.0.0.10".parse().unwrap()).as_deref(),
+            Some("p-vm")
+        );
+        assert_eq!(s.port_with_ip(ls, "10.0.0.11".parse().unwrap()), None);
+        // a copy of the switch row is answered the same
+        let copy = ls.clone();
+        assert_eq!(
+            s.port_with_ip(&copy, "10.0.0.10".parse().unwrap())
+                .as_deref(),
+            Some("p-vm")
+        );
+        for named in [
+            Scope {
+                ports: vec!["p-vm".into()],
+                ..Scope::lb("LB")
+            },
+            Scope {
+                member_ports: vec!["p-vm".into()],
+                ..Default::default()
+            },
+        ] {
+            let (s, _) = scoped(nb(0), &named);
+            assert_eq!(
+                s.switch_ports
+                    .values()
+                    .map(|p| p.name.as_str())
+                    .collect::<Vec<_>>(),
+                vec!["p-r", "p-vm"],
+                "{named:?}"
+            );
+        }
+    }
+
+    /// The rows a request decodes do not grow with the ports of its switch (a busy network):
+    /// only router interfaces are followed.
+    #[test]
+    fn rows_are_flat_in_the_ports_of_a_switch() {
+        let busy = |n: usize| {
+            let mut src = nb(0);
+            let mut ports = vec![json!(["uuid", "lsp-r"]), json!(["uuid", "lsp-vm"])];
+            for i in 0..n {
+                let u = format!("vm{i}");
+                src.put(LSP, &u, json!({"name": format!("p-{u}"), "type": "",
+                    "addresses": ["set", [format!("fa:16:3e:00:10:00 10.0.{}.{}", i / 250, i % 250)]],
+                    "options": ["map", []], "external_ids": ["map", []]}));
+                ports.push(json!(["uuid", u]));
+            }
+            src.put(
+                LS,
+                "ls1",
+                json!({"name": "neutron-net1", "external_ids": ["map", []],
+                "load_balancer": ["set", [["uuid", "lb1"]]], "ports": ["set", ports]}),
+            );
+            src
+        };
+        for scope in [Scope::lb("LB"), Scope::pool("P")] {
+            let (small, _) = scoped(busy(0), &scope);
+            let (big, _) = scoped(busy(10_000), &scope);
+            assert_eq!(small.rows(), big.rows(), "{scope:?}");
+            let ls = big.switch_named("neutron-net1").unwrap();
+            assert_eq!(big.routers_of_switch(ls, Some("10.0.0.0/24")).len(), 1);
+            assert_eq!(
+                big.port_with_ip(ls, "10.0.39.249".parse().unwrap())
+                    .as_deref(),
+                Some("p-vm9999")
+            );
+        }
     }
 
     #[test]

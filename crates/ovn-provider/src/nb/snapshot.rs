@@ -34,6 +34,10 @@ pub struct NbSnapshot {
     /// dropped by `insert_json` / `remove_row`: a switch of a busy network has thousands of
     /// ports and only a few router interfaces, and a sync asks once per member.
     pub(crate) router_interfaces: OnceLock<BTreeMap<Uuid, Vec<Uuid>>>,
+    /// Switch uuid → address → port name (`port_with_ip`), built on first use and dropped as
+    /// [`NbSnapshot::router_interfaces`]; ports a scoped snapshot did not decode are read
+    /// from its source.
+    pub(crate) port_addresses: OnceLock<BTreeMap<Uuid, BTreeMap<IpAddr, String>>>,
 }
 
 /// Read access to NB rows with the replica's indexes (implemented by `ovsdb::Snapshot`; tests
@@ -49,6 +53,9 @@ pub trait RowSource: Send + Sync {
     fn with_map_key(&self, table: &str, column: &str, keys: &[String]) -> Vec<String>;
     /// One value of a map column of one row, without decoding the row.
     fn map_get(&self, table: &str, uuid: &str, column: &str, key: &str) -> Option<String>;
+    /// The string atoms of a scalar or set column of one row (empty when absent), without
+    /// decoding the row.
+    fn strings(&self, table: &str, uuid: &str, column: &str) -> Vec<String>;
     /// True when `Load_Balancer` has a `health_check` column (OVN ≥ 2.12).
     fn health_check_supported(&self) -> bool;
     /// `NB_Global` `options:svc_monitor_mac`: the source MAC of `ovn-controller`'s health
@@ -115,6 +122,7 @@ impl NbSnapshot {
     /// Add one JSON row of `table` (unknown tables are ignored).
     pub fn insert_json(&mut self, table: &str, uuid: &str, row: &Value) {
         self.router_interfaces = OnceLock::new();
+        self.port_addresses = OnceLock::new();
         let u = uuid.to_string();
         match table {
             "Load_Balancer" => {
@@ -146,6 +154,7 @@ impl NbSnapshot {
     /// Remove one row of `table` (unknown tables and rows are ignored).
     pub fn remove_row(&mut self, table: &str, uuid: &str) {
         self.router_interfaces = OnceLock::new();
+        self.port_addresses = OnceLock::new();
         match table {
             "Load_Balancer" => {
                 self.load_balancers.remove(uuid);
@@ -367,17 +376,49 @@ impl NbSnapshot {
             .collect()
     }
 
-    /// The port of `ls` that carries `ip` (`_get_member_lsp`; MACs stripped from `addresses`).
-    pub fn port_with_ip(&self, ls: &SwitchRow, ip: IpAddr) -> Option<&SwitchPortRow> {
-        ls.ports
-            .iter()
-            .filter_map(|u| self.switch_ports.get(u))
-            .find(|p| {
-                p.addresses
-                    .iter()
-                    .flat_map(|a| a.split_whitespace())
-                    .any(|tok| tok.parse::<IpAddr>().is_ok_and(|a| a == ip))
-            })
+    /// The name of the port of `ls` that carries `ip` (`_get_member_lsp`; MACs stripped from
+    /// `addresses`), the first in the switch's port order. Ports a scoped snapshot did not
+    /// decode are read from its source (a switch of a busy network has thousands).
+    pub fn port_with_ip(&self, ls: &SwitchRow, ip: IpAddr) -> Option<String> {
+        let own = self
+            .switches
+            .get(&ls.uuid)
+            .is_some_and(|s| std::ptr::eq(s, ls));
+        if !own {
+            return self.addresses_of(ls).remove(&ip);
+        }
+        let index = self.port_addresses.get_or_init(|| {
+            self.switches
+                .values()
+                .map(|ls| (ls.uuid.clone(), self.addresses_of(ls)))
+                .collect()
+        });
+        index.get(&ls.uuid)?.get(&ip).cloned()
+    }
+
+    /// Address → port name over the ports of `ls`, the first port of an address kept.
+    fn addresses_of(&self, ls: &SwitchRow) -> BTreeMap<IpAddr, String> {
+        const LSP: &str = "Logical_Switch_Port";
+        let mut out = BTreeMap::new();
+        for u in &ls.ports {
+            let (name, addresses) = match (self.switch_ports.get(u), &self.source) {
+                (Some(p), _) => (p.name.clone(), p.addresses.clone()),
+                (None, Some(src)) => {
+                    let name = src.0.strings(LSP, u, "name").into_iter().next();
+                    let Some(name) = name else { continue };
+                    (name, src.0.strings(LSP, u, "addresses"))
+                }
+                (None, None) => continue,
+            };
+            for ip in addresses
+                .iter()
+                .flat_map(|a| a.split_whitespace())
+                .filter_map(|t| t.parse::<IpAddr>().ok())
+            {
+                out.entry(ip).or_insert_with(|| name.clone());
+            }
+        }
+        out
     }
 
     /// Health-check rows created for a health monitor.
@@ -541,8 +582,7 @@ mod tests {
         assert_eq!(s.routers_with_lb("lb1").len(), 1);
         assert!(s.switches_with_lb("lb1").is_empty());
         assert_eq!(
-            s.port_with_ip(ls, "10.0.0.10".parse().unwrap())
-                .map(|p| p.name.as_str()),
+            s.port_with_ip(ls, "10.0.0.10".parse().unwrap()).as_deref(),
             Some("p-vm")
         );
         assert!(s.port_with_ip(ls, "10.0.0.99".parse().unwrap()).is_none());

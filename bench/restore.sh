@@ -89,7 +89,7 @@ log "== keel ovn-db-sync, empty -> $n ($(date -u +%T), load $(cut -d' ' -f1-3 /p
 /usr/bin/time -f "wall %e s, peak RSS %M KiB, CPU user %U s sys %S s" -o "$dir/keel.time" \
   "$keel" --config-file "$dir/keel.conf" ovn-db-sync > "$dir/keel-sync.out" 2> "$dir/keel-sync.err"
 log "exit $?; $(cat "$dir/keel.time")"
-log "$(tail -1 "$dir/keel-sync.err")"
+log "$(grep '^ovn-db-sync' "$dir/keel-sync.err")"
 log "NB Load_Balancer rows of them after: $(nb_rows)"
 /usr/bin/time -f "wall %e s, peak RSS %M KiB" -o "$dir/keel-dry.time" \
   "$keel" --config-file "$dir/keel.conf" ovn-db-sync --dry-run > "$dir/keel-dry.out" 2> "$dir/keel-dry.err"
@@ -109,3 +109,8 @@ log "NB Load_Balancer rows of them after: $rows"
 awk -v a="$t0" -v b="$t1" -v r="$rows" -v n="$n" 'BEGIN{ if (r > 0) printf "rate %.1f LB/s; %d LBs at that rate: %.0f s\n", r/(b-a), n, n/(r/(b-a)) }' \
   | tee -a "$out/restore.txt"
 grep -ciE 'error|traceback' "$dir/ref-sync.err" | sed 's/^/error lines of the reference: /' | tee -a "$out/restore.txt"
+# a run that ended on its own without rows: what it said last (stdout and stderr)
+if [[ $rc != 0 && $rc != 124 ]]; then
+  log "the reference's last lines:"
+  tail -n 5 "$dir/ref-sync.out" "$dir/ref-sync.err" | tee -a "$out/restore.txt"
+fi

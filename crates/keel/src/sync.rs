@@ -6,16 +6,19 @@
 //!
 //! Output: one line per difference on stdout (`fix <lb>: …` / `unrepaired <lb>: …` /
 //! `conflict <lb>: …`, see [`sync::Resolution`]), a
-//! progress line on stderr every [`CHUNK`] load balancers, a summary line. Exit status non-zero
+//! progress line on stderr every [`CHUNK`] load balancers, a summary line and a line of where
+//! the time went ([`Times`]). Exit status non-zero
 //! when the DB, the NB or a transaction failed, or a difference could not be repaired.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use octavia_db::{Database, ListQuery, LoadBalancerRow, Tx};
 use ovn_provider::NbDatabase;
+use ovn_provider::ports::NeutronPorts;
 use ovn_provider::sync::{self, SyncOptions};
-use provider::{LoadBalancer, StatusSink};
+use provider::{LoadBalancer, StatusReport, StatusSink};
 
 /// Load balancers planned and committed together (one transaction per chunk).
 pub const CHUNK: usize = 100;
@@ -65,6 +68,46 @@ pub struct Summary {
     pub conflicts: usize,
     /// Status reports the updater refused.
     pub status_failures: usize,
+    /// Where the run's time went.
+    pub times: Times,
+}
+
+/// Where a run's time went (the `ovn-db-sync: time …` line). Each stage's own time; the
+/// Neutron reads of the next chunk overlap the NB and status writes of the current one, so
+/// the stages add up to more than `wall`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Times {
+    /// The whole run.
+    pub wall: Duration,
+    /// Octavia DB reads (the LB list, each chunk's trees).
+    pub db_read: Duration,
+    /// Neutron reads (VIP ports and subnets, floating IPs, member subnets, HM ports).
+    pub neutron: Duration,
+    /// The NB snapshot, read once and refreshed after each transaction.
+    pub nb_read: Duration,
+    /// Planning.
+    pub plan: Duration,
+    /// NB transactions, until the replica showed them.
+    pub nb_write: Duration,
+    /// Status writes to the Octavia DB.
+    pub status_write: Duration,
+}
+
+impl std::fmt::Display for Times {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = |d: Duration| d.as_secs_f64();
+        write!(
+            f,
+            "{:.1} s: Octavia DB reads {:.1} s, Neutron reads {:.1} s (beside the writes), NB reads {:.1} s, plan {:.1} s, NB transactions {:.1} s, status writes {:.1} s",
+            s(self.wall),
+            s(self.db_read),
+            s(self.neutron),
+            s(self.nb_read),
+            s(self.plan),
+            s(self.nb_write),
+            s(self.status_write)
+        )
+    }
 }
 
 fn db_err(e: impl std::fmt::Display) -> SyncCmdError {
@@ -241,7 +284,9 @@ async fn octavia_lbs(
 }
 
 /// Run the sync: see the module doc. `status` receives each synced tree's statuses (not on a
-/// dry run).
+/// dry run). Chunk k+1's Octavia trees and Neutron facts are read while chunk k is planned,
+/// written to the NB and its statuses written ([`sync::Syncer::query`]): the Neutron reads
+/// were the larger part of a restore's wall time.
 pub async fn run(
     db: &Database,
     nb: &dyn NbDatabase,
@@ -249,36 +294,68 @@ pub async fn run(
     status: Arc<dyn StatusSink>,
     args: &SyncArgs,
 ) -> Result<Summary, SyncCmdError> {
+    let started = Instant::now();
+    let mut times = Times::default();
     let (known, rows) = octavia_lbs(db, args).await?;
+    times.db_read += started.elapsed();
     let mut summary = Summary::default();
     let total = rows.len();
+    let opts = SyncOptions {
+        dry_run: args.dry_run,
+        purge_unknown: None,
+    };
     // one NB snapshot for the run while the chunks write nothing (`sync::Syncer`)
     let mut syncer = sync::Syncer::new(nb, neutron);
-    for (n, chunk) in rows.chunks(CHUNK).enumerate() {
-        let desired = {
-            let mut tx = db.begin_read().await.map_err(db_err)?;
-            lb_trees(&mut tx, chunk).await?
-        };
-        let plan = syncer
-            .sync(
-                &desired,
-                &SyncOptions {
-                    dry_run: args.dry_run,
-                    purge_unknown: None,
-                },
-            )
-            .await?;
-        report(&plan, &mut summary);
-        if !args.dry_run {
-            send_statuses(&status, plan.reports, &mut summary).await;
+    let ports = syncer.ports();
+    let chunks: Vec<&[LoadBalancerRow]> = rows.chunks(CHUNK).collect();
+    let mut current = match chunks.first() {
+        Some(c) => {
+            let (desired, query) = prepare(db, &mut syncer, c, &mut times).await?;
+            let (facts, spent) = fetch(ports.as_deref(), query, &opts).await;
+            times.neutron += spent;
+            Some((desired, facts))
         }
-        summary.load_balancers += chunk.len();
+        None => None,
+    };
+    let mut done = 0;
+    for k in 0..chunks.len() {
+        let Some((desired, facts)) = current.take() else {
+            break;
+        };
+        let next = match chunks.get(k + 1) {
+            Some(c) => Some(prepare(db, &mut syncer, c, &mut times).await?),
+            None => None,
+        };
+        let write = async {
+            let plan = syncer.sync_with(&desired, facts, &opts).await?;
+            let started = Instant::now();
+            let refused = if args.dry_run {
+                0
+            } else {
+                send_statuses(&status, plan.reports.clone()).await
+            };
+            Ok::<_, SyncCmdError>((plan, refused, started.elapsed()))
+        };
+        let read = async {
+            match next {
+                Some((d, q)) => {
+                    let (facts, spent) = fetch(ports.as_deref(), q, &opts).await;
+                    (Some((d, facts)), spent)
+                }
+                None => (None, Duration::ZERO),
+            }
+        };
+        let (written, (next, spent)) = tokio::join!(write, read);
+        let (plan, refused, status_time) = written?;
+        times.neutron += spent;
+        times.status_write += status_time;
+        current = next;
+        report(&plan, &mut summary);
+        summary.status_failures += refused;
+        done += desired.len();
+        summary.load_balancers += desired.len();
         if total > CHUNK {
-            eprintln!(
-                "progress: {}/{} load balancers",
-                (n * CHUNK + chunk.len()).min(total),
-                total
-            );
+            eprintln!("progress: {done}/{total} load balancers");
         }
     }
     if !args.filtered() {
@@ -302,7 +379,46 @@ pub async fn run(
             .await?;
         report(&plan, &mut summary);
     }
+    let own = syncer.times();
+    times.neutron += own.neutron;
+    times.nb_read = own.nb_read;
+    times.plan = own.plan;
+    times.nb_write = own.nb_write;
+    times.wall = started.elapsed();
+    summary.times = times;
     Ok(summary)
+}
+
+/// One chunk's Octavia trees (one read transaction) and what they ask Neutron.
+async fn prepare(
+    db: &Database,
+    syncer: &mut sync::Syncer<'_>,
+    chunk: &[LoadBalancerRow],
+    times: &mut Times,
+) -> Result<(Vec<LoadBalancer>, sync::FactsQuery), SyncCmdError> {
+    let started = Instant::now();
+    let desired = {
+        let mut tx = db.begin_read().await.map_err(db_err)?;
+        lb_trees(&mut tx, chunk).await?
+    };
+    times.db_read += started.elapsed();
+    let query = syncer.query(&desired).await?;
+    Ok((desired, query))
+}
+
+/// The Neutron facts of `query` (none without Neutron; HM ports not created on a dry run),
+/// and the time it took.
+async fn fetch(
+    ports: Option<&NeutronPorts>,
+    query: sync::FactsQuery,
+    opts: &SyncOptions,
+) -> (sync::SyncFacts, Duration) {
+    let started = Instant::now();
+    let facts = match ports {
+        Some(p) => query.fetch(p, !opts.dry_run).await,
+        None => sync::SyncFacts::default(),
+    };
+    (facts, started.elapsed())
 }
 
 /// Ids of the VIP ports carrying deployment `deployment_id`'s tag (every project: service
@@ -336,17 +452,26 @@ fn report(plan: &sync::SyncPlan, summary: &mut Summary) {
     }
 }
 
-async fn send_statuses(
-    status: &Arc<dyn StatusSink>,
-    reports: Vec<provider::StatusReport>,
-    summary: &mut Summary,
-) {
+/// Sends a chunk's status trees: merged into one report, so one status transaction per chunk
+/// (the trees are of different load balancers), and one by one when the merged one is
+/// refused, so that a refused tree does not hold the others back. Returns how many reports
+/// were refused.
+async fn send_statuses(status: &Arc<dyn StatusSink>, reports: Vec<StatusReport>) -> usize {
+    if reports.len() > 1 {
+        let mut merged = StatusReport::default();
+        reports.iter().cloned().for_each(|r| merged.append(r));
+        if status.update_status(merged).await.is_ok() {
+            return 0;
+        }
+    }
+    let mut refused = 0;
     for r in reports {
         if let Err(e) = status.update_status(r).await {
             tracing::error!(error = %e, "status report refused");
-            summary.status_failures += 1;
+            refused += 1;
         }
     }
+    refused
 }
 
 /// `keel ovn-db-sync`: connect the Octavia DB, Neutron (service user of `[service_auth]`) and
@@ -379,6 +504,7 @@ pub async fn command(config: crate::config::Config, args: SyncArgs) -> anyhow::R
     if s.differences == 0 {
         eprintln!("ovn-db-sync: nothing to do");
     }
+    eprintln!("ovn-db-sync: time {}", s.times);
     if s.unrepaired > 0 || s.status_failures > 0 {
         anyhow::bail!(
             "{} differences unrepaired, {} status reports refused",
@@ -397,6 +523,66 @@ mod tests {
         AdditionalVipRow, HealthMonitorRow, ListenerRow, MemberRow, PoolRow, SessionPersistenceRow,
         VipRow,
     };
+
+    /// A sink that refuses every report naming load balancer "bad", and records the
+    /// load balancers of each report it took.
+    struct Picky(std::sync::Mutex<Vec<Vec<String>>>);
+
+    #[async_trait::async_trait]
+    impl StatusSink for Picky {
+        async fn update_status(&self, r: StatusReport) -> Result<(), provider::StatusSinkError> {
+            let ids: Vec<String> = r.loadbalancers.iter().map(|l| l.id.clone()).collect();
+            if ids.iter().any(|i| i == "bad") {
+                return Err(provider::StatusSinkError {
+                    fault_string: "refused".into(),
+                    status_object: "loadbalancers".into(),
+                    status_object_id: Some("bad".into()),
+                });
+            }
+            self.0.lock().unwrap().push(ids);
+            Ok(())
+        }
+        async fn update_stats(
+            &self,
+            _: provider::StatsReport,
+        ) -> Result<(), provider::StatusSinkError> {
+            Ok(())
+        }
+    }
+
+    fn tree(lb: &str) -> StatusReport {
+        use provider::{OperatingStatus as Op, ProvisioningStatus as Prov, StatusRecord};
+        StatusReport {
+            loadbalancers: vec![StatusRecord::new(lb, Some(Prov::Active), Some(Op::Online))],
+            members: vec![StatusRecord::new(
+                format!("m-{lb}"),
+                Some(Prov::Active),
+                Some(Op::NoMonitor),
+            )],
+            ..Default::default()
+        }
+    }
+
+    /// A chunk's trees go in one report; when that is refused, each tree alone, so only the
+    /// refused one is missing and counted.
+    #[tokio::test]
+    async fn a_chunk_s_statuses_go_together_and_a_refused_tree_alone() {
+        let sink = Arc::new(Picky(Default::default()));
+        let status: Arc<dyn StatusSink> = sink.clone();
+        let refused = send_statuses(&status, vec![tree("a"), tree("b")]).await;
+        assert_eq!(refused, 0);
+        assert_eq!(
+            *sink.0.lock().unwrap(),
+            vec![vec!["a".to_string(), "b".to_string()]]
+        );
+        sink.0.lock().unwrap().clear();
+        let refused = send_statuses(&status, vec![tree("a"), tree("bad"), tree("c")]).await;
+        assert_eq!(refused, 1);
+        assert_eq!(
+            *sink.0.lock().unwrap(),
+            vec![vec!["a".to_string()], vec!["c".to_string()]]
+        );
+    }
 
     /// The per-row builders `lb_trees` replaces: what one load balancer's tree was before.
     async fn one_by_one(tx: &mut Tx, row: &LoadBalancerRow) -> LoadBalancer {

@@ -37,6 +37,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
+use std::sync::Arc;
 
 use openstack::NeutronClient;
 use provider::{
@@ -53,6 +54,7 @@ use crate::nb::{NbSnapshot, Op, ops_json};
 use crate::ovsdb_nb::{NbDatabase, Written};
 use crate::plan::Plan;
 use crate::pool::{self, PoolReq};
+use crate::ports::NeutronPorts;
 use crate::requests::{self, member_subnet};
 use crate::sim;
 pub use crate::sim::SimError;
@@ -70,7 +72,7 @@ mod report;
 use chunk::chunk_view;
 
 use crate::status::{self, Kind, put};
-pub use facts::{SyncFacts, gather_facts};
+pub use facts::{FactsQuery, SyncFacts, gather_facts};
 
 /// One difference found between Octavia and the NB.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -300,11 +302,30 @@ pub async fn sync(
 /// and kept for the whole run: after a chunk committed, only the rows it wrote are read again
 /// ([`NbDatabase::refresh`]: the rows it inserted get their uuids from ovsdb-server), and the
 /// whole snapshot only when a `wait` guard saw another writer. A snapshot kept across chunks is at worst older than
-/// a concurrent change, which the guards of a writing plan catch as for [`sync`].
+/// a concurrent change, which the guards of a writing plan catch as for [`sync`]. One
+/// [`NeutronPorts`] (its subnet and HM-port caches) serves the whole run.
+///
+/// A caller that overlaps Neutron reads with NB writes asks [`Syncer::query`] for a chunk's
+/// [`FactsQuery`], fetches it itself and hands the facts to [`Syncer::sync_with`].
 pub struct Syncer<'a> {
     nb: &'a dyn NbDatabase,
-    neutron: Option<&'a NeutronClient>,
+    ports: Option<Arc<NeutronPorts>>,
     snap: Option<NbSnapshot>,
+    times: SyncTimes,
+}
+
+/// Where a [`Syncer`]'s run spent its time, summed over its chunks (each stage's own
+/// duration: a caller that overlaps stages measures its wall time itself).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SyncTimes {
+    /// Building the full NB snapshot, and refreshing it after each commit.
+    pub nb_read: std::time::Duration,
+    /// Neutron reads of the facts the Syncer gathered itself ([`Syncer::sync`], re-plans).
+    pub neutron: std::time::Duration,
+    /// Planning ([`plan`]).
+    pub plan: std::time::Duration,
+    /// NB transactions, until the replica showed them.
+    pub nb_write: std::time::Duration,
 }
 
 impl<'a> Syncer<'a> {
@@ -312,9 +333,29 @@ impl<'a> Syncer<'a> {
     pub fn new(nb: &'a dyn NbDatabase, neutron: Option<&'a NeutronClient>) -> Self {
         Self {
             nb,
-            neutron,
+            ports: neutron.map(|n| Arc::new(NeutronPorts::new(n.clone(), None))),
             snap: None,
+            times: SyncTimes::default(),
         }
+    }
+
+    /// The run's Neutron port work, shared (`None`: the run has no Neutron).
+    pub fn ports(&self) -> Option<Arc<NeutronPorts>> {
+        self.ports.clone()
+    }
+
+    /// The time spent so far, by stage.
+    pub fn times(&self) -> SyncTimes {
+        self.times
+    }
+
+    /// What `desired` asks Neutron, on the run's snapshot (read first if there is none).
+    /// Errors: the NB read.
+    pub async fn query(&mut self, desired: &[LoadBalancer]) -> Result<FactsQuery, SyncError> {
+        let snap = self.snapshot().await?;
+        let q = FactsQuery::of(&snap, desired);
+        self.snap = Some(snap);
+        Ok(q)
     }
 
     /// [`sync`] of one chunk `desired`, on the run's snapshot. Errors: as [`sync`].
@@ -323,24 +364,37 @@ impl<'a> Syncer<'a> {
         desired: &[LoadBalancer],
         opts: &SyncOptions,
     ) -> Result<SyncPlan, SyncError> {
+        let facts = self.gather(desired, opts).await?;
+        self.sync_with(desired, facts, opts).await
+    }
+
+    /// [`Syncer::sync`] with the chunk's Neutron `facts` already read (the fetch of
+    /// [`Syncer::query`]'s answer, or [`SyncFacts::default`] without Neutron). A re-plan after
+    /// a concurrent NB change reads the facts again itself. Errors: as [`sync`].
+    pub async fn sync_with(
+        &mut self,
+        desired: &[LoadBalancer],
+        facts: SyncFacts,
+        opts: &SyncOptions,
+    ) -> Result<SyncPlan, SyncError> {
+        let mut facts = facts;
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let snap = match self.snap.take() {
-                Some(s) => s,
-                None => self.nb.full_snapshot().await?,
-            };
-            let facts = match self.neutron {
-                Some(n) => gather_facts(n, &snap, desired, !opts.dry_run).await,
-                None => SyncFacts::default(),
-            };
-            let plan = plan(&snap, desired, &facts, opts.purge_unknown.as_ref())?;
+            let snap = self.snapshot().await?;
+            let started = std::time::Instant::now();
+            let plan = plan(&snap, desired, &facts, opts.purge_unknown.as_ref());
+            self.times.plan += started.elapsed();
+            let plan = plan?;
             if opts.dry_run || plan.ops.is_empty() {
                 self.snap = Some(snap);
                 return Ok(plan);
             }
             // written: the rows it wrote are read again; refused: the whole replica
-            match self.nb.transact(ops_json(&plan.ops)).await {
+            let started = std::time::Instant::now();
+            let committed = self.nb.transact(ops_json(&plan.ops)).await;
+            self.times.nb_write += started.elapsed();
+            match committed {
                 Ok(()) => {
                     let written = Written::of(
                         &plan.ops,
@@ -353,16 +407,47 @@ impl<'a> Syncer<'a> {
                         lb_names: written.lb_names.into_iter().chain(purged).collect(),
                         ..written
                     };
-                    self.nb.refresh(&mut snap, &written).await?;
+                    let started = std::time::Instant::now();
+                    let refreshed = self.nb.refresh(&mut snap, &written).await;
+                    self.times.nb_read += started.elapsed();
+                    refreshed?;
                     self.snap = Some(snap);
                     return Ok(plan);
                 }
                 Err(e) if e.retry && attempt < 3 => {
                     tracing::info!(error = %e, attempt, "re-planning the sync after a concurrent NB change");
+                    facts = self.gather(desired, opts).await?;
                 }
                 Err(e) => return Err(e.into()),
             }
         }
+    }
+
+    /// The run's snapshot, taken out (read first if there is none).
+    async fn snapshot(&mut self) -> Result<NbSnapshot, SyncError> {
+        if let Some(s) = self.snap.take() {
+            return Ok(s);
+        }
+        let started = std::time::Instant::now();
+        let snap = self.nb.full_snapshot().await;
+        self.times.nb_read += started.elapsed();
+        Ok(snap?)
+    }
+
+    /// The Neutron facts of `desired` on the run's snapshot (none without Neutron).
+    async fn gather(
+        &mut self,
+        desired: &[LoadBalancer],
+        opts: &SyncOptions,
+    ) -> Result<SyncFacts, SyncError> {
+        let query = self.query(desired).await?;
+        let Some(ports) = &self.ports else {
+            return Ok(SyncFacts::default());
+        };
+        let started = std::time::Instant::now();
+        let facts = query.fetch(ports, !opts.dry_run).await;
+        self.times.neutron += started.elapsed();
+        Ok(facts)
     }
 }
 

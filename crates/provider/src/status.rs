@@ -188,6 +188,19 @@ impl StatusReport {
             && self.l7policies.is_empty()
             && self.l7rules.is_empty()
     }
+
+    /// Adds every record of `other` after this report's own, list by list. Meant for reports
+    /// of different objects (the trees of different load balancers): a record of an object
+    /// both name is kept twice, the later one applied last.
+    pub fn append(&mut self, other: StatusReport) {
+        self.loadbalancers.extend(other.loadbalancers);
+        self.listeners.extend(other.listeners);
+        self.pools.extend(other.pools);
+        self.members.extend(other.members);
+        self.healthmonitors.extend(other.healthmonitors);
+        self.l7policies.extend(other.l7policies);
+        self.l7rules.extend(other.l7rules);
+    }
 }
 
 /// Listener statistics, absolute values (octavia-lib `update_listener_statistics`). Counters in

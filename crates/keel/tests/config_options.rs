@@ -430,8 +430,10 @@ fn config_check_on_the_reference_octavia_conf() {
     );
     assert!(
         // honoured now (the 401's WWW-Authenticate), so among the effective options
+        // the stack's Keystone, whichever slot it runs on (ci/stack: port 5000 + slot offset)
         stdout.contains(&format!(
-            "www_authenticate_uri = http://127.0.0.1:5000    # {}",
+            "www_authenticate_uri = {}    # {}",
+            common::env("STACK_KEYSTONE_URL").trim_end_matches("/v3"),
             reference.display()
         )),
         "{stdout}"

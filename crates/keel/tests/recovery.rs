@@ -170,8 +170,20 @@ fn batch_killed_at_any_instant(backend: Backend) {
     );
     let life = started.elapsed().as_millis() as u64;
     let mut recovered = 0;
-    for (round, percent) in [20u64, 40, 60, 75, 90, 100].into_iter().enumerate() {
-        let delay_ms = life * percent / 100;
+    // spread instants over that life; a loaded machine answers later than the calibration
+    // did, so while no round has hit accepted-but-unfinished work, later instants follow
+    // (×1.5 each, at most 8 more)
+    let spread = [20u64, 40, 60, 75, 90, 100].map(|p| life * p / 100);
+    let mut later = std::iter::successors(Some(life * 3 / 2), |d| Some(d * 3 / 2)).take(8);
+    for round in 0.. {
+        let delay_ms = match spread.get(round) {
+            Some(d) => *d,
+            None if recovered == 0 => match later.next() {
+                Some(d) => d,
+                None => break,
+            },
+            None => break,
+        };
         let takeovers = keel.log().matches(TAKEOVER).count();
         // the restarted process validates the token before the timed request
         let (code, _) = keel.api("GET", &format!("/v2/lbaas/pools/{pool}"), &token, None);

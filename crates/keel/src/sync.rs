@@ -317,7 +317,6 @@ pub async fn run(
         }
         None => None,
     };
-    let mut done = 0;
     for k in 0..chunks.len() {
         let Some((desired, facts)) = current.take() else {
             break;
@@ -352,10 +351,12 @@ pub async fn run(
         current = next;
         report(&plan, &mut summary);
         summary.status_failures += refused;
-        done += desired.len();
         summary.load_balancers += desired.len();
         if total > CHUNK {
-            eprintln!("progress: {done}/{total} load balancers");
+            eprintln!(
+                "progress: {}/{total} load balancers",
+                summary.load_balancers
+            );
         }
     }
     if !args.filtered() {

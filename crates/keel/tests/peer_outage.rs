@@ -40,6 +40,15 @@ struct Shared {
     stop: AtomicBool,
 }
 
+impl Shared {
+    /// The mode now, the lock released on return: a pump that held the guard through its
+    /// 20 ms sleep (`match *lock() { Frozen => sleep }`) re-took it at once, and two such pumps
+    /// starved `Proxy::set` — the test never unfroze the NB and hung until the runner's kill.
+    fn mode(&self) -> Mode {
+        *self.mode.lock().unwrap()
+    }
+}
+
 /// A TCP forwarder on 127.0.0.1:`port` to `upstream`, one thread per direction of each
 /// connection. Stopped (and its connections closed) on drop.
 struct Proxy {
@@ -63,7 +72,7 @@ impl Proxy {
     }
 
     fn mode(&self) -> Mode {
-        *self.shared.mode.lock().unwrap()
+        self.shared.mode()
     }
 
     fn set(&self, mode: Mode) {
@@ -94,7 +103,7 @@ impl Drop for Proxy {
 
 fn accept_loop(mut listener: Option<TcpListener>, port: u16, upstream: &str, s: &Arc<Shared>) {
     while !s.stop.load(Ordering::SeqCst) {
-        let mode = *s.mode.lock().unwrap();
+        let mode = s.mode();
         match (mode, listener.is_some()) {
             (Mode::Down, true) => listener = None,
             (Mode::Up | Mode::Frozen, false) => {
@@ -126,7 +135,7 @@ fn serve(client: TcpStream, upstream: &str, s: &Arc<Shared>) {
     s.conns.lock().unwrap().push(client.try_clone().unwrap());
     // a connection accepted while frozen waits, unanswered, until the peer is back
     loop {
-        match *s.mode.lock().unwrap() {
+        match s.mode() {
             Mode::Frozen => {}
             Mode::Down => return,
             Mode::Up => break,
@@ -149,7 +158,7 @@ fn pump(mut from: TcpStream, mut to: TcpStream, s: &Arc<Shared>) {
         .unwrap();
     let mut buf = [0u8; 16384];
     loop {
-        match *s.mode.lock().unwrap() {
+        match s.mode() {
             Mode::Down => break,
             Mode::Frozen => {
                 std::thread::sleep(Duration::from_millis(20));
@@ -161,10 +170,10 @@ fn pump(mut from: TcpStream, mut to: TcpStream, s: &Arc<Shared>) {
             Ok(0) => break,
             Ok(n) => {
                 // bytes read just as the freeze began are held with the rest
-                let mut mode = *s.mode.lock().unwrap();
+                let mut mode = s.mode();
                 while mode == Mode::Frozen {
                     std::thread::sleep(Duration::from_millis(20));
-                    mode = *s.mode.lock().unwrap();
+                    mode = s.mode();
                 }
                 if mode == Mode::Down || to.write_all(&buf[..n]).is_err() {
                     break;

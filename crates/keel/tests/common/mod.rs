@@ -613,7 +613,7 @@ pub fn token(user: &str, password: &str, project: &str) -> String {
             "name": user, "domain": {"name": "Default"}, "password": password}}},
         "scope": {"project": {"name": project, "domain": {"name": "Default"}}}}});
     let out = Command::new("curl")
-        .args(["-sS", "-o", "/dev/null", "-D", "-", "-H"])
+        .args(["-sS", "-m", CALL_BOUND, "-o", "/dev/null", "-D", "-", "-H"])
         .arg("Content-Type: application/json")
         .arg("-d")
         .arg(body.to_string())
@@ -641,11 +641,16 @@ pub fn admin_token() -> String {
     token("admin", "admin-pass", "admin")
 }
 
-/// `curl -X <method> <url>` with `X-Auth-Token` and a JSON body; (status, body as JSON, or
-/// `Null` when empty or not JSON).
+/// Seconds any one call of the harness (curl, ovsdb-client) may take: a peer or a Keel that
+/// accepted a request and never answers fails the test naming the call, instead of hanging it
+/// until the runner's 600 s kill (which prints nothing about where it hung).
+pub const CALL_BOUND: &str = "120";
+
+/// `curl -X <method> <url>` with `X-Auth-Token` and a JSON body, bounded by [`CALL_BOUND`];
+/// (status, body as JSON, or `Null` when empty or not JSON).
 pub fn http(method: &str, url: &str, token: Option<&str>, body: Option<&Value>) -> (u16, Value) {
     let mut cmd = Command::new("curl");
-    cmd.args(["-sS", "-X", method, "-w", "\n%{http_code}", "-H"])
+    cmd.args(["-sS", "-m", CALL_BOUND, "-X", method, "-w", "\n%{http_code}", "-H"])
         .arg("Content-Type: application/json")
         .arg("-H")
         .arg("Accept: application/json");
@@ -907,7 +912,7 @@ pub fn sb_select(table: &str, cond: Value) -> Vec<Value> {
 /// no operation failed.
 pub fn transact(remote: &str, ops: &Value) -> Value {
     let out = Command::new("ovsdb-client")
-        .args(["transact", remote, &ops.to_string()])
+        .args(["--timeout", CALL_BOUND, "transact", remote, &ops.to_string()])
         .output()
         .unwrap();
     assert!(

@@ -650,10 +650,19 @@ pub const CALL_BOUND: &str = "120";
 /// (status, body as JSON, or `Null` when empty or not JSON).
 pub fn http(method: &str, url: &str, token: Option<&str>, body: Option<&Value>) -> (u16, Value) {
     let mut cmd = Command::new("curl");
-    cmd.args(["-sS", "-m", CALL_BOUND, "-X", method, "-w", "\n%{http_code}", "-H"])
-        .arg("Content-Type: application/json")
-        .arg("-H")
-        .arg("Accept: application/json");
+    cmd.args([
+        "-sS",
+        "-m",
+        CALL_BOUND,
+        "-X",
+        method,
+        "-w",
+        "\n%{http_code}",
+        "-H",
+    ])
+    .arg("Content-Type: application/json")
+    .arg("-H")
+    .arg("Accept: application/json");
     if let Some(t) = token {
         cmd.arg("-H").arg(format!("X-Auth-Token: {t}"));
     }
@@ -912,7 +921,13 @@ pub fn sb_select(table: &str, cond: Value) -> Vec<Value> {
 /// no operation failed.
 pub fn transact(remote: &str, ops: &Value) -> Value {
     let out = Command::new("ovsdb-client")
-        .args(["--timeout", CALL_BOUND, "transact", remote, &ops.to_string()])
+        .args([
+            "--timeout",
+            CALL_BOUND,
+            "transact",
+            remote,
+            &ops.to_string(),
+        ])
         .output()
         .unwrap();
     assert!(

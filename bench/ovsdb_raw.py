@@ -19,7 +19,15 @@ tcp:HOST:PORT):
       neutron:vip_port_id, enabled, listener_x, pool_y with 2 members,
       ls_refs, neutron:member_status, plus a marker key
       refstack-bench=scale) NOT referenced by any Logical_Switch/Router.
-  delete                     delete every row carrying the marker key.
+  busy-switch [--rows 10000]  one Logical_Switch of a busy provider network:
+      --rows Neutron-shaped ports (addresses "MAC IP", neutron:cidrs), one
+      router interface (type router, options:router-port) of a
+      Logical_Router, and a probe Load_Balancer named busy-probe-lb whose
+      ls_refs names the switch (the switch references it), with one member
+      on a port of the switch: what an API step on an LB of that network
+      reads (hot_paths bench, HOT_PATHS_LBS=busy-probe-lb).
+  delete                     delete every row carrying the marker key
+      (also the busy-switch rows).
 
 Usage: $STACK_STATE/venv/bin/python bench/ovsdb_raw.py latency
 """
@@ -172,6 +180,60 @@ def fake_lb_row(i, marker=True):
     }
 
 
+def busy_switch(db, rows):
+    """The busy-switch fixture (module docs); every row carries the marker."""
+    u = lambda: str(uuid.uuid4())
+    net, rif, rtr, lis, pool, sub, m1 = u(), u(), u(), u(), u(), u(), u()
+    ls_name = f'neutron-{net}'
+    mark = dict([MARK])
+    ops, ports = [], []
+
+    def ip(i):
+        return f'10.{64 + (i >> 16)}.{(i >> 8) & 255}.{i & 255}'
+    for i in range(rows):
+        pid = u()
+        ports.append(['named-uuid', f'p{i}'])
+        ops.append({'op': 'insert', 'table': 'Logical_Switch_Port', 'uuid-name': f'p{i}',
+                    'row': {'name': pid,
+                            'addresses': ['set', [f'fa:16:3e:{(i >> 16) & 255:02x}:{(i >> 8) & 255:02x}:{i & 255:02x} {ip(i + 2)}']],
+                            'external_ids': omap({**mark, 'neutron:cidrs': f'{ip(i + 2)}/10',
+                                                  'neutron:device_owner': 'compute:nova',
+                                                  'neutron:network_name': ls_name})}})
+    ports.append(['named-uuid', 'rif'])
+    ops.append({'op': 'insert', 'table': 'Logical_Switch_Port', 'uuid-name': 'rif',
+                'row': {'name': rif, 'type': 'router', 'addresses': ['set', ['router']],
+                        'options': omap({'router-port': f'lrp-{rif}'}),
+                        'external_ids': omap({**mark, 'neutron:device_owner': 'network:router_interface',
+                                              'neutron:device_id': rtr,
+                                              'neutron:network_name': ls_name})}})
+    ops.append({'op': 'insert', 'table': 'Logical_Router_Port', 'uuid-name': 'lrp',
+                'row': {'name': f'lrp-{rif}', 'mac': 'fa:16:3e:ff:ff:01', 'networks': '10.64.0.1/10',
+                        'external_ids': omap({**mark, 'neutron:network_name': ls_name})}})
+    ops.append({'op': 'insert', 'table': 'Logical_Router',
+                'row': {'name': f'neutron-{rtr}', 'ports': ['set', [['named-uuid', 'lrp']]],
+                        'load_balancer': ['set', [['named-uuid', 'lb']]],
+                        'external_ids': omap(mark)}})
+    vip, member = ip(1), ip(2)
+    ops.append({'op': 'insert', 'table': 'Load_Balancer', 'uuid-name': 'lb',
+                'row': {'name': 'busy-probe-lb', 'protocol': ['set', ['tcp']],
+                        'vips': omap({f'{vip}:80': f'{member}:8080'}),
+                        'external_ids': omap({**mark, 'enabled': 'True', 'neutron:vip': vip,
+                                              'neutron:vip_port_id': u(),
+                                              f'listener_{lis}': f'80:pool_{pool}',
+                                              f'pool_{pool}': f'member_{m1}_{member}:8080_{sub}',
+                                              'ls_refs': json.dumps({ls_name: 2}),
+                                              'lr_ref': f'neutron-{rtr}',
+                                              'neutron:member_status': json.dumps({m1: 'NO_MONITOR'})})}})
+    ops.append({'op': 'insert', 'table': 'Logical_Switch',
+                'row': {'name': ls_name, 'ports': ['set', ports],
+                        'load_balancer': ['set', [['named-uuid', 'lb']]],
+                        'external_ids': omap({**mark, 'neutron:network_name': f'busy-{rows}'})}})
+    t0 = time.perf_counter()
+    db.transact(*ops)
+    return {'switch': ls_name, 'ports': rows + 1, 'load_balancer': 'busy-probe-lb',
+            'member': member, 'seconds': time.perf_counter() - t0}
+
+
 def count(db):
     r = db.transact({'op': 'select', 'table': 'Load_Balancer', 'where': [],
                      'columns': ['_uuid']},
@@ -241,7 +303,7 @@ def main():
     state = os.environ.get('STACK_STATE') or os.environ.get('REFSTACK_STATE', '/var/tmp/keel-stack')
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('cmd', choices=['count', 'latency', 'pipeline', 'insert', 'delete'])
+    ap.add_argument('cmd', choices=['count', 'latency', 'pipeline', 'insert', 'busy-switch', 'delete'])
     ap.add_argument('--remote', default=f'unix:{state}/run/ovnnb_db.sock')
     ap.add_argument('--seconds', type=float, default=15)
     ap.add_argument('--depth', type=int, default=64)
@@ -271,12 +333,20 @@ def main():
         out.update({'rows': a.rows, 'per_txn': a.per_txn,
                     'seconds': time.perf_counter() - t0,
                     'before': before, 'after': count(db)})
+    elif a.cmd == 'busy-switch':
+        out.update(busy_switch(db, a.rows))
     elif a.cmd == 'delete':
         before = count(db)
         t0 = time.perf_counter()
-        r = db.transact({'op': 'delete', 'table': 'Load_Balancer',
-                         'where': [['external_ids', 'includes', omap(dict([MARK]))]]})
-        out.update({'deleted': r[0].get('count'), 'seconds': time.perf_counter() - t0,
+        marked = [['external_ids', 'includes', omap(dict([MARK]))]]
+        # parents first: a switch or router holds its ports (strong references)
+        r = db.transact(*[{'op': 'delete', 'table': t, 'where': marked}
+                          for t in ('Logical_Switch', 'Logical_Router', 'Load_Balancer',
+                                    'Logical_Switch_Port', 'Logical_Router_Port')])
+        out.update({'deleted': r[2].get('count'), 'seconds': time.perf_counter() - t0,
+                    'deleted_rows': {t: x.get('count') for t, x in zip(
+                        ('Logical_Switch', 'Logical_Router', 'Load_Balancer',
+                         'Logical_Switch_Port', 'Logical_Router_Port'), r)},
                     'before': before, 'after': count(db)})
     print(json.dumps(out, indent=1))
     if a.json:

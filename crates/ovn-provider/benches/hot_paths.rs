@@ -197,11 +197,46 @@ async fn replica() {
         samples.push(t.elapsed().as_secs_f64() * 1e6);
         assert!(!s.lbs_named(&names[j]).is_empty());
     }
+    report("NbDatabase::snapshot(Scope::lb) (scoped snapshot)", samples);
+    // …and a member's port found by address on the row's switch (`_get_member_lsp`), once per
+    // fresh snapshot as a member create does
+    let mut samples = Vec::new();
+    let mut found = 0usize;
+    let start = Instant::now();
+    while samples.len() < 20 || start.elapsed() < budget {
+        j = (j + 7919) % names.len();
+        let t = Instant::now();
+        let s = nb.snapshot(&Scope::lb(&names[j])).await.unwrap();
+        let row = s.lbs_named(&names[j])[0];
+        let member: Option<std::net::IpAddr> = row
+            .vips
+            .values()
+            .flat_map(|b| b.split(','))
+            .filter_map(|b| b.rsplit_once(':')?.0.parse().ok())
+            .next();
+        let switches: Vec<String> = ext::parse_ls_refs(&row.external_ids).into_keys().collect();
+        if let Some(ip) = member {
+            found += switches
+                .iter()
+                .filter_map(|n| s.switch_named(n))
+                .filter_map(|ls| s.port_with_ip(ls, ip))
+                .count();
+        }
+        samples.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+    report(
+        &format!("… + port_with_ip of a member ({found} found)"),
+        samples,
+    );
+}
+
+/// Prints mean, p50 and p99 (µs) of `samples`.
+fn report(name: &str, mut samples: Vec<f64>) {
     samples.sort_by(f64::total_cmp);
     let mean = samples.iter().sum::<f64>() / samples.len() as f64;
     println!(
         "{:58} n={:7}  mean {:9.2} µs  p50 {:9.2}  p99 {:9.2}",
-        "NbDatabase::snapshot(Scope::lb) (scoped snapshot)",
+        name,
         samples.len(),
         mean,
         samples[samples.len() / 2],

@@ -6,8 +6,10 @@
 //! JSON (`{"col": <datum>}`), so any replica that can hand out rows as JSON fits.
 //!
 //! By job: `rows` (the typed rows and RFC 7047 datum decoding), `snapshot` ([`NbSnapshot`]
-//! and its lookups, [`RowSource`]), `ops` ([`Op`], [`Datum`], [`RowRef`], [`ops_json`]).
+//! and its lookups, [`RowSource`]), `ops` ([`Op`], [`Datum`], [`RowRef`], [`ops_json`]),
+//! `indexes` (the replica indexes of busy networks' ports).
 
+pub mod indexes;
 mod ops;
 mod rows;
 mod snapshot;

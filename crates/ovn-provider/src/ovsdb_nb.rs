@@ -175,12 +175,15 @@ impl std::fmt::Debug for OvsdbNb {
 }
 
 /// The tables the driver reads: [`TABLES`] with all columns, and `NB_Global`'s `options`
-/// (the health probes' source MAC, given to the HM ports).
+/// (the health probes' source MAC, given to the HM ports); with the replica indexes of
+/// `nb::indexes` (switch ports by router port and by address).
 pub fn monitor_spec() -> ovsdb::MonitorSpec {
-    TABLES
-        .iter()
-        .fold(ovsdb::MonitorSpec::new(), |m, t| m.table(t))
-        .columns(crate::scope::NB_GLOBAL, &["options"])
+    crate::nb::indexes::with_indexes(
+        TABLES
+            .iter()
+            .fold(ovsdb::MonitorSpec::new(), |m, t| m.table(t))
+            .columns(crate::scope::NB_GLOBAL, &["options"]),
+    )
 }
 
 impl OvsdbNb {

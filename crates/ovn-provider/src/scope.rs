@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use crate::external_ids as ext;
 use crate::nb::NbSnapshot;
+use crate::nb::indexes;
 
 pub use crate::nb::{RowSource, Source};
 
@@ -72,7 +73,7 @@ impl Scope {
 const LB: &str = "Load_Balancer";
 const HC: &str = "Load_Balancer_Health_Check";
 const LS: &str = "Logical_Switch";
-const LSP: &str = "Logical_Switch_Port";
+const LSP: &str = indexes::LSP;
 const LR: &str = "Logical_Router";
 const LRP: &str = "Logical_Router_Port";
 /// The NB's one-row global table; only its `options` are followed (`ovsdb_nb::monitor_spec`).
@@ -113,6 +114,17 @@ impl NbSnapshot {
 
 fn add(snap: &mut NbSnapshot, src: &dyn RowSource, table: &str, uuid: &str) -> bool {
     if snap.contains(table, uuid) {
+        return true;
+    }
+    if table == LS {
+        // a busy network's switch holds thousands of ports: read apart, not through JSON
+        let Some(row) = src.row_without(LS, uuid, "ports") else {
+            return false;
+        };
+        snap.insert_json(LS, uuid, &row);
+        if let Some(ls) = snap.switches.get_mut(uuid) {
+            ls.ports = src.uuids(LS, uuid, "ports");
+        }
         return true;
     }
     match src.row(table, uuid) {
@@ -246,15 +258,26 @@ pub fn extend(
     }
     // 4. the switches with their router ports (every port with `all_switch_ports`); routers
     //    behind router ports
+    // the NB's router ports (replica index), each checked against the switch's `ports`
+    // without a pass over them — when they are fewer than the switch's ports (a busy provider
+    // network); else, or without the index, a pass over the switch's ports
+    let router_ports = match scope.all_switch_ports {
+        true => None,
+        false => src.indexed(LSP, indexes::LSP_ROUTER_PORTS, indexes::ROUTER_PORT_KEY),
+    };
     for ls in switch_uuids {
         if !add(snap, src, LS, &ls) {
             continue;
         }
-        let ports = snap
-            .switches
-            .get(&ls)
-            .map(|s| s.ports.clone())
-            .unwrap_or_default();
+        let all = snap.switches.get(&ls).map(|s| &s.ports);
+        let ports: Vec<String> = match (&router_ports, all) {
+            (Some(rp), Some(all)) if rp.len() < all.len() => rp
+                .iter()
+                .filter(|p| src.holds(LS, &ls, "ports", p))
+                .cloned()
+                .collect(),
+            (_, all) => all.cloned().unwrap_or_default(),
+        };
         for p in ports {
             // a router port names its router port; the others are not decoded
             let wanted = scope.all_switch_ports
@@ -381,6 +404,27 @@ impl RowSource for ovsdb::Snapshot {
             .unwrap_or_default()
     }
 
+    fn row_without(&self, table: &str, uuid: &str, column: &str) -> Option<Value> {
+        let row = ovsdb::Snapshot::row(self, table, &parse_uuid(uuid)?)?;
+        Some(Value::Object(
+            row.columns()
+                .iter()
+                .filter(|(k, _)| *k != column)
+                .map(|(k, v)| (k.clone(), v.to_json()))
+                .collect(),
+        ))
+    }
+
+    fn uuids(&self, table: &str, uuid: &str, column: &str) -> Vec<String> {
+        let Some(row) = parse_uuid(uuid).and_then(|u| ovsdb::Snapshot::row(self, table, &u)) else {
+            return Vec::new();
+        };
+        row.get_uuid_set(column)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
     fn map_get(&self, table: &str, uuid: &str, column: &str, key: &str) -> Option<String> {
         ovsdb::Snapshot::row(self, table, &parse_uuid(uuid)?)?
             .map_get(column, key)
@@ -395,6 +439,22 @@ impl RowSource for ovsdb::Snapshot {
             .into_iter()
             .map(String::from)
             .collect()
+    }
+
+    fn indexed(&self, table: &str, index: &str, key: &str) -> Option<Vec<String>> {
+        let rows = self.find_by_key(table, index, key)?;
+        Some(rows.iter().map(|r| r.uuid().to_string()).collect())
+    }
+
+    fn holds(&self, table: &str, uuid: &str, column: &str, member: &str) -> bool {
+        let (Some(uuid), Some(member)) = (parse_uuid(uuid), parse_uuid(member)) else {
+            return false;
+        };
+        match ovsdb::Snapshot::row(self, table, &uuid).and_then(|r| r.get(column)) {
+            Some(ovsdb::Value::Set(set)) => set.contains(&ovsdb::Atom::Uuid(member)),
+            Some(ovsdb::Value::Atom(a)) => *a == ovsdb::Atom::Uuid(member),
+            _ => false,
+        }
     }
 
     fn health_check_supported(&self) -> bool {
@@ -423,6 +483,8 @@ pub(crate) mod tests {
     pub(crate) struct MemSource {
         pub tables: BTreeMap<String, BTreeMap<String, Value>>,
         pub touched: AtomicUsize,
+        /// Keeps no index (`indexed` answers `None`), as a replica without them.
+        pub unindexed: bool,
     }
 
     impl MemSource {
@@ -490,6 +552,46 @@ pub(crate) mod tests {
                 .and_then(|t| t.get(uuid))
                 .map(|r| crate::nb::datum_set(r.get(column)))
                 .unwrap_or_default()
+        }
+        fn indexed(&self, table: &str, index: &str, key: &str) -> Option<Vec<String>> {
+            // the replica's key functions over every row: the index's answer, at a scan's cost
+            if self.unindexed {
+                return None;
+            }
+            let keys: ovsdb::KeyFn = match (table, index) {
+                (LSP, indexes::LSP_ROUTER_PORTS) => indexes::router_port_keys,
+                (LSP, indexes::LSP_BY_IP) => indexes::ip_keys,
+                _ => return None,
+            };
+            let hits: Vec<String> = self
+                .rows(table)
+                .filter(|(_, r)| {
+                    let columns = r
+                        .as_object()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|(k, v)| Some((k.clone(), ovsdb::Value::from_json(v).ok()?)))
+                        .collect();
+                    keys(&ovsdb::Row::new(ovsdb::Uuid::nil(), columns))
+                        .iter()
+                        .any(|k| k == key)
+                })
+                .map(|(u, _)| u.clone())
+                .collect();
+            // a hash index: constant work per lookup, like the replica's
+            self.touched.fetch_add(hits.len(), Ordering::Relaxed);
+            Some(hits)
+        }
+        fn holds(&self, table: &str, uuid: &str, column: &str, member: &str) -> bool {
+            self.touched.fetch_add(1, Ordering::Relaxed);
+            self.tables
+                .get(table)
+                .and_then(|t| t.get(uuid))
+                .is_some_and(|r| {
+                    crate::nb::datum_set(r.get(column))
+                        .iter()
+                        .any(|u| u == member)
+                })
         }
         fn health_check_supported(&self) -> bool {
             true
@@ -666,9 +768,11 @@ pub(crate) mod tests {
             src
         };
         for scope in [Scope::lb("LB"), Scope::pool("P")] {
-            let (small, _) = scoped(busy(0), &scope);
-            let (big, _) = scoped(busy(10_000), &scope);
+            let (small, looked_small) = scoped(busy(0), &scope);
+            let (big, looked_big) = scoped(busy(10_000), &scope);
             assert_eq!(small.rows(), big.rows(), "{scope:?}");
+            // the router ports come from the replica's index, not a look at every port
+            assert_eq!(looked_small, looked_big, "{scope:?}");
             let ls = big.switch_named("neutron-net1").unwrap();
             assert_eq!(big.routers_of_switch(ls, Some("10.0.0.0/24")).len(), 1);
             assert_eq!(
@@ -676,6 +780,51 @@ pub(crate) mod tests {
                     .as_deref(),
                 Some("p-vm9999")
             );
+        }
+    }
+
+    /// An address used on two networks: each switch answers with its own port, and two
+    /// ports of one switch holding it give the first in the switch's port order.
+    #[test]
+    fn port_with_ip_answers_per_switch() {
+        let mut src = nb(0);
+        let vm = |name: &str| {
+            json!({"name": name, "type": "", "addresses": ["set", ["fa:16:3e:00:00:09 10.0.0.10"]],
+                "options": ["map", []], "external_ids": ["map", []]})
+        };
+        src.put(LSP, "a-other", vm("p-other"));
+        src.put(LSP, "b-dup", vm("p-dup"));
+        src.put(
+            LS,
+            "ls2",
+            json!({"name": "neutron-net2", "external_ids": ["map", []],
+            "load_balancer": ["set", []], "ports": ["set", [["uuid", "a-other"]]]}),
+        );
+        // ls1 also holds b-dup, before lsp-vm in its port order
+        src.put(
+            LS,
+            "ls1",
+            json!({"name": "neutron-net1", "external_ids": ["map", []],
+            "load_balancer": ["set", [["uuid", "lb1"]]],
+            "ports": ["set", [["uuid", "lsp-r"], ["uuid", "b-dup"], ["uuid", "lsp-vm"]]]}),
+        );
+        let scope = Scope {
+            switches: vec!["neutron-net2".into()],
+            ..Scope::lb("LB")
+        };
+        let ip = "10.0.0.10".parse().unwrap();
+        // through the index, and by the pass over the ports of a source without it
+        for unindexed in [false, true] {
+            let src = MemSource {
+                tables: src.tables.clone(),
+                unindexed,
+                ..Default::default()
+            };
+            let (s, _) = scoped(src, &scope);
+            let net1 = s.switch_named("neutron-net1").unwrap();
+            let net2 = s.switch_named("neutron-net2").unwrap();
+            assert_eq!(s.port_with_ip(net1, ip).as_deref(), Some("p-dup"));
+            assert_eq!(s.port_with_ip(net2, ip).as_deref(), Some("p-other"));
         }
     }
 

@@ -150,7 +150,7 @@ pub(crate) async fn handshake(
                 rows,
             });
         }
-        let mut fresh = ReplicaData::new(schema, monitored, 0);
+        let mut fresh = ReplicaData::new(schema, monitored, Arc::new(monitor.indexes.clone()), 0);
         fresh.apply(updates)?;
         fresh.last_txn_id = last;
         publish_resync(shared, fresh);
@@ -183,7 +183,7 @@ pub(crate) async fn handshake(
     };
     let updates = parse_updates(initial, version)?;
     let rows = count_rows(&updates);
-    let mut fresh = ReplicaData::new(schema, monitored, 0);
+    let mut fresh = ReplicaData::new(schema, monitored, Arc::new(monitor.indexes.clone()), 0);
     fresh.apply(updates)?;
     publish_resync(shared, fresh);
     Ok(Synced {

@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde_json::Value as Json;
 
 use crate::error::{Error, Result};
+use crate::index::{Index, KeyFn};
 use crate::schema::DatabaseSchema;
 use crate::tls::SslFiles;
 use crate::txn::Condition;
@@ -20,6 +21,8 @@ pub struct MonitorSpec {
     tables: BTreeMap<String, Option<Vec<String>>>,
     /// `where` of the `monitor_cond` request per table (JSON conditions).
     pub(crate) conditions: BTreeMap<String, Vec<Json>>,
+    /// Secondary indexes the replica keeps ([`MonitorSpec::index`]).
+    pub(crate) indexes: Vec<Index>,
 }
 
 impl MonitorSpec {
@@ -61,6 +64,21 @@ impl MonitorSpec {
             table.to_string(),
             conditions.iter().map(Condition::to_json).collect(),
         );
+        self
+    }
+
+    /// Keep a secondary index `name` of `table`: every row found under each key `keys` gives
+    /// it ([`crate::Table::find_by_key`], [`crate::Snapshot::find_by_key`]); kept exact under
+    /// every change and resync. Replaces an index of the same table and name. `keys` runs on
+    /// each changed row of the table, so it must be cheap.
+    pub fn index(mut self, table: &str, name: &str, keys: KeyFn) -> Self {
+        let def = Index {
+            table: table.to_string(),
+            name: name.to_string(),
+            keys,
+        };
+        self.indexes.retain(|d| *d != def);
+        self.indexes.push(def);
         self
     }
 

@@ -58,7 +58,7 @@ pub trait RowSource: Send + Sync {
     /// The uuids of a uuid-set column of one row, in the column's order (empty when absent).
     fn uuids(&self, table: &str, uuid: &str, column: &str) -> Vec<String> {
         self.row(table, uuid)
-            .map(|r| super::datum_set(r.get(column)))
+            .map(|r| super::rows::datum_set(r.get(column)))
             .unwrap_or_default()
     }
     /// Uuids of the rows whose `name` is `name` (name index).

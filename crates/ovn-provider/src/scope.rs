@@ -6,8 +6,8 @@
 //! LB, their `health_check` rows, the switches and routers in `ls_refs`/`lr_ref` or holding the
 //! rows in `load_balancer`, the ports of those switches, the routers behind router ports, the
 //! ports of those routers and the switches those ports name — and decodes exactly those rows
-//! into an [`NbSnapshot`]. Lookups go through the replica's `_uuid` and `name` indexes; the
-//! only scans are over `Logical_Switch`/`Logical_Router` (reverse references, small tables)
+//! into an [`NbSnapshot`]. Lookups go through the replica's `_uuid` and `name` indexes and
+//! the router-port index of `nb::indexes` (a switch's router ports); the only scans are over `Logical_Switch`/`Logical_Router` (reverse references, small tables)
 //! and the fallbacks noted on [`Scope`].
 
 use std::collections::BTreeSet;

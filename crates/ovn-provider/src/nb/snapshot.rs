@@ -399,8 +399,9 @@ impl NbSnapshot {
     }
 
     /// The name of the port of `ls` that carries `ip` (`_get_member_lsp`; MACs stripped from
-    /// `addresses`), the first in the switch's port order. Ports a scoped snapshot did not
-    /// decode are read from its source (a switch of a busy network has thousands).
+    /// `addresses`), the first in the switch's port order. With a source keeping the
+    /// `nb::indexes` address index, the candidates come from it; else ports a scoped snapshot
+    /// did not decode are read from its source (a switch of a busy network has thousands).
     pub fn port_with_ip(&self, ls: &SwitchRow, ip: IpAddr) -> Option<String> {
         if let Some(src) = &self.source
             && let Some(candidates) = src.0.indexed(LSP, LSP_BY_IP, &ip.to_string())

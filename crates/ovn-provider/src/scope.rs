@@ -79,6 +79,9 @@ const LRP: &str = "Logical_Router_Port";
 /// The NB's one-row global table; only its `options` are followed (`ovsdb_nb::monitor_spec`).
 pub(crate) const NB_GLOBAL: &str = "NB_Global";
 /// `NB_Global` option `ovn-northd` fills with the MAC health probes are sent from.
+/// Switches with more ports than this find their router ports through the replica's index
+/// (a read of every router port of the NB, once per request); smaller ones are scanned.
+const SCAN_PORTS_UP_TO: usize = 64;
 const SVC_MONITOR_MAC: &str = "svc_monitor_mac";
 
 /// A snapshot holding what `scope` touches. `pool_index` gives candidate row uuids for a pool
@@ -258,25 +261,31 @@ pub fn extend(
     }
     // 4. the switches with their router ports (every port with `all_switch_ports`); routers
     //    behind router ports
-    // the NB's router ports (replica index), each checked against the switch's `ports`
-    // without a pass over them — when they are fewer than the switch's ports (a busy provider
-    // network); else, or without the index, a pass over the switch's ports
-    let router_ports = match scope.all_switch_ports {
-        true => None,
-        false => src.indexed(LSP, indexes::LSP_ROUTER_PORTS, indexes::ROUTER_PORT_KEY),
-    };
+    // a busy provider network's switch: the NB's router ports (replica index, read once per
+    // request), each checked against the switch's `ports` without a pass over them, when
+    // they are fewer; a small switch, or a source without the index: a pass over its ports
+    let mut router_ports: Option<Option<Vec<String>>> = None;
     for ls in switch_uuids {
         if !add(snap, src, LS, &ls) {
             continue;
         }
         let all = snap.switches.get(&ls).map(|s| &s.ports);
-        let ports: Vec<String> = match (&router_ports, all) {
-            (Some(rp), Some(all)) if rp.len() < all.len() => rp
+        let indexed = match all {
+            Some(all) if !scope.all_switch_ports && all.len() > SCAN_PORTS_UP_TO => router_ports
+                .get_or_insert_with(|| {
+                    src.indexed(LSP, indexes::LSP_ROUTER_PORTS, indexes::ROUTER_PORT_KEY)
+                })
+                .as_ref()
+                .filter(|rp| rp.len() < all.len()),
+            _ => None,
+        };
+        let ports: Vec<String> = match indexed {
+            Some(rp) => rp
                 .iter()
                 .filter(|p| src.holds(LS, &ls, "ports", p))
                 .cloned()
                 .collect(),
-            (_, all) => all.cloned().unwrap_or_default(),
+            None => all.cloned().unwrap_or_default(),
         };
         for p in ports {
             // a router port names its router port; the others are not decoded
@@ -357,15 +366,21 @@ fn parse_uuid(s: &str) -> Option<ovsdb::Uuid> {
     s.parse().ok()
 }
 
+/// A replica row as RFC 7047 JSON, without the column `skip`.
+fn row_json(row: &ovsdb::Row, skip: Option<&str>) -> Value {
+    Value::Object(
+        row.columns()
+            .iter()
+            .filter(|(k, _)| Some(k.as_str()) != skip)
+            .map(|(k, v)| (k.clone(), v.to_json()))
+            .collect(),
+    )
+}
+
 impl RowSource for ovsdb::Snapshot {
     fn row(&self, table: &str, uuid: &str) -> Option<Value> {
         let row = ovsdb::Snapshot::row(self, table, &parse_uuid(uuid)?)?;
-        Some(Value::Object(
-            row.columns()
-                .iter()
-                .map(|(k, v)| (k.clone(), v.to_json()))
-                .collect(),
-        ))
+        Some(row_json(row, None))
     }
 
     fn named(&self, table: &str, name: &str) -> Vec<String> {
@@ -406,13 +421,7 @@ impl RowSource for ovsdb::Snapshot {
 
     fn row_without(&self, table: &str, uuid: &str, column: &str) -> Option<Value> {
         let row = ovsdb::Snapshot::row(self, table, &parse_uuid(uuid)?)?;
-        Some(Value::Object(
-            row.columns()
-                .iter()
-                .filter(|(k, _)| *k != column)
-                .map(|(k, v)| (k.clone(), v.to_json()))
-                .collect(),
-        ))
+        Some(row_json(row, Some(column)))
     }
 
     fn uuids(&self, table: &str, uuid: &str, column: &str) -> Vec<String> {
@@ -768,11 +777,14 @@ pub(crate) mod tests {
             src
         };
         for scope in [Scope::lb("LB"), Scope::pool("P")] {
-            let (small, looked_small) = scoped(busy(0), &scope);
+            let (small, _) = scoped(busy(0), &scope);
+            let (busy_1k, looked_1k) = scoped(busy(1_000), &scope);
             let (big, looked_big) = scoped(busy(10_000), &scope);
             assert_eq!(small.rows(), big.rows(), "{scope:?}");
-            // the router ports come from the replica's index, not a look at every port
-            assert_eq!(looked_small, looked_big, "{scope:?}");
+            assert_eq!(busy_1k.rows(), big.rows(), "{scope:?}");
+            // a busy switch's router ports come from the replica's index, not a look at every
+            // port (a switch of up to SCAN_PORTS_UP_TO ports is scanned)
+            assert_eq!(looked_1k, looked_big, "{scope:?}");
             let ls = big.switch_named("neutron-net1").unwrap();
             assert_eq!(big.routers_of_switch(ls, Some("10.0.0.0/24")).len(), 1);
             assert_eq!(

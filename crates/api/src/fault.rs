@@ -352,7 +352,7 @@ impl From<octavia_db::DbError> for ApiError {
             D::Duplicate(_) => {
                 ApiError::Conflict("Already an entity with that specified id.".into())
             }
-            D::Unavailable(cause) => ApiError::PeerUnavailable {
+            D::Unavailable(cause) | D::ConnectionLost(cause) => ApiError::PeerUnavailable {
                 service: PEER_DATABASE,
                 cause,
             },

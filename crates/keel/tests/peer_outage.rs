@@ -268,7 +268,8 @@ fn db_server(db: &common::MariaDb) -> String {
 
 /// MariaDB refused, reset under a pooled connection, and frozen: every request answers the
 /// database 503 within `pool_timeout` (+ margin), and once it is back the very first request
-/// is served (the pool pinged its dead connections and reconnected).
+/// is served (the read that met a dead connection ran again on another; the pool pinged the
+/// rest and reconnected).
 #[test]
 fn database_outage_answers_503_naming_the_database_then_recovers() {
     let db = common::MariaDb::create();

@@ -10,6 +10,7 @@ use sqlx::sqlite::{
 };
 
 mod batch;
+mod checks;
 mod keel_objects;
 
 /// The name of Keel's one table of its own: one row, this database's deployment identity (`db/keel_objects.rs`).
@@ -21,6 +22,7 @@ use crate::error::DbError;
 use crate::schema::{ALEMBIC_HEAD, Dialect, LOOKUP_ROWS, tables};
 use crate::settle::SettleHub;
 use crate::sql::{AnyRow, AnyScalar, Conn, SqlValue, bind_all};
+use checks::{CONNECTION_ATTEMPTS, Losses};
 
 /// How busy the pool is now: connections open and idle among them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,7 +36,7 @@ pub struct PoolUse {
 #[derive(Clone, Debug)]
 enum Pool {
     Sqlite(SqlitePool),
-    MySql(MySqlPool),
+    MySql(MySqlPool, std::sync::Arc<Losses>),
 }
 
 /// A handle on the Octavia database (cheap to clone; one connection pool).
@@ -104,19 +106,18 @@ impl Database {
             };
             let opts = MySqlConnectOptions::from_str(&format!("mysql{rest}"))
                 .map_err(|e| DbError::Url(format!("{}: {e}", redact(url))))?;
-            // A pooled connection is pinged before it is handed out, so one the server (or a
-            // proxy) dropped is replaced at once instead of failing the request; the ping and
-            // any reconnect are bounded by `acquire_timeout`.
-            let pool = MySqlPoolOptions::new()
+            // Which connections are pinged before they are handed out: db::checks.
+            let losses = std::sync::Arc::new(Losses::new());
+            let options = MySqlPoolOptions::new()
                 .max_connections(settings.max_connections.max(1))
                 .acquire_timeout(settings.acquire_timeout)
                 .max_lifetime(settings.max_lifetime)
-                .idle_timeout(settings.idle_timeout)
-                .test_before_acquire(true)
+                .idle_timeout(settings.idle_timeout);
+            let pool = checks::ping_when_suspect(options, losses.clone())
                 .connect_with(opts)
                 .await?;
             return Ok(Self {
-                pool: Pool::MySql(pool),
+                pool: Pool::MySql(pool, losses),
                 settle: std::sync::Arc::new(SettleHub::new()),
                 quota_rows: std::sync::Arc::default(),
                 statements: std::sync::Arc::default(),
@@ -158,7 +159,7 @@ impl Database {
                 size: p.size(),
                 idle: p.num_idle(),
             },
-            Pool::MySql(p) => PoolUse {
+            Pool::MySql(p, _) => PoolUse {
                 size: p.size(),
                 idle: p.num_idle(),
             },
@@ -167,7 +168,7 @@ impl Database {
 
     /// True when the backend is MariaDB/MySQL.
     pub fn is_mysql(&self) -> bool {
-        matches!(self.pool, Pool::MySql(_))
+        matches!(self.pool, Pool::MySql(..))
     }
 
     /// How many statements the [`Tx`]s of this database (and its clones) have sent so far
@@ -202,7 +203,20 @@ impl Database {
         let _stage = tracing::trace_span!(target: "keel::stage", "db_begin");
         let inner = match &self.pool {
             Pool::Sqlite(p) => TxInner::Sqlite(p.begin_with("BEGIN IMMEDIATE").await?),
-            Pool::MySql(p) => TxInner::MySql(p.begin().await?),
+            Pool::MySql(p, losses) => {
+                let mut attempt = 1;
+                loop {
+                    match p.begin().await.map_err(DbError::from) {
+                        Ok(t) => break TxInner::MySql(t),
+                        Err(DbError::ConnectionLost(e)) if attempt < CONNECTION_ATTEMPTS => {
+                            tracing::debug!(error = %e, "BEGIN on a lost connection; another one");
+                            losses.record();
+                            attempt += 1;
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
         };
         Ok(Tx {
             inner,
@@ -222,7 +236,7 @@ impl Database {
     pub async fn begin_read(&self) -> Result<Tx, DbError> {
         let inner = match &self.pool {
             Pool::Sqlite(p) => TxInner::Sqlite(p.begin().await?),
-            Pool::MySql(p) => TxInner::MySqlRead(p.acquire().await?),
+            Pool::MySql(p, _) => TxInner::MySqlRead(p.acquire().await?),
         };
         Ok(Tx {
             inner,
@@ -240,7 +254,7 @@ impl Database {
     pub async fn close(&self) {
         match &self.pool {
             Pool::Sqlite(p) => p.close().await,
-            Pool::MySql(p) => p.close().await,
+            Pool::MySql(p, _) => p.close().await,
         }
     }
 
@@ -255,7 +269,7 @@ impl Database {
                 .execute(p)
                 .await?
                 .rows_affected(),
-            Pool::MySql(p) => bind_all!(sqlx::query(sql), args)
+            Pool::MySql(p, _) => bind_all!(sqlx::query(sql), args)
                 .execute(p)
                 .await?
                 .rows_affected(),
@@ -293,7 +307,7 @@ impl Database {
         for stmt in crate::schema::list_index_statements() {
             again_on_deadlock(|| async {
                 match &self.pool {
-                    Pool::MySql(p) => sqlx::query(&stmt).execute(p).await.map(|_| ()),
+                    Pool::MySql(p, _) => sqlx::query(&stmt).execute(p).await.map(|_| ()),
                     Pool::Sqlite(p) => sqlx::query(&stmt).execute(p).await.map(|_| ()),
                 }
                 .map_err(DbError::from)
@@ -316,7 +330,7 @@ impl Database {
             None => {}
         }
         match &self.pool {
-            Pool::MySql(p) => {
+            Pool::MySql(p, _) => {
                 // DDL auto-commits on MariaDB: serialise concurrent upgrades with a named lock on
                 // one connection, and write alembic_version last. On Galera the lock is only
                 // the node's own: upgrades on other nodes run at the same time, and their
@@ -671,10 +685,46 @@ impl Tx {
             return Ok(None);
         };
         self.flush().await?;
-        let Conn::MySql(c) = self.conn() else {
-            return Ok(None);
+        let mut attempt = 1;
+        loop {
+            let Conn::MySql(c) = self.conn() else {
+                return Ok(None);
+            };
+            let r = batch::run_text(c, &text, stmts.len()).await;
+            // a read's statements changed nothing: once more on another connection
+            if attempt == 1 && self.is_read() && self.replace_lost(&r).await? {
+                attempt += 1;
+                continue;
+            }
+            return Ok(Some(r?));
+        }
+    }
+
+    /// True for a [`Database::begin_read`] on MariaDB (autocommit, nothing written).
+    fn is_read(&self) -> bool {
+        matches!(self.inner, TxInner::MySqlRead(_))
+    }
+
+    /// When `r` failed because a read's connection was lost (it may have gone out unpinged:
+    /// `db::checks`), takes another connection from the pool and answers
+    /// true: the caller runs its statement once more.
+    async fn replace_lost<T>(&mut self, r: &Result<T, DbError>) -> Result<bool, DbError> {
+        if !matches!(r, Err(DbError::ConnectionLost(_))) || !self.is_read() {
+            return Ok(false);
+        }
+        let Pool::MySql(p, losses) = &self.pool else {
+            return Ok(false);
         };
-        Ok(Some(batch::run_text(c, &text, stmts.len()).await?))
+        // The lost connection still counts in the pool until it is dropped: with no room for
+        // another and none idle, waiting for one could wait on ourselves.
+        let full = p.size() >= p.options().get_max_connections() && p.num_idle() == 0;
+        if full {
+            return Ok(false);
+        }
+        tracing::debug!("read on a lost connection; once more on another");
+        losses.record();
+        self.inner = TxInner::MySqlRead(p.acquire().await?);
+        Ok(true)
     }
 
     /// Rolls the transaction back.
@@ -747,6 +797,13 @@ impl Tx {
         args: Vec<SqlValue>,
     ) -> Result<Vec<T>, DbError> {
         self.flush().await?;
+        if !self.is_read() {
+            return self.conn().fetch_all(sql, args).await;
+        }
+        let first = self.conn().fetch_all(sql, args.clone()).await;
+        if !self.replace_lost(&first).await? {
+            return first;
+        }
         self.conn().fetch_all(sql, args).await
     }
 
@@ -757,6 +814,13 @@ impl Tx {
         args: Vec<SqlValue>,
     ) -> Result<Option<T>, DbError> {
         self.flush().await?;
+        if !self.is_read() {
+            return self.conn().fetch_optional(sql, args).await;
+        }
+        let first = self.conn().fetch_optional(sql, args.clone()).await;
+        if !self.replace_lost(&first).await? {
+            return first;
+        }
         self.conn().fetch_optional(sql, args).await
     }
 
@@ -767,6 +831,13 @@ impl Tx {
         args: Vec<SqlValue>,
     ) -> Result<Vec<T>, DbError> {
         self.flush().await?;
+        if !self.is_read() {
+            return self.conn().fetch_scalars(sql, args).await;
+        }
+        let first = self.conn().fetch_scalars(sql, args.clone()).await;
+        if !self.replace_lost(&first).await? {
+            return first;
+        }
         self.conn().fetch_scalars(sql, args).await
     }
 
@@ -777,6 +848,13 @@ impl Tx {
         args: Vec<SqlValue>,
     ) -> Result<Option<T>, DbError> {
         self.flush().await?;
+        if !self.is_read() {
+            return self.conn().fetch_optional_scalar(sql, args).await;
+        }
+        let first = self.conn().fetch_optional_scalar(sql, args.clone()).await;
+        if !self.replace_lost(&first).await? {
+            return first;
+        }
         self.conn().fetch_optional_scalar(sql, args).await
     }
 

@@ -78,6 +78,11 @@ pub enum DbError {
     /// connections (1040). Nothing was committed by the failing statement; the API answers 503.
     #[error("database unavailable: {0}")]
     Unavailable(String),
+    /// [`DbError::Unavailable`] on a connection that is gone (closed, reset, killed by the
+    /// server): a statement that changed nothing may run again on another connection. The
+    /// API answers it as [`DbError::Unavailable`].
+    #[error("database unavailable: {0}")]
+    ConnectionLost(String),
     /// Any other SQL error.
     #[error("database error: {0}")]
     Sql(sqlx::Error),
@@ -88,6 +93,22 @@ pub enum DbError {
 /// primary component answers), ER_SERVER_SHUTDOWN 1053, ER_CONNECTION_KILLED 1927,
 /// ER_CLIENT_INTERACTION_TIMEOUT 4031.
 const UNAVAILABLE_CODES: [u32; 5] = [1040, 1047, 1053, 1927, 4031];
+
+/// MariaDB server errors that end the connection they arrive on: ER_SERVER_SHUTDOWN 1053,
+/// ER_CONNECTION_KILLED 1927, ER_CLIENT_INTERACTION_TIMEOUT 4031.
+const CONNECTION_ENDED_CODES: [u32; 3] = [1053, 1927, 4031];
+
+/// True when `e` means the connection it ran on is gone (closed, reset, killed, timed out by
+/// the server): a statement that changed nothing can be run again on another connection.
+fn lost_connection(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_) | sqlx::Error::Tls(_) => true,
+        sqlx::Error::Database(d) => d
+            .try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>()
+            .is_some_and(|m| CONNECTION_ENDED_CODES.contains(&u32::from(m.number()))),
+        _ => false,
+    }
+}
 
 fn unavailable(e: &sqlx::Error) -> bool {
     match e {
@@ -105,6 +126,9 @@ fn unavailable(e: &sqlx::Error) -> bool {
 
 impl From<sqlx::Error> for DbError {
     fn from(e: sqlx::Error) -> Self {
+        if lost_connection(&e) {
+            return Self::ConnectionLost(e.to_string());
+        }
         if unavailable(&e) {
             return Self::Unavailable(e.to_string());
         }
@@ -124,9 +148,10 @@ impl From<sqlx::Error> for DbError {
 }
 
 impl DbError {
-    /// True when the database could not serve ([`DbError::Unavailable`]).
+    /// True when the database could not serve ([`DbError::Unavailable`],
+    /// [`DbError::ConnectionLost`]).
     pub fn is_unavailable(&self) -> bool {
-        matches!(self, Self::Unavailable(_))
+        matches!(self, Self::Unavailable(_) | Self::ConnectionLost(_))
     }
 
     /// True when MariaDB rolled the whole transaction back as a deadlock victim (1213): it may

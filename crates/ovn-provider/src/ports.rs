@@ -519,9 +519,15 @@ impl NeutronPorts {
         facts
     }
 
-    /// A subnet by id: remembered ([`crate::facts`]), else read from Neutron and remembered.
+    /// A subnet by id: remembered ([`crate::facts`]), else as another user of the Neutron
+    /// client read it (the API validating a member's subnet just before:
+    /// [`NeutronClient::subnet_seen`]), else read from Neutron; remembered.
     pub async fn subnet(&self, id: &str) -> Result<Subnet, NeutronError> {
         if let Some(s) = self.facts.subnet(id) {
+            return Ok(s);
+        }
+        if let Some(s) = self.neutron.subnet_seen(id) {
+            self.facts.remember_subnet(&s);
             return Ok(s);
         }
         let s = self.neutron.get_subnet(id).await?;

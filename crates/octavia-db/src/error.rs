@@ -5,7 +5,8 @@ use thiserror::Error;
 /// HTTP mapping the API is expected to apply:
 /// [`DbError::NotFound`] → 404, [`DbError::InvalidState`] / [`DbError::Immutable`] /
 /// [`DbError::Duplicate`] → 409, [`DbError::QuotaExceeded`] → 403, [`DbError::ProjectBusy`] → 503,
-/// [`DbError::MissingProjectId`] → 400, [`DbError::Unavailable`] → 503, everything else → 500.
+/// [`DbError::MissingProjectId`] → 400, [`DbError::Unavailable`] / [`DbError::ConnectionLost`]
+/// → 503, everything else → 500.
 #[derive(Debug, Error)]
 pub enum DbError {
     /// A row does not exist (`<Resource> <id> not found.`, octavia `exceptions.NotFound`).

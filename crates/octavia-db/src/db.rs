@@ -685,19 +685,18 @@ impl Tx {
             return Ok(None);
         };
         self.flush().await?;
-        let mut attempt = 1;
-        loop {
-            let Conn::MySql(c) = self.conn() else {
-                return Ok(None);
-            };
-            let r = batch::run_text(c, &text, stmts.len()).await;
-            // a read's statements changed nothing: once more on another connection
-            if attempt == 1 && self.is_read() && self.replace_lost(&r).await? {
-                attempt += 1;
-                continue;
-            }
-            return Ok(Some(r?));
+        let Conn::MySql(c) = self.conn() else {
+            return Ok(None);
+        };
+        let first = batch::run_text(c, &text, stmts.len()).await;
+        // a read's statements changed nothing: once more on another connection
+        if !self.replace_lost(&first).await? {
+            return Ok(Some(first?));
         }
+        let Conn::MySql(c) = self.conn() else {
+            return Ok(None);
+        };
+        Ok(Some(batch::run_text(c, &text, stmts.len()).await?))
     }
 
     /// True for a [`Database::begin_read`] on MariaDB (autocommit, nothing written).

@@ -6,8 +6,9 @@ is injected: a Keel replica SIGKILLed (the agent-lock holder), one SIGTERMed (a 
 restart), the NB raft leader killed, the Galera writer node killed, Neutron SIGSTOPped for
 20 s. After each window the clients stop, and within a bounded settle time the run checks:
 nothing in PENDING_*; `keel ovn-db-sync --dry-run` finds no difference; no Neutron VIP/HM
-port is left on the run's network; every answer the clients saw was 2xx, 409 or a 503 with
-a fault text, the rest counted by cause. A request the client saw cut (no answer, or
+port is left on the run's network (a SIGKILL that cut an LB create on its replica may leave
+its VIP port to Keel's orphan sweep: then waited for, up to SWEEP_BOUND); every answer the
+clients saw was 2xx, 409 or a 503 with a fault text, the rest counted by cause. A request the client saw cut (no answer, or
 haproxy's 502/504) is excused only when haproxy's access log (up.sh's `log-format`: the
 `X-Fault-Id` every request carries, and the server it went to) puts it on the replica a
 SIGKILL window killed; in every other window (a SIGTERM drain included) a cut request is
@@ -385,6 +386,14 @@ def sync_dry_run(keel_bin):
     return {"rc": out.returncode, "differences": diffs, "summary": summary}
 
 
+# Keel's sweep of a crashed LB create's VIP port (`[keel] recovery_lease`/`recovery_period`,
+# 30/10 s unless replicas.sh was given HA_RECOVERY_*): a replica lists the ports every 6
+# periods and deletes a candidate about a lease after it first saw it; one period of slack.
+_LEASE = float(os.environ.get("HA_RECOVERY_LEASE") or 30)
+_PERIOD = float(os.environ.get("HA_RECOVERY_PERIOD") or 10)
+SWEEP_BOUND = 6 * _PERIOD + _LEASE + 2 * _PERIOD
+
+
 def orphan_ports(admin, net):
     r = requests.get(f"{NEUTRON}/ports", params={"network_id": net},
                      headers={"X-Auth-Token": admin}, timeout=60)
@@ -456,8 +465,17 @@ def windows(a, faults, demo, admin, net, subnet, rec, after_window=None):
             left = pending()
         settled = time.time() - t_stop
         sync = sync_dry_run(a.keel_bin)
-        orphans = orphan_ports(admin, net)
         cuts, excused = judge_cuts(rec.cut[name], killed, rec.errors)
+        orphans, swept_after = orphan_ports(admin, net), None
+        if orphans and any(c["op"] == "LB create" and killed is not None and c["server"] == killed
+                           for c in cuts):
+            # an LB create SIGKILLed between its VIP port create and its commit: the port is
+            # the surviving replicas' orphan sweep's (crates/keel/src/recovery.rs), waited for
+            t0 = time.time()
+            while orphans and time.time() < t0 + SWEEP_BOUND:
+                time.sleep(2)
+                orphans = orphan_ports(admin, net)
+            swept_after = round(time.time() - t0, 1)
         up()  # restart what the fault killed
         r = {
             "fault": name, "target": what,
@@ -466,6 +484,7 @@ def windows(a, faults, demo, admin, net, subnet, rec, after_window=None):
             "operations": sum(rec.ops[name].values()), "by_op": dict(rec.ops[name]),
             "failures": dict(rec.failures[name]), "client_stats": dict(stats),
             "pending_left": left, "sync": sync, "orphan_ports": orphans,
+            "orphan_ports_swept_after": swept_after,
             # requests cut, each with the server haproxy's log sent it to; excused: those on
             # the replica a SIGKILL killed (a drain, SIGTERM, excuses none)
             "cut": cuts, "in_flight_on_killed": excused,

@@ -16,9 +16,10 @@
 //!    statuses are reported as the original request would have: DELETED for what was being
 //!    deleted, ACTIVE (with the operating status NB shows) for the rest; ERROR, logged with the
 //!    reason, when the NB could not be made to match;
-//! 4. every [`PORT_SWEEP_PERIODS`] periods, deletes VIP ports (`ovn-lb-vip-<id>`) carrying this
-//!    deployment's tag whose load balancer the database did not have at two sweeps a lease
-//!    apart (an LB create that died between its port create and its commit). A port without
+//! 4. every [`PORT_SWEEP_PERIODS`] periods, and again a lease after a sweep found a candidate
+//!    ([`sweep_due`]), deletes VIP ports (`ovn-lb-vip-<id>`) carrying this deployment's tag
+//!    whose load balancer the database did not have at two sweeps a lease apart (an LB
+//!    create that died between its port create and its commit). A port without
 //!    the tag (the Python provider's, an older Keel's) or with another deployment's tag is
 //!    never deleted: Keel deletes only what it can prove it made.
 
@@ -288,7 +289,8 @@ impl Recovery {
                         }
                         Err(e) => {
                             tracing::warn!(port = %port, error = %e, "orphan VIP port not deleted");
-                            still.insert(port, *first);
+                            // tried again a lease from now, not at every period (`sweep_due`)
+                            still.insert(port, now);
                         }
                     }
                 }
@@ -305,6 +307,18 @@ impl Recovery {
     }
 }
 
+/// Whether period `n` sweeps for orphan VIP ports: every [`PORT_SWEEP_PERIODS`] periods, and
+/// also as soon as a candidate of an earlier sweep (`seen`: port → first seen) is a `lease`
+/// old, so a crashed LB create's port is gone about a lease after a sweep first saw it
+/// rather than a whole sweep cycle later. The full port list is only read that often when
+/// there is a candidate, which takes a crash.
+pub fn sweep_due(n: u32, seen: &HashMap<String, Instant>, lease: Duration, now: Instant) -> bool {
+    n.is_multiple_of(PORT_SWEEP_PERIODS)
+        || seen
+            .values()
+            .any(|first| now.saturating_duration_since(*first) >= lease)
+}
+
 /// Runs recovery for the life of the process (module doc).
 pub async fn run(r: Recovery) {
     let mut first = true;
@@ -318,7 +332,7 @@ pub async fn run(r: Recovery) {
             Ok(_) => first = false,
             Err(e) => tracing::warn!(error = %e, "recovery scan failed; next period"),
         }
-        if n.is_multiple_of(PORT_SWEEP_PERIODS)
+        if sweep_due(n, &seen, r.config.lease, Instant::now())
             && let Err(e) = r.sweep_vip_ports(&mut seen).await
         {
             tracing::warn!(error = %e, "orphan VIP port sweep failed");
@@ -446,6 +460,23 @@ mod tests {
             ],
             healthmonitors: vec![s("H1", "PENDING_DELETE")],
         }
+    }
+
+    #[test]
+    fn a_candidate_port_is_swept_again_once_a_lease_old() {
+        let lease = Duration::from_secs(30);
+        let t0 = Instant::now();
+        let mut seen = HashMap::new();
+        // no candidate: only every PORT_SWEEP_PERIODS periods
+        assert!(sweep_due(0, &seen, lease, t0));
+        assert!(!sweep_due(1, &seen, lease, t0));
+        assert!(sweep_due(PORT_SWEEP_PERIODS, &seen, lease, t0));
+        seen.insert("p".to_string(), t0);
+        // a candidate younger than the lease: still the cycle
+        assert!(!sweep_due(1, &seen, lease, t0 + Duration::from_secs(29)));
+        // a lease old: at once, whatever the cycle says
+        assert!(sweep_due(3, &seen, lease, t0 + lease));
+        assert!(sweep_due(4, &seen, lease, t0 + Duration::from_secs(45)));
     }
 
     #[test]

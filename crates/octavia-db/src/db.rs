@@ -10,7 +10,6 @@ use sqlx::sqlite::{
 };
 
 mod batch;
-mod checks;
 mod keel_objects;
 
 /// The name of Keel's one table of its own: one row, this database's deployment identity (`db/keel_objects.rs`).
@@ -22,7 +21,11 @@ use crate::error::DbError;
 use crate::schema::{ALEMBIC_HEAD, Dialect, LOOKUP_ROWS, tables};
 use crate::settle::SettleHub;
 use crate::sql::{AnyRow, AnyScalar, Conn, SqlValue, bind_all};
-use checks::{CONNECTION_ATTEMPTS, Losses};
+
+/// Runs of a `BEGIN` that failed because its connection was lost (the server ended it between
+/// the pool's ping and the `BEGIN`): it changed nothing, so it runs again on another
+/// connection. A read statement in autocommit runs twice at most (`Tx::replace_lost`).
+const CONNECTION_ATTEMPTS: usize = 3;
 
 /// How busy the pool is now: connections open and idle among them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,7 +39,7 @@ pub struct PoolUse {
 #[derive(Clone, Debug)]
 enum Pool {
     Sqlite(SqlitePool),
-    MySql(MySqlPool, std::sync::Arc<Losses>),
+    MySql(MySqlPool),
 }
 
 /// A handle on the Octavia database (cheap to clone; one connection pool).
@@ -106,18 +109,19 @@ impl Database {
             };
             let opts = MySqlConnectOptions::from_str(&format!("mysql{rest}"))
                 .map_err(|e| DbError::Url(format!("{}: {e}", redact(url))))?;
-            // Which connections are pinged before they are handed out: db::checks.
-            let losses = std::sync::Arc::new(Losses::new());
-            let options = MySqlPoolOptions::new()
+            // sqlx pings a connection before it hands it out (bounded by acquire_timeout), so
+            // a server that went away or froze since its last use fails the acquire, never a
+            // statement that would wait on it without end
+            let pool = MySqlPoolOptions::new()
                 .max_connections(settings.max_connections.max(1))
                 .acquire_timeout(settings.acquire_timeout)
                 .max_lifetime(settings.max_lifetime)
-                .idle_timeout(settings.idle_timeout);
-            let pool = checks::ping_when_suspect(options, losses.clone())
+                .idle_timeout(settings.idle_timeout)
+                .test_before_acquire(true)
                 .connect_with(opts)
                 .await?;
             return Ok(Self {
-                pool: Pool::MySql(pool, losses),
+                pool: Pool::MySql(pool),
                 settle: std::sync::Arc::new(SettleHub::new()),
                 quota_rows: std::sync::Arc::default(),
                 statements: std::sync::Arc::default(),
@@ -159,7 +163,7 @@ impl Database {
                 size: p.size(),
                 idle: p.num_idle(),
             },
-            Pool::MySql(p, _) => PoolUse {
+            Pool::MySql(p) => PoolUse {
                 size: p.size(),
                 idle: p.num_idle(),
             },
@@ -168,7 +172,7 @@ impl Database {
 
     /// True when the backend is MariaDB/MySQL.
     pub fn is_mysql(&self) -> bool {
-        matches!(self.pool, Pool::MySql(..))
+        matches!(self.pool, Pool::MySql(_))
     }
 
     /// How many statements the [`Tx`]s of this database (and its clones) have sent so far
@@ -203,14 +207,13 @@ impl Database {
         let _stage = tracing::trace_span!(target: "keel::stage", "db_begin");
         let inner = match &self.pool {
             Pool::Sqlite(p) => TxInner::Sqlite(p.begin_with("BEGIN IMMEDIATE").await?),
-            Pool::MySql(p, losses) => {
+            Pool::MySql(p) => {
                 let mut attempt = 1;
                 loop {
                     match p.begin().await.map_err(DbError::from) {
                         Ok(t) => break TxInner::MySql(t),
                         Err(DbError::ConnectionLost(e)) if attempt < CONNECTION_ATTEMPTS => {
                             tracing::debug!(error = %e, "BEGIN on a lost connection; another one");
-                            losses.record();
                             attempt += 1;
                         }
                         Err(e) => return Err(e),
@@ -236,7 +239,7 @@ impl Database {
     pub async fn begin_read(&self) -> Result<Tx, DbError> {
         let inner = match &self.pool {
             Pool::Sqlite(p) => TxInner::Sqlite(p.begin().await?),
-            Pool::MySql(p, _) => TxInner::MySqlRead(p.acquire().await?),
+            Pool::MySql(p) => TxInner::MySqlRead(p.acquire().await?),
         };
         Ok(Tx {
             inner,
@@ -254,7 +257,7 @@ impl Database {
     pub async fn close(&self) {
         match &self.pool {
             Pool::Sqlite(p) => p.close().await,
-            Pool::MySql(p, _) => p.close().await,
+            Pool::MySql(p) => p.close().await,
         }
     }
 
@@ -269,7 +272,7 @@ impl Database {
                 .execute(p)
                 .await?
                 .rows_affected(),
-            Pool::MySql(p, _) => bind_all!(sqlx::query(sql), args)
+            Pool::MySql(p) => bind_all!(sqlx::query(sql), args)
                 .execute(p)
                 .await?
                 .rows_affected(),
@@ -307,7 +310,7 @@ impl Database {
         for stmt in crate::schema::list_index_statements() {
             again_on_deadlock(|| async {
                 match &self.pool {
-                    Pool::MySql(p, _) => sqlx::query(&stmt).execute(p).await.map(|_| ()),
+                    Pool::MySql(p) => sqlx::query(&stmt).execute(p).await.map(|_| ()),
                     Pool::Sqlite(p) => sqlx::query(&stmt).execute(p).await.map(|_| ()),
                 }
                 .map_err(DbError::from)
@@ -330,7 +333,7 @@ impl Database {
             None => {}
         }
         match &self.pool {
-            Pool::MySql(p, _) => {
+            Pool::MySql(p) => {
                 // DDL auto-commits on MariaDB: serialise concurrent upgrades with a named lock on
                 // one connection, and write alembic_version last. On Galera the lock is only
                 // the node's own: upgrades on other nodes run at the same time, and their
@@ -704,14 +707,14 @@ impl Tx {
         matches!(self.inner, TxInner::MySqlRead(_))
     }
 
-    /// When `r` failed because a read's connection was lost (it may have gone out unpinged:
-    /// `db::checks`), takes another connection from the pool and answers
-    /// true: the caller runs its statement once more.
+    /// When `r` failed because a read's connection was lost (the server ended it after the
+    /// pool's ping), takes another connection from the pool and answers true: the caller
+    /// runs its statement once more.
     async fn replace_lost<T>(&mut self, r: &Result<T, DbError>) -> Result<bool, DbError> {
         if !matches!(r, Err(DbError::ConnectionLost(_))) || !self.is_read() {
             return Ok(false);
         }
-        let Pool::MySql(p, losses) = &self.pool else {
+        let Pool::MySql(p) = &self.pool else {
             return Ok(false);
         };
         // The lost connection still counts in the pool until it is dropped: with no room for
@@ -721,7 +724,6 @@ impl Tx {
             return Ok(false);
         }
         tracing::debug!("read on a lost connection; once more on another");
-        losses.record();
         self.inner = TxInner::MySqlRead(p.acquire().await?);
         Ok(true)
     }

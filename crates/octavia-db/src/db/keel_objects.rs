@@ -25,7 +25,7 @@ impl Database {
     /// Runs one DDL statement outside any transaction (DDL auto-commits on MariaDB).
     async fn ddl(&self, stmt: &str) -> Result<(), DbError> {
         match &self.pool {
-            Pool::MySql(p, _) => {
+            Pool::MySql(p) => {
                 sqlx::query(stmt).execute(p).await?;
             }
             Pool::Sqlite(p) => {

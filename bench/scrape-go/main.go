@@ -60,9 +60,26 @@ func main() {
 	if *endpoint == "" {
 		fail("arguments", fmt.Errorf("-endpoint is required"))
 	}
-	ao, err := openstack.AuthOptionsFromEnv()
-	if err != nil {
-		fail("OS_* credentials", err)
+	// a project scope by name and domain, as an openrc gives it (gophercloud 0.12's
+	// AuthOptionsFromEnv would want OS_PROJECT_ID as well)
+	env := func(k, dflt string) string {
+		if v := os.Getenv(k); v != "" {
+			return v
+		}
+		return dflt
+	}
+	ao := gophercloud.AuthOptions{
+		IdentityEndpoint: env("OS_AUTH_URL", ""),
+		Username:         env("OS_USERNAME", ""),
+		Password:         env("OS_PASSWORD", ""),
+		DomainName:       env("OS_USER_DOMAIN_NAME", "Default"),
+		Scope: &gophercloud.AuthScope{
+			ProjectName: env("OS_PROJECT_NAME", ""),
+			DomainName:  env("OS_PROJECT_DOMAIN_NAME", "Default"),
+		},
+	}
+	if ao.IdentityEndpoint == "" || ao.Username == "" || ao.Password == "" {
+		fail("OS_* credentials", fmt.Errorf("OS_AUTH_URL, OS_USERNAME and OS_PASSWORD are required"))
 	}
 	provider, err := openstack.AuthenticatedClient(ao)
 	if err != nil {

@@ -2,11 +2,17 @@
 """CPU time per process while a command runs: which of the stack's services a workload keeps busy.
 
 Reads utime+stime of every process in /proc before and after the command and prints each
-one's share of the CPU time used (gunicorn workers grouped by their app). A process that
-exits during the command (the workload's own client) is not counted.
+one's share of the CPU time used (gunicorn workers grouped by their app). The command's own
+processes (the workload's client) are counted as `(the command)`.
 
-  python3 bench/cpu_split.py $BENCH_PY bench/throughput.py --clients 4 --seconds 15 --endpoint http://127.0.0.1:9878
+With `--from TEXT --to TEXT` only the window between the command's output lines starting
+with those texts is counted (throughput.py prints `loop start` and `loop end` around its
+loop, so its set-up and clean-up are left out); the command's output is passed through.
+
+  python3 bench/cpu_split.py [--from 'loop start' --to 'loop end'] -- \
+      $BENCH_PY bench/throughput.py --clients 4 --seconds 15 --endpoint http://127.0.0.1:9878
 """
+import argparse
 import os
 import subprocess
 import sys
@@ -35,17 +41,50 @@ def key(comm, cmd):
     return comm
 
 
-before = snapshot()
-t0 = time.time()
-subprocess.run(sys.argv[1:], check=False)
-after = snapshot()
-wall = time.time() - t0
+ap = argparse.ArgumentParser(description=__doc__,
+                             formatter_class=argparse.RawDescriptionHelpFormatter)
+ap.add_argument('--from', dest='start', default=None)
+ap.add_argument('--to', dest='end', default=None)
+ap.add_argument('cmd', nargs=argparse.REMAINDER)
+a = ap.parse_args()
+cmd = a.cmd[1:] if a.cmd[:1] == ['--'] else a.cmd
 ticks = os.sysconf('SC_CLK_TCK')
 used = {}
-for pid, (comm, cmd, t) in after.items():
-    d = t - (before[pid][2] if pid in before else 0)
-    if d > 0:
-        used[key(comm, cmd)] = used.get(key(comm, cmd), 0) + d
+if a.start:
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    before = after = None
+    t0 = t1 = time.time()
+    for ln in p.stdout:
+        sys.stdout.write(ln)
+        sys.stdout.flush()
+        if before is None and ln.startswith(a.start):
+            before, t0 = snapshot(), time.time()
+        elif before is not None and after is None and ln.startswith(a.end):
+            after, t1 = snapshot(), time.time()
+    p.wait()
+    if before is None or after is None:
+        sys.exit(f'cpu_split: no window: the command printed no {a.start!r} / {a.end!r} line')
+    own = str(p.pid)
+    for pid, (comm, c, t) in after.items():
+        d = t - (before[pid][2] if pid in before else 0)
+        if d > 0:
+            k = '(the command)' if pid == own else key(comm, c)
+            used[k] = used.get(k, 0) + d
+else:
+    before = snapshot()
+    t0 = time.time()
+    c0 = os.times()
+    subprocess.run(cmd, check=False)
+    c1 = os.times()
+    after = snapshot()
+    t1 = time.time()
+    for pid, (comm, c, t) in after.items():
+        d = t - (before[pid][2] if pid in before else 0)
+        if d > 0:
+            used[key(comm, c)] = used.get(key(comm, c), 0) + d
+    own = (c1.children_user + c1.children_system) - (c0.children_user + c0.children_system)
+    used['(the command)'] = round(own * ticks)
+wall = t1 - t0
 total = sum(used.values())
 print(f'wall {wall:.1f} s, CPU time used {total / ticks:.1f} s')
 for k, v in sorted(used.items(), key=lambda kv: -kv[1])[:14]:

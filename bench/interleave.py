@@ -64,3 +64,41 @@ for name, per in steps.items():
 for name, per in batch.items():
     row(f'200 members: {name}', per)
 row('4-client throughput, ops/s (median)', tput, higher_better=True)
+
+# floor.py runs (FLOOR=1): the least a step costs this client here, per the reference's step
+floors = [json.load(open(f)) for f in sorted(glob.glob(f'{d}/*-floor-*.json'))]
+if floors:
+    ref_listener = p50((steps.get('listener create') or {}).get('ref', []))
+    print()
+    print('| floor part (p50 of runs\' p50s, ms) | value |')
+    print('|---|---|')
+    for k in floors[0]['p50_ms']:
+        print(f"| {k} | {p50([f['p50_ms'][k] for f in floors]):.2f} |")
+    for k, label in (('floor1_ms', 'one commit'), ('floor2_ms', 'two commits')):
+        v = p50([f[k] for f in floors])
+        most = f', at most ×{ref_listener / v:.0f} of the reference\'s listener create' if ref_listener else ''
+        print(f'| floor, {label} | {v:.2f}{most} |')
+
+# cpu_split.py tables (CPU_SPLIT=1) at the end of the throughput logs: CPU ms per operation
+line = re.compile(r'^\s*([\d.]+) s\s+[\d.]+ %\s+(.+)$')
+cpu = {}
+for s in sides:
+    for f in glob.glob(f'{d}/{s}-tput-*.txt'):
+        j = f[:-4] + '.json'
+        if not os.path.exists(j):
+            continue
+        ops = json.load(open(j))['ops']
+        for ln in open(f):
+            m = line.match(ln)
+            if m and ops:
+                cpu.setdefault(s, {}).setdefault(m.group(2).strip(), []).append(
+                    1000 * float(m.group(1)) / ops)
+for s, per in cpu.items():
+    print()
+    print(f'| {s}: CPU per operation of the loop (ms, median of rounds) | |')
+    print('|---|---|')
+    tot = 0.0
+    for name, v in sorted(per.items(), key=lambda kv: -p50(kv[1])):
+        tot += p50(v)
+        print(f'| {name} | {p50(v):.2f} |')
+    print(f'| all | {tot:.2f} (2 cores: at most {2000 / tot:.0f} ops/s) |')

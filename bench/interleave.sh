@@ -13,6 +13,10 @@
 #   writes, which an operator running one or the other never pays. Its turn then starts
 #   with one discarded lbsteps.py round (its workers' first requests are slow), kept in
 #   ref-warmup-<round>.txt.
+#   CPU_SPLIT=1: each throughput slice runs under cpu_split.py (its table of each process's
+#   CPU time over the loop alone, the clients' own included, ends <side>-tput-<round>.txt), to tell what the loop's cores go to.
+#   FLOOR=1: after each Keel side's lbsteps round, floor.py (<side>-floor-<round>.json): the
+#   least a step costs this client on this machine (two requests, a commit, an NB transaction).
 # Then: python3 bench/interleave.py OUTDIR  (pooled p50/p95 per step and side, ratios)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -49,8 +53,13 @@ for round in $(seq 1 "${ROUNDS:-5}"); do
     fi
     load "round $round $s"
     $PY lbsteps.py --rounds 1 --endpoint "$url" --json "$R/$s-steps-$round.json" >"$R/$s-steps-$round.txt" 2>&1
+    if [[ ${FLOOR:-0} == 1 && $s != ref ]]; then
+      $PY floor.py --endpoint "$url" --db-port "${BENCH_DB_HOSTPORT##*:}" --json "$R/$s-floor-$round.json" >"$R/$s-floor-$round.txt" 2>&1
+    fi
     $PY member_batch.py --members 200 --endpoint "$url" --json "$R/$s-batch-$round.json" >"$R/$s-batch-$round.txt" 2>&1
-    $PY throughput.py --clients 4 --seconds "${TPUT_SECONDS:-20}" --endpoint "$url" --json "$R/$s-tput-$round.json" >"$R/$s-tput-$round.txt" 2>&1
+    split=()
+    [[ ${CPU_SPLIT:-0} == 1 ]] && split=(python3 cpu_split.py --from 'loop start' --to 'loop end' --)
+    "${split[@]}" $PY throughput.py --clients 4 --seconds "${TPUT_SECONDS:-20}" --endpoint "$url" --json "$R/$s-tput-$round.json" >"$R/$s-tput-$round.txt" 2>&1
     if [[ $s == ref ]]; then
       [[ ${REF_UP_ONLY_FOR_ITS_TURN:-0} == 1 ]] && ref_down
     else

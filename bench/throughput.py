@@ -61,6 +61,7 @@ try:
         lb_id, http, done = c.create_lb(f'bench-tput-{i}', sub['id'], a.provider)
         lbs.append(lb_id)
         print(f'LB {i}: {lb_id} ACTIVE after {done:.0f} ms', flush=True)
+    print('loop start', flush=True)
     t_start = time.perf_counter()
     deadline = t_start + a.seconds
     th = [threading.Thread(target=worker, args=(lb, deadline)) for lb in lbs]
@@ -69,6 +70,7 @@ try:
     for t in th:
         t.join()
     wall = time.perf_counter() - t_start
+    print('loop end', flush=True)
 finally:
     for lb in lbs:
         try:

@@ -98,8 +98,20 @@ async fn subnet_exists(st: &AppState, ctx: &RequestContext, subnet: &str) -> Res
     let Some(net) = st.networking() else {
         return Ok(());
     };
-    // Octavia turns any lookup failure into "not found"; a Neutron outage says so instead
-    match net.get_subnet(ctx.auth_token.as_deref(), subnet).await {
+    subnet_verdict(
+        net.get_subnet(ctx.auth_token.as_deref(), subnet).await,
+        subnet,
+    )
+}
+
+/// What Neutron's answer on `subnet` means for a member: `Ok` when found, 400
+/// `Subnet <id> not found.` for any lookup failure (as Octavia), 503 when Neutron is
+/// unavailable (Octavia says "not found" then too).
+fn subnet_verdict(
+    r: Result<Option<crate::network::SubnetInfo>, crate::network::NetworkError>,
+    subnet: &str,
+) -> Result<(), ApiError> {
+    match r {
         Ok(Some(_)) => Ok(()),
         Err(e @ crate::network::NetworkError::Unavailable(_)) => Err(e.into()),
         Ok(None) | Err(_) => Err(ApiError::InvalidSubresource {

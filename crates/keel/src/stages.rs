@@ -14,6 +14,8 @@
 //!   the load balancer's queue), `nb_snapshot`, `neutron_facts`, `nb_plan`,
 //!   `nb_transaction`, `after_commit` (post-commit Neutron work), `status_write` (the
 //!   status report applied to the Octavia DB).
+//! - Neutron (`openstack`): `neutron_request` (one request and its body, the API's checks
+//!   with the user's token and the provider's reads and writes alike).
 //!
 //! A request's stages nest and overlap (a `db_statement` inside `db_commit` sends the held
 //! writes; the settle wait spans the whole job), so they do not add up to the request.

@@ -210,6 +210,17 @@ fn json_log_lines_carry_the_request_id_and_metrics_move() {
     assert_eq!(stage("job_wait"), 1.0, "{after}");
     assert!(stage("db_commit") >= 2.0, "{after}");
     assert!(stage("db_statement") >= 2.0, "{after}");
+    // Neutron's round trips are stages too: the LB create's VIP port under its route; a
+    // listener create asks Neutron nothing
+    let lb_route = "route=\"/v2/lbaas/loadbalancers\"";
+    let neutron = "stage=\"neutron_request\"";
+    let lb_neutron = sample(
+        &before,
+        "keel_stage_duration_seconds_count",
+        &[lb_route, neutron],
+    );
+    assert!(lb_neutron >= 1.0, "{before}");
+    assert_eq!(stage("neutron_request"), 0.0, "{after}");
     // exposed from the first scrape, before any failure or retry happened
     for series in [
         "keel_nb_transaction_errors_total ",

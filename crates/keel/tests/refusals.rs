@@ -231,3 +231,85 @@ fn lb_create_with_missing_network_objects_is_400_and_makes_nothing() {
         assert_eq!(vip_ports(&net, &token), Vec::<Value>::new(), "{vip}");
     }
 }
+
+/// A member batch is validated as Octavia's `MembersController.put`: each new member in
+/// list order, its subnet (in Neutron, with the caller's token) then SR-IOV, the first
+/// refusal answered; a refused batch writes nothing. Keel looks the batch's subnets up while
+/// its transaction works, and awaits their verdicts after its INSERTs: the kind is every
+/// order of a bad subnet, a good one and an SR-IOV member, and what stays written.
+#[test]
+fn member_batch_refusals_come_in_list_order_and_write_nothing() {
+    let tag = tag();
+    let net = NeutronNet::create(&tag, &[]);
+    let keel = Keel::start(Backend::Sqlite);
+    let t = demo_token();
+    let lb = keel.create_lb(&t, &format!("batch-{tag}"), &net.subnet);
+    let lb_id = lb["id"].as_str().unwrap().to_string();
+    let _rows = LbGuard(lb_id.clone());
+    let pool = keel.create(
+        &t,
+        &lb_id,
+        "/v2/lbaas/pools",
+        json!({"pool": {"loadbalancer_id": lb_id, "protocol": "TCP",
+            "lb_algorithm": "SOURCE_IP_PORT"}}),
+    );
+    let members = format!("/v2/lbaas/pools/{}/members", pool["id"].as_str().unwrap());
+    let member = |last: u8, subnet: &str| json!({"address": format!("10.0.0.{last}"), "protocol_port": 80, "subnet_id": subnet});
+    let put = |list: Vec<Value>| keel.api("PUT", &members, &t, Some(&json!({ "members": list })));
+    let (code, out) = put(vec![member(10, &net.subnet)]);
+    assert_eq!(code, 202, "{out}");
+    keel.wait_lb_active(&t, &lb_id);
+
+    let missing = "5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f70819";
+    let bad_subnet = format!("Subnet {missing} not found.");
+    let sriov = "The load balancer flavor does not allow SR-IOV member ports.".to_string();
+    let mut sriov_member = member(13, &net.subnet);
+    sriov_member["request_sriov"] = json!(true);
+    let cases = [
+        (
+            vec![
+                member(10, &net.subnet),
+                member(11, &net.subnet),
+                member(12, missing),
+            ],
+            &bad_subnet,
+        ),
+        (
+            vec![member(12, missing), member(11, &net.subnet)],
+            &bad_subnet,
+        ),
+        (vec![sriov_member.clone(), member(12, missing)], &sriov),
+        (vec![member(12, missing), sriov_member.clone()], &bad_subnet),
+        (vec![member(11, &net.subnet), sriov_member], &sriov),
+    ];
+    for (list, text) in cases {
+        let shown = format!("{list:?}");
+        let (code, out) = put(list);
+        assert_eq!(
+            (code, out["faultstring"].as_str()),
+            (400, Some(text.as_str())),
+            "{shown}: {out}\n{}",
+            keel.log()
+        );
+        let (code, now) = keel.api("GET", &members, &t, None);
+        assert_eq!(code, 200, "{now}");
+        let addresses: Vec<&str> = now["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|m| m["address"].as_str())
+            .collect();
+        assert_eq!(addresses, ["10.0.0.10"], "{shown}: {now}");
+        let (_, lb) = keel.api("GET", &format!("/v2/lbaas/loadbalancers/{lb_id}"), &t, None);
+        assert_eq!(
+            lb["loadbalancer"]["provisioning_status"], "ACTIVE",
+            "{shown}: {lb}"
+        );
+    }
+    // and a batch whose subnets are all known goes through
+    let (code, out) = put(vec![member(10, &net.subnet), member(11, &net.subnet)]);
+    assert_eq!(code, 202, "{out}");
+    keel.wait_lb_active(&t, &lb_id);
+    let (_, now) = keel.api("GET", &members, &t, None);
+    assert_eq!(now["members"].as_array().map(Vec::len), Some(2), "{now}");
+}

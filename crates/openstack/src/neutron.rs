@@ -174,6 +174,9 @@ impl NeutronClient {
         query: &[(String, String)],
         body: Option<&Value>,
     ) -> Result<Vec<u8>, NeutronError> {
+        // one stage per request, its 401 retry included: the API's checks with the user's
+        // token (a member's subnet, a VIP's network) have no stage of their own
+        let _stage = tracing::trace_span!(target: "keel::stage", "neutron_request");
         let mut retried = false;
         loop {
             let service = match &self.user_token {

@@ -10,10 +10,17 @@ use axum::http::StatusCode;
 use octavia_db::{MemberRow, PoolRow, QuotaResource, Tx};
 use provider::ProvisioningStatus;
 
-use super::{Changes, check_sriov, duplicate, ip_not_reserved, new_row, route_pool, subnet_exists};
+use tokio::task::JoinHandle;
+use tracing::Instrument;
+
+use super::{
+    Changes, check_sriov, duplicate, ip_not_reserved, new_row, route_pool, subnet_exists,
+    subnet_verdict,
+};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::lookup::{get_db_lb, lock_pool_child, quota_limits};
+use crate::network::{NetworkError, SubnetInfo};
 use crate::provider_call::call_provider;
 use crate::state::AppState;
 use crate::target::Provider;
@@ -69,6 +76,7 @@ pub async fn batch_put(
         name: pname,
         driver,
     } = Provider::of(&st, &lb)?;
+    let mut checks = SubnetChecks::start(&st, &ctx, &items);
     let old = related::pool_members(&mut tx, &pool_id).await?;
     let plan = Plan::sort(&st, &mut tx, &old, &items).await?;
     let changed = plan.updated.iter().any(|(_, _, ch)| !ch.is_empty());
@@ -80,7 +88,13 @@ pub async fn batch_put(
     }
     let has_hm = related::pool_hm(&mut tx, &pool_id).await?.is_some();
     lock_pool_child(&mut tx, &pool).await?;
-    let mut desired = insert_new(&st, &ctx, &mut tx, &pool, &project, has_hm, &plan.new).await?;
+    let new = NewMembers {
+        pool: &pool,
+        project: &project,
+        has_hm,
+        items: &plan.new,
+    };
+    let mut desired = insert_new(&st, &ctx, &mut tx, &mut checks, new).await?;
     for (m, it, ch) in &plan.updated {
         if !ch.is_empty() {
             tx.update::<MemberRow>(&m.id, ch).await?;
@@ -216,38 +230,130 @@ async fn charge_quota(
     Ok(())
 }
 
+/// How many distinct subnets of one batch are checked ahead ([`SubnetChecks`]); any
+/// further one is checked when its member's turn comes.
+const SUBNET_CHECKS_AHEAD: usize = 16;
+
+/// The Neutron lookups of the subnets a batch names (Octavia's `subnet_exists`, with the
+/// caller's token), started as soon as the request is authorized, so that Neutron's answer
+/// (~20 ms on the stack; the same token's read of the last 30 s answers at once) comes while
+/// the transaction reads, locks and inserts. Each is awaited where the batch needs its
+/// verdict. Dropped with the request (an earlier error), the unawaited ones are aborted.
+struct SubnetChecks(BTreeMap<String, JoinHandle<Result<Option<SubnetInfo>, NetworkError>>>);
+
+impl SubnetChecks {
+    /// One lookup per distinct `subnet_id` of `items` (all of them: which members are new is
+    /// known only after the pool's members are read), at most [`SUBNET_CHECKS_AHEAD`]; none
+    /// without Neutron lookups configured.
+    fn start(st: &AppState, ctx: &RequestContext, items: &[MemberPost]) -> Self {
+        let mut started = BTreeMap::new();
+        let Some(net) = st.networking() else {
+            return Self(started);
+        };
+        for s in items.iter().filter_map(|it| it.subnet_id.as_ref()) {
+            if started.len() == SUBNET_CHECKS_AHEAD {
+                break;
+            }
+            if started.contains_key(s) {
+                continue;
+            }
+            let (net, token, id) = (net.clone(), ctx.auth_token.clone(), s.clone());
+            let lookup = async move { net.get_subnet(token.as_deref(), &id).await };
+            started.insert(s.clone(), tokio::spawn(lookup.in_current_span()));
+        }
+        Self(started)
+    }
+
+    /// The verdict on `subnet` ([`subnet_verdict`]): its lookup's answer, or a lookup now
+    /// when none was started (or it did not finish).
+    async fn verdict(
+        &mut self,
+        st: &AppState,
+        ctx: &RequestContext,
+        subnet: &str,
+    ) -> Result<(), ApiError> {
+        if let Some(lookup) = self.0.remove(subnet)
+            && let Ok(answer) = lookup.await
+        {
+            return subnet_verdict(answer, subnet);
+        }
+        subnet_exists(st, ctx, subnet).await
+    }
+
+    /// Each distinct subnet of `members`, in list order, until the first refused.
+    async fn check_all(
+        &mut self,
+        st: &AppState,
+        ctx: &RequestContext,
+        members: &[&MemberPost],
+    ) -> Result<(), ApiError> {
+        let mut checked: BTreeSet<&String> = BTreeSet::new();
+        for s in members.iter().filter_map(|it| it.subnet_id.as_ref()) {
+            if checked.insert(s) {
+                self.verdict(st, ctx, s).await?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for SubnetChecks {
+    fn drop(&mut self) {
+        for lookup in self.0.values() {
+            lookup.abort();
+        }
+    }
+}
+
+/// The members a batch creates, and what their rows take from the pool.
+struct NewMembers<'a> {
+    pool: &'a PoolRow,
+    /// The load balancer's project.
+    project: &'a str,
+    /// The pool has a health monitor (new members start OFFLINE, else NO_MONITOR).
+    has_hm: bool,
+    items: &'a [&'a MemberPost],
+}
+
 /// The new members in a few multi-row INSERTs, then their tags; each subnet checked once
 /// (400 when Neutron does not know it). Returns their provider models.
+///
+/// Octavia checks each new member in list order, its subnet then SR-IOV, and stops at the
+/// first refusal; that is the error given here too. The subnets' verdicts are awaited after
+/// the INSERTs (a refusal rolls them back with the transaction), so that the lookups
+/// [`SubnetChecks`] started have the transaction's work to overlap.
 async fn insert_new(
     st: &AppState,
     ctx: &RequestContext,
     tx: &mut Tx,
-    pool: &PoolRow,
-    project: &str,
-    has_hm: bool,
-    new: &[&MemberPost],
+    checks: &mut SubnetChecks,
+    new: NewMembers<'_>,
 ) -> Result<Vec<provider::Member>, ApiError> {
-    let mut valid_subnets: BTreeSet<&String> = BTreeSet::new();
-    let mut rows: Vec<MemberRow> = Vec::with_capacity(new.len());
-    for it in new {
-        if let Some(s) = &it.subnet_id
-            && valid_subnets.insert(s)
-        {
-            subnet_exists(st, ctx, s).await?;
-        }
+    let refused = new
+        .items
+        .iter()
+        .enumerate()
+        .find_map(|(i, it)| check_sriov(it).err().map(|e| (i, e)));
+    if let Some((i, e)) = refused {
+        checks.check_all(st, ctx, &new.items[..=i]).await?;
+        return Err(e);
+    }
+    let mut rows: Vec<MemberRow> = Vec::with_capacity(new.items.len());
+    for it in new.items {
         let vnic = check_sriov(it)?;
-        let mut row = new_row(it, pool, has_hm, vnic);
-        row.project_id = Some(project.to_string());
+        let mut row = new_row(it, new.pool, new.has_hm, vnic);
+        row.project_id = Some(new.project.to_string());
         rows.push(row);
     }
     tx.insert_many(&rows).await?;
     let mut models = Vec::with_capacity(rows.len());
-    for (it, row) in new.iter().zip(&rows) {
+    for (it, row) in new.items.iter().zip(&rows) {
         if let Some(tags) = &it.tags {
             tx.set_tags(&row.id, tags).await?;
         }
         models.push(provider_model::member_model(row));
     }
+    checks.check_all(st, ctx, new.items).await?;
     Ok(models)
 }
 

@@ -41,6 +41,17 @@ def key(comm, cmd):
     return comm
 
 
+def spent(before, after, own=None):
+    """CPU ticks per process group between two snapshots; the pid `own` as '(the command)'."""
+    used = {}
+    for pid, (comm, cmd, t) in after.items():
+        d = t - (before[pid][2] if pid in before else 0)
+        if d > 0:
+            k = '(the command)' if pid == own else key(comm, cmd)
+            used[k] = used.get(k, 0) + d
+    return used
+
+
 ap = argparse.ArgumentParser(description=__doc__,
                              formatter_class=argparse.RawDescriptionHelpFormatter)
 ap.add_argument('--from', dest='start', default=None)
@@ -49,7 +60,6 @@ ap.add_argument('cmd', nargs=argparse.REMAINDER)
 a = ap.parse_args()
 cmd = a.cmd[1:] if a.cmd[:1] == ['--'] else a.cmd
 ticks = os.sysconf('SC_CLK_TCK')
-used = {}
 if a.start:
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
     before = after = None
@@ -64,12 +74,7 @@ if a.start:
     p.wait()
     if before is None or after is None:
         sys.exit(f'cpu_split: no window: the command printed no {a.start!r} / {a.end!r} line')
-    own = str(p.pid)
-    for pid, (comm, c, t) in after.items():
-        d = t - (before[pid][2] if pid in before else 0)
-        if d > 0:
-            k = '(the command)' if pid == own else key(comm, c)
-            used[k] = used.get(k, 0) + d
+    used = spent(before, after, own=str(p.pid))
 else:
     before = snapshot()
     t0 = time.time()
@@ -78,10 +83,7 @@ else:
     c1 = os.times()
     after = snapshot()
     t1 = time.time()
-    for pid, (comm, c, t) in after.items():
-        d = t - (before[pid][2] if pid in before else 0)
-        if d > 0:
-            used[key(comm, c)] = used.get(key(comm, c), 0) + d
+    used = spent(before, after)
     own = (c1.children_user + c1.children_system) - (c0.children_user + c0.children_system)
     used['(the command)'] = round(own * ticks)
 wall = t1 - t0

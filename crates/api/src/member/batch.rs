@@ -329,18 +329,16 @@ async fn insert_new(
     checks: &mut SubnetChecks,
     new: NewMembers<'_>,
 ) -> Result<Vec<provider::Member>, ApiError> {
-    let refused = new
-        .items
-        .iter()
-        .enumerate()
-        .find_map(|(i, it)| check_sriov(it).err().map(|e| (i, e)));
-    if let Some((i, e)) = refused {
-        checks.check_all(st, ctx, &new.items[..=i]).await?;
-        return Err(e);
-    }
     let mut rows: Vec<MemberRow> = Vec::with_capacity(new.items.len());
-    for it in new.items {
-        let vnic = check_sriov(it)?;
+    for (i, it) in new.items.iter().enumerate() {
+        let vnic = match check_sriov(it) {
+            Ok(vnic) => vnic,
+            Err(e) => {
+                // the subnets of the members up to this one are judged first
+                checks.check_all(st, ctx, &new.items[..=i]).await?;
+                return Err(e);
+            }
+        };
         let mut row = new_row(it, new.pool, new.has_hm, vnic);
         row.project_id = Some(new.project.to_string());
         rows.push(row);

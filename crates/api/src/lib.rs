@@ -13,6 +13,7 @@
 //! commits only when the driver accepted; a driver error rolls everything back.
 
 pub mod amphora;
+pub mod amphora_control;
 pub mod certificates;
 pub mod columns;
 pub mod context;

@@ -186,7 +186,18 @@ pub async fn post(
         .value()
         .map(|s| s.0.clone())
         .unwrap_or_default();
-    let lb = insert_lb(&mut tx, &b, &project, &provider_name, &vip, &sg_ids).await?;
+    // load_balancer.py `_apply_flavor_to_lb_dict`: the flavor's topology, else the option's
+    let topology = flavor_meta
+        .get("loadbalancer_topology")
+        .and_then(Value::as_str)
+        .unwrap_or(&st.config().loadbalancer_topology)
+        .to_string();
+    let new_lb = NewLb {
+        project: &project,
+        provider: &provider_name,
+        topology,
+    };
+    let lb = insert_lb(&mut tx, &b, new_lb, &vip, &sg_ids).await?;
     // The tree is validated and written before the VIP port exists, so a 400/403 on a child
     // leaves no port behind (the reference creates the port first).
     let created = if plan.is_empty() {
@@ -266,16 +277,29 @@ fn create_project(ctx: &RequestContext, b: &LbPost) -> Result<String, ApiError> 
     Ok(project)
 }
 
-/// Writes the new load balancer (PENDING_CREATE / OFFLINE, topology SINGLE), its VIP as
-/// validated (the provider's answer completes it later), its security groups and tags.
+/// What a create decided before the row exists: owner, provider name as stored, topology.
+struct NewLb<'a> {
+    project: &'a str,
+    provider: &'a str,
+    /// `SINGLE` / `ACTIVE_STANDBY`: the flavor's `loadbalancer_topology`, else
+    /// `[controller_worker] loadbalancer_topology`.
+    topology: String,
+}
+
+/// Writes the new load balancer (PENDING_CREATE / OFFLINE), its VIP as validated (the
+/// provider's answer completes it later), its security groups and tags.
 async fn insert_lb(
     tx: &mut Tx,
     b: &LbPost,
-    project: &str,
-    provider_name: &str,
+    new: NewLb<'_>,
     vip: &vip::VipReq,
     sg_ids: &[String],
 ) -> Result<LoadBalancerRow, ApiError> {
+    let NewLb {
+        project,
+        provider: provider_name,
+        topology,
+    } = new;
     let id = columns::new_id();
     let lb = LoadBalancerRow {
         project_id: Some(project.to_string()),
@@ -285,7 +309,7 @@ async fn insert_lb(
         provisioning_status: ProvisioningStatus::PendingCreate.into(),
         operating_status: OperatingStatus::Offline.into(),
         enabled: b.admin_state_up.on_create(),
-        topology: Some("SINGLE".into()),
+        topology: Some(topology),
         provider: Some(provider_name.to_string()),
         flavor_id: b.flavor_id.clone(),
         availability_zone: b.availability_zone.clone(),
@@ -353,7 +377,11 @@ async fn finish_create(
                 "network_id",
                 SqlValue::from(got.vip_network_id.or(vip.network_id)),
             ),
-            ("octavia_owned", SqlValue::from(got.octavia_owned)),
+            // load_balancer.py `post`: True only when the driver says so, else False
+            (
+                "octavia_owned",
+                SqlValue::from(got.octavia_owned.unwrap_or(false)),
+            ),
         ],
     )
     .await?;

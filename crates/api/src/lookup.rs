@@ -6,7 +6,7 @@
 //! change without touching its siblings.
 
 use octavia_db::{
-    HealthMonitorRow, L7PolicyRow, L7RuleRow, ListQuery, ListenerRow, LoadBalancerRow, PoolRow, Tx,
+    HealthMonitorRow, L7PolicyRow, L7RuleRow, ListenerRow, LoadBalancerRow, PoolRow, Tx,
 };
 use provider::ProvisioningStatus;
 use serde_json::{Value, json};
@@ -52,58 +52,81 @@ pub fn quota_limits(st: &AppState) -> octavia_db::QuotaLimits {
     }
 }
 
+/// Whether a `listener_statistics` row `ls` (its amphora `a`, LEFT JOINed on
+/// `a.id = ls.amphora_id`) counts its `active_connections`, as octavia/common/stats.py
+/// `StatsMixin.get_listener_stats`: a provider's row (`amphora_id` = `listener_id`, the OVN
+/// provider's convention) or a row of an amphora that is `ALLOCATED` (a spare, failed-over,
+/// DELETED or purged amphora's count is stale). Every row's bytes, total connections and
+/// request errors count, whatever its amphora.
+const ACTIVE_COUNTS: &str = "(ls.amphora_id = ls.listener_id OR a.status = 'ALLOCATED')";
+
+/// The five sums of `listener_statistics` rows `ls` (with their amphora `a`), in the order of
+/// [`stats_body`]. SUM of BIGINT is DECIMAL on MariaDB: CAST back to an integer (NUMERIC
+/// affinity on SQLite).
+fn sums_sql() -> String {
+    format!(
+        "CAST(COALESCE(SUM(ls.bytes_in), 0) AS SIGNED), \
+         CAST(COALESCE(SUM(ls.bytes_out), 0) AS SIGNED), \
+         CAST(COALESCE(SUM(CASE WHEN {ACTIVE_COUNTS} THEN ls.active_connections ELSE 0 END), 0) AS SIGNED), \
+         CAST(COALESCE(SUM(ls.total_connections), 0) AS SIGNED), \
+         CAST(COALESCE(SUM(ls.request_errors), 0) AS SIGNED)"
+    )
+}
+
+/// `{"stats": {bytes_in, bytes_out, active_connections, total_connections, request_errors}}`.
+fn stats_body((bi, bo, ac, tc, re): (i64, i64, i64, i64, i64)) -> Value {
+    json!({"stats": {"bytes_in": bi, "bytes_out": bo, "active_connections": ac,
+        "total_connections": tc, "request_errors": re}})
+}
+
 /// The stats of a load balancer that is not DELETED, in one statement: its project and the
-/// `{"stats": {...}}` body, the sums of its listeners' `listener_statistics` rows as
-/// [`stats_of`] (zeros without rows: an OVN LB's). 404 `Load Balancer <id> not found.` The
-/// exporters' scrape calls this once per LB, so it costs one indexed read (the LB's key, the
-/// listeners' `load_balancer_id` and the statistics' key).
+/// `{"stats": {...}}` body, the sums of every `listener_statistics` row of its listeners with
+/// [`stats_of`]'s rule (`StatsMixin.get_loadbalancer_stats` adds up `get_listener_stats` of
+/// each listener; zeros without rows). 404 `Load Balancer <id> not found.` The exporters'
+/// scrape calls this once per LB, so it costs one indexed read (the LB's key, the listeners'
+/// `load_balancer_id`, the statistics' key and the amphorae's key).
 pub async fn lb_stats(
     tx: &mut octavia_db::Tx,
     id: &str,
 ) -> Result<(Option<String>, Value), ApiError> {
     tracing::Span::current().record("lb_id", id);
-    // SUM of BIGINT is DECIMAL on MariaDB: CAST back to an integer (NUMERIC affinity on SQLite).
-    const SQL: &str = "SELECT lb.project_id, lb.provisioning_status, \
-        CAST(COALESCE(SUM(ls.bytes_in), 0) AS SIGNED), \
-        CAST(COALESCE(SUM(ls.bytes_out), 0) AS SIGNED), \
-        CAST(COALESCE(SUM(CASE WHEN ls.amphora_id = ls.listener_id \
-            THEN ls.active_connections ELSE 0 END), 0) AS SIGNED), \
-        CAST(COALESCE(SUM(ls.total_connections), 0) AS SIGNED), \
-        CAST(COALESCE(SUM(ls.request_errors), 0) AS SIGNED) \
-        FROM load_balancer lb \
-        LEFT JOIN listener l ON l.load_balancer_id = lb.id \
-        LEFT JOIN listener_statistics ls ON ls.listener_id = l.id \
-        WHERE lb.id = ? GROUP BY lb.id, lb.project_id, lb.provisioning_status";
+    let sql = format!(
+        "SELECT lb.project_id, lb.provisioning_status, {} \
+         FROM load_balancer lb \
+         LEFT JOIN listener l ON l.load_balancer_id = lb.id \
+         LEFT JOIN listener_statistics ls ON ls.listener_id = l.id \
+         LEFT JOIN amphora a ON a.id = ls.amphora_id \
+         WHERE lb.id = ? GROUP BY lb.id, lb.project_id, lb.provisioning_status",
+        sums_sql()
+    );
     type Sums = (Option<String>, String, i64, i64, i64, i64, i64);
-    let row: Option<Sums> = tx.fetch_optional(SQL, vec![id.into()]).await?;
+    let row: Option<Sums> = tx.fetch_optional(&sql, vec![id.into()]).await?;
     let Some((project, _, bi, bo, ac, tc, re)) = row.filter(|r| r.1 != "DELETED") else {
         return Err(ApiError::not_found("Load Balancer", id));
     };
-    let body = json!({"stats": {"bytes_in": bi, "bytes_out": bo, "active_connections": ac,
-        "total_connections": tc, "request_errors": re}});
-    Ok((project, body))
+    Ok((project, stats_body((bi, bo, ac, tc, re))))
 }
 
-/// Sum of `listener_statistics` rows of some listeners.
+/// The `{"stats": {...}}` body of some listeners, as octavia/common/stats.py
+/// `StatsMixin.get_listener_stats` sums their `listener_statistics` rows, one statement: bytes
+/// in / out, total connections and request errors of every row; active connections only of a
+/// provider's row (`amphora_id` = `listener_id`: the OVN provider's) or of an `ALLOCATED`
+/// amphora's row (an amphora LB has one row per amphora, and a standby's or a replaced one's
+/// count is stale). Zeros without rows. Both providers' rows answer by the same rule, so an
+/// OVN listener's stats are its one row's.
 pub async fn stats_of(tx: &mut octavia_db::Tx, listener_ids: &[String]) -> Result<Value, ApiError> {
-    let (mut bi, mut bo, mut ac, mut tc, mut re) = (0i64, 0i64, 0i64, 0i64, 0i64);
-    for lid in listener_ids {
-        let rows: Vec<octavia_db::ListenerStatisticsRow> = tx
-            .list(&ListQuery::default().filter("listener_id", lid.as_str()))
-            .await?;
-        for r in rows {
-            bi += r.bytes_in;
-            bo += r.bytes_out;
-            tc += r.total_connections;
-            re += r.request_errors;
-            if &r.amphora_id == lid {
-                ac += i64::from(r.active_connections);
-            }
-        }
+    if listener_ids.is_empty() {
+        return Ok(stats_body((0, 0, 0, 0, 0)));
     }
-    Ok(
-        json!({"stats": {"bytes_in": bi, "bytes_out": bo, "active_connections": ac, "total_connections": tc, "request_errors": re}}),
-    )
+    let marks = vec!["?"; listener_ids.len()].join(", ");
+    let sql = format!(
+        "SELECT {} FROM listener_statistics ls LEFT JOIN amphora a ON a.id = ls.amphora_id \
+         WHERE ls.listener_id IN ({marks})",
+        sums_sql()
+    );
+    let args = listener_ids.iter().map(|l| l.as_str().into()).collect();
+    let sums: Option<(i64, i64, i64, i64, i64)> = tx.fetch_optional(&sql, args).await?;
+    Ok(stats_body(sums.unwrap_or_default()))
 }
 
 /// Load a listener that is not DELETED (404 `Listener <id> not found.`).

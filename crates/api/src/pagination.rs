@@ -6,8 +6,7 @@
 //! values, sort keys are API attribute names, and keyset pagination uses the marker row's sort
 //! values, so `page_reverse=True` returns the first `limit` items *before* the marker in forward
 //! order, as the reference does). The handlers answer in SQL (the `listing` module); [`apply`] is
-//! the oracle those answers are tested against, and serves the amphora list (always empty with
-//! the providers Keel serves).
+//! the oracle those answers are tested against.
 
 use std::cmp::Ordering;
 

@@ -9,7 +9,8 @@ use crate::fault::ApiError;
 /// Run a provider call inside the write transaction `tx`, mapping its error as Octavia's
 /// `call_provider` does (octavia/api/drivers/utils.py). The work the call
 /// queues waits for `tx` to commit ([`octavia_db::Tx::commit_gate`]): a rollback, or a crash
-/// before the commit, leaves the OVN NB untouched.
+/// before the commit, leaves the OVN NB untouched. A driver that declared
+/// [`provider::gate::no_status_report`] (amphora) gets no settle wait at the commit.
 pub async fn call_provider<T>(
     tx: &mut Tx,
     provider: &str,
@@ -17,13 +18,19 @@ pub async fn call_provider<T>(
 ) -> Result<T, ApiError> {
     // the queued work waits for the commit: a deadlock victim may still run again (retry)
     let gate = tx.commit_gate();
+    let probe = gate.clone();
     let _stage = tracing::trace_span!(target: "keel::stage", "provider_call");
-    provider::gate::scope(gate, fut)
+    let out = provider::gate::scope(gate, fut)
         .await
         .map_err(|error| ApiError::Provider {
             provider: provider.to_string(),
             error,
-        })
+        })?;
+    if !probe.status_report_expected() {
+        // the worker writes the outcome itself: answer at commit (no settle wait)
+        tx.skip_settle_wait();
+    }
+    Ok(out)
 }
 
 /// A provider call that queues no work (flavor / availability-zone metadata and validation,

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use provider::ProviderDriver;
 
+use crate::amphora_control::AmphoraControl;
 use crate::certificates::CertManager;
 use crate::context::AuthMode;
 use crate::fault::ApiError;
@@ -110,6 +111,9 @@ pub struct ApiConfig {
     pub timeout_tcp_inspect: i64,
     /// `[quotas]` defaults.
     pub quotas: QuotaDefaults,
+    /// `[controller_worker] loadbalancer_topology` (`SINGLE`): the topology a new load
+    /// balancer gets when its flavor names none (load_balancer.py `_apply_flavor_to_lb_dict`).
+    pub loadbalancer_topology: String,
     /// `[oslo_policy]`: the effective rules (defaults + `policy_file`, re-read when the file
     /// changes), see [`policy`].
     pub policy: Arc<policy::PolicySource>,
@@ -155,6 +159,7 @@ impl Default for ApiConfig {
             timeout_member_data: 50000,
             timeout_tcp_inspect: 0,
             quotas: QuotaDefaults::default(),
+            loadbalancer_topology: "SINGLE".into(),
             policy: policy::default_policy_source(),
         }
     }
@@ -173,6 +178,7 @@ struct Inner {
     auth: AuthMode,
     networking: Option<Arc<dyn Networking>>,
     cert_manager: Option<Arc<dyn CertManager>>,
+    amphora_control: Option<Arc<dyn AmphoraControl>>,
     config: ApiConfig,
 }
 
@@ -197,6 +203,7 @@ impl AppState {
                 auth,
                 networking,
                 cert_manager: None,
+                amphora_control: None,
                 config,
             }),
         }
@@ -216,6 +223,23 @@ impl AppState {
     /// The certificate manager, if configured.
     pub fn cert_manager(&self) -> Option<&Arc<dyn CertManager>> {
         self.inner.cert_manager.as_ref()
+    }
+
+    /// The same state with the amphora provider's casts ([`AmphoraControl`]): the
+    /// `/v2/octavia/amphorae` writes (delete, failover, config) send them. Without one those
+    /// writes answer 501 `Provider 'amphora' was not found.` after their checks, with nothing
+    /// written (no amphora provider loaded).
+    pub fn with_amphora_control(self, control: Arc<dyn AmphoraControl>) -> Self {
+        let mut inner = Arc::unwrap_or_clone(self.inner);
+        inner.amphora_control = Some(control);
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// The amphora provider's casts, if loaded ([`Self::with_amphora_control`]).
+    pub fn amphora_control(&self) -> Option<&Arc<dyn AmphoraControl>> {
+        self.inner.amphora_control.as_ref()
     }
 
     /// How requests authenticate (keystone or noauth).

@@ -18,6 +18,7 @@
 //! and merged as oslo.config's: later wins), see [`config`]; logging from its `[DEFAULT]`,
 //! see [`logging`].
 
+mod amphora;
 mod clients;
 mod config;
 mod entry;
@@ -432,6 +433,12 @@ async fn serve(config: Config, options: entry::ServeOptions) -> anyhow::Result<(
     );
     // The names config::check::PROVIDERS lists (the review warns about any other).
     providers.insert("ovn".into(), Arc::new(gate));
+    // Octavia's amphora driver, when enabled: casts to the operator's octavia-worker
+    let amphora = amphora::load(&config, &db, neutron.clone())?;
+    let amphora_control = amphora.as_ref().map(|a| a.control.clone());
+    if let Some(a) = amphora {
+        providers.extend(a.drivers);
+    }
 
     let auth = match config.api_settings.auth_strategy.as_str() {
         "noauth" => api::context::AuthMode::NoAuth,
@@ -443,7 +450,10 @@ async fn serve(config: Config, options: entry::ServeOptions) -> anyhow::Result<(
     let networking: Arc<dyn api::network::Networking> =
         Arc::new(wiring::NeutronNetworking(neutron));
     let api_cfg = config.api_config(policy);
-    let state = api::AppState::new(db, providers, auth, Some(networking), api_cfg);
+    let mut state = api::AppState::new(db, providers, auth, Some(networking), api_cfg);
+    if let Some(control) = amphora_control {
+        state = state.with_amphora_control(control);
+    }
     // Octavia's barbican_cert_manager: TLS references read with the caller's token before the
     // provider is asked (seed 003 §5, seed 004 §5).
     let barbican = clients::barbican(&config, &service)?;

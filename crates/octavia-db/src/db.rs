@@ -610,6 +610,13 @@ impl Tx {
         self.inner.conn()
     }
 
+    /// No settle wait at [`Tx::commit`] for the load balancers written so far: their provider
+    /// reports no status (`provider::gate::no_status_report`; the amphora worker writes its
+    /// outcome straight to the database), so the answer goes out at commit, as Octavia's.
+    pub fn skip_settle_wait(&mut self) {
+        self.pending_lbs.clear();
+    }
+
     /// Records that this transaction writes `status` to load balancer `id`: a PENDING_* one
     /// is waited for in [`Tx::commit`] when settling is on.
     pub(crate) fn note_lb_status(&mut self, id: &str, status: &SqlValue) {

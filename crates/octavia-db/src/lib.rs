@@ -10,6 +10,7 @@
 //! Sources: `octavia/db/models.py` and the alembic migrations (schema), `octavia/db/repositories.py`,
 //! `octavia/api/drivers/driver_agent/driver_updater.py` (status reports).
 
+mod amphora;
 mod attachments;
 mod db;
 mod domain;
@@ -24,6 +25,7 @@ pub mod settle;
 mod sql;
 mod status;
 
+pub use amphora::AmphoraStatRow;
 pub use attachments::{LbAttachments, ListenerAttachments, PoolAttachments};
 pub use db::{DEPLOYMENT_TABLE, Database, PoolSettings, PoolUse, Tx, now};
 pub use domain::{HasProvisioningStatus, QuotaLimits, QuotaResource, QuotaUpdate};

@@ -227,6 +227,54 @@ row! {
 }
 
 row! {
+    /// An `amphora` row (octavia/db/models.py `Amphora`), written by the amphora provider's
+    /// Python `octavia-worker`; the API reads it (`/v2/octavia/amphorae`) and sets `status` to
+    /// `PENDING_DELETE` on a delete. Soft-deleted: DELETED rows stay until housekeeping purges
+    /// them. `status` is a `provisioning_status` lookup name, amphora statuses included
+    /// (`BOOTING`, `ALLOCATED`, `READY`, `FAILOVER_STOPPED`, …); `role` one of `amphora_roles`.
+    pub struct AmphoraRow in "amphora" as "Amphora" key id timestamps true {
+        /// uuid (PK).
+        pub id: String,
+        /// Nova server id (NULL until the server exists).
+        pub compute_id: Option<String>,
+        pub status: String,
+        /// The load balancer it serves (NULL for an amphora not allocated to one).
+        pub load_balancer_id: Option<String>,
+        /// Address on the management network (text, IPv4 or IPv6).
+        pub lb_network_ip: Option<String>,
+        /// Address of its VRRP port on the VIP network.
+        pub vrrp_ip: Option<String>,
+        /// The VIP address it holds (HA address).
+        pub ha_ip: Option<String>,
+        pub vrrp_port_id: Option<String>,
+        /// The VIP port.
+        pub ha_port_id: Option<String>,
+        /// `MASTER` / `BACKUP` / `STANDALONE` (NULL before allocation).
+        pub role: Option<String>,
+        /// Expiry of the amphora agent's certificate.
+        pub cert_expiration: Option<NaiveDateTime>,
+        /// True while the housekeeping rotates its certificate.
+        pub cert_busy: bool,
+        /// Interface name of the VRRP port inside the amphora (ACTIVE_STANDBY only).
+        pub vrrp_interface: Option<String>,
+        /// VRRP router id (ACTIVE_STANDBY only).
+        pub vrrp_id: Option<i32>,
+        /// VRRP priority (ACTIVE_STANDBY only: 100 MASTER, 90 BACKUP).
+        pub vrrp_priority: Option<i32>,
+        /// Availability zone of its server.
+        pub cached_zone: Option<String>,
+        /// Set on insert.
+        pub created_at: Option<NaiveDateTime>,
+        /// Set on every update.
+        pub updated_at: Option<NaiveDateTime>,
+        /// Glance image the server was built from.
+        pub image_id: Option<String>,
+        /// Nova flavor id of the server.
+        pub compute_flavor: Option<String>,
+    }
+}
+
+row! {
     /// A `pool` row.
     pub struct PoolRow in "pool" as "Pool" key id timestamps true {
         pub project_id: Option<String>,

@@ -23,8 +23,12 @@ pub struct SimError(pub String);
 
 /// Apply `ops` (one planned transaction) to `s`. `seq` numbers the inserted rows across
 /// calls, so uuids stay unique within one sync. A `wait` whose row no longer holds the
-/// expected `external_ids` is an error, as ovsdb-server refuses it; after an error `s` may
-/// be partly changed (callers drop it).
+/// expected `external_ids` is an error, as ovsdb-server refuses it, and so is a health-check
+/// reference this transaction writes to a row that does not exist at commit (referential
+/// integrity); a switch/router reference it inserts to a `Load_Balancer` row that does not
+/// exist at commit vanishes (weak reference). After an error `s` may be partly changed
+/// (callers drop it). `tests/sim_against_ovsdb_server.rs` checks all this against a real
+/// `ovsdb-server`.
 pub fn apply(s: &mut NbSnapshot, ops: &[Op], seq: &mut usize) -> Result<(), SimError> {
     let mut names: BTreeMap<String, Uuid> = BTreeMap::new();
     let resolve = |names: &BTreeMap<String, Uuid>, r: &RowRef| -> Result<Uuid, SimError> {
@@ -38,12 +42,25 @@ pub fn apply(s: &mut NbSnapshot, ops: &[Op], seq: &mut usize) -> Result<(), SimE
     };
     let refs = |names: &BTreeMap<String, Uuid>, d: &Datum| -> Result<Vec<Uuid>, SimError> {
         match d {
-            Datum::Refs(r) => r.iter().map(|x| resolve(names, x)).collect(),
+            Datum::Refs(r) => {
+                let v = r
+                    .iter()
+                    .map(|x| resolve(names, x))
+                    .collect::<Result<Vec<_>, _>>()?;
+                distinct(&v)?;
+                Ok(v)
+            }
             other => Err(SimError(format!("expected references, got {other:?}"))),
         }
     };
     // health checks that may have lost their last reference (inserted ones included)
     let mut maybe_gone: BTreeSet<Uuid> = BTreeSet::new();
+    // (Load_Balancer row, health check) strong references this transaction wrote, checked at
+    // commit as ovsdb-server checks referential integrity
+    let mut strong: Vec<(Uuid, Uuid)> = Vec::new();
+    // (table, row, Load_Balancer) weak references this transaction inserted: ovsdb-server
+    // drops those whose row does not exist at commit (deleted, or never there)
+    let mut weak: Vec<(&'static str, Uuid, Uuid)> = Vec::new();
     for op in ops {
         match op {
             // as ovsdb-server: a guard that no longer holds refuses the transaction (the planners
@@ -97,6 +114,7 @@ pub fn apply(s: &mut NbSnapshot, ops: &[Op], seq: &mut usize) -> Result<(), SimE
                             ..Default::default()
                         };
                         set_lb(&mut lb, row, &|d| refs(&names, d))?;
+                        strong.extend(lb.health_check.iter().map(|h| (uuid.clone(), h.clone())));
                         s.load_balancers.insert(uuid, lb);
                     }
                     "Load_Balancer_Health_Check" => {
@@ -117,10 +135,14 @@ pub fn apply(s: &mut NbSnapshot, ops: &[Op], seq: &mut usize) -> Result<(), SimE
                         .load_balancers
                         .get_mut(uuid)
                         .ok_or_else(|| SimError(format!("no Load_Balancer {uuid}")))?;
-                    if row.iter().any(|(c, _)| *c == "health_check") {
+                    let sets_hc = row.iter().any(|(c, _)| *c == "health_check");
+                    if sets_hc {
                         maybe_gone.extend(lb.health_check.iter().cloned());
                     }
                     set_lb(lb, row, &|d| refs(&names, d))?;
+                    if sets_hc {
+                        strong.extend(lb.health_check.iter().map(|h| (uuid.clone(), h.clone())));
+                    }
                 }
                 "Load_Balancer_Health_Check" => {
                     let hc = s
@@ -163,8 +185,13 @@ pub fn apply(s: &mut NbSnapshot, ops: &[Op], seq: &mut usize) -> Result<(), SimE
                     }
                     (t, c) => return Err(SimError(format!("mutation of {t}.{c}"))),
                 };
-                if !*insert && *table == "Load_Balancer" {
-                    maybe_gone.extend(values.iter().cloned());
+                match (*insert, *table) {
+                    (false, "Load_Balancer") => maybe_gone.extend(values.iter().cloned()),
+                    (true, "Load_Balancer") => {
+                        strong.extend(values.iter().map(|h| (uuid.clone(), h.clone())));
+                    }
+                    (true, t) => weak.extend(values.iter().map(|l| (t, uuid.clone(), l.clone()))),
+                    (false, _) => {}
                 }
                 for v in values {
                     if *insert {
@@ -195,6 +222,36 @@ pub fn apply(s: &mut NbSnapshot, ops: &[Op], seq: &mut usize) -> Result<(), SimE
             },
         }
     }
+    // referential integrity: a health check referenced by a row this transaction wrote must
+    // exist (one garbage-collected by an earlier transaction, or never inserted, makes
+    // ovsdb-server refuse the transaction)
+    for (lb, hc) in &strong {
+        let held = s
+            .load_balancers
+            .get(lb)
+            .is_some_and(|r| r.health_check.contains(hc));
+        if held && !s.health_checks.contains_key(hc) {
+            return Err(SimError(format!(
+                "referential integrity violation: Load_Balancer {lb} health_check references \
+                 nonexistent row {hc} in table Load_Balancer_Health_Check"
+            )));
+        }
+    }
+    // weak references to a Load_Balancer row that does not exist at commit vanish (only those
+    // this transaction inserted: a partial snapshot, e.g. a sync chunk's view, lacks rows that
+    // exist)
+    for (table, row, lb) in weak {
+        if s.load_balancers.contains_key(&lb) {
+            continue;
+        }
+        let target = match table {
+            "Logical_Switch" => s.switches.get_mut(&row).map(|r| &mut r.load_balancer),
+            _ => s.routers.get_mut(&row).map(|r| &mut r.load_balancer),
+        };
+        if let Some(t) = target {
+            t.retain(|x| *x != lb);
+        }
+    }
     s.load_balancers.reindex();
     // Load_Balancer_Health_Check is not a root table: rows no longer referenced are collected
     // (looked up through the row index, so a step costs nothing per unrelated row)
@@ -219,18 +276,34 @@ fn set_lb(
     for (col, v) in row {
         match (*col, v) {
             ("name", Datum::Str(x)) => lb.name = x.clone(),
-            ("protocol", Datum::Set(x)) => lb.protocol = x.first().cloned(),
+            ("protocol", Datum::Set(x)) => {
+                distinct(x)?;
+                lb.protocol = x.first().cloned();
+            }
             ("protocol", Datum::Str(x)) => lb.protocol = Some(x.clone()),
             ("external_ids", Datum::Map(m)) => lb.external_ids = m.clone(),
             ("vips", Datum::Map(m)) => lb.vips = m.clone(),
             ("options", Datum::Map(m)) => lb.options = m.clone(),
-            ("selection_fields", Datum::Set(x)) => lb.selection_fields = x.clone(),
+            ("selection_fields", Datum::Set(x)) => {
+                distinct(x)?;
+                lb.selection_fields = x.clone();
+            }
             ("ip_port_mappings", Datum::Map(m)) => lb.ip_port_mappings = m.clone(),
             ("health_check", d) => lb.health_check = refs(d)?,
             (c, d) => return Err(SimError(format!("Load_Balancer.{c} = {d:?}"))),
         }
     }
     Ok(())
+}
+
+/// A set datum names each member once: ovsdb-server refuses `["set", [a, a]]` ("set
+/// contains duplicate"), in a row and in a mutation alike.
+fn distinct(v: &[String]) -> Result<(), SimError> {
+    let mut seen = BTreeSet::new();
+    match v.iter().find(|x| !seen.insert(*x)) {
+        Some(x) => Err(SimError(format!("set contains duplicate {x}"))),
+        None => Ok(()),
+    }
 }
 
 fn set_hc(hc: &mut HealthCheckRow, row: &[(&'static str, Datum)]) {
@@ -556,6 +629,92 @@ mod tests {
         };
         apply(&mut s, &[ins, del], &mut seq).unwrap();
         assert_eq!(s.health_checks.keys().collect::<Vec<_>>(), ["h3"]);
+    }
+
+    /// As ovsdb-server (`tests/sim_against_ovsdb_server.rs`): a weak reference inserted to a
+    /// `Load_Balancer` row missing at commit vanishes; other references stay.
+    #[test]
+    fn weak_reference_to_missing_row_vanishes() {
+        let mut s = base();
+        let attach = |lbs: &[&str]| Op::Mutate {
+            table: "Logical_Switch",
+            uuid: "ls1".into(),
+            column: "load_balancer",
+            insert: true,
+            value: Datum::Refs(lbs.iter().map(|u| RowRef::Uuid(u.to_string())).collect()),
+        };
+        let del = Op::Delete {
+            table: "Load_Balancer",
+            uuid: "lb1".into(),
+        };
+        let mut seq = 0;
+        apply(&mut s, &[attach(&["lb1"])], &mut seq).unwrap();
+        apply(&mut s, &[attach(&["gone"])], &mut seq).unwrap();
+        assert_eq!(s.switches["ls1"].load_balancer, ["lb1"]);
+        apply(&mut s, &[del, attach(&["lb1"])], &mut seq).unwrap();
+        assert!(s.switches["ls1"].load_balancer.is_empty());
+    }
+
+    /// As ovsdb-server: a `health_check` reference to a row missing at commit (collected by an
+    /// earlier transaction, or never there) refuses the transaction.
+    #[test]
+    fn strong_reference_to_missing_row_refused() {
+        let mut s = base();
+        let mut seq = 0;
+        let refs = |u: &str| Datum::Refs(vec![RowRef::Uuid(u.into())]);
+        let update = Op::Update {
+            table: "Load_Balancer",
+            uuid: "lb1".into(),
+            row: vec![("health_check", refs("gone"))],
+        };
+        let mutate = Op::Mutate {
+            table: "Load_Balancer",
+            uuid: "lb1".into(),
+            column: "health_check",
+            insert: true,
+            value: refs("gone"),
+        };
+        for op in [update, mutate] {
+            let err = apply(&mut s.clone(), &[op], &mut seq).unwrap_err();
+            assert!(err.0.contains("referential integrity"), "{err}");
+        }
+        // a reference written then removed within the transaction is fine
+        let undo = Op::Update {
+            table: "Load_Balancer",
+            uuid: "lb1".into(),
+            row: vec![("health_check", Datum::Refs(vec![]))],
+        };
+        let set = Op::Update {
+            table: "Load_Balancer",
+            uuid: "lb1".into(),
+            row: vec![("health_check", refs("gone"))],
+        };
+        apply(&mut s, &[set, undo], &mut seq).unwrap();
+    }
+
+    /// As ovsdb-server: a set datum naming a member twice is refused.
+    #[test]
+    fn duplicate_set_members_refused() {
+        let mut s = base();
+        let mut seq = 0;
+        let lb1 = || RowRef::Uuid("lb1".into());
+        let op = Op::Mutate {
+            table: "Logical_Switch",
+            uuid: "ls1".into(),
+            column: "load_balancer",
+            insert: true,
+            value: Datum::Refs(vec![lb1(), lb1()]),
+        };
+        assert!(apply(&mut s, &[op], &mut seq).is_err());
+        let op = Op::Update {
+            table: "Load_Balancer",
+            uuid: "lb1".into(),
+            row: vec![(
+                "selection_fields",
+                Datum::Set(vec!["ip_src".into(), "ip_src".into()]),
+            )],
+        };
+        assert!(apply(&mut s, &[op], &mut seq).is_err());
     }
 
     #[test]

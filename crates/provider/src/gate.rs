@@ -12,6 +12,14 @@
 //!
 //! Work queued outside any [`scope`] (the agent's own events, recovery) is not gated:
 //! [`current`] is `None` there.
+//!
+//! A driver whose outcome reaches the database without a status report (the amphora
+//! provider: the operator's `octavia-worker` writes the statuses itself) says so with
+//! [`no_status_report`] inside the call, so the API answers at commit instead of waiting for a
+//! report that never comes (octavia-db's settle wait).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::watch;
 
@@ -25,6 +33,8 @@ pub struct CommitGate {
 #[derive(Debug, Clone)]
 pub struct GateWaiter {
     rx: watch::Receiver<Option<bool>>,
+    /// Set by [`no_status_report`]; shared by every clone of one waiter.
+    unreported: Arc<AtomicBool>,
 }
 
 impl CommitGate {
@@ -39,6 +49,7 @@ impl CommitGate {
     pub fn waiter(&self) -> GateWaiter {
         GateWaiter {
             rx: self.tx.subscribe(),
+            unreported: Arc::default(),
         }
     }
 
@@ -87,6 +98,12 @@ impl GateWaiter {
         };
         outcome == Some(true)
     }
+
+    /// Whether the call run with this waiter ([`scope`]) will report its outcome through a
+    /// [`crate::StatusSink`]: `false` once the driver called [`no_status_report`].
+    pub fn status_report_expected(&self) -> bool {
+        !self.unreported.load(Ordering::Relaxed)
+    }
 }
 
 tokio::task_local! {
@@ -101,6 +118,13 @@ pub async fn scope<F: std::future::Future>(waiter: GateWaiter, fut: F) -> F::Out
 /// The gate of the provider call running on this task, if any ([`scope`]).
 pub fn current() -> Option<GateWaiter> {
     CURRENT.try_with(|w| w.clone()).ok()
+}
+
+/// Declares, from inside a provider call ([`scope`]), that no status report will follow the
+/// work it accepted: another process writes the outcome to the database (the amphora
+/// provider's worker, as octavia/controller/worker/v2 does). Outside a scope it does nothing.
+pub fn no_status_report() {
+    let _ = CURRENT.try_with(|w| w.unreported.store(true, Ordering::Relaxed));
 }
 
 #[cfg(test)]
@@ -136,5 +160,18 @@ mod tests {
         assert!(current().is_none());
         g.open();
         assert!(inside.unwrap().committed().await);
+    }
+
+    #[tokio::test]
+    async fn a_call_without_report_is_seen_by_the_caller() {
+        let g = CommitGate::new();
+        let probe = g.waiter();
+        assert!(probe.status_report_expected());
+        scope(probe.clone(), async { no_status_report() }).await;
+        assert!(!probe.status_report_expected());
+        // outside any scope: nothing to mark, nothing panics
+        no_status_report();
+        let other = g.waiter();
+        assert!(other.status_report_expected());
     }
 }

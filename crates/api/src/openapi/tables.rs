@@ -217,7 +217,7 @@ pub static PROVIDER: Resource = Resource {
     extra: &[],
     types_from: &[],
 };
-/// `AmphoraResponse` (Keel never has amphorae; the shape is the reference's).
+/// `AmphoraResponse` (the `amphora` rows the amphora provider's worker writes, `amphora::render`).
 pub static AMPHORA: Resource = Resource {
     name: "Amphora",
     attrs: || amphora::AMPHORA_ATTRS.to_vec(),
@@ -426,6 +426,26 @@ static STATS: Schema = Schema {
     fields: &[m("stats", Kind::Object(&STATS_BODY))],
     tenant_alias: false,
 };
+/// One `AmphoraStatisticsResponse` (`amphora::render_stat`): a `listener_statistics` row of
+/// the amphora (`loadbalancer_id` `null` for an amphora without one).
+static AMPHORA_STAT: Schema = Schema {
+    fields: &[
+        m("active_connections", COUNTER),
+        m("bytes_in", COUNTER),
+        m("bytes_out", COUNTER),
+        m("id", Kind::Uuid),
+        m("listener_id", Kind::Uuid),
+        f("loadbalancer_id", Kind::Uuid),
+        m("request_errors", COUNTER),
+        m("total_connections", COUNTER),
+    ],
+    tenant_alias: false,
+};
+/// `GET /v2/octavia/amphorae/{id}/stats`: `{"amphora_stats": [...]}`, one per listener.
+static AMPHORA_STATS: Schema = Schema {
+    fields: &[m("amphora_stats", Kind::ObjectList(&AMPHORA_STAT))],
+    tenant_alias: false,
+};
 static LINK: Schema = Schema {
     fields: &[m("href", STR), m("rel", STR)],
     tenant_alias: false,
@@ -512,6 +532,7 @@ pub static REQUEST_SCHEMAS: &[(&str, &Schema)] = &[
 pub(super) static SHAPES: &[(&str, &Schema)] = &[
     ("LoadBalancerStatuses", &STATUSES),
     ("Stats", &STATS),
+    ("AmphoraStats", &AMPHORA_STATS),
     ("Link", &LINK),
     ("Versions", &VERSIONS),
     ("Fault", &FAULT),
@@ -722,11 +743,11 @@ pub static OPERATIONS: &[Operation] = &[
     op("get", "/v2/lbaas/availabilityzoneprofiles/{id}", "Show an availability zone profile", B::None, 200, R::One("availability_zone_profile", &AVAILABILITY_ZONE_PROFILE), P::Fields, false),
     op("put", "/v2/lbaas/availabilityzoneprofiles/{id}", "Update an availability zone profile", B::Wrapped("availability_zone_profile", &profiles::AZP_PUT), 200, R::One("availability_zone_profile", &AVAILABILITY_ZONE_PROFILE), P::None, true),
     op("delete", "/v2/lbaas/availabilityzoneprofiles/{id}", "Delete an availability zone profile", B::None, 204, R::Empty, P::None, false),
-    // amphorae (never any with the OVN provider: every id is 404)
-    op("get", "/v2/octavia/amphorae", "List amphorae (always empty in Keel)", B::None, 200, R::Page("amphorae", "amphorae_links", &AMPHORA), P::List(&AMPHORA), false),
+    // amphorae (the amphora provider's; admin only)
+    op("get", "/v2/octavia/amphorae", "List amphorae (not DELETED)", B::None, 200, R::Page("amphorae", "amphorae_links", &AMPHORA), P::List(&AMPHORA), false),
     op("get", "/v2/octavia/amphorae/{id}", "Show an amphora", B::None, 200, R::One("amphora", &AMPHORA), P::Fields, false),
     op("delete", "/v2/octavia/amphorae/{id}", "Delete an amphora", B::None, 204, R::Empty, P::None, false),
-    op("get", "/v2/octavia/amphorae/{id}/stats", "An amphora's statistics", B::None, 200, R::Shape("Stats"), P::None, false),
+    op("get", "/v2/octavia/amphorae/{id}/stats", "An amphora's statistics, one entry per listener", B::None, 200, R::Shape("AmphoraStats"), P::None, false),
     op("put", "/v2/octavia/amphorae/{id}/failover", "Fail over an amphora", B::None, 202, R::Empty, P::None, false),
     op("put", "/v2/octavia/amphorae/{id}/config", "Push an amphora's agent configuration", B::None, 202, R::Empty, P::None, false),
 ];

@@ -55,9 +55,10 @@ fn unimplemented_why(section: &str, key: &str) -> &'static str {
     }
 }
 
-/// The provider drivers `keel serve` loads (`main.rs` registers each under this name); any
+/// The provider drivers `keel serve` loads (`main.rs` registers each under this name: the
+/// OVN driver, and the amphora driver under its three names, `crate::amphora::NAMES`); any
 /// other name in `enabled_provider_drivers` answers 501 `Provider '<p>' was not found.`
-pub const PROVIDERS: &[&str] = &["ovn"];
+pub const PROVIDERS: &[&str] = &["ovn", "amphora", "amphorav2", "octavia"];
 
 fn refuse(out: &mut Vec<String>, section: &str, key: &str, why: impl std::fmt::Display) {
     out.push(format!("[{section}] {key}: {why}"));
@@ -283,6 +284,13 @@ fn providers(cfg: &Config, r: &mut Report) {
             });
         }
     }
+    // the amphora driver's transport is checked here, so `keel serve` refuses a bad one
+    // before it writes anything (and `keel config check` names it)
+    if loadable.iter().any(|p| *p != "ovn")
+        && let Err(e) = cfg.messaging.transport()
+    {
+        r.refused.push(e.to_string());
+    }
     let d = &a.default_provider_driver;
     if !loadable.contains(&d.as_str()) {
         refuse(
@@ -317,10 +325,10 @@ fn honoured_note(section: &str, name: &str) -> Option<&'static str> {
     Some(match (section, name) {
         ("api_settings", "auth_strategy") => "keystone or noauth (others refused)",
         ("api_settings", "default_provider_driver") => {
-            "an enabled provider Keel loads: ovn (others refused)"
+            "an enabled provider Keel loads: ovn, amphora (amphorav2, octavia) (others refused); unset: amphora when enabled, else ovn"
         }
         ("api_settings", "enabled_provider_drivers") => {
-            "a provider other than ovn is warned about at start-up (requests naming it answer 501)"
+            "ovn, and amphora / amphorav2 / octavia (one driver casting to the operator's octavia-worker over [DEFAULT] transport_url); another provider is warned about at start-up (requests naming it answer 501)"
         }
         (_, "auth_type") => {
             "password / v3password, v3applicationcredential (application_credential_id, or _name with user_id or username; others refused; a credential Keystone refuses stops start-up)"

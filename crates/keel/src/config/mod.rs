@@ -15,6 +15,7 @@ mod healthcheck;
 mod log;
 mod log_file;
 pub mod log_format;
+pub mod messaging;
 mod my_cnf;
 mod section;
 pub mod source;
@@ -397,6 +398,10 @@ pub struct KeelSettings {
     /// `metrics_listen` (none): `host:port` of the Prometheus endpoint (`GET /metrics`),
     /// separate from the API's port; absent = no endpoint.
     pub metrics_listen: Option<String>,
+    /// `rpc_cast_timeout` (seconds, default 5, > 0): how long an amphora write waits for
+    /// RabbitMQ to confirm its cast (a connection, the publish, the broker's ack) before it is
+    /// refused with 503 and nothing stored.
+    pub rpc_cast_timeout: std::time::Duration,
 }
 
 /// The whole configuration.
@@ -414,6 +419,8 @@ pub struct Config {
     pub certificates: CertificatesSettings,
     pub keel: KeelSettings,
     pub oslo_policy: OsloPolicySettings,
+    /// The amphora provider's RPC transport and VIP network driver (`messaging`).
+    pub messaging: messaging::MessagingSettings,
 }
 
 /// The section reads that build this module's settings types.
@@ -497,12 +504,18 @@ impl Config {
         } else {
             Some(a.int("pagination_max_limit", 1000, Some(1))? as usize)
         };
+        let enabled_provider_drivers =
+            parse_dict(&a.string("enabled_provider_drivers", "ovn:OVN provider driver"));
+        // Octavia's default is `amphora`; Keel's `ovn` unless the operator enabled amphora
+        let default_provider = if enabled_provider_drivers.contains_key("amphora") {
+            "amphora"
+        } else {
+            "ovn"
+        };
         let api = api::ApiConfig {
             pagination_max_limit,
-            default_provider_driver: a.string("default_provider_driver", "ovn"),
-            enabled_provider_drivers: parse_dict(
-                &a.string("enabled_provider_drivers", "ovn:OVN provider driver"),
-            ),
+            default_provider_driver: a.string("default_provider_driver", default_provider),
+            enabled_provider_drivers,
             allow_pagination: a.boolean("allow_pagination", true)?,
             allow_sorting: a.boolean("allow_sorting", true)?,
             allow_filtering: a.boolean("allow_filtering", true)?,
@@ -536,6 +549,7 @@ impl Config {
                 l7policy: q.int("default_l7policy_quota", -1, None)?,
                 l7rule: q.int("default_l7rule_quota", -1, None)?,
             },
+            loadbalancer_topology: loadbalancer_topology(&s("controller_worker"))?,
             ..Default::default()
         };
         for ip in &api.reserved_ips {
@@ -718,7 +732,11 @@ impl Config {
             recovery_period,
             graceful_shutdown_timeout: s("DEFAULT").uint("graceful_shutdown_timeout", 60)?,
             metrics_listen: k.opt("metrics_listen"),
+            rpc_cast_timeout: k
+                .seconds("rpc_cast_timeout")?
+                .unwrap_or(std::time::Duration::from_secs(5)),
         };
+        let messaging = messaging::read(&src)?;
         let p = s("oslo_policy");
         let oslo_policy = OsloPolicySettings {
             policy_file: p.string("policy_file", "policy.yaml"),
@@ -737,6 +755,7 @@ impl Config {
             certificates,
             keel,
             oslo_policy,
+            messaging,
             sources: src,
         })
     }
@@ -780,5 +799,19 @@ impl LogSettings {
             return log_file::read(path);
         }
         self.own_plan(binary, stderr_tty)
+    }
+}
+
+/// `[controller_worker] loadbalancer_topology`: `SINGLE` (the default) or `ACTIVE_STANDBY`, the
+/// choices octavia/common/config.py gives it; any other value refused.
+fn loadbalancer_topology(cw: &Section<'_>) -> Result<String, ConfigError> {
+    let t = cw.string("loadbalancer_topology", "SINGLE");
+    match t.as_str() {
+        "SINGLE" | "ACTIVE_STANDBY" => Ok(t),
+        _ => Err(cw.invalid(
+            "loadbalancer_topology",
+            t.clone(),
+            "expected SINGLE or ACTIVE_STANDBY",
+        )),
     }
 }

@@ -380,7 +380,9 @@ fn review_sorts_options_and_refuses_what_keel_cannot_honour() {
         "keystone_authtoken",
         "memcached_servers"
     ));
-    assert!(has(&r.not_applicable, "DEFAULT", "transport_url"));
+    // the amphora provider's transport: honoured, so neither warned about nor quiet
+    assert!(!has(&r.not_applicable, "DEFAULT", "transport_url"));
+    assert!(!has(&r.unimplemented, "DEFAULT", "transport_url"));
     assert!(has(
         &r.not_applicable,
         "driver_agent",
@@ -607,20 +609,24 @@ fn log_file_path_as_oslo_log() {
     assert_eq!(Config::defaults().unwrap().log.file("octavia-api"), None);
 }
 
-/// Keel loads only `ovn`: a default provider it cannot serve is refused (every create without
-/// `provider` would fail), each other enabled provider is warned about and listed.
+/// Keel loads `ovn` and the amphora driver (`amphora`, `amphorav2`, `octavia`): a default
+/// provider it cannot serve is refused (every create without `provider` would fail), each other
+/// enabled provider is warned about and listed; an unset default is `amphora` when the operator
+/// enabled it (Octavia's default), else `ovn`.
 #[test]
-fn providers_keel_cannot_load() {
+fn providers_keel_loads_and_cannot() {
     let has_default_refusal = |r: &check::Report| {
         r.refused
             .iter()
             .any(|e| e.starts_with("[api_settings] default_provider_driver: "))
     };
-    let c = from(
-        "[api_settings]\nenabled_provider_drivers = amphora:The Octavia Amphora driver., \
-         ovn:OVN provider driver\ndefault_provider_driver = ovn\n",
-    )
+    let amphora = "[DEFAULT]\ntransport_url = rabbit://o:p@127.0.0.1:5672/\n";
+    let c = from(&format!(
+        "{amphora}[api_settings]\nenabled_provider_drivers = amphora:The Octavia Amphora driver., \
+         f5:F5 driver, ovn:OVN provider driver\n"
+    ))
     .unwrap();
+    assert_eq!(c.api_settings.api.default_provider_driver, "amphora");
     let r = review(&c);
     assert!(r.refused.is_empty(), "{:?}", r.refused);
     let warned: Vec<&check::Finding> = r
@@ -629,24 +635,72 @@ fn providers_keel_cannot_load() {
         .filter(|f| f.section == "api_settings" && f.key == "enabled_provider_drivers")
         .collect();
     assert_eq!(warned.len(), 1, "{:?}", r.unimplemented);
-    assert!(warned[0].why.contains("\"amphora\""), "{:?}", warned[0]);
+    assert!(warned[0].why.contains("\"f5\""), "{:?}", warned[0]);
     let text = check::render(&c, &r);
     assert!(
-        text.contains("[api_settings] enabled_provider_drivers — provider \"amphora\""),
+        text.contains("[api_settings] enabled_provider_drivers — provider \"f5\""),
         "{text}"
     );
-    // The reference's default (amphora), enabled or not, and a name enabled nowhere.
+    let ovn_only = from("[api_settings]\nenabled_provider_drivers = ovn:O\n").unwrap();
+    assert_eq!(ovn_only.api_settings.api.default_provider_driver, "ovn");
+    // A default that is not enabled, or no driver Keel has.
     for conf in [
         "[api_settings]\ndefault_provider_driver = amphora\n",
-        "[api_settings]\nenabled_provider_drivers = amphora:A, ovn:O\n\
-         default_provider_driver = amphora\n",
         "[api_settings]\ndefault_provider_driver = noop_driver\n",
-        "[api_settings]\nenabled_provider_drivers = amphora:A\n",
+        "[api_settings]\nenabled_provider_drivers = f5:F\n",
     ] {
         let r = review(&from(conf).unwrap());
         assert!(has_default_refusal(&r), "{conf}: {:?}", r.refused);
     }
+    for conf in [
+        "[api_settings]\nenabled_provider_drivers = amphora:A, ovn:O\ndefault_provider_driver = amphora\n",
+        "[api_settings]\nenabled_provider_drivers = octavia:A\ndefault_provider_driver = octavia\n",
+    ] {
+        let r = review(&from(&format!("{amphora}{conf}")).unwrap());
+        assert!(r.refused.is_empty(), "{conf}: {:?}", r.refused);
+    }
     assert!(!has_default_refusal(&review(&Config::defaults().unwrap())));
+}
+
+/// The amphora driver's transport is refused at start-up (before anything is written) when it
+/// cannot be honoured, naming section, key and why; an OVN-only configuration never reads it.
+#[test]
+fn amphora_transport_refused_before_start() {
+    let enabled = "[api_settings]\nenabled_provider_drivers = amphora:A, ovn:O\n";
+    for (conf, want) in [
+        ("", "[DEFAULT] transport_url"),
+        (
+            "[DEFAULT]\ntransport_url = kafka://h:9092/\n",
+            "[DEFAULT] transport_url",
+        ),
+        (
+            "[DEFAULT]\ntransport_url = rabbit://u:p@h:5672/?bogus_option=1\n",
+            "transport_url query",
+        ),
+        (
+            "[DEFAULT]\ntransport_url = rabbit://u:p@h:5672/\n[oslo_messaging_rabbit]\nssl = true\n\
+             ssl_ca_file = /nonexistent/ca.pem\n",
+            "ssl_ca_file",
+        ),
+        (
+            "[DEFAULT]\ntransport_url = rabbit://u:p@h:5672/\n[controller_worker]\n\
+             network_driver = some_sdn_driver\n",
+            "[controller_worker] network_driver",
+        ),
+    ] {
+        let r = review(&from(&format!("{enabled}{conf}")).unwrap());
+        assert!(
+            r.refused.iter().any(|e| e.contains(want)),
+            "{conf}: want a refusal naming {want}: {:?}",
+            r.refused
+        );
+    }
+    // a value oslo.config itself refuses fails the read, naming the option
+    let e = from("[oslo_messaging_rabbit]\nrabbit_retry_interval = soon\n").unwrap_err();
+    assert!(e.to_string().contains("rabbit_retry_interval"), "{e}");
+    // OVN only: RabbitMQ is never needed, whatever transport_url says
+    let r = review(&from("[DEFAULT]\ntransport_url = kafka://h/\n").unwrap());
+    assert!(r.refused.is_empty(), "{:?}", r.refused);
 }
 
 /// `keel config check` opens each section once, Keel's own options (`[keel]`,

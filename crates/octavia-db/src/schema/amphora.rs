@@ -1,5 +1,7 @@
-//! The tables of the amphora driver, which Keel creates for schema compatibility but never
-//! writes (amphorae, their health and build slots, VRRP groups, spares), and `alembic_version`.
+//! The tables of the amphora driver (amphorae, their health and build slots, VRRP groups,
+//! spares), which Keel creates for schema compatibility and the amphora provider's Python
+//! worker fills (Keel's API reads `amphora` and sets an amphora `PENDING_DELETE`,
+//! [`crate::AmphoraRow`]), and `alembic_version`.
 
 use super::model::ColType::*;
 use super::model::*;

@@ -1,0 +1,411 @@
+//! The amphora provider end to end: a real `keel serve` casting over the stack's private
+//! RabbitMQ node to the operator's Python `octavia-worker` (Octavia 19.0.0, upstream's noop
+//! amphora / compute / network / image drivers), which takes ids from the casts, re-reads the
+//! load-balancer tree from the database it shares with Keel and writes every outcome there.
+//! So each ACTIVE / DELETED below was written by the Python worker from rows Keel wrote: a
+//! message it cannot decode, a payload missing a key it reads, or a row it cannot read leaves
+//! the object PENDING_* and fails the test.
+//!
+//! Needs `ci/stack/up.sh` with its RabbitMQ node and worker (`STACK_TRANSPORT_URL`,
+//! `STACK_WORKER_DB` from `ci/stack/env.sh`), Keystone and Neutron (the VIP subnet is
+//! validated there), OVN NB/SB (the OVN load balancer beside the amphora one). Run through
+//! `ci/test.sh` (serial: every `keel::*` binary runs `keel serve`).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Backend, Keel, NeutronNet, admin_token, demo_token, env, free_port, wait_for};
+use serde_json::{Value, json};
+
+/// `octavia.conf` text beside the harness's: both providers, amphora the default (as kolla's
+/// rendered file leaves it), the noop network driver of upstream's noop job, no OVN agent.
+fn amphora_conf(transport_url: &str, network_driver: &str) -> String {
+    format!(
+        "[DEFAULT]\ntransport_url = {transport_url}\n\
+         [api_settings]\nenabled_provider_drivers = amphora:The Octavia Amphora driver.,ovn:OVN provider driver\n\
+         default_provider_driver = amphora\n\
+         [controller_worker]\nnetwork_driver = {network_driver}\n\
+         [keel]\nrun_agent = false\nrpc_cast_timeout = 3\n"
+    )
+}
+
+fn keel_on_worker_db(extra: &str) -> Keel {
+    // the worker reads what Keel writes: one database for both
+    // (its URL without the `?charset=` query: the harness reads the database name off the end)
+    let url = env("STACK_WORKER_DB");
+    let url = url.split('?').next().unwrap_or_default().to_string();
+    Keel::start_extra(Backend::Shared(url), extra)
+}
+
+/// Polls `GET path` until `key`'s `provisioning_status` is `want` (60 s: the worker's flows
+/// take 0.3–2 s each here); panics on ERROR.
+fn wait_status(keel: &Keel, token: &str, path: &str, key: &str, want: &str) -> Value {
+    wait_for(&format!("{path} {want}"), Duration::from_secs(60), || {
+        let (code, body) = keel.api("GET", path, token, None);
+        let obj = &body[key];
+        match (code, obj["provisioning_status"].as_str()) {
+            (200, Some(s)) if s == want => Ok(obj.clone()),
+            (200, Some("ERROR")) if want != "ERROR" => panic!("{path} went ERROR: {obj}"),
+            _ => Err(format!("{code} {body}")),
+        }
+    })
+}
+
+/// Polls until `GET path` answers 404 (the worker marked the object DELETED).
+fn wait_gone(keel: &Keel, token: &str, path: &str) {
+    wait_for(&format!("{path} gone"), Duration::from_secs(60), || {
+        let (code, body) = keel.api("GET", path, token, None);
+        if code == 404 {
+            Ok(())
+        } else {
+            Err(format!("{code} {body}"))
+        }
+    });
+}
+
+fn post(keel: &Keel, token: &str, path: &str, body: Value) -> Value {
+    let (code, out) = keel.api("POST", path, token, Some(&body));
+    assert_eq!(code, 201, "POST {path} {body}: {out}");
+    out.as_object()
+        .and_then(|o| o.values().next().cloned())
+        .unwrap()
+}
+
+#[test]
+fn amphora_tree_lives_and_dies_through_the_python_worker() {
+    let keel = keel_on_worker_db(&amphora_conf(
+        &env("STACK_TRANSPORT_URL"),
+        "network_noop_driver",
+    ));
+    let net = NeutronNet::create("amp", &[]);
+    let demo = demo_token();
+    let admin = admin_token();
+
+    // No provider named: the configured default, amphora (driver_factory.get_driver).
+    let lb = post(
+        &keel,
+        &demo,
+        "/v2/lbaas/loadbalancers",
+        json!({"loadbalancer": {"name": "amp-e2e", "vip_subnet_id": net.subnet}}),
+    );
+    assert_eq!(lb["provider"], "amphora", "{lb}");
+    assert_eq!(lb["provisioning_status"], "PENDING_CREATE", "{lb}");
+    let lb_id = lb["id"].as_str().unwrap().to_string();
+    let lb_path = format!("/v2/lbaas/loadbalancers/{lb_id}");
+    wait_status(&keel, &demo, &lb_path, "loadbalancer", "ACTIVE");
+    // the rows as octavia-api writes them: topology from [controller_worker], the VIP not
+    // owned (the noop network driver made no port), the quota counted
+    assert_eq!(
+        keel.sql(&format!(
+            "SELECT topology, provider FROM load_balancer WHERE id = '{lb_id}'"
+        )),
+        "SINGLE\tamphora"
+    );
+    assert_eq!(
+        keel.sql(&format!(
+            "SELECT octavia_owned, vnic_type FROM vip WHERE load_balancer_id = '{lb_id}'"
+        )),
+        "0\tnormal"
+    );
+
+    // The worker's amphora row, read through the admin API.
+    let amps_path = format!("/v2/octavia/amphorae?loadbalancer_id={lb_id}");
+    let (code, amps) = keel.api("GET", &amps_path, &admin, None);
+    assert_eq!(code, 200, "{amps}");
+    let amps = amps["amphorae"].as_array().unwrap().clone();
+    assert_eq!(
+        amps.len(),
+        1,
+        "one STANDALONE amphora for a SINGLE LB: {amps:?}"
+    );
+    assert_eq!(amps[0]["role"], "STANDALONE");
+    assert_eq!(amps[0]["status"], "ALLOCATED");
+    let first_amp = amps[0]["id"].as_str().unwrap().to_string();
+    let (code, body) = keel.api("GET", &amps_path, &demo, None);
+    assert_eq!(code, 403, "the amphora API is admin only: {body}");
+
+    // Every child kind to ACTIVE, each written by the worker.
+    let listener = post(
+        &keel,
+        &demo,
+        "/v2/lbaas/listeners",
+        json!({"listener": {"loadbalancer_id": lb_id, "protocol": "HTTP", "protocol_port": 80,
+            "name": "l1"}}),
+    );
+    let l_path = format!("/v2/lbaas/listeners/{}", listener["id"].as_str().unwrap());
+    wait_status(&keel, &demo, &l_path, "listener", "ACTIVE");
+    wait_status(&keel, &demo, &lb_path, "loadbalancer", "ACTIVE");
+    let pool = post(
+        &keel,
+        &demo,
+        "/v2/lbaas/pools",
+        json!({"pool": {"listener_id": listener["id"], "protocol": "HTTP",
+            "lb_algorithm": "LEAST_CONNECTIONS", "session_persistence": {"type": "HTTP_COOKIE"}}}),
+    );
+    let pool_id = pool["id"].as_str().unwrap().to_string();
+    let p_path = format!("/v2/lbaas/pools/{pool_id}");
+    wait_status(&keel, &demo, &p_path, "pool", "ACTIVE");
+    wait_status(&keel, &demo, &lb_path, "loadbalancer", "ACTIVE");
+    let member = post(
+        &keel,
+        &demo,
+        &format!("/v2/lbaas/pools/{pool_id}/members"),
+        json!({"member": {"address": "10.0.0.30", "protocol_port": 8080,
+            "subnet_id": net.subnet}}),
+    );
+    let m_path = format!(
+        "/v2/lbaas/pools/{pool_id}/members/{}",
+        member["id"].as_str().unwrap()
+    );
+    wait_status(&keel, &demo, &m_path, "member", "ACTIVE");
+    wait_status(&keel, &demo, &lb_path, "loadbalancer", "ACTIVE");
+    let hm = post(
+        &keel,
+        &demo,
+        "/v2/lbaas/healthmonitors",
+        json!({"healthmonitor": {"pool_id": pool_id, "type": "HTTP", "delay": 5,
+            "timeout": 3, "max_retries": 2, "url_path": "/health"}}),
+    );
+    let hm_path = format!("/v2/lbaas/healthmonitors/{}", hm["id"].as_str().unwrap());
+    wait_status(&keel, &demo, &hm_path, "healthmonitor", "ACTIVE");
+    wait_status(&keel, &demo, &lb_path, "loadbalancer", "ACTIVE");
+    let policy = post(
+        &keel,
+        &demo,
+        "/v2/lbaas/l7policies",
+        json!({"l7policy": {"listener_id": listener["id"], "action": "REDIRECT_TO_URL",
+            "redirect_url": "http://example.com/"}}),
+    );
+    let pol_path = format!("/v2/lbaas/l7policies/{}", policy["id"].as_str().unwrap());
+    wait_status(&keel, &demo, &pol_path, "l7policy", "ACTIVE");
+    wait_status(&keel, &demo, &lb_path, "loadbalancer", "ACTIVE");
+    let rule = post(
+        &keel,
+        &demo,
+        &format!("{pol_path}/rules"),
+        json!({"rule": {"type": "PATH", "compare_type": "STARTS_WITH", "value": "/old"}}),
+    );
+    let rule_path = format!("{pol_path}/rules/{}", rule["id"].as_str().unwrap());
+    wait_status(&keel, &demo, &rule_path, "rule", "ACTIVE");
+    wait_status(&keel, &demo, &lb_path, "loadbalancer", "ACTIVE");
+
+    // Updates: each answered PENDING_UPDATE, then ACTIVE by the worker with the new value.
+    for (path, key, body) in [
+        (
+            &lb_path,
+            "loadbalancer",
+            json!({"loadbalancer": {"name": "amp-e2e-2"}}),
+        ),
+        (
+            &l_path,
+            "listener",
+            json!({"listener": {"connection_limit": 100}}),
+        ),
+        (
+            &p_path,
+            "pool",
+            json!({"pool": {"lb_algorithm": "ROUND_ROBIN"}}),
+        ),
+        (&m_path, "member", json!({"member": {"weight": 5}})),
+        (
+            &hm_path,
+            "healthmonitor",
+            json!({"healthmonitor": {"delay": 7}}),
+        ),
+        (
+            &pol_path,
+            "l7policy",
+            json!({"l7policy": {"position": 1, "name": "p"}}),
+        ),
+        (&rule_path, "rule", json!({"rule": {"value": "/older"}})),
+    ] {
+        let (code, out) = keel.api("PUT", path, &demo, Some(&body));
+        assert_eq!(code, 200, "PUT {path} {body}: {out}");
+        let got = wait_status(&keel, &demo, path, key, "ACTIVE");
+        wait_status(&keel, &demo, &lb_path, "loadbalancer", "ACTIVE");
+        let (field, want) = body[key].as_object().unwrap().iter().next().unwrap();
+        assert_eq!(&got[field], want, "{path} after PUT: {got}");
+    }
+
+    // A member batch: the whole new set, the old member gone.
+    let (code, out) = keel.api(
+        "PUT",
+        &format!("/v2/lbaas/pools/{pool_id}/members"),
+        &demo,
+        Some(&json!({"members": [
+            {"address": "10.0.0.31", "protocol_port": 8080, "subnet_id": net.subnet},
+            {"address": "10.0.0.32", "protocol_port": 8080, "subnet_id": net.subnet}]})),
+    );
+    assert_eq!(code, 202, "{out}");
+    wait_status(&keel, &demo, &p_path, "pool", "ACTIVE");
+    wait_status(&keel, &demo, &lb_path, "loadbalancer", "ACTIVE");
+    wait_status(&keel, &demo, &lb_path, "loadbalancer", "ACTIVE");
+    let (_, members) = keel.api(
+        "GET",
+        &format!("/v2/lbaas/pools/{pool_id}/members"),
+        &demo,
+        None,
+    );
+    let mut addrs: Vec<&str> = members["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["address"].as_str().unwrap())
+        .collect();
+    addrs.sort();
+    assert_eq!(addrs, ["10.0.0.31", "10.0.0.32"], "{members}");
+
+    // LB failover (admin): PENDING_UPDATE, then ACTIVE on a new amphora.
+    let (code, out) = keel.api("PUT", &format!("{lb_path}/failover"), &admin, None);
+    assert_eq!(code, 202, "{out}");
+    wait_status(&keel, &demo, &lb_path, "loadbalancer", "ACTIVE");
+    let amp_now = |keel: &Keel| -> Vec<Value> {
+        let (_, amps) = keel.api("GET", &amps_path, &admin, None);
+        amps["amphorae"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["status"] != "DELETED")
+            .cloned()
+            .collect()
+    };
+    let after_lb_failover = amp_now(&keel);
+    assert_eq!(after_lb_failover.len(), 1, "{after_lb_failover:?}");
+    assert_ne!(after_lb_failover[0]["id"], first_amp.as_str());
+
+    // Amphora failover, configure, stats.
+    let amp = after_lb_failover[0]["id"].as_str().unwrap().to_string();
+    let (code, out) = keel.api(
+        "PUT",
+        &format!("/v2/octavia/amphorae/{amp}/failover"),
+        &admin,
+        None,
+    );
+    assert_eq!(code, 202, "{out}");
+    wait_status(&keel, &demo, &lb_path, "loadbalancer", "ACTIVE");
+    let replaced = amp_now(&keel);
+    assert_eq!(replaced.len(), 1, "{replaced:?}");
+    assert_ne!(replaced[0]["id"], amp.as_str());
+    let amp = replaced[0]["id"].as_str().unwrap().to_string();
+    let (code, out) = keel.api(
+        "PUT",
+        &format!("/v2/octavia/amphorae/{amp}/config"),
+        &admin,
+        None,
+    );
+    assert_eq!(code, 202, "{out}");
+    let (code, out) = keel.api("GET", &format!("{lb_path}/stats"), &demo, None);
+    assert_eq!(code, 200, "{out}");
+
+    // An amphora in ERROR (as the health manager would leave it) deleted: the worker
+    // marks it DELETED.
+    keel.sql(&format!(
+        "UPDATE amphora SET status = 'ERROR' WHERE id = '{amp}'"
+    ));
+    let (code, out) = keel.api(
+        "DELETE",
+        &format!("/v2/octavia/amphorae/{amp}"),
+        &admin,
+        None,
+    );
+    assert_eq!(code, 204, "{out}");
+    wait_for("amphora DELETED", Duration::from_secs(60), || {
+        let s = keel.sql(&format!("SELECT status FROM amphora WHERE id = '{amp}'"));
+        if s == "DELETED" { Ok(()) } else { Err(s) }
+    });
+
+    // An OVN load balancer beside it, in the same project: both listed.
+    let (code, ovn) = keel.api(
+        "POST",
+        "/v2/lbaas/loadbalancers",
+        &demo,
+        Some(
+            &json!({"loadbalancer": {"name": "ovn-beside", "vip_subnet_id": net.subnet,
+            "provider": "ovn"}}),
+        ),
+    );
+    assert_eq!(code, 201, "{ovn}");
+    let ovn_id = ovn["loadbalancer"]["id"].as_str().unwrap().to_string();
+    keel.wait_lb_active(&demo, &ovn_id);
+    let (_, list) = keel.api("GET", "/v2/lbaas/loadbalancers", &demo, None);
+    let mut providers: Vec<&str> = list["loadbalancers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["id"] == lb_id.as_str() || l["id"] == ovn_id.as_str())
+        .map(|l| l["provider"].as_str().unwrap())
+        .collect();
+    providers.sort();
+    assert_eq!(providers, ["amphora", "ovn"], "{list}");
+    keel.delete_lb_cascade(&demo, &ovn_id);
+
+    // Cascade delete: the worker deletes the whole tree.
+    let (code, out) = keel.api("DELETE", &format!("{lb_path}?cascade=true"), &demo, None);
+    assert_eq!(code, 204, "{out}");
+    wait_gone(&keel, &demo, &lb_path);
+    assert_eq!(
+        keel.sql(&format!(
+            "SELECT provisioning_status FROM load_balancer WHERE id = '{lb_id}'"
+        )),
+        "DELETED"
+    );
+}
+
+#[test]
+fn amphora_write_without_rabbitmq_is_refused_and_stores_nothing() {
+    // Nothing listens on this port: every cast fails within rpc_cast_timeout (3 s).
+    let dead = format!("rabbit://octavia:x@127.0.0.1:{}/", free_port());
+    let keel = keel_on_worker_db(&amphora_conf(&dead, "allowed_address_pairs_driver"));
+    let net = NeutronNet::create("ampdown", &[]);
+    let demo = demo_token();
+    let name = format!("amp-down-{}", uuid::Uuid::new_v4().simple());
+
+    let t0 = Instant::now();
+    let (code, body) = keel.api(
+        "POST",
+        "/v2/lbaas/loadbalancers",
+        &demo,
+        Some(
+            &json!({"loadbalancer": {"name": name, "vip_subnet_id": net.subnet,
+            "provider": "amphora"}}),
+        ),
+    );
+    let took = t0.elapsed();
+    assert_eq!(code, 503, "{body}");
+    assert!(
+        body["faultstring"]
+            .as_str()
+            .unwrap_or("")
+            .contains("RabbitMQ"),
+        "the fault names RabbitMQ: {body}"
+    );
+    assert!(
+        took < Duration::from_secs(20),
+        "bounded, not a hang: {took:?}"
+    );
+    // nothing stored, and the VIP port the allowed-address-pairs driver made is deleted again
+    assert_eq!(
+        keel.sql(&format!(
+            "SELECT COUNT(*) FROM load_balancer WHERE name = '{name}'"
+        )),
+        "0"
+    );
+    let (code, ports) = common::neutron(
+        "GET",
+        &format!("/ports?network_id={}&device_owner=Octavia", net.net),
+        &admin_token(),
+        None,
+    );
+    assert_eq!(code, 200, "{ports}");
+    assert_eq!(
+        ports["ports"],
+        json!([]),
+        "a refused create leaves no VIP port"
+    );
+
+    // The OVN provider in the same Keel does not need RabbitMQ.
+    let lb = keel.create_lb(&demo, "ovn-while-rabbit-down", &net.subnet);
+    keel.delete_lb_cascade(&demo, lb["id"].as_str().unwrap());
+}

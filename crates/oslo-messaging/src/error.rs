@@ -1,0 +1,133 @@
+//! The crate's two error types: [`ConfigError`] (a transport URL or an option we refuse, found
+//! before anything is sent) and [`CastError`] (one cast that did not end with RabbitMQ's
+//! publisher-confirm ack).
+
+use std::time::Duration;
+
+/// A `transport_url` or an `[oslo_messaging_rabbit]` option this client refuses, with the
+/// reason. Returned by [`crate::TransportUrl::parse`], [`crate::RabbitOptions::check`],
+/// [`crate::RabbitOptions::with_url_query`] and [`crate::RpcClient::new`]; oslo.messaging
+/// raises `InvalidTransportURL`, `DriverLoadFailure`, oslo.config's `ConfigFileValueError` or
+/// a `RuntimeError` for most of the same inputs.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The transport URL cannot be used (`url` is the URL with its passwords masked).
+    #[error("transport_url {url}: {reason}")]
+    Url {
+        /// The URL as given, every password replaced by `****`.
+        url: String,
+        /// Why it is refused.
+        reason: String,
+    },
+    /// An option's value is refused (`option` is its name in `[oslo_messaging_rabbit]`, or a
+    /// URL query parameter of the same name).
+    #[error("[oslo_messaging_rabbit] {option}: {reason}")]
+    Option {
+        /// The option's name, e.g. `ssl_ca_file`.
+        option: &'static str,
+        /// Why it is refused.
+        reason: String,
+    },
+    /// A TLS file named by an `ssl_*` option cannot be read or parsed.
+    #[error("[oslo_messaging_rabbit] {option} {path}: {reason}")]
+    TlsFile {
+        /// The option naming the file (`ssl_ca_file`, `ssl_cert_file`, `ssl_key_file`).
+        option: &'static str,
+        /// The file's path as configured.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+        /// The I/O error behind it, when there is one.
+        #[source]
+        source: Option<std::io::Error>,
+    },
+    /// rustls refused the TLS configuration built from the `ssl_*` options.
+    #[error("[oslo_messaging_rabbit] ssl: {context}")]
+    Tls {
+        /// What was being built.
+        context: String,
+        /// rustls' error.
+        #[source]
+        source: tokio_rustls::rustls::Error,
+    },
+}
+
+/// Why one [`crate::RpcClient::cast`] did not end with RabbitMQ confirming the message. The
+/// message may or may not have been delivered after [`CastError::Unavailable`] or
+/// [`CastError::Timeout`] (a confirm lost with the connection); never after the other
+/// variants except [`CastError::Connection`].
+#[derive(Debug, thiserror::Error)]
+pub enum CastError {
+    /// No connection to any RabbitMQ host could be had within the cast's bound (`waited`).
+    /// `last_error` is the last connection attempt's failure, when there was one.
+    #[error("RabbitMQ unavailable after {waited:?}: {}", last_error.as_deref().unwrap_or("no connection attempt finished yet"))]
+    Unavailable {
+        /// How long the cast waited for a connection.
+        waited: Duration,
+        /// The last connection failure logged by the background connector.
+        last_error: Option<String>,
+    },
+    /// Connected, but the exchange declaration, the publish or its confirm did not finish
+    /// within the cast's bound. The message may still reach the queue.
+    #[error("cast to exchange {exchange:?} not confirmed within {bound:?} ({stage})")]
+    Timeout {
+        /// The exchange.
+        exchange: String,
+        /// The client's bound.
+        bound: Duration,
+        /// What was under way: `channel`, `declare` or `confirm`.
+        stage: &'static str,
+    },
+    /// RabbitMQ refused to declare the exchange (e.g. 406 PRECONDITION_FAILED for flags other
+    /// than an existing exchange's, 403 ACCESS_REFUSED), as oslo.messaging's
+    /// `Connection._publish` gets from `exchange.declare()`.
+    #[error("declaring exchange {exchange:?} failed")]
+    Declare {
+        /// The exchange.
+        exchange: String,
+        /// lapin's error (carrying the AMQP reply code and text).
+        #[source]
+        source: lapin::Error,
+    },
+    /// The publish or its confirm failed on the channel or the connection (closed under us,
+    /// channel error, I/O error). The message may or may not have been routed.
+    #[error("publishing to exchange {exchange:?} failed")]
+    Publish {
+        /// The exchange.
+        exchange: String,
+        /// lapin's error.
+        #[source]
+        source: lapin::Error,
+    },
+    /// RabbitMQ answered the publish with basic.nack: it did not take responsibility for the
+    /// message (internal error of the queue; see RabbitMQ's publisher-confirms docs).
+    #[error("RabbitMQ nacked the cast to exchange {exchange:?} routing key {routing_key:?}")]
+    Nacked {
+        /// The exchange.
+        exchange: String,
+        /// The routing key.
+        routing_key: String,
+    },
+    /// RabbitMQ returned the message (basic.return: unroutable with `mandatory`). A cast is
+    /// published without `mandatory`, as oslo.messaging's `topic_send`, so this is not
+    /// expected; it is kept so that a return is never taken for a success.
+    #[error("RabbitMQ returned the cast to exchange {exchange:?}: {reply_code} {reply_text}")]
+    Returned {
+        /// The exchange.
+        exchange: String,
+        /// AMQP reply code (312 NO_ROUTE, 313 NO_CONSUMERS).
+        reply_code: u16,
+        /// AMQP reply text.
+        reply_text: String,
+    },
+    /// Opening a channel or enabling publisher confirms on it failed.
+    #[error("opening a confirm-mode channel failed")]
+    Connection {
+        /// lapin's error.
+        #[source]
+        source: lapin::Error,
+    },
+    /// The client's background connection task is gone (the runtime shut down).
+    #[error("the RpcClient's connection task has stopped")]
+    Stopped,
+}

@@ -51,6 +51,7 @@ impl Sim<'_> {
             fip: fip.to_string(),
             associate,
             additional: false,
+            port: port_id.to_string(),
             related: related.clone(),
         };
         match (neutron_fip, lsp_fip) {

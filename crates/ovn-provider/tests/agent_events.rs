@@ -1,5 +1,5 @@
 //! Every agent event driven through the real Neutron and judged on the real NB's rows (issue
-//! 45): the load balancer is made by the driver on Neutron ports, the routers, router
+//! 45; the agent's maintenance backfill too): the load balancer is made by the driver on Neutron ports, the routers, router
 //! interfaces, gateways and floating IPs by Neutron, and the agent sees only what Neutron's OVN
 //! driver and ovn-northd write into the NB / SB. So a change elsewhere that breaks an event's
 //! inputs (a port's owner, hence its switch port's `addresses`; a scoped snapshot) fails here,
@@ -629,6 +629,60 @@ async fn scenario(n: NeutronClient, lb_id: String, undo: Undo) -> Result<(), Str
         row.vips == want_vips(&[]) && row.hcs == sorted(vip_hcs.clone()),
         "after disassociation: {row:#?}"
     );
+
+    // --- maintenance backfill (`add_device_owner_lb_vip_ports`, Keel's variant: `device_id`
+    //     `lb-<id>` only, never `device_owner` `ovn-lb:vip`, README "Compatibility"): VIP ports
+    //     whose `device_id` was lost get it back, and their switch ports still hold no address
+    //     (what lets same-subnet clients reach the VIP, and why the FIP event reads the row) ----
+    for p in [&vip_port, &addl_port] {
+        n.update_port(
+            p,
+            &openstack::PortUpdate {
+                device_id: Some(String::new()),
+                ..Default::default()
+            },
+        )
+        .await
+        .msg()?;
+    }
+    let outcome = d.maintain_vip_port_owners().await;
+    check!(
+        matches!(outcome, Ok(ovn_provider::maintenance::Outcome::Done)),
+        "maintenance: {outcome:?}"
+    );
+    let lsps = nb_admin(&["Logical_Switch_Port"]).await?;
+    for p in [&vip_port, &addl_port] {
+        let port = n.get_port(p).await.msg()?;
+        check!(
+            port.device_id == format!("lb-{lb_id}") && port.device_owner.is_empty(),
+            "maintenance backfill of {p}: device_id {:?}, device_owner {:?}",
+            port.device_id,
+            port.device_owner
+        );
+        let want = format!("lb-{lb_id}");
+        let (addresses, owner) = wait_replica(&lsps, "the VIP switch port backfilled", |snap| {
+            let r = snap.find_by_name("Logical_Switch_Port", p)?;
+            (r.map_get("external_ids", "neutron:device_id") == Some(want.as_str())).then(|| {
+                (
+                    r.get_str_set("addresses")
+                        .into_iter()
+                        .map(String::from)
+                        .collect::<Vec<String>>(),
+                    r.map_get("external_ids", "neutron:device_owner")
+                        .unwrap_or("")
+                        .to_string(),
+                )
+            })
+        })
+        .await?;
+        check!(
+            owner.is_empty()
+                && !addresses
+                    .iter()
+                    .any(|a| a.contains("10.0.0.50") || a.contains("10.1.0.50")),
+            "VIP switch port {p} after maintenance: addresses {addresses:?}, owner {owner:?}"
+        );
+    }
 
     // --- router port remove (`lb_delete_lrp_assoc` → `_del_lb_to_lr_association`): the row
     //     leaves the router, `lr_ref` keeps the other router; the network stays (it is still

@@ -407,8 +407,12 @@ async fn scenario(n: NeutronClient, lb_id: String, undo: Undo) -> Result<(), Str
     );
 
     // --- router port add (`lb_create_lrp_assoc`): "Add only those lb to routers which are
-    //     unique to the network" → `lr_lb_add`, `ls_lb_add` for the router's switches
-    //     (`_find_ls_for_lr`), `lr_ref` = the router's name ----------------------------------
+    //     unique to the network" → `_add_lb_to_lr_association`:
+    //         commands.append(self.ovn_nbdb_api.lr_lb_add(ovn_lr.uuid, ovn_lb.uuid, ...))
+    //         for net in self._find_ls_for_lr(ovn_lr, ip_version=lb_vip.version):
+    //             commands.append(self.ovn_nbdb_api.ls_lb_add(net, ovn_lb.uuid, ...))
+    //         if ovn_lr.name not in str(lr_rf): ... lr_rf = f"{lr_rf},{ovn_lr.name}"
+    // ------------------------------------------------------------------------------------------
     let r1 = n
         .create_router(&RouterCreate {
             name: Some(format!("keel-ae-r1-{tag}")),
@@ -469,7 +473,15 @@ async fn scenario(n: NeutronClient, lb_id: String, undo: Undo) -> Result<(), Str
     // --- FIP on the VIP (`vip_port_update_handler` → `handle_vip_fip`): `neutron:vip_fip`,
     //     the FIP's `vips` entry (`_frame_vip_ips`), and for every health check whose
     //     `_get_vip_lbhc` is one of the port's fixed IPs (`vip_related`, from Neutron) a copy
-    //     with `vip` = `<fip>:80` and `octavia:vip` = the FIP ---------------------------------
+    //     with `vip` = `<fip>:80` and `octavia:vip` = the FIP. helper.py 11.0.0:
+    //         for lb_hc in ovn_lb.health_check:
+    //             if self._get_vip_lbhc(lb_hc) in fip_info['vip_related']:
+    //                 vip = fip_info['vip_fip']
+    //                 lb_hc_external_ids[ovn_const.LB_EXT_IDS_HM_VIP] = vip
+    //                 ... vip += ':' + port
+    //                 kwargs = {'vip': vip, 'options': lb_hc.options, 'external_ids': ...}
+    //     where `vip_related` = `[ip['ip_address'] for ip in port.fixed_ips]` of the Neutron
+    //     port (`vip_port_update_handler`) --------------------------------------------------
     let fip1 = os_async(
         s(&[
             "floating",
@@ -686,7 +698,12 @@ async fn scenario(n: NeutronClient, lb_id: String, undo: Undo) -> Result<(), Str
 
     // --- router port remove (`lb_delete_lrp_assoc` → `_del_lb_to_lr_association`): the row
     //     leaves the router, `lr_ref` keeps the other router; the network stays (it is still
-    //     reached through the remaining router) -------------------------------------------------
+    //     reached through the remaining router):
+    //         remaining_lr_refs = [r for r in ... lr_ref.split(',') if r != ovn_lr.name]
+    //         commands.append(self.ovn_nbdb_api.lr_lb_del(ovn_lr.uuid, ovn_lb.uuid, ...))
+    //         for net in self._find_ls_for_lr(ovn_lr, ip_version=lb_vip.version):
+    //             if net not in networks_in_remaining_routers: ... ls_lb_del(net, ...)
+    // ------------------------------------------------------------------------------------------
     n.remove_router_interface(&r2.id, &s2.id).await.msg()?;
     let row = wait_row(
         &admin,

@@ -23,13 +23,24 @@ cargo build --locked --workspace --all-targets
 # rows on purpose: an agent follows the whole shared NB/SB and reacts to other tests' rows, so
 # these run one at a time, after the rest.
 # keel::traffic sends real connections through the data plane up.sh starts
-# (ci/stack/dataplane-up.sh; its VMs come from ci/stack/dataplane.sh): 2 tests in CI (one retry each,
+# (ci/stack/dataplane-up.sh; its VMs come from ci/stack/dataplane.sh): 2 tests in CI (no retry,
 # .config/nextest.toml), 4.3 min at load 10.
-serial='binary_id(keel::*) | binary_id(ovn-provider::agent) | binary_id(ovn-provider::walking_skeleton) | binary_id(ovn-provider::status_tree)'  # keel::*: every test binary of crates/keel runs `keel serve`
+serial='binary_id(keel::*) | binary_id(ovn-provider::agent) | binary_id(ovn-provider::agent_events) | binary_id(ovn-provider::walking_skeleton) | binary_id(ovn-provider::status_tree)'  # keel::*: every test binary of crates/keel runs `keel serve`
 if cargo nextest --version >/dev/null 2>&1; then
   rc=0
-  cargo nextest run --locked --workspace --no-fail-fast -E "not ($serial)" "$@" || rc=$?
-  cargo nextest run --locked --workspace --no-fail-fast -E "$serial" --test-threads 1 "$@" || rc=$?
+  # nextest's output is kept to find FLAKY tests (passed on a retry: `--retries` given here or
+  # NEXTEST_RETRIES); .config/nextest.toml retries nothing, and a flaky test fails the run
+  nextest_log="$(mktemp /tmp/keel-nextest.XXXXXX)"
+  trap 'rm -f "$nextest_log"' EXIT
+  nextest() { cargo nextest run --color "${NEXTEST_COLOR:-auto}" "$@" 2>&1 | tee -a "$nextest_log"; }
+  nextest --locked --workspace --no-fail-fast -E "not ($serial)" "$@" || rc=$?
+  nextest --locked --workspace --no-fail-fast -E "$serial" --test-threads 1 "$@" || rc=$?
+  flaky="$(sed 's/\x1b\[[0-9;]*m//g' "$nextest_log" | grep -E '^ *FLAKY ' || true)"
+  if [[ -n $flaky ]]; then
+    echo "ci/test.sh: FAILED: nextest reports FLAKY tests (passed only on a retry); a flaky test is a failure here:" >&2
+    echo "$flaky" >&2
+    rc=1
+  fi
   # The HA topology's short slice (ci/ha/ci.sh: Galera tests, one window per fault kind,
   # takeover.sh; ~9 min, ci/ha/README.md "The CI slice"); KEEL_CI_HA=0 skips it.
   if [[ ${KEEL_CI_HA:-1} == 1 && $# == 0 ]]; then ci/ha/ci.sh || rc=$?; fi

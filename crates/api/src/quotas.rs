@@ -73,6 +73,63 @@ fn render_effective(project: &str, q: Option<&QuotaRow>, d: &QuotaDefaults) -> V
     to_value(&QuotaView::new(project, limits))
 }
 
+/// What makes `row`'s unset (NULL) limits the configured defaults `d` (`None` when it has
+/// none). The reference stores them: `_get_db_quotas` (octavia/api/v2/controllers/base.py)
+/// fills them in on the ORM row
+///
+/// ```python
+/// if db_quotas.listener is None:
+///     db_quotas.listener = CONF.quotas.default_listener_quota
+/// ```
+///
+/// inside `with context.session.begin():` (`QuotasController.get`, `put`, `delete`), whose
+/// commit writes them; so after any `GET /v2/lbaas/quotas/{project}`, `PUT` or `DELETE` of a
+/// project with a row, the list (`get_all`: the rows as stored) shows `-1` (or the
+/// configured default), never `null` (recorded: `tests/data/quotas_reference.json`).
+fn fill_defaults(row: &QuotaRow, d: &QuotaDefaults) -> Option<QuotaUpdate> {
+    let f = |x: Option<i32>, dflt: i64| match x {
+        None => i32::try_from(dflt).ok().map(Some),
+        Some(_) => None,
+    };
+    let u = QuotaUpdate {
+        load_balancer: f(row.load_balancer, d.load_balancer),
+        listener: f(row.listener, d.listener),
+        pool: f(row.pool, d.pool),
+        health_monitor: f(row.health_monitor, d.health_monitor),
+        member: f(row.member, d.member),
+        l7policy: f(row.l7policy, d.l7policy),
+        l7rule: f(row.l7rule, d.l7rule),
+    };
+    let any = [
+        u.load_balancer,
+        u.listener,
+        u.pool,
+        u.health_monitor,
+        u.member,
+        u.l7policy,
+        u.l7rule,
+    ]
+    .iter()
+    .any(Option::is_some);
+    any.then_some(u)
+}
+
+/// [`fill_defaults`] applied to project `project`'s row in `tx`, if it has one; the row as
+/// it is then.
+async fn store_defaults(
+    tx: &mut Tx,
+    project: &str,
+    d: &QuotaDefaults,
+) -> Result<Option<QuotaRow>, ApiError> {
+    let Some(row) = tx.find::<QuotaRow>(project).await? else {
+        return Ok(None);
+    };
+    Ok(Some(match fill_defaults(&row, d) {
+        Some(u) => tx.set_quota(project, &u).await?,
+        None => row,
+    }))
+}
+
 /// `GET /v2/lbaas/quotas[?project_id=]`: raw rows of the caller's scope.
 pub async fn get_all(
     State(st): State<AppState>,
@@ -141,7 +198,18 @@ pub async fn get_one(
     list::no_query(&q, &[])?;
     policy::authorize(&ctx, "quota", "get_one", Some(&project))?;
     let mut tx = st.db().begin_read().await?;
-    let row: Option<QuotaRow> = tx.find(&project).await?;
+    let mut row: Option<QuotaRow> = tx.find(&project).await?;
+    tx.rollback().await?;
+    // a row with unset limits gets the defaults stored, as the reference's GET does
+    // ([`fill_defaults`]); a row without (every row after its first read) is only read
+    if row
+        .as_ref()
+        .is_some_and(|r| fill_defaults(r, &st.config().quotas).is_some())
+    {
+        let mut tx = st.db().begin().await?;
+        row = store_defaults(&mut tx, &project, &st.config().quotas).await?;
+        tx.commit().await?;
+    }
     Ok(Json(
         json!({"quota": render_effective(&project, row.as_ref(), &st.config().quotas)}),
     ))
@@ -190,7 +258,10 @@ pub async fn put(
         l7rule: limit(&b.l7rule, &none),
     };
     let mut tx = st.db().begin().await?;
-    let row = tx.set_quota(&project, &u).await?;
+    let mut row = tx.set_quota(&project, &u).await?;
+    if let Some(fill) = fill_defaults(&row, &st.config().quotas) {
+        row = tx.set_quota(&project, &fill).await?;
+    }
     tx.commit().await?;
     Ok((
         StatusCode::ACCEPTED,
@@ -200,7 +271,9 @@ pub async fn put(
 }
 
 /// `DELETE /v2/lbaas/quotas/{project_id}` → 202 with no body: all limits back to the
-/// defaults (counters kept); 404 `Quotas <project_id> not found.` without a row.
+/// defaults (counters kept), stored as the configured values ([`fill_defaults`]: the
+/// reference's `delete` reads the row back through `_get_db_quotas` in a second committed
+/// transaction); 404 `Quotas <project_id> not found.` without a row.
 pub async fn delete(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
@@ -211,6 +284,7 @@ pub async fn delete(
     policy::authorize(&ctx, "quota", "delete", Some(&project))?;
     let mut tx = st.db().begin().await?;
     tx.reset_quota(&project).await?;
+    store_defaults(&mut tx, &project, &st.config().quotas).await?;
     tx.commit().await?;
     Ok(StatusCode::ACCEPTED)
 }
@@ -219,6 +293,60 @@ pub async fn delete(
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+
+    /// `_get_db_quotas`: every NULL limit becomes its `[quotas] default_*_quota` (here
+    /// configured, not -1), a set one is kept; a row without NULL needs no write.
+    #[test]
+    fn unset_limits_take_the_configured_defaults() {
+        let d = QuotaDefaults {
+            load_balancer: 10,
+            listener: 20,
+            member: 30,
+            pool: 40,
+            health_monitor: 50,
+            l7policy: 60,
+            l7rule: -1,
+        };
+        let row = QuotaRow {
+            project_id: "p".into(),
+            load_balancer: Some(5),
+            health_monitor: Some(-1),
+            ..Default::default()
+        };
+        let u = fill_defaults(&row, &d).unwrap();
+        assert_eq!(
+            (
+                u.load_balancer,
+                u.listener,
+                u.member,
+                u.pool,
+                u.health_monitor,
+                u.l7policy,
+                u.l7rule
+            ),
+            (
+                None,
+                Some(Some(20)),
+                Some(Some(30)),
+                Some(Some(40)),
+                None,
+                Some(Some(60)),
+                Some(Some(-1))
+            )
+        );
+        let full = QuotaRow {
+            project_id: "p".into(),
+            load_balancer: Some(1),
+            listener: Some(1),
+            member: Some(1),
+            pool: Some(1),
+            health_monitor: Some(1),
+            l7policy: Some(1),
+            l7rule: Some(1),
+            ..Default::default()
+        };
+        assert!(fill_defaults(&full, &d).is_none());
+    }
 
     #[test]
     fn new_spelling_wins_and_null_resets() {

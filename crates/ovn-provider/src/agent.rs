@@ -77,6 +77,7 @@ pub fn rescan_nb(snap: &ovsdb::Snapshot) -> Rescan {
             fip: fip.to_string(),
             associate,
             additional,
+            port: port.get_str("name").unwrap_or_default().to_string(),
             related: port_ips(port),
         };
         if additional {

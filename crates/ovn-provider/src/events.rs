@@ -64,8 +64,12 @@ pub struct FipEvent {
     pub associate: bool,
     /// The port is an additional VIP port.
     pub additional: bool,
-    /// The VIP addresses of the port (its `addresses`; the reference's `vip_related`, read
-    /// from Neutron's `fixed_ips`): health checks of these VIPs get a FIP copy.
+    /// The VIP port's switch port name, i.e. its Neutron port id ('' when unknown): which of
+    /// the row's VIPs the FIP stands for ([`related_vips`]).
+    pub port: String,
+    /// The IP addresses in the switch port's `addresses`. Only a supplement: Neutron leaves
+    /// them empty for Keel's VIP ports (no `device_owner`, see the top README's
+    /// Compatibility), so the VIPs come from the row ([`related_vips`]).
     pub related: Vec<String>,
 }
 
@@ -118,6 +122,7 @@ impl FipEvent {
             fip: fip.to_string(),
             associate,
             additional,
+            port: new.get_str("name").unwrap_or_default().to_string(),
             related,
         })
     }
@@ -252,7 +257,9 @@ fn is_stale(snap: &NbSnapshot, ev: &FipEvent) -> bool {
         let Some(name) = p.external_ids.get(PORT_NAME) else {
             return false;
         };
-        if ev.additional {
+        if ev.additional && !ev.port.is_empty() {
+            p.name == ev.port
+        } else if ev.additional {
             name.starts_with(ADDITIONAL_VIP_PORT_PREFIX)
                 && name.ends_with(&ev.lb_id)
                 && p.addresses
@@ -286,11 +293,47 @@ pub fn health_check_vip(hc: &HealthCheckRow) -> String {
     }
 }
 
+/// The VIP addresses of `row` that the event's port holds: `vip_related` of
+/// `vip_port_update_handler`, which the reference reads from Neutron
+///
+/// ```python
+/// port = neutron_client.get_port(vip_lp.name)
+/// ...
+/// request_info['vip_related'] = [ip['ip_address'] for ip in port.fixed_ips]
+/// ```
+///
+/// and Keel from the row, where the load balancer's create recorded each VIP port's address:
+/// the main port's is `neutron:vip`; an additional port's is the entry of
+/// `neutron:additional_vips` at its position in `neutron:additional_vip_port_ids`. The switch
+/// port's own `addresses` ([`FipEvent::related`]) are added: Neutron leaves them empty for
+/// Keel's VIP ports (no `device_owner`), so reading only them found no VIP, and no FIP health
+/// check was made (issue 45).
+pub fn related_vips(row: &LoadBalancerRow, ev: &FipEvent) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    if ev.additional {
+        let ports = ext::parse_list(&row.external_ids, ext::ADDITIONAL_VIP_PORT_IDS);
+        let vips = ext::parse_list(&row.external_ids, ext::ADDITIONAL_VIPS);
+        for (p, v) in ports.iter().zip(&vips) {
+            if !ev.port.is_empty() && *p == ev.port {
+                out.push(v.clone());
+            }
+        }
+    } else if let Some(v) = row.external_ids.get(ext::VIP).filter(|v| !v.is_empty()) {
+        out.push(v.clone());
+    }
+    for r in &ev.related {
+        if !out.contains(r) {
+            out.push(r.clone());
+        }
+    }
+    out
+}
+
 /// `handle_vip_fip`: record (or forget) the floating IP of the VIP (or of an additional VIP)
 /// on every row of the LB; `vips` gains (or loses) the FIP entries as the rows are re-framed.
 ///
 /// Health checks (`_add_lbhc` FIP copies): on association every health check of the row whose
-/// VIP is one of the port's addresses ([`FipEvent::related`]) gets a copy probing
+/// VIP is one of the port's VIPs ([`related_vips`]) gets a copy probing
 /// `<fip>:<port>` (same `options`, `external_ids` with `octavia:vip` = the FIP; `vip` '' when
 /// the original has no port); on disassociation the health checks of the FIP go. Keel skips a
 /// copy that already exists (an event seen twice does not duplicate rows), removes every
@@ -341,9 +384,10 @@ pub fn vip_fip(snap: &NbSnapshot, ev: &FipEvent) -> Plan {
             let Ok(fip) = ev.fip.parse::<IpAddr>() else {
                 continue;
             };
+            let related = related_vips(row, ev);
             for hc in hcs
                 .iter()
-                .filter(|hc| ev.related.contains(&health_check_vip(hc)))
+                .filter(|hc| related.contains(&health_check_vip(hc)))
             {
                 let hm = hc.external_ids.get(ext::HC_HEALTHMONITOR);
                 let exists = hcs
@@ -510,6 +554,7 @@ mod tests {
             fip: "172.24.4.9".into(),
             associate: true,
             additional: false,
+            port: String::new(),
             related: vec!["10.0.1.5".into()],
         };
         let plan = vip_fip(&s, &ev);
@@ -580,6 +625,7 @@ mod tests {
             fip: "172.24.4.9".into(),
             associate: true,
             additional: false,
+            port: String::new(),
             related: vec!["10.0.1.5".into()],
         };
         let plan = vip_fip(&s, &ev);
@@ -606,10 +652,12 @@ mod tests {
         // referenced from the LB row in the same transaction
         assert!(plan.ops.iter().any(|o| matches!(o,
             Op::Mutate { uuid, column: "health_check", insert: true, .. } if uuid == "lbA")));
-        // an address that is not the port's: no copy
+        // an additional port that holds none of the row's VIPs: no copy
         let other = vip_fip(
             &s,
             &FipEvent {
+                additional: true,
+                port: "ap9".into(),
                 related: vec!["10.0.9.9".into()],
                 ..ev.clone()
             },
@@ -646,6 +694,75 @@ mod tests {
         );
     }
 
+    /// The inserted health checks' `(vip, octavia:vip)`.
+    fn inserted_hcs(plan: &Plan) -> Vec<(String, String)> {
+        plan.ops
+            .iter()
+            .filter_map(|o| match o {
+                Op::Insert { table, row, .. } if *table == "Load_Balancer_Health_Check" => {
+                    let vip = row.iter().find_map(|(c, d)| match (c, d) {
+                        (&"vip", Datum::Str(s)) => Some(s.clone()),
+                        _ => None,
+                    })?;
+                    let ov = row.iter().find_map(|(c, d)| match (c, d) {
+                        (&"external_ids", Datum::Map(m)) => m.get("octavia:vip").cloned(),
+                        _ => None,
+                    })?;
+                    Some((vip, ov))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Issue 45: Neutron leaves the switch port of Keel's VIP port (no `device_owner`) without
+    /// `addresses`, so the event carries no address; the VIP comes from the row: `neutron:vip`
+    /// for the main port, the additional VIP at the port's position for an additional one.
+    #[test]
+    fn fip_health_checks_come_from_the_row_not_the_switch_port() {
+        let mut s = topo();
+        with_hc(&mut s, "hc1", "10.0.1.5:80", "10.0.1.5");
+        with_hc(&mut s, "hc2", "10.0.1.6:80", "10.0.1.6");
+        with_hc(&mut s, "hc3", "10.0.1.7:80", "10.0.1.7");
+        let ids = &mut s.load_balancers.get_mut("lbA").unwrap().external_ids;
+        ids.insert(ext::ADDITIONAL_VIPS.into(), "10.0.1.6,10.0.1.7".into());
+        ids.insert(ext::ADDITIONAL_VIP_PORT_IDS.into(), "ap1,ap2".into());
+        let main = FipEvent {
+            lb_id: "A".into(),
+            fip: "172.24.4.9".into(),
+            associate: true,
+            additional: false,
+            port: "vp".into(),
+            related: vec![],
+        };
+        assert_eq!(
+            inserted_hcs(&vip_fip(&s, &main)),
+            vec![("172.24.4.9:80".to_string(), "172.24.4.9".to_string())]
+        );
+        let addl = FipEvent {
+            fip: "172.24.4.10".into(),
+            additional: true,
+            port: "ap2".into(),
+            ..main.clone()
+        };
+        let plan = vip_fip(&s, &addl);
+        assert_eq!(
+            inserted_hcs(&plan),
+            vec![("172.24.4.10:80".to_string(), "172.24.4.10".to_string())]
+        );
+        // the copy is of the additional VIP's own health check (hc3's options are all alike:
+        // the VIP it was copied from is told by `related_vips`)
+        let row = &s.load_balancers["lbA"];
+        assert_eq!(related_vips(row, &addl), vec!["10.0.1.7".to_string()]);
+        assert_eq!(related_vips(row, &main), vec!["10.0.1.5".to_string()]);
+        // a port the row does not name: no VIP of the row
+        let other = FipEvent {
+            port: "ap9".into(),
+            ..addl
+        };
+        assert!(inserted_hcs(&vip_fip(&s, &other)).is_empty());
+    }
+
     #[test]
     fn health_check_vip_of_a_row() {
         let hc = |vip: &str, ov: Option<&str>| HealthCheckRow {
@@ -678,6 +795,7 @@ mod tests {
             fip: "172.24.4.9".into(),
             associate: true,
             additional: false,
+            port: String::new(),
             related: vec!["10.0.1.5".into()],
         };
         // the port has no FIP (any more): a late association is not applied

@@ -39,6 +39,7 @@ impl Sim<'_> {
             .and_then(|p| p.external_ids.get(crate::ports::PORT_FIP))
             .filter(|f| !f.is_empty())
             .cloned();
+        // a supplement only: `events::related_vips` reads the VIP from the row
         let related: Vec<String> = lsp
             .iter()
             .flat_map(|p| p.addresses.iter())
@@ -51,6 +52,7 @@ impl Sim<'_> {
             fip: fip.to_string(),
             associate,
             additional: false,
+            port: port_id.to_string(),
             related: related.clone(),
         };
         match (neutron_fip, lsp_fip) {
@@ -109,7 +111,9 @@ mod tests {
             s.insert_json(
                 "Logical_Switch_Port",
                 "lsp-vp",
-                &json!({"name": "vp", "addresses": "fa:16:3e:00:00:05 10.0.0.5",
+                // no `addresses`: as Neutron leaves the switch port of Keel's VIP port (no
+                // `device_owner`); the VIP of the FIP's health check comes from the row
+                &json!({"name": "vp", "addresses": ["set", []],
                     "external_ids": ["map", ids]}),
             );
         };

@@ -409,3 +409,109 @@ fn amphora_write_without_rabbitmq_is_refused_and_stores_nothing() {
     let lb = keel.create_lb(&demo, "ovn-while-rabbit-down", &net.subnet);
     keel.delete_lb_cascade(&demo, lb["id"].as_str().unwrap());
 }
+
+/// `rabbitmqctl` against the stack's node (`STACK_RABBITMQCTL`, a command line).
+fn rabbitmqctl(args: &[&str]) {
+    let cmd = env("STACK_RABBITMQCTL");
+    let mut words = cmd.split_whitespace();
+    let out = std::process::Command::new(words.next().unwrap())
+        .args(words)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "rabbitmqctl {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Starts the RabbitMQ application again when dropped (a failing test leaves the stack whole).
+struct RabbitBack;
+
+impl Drop for RabbitBack {
+    fn drop(&mut self) {
+        rabbitmqctl(&["start_app"]);
+    }
+}
+
+#[test]
+fn rabbitmq_stopped_and_started_keel_reconnects_by_itself() {
+    let keel = keel_on_worker_db(&amphora_conf(
+        &env("STACK_TRANSPORT_URL"),
+        "network_noop_driver",
+    ));
+    let net = NeutronNet::create("amprestart", &[]);
+    let demo = demo_token();
+    let create = |name: &str| {
+        keel.api(
+            "POST",
+            "/v2/lbaas/loadbalancers",
+            &demo,
+            Some(&json!({"loadbalancer": {"name": name, "vip_subnet_id": net.subnet}})),
+        )
+    };
+    // connected: a create goes through
+    let (code, lb) = create("amp-before-stop");
+    assert_eq!(code, 201, "{lb}");
+    let first = lb["loadbalancer"]["id"].as_str().unwrap().to_string();
+    wait_status(
+        &keel,
+        &demo,
+        &format!("/v2/lbaas/loadbalancers/{first}"),
+        "loadbalancer",
+        "ACTIVE",
+    );
+
+    // RabbitMQ's application stopped (connections closed, the port shut), as in a broker
+    // restart: amphora writes are refused within the bound and store nothing; OVN keeps working
+    rabbitmqctl(&["stop_app"]);
+    let back = RabbitBack;
+    let down_name = format!("amp-while-down-{}", uuid::Uuid::new_v4().simple());
+    let t0 = Instant::now();
+    let (code, body) = create(&down_name);
+    assert_eq!(code, 503, "{body}");
+    assert!(t0.elapsed() < Duration::from_secs(20), "{:?}", t0.elapsed());
+    assert_eq!(
+        keel.sql(&format!(
+            "SELECT COUNT(*) FROM load_balancer WHERE name = '{down_name}'"
+        )),
+        "0"
+    );
+    let ovn = keel.create_lb(&demo, "ovn-while-rabbit-stopped", &net.subnet);
+
+    // started again: the same Keel process casts again, without a restart (its connection
+    // comes back with kombu's back-off); the worker reconnects too and the LB goes ACTIVE
+    drop(back);
+    let id = wait_for(
+        "an amphora create accepted again",
+        Duration::from_secs(60),
+        || {
+            let (code, body) = create(&format!("amp-after-{}", uuid::Uuid::new_v4().simple()));
+            match code {
+                201 => Ok(body["loadbalancer"]["id"].as_str().unwrap().to_string()),
+                503 => Err(format!("{code} {body}")),
+                _ => panic!("{code} {body}"),
+            }
+        },
+    );
+    wait_status(
+        &keel,
+        &demo,
+        &format!("/v2/lbaas/loadbalancers/{id}"),
+        "loadbalancer",
+        "ACTIVE",
+    );
+    for lb in [first, id] {
+        let (code, out) = keel.api(
+            "DELETE",
+            &format!("/v2/lbaas/loadbalancers/{lb}?cascade=true"),
+            &demo,
+            None,
+        );
+        assert_eq!(code, 204, "{out}");
+        wait_gone(&keel, &demo, &format!("/v2/lbaas/loadbalancers/{lb}"));
+    }
+    keel.delete_lb_cascade(&demo, ovn["id"].as_str().unwrap());
+}

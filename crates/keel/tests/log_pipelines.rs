@@ -105,7 +105,7 @@ fn kolla_log_file_lines_parse_with_kollas_fluentd_regex() {
         Backend::Sqlite,
         "[DEFAULT]\ndebug = True\nlog_dir = {dir}\nlog_file = octavia-api.log\n\
          rate_limit_interval = 5\n\
-         [api_settings]\nenabled_provider_drivers = ovn:OVN provider driver,amphora:Amphora\n",
+         [api_settings]\nenabled_provider_drivers = ovn:OVN provider driver,noop_driver:The Octavia noop driver\n",
     );
     let mut requests = traffic(&keel);
     // Two 501s a user causes: a provider Keel cannot load (ERROR, as Octavia's
@@ -119,7 +119,7 @@ fn kolla_log_file_lines_parse_with_kollas_fluentd_regex() {
         &lbs,
         Some(&t),
         Some(&format!(
-            r#"{{"loadbalancer": {{"vip_subnet_id": "{}", "provider": "amphora"}}}}"#,
+            r#"{{"loadbalancer": {{"vip_subnet_id": "{}", "provider": "noop_driver"}}}}"#,
             net.subnet
         )),
     ));

@@ -108,9 +108,10 @@ pub enum CastError {
         /// The routing key.
         routing_key: String,
     },
-    /// RabbitMQ returned the message (basic.return: unroutable with `mandatory`). A cast is
-    /// published without `mandatory`, as oslo.messaging's `topic_send`, so this is not
-    /// expected; it is kept so that a return is never taken for a success.
+    /// RabbitMQ returned the message (basic.return: unroutable with `mandatory`): no queue is
+    /// bound for the routing key (no worker consumes the topic now). Casts are published with
+    /// `mandatory`, unlike oslo.messaging's `topic_send`, whose unroutable casts RabbitMQ acks
+    /// and drops: a cast nobody can receive is refused instead of lost.
     #[error("RabbitMQ returned the cast to exchange {exchange:?}: {reply_code} {reply_text}")]
     Returned {
         /// The exchange.

@@ -178,8 +178,11 @@ impl Session {
                 .basic_publish(
                     exchange.into(),
                     routing_key.into(),
+                    // unlike oslo's topic_send: a cast no queue is bound for (no worker
+                    // declared its queue yet, or it went with a broker restart) comes back
+                    // (basic.return) and is refused, never acked and dropped
                     BasicPublishOptions {
-                        mandatory: false,
+                        mandatory: true,
                         immediate: false,
                     },
                     body,

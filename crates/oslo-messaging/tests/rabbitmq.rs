@@ -208,6 +208,36 @@ async fn cast_delivers_oslo_bytes_and_properties() {
     }
 }
 
+/// A cast no queue is bound for is returned by RabbitMQ (`mandatory`) and refused, where
+/// oslo.messaging's would be acked and dropped; once a queue is bound the same client's cast
+/// is delivered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cast_nobody_can_receive_is_refused_not_lost() {
+    let server = test_server("unrouted");
+    let c = client(parsed(), Duration::from_secs(10));
+    let e = c
+        .cast(&target(&server), "create_load_balancer", args())
+        .await
+        .expect_err("no queue is bound for this routing key");
+    assert!(
+        matches!(
+            e,
+            oslo_messaging::CastError::Returned {
+                reply_code: 312,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let conn = lapin_conn().await;
+    let mut consumer = bound_queue(&conn, &[target(&server).routing_key()]).await;
+    c.cast(&target(&server), "create_load_balancer", args())
+        .await
+        .unwrap_or_else(|e| panic!("cast: {e:?}"));
+    let d = next_delivery(&mut consumer).await;
+    assert_eq!(d.routing_key.as_str(), target(&server).routing_key());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unreachable_broker_is_unavailable_within_the_bound() {
     stack_url();

@@ -58,9 +58,10 @@ pub(crate) fn read(src: &Sources) -> Result<MessagingSettings, ConfigError> {
 impl MessagingSettings {
     /// The transport URL parsed and the options with its query applied and checked, as
     /// oslo.messaging does when the first client is made. Errors (each names section, key
-    /// and why; `keel serve` refuses to start): a URL oslo's rabbit driver would refuse or
-    /// that names no host, an option whose value cannot be honoured, a TLS file that does
-    /// not read; a `network_driver` other than the two the API side has.
+    /// and why; `keel serve` refuses to start): a URL oslo's rabbit driver would refuse, an
+    /// option whose value cannot be honoured, a TLS file that does not read; a
+    /// `network_driver` other than the two the API side has. A URL without a host (oslo's
+    /// default `rabbit://`) is taken as oslo takes it: `localhost:5672` as `guest`.
     pub fn transport(&self) -> Result<(TransportUrl, RabbitOptions), ConfigError> {
         let refused = |key: &str, why: String| ConfigError::Invalid {
             section: "DEFAULT".into(),
@@ -70,14 +71,7 @@ impl MessagingSettings {
         };
         let url = TransportUrl::parse(&self.transport_url)
             .map_err(|e| refused("transport_url", e.to_string()))?;
-        if url.hosts.is_empty() {
-            return Err(refused(
-                "transport_url",
-                "names no RabbitMQ host (oslo's default `rabbit://` would try localhost:5672; \
-                 write the host the octavia-worker uses)"
-                    .into(),
-            ));
-        }
+        // no host (oslo's default `rabbit://`): localhost:5672 as guest, as oslo and kombu
         let opts = self
             .rabbit
             .with_url_query(&url)

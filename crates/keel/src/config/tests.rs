@@ -668,7 +668,6 @@ fn providers_keel_loads_and_cannot() {
 fn amphora_transport_refused_before_start() {
     let enabled = "[api_settings]\nenabled_provider_drivers = amphora:A, ovn:O\n";
     for (conf, want) in [
-        ("", "[DEFAULT] transport_url"),
         (
             "[DEFAULT]\ntransport_url = kafka://h:9092/\n",
             "[DEFAULT] transport_url",

@@ -456,8 +456,12 @@ async fn serve(config: Config, options: entry::ServeOptions) -> anyhow::Result<(
     }
     // Octavia's barbican_cert_manager: TLS references read with the caller's token before the
     // provider is asked (seed 003 §5, seed 004 §5).
-    let barbican = clients::barbican(&config, &service)?;
-    let state = state.with_cert_manager(Arc::new(wiring::BarbicanCertManager(barbican)));
+    let state = if config.certificates.cert_manager == "noop_cert_manager" {
+        state.with_cert_manager(Arc::new(wiring::NoopCertManager))
+    } else {
+        let barbican = clients::barbican(&config, &service)?;
+        state.with_cert_manager(Arc::new(wiring::BarbicanCertManager(barbican)))
+    };
     let app = options.wrap(api::router(state))?;
     let listeners = options.listeners(
         &config.api_settings.bind_host,

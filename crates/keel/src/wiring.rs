@@ -152,6 +152,38 @@ impl Networking for NeutronNetworking {
 /// the caller's token (Octavia reads as its service user, which the ACL then allows).
 pub struct BarbicanCertManager(pub BarbicanClient);
 
+/// `[certificates] cert_manager = noop_cert_manager`, as octavia/certificates/manager/noop.py
+/// (upstream's noop job sets it for the API): every reference reads as one and the same
+/// certificate — a self-signed RSA one made for Keel (`noop_cert/`, CN
+/// `keel-noop-cert-manager.example`), with its key unencrypted, no intermediates — and every
+/// secret as that certificate's PEM. For tests and noop deployments only: nothing is read
+/// from a key manager.
+pub struct NoopCertManager;
+
+#[async_trait]
+impl CertManager for NoopCertManager {
+    async fn get_cert(
+        &self,
+        _token: Option<&str>,
+        _cert_ref: &str,
+    ) -> Result<TlsCertificate, CertError> {
+        Ok(TlsCertificate {
+            certificate: include_bytes!("noop_cert/cert.pem").to_vec(),
+            private_key: Some(include_bytes!("noop_cert/key.pem").to_vec()),
+            intermediates: Vec::new(),
+            private_key_passphrase: None,
+        })
+    }
+
+    async fn get_secret(
+        &self,
+        _token: Option<&str>,
+        _secret_ref: &str,
+    ) -> Result<Vec<u8>, CertError> {
+        Ok(include_bytes!("noop_cert/cert.pem").to_vec())
+    }
+}
+
 fn unreadable(e: impl std::fmt::Display) -> CertError {
     CertError::Retrieval(e.to_string())
 }

@@ -171,13 +171,16 @@ pub fn review(cfg: &Config) -> Report {
         }
         Err(why) => refuse(x, "database", "connection", why),
     }
-    if cfg.certificates.cert_manager != "barbican_cert_manager" {
+    if !matches!(
+        cfg.certificates.cert_manager.as_str(),
+        "barbican_cert_manager" | "noop_cert_manager"
+    ) {
         refuse(
             x,
             "certificates",
             "cert_manager",
             format!(
-                "{:?}: Keel reads certificates from Barbican only (barbican_cert_manager)",
+                "{:?}: Keel reads certificates from Barbican (barbican_cert_manager), or answers every reference with one test certificate (noop_cert_manager, upstream's noop job)",
                 cfg.certificates.cert_manager
             ),
         );
@@ -365,7 +368,9 @@ fn honoured_note(section: &str, name: &str) -> Option<&'static str> {
         ("database", "max_overflow") => {
             "the pool holds at most max_pool_size + max_overflow connections (-1, SQLAlchemy's no limit: Keel's bound is 4096); a connection idle 600 s is closed"
         }
-        ("certificates", "cert_manager") => "barbican_cert_manager (others refused)",
+        ("certificates", "cert_manager") => {
+            "barbican_cert_manager, or noop_cert_manager (one built-in test certificate for every reference, as upstream's noop job; others refused)"
+        }
         ("oslo_policy", "policy_dirs") => {
             "refused when a directory found holds rule files (merge them into policy_file)"
         }

@@ -826,3 +826,19 @@ fn application_credentials_read_as_keystoneauth() {
     let c = from("[service_auth]\nusername = octavia\npassword = p\n").unwrap();
     assert_eq!(c.service_auth.application_credential(), None);
 }
+
+/// Upstream's noop job runs the API with `[certificates] cert_manager = noop_cert_manager`:
+/// accepted; any other manager but Barbican's is refused.
+#[test]
+fn noop_cert_manager_accepted_local_refused() {
+    let r = review(&from("[certificates]\ncert_manager = noop_cert_manager\n").unwrap());
+    assert!(r.refused.is_empty(), "{:?}", r.refused);
+    let r = review(&from("[certificates]\ncert_manager = local_cert_manager\n").unwrap());
+    assert!(
+        r.refused
+            .iter()
+            .any(|e| e.starts_with("[certificates] cert_manager")),
+        "{:?}",
+        r.refused
+    );
+}

@@ -23,6 +23,9 @@ const STATUS_TABLES: &[&str] = &[
 pub struct Fixture {
     ids: BTreeMap<&'static str, String>,
     counter: usize,
+    /// The database as the last case left it, while nothing has written since (a refusal
+    /// changes nothing: the next case's "before" is this "after").
+    pub last: Option<Db>,
 }
 
 /// What the provider's reports would do after an accepted write: PENDING_CREATE/UPDATE rows
@@ -53,6 +56,7 @@ impl Fixture {
         let mut fx = Fixture {
             ids: BTreeMap::new(),
             counter: 0,
+            last: None,
         };
         fx.ids.insert("subnet", common::SUBNET.into());
         fx.ids.insert("provider", "yes".into());
@@ -103,6 +107,7 @@ impl Fixture {
 
     /// A new object of placeholder `kind` (`new_lb`, …) through the API, settled; its id.
     pub async fn fresh(&mut self, env: &common::Env, kind: &str) -> Result<String, String> {
+        self.last = None;
         let n = self.next();
         let (path, key, body) = match kind {
             "new_lb" => (
@@ -272,8 +277,56 @@ fn text_expr(mysql: bool, c: &str, blob: bool) -> String {
     }
 }
 
-/// Every row of every table, as text, sorted: the whole database's state.
-pub async fn snapshot(env: &common::Env) -> BTreeMap<&'static str, Vec<String>> {
+/// A row: column → value as text (`None`: NULL; a BLOB as hex).
+pub type Row = BTreeMap<&'static str, Option<String>>;
+
+/// The whole database: table → row key → row (see [`key_columns`]).
+pub type Db = BTreeMap<&'static str, BTreeMap<String, Row>>;
+
+/// The primary key of the tables the API writes (octavia-db's schema); the other tables
+/// (lookups, amphora bookkeeping) are keyed by the whole row, so any change of theirs shows
+/// as a row deleted and one inserted.
+pub const KEYS: &[(&str, &[&str])] = &[
+    ("load_balancer", &["id"]),
+    ("vip", &["load_balancer_id"]),
+    ("vip_security_group", &["load_balancer_id", "sg_id"]),
+    ("additional_vip", &["load_balancer_id", "subnet_id"]),
+    ("listener", &["id"]),
+    ("sni", &["listener_id", "tls_container_id"]),
+    ("listener_cidr", &["listener_id", "cidr"]),
+    ("listener_statistics", &["listener_id", "amphora_id"]),
+    ("pool", &["id"]),
+    ("session_persistence", &["pool_id"]),
+    ("member", &["id"]),
+    ("health_monitor", &["id"]),
+    ("l7policy", &["id"]),
+    ("l7rule", &["id"]),
+    ("tags", &["resource_id", "tag"]),
+    ("quotas", &["project_id"]),
+    ("flavor", &["id"]),
+    ("flavor_profile", &["id"]),
+    ("availability_zone", &["name"]),
+    ("availability_zone_profile", &["id"]),
+];
+
+/// The key columns of `table` (empty: the whole row is the key).
+pub fn key_columns(table: &str) -> &'static [&'static str] {
+    KEYS.iter()
+        .find(|(t, _)| *t == table)
+        .map_or(&[], |(_, k)| k)
+}
+
+/// Hex digits back to text (lossy: a column is text; a BLOB stays hex).
+fn unhex(h: &str) -> String {
+    let bytes: Vec<u8> = (0..h.len() / 2)
+        .filter_map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).ok())
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// Every row of every table of the schema, keyed: the whole database's state. Each column is
+/// read as the hex of its text (so no value can fake a separator), `~` for NULL.
+pub async fn snapshot(env: &common::Env) -> Db {
     let mysql = env.mysql_url().is_some();
     let mut by_table: BTreeMap<&'static str, Vec<(&'static str, bool)>> = BTreeMap::new();
     for (table, column, cap, _) in octavia_db::columns() {
@@ -283,17 +336,51 @@ pub async fn snapshot(env: &common::Env) -> BTreeMap<&'static str, Vec<String>> 
     let mut out = BTreeMap::new();
     let mut tx = env.db.begin_read().await.unwrap();
     for (table, cols) in by_table {
-        let parts: Vec<String> = cols.iter().map(|(c, b)| text_expr(mysql, c, *b)).collect();
+        let parts: Vec<String> = cols
+            .iter()
+            .map(|(c, blob)| {
+                let text = match (blob, mysql) {
+                    (true, _) => format!("`{c}`"),
+                    (false, true) => format!("CAST(`{c}` AS CHAR)"),
+                    (false, false) => format!("CAST(`{c}` AS TEXT)"),
+                };
+                format!("CASE WHEN `{c}` IS NULL THEN '~' ELSE HEX({text}) END")
+            })
+            .collect();
         let expr = if mysql {
             format!("CONCAT_WS('|', {})", parts.join(", "))
         } else {
             parts.join(" || '|' || ")
         };
-        let mut rows = tx
+        let lines = tx
             .fetch_scalars::<String>(&format!("SELECT {expr} FROM `{table}`"), vec![])
             .await
             .unwrap();
-        rows.sort();
+        let keys = key_columns(table);
+        let mut rows = BTreeMap::new();
+        for line in lines {
+            let row: Row = cols
+                .iter()
+                .zip(line.split('|'))
+                .map(|((c, blob), v)| {
+                    let v = match v {
+                        "~" => None,
+                        h if *blob => Some(h.to_string()),
+                        h => Some(unhex(h)),
+                    };
+                    (*c, v)
+                })
+                .collect();
+            let key = if keys.is_empty() {
+                line.clone()
+            } else {
+                keys.iter()
+                    .map(|k| row.get(k).cloned().flatten().unwrap_or_default())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            rows.insert(key, row);
+        }
         out.insert(table, rows);
     }
     out

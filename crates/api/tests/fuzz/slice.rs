@@ -2,11 +2,17 @@
 //!
 //! * `KEEL_FUZZ_CASE=N[,M…]`: exactly these cases (their index in the full list), to replay.
 //! * `KEEL_FUZZ_SECONDS=all`: every case, in order (the by-hand full run).
-//! * otherwise a slice: the full list shuffled by a seed, sent until `KEEL_FUZZ_SECONDS` (the
-//!   caller's default) have passed. The seed is `KEEL_FUZZ_SEED`, else derived from the
-//!   commit (`CI_COMMIT_SHA`, `GITHUB_SHA`, else `git rev-parse HEAD`), so each CI run of a new
-//!   commit sends a different slice; it is printed first, and `KEEL_FUZZ_SEED=<seed>` sends
-//!   the same order again (a slice cut by time may end elsewhere).
+//! * [`plan_rotating`] (the in-process run's CI slice): the valid request of every operation,
+//!   then every case `i` with `i mod K = p`, in order, none cut by time: position `p` is
+//!   `KEEL_FUZZ_POSITION`, else the commit count (`git rev-list --count HEAD`) mod `K`, so
+//!   consecutive commits send consecutive positions and any `K` consecutive commits the whole
+//!   list; the position is printed first (`rotation position p of K`) and
+//!   `KEEL_FUZZ_POSITION=p` sends the same slice again.
+//! * [`plan`] (and [`plan_rotating`] given `KEEL_FUZZ_SECONDS=N` or `KEEL_FUZZ_SEED`): the full
+//!   list shuffled by a seed, sent until `KEEL_FUZZ_SECONDS` (the caller's default) have
+//!   passed. The seed is `KEEL_FUZZ_SEED`, else derived from the commit (`CI_COMMIT_SHA`,
+//!   `GITHUB_SHA`, else `git rev-parse HEAD`); `KEEL_FUZZ_SEED=<seed>` sends the same order
+//!   again (a slice cut by time may end elsewhere).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
@@ -21,6 +27,40 @@ pub enum Plan {
     All,
     /// Shuffled by `seed`, until `budget` is spent.
     Slice { seed: u64, budget: Duration },
+    /// The cases `i ≡ position (mod k)`, all of them, after the valid ones.
+    #[allow(dead_code)] // the OVN run (`crates/keel/tests/fuzz_ovn.rs`) keeps the seeded slice
+    Rotation { position: u64, k: u64 },
+}
+
+/// The plan of a rotating CI slice over `k` positions (see the module doc); a replay, the full
+/// run and a by-hand seeded slice (`KEEL_FUZZ_SECONDS=N`, `KEEL_FUZZ_SEED`) as [`plan`].
+#[allow(dead_code)] // not the OVN run's
+pub fn plan_rotating(k: u64, default_secs: u64) -> Plan {
+    let by_hand = ["KEEL_FUZZ_CASE", "KEEL_FUZZ_SECONDS", "KEEL_FUZZ_SEED"]
+        .iter()
+        .any(|v| std::env::var(v).is_ok());
+    if by_hand {
+        return plan(default_secs);
+    }
+    let position = match std::env::var("KEEL_FUZZ_POSITION") {
+        Ok(p) => p
+            .parse::<u64>()
+            .ok()
+            .filter(|p| *p < k)
+            .unwrap_or_else(|| panic!("KEEL_FUZZ_POSITION: a number below {k}")),
+        Err(_) => commit_count().map_or_else(|| commit_seed() % k, |n| n % k),
+    };
+    Plan::Rotation { position, k }
+}
+
+/// `git rev-list --count HEAD` (`None` outside a repository).
+#[allow(dead_code)] // not the OVN run's
+fn commit_count() -> Option<u64> {
+    let o = std::process::Command::new("git")
+        .args(["rev-list", "--count", "HEAD"])
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&o.stdout).trim().parse().ok()
 }
 
 /// The plan from the environment (see the module doc); `default_secs` is the slice's budget
@@ -87,6 +127,7 @@ pub fn order(plan: &Plan, n: usize) -> Vec<usize> {
     match plan {
         Plan::Replay(v) => v.iter().copied().filter(|i| *i < n).collect(),
         Plan::All => (0..n).collect(),
+        Plan::Rotation { position, k } => (0..n).filter(|i| *i as u64 % k == *position).collect(),
         Plan::Slice { seed, .. } => {
             let mut v: Vec<usize> = (0..n).collect();
             let mut st = *seed;
@@ -131,6 +172,7 @@ impl Tally {
     pub fn line(&self, mode: &str, plan: &Plan, cases: &[Case], ops: usize) -> String {
         let seed = match plan {
             Plan::Slice { seed, .. } => format!("seed {seed}"),
+            Plan::Rotation { position, k } => format!("rotation position {position} of {k}"),
             Plan::All => "full run".into(),
             Plan::Replay(v) => format!("replay {v:?}"),
         };
@@ -162,7 +204,7 @@ pub fn schedule<'a>(plan: &Plan, cases: &'a [Case]) -> Vec<&'a Case> {
     let idx = order(plan, cases.len());
     let valid = |c: &Case| c.what.ends_with(" valid") || c.what.ends_with(" cascade=true");
     match plan {
-        Plan::Slice { .. } => {
+        Plan::Slice { .. } | Plan::Rotation { .. } => {
             let mut v: Vec<&Case> = cases.iter().filter(|c| valid(c)).collect();
             v.extend(idx.iter().map(|i| &cases[*i]).filter(|c| !valid(c)));
             v

@@ -7,8 +7,16 @@
 # (`[keel] run_agent = false`: no NB agent lock taken). The reference: $REF_URL
 # (http://127.0.0.1:9877, its database `octavia`); start it with STACK_REFERENCE=1 ci/stack/up.sh.
 # State: $DIFF_STATE (/tmp/keel-diff): keel.conf, keel.log.
+# --casts: the amphora provider's RPC casts instead (ci/diff/casts.py): Keel gets a second config
+# file with the amphora provider (default; [controller_worker] network_driver as the reference's:
+# allowed_address_pairs_driver, Neutron), the noop worker's database (env.sh STACK_WORKER_DB:
+# Keel and the worker share one) and the transport URL of vhost "/" (STACK_TRANSPORT_URL); the
+# reference's amphora casts on vhost "/ref" (up.sh's TRANSPORT_URL_REF, STACK_REFERENCE=1).
+#   ci/diff/run.sh --casts [casts.py args, e.g. --out /tmp/casts.json]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
+casts=0
+if [[ ${1:-} == --casts ]]; then casts=1; shift; fi
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/var/tmp/keel-target}"
 port="${KEEL_DIFF_PORT:-9886}"
 state="${DIFF_STATE:-/tmp/keel-diff}"
@@ -17,11 +25,32 @@ keel="$CARGO_TARGET_DIR/${KEEL_PROFILE:-debug}/keel"
 py=/var/tmp/keel-stack/venv/bin/python
 mkdir -p "$state"
 [[ -x $keel ]] || (cd "$root" && cargo build --locked -p keel --bin keel)
-mysql -h127.0.0.1 -ukeel -pkeel-db-pass -e "DROP DATABASE IF EXISTS $db; CREATE DATABASE $db"
-KEEL_RUN_AGENT=false "$root/ci/keel-conf.sh" "$port" \
-  "mysql://keel:keel-db-pass@127.0.0.1:3306/$db" > "$state/keel.conf"
-"$keel" --config-file "$state/keel.conf" db upgrade
-"$keel" --config-file "$state/keel.conf" serve > "$state/keel.log" 2>&1 &
+conf_args=(--config-file "$state/keel.conf")
+if [[ $casts == 1 ]]; then
+  # shellcheck disable=SC1091
+  source "$root/ci/stack/env.sh" admin 2>/dev/null
+  # shellcheck disable=SC1091
+  source "$root/ci/stack/common.sh"
+  KEEL_RUN_AGENT=false "$root/ci/keel-conf.sh" "$port" "${STACK_WORKER_DB%%\?*}" > "$state/keel.conf"
+  cat > "$state/amphora.conf" <<CONF
+[DEFAULT]
+transport_url = $STACK_TRANSPORT_URL
+[api_settings]
+enabled_provider_drivers = amphora:The Octavia Amphora driver.,ovn:OVN provider driver
+default_provider_driver = amphora
+[controller_worker]
+network_driver = allowed_address_pairs_driver
+[keel]
+run_agent = false
+CONF
+  conf_args+=(--config-file "$state/amphora.conf")
+else
+  mysql -h127.0.0.1 -ukeel -pkeel-db-pass -e "DROP DATABASE IF EXISTS $db; CREATE DATABASE $db"
+  KEEL_RUN_AGENT=false "$root/ci/keel-conf.sh" "$port" \
+    "mysql://keel:keel-db-pass@127.0.0.1:3306/$db" > "$state/keel.conf"
+fi
+"$keel" "${conf_args[@]}" db upgrade
+"$keel" "${conf_args[@]}" serve > "$state/keel.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true' EXIT
 for _ in $(seq 200); do
@@ -29,5 +58,11 @@ for _ in $(seq 200); do
   kill -0 $pid 2>/dev/null || { echo "keel died; see $state/keel.log" >&2; exit 1; }
   sleep 0.1
 done
+if [[ $casts == 1 ]]; then
+  "$py" "$root/ci/diff/casts.py" --keel "http://127.0.0.1:$port" \
+    --ref "${REF_URL:-http://127.0.0.1:9877}" \
+    --keel-amqp "$STACK_TRANSPORT_URL" --ref-amqp "$TRANSPORT_URL_REF" "$@"
+  exit $?
+fi
 "$py" "$root/ci/diff/differential.py" --keel "http://127.0.0.1:$port" --keel-db "$db" \
   --ref "${REF_URL:-http://127.0.0.1:9877}" "$@"

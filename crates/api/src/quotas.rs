@@ -114,7 +114,7 @@ fn fill_defaults(row: &QuotaRow, d: &QuotaDefaults) -> Option<QuotaUpdate> {
     any.then_some(u)
 }
 
-/// [`fill_defaults`] applied to project `project`'s row in `tx`, if it has one; the row as
+/// `fill_defaults` applied to project `project`'s row in `tx`, if it has one; the row as
 /// it is then.
 async fn store_defaults(
     tx: &mut Tx,
@@ -201,7 +201,7 @@ pub async fn get_one(
     let mut row: Option<QuotaRow> = tx.find(&project).await?;
     tx.rollback().await?;
     // a row with unset limits gets the defaults stored, as the reference's GET does
-    // ([`fill_defaults`]); a row without (every row after its first read) is only read
+    // (`fill_defaults`); a row without (every row after its first read) is only read
     if row
         .as_ref()
         .is_some_and(|r| fill_defaults(r, &st.config().quotas).is_some())
@@ -271,7 +271,7 @@ pub async fn put(
 }
 
 /// `DELETE /v2/lbaas/quotas/{project_id}` → 202 with no body: all limits back to the
-/// defaults (counters kept), stored as the configured values ([`fill_defaults`]: the
+/// defaults (counters kept), stored as the configured values (`fill_defaults`: the
 /// reference's `delete` reads the row back through `_get_db_quotas` in a second committed
 /// transaction); 404 `Quotas <project_id> not found.` without a row.
 pub async fn delete(

@@ -165,6 +165,23 @@ pub async fn delete(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// What failover and config check first: the amphora (404), policy `amphora:<action>` against
+/// its load balancer's project (403), then 409 `amphora <id> is immutable…` when it has no load
+/// balancer (module doc).
+async fn amp_and_lb(
+    tx: &mut Tx,
+    ctx: &RequestContext,
+    id: &str,
+    action: &str,
+) -> Result<(AmphoraRow, LoadBalancerRow), ApiError> {
+    let amp = get_db_amp(tx, id).await?;
+    let lb = amp_lb(tx, &amp).await?;
+    let project = lb.as_ref().and_then(|l| l.project_id.as_deref());
+    policy::authorize(ctx, "amphora", action, project)?;
+    let lb = lb.ok_or_else(|| ApiError::immutable("amphora", id))?;
+    Ok((amp, lb))
+}
+
 /// `PUT /v2/octavia/amphorae/{id}/failover` → 202, as `FailoverController.put` of
 /// amphora.py: the lookup (404), policy `amphora:put_failover` against the amphora's load
 /// balancer's project (403), 409 `amphora <id> is immutable…` when it has no load balancer
@@ -180,13 +197,7 @@ pub async fn failover(
 ) -> Result<StatusCode, ApiError> {
     list::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
-    let amp = get_db_amp(&mut tx, &id).await?;
-    let lb = amp_lb(&mut tx, &amp).await?;
-    let project = lb.as_ref().and_then(|l| l.project_id.as_deref());
-    policy::authorize(&ctx, "amphora", "put_failover", project)?;
-    let Some(lb) = lb else {
-        return Err(ApiError::immutable("amphora", &id));
-    };
+    let (amp, lb) = amp_and_lb(&mut tx, &ctx, &id, "put_failover").await?;
     let locked = tx.lock_load_balancer(&lb.id).await?;
     if locked.provisioning_status != ProvisioningStatus::Active {
         return Err(ApiError::immutable("Load Balancer", &lb.id));
@@ -212,13 +223,7 @@ pub async fn config(
 ) -> Result<StatusCode, ApiError> {
     list::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
-    let amp = get_db_amp(&mut tx, &id).await?;
-    let lb = amp_lb(&mut tx, &amp).await?;
-    let project = lb.as_ref().and_then(|l| l.project_id.as_deref());
-    policy::authorize(&ctx, "amphora", "put_config", project)?;
-    if lb.is_none() {
-        return Err(ApiError::immutable("amphora", &id));
-    }
+    let (amp, _lb) = amp_and_lb(&mut tx, &ctx, &id, "put_config").await?;
     let ctl = control(&st)?;
     tracing::info!(amphora_id = %amp.id, "Sending amphora agent update request to the queue.");
     call_provider(&mut tx, PROVIDER, ctl.update_amphora_agent_config(&amp.id)).await?;

@@ -28,7 +28,7 @@ pub struct AmphoraConfig {
 impl Default for AmphoraConfig {
     fn default() -> Self {
         Self {
-            network_driver: "allowed_address_pairs_driver".into(),
+            network_driver: NEUTRON_NETWORK_DRIVER.into(),
             loadbalancer_topology: "SINGLE".into(),
             compute_driver: "compute_nova_driver".into(),
             image_driver: "image_glance_driver".into(),
@@ -37,10 +37,18 @@ impl Default for AmphoraConfig {
     }
 }
 
+/// `[controller_worker] network_driver` of Octavia's default: VIP ports made in Neutron
+/// (octavia/network/drivers/neutron/allowed_address_pairs.py).
+pub const NEUTRON_NETWORK_DRIVER: &str = "allowed_address_pairs_driver";
+
+/// `[controller_worker] network_driver` of upstream's noop jobs: every network object exists
+/// and nothing is made (octavia/network/drivers/noop_driver/driver.py).
+pub const NOOP_NETWORK_DRIVER: &str = "network_noop_driver";
+
 impl AmphoraConfig {
     /// True when `[controller_worker] network_driver` is `network_noop_driver` (use
     /// [`crate::NoopVipAllocator`]).
     pub fn noop_network(&self) -> bool {
-        self.network_driver == "network_noop_driver"
+        self.network_driver == NOOP_NETWORK_DRIVER
     }
 }

@@ -447,8 +447,12 @@ async fn serve(config: Config, options: entry::ServeOptions) -> anyhow::Result<(
             api::context::AuthMode::Keystone(Arc::new(wiring::KeystoneTokenAuth(validator)))
         }
     };
-    let networking: Arc<dyn api::network::Networking> =
-        Arc::new(wiring::NeutronNetworking(neutron));
+    // octavia-api validates VIPs and members through `[controller_worker] network_driver`
+    let networking: Arc<dyn api::network::Networking> = if config.messaging.noop_network() {
+        Arc::new(api::network::NoopNetworking::default())
+    } else {
+        Arc::new(wiring::NeutronNetworking(neutron))
+    };
     let api_cfg = config.api_config(policy);
     let mut state = api::AppState::new(db, providers, auth, Some(networking), api_cfg);
     if let Some(control) = amphora_control {

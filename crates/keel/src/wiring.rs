@@ -91,6 +91,7 @@ impl Networking for NeutronNetworking {
             found(self.client(token).get_network(id).await)?.map(|n| NetworkInfo {
                 id: n.id,
                 subnets: n.subnets,
+                holds_any_subnet: false,
             }),
         )
     }

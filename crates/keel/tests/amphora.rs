@@ -410,6 +410,108 @@ fn amphora_write_without_rabbitmq_is_refused_and_stores_nothing() {
     keel.delete_lb_cascade(&demo, lb["id"].as_str().unwrap());
 }
 
+/// `[controller_worker] network_driver = network_noop_driver`, as upstream's noop API job
+/// (octavia-tempest-plugin `test_with_noop`): networks, subnets and security groups that
+/// exist nowhere are accepted, as octavia-api's noop network driver accepts them, and the
+/// worker takes the LB to ACTIVE. With the Neutron driver the same request is Neutron's 400.
+#[test]
+fn noop_network_driver_takes_ids_that_exist_nowhere() {
+    let keel = keel_on_worker_db(&amphora_conf(
+        &env("STACK_TRANSPORT_URL"),
+        "network_noop_driver",
+    ));
+    let demo = demo_token();
+    let admin = admin_token();
+    let fake = || uuid::Uuid::new_v4().to_string();
+    let (network, subnet, member_subnet) = (fake(), fake(), fake());
+    // the shape tempest sends in noop mode (test_base.py `_setup_lb_network_kwargs`)
+    let lb = post(
+        &keel,
+        &demo,
+        "/v2/lbaas/loadbalancers",
+        json!({"loadbalancer": {"name": "amp-noop-net", "vip_network_id": network,
+            "vip_subnet_id": subnet, "vip_address": "198.18.33.33",
+            "vip_sg_ids": [fake()]}}),
+    );
+    assert_eq!(lb["vip_network_id"], network.as_str(), "{lb}");
+    assert_eq!(lb["vip_subnet_id"], subnet.as_str(), "{lb}");
+    assert_eq!(lb["vip_address"], "198.18.33.33", "{lb}");
+    let lb_id = lb["id"].as_str().unwrap().to_string();
+    let lb_path = format!("/v2/lbaas/loadbalancers/{lb_id}");
+    wait_status(&keel, &demo, &lb_path, "loadbalancer", "ACTIVE");
+    // a network alone: one of its subnets is chosen, as the noop driver lists one
+    let lb2 = post(
+        &keel,
+        &demo,
+        "/v2/lbaas/loadbalancers",
+        json!({"loadbalancer": {"name": "amp-noop-net2", "vip_network_id": fake()}}),
+    );
+    assert!(lb2["vip_subnet_id"].as_str().is_some_and(|s| s.len() == 36), "{lb2}");
+    let lb2_path = format!("/v2/lbaas/loadbalancers/{}", lb2["id"].as_str().unwrap());
+    wait_status(&keel, &demo, &lb2_path, "loadbalancer", "ACTIVE");
+    let pool = post(
+        &keel,
+        &demo,
+        "/v2/lbaas/pools",
+        json!({"pool": {"loadbalancer_id": lb_id, "protocol": "HTTP",
+            "lb_algorithm": "ROUND_ROBIN"}}),
+    );
+    let pool_id = pool["id"].as_str().unwrap().to_string();
+    wait_status(&keel, &demo, &lb_path, "loadbalancer", "ACTIVE");
+    let member = post(
+        &keel,
+        &demo,
+        &format!("/v2/lbaas/pools/{pool_id}/members"),
+        json!({"member": {"address": "198.18.0.10", "protocol_port": 80,
+            "subnet_id": member_subnet}}),
+    );
+    assert_eq!(member["subnet_id"], member_subnet.as_str(), "{member}");
+    wait_status(&keel, &demo, &lb_path, "loadbalancer", "ACTIVE");
+    // an AZ profile naming a management network that exists nowhere
+    let (code, body) = keel.api(
+        "POST",
+        "/v2/lbaas/availabilityzoneprofiles",
+        &admin,
+        Some(&json!({"availability_zone_profile": {"name": "noop-az",
+            "provider_name": "amphora",
+            "availability_zone_data": format!("{{\"management_network\": \"{}\"}}", fake())}})),
+    );
+    assert_eq!(code, 201, "{body}");
+    let azp = body["availability_zone_profile"]["id"].as_str().unwrap().to_string();
+    let (code, body) = keel.api(
+        "DELETE",
+        &format!("/v2/lbaas/availabilityzoneprofiles/{azp}"),
+        &admin,
+        None,
+    );
+    assert_eq!(code, 204, "{body}");
+    for path in [&lb_path, &lb2_path] {
+        let (code, out) = keel.api("DELETE", &format!("{path}?cascade=true"), &demo, None);
+        assert_eq!(code, 204, "{out}");
+        wait_gone(&keel, &demo, path);
+    }
+    drop(keel);
+
+    // The Neutron driver asks Neutron, which has no such network.
+    let keel = keel_on_worker_db(&amphora_conf(
+        &env("STACK_TRANSPORT_URL"),
+        "allowed_address_pairs_driver",
+    ));
+    let network = fake();
+    let (code, body) = keel.api(
+        "POST",
+        "/v2/lbaas/loadbalancers",
+        &demo,
+        Some(&json!({"loadbalancer": {"vip_network_id": network}})),
+    );
+    assert_eq!(code, 400, "{body}");
+    assert_eq!(
+        body["faultstring"],
+        format!("Network {network} not found."),
+        "{body}"
+    );
+}
+
 /// `rabbitmqctl` against the stack's node (`STACK_RABBITMQCTL`, a command line).
 fn rabbitmqctl(args: &[&str]) {
     let cmd = env("STACK_RABBITMQCTL");

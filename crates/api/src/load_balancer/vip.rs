@@ -166,7 +166,7 @@ async fn complete_from_network(
         .await?
         .ok_or_else(|| not_found("Network", network_id))?;
     if let Some(s) = &v.subnet_id {
-        return match network.subnets.contains(s) {
+        return match network.holds(s) {
             true => Ok(()),
             false => Err(not_found("Subnet", s)),
         };
@@ -211,7 +211,9 @@ async fn complete_from_subnet(
         .get_subnet(token, subnet_id)
         .await?
         .ok_or_else(|| not_found("Subnet", subnet_id))?;
+    // (the noop network driver's subnets have no CIDR to check against)
     if let Some(a) = &v.address
+        && !sub.cidr.is_empty()
         && !cidr_contains(&sub.cidr, a)
     {
         return Err(ApiError::Validation(format!(

@@ -122,6 +122,8 @@ fn base_body(method: &str, template: &str, schema: Option<&Value>) -> Option<Val
             "pool_id": "{new_pool}", "type": "TCP", "delay": 5, "timeout": 3, "max_retries": 3}}),
         ("POST", "/v2/lbaas/l7policies") => json!({"l7policy": {
             "listener_id": "{listener}", "action": "REJECT"}}),
+        // an empty update is the reference's 400 "Invalid update options"
+        ("PUT", "/v2/lbaas/l7policies/{id}") => json!({"l7policy": {"name": "{uniq}"}}),
         ("POST", "/v2/lbaas/l7policies/{l7policy_id}/rules") => json!({"rule": {
             "type": "PATH", "compare_type": "STARTS_WITH", "value": "/b"}}),
         ("POST", "/v2/lbaas/flavorprofiles") => json!({"flavorprofile": {

@@ -3,6 +3,7 @@
 //! registers them) and `[controller_worker] network_driver` (how the API side allocates a
 //! VIP, as octavia/common/utils.py `get_network_driver`).
 
+use amphora_provider::{NEUTRON_NETWORK_DRIVER, NOOP_NETWORK_DRIVER};
 use oslo_messaging::{RabbitOptions, TransportUrl};
 
 use super::error::ConfigError;
@@ -51,11 +52,18 @@ pub(crate) fn read(src: &Sources) -> Result<MessagingSettings, ConfigError> {
             src,
             name: "controller_worker",
         }
-        .string("network_driver", "allowed_address_pairs_driver"),
+        .string("network_driver", NEUTRON_NETWORK_DRIVER),
     })
 }
 
 impl MessagingSettings {
+    /// True when `[controller_worker] network_driver` is the noop driver: the API's VIP and
+    /// member lookups are then `api::network::NoopNetworking`'s, whatever the provider, as
+    /// octavia-api makes them through octavia/common/utils.py `get_network_driver`.
+    pub fn noop_network(&self) -> bool {
+        self.network_driver == NOOP_NETWORK_DRIVER
+    }
+
     /// The transport URL parsed and the options with its query applied and checked, as
     /// oslo.messaging does when the first client is made. Errors (each names section, key
     /// and why; `keel serve` refuses to start): a URL oslo's rabbit driver would refuse, an
@@ -88,7 +96,7 @@ impl MessagingSettings {
             why: e.to_string(),
         })?;
         match self.network_driver.as_str() {
-            "allowed_address_pairs_driver" | "network_noop_driver" => Ok((url, opts)),
+            NEUTRON_NETWORK_DRIVER | NOOP_NETWORK_DRIVER => Ok((url, opts)),
             other => Err(ConfigError::Invalid {
                 section: "controller_worker".into(),
                 key: "network_driver".into(),

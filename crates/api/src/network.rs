@@ -271,7 +271,11 @@ impl Networking for NoopNetworking {
         Ok(true)
     }
 
-    async fn qos_policy_exists(&self, _token: Option<&str>, _id: &str) -> Result<bool, NetworkError> {
+    async fn qos_policy_exists(
+        &self,
+        _token: Option<&str>,
+        _id: &str,
+    ) -> Result<bool, NetworkError> {
         Ok(true)
     }
 

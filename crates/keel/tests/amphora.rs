@@ -446,7 +446,10 @@ fn noop_network_driver_takes_ids_that_exist_nowhere() {
         "/v2/lbaas/loadbalancers",
         json!({"loadbalancer": {"name": "amp-noop-net2", "vip_network_id": fake()}}),
     );
-    assert!(lb2["vip_subnet_id"].as_str().is_some_and(|s| s.len() == 36), "{lb2}");
+    assert!(
+        lb2["vip_subnet_id"].as_str().is_some_and(|s| s.len() == 36),
+        "{lb2}"
+    );
     let lb2_path = format!("/v2/lbaas/loadbalancers/{}", lb2["id"].as_str().unwrap());
     wait_status(&keel, &demo, &lb2_path, "loadbalancer", "ACTIVE");
     let pool = post(
@@ -477,7 +480,10 @@ fn noop_network_driver_takes_ids_that_exist_nowhere() {
             "availability_zone_data": format!("{{\"management_network\": \"{}\"}}", fake())}})),
     );
     assert_eq!(code, 201, "{body}");
-    let azp = body["availability_zone_profile"]["id"].as_str().unwrap().to_string();
+    let azp = body["availability_zone_profile"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let (code, body) = keel.api(
         "DELETE",
         &format!("/v2/lbaas/availabilityzoneprofiles/{azp}"),

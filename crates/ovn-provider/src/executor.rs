@@ -79,13 +79,33 @@ impl Executor {
                 Outcome::TakenOver => return,
             },
         };
-        if report.is_empty() {
+        if report.is_empty() || self.taken_over(&report).await {
             return;
         }
         let _stage = tracing::trace_span!(target: "keel::stage", "status_write");
         if let Err(e) = self.status.update_status(report).await {
             tracing::error!(error = %e, "status report refused");
         }
+    }
+
+    /// True when a load balancer the report settles no longer waits for this work
+    /// ([`StatusSink::work_pending`] `Some(false)`): this process was frozen past its lease
+    /// and another one took the work over and settled it (or it was settled and deleted
+    /// since). Its report is stale and is dropped, so that it cannot undo what was done since
+    /// (a DELETED load balancer given its final status again, a later change's status
+    /// overwritten). What it cannot see: a new write accepted on the same load balancer
+    /// between the takeover's end and this check, whose PENDING_* this report would end
+    /// early; the window is this process's freeze plus one read.
+    async fn taken_over(&self, report: &StatusReport) -> bool {
+        for lb in &report.loadbalancers {
+            if lb.provisioning_status.is_some_and(|p| !p.is_pending())
+                && self.status.work_pending(&lb.id).await == Some(false)
+            {
+                tracing::warn!(lb_id = %lb.id, "the load balancer no longer waits for this work (taken over and settled elsewhere): its status report is dropped");
+                return true;
+            }
+        }
+        false
     }
 
     /// The steps of a [`Request::Graph`] in order, their reports merged into one (a later
@@ -896,6 +916,26 @@ pub(crate) mod tests {
             json!([["name", "==", "LB"], ["protocol", "==", ["set", ["udp"]]]])
         );
         assert_eq!(nb.rows_of("Load_Balancer").len(), 2);
+    }
+
+    /// Work that succeeded after its load balancer stopped waiting for it (this process was
+    /// frozen past its lease; another one settled the work): its report is dropped.
+    #[tokio::test]
+    async fn a_report_nobody_waits_for_is_dropped() {
+        let (d, nb, mut rx) = setup_pending(&[("pool_P", "")], 0, Failure::Dropped, Some(false));
+        d.member_create(member("M", "10.0.0.7")).await.unwrap();
+        assert!(d.drain(std::time::Duration::from_secs(10)).await);
+        assert!(rx.try_recv().is_err(), "no report");
+        assert_eq!(
+            nb.calls.lock().unwrap().len(),
+            1,
+            "the work itself was done"
+        );
+        // the same work, its load balancer still waiting: reported
+        let (d, _nb, mut rx) = setup_pending(&[("pool_P", "")], 0, Failure::Dropped, Some(true));
+        d.member_create(member("M", "10.0.0.7")).await.unwrap();
+        let r = rx.recv().await.unwrap();
+        assert_eq!(status(&r.members, "M").0, Some(Prov::Active), "{r:?}");
     }
 
     /// An unknown outcome whose load balancer no longer waits for the work (another process

@@ -26,6 +26,14 @@ impl ProvisioningStatus {
             Self::Error => "ERROR",
         }
     }
+
+    /// True for the PENDING_* statuses (work accepted, not yet settled).
+    pub const fn is_pending(self) -> bool {
+        matches!(
+            self,
+            Self::PendingCreate | Self::PendingUpdate | Self::PendingDelete
+        )
+    }
 }
 
 /// `operating_status` values (the `operating_status` lookup table the migrations fill).

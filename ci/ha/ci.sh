@@ -4,9 +4,12 @@
 #      3 Keel replicas (the debug build CI just made, unless KEEL_BIN says otherwise);
 #   2. the Galera tests (crates/keel/tests/galera.rs, #[ignore]d outside this stage);
 #   3. the fault run with one short window per fault kind (fault.py: 8 s of load before the
-#      fault, 12 s after, every check of the long run);
-#   4. takeover.sh: a live replica takes a frozen one's lease over (member create, cascade
-#      delete), and a SIGTERM lands while accepted provider work cannot finish;
+#      fault, 12 s after, every check of the long run: every change ends ACTIVE, a 503 only
+#      as the Galera / Neutron window's own Keel fault, the SIGKILL proven to land on accepted
+#      work — its window re-run up to 3 times until it does);
+#   4. takeover.sh: a live replica (exactly one) takes a frozen one's lease over (member
+#      create, cascade delete), the frozen one resumed and watched for a lease + 2 periods,
+#      and a SIGTERM lands while accepted provider work cannot finish;
 #   5. ci/ha/down.sh (only what up.sh started).
 # Installs what the topology needs beyond ci/stack (haproxy, galera-4, rsync). Needs the
 # stack of ci/stack/up.sh (its venv and Keystone). Exit 0 = every step passed; each step's
@@ -15,6 +18,11 @@ set -euo pipefail
 # the debug build ci/test.sh just made: a release binary left in the shared target dir by an
 # earlier build (a benchmark's, another commit's) must not stand in for this tree
 export KEEL_BIN="${KEEL_BIN:-${CARGO_TARGET_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/target}/debug/keel}"
+# the Galera tests read the stack's STACK_* addresses: ci/test.sh has sourced ci/stack/env.sh
+# before it runs this; a run by hand has not (then they fail at once: "STACK_KEYSTONE_URL is
+# not set"). Before common.sh, whose `log` stays the one used here.
+# shellcheck disable=SC1091
+if [[ -z ${STACK_KEYSTONE_URL:-} ]]; then source "$(dirname "${BASH_SOURCE[0]}")/../stack/env.sh" admin >/dev/null 2>&1; fi
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 root="$(cd "$HA_DIR/../.." && pwd)"
 missing=()

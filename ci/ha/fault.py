@@ -4,15 +4,37 @@ Four clients loop through haproxy (LB, listener, pool, members, health monitor c
 update / delete, batch member update, cascade delete) while, one window at a time, a fault
 is injected: a Keel replica SIGKILLed (the agent-lock holder), one SIGTERMed (a rolling
 restart), the NB raft leader killed, the Galera writer node killed, Neutron SIGSTOPped for
-20 s. After each window the clients stop, and within a bounded settle time the run checks:
-nothing in PENDING_*; `keel ovn-db-sync --dry-run` finds no difference; no Neutron VIP/HM
-port is left on the run's network (a SIGKILL that cut an LB create on its replica may leave
-its VIP port to Keel's orphan sweep: then waited for, up to SWEEP_BOUND); every answer the
-clients saw was 2xx, 409 or a 503 with a fault text, the rest counted by cause. A request the client saw cut (no answer, or
-haproxy's 502/504) is excused only when haproxy's access log (up.sh's `log-format`: the
-`X-Fault-Id` every request carries, and the server it went to) puts it on the replica a
-SIGKILL window killed; in every other window (a SIGTERM drain included) a cut request is
-a failure. Then `up.sh` restarts what was killed.
+20 s. After each window the clients stop, and within a bounded settle time the run checks
+(every one a failure of the run, named with its window, load balancer and what was seen):
+
+* every change the clients made ends ACTIVE: a load balancer a client saw end ERROR,
+  PENDING_* past its 90 s wait (or GONE) after a change, one left ACTIVE after an accepted
+  cascade delete, an object of its status tree (listener, pool, member, health monitor) in
+  ERROR or PENDING_* once the load balancer is ACTIVE, and a load balancer of the window
+  still in the database after the clients stopped, are failures;
+* nothing in PENDING_* in the database; `keel ovn-db-sync --dry-run` finds no difference;
+  no Neutron VIP/HM port is left on the run's network (a SIGKILL that cut an LB create on
+  its replica may leave its VIP port to Keel's orphan sweep: then waited for, up to
+  SWEEP_BOUND);
+* every answer was 2xx or 409; a 503 is excused only when its body is Keel's own fault
+  (Octavia's JSON fault, `faultcode` and `faultstring`) naming the peer the window takes
+  away (EXPECTED_503: the database in the Galera window, Neutron in the Neutron window) —
+  haproxy's HTML 503 ("No server is available") never is; a request the client saw cut (no
+  answer, or haproxy's 502/504) is excused only when haproxy's access log (up.sh's
+  `log-format`: the `X-Fault-Id` every request carries, and the server it went to) puts it
+  on the replica a SIGKILL window killed; in every other window (a SIGTERM drain included)
+  a cut request is a failure;
+* the SIGKILL window proves that the kill landed on accepted, unfinished work: the killed
+  replica's `keel_provider_jobs_pending` (its `[keel] metrics_listen`) is polled and the
+  SIGKILL sent the moment it reads >= 1, and after the kill a surviving replica must log
+  `taking over accepted work` for a load balancer that haproxy's log puts a write of on the
+  killed replica (or, for an LB create whose answer the kill cut, whose id the client never
+  learned, such a cut create). A window without that proof is run again, at most
+  --sigkill-attempts times in all; then the run fails, saying so.
+
+A judge that cannot run (a missing tool, an unreadable haproxy log, a replica without its
+metrics) stops the run with exit 2 naming what is missing: it never passes by skipping.
+Then `up.sh` restarts what was killed.
 
 Output: a summary on stdout and `results.json` in the output directory.
 """
@@ -22,6 +44,8 @@ import itertools
 import json
 import os
 import random
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -47,6 +71,112 @@ SEQ = itertools.count(1)  # their suffix, unique in the run (next() is atomic un
 # Keel nor Octavia answers those)
 CUT = {0, 502, 504}
 ACCESS_LOG = f"{HA_STATE}/log/haproxy-access.log"
+# The 503s a window excuses: Keel's own fault body (Octavia's JSON fault) with the text of
+# the peer that window takes away (crates/api/src/fault.rs `PeerUnavailable`). Any other
+# 503 — haproxy's HTML page, a fault text the window has no reason for — is a failure.
+EXPECTED_503 = {
+    "Galera writer kill": {"The database service is temporarily unavailable."},
+    "Neutron SIGSTOP 20 s": {"The Neutron service is temporarily unavailable."},
+}
+EXCUSED_503 = "503 excused: "
+# [keel] metrics_listen of replica N (replicas.sh): the API port + N
+METRICS = {n: int(E.get("HA_API_PORT", "9886")) + n for n in (1, 2, 3)}
+TAKEOVER = "taking over accepted work"
+# The recovery lease and period of the replicas (`[keel] recovery_lease`/`recovery_period`,
+# 30/10 s unless replicas.sh was given HA_RECOVERY_*)
+LEASE = float(E.get("HA_RECOVERY_LEASE") or 30)
+PERIOD = float(E.get("HA_RECOVERY_PERIOD") or 10)
+
+
+class Unjudgeable(Exception):
+    """A judge cannot run (a tool, a log, an endpoint is missing): the run stops, exit 2."""
+
+
+def preflight(keel_bin, tools=("mariadb", "ovs-appctl", "ps"), metrics=False):
+    """Everything the judges need, or Unjudgeable naming each thing that is missing."""
+    missing = [f"the `{t}` command (not on PATH)" for t in tools if shutil.which(t) is None]
+    if not (os.path.isfile(keel_bin) and os.access(keel_bin, os.X_OK)):
+        missing.append(f"the keel binary {keel_bin} (for `ovn-db-sync --dry-run`)")
+    if not os.access(ACCESS_LOG, os.R_OK):
+        missing.append(f"haproxy's access log {ACCESS_LOG} (to put each cut request on a replica)")
+    if metrics:
+        for n in (1, 2, 3):
+            if pid(f"keel-{n}") and jobs_pending(n) is None:
+                missing.append(f"keel-{n}'s keel_provider_jobs_pending at http://{HOST}:{METRICS[n]}/metrics "
+                               "([keel] metrics_listen)")
+    if not missing:
+        try:
+            sql("SELECT 1")
+        except (RuntimeError, OSError, subprocess.SubprocessError) as e:
+            missing.append(f"the database through haproxy ({' '.join(DB[:5])} …): {e}")
+    if missing:
+        raise Unjudgeable("; ".join(missing))
+
+
+_metrics = threading.local()
+
+
+def jobs_pending(n):
+    """keel-N's `keel_provider_jobs_pending` (provider jobs queued or running), None when its
+    metrics endpoint does not answer or has no such line."""
+    s = getattr(_metrics, "s", None)
+    if s is None:
+        s = _metrics.s = requests.Session()
+    try:
+        text = s.get(f"http://{HOST}:{METRICS[n]}/metrics", timeout=5).text
+    except requests.RequestException:
+        return None
+    for line in text.splitlines():
+        if line.startswith("keel_provider_jobs_pending "):
+            return float(line.split()[1])
+    return None
+
+
+def log_size(n):
+    try:
+        return os.path.getsize(f"{HA_STATE}/log/keel-{n}.log")
+    except OSError:
+        return 0
+
+
+def log_since(n, offset):
+    try:
+        with open(f"{HA_STATE}/log/keel-{n}.log", errors="replace") as f:
+            f.seek(offset)
+            return f.read()
+    except OSError:
+        return ""
+
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def takeovers(n, offset):
+    """[(load balancer id, the log line)] of keel-N's `taking over accepted work` lines after
+    `offset` (the line's `lb=<id>` field)."""
+    out = []
+    for line in log_since(n, offset).splitlines():
+        if TAKEOVER in line:
+            field = re.search(r"\blb=(" + _UUID.pattern + ")", line)
+            anywhere = _UUID.search(line)
+            out.append((field.group(1) if field else anywhere.group(0) if anywhere else None, line.strip()))
+    return out
+
+
+def fault_text(r):
+    """(text, whether the body is Octavia's JSON fault) of an answer."""
+    try:
+        doc = r.json()
+    except ValueError:
+        doc = None
+    if isinstance(doc, dict) and "faultcode" in doc and "faultstring" in doc:
+        return str(doc["faultstring"]), True
+    if isinstance(doc, dict):
+        text = str(doc.get("faultstring") or doc.get("description") or doc.get("message") or "")
+        if text:
+            return text, False
+    # not JSON (haproxy's HTML page, a proxy's text): its words, without the markup
+    return " ".join(re.sub(r"<[^>]*>", " ", r.text or "").split())[:120], False
 
 
 def token(user, password, project):
@@ -88,19 +218,33 @@ class Record:
         self.ops = collections.defaultdict(collections.Counter)      # window -> op -> n
         self.failures = collections.defaultdict(collections.Counter)  # window -> cause -> n
         self.examples = {}
+        self.first = collections.defaultdict(dict)  # window -> cause -> its first occurrence
         self.cut = collections.defaultdict(list)  # window -> [(X-Fault-Id, op, code)] cut
         self.errors = {}  # X-Fault-Id -> the client's exception text
         self.sent = collections.defaultdict(list)  # window -> [(X-Fault-Id, op, lb, sent at)]
-        self.bad = collections.defaultdict(list)  # window -> [(X-Fault-Id, cause)] not 2xx/409/503/cut
+        self.bad = collections.defaultdict(list)  # window -> [(X-Fault-Id, cause)] not 2xx/409/excused 503/cut
+        self.ended = collections.defaultdict(list)  # window -> [{lb, after, status, at}] not ACTIVE
 
-    def add(self, op, code, text, t0, rid="", lb=None):
+    def end(self, lb, after, status):
+        """A load balancer (or an object of its tree) a change left other than ACTIVE."""
+        with self.lock:
+            self.ended[self.window].append({"lb": lb, "after": after, "status": status,
+                                            "at": time.strftime("%H:%M:%S")})
+
+    def add(self, op, code, text, t0, rid="", lb=None, fault_body=False):
         cause = None
         if code in OK:
             pass
         elif code == 409:
             cause = "409 " + text[:60]
-        elif code == 503 and text:
-            cause = "503 " + text[:80]
+        elif code == 503 and fault_body and text in EXPECTED_503.get(self.window, ()):
+            cause = EXCUSED_503 + text[:80]
+        elif code == 503:
+            why = "a fault this window has no reason for" if fault_body else \
+                "not Keel's JSON fault (faultcode/faultstring)"
+            cause = f"503 not excused, {why}: {text[:100]}"
+            with self.lock:
+                self.bad[self.window].append((rid, cause))
         elif code in CUT:
             cause = ("no answer: " + text) if code == 0 else f"{code} (haproxy) {text[:60]}"
             with self.lock:
@@ -114,7 +258,9 @@ class Record:
             self.ops[self.window][op] += 1
             if cause:
                 self.failures[self.window][cause] += 1
-                self.examples.setdefault(cause, f"{op} at {time.strftime('%H:%M:%S', time.localtime(t0))}")
+                at = time.strftime('%H:%M:%S', time.localtime(t0))
+                self.examples.setdefault(cause, f"{op} at {at}")
+                self.first[self.window].setdefault(cause, f"{op} at {at}, LB {lb}, X-Fault-Id {rid}")
 
 
 class Client(threading.Thread):
@@ -124,11 +270,13 @@ class Client(threading.Thread):
         self.s = requests.Session()
         self.stuck = False
         self.lb = None  # the load balancer of the current iteration
+        self.reported = set()  # ids of its objects already recorded as not ACTIVE
+        self.last = ("", 0.0, "", False)
 
     def req(self, op, method, path, body=None, record=True, gone_ok=False):
         t0 = time.time()
         rid = f"{RUN_TAG}-{next(SEQ)}"
-        self.last = (rid, t0)  # for a caller that records an unrecorded request's answer
+        fault_body = False
         try:
             r = self.s.request(method, API + path, json=body, timeout=90,
                                headers={"X-Auth-Token": self.tok, "X-Fault-Id": rid})
@@ -138,22 +286,28 @@ class Client(threading.Thread):
             except ValueError:
                 doc = {}
             text = ""
-            if isinstance(doc, dict):
-                text = str(doc.get("faultstring") or doc.get("description") or doc.get("message") or "")
-            if not text and code not in OK:
-                text = r.text.strip().splitlines()[0][:100] if r.text.strip() else ""
+            if code not in OK:
+                text, fault_body = fault_text(r)
         except requests.RequestException as e:
             code, doc, text = 0, {}, type(e).__name__
             self.rec.errors[rid] = str(e)[:200]
+        # for a caller that records an unrecorded request's answer
+        self.last = (rid, t0, text, fault_body)
         if record:
             lb = self.lb
             if lb is None and isinstance(doc, dict) and "loadbalancer" in doc:
                 lb = doc["loadbalancer"].get("id")
-            self.rec.add(op, 204 if gone_ok and code == 404 else code, text, t0, rid, lb)
+            self.rec.add(op, 204 if gone_ok and code == 404 else code, text, t0, rid, lb, fault_body)
         return code, doc
 
+    def record_last(self, op, code, lb):
+        rid, t0, text, fault_body = self.last
+        self.rec.add(op, code, text, t0, rid, lb, fault_body)
+
     def wait_lb(self, lb, timeout=90):
-        """ACTIVE / ERROR / GONE / the last status when the deadline passed."""
+        """ACTIVE / ERROR / GONE / the last status when the deadline passed. A poll cut by
+        the fault (no answer, haproxy's 502/504) is polled again; any other answer but 200 /
+        404 is recorded and judged as the clients' requests are (a 503 included)."""
         deadline = time.time() + timeout
         last = "?"
         while time.time() < deadline:
@@ -165,24 +319,59 @@ class Client(threading.Thread):
                 last = doc["loadbalancer"]["provisioning_status"]
                 if last in ("ACTIVE", "ERROR"):
                     return last
-            elif code not in (0, 502, 503, 504):
-                rid, t0 = self.last
-                self.rec.add("GET lb", code, str(doc)[:80], t0, rid, lb)
+            elif code not in CUT:
+                self.record_last("GET lb", code, lb)
             time.sleep(0.25)
         return "STUCK " + last
+
+    def tree_not_active(self, lb, after):
+        """Records every object of `lb`'s status tree that is not ACTIVE (the load balancer
+        is): an accepted change that ended ERROR (or PENDING_*) under an ACTIVE LB."""
+        code, doc = self.req("GET lb status", "GET", f"/v2/lbaas/loadbalancers/{lb}/status", record=False)
+        if code != 200:
+            if code not in CUT and code != 404:
+                self.record_last("GET lb status", code, lb)
+            return
+
+        def walk(kind, obj):
+            if isinstance(obj, dict):
+                st = obj.get("provisioning_status")
+                if st and st != "ACTIVE" and obj.get("id") not in self.reported:
+                    self.reported.add(obj.get("id"))
+                    self.rec.end(lb, after, f"{kind} {obj.get('id')} {st}")
+                for k, v in obj.items():
+                    if isinstance(v, (dict, list)):
+                        walk(k.rstrip("s"), v)
+            elif isinstance(obj, list):
+                for o in obj:
+                    walk(kind, o)
+        lbdoc = (doc.get("statuses") or {}).get("loadbalancer") or {}
+        for k, v in lbdoc.items():
+            if isinstance(v, (dict, list)):
+                walk(k.rstrip("s"), v)
+
+    def settle(self, lb, after):
+        """Waits for `lb` after a change; a load balancer that ends other than ACTIVE (ERROR,
+        PENDING_* past the wait, GONE) is recorded, as is any object of its tree left
+        ERROR / PENDING_*. Returns the status."""
+        st = self.wait_lb(lb)
+        if st != "ACTIVE":
+            self.stats[f"LB {st} after {after}"] += 1
+            self.rec.end(lb, after, f"load balancer {st}")
+            self.stuck |= st.startswith("STUCK")
+        else:
+            self.tree_not_active(lb, after)
+        return st
 
     def step(self, lb, op, method, path, body=None):
         """One change, then wait for the LB; a 409 (immutable) is retried once."""
         for _ in range(2):
             code, doc = self.req(op, method, path, body)
             if code in OK:
-                st = self.wait_lb(lb)
-                if st != "ACTIVE":
-                    self.stats[f"LB {st} after {op}"] += 1
-                    self.stuck |= st.startswith("STUCK")
+                st = self.settle(lb, op)
                 return doc if st == "ACTIVE" else None
             if code == 409:
-                self.stuck |= self.wait_lb(lb).startswith("STUCK")
+                self.settle(lb, f"{op} (a 409, waited for)")
                 if self.stuck:
                     return None
                 continue
@@ -199,10 +388,9 @@ class Client(threading.Thread):
         lb = doc["loadbalancer"]["id"]
         self.lb = lb
         self.stuck = False
+        self.reported = set()
         try:
-            st = self.wait_lb(lb)
-            if st != "ACTIVE":
-                self.stats[f"LB {st} after LB create"] += 1
+            if self.settle(lb, "LB create") != "ACTIVE":
                 return
             port = random.randint(1, 65000)
             d = self.step(lb, "listener create", "POST", "/v2/lbaas/listeners",
@@ -249,6 +437,7 @@ class Client(threading.Thread):
             self.stats["LB abandoned: PENDING_* past the client's 90 s wait"] += 1
             return
         cut = False
+        code = None
         for _ in range(4):
             # after a cut delete, a 404 means the cut one was done: not a failure of its own
             code, _ = self.req("LB delete cascade", "DELETE",
@@ -258,17 +447,20 @@ class Client(threading.Thread):
                 st = self.wait_lb(lb)
                 if st != "GONE":
                     self.stats[f"LB {st} after cascade delete"] += 1
+                    self.rec.end(lb, "cascade delete (accepted)", f"load balancer {st}")
                 return
             self.wait_lb(lb)
         self.stats["LB left: cascade delete refused 4 times"] += 1
+        self.rec.end(lb, "cascade delete", f"refused 4 times (last answer {code})")
 
     def run(self):
         while not self.stop.is_set():
             try:
                 self.iteration()
                 self.stats["iterations"] += 1
-            except Exception as e:  # noqa: BLE001 - counted, the loop goes on
+            except Exception as e:  # noqa: BLE001 - counted (a failure), the loop goes on
                 self.stats[f"client error {type(e).__name__}: {e}"[:120]] += 1
+                self.rec.end(self.lb, "the client's own code", f"client error {type(e).__name__}: {e}"[:160])
                 time.sleep(1)
 
 
@@ -286,11 +478,37 @@ def agent_holder():
     return best or 1
 
 
-def kill_keel(sig):
+# What the last proving SIGKILL saw (kill_keel(..., prove=True)); windows() judges it.
+LAST_KILL = {}
+HUNT = 30.0  # seconds a proving SIGKILL polls for accepted work before it kills anyway
+
+
+def kill_keel(sig, prove=False):
+    """The fault: `sig` to the agent holder (SIGKILL) or to the next replica (SIGTERM, a
+    rolling restart: waited for, started again). With `prove`, the SIGKILL is sent the moment
+    the replica's `keel_provider_jobs_pending` reads >= 1 (polled for at most HUNT s; then
+    sent anyway, and the window is unproven), and LAST_KILL notes what was read."""
     def fault():
         n = agent_holder() if sig == signal.SIGKILL else (agent_holder() % 3) + 1
         p = pid(f"keel-{n}")
-        os.kill(p, sig)
+        if prove:
+            LAST_KILL.clear()
+            LAST_KILL.update({"replica": n, "offsets": {m: log_size(m) for m in (1, 2, 3)}})
+            deadline, value, t_read = time.time() + HUNT, 0.0, time.time()
+            while time.time() < deadline:
+                value, t_read = jobs_pending(n), time.time()
+                if value is None:
+                    raise Unjudgeable(f"keel-{n}'s keel_provider_jobs_pending at http://{HOST}:{METRICS[n]}"
+                                      "/metrics did not answer: the SIGKILL cannot be proven to land on accepted work")
+                if value >= 1:
+                    break
+                time.sleep(0.005)
+            os.kill(p, sig)
+            t_kill = time.time()
+            LAST_KILL.update({"pending_at_last_read": value, "read_to_kill_ms": round((t_kill - t_read) * 1000, 1),
+                              "hunted_s": round(t_kill - (deadline - HUNT), 1), "t_kill": t_kill})
+        else:
+            os.kill(p, sig)
         if sig == signal.SIGTERM:
             # a rolling restart: wait for the drain, then start it again
             deadline = time.time() + 90
@@ -299,7 +517,51 @@ def kill_keel(sig):
                 time.sleep(0.2)
             up()
         return f"keel-{n} (pid {p})", (f"keel/keel{n}" if sig == signal.SIGKILL else None)
+    fault.proves = prove and sig == signal.SIGKILL
     return fault
+
+
+def kill_proof(rec, window, killed):
+    """Whether the window's proving SIGKILL landed on accepted, unfinished work: the killed
+    replica's pending-jobs gauge read >= 1 right before the kill, and after it a surviving
+    replica logged a takeover (`taking over accepted work`: a PENDING_* load balancer whose
+    lease nobody renewed) of a load balancer haproxy's log puts a write of on the killed
+    replica before the kill — or, when the kill cut an LB create on it (whose id the client
+    never learned), at least that. Polls the survivors' logs for at most a lease + 2 periods +
+    15 s after the kill."""
+    k = dict(LAST_KILL)
+    n, t_kill = k["replica"], k["t_kill"]
+    survivors = [m for m in (1, 2, 3) if m != n]
+    # the writes this window sent to the killed replica before the kill, by LB
+    sent = [(rid, op, lb, t0) for rid, op, lb, t0 in rec.sent[window] if t0 < t_kill and op != "GET lb"]
+    where = access_log([rid for rid, _, _, _ in sent])
+    on_killed = {lb for rid, op, lb, _ in sent if lb and (where.get(rid) or {}).get("server") == killed}
+    cut_create = any(op == "LB create" and (where.get(rid) or {}).get("server") == killed
+                     for rid, op, lb, _ in sent if not lb)
+    bound = t_kill + LEASE + 2 * PERIOD + 15
+    seen = []
+    while True:
+        seen = [(f"keel-{m}", lb, line) for m in survivors for lb, line in takeovers(m, k["offsets"][m])]
+        matched = [lb for _, lb, _ in seen if lb in on_killed]
+        if (matched or (seen and cut_create)) or time.time() > bound:
+            break
+        time.sleep(1)
+    proven = k["pending_at_last_read"] >= 1 and bool(matched or (seen and cut_create))
+    why = None
+    if k["pending_at_last_read"] < 1:
+        why = f"keel-{n}'s keel_provider_jobs_pending never read >= 1 in {HUNT:.0f} s of polling"
+    elif not seen:
+        why = (f"keel-{n}'s gauge read {k['pending_at_last_read']:g} {k['read_to_kill_ms']} ms before the kill, "
+               f"but no survivor logged '{TAKEOVER}' within {LEASE + 2 * PERIOD + 15:.0f} s (the job had "
+               "finished, or was not committed yet)")
+    elif not proven:
+        why = (f"survivors took over {sorted({lb for _, lb, _ in seen})}, none of which haproxy's log puts a "
+               f"write of on {killed} before the kill")
+    return {"replica": f"keel-{n}", "pending_at_last_read": k["pending_at_last_read"],
+            "read_to_kill_ms": k["read_to_kill_ms"], "hunted_s": k["hunted_s"],
+            "takeovers": [f"{who}: {line[-220:]}" for who, _, line in seen],
+            "lbs_written_on_killed": len(on_killed), "cut_lb_create_on_killed": cut_create,
+            "proven": proven, "why_not": why}
 
 
 def kill_nb_leader():
@@ -343,8 +605,10 @@ def access_log(ids):
                 if parts.get("id") in want:
                     out[parts["id"]] = {"server": parts.get("srv"), "status": parts.get("st"),
                                         "term": parts.get("term"), "retries": parts.get("retries")}
-    except OSError:
-        pass
+    except OSError as e:
+        if want:
+            raise Unjudgeable(f"haproxy's access log {ACCESS_LOG} cannot be read ({e}): "
+                              "which replica served each request is unknown") from e
     return out
 
 
@@ -354,8 +618,9 @@ def judge_cuts(cut, killed, errors=None):
     seen = access_log([rid for rid, _, _ in cut])
     rows = [{"id": rid, "op": op, "code": code, "error": (errors or {}).get(rid),
              **seen.get(rid, {"server": "not in haproxy's log"})} for rid, op, code in cut]
-    excused = sum(1 for r in rows if killed is not None and r["server"] == killed)
-    return rows, excused
+    for r in rows:
+        r["excused"] = killed is not None and r["server"] == killed
+    return rows, sum(r["excused"] for r in rows)
 
 
 def is_cut(cause):
@@ -386,12 +651,20 @@ def sync_dry_run(keel_bin):
     return {"rc": out.returncode, "differences": diffs, "summary": summary}
 
 
-# Keel's sweep of a crashed LB create's VIP port (`[keel] recovery_lease`/`recovery_period`,
-# 30/10 s unless replicas.sh was given HA_RECOVERY_*): a replica lists the ports every 6
+# Keel's sweep of a crashed LB create's VIP port: a replica lists the ports every 6
 # periods and deletes a candidate about a lease after it first saw it; one period of slack.
-_LEASE = float(os.environ.get("HA_RECOVERY_LEASE") or 30)
-_PERIOD = float(os.environ.get("HA_RECOVERY_PERIOD") or 10)
-SWEEP_BOUND = 6 * _PERIOD + _LEASE + 2 * _PERIOD
+SWEEP_BOUND = 6 * PERIOD + LEASE + 2 * PERIOD
+
+
+def lbs_left(lbs):
+    """{lb: provisioning_status} of the load balancers among `lbs` still in the database (not
+    DELETED): every client deletes its load balancer at the end of its iteration."""
+    ids = sorted(x for x in lbs if x and _UUID.fullmatch(x))
+    if not ids:
+        return {}
+    q = "SELECT id, provisioning_status FROM load_balancer WHERE provisioning_status <> 'DELETED' AND id IN (" + \
+        ", ".join(f"'{i}'" for i in ids) + ")"
+    return dict(ln.split("\t") for ln in sql(q).splitlines() if "\t" in ln)
 
 
 def orphan_ports(admin, net):
@@ -417,6 +690,8 @@ def arguments(what="fault"):
     ap.add_argument("--after", type=float, default=30, help=f"seconds of load after the {what}")
     ap.add_argument("--settle", type=float, default=120, help="bound for PENDING_* to clear")
     ap.add_argument("--only", default="", help=f"comma-separated {what} names to run")
+    ap.add_argument("--sigkill-attempts", type=int, default=3,
+                    help="runs of a proving SIGKILL window until one lands on accepted work (then fail)")
     ap.add_argument("--out", required=True)
     ap.add_argument("--keel-bin", required=True)
     return ap
@@ -439,86 +714,157 @@ def network(kind):
 def windows(a, faults, demo, admin, net, subnet, rec, after_window=None):
     """One window per (name, fault): the clients' load, `fault()` (-> description, the
     haproxy server it SIGKILLed or None), more load, the clients stopped, the checks, up.sh.
+    A fault with `proves` (kill_keel(SIGKILL, prove=True)) must show that its kill landed on
+    accepted, unfinished work (kill_proof); a window that does not is run again, at most
+    `a.sigkill_attempts` times in all (named `<name> #2`, …; every attempt's checks count).
     `after_window(name, result)` may add to each result. Returns the results."""
     results = []
     for name, fault in faults:
-        rec.window = name
-        stop = threading.Event()
-        stats = collections.Counter()
-        clients = [Client(i, rec, stop, demo, subnet, stats) for i in range(a.clients)]
-        t_start = time.time()
-        for c in clients:
-            c.start()
-        time.sleep(a.warm)
-        t_fault = time.time()
-        what, killed = fault()
-        print(f"[fault {time.strftime('%H:%M:%S')}] {name}: {what}", flush=True)
-        time.sleep(a.after)
-        stop.set()
-        join_by = time.time() + 240
-        for c in clients:
-            c.join(timeout=max(0.0, join_by - time.time()))
-        t_stop = time.time()
-        left = pending()
-        while left and time.time() < t_stop + a.settle:
-            time.sleep(1)
-            left = pending()
-        settled = time.time() - t_stop
-        sync = sync_dry_run(a.keel_bin)
-        cuts, excused = judge_cuts(rec.cut[name], killed, rec.errors)
-        orphans, swept_after = orphan_ports(admin, net), None
-        if orphans and any(c["op"] == "LB create" and killed is not None and c["server"] == killed
-                           for c in cuts):
-            # an LB create SIGKILLed between its VIP port create and its commit: the port is
-            # the surviving replicas' orphan sweep's (crates/keel/src/recovery.rs), waited for
-            t0 = time.time()
-            while orphans and time.time() < t0 + SWEEP_BOUND:
-                time.sleep(2)
-                orphans = orphan_ports(admin, net)
-            swept_after = round(time.time() - t0, 1)
-        up()  # restart what the fault killed
-        r = {
-            "fault": name, "target": what,
-            "seconds": {"load_before": round(t_fault - t_start, 1), "load_total": round(t_stop - t_start, 1),
-                        "pending_cleared_after_stop": round(settled, 1)},
-            "operations": sum(rec.ops[name].values()), "by_op": dict(rec.ops[name]),
-            "failures": dict(rec.failures[name]), "client_stats": dict(stats),
-            "pending_left": left, "sync": sync, "orphan_ports": orphans,
-            "orphan_ports_swept_after": swept_after,
-            # requests cut, each with the server haproxy's log sent it to; excused: those on
-            # the replica a SIGKILL killed (a drain, SIGTERM, excuses none)
-            "cut": cuts, "in_flight_on_killed": excused,
-            "clients_alive": sum(c.is_alive() for c in clients),
-        }
-        if after_window:
-            after_window(name, r)
-        results.append(r)
-        print(json.dumps(r, indent=1), flush=True)
+        attempts = max(1, getattr(a, "sigkill_attempts", 3)) if getattr(fault, "proves", False) else 1
+        for attempt in range(1, attempts + 1):
+            wname = name if attempt == 1 else f"{name} #{attempt}"
+            r = window(a, wname, fault, demo, admin, net, subnet, rec, after_window)
+            results.append(r)
+            proof = r.get("kill_proof")
+            if proof is None or proof["proven"]:
+                break
+            proof["final"] = attempt == attempts
+            print(f"[fault {time.strftime('%H:%M:%S')}] {wname}: the kill is not proven to have landed on "
+                  f"accepted work ({proof['why_not']}); attempt {attempt} of {attempts}", flush=True)
     return results
 
 
+def window(a, name, fault, demo, admin, net, subnet, rec, after_window):
+    rec.window = name
+    stop = threading.Event()
+    stats = collections.Counter()
+    clients = [Client(i, rec, stop, demo, subnet, stats) for i in range(a.clients)]
+    t_start = time.time()
+    for c in clients:
+        c.start()
+    time.sleep(a.warm)
+    t_fault = time.time()
+    LAST_KILL.clear()
+    try:
+        what, killed = fault()
+    except BaseException:
+        stop.set()
+        raise
+    print(f"[fault {time.strftime('%H:%M:%S')}] {name}: {what}", flush=True)
+    time.sleep(a.after)
+    stop.set()
+    join_by = time.time() + 240
+    for c in clients:
+        c.join(timeout=max(0.0, join_by - time.time()))
+    t_stop = time.time()
+    left = pending()
+    while left and time.time() < t_stop + a.settle:
+        time.sleep(1)
+        left = pending()
+    settled = time.time() - t_stop
+    sync = sync_dry_run(a.keel_bin)
+    cuts, excused = judge_cuts(rec.cut[name], killed, rec.errors)
+    proof = kill_proof(rec, name, killed) if getattr(fault, "proves", False) and LAST_KILL else None
+    created = {lb for _, op, lb, _ in rec.sent[name] if op == "LB create" and lb}
+    remaining = lbs_left(created)
+    orphans, swept_after = orphan_ports(admin, net), None
+    if orphans and any(c["op"] == "LB create" and killed is not None and c["server"] == killed
+                       for c in cuts):
+        # an LB create SIGKILLed between its VIP port create and its commit: the port is
+        # the surviving replicas' orphan sweep's (crates/keel/src/recovery.rs), waited for
+        t0 = time.time()
+        while orphans and time.time() < t0 + SWEEP_BOUND:
+            time.sleep(2)
+            orphans = orphan_ports(admin, net)
+        swept_after = round(time.time() - t0, 1)
+    up()  # restart what the fault killed
+    r = {
+        "fault": name, "target": what,
+        "seconds": {"load_before": round(t_fault - t_start, 1), "load_total": round(t_stop - t_start, 1),
+                    "pending_cleared_after_stop": round(settled, 1)},
+        "operations": sum(rec.ops[name].values()), "by_op": dict(rec.ops[name]),
+        "failures": dict(rec.failures[name]), "failure_first_seen": dict(rec.first[name]),
+        "client_stats": dict(stats),
+        # load balancers (or objects of their tree) a change left other than ACTIVE, as the
+        # clients saw them, and the window's load balancers still in the database
+        "not_active": rec.ended[name], "lbs_left": remaining,
+        "pending_left": left, "sync": sync, "orphan_ports": orphans,
+        "orphan_ports_swept_after": swept_after,
+        # requests cut, each with the server haproxy's log sent it to; excused: those on
+        # the replica a SIGKILL killed (a drain, SIGTERM, excuses none)
+        "cut": cuts, "in_flight_on_killed": excused,
+        "clients_alive": sum(c.is_alive() for c in clients),
+    }
+    if proof is not None:
+        r["kill_proof"] = proof
+    if after_window:
+        after_window(name, r)
+    print(json.dumps(r, indent=1), flush=True)
+    return r
+
+
+def excused(cause):
+    return cause.startswith(("409 ", EXCUSED_503)) or is_cut(cause)
+
+
+def problems(r):
+    """Each failed check of one window's result, as a readable line (window, LB, what)."""
+    w, out = r["fault"], []
+    for e in r.get("not_active", []):
+        out.append(f"{w}: LB {e['lb']}: {e['status']} after {e['after']} (seen {e['at']})")
+    for lb, st in (r.get("lbs_left") or {}).items():
+        out.append(f"{w}: LB {lb} still in the database ({st}) after its client deleted it / stopped")
+    if r["pending_left"]:
+        out.append(f"{w}: PENDING_* left {r['seconds']['pending_cleared_after_stop']} s after the clients stopped: "
+                   f"{r['pending_left']}")
+    if r["sync"]["differences"] or r["sync"]["rc"] != 0:
+        out.append(f"{w}: ovn-db-sync --dry-run rc {r['sync']['rc']}, differences: {r['sync']['differences'][:5]}")
+    if r["orphan_ports"]:
+        out.append(f"{w}: orphan ports {r['orphan_ports']}")
+    unexcused_cuts = [c for c in r["cut"] if not c.get("excused")]
+    if unexcused_cuts:
+        out.append(f"{w}: {len(unexcused_cuts)} cut request(s) not in flight on a SIGKILLed replica: "
+                   f"{[(c['op'], c['code'], c['server'], c['id']) for c in unexcused_cuts][:5]}")
+    for cause, n in r["failures"].items():
+        if n > 0 and not excused(cause):
+            out.append(f"{w}: {n} × {cause} (first: {r.get('failure_first_seen', {}).get(cause, '?')})")
+    if r.get("clients_alive"):
+        out.append(f"{w}: {r['clients_alive']} client(s) still running 240 s after the stop: not judged")
+    proof = r.get("kill_proof")
+    if proof and not proof["proven"] and proof.get("final"):
+        out.append(f"{w}: no attempt proved the SIGKILL landed on accepted, unfinished work; last: {proof['why_not']}")
+    return out
+
+
 def summary(results, what="fault"):
-    """Prints the table; returns the number of failed checks."""
-    bad = 0
-    print(f"\n{what} | ops | not 2xx (by cause) | of which cut on a SIGKILLed replica | PENDING left / cleared after | sync diffs | orphan ports")
+    """Prints the table and every failed check; returns the number of failed checks."""
+    print(f"\n{what} | ops | not 2xx (by cause) | of which cut on a SIGKILLed replica | not ACTIVE after a change"
+          " | PENDING left / cleared after | sync diffs | orphan ports | SIGKILL on accepted work")
+    every = []
     for r in results:
-        fails = "; ".join(f"{n}× {c}" for c, n in sorted(r["failures"].items(), key=lambda x: -x[1])) or "none"
+        fails = "; ".join(f"{n}× {c}" for c, n in sorted(r["failures"].items(), key=lambda x: -x[1]) if n) or "none"
         diffs = len(r["sync"]["differences"])
-        print(f"{r['fault']} | {r['operations']} | {fails} | {r['in_flight_on_killed']} | {r['pending_left'] or 0} / "
-              f"{r['seconds']['pending_cleared_after_stop']} s | {diffs} | {len(r['orphan_ports'])}")
-        bad += bool(r["pending_left"]) + bool(diffs) + bool(r["orphan_ports"]) + (r["sync"]["rc"] != 0)
-        bad += len(r["cut"]) - r["in_flight_on_killed"]
-        bad += sum(n for c, n in r["failures"].items()
-                   if not c.startswith(("409", "503")) and not is_cut(c))
-    return bad
+        proof = r.get("kill_proof")
+        pr = "—" if proof is None else (
+            f"proven: keel_provider_jobs_pending {proof['pending_at_last_read']:g} at {proof['read_to_kill_ms']} ms "
+            f"before the kill; {len(proof['takeovers'])} takeover(s)" if proof["proven"] else
+            f"NOT proven: {proof['why_not']}" + ("" if proof.get("final") else " (run again)"))
+        print(f"{r['fault']} | {r['operations']} | {fails} | {r['in_flight_on_killed']} | "
+              f"{len(r.get('not_active', [])) + len(r.get('lbs_left') or {})} | {r['pending_left'] or 0} / "
+              f"{r['seconds']['pending_cleared_after_stop']} s | {diffs} | {len(r['orphan_ports'])} | {pr}")
+        every += problems(r)
+    if every:
+        print(f"\nFAILED ({len(every)}):")
+        for line in every:
+            print(f"  {line}")
+    return len(every)
 
 
 def main():
     a = arguments().parse_args()
     os.makedirs(a.out, exist_ok=True)
-    demo, admin, net, subnet = network("fault")
     faults = [
-        ("keel SIGKILL", kill_keel(signal.SIGKILL)),
+        ("keel SIGKILL", kill_keel(signal.SIGKILL, prove=True)),
         ("keel SIGTERM", kill_keel(signal.SIGTERM)),
         ("NB leader kill", kill_nb_leader),
         ("Galera writer kill", kill_galera_writer),
@@ -527,8 +873,14 @@ def main():
     if a.only:
         want = set(a.only.split(","))
         faults = [f for f in faults if f[0] in want]
-    rec = Record()
-    results = windows(a, faults, demo, admin, net, subnet, rec)
+    try:
+        preflight(a.keel_bin, metrics=any(getattr(f, "proves", False) for _, f in faults))
+        demo, admin, net, subnet = network("fault")
+        rec = Record()
+        results = windows(a, faults, demo, admin, net, subnet, rec)
+    except Unjudgeable as e:
+        print(f"\nfault.py CANNOT JUDGE (nothing passes by skipping): {e}", flush=True)
+        sys.exit(2)
     requests.delete(f"{NEUTRON}/networks/{net}", headers={"X-Auth-Token": demo}, timeout=60)
     with open(f"{a.out}/results.json", "w") as f:
         json.dump({"results": results, "examples": rec.examples}, f, indent=1)

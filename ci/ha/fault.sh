@@ -4,7 +4,10 @@
 # fault.py); after each, the checks, then up.sh restarts what was killed.
 # Args go to fault.py (--only 'keel SIGKILL,NB leader kill', --warm, --after,
 # --settle, --clients). Results: $HA_STATE/fault-<date>/ (results.json, log).
-# Exit 0 = every check held and every answer was 2xx, 409 or a 503 with a fault text.
+# --sigkill-attempts N: runs of the SIGKILL window until its kill provably lands on accepted
+# work (default 3). Exit 0 = every check held (fault.py's docstring: every change ACTIVE,
+# only 2xx/409 answers or the window's own Keel 503 fault, …); 1 = a check failed (listed
+# under FAILED); 2 = a judge could not run (what is missing is named).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 "$HA_DIR/status.sh" >/dev/null || die "the HA stack is not (fully) up: run ci/ha/up.sh"

@@ -2,9 +2,10 @@
 Python octavia-api replicas and the Python driver agent to three Keel replicas and Keel's
 agent, one replica at a time, and one Keel replica back to Python, under fault.py's four
 clients. Each step is one of fault.py's windows (load, the step, more load, the clients
-stopped, the checks: nothing PENDING_*, `keel ovn-db-sync --dry-run` without difference, no
-orphan port, only 2xx / 409 / 503-with-fault answers — an answer of the Python replicas'
-own, such as their Galera deadlock 500s, is reported apart) with no cut excused: a replace drains
+stopped, the checks: nothing PENDING_*, every change ACTIVE, `keel ovn-db-sync --dry-run`
+without difference, no orphan port, only 2xx / 409 answers (no window here excuses a 503) —
+an answer of the Python replicas' own, such as their Galera deadlock 500s, and a load
+balancer a Python replica last changed, are reported apart) with no cut excused: a replace drains
 the replica in haproxy (`set server … state drain`, then waits for its sessions to end)
 before stopping it, so no request may be cut.
 
@@ -178,6 +179,14 @@ def cross_kind(rec):
             words = d.split()
             lb = words[1].rstrip(":") if len(words) > 1 else None
             (theirs if last.get(lb, (0, None))[1] == "py" else mine).append(d)
+        # likewise a load balancer a change left other than ACTIVE (or still in the database
+        # after its cascade delete) when a Python replica served its last change
+        na = [e for e in r.get("not_active", []) if last.get(e["lb"], (0, None))[1] == "py"]
+        if na:
+            r["not_active_after_a_python_change"] = na
+            r["not_active"] = [e for e in r["not_active"] if e not in na]
+        for lb in [lb for lb in r.get("lbs_left", {}) if last.get(lb, (0, None))[1] == "py"]:
+            r.setdefault("lbs_left_after_a_python_change", {})[lb] = r["lbs_left"].pop(lb)
         if theirs:
             r["sync"]["differences_after_a_python_change"] = theirs
             r["sync"]["differences"] = mine
@@ -216,8 +225,12 @@ def main():
         want = set(a.only.split(","))
         steps = [s for s in steps if s[0] in want]
     try:
+        fault.preflight(a.keel_bin)
         plane.setup()  # made by the Python replicas: a Python-made LB with a health monitor
         results = fault.windows(a, steps, demo, admin, net, subnet, rec, after)
+    except fault.Unjudgeable as e:
+        print(f"\nmigrate.py CANNOT JUDGE (nothing passes by skipping): {e}", flush=True)
+        sys.exit(2)
     finally:
         plane.close()
     requests.delete(f"{fault.NEUTRON}/networks/{net}", headers={"X-Auth-Token": demo}, timeout=60)

@@ -13,10 +13,17 @@
 # Keel and the worker share one) and the transport URL of vhost "/" (STACK_TRANSPORT_URL); the
 # reference's amphora casts on vhost "/ref" (up.sh's TRANSPORT_URL_REF, STACK_REFERENCE=1).
 #   ci/diff/run.sh --casts [casts.py args, e.g. --out /tmp/casts.json]
+# --amphora-shared: Keel on the reference's own database (`octavia`) and vhost "/ref", whose
+# worker (worker-ref) settles both APIs' casts (ci/diff/amphora_shared.py): amphora load
+# balancers made by one API changed and deleted through the other (migration both ways), or
+# with --bench N each amphora write timed on both sides in one run.
+#   ci/diff/run.sh --amphora-shared [--bench 10] [--out /tmp/amp.json]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 casts=0
+shared=0
 if [[ ${1:-} == --casts ]]; then casts=1; shift; fi
+if [[ ${1:-} == --amphora-shared ]]; then casts=1; shared=1; shift; fi
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/var/tmp/keel-target}"
 port="${KEEL_DIFF_PORT:-9886}"
 state="${DIFF_STATE:-/tmp/keel-diff}"
@@ -31,10 +38,14 @@ if [[ $casts == 1 ]]; then
   source "$root/ci/stack/env.sh" admin 2>/dev/null
   # shellcheck disable=SC1091
   source "$root/ci/stack/common.sh"
-  KEEL_RUN_AGENT=false "$root/ci/keel-conf.sh" "$port" "${STACK_WORKER_DB%%\?*}" > "$state/keel.conf"
+  worker_db="${STACK_WORKER_DB%%\?*}" amqp="$STACK_TRANSPORT_URL"
+  if [[ $shared == 1 ]]; then
+    worker_db="mysql://octavia:$DB_PASS@$HOST:$STACK_DB_PORT/octavia" amqp="$TRANSPORT_URL_REF"
+  fi
+  KEEL_RUN_AGENT=false "$root/ci/keel-conf.sh" "$port" "$worker_db" > "$state/keel.conf"
   cat > "$state/amphora.conf" <<CONF
 [DEFAULT]
-transport_url = $STACK_TRANSPORT_URL
+transport_url = $amqp
 [api_settings]
 enabled_provider_drivers = amphora:The Octavia Amphora driver.,ovn:OVN provider driver
 default_provider_driver = amphora
@@ -58,6 +69,11 @@ for _ in $(seq 200); do
   kill -0 $pid 2>/dev/null || { echo "keel died; see $state/keel.log" >&2; exit 1; }
   sleep 0.1
 done
+if [[ $shared == 1 ]]; then
+  "$py" "$root/ci/diff/amphora_shared.py" --keel "http://127.0.0.1:$port" \
+    --ref "${REF_URL:-http://127.0.0.1:9877}" "$@"
+  exit $?
+fi
 if [[ $casts == 1 ]]; then
   "$py" "$root/ci/diff/casts.py" --keel "http://127.0.0.1:$port" \
     --ref "${REF_URL:-http://127.0.0.1:9877}" \

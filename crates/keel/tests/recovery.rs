@@ -111,6 +111,18 @@ fn nb_backends(lb: &str, vip_key: &str) -> Vec<String> {
     b
 }
 
+/// The `ip:port` keys of a batch body's `members`, sorted (as [`db_members`] gives them).
+fn member_keys(members: &Value) -> Vec<String> {
+    let mut v: Vec<String> = members
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| format!("{}:{}", m["address"].as_str().unwrap(), m["protocol_port"]))
+        .collect();
+    v.sort();
+    v
+}
+
 fn members(port: u16, n: u8) -> Value {
     Value::Array(
         (0..n)
@@ -190,6 +202,11 @@ fn batch_killed_at_any_instant(backend: Backend) {
         assert_eq!(code, 200);
         let port = if round % 2 == 0 { 8080 } else { 9090 };
         let body = json!({ "members": members(port, 200) });
+        // the whole old set or the whole new set, never a mix: a batch update is one change
+        // (read once the previous change settled: PENDING_* rows of both sets are rows too)
+        settled(&keel, &lb);
+        let old = db_members(&keel, &pool);
+        let new = member_keys(&body["members"]);
         let (u, t) = (url.clone(), token.clone());
         let client = std::thread::spawn(move || try_http("PUT", &u, &t, &body));
         std::thread::sleep(Duration::from_millis(delay_ms));
@@ -209,6 +226,24 @@ fn batch_killed_at_any_instant(backend: Backend) {
             nb_backends(&lb, &key),
             "round {round} (kill after {delay_ms} ms, client saw {answered:?}): DB and NB disagree"
         );
+        assert!(
+            db == old || db == new,
+            "round {round} (kill after {delay_ms} ms, client saw {answered:?}): the member set is \
+             neither the whole old set nor the whole new set: {} members, {} of the old {}, {} of \
+             the new {}",
+            db.len(),
+            db.iter().filter(|m| old.contains(m)).count(),
+            old.len(),
+            db.iter().filter(|m| new.contains(m)).count(),
+            new.len()
+        );
+        if answered == Some(202) {
+            // accepted: the new set must have landed
+            assert_eq!(
+                db, new,
+                "round {round} (kill after {delay_ms} ms): the client saw 202, the old set stayed"
+            );
+        }
         if keel.log().matches(TAKEOVER).count() > takeovers {
             recovered += 1;
         }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The HA fault run, by hand (not in CI): with ci/ha/up.sh's topology up, four
+# The HA fault run: with ci/ha/up.sh's topology up (the long run by hand; CI runs it with
+# short windows through ci/ha/ci.sh: --warm 8 --after 12 --settle 90), four
 # clients loop through haproxy while one fault at a time is injected (see
 # fault.py); after each, the checks, then up.sh restarts what was killed.
 # Args go to fault.py (--only 'keel SIGKILL,NB leader kill', --warm, --after,

@@ -214,6 +214,7 @@ fn one_agent_acts_across_kinds_and_the_role_passes_when_the_holder_dies() {
             }
         },
     );
+    let before_restart = keel.log().len();
     keel.restart();
     assert!(
         !common::monitors::agent_held_lock_at_start_number(&keel, 2),
@@ -221,6 +222,18 @@ fn one_agent_acts_across_kinds_and_the_role_passes_when_the_holder_dies() {
     );
     hold_monitor_until(&keel, &token, &lb_id, &port, "offline", &degraded);
     hold_monitor_until(&keel, &token, &lb_id, &port, "online", &all_online);
+    // passive means silent: the two health changes were the Python agent's to report; no
+    // request reached the restarted Keel's provider, so any status report of its own is an
+    // agent duty it performed without the lock
+    let since = keel.log()[before_restart..].to_string();
+    let acted: Vec<&str> = since
+        .lines()
+        .filter(|l| l.contains("status report applied") || l.contains("held=true"))
+        .collect();
+    assert!(
+        acted.is_empty(),
+        "the passive Keel acted while the Python agent held {PY_LOCK}: {acted:?}"
+    );
 
     // 3. the Python agent dies: the waiting Keel takes over
     python.kill();

@@ -59,6 +59,8 @@ fn tcp_traffic_member_changes_health_restart() {
     }
 
     let mut keel = Keel::start(Backend::Sqlite);
+    // what follows judges the agent's work (health, FIPs): this Keel must be the agent
+    common::monitors::assert_agent_active(&keel);
     let token = demo_token();
     let lb = keel.create_lb(&token, &format!("tr-{tag}"), &net.subnet);
     let lb_id = lb["id"].as_str().unwrap().to_string();
@@ -552,6 +554,8 @@ fn udp_connect_monitor() {
         (name("ux"), &net.net),
     ]);
     let keel = Keel::start(Backend::Sqlite);
+    // what follows judges the agent's work (health, FIPs): this Keel must be the agent
+    common::monitors::assert_agent_active(&keel);
     let token = demo_token();
     let lb = keel.create_lb(&token, &format!("tru-{tag}"), &net.subnet);
     let lb_id = lb["id"].as_str().unwrap().to_string();
@@ -666,6 +670,8 @@ fn ipv6_vip_session_persistence_pool_change() {
     }
 
     let keel = Keel::start(Backend::Sqlite);
+    // what follows judges the agent's work (health, FIPs): this Keel must be the agent
+    common::monitors::assert_agent_active(&keel);
     let lb = keel.create_lb(&token, &format!("tr6-{tag}"), &subnet6);
     let lb_id = lb["id"].as_str().unwrap().to_string();
     let _rows = LbGuard(lb_id.clone());
@@ -816,6 +822,9 @@ fn beside_the_reference() {
         m.serve("tcp", 8080);
     }
     let keel = (side == "keel").then(|| Keel::start(Backend::Sqlite));
+    if let Some(k) = &keel {
+        common::monitors::assert_agent_active(k);
+    }
     let endpoint = match &keel {
         Some(k) => Endpoint { url: k.url() },
         None => Endpoint {

@@ -399,6 +399,9 @@ pub async fn post(
         .list(&ListQuery::default().filter("load_balancer_id", lb_id.as_str()))
         .await?;
     port_free(&existing, port, &protocol)?;
+    if let Some(c) = &b.allowed_cidrs {
+        rules::cidrs_fit_vips(&mut tx, &lb_id, &c.0).await?;
+    }
     if let Some(pid) = &b.default_pool_id {
         default_pool_fits(&mut tx, pid, &lb_id, &protocol).await?;
     }
@@ -552,6 +555,9 @@ pub async fn put(
     let Target { row: l, lb, .. } = target::listener(&mut tx, &ctx, &id, "put").await?;
     rules::check_put(&b, &l)?;
     validate_tls_put(&st, &ctx, &b, &l).await?;
+    if let Some(Some(c)) = b.allowed_cidrs.sent() {
+        rules::cidrs_fit_vips(&mut tx, &lb.id, &c.0).await?;
+    }
     let Provider {
         name: pname,
         driver,

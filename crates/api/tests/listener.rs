@@ -197,3 +197,65 @@ async fn listener_post_nulls_answer_as_the_reference() {
         assert_eq!(got["listener"]["connection_limit"], serde_json::Value::Null);
     });
 }
+
+/// listener.py `_validate_cidr_compatible_with_vip` (tempest `_test_listener_create` sends an
+/// IPv4 and an IPv6 CIDR to an IPv4 VIP and expects 400): on create and on update; nothing
+/// is written.
+#[tokio::test]
+async fn allowed_cidrs_must_share_a_vip_ip_version() {
+    each_backend!(common::Setup::noauth(), |env| {
+        let lb = env.active_lb("lb").await;
+        let (_, got) = env
+            .req("GET", &format!("/v2/lbaas/loadbalancers/{lb}"), None)
+            .await;
+        let vip = got["loadbalancer"]["vip_address"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(!vip.contains(':'), "an IPv4 VIP: {vip}");
+        let bad = json!(["192.0.1.0/24", "2001:db8:a0b:12f0::/64"]);
+        let want = format!(
+            "Validation failure: CIDR 2001:db8:a0b:12f0::/64 IP version incompatible with all \
+             VIPs ['{vip}'] IP version."
+        );
+        let (s, b) = env
+            .req(
+                "POST",
+                "/v2/lbaas/listeners",
+                Some(json!({"listener": {
+            "loadbalancer_id": lb, "protocol": "TCP", "protocol_port": 80,
+            "allowed_cidrs": bad}})),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{b}");
+        assert_eq!(b["faultstring"], want.as_str());
+        assert_eq!(env.status_of("load_balancer", &lb).await, "ACTIVE");
+        let (s, b) = env
+            .req(
+                "POST",
+                "/v2/lbaas/listeners",
+                Some(json!({"listener": {
+            "loadbalancer_id": lb, "protocol": "TCP", "protocol_port": 80,
+            "allowed_cidrs": ["192.0.1.0/24"]}})),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{b}");
+        let l = b["listener"]["id"].as_str().unwrap().to_string();
+        env.set_active(&[("load_balancer", &lb), ("listener", &l)])
+            .await;
+        let (s, b) = env
+            .req(
+                "PUT",
+                &format!("/v2/lbaas/listeners/{l}"),
+                Some(json!({"listener": {"allowed_cidrs": bad}})),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{b}");
+        assert_eq!(b["faultstring"], want.as_str());
+        let (_, got) = env
+            .req("GET", &format!("/v2/lbaas/listeners/{l}"), None)
+            .await;
+        assert_eq!(got["listener"]["allowed_cidrs"], json!(["192.0.1.0/24"]));
+        assert_eq!(env.status_of("load_balancer", &lb).await, "ACTIVE");
+    });
+}

@@ -235,3 +235,47 @@ pub fn check_put(b: &ListenerPut, l: &ListenerRow) -> Result<(), ApiError> {
     }
     Ok(())
 }
+
+/// listener.py `_validate_cidr_compatible_with_vip`, on create (the graph's listeners too) and
+/// on an update sending a non-empty list: 400 `Allowed CIDRs are not allowed when using
+/// custom VIP Security Groups.` when the load balancer has `vip_sg_ids`; 400 `CIDR <cidr> IP
+/// version incompatible with all VIPs ['<vip>', …] IP version.` for the first CIDR whose IP
+/// version no VIP (the VIP, then the additional VIPs) shares. Checked in the API, before any
+/// provider sees the list (the OVN provider then answers 501 to any).
+pub async fn cidrs_fit_vips(
+    tx: &mut octavia_db::Tx,
+    lb_id: &str,
+    cidrs: &[String],
+) -> Result<(), ApiError> {
+    if cidrs.is_empty() {
+        return Ok(());
+    }
+    if !tx.vip_sg_ids(lb_id).await?.is_empty() {
+        return Err(ApiError::Validation(
+            "Allowed CIDRs are not allowed when using custom VIP Security Groups.".into(),
+        ));
+    }
+    let mut vips: Vec<String> = tx
+        .vip(lb_id)
+        .await?
+        .and_then(|v| v.ip_address)
+        .into_iter()
+        .collect();
+    vips.extend(
+        tx.additional_vips(lb_id)
+            .await?
+            .into_iter()
+            .filter_map(|a| a.ip_address),
+    );
+    let v6 = |s: &str| s.contains(':');
+    for cidr in cidrs {
+        if !vips.is_empty() && !vips.iter().any(|vip| v6(vip) == v6(cidr)) {
+            let listed: Vec<String> = vips.iter().map(|v| format!("'{v}'")).collect();
+            return Err(ApiError::Validation(format!(
+                "CIDR {cidr} IP version incompatible with all VIPs [{}] IP version.",
+                listed.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}

@@ -278,6 +278,9 @@ pub async fn create(
         crate::listener::validate_enabled(st.config(), b, &protocol)?;
         crate::listener::validate_protocol(b, &protocol)?;
         crate::listener::validate_tls_create(st, token, b).await?;
+        if let Some(c) = &b.allowed_cidrs {
+            crate::listener::rules::cidrs_fit_vips(tx, &lb.id, &c.0).await?;
+        }
         if ports
             .iter()
             .any(|(p, n)| *n == port && port_space(p) == port_space(&protocol))

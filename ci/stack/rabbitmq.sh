@@ -15,6 +15,8 @@
 #   rabbitmq.sh env         print STACK_TRANSPORT_URL=… and STACK_RABBITMQCTL=…
 #   rabbitmq.sh quiet-system  (install.sh) stop the node/epmd Debian's package may have started,
 #                           by PID, and mask/disable its services so they do not come back
+# With STACK_SLOT=N and a STACK_STATE of its own (mode 755), a throw-away extra node beside
+# the stack's (the fault tests; README "Extra nodes"): the caller stops it by its PID files.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 RMQ_BIN=/usr/lib/rabbitmq/bin

@@ -16,62 +16,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Backend, Keel, NeutronNet, admin_token, demo_token, env, free_port, wait_for};
+use common::amphora::{amphora_conf, keel_on_worker_db, post, rabbitmqctl, wait_gone, wait_status};
+use common::{Keel, NeutronNet, admin_token, demo_token, env, free_port, wait_for};
 use serde_json::{Value, json};
-
-/// `octavia.conf` text beside the harness's: both providers, amphora the default (as kolla's
-/// rendered file leaves it), the noop network driver of upstream's noop job, no OVN agent.
-fn amphora_conf(transport_url: &str, network_driver: &str) -> String {
-    format!(
-        "[DEFAULT]\ntransport_url = {transport_url}\n\
-         [api_settings]\nenabled_provider_drivers = amphora:The Octavia Amphora driver.,ovn:OVN provider driver\n\
-         default_provider_driver = amphora\n\
-         [controller_worker]\nnetwork_driver = {network_driver}\n\
-         [keel]\nrun_agent = false\nrpc_cast_timeout = 3\n"
-    )
-}
-
-fn keel_on_worker_db(extra: &str) -> Keel {
-    // the worker reads what Keel writes: one database for both
-    // (its URL without the `?charset=` query: the harness reads the database name off the end)
-    let url = env("STACK_WORKER_DB");
-    let url = url.split('?').next().unwrap_or_default().to_string();
-    Keel::start_extra(Backend::Shared(url), extra)
-}
-
-/// Polls `GET path` until `key`'s `provisioning_status` is `want` (60 s: the worker's flows
-/// take 0.3–2 s each here); panics on ERROR.
-fn wait_status(keel: &Keel, token: &str, path: &str, key: &str, want: &str) -> Value {
-    wait_for(&format!("{path} {want}"), Duration::from_secs(60), || {
-        let (code, body) = keel.api("GET", path, token, None);
-        let obj = &body[key];
-        match (code, obj["provisioning_status"].as_str()) {
-            (200, Some(s)) if s == want => Ok(obj.clone()),
-            (200, Some("ERROR")) if want != "ERROR" => panic!("{path} went ERROR: {obj}"),
-            _ => Err(format!("{code} {body}")),
-        }
-    })
-}
-
-/// Polls until `GET path` answers 404 (the worker marked the object DELETED).
-fn wait_gone(keel: &Keel, token: &str, path: &str) {
-    wait_for(&format!("{path} gone"), Duration::from_secs(60), || {
-        let (code, body) = keel.api("GET", path, token, None);
-        if code == 404 {
-            Ok(())
-        } else {
-            Err(format!("{code} {body}"))
-        }
-    });
-}
-
-fn post(keel: &Keel, token: &str, path: &str, body: Value) -> Value {
-    let (code, out) = keel.api("POST", path, token, Some(&body));
-    assert_eq!(code, 201, "POST {path} {body}: {out}");
-    out.as_object()
-        .and_then(|o| o.values().next().cloned())
-        .unwrap()
-}
 
 #[test]
 fn amphora_tree_lives_and_dies_through_the_python_worker() {
@@ -515,23 +462,6 @@ fn noop_network_driver_takes_ids_that_exist_nowhere() {
         body["faultstring"],
         format!("Network {network} not found."),
         "{body}"
-    );
-}
-
-/// `rabbitmqctl` against the stack's node (`STACK_RABBITMQCTL`, a command line).
-fn rabbitmqctl(args: &[&str]) {
-    let cmd = env("STACK_RABBITMQCTL");
-    let mut words = cmd.split_whitespace();
-    let out = std::process::Command::new(words.next().unwrap())
-        .args(words)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "rabbitmqctl {args:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
     );
 }
 

@@ -31,6 +31,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+pub mod amphora;
 pub mod dataplane;
 pub mod fluentd;
 pub mod monitors;

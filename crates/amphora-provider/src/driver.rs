@@ -206,13 +206,13 @@ impl ProviderDriver for AmphoraProvider {
     async fn listener_create(&self, listener: Listener) -> Result<(), ProviderError> {
         checks::listener_protocol(listener.protocol.as_deref())?;
         checks::alpn_protocols(listener.alpn_protocols.as_deref())?;
-        self.cast("create_listener", payload::listener(&listener))
+        self.cast("create_listener", payload::listener_create(&listener))
             .await
     }
 
     #[tracing::instrument(skip_all, fields(listener_id = %listener.listener_id), err)]
     async fn listener_delete(&self, listener: Listener) -> Result<(), ProviderError> {
-        self.cast("delete_listener", payload::listener(&listener))
+        self.cast("delete_listener", payload::listener_delete(&listener))
             .await
     }
 

@@ -9,6 +9,14 @@
 //! reference's full key list, `null` where Keel has `None`; an *update* object has only the
 //! fields the request changed, rendered as they are. TLS container data (certificates and
 //! private keys) is never sent: see the crate README.
+//!
+//! The reference's API converts two kinds of object (octavia/api/v2/controllers): a create
+//! converts the *data model* its repository's `create` returns (every attribute set), an
+//! update or delete the *ORM object* of `_get_db_*` (`get_orm`), whose `to_dict()` holds
+//! only the relationships loaded by then — `Listener.default_pool` and
+//! `Pool.session_persistence` never are on those paths, `Pool.health_monitor` and
+//! `Pool.members` are set afterwards only when there is a monitor / a member
+//! (`db_pool_to_provider_pool`).
 
 use provider::{HealthMonitor, L7Policy, L7Rule, Listener, LoadBalancer, Member, Pool};
 use serde::Serialize;
@@ -266,21 +274,28 @@ pub fn lb_update(old: &LoadBalancer, new: &LoadBalancer) -> Args {
     ])
 }
 
-/// A whole listener (`db_listener_to_provider_listener(...).to_dict()`): `default_pool` is
-/// `null` without a default pool and absent with one; lists (`sni_container_refs`,
-/// `allowed_cidrs`, set `tls_versions` / `alpn_protocols`) are dropped.
+/// A whole listener of an ORM object (`db_listener_to_provider_listener(...).to_dict()` on
+/// the update and delete paths): `default_pool` absent (not loaded); lists
+/// (`sni_container_refs`, `allowed_cidrs`, set `tls_versions` / `alpn_protocols`) dropped.
 pub fn listener_row(l: &Listener) -> Map<String, Value> {
     let mut m = map_of(l);
     m.remove("default_pool");
     fill(&mut m, LISTENER_KEYS);
-    if !matches!(l.default_pool_id, Some(Some(_))) {
-        m.insert("default_pool".into(), Value::Null);
-    }
     flat(m)
 }
 
-/// `create_listener` / `delete_listener`: `listener`.
-pub fn listener(l: &Listener) -> Args {
+/// `create_listener`: `listener`, the data model's: as [`listener_row`], plus `default_pool`
+/// `null` without a default pool (a set one is a nested model, dropped).
+pub fn listener_create(l: &Listener) -> Args {
+    let mut m = listener_row(l);
+    if !matches!(l.default_pool_id, Some(Some(_))) {
+        m.insert("default_pool".into(), Value::Null);
+    }
+    args([("listener", Value::Object(m))])
+}
+
+/// `delete_listener`: `listener` ([`listener_row`]).
+pub fn listener_delete(l: &Listener) -> Args {
     args([("listener", Value::Object(listener_row(l)))])
 }
 
@@ -299,16 +314,23 @@ fn session_persistence(m: &mut Map<String, Value>) {
     }
 }
 
-/// A whole pool, non-recursive (`original_pool`): members dropped, `healthmonitor` `null`
-/// without a monitor and absent with one.
+/// A whole pool of an ORM object, non-recursive (`original_pool`, pool.py `put`): members
+/// and `healthmonitor` absent (a set monitor is a nested model, dropped; none leaves it
+/// Unset); `session_persistence` as the API passes it (pool.py reads it only to complete
+/// a request's persistence that names no `type`).
 fn pool_row(p: &Pool) -> Map<String, Value> {
     let mut m = map_of(p);
     fill(&mut m, POOL_KEYS);
+    m.remove("healthmonitor");
+    if p.session_persistence.is_none() {
+        m.remove("session_persistence");
+    }
     session_persistence(&mut m);
     flat(m)
 }
 
-/// A whole pool, recursive (`to_dict(recurse=True)`): members and monitor rendered whole.
+/// A whole pool, recursive (`to_dict(recurse=True)`) of the data model a create converts:
+/// members and monitor rendered whole, `healthmonitor` `null` and `members` `[]` when none.
 fn pool_recursive(p: &Pool) -> Map<String, Value> {
     let mut m = map_of(p);
     fill(&mut m, POOL_KEYS);
@@ -354,9 +376,19 @@ pub fn pool_create(p: &Pool) -> Args {
     args([("pool", Value::Object(pool_converted(pool_recursive(p))))])
 }
 
-/// `delete_pool`: `pool` (recursive, not converted).
+/// `delete_pool`: `pool` (recursive, not converted) of the ORM object pool.py `delete`
+/// converts: `session_persistence` absent, `healthmonitor` only with a monitor, `members`
+/// only when there is one.
 pub fn pool_delete(p: &Pool) -> Args {
-    args([("pool", Value::Object(pool_recursive(p)))])
+    let mut m = pool_recursive(p);
+    m.remove("session_persistence");
+    if p.healthmonitor.is_none() {
+        m.remove("healthmonitor");
+    }
+    if p.members.as_ref().is_none_or(Vec::is_empty) {
+        m.remove("members");
+    }
+    args([("pool", Value::Object(m))])
 }
 
 /// `update_pool`: `original_pool` (non-recursive), `pool_updates` (the changed fields,
@@ -408,7 +440,10 @@ pub fn member_update(old: &Member, new: &Member) -> Args {
 /// `batch_update_members`: `old_members` (rows of the members the batch deletes, as
 /// [`DbMember::to_dict`]), `new_members` (whole provider members not in the pool yet),
 /// `updated_members` (the others: `member_id` → `id`, `address` → `ip_address`,
-/// `admin_state_up` → `enabled`). Lists keep the request's and the pool's order.
+/// `admin_state_up` → `enabled`). `new_members` and `updated_members` keep the request's
+/// order; `old_members` the order of the reference's `db_pool.members`, a lazy load with no
+/// ORDER BY that InnoDB answers from the only index leading with `pool_id`,
+/// `uq_member_pool_id_address_protocol_port`: by `ip_address`, then `protocol_port`.
 pub fn member_batch(existing: &[DbMember], members: &[Member]) -> Args {
     let mut new_members = Vec::new();
     let mut updated = Vec::new();
@@ -423,9 +458,15 @@ pub fn member_batch(existing: &[DbMember], members: &[Member]) -> Args {
             new_members.push(Value::Object(member_row(x)));
         }
     }
-    let old: Vec<Value> = existing
+    let mut old: Vec<&DbMember> = existing
         .iter()
         .filter(|e| !members.iter().any(|x| x.member_id == e.id))
+        .collect();
+    old.sort_by(|a, b| {
+        (a.ip_address.as_str(), a.protocol_port).cmp(&(b.ip_address.as_str(), b.protocol_port))
+    });
+    let old: Vec<Value> = old
+        .into_iter()
         .map(|e| Value::Object(e.to_dict()))
         .collect();
     args([

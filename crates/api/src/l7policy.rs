@@ -383,10 +383,10 @@ pub async fn policy_model(tx: &mut Tx, p: &L7PolicyRow) -> Result<provider::L7Po
         project_id: p.project_id.clone(),
         action: Some(p.action.clone()),
         position: Some(i64::from(p.position)),
-        redirect_pool_id: p.redirect_pool_id.clone(),
-        redirect_url: p.redirect_url.clone(),
-        redirect_prefix: p.redirect_prefix.clone(),
-        redirect_http_code: p.redirect_http_code.map(i64::from),
+        redirect_pool_id: p.redirect_pool_id.clone().map(Some),
+        redirect_url: p.redirect_url.clone().map(Some),
+        redirect_prefix: p.redirect_prefix.clone().map(Some),
+        redirect_http_code: p.redirect_http_code.map(|c| Some(i64::from(c))),
         rules: Some(rules.iter().map(l7rule::rule_model).collect()),
     })
 }
@@ -759,10 +759,11 @@ fn put_changes(
         }
     }
     new.action = action;
-    new.redirect_pool_id = d.redirect_pool_id.value().cloned();
-    new.redirect_url = d.redirect_url.value().cloned();
-    new.redirect_prefix = d.redirect_prefix.value().cloned();
-    new.redirect_http_code = code.map(i64::from);
+    // each redirect attribute the sanitized body holds, a cleared one as null
+    new.redirect_pool_id = d.redirect_pool_id.sent().map(Option::<&String>::cloned);
+    new.redirect_url = d.redirect_url.sent().map(Option::<&String>::cloned);
+    new.redirect_prefix = d.redirect_prefix.sent().map(Option::<&String>::cloned);
+    new.redirect_http_code = d.redirect_http_code.given().then(|| code.map(i64::from));
     new.position = b.position.value().copied();
     ch
 }

@@ -423,19 +423,19 @@ pub async fn post(
     } else {
         octavia_db::ListenerAttachments::default()
     };
-    call_provider(
-        &mut tx,
-        &pname,
-        driver.listener_create(provider_model::listener_model_with(&row, &att)),
-    )
-    .await?;
+    let mut model = provider_model::listener_model_with(&row, &att);
+    // listener.py `post` converts the data model the repository's create returns, whose
+    // `insert_headers` is `{}` for a NULL column (octavia/common/data_models.py `Listener`)
+    model.insert_headers.get_or_insert_with(|| json!({}));
+    call_provider(&mut tx, &pname, driver.listener_create(model)).await?;
     let body = render::render_listener_with(&row, att);
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"listener": body}))).into_response())
 }
 
-/// The column changes of a PUT and the attributes the driver's new model carries: each
-/// attribute sent is written, a `null` as listener.py's `_set_default_on_none` and
+/// The column changes of a PUT and the attributes the driver's new model carries (every
+/// attribute sent, as listener.py `put` hands `listener.to_dict(render_unsets=False)` to the
+/// driver): each attribute sent is written, a `null` as listener.py's `_set_default_on_none` and
 /// `to_dict` make it (`connection_limit` -1, the timeouts their configured defaults,
 /// `client_authentication` NONE, the TLS versions / ALPN protocols their defaults, the HSTS
 /// flags and `admin_state_up` false; `default_pool_id: null` removes the pool).
@@ -466,30 +466,36 @@ fn put_changes(
         ch.push(("connection_limit", v.into()));
         new.connection_limit = v.map(i64::from);
     }
-    for (col, v, d) in [
+    for (col, v, d, field) in [
         (
             "timeout_client_data",
             &b.timeout_client_data,
             cfg.timeout_client_data,
+            &mut new.timeout_client_data,
         ),
         (
             "timeout_member_connect",
             &b.timeout_member_connect,
             cfg.timeout_member_connect,
+            &mut new.timeout_member_connect,
         ),
         (
             "timeout_member_data",
             &b.timeout_member_data,
             cfg.timeout_member_data,
+            &mut new.timeout_member_data,
         ),
         (
             "timeout_tcp_inspect",
             &b.timeout_tcp_inspect,
             cfg.timeout_tcp_inspect,
+            &mut new.timeout_tcp_inspect,
         ),
     ] {
         if let Some(v) = v.sent() {
-            ch.push((col, int_or(v, d).into()));
+            let v = int_or(v, d);
+            ch.push((col, v.into()));
+            *field = v.map(i64::from);
         }
     }
     if let Some(v) = b.default_pool_id.sent() {
@@ -499,19 +505,26 @@ fn put_changes(
     }
     if let Some(v) = b.default_tls_container_ref.sent() {
         ch.push(("tls_certificate_id", v.cloned().into()));
+        new.default_tls_container_ref = v.cloned();
     }
     if let Some(v) = b.insert_headers.sent() {
         ch.push((
             "insert_headers",
             v.map(crate::pickle::dumps_str_dict).into(),
         ));
+        // a sent null stays null (octavia-lib's None, not Unset)
+        new.insert_headers = Some(v.map_or(Value::Null, |m| Value::Object(m.clone())));
     }
+    new.client_ca_tls_container_ref = b.client_ca_tls_container_ref.clone();
+    new.client_crl_container_ref = b.client_crl_container_ref.clone();
     if let Some(v) = b.client_authentication.sent() {
         let v = v.cloned().unwrap_or_else(|| "NONE".into());
-        ch.push(("client_authentication", v.into()));
+        ch.push(("client_authentication", v.clone().into()));
+        new.client_authentication = Some(v);
     }
     if let Some(v) = b.tls_ciphers.sent() {
         ch.push(("tls_ciphers", v.cloned().into()));
+        new.tls_ciphers = v.cloned();
     }
     let or_default =
         |v: Option<&Strings>, d: &[&str]| v.map_or_else(|| rules::owned(d), |l| l.0.clone());
@@ -528,15 +541,17 @@ fn put_changes(
     if let Some(v) = b.hsts_max_age.sent() {
         let v = v.and_then(|v| i32::try_from(*v).ok());
         ch.push(("hsts_max_age", v.into()));
+        new.hsts_max_age = v.map(i64::from);
     }
     if let Some(v) = b.hsts_include_subdomains.sent() {
-        ch.push((
-            "hsts_include_subdomains",
-            v.copied().unwrap_or(false).into(),
-        ));
+        let v = v.copied().unwrap_or(false);
+        ch.push(("hsts_include_subdomains", v.into()));
+        new.hsts_include_subdomains = Some(v);
     }
     if let Some(v) = b.hsts_preload.sent() {
-        ch.push(("hsts_preload", v.copied().unwrap_or(false).into()));
+        let v = v.copied().unwrap_or(false);
+        ch.push(("hsts_preload", v.into()));
+        new.hsts_preload = Some(v);
     }
     ch
 }

@@ -655,7 +655,18 @@ pub async fn put(
         .into_iter()
         .map(|l| l.id)
         .collect();
-    let old = provider_model::pool_model(&mut tx, &p).await?;
+    let mut old = provider_model::pool_model(&mut tx, &p).await?;
+    // pool.py `put` reads the stored persistence (so the ORM object the original pool is
+    // converted from holds it, `null` when none) only to complete a sent one without `type`
+    old.session_persistence = if b
+        .session_persistence
+        .value()
+        .is_some_and(|o| o.r#type.value().is_none_or(String::is_empty))
+    {
+        Some(old.session_persistence.unwrap_or(Value::Null))
+    } else {
+        None
+    };
     tx.lock_lb_for_child(&lb.id, &listener_ids, ProvisioningStatus::PendingUpdate)
         .await?;
     let mut new = provider::Pool {

@@ -8,7 +8,7 @@ use octavia_db::{
 use serde_json::{Value, json};
 
 use crate::fault::ApiError;
-use crate::related::{pool_hm, pool_listeners, pool_members};
+use crate::related::{pool_first_listener_id, pool_hm, pool_members};
 
 /// Provider `LoadBalancer` of a row (+ its VIP); `flavor`/`availability_zone` are `{}`.
 pub async fn lb_model(
@@ -180,14 +180,10 @@ pub fn sp_model(s: &SessionPersistenceRow) -> Value {
     v
 }
 
-/// Provider `Pool` of a row with its members and monitor.
+/// Provider `Pool` of a row with its members, monitor and first listener.
 pub async fn pool_model(tx: &mut Tx, p: &PoolRow) -> Result<provider::Pool, ApiError> {
     let sp: Option<SessionPersistenceRow> = tx.find(&p.id).await?;
-    let listener_id = pool_listeners(tx, &p.id)
-        .await?
-        .into_iter()
-        .next()
-        .map(|l| l.id);
+    let listener_id = pool_first_listener_id(tx, &p.id).await?;
     let members = pool_members(tx, &p.id)
         .await?
         .iter()

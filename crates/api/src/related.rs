@@ -3,7 +3,9 @@
 //! non-DELETED), and the batched reads of a list page (tags, rows by a column, 500 ids per
 //! statement).
 
-use octavia_db::{HealthMonitorRow, ListQuery, ListenerRow, MemberRow, PoolRow, Tx};
+use octavia_db::{
+    HealthMonitorRow, L7PolicyRow, L7RuleRow, ListQuery, ListenerRow, MemberRow, PoolRow, Tx,
+};
 use provider::ProvisioningStatus;
 
 use crate::fault::ApiError;
@@ -37,6 +39,30 @@ pub async fn pool_listeners(tx: &mut Tx, pool_id: &str) -> Result<Vec<ListenerRo
         .into_iter()
         .filter(|l| l.provisioning_status != ProvisioningStatus::Deleted)
         .collect())
+}
+
+/// The first of the reference's `Pool.listeners` (octavia/db/models.py): a listener whose
+/// default pool it is, else the listener of the first enabled L7 policy with at least one
+/// rule redirecting to it (`db_pool_to_provider_pool`'s `listener_id`).
+pub async fn pool_first_listener_id(
+    tx: &mut Tx,
+    pool_id: &str,
+) -> Result<Option<String>, ApiError> {
+    if let Some(l) = pool_listeners(tx, pool_id).await?.into_iter().next() {
+        return Ok(Some(l.id));
+    }
+    let policies: Vec<L7PolicyRow> = tx
+        .list(&ListQuery::default().filter("redirect_pool_id", pool_id))
+        .await?;
+    for p in policies.into_iter().filter(|p| p.enabled) {
+        let rules: Vec<L7RuleRow> = tx
+            .list(&ListQuery::default().filter("l7policy_id", p.id.as_str()))
+            .await?;
+        if !rules.is_empty() {
+            return Ok(Some(p.listener_id));
+        }
+    }
+    Ok(None)
 }
 
 /// The pool's health monitor, if any (non-DELETED).

@@ -318,14 +318,33 @@ pub struct L7Policy {
     pub action: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub redirect_pool_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub redirect_url: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub redirect_prefix: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub redirect_http_code: Option<i64>,
+    /// The four redirect attributes have octavia-lib's three states (as
+    /// [`Listener::default_pool_id`]): an update's `Some(None)` is the null
+    /// l7policy.py `put` passes for the attributes `sanitize_l7policy_api_args` cleared.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "null_is_some"
+    )]
+    pub redirect_pool_id: Option<Option<String>>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "null_is_some"
+    )]
+    pub redirect_url: Option<Option<String>>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "null_is_some"
+    )]
+    pub redirect_prefix: Option<Option<String>>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "null_is_some"
+    )]
+    pub redirect_http_code: Option<Option<i64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rules: Option<Vec<L7Rule>>,
 }

@@ -8,7 +8,8 @@ octavia/api/drivers/utils.py (as the API controllers do), hands them to
 octavia.api.drivers.amphora_driver.v2.driver.AmphoraProviderDriver with its RPC client and
 DB session mocked, and writes each cast's method and kwargs to casts.json; each refusal's
 error class and texts to refusals.json; the flavor / AZ validation outcomes to
-metadata.json. The Rust tests read those files only.
+metadata.json. The Rust tests read those files only. The `orm_*` casts convert ORM objects
+read back from an in-memory SQLite database, as the update and delete controllers do.
 """
 import datetime
 import json
@@ -39,6 +40,9 @@ ME3 = 'b1c5e8a6-0000-4000-8000-0000000000c3'
 HM = 'b1c5e8a6-0000-4000-8000-0000000000d1'
 L7P = 'b1c5e8a6-0000-4000-8000-0000000000e1'
 L7R = 'b1c5e8a6-0000-4000-8000-0000000000f1'
+LI2 = 'b1c5e8a6-0000-4000-8000-0000000000a2'
+PO2 = 'b1c5e8a6-0000-4000-8000-0000000000b2'
+PO3 = 'b1c5e8a6-0000-4000-8000-0000000000b3'
 PRJ = 'a1b2c3d4e5f60718293a4b5c6d7e8f90'
 NET = 'b1c5e8a6-0000-4000-8000-000000000e01'
 SUB = 'b1c5e8a6-0000-4000-8000-000000000501'
@@ -201,12 +205,7 @@ def main():
     # --- listener ---
     li = driver_utils.db_listener_to_provider_listener(db_listener())
     record('listener_create', d, d.listener_create, li)
-    record('listener_delete', d, d.listener_delete, li)
-    new = driver_utils.listener_dict_to_provider_dict(
-        {'id': LI, 'name': 'l2', 'enabled': False, 'connection_limit': 100,
-         'default_pool_id': None, 'timeout_client_data': 1000})
-    record('listener_update', d, d.listener_update, li,
-           pdm.Listener.from_dict(new))
+    # (delete and update convert ORM objects: orm_casts)
 
     # a TERMINATED_HTTPS-like listener with lists and a default pool (no certificates: the
     # cert manager is not reached) — lists and the nested pool are dropped by to_dict()
@@ -219,15 +218,12 @@ def main():
     li2.insert_headers = {'X-Forwarded-For': 'true'}
     pl2 = driver_utils.db_listener_to_provider_listener(li2)
     record('listener_create_lists', d, d.listener_create, pl2)
-    # a pool with a listener and list columns: recursive for create, flat for original_pool
+    # a pool with a listener and list columns: recursive for create
     po2 = db_pool(listeners=[db_listener('HTTP')], sp=False)
     po2.tls_versions = ['TLSv1.2', 'TLSv1.3']
     po2.alpn_protocols = ['h2']
     pp2 = driver_utils.db_pool_to_provider_pool(po2)
     record('pool_create_lists', d, d.pool_create, pp2)
-    new = driver_utils.pool_dict_to_provider_dict(
-        {'id': PO, 'tls_versions': ['TLSv1.3'], 'description': 'x'})
-    record('pool_update_lists', d, d.pool_update, pp2, pdm.Pool.from_dict(new))
 
     # --- pool ---
     pool = driver_utils.db_pool_to_provider_pool(db_pool())
@@ -235,14 +231,6 @@ def main():
     pool_full = driver_utils.db_pool_to_provider_pool(
         db_pool(members=[db_member()], hm=db_hm()))
     record('pool_create_with_children', d, d.pool_create, pool_full)
-    record('pool_delete', d, d.pool_delete, pool_full)
-    new = driver_utils.pool_dict_to_provider_dict(
-        {'id': PO, 'name': 'p2', 'enabled': False,
-         'lb_algorithm': 'LEAST_CONNECTIONS'})
-    record('pool_update', d, d.pool_update, pool_full, pdm.Pool.from_dict(new))
-    new = driver_utils.pool_dict_to_provider_dict(
-        {'id': PO, 'session_persistence': None})
-    record('pool_update_sp_none', d, d.pool_update, pool, pdm.Pool.from_dict(new))
 
     # --- member ---
     member = driver_utils.db_member_to_provider_member(db_member())
@@ -292,6 +280,8 @@ def main():
     record('l7rule_update', d, d.l7rule_update, rule,
            pdm.L7Rule.from_dict(new))
 
+    orm_casts(d)
+
     # the admin API's casts (octavia/api/v2/controllers/amphora.py)
     for m in ('failover_amphora', 'delete_amphora', 'update_amphora_agent_config'):
         casts[m] = {'method': m, 'args': {'amphora_id': 'amp-1'}}
@@ -302,6 +292,130 @@ def main():
 
     refusals(d)
     metadata(d)
+
+
+def orm_session():
+    """A session on an in-memory SQLite database with Octavia's tables."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.orm import sessionmaker
+    from octavia.db import base_models
+    engine = create_engine('sqlite://')
+    base_models.BASE.metadata.create_all(engine)
+    return sessionmaker(bind=engine)
+
+
+def orm_casts(d):
+    """The update and delete paths: the controllers convert ORM objects (`_get_db_*` is
+    `get_orm`), whose to_dict() holds only the relationships loaded by then; each block
+    touches what the controller touches before converting."""
+    from octavia.db import models
+    from octavia.api.v2.types import l7policy as l7policy_types
+    from octavia.common import validate
+    new_session = orm_session()
+    s = new_session()
+    listener = dict(project_id=PRJ, load_balancer_id=LB, protocol_port=80,
+                    connection_limit=-1, enabled=True, provisioning_status='ACTIVE',
+                    operating_status='ONLINE', timeout_client_data=50000,
+                    timeout_member_connect=5000, timeout_member_data=50000,
+                    timeout_tcp_inspect=0, client_authentication='NONE',
+                    hsts_include_subdomains=False, hsts_preload=False)
+    # LI: HTTP, a default pool, headers; LI2: TCP, nothing
+    s.add(models.Pool(id=PO, project_id=PRJ, name='p1', protocol='HTTP',
+                      lb_algorithm='ROUND_ROBIN', enabled=True, load_balancer_id=LB,
+                      provisioning_status='ACTIVE', operating_status='ONLINE',
+                      tls_enabled=False, created_at=T0))
+    s.add(models.SessionPersistence(pool_id=PO, type='APP_COOKIE', cookie_name='c1'))
+    s.add(models.HealthMonitor(id=HM, project_id=PRJ, pool_id=PO, type='HTTP', delay=5,
+                               timeout=3, fall_threshold=3, rise_threshold=2,
+                               http_method='GET', url_path='/', expected_codes='200',
+                               enabled=True, provisioning_status='ACTIVE',
+                               operating_status='ONLINE', name='hm1', http_version=1.1))
+    s.add(models.Member(id=ME, project_id=PRJ, pool_id=PO, ip_address='10.0.0.10',
+                        protocol_port=8080, weight=1, backup=False, enabled=True,
+                        subnet_id=SUB, operating_status='NO_MONITOR',
+                        provisioning_status='ACTIVE', name='m1', vnic_type='normal',
+                        created_at=T0))
+    s.add(models.Pool(id=PO2, project_id=PRJ, name='p2', protocol='TCP',
+                      lb_algorithm='LEAST_CONNECTIONS', enabled=True,
+                      load_balancer_id=LB, provisioning_status='ACTIVE',
+                      operating_status='ONLINE', tls_enabled=False, created_at=T0))
+    s.add(models.Listener(id=LI, name='l1', protocol='HTTP', peer_port=1025,
+                          insert_headers={'X-Forwarded-For': 'true'},
+                          default_pool_id=PO, **listener))
+    s.add(models.Listener(id=LI2, name='l2', protocol='TCP', peer_port=1026,
+                          insert_headers=None, **listener))
+    # PO3: no listener of its own, an L7 policy with a rule redirects to it
+    s.add(models.Pool(id=PO3, project_id=PRJ, name='p3', protocol='HTTP',
+                      lb_algorithm='ROUND_ROBIN', enabled=True, load_balancer_id=LB,
+                      provisioning_status='ACTIVE', operating_status='ONLINE',
+                      tls_enabled=False, created_at=T0))
+    s.add(models.SessionPersistence(pool_id=PO3, type='APP_COOKIE', cookie_name='c'))
+    s.add(models.L7Policy(id=L7P, name='pol1', listener_id=LI, action='REDIRECT_TO_POOL',
+                          redirect_pool_id=PO3, position=1, enabled=True,
+                          provisioning_status='ACTIVE', operating_status='ONLINE',
+                          project_id=PRJ))
+    s.add(models.L7Rule(id=L7R, l7policy_id=L7P, type='PATH', compare_type='STARTS_WITH',
+                        value='/api', invert=False, enabled=True,
+                        provisioning_status='ACTIVE', operating_status='ONLINE',
+                        project_id=PRJ))
+    s.commit()
+
+    # listener.py delete / put
+    s = new_session()
+    db = s.query(models.Listener).filter_by(id=LI2).first()
+    record('orm_listener_delete', d, d.listener_delete,
+           driver_utils.db_listener_to_provider_listener(db, for_delete=True))
+    s = new_session()
+    db = s.query(models.Listener).filter_by(id=LI).first()
+    new = driver_utils.listener_dict_to_provider_dict(
+        {'id': LI, 'name': 'l1-u', 'timeout_client_data': 12345,
+         'timeout_tcp_inspect': 10, 'insert_headers': {'X-Forwarded-Port': 'true'},
+         'client_authentication': 'NONE', 'tls_ciphers': 'ECDHE', 'hsts_max_age': 5,
+         'hsts_include_subdomains': True, 'hsts_preload': False})
+    record('orm_listener_update', d, d.listener_update,
+           driver_utils.db_listener_to_provider_listener(db, for_delete=True),
+           pdm.Listener.from_dict(new))
+
+    # pool.py put: `_get_affected_listener_ids` reads pool.listeners first
+    s = new_session()
+    db = s.query(models.Pool).filter_by(id=PO3).first()
+    [li.id for li in db.listeners]
+    new = driver_utils.pool_dict_to_provider_dict(
+        {'id': PO3, 'name': 'p3-u', 'lb_algorithm': 'SOURCE_IP',
+         'session_persistence': None})
+    record('orm_pool_update', d, d.pool_update,
+           driver_utils.db_pool_to_provider_pool(db, for_delete=True),
+           pdm.Pool.from_dict(new))
+    # a sent persistence without type: put reads the stored one first
+    s = new_session()
+    db = s.query(models.Pool).filter_by(id=PO).first()
+    if db.session_persistence and db.session_persistence.type:
+        pass
+    [li.id for li in db.listeners]
+    new = driver_utils.pool_dict_to_provider_dict(
+        {'id': PO, 'session_persistence': {'type': 'APP_COOKIE', 'cookie_name': 'c2'}})
+    record('orm_pool_update_sp_without_type', d, d.pool_update,
+           driver_utils.db_pool_to_provider_pool(db, for_delete=True),
+           pdm.Pool.from_dict(new))
+
+    # pool.py delete: l7policies, then listeners
+    for name, pid in (('orm_pool_delete', PO2), ('orm_pool_delete_children', PO)):
+        s = new_session()
+        db = s.query(models.Pool).filter_by(id=pid).first()
+        db.l7policies
+        [li.id for li in db.listeners]
+        record(name, d, d.pool_delete,
+               driver_utils.db_pool_to_provider_pool(db, for_delete=True))
+
+    # l7policy.py put: the sanitized body, as L7PolicyPUT renders it
+    s = new_session()
+    db = s.query(models.L7Policy).filter_by(id=L7P).first()
+    body = validate.sanitize_l7policy_api_args({'action': 'REJECT', 'name': 'pol-u'})
+    body = l7policy_types.L7PolicyPUT(**body).to_dict(render_unsets=False)
+    body['id'] = L7P
+    record('orm_l7policy_update_reject', d, d.l7policy_update,
+           driver_utils.db_l7policy_to_provider_l7policy(db),
+           pdm.L7Policy.from_dict(driver_utils.l7policy_dict_to_provider_dict(body)))
 
 
 def refusal(d, fn, *args):

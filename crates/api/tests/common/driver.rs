@@ -175,7 +175,8 @@ impl Recorder {
             .collect()
     }
 
-    /// The model of the last call named `what` (for an update: the new model).
+    /// The model of the last call named `what` (for an update: the new model; for
+    /// `pool_update`: `{"old", "new"}`).
     pub fn last(&self, what: &str) -> Option<Value> {
         self.calls
             .lock()
@@ -244,7 +245,7 @@ impl Recorder {
 /// The `ProviderDriver` impl: the fixed methods, then one recorded method per
 /// `name(args) => recorded model;` line (`self.op` with the trait default as fallback).
 macro_rules! recorder_impl {
-    ($($op:ident($($a:ident: $t:ty),*) => $rec:ident;)*) => {
+    ($($op:ident($($a:ident: $t:ty),*) => $rec:expr;)*) => {
         #[async_trait]
         impl ProviderDriver for Recorder {
             fn name(&self) -> &str {
@@ -325,7 +326,7 @@ recorder_impl! {
     listener_update(o: Listener, n: Listener) => n;
     listener_delete(l: Listener) => l;
     pool_create(p: Pool) => p;
-    pool_update(o: Pool, n: Pool) => n;
+    pool_update(o: Pool, n: Pool) => serde_json::json!({"old": &o, "new": &n});
     pool_delete(p: Pool) => p;
     member_create(m: Member) => m;
     member_update(o: Member, n: Member) => n;

@@ -450,6 +450,10 @@ def derive_lb(lb, vip, addl, lis, pls, mem_of, hm_of, sp_of, topo, neutron, note
     out = []
     for proto, objs in sorted(protocols.items()):
         e = Expect(lb_id, proto)
+        # a protocol only listeners/pools in ERROR have: its row may or may not exist (the
+        # reference makes the row before the failing step), and is not judged
+        e.unjudged = bool(objs["lis"] or objs["pools"]) and not any(
+            judged(o) for o in objs["lis"] + objs["pools"])
         e.ext["neutron:vip"] = vip_ip
         e.ext["neutron:vip_port_id"] = vip["port_id"]
         e.ext["enabled"] = "True" if enabled else "False"
@@ -531,9 +535,11 @@ def derive_lb(lb, vip, addl, lis, pls, mem_of, hm_of, sp_of, topo, neutron, note
             # helper.py `_add_lbhc`); vip "<vip>:<listener port>" or '' without a listener
             for h in pool_hms:
                 hm_ids.append(h["id"])
-                opts = {"interval": str(h["delay"]), "timeout": str(h["timeout"]),
-                        "success_count": str(h["rise_threshold"]),
-                        "failure_count": str(h["fall_threshold"])}
+                # a 0 is written at create but never by an update (helper.py `hm_update` sets
+                # only truthy values, merged into the map): after a 0 any value is history
+                opts = {"interval": h["delay"], "timeout": h["timeout"],
+                        "success_count": h["rise_threshold"], "failure_count": h["fall_threshold"]}
+                opts = {k: (str(v) if v else None) for k, v in opts.items()}
                 port = lis_port_of_pool.get(p["id"])
                 for ip in [vip_ip] + addl_ips + fips:
                     ext = {"octavia:healthmonitor": h["id"], "octavia:pool_id": p["id"],
@@ -671,6 +677,9 @@ def compare(expected, skipped, nb, topo, args, db_lb_ids, scope_ports):
         for e in exps:
             got = by_proto.pop(e.protocol, [])
             tag = f"lb {lb_id} row {e.protocol or '[]'}"
+            if e.unjudged:
+                unjudged.append(f"{tag}: only objects in ERROR have this protocol: the row is not judged")
+                continue
             if not got:
                 diffs.append(f"{tag}: missing from NB")
                 continue
@@ -780,8 +789,13 @@ def compare_row(tag, e, r, hc_by_uuid, ls_of_lb, lr_of_lb):
     unmatched = list(e.hcs)
     for h in got_hcs:
         for i, (vip, opts_e, ext_e) in enumerate(unmatched):
-            if h["external_ids"] == ext_e and h["options"] == opts_e and (
-                    h["vip"] == vip if vip is not None else
+            # '' is accepted beside "<vip>:<port>": a pool made a listener's default by a
+            # listener update keeps its health checks' vip (helper.py `listener_update` does
+            # not call `_update_lbhc_vip_port`)
+            opts_ok = set(h["options"]) == set(opts_e) and all(
+                v is None or h["options"][k] == v for k, v in opts_e.items())
+            if h["external_ids"] == ext_e and opts_ok and (
+                    h["vip"] in (vip, "") if vip is not None else
                     h["vip"] == "" or h["vip"].startswith(bracket(ext_e["octavia:vip"]) + ":")):
                 unmatched.pop(i)
                 break

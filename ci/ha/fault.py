@@ -12,7 +12,8 @@ restart), the NB raft leader killed, the Galera writer node killed, Neutron SIGS
   cascade delete, an object of its status tree (listener, pool, member, health monitor) in
   ERROR or PENDING_* once the load balancer is ACTIVE, and a load balancer of the window
   still in the database after the clients stopped, are failures;
-* nothing in PENDING_* in the database; `keel ovn-db-sync --dry-run` finds no difference;
+* nothing in PENDING_* in the database; `keel ovn-db-sync --dry-run` finds no difference, nor
+  does the NB oracle (ci/oracle/nb_oracle.py, not Keel's code; orphan NB rows count);
   no Neutron VIP/HM port is left on the run's network (a SIGKILL that cut an LB create on
   its replica may leave its VIP port to Keel's orphan sweep: then waited for, up to
   SWEEP_BOUND);
@@ -94,7 +95,14 @@ class Unjudgeable(Exception):
 
 def preflight(keel_bin, tools=("mariadb", "ovs-appctl", "ps"), metrics=False):
     """Everything the judges need, or Unjudgeable naming each thing that is missing."""
-    missing = [f"the `{t}` command (not on PATH)" for t in tools if shutil.which(t) is None]
+    missing = [f"the `{t}` command (not on PATH)" for t in tools + ("ovsdb-client",) if shutil.which(t) is None]
+    if not os.path.isfile(ORACLE):
+        missing.append(f"the NB oracle {ORACLE}")
+    for mod in ("pymysql", "requests"):
+        try:
+            __import__(mod)
+        except ImportError:
+            missing.append(f"the Python module {mod} (for the NB oracle, {sys.executable})")
     if not (os.path.isfile(keel_bin) and os.access(keel_bin, os.X_OK)):
         missing.append(f"the keel binary {keel_bin} (for `ovn-db-sync --dry-run`)")
     if not os.access(ACCESS_LOG, os.R_OK):
@@ -643,12 +651,50 @@ def pending():
 
 
 def sync_dry_run(keel_bin):
+    """DB = NB by two judges: `keel ovn-db-sync --dry-run` (Keel's own planners replayed) and
+    the NB oracle (ci/oracle/nb_oracle.py: the reference's mapping, not Keel's code, on the
+    NB raft leader's rows, unfiltered: an orphan row counts). rc/differences hold both (the
+    oracle's lines prefixed `oracle:`), so every `DB = NB` check judges both; an oracle that
+    cannot run stops the run (Unjudgeable, exit 2)."""
     conf = next(f"{HA_STATE}/etc/keel-{n}.conf" for n in (1, 2, 3) if os.path.exists(f"{HA_STATE}/etc/keel-{n}.conf"))
     out = subprocess.run([keel_bin, "--config-file", conf, "ovn-db-sync", "--dry-run"],
                          capture_output=True, text=True, env={**E, "NO_COLOR": "1", "KEEL_LOG": "warn"})
     diffs = [ln for ln in out.stdout.splitlines() if ln.strip()]
     summary = [ln for ln in out.stderr.splitlines() if ln.startswith("ovn-db-sync:") or ln.startswith("skip")]
-    return {"rc": out.returncode, "differences": diffs, "summary": summary}
+    oracle = nb_oracle()
+    diffs += [f"oracle: {d}" for d in oracle["differences"] + oracle["orphans"]]
+    rc = out.returncode or oracle["rc"]
+    return {"rc": rc, "differences": diffs, "summary": summary,
+            "oracle": {"rc": oracle["rc"], "lbs": oracle.get("lbs"), "differences": len(oracle["differences"]),
+                       "orphans": len(oracle["orphans"])}}
+
+
+ORACLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "oracle", "nb_oracle.py")
+# the NB raft cluster's members (ci/ha/common.sh NB_PORTS); the oracle reads the leader's rows
+HA_NB = ",".join(f"tcp:{HOST}:{p}" for p in (6651, 6652, 6653))
+HA_DB_URL = (f"mysql://keel:{E.get('KEEL_DB_PASS', 'keel-db-pass')}@{HOST}:{E.get('HA_DB_PORT', '3310')}/"
+             f"{E.get('HA_DB_NAME', 'keel')}")
+
+
+def nb_oracle():
+    """ci/oracle/nb_oracle.py on the HA database (Galera through haproxy), the NB raft
+    leader and the HA Neutron. Unfiltered (every Octavia row of the NB cluster must be
+    accounted for by this database) but for rows with no Octavia key (`--ignore-foreign`);
+    HA_ORACLE_ARGS adds options (e.g. `--only-lbs-of-db` when another database's load
+    balancers share the NB cluster, as after migrate.sh)."""
+    tok = token("admin", E.get("ADMIN_PASS", "admin-pass"), "admin")
+    cmd = [sys.executable, ORACLE, "--db", HA_DB_URL, "--nb", HA_NB, "--neutron-url", NEUTRON[: -len("/v2.0")],
+           "--ignore-foreign"] + E.get("HA_ORACLE_ARGS", "").split()
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                         env={**E, "KEEL_ORACLE_TOKEN": tok})
+    if out.returncode == 2 or out.returncode not in (0, 1):
+        raise Unjudgeable(f"the NB oracle cannot run (rc {out.returncode}): {out.stderr.strip()[-500:]}")
+    try:
+        r = json.loads(out.stdout)
+    except ValueError as e:
+        raise Unjudgeable(f"the NB oracle's output is not JSON: {e}: {out.stdout[-300:]}") from e
+    r["rc"] = out.returncode
+    return r
 
 
 # Keel's sweep of a crashed LB create's VIP port: a replica lists the ports every 6

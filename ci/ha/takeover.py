@@ -1,6 +1,8 @@
 """Lease takeover and drain checks on the HA topology (ci/ha/takeover.sh runs this with the
 stack venv's python; fault.py's helpers). Three checks, each asserting on the database, the
-NB (`keel ovn-db-sync --dry-run`, the NB leader's rows) and the replicas' metrics and logs:
+NB (`keel ovn-db-sync --dry-run` and the NB oracle ci/oracle/nb_oracle.py — Keel's planners
+and a mapping that is not Keel's code, both in fault.sync_dry_run —, the NB leader's rows) and
+the replicas' metrics and logs:
 
 frozen-member, frozen-delete: the NB raft members are paused (SIGSTOP) so that the provider
   work a request queues cannot finish; the request goes to keel-1 directly and is accepted

@@ -3,8 +3,9 @@
 //! Keystone, Neutron and OVN NB: every answer is 2xx, 4xx or 501 — never another 5xx —; a
 //! refusal changes no row of the Octavia database; a 2xx is read back with a GET; at the end no
 //! object is left PENDING_*, `keel ovn-db-sync --dry-run` finds nothing to do for any load
-//! balancer the run made, and no `ovn-lb-vip-<id>` port is left in Neutron for a load balancer
-//! that is gone.
+//! balancer the run made, the NB oracle (`ci/oracle/nb_oracle.py`, not Keel's code) finds no
+//! difference and no orphan row, and no `ovn-lb-vip-<id>` port is left in Neutron for a load
+//! balancer that is gone.
 //!
 //! What the OVN provider refuses with 501 (L7 policies and rules, flavor and AZ metadata) is
 //! written into the database for the fixture, so the other operations on them are reached.
@@ -509,6 +510,11 @@ fn hostile_input_through_the_ovn_provider() {
             String::from_utf8_lossy(&out.stderr)
         ));
     }
+    // the second judge: the NB oracle (ci/oracle/nb_oracle.py), the reference's mapping
+    // written without Keel's planners, on the real NB unfiltered but by scope: every row
+    // named by an LB id of this database or applied to / pointing into the run's network
+    // (orphans of refused or deleted LBs count)
+    failures.extend(nb_oracle(&run));
     let live = run
         .keel
         .sql("SELECT id FROM load_balancer WHERE provisioning_status != 'DELETED'");
@@ -534,4 +540,48 @@ fn hostile_input_through_the_ovn_provider() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// `ci/oracle/nb_oracle.py` on this run's SQLite database, the stack's NB and Neutron: its
+/// differences and orphans, or why it could not run (exit 2: a failure, never a pass).
+/// `KEEL_ORACLE_PYTHON` picks the interpreter (default `python3` on PATH: `ci/stack/env.sh`
+/// puts the stack venv first).
+fn nb_oracle(run: &Run) -> Vec<String> {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../ci/oracle/nb_oracle.py");
+    let python = std::env::var("KEEL_ORACLE_PYTHON").unwrap_or_else(|_| "python3".into());
+    let db = run.keel.dir().join("keel.sqlite");
+    let out = match Command::new(&python)
+        .arg(script)
+        .arg("--db")
+        .arg(&db)
+        .args(["--nb", &common::env("STACK_OVN_NB")])
+        .args(["--neutron-url", &common::env("STACK_NEUTRON_URL")])
+        .args(["--only-lbs-of-db", "--ignore-foreign"])
+        .args(["--scope-network", &run.net.net])
+        .env("KEEL_ORACLE_TOKEN", &run.token)
+        .output()
+    {
+        Ok(o) => o,
+        Err(e) => return vec![format!("NB oracle: cannot start {python} {script}: {e}")],
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let parsed: Value = serde_json::from_str(&stdout).unwrap_or(Value::Null);
+    match out.status.code() {
+        Some(0) => {
+            eprintln!(
+                "NB oracle: 0 differences, 0 orphans on {} load balancers ({} rows)",
+                parsed["lbs"], parsed["rows"]
+            );
+            Vec::new()
+        }
+        Some(1) => ["differences", "orphans"]
+            .iter()
+            .flat_map(|k| parsed[*k].as_array().cloned().unwrap_or_default())
+            .map(|d| format!("NB oracle: {}", d.as_str().unwrap_or_default()))
+            .collect(),
+        other => vec![format!(
+            "NB oracle could not run (exit {other:?}): {stdout} {stderr}"
+        )],
+    }
 }

@@ -420,10 +420,14 @@ async fn finish_create(
         model.listeners = Some(listeners);
         model.pools = Some(pools);
     }
-    call_provider(&mut tx, p.name, p.driver.loadbalancer_create(model)).await?;
+    // `LoadBalancerFullRootResponse`: listeners and pools rendered in full, before the
+    // provider call (which writes no row): the amphora driver's cast reaches octavia-worker
+    // at once, and the worker reads the new rows as soon as it has it — committed a few
+    // milliseconds after the cast's confirm, not after a render, it finds them at its first
+    // read instead of after `api_db_commit_retry_initial_delay` (1 s).
     let lb_now = get_db_lb(&mut tx, id).await?;
-    // `LoadBalancerFullRootResponse`: listeners and pools rendered in full.
     let body = graph::render_full(&mut tx, &lb_now, created).await?;
+    call_provider(&mut tx, p.name, p.driver.loadbalancer_create(model)).await?;
     tx.commit().await?;
     Ok(body)
 }

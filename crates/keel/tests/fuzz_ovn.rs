@@ -2,7 +2,9 @@
 //! and read-back code) against a real `keel serve` with the OVN provider, the stack's
 //! Keystone, Neutron and OVN NB: every answer is 2xx, 4xx or 501 — never another 5xx —; a
 //! refusal changes no row of the Octavia database; a 2xx is read back with a GET; at the end no
-//! object is left PENDING_*, `keel ovn-db-sync --dry-run` finds nothing to do for any load
+//! object is left PENDING_*, after every case the NB's Load_Balancer and health-check rows
+//! (read with `ovsdb-client`) changed only for load balancers of this run — not at all after
+//! a refusal — and hold no orphan health check; `keel ovn-db-sync --dry-run` finds nothing to do for any load
 //! balancer the run made, the NB oracle (`ci/oracle/nb_oracle.py`, not Keel's code) finds no
 //! difference and no orphan row, and no `ovn-lb-vip-<id>` port is left in Neutron for a load
 //! balancer that is gone.
@@ -339,6 +341,7 @@ impl Run {
             None => None,
         };
         let before = self.snapshot();
+        let nb_before = nb_state();
         let (status, text) = send(
             &self.keel,
             &self.token,
@@ -367,14 +370,97 @@ impl Run {
             if let Err(e) = settled {
                 bad.push(e);
             }
+            // the NB rows it changed belong to load balancers of this run, and every row it
+            // left is owned by a load balancer row (no orphan health check)
+            let ours = self.keel.sql("SELECT id FROM load_balancer");
+            let ours: Vec<&str> = ours.split_whitespace().collect();
+            for (owner, what) in nb_changes(&nb_before, &nb_state()) {
+                if !ours.contains(&owner.as_str()) {
+                    bad.push(format!(
+                        "NB row of no load balancer of this run ({owner:?}) {what}"
+                    ));
+                }
+            }
             if !bad.is_empty() {
                 return fail(format!("stored otherwise: {}", bad.join("; ")));
             }
-        } else if self.snapshot() != before {
-            return fail(format!("refused but the database changed ({short})"));
+        } else {
+            if self.snapshot() != before {
+                return fail(format!("refused but the database changed ({short})"));
+            }
+            let nb = nb_changes(&nb_before, &nb_state());
+            if !nb.is_empty() {
+                let what: Vec<String> = nb.iter().map(|(o, w)| format!("{o}: {w}")).collect();
+                return fail(format!("refused but the NB changed: {}", what.join("; ")));
+            }
         }
         Ok(status)
     }
+}
+
+/// The NB rows a case can change, read in one `ovsdb-client transact` (not Keel's client):
+/// every `Load_Balancer` and `Load_Balancer_Health_Check` row by `_uuid`, as (the name of the
+/// load balancer row that owns it — its own name, or the name of the row whose `health_check`
+/// holds it, "" for none —, its columns). `_version` and the agent's
+/// `neutron:member_status` (health reports come at any time) are left out.
+fn nb_state() -> BTreeMap<String, (String, String)> {
+    let out = common::transact(
+        &common::env("STACK_OVN_NB"),
+        &json!(["OVN_Northbound",
+            {"op": "select", "table": "Load_Balancer", "where": []},
+            {"op": "select", "table": "Load_Balancer_Health_Check", "where": []}]),
+    );
+    let rows = |i: usize| out[i]["rows"].as_array().cloned().unwrap_or_default();
+    let uuid = |r: &Value| r["_uuid"][1].as_str().unwrap_or_default().to_string();
+    let mut state = BTreeMap::new();
+    let mut hc_owner: BTreeMap<String, String> = BTreeMap::new();
+    for mut r in rows(0) {
+        let name = r["name"].as_str().unwrap_or_default().to_string();
+        for hc in common::uuids(&r["health_check"]) {
+            hc_owner.insert(hc, name.clone());
+        }
+        if let Some(pairs) = r["external_ids"][1].as_array_mut() {
+            pairs.retain(|p| p[0] != "neutron:member_status");
+        }
+        let id = uuid(&r);
+        if let Some(o) = r.as_object_mut() {
+            o.remove("_version");
+        }
+        state.insert(id, (name, r.to_string()));
+    }
+    for mut r in rows(1) {
+        let id = uuid(&r);
+        if let Some(o) = r.as_object_mut() {
+            o.remove("_version");
+        }
+        let owner = hc_owner.get(&id).cloned().unwrap_or_default();
+        state.insert(id, (owner, r.to_string()));
+    }
+    state
+}
+
+/// The rows that differ between two [`nb_state`]s: (owner, what), the owner taken from
+/// whichever side has the row (a deleted row keeps the owner it had).
+fn nb_changes(
+    before: &BTreeMap<String, (String, String)>,
+    after: &BTreeMap<String, (String, String)>,
+) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (id, (owner, row)) in after {
+        match before.get(id) {
+            None => out.push((owner.clone(), format!("added {row}"))),
+            Some((_, old)) if old != row => {
+                out.push((owner.clone(), format!("changed {old} → {row}")));
+            }
+            Some(_) => {}
+        }
+    }
+    for (id, (owner, row)) in before {
+        if !after.contains_key(id) {
+            out.push((owner.clone(), format!("deleted {row}")));
+        }
+    }
+    out
 }
 
 fn addr(n: usize) -> String {

@@ -152,13 +152,13 @@ fn negotiate(accept: Option<&str>, offers: &[&'static str]) -> Option<&'static s
         })
         .collect();
     let quality = |offer: &str| -> f32 {
-        let (ot, os) = offer.split_once('/').unwrap_or((offer, ""));
+        let (otype, osub) = offer.split_once('/').unwrap_or((offer, ""));
         // The most specific matching range decides (exact, then type/*, then */*).
         let mut best: Option<(u8, f32)> = None;
         for (t, s, q) in &ranges {
-            let spec = if t == ot && s == os {
+            let spec = if t == otype && s == osub {
                 2
-            } else if t == ot && s == "*" {
+            } else if t == otype && s == "*" {
                 1
             } else if t == "*" && s == "*" {
                 0

@@ -207,11 +207,11 @@ pub async fn post(
     };
     // a Neutron port no rollback removes: this request never runs again (retry)
     crate::retry::side_effect();
-    let (pvip, padd) = vip::provider_vips(&vip, &add_req, &sg_ids);
+    let (pvip, pextra) = vip::provider_vips(&vip, &add_req, &sg_ids);
     let ports = call_provider(
         &mut tx,
         &provider_name,
-        driver.create_vip_port(&lb.id, &project, pvip, padd),
+        driver.create_vip_port(&lb.id, &project, pvip, pextra),
     )
     .await?;
     // the ports the driver made (not a user's `vip_port_id`): every failure from here on

@@ -55,16 +55,16 @@ fn sample(text: &str, name: &str, labels: &[&str]) -> f64 {
 fn json_log_lines_carry_the_request_id_and_metrics_move() {
     let tag = tag();
     let net = NeutronNet::create(&tag, &[]);
-    let mport = free_port();
+    let metrics_port = free_port();
     let keel = Keel::start_extra(
         Backend::Sqlite,
         &format!(
             "[DEFAULT]\nuse_json = True\nlog_file = {{dir}}/keel.json\n\
              [oslo_middleware]\nenable_proxy_headers_parsing = True\n\
-             [keel]\nmetrics_listen = 127.0.0.1:{mport}\n"
+             [keel]\nmetrics_listen = 127.0.0.1:{metrics_port}\n"
         ),
     );
-    let metrics_url = format!("http://127.0.0.1:{mport}/metrics");
+    let metrics_url = format!("http://127.0.0.1:{metrics_port}/metrics");
     let t = demo_token();
     let lb = keel.create_lb(&t, &format!("obs-{tag}"), &net.subnet);
     let lb_id = lb["id"].as_str().unwrap().to_string();

@@ -117,7 +117,7 @@ pub fn batch_member_monitor_options(member: &Member) -> Result<(), ProviderError
 }
 
 /// True when the member's family differs from the LB's VIPs, unless the VIPs already mix
-/// families (`driver.py::_ip_version_differs`). Unparseable addresses never "differ" here: the
+/// families (`driver.py::_ip_version_differs`). Unparsable addresses never "differ" here: the
 /// API validated them.
 pub fn ip_version_differs(member_address: &str, lb_vips: &[String]) -> bool {
     let vips: Vec<IpAddr> = lb_vips.iter().filter_map(|v| v.parse().ok()).collect();

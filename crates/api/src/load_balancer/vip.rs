@@ -285,7 +285,7 @@ pub(super) fn provider_vips(
         vip_sg_ids: (!sg_ids.is_empty()).then(|| sg_ids.to_vec()),
         octavia_owned: None,
     };
-    let padd = additional
+    let pextra = additional
         .iter()
         .map(|a| provider::AdditionalVip {
             ip_address: a.ip_address.clone(),
@@ -294,7 +294,7 @@ pub(super) fn provider_vips(
             subnet_id: Some(a.subnet_id.clone()),
         })
         .collect();
-    (pvip, padd)
+    (pvip, pextra)
 }
 
 /// True when `addr` lies in `cidr`.

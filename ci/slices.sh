@@ -7,7 +7,7 @@
 #      with KEEL_PROVIDER=amphora, IPv4, check interval 1 s): one or two tests of every resource
 #      module — LB create/show/update/failover/cascade delete, HTTP listener create/update
 #      (allowed_cidrs refused on a foreign IP version), pool, member, health monitor, L7 policy
-#      and rule, flavor profile, availability zone, the amphora admin API. 17 tests, ~3 min
+#      and rule, flavor profile, availability zone, the amphora admin API. 19 tests, ~2 min
 #      (+1 min the first time: tempest's pip install).
 #   2. the Python reference beside Keel (`STACK_REFERENCE=1`, its API on 127.0.0.1:9877 so that
 #      the catalog's 9876 stays Keel's): the amphora casts differential (ci/diff/run.sh --casts:

@@ -70,9 +70,14 @@ for _ in $(seq 200); do
   sleep 0.1
 done
 if [[ $shared == 1 ]]; then
+  rc=0
   "$py" "$root/ci/diff/amphora_shared.py" --keel "http://127.0.0.1:$port" \
-    --ref "${REF_URL:-http://127.0.0.1:9877}" "$@"
-  exit $?
+    --ref "${REF_URL:-http://127.0.0.1:9877}" "$@" || rc=$?
+  # the way back: the reference's database exactly as octavia-db-manage left it (Keel's list
+  # indexes and keel_deployment removed, as an operator going back to octavia-api does)
+  kill $pid 2>/dev/null; wait $pid 2>/dev/null || true
+  "$keel" "${conf_args[@]}" db remove-keel-objects || rc=$?
+  exit $rc
 fi
 if [[ $casts == 1 ]]; then
   "$py" "$root/ci/diff/casts.py" --keel "http://127.0.0.1:$port" \

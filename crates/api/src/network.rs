@@ -195,9 +195,23 @@ pub async fn validate_qos_policy(
 /// on its own belongs to the last network looked up; subnets have no CIDR (`""`) and no IP
 /// version (`0`); a port has no network, device or fixed IP. The state lives as long as the
 /// process, as the driver's module-level dictionaries.
-#[derive(Debug, Default)]
+///
+/// Over Neutron ([`NoopNetworking::over`]): an object Neutron has is answered as Neutron has
+/// it, so that an OVN load balancer beside (whose provider needs the real network) still
+/// works; only what Neutron does not have (or cannot answer for) gets the noop answer. The
+/// reference's noop driver answers every lookup itself, which no OVN load balancer survives.
+#[derive(Default)]
 pub struct NoopNetworking {
     state: std::sync::Mutex<NoopState>,
+    inner: Option<Arc<dyn Networking>>,
+}
+
+impl std::fmt::Debug for NoopNetworking {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NoopNetworking")
+            .field("over_neutron", &self.inner.is_some())
+            .finish()
+    }
 }
 
 #[derive(Debug, Default)]
@@ -208,6 +222,25 @@ struct NoopState {
 }
 
 impl NoopNetworking {
+    /// The noop answers for what `inner` (Neutron) does not have.
+    pub fn over(inner: Arc<dyn Networking>) -> Self {
+        Self {
+            inner: Some(inner),
+            ..Self::default()
+        }
+    }
+
+    /// `ask` of the inner lookups, `None` without them.
+    async fn inner_ask<'a, T, F>(&'a self, ask: impl FnOnce(&'a dyn Networking) -> F) -> Option<T>
+    where
+        F: std::future::Future<Output = T> + 'a,
+    {
+        match &self.inner {
+            Some(n) => Some(ask(n.as_ref()).await),
+            None => None,
+        }
+    }
+
     fn state(&self) -> std::sync::MutexGuard<'_, NoopState> {
         // the state holds no invariant a panicking holder could break
         self.state
@@ -220,9 +253,12 @@ impl NoopNetworking {
 impl Networking for NoopNetworking {
     async fn get_subnet(
         &self,
-        _token: Option<&str>,
+        token: Option<&str>,
         id: &str,
     ) -> Result<Option<SubnetInfo>, NetworkError> {
+        if let Some(Ok(Some(found))) = self.inner_ask(|n| n.get_subnet(token, id)).await {
+            return Ok(Some(found));
+        }
         let mut st = self.state();
         let current = st.current_network.clone();
         let network_id = st.subnets.entry(id.to_string()).or_insert(current).clone();
@@ -235,9 +271,12 @@ impl Networking for NoopNetworking {
 
     async fn get_network(
         &self,
-        _token: Option<&str>,
+        token: Option<&str>,
         id: &str,
     ) -> Result<Option<NetworkInfo>, NetworkError> {
+        if let Some(Ok(Some(found))) = self.inner_ask(|n| n.get_network(token, id)).await {
+            return Ok(Some(found));
+        }
         let mut st = self.state();
         st.current_network = id.to_string();
         let fresh = uuid::Uuid::new_v4().to_string();
@@ -258,9 +297,12 @@ impl Networking for NoopNetworking {
 
     async fn get_port(
         &self,
-        _token: Option<&str>,
+        token: Option<&str>,
         id: &str,
     ) -> Result<Option<PortInfo>, NetworkError> {
+        if let Some(Ok(Some(found))) = self.inner_ask(|n| n.get_port(token, id)).await {
+            return Ok(Some(found));
+        }
         Ok(Some(PortInfo {
             id: id.to_string(),
             ..PortInfo::default()

@@ -448,10 +448,11 @@ async fn serve(config: Config, options: entry::ServeOptions) -> anyhow::Result<(
         }
     };
     // octavia-api validates VIPs and members through `[controller_worker] network_driver`
+    let neutron_lookups = Arc::new(wiring::NeutronNetworking(neutron));
     let networking: Arc<dyn api::network::Networking> = if config.messaging.noop_network() {
-        Arc::new(api::network::NoopNetworking::default())
+        Arc::new(api::network::NoopNetworking::over(neutron_lookups))
     } else {
-        Arc::new(wiring::NeutronNetworking(neutron))
+        neutron_lookups
     };
     let api_cfg = config.api_config(policy);
     let mut state = api::AppState::new(db, providers, auth, Some(networking), api_cfg);

@@ -3,8 +3,8 @@
 //! Keystone, Neutron and OVN NB: every answer is 2xx, 4xx or 501 — never another 5xx —; a
 //! refusal changes no row of the Octavia database; a 2xx is read back with a GET; at the end no
 //! object is left PENDING_*, after every case the NB's Load_Balancer and health-check rows
-//! (read with `ovsdb-client`) changed only for load balancers of this run — not at all after
-//! a refusal — and hold no orphan health check; `keel ovn-db-sync --dry-run` finds nothing to do for any load
+//! (read with `ovsdb-client`) changed only for the load balancers the request names or made —
+//! not at all after a refusal — and hold no orphan health check; `keel ovn-db-sync --dry-run` finds nothing to do for any load
 //! balancer the run made, the NB oracle (`ci/oracle/nb_oracle.py`, not Keel's code) finds no
 //! difference and no orphan row, and no `ovn-lb-vip-<id>` port is left in Neutron for a load
 //! balancer that is gone.
@@ -334,6 +334,42 @@ impl Run {
         }
     }
 
+    /// The load balancers of this run's database that the ids in `text` name: a load
+    /// balancer's own id, or that of a listener, pool, member, health monitor, L7 policy or
+    /// L7 rule of it.
+    fn lbs_named(&self, text: &str) -> Vec<String> {
+        let ids: Vec<&str> = text
+            .split(|c: char| !(c.is_ascii_hexdigit() || c == '-'))
+            .filter(|w| w.len() == 36 && w.matches('-').count() == 4)
+            .collect();
+        if ids.is_empty() {
+            return vec![];
+        }
+        let list = ids
+            .iter()
+            .map(|i| format!("'{i}'"))
+            .collect::<Vec<_>>()
+            .join(",");
+        let q = format!(
+            "SELECT id FROM load_balancer WHERE id IN ({list}) \
+             UNION SELECT load_balancer_id FROM listener WHERE id IN ({list}) \
+             UNION SELECT load_balancer_id FROM pool WHERE id IN ({list}) \
+             UNION SELECT p.load_balancer_id FROM member m JOIN pool p ON p.id = m.pool_id \
+             WHERE m.id IN ({list}) \
+             UNION SELECT p.load_balancer_id FROM health_monitor h JOIN pool p ON \
+             p.id = h.pool_id WHERE h.id IN ({list}) \
+             UNION SELECT l.load_balancer_id FROM l7policy y JOIN listener l ON \
+             l.id = y.listener_id WHERE y.id IN ({list}) \
+             UNION SELECT l.load_balancer_id FROM l7rule r JOIN l7policy y ON \
+             y.id = r.l7policy_id JOIN listener l ON l.id = y.listener_id WHERE r.id IN ({list})"
+        );
+        self.keel
+            .sql(&q)
+            .split_whitespace()
+            .map(str::to_string)
+            .collect()
+    }
+
     fn run_case(&mut self, c: &Case) -> Result<u16, String> {
         let path = self.fill(&c.path)?;
         let body = match &c.body {
@@ -342,6 +378,12 @@ impl Run {
         };
         let before = self.snapshot();
         let nb_before = nb_state();
+        // the load balancers the request names (by any id in its path or body), read before
+        // it runs (a delete takes its rows along)
+        let mut touched = self.lbs_named(&format!(
+            "{path} {}",
+            body.as_ref().map_or("", |(b, _)| b.as_str())
+        ));
         let (status, text) = send(
             &self.keel,
             &self.token,
@@ -370,14 +412,14 @@ impl Run {
             if let Err(e) = settled {
                 bad.push(e);
             }
-            // the NB rows it changed belong to load balancers of this run, and every row it
-            // left is owned by a load balancer row (no orphan health check)
-            let ours = self.keel.sql("SELECT id FROM load_balancer");
-            let ours: Vec<&str> = ours.split_whitespace().collect();
+            // the NB rows it changed belong to the load balancers it names (or made), and
+            // every row it left is owned by a load balancer row (no orphan health check)
+            touched.extend(self.lbs_named(&text));
             for (owner, what) in nb_changes(&nb_before, &nb_state()) {
-                if !ours.contains(&owner.as_str()) {
+                if !touched.contains(&owner) {
                     bad.push(format!(
-                        "NB row of no load balancer of this run ({owner:?}) {what}"
+                        "NB row of a load balancer the request does not name ({owner:?}, it \
+                         names {touched:?}) {what}"
                     ));
                 }
             }

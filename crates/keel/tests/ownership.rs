@@ -1,6 +1,6 @@
 //! Keel changes only what it can prove it owns (issue 27, Found 1): Keel A serves a load
-//! balancer; Keel B, with another (empty) database and the same service credentials, runs its
-//! orphan VIP port sweep and an unfiltered `keel ovn-db-sync` on the same Neutron and NB. A's
+//! balancer; Keel B, with another (empty) database, the same service credentials and its agent
+//! on (passive: A holds the lock), runs its orphan VIP port sweep and an unfiltered `keel ovn-db-sync` on the same Neutron and NB. A's
 //! VIP port and NB row are untouched, and so are a VIP port named as the Python provider names
 //! its ports (`ovn-lb-vip-<id>`, `device_owner` `ovn-lb:vip`, no tag) and its NB row; B's own
 //! orphans (a port tagged with B's deployment, a row on it) are deleted, which proves the sweep
@@ -107,7 +107,8 @@ fn a_second_keel_on_another_database_changes_nothing_of_the_first_or_of_python()
     nb_row(&py_lb, &py_port);
     let py_before = port(&py_port).unwrap();
 
-    let mut b = Keel::start_with(Backend::Sqlite, |c| c + RECOVERY + "run_agent = false\n");
+    // B as deployed (its agent on: A holds the agent lock, so B's waits)
+    let mut b = Keel::start_with(Backend::Sqlite, |c| c + RECOVERY);
     let b_deployment = b.sql("SELECT deployment_id FROM keel_deployment");
     assert!(!b_deployment.is_empty() && b_deployment != a_deployment);
     // B's own orphans: a tagged port whose LB B's database lacks, and a row on it
@@ -141,6 +142,19 @@ fn a_second_keel_on_another_database_changes_nothing_of_the_first_or_of_python()
         "B's sweep deletes its own orphan port",
         Duration::from_secs(60),
         || match port(&b_port) {
+            None => Ok(()),
+            Some(_) => Err(b.log()),
+        },
+    );
+    // ... and once more: a second orphan of B, made after the first went, goes too, so a
+    // whole sweep ran after any call the first one's sweep could still have been making
+    let b_lb2 = uuid_like();
+    let b_port2 = vip_like_port(&net, &b_lb2, &format!("keel-deployment:{b_deployment}"));
+    let _b_rows2 = LbGuard(b_lb2.clone());
+    wait_for(
+        "B's next sweep deletes its second orphan port",
+        Duration::from_secs(60),
+        || match port(&b_port2) {
             None => Ok(()),
             Some(_) => Err(b.log()),
         },

@@ -279,7 +279,9 @@ async fn upgrade_is_idempotent_on_both_backends() {
     }
 }
 
-/// The SQLite DB has the reference's tables and, per table, its column names in order.
+/// The SQLite DB has the reference's tables and, per table, its column names in order (Keel's
+/// own `keel_*` tables left out on both sides: a Keel that ran on the reference's database, as
+/// in a migration, leaves `keel_deployment` there).
 #[tokio::test]
 async fn sqlite_tables_and_columns_match_reference() {
     let t = TestDb::sqlite().await;
@@ -288,7 +290,8 @@ async fn sqlite_tables_and_columns_match_reference() {
     use sqlx::Row;
     let ref_cols: Vec<(String, String)> = sqlx::query(
         "SELECT CAST(TABLE_NAME AS CHAR), CAST(COLUMN_NAME AS CHAR) FROM information_schema.COLUMNS \
-         WHERE TABLE_SCHEMA = 'octavia' ORDER BY TABLE_NAME, ORDINAL_POSITION",
+         WHERE TABLE_SCHEMA = 'octavia' AND TABLE_NAME NOT LIKE 'keel\\_%' \
+         ORDER BY TABLE_NAME, ORDINAL_POSITION",
     )
     .fetch_all(&mut conn)
     .await

@@ -63,7 +63,7 @@ fi
 "$keel" "${conf_args[@]}" db upgrade
 "$keel" "${conf_args[@]}" serve > "$state/keel.log" 2>&1 &
 pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true' EXIT
+trap 'kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true' EXIT
 for _ in $(seq 200); do
   curl -fsS "http://127.0.0.1:$port/" >/dev/null 2>&1 && break
   kill -0 $pid 2>/dev/null || { echo "keel died; see $state/keel.log" >&2; exit 1; }
@@ -75,7 +75,7 @@ if [[ $shared == 1 ]]; then
     --ref "${REF_URL:-http://127.0.0.1:9877}" "$@" || rc=$?
   # the way back: the reference's database exactly as octavia-db-manage left it (Keel's list
   # indexes and keel_deployment removed, as an operator going back to octavia-api does)
-  kill $pid 2>/dev/null; wait $pid 2>/dev/null || true
+  kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true
   "$keel" "${conf_args[@]}" db remove-keel-objects || rc=$?
   exit $rc
 fi

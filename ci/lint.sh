@@ -19,6 +19,8 @@
 # cargo-deny run with `--disable-fetch`; until then no advisory is checked.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=ci/toolchain.sh
+source ci/toolchain.sh   # the pinned toolchain (rust-toolchain.toml), linked offline
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/var/tmp/keel-target}"
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 tools="${KEEL_TOOLS:-/var/tmp/keel-tools}"

@@ -6,6 +6,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
+# shellcheck source=ci/toolchain.sh
+source ci/toolchain.sh   # the pinned toolchain (rust-toolchain.toml), linked offline
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/var/tmp/keel-target}"
 state="${STACK_STATE:-/var/tmp/keel-stack}"
 

@@ -5,6 +5,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
+# shellcheck source=ci/toolchain.sh
+source ci/toolchain.sh   # the pinned toolchain (rust-toolchain.toml), linked offline
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/var/tmp/keel-target}"
 # one-shot builds: incremental caches only grow the shared target dir (it filled the disk)
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
@@ -19,13 +21,10 @@ ci/stack/foreign-agents.sh
 source ci/stack/env.sh admin
 
 cargo build --locked --workspace --all-targets
-# Tests that run an OVN provider agent (every `keel serve`, the agent tests) or that damage NB
-# rows on purpose: an agent follows the whole shared NB/SB and reacts to other tests' rows, so
-# these run one at a time, after the rest.
-# keel::traffic sends real connections through the data plane up.sh starts
-# (ci/stack/dataplane-up.sh; its VMs come from ci/stack/dataplane.sh): 2 tests in CI (no retry,
-# .config/nextest.toml), 4.3 min at load 10.
-serial='binary_id(keel::*) | binary_id(ovn-provider::agent) | binary_id(ovn-provider::agent_events) | binary_id(ovn-provider::walking_skeleton) | binary_id(ovn-provider::status_tree)'  # keel::*: every test binary of crates/keel runs `keel serve`
+# Two profiles of .config/nextest.toml: `ci`, everything but the tests that run an OVN provider
+# agent, in parallel; then `ci-serial`, those (every test binary of crates/keel runs `keel
+# serve`; keel::traffic sends real connections through the data plane up.sh starts: 2 tests,
+# 4.3 min at load 10), one at a time, after the rest.
 if cargo nextest --version >/dev/null 2>&1; then
   rc=0
   # nextest's output is kept to find FLAKY tests (passed on a retry: `--retries` given here or
@@ -33,8 +32,8 @@ if cargo nextest --version >/dev/null 2>&1; then
   nextest_log="$(mktemp /tmp/keel-nextest.XXXXXX)"
   trap 'rm -f "$nextest_log"' EXIT
   nextest() { cargo nextest run --color "${NEXTEST_COLOR:-auto}" "$@" 2>&1 | tee -a "$nextest_log"; }
-  nextest --locked --workspace --no-fail-fast -E "not ($serial)" "$@" || rc=$?
-  nextest --locked --workspace --no-fail-fast -E "$serial" --test-threads 1 "$@" || rc=$?
+  nextest --locked --workspace --no-fail-fast --profile ci "$@" || rc=$?
+  nextest --locked --workspace --no-fail-fast --profile ci-serial "$@" || rc=$?
   flaky="$(sed 's/\x1b\[[0-9;]*m//g' "$nextest_log" | grep -E '^ *FLAKY ' || true)"
   if [[ -n $flaky ]]; then
     echo "ci/test.sh: FAILED: nextest reports FLAKY tests (passed only on a retry); a flaky test is a failure here:" >&2

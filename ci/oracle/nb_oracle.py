@@ -497,6 +497,11 @@ def derive_lb(lb, vip, addl, lis, pls, mem_of, hm_of, sp_of, topo, neutron, note
                 continue
             infos = []
             pool_hms = [h for h in hm_of.get(p["id"], []) if judged(h)]
+            # Keel's one documented departure here (README "Compatibility"): a monitor
+            # with admin_state_up false probes nothing — no health check, no mapping
+            # required, as Octavia's amphora driver; the reference keeps probing. Its id
+            # still counts in octavia:healthmonitors.
+            probing = [h for h in pool_hms if b(h["enabled"])]
             for h in hm_of.get(p["id"], []):
                 if not judged(h):
                     unjudged.append(f"lb {lb_id}: health monitor {h['id']} is {h['provisioning_status']}: its rows are not judged")
@@ -528,13 +533,13 @@ def derive_lb(lb, vip, addl, lis, pls, mem_of, hm_of, sp_of, topo, neutron, note
                     if lsp and hm_ip:
                         v = f"{lsp['name']}:{hm_ip}"
                         ipm_allowed.setdefault(m["ip_address"], set()).add(v)
-                        if pool_hms and b(m["enabled"]):
+                        if probing and b(m["enabled"]):
                             ipm_required.setdefault(m["ip_address"], set()).add(v)
             e.set_keys[key] = infos
             # health checks: one per VIP and additional VIP, one per FIP (seed 000 §6.1,
             # helper.py `_add_lbhc`); vip "<vip>:<listener port>" or '' without a listener
-            for h in pool_hms:
-                hm_ids.append(h["id"])
+            hm_ids.extend(h["id"] for h in pool_hms)
+            for h in probing:
                 # a 0 is written at create but never by an update (helper.py `hm_update` sets
                 # only truthy values, merged into the map): after a 0 any value is history
                 opts = {"interval": h["delay"], "timeout": h["timeout"],

@@ -45,10 +45,17 @@ pub const NEUTRON_NETWORK_DRIVER: &str = "allowed_address_pairs_driver";
 /// and nothing is made (octavia/network/drivers/noop_driver/driver.py).
 pub const NOOP_NETWORK_DRIVER: &str = "network_noop_driver";
 
+/// True when a `[controller_worker] network_driver` value names the noop driver: VIPs come
+/// from [`crate::NoopVipAllocator`], and the API's VIP and member lookups answer as that
+/// driver does whatever the provider (octavia-api takes its network driver from
+/// octavia/common/utils.py `get_network_driver` for both).
+pub fn is_noop_network_driver(network_driver: &str) -> bool {
+    network_driver == NOOP_NETWORK_DRIVER
+}
+
 impl AmphoraConfig {
-    /// True when `[controller_worker] network_driver` is `network_noop_driver` (use
-    /// [`crate::NoopVipAllocator`]).
+    /// [`is_noop_network_driver`] of this config's `network_driver`.
     pub fn noop_network(&self) -> bool {
-        self.network_driver == NOOP_NETWORK_DRIVER
+        is_noop_network_driver(&self.network_driver)
     }
 }

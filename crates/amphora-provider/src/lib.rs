@@ -59,7 +59,9 @@ mod vip;
 pub use cast::{
     CastFailure, Caster, RPC_NAMESPACE, RPC_TOPIC, RPC_VERSION, RecordedCast, RecordingCaster,
 };
-pub use config::{AmphoraConfig, NEUTRON_NETWORK_DRIVER, NOOP_NETWORK_DRIVER};
+pub use config::{
+    AmphoraConfig, NEUTRON_NETWORK_DRIVER, NOOP_NETWORK_DRIVER, is_noop_network_driver,
+};
 pub use driver::AmphoraProvider;
 pub use reader::{DbMember, PoolFacts, PoolReader, ReadError};
 pub use vip::{

@@ -439,6 +439,10 @@ pub async fn post(
 /// `to_dict` make it (`connection_limit` -1, the timeouts their configured defaults,
 /// `client_authentication` NONE, the TLS versions / ALPN protocols their defaults, the HSTS
 /// flags and `admin_state_up` false; `default_pool_id: null` removes the pool).
+#[allow(
+    clippy::too_many_lines,
+    reason = "a known exception of clippy.toml's bound"
+)]
 fn put_changes(
     b: &ListenerPut,
     cfg: &crate::state::ApiConfig,

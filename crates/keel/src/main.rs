@@ -374,6 +374,10 @@ async fn driver_agent(config: Config) -> anyhow::Result<()> {
 
 /// `keel serve` (also `uwsgi`, `octavia-api`): the API on `options`' listeners, the provider,
 /// the agent (per `[keel] run_agent`) and recovery, until SIGTERM/SIGINT drain it.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a known exception of clippy.toml's bound"
+)]
 async fn serve(config: Config, options: entry::ServeOptions) -> anyhow::Result<()> {
     // A bad policy file stops startup before any connection is made.
     let policy = Arc::new(config.oslo_policy.load_policy().context("[oslo_policy]")?);
@@ -449,11 +453,12 @@ async fn serve(config: Config, options: entry::ServeOptions) -> anyhow::Result<(
     };
     // octavia-api validates VIPs and members through `[controller_worker] network_driver`
     let neutron_lookups = Arc::new(wiring::NeutronNetworking(neutron));
-    let networking: Arc<dyn api::network::Networking> = if config.messaging.noop_network() {
-        Arc::new(api::network::NoopNetworking::over(neutron_lookups))
-    } else {
-        neutron_lookups
-    };
+    let networking: Arc<dyn api::network::Networking> =
+        if amphora_provider::is_noop_network_driver(&config.messaging.network_driver) {
+            Arc::new(api::network::NoopNetworking::over(neutron_lookups))
+        } else {
+            neutron_lookups
+        };
     let api_cfg = config.api_config(policy);
     let mut state = api::AppState::new(db, providers, auth, Some(networking), api_cfg);
     if let Some(control) = amphora_control {

@@ -180,7 +180,7 @@ impl Recovery {
             &row.id,
             self.db.tree_statuses(&row.id).await.map_err(db_err)?,
         );
-        if row.provisioning_status == "PENDING_DELETE" {
+        if row.provisioning_status == Prov::PendingDelete {
             // queued like the API's cascade delete: the job reports the LB and every child of
             // the tree DELETED (quota back), also when the NB rows are already gone
             self.ovn
@@ -363,7 +363,7 @@ impl TreeStatus {
     }
 
     fn deleting(v: &[(String, String)], id: &str) -> bool {
-        v.iter().any(|(i, s)| i == id && s == "PENDING_DELETE")
+        v.iter().any(|(i, s)| i == id && *s == Prov::PendingDelete)
     }
 
     /// The tree as it must be in the NB: objects being deleted left out.
@@ -402,11 +402,11 @@ impl TreeStatus {
     fn complete(&self, mut r: StatusReport) -> StatusReport {
         for (objs, field) in self.kinds() {
             for (id, status) in objs {
-                if !status.starts_with("PENDING_") {
+                if !pending(status) {
                     continue;
                 }
                 let records = field(&mut r);
-                if status == "PENDING_DELETE" {
+                if *status == Prov::PendingDelete {
                     records.retain(|x| &x.id != id);
                     records.push(record(id, Prov::Deleted));
                 } else if !records.iter().any(|x| &x.id == id) {
@@ -425,7 +425,7 @@ impl TreeStatus {
         let mut r = StatusReport::default();
         for (objs, field) in self.kinds() {
             for (id, status) in objs {
-                if status.starts_with("PENDING_") {
+                if pending(status) {
                     field(&mut r).push(record(id, Prov::Error));
                 }
             }
@@ -441,6 +441,11 @@ fn record(id: &str, p: Prov) -> StatusRecord {
         provisioning_status: Some(p),
         operating_status: None,
     }
+}
+
+/// True for a stored PENDING_* `provisioning_status` (an unknown text is not pending).
+fn pending(status: &str) -> bool {
+    Prov::parse(status).is_some_and(Prov::is_pending)
 }
 
 #[cfg(test)]

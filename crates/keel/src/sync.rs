@@ -273,7 +273,8 @@ async fn octavia_lbs(
         .filter(|l| args.lb_ids.is_empty() || args.lb_ids.contains(&l.id))
         .filter(|l| args.project_id.is_none() || l.project_id == args.project_id)
         .filter(|l| {
-            let pending = l.provisioning_status.starts_with("PENDING_");
+            let pending = provider::ProvisioningStatus::parse(&l.provisioning_status)
+                .is_some_and(provider::ProvisioningStatus::is_pending);
             if pending {
                 eprintln!("skip {}: {}", l.id, l.provisioning_status);
             }

@@ -91,6 +91,10 @@ pub fn hc_vip(ip: IpAddr, port: Option<u16>) -> String {
 /// no mapping, its members NO_MONITOR (as Octavia's amphora driver, which runs no check for a
 /// disabled monitor; the reference probes anyway and reports the HM OFFLINE). [`update`]
 /// turns the checks on and off.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a known exception of clippy.toml's bound"
+)]
 pub fn create(snap: &NbSnapshot, hm: &HmReq, facts: &MemberFacts) -> Result<Plan, PlanError> {
     let mut plan = Plan::default();
     let (row, key) = snap

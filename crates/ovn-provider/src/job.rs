@@ -212,6 +212,10 @@ pub(crate) fn merge_report(into: &mut StatusReport, from: StatusReport) {
 
 /// The report of a failed request: the object ERROR, its parents ACTIVE (so the LB becomes
 /// mutable again), as the reference's exception paths.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a known exception of clippy.toml's bound"
+)]
 pub(crate) fn error_report(req: &Request, snap: Option<&NbSnapshot>) -> StatusReport {
     let mut r = StatusReport::default();
     let pool_parents = |r: &mut StatusReport, pool_id: &str, lb_id: &str| {

@@ -149,6 +149,10 @@ fn holds_pool(src: &dyn RowSource, uuid: &str, keys: &[String]) -> bool {
 }
 
 /// Add to `snap` the rows `scope` touches (see the module doc).
+#[allow(
+    clippy::too_many_lines,
+    reason = "a known exception of clippy.toml's bound"
+)]
 pub fn extend(
     snap: &mut NbSnapshot,
     src: &dyn RowSource,

@@ -29,6 +29,10 @@ pub struct SimError(pub String);
 /// exist at commit vanishes (weak reference). After an error `s` may be partly changed
 /// (callers drop it). `tests/sim_against_ovsdb_server.rs` checks all this against a real
 /// `ovsdb-server`.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a known exception of clippy.toml's bound"
+)]
 pub fn apply(s: &mut NbSnapshot, ops: &[Op], seq: &mut usize) -> Result<(), SimError> {
     let mut names: BTreeMap<String, Uuid> = BTreeMap::new();
     let resolve = |names: &BTreeMap<String, Uuid>, r: &RowRef| -> Result<Uuid, SimError> {

@@ -69,6 +69,10 @@ pub(crate) struct Synced {
 /// else `monitor` (§4.1.5). A resumed monitor's changes are applied to the replica as one
 /// update; any other reply replaces it. Errors: [`Error::ServerUnsuitable`], [`Error::Rpc`],
 /// [`Error::Schema`] (a monitored table or column the server lacks), the wire's errors.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a known exception of clippy.toml's bound"
+)]
 pub(crate) async fn handshake(
     conn: &mut Conn,
     monitor: &MonitorSpec,

@@ -65,6 +65,10 @@ fn refuse(out: &mut Vec<String>, section: &str, key: &str, why: impl std::fmt::D
 }
 
 /// Reviews `cfg`: every option set in a file, then the values Keel cannot honour.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a known exception of clippy.toml's bound"
+)]
 pub fn review(cfg: &Config) -> Report {
     let mut r = Report::default();
     for (section, key) in cfg.sources.keys() {

@@ -79,6 +79,10 @@ impl Refusals<'_> {
 
 /// Reads the file. Errors: every refusal (see the module doc), or the one that the file
 /// cannot be read or does not parse.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a known exception of clippy.toml's bound"
+)]
 pub fn read(file: &Path) -> Result<LogPlan, Vec<String>> {
     let whole = |why: String| {
         vec![format!(

@@ -57,13 +57,6 @@ pub(crate) fn read(src: &Sources) -> Result<MessagingSettings, ConfigError> {
 }
 
 impl MessagingSettings {
-    /// True when `[controller_worker] network_driver` is the noop driver: the API's VIP and
-    /// member lookups are then `api::network::NoopNetworking`'s, whatever the provider, as
-    /// octavia-api makes them through octavia/common/utils.py `get_network_driver`.
-    pub fn noop_network(&self) -> bool {
-        self.network_driver == NOOP_NETWORK_DRIVER
-    }
-
     /// The transport URL parsed and the options with its query applied and checked, as
     /// oslo.messaging does when the first client is made. Errors (each names section, key
     /// and why; `keel serve` refuses to start): a URL oslo's rabbit driver would refuse, an

@@ -489,6 +489,10 @@ impl Config {
     }
 
     /// Types every option Keel honours. Errors: a value of the wrong type or range.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "a known exception of clippy.toml's bound"
+    )]
     pub fn from_sources(src: Sources) -> Result<Self, ConfigError> {
         let s = |name: &'static str| Section { src: &src, name };
         let d = s("DEFAULT");

@@ -153,6 +153,10 @@ fn read_cli(args: &[String]) -> Result<Cli, HttpdError> {
 /// Parses `httpd`'s arguments (without the program name) and reads the configuration.
 /// Errors: [`HttpdError::Usage`] for a command line httpd refuses (exit 1, as httpd's
 /// `usage()`), [`HttpdError::Config`] naming file, line and directive.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a known exception of clippy.toml's bound"
+)]
 pub fn parse(args: &[String]) -> Result<Request, HttpdError> {
     let cli = read_cli(args)?;
     let version = format!(
@@ -338,6 +342,10 @@ impl Sorter {
     }
 
     /// Sorts one directive (see the module doc). Errors: it is refused.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "a known exception of clippy.toml's bound"
+    )]
     pub fn directive(&mut self, d: &Directive, reader: &Reader) -> Result<(), HttpdError> {
         let key = d.key();
         // a section Apache's parser has no handler for, or a module's not loaded
@@ -636,6 +644,10 @@ impl Sorter {
     /// The listeners: one per `Listen`, served when every VirtualHost on its port (or the
     /// main server, with none) maps `/` to Octavia, TLS when they have `SSLEngine on`.
     /// Errors name the `Listen` or `<VirtualHost>` line.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "a known exception of clippy.toml's bound"
+    )]
     pub fn listeners(&mut self) -> Result<Vec<Listen>, HttpdError> {
         let main_ssl = self.main.ssl;
         for h in self.hosts.iter().chain(std::iter::once(&self.main)) {

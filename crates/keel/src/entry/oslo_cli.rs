@@ -60,6 +60,10 @@ const LOG_OPTS: &[(&str, &str, bool)] = &[
 /// Splits `args` (without the program name) for program `prog`. `home`: the `~` of the
 /// default search (`$HOME`). Errors: an oslo option without its value, a missing
 /// `--config-file`/`--config-dir` (oslo.config refuses those too).
+#[allow(
+    clippy::too_many_lines,
+    reason = "a known exception of clippy.toml's bound"
+)]
 pub fn parse(prog: &str, args: &[String], home: Option<&Path>) -> Result<OsloArgs, UsageError> {
     let usage = |why: String| UsageError {
         prog: prog.to_string(),

@@ -328,6 +328,10 @@ fn is_octavia_app(key: &str, v: &str) -> bool {
 }
 
 /// Sorts one option into `plan` (see the module doc). Errors: the option is refused.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a known exception of clippy.toml's bound"
+)]
 pub fn option(origin: &Origin, key: &str, v: &str, plan: &mut Plan) -> Result<(), UwsgiError> {
     if v.contains("$(") || v.contains("@(") || v.contains("%(") || has_magic(v) {
         return Err(refuse(

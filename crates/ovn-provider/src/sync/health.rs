@@ -103,6 +103,10 @@ impl Sim<'_> {
     }
 
     /// Step 5: health checks of every health monitor; purge of the others.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "a known exception of clippy.toml's bound"
+    )]
     pub(super) fn health_monitors(&mut self, lb: &LoadBalancer) -> Result<(), SimError> {
         let id = lb.loadbalancer_id.as_str();
         let mut wanted = BTreeSet::new();

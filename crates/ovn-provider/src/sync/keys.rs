@@ -6,6 +6,10 @@ use super::*;
 
 impl Sim<'_> {
     /// Step 2: keys on the existing rows.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "a known exception of clippy.toml's bound"
+    )]
     pub(super) fn keys(&mut self, lb: &LoadBalancer) -> Result<(), SimError> {
         let id = lb.loadbalancer_id.as_str();
         let listeners: BTreeMap<&str, &provider::Listener> = lb

@@ -161,6 +161,10 @@ impl Reader {
     }
 
     /// Reads directives from `i` until `</close>` (returned: the index after it) or the end.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "a known exception of clippy.toml's bound"
+    )]
     fn block(
         &mut self,
         file: &Path,

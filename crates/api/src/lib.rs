@@ -11,6 +11,23 @@
 //! Every mutating call runs in one SQL transaction of `octavia-db` (lock the LB, check its
 //! state and the quota, write PENDING_* rows), calls the provider driver inside it, and
 //! commits only when the driver accepted; a driver error rolls everything back.
+//!
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
+//! use std::collections::BTreeMap;
+//! use axum::{body::Body, http::Request};
+//! use tower::ServiceExt;
+//!
+//! let db = octavia_db::Database::connect("sqlite::memory:").await?;
+//! db.upgrade().await?;
+//! // no provider driver, no Keystone (`[api_settings] auth_strategy = noauth`), no Neutron
+//! let state = api::AppState::new(db, BTreeMap::new(), api::AuthMode::NoAuth, None, Default::default());
+//! let answer = api::router(state).oneshot(Request::get("/").body(Body::empty())?).await?;
+//! assert_eq!(answer.status(), 200); // Octavia's version discovery
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # })?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod amphora;
 pub mod amphora_control;

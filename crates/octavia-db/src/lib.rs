@@ -9,6 +9,20 @@
 //!
 //! Sources: `octavia/db/models.py` and the alembic migrations (schema), `octavia/db/repositories.py`,
 //! `octavia/api/drivers/driver_agent/driver_updater.py` (status reports).
+//!
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
+//! use octavia_db::{Database, LoadBalancerRow};
+//!
+//! let db = Database::connect("sqlite::memory:").await?; // or mysql+pymysql://… from octavia.conf
+//! db.upgrade().await?; // the schema at alembic head, as `octavia-db-manage upgrade head`
+//! let mut tx = db.begin().await?;
+//! assert!(tx.find::<LoadBalancerRow>("no-such-id").await?.is_none());
+//! tx.commit().await?;
+//! # Ok::<(), octavia_db::DbError>(())
+//! # })?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod amphora;
 mod attachments;

@@ -14,6 +14,21 @@
 //!
 //! Every client shares one pooled `reqwest::Client` built by [`HttpConfig::build_client`]
 //! (rustls, timeouts from [`HttpConfig`]): build it once per process and clone it.
+//!
+//! ```
+//! use openstack::{Catalog, Interface};
+//!
+//! // `token.catalog` of a Keystone v3 token body
+//! let catalog: Catalog = serde_json::from_str(r#"[
+//!   {"type": "network", "id": "n1", "endpoints": [
+//!     {"interface": "public", "region_id": "RegionOne", "url": "https://neutron.example:9696"},
+//!     {"interface": "internal", "region_id": "RegionOne", "url": "http://10.0.0.5:9696"}]}
+//! ]"#)?;
+//! // `[neutron] valid_interfaces = internal`, `region_name = RegionOne`
+//! assert_eq!(catalog.url_for("network", Interface::Internal, Some("RegionOne")), Some("http://10.0.0.5:9696"));
+//! assert_eq!(catalog.url_for("key-manager", Interface::Public, None), None);
+//! # Ok::<(), serde_json::Error>(())
+//! ```
 
 mod barbican;
 mod error;

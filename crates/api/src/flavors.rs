@@ -7,6 +7,7 @@
 //! Both kinds are served by one generic CRUD over [`Catalog`] (as `profiles.rs` serves both
 //! profile kinds); what differs between them (key, texts, columns) is the trait's constants.
 
+use crate::types::wsme_body;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -24,94 +25,65 @@ use crate::listing;
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::state::AppState;
-use crate::types::{Kind, Patch, Schema, f, m, parse_typed, s};
+use crate::types::{Kind, Patch, Schema, parse_typed, s};
 use crate::{columns, list};
 
 type Q = Query<Vec<(String, String)>>;
 
-/// `FlavorPOST`.
-pub static FLAVOR_POST: Schema = Schema {
-    fields: &[
-        m("name", s(255)),
-        f("description", s(255)),
-        f("enabled", Kind::Bool),
-        m("flavor_profile_id", Kind::Uuid),
-    ],
-    tenant_alias: false,
-};
-/// `FlavorPUT` (the profile is immutable).
-pub static FLAVOR_PUT: Schema = Schema {
-    fields: &[
-        f("name", s(255)),
-        f("description", s(255)),
-        f("enabled", Kind::Bool),
-    ],
-    tenant_alias: false,
-};
-/// `AvailabilityZonePOST`.
-pub static AZ_POST: Schema = Schema {
-    fields: &[
-        m("name", s(255)),
-        f("description", s(255)),
-        f("enabled", Kind::Bool),
-        m("availability_zone_profile_id", Kind::Uuid),
-    ],
-    tenant_alias: false,
-};
-/// `AvailabilityZonePUT` (name and profile immutable).
-pub static AZ_PUT: Schema = Schema {
-    fields: &[f("description", s(255)), f("enabled", Kind::Bool)],
-    tenant_alias: false,
-};
-
-/// A validated `FlavorPOST` body as [`FLAVOR_POST`] declares it.
-#[derive(Debug, Clone, Default, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct FlavorPost {
-    /// `name` (mandatory).
-    pub name: String,
-    /// `description`.
-    pub description: Option<String>,
-    /// `enabled` (left out: true; `null` refused).
-    pub enabled: Patch<bool>,
-    /// `flavor_profile_id` (mandatory).
-    pub flavor_profile_id: String,
+wsme_body! {
+    /// `FlavorPOST`.
+    pub static FLAVOR_POST, tenant_alias = false;
+    /// A validated `FlavorPOST` body as [`FLAVOR_POST`] declares it.
+    pub struct FlavorPost {
+        /// `name` (mandatory).
+        name: String = m(s(255)),
+        description: Option<String> = f(s(255)),
+        /// `enabled` (left out: true; `null` refused).
+        enabled: Patch<bool> = f(Kind::Bool),
+        /// `flavor_profile_id` (mandatory).
+        flavor_profile_id: String = m(Kind::Uuid),
+    }
 }
 
-/// A validated `FlavorPUT` body as [`FLAVOR_PUT`] declares it.
-#[derive(Debug, Clone, Default, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct FlavorPut {
-    /// `name` (`null` refused).
-    pub name: Patch<String>,
-    /// `description` (`null`: cleared).
-    pub description: Patch<String>,
-    /// `enabled` (`null` refused).
-    pub enabled: Patch<bool>,
+wsme_body! {
+    /// `FlavorPUT` (the profile is immutable).
+    pub static FLAVOR_PUT, tenant_alias = false;
+    /// A validated `FlavorPUT` body as [`FLAVOR_PUT`] declares it.
+    pub struct FlavorPut {
+        /// `name` (`null` refused).
+        name: Patch<String> = f(s(255)),
+        /// `description` (`null`: cleared).
+        description: Patch<String> = f(s(255)),
+        /// `enabled` (`null` refused).
+        enabled: Patch<bool> = f(Kind::Bool),
+    }
 }
 
-/// A validated `AvailabilityZonePOST` body as [`AZ_POST`] declares it.
-#[derive(Debug, Clone, Default, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct AzPost {
-    /// `name` (mandatory).
-    pub name: String,
-    /// `description`.
-    pub description: Option<String>,
-    /// `enabled` (left out: true; `null` refused).
-    pub enabled: Patch<bool>,
-    /// `availability_zone_profile_id` (mandatory).
-    pub availability_zone_profile_id: String,
+wsme_body! {
+    /// `AvailabilityZonePOST`.
+    pub static AZ_POST, tenant_alias = false;
+    /// A validated `AvailabilityZonePOST` body as [`AZ_POST`] declares it.
+    pub struct AzPost {
+        /// `name` (mandatory).
+        name: String = m(s(255)),
+        description: Option<String> = f(s(255)),
+        /// `enabled` (left out: true; `null` refused).
+        enabled: Patch<bool> = f(Kind::Bool),
+        /// `availability_zone_profile_id` (mandatory).
+        availability_zone_profile_id: String = m(Kind::Uuid),
+    }
 }
 
-/// A validated `AvailabilityZonePUT` body as [`AZ_PUT`] declares it.
-#[derive(Debug, Clone, Default, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct AzPut {
-    /// `description` (`null`: cleared).
-    pub description: Patch<String>,
-    /// `enabled` (`null` refused).
-    pub enabled: Patch<bool>,
+wsme_body! {
+    /// `AvailabilityZonePUT` (name and profile immutable).
+    pub static AZ_PUT, tenant_alias = false;
+    /// A validated `AvailabilityZonePUT` body as [`AZ_PUT`] declares it.
+    pub struct AzPut {
+        /// `description` (`null`: cleared).
+        description: Patch<String> = f(s(255)),
+        /// `enabled` (`null` refused).
+        enabled: Patch<bool> = f(Kind::Bool),
+    }
 }
 
 /// A validated POST body of either kind, its profile attribute under one name.
@@ -557,18 +529,4 @@ pub async fn lb_create_metadata(
     }
     tx.rollback().await?;
     Ok((fm, am, fp))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::types::assert_typed_as;
-
-    #[test]
-    fn typed_bodies_declare_the_schema_attributes() {
-        assert_typed_as::<FlavorPost>(&FLAVOR_POST);
-        assert_typed_as::<FlavorPut>(&FLAVOR_PUT);
-        assert_typed_as::<AzPost>(&AZ_POST);
-        assert_typed_as::<AzPut>(&AZ_PUT);
-    }
 }

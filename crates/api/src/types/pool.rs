@@ -1,5 +1,6 @@
 //! Pool request types, as `octavia/api/v2/types/pool.py`.
 
+use crate::types::wsme_body;
 use serde::Deserialize;
 
 use super::{
@@ -68,32 +69,6 @@ const ALPN: Kind = Kind::Joined {
     max: JOINED_COLUMN_MAX,
 };
 
-/// `PoolPOST`.
-pub static POOL_POST: Schema = Schema {
-    fields: &[
-        f("name", s(255)),
-        f("description", s(255)),
-        f("admin_state_up", Kind::Bool),
-        f("listener_id", Kind::Uuid),
-        f("loadbalancer_id", Kind::Uuid),
-        m("protocol", Kind::Enum(PROTOCOLS)),
-        m("lb_algorithm", Kind::Enum(ALGORITHMS)),
-        f("session_persistence", Kind::Object(&SP_POST)),
-        f("project_id", s(36)),
-        f("healthmonitor", Kind::Object(&HM_SINGLE)),
-        f("members", Kind::ObjectList(&MEMBER_SINGLE)),
-        f("tags", TAGS),
-        f("tls_container_ref", s(255)),
-        f("ca_tls_container_ref", s(255)),
-        f("crl_container_ref", s(255)),
-        f("tls_enabled", Kind::Bool),
-        f("tls_ciphers", s(2048)),
-        f("tls_versions", TLS_VERSIONS),
-        f("alpn_protocols", ALPN),
-    ],
-    tenant_alias: true,
-};
-
 /// `PoolSingleCreate` (graph create; protocol / lb_algorithm checked later).
 pub static POOL_SINGLE: Schema = Schema {
     fields: &[
@@ -105,26 +80,6 @@ pub static POOL_SINGLE: Schema = Schema {
         f("session_persistence", Kind::Object(&SP_POST)),
         f("healthmonitor", Kind::Object(&HM_SINGLE)),
         f("members", Kind::ObjectList(&MEMBER_SINGLE)),
-        f("tags", TAGS),
-        f("tls_container_ref", s(255)),
-        f("ca_tls_container_ref", s(255)),
-        f("crl_container_ref", s(255)),
-        f("tls_enabled", Kind::Bool),
-        f("tls_ciphers", s(2048)),
-        f("tls_versions", TLS_VERSIONS),
-        f("alpn_protocols", ALPN),
-    ],
-    tenant_alias: false,
-};
-
-/// `PoolPUT`.
-pub static POOL_PUT: Schema = Schema {
-    fields: &[
-        f("name", s(255)),
-        f("description", s(255)),
-        f("admin_state_up", Kind::Bool),
-        f("lb_algorithm", Kind::Enum(ALGORITHMS)),
-        f("session_persistence", Kind::Object(&SP_PUT)),
         f("tags", TAGS),
         f("tls_container_ref", s(255)),
         f("ca_tls_container_ref", s(255)),
@@ -163,83 +118,67 @@ impl SessionPersistence {
     }
 }
 
-/// A validated `PoolPOST` body (and a graph's `PoolSingleCreate`, its subset, where
-/// `protocol` and `lb_algorithm` may be missing) as [`POOL_POST`] declares it.
-/// `admin_state_up: null` is false (Octavia's `to_dict`), left out true.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct PoolPost {
-    /// `name`.
-    pub name: Option<String>,
-    /// `description`.
-    pub description: Option<String>,
-    /// `admin_state_up`.
-    pub admin_state_up: Patch<bool>,
-    /// `listener_id`.
-    pub listener_id: Option<String>,
-    /// `loadbalancer_id`.
-    pub loadbalancer_id: Option<String>,
-    /// `protocol`.
-    pub protocol: Option<String>,
-    /// `lb_algorithm`.
-    pub lb_algorithm: Option<String>,
-    /// `session_persistence`.
-    pub session_persistence: Option<SessionPersistence>,
-    /// `project_id` (or `tenant_id`); the pool takes its load balancer's project.
-    pub project_id: Option<String>,
-    /// `healthmonitor` (`HealthMonitorSingleCreate`, a graph create's).
-    pub healthmonitor: Option<crate::types::health_monitor::HmPost>,
-    /// `members` (`MemberSingleCreate` items, a graph create's; `null` items skipped).
-    pub members: Option<Vec<Option<crate::types::member::MemberPost>>>,
-    /// `tags`.
-    pub tags: Option<Strings>,
-    /// `tls_container_ref`.
-    pub tls_container_ref: Option<String>,
-    /// `ca_tls_container_ref`.
-    pub ca_tls_container_ref: Option<String>,
-    /// `crl_container_ref`.
-    pub crl_container_ref: Option<String>,
-    /// `tls_enabled` (`null`: false).
-    pub tls_enabled: Option<bool>,
-    /// `tls_ciphers`.
-    pub tls_ciphers: Option<String>,
-    /// `tls_versions`.
-    pub tls_versions: Option<Strings>,
-    /// `alpn_protocols`.
-    pub alpn_protocols: Option<Strings>,
+wsme_body! {
+    /// `PoolPOST`.
+    pub static POOL_POST, tenant_alias = true;
+    /// A validated `PoolPOST` body (and a graph's `PoolSingleCreate`, its subset, where
+    /// `protocol` and `lb_algorithm` may be missing) as [`POOL_POST`] declares it.
+    /// `admin_state_up: null` is false (Octavia's `to_dict`), left out true.
+    pub struct PoolPost {
+        name: Option<String> = f(s(255)),
+        description: Option<String> = f(s(255)),
+        admin_state_up: Patch<bool> = f(Kind::Bool),
+        listener_id: Option<String> = f(Kind::Uuid),
+        loadbalancer_id: Option<String> = f(Kind::Uuid),
+        protocol: Option<String> = m(Kind::Enum(PROTOCOLS)),
+        lb_algorithm: Option<String> = m(Kind::Enum(ALGORITHMS)),
+        session_persistence: Option<SessionPersistence> = f(Kind::Object(&SP_POST)),
+        /// `project_id` (or `tenant_id`); the pool takes its load balancer's project.
+        project_id: Option<String> = f(s(36)),
+        /// `healthmonitor` (`HealthMonitorSingleCreate`, a graph create's).
+        healthmonitor: Option<crate::types::health_monitor::HmPost> = f(Kind::Object(&HM_SINGLE)),
+        /// `members` (`MemberSingleCreate` items, a graph create's; `null` items skipped).
+        members: Option<Vec<Option<crate::types::member::MemberPost>>> = f(Kind::ObjectList(&MEMBER_SINGLE)),
+        tags: Option<Strings> = f(TAGS),
+        tls_container_ref: Option<String> = f(s(255)),
+        ca_tls_container_ref: Option<String> = f(s(255)),
+        crl_container_ref: Option<String> = f(s(255)),
+        /// `tls_enabled` (`null`: false).
+        tls_enabled: Option<bool> = f(Kind::Bool),
+        tls_ciphers: Option<String> = f(s(2048)),
+        tls_versions: Option<Strings> = f(TLS_VERSIONS),
+        alpn_protocols: Option<Strings> = f(ALPN),
+    }
 }
 
-/// A validated `PoolPUT` body as [`POOL_PUT`] declares it: each attribute left out
-/// (unchanged), `null` or a value.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct PoolPut {
-    /// `name`.
-    pub name: Patch<String>,
-    /// `description`.
-    pub description: Patch<String>,
-    /// `admin_state_up` (`null`: false).
-    pub admin_state_up: Patch<bool>,
-    /// `lb_algorithm` (`null` refused).
-    pub lb_algorithm: Patch<String>,
-    /// `session_persistence` (`null`: removed).
-    pub session_persistence: Patch<SessionPersistence>,
-    /// `tags` (`null`: none).
-    pub tags: Patch<Strings>,
-    /// `tls_container_ref`.
-    pub tls_container_ref: Patch<String>,
-    /// `ca_tls_container_ref`.
-    pub ca_tls_container_ref: Patch<String>,
-    /// `crl_container_ref`.
-    pub crl_container_ref: Patch<String>,
-    /// `tls_enabled` (`null` refused).
-    pub tls_enabled: Patch<bool>,
-    /// `tls_ciphers` (`null`: the default ciphers).
-    pub tls_ciphers: Patch<String>,
-    /// `tls_versions` (`null`: the default versions).
-    pub tls_versions: Patch<Strings>,
-    /// `alpn_protocols` (`null`: none).
-    pub alpn_protocols: Patch<Strings>,
+wsme_body! {
+    /// `PoolPUT`.
+    pub static POOL_PUT, tenant_alias = false;
+    /// A validated `PoolPUT` body as [`POOL_PUT`] declares it: each attribute left out
+    /// (unchanged), `null` or a value.
+    pub struct PoolPut {
+        name: Patch<String> = f(s(255)),
+        description: Patch<String> = f(s(255)),
+        /// `admin_state_up` (`null`: false).
+        admin_state_up: Patch<bool> = f(Kind::Bool),
+        /// `lb_algorithm` (`null` refused).
+        lb_algorithm: Patch<String> = f(Kind::Enum(ALGORITHMS)),
+        /// `session_persistence` (`null`: removed).
+        session_persistence: Patch<SessionPersistence> = f(Kind::Object(&SP_PUT)),
+        /// `tags` (`null`: none).
+        tags: Patch<Strings> = f(TAGS),
+        tls_container_ref: Patch<String> = f(s(255)),
+        ca_tls_container_ref: Patch<String> = f(s(255)),
+        crl_container_ref: Patch<String> = f(s(255)),
+        /// `tls_enabled` (`null` refused).
+        tls_enabled: Patch<bool> = f(Kind::Bool),
+        /// `tls_ciphers` (`null`: the default ciphers).
+        tls_ciphers: Patch<String> = f(s(2048)),
+        /// `tls_versions` (`null`: the default versions).
+        tls_versions: Patch<Strings> = f(TLS_VERSIONS),
+        /// `alpn_protocols` (`null`: none).
+        alpn_protocols: Patch<Strings> = f(ALPN),
+    }
 }
 
 #[cfg(test)]
@@ -251,8 +190,6 @@ mod tests {
     fn typed_bodies_declare_the_schema_attributes() {
         assert_typed_as::<SessionPersistence>(&SP_POST);
         assert_typed_as::<SessionPersistence>(&SP_PUT);
-        assert_typed_as::<PoolPost>(&POOL_POST);
-        assert_typed_as::<PoolPut>(&POOL_PUT);
         // a graph's pool is typed as a POST: every attribute it may carry is declared
         let post = struct_fields::<PoolPost>();
         for f in POOL_SINGLE.fields {

@@ -153,3 +153,64 @@ pub const TAGS: Kind = Kind::List(&Kind::Str {
     min: None,
     max: Some(255),
 });
+
+/// The JSON key of a struct field declared in [`wsme_body!`]: the field's name, without the
+/// `r#` of a raw identifier (`r#type` → `type`).
+pub const fn attr_name(field: &'static str) -> &'static str {
+    match field.as_bytes() {
+        [b'r', b'#', ..] => field.split_at(2).1,
+        _ => field,
+    }
+}
+
+/// Declares a request body once: the WSME [`Schema`] it is parsed with and the typed struct it
+/// is read into. Each attribute is written `name: Type = ctor(kind)` — the struct field (left
+/// out of a body: its `Default`), the JSON key ([`attr_name`] of the field), and the schema
+/// entry ([`f`], [`m`] or [`mn`] of its [`Kind`]), in the order WSME checks them. Each field's
+/// doc starts with its WSME declaration; a doc written in the list adds what the type does not
+/// say (units, what `null` means).
+///
+/// ```ignore
+/// wsme_body! {
+///     /// `QuotaPUT`.
+///     pub static QUOTA_PUT, tenant_alias = false;
+///     /// A validated `QuotaPUT` body.
+///     pub struct QuotaPut {
+///         /// `load_balancer`.
+///         load_balancer: Patch<i64> = f(QUOTA),
+///     }
+/// }
+/// ```
+macro_rules! wsme_body {
+    (
+        $(#[$smeta:meta])*
+        pub static $schema:ident, tenant_alias = $alias:literal;
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $(
+                $(#[$fmeta:meta])*
+                $field:ident : $ty:ty = $ctor:ident ( $kind:expr )
+            ),* $(,)?
+        }
+    ) => {
+        $(#[$smeta])*
+        pub static $schema: $crate::types::Schema = $crate::types::Schema {
+            fields: &[$(
+                $crate::types::$ctor($crate::types::attr_name(stringify!($field)), $kind)
+            ),*],
+            tenant_alias: $alias,
+        };
+
+        $(#[$meta])*
+        #[derive(Debug, Clone, Default, serde::Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        pub struct $name {
+            $(
+                #[doc = concat!("WSME: `", stringify!($ctor), "(", stringify!($kind), ")`.")]
+                $(#[$fmeta])*
+                pub $field: $ty,
+            )*
+        }
+    };
+}
+pub(crate) use wsme_body;

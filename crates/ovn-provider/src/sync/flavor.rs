@@ -138,18 +138,25 @@ mod tests {
         assert!(nothing && diffs.is_empty(), "{diffs:?}");
 
         // drift: an option removed, one changed, the hash fields changed
-        let u = rs.iter().find(|r| r.protocol.as_deref() == Some("tcp")).unwrap();
+        let u = rs
+            .iter()
+            .find(|r| r.protocol.as_deref() == Some("tcp"))
+            .unwrap();
         let r = s.load_balancers.get_mut(&u.uuid).unwrap();
         r.options.remove("reject");
         r.options.insert("neighbor_responder".into(), "none".into());
         r.selection_fields = vec!["ip_dst".into()];
         let (diffs, _) = sync(&mut s, &g, &f);
         assert!(
-            diffs.iter().any(|d| d.starts_with("fix LB: row ")
-                && d.contains("flavor options")),
+            diffs
+                .iter()
+                .any(|d| d.starts_with("fix LB: row ") && d.contains("flavor options")),
             "{diffs:?}"
         );
-        assert!(diffs.iter().any(|d| d.contains("selection_fields")), "{diffs:?}");
+        assert!(
+            diffs.iter().any(|d| d.contains("selection_fields")),
+            "{diffs:?}"
+        );
         assert_eq!(rows(&s), rs);
         let (diffs, nothing) = sync(&mut s, &g, &f);
         assert!(nothing && diffs.is_empty(), "{diffs:?}");
@@ -160,7 +167,10 @@ mod tests {
         plain.flavor = Some(json!({}));
         let (diffs, _) = sync(&mut s, &plain, &f0);
         assert_eq!(
-            diffs.iter().filter(|d| d.contains("flavor options")).count(),
+            diffs
+                .iter()
+                .filter(|d| d.contains("flavor options"))
+                .count(),
             2,
             "{diffs:?}"
         );
@@ -205,7 +215,9 @@ mod tests {
         s.load_balancers.get_mut(&u).unwrap().selection_fields = vec!["ip_src".into()];
         let (diffs, _) = sync(&mut s, &g, &f);
         assert!(
-            diffs.iter().any(|d| d.contains("selection_fields [\"ip_src\"] → []")),
+            diffs
+                .iter()
+                .any(|d| d.contains("selection_fields [\"ip_src\"] → []")),
             "{diffs:?}"
         );
         assert!(rows(&s)[0].selection_fields.is_empty());

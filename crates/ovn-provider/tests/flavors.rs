@@ -176,6 +176,14 @@ async fn scenario(n: openstack::NeutronClient, lb_id: String, made: Made) -> Res
     )
     .await?;
     carries(&*nb, lb_id, &want, "listener create").await?;
+    // `reject`: a listener without a backend keeps its VIP, empty (OVN then resets)
+    let vip80 = format!("{}:80", vip.vip_address.clone().unwrap_or_default());
+    let row = lb_row(&*nb, lb_id).await?;
+    check!(
+        row.vips.get(&vip80).map(String::as_str) == Some(""),
+        "listener without pool: vips {:?}",
+        row.vips
+    );
     let tcp_pool = pool(&p_id, "TCP", &l_id, "SOURCE_IP_PORT");
     step(driver.pool_create(tcp_pool.clone()), &mut rx).await?;
     carries(&*nb, lb_id, &want, "pool create").await?;

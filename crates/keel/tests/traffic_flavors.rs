@@ -1,0 +1,207 @@
+//! OVN provider flavors proven with packets, on the stack's data plane (as `traffic.rs`:
+//! `ci/stack/dataplane-up.sh`, "VMs" are network namespaces holding bound Neutron ports whose
+//! servers answer with their name).
+//!
+//! Two load balancers on one subnet, the same two members behind each: one created with a
+//! flavor whose profile says `reject: true`, one without. A client on the subnet sees:
+//!
+//! - a TCP listener without a pool: with `reject`, every connection refused at once (a TCP
+//!   reset from OVN); without, every connection times out (OVN drops);
+//! - every member down (servers stopped, a TCP health monitor's real probes turn both ERROR):
+//!   the same — refused at once with `reject`, a timeout without (`traffic.rs`' "every member
+//!   down: timeouts" is the second half);
+//! - the servers back: both load balancers serve again.
+//!
+//! `ct_flush` is not tested with packets: the stack's OVN 23.03 has no such option (its
+//! `ovn-controller` flushes a removed backend's conntrack entries always), so a flavor naming
+//! it is refused there (`flavors_ovn.rs` tests the refusal). Figures are printed as
+//! `TRAFFIC …` lines.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::dataplane::*;
+use common::{Keel, LbGuard, NeutronNet, admin_token, demo_token};
+use serde_json::{Value, json};
+
+/// Probes `count` TCP connections (timeout 1 s each) from `client` to `vip:port`: the
+/// failure reasons and how long it took.
+fn refusals(client: &Vm, vip: &str, port: u16, count: u32) -> (Tally, Duration) {
+    let t0 = Instant::now();
+    let t = client.probe("tcp", vip, port, count);
+    (t, t0.elapsed())
+}
+
+#[test]
+fn reject_flavor_refuses_instead_of_timing_out() {
+    let start = Instant::now();
+    let tag = common::tag();
+    let t4 = &tag[..4];
+    let net = NeutronNet::create(&format!("tf-{tag}"), &[]);
+    let name = |role: &str| format!("{role}{t4}");
+    let [m1, m2, client] = vms([
+        (name("fa"), &net.net),
+        (name("fb"), &net.net),
+        (name("fc"), &net.net),
+    ]);
+    for m in [&m1, &m2] {
+        m.serve("tcp", 8080);
+    }
+    let keel = Keel::start(common::Backend::Sqlite);
+    common::monitors::assert_agent_active(&keel);
+    let admin = admin_token();
+    let token = demo_token();
+    let id = |v: &Value, k: &str| v[k]["id"].as_str().unwrap().to_string();
+
+    let (code, body) = keel.api(
+        "POST",
+        "/v2/lbaas/flavorprofiles",
+        &admin,
+        Some(
+            &json!({"flavorprofile": {"name": format!("tf-{tag}"), "provider_name": "ovn",
+            "flavor_data": json!({"reject": true}).to_string()}}),
+        ),
+    );
+    assert_eq!(code, 201, "{body}");
+    let profile = id(&body, "flavorprofile");
+    let (code, body) = keel.api(
+        "POST",
+        "/v2/lbaas/flavors",
+        &admin,
+        Some(&json!({"flavor": {"name": format!("tf-{tag}"), "flavor_profile_id": profile}})),
+    );
+    assert_eq!(code, 201, "{body}");
+    let flavor = id(&body, "flavor");
+
+    // (lb id, vip, pool, members) of each load balancer; the guards remove NB rows on failure
+    let mut lbs = Vec::new();
+    let mut guards = Vec::new();
+    for with_flavor in [true, false] {
+        let mut lb = json!({"name": format!("tf-{tag}"), "vip_subnet_id": net.subnet,
+            "provider": "ovn"});
+        if with_flavor {
+            lb["flavor_id"] = json!(flavor);
+        }
+        let (code, body) = keel.api(
+            "POST",
+            "/v2/lbaas/loadbalancers",
+            &token,
+            Some(&json!({ "loadbalancer": lb })),
+        );
+        assert_eq!(code, 201, "{body}");
+        let lb_id = id(&body, "loadbalancer");
+        guards.push(LbGuard(lb_id.clone()));
+        let lb = keel.wait_lb_active(&token, &lb_id);
+        let vip = lb["vip_address"].as_str().unwrap().to_string();
+        let mk = |path: &str, body: Value| -> String {
+            let v = keel.create(&token, &lb_id, path, body);
+            v["id"].as_str().unwrap().to_string()
+        };
+        let listener = mk(
+            "/v2/lbaas/listeners",
+            json!({"listener": {"loadbalancer_id": lb_id, "protocol": "TCP",
+                "protocol_port": 80}}),
+        );
+        // a second listener, never given a pool
+        mk(
+            "/v2/lbaas/listeners",
+            json!({"listener": {"loadbalancer_id": lb_id, "protocol": "TCP",
+                "protocol_port": 81}}),
+        );
+        let pool = mk(
+            "/v2/lbaas/pools",
+            json!({"pool": {"listener_id": listener, "protocol": "TCP",
+                "lb_algorithm": "SOURCE_IP_PORT"}}),
+        );
+        let members: Vec<String> = [&m1, &m2]
+            .iter()
+            .map(|m| {
+                mk(
+                    &format!("/v2/lbaas/pools/{pool}/members"),
+                    member_body(m, 8080, &net.subnet),
+                )
+            })
+            .collect();
+        mk(
+            "/v2/lbaas/healthmonitors",
+            json!({"healthmonitor": {"pool_id": pool, "type": "TCP", "delay": 1,
+                "timeout": 1, "max_retries": 1, "max_retries_down": 2}}),
+        );
+        lbs.push((lb_id, vip, pool, members));
+    }
+    let both = [m1.name.as_str(), m2.name.as_str()];
+    for (lb_id, vip, pool, members) in &lbs {
+        for m in members {
+            wait_member(&keel, &token, (lb_id, pool), m, "ONLINE", "ONLINE");
+        }
+        wait_who(&client, ("tcp", vip, 80), &both);
+    }
+    println!("TRAFFIC {} both load balancers serve", since(start));
+
+    // what a client sees, with and without `reject`: (label, failure reason expected)
+    let expect = [
+        ("reject", "Connection_refused"),
+        ("no flavor", "TimeoutError"),
+    ];
+    let check = |what: &str, port: u16| {
+        for ((_, vip, _, _), (label, reason)) in lbs.iter().zip(expect) {
+            let (t, took) = refusals(&client, vip, port, 3);
+            println!(
+                "TRAFFIC {} {what}, {label}: {:?} in {} ms",
+                since(start),
+                t.failures,
+                took.as_millis()
+            );
+            assert_eq!(t.failed(), 3, "{what}, {label}: {t:?}");
+            assert_eq!(
+                t.failures.get(reason).copied(),
+                Some(3),
+                "{what}, {label}: {t:?}"
+            );
+        }
+    };
+    check("listener without a pool", 81);
+
+    // every member down: the monitor's probes turn both ERROR on both load balancers
+    for m in [&m1, &m2] {
+        m.stop("tcp", 8080);
+    }
+    for (lb_id, _, pool, members) in &lbs {
+        for m in members {
+            wait_member(&keel, &token, (lb_id, pool), m, "ERROR", "ERROR");
+        }
+    }
+    check("every member ERROR", 80);
+
+    // the servers back: both serve again
+    for m in [&m1, &m2] {
+        m.serve("tcp", 8080);
+    }
+    for (lb_id, vip, pool, members) in &lbs {
+        for m in members {
+            wait_member(&keel, &token, (lb_id, pool), m, "ONLINE", "ONLINE");
+        }
+        wait_who(&client, ("tcp", vip, 80), &both);
+    }
+
+    for (lb_id, _, _, _) in &lbs {
+        keel.delete_lb_cascade(&token, lb_id);
+    }
+    let (code, body) = keel.api(
+        "DELETE",
+        &format!("/v2/lbaas/flavors/{flavor}"),
+        &admin,
+        None,
+    );
+    assert_eq!(code, 204, "{body}");
+    let (code, body) = keel.api(
+        "DELETE",
+        &format!("/v2/lbaas/flavorprofiles/{profile}"),
+        &admin,
+        None,
+    );
+    assert_eq!(code, 204, "{body}");
+    drop(guards);
+}

@@ -26,6 +26,125 @@ use common::dataplane::*;
 use common::{Keel, LbGuard, NeutronNet, admin_token, demo_token};
 use serde_json::{Value, json};
 
+/// One datagram from `client`'s UDP port `sport` to `vip:port`: the answering VM's name
+/// (`None`: no answer within 1 s). The same source port each call, so the datagrams of
+/// successive calls are one conntrack flow.
+fn udp_from(client: &Vm, sport: u16, vip: &str, port: u16) -> Option<String> {
+    const SEND: &str = r#"
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("", int(sys.argv[3])))
+s.settimeout(1)
+s.sendto(b"x", (sys.argv[1], int(sys.argv[2])))
+try:
+    print("ok", s.recvfrom(2048)[0].decode().strip())
+except OSError as e:
+    print("fail", type(e).__name__)
+"#;
+    let out = dp(&[
+        "exec",
+        &client.name,
+        "python3",
+        "-c",
+        SEND,
+        vip,
+        &port.to_string(),
+        &sport.to_string(),
+    ]);
+    out.trim().strip_prefix("ok ").map(str::to_string)
+}
+
+/// On the stack's OVN 23.03 (no `ct_flush` option: Keel refuses it there), a UDP flow to a
+/// member removed from the pool ends without any flavor: `ovn-controller` flushes the
+/// removed backend's conntrack entries, so the flow's next datagram goes to the remaining
+/// member though the removed one still serves. A UDP listener and pool on `lb` (the load
+/// balancer without a flavor) with members `ms`.
+fn udp_flow_to_a_removed_member_ends(
+    keel: &Keel,
+    token: &str,
+    (lb_id, vip, _, _): &(String, String, String, Vec<String>),
+    ms: [&Vm; 2],
+    client: &Vm,
+    subnet: &str,
+) {
+    let start = Instant::now();
+    for m in ms {
+        m.serve("udp", 5353);
+    }
+    let mk = |path: &str, body: Value| -> String {
+        let v = keel.create(token, lb_id, path, body);
+        v["id"].as_str().unwrap().to_string()
+    };
+    let listener = mk(
+        "/v2/lbaas/listeners",
+        json!({"listener": {"loadbalancer_id": lb_id, "protocol": "UDP", "protocol_port": 53}}),
+    );
+    let pool = mk(
+        "/v2/lbaas/pools",
+        json!({"pool": {"listener_id": listener, "protocol": "UDP",
+            "lb_algorithm": "SOURCE_IP_PORT"}}),
+    );
+    let members: Vec<(String, &str)> = ms
+        .iter()
+        .map(|m| {
+            let id = mk(
+                &format!("/v2/lbaas/pools/{pool}/members"),
+                member_body(m, 5353, subnet),
+            );
+            (id, m.name.as_str())
+        })
+        .collect();
+    wait_who(
+        client,
+        ("udp", vip, 53),
+        &[ms[0].name.as_str(), ms[1].name.as_str()],
+    );
+    // one flow (a fixed source port): answered by one member, the same one each time
+    let sport = 40_053;
+    let first = udp_from(client, sport, vip, 53).expect("the flow's first datagram answered");
+    for _ in 0..3 {
+        assert_eq!(
+            udp_from(client, sport, vip, 53).as_deref(),
+            Some(first.as_str())
+        );
+    }
+    let (gone, _) = members.iter().find(|(_, n)| *n == first).unwrap();
+    let other = members.iter().find(|(_, n)| *n != first).unwrap().1;
+    let t0 = Instant::now();
+    let (code, body) = keel.api(
+        "DELETE",
+        &format!("/v2/lbaas/pools/{pool}/members/{gone}"),
+        token,
+        None,
+    );
+    assert_eq!(code, 204, "{body}");
+    keel.wait_lb_active(token, lb_id);
+    // the removed member still serves: only a flushed entry sends the flow elsewhere
+    let mut seen = Vec::new();
+    common::wait_for(
+        "the flow's datagrams answered by the remaining member",
+        Duration::from_secs(10),
+        || {
+            let who = udp_from(client, sport, vip, 53);
+            seen.push(who.clone());
+            if who.as_deref() == Some(other) {
+                Ok(())
+            } else {
+                Err(format!("answers since the delete: {seen:?}"))
+            }
+        },
+    );
+    println!(
+        "TRAFFIC UDP flow to a removed member (no ct_flush on OVN 23.03): member delete → \
+         the flow answered by the other member in {} ms ({} datagrams; {:?}); setup {} ms",
+        t0.elapsed().as_millis(),
+        seen.len(),
+        seen,
+        (t0 - start).as_millis()
+    );
+}
+
 /// Probes `count` TCP connections (timeout 1 s each) from `client` to `vip:port`: the
 /// failure reasons and how long it took.
 fn refusals(client: &Vm, vip: &str, port: u16, count: u32) -> (Tally, Duration) {
@@ -185,6 +304,9 @@ fn reject_flavor_refuses_instead_of_timing_out() {
         }
         wait_who(&client, ("tcp", vip, 80), &both);
     }
+
+    udp_flow_to_a_removed_member_ends(&keel, &token, &lbs[1], [&m1, &m2], &client, &net.subnet);
+    println!("TRAFFIC {} done", since(start));
 
     for (lb_id, _, _, _) in &lbs {
         keel.delete_lb_cascade(&token, lb_id);

@@ -294,16 +294,15 @@ impl OvnFlavor {
     }
 }
 
-/// The hash fields of a row for a pool `algorithm` (`None`: the row before its first pool):
-/// the flavor's `selection_fields` the row carries for `None` and `SOURCE_IP_PORT`, else
-/// [`crate::lb::selection_fields`].
-pub fn selection_fields(ids: &ExternalIds, algorithm: Option<&str>) -> Vec<String> {
-    if algorithm != Some("SOURCE_IP")
-        && let Some(f) = OvnFlavor::of_row(ids).selection_fields
-    {
-        return f;
+/// The hash fields the flavor a row carries sets for a pool `algorithm` (`None`: the row
+/// before its first pool): its `selection_fields` for `None` and `SOURCE_IP_PORT`; `None`
+/// when it sets none or for `SOURCE_IP` (the algorithm's own fields then,
+/// [`crate::lb::selection_fields_of`]).
+pub fn selection_fields(ids: &ExternalIds, algorithm: Option<&str>) -> Option<Vec<String>> {
+    if algorithm == Some("SOURCE_IP") {
+        return None;
     }
-    crate::lb::selection_fields(algorithm)
+    OvnFlavor::of_row(ids).selection_fields
 }
 
 #[cfg(test)]
@@ -437,25 +436,17 @@ mod tests {
             ])
         );
         assert_eq!(OvnFlavor::of_row(&row.external_ids), f);
-        assert_eq!(
-            selection_fields(&row.external_ids, Some("SOURCE_IP_PORT")),
-            ["ip_src", "tp_src"]
-        );
-        assert_eq!(
-            selection_fields(&row.external_ids, None),
-            ["ip_src", "tp_src"]
-        );
-        assert_eq!(
-            selection_fields(&row.external_ids, Some("SOURCE_IP")),
-            ["ip_src", "ip_dst"]
-        );
+        let of = |alg| crate::lb::selection_fields_of(&row.external_ids, alg);
+        assert_eq!(of(Some("SOURCE_IP_PORT")), ["ip_src", "tp_src"]);
+        assert_eq!(of(None), ["ip_src", "tp_src"]);
+        assert_eq!(of(Some("SOURCE_IP")), ["ip_src", "ip_dst"]);
         // no flavor: the row loses the keys Keel owns, keeps the others
         OvnFlavor::default().apply(&mut row);
         assert_eq!(row.options.len(), 1);
         assert!(!row.external_ids.contains_key(FLAVOR_KEY));
         assert_eq!(
             selection_fields(&row.external_ids, Some("SOURCE_IP_PORT")),
-            crate::lb::selection_fields(Some("SOURCE_IP_PORT"))
+            None
         );
     }
 

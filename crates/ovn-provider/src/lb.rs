@@ -23,6 +23,12 @@ pub fn selection_fields(algorithm: Option<&str>) -> Vec<String> {
     f.iter().map(|s| s.to_string()).collect()
 }
 
+/// The hash fields of a row for a pool `algorithm` (`None`: the row before its first pool):
+/// those the row's flavor sets ([`flavor::selection_fields`]), else [`selection_fields`].
+pub fn selection_fields_of(ids: &ExternalIds, algorithm: Option<&str>) -> Vec<String> {
+    flavor::selection_fields(ids, algorithm).unwrap_or_else(|| selection_fields(algorithm))
+}
+
 /// Python `str(bool)`.
 pub fn py_bool(b: bool) -> String {
     if b { "True" } else { "False" }.to_string()
@@ -107,7 +113,7 @@ pub fn create(snap: &NbSnapshot, req: &LbCreate) -> Result<Plan, PlanError> {
         ..Default::default()
     };
     req.flavor.apply(&mut row);
-    row.selection_fields = flavor::selection_fields(&row.external_ids, None);
+    row.selection_fields = selection_fields_of(&row.external_ids, None);
     let mut edit = Edit::new(snap);
     let lb = edit.insert_lb(row);
     let mut switches: Vec<String> = Vec::new();
@@ -398,7 +404,7 @@ pub fn get_or_create_row(
         ..Default::default()
     };
     OvnFlavor::of_row(&first.external_ids).apply(&mut row);
-    row.selection_fields = flavor::selection_fields(&row.external_ids, None);
+    row.selection_fields = selection_fields_of(&row.external_ids, None);
     let h = edit.insert_lb(row);
     for s in snap.switches_with_lb(&first.uuid) {
         edit.attach_switch(&h, &s.uuid);

@@ -5,9 +5,8 @@ use serde_json::Value;
 
 use crate::edit::{Edit, LbRef};
 use crate::external_ids::{self as ext, ListenerValue};
-use crate::flavor::selection_fields;
 use crate::hm;
-use crate::lb::{clean_if_empty, get_or_create_row};
+use crate::lb::{clean_if_empty, get_or_create_row, selection_fields_of as selection_fields};
 use crate::member::{self, MemberFacts};
 use crate::nb::NbSnapshot;
 use crate::plan::{Plan, PlanError};
@@ -52,7 +51,7 @@ pub fn affinity_timeout(sp: Option<&Value>) -> Option<String> {
 
 /// `pool_create`: `pool_<id>[:D]` = '' on the row of the pool's protocol, the listener value
 /// pointed at it, `affinity_timeout`, `selection_fields` from the algorithm (and the row's
-/// flavor, [`crate::flavor::selection_fields`]).
+/// flavor, [`crate::lb::selection_fields_of`]).
 pub fn create(snap: &NbSnapshot, p: &PoolReq) -> Result<Plan, PlanError> {
     let mut edit = Edit::new(snap);
     let h = get_or_create_row(&mut edit, &p.lb_id, &p.protocol)?;

@@ -4,7 +4,7 @@
 //! the flavor this step leaves on the row).
 
 use super::*;
-use crate::flavor::{self, OvnFlavor};
+use crate::flavor::OvnFlavor;
 
 impl Sim<'_> {
     /// Step 1b: flavor options. A model without `flavor` (`None`) is not checked.
@@ -36,7 +36,7 @@ impl Sim<'_> {
                 if !ext::pools(&r.external_ids).is_empty() {
                     continue;
                 }
-                let fields = flavor::selection_fields(&r.external_ids, None);
+                let fields = lb::selection_fields_of(&r.external_ids, None);
                 let (mut a, mut b) = (fields.clone(), r.selection_fields.clone());
                 a.sort();
                 b.sort();

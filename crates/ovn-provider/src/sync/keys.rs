@@ -3,7 +3,7 @@
 //! created, and the row-level pool settings (`selection_fields`, `affinity_timeout`).
 
 use super::*;
-use crate::flavor::selection_fields;
+use crate::lb::selection_fields_of as selection_fields;
 
 impl Sim<'_> {
     /// Step 2: keys on the existing rows.

@@ -21,9 +21,10 @@
 //! Versions: OVN sets no version anywhere a client reads except the NB schema version, so a
 //! key is refused when the connected `OVN_Northbound` schema is older than the schema of
 //! the first OVN release documenting the key (read from OVN's `NEWS` and `ovn-nb.xml` at
-//! the release tags). OVN 23.03 (schema 7.0.0) has no `ct_flush`: its `ovn-controller`
-//! flushes the conntrack entries of every removed backend whatever the option says (23.06
-//! made that opt-in), so a flavor naming `ct_flush` cannot be honoured there either way.
+//! the release tags). OVN 23.03 (schema 7.0.0) has no `ct_flush`, so a flavor naming it,
+//! `true` or `false`, cannot be honoured there. (OVN's `NEWS` for 23.06 says removed
+//! backends' entries were flushed by default before; on the stack's 23.03.1 a UDP flow to a
+//! removed member is not flushed: `crates/keel/tests/traffic_flavors.rs`.)
 //!
 //! Where the flavor lives: Octavia hands the profile's metadata to `loadbalancer_create`
 //! only ([`provider::LoadBalancer::flavor`]); the provider writes it onto every row of the

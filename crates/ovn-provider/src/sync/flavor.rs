@@ -1,7 +1,8 @@
 //! `ovn-db-sync` step 1b: the load balancer's flavor on every row ([`crate::flavor`]): the
-//! `keel:flavor` key and the flavor's `options` as the database's flavor profile says, and
-//! the hash fields of a row without pools (rows with pools: `pool_options`, which reads
-//! the flavor this step leaves on the row).
+//! `keel:flavor` key and the flavor's `options` as the database's flavor profile says. The
+//! hash fields of rows with pools are `pool_options`' (it reads the flavor this step leaves
+//! on the row); a row without pools keeps its fields unchecked, as before flavors (a deleted
+//! pool's fields stay on its row, as the reference leaves them).
 
 use super::*;
 use crate::flavor::OvnFlavor;
@@ -30,23 +31,6 @@ impl Sim<'_> {
                     ));
                     if let Some(r) = edit.row_mut(&h) {
                         want.apply(r);
-                    }
-                }
-                let Some(r) = edit.row(&h) else { continue };
-                if !ext::pools(&r.external_ids).is_empty() {
-                    continue;
-                }
-                let fields = lb::selection_fields_of(&r.external_ids, None);
-                let (mut a, mut b) = (fields.clone(), r.selection_fields.clone());
-                a.sort();
-                b.sort();
-                if a != b {
-                    found.push(format!(
-                        "row {}: selection_fields {:?} → {fields:?}",
-                        row.uuid, r.selection_fields
-                    ));
-                    if let Some(r) = edit.row_mut(&h) {
-                        r.selection_fields = fields;
                     }
                 }
             }
@@ -197,7 +181,8 @@ mod tests {
         assert!(nothing && diffs.is_empty(), "{diffs:?}");
     }
 
-    /// A row without pools takes the flavor's hash fields (`lb_create`'s default).
+    /// A row without pools takes the flavor's hash fields (`lb_create`'s default); the sync
+    /// leaves a pool-less row's fields alone (a deleted pool's stay, as before flavors).
     #[test]
     fn a_row_without_pools_has_the_flavor_hash_fields() {
         let mut g = graph();
@@ -213,13 +198,7 @@ mod tests {
         assert_eq!(rows(&s)[0].selection_fields, Vec::<String>::new());
         let u = rows(&s)[0].uuid.clone();
         s.load_balancers.get_mut(&u).unwrap().selection_fields = vec!["ip_src".into()];
-        let (diffs, _) = sync(&mut s, &g, &f);
-        assert!(
-            diffs
-                .iter()
-                .any(|d| d.contains("selection_fields [\"ip_src\"] → []")),
-            "{diffs:?}"
-        );
-        assert!(rows(&s)[0].selection_fields.is_empty());
+        let (diffs, nothing) = sync(&mut s, &g, &f);
+        assert!(nothing && diffs.is_empty(), "{diffs:?}");
     }
 }

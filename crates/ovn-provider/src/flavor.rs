@@ -12,6 +12,9 @@
 //! | `hairpin_snat_ip` | array of IP addresses, one per family | `options:hairpin_snat_ip` (space-separated) | 21.03 (5.31.0) |
 //! | `selection_fields` | set of `eth_src eth_dst ip_src ip_dst tp_src tp_dst` | `selection_fields` | any |
 //!
+//! OVN rejects only on a VIP it knows: with `reject`, an enabled listener without a backend
+//! keeps its VIPs with no backends (`crate::vips`), where Keel otherwise leaves them out.
+//!
 //! `selection_fields` replaces the hash fields of a row before its first pool and of a row
 //! whose pools are `SOURCE_IP_PORT` (the reference's `LB_SELECTION_FIELDS_MAP`:
 //! `ip_src ip_dst tp_src tp_dst` / `ip_dst ip_src tp_dst tp_src`); a `SOURCE_IP` pool keeps

@@ -3,14 +3,17 @@
 //! servers answer with their name).
 //!
 //! Two load balancers on one subnet, the same two members behind each: one created with a
-//! flavor whose profile says `reject: true`, one without. A client on the subnet sees:
+//! flavor whose profile says `reject: true` and `hairpin_snat_ip`, one without. A client on
+//! the subnet sees:
 //!
 //! - a TCP listener without a pool: with `reject`, every connection refused at once (a TCP
 //!   reset from OVN); without, every connection times out (OVN drops);
 //! - every member down (servers stopped, a TCP health monitor's real probes turn both ERROR):
 //!   the same — refused at once with `reject`, a timeout without (`traffic.rs`' "every member
 //!   down: timeouts" is the second half);
-//! - the servers back: both load balancers serve again.
+//! - the servers back: both load balancers serve again;
+//! - a member reaching a VIP and balanced to itself (hair-pinned) sees the flavor's
+//!   `hairpin_snat_ip` as the source, the VIP without the flavor (OVN's default);
 //!
 //! - on the load balancer without the flavor, a UDP flow to a member removed from the pool
 //!   keeps reaching it (no conntrack flush) while a new flow goes to the remaining member:
@@ -159,6 +162,105 @@ fn udp_flow_to_a_removed_member_ends(
     );
 }
 
+/// The flavor's `hairpin_snat_ip`: off the members' subnet, so a member's reply to it goes
+/// to its gateway (OVN's hairpin stage catches it first).
+const HAIRPIN_IP: &str = "172.31.255.1";
+
+/// A UDP server on `vm` port `port` answering each datagram with its source address; stopped
+/// (the process this test started, by its PID) on drop.
+struct PeerEcho(std::process::Child);
+
+impl PeerEcho {
+    fn start(vm: &Vm, port: u16) -> PeerEcho {
+        const ECHO: &str = r#"
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("", int(sys.argv[1])))
+print("listening", flush=True)
+while True:
+    _, peer = s.recvfrom(2048)
+    s.sendto(peer[0].encode(), peer)
+"#;
+        let mut child = std::process::Command::new(dataplane())
+            .args([
+                "exec",
+                &vm.name,
+                "python3",
+                "-u",
+                "-c",
+                ECHO,
+                &port.to_string(),
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        let out = child.stdout.take().unwrap();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(out), &mut line).unwrap();
+        assert_eq!(line.trim(), "listening");
+        PeerEcho(child)
+    }
+}
+
+impl Drop for PeerEcho {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Hair-pinned traffic (member `m` reaching a VIP, balanced to itself): the member sees the
+/// flavor's `hairpin_snat_ip` as the source on the flavored load balancer, the VIP on the
+/// other (OVN's default). A UDP listener 9090 and a pool of `m` alone on each of `lbs`.
+fn hairpin_source(
+    keel: &Keel,
+    token: &str,
+    lbs: &[(String, String, String, Vec<String>)],
+    m: &Vm,
+    subnet: &str,
+) {
+    let _echo = PeerEcho::start(m, 9090);
+    for ((lb_id, vip, _, _), want) in lbs.iter().zip([HAIRPIN_IP, "vip"]) {
+        let want = if want == "vip" { vip.as_str() } else { want };
+        let mk = |path: &str, body: Value| -> String {
+            let v = keel.create(token, lb_id, path, body);
+            v["id"].as_str().unwrap().to_string()
+        };
+        let listener = mk(
+            "/v2/lbaas/listeners",
+            json!({"listener": {"loadbalancer_id": lb_id, "protocol": "UDP",
+                "protocol_port": 9090}}),
+        );
+        let pool = mk(
+            "/v2/lbaas/pools",
+            json!({"pool": {"listener_id": listener, "protocol": "UDP",
+                "lb_algorithm": "SOURCE_IP_PORT"}}),
+        );
+        mk(
+            &format!("/v2/lbaas/pools/{pool}/members"),
+            member_body(m, 9090, subnet),
+        );
+        let t0 = Instant::now();
+        let mut sport = 41_000;
+        let seen = common::wait_for(
+            "a hair-pinned datagram answered",
+            Duration::from_secs(15),
+            || {
+                sport += 1;
+                udp_from(m, sport, vip, 9090).ok_or_else(|| "no answer".to_string())
+            },
+        );
+        println!(
+            "TRAFFIC hair-pinned datagram (member → VIP → itself), source seen by the member: \
+             {seen} (want {want}) after {} ms",
+            t0.elapsed().as_millis()
+        );
+        assert_eq!(seen, want, "the source a hair-pinned member sees");
+    }
+}
+
 /// Probes `count` TCP connections (timeout 1 s each) from `client` to `vip:port`: the
 /// failure reasons and how long it took.
 fn refusals(client: &Vm, vip: &str, port: u16, count: u32) -> (Tally, Duration) {
@@ -168,7 +270,7 @@ fn refusals(client: &Vm, vip: &str, port: u16, count: u32) -> (Tally, Duration) 
 }
 
 #[test]
-fn reject_flavor_refuses_instead_of_timing_out() {
+fn reject_and_hairpin_flavor_with_packets() {
     let start = Instant::now();
     let tag = common::tag();
     let t4 = &tag[..4];
@@ -194,7 +296,7 @@ fn reject_flavor_refuses_instead_of_timing_out() {
         &admin,
         Some(
             &json!({"flavorprofile": {"name": format!("tf-{tag}"), "provider_name": "ovn",
-            "flavor_data": json!({"reject": true}).to_string()}}),
+            "flavor_data": json!({"reject": true, "hairpin_snat_ip": [HAIRPIN_IP]}).to_string()}}),
         ),
     );
     assert_eq!(code, 201, "{body}");
@@ -319,6 +421,7 @@ fn reject_flavor_refuses_instead_of_timing_out() {
         wait_who(&client, ("tcp", vip, 80), &both);
     }
 
+    hairpin_source(&keel, &token, &lbs, &m1, &net.subnet);
     udp_flow_to_a_removed_member_ends(&keel, &token, &lbs[1], [&m1, &m2], &client, &net.subnet);
     println!("TRAFFIC {} done", since(start));
 

@@ -14,8 +14,11 @@ the reference is compared in the same state.
 
 Needs the stack (``ci/stack/up.sh``) with its personas, the reference API (``--ref``, default
 127.0.0.1:9877, database ``octavia``) and a Keel (``--keel``) over a MariaDB database
-(``--keel-db``): the OVN provider cannot validate flavors or AZ metadata (501 on both), so the
-profiles the flavor / AZ cases need are written into both databases (and removed at the end).
+(``--keel-db``): the reference's OVN provider cannot validate flavors or AZ metadata (501), so
+the profiles the flavor / AZ cases need are written into both databases (and removed at the
+end). Keel's OVN provider validates flavors (README, "Provider flavors for OVN"): the
+``fp post`` steps for ``ovn`` differ by design (Keel 201 or 501 with the schema's text, the
+reference 501 "does not support a requested action").
 Run with the stack venv's python (``ci/diff/run.sh`` starts a Keel and runs this)::
 
     $PY ci/diff/differential.py --keel http://127.0.0.1:9886 --keel-db keel_test_diffc [--only flavor]

@@ -149,16 +149,40 @@ async fn grouped<T: octavia_db::Record>(
 /// The provider models of `rows` with their whole trees, in order: what [`api::provider_model::lb_model`],
 /// `lb_children`, `listener_model` and `pool_model` give one by one (same rows, same orders),
 /// read for all of `rows` at once in 9 statements per 500 load balancers (not 10 per load
-/// balancer with one listener and one pool).
+/// balancer with one listener and one pool), 2 more when some have a flavor. Unlike
+/// `lb_model`'s `{}`, `flavor` is the flavor profile's metadata (load balancer → flavor →
+/// profile `flavor_data`; `{}` without a flavor), what the OVN sync checks the rows'
+/// flavor options against (`ovn_provider::flavor`).
 pub(crate) async fn lb_trees(
     tx: &mut Tx,
     rows: &[LoadBalancerRow],
 ) -> Result<Vec<LoadBalancer>, SyncCmdError> {
     use octavia_db::{
-        AdditionalVipRow, HealthMonitorRow, ListenerRow, MemberRow, PoolRow, SessionPersistenceRow,
-        VipRow, VipSecurityGroupRow,
+        AdditionalVipRow, FlavorProfileRow, FlavorRow, HealthMonitorRow, ListenerRow, MemberRow,
+        PoolRow, SessionPersistenceRow, VipRow, VipSecurityGroupRow,
     };
     let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+    let mut flavor_ids: Vec<String> = rows.iter().filter_map(|r| r.flavor_id.clone()).collect();
+    flavor_ids.sort();
+    flavor_ids.dedup();
+    let flavors = grouped::<FlavorRow>(tx, "id", &flavor_ids, |f| Some(f.id.as_str())).await?;
+    let profile_ids: Vec<String> = flavors
+        .values()
+        .flatten()
+        .map(|f| f.flavor_profile_id.clone())
+        .collect();
+    let profiles =
+        grouped::<FlavorProfileRow>(tx, "id", &profile_ids, |p| Some(p.id.as_str())).await?;
+    let flavor_of = |row: &LoadBalancerRow| -> serde_json::Value {
+        row.flavor_id
+            .as_ref()
+            .and_then(|f| flavors.get(f))
+            .and_then(|v| v.first())
+            .and_then(|f| profiles.get(&f.flavor_profile_id))
+            .and_then(|v| v.first())
+            .and_then(|p| serde_json::from_str(&p.flavor_data).ok())
+            .unwrap_or_else(|| serde_json::json!({}))
+    };
     let mut vips = grouped::<VipRow>(tx, "load_balancer_id", &ids, |v| {
         Some(v.load_balancer_id.as_str())
     })
@@ -215,6 +239,7 @@ pub(crate) async fn lb_trees(
         let mut add = adds.remove(&row.id).unwrap_or_default();
         add.sort_by(|a, b| a.subnet_id.cmp(&b.subnet_id));
         let mut lb = api::provider_model::lb_model_with(row, vip, sg, add);
+        lb.flavor = Some(flavor_of(row));
         let ls = listeners
             .remove(&row.id)
             .unwrap_or_default()

@@ -653,9 +653,10 @@ impl ProviderDriver for OvnProvider {
         Ok(())
     }
 
-    // The OVN provider implements neither L7 nor flavors/availability zones; the reference
-    // inherits octavia-lib's `ProviderDriver` base, whose 501 texts name the action
-    // (`provider_base.py`), and tempest shows them as skip reasons.
+    // The OVN provider implements neither L7 nor availability zones; the reference inherits
+    // octavia-lib's `ProviderDriver` base, whose 501 texts name the action
+    // (`provider_base.py`), and tempest shows them as skip reasons. Flavors are Keel's
+    // ([`crate::flavor`]; the reference refuses them as it refuses L7).
     async fn l7policy_create(&self, _: L7Policy) -> Result<(), ProviderError> {
         validate::not_supported("creating l7policies")
     }
@@ -675,10 +676,14 @@ impl ProviderDriver for OvnProvider {
         validate::not_supported("updating l7rules")
     }
     async fn get_supported_flavor_metadata(&self) -> Result<Value, ProviderError> {
-        validate::not_supported("getting the supported flavor metadata")
+        Ok(crate::flavor::supported_flavor_metadata())
     }
-    async fn validate_flavor(&self, _: &Value) -> Result<(), ProviderError> {
-        validate::not_supported("validating flavors")
+    /// [`crate::flavor::validate`] against the connected NB's schema version; a refusal is
+    /// octavia-lib's `UnsupportedOptionError` (501, as the amphora driver's).
+    async fn validate_flavor(&self, flavor_metadata: &Value) -> Result<(), ProviderError> {
+        let version = self.inner.jobs.nb.schema_version();
+        crate::flavor::validate(flavor_metadata, version.as_deref())
+            .map_err(ProviderError::unsupported)
     }
     async fn get_supported_availability_zone_metadata(&self) -> Result<Value, ProviderError> {
         validate::not_supported("getting the supported availability zone metadata")
@@ -773,19 +778,19 @@ mod tests {
                 "This provider does not support creating l7policies."
             ))
         );
-        // flavors / AZs: octavia-lib's texts (tempest's skip reasons, as the reference's)
+        // flavors: Keel's keys, a refusal is an unsupported option
+        assert_eq!(d.validate_flavor(&serde_json::json!({})).await, Ok(()));
         assert_eq!(
-            d.validate_flavor(&serde_json::json!({})).await,
-            Err(ProviderError::not_implemented(
-                "This provider does not support validating flavors."
+            d.validate_flavor(&serde_json::json!({"bogus": 1})).await,
+            Err(ProviderError::unsupported(
+                "Additional properties are not allowed ('bogus' was unexpected)"
             ))
         );
         assert_eq!(
             d.get_supported_flavor_metadata().await,
-            Err(ProviderError::not_implemented(
-                "This provider does not support getting the supported flavor metadata."
-            ))
+            Ok(crate::flavor::supported_flavor_metadata())
         );
+        // AZs: octavia-lib's texts (tempest's skip reasons, as the reference's)
         assert_eq!(
             d.get_supported_availability_zone_metadata().await,
             Err(ProviderError::not_implemented(

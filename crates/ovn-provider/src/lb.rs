@@ -7,6 +7,7 @@ use provider::{OperatingStatus as Op, ProvisioningStatus as Prov, StatusReport};
 
 use crate::edit::{Edit, LbRef};
 use crate::external_ids::{self as ext, ExternalIds};
+use crate::flavor::{self, OvnFlavor};
 use crate::nb::{LoadBalancerRow, NbSnapshot};
 use crate::plan::{Plan, PlanError, SubnetInfo};
 use crate::status::{self, Kind, put};
@@ -20,6 +21,12 @@ pub fn selection_fields(algorithm: Option<&str>) -> Vec<String> {
         _ => &["ip_src", "ip_dst", "tp_src", "tp_dst"],
     };
     f.iter().map(|s| s.to_string()).collect()
+}
+
+/// The hash fields of a row for a pool `algorithm` (`None`: the row before its first pool):
+/// those the row's flavor sets ([`flavor::selection_fields`]), else [`selection_fields`].
+pub fn selection_fields_of(ids: &ExternalIds, algorithm: Option<&str>) -> Vec<String> {
+    flavor::selection_fields(ids, algorithm).unwrap_or_else(|| selection_fields(algorithm))
 }
 
 /// Python `str(bool)`.
@@ -42,6 +49,8 @@ pub struct LbCreate {
     pub enabled: bool,
     /// Additional VIPs: (address, port id).
     pub additional_vips: Vec<(String, String)>,
+    /// The load balancer's flavor (`flavor` of the create's model), written onto its rows.
+    pub flavor: OvnFlavor,
 }
 
 /// Plan the row of a new LB and its attachments: the routers with an interface on the VIP
@@ -98,12 +107,13 @@ pub fn create(snap: &NbSnapshot, req: &LbCreate) -> Result<Plan, PlanError> {
         refs.insert(ls_name.clone(), 1 + req.additional_vips.len() as i64);
         ids.insert(ext::LS_REFS.into(), ext::format_ls_refs(&refs));
     }
-    let row = LoadBalancerRow {
+    let mut row = LoadBalancerRow {
         name: req.id.clone(),
         external_ids: ids,
-        selection_fields: selection_fields(None),
         ..Default::default()
     };
+    req.flavor.apply(&mut row);
+    row.selection_fields = selection_fields_of(&row.external_ids, None);
     let mut edit = Edit::new(snap);
     let lb = edit.insert_lb(row);
     let mut switches: Vec<String> = Vec::new();
@@ -344,8 +354,8 @@ fn report_deleted(
 
 /// Find the row of `lb_id` for `protocol`, or plan it (`_get_or_create_ovn_lb`): a row with
 /// that protocol; else the protocol-less row, given the protocol; else a new row copying the
-/// first row's VIPs, FIPs, `enabled`, `ls_refs`, `lr_ref`, and attached to the same switches
-/// and routers.
+/// first row's VIPs, FIPs, `enabled`, `ls_refs`, `lr_ref`, flavor ([`OvnFlavor::of_row`]),
+/// and attached to the same switches and routers.
 pub fn get_or_create_row(
     edit: &mut Edit<'_>,
     lb_id: &str,
@@ -387,13 +397,14 @@ pub fn get_or_create_row(
             ids.insert(k.to_string(), v.clone());
         }
     }
-    let row = LoadBalancerRow {
+    let mut row = LoadBalancerRow {
         name: lb_id.to_string(),
         protocol: Some(protocol),
         external_ids: ids,
-        selection_fields: selection_fields(None),
         ..Default::default()
     };
+    OvnFlavor::of_row(&first.external_ids).apply(&mut row);
+    row.selection_fields = selection_fields_of(&row.external_ids, None);
     let h = edit.insert_lb(row);
     for s in snap.switches_with_lb(&first.uuid) {
         edit.attach_switch(&h, &s.uuid);

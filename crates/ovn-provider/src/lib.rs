@@ -6,7 +6,8 @@
 //!   operations → [`nb`]; one-transaction edits → [`edit`].
 //! * §2 load balancer → [`lb`]; §3 listener → [`listener`]; §4 pool → [`pool`];
 //!   §5 member → [`member`]; §6 health monitor → [`hm`].
-//! * synchronous checks of every method → [`validate`]; §8 statuses → [`status`].
+//! * synchronous checks of every method → [`validate`]; §8 statuses → [`status`];
+//!   provider flavors (Keel's, not the reference's) → [`flavor`].
 //! * §1.1 request queue → [`queue`]; the `ProviderDriver` itself → [`driver`]; the
 //!   executor of its queued jobs (`job.rs`, `executor.rs`: one planner call per request).
 //! * provider models → planner requests → [`requests`]; Neutron port work → [`ports`];
@@ -26,6 +27,7 @@ pub mod events;
 mod executor;
 pub mod external_ids;
 pub mod facts;
+pub mod flavor;
 pub mod hm;
 mod job;
 pub mod lb;

@@ -59,6 +59,11 @@ pub trait NbDatabase: Send + Sync + 'static {
     /// Run one transaction (RFC 7047 operations on `OVN_Northbound`); returns once it
     /// committed AND the replica shows it, so the next request reads its effects.
     async fn transact(&self, ops: Vec<Value>) -> Result<(), NbError>;
+    /// The connected `OVN_Northbound` schema version (`7.0.0`), what [`crate::flavor`]
+    /// checks a flavor against; `None` when unknown (a fake NB: no check).
+    fn schema_version(&self) -> Option<String> {
+        None
+    }
     /// Call `f` with every `Load_Balancer` row, decoded one at a time, so that a pass over
     /// every row (the maintenance tasks) does not hold a typed copy of the whole table.
     /// Default: from a full snapshot.
@@ -345,6 +350,10 @@ impl NbDatabase for OvsdbNb {
 
     async fn full_snapshot(&self) -> Result<NbSnapshot, NbError> {
         Ok(snapshot_of(&self.client.replica()))
+    }
+
+    fn schema_version(&self) -> Option<String> {
+        Some(self.client.replica().schema().version.clone())
     }
 
     async fn refresh(&self, snap: &mut NbSnapshot, written: &Written) -> Result<(), NbError> {

@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::edit::{Edit, LbRef};
 use crate::external_ids::{self as ext, ListenerValue};
 use crate::hm;
-use crate::lb::{clean_if_empty, get_or_create_row, selection_fields};
+use crate::lb::{clean_if_empty, get_or_create_row, selection_fields_of as selection_fields};
 use crate::member::{self, MemberFacts};
 use crate::nb::NbSnapshot;
 use crate::plan::{Plan, PlanError};
@@ -50,7 +50,8 @@ pub fn affinity_timeout(sp: Option<&Value>) -> Option<String> {
 }
 
 /// `pool_create`: `pool_<id>[:D]` = '' on the row of the pool's protocol, the listener value
-/// pointed at it, `affinity_timeout`, `selection_fields` from the algorithm.
+/// pointed at it, `affinity_timeout`, `selection_fields` from the algorithm (and the row's
+/// flavor, [`crate::lb::selection_fields_of`]).
 pub fn create(snap: &NbSnapshot, p: &PoolReq) -> Result<Plan, PlanError> {
     let mut edit = Edit::new(snap);
     let h = get_or_create_row(&mut edit, &p.lb_id, &p.protocol)?;
@@ -81,7 +82,7 @@ pub fn create(snap: &NbSnapshot, p: &PoolReq) -> Result<Plan, PlanError> {
         if let Some(t) = affinity_timeout(p.session_persistence.as_ref()) {
             row.options.insert(AFFINITY_TIMEOUT.into(), t);
         }
-        row.selection_fields = selection_fields(p.algorithm.as_deref());
+        row.selection_fields = selection_fields(&row.external_ids, p.algorithm.as_deref());
     }
     let mut plan = Plan::default();
     let op = if p.listener_id.is_some() {
@@ -174,7 +175,7 @@ pub fn update(
             r.options.remove(AFFINITY_TIMEOUT);
         }
         if let Some(a) = algorithm {
-            r.selection_fields = selection_fields(Some(a));
+            r.selection_fields = selection_fields(&r.external_ids, Some(a));
         }
     }
     plan.ops = edit.into_ops();

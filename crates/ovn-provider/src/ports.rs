@@ -472,6 +472,7 @@ impl NeutronPorts {
                 .flatten()
                 .filter_map(|a| Some((a.ip_address.clone()?, a.port_id.clone()?)))
                 .collect(),
+            flavor: crate::flavor::OvnFlavor::from_metadata(lb.flavor.as_ref()),
         })
     }
 

@@ -10,6 +10,8 @@
 //! Per load balancer, in order (as `_ensure_loadbalancer` of the reference):
 //! 1. no `Load_Balancer` row → created as `lb_create` does (VIP port, subnet, routers from
 //!    Neutron: [`SyncFacts::lbs`]);
+//!    then the flavor on every row (`flavor`: `keel:flavor`, the flavor's `options`, the
+//!    hash fields of a row without pools) as the database's flavor profile says;
 //! 2. on existing rows: listener keys of listeners Octavia no longer has removed, listener
 //!    port / default pool / `:D` drift fixed, pool keys of unknown pools removed (with their
 //!    members), pool `:D` drift fixed, `vips` re-framed;
@@ -31,7 +33,7 @@
 //!
 //! Files: this one holds the public types, the per-LB sequence (`Sim::sync_lb`, step 1) and
 //! the entry points ([`plan`], [`sync`], [`Syncer`]); each step is its own file under
-//! `sync/` (`keys`, `fip`, `members`, `health`, `references`), beside `facts` (Neutron
+//! `sync/` (`flavor`, `keys`, `fip`, `members`, `health`, `references`), beside `facts` (Neutron
 //! reads), `chunk` (the rows a chunk plans on), `report` (the status trees) and `purge`
 //! (orphan rows).
 
@@ -62,6 +64,7 @@ pub use crate::sim::SimError;
 mod chunk;
 mod facts;
 mod fip;
+mod flavor;
 mod health;
 mod keys;
 mod members;
@@ -233,6 +236,7 @@ impl Sim<'_> {
             self.apply(&p.ops)?;
             self.d(id, format!("enabled → {}", lb::py_bool(want)), true);
         }
+        self.flavor(lb)?;
         self.keys(lb)?;
         self.missing_listeners_and_pools(lb)?;
         self.pool_options(lb)?;

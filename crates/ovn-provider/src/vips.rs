@@ -5,7 +5,10 @@
 //! the LB is disabled (`enabled` = `False`); per enabled listener whose pool is enabled and has
 //! members, the members not OFFLINE in `neutron:member_status` are grouped by IP family and
 //! mapped from every VIP and additional VIP of the same family, and from the VIP FIP and the
-//! additional FIPs (IPv4 only).
+//! additional FIPs (IPv4 only). With a flavor's `reject` ([`crate::flavor`]), an enabled
+//! listener without a backend of a VIP's family keeps that VIP with no backends
+//! (`"<vip>:<port>" = ""`), so OVN answers its clients with a reset / ICMP unreachable
+//! instead of letting them time out.
 
 use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
@@ -39,23 +42,21 @@ pub fn frame_vips(ids: &ExternalIds) -> BTreeMap<String, String> {
             .filter_map(|v| v.parse::<IpAddr>().ok()),
     );
     let statuses = ext::parse_member_status(ids);
+    let reject = crate::flavor::OvnFlavor::of_row(ids).reject == Some(true);
 
     for (key, value) in ids {
         let Some(ObjectKey::Listener { enabled: true, .. }) = ObjectKey::parse(key) else {
             continue;
         };
-        let Ok(ListenerValue {
-            port,
-            pool_id: Some(pool_id),
-        }) = ListenerValue::parse(value)
-        else {
+        let Ok(ListenerValue { port, pool_id }) = ListenerValue::parse(value) else {
             continue;
         };
         // only the enabled key: a disabled pool is stored as `pool_<id>:D`
-        let Some(pool_value) = ids.get(&ext::pool_key(&pool_id, true)) else {
+        let pool_value = pool_id.and_then(|p| ids.get(&ext::pool_key(&p, true)));
+        if pool_value.is_none() && !reject {
             continue;
-        };
-        let (members, _) = ext::parse_pool_members(pool_value);
+        }
+        let (members, _) = ext::parse_pool_members(pool_value.map_or("", String::as_str));
         let online = members
             .iter()
             .filter(|m| statuses.get(&m.id).map(String::as_str) != Some("OFFLINE"))
@@ -69,11 +70,11 @@ pub fn frame_vips(ids: &ExternalIds) -> BTreeMap<String, String> {
         };
         for vip in &lb_vips {
             let backends = if vip.is_ipv4() { &v4 } else { &v6 };
-            if !backends.is_empty() {
+            if !backends.is_empty() || reject {
                 vips.insert(SocketAddr::new(*vip, port).to_string(), join(backends));
             }
         }
-        if !v4.is_empty() {
+        if !v4.is_empty() || reject {
             for fip in fips.iter().filter(|f| f.is_ipv4()) {
                 vips.insert(SocketAddr::new(*fip, port).to_string(), join(&v4));
             }
@@ -195,6 +196,47 @@ mod tests {
         let v = frame_vips(&e);
         assert_eq!(v.len(), 2);
         assert_eq!(v["10.0.0.5:8000"], "10.0.0.10:8080");
+    }
+
+    /// With a flavor's `reject`, a listener without backends keeps its VIPs, empty; the
+    /// others are framed as without it.
+    #[test]
+    fn reject_keeps_vips_without_backends() {
+        let flavor = r#"{"reject":true}"#;
+        let e = ids(&[
+            ("neutron:vip", "10.0.0.5"),
+            ("neutron:vip_fip", "172.24.4.10"),
+            ("keel:flavor", flavor),
+            ("listener_A", "80:pool_P"),
+            ("listener_B", "81:"),
+            ("listener_C", "82:pool_Q"),
+            ("listener_D:D", "83:pool_P"),
+            ("pool_P", "member_m1_10.0.0.10:8080_s"),
+            ("pool_Q", ""),
+            ("neutron:member_status", r#"{"m1": "OFFLINE"}"#),
+        ]);
+        let v = frame_vips(&e);
+        let want: BTreeMap<String, String> = [
+            "10.0.0.5:80",
+            "10.0.0.5:81",
+            "10.0.0.5:82",
+            "172.24.4.10:80",
+            "172.24.4.10:81",
+            "172.24.4.10:82",
+        ]
+        .into_iter()
+        .map(|k| (k.to_string(), String::new()))
+        .collect();
+        assert_eq!(v, want);
+        let mut on = e.clone();
+        on.remove("neutron:member_status");
+        assert_eq!(frame_vips(&on)["10.0.0.5:80"], "10.0.0.10:8080");
+        let mut off = e.clone();
+        off.insert("keel:flavor".into(), r#"{"reject":false}"#.into());
+        assert!(frame_vips(&off).is_empty());
+        off.insert("keel:flavor".into(), flavor.into());
+        off.insert("enabled".into(), "False".into());
+        assert!(frame_vips(&off).is_empty(), "LB disabled");
     }
 
     #[test]

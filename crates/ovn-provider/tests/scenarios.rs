@@ -115,6 +115,7 @@ fn create_lb(s: &mut NbSnapshot) {
         vip_subnet: subnet(),
         enabled: true,
         additional_vips: vec![],
+        flavor: Default::default(),
     };
     let p = run!(s, lb::create(s, &req).unwrap());
     assert_eq!(
@@ -208,6 +209,7 @@ fn lb_create_row_and_attachments() {
             vip_subnet: subnet(),
             enabled: true,
             additional_vips: vec![],
+            flavor: Default::default(),
         },
     )
     .unwrap();
@@ -224,6 +226,7 @@ fn lb_create_needs_its_switch() {
         vip_subnet: subnet(),
         enabled: true,
         additional_vips: vec![],
+        flavor: Default::default(),
     };
     assert!(lb::create(&s, &req).is_err());
 }

@@ -34,6 +34,7 @@
 mod driver;
 mod error;
 pub mod gate;
+pub mod metadata;
 pub mod models;
 mod status;
 

@@ -152,6 +152,7 @@ pub(super) fn facts() -> SyncFacts {
             vip_subnet: sub.clone(),
             enabled: true,
             additional_vips: vec![],
+            flavor: Default::default(),
         },
     );
     f.members.subnets.insert("sub1".into(), sub);

@@ -3,6 +3,7 @@
 //! created, and the row-level pool settings (`selection_fields`, `affinity_timeout`).
 
 use super::*;
+use crate::lb::selection_fields_of as selection_fields;
 
 impl Sim<'_> {
     /// Step 2: keys on the existing rows.
@@ -235,7 +236,12 @@ impl Sim<'_> {
                 // value no pool wants is repaired to the first pool's
                 let fields: BTreeSet<Vec<String>> = pools
                     .iter()
-                    .map(|p| sorted(lb::selection_fields(p.lb_algorithm.as_deref())))
+                    .map(|p| {
+                        sorted(selection_fields(
+                            &row.external_ids,
+                            p.lb_algorithm.as_deref(),
+                        ))
+                    })
                     .collect();
                 let have = sorted(row.selection_fields.clone());
                 if fields.contains(&have) {
@@ -248,7 +254,7 @@ impl Sim<'_> {
                         ));
                     }
                 } else if let Some(p) = pools.first() {
-                    let want = lb::selection_fields(p.lb_algorithm.as_deref());
+                    let want = selection_fields(&row.external_ids, p.lb_algorithm.as_deref());
                     found.push((
                         format!(
                             "row {u}: selection_fields {:?} → {want:?}",

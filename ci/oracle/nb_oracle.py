@@ -117,9 +117,21 @@ def load_db(db):
                           "operating_status, provisioning_status FROM member")
         hms = db.rows("SELECT id, pool_id, type, delay, timeout, fall_threshold, rise_threshold, "
                       "enabled, provisioning_status FROM health_monitor")
+        flavors = db.rows("SELECT l.id AS id, p.flavor_data AS data FROM load_balancer l "
+                          "JOIN flavor f ON f.id = l.flavor_id "
+                          "JOIN flavor_profile p ON p.id = f.flavor_profile_id "
+                          "WHERE p.provider_name = 'ovn'")
     except Exception as e:
         raise CannotRun(f"reading the Octavia database failed: {e}") from e
-    return lbs, vips, addl, listeners, pools, sps, members, hms
+    flavor_of = {}
+    for x in flavors:
+        try:
+            data = json.loads(x["data"])
+        except ValueError:
+            continue
+        if isinstance(data, dict):
+            flavor_of[x["id"]] = data
+    return lbs, vips, addl, listeners, pools, sps, members, hms, flavor_of
 
 
 # --- the real NB ------------------------------------------------------------------------
@@ -373,7 +385,7 @@ def b(v):
 
 
 def derive(args, dbrows, topo, neutron, notes, unjudged):
-    lbs, vips, addl, listeners, pools, sps, members, hms = dbrows
+    lbs, vips, addl, listeners, pools, sps, members, hms, flavor_of = dbrows
     vip_of = {v["load_balancer_id"]: v for v in vips}
     addl_of, lis_of, pools_of, mem_of, hm_of, sp_of = {}, {}, {}, {}, {}, {}
     for a in addl:
@@ -408,7 +420,8 @@ def derive(args, dbrows, topo, neutron, notes, unjudged):
             continue
         expected[lb["id"]] = derive_lb(lb, vip, addl_of.get(lb["id"], []),
                                        lis_of.get(lb["id"], []), pools_of.get(lb["id"], []),
-                                       mem_of, hm_of, sp_of, topo, neutron, notes)
+                                       mem_of, hm_of, sp_of, topo, neutron, notes,
+                                       flavor_of.get(lb["id"], {}))
     return expected, skipped
 
 
@@ -416,8 +429,33 @@ def judged(obj):
     return obj["provisioning_status"] not in ("ERROR", "DELETED")
 
 
-def derive_lb(lb, vip, addl, lis, pls, mem_of, hm_of, sp_of, topo, neutron, notes):
+def flavor_rows(flavor):
+    """Keel's OVN provider flavor (README "Provider flavors for OVN"), a departure the
+    reference never writes: (the `keel:flavor` value, the options, the hash fields or None,
+    reject)."""
+    marker, options = {}, {}
+    for k in ("reject", "ct_flush"):
+        if isinstance(flavor.get(k), bool):
+            marker[k] = flavor[k]
+            options[k] = "true" if flavor[k] else "false"
+    if isinstance(flavor.get("neighbor_responder"), str):
+        marker["neighbor_responder"] = options["neighbor_responder"] = flavor["neighbor_responder"]
+    snat = [x for x in flavor.get("hairpin_snat_ip") or [] if isinstance(x, str)]
+    if snat:
+        marker["hairpin_snat_ip"] = snat
+        options["hairpin_snat_ip"] = " ".join(snat)
+    sf = flavor.get("selection_fields")
+    if isinstance(sf, list):
+        marker["selection_fields"] = sf
+        sf = frozenset(sf)
+    else:
+        sf = None
+    return marker, options, sf, flavor.get("reject") is True
+
+
+def derive_lb(lb, vip, addl, lis, pls, mem_of, hm_of, sp_of, topo, neutron, notes, flavor):
     lb_id = lb["id"]
+    marker, flavor_options, flavor_sf, reject = flavor_rows(flavor)
     enabled = b(lb["enabled"])
     vip_ip = vip["ip_address"]
     addl = sorted(addl, key=lambda a: a["ip_address"])
@@ -457,6 +495,10 @@ def derive_lb(lb, vip, addl, lis, pls, mem_of, hm_of, sp_of, topo, neutron, note
         e.ext["neutron:vip"] = vip_ip
         e.ext["neutron:vip_port_id"] = vip["port_id"]
         e.ext["enabled"] = "True" if enabled else "False"
+        if marker:
+            e.json_keys["keel:flavor"] = marker
+        for k, v in flavor_options.items():
+            e.options_alt[k] = {v}
         if addl:
             e.set_keys["neutron:additional_vips"] = addl_ips
             e.set_keys["neutron:additional_vip_port_ids"] = [a["port_id"] for a in addl]
@@ -560,22 +602,28 @@ def derive_lb(lb, vip, addl, lis, pls, mem_of, hm_of, sp_of, topo, neutron, note
         # VIP/additional VIP of the member's family → the members; the FIPs → IPv4 members
         if enabled:
             for x in objs["lis"]:
-                if not judged(x) or not b(x["enabled"]) or not x["default_pool_id"]:
+                if not judged(x) or not b(x["enabled"]):
                     continue
-                dp = pool_by_id.get(x["default_pool_id"])
-                if dp is None or not judged(dp) or not b(dp["enabled"]):
+                dp = pool_by_id.get(x["default_pool_id"]) if x["default_pool_id"] else None
+                if dp is not None and not judged(dp):
                     continue
-                ms = online_v.get(dp["id"], [])
+                if dp is None or not b(dp["enabled"]):
+                    # without a backend: no VIP, or with the flavor's reject the VIP kept
+                    # with none (Keel's departure, README "Provider flavors for OVN")
+                    if not reject:
+                        continue
+                    dp = None
+                ms = online_v.get(dp["id"], []) if dp else []
                 # members in the order they were added (the pool value's order); the DB has
                 # no order, so the value is compared as a set of backends
                 v4 = [f"{m['ip_address']}:{m['protocol_port']}" for m in ms if ipver(m["ip_address"]) == 4]
                 v6 = [f"[{m['ip_address']}]:{m['protocol_port']}" for m in ms if ipver(m["ip_address"]) == 6]
                 for ip in [vip_ip] + addl_ips:
-                    if v4 and ipver(ip) == 4:
+                    if (v4 or reject) and ipver(ip) == 4:
                         e.vips[f"{ip}:{x['protocol_port']}"] = v4
-                    if v6 and ipver(ip) == 6:
+                    if (v6 or reject) and ipver(ip) == 6:
                         e.vips[f"[{ip}]:{x['protocol_port']}"] = v6
-                if v4:
+                if v4 or reject:
                     for ip in fips:
                         if ipver(ip) == 4:
                             e.vips[f"{ip}:{x['protocol_port']}"] = v4
@@ -583,12 +631,16 @@ def derive_lb(lb, vip, addl, lis, pls, mem_of, hm_of, sp_of, topo, neutron, note
         # (seed 000 §4.1/§4.2): a pool update's algorithm is never sent to the provider
         live_pools = [p for p in objs["pools"] if judged(p)]
         algos = {p["lb_algorithm"] for p in live_pools}
+        # a flavor's hash fields stand for SOURCE_IP_PORT's and a pool-less row's (Keel)
+        sel = dict(SELECTION)
+        if flavor_sf is not None:
+            sel["SOURCE_IP_PORT"] = sel[None] = flavor_sf
         if live_pools and all(p.get("updated_at") is None for p in live_pools):
-            e.selection = {SELECTION.get(a) for a in algos}
+            e.selection = {sel.get(a) for a in algos}
             if len(algos) > 1:
                 notes.append(f"lb {lb_id} row {proto or '[]'}: pools of algorithms {sorted(algos)} share the row: any of their fields accepted")
         else:
-            e.selection = set(SELECTION.values())
+            e.selection = set(sel.values())
         timeouts = set()
         for p in live_pools:
             sp = sp_of.get(p["id"])
@@ -768,7 +820,7 @@ def compare_row(tag, e, r, hc_by_uuid, ls_of_lb, lr_of_lb):
             d.append(f"{tag}: vips[{k}] missing, expected {','.join(e.vips[k])!r}")
         elif k not in e.vips:
             d.append(f"{tag}: vips[{k}] = {gv[k]!r} not expected")
-        elif sorted(gv[k].split(",")) != sorted(e.vips[k]) or len(gv[k].split(",")) != len(e.vips[k]):
+        elif sorted(split_set(gv[k])) != sorted(e.vips[k]) or len(split_set(gv[k])) != len(e.vips[k]):
             d.append(f"{tag}: vips[{k}] expected backends {sorted(e.vips[k])}, NB has {gv[k]!r}")
     # protocol
     # selection_fields

@@ -146,6 +146,49 @@ async fn grouped<T: octavia_db::Record>(
     Ok(out)
 }
 
+/// [`api::provider_model::lb_model_with`] of a row and its VIP, VIP security groups and
+/// additional VIPs as read (the groups' ids sorted, the additional VIPs by subnet, as
+/// `lb_model` orders them).
+fn lb_head(
+    row: &LoadBalancerRow,
+    vip: octavia_db::VipRow,
+    sgs: Vec<octavia_db::VipSecurityGroupRow>,
+    mut add: Vec<octavia_db::AdditionalVipRow>,
+) -> LoadBalancer {
+    let mut sg: Vec<String> = sgs.into_iter().map(|s| s.sg_id).collect();
+    sg.sort();
+    add.sort_by(|a, b| a.subnet_id.cmp(&b.subnet_id));
+    api::provider_model::lb_model_with(row, vip, sg, add)
+}
+
+/// The flavor profile metadata (`flavor_data`, parsed) of each flavor `rows` name, by flavor
+/// id: load balancer → flavor → profile, 2 statements per 500 flavors; a flavor whose profile
+/// is gone or unreadable is left out (the sync then checks it as no flavor).
+async fn flavor_data(
+    tx: &mut Tx,
+    rows: &[LoadBalancerRow],
+) -> Result<HashMap<String, serde_json::Value>, SyncCmdError> {
+    use octavia_db::{FlavorProfileRow, FlavorRow};
+    let mut flavor_ids: Vec<String> = rows.iter().filter_map(|r| r.flavor_id.clone()).collect();
+    flavor_ids.sort();
+    flavor_ids.dedup();
+    let flavors = grouped::<FlavorRow>(tx, "id", &flavor_ids, |f| Some(f.id.as_str())).await?;
+    let profile_ids: Vec<String> = flavors
+        .values()
+        .flatten()
+        .map(|f| f.flavor_profile_id.clone())
+        .collect();
+    let profiles =
+        grouped::<FlavorProfileRow>(tx, "id", &profile_ids, |p| Some(p.id.as_str())).await?;
+    Ok(flavors
+        .iter()
+        .filter_map(|(id, fs)| {
+            let profile = profiles.get(&fs.first()?.flavor_profile_id)?.first()?;
+            Some((id.clone(), serde_json::from_str(&profile.flavor_data).ok()?))
+        })
+        .collect())
+}
+
 /// The provider models of `rows` with their whole trees, in order: what [`api::provider_model::lb_model`],
 /// `lb_children`, `listener_model` and `pool_model` give one by one (same rows, same orders),
 /// read for all of `rows` at once in 9 statements per 500 load balancers (not 10 per load
@@ -158,31 +201,11 @@ pub(crate) async fn lb_trees(
     rows: &[LoadBalancerRow],
 ) -> Result<Vec<LoadBalancer>, SyncCmdError> {
     use octavia_db::{
-        AdditionalVipRow, FlavorProfileRow, FlavorRow, HealthMonitorRow, ListenerRow, MemberRow,
-        PoolRow, SessionPersistenceRow, VipRow, VipSecurityGroupRow,
+        AdditionalVipRow, HealthMonitorRow, ListenerRow, MemberRow, PoolRow, SessionPersistenceRow,
+        VipRow, VipSecurityGroupRow,
     };
     let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
-    let mut flavor_ids: Vec<String> = rows.iter().filter_map(|r| r.flavor_id.clone()).collect();
-    flavor_ids.sort();
-    flavor_ids.dedup();
-    let flavors = grouped::<FlavorRow>(tx, "id", &flavor_ids, |f| Some(f.id.as_str())).await?;
-    let profile_ids: Vec<String> = flavors
-        .values()
-        .flatten()
-        .map(|f| f.flavor_profile_id.clone())
-        .collect();
-    let profiles =
-        grouped::<FlavorProfileRow>(tx, "id", &profile_ids, |p| Some(p.id.as_str())).await?;
-    let flavor_of = |row: &LoadBalancerRow| -> serde_json::Value {
-        row.flavor_id
-            .as_ref()
-            .and_then(|f| flavors.get(f))
-            .and_then(|v| v.first())
-            .and_then(|f| profiles.get(&f.flavor_profile_id))
-            .and_then(|v| v.first())
-            .and_then(|p| serde_json::from_str(&p.flavor_data).ok())
-            .unwrap_or_else(|| serde_json::json!({}))
-    };
+    let flavors = flavor_data(tx, rows).await?;
     let mut vips = grouped::<VipRow>(tx, "load_balancer_id", &ids, |v| {
         Some(v.load_balancer_id.as_str())
     })
@@ -229,17 +252,15 @@ pub(crate) async fn lb_trees(
             .remove(&row.id)
             .and_then(|mut v| v.pop())
             .unwrap_or_default();
-        let mut sg: Vec<String> = sgs
-            .remove(&row.id)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|s| s.sg_id)
-            .collect();
-        sg.sort();
-        let mut add = adds.remove(&row.id).unwrap_or_default();
-        add.sort_by(|a, b| a.subnet_id.cmp(&b.subnet_id));
-        let mut lb = api::provider_model::lb_model_with(row, vip, sg, add);
-        lb.flavor = Some(flavor_of(row));
+        let sg = sgs.remove(&row.id).unwrap_or_default();
+        let add = adds.remove(&row.id).unwrap_or_default();
+        let mut lb = lb_head(row, vip, sg, add);
+        lb.flavor = Some(
+            row.flavor_id
+                .as_ref()
+                .and_then(|f| flavors.get(f).cloned())
+                .unwrap_or_else(|| serde_json::json!({})),
+        );
         let ls = listeners
             .remove(&row.id)
             .unwrap_or_default()

@@ -9,9 +9,10 @@ router, each with its router port and a VIP port; N/10 load balancers of 10 TCP 
 each (one Load_Balancer row per LB, 10 `vips` entries of 2 backends), attached to their
 switch and the router, as the OVN provider attaches them. Then, per listener, the rows
 `crates/ovn-provider/src/cidrs.rs` documents: a Port_Group `keel_<listener>` anchored on the
-router ports of `--anchors` switches (the VIP's first; default 1), Address_Sets `…_allow4` (K CIDRs) and `…_vip4` (the VIP), and one
-`from-lport` drop ACL at priority 1010
-(`ip4.dst == $…_vip4 && tcp.dst == <port> && ip4.src != $…_allow4`). The rows are written
+router ports of `--anchors` switches (the VIP's first; default 1), Address_Sets `…_allow4`
+(K CIDRs) and `…_vip4` (the VIP), and two `from-lport` ACLs: `allow` at 1011 (`ip4.dst ==
+$…_vip4 && tcp.dst == <port> && ip4.src == $…_allow4`) above `drop` at 1010 (the same without
+the source). The rows are written
 here from that layout (this measures the layout's cost in OVN, not Keel's speed).
 
 Per phase ("none", then "cidrs"): the Logical_Flow count, northd's CPU seconds and the wall
@@ -203,15 +204,19 @@ def cidr_rows(listeners, k, rp_uuid, anchors):
                     "row": {"name": f"{g}_allow4", "addresses": oset(allow), "external_ids": ext}})
         ops.append({"op": "insert", "table": "Address_Set",
                     "row": {"name": f"{g}_vip4", "addresses": oset([vip]), "external_ids": ext}})
-        acl = f"acl{n}"
-        ops.append({"op": "insert", "table": "ACL", "uuid-name": acl,
-                    "row": {"direction": "from-lport", "priority": 1010, "action": "drop",
-                            "match": f"ip4.dst == ${g}_vip4 && tcp.dst == {port} && ip4.src != ${g}_allow4",
+        to_listener = f"ip4.dst == ${g}_vip4 && tcp.dst == {port}"
+        ops.append({"op": "insert", "table": "ACL", "uuid-name": f"allow{n}",
+                    "row": {"direction": "from-lport", "priority": 1011, "action": "allow",
+                            "match": f"{to_listener} && ip4.src == ${g}_allow4",
                             "external_ids": ext}})
+        ops.append({"op": "insert", "table": "ACL", "uuid-name": f"drop{n}",
+                    "row": {"direction": "from-lport", "priority": 1010, "action": "drop",
+                            "match": to_listener, "external_ids": ext}})
         ops.append({"op": "insert", "table": "Port_Group",
                     "row": {"name": g, "ports": oset([["uuid", rp_uuid[(s + j) % len(rp_uuid)]]
                                                      for j in range(anchors)]),
-                            "acls": oset([["named-uuid", acl]]), "external_ids": ext}})
+                            "acls": oset([["named-uuid", f"allow{n}"], ["named-uuid", f"drop{n}"]]),
+                            "external_ids": ext}})
         groups.append(ops)
     return groups
 

@@ -108,7 +108,8 @@ impl Written {
                 Op::Insert { .. }
                 | Op::WaitEq { .. }
                 | Op::WaitAbsent { .. }
-                | Op::UpdateWhereIncludes { .. } => {}
+                | Op::UpdateWhereIncludes { .. }
+                | Op::WhereIncludes { .. } => {}
             }
         }
         Self {

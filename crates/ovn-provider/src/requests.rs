@@ -27,6 +27,7 @@ pub fn listener_req(l: &Listener, old: Option<&Listener>) -> ListenerReq {
         port: src.protocol_port.unwrap_or(0),
         default_pool_id: l.default_pool_id.clone().flatten(),
         enabled: l.admin_state_up.unwrap_or(true),
+        allowed_cidrs: l.allowed_cidrs.clone(),
     }
 }
 

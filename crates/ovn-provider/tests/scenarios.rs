@@ -131,6 +131,7 @@ fn listener_req() -> ListenerReq {
         port: 80,
         default_pool_id: None,
         enabled: true,
+        allowed_cidrs: None,
     }
 }
 

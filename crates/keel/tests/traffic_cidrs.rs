@@ -1,0 +1,325 @@
+//! A listener's `allowed_cidrs` enforced on an OVN load balancer (issue 44), proven with
+//! packets on the stack's data plane (`ci/stack/dataplane-up.sh`; "VMs" as in `traffic.rs`:
+//! network namespaces holding a bound Neutron port, servers answering with their VM's name).
+//!
+//! One load balancer, one TCP listener made with a list, one member. Clients: two on the VIP's
+//! subnet (one listed, one not), one on a second network behind the LB's router, and `ext`
+//! on the external network through the VIP's floating IP. A listed client is served, an
+//! unlisted one gets no connection (its SYN is dropped: the probe's 300 ms connect timeout);
+//! then the list changes (the routed client and the external network added, the second
+//! same-subnet client in and out several times: the time from the `PUT` to the data plane
+//! following it is printed as `CIDRS …` lines, p50/p95); an empty list serves everyone;
+//! deleting the listener and then the LB leaves no row of Keel's in the NB.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::dataplane::*;
+use common::{Backend, Keel, LbGuard, NeutronNet, demo_token, env, nb_select, wait_for};
+use serde_json::{Value, json};
+
+/// One connection from `vm` to `host:80` with a 300 ms connect timeout: served or not.
+fn served_once(vm: &Vm, host: &str) -> bool {
+    let out = dp(&["probe", &vm.name, "tcp", host, "80", "1", "20", "300"]);
+    out.lines().any(|l| l.starts_with("ok "))
+}
+
+/// Three connections: `Some(true)` all served, `Some(false)` none, `None` mixed.
+fn state(vm: &Vm, host: &str) -> Option<bool> {
+    let out = dp(&["probe", &vm.name, "tcp", host, "80", "3", "20", "300"]);
+    let ok = out.lines().filter(|l| l.starts_with("ok ")).count();
+    let fail = out.lines().filter(|l| l.starts_with("fail ")).count();
+    match (ok, fail) {
+        (3, 0) => Some(true),
+        (0, 3) => Some(false),
+        _ => None,
+    }
+}
+
+/// Waits (30 s) until every (client, host, served?) holds.
+fn expect(what: &str, cases: &[(&Vm, &str, bool)]) {
+    wait_for(what, Duration::from_secs(30), || {
+        let seen: Vec<_> = cases
+            .iter()
+            .map(|(vm, host, _)| (vm.name.clone(), state(vm, host)))
+            .collect();
+        if cases
+            .iter()
+            .zip(&seen)
+            .all(|((_, _, want), (_, got))| *got == Some(*want))
+        {
+            Ok(())
+        } else {
+            Err(format!("{seen:?}"))
+        }
+    });
+}
+
+/// `PUT` of the listener's list; returns the time until `vm` → `host` is `served` on every
+/// attempt of a 1-connection poll (the first attempt that shows it).
+fn change(
+    keel: &Keel,
+    token: &str,
+    lb: &str,
+    listener: &str,
+    list: &[String],
+    (vm, host, served): (&Vm, &str, bool),
+) -> Duration {
+    let t0 = Instant::now();
+    let (code, out) = keel.api(
+        "PUT",
+        &format!("/v2/lbaas/listeners/{listener}"),
+        token,
+        Some(&json!({"listener": {"allowed_cidrs": list}})),
+    );
+    assert!(code == 200 || code == 202, "{code} {out}");
+    assert_eq!(out["listener"]["allowed_cidrs"], stored(list), "{out}");
+    let took = wait_for(
+        &format!("{} → {host} served={served}", vm.name),
+        Duration::from_secs(30),
+        || {
+            if served_once(vm, host) == served {
+                Ok(t0.elapsed())
+            } else {
+                Err("not yet".into())
+            }
+        },
+    );
+    keel.wait_lb_active(token, lb);
+    took
+}
+
+/// How the API renders a list: `null` when empty.
+fn stored(list: &[String]) -> Value {
+    if list.is_empty() {
+        Value::Null
+    } else {
+        json!(list)
+    }
+}
+
+/// Keel's rows of `lb` (port groups and address sets with its `keel:lb_id`).
+fn keel_rows(lb: &str) -> usize {
+    let cond = json!([["external_ids", "includes", ["map", [["keel:lb_id", lb]]]]]);
+    nb_select("Port_Group", cond.clone()).len() + nb_select("Address_Set", cond).len()
+}
+
+/// Removes Keel's rows of the LB if the test stopped before its own checks did.
+struct RowsGuard(String);
+
+impl Drop for RowsGuard {
+    fn drop(&mut self) {
+        let cond = json!([[
+            "external_ids",
+            "includes",
+            ["map", [["keel:lb_id", self.0]]]
+        ]]);
+        common::transact(
+            &env("STACK_OVN_NB"),
+            &json!(["OVN_Northbound",
+                {"op": "delete", "table": "Port_Group", "where": cond},
+                {"op": "delete", "table": "Address_Set", "where": cond}]),
+        );
+    }
+}
+
+fn pct(v: &mut [Duration], p: f64) -> u128 {
+    v.sort();
+    let i = ((v.len() as f64 - 1.0) * p).round() as usize;
+    v[i].as_millis()
+}
+
+#[test]
+fn allowed_cidrs_same_subnet_routed_fip_and_changes() {
+    let tag = common::tag();
+    let t4 = &tag[..4];
+    dp(&["ext-net"]);
+    let net = NeutronNet::create(&format!("ci-{tag}"), &[]);
+    let routed = RoutedNet::create(&format!("keel-e2e-ci-{tag}-b"), &net.router);
+    let name = |role: &str| format!("{role}{t4}");
+    let [member, a, b, r] = vms([
+        (name("m"), &net.net),
+        (name("a"), &net.net),
+        (name("b"), &net.net),
+        (name("r"), &routed.net),
+    ]);
+    member.serve("tcp", 8080);
+
+    let keel = Keel::start(Backend::Sqlite);
+    // the floating IP reaches Keel's rows through the agent's event: this Keel must be it
+    common::monitors::assert_agent_active(&keel);
+    let token = demo_token();
+    let lb = keel.create_lb(&token, &format!("ci-{tag}"), &net.subnet);
+    let lb_id = lb["id"].as_str().unwrap().to_string();
+    let _rows = LbGuard(lb_id.clone());
+    let _ours = RowsGuard(lb_id.clone());
+    let vip = lb["vip_address"].as_str().unwrap().to_string();
+    let id = |v: Value| v["id"].as_str().unwrap().to_string();
+    let only_a = vec![format!("{}/32", a.ip)];
+    let listener = id(keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/listeners",
+        json!({"listener": {"loadbalancer_id": lb_id, "protocol": "TCP", "protocol_port": 80,
+            "allowed_cidrs": only_a}}),
+    ));
+    let pool = id(keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/pools",
+        json!({"pool": {"listener_id": listener, "protocol": "TCP",
+            "lb_algorithm": "ROUND_ROBIN"}}),
+    ));
+    keel.create(
+        &token,
+        &lb_id,
+        &format!("/v2/lbaas/pools/{pool}/members"),
+        member_body(&member, 8080, &net.subnet),
+    );
+    assert_eq!(
+        keel_rows(&lb_id),
+        3,
+        "a port group and the v4 allow/VIP sets"
+    );
+
+    // same subnet and routed: only the listed client
+    expect(
+        "a served; b and the routed r refused",
+        &[(&a, &vip, true), (&b, &vip, false), (&r, &vip, false)],
+    );
+
+    // through the floating IP: the external client is not listed
+    let start = Instant::now();
+    let (fip, _fip) = floating_ip(
+        &net.router,
+        lb["vip_port_id"].as_str().unwrap(),
+        &token,
+        &lb_id,
+        start,
+    );
+    let ext = Vm {
+        name: "ext".into(),
+        ip: "172.24.4.2".into(),
+        ips: vec!["172.24.4.2".into()],
+        keep: true,
+    };
+    let mut both = only_a.clone();
+    both.push(format!("{}/32", ext.ip));
+    // the FIP reached Keel's rows (the agent's FIP event): the external client is refused
+    // while listed ones are served through the VIP, then listed, it is served through the FIP
+    expect(
+        "ext refused through the FIP",
+        &[(&ext, &fip, false), (&a, &vip, true)],
+    );
+    let d = change(&keel, &token, &lb_id, &listener, &both, (&ext, &fip, true));
+    println!(
+        "CIDRS list change → external client served through the FIP: {} ms",
+        d.as_millis()
+    );
+    // the routed network by its CIDR
+    let mut routed_list = both.clone();
+    routed_list.push("10.1.0.0/24".into());
+    let d = change(
+        &keel,
+        &token,
+        &lb_id,
+        &listener,
+        &routed_list,
+        (&r, &vip, true),
+    );
+    println!(
+        "CIDRS list change → routed client served: {} ms",
+        d.as_millis()
+    );
+    expect(
+        "routed r and ext served, b still refused",
+        &[
+            (&r, &vip, true),
+            (&ext, &fip, true),
+            (&b, &vip, false),
+            (&a, &vip, true),
+        ],
+    );
+
+    // b in and out: the time from the PUT to the data plane following it
+    let mut with_b = routed_list.clone();
+    with_b.push(format!("{}/32", b.ip));
+    let (mut opened, mut closed) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        opened.push(change(
+            &keel,
+            &token,
+            &lb_id,
+            &listener,
+            &with_b,
+            (&b, &vip, true),
+        ));
+        closed.push(change(
+            &keel,
+            &token,
+            &lb_id,
+            &listener,
+            &routed_list,
+            (&b, &vip, false),
+        ));
+    }
+    println!(
+        "CIDRS PUT → client added served: p50 {} ms, p95 {} ms ({:?}); PUT → client removed refused: p50 {} ms, p95 {} ms ({:?})",
+        pct(&mut opened, 0.5),
+        pct(&mut opened, 0.95),
+        opened.iter().map(Duration::as_millis).collect::<Vec<_>>(),
+        pct(&mut closed, 0.5),
+        pct(&mut closed, 0.95),
+        closed.iter().map(Duration::as_millis).collect::<Vec<_>>(),
+    );
+    expect(
+        "a, r, ext served; b refused",
+        &[
+            (&a, &vip, true),
+            (&r, &vip, true),
+            (&ext, &fip, true),
+            (&b, &vip, false),
+        ],
+    );
+
+    // an empty list: everyone, and no row of Keel's
+    change(&keel, &token, &lb_id, &listener, &[], (&b, &vip, true));
+    assert_eq!(keel_rows(&lb_id), 0);
+    expect(
+        "everyone served",
+        &[(&a, &vip, true), (&b, &vip, true), (&r, &vip, true)],
+    );
+
+    // deleting the listener, then the LB, removes the rows
+    change(&keel, &token, &lb_id, &listener, &only_a, (&b, &vip, false));
+    assert_eq!(keel_rows(&lb_id), 3);
+    let (code, body) = keel.api("DELETE", &format!("/v2/lbaas/pools/{pool}"), &token, None);
+    assert_eq!(code, 204, "{body}");
+    keel.wait_lb_active(&token, &lb_id);
+    let (code, body) = keel.api(
+        "DELETE",
+        &format!("/v2/lbaas/listeners/{listener}"),
+        &token,
+        None,
+    );
+    assert_eq!(code, 204, "{body}");
+    keel.wait_lb_active(&token, &lb_id);
+    assert_eq!(keel_rows(&lb_id), 0, "the listener's rows after its delete");
+    let second = id(keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/listeners",
+        json!({"listener": {"loadbalancer_id": lb_id, "protocol": "TCP", "protocol_port": 81,
+            "allowed_cidrs": only_a}}),
+    ));
+    assert!(!second.is_empty());
+    assert_eq!(keel_rows(&lb_id), 3);
+    keel.delete_lb_cascade(&token, &lb_id);
+    assert_eq!(
+        keel_rows(&lb_id),
+        0,
+        "the LB's rows after its cascade delete"
+    );
+}

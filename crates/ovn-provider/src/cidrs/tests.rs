@@ -1,0 +1,323 @@
+use serde_json::{Value, json};
+
+use super::*;
+use crate::sim;
+
+fn map(pairs: &[(&str, &str)]) -> Value {
+    json!([
+        "map",
+        pairs.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>()
+    ])
+}
+
+fn uuids(list: &[&str]) -> Value {
+    json!([
+        "set",
+        list.iter().map(|u| json!(["uuid", u])).collect::<Vec<_>>()
+    ])
+}
+
+/// net1 (VIP, router port rp1, VIP port), net2 (router port rp2, no LB), ext (provider
+/// network, gateway port gw); router r1 with its gateway on ext; LB "LB" on net1 and r1.
+fn topology(fip: bool) -> NbSnapshot {
+    let mut s = NbSnapshot::new(true);
+    s.insert_json(
+        "Logical_Switch_Port",
+        "rp1",
+        &json!({"name": "rp1", "type": "router"}),
+    );
+    s.insert_json(
+        "Logical_Switch_Port",
+        "vipp",
+        &json!({"name": "vip-port", "type": ""}),
+    );
+    s.insert_json(
+        "Logical_Switch_Port",
+        "rp2",
+        &json!({"name": "rp2", "type": "router"}),
+    );
+    s.insert_json(
+        "Logical_Switch_Port",
+        "ln",
+        &json!({"name": "ln", "type": "localnet"}),
+    );
+    s.insert_json(
+        "Logical_Switch",
+        "ls1",
+        &json!({"name": "neutron-net1", "ports": uuids(&["vipp", "rp1"]), "load_balancer": uuids(&["lb1"])}),
+    );
+    s.insert_json(
+        "Logical_Switch",
+        "ls2",
+        &json!({"name": "neutron-net2", "ports": uuids(&["rp2"]), "load_balancer": uuids(&["lb1"])}),
+    );
+    s.insert_json(
+        "Logical_Switch",
+        "lsx",
+        &json!({"name": "neutron-ext", "ports": uuids(&["ln"]),
+                "external_ids": map(&[("neutron:provnet-physical-network", "physnet1")])}),
+    );
+    s.insert_json(
+        "Logical_Router_Port",
+        "gwp",
+        &json!({"name": "lrp-gw", "networks": "172.24.4.5/24", "gateway_chassis": uuids(&["gc"]),
+                "external_ids": map(&[("neutron:network_name", "ext")])}),
+    );
+    s.insert_json(
+        "Logical_Router",
+        "lr1",
+        &json!({"name": "neutron-r1", "ports": uuids(&["gwp"]), "load_balancer": uuids(&["lb1"])}),
+    );
+    let mut ids = vec![
+        ("neutron:vip", "10.0.0.5"),
+        ("neutron:vip_port_id", "vip-port"),
+        ("ls_refs", r#"{"neutron-net1": 1}"#),
+        ("lr_ref", "neutron-r1"),
+        ("enabled", "True"),
+    ];
+    if fip {
+        ids.push(("neutron:vip_fip", "172.24.4.10"));
+    }
+    s.insert_json(
+        "Load_Balancer",
+        "lb1",
+        &json!({"name": "LB", "protocol": "tcp", "external_ids": map(&ids)}),
+    );
+    s
+}
+
+fn req<'a>(cidrs: &'a [String]) -> ListenerCidrs<'a> {
+    ListenerCidrs {
+        listener_id: "aaaa-bbbb",
+        lb_id: "LB",
+        protocol: "TCP",
+        port: 80,
+        cidrs,
+    }
+}
+
+fn inserts<'a>(ops: &'a [Op], table: &str) -> Vec<&'a Vec<(&'static str, Datum)>> {
+    ops.iter()
+        .filter_map(|o| match o {
+            Op::Insert { table: t, row, .. } if *t == table => Some(row),
+            _ => None,
+        })
+        .collect()
+}
+
+fn col<'a>(row: &'a [(&'static str, Datum)], c: &str) -> &'a Datum {
+    &row.iter().find(|(k, _)| *k == c).unwrap().1
+}
+
+#[test]
+fn names_are_ovn_identifiers() {
+    assert_eq!(group_name("a-b-c"), "keel_a_b_c");
+    assert_eq!(set_name("a-b", "allow", false), "keel_a_b_allow4");
+    assert_eq!(set_name("a-b", "vip", true), "keel_a_b_vip6");
+}
+
+#[test]
+fn normalise_clears_host_bits() {
+    assert_eq!(normalise("10.1.2.3/8").as_deref(), Some("10.0.0.0/8"));
+    assert_eq!(normalise("10.1.2.3").as_deref(), Some("10.1.2.3/32"));
+    assert_eq!(normalise("0.0.0.0/0").as_deref(), Some("0.0.0.0/0"));
+    assert_eq!(
+        normalise("2001:db8::1/32").as_deref(),
+        Some("2001:db8::/32")
+    );
+    assert_eq!(normalise("10.0.0.0/33"), None);
+    assert_eq!(normalise("x/8"), None);
+    assert_eq!(normalise("10.0.0.0/-1"), None);
+    let list = vec!["10.0.0.1/24".into(), "10.0.0.0/24".into(), "::/0".into()];
+    assert_eq!(family(&list, false), vec!["10.0.0.0/24".to_string()]);
+    assert_eq!(family(&list, true), vec!["::/0".to_string()]);
+}
+
+#[test]
+fn empty_list_only_removes() {
+    let s = topology(false);
+    let ops = listener(&s, &req(&[]));
+    assert_eq!(ops, remove_listener("aaaa-bbbb"));
+    assert!(
+        ops.iter()
+            .all(|o| matches!(o, Op::WhereIncludes { row, .. } if row.is_empty()))
+    );
+}
+
+#[test]
+fn rows_of_a_listener() {
+    let s = topology(false);
+    let cidrs = vec!["192.0.2.7/24".to_string()];
+    let ops = listener(&s, &req(&cidrs));
+    // first the old rows go, by the listener's ownership keys
+    assert_eq!(ops[..2], remove_listener("aaaa-bbbb")[..]);
+    let sets = inserts(&ops, "Address_Set");
+    assert_eq!(sets.len(), 2, "{ops:#?}");
+    let allow = sets
+        .iter()
+        .find(|r| col(r, "name") == &Datum::Str("keel_aaaa_bbbb_allow4".into()))
+        .unwrap();
+    assert_eq!(
+        col(allow, "addresses"),
+        &Datum::Set(vec!["192.0.2.0/24".into()])
+    );
+    let vip = sets
+        .iter()
+        .find(|r| col(r, "name") == &Datum::Str("keel_aaaa_bbbb_vip4".into()))
+        .unwrap();
+    assert_eq!(col(vip, "addresses"), &Datum::Set(vec!["10.0.0.5".into()]));
+    let Datum::Map(ids) = col(vip, "external_ids") else {
+        panic!()
+    };
+    assert_eq!(ids.get(OWNER_KEY).map(String::as_str), Some(OWNER));
+    assert_eq!(ids.get(LB_KEY).map(String::as_str), Some("LB"));
+    assert_eq!(ids.get(LISTENER_KEY).map(String::as_str), Some("aaaa-bbbb"));
+    let acls = inserts(&ops, "ACL");
+    assert_eq!(acls.len(), 1, "v4 VIP only: one ACL");
+    assert_eq!(
+        col(acls[0], "match"),
+        &Datum::Str(
+            "ip4.dst == $keel_aaaa_bbbb_vip4 && tcp.dst == 80 && ip4.src != $keel_aaaa_bbbb_allow4"
+                .into()
+        )
+    );
+    assert_eq!(col(acls[0], "priority"), &Datum::Int(PRIORITY));
+    assert_eq!(col(acls[0], "direction"), &Datum::Str("from-lport".into()));
+    assert_eq!(col(acls[0], "action"), &Datum::Str("drop".into()));
+    let pgs = inserts(&ops, "Port_Group");
+    assert_eq!(pgs.len(), 1);
+    // a router port on each switch holding the LB; no FIP: the provider network is left out
+    assert_eq!(
+        col(pgs[0], "ports"),
+        &Datum::Refs(vec![RowRef::Uuid("rp1".into()), RowRef::Uuid("rp2".into())])
+    );
+    assert_eq!(
+        col(pgs[0], "acls"),
+        &Datum::Refs(vec![RowRef::Named("keel_aaaa_bbbb_acl_ip4".into())])
+    );
+}
+
+#[test]
+fn a_family_without_cidrs_is_refused_whole() {
+    let mut s = topology(false);
+    let mut lb = s.load_balancers.get("lb1").unwrap().clone();
+    lb.external_ids
+        .insert(ext::ADDITIONAL_VIPS.into(), "2001:db8::5".into());
+    s.load_balancers.insert("lb1".into(), lb);
+    let cidrs = vec!["192.0.2.0/24".to_string()];
+    let ops = listener(
+        &s,
+        &ListenerCidrs {
+            protocol: "UDP",
+            port: 53,
+            ..req(&cidrs)
+        },
+    );
+    let matches: Vec<_> = inserts(&ops, "ACL")
+        .iter()
+        .map(|r| col(r, "match").clone())
+        .collect();
+    assert_eq!(
+        matches,
+        vec![
+            Datum::Str(
+                "ip4.dst == $keel_aaaa_bbbb_vip4 && udp.dst == 53 && ip4.src != $keel_aaaa_bbbb_allow4"
+                    .into()
+            ),
+            Datum::Str("ip6.dst == $keel_aaaa_bbbb_vip6 && udp.dst == 53".into()),
+        ]
+    );
+    assert_eq!(inserts(&ops, "Address_Set").len(), 3, "vip4, allow4, vip6");
+}
+
+#[test]
+fn a_fip_adds_the_provider_network_and_its_address() {
+    let s = topology(true);
+    let cidrs = vec!["192.0.2.0/24".to_string()];
+    let ops = listener(&s, &req(&cidrs));
+    let pg = inserts(&ops, "Port_Group")[0];
+    assert_eq!(
+        col(pg, "ports"),
+        &Datum::Refs(vec![
+            RowRef::Uuid("ln".into()),
+            RowRef::Uuid("rp1".into()),
+            RowRef::Uuid("rp2".into())
+        ])
+    );
+    let vip = inserts(&ops, "Address_Set")
+        .into_iter()
+        .find(|r| col(r, "name") == &Datum::Str("keel_aaaa_bbbb_vip4".into()))
+        .unwrap();
+    assert_eq!(
+        col(vip, "addresses"),
+        &Datum::Set(vec!["10.0.0.5".into(), "172.24.4.10".into()])
+    );
+    // a later FIP on an LB with rows: rewritten where the keys find them
+    let r = refresh_lb(&s, "LB");
+    assert_eq!(r.len(), 2);
+    assert!(
+        matches!(&r[0], Op::WhereIncludes { table: "Port_Group", map, .. } if map.get(LB_KEY).map(String::as_str) == Some("LB"))
+    );
+}
+
+#[test]
+fn a_switch_without_router_port_is_anchored_on_the_vip_port() {
+    let mut s = topology(false);
+    let mut ls = s.switches.get("ls1").unwrap().clone();
+    ls.ports = vec!["vipp".into()];
+    s.switches.insert("ls1".into(), ls);
+    let t = target(&s, "LB").unwrap();
+    assert_eq!(
+        t.anchors.into_iter().collect::<Vec<_>>(),
+        vec!["rp2".to_string(), "vipp".to_string()]
+    );
+    assert_eq!(target(&s, "other"), None);
+}
+
+#[test]
+fn removal_keys() {
+    for (ops, key, value) in [
+        (remove_lb("LB"), LB_KEY, "LB"),
+        (remove_listener("L"), LISTENER_KEY, "L"),
+        (remove_all(), OWNER_KEY, OWNER),
+    ] {
+        let tables: Vec<_> = ops
+            .iter()
+            .map(|o| match o {
+                Op::WhereIncludes {
+                    table, map, row, ..
+                } => {
+                    assert!(row.is_empty());
+                    assert_eq!(map.get(OWNER_KEY).map(String::as_str), Some(OWNER));
+                    assert_eq!(map.get(key).map(String::as_str), Some(value));
+                    *table
+                }
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(tables, vec!["Port_Group", "Address_Set"]);
+    }
+    let j = remove_lb("LB")[0].to_json();
+    assert_eq!(j["op"], "delete");
+    assert_eq!(
+        j["where"],
+        json!([[
+            "external_ids",
+            "includes",
+            ["map", [[LB_KEY, "LB"], [OWNER_KEY, OWNER]]]
+        ]])
+    );
+}
+
+#[test]
+fn the_simulator_leaves_the_rows_alone() {
+    let mut s = topology(false);
+    let cidrs = vec!["192.0.2.0/24".to_string()];
+    let ops: Vec<Op> = listener(&s, &req(&cidrs))
+        .into_iter()
+        .filter(|o| matches!(o, Op::WhereIncludes { .. }))
+        .collect();
+    let before = s.load_balancers.len();
+    sim::apply(&mut s, &ops, &mut 0).unwrap();
+    assert_eq!(s.load_balancers.len(), before);
+}

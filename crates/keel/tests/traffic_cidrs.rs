@@ -75,29 +75,50 @@ fn change(
         Some(&json!({"listener": {"allowed_cidrs": list}})),
     );
     assert!(code == 200 || code == 202, "{code} {out}");
-    assert_eq!(out["listener"]["allowed_cidrs"], stored(list), "{out}");
-    let took = wait_for(
-        &format!("{} → {host} served={served}", vm.name),
-        Duration::from_secs(30),
-        || {
-            if served_once(vm, host) == served {
-                Ok(t0.elapsed())
-            } else {
-                Err("not yet".into())
-            }
-        },
+    assert_eq!(
+        stored(&out["listener"]["allowed_cidrs"]),
+        sorted(list),
+        "{out}"
     );
+    let deadline = t0 + Duration::from_secs(30);
+    let took = loop {
+        if served_once(vm, host) == served {
+            break t0.elapsed();
+        }
+        if Instant::now() > deadline {
+            let cond = json!([["external_ids", "includes", ["map", [["keel:lb_id", lb]]]]]);
+            panic!(
+                "{} → {host} not served={served} 30 s after the PUT; LB {:?}; Keel's rows: {:?} {:?}; ACLs {:?}",
+                vm.name,
+                keel.api("GET", &format!("/v2/lbaas/loadbalancers/{lb}"), token, None),
+                nb_select("Port_Group", cond.clone()),
+                nb_select("Address_Set", cond.clone()),
+                nb_select("ACL", cond),
+            );
+        }
+    };
     keel.wait_lb_active(token, lb);
     took
 }
 
-/// How the API renders a list: `null` when empty.
-fn stored(list: &[String]) -> Value {
-    if list.is_empty() {
-        Value::Null
-    } else {
-        json!(list)
-    }
+/// The list the API rendered (`null`: empty), sorted.
+fn stored(v: &Value) -> Vec<String> {
+    let mut l: Vec<String> = v
+        .as_array()
+        .map(|a| a.iter().map(|x| x.as_str().unwrap().to_string()).collect())
+        .unwrap_or_default();
+    assert!(
+        !v.is_array() || !l.is_empty(),
+        "an empty list renders as null: {v}"
+    );
+    l.sort();
+    l
+}
+
+fn sorted(list: &[String]) -> Vec<String> {
+    let mut l = list.to_vec();
+    l.sort();
+    l
 }
 
 /// Keel's rows of `lb` (port groups and address sets with its `keel:lb_id`).
@@ -170,7 +191,7 @@ fn allowed_cidrs_same_subnet_routed_fip_and_changes() {
         &lb_id,
         "/v2/lbaas/pools",
         json!({"pool": {"listener_id": listener, "protocol": "TCP",
-            "lb_algorithm": "ROUND_ROBIN"}}),
+            "lb_algorithm": "SOURCE_IP_PORT"}}),
     ));
     keel.create(
         &token,

@@ -32,6 +32,9 @@ pub fn listener_req(l: &Listener, old: Option<&Listener>) -> ListenerReq {
             .allowed_cidrs
             .clone()
             .filter(|c| old.is_some() || !c.is_empty()),
+        previous_cidrs: old
+            .and_then(|o| o.allowed_cidrs.clone())
+            .unwrap_or_default(),
     }
 }
 

@@ -132,6 +132,7 @@ fn listener_req() -> ListenerReq {
         default_pool_id: None,
         enabled: true,
         allowed_cidrs: None,
+        previous_cidrs: vec![],
     }
 }
 

@@ -321,3 +321,45 @@ fn the_simulator_leaves_the_rows_alone() {
     sim::apply(&mut s, &ops, &mut 0).unwrap();
     assert_eq!(s.load_balancers.len(), before);
 }
+
+#[test]
+fn same_families_are_rewritten_in_place() {
+    let s = topology(false);
+    let mut l = crate::listener::ListenerReq {
+        id: "L".into(),
+        lb_id: "LB".into(),
+        protocol: "TCP".into(),
+        port: 80,
+        allowed_cidrs: Some(vec!["192.0.2.0/24".into(), "198.51.100.1/32".into()]),
+        previous_cidrs: vec!["203.0.113.0/24".into()],
+        ..Default::default()
+    };
+    let ops = listener_req(&s, &l);
+    let [
+        Op::WhereIncludes {
+            table: "Address_Set",
+            map,
+            row,
+            ..
+        },
+    ] = ops.as_slice()
+    else {
+        panic!("{ops:#?}")
+    };
+    assert_eq!(map.get(ROLE_KEY).map(String::as_str), Some("allow4"));
+    assert_eq!(map.get(LISTENER_KEY).map(String::as_str), Some("L"));
+    assert_eq!(
+        row,
+        &vec![(
+            "addresses",
+            Datum::Set(vec!["192.0.2.0/24".into(), "198.51.100.1/32".into()])
+        )]
+    );
+    // a family appears: the rows are made anew; no previous list: made anew; unchanged: none
+    l.previous_cidrs = vec!["2001:db8::/32".into()];
+    assert!(!inserts(&listener_req(&s, &l), "Port_Group").is_empty());
+    l.previous_cidrs = vec![];
+    assert!(!inserts(&listener_req(&s, &l), "Port_Group").is_empty());
+    l.allowed_cidrs = None;
+    assert!(listener_req(&s, &l).is_empty());
+}

@@ -9,11 +9,13 @@
 //! then the list changes (the routed client and the external network added, the second
 //! same-subnet client in and out several times: the time from the `PUT` to the data plane
 //! following it is printed as `CIDRS …` lines, p50/p95); an empty list serves everyone;
-//! deleting the listener and then the LB leaves no row of Keel's in the NB.
+//! deleting the listener, `keel ovn-remove-keel-objects` (after its `--dry-run` listed them)
+//! and the LB's cascade delete each leave no row of Keel's in the NB.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::dataplane::*;
@@ -335,7 +337,37 @@ fn allowed_cidrs_same_subnet_routed_fip_and_changes() {
         json!({"listener": {"loadbalancer_id": lb_id, "protocol": "TCP", "protocol_port": 81,
             "allowed_cidrs": only_a}}),
     ));
-    assert!(!second.is_empty());
+    assert_eq!(keel_rows(&lb_id), 3);
+    // `keel ovn-remove-keel-objects`: --dry-run lists the rows and leaves them; then removes them
+    let remove = |extra: &[&str]| {
+        let out = Command::new(common::keel_bin())
+            .arg("--config-file")
+            .arg(&keel.conf)
+            .arg("ovn-remove-keel-objects")
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let group = format!("Port_Group keel_{}", second.replace('-', "_"));
+    let listed = remove(&["--dry-run"]);
+    assert!(
+        listed.contains(&format!("would remove {group}")),
+        "{listed}"
+    );
+    assert_eq!(keel_rows(&lb_id), 3);
+    let removed = remove(&[]);
+    assert!(removed.contains(&format!("removed {group}")), "{removed}");
+    assert_eq!(keel_rows(&lb_id), 0);
+    // a third listener's rows go with the LB's cascade delete
+    keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/listeners",
+        json!({"listener": {"loadbalancer_id": lb_id, "protocol": "TCP", "protocol_port": 82,
+            "allowed_cidrs": only_a}}),
+    );
     assert_eq!(keel_rows(&lb_id), 3);
     keel.delete_lb_cascade(&token, &lb_id);
     assert_eq!(

@@ -32,6 +32,7 @@ mod recovery;
 mod shutdown;
 mod stages;
 mod sync;
+mod sync_cidrs;
 mod wiring;
 
 use std::collections::BTreeMap;

@@ -498,5 +498,7 @@ pub fn refresh_touched(snap: &NbSnapshot, ops: &[Op]) -> Vec<Op> {
     names.iter().flat_map(|n| refresh_lb(&after, n)).collect()
 }
 
+pub mod check;
+
 #[cfg(test)]
 mod tests;

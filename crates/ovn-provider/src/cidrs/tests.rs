@@ -363,3 +363,47 @@ fn same_families_are_rewritten_in_place() {
     l.allowed_cidrs = None;
     assert!(listener_req(&s, &l).is_empty());
 }
+
+#[test]
+fn planned_shape_equals_the_rows_it_writes() {
+    let s = topology(true);
+    let cidrs = vec!["192.0.2.0/24".to_string()];
+    let ops = listener(&s, &req(&cidrs));
+    let want = check::planned(&ops).unwrap();
+    assert_eq!(want.acls.len(), 1);
+    assert_eq!(want.sets.len(), 2);
+    // the same rows as the NB would hand them back
+    let pg = json!({"_uuid": ["uuid", "pg1"], "name": "keel_aaaa_bbbb",
+        "ports": uuids(&["ln", "rp1", "rp2"]), "acls": ["uuid", "acl1"],
+        "external_ids": map(&[(LB_KEY, "LB"), (LISTENER_KEY, "aaaa-bbbb"), (OWNER_KEY, OWNER)])});
+    let acl = json!({"_uuid": ["uuid", "acl1"], "priority": PRIORITY, "direction": "from-lport",
+        "action": "drop", "match": "ip4.dst == $keel_aaaa_bbbb_vip4 && tcp.dst == 80 && ip4.src != $keel_aaaa_bbbb_allow4"});
+    let set = |name: &str, a: &[&str]| {
+        json!({"_uuid": ["uuid", name], "name": name, "addresses": ["set", a],
+            "external_ids": map(&[(LB_KEY, "LB"), (LISTENER_KEY, "aaaa-bbbb")])})
+    };
+    let sets = [
+        set("keel_aaaa_bbbb_vip4", &["10.0.0.5", "172.24.4.10"]),
+        set("keel_aaaa_bbbb_allow4", &["192.0.2.0/24"]),
+    ];
+    let found = check::in_nb(std::slice::from_ref(&pg), std::slice::from_ref(&acl), &sets);
+    let (lb, got) = &found["aaaa-bbbb"];
+    assert_eq!(lb, "LB");
+    assert!(
+        got.differences(&want).is_empty(),
+        "{:?}",
+        got.differences(&want)
+    );
+    // a lost anchor and a stale list are named
+    let mut pg2 = pg;
+    pg2["ports"] = uuids(&["rp1"]);
+    let stale = [
+        sets[0].clone(),
+        set("keel_aaaa_bbbb_allow4", &["10.0.0.0/8"]),
+    ];
+    let found = check::in_nb(&[pg2], &[acl], &stale);
+    let d = found["aaaa-bbbb"].1.differences(&want);
+    assert_eq!(d.len(), 2, "{d:?}");
+    assert!(d[0].starts_with("anchors"));
+    assert!(d[1].starts_with("address sets"));
+}

@@ -9,7 +9,9 @@
 //! then the list changes (the routed client and the external network added, the second
 //! same-subnet client in and out several times: the time from the `PUT` to the data plane
 //! following it is printed as `CIDRS …` lines, p50/p95); an empty list serves everyone;
-//! deleting the listener, `keel ovn-remove-keel-objects` (after its `--dry-run` listed them)
+//! `keel ovn-db-sync` finds nothing on the rows as made, reports a damaged allow set on
+//! `--dry-run` (changing nothing) and repairs it; deleting the listener,
+//! `keel ovn-remove-keel-objects` (after its `--dry-run` listed them)
 //! and the LB's cascade delete each leave no row of Keel's in the NB.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -306,6 +308,48 @@ fn allowed_cidrs_same_subnet_routed_fip_and_changes() {
             (&b, &vip, false),
         ],
     );
+
+    // `keel ovn-db-sync`: in sync, nothing; a damaged allow set is reported by --dry-run (and
+    // left), then repaired, and b is refused again
+    let sync = |extra: &[&str]| {
+        let out = Command::new(common::keel_bin())
+            .arg("--config-file")
+            .arg(&keel.conf)
+            .args(["ovn-db-sync", "--lb-id", &lb_id])
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (ok, out, err) = sync(&[]);
+    assert!(ok && out.is_empty(), "in sync: {out}{err}");
+    let allow = format!("keel_{}_allow4", listener.replace('-', "_"));
+    common::transact(
+        &env("STACK_OVN_NB"),
+        &json!(["OVN_Northbound", {"op": "update", "table": "Address_Set",
+            "where": [["name", "==", allow]], "row": {"addresses": ["set", ["10.0.0.0/24"]]}}]),
+    );
+    expect("the damaged set lets b in", &[(&b, &vip, true)]);
+    let (ok, out, err) = sync(&["--dry-run"]);
+    assert!(
+        ok && out.contains(&format!(
+            "fix {lb_id}: listener {listener}: allowed_cidrs address sets"
+        )),
+        "dry run: {out}{err}"
+    );
+    expect("a dry run leaves the set", &[(&b, &vip, true)]);
+    let (ok, out, err) = sync(&[]);
+    assert!(ok && out.contains("made anew"), "repair: {out}{err}");
+    expect(
+        "repaired: b refused, a served",
+        &[(&b, &vip, false), (&a, &vip, true)],
+    );
+    let (ok, out, err) = sync(&[]);
+    assert!(ok && out.is_empty(), "in sync after the repair: {out}{err}");
 
     // an empty list: everyone, and no row of Keel's
     change(&keel, &token, &lb_id, &listener, &[], (&b, &vip, true));

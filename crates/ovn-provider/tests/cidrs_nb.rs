@@ -206,20 +206,42 @@ async fn rows_written_replaced_refreshed_removed_on_a_real_server() {
     assert_eq!(set(&g1["ports"]), anchors);
     let acls = rows(&server, "ACL");
     let acl1 = set(&g1["acls"]);
-    assert_eq!(acl1.len(), 1, "the LB has IPv4 addresses only: {g1}");
-    let acl = acls.iter().find(|a| a["_uuid"][1] == acl1[0]).unwrap();
     assert_eq!(
-        (&acl["direction"], &acl["action"], &acl["priority"]),
-        (
-            &json!("from-lport"),
-            &json!("drop"),
-            &json!(cidrs::PRIORITY)
-        )
+        acl1.len(),
+        2,
+        "the LB has IPv4 addresses only: allow and drop: {g1}"
     );
+    let mut got: Vec<(Value, Value, Value)> = acl1
+        .iter()
+        .map(|u| {
+            let a = acls.iter().find(|a| a["_uuid"][1] == *u).unwrap();
+            assert_eq!(a["direction"], "from-lport");
+            (
+                a["priority"].clone(),
+                a["action"].clone(),
+                a["match"].clone(),
+            )
+        })
+        .collect();
+    got.sort_by_key(|g| g.0.to_string());
+    let vip4 = "$keel_11111111_aaaa_bbbb_cccc_000000000001_vip4";
+    let allow4 = "$keel_11111111_aaaa_bbbb_cccc_000000000001_allow4";
     assert_eq!(
-        acl["match"],
-        "ip4.dst == $keel_11111111_aaaa_bbbb_cccc_000000000001_vip4 && tcp.dst == 80 \
-         && ip4.src != $keel_11111111_aaaa_bbbb_cccc_000000000001_allow4"
+        got,
+        vec![
+            (
+                json!(cidrs::PRIORITY),
+                json!("drop"),
+                json!(format!("ip4.dst == {vip4} && tcp.dst == 80"))
+            ),
+            (
+                json!(cidrs::PRIORITY + 1),
+                json!("allow"),
+                json!(format!(
+                    "ip4.dst == {vip4} && tcp.dst == 80 && ip4.src == {allow4}"
+                ))
+            ),
+        ]
     );
     let sets = rows(&server, "Address_Set");
     assert_eq!(
@@ -241,8 +263,8 @@ async fn rows_written_replaced_refreshed_removed_on_a_real_server() {
     );
     assert_eq!(
         rows(&server, "ACL").len(),
-        3,
-        "Neutron's two and one of Keel's"
+        4,
+        "Neutron's two and Keel's allow and drop"
     );
 
     // a second listener; a floating IP reaches both listeners' VIP sets
@@ -273,7 +295,7 @@ async fn rows_written_replaced_refreshed_removed_on_a_real_server() {
     // an empty list removes the listener's rows only
     apply(&nb, cidrs::listener(&snap, &listener(L1, 80, &[]))).await;
     assert_eq!(ours(&server).0, vec![cidrs::group_name(L2)]);
-    assert_eq!(rows(&server, "ACL").len(), 3);
+    assert_eq!(rows(&server, "ACL").len(), 4);
 
     // the LB's removal removes the rest; Neutron's rows are as they were
     apply(&nb, cidrs::remove_lb("LB")).await;

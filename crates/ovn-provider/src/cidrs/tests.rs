@@ -173,17 +173,36 @@ fn rows_of_a_listener() {
     assert_eq!(ids.get(LB_KEY).map(String::as_str), Some("LB"));
     assert_eq!(ids.get(LISTENER_KEY).map(String::as_str), Some("aaaa-bbbb"));
     let acls = inserts(&ops, "ACL");
-    assert_eq!(acls.len(), 1, "v4 VIP only: one ACL");
+    assert_eq!(acls.len(), 2, "v4 VIP only: allow and drop");
+    let acl = |r: &Vec<(&'static str, Datum)>| {
+        ["priority", "direction", "action", "match"].map(|c| col(r, c).clone())
+    };
+    let s = |x: &str| Datum::Str(x.into());
     assert_eq!(
-        col(acls[0], "match"),
-        &Datum::Str(
-            "ip4.dst == $keel_aaaa_bbbb_vip4 && tcp.dst == 80 && ip4.src != $keel_aaaa_bbbb_allow4"
-                .into()
-        )
+        acl(acls[0]),
+        [
+            Datum::Int(PRIORITY + 1),
+            s("from-lport"),
+            s("allow"),
+            s(
+                "ip4.dst == $keel_aaaa_bbbb_vip4 && tcp.dst == 80 && ip4.src == $keel_aaaa_bbbb_allow4"
+            )
+        ]
     );
-    assert_eq!(col(acls[0], "priority"), &Datum::Int(PRIORITY));
-    assert_eq!(col(acls[0], "direction"), &Datum::Str("from-lport".into()));
-    assert_eq!(col(acls[0], "action"), &Datum::Str("drop".into()));
+    assert_eq!(
+        acl(acls[1]),
+        [
+            Datum::Int(PRIORITY),
+            s("from-lport"),
+            s("drop"),
+            s("ip4.dst == $keel_aaaa_bbbb_vip4 && tcp.dst == 80")
+        ]
+    );
+    // no negated set: ovn-controller would expand it into the product of bit-mismatch flows
+    assert!(
+        acls.iter()
+            .all(|r| !matches!(col(r, "match"), Datum::Str(m) if m.contains("!=")))
+    );
     let pgs = inserts(&ops, "Port_Group");
     assert_eq!(pgs.len(), 1);
     // a router port on each switch holding the LB; no FIP: the provider network is left out
@@ -193,7 +212,10 @@ fn rows_of_a_listener() {
     );
     assert_eq!(
         col(pgs[0], "acls"),
-        &Datum::Refs(vec![RowRef::Named("keel_aaaa_bbbb_acl_ip4".into())])
+        &Datum::Refs(vec![
+            RowRef::Named("keel_aaaa_bbbb_allow_ip4".into()),
+            RowRef::Named("keel_aaaa_bbbb_drop_ip4".into())
+        ])
     );
 }
 
@@ -221,9 +243,10 @@ fn a_family_without_cidrs_is_refused_whole() {
         matches,
         vec![
             Datum::Str(
-                "ip4.dst == $keel_aaaa_bbbb_vip4 && udp.dst == 53 && ip4.src != $keel_aaaa_bbbb_allow4"
+                "ip4.dst == $keel_aaaa_bbbb_vip4 && udp.dst == 53 && ip4.src == $keel_aaaa_bbbb_allow4"
                     .into()
             ),
+            Datum::Str("ip4.dst == $keel_aaaa_bbbb_vip4 && udp.dst == 53".into()),
             Datum::Str("ip6.dst == $keel_aaaa_bbbb_vip6 && udp.dst == 53".into()),
         ]
     );
@@ -370,14 +393,16 @@ fn planned_shape_equals_the_rows_it_writes() {
     let cidrs = vec!["192.0.2.0/24".to_string()];
     let ops = listener(&s, &req(&cidrs));
     let want = check::planned(&ops).unwrap();
-    assert_eq!(want.acls.len(), 1);
+    assert_eq!(want.acls.len(), 2);
     assert_eq!(want.sets.len(), 2);
     // the same rows as the NB would hand them back
     let pg = json!({"_uuid": ["uuid", "pg1"], "name": "keel_aaaa_bbbb",
-        "ports": uuids(&["ln", "rp1", "rp2"]), "acls": ["uuid", "acl1"],
+        "ports": uuids(&["ln", "rp1", "rp2"]), "acls": uuids(&["acl1", "acl2"]),
         "external_ids": map(&[(LB_KEY, "LB"), (LISTENER_KEY, "aaaa-bbbb"), (OWNER_KEY, OWNER)])});
     let acl = json!({"_uuid": ["uuid", "acl1"], "priority": PRIORITY, "direction": "from-lport",
-        "action": "drop", "match": "ip4.dst == $keel_aaaa_bbbb_vip4 && tcp.dst == 80 && ip4.src != $keel_aaaa_bbbb_allow4"});
+        "action": "drop", "match": "ip4.dst == $keel_aaaa_bbbb_vip4 && tcp.dst == 80"});
+    let allow = json!({"_uuid": ["uuid", "acl2"], "priority": PRIORITY + 1, "direction": "from-lport",
+        "action": "allow", "match": "ip4.dst == $keel_aaaa_bbbb_vip4 && tcp.dst == 80 && ip4.src == $keel_aaaa_bbbb_allow4"});
     let set = |name: &str, a: &[&str]| {
         json!({"_uuid": ["uuid", name], "name": name, "addresses": ["set", a],
             "external_ids": map(&[(LB_KEY, "LB"), (LISTENER_KEY, "aaaa-bbbb")])})
@@ -386,7 +411,8 @@ fn planned_shape_equals_the_rows_it_writes() {
         set("keel_aaaa_bbbb_vip4", &["10.0.0.5", "172.24.4.10"]),
         set("keel_aaaa_bbbb_allow4", &["192.0.2.0/24"]),
     ];
-    let found = check::in_nb(std::slice::from_ref(&pg), std::slice::from_ref(&acl), &sets);
+    let acls = [acl, allow];
+    let found = check::in_nb(std::slice::from_ref(&pg), &acls, &sets);
     let (lb, got) = &found["aaaa-bbbb"];
     assert_eq!(lb, "LB");
     assert!(
@@ -401,7 +427,7 @@ fn planned_shape_equals_the_rows_it_writes() {
         sets[0].clone(),
         set("keel_aaaa_bbbb_allow4", &["10.0.0.0/8"]),
     ];
-    let found = check::in_nb(&[pg2], &[acl], &stale);
+    let found = check::in_nb(&[pg2], &acls, &stale);
     let d = found["aaaa-bbbb"].1.differences(&want);
     assert_eq!(d.len(), 2, "{d:?}");
     assert!(d[0].starts_with("anchors"));

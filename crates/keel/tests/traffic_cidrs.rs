@@ -2,7 +2,8 @@
 //! packets on the stack's data plane (`ci/stack/dataplane-up.sh`; "VMs" as in `traffic.rs`:
 //! network namespaces holding a bound Neutron port, servers answering with their VM's name).
 //!
-//! One load balancer, one TCP listener made with a list, one member. Clients: two on the VIP's
+//! Bad lists first: Octavia's 400 texts, nothing stored, no row. Then one load balancer, one
+//! TCP listener made with a list, one member. Clients: two on the VIP's
 //! subnet (one listed, one not), one on a second network behind the LB's router, and `ext`
 //! on the external network through the VIP's floating IP. A listed client is served, an
 //! unlisted one gets no connection (its SYN is dropped: the probe's 300 ms connect timeout);
@@ -183,6 +184,44 @@ fn allowed_cidrs_same_subnet_routed_fip_and_changes() {
     let vip = lb["vip_address"].as_str().unwrap().to_string();
     let id = |v: Value| v["id"].as_str().unwrap().to_string();
     let only_a = vec![format!("{}/32", a.ip)];
+    // bad lists: Octavia's 400 texts, no listener stored, no row written
+    for (bad, text) in [
+        (
+            json!(["10.0.0.0/33"]),
+            "Value should be IPv4 or IPv6 CIDR format",
+        ),
+        (json!(["x"]), "Value should be IPv4 or IPv6 CIDR format"),
+        (
+            json!(["2001:db8::/32"]),
+            "CIDR 2001:db8::/32 IP version incompatible with all VIPs",
+        ),
+    ] {
+        let (code, out) = keel.api(
+            "POST",
+            "/v2/lbaas/listeners",
+            &token,
+            Some(
+                &json!({"listener": {"loadbalancer_id": lb_id, "protocol": "TCP",
+                "protocol_port": 80, "allowed_cidrs": bad}}),
+            ),
+        );
+        assert_eq!(code, 400, "{bad}: {out}");
+        assert!(
+            out["faultstring"]
+                .as_str()
+                .unwrap_or_default()
+                .contains(text),
+            "{bad}: {out}"
+        );
+    }
+    let (_, got) = keel.api(
+        "GET",
+        &format!("/v2/lbaas/listeners?loadbalancer_id={lb_id}"),
+        &token,
+        None,
+    );
+    assert_eq!(got["listeners"], json!([]), "{got}");
+    assert_eq!(keel_rows(&lb_id), 0);
     let listener = id(keel.create(
         &token,
         &lb_id,

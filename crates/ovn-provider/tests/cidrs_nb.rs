@@ -131,7 +131,7 @@ async fn rows_written_replaced_refreshed_removed_on_a_real_server() {
         "ACL",
         "priority=1002",
         "direction=from-lport",
-        "match=\"inport == @pg_sg && ip4\"",
+        "match=\"ip4.src == 10.9.9.9\"",
         "action=allow-related",
         "--",
         "create",

@@ -433,3 +433,44 @@ fn planned_shape_equals_the_rows_it_writes() {
     assert!(d[0].starts_with("anchors"));
     assert!(d[1].starts_with("address sets"));
 }
+
+#[test]
+fn refresh_follows_the_planned_transaction() {
+    let s = topology(false);
+    // a FIP event's write: the row's external_ids gain the FIP
+    let mut ids = s.load_balancers.get("lb1").unwrap().external_ids.clone();
+    ids.insert(ext::VIP_FIP.into(), "172.24.4.10".into());
+    let ops = vec![Op::Update {
+        table: "Load_Balancer",
+        uuid: "lb1".into(),
+        row: vec![("external_ids", Datum::Map(ids))],
+    }];
+    let r = refresh_touched(&s, &ops);
+    let Some(Op::WhereIncludes { row, .. }) = r.first() else {
+        panic!("{r:#?}")
+    };
+    assert_eq!(
+        row,
+        &vec![(
+            "ports",
+            Datum::Refs(vec![
+                RowRef::Uuid("ln".into()),
+                RowRef::Uuid("rp1".into()),
+                RowRef::Uuid("rp2".into())
+            ])
+        )]
+    );
+    let Some(Op::WhereIncludes { row, map, .. }) = r.get(1) else {
+        panic!("{r:#?}")
+    };
+    assert_eq!(map.get(ROLE_KEY).map(String::as_str), Some("vip4"));
+    assert_eq!(
+        row,
+        &vec![(
+            "addresses",
+            Datum::Set(vec!["10.0.0.5".into(), "172.24.4.10".into()])
+        )]
+    );
+    // a transaction that touches no LB: nothing
+    assert!(refresh_touched(&s, &[]).is_empty());
+}

@@ -37,9 +37,10 @@ async fn owned(client: &ovsdb::Client, table: &str) -> Result<Vec<Value>, CidrsS
 }
 
 /// Runs the pass over `trees`; with `known` (an unfiltered run: every load balancer id the
-/// database has), rows of a load balancer not among them, or of a synced load balancer's
-/// listener it no longer has, are deleted (a load balancer skipped as PENDING_* keeps its
-/// rows). Returns the difference lines (printed by the caller).
+/// database has), rows of a load balancer neither among them nor in the NB (gone for every
+/// deployment: another Keel's load balancer on the same NB keeps its rows), or of a synced
+/// load balancer's listener it no longer has, are deleted (a load balancer skipped as
+/// PENDING_* keeps its rows). Returns the difference lines (printed by the caller).
 pub async fn run(
     client: &ovsdb::Client,
     trees: &[LoadBalancer],
@@ -99,8 +100,10 @@ pub async fn run(
             .map(|l| l.listener_id.as_str())
             .collect();
         for (l, (lb, _)) in &found {
-            let gone = !known.contains(lb)
-                || (synced_lbs.contains(lb.as_str()) && !synced.contains(l.as_str()));
+            // another deployment's load balancer is not in this database but still has its
+            // `Load_Balancer` rows: its rows are not this run's to judge
+            let orphan = !known.contains(lb) && snap.lbs_named(lb).is_empty();
+            let gone = orphan || (synced_lbs.contains(lb.as_str()) && !synced.contains(l.as_str()));
             if gone {
                 lines.push(format!(
                     "fix {lb}: listener {l}: allowed_cidrs rows of a listener or load balancer the database does not have, deleted"

@@ -459,3 +459,51 @@ fn allowed_cidrs_same_subnet_routed_fip_and_changes() {
         "the LB's rows after its cascade delete"
     );
 }
+
+/// A single-call create (`POST /v2/lbaas/loadbalancers` with its listeners) makes the rows of
+/// each listener with a list in the graph's own steps, none for one without; the LB's cascade
+/// delete removes them. NB rows only (no data plane).
+#[test]
+fn allowed_cidrs_in_a_single_call_create() {
+    let tag = common::tag();
+    let net = NeutronNet::create(&format!("cg-{tag}"), &[]);
+    let keel = Keel::start(Backend::Sqlite);
+    let token = demo_token();
+    let (code, body) = keel.api(
+        "POST",
+        "/v2/lbaas/loadbalancers",
+        &token,
+        Some(&json!({"loadbalancer": {"name": format!("cg-{tag}"), "vip_subnet_id": net.subnet,
+            "provider": "ovn", "listeners": [
+                {"protocol": "TCP", "protocol_port": 80, "allowed_cidrs": ["192.0.2.0/24", "198.51.100.7"]},
+                {"protocol": "UDP", "protocol_port": 53}]}})),
+    );
+    assert_eq!(code, 201, "{body}");
+    let lb_id = body["loadbalancer"]["id"].as_str().unwrap().to_string();
+    let _rows = LbGuard(lb_id.clone());
+    let _ours = RowsGuard(lb_id.clone());
+    keel.wait_lb_active(&token, &lb_id);
+    let tcp = body["loadbalancer"]["listeners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["protocol"] == "TCP")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let cond = json!([["external_ids", "includes", ["map", [["keel:lb_id", lb_id]]]]]);
+    let groups = nb_select("Port_Group", cond.clone());
+    assert_eq!(groups.len(), 1, "{groups:?}");
+    assert_eq!(groups[0]["name"], format!("keel_{}", tcp.replace('-', "_")));
+    let allow = nb_select("Address_Set", cond)
+        .into_iter()
+        .find(|s| s["name"].as_str().is_some_and(|n| n.ends_with("_allow4")))
+        .unwrap();
+    assert_eq!(
+        allow["addresses"],
+        json!(["set", ["192.0.2.0/24", "198.51.100.7/32"]])
+    );
+    keel.delete_lb_cascade(&token, &lb_id);
+    assert_eq!(keel_rows(&lb_id), 0);
+}

@@ -16,9 +16,8 @@
 //!   (`ip6`, `udp`, `sctp` accordingly; a family the list has no CIDR of has the `drop` only:
 //!   every client of that family is refused, as the amphora's security group does). One
 //!   `drop` with `ip4.src != $set` instead would be one ACL, but `ovn-controller` expands a
-//!   negated set of prefixes into the product of each prefix's bit-mismatch flows: 212,396
-//!   OpenFlow flows for four CIDRs on one switch (measured, OVN 23.03), where the pair costs
-//!   (addresses × CIDRs) + addresses. The `allow` is stateless on a switch without
+//!   negated set of prefixes into the product of each prefix's bit-mismatch flows (the
+//!   figures: README, Compatibility), where the pair costs (addresses × CIDRs) + addresses. The `allow` is stateless on a switch without
 //!   `allow-related` ACLs (it does not turn conntrack on there); it takes the listed
 //!   clients' connections to the listener past lower-priority ACLs, so a Neutron egress rule
 //!   of the client's own security group does not apply to them (the members' ingress
@@ -31,8 +30,7 @@
 //! destination is still the VIP (or the floating IP on the provider network, before the
 //! router's NAT); a `drop` ACL also blocks connections already established when the
 //! switch has stateful ACLs (`ct_mark.blocked`). ACLs sit on the port group, not on
-//! `Logical_Switch.acls`, which Neutron's `ovn_db_sync` repair empties; Neutron's sync only
-//! touches port groups carrying `neutron:security_group_id`.
+//! `Logical_Switch.acls` (what Neutron's `ovn_db_sync` leaves alone: README, Compatibility).
 //!
 //! Anchor port of a switch: its first `router` port (router interface or gateway), else its
 //! `localnet` port, else a VIP port on it. `Port_Group.ports` is a weak reference: a port

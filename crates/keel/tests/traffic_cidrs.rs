@@ -507,3 +507,85 @@ fn allowed_cidrs_in_a_single_call_create() {
     keel.delete_lb_cascade(&token, &lb_id);
     assert_eq!(keel_rows(&lb_id), 0);
 }
+
+/// A UDP listener with a list: the listed client's datagrams are answered, the other's get no
+/// answer (the match is on `udp.dst`); an empty list answers both.
+#[test]
+fn allowed_cidrs_udp() {
+    let tag = common::tag();
+    let t4 = &tag[..4];
+    let net = NeutronNet::create(&format!("cu-{tag}"), &[]);
+    let name = |role: &str| format!("{role}{t4}");
+    let [member, a, b] = vms([
+        (name("um"), &net.net),
+        (name("ua"), &net.net),
+        (name("ub"), &net.net),
+    ]);
+    member.serve("udp", 5353);
+    let keel = Keel::start(Backend::Sqlite);
+    let token = demo_token();
+    let lb = keel.create_lb(&token, &format!("cu-{tag}"), &net.subnet);
+    let lb_id = lb["id"].as_str().unwrap().to_string();
+    let _rows = LbGuard(lb_id.clone());
+    let _ours = RowsGuard(lb_id.clone());
+    let vip = lb["vip_address"].as_str().unwrap().to_string();
+    let id = |v: Value| v["id"].as_str().unwrap().to_string();
+    let listener = id(keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/listeners",
+        json!({"listener": {"loadbalancer_id": lb_id, "protocol": "UDP", "protocol_port": 53,
+            "allowed_cidrs": [format!("{}/32", a.ip)]}}),
+    ));
+    let pool = id(keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/pools",
+        json!({"pool": {"listener_id": listener, "protocol": "UDP",
+            "lb_algorithm": "SOURCE_IP_PORT"}}),
+    ));
+    keel.create(
+        &token,
+        &lb_id,
+        &format!("/v2/lbaas/pools/{pool}/members"),
+        member_body(&member, 5353, &net.subnet),
+    );
+    let udp = |vm: &Vm| -> Option<bool> {
+        let out = dp(&["probe", &vm.name, "udp", &vip, "53", "3", "20", "500"]);
+        let ok = out.lines().filter(|l| l.starts_with("ok ")).count();
+        let fail = out.lines().filter(|l| l.starts_with("fail ")).count();
+        match (ok, fail) {
+            (3, 0) => Some(true),
+            (0, 3) => Some(false),
+            _ => None,
+        }
+    };
+    let expect_udp = |what: &str, want: &[(&Vm, bool)]| {
+        wait_for(what, Duration::from_secs(30), || {
+            let seen: Vec<_> = want
+                .iter()
+                .map(|(vm, _)| (vm.name.clone(), udp(vm)))
+                .collect();
+            if want
+                .iter()
+                .zip(&seen)
+                .all(|((_, w), (_, g))| *g == Some(*w))
+            {
+                Ok(())
+            } else {
+                Err(format!("{seen:?}"))
+            }
+        });
+    };
+    expect_udp("UDP: a answered, b not", &[(&a, true), (&b, false)]);
+    let (code, out) = keel.api(
+        "PUT",
+        &format!("/v2/lbaas/listeners/{listener}"),
+        &token,
+        Some(&json!({"listener": {"allowed_cidrs": []}})),
+    );
+    assert!(code == 200 || code == 202, "{code} {out}");
+    keel.wait_lb_active(&token, &lb_id);
+    expect_udp("UDP, empty list: both answered", &[(&a, true), (&b, true)]);
+    assert_eq!(keel_rows(&lb_id), 0);
+}

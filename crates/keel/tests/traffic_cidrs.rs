@@ -2,9 +2,9 @@
 //! packets on the stack's data plane (`ci/stack/dataplane-up.sh`; "VMs" as in `traffic.rs`:
 //! network namespaces holding a bound Neutron port, servers answering with their VM's name).
 //!
-//! Bad lists first: Octavia's 400 texts, nothing stored, no row. Then one load balancer, one
-//! TCP listener made with a list, one member. Clients: two on the VIP's
-//! subnet (one listed, one not), one on a second network behind the LB's router, and `ext`
+//! [`allowed_cidrs_same_subnet_routed_fip_and_changes`]: bad lists first (Octavia's 400
+//! texts, nothing stored, no row), then one load balancer, one TCP listener made with a list,
+//! one member. Clients: two on the VIP's subnet (one listed, one not), one on a second network behind the LB's router, and `ext`
 //! on the external network through the VIP's floating IP. A listed client is served, an
 //! unlisted one gets no connection (its SYN is dropped: the probe's 300 ms connect timeout);
 //! then the list changes (the routed client and the external network added, the second
@@ -14,6 +14,10 @@
 //! `--dry-run` (changing nothing) and repairs it; deleting the listener,
 //! `keel ovn-remove-keel-objects` (after its `--dry-run` listed them)
 //! and the LB's cascade delete each leave no row of Keel's in the NB.
+//! [`allowed_cidrs_udp`]: the same on a UDP listener, with datagrams.
+//! [`allowed_cidrs_in_a_single_call_create`]: the rows of a graph's listeners (NB only).
+//! Run: `source ci/stack/env.sh admin; cargo nextest run -p keel -E 'binary(traffic_cidrs)'`
+//! (as root, the data plane up: `ci/stack/status.sh`); about 1.5 min.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

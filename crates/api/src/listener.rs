@@ -616,7 +616,7 @@ pub async fn put(
     if let Some(cidrs) = b.allowed_cidrs.sent() {
         let cidrs = cidrs.map(|l| l.0.clone()).unwrap_or_default();
         tx.set_listener_cidrs(&id, &cidrs).await?;
-        // the driver sees the new list (the OVN provider refuses any: 501)
+        // the driver sees the new list (the OVN provider enforces it: `ovn_provider::cidrs`)
         new.allowed_cidrs = Some(cidrs);
     }
     if let Some(tags) = b.tags.sent() {

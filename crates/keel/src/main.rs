@@ -7,6 +7,8 @@
 //! * `keel db upgrade`: create the Octavia schema at alembic head `fabf4983846b`
 //!   (what `octavia-db-manage upgrade head` leaves) and Keel's objects beside it, idempotent;
 //!   `keel db remove-keel-objects` drops Keel's objects again (the way back to the reference).
+//! * `keel ovn-remove-keel-objects [--dry-run]`: deletes the NB rows only Keel writes (the
+//!   `allowed_cidrs` port groups, ACLs, address sets), see [`ovn_rows`].
 //!
 //! * `keel config check`: the effective configuration (secrets masked) and every option set
 //!   but ignored; exits 1 when `serve` would refuse the configuration.
@@ -25,10 +27,12 @@ mod entry;
 mod logging;
 mod metrics;
 mod nb_gate;
+mod ovn_rows;
 mod recovery;
 mod shutdown;
 mod stages;
 mod sync;
+mod sync_cidrs;
 mod wiring;
 
 use std::collections::BTreeMap;
@@ -80,6 +84,13 @@ enum Command {
         #[arg(long = "project-id")]
         project_id: Option<String>,
     },
+    /// Delete the OVN NB rows only Keel writes (`allowed_cidrs` port groups, their ACLs,
+    /// address sets) before going back to the Python provider.
+    OvnRemoveKeelObjects {
+        /// List them, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Configuration tools.
     Config {
         #[command(subcommand)]
@@ -102,7 +113,9 @@ impl Command {
         match self {
             Command::Serve | Command::Config { .. } | Command::Links { .. } => "octavia-api",
             Command::Db { .. } => "octavia-db-manage",
-            Command::OvnDbSync { .. } => "octavia-ovn-db-sync-util",
+            Command::OvnDbSync { .. } | Command::OvnRemoveKeelObjects { .. } => {
+                "octavia-ovn-db-sync-util"
+            }
         }
     }
 }
@@ -193,6 +206,14 @@ fn main() -> anyhow::Result<()> {
                     },
                 )
                 .await
+            }
+            Command::OvnRemoveKeelObjects { dry_run } => {
+                let nb = connect_nb(&config).await?;
+                let verb = if dry_run { "would remove" } else { "removed" };
+                for (table, name) in ovn_rows::remove(&nb, dry_run).await? {
+                    println!("{verb} {table} {name}");
+                }
+                Ok(())
             }
             Command::Db {
                 action: DbAction::RemoveKeelObjects,

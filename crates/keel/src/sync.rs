@@ -537,9 +537,20 @@ pub async fn command(config: crate::config::Config, args: SyncArgs) -> anyhow::R
     )
     .await
     .with_context(|| format!("OVN NB at {}", config.ovn.ovn_nb_connection))?;
-    let nb = ovn_provider::OvsdbNb::new(client);
+    let nb = ovn_provider::OvsdbNb::new(client.clone());
     let status: Arc<dyn StatusSink> = Arc::new(octavia_db::StatusUpdater::new(db.clone()));
-    let s = run(&db, &nb, Some(&neutron), status, &args).await?;
+    let mut s = run(&db, &nb, Some(&neutron), status, &args).await?;
+    // Keel's own `allowed_cidrs` rows, over the same load balancers
+    let (known, rows) = octavia_lbs(&db, &args).await?;
+    let trees = {
+        let mut tx = db.begin_read().await.map_err(db_err)?;
+        lb_trees(&mut tx, &rows).await?
+    };
+    let known = (!args.filtered()).then_some(&known);
+    for line in crate::sync_cidrs::run(&client, &trees, args.dry_run, known).await? {
+        println!("{line}");
+        s.differences += 1;
+    }
     let verb = if args.dry_run {
         "found (dry run, nothing changed)"
     } else {

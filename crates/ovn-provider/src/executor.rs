@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use provider::{OperatingStatus as Op, ProvisioningStatus as Prov, StatusReport, StatusSink};
 
+use crate::cidrs;
 use crate::error::JobError;
 use crate::events;
 use crate::external_ids as ext;
@@ -330,20 +331,36 @@ impl Executor {
 /// The plan of `req` on `snap`: one planner call per request.
 fn plan(req: &Request, snap: &NbSnapshot, facts: &Facts) -> Result<Plan, JobError> {
     let m = &facts.members;
-    Ok(match req {
+    let mut p = match req {
         Request::LbCreate(_) => {
             let c = facts.lb.as_ref().ok_or(JobError::Facts("no VIP facts"))?;
             lb::create(snap, c)?
         }
         Request::LbUpdate { lb_id, enabled } => lb::update(snap, lb_id, *enabled)?,
-        Request::LbDelete { lb, cascade } => lb::delete_request(snap, lb, *cascade),
-        Request::ListenerCreate(l) => listener::create(snap, l)?,
+        Request::LbDelete { lb, cascade } => {
+            let mut p = lb::delete_request(snap, lb, *cascade);
+            p.ops.extend(cidrs::remove_lb(&lb.loadbalancer_id));
+            p
+        }
+        Request::ListenerCreate(l) => {
+            let mut p = listener::create(snap, l)?;
+            p.ops.extend(cidrs::listener_req(snap, l));
+            p
+        }
         Request::ListenerUpdate {
             l,
             enabled,
             default_pool,
-        } => listener::update(snap, l, *enabled, default_pool.clone())?,
-        Request::ListenerDelete(l) => listener::delete(snap, l),
+        } => {
+            let mut p = listener::update(snap, l, *enabled, default_pool.clone())?;
+            p.ops.extend(cidrs::listener_req(snap, l));
+            p
+        }
+        Request::ListenerDelete(l) => {
+            let mut p = listener::delete(snap, l);
+            p.ops.extend(cidrs::remove_listener(&l.id));
+            p
+        }
         Request::PoolCreate(p) => pool::create(snap, p)?,
         Request::PoolUpdate {
             p,
@@ -375,7 +392,19 @@ fn plan(req: &Request, snap: &NbSnapshot, facts: &Facts) -> Result<Plan, JobErro
         Request::VipFip(ev) => events::vip_fip(snap, ev),
         // run step by step in `handle`; never planned as one
         Request::Graph(_) => return Err(JobError::Graph),
-    })
+    };
+    // the `allowed_cidrs` rows follow their LB's floating IPs and networks
+    if matches!(
+        req,
+        Request::Members { .. }
+            | Request::MemberBatch { .. }
+            | Request::RouterPort(_)
+            | Request::VipFip(_)
+    ) {
+        let more = cidrs::refresh_touched(snap, &p.ops);
+        p.ops.extend(more);
+    }
+    Ok(p)
 }
 
 #[cfg(test)]

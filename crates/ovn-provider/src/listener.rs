@@ -26,6 +26,12 @@ pub struct ListenerReq {
     pub default_pool_id: Option<String>,
     /// admin_state_up (unset = true).
     pub enabled: bool,
+    /// `allowed_cidrs`: on create `None` is empty (everyone), on update `None` is unchanged
+    /// and `Some(empty)` clears the list ([`crate::cidrs`]).
+    pub allowed_cidrs: Option<Vec<String>>,
+    /// On update, the list before it (the API's model of the old listener): a change that
+    /// keeps the same IP families rewrites the address sets in place ([`crate::cidrs`]).
+    pub previous_cidrs: Vec<String>,
 }
 
 /// Point the pool's health checks at `port` (`_update_lbhc_vip_port`).

@@ -113,7 +113,8 @@ impl Written {
                 Op::Insert { .. }
                 | Op::WaitEq { .. }
                 | Op::WaitAbsent { .. }
-                | Op::UpdateWhereIncludes { .. } => {}
+                | Op::UpdateWhereIncludes { .. }
+                | Op::WhereIncludes { .. } => {}
             }
         }
         Self {

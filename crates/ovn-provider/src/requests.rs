@@ -27,6 +27,14 @@ pub fn listener_req(l: &Listener, old: Option<&Listener>) -> ListenerReq {
         port: src.protocol_port.unwrap_or(0),
         default_pool_id: l.default_pool_id.clone().flatten(),
         enabled: l.admin_state_up.unwrap_or(true),
+        // on create an empty list is no list; on update it clears the list
+        allowed_cidrs: l
+            .allowed_cidrs
+            .clone()
+            .filter(|c| old.is_some() || !c.is_empty()),
+        previous_cidrs: old
+            .and_then(|o| o.allowed_cidrs.clone())
+            .unwrap_or_default(),
     }
 }
 
@@ -226,10 +234,13 @@ mod null_means_default {
             "allowed_cidrs": [], "connection_limit": 7});
         let urows: Vec<Row> = vec![
             ("admin_state_up", None),
-            ("allowed_cidrs", Some(json!([]))),
+            ("allowed_cidrs", None),
             ("connection_limit", None),
         ];
         check("listener update", &upd, &urows, &update);
+        // …but an update's empty list clears the list (the API sends it for `[]` and `null`)
+        let cleared = listener_req(&model(upd.clone()), Some(&old));
+        assert_eq!(cleared.allowed_cidrs, Some(vec![]));
         // …except `default_pool_id`, whose null is the API's "remove the default pool"
         // (octavia-lib None, not Unset): the request carries Some(None).
         let null: Listener = model(json!({"listener_id": "L", "default_pool_id": null}));

@@ -209,6 +209,8 @@ pub fn apply(s: &mut NbSnapshot, ops: &[Op], seq: &mut usize) -> Result<(), SimE
             }
             // Neutron's NAT rows are outside the simulated tables
             Op::UpdateWhereIncludes { .. } => {}
+            // Keel's `allowed_cidrs` rows (`cidrs`) are outside the simulated tables too
+            Op::WhereIncludes { .. } => {}
             Op::Delete { table, uuid } => match *table {
                 "Load_Balancer" => {
                     if let Some(old) = s.load_balancers.remove(uuid) {

@@ -77,13 +77,20 @@ pub fn session_persistence_set(sp: Option<&Value>) -> Option<&serde_json::Map<St
     sp?.as_object().filter(|o| o.values().any(|v| !v.is_null()))
 }
 
-/// `allowed_cidrs` must be empty.
+/// `allowed_cidrs` are enforced by Keel ([`crate::cidrs`]; the reference refuses any with
+/// 501): each entry must be an IPv4 or IPv6 CIDR. The API refused anything else with
+/// Octavia's 400 already, so this answers only a caller that skipped it: 501 `Value should be
+/// IPv4 or IPv6 CIDR format: '<entry>'`.
 pub fn allowed_cidrs(cidrs: Option<&Vec<String>>) -> Result<(), ProviderError> {
-    match cidrs {
-        Some(c) if !c.is_empty() => Err(ProviderError::unsupported(
-            "OVN provider does not support allowed_cidrs option",
-        )),
-        _ => Ok(()),
+    match cidrs
+        .into_iter()
+        .flatten()
+        .find(|c| crate::cidrs::normalise(c).is_none())
+    {
+        Some(bad) => Err(ProviderError::unsupported(format!(
+            "Value should be IPv4 or IPv6 CIDR format: '{bad}'"
+        ))),
+        None => Ok(()),
     }
 }
 
@@ -357,16 +364,19 @@ mod tests {
     fn cidrs_and_listeners() {
         assert!(allowed_cidrs(None).is_ok());
         assert!(allowed_cidrs(Some(&vec![])).is_ok());
-        let l = Listener {
+        let mut l = Listener {
             listener_id: "l".into(),
             protocol: Some("TCP".into()),
-            allowed_cidrs: Some(vec!["10.0.0.0/8".into()]),
+            allowed_cidrs: Some(vec!["10.0.0.0/8".into(), "2001:db8::/32".into()]),
             ..Default::default()
         };
+        assert!(listener_create(&l).is_ok());
+        l.allowed_cidrs = Some(vec!["10.0.0.0/8".into(), "10.0.0.0/33".into()]);
         assert_eq!(
             text(listener_create(&l).unwrap_err()),
-            "OVN provider does not support allowed_cidrs option"
+            "Value should be IPv4 or IPv6 CIDR format: '10.0.0.0/33'"
         );
+        assert!(listener_update(&l).is_err());
         assert!(listener_update(&Listener::default()).is_ok());
         let l = Listener {
             protocol: Some("HTTP".into()),

@@ -132,6 +132,8 @@ fn listener_req() -> ListenerReq {
         port: 80,
         default_pool_id: None,
         enabled: true,
+        allowed_cidrs: None,
+        previous_cidrs: vec![],
     }
 }
 

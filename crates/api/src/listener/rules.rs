@@ -241,7 +241,7 @@ pub fn check_put(b: &ListenerPut, l: &ListenerRow) -> Result<(), ApiError> {
 /// custom VIP Security Groups.` when the load balancer has `vip_sg_ids`; 400 `CIDR <cidr> IP
 /// version incompatible with all VIPs ['<vip>', …] IP version.` for the first CIDR whose IP
 /// version no VIP (the VIP, then the additional VIPs) shares. Checked in the API, before any
-/// provider sees the list (the OVN provider then answers 501 to any).
+/// provider sees the list (the OVN provider then enforces it in the NB).
 pub async fn cidrs_fit_vips(
     tx: &mut octavia_db::Tx,
     lb_id: &str,

@@ -34,6 +34,8 @@ pub enum Datum {
     Refs(Vec<RowRef>),
     /// A plain string.
     Str(String),
+    /// An integer (e.g. `ACL.priority`).
+    Int(i64),
 }
 
 impl Datum {
@@ -46,6 +48,7 @@ impl Datum {
             Datum::Set(s) => json!(["set", s]),
             Datum::Refs(r) => json!(["set", r.iter().map(RowRef::to_json).collect::<Vec<_>>()]),
             Datum::Str(s) => json!(s),
+            Datum::Int(i) => json!(i),
         }
     }
 }
@@ -104,6 +107,19 @@ pub enum Op {
         /// Value of the condition.
         value: String,
         /// Columns to overwrite in each matching row; a column not listed keeps its value.
+        row: Vec<(&'static str, Datum)>,
+    },
+    /// Overwrite columns of every row of `table` whose map `column` includes all of `map`;
+    /// with `row` empty, delete those rows instead (no row: nothing happens). Used on the rows
+    /// Keel alone writes, found by their ownership keys (`crate::cidrs`).
+    WhereIncludes {
+        /// NB table (ovn-nb(5)), e.g. `Port_Group`.
+        table: &'static str,
+        /// Map column of the condition, e.g. `external_ids`.
+        column: &'static str,
+        /// Entries every matching row's `column` holds.
+        map: StrMap,
+        /// Columns to overwrite; empty: delete the matching rows.
         row: Vec<(&'static str, Datum)>,
     },
     /// Abort unless the row's `column` still equals `value` (optimistic concurrency between
@@ -174,6 +190,19 @@ impl Op {
                 "op": "update", "table": table,
                 "where": [[column, "includes", ["map", [[key, value]]]]], "row": cols(row)
             }),
+            Op::WhereIncludes {
+                table,
+                column,
+                map,
+                row,
+            } => {
+                let cond = json!([[column, "includes", Datum::Map(map.clone()).to_json()]]);
+                if row.is_empty() {
+                    json!({"op": "delete", "table": table, "where": cond})
+                } else {
+                    json!({"op": "update", "table": table, "where": cond, "row": cols(row)})
+                }
+            }
             Op::WaitEq {
                 table,
                 uuid,

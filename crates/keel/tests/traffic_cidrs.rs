@@ -1,0 +1,595 @@
+//! A listener's `allowed_cidrs` enforced on an OVN load balancer (issue 44), proven with
+//! packets on the stack's data plane (`ci/stack/dataplane-up.sh`; "VMs" as in `traffic.rs`:
+//! network namespaces holding a bound Neutron port, servers answering with their VM's name).
+//!
+//! [`allowed_cidrs_same_subnet_routed_fip_and_changes`]: bad lists first (Octavia's 400
+//! texts, nothing stored, no row), then one load balancer, one TCP listener made with a list,
+//! one member. Clients: two on the VIP's subnet (one listed, one not), one on a second network behind the LB's router, and `ext`
+//! on the external network through the VIP's floating IP. A listed client is served, an
+//! unlisted one gets no connection (its SYN is dropped: the probe's 300 ms connect timeout);
+//! then the list changes (the routed client and the external network added, the second
+//! same-subnet client in and out several times: the time from the `PUT` to the data plane
+//! following it is printed as `CIDRS …` lines, p50/p95); an empty list serves everyone;
+//! `keel ovn-db-sync` finds nothing on the rows as made, reports a damaged allow set on
+//! `--dry-run` (changing nothing) and repairs it; deleting the listener,
+//! `keel ovn-remove-keel-objects` (after its `--dry-run` listed them)
+//! and the LB's cascade delete each leave no row of Keel's in the NB.
+//! [`allowed_cidrs_udp`]: the same on a UDP listener, with datagrams.
+//! [`allowed_cidrs_in_a_single_call_create`]: the rows of a graph's listeners (NB only).
+//! Run: `source ci/stack/env.sh admin; cargo nextest run -p keel -E 'binary(traffic_cidrs)'`
+//! (as root, the data plane up: `ci/stack/status.sh`); about 1.5 min.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::dataplane::*;
+use common::{Backend, Keel, LbGuard, NeutronNet, demo_token, env, nb_select, wait_for};
+use serde_json::{Value, json};
+
+/// One connection from `vm` to `host:80` with a 300 ms connect timeout: served or not.
+fn served_once(vm: &Vm, host: &str) -> bool {
+    let out = dp(&["probe", &vm.name, "tcp", host, "80", "1", "20", "300"]);
+    out.lines().any(|l| l.starts_with("ok "))
+}
+
+/// Three connections: `Some(true)` all served, `Some(false)` none, `None` mixed.
+fn state(vm: &Vm, host: &str) -> Option<bool> {
+    let out = dp(&["probe", &vm.name, "tcp", host, "80", "3", "20", "300"]);
+    let ok = out.lines().filter(|l| l.starts_with("ok ")).count();
+    let fail = out.lines().filter(|l| l.starts_with("fail ")).count();
+    match (ok, fail) {
+        (3, 0) => Some(true),
+        (0, 3) => Some(false),
+        _ => None,
+    }
+}
+
+/// Waits (30 s) until every (client, host, served?) holds.
+fn expect(what: &str, cases: &[(&Vm, &str, bool)]) {
+    wait_for(what, Duration::from_secs(30), || {
+        let seen: Vec<_> = cases
+            .iter()
+            .map(|(vm, host, _)| (vm.name.clone(), state(vm, host)))
+            .collect();
+        if cases
+            .iter()
+            .zip(&seen)
+            .all(|((_, _, want), (_, got))| *got == Some(*want))
+        {
+            Ok(())
+        } else {
+            Err(format!("{seen:?}"))
+        }
+    });
+}
+
+/// `PUT` of the listener's list; returns the time until `vm` → `host` is `served` on every
+/// attempt of a 1-connection poll (the first attempt that shows it).
+fn change(
+    keel: &Keel,
+    token: &str,
+    lb: &str,
+    listener: &str,
+    list: &[String],
+    (vm, host, served): (&Vm, &str, bool),
+) -> Duration {
+    let t0 = Instant::now();
+    let (code, out) = keel.api(
+        "PUT",
+        &format!("/v2/lbaas/listeners/{listener}"),
+        token,
+        Some(&json!({"listener": {"allowed_cidrs": list}})),
+    );
+    assert!(code == 200 || code == 202, "{code} {out}");
+    assert_eq!(
+        stored(&out["listener"]["allowed_cidrs"]),
+        sorted(list),
+        "{out}"
+    );
+    let deadline = t0 + Duration::from_secs(30);
+    let took = loop {
+        if served_once(vm, host) == served {
+            break t0.elapsed();
+        }
+        if Instant::now() > deadline {
+            let cond = json!([["external_ids", "includes", ["map", [["keel:lb_id", lb]]]]]);
+            panic!(
+                "{} → {host} not served={served} 30 s after the PUT; LB {:?}; Keel's rows: {:?} {:?}; ACLs {:?}",
+                vm.name,
+                keel.api("GET", &format!("/v2/lbaas/loadbalancers/{lb}"), token, None),
+                nb_select("Port_Group", cond.clone()),
+                nb_select("Address_Set", cond.clone()),
+                nb_select("ACL", cond),
+            );
+        }
+    };
+    keel.wait_lb_active(token, lb);
+    took
+}
+
+/// The list the API rendered (`null`: empty), sorted.
+fn stored(v: &Value) -> Vec<String> {
+    let mut l: Vec<String> = v
+        .as_array()
+        .map(|a| a.iter().map(|x| x.as_str().unwrap().to_string()).collect())
+        .unwrap_or_default();
+    assert!(
+        !v.is_array() || !l.is_empty(),
+        "an empty list renders as null: {v}"
+    );
+    l.sort();
+    l
+}
+
+fn sorted(list: &[String]) -> Vec<String> {
+    let mut l = list.to_vec();
+    l.sort();
+    l
+}
+
+/// Keel's rows of `lb` (port groups and address sets with its `keel:lb_id`).
+fn keel_rows(lb: &str) -> usize {
+    let cond = json!([["external_ids", "includes", ["map", [["keel:lb_id", lb]]]]]);
+    nb_select("Port_Group", cond.clone()).len() + nb_select("Address_Set", cond).len()
+}
+
+/// Removes Keel's rows of the LB if the test stopped before its own checks did.
+struct RowsGuard(String);
+
+impl Drop for RowsGuard {
+    fn drop(&mut self) {
+        let cond = json!([[
+            "external_ids",
+            "includes",
+            ["map", [["keel:lb_id", self.0]]]
+        ]]);
+        common::transact(
+            &env("STACK_OVN_NB"),
+            &json!(["OVN_Northbound",
+                {"op": "delete", "table": "Port_Group", "where": cond},
+                {"op": "delete", "table": "Address_Set", "where": cond}]),
+        );
+    }
+}
+
+fn pct(v: &mut [Duration], p: f64) -> u128 {
+    v.sort();
+    let i = ((v.len() as f64 - 1.0) * p).round() as usize;
+    v[i].as_millis()
+}
+
+#[test]
+fn allowed_cidrs_same_subnet_routed_fip_and_changes() {
+    let tag = common::tag();
+    let t4 = &tag[..4];
+    dp(&["ext-net"]);
+    let net = NeutronNet::create(&format!("ci-{tag}"), &[]);
+    let routed = RoutedNet::create(&format!("keel-e2e-ci-{tag}-b"), &net.router);
+    let name = |role: &str| format!("{role}{t4}");
+    let [member, a, b, r] = vms([
+        (name("m"), &net.net),
+        (name("a"), &net.net),
+        (name("b"), &net.net),
+        (name("r"), &routed.net),
+    ]);
+    member.serve("tcp", 8080);
+
+    let keel = Keel::start(Backend::Sqlite);
+    // the floating IP reaches Keel's rows through the agent's event: this Keel must be it
+    common::monitors::assert_agent_active(&keel);
+    let token = demo_token();
+    let lb = keel.create_lb(&token, &format!("ci-{tag}"), &net.subnet);
+    let lb_id = lb["id"].as_str().unwrap().to_string();
+    let _rows = LbGuard(lb_id.clone());
+    let _ours = RowsGuard(lb_id.clone());
+    let vip = lb["vip_address"].as_str().unwrap().to_string();
+    let id = |v: Value| v["id"].as_str().unwrap().to_string();
+    let only_a = vec![format!("{}/32", a.ip)];
+    // bad lists: Octavia's 400 texts, no listener stored, no row written
+    for (bad, text) in [
+        (
+            json!(["10.0.0.0/33"]),
+            "Value should be IPv4 or IPv6 CIDR format",
+        ),
+        (json!(["x"]), "Value should be IPv4 or IPv6 CIDR format"),
+        (
+            json!(["2001:db8::/32"]),
+            "CIDR 2001:db8::/32 IP version incompatible with all VIPs",
+        ),
+    ] {
+        let (code, out) = keel.api(
+            "POST",
+            "/v2/lbaas/listeners",
+            &token,
+            Some(
+                &json!({"listener": {"loadbalancer_id": lb_id, "protocol": "TCP",
+                "protocol_port": 80, "allowed_cidrs": bad}}),
+            ),
+        );
+        assert_eq!(code, 400, "{bad}: {out}");
+        assert!(
+            out["faultstring"]
+                .as_str()
+                .unwrap_or_default()
+                .contains(text),
+            "{bad}: {out}"
+        );
+    }
+    let (_, got) = keel.api(
+        "GET",
+        &format!("/v2/lbaas/listeners?loadbalancer_id={lb_id}"),
+        &token,
+        None,
+    );
+    assert_eq!(got["listeners"], json!([]), "{got}");
+    assert_eq!(keel_rows(&lb_id), 0);
+    let listener = id(keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/listeners",
+        json!({"listener": {"loadbalancer_id": lb_id, "protocol": "TCP", "protocol_port": 80,
+            "allowed_cidrs": only_a}}),
+    ));
+    let pool = id(keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/pools",
+        json!({"pool": {"listener_id": listener, "protocol": "TCP",
+            "lb_algorithm": "SOURCE_IP_PORT"}}),
+    ));
+    keel.create(
+        &token,
+        &lb_id,
+        &format!("/v2/lbaas/pools/{pool}/members"),
+        member_body(&member, 8080, &net.subnet),
+    );
+    assert_eq!(
+        keel_rows(&lb_id),
+        3,
+        "a port group and the v4 allow/VIP sets"
+    );
+
+    // same subnet and routed: only the listed client
+    expect(
+        "a served; b and the routed r refused",
+        &[(&a, &vip, true), (&b, &vip, false), (&r, &vip, false)],
+    );
+
+    // through the floating IP: the external client is not listed
+    let start = Instant::now();
+    let (fip, _fip) = floating_ip(
+        &net.router,
+        lb["vip_port_id"].as_str().unwrap(),
+        &token,
+        &lb_id,
+        start,
+    );
+    let ext = Vm {
+        name: "ext".into(),
+        ip: "172.24.4.2".into(),
+        ips: vec!["172.24.4.2".into()],
+        keep: true,
+    };
+    let mut both = only_a.clone();
+    both.push(format!("{}/32", ext.ip));
+    // the FIP reached Keel's rows (the agent's FIP event): the external client is refused
+    // while listed ones are served through the VIP, then listed, it is served through the FIP
+    expect(
+        "ext refused through the FIP",
+        &[(&ext, &fip, false), (&a, &vip, true)],
+    );
+    let d = change(&keel, &token, &lb_id, &listener, &both, (&ext, &fip, true));
+    println!(
+        "CIDRS list change → external client served through the FIP: {} ms",
+        d.as_millis()
+    );
+    // the routed network by its CIDR
+    let mut routed_list = both.clone();
+    routed_list.push("10.1.0.0/24".into());
+    let d = change(
+        &keel,
+        &token,
+        &lb_id,
+        &listener,
+        &routed_list,
+        (&r, &vip, true),
+    );
+    println!(
+        "CIDRS list change → routed client served: {} ms",
+        d.as_millis()
+    );
+    expect(
+        "routed r and ext served, b still refused",
+        &[
+            (&r, &vip, true),
+            (&ext, &fip, true),
+            (&b, &vip, false),
+            (&a, &vip, true),
+        ],
+    );
+
+    // b in and out: the time from the PUT to the data plane following it
+    let mut with_b = routed_list.clone();
+    with_b.push(format!("{}/32", b.ip));
+    let (mut opened, mut closed) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        opened.push(change(
+            &keel,
+            &token,
+            &lb_id,
+            &listener,
+            &with_b,
+            (&b, &vip, true),
+        ));
+        closed.push(change(
+            &keel,
+            &token,
+            &lb_id,
+            &listener,
+            &routed_list,
+            (&b, &vip, false),
+        ));
+    }
+    println!(
+        "CIDRS PUT → client added served: p50 {} ms, p95 {} ms ({:?}); PUT → client removed refused: p50 {} ms, p95 {} ms ({:?})",
+        pct(&mut opened, 0.5),
+        pct(&mut opened, 0.95),
+        opened.iter().map(Duration::as_millis).collect::<Vec<_>>(),
+        pct(&mut closed, 0.5),
+        pct(&mut closed, 0.95),
+        closed.iter().map(Duration::as_millis).collect::<Vec<_>>(),
+    );
+    expect(
+        "a, r, ext served; b refused",
+        &[
+            (&a, &vip, true),
+            (&r, &vip, true),
+            (&ext, &fip, true),
+            (&b, &vip, false),
+        ],
+    );
+
+    // `keel ovn-db-sync`: in sync, nothing; a damaged allow set is reported by --dry-run (and
+    // left), then repaired, and b is refused again
+    let sync = |extra: &[&str]| {
+        let out = Command::new(common::keel_bin())
+            .arg("--config-file")
+            .arg(&keel.conf)
+            .args(["ovn-db-sync", "--lb-id", &lb_id])
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (ok, out, err) = sync(&[]);
+    assert!(ok && out.is_empty(), "in sync: {out}{err}");
+    let allow = format!("keel_{}_allow4", listener.replace('-', "_"));
+    common::transact(
+        &env("STACK_OVN_NB"),
+        &json!(["OVN_Northbound", {"op": "update", "table": "Address_Set",
+            "where": [["name", "==", allow]], "row": {"addresses": ["set", ["10.0.0.0/24"]]}}]),
+    );
+    expect("the damaged set lets b in", &[(&b, &vip, true)]);
+    let (ok, out, err) = sync(&["--dry-run"]);
+    assert!(
+        ok && out.contains(&format!(
+            "fix {lb_id}: listener {listener}: allowed_cidrs address sets"
+        )),
+        "dry run: {out}{err}"
+    );
+    expect("a dry run leaves the set", &[(&b, &vip, true)]);
+    let (ok, out, err) = sync(&[]);
+    assert!(ok && out.contains("made anew"), "repair: {out}{err}");
+    expect(
+        "repaired: b refused, a served",
+        &[(&b, &vip, false), (&a, &vip, true)],
+    );
+    let (ok, out, err) = sync(&[]);
+    assert!(ok && out.is_empty(), "in sync after the repair: {out}{err}");
+
+    // an empty list: everyone, and no row of Keel's
+    change(&keel, &token, &lb_id, &listener, &[], (&b, &vip, true));
+    assert_eq!(keel_rows(&lb_id), 0);
+    expect(
+        "everyone served",
+        &[(&a, &vip, true), (&b, &vip, true), (&r, &vip, true)],
+    );
+
+    // deleting the listener, then the LB, removes the rows
+    change(&keel, &token, &lb_id, &listener, &only_a, (&b, &vip, false));
+    assert_eq!(keel_rows(&lb_id), 3);
+    let (code, body) = keel.api("DELETE", &format!("/v2/lbaas/pools/{pool}"), &token, None);
+    assert_eq!(code, 204, "{body}");
+    keel.wait_lb_active(&token, &lb_id);
+    let (code, body) = keel.api(
+        "DELETE",
+        &format!("/v2/lbaas/listeners/{listener}"),
+        &token,
+        None,
+    );
+    assert_eq!(code, 204, "{body}");
+    keel.wait_lb_active(&token, &lb_id);
+    assert_eq!(keel_rows(&lb_id), 0, "the listener's rows after its delete");
+    let second = id(keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/listeners",
+        json!({"listener": {"loadbalancer_id": lb_id, "protocol": "TCP", "protocol_port": 81,
+            "allowed_cidrs": only_a}}),
+    ));
+    assert_eq!(keel_rows(&lb_id), 3);
+    // `keel ovn-remove-keel-objects`: --dry-run lists the rows and leaves them; then removes them
+    let remove = |extra: &[&str]| {
+        let out = Command::new(common::keel_bin())
+            .arg("--config-file")
+            .arg(&keel.conf)
+            .arg("ovn-remove-keel-objects")
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let group = format!("Port_Group keel_{}", second.replace('-', "_"));
+    let listed = remove(&["--dry-run"]);
+    assert!(
+        listed.contains(&format!("would remove {group}")),
+        "{listed}"
+    );
+    assert_eq!(keel_rows(&lb_id), 3);
+    let removed = remove(&[]);
+    assert!(removed.contains(&format!("removed {group}")), "{removed}");
+    assert_eq!(keel_rows(&lb_id), 0);
+    // a third listener's rows go with the LB's cascade delete
+    keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/listeners",
+        json!({"listener": {"loadbalancer_id": lb_id, "protocol": "TCP", "protocol_port": 82,
+            "allowed_cidrs": only_a}}),
+    );
+    assert_eq!(keel_rows(&lb_id), 3);
+    keel.delete_lb_cascade(&token, &lb_id);
+    assert_eq!(
+        keel_rows(&lb_id),
+        0,
+        "the LB's rows after its cascade delete"
+    );
+}
+
+/// A single-call create (`POST /v2/lbaas/loadbalancers` with its listeners) makes the rows of
+/// each listener with a list in the graph's own steps, none for one without; the LB's cascade
+/// delete removes them. NB rows only (no data plane).
+#[test]
+fn allowed_cidrs_in_a_single_call_create() {
+    let tag = common::tag();
+    let net = NeutronNet::create(&format!("cg-{tag}"), &[]);
+    let keel = Keel::start(Backend::Sqlite);
+    let token = demo_token();
+    let (code, body) = keel.api(
+        "POST",
+        "/v2/lbaas/loadbalancers",
+        &token,
+        Some(&json!({"loadbalancer": {"name": format!("cg-{tag}"), "vip_subnet_id": net.subnet,
+            "provider": "ovn", "listeners": [
+                {"protocol": "TCP", "protocol_port": 80, "allowed_cidrs": ["192.0.2.0/24", "198.51.100.7"]},
+                {"protocol": "UDP", "protocol_port": 53}]}})),
+    );
+    assert_eq!(code, 201, "{body}");
+    let lb_id = body["loadbalancer"]["id"].as_str().unwrap().to_string();
+    let _rows = LbGuard(lb_id.clone());
+    let _ours = RowsGuard(lb_id.clone());
+    keel.wait_lb_active(&token, &lb_id);
+    let tcp = body["loadbalancer"]["listeners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["protocol"] == "TCP")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let cond = json!([["external_ids", "includes", ["map", [["keel:lb_id", lb_id]]]]]);
+    let groups = nb_select("Port_Group", cond.clone());
+    assert_eq!(groups.len(), 1, "{groups:?}");
+    assert_eq!(groups[0]["name"], format!("keel_{}", tcp.replace('-', "_")));
+    let allow = nb_select("Address_Set", cond)
+        .into_iter()
+        .find(|s| s["name"].as_str().is_some_and(|n| n.ends_with("_allow4")))
+        .unwrap();
+    assert_eq!(
+        allow["addresses"],
+        json!(["set", ["192.0.2.0/24", "198.51.100.7/32"]])
+    );
+    keel.delete_lb_cascade(&token, &lb_id);
+    assert_eq!(keel_rows(&lb_id), 0);
+}
+
+/// A UDP listener with a list: the listed client's datagrams are answered, the other's get no
+/// answer (the match is on `udp.dst`); an empty list answers both.
+#[test]
+fn allowed_cidrs_udp() {
+    let tag = common::tag();
+    let t4 = &tag[..4];
+    let net = NeutronNet::create(&format!("cu-{tag}"), &[]);
+    let name = |role: &str| format!("{role}{t4}");
+    let [member, a, b] = vms([
+        (name("um"), &net.net),
+        (name("ua"), &net.net),
+        (name("ub"), &net.net),
+    ]);
+    member.serve("udp", 5353);
+    let keel = Keel::start(Backend::Sqlite);
+    let token = demo_token();
+    let lb = keel.create_lb(&token, &format!("cu-{tag}"), &net.subnet);
+    let lb_id = lb["id"].as_str().unwrap().to_string();
+    let _rows = LbGuard(lb_id.clone());
+    let _ours = RowsGuard(lb_id.clone());
+    let vip = lb["vip_address"].as_str().unwrap().to_string();
+    let id = |v: Value| v["id"].as_str().unwrap().to_string();
+    let listener = id(keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/listeners",
+        json!({"listener": {"loadbalancer_id": lb_id, "protocol": "UDP", "protocol_port": 53,
+            "allowed_cidrs": [format!("{}/32", a.ip)]}}),
+    ));
+    let pool = id(keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/pools",
+        json!({"pool": {"listener_id": listener, "protocol": "UDP",
+            "lb_algorithm": "SOURCE_IP_PORT"}}),
+    ));
+    keel.create(
+        &token,
+        &lb_id,
+        &format!("/v2/lbaas/pools/{pool}/members"),
+        member_body(&member, 5353, &net.subnet),
+    );
+    let udp = |vm: &Vm| -> Option<bool> {
+        let out = dp(&["probe", &vm.name, "udp", &vip, "53", "3", "20", "500"]);
+        let ok = out.lines().filter(|l| l.starts_with("ok ")).count();
+        let fail = out.lines().filter(|l| l.starts_with("fail ")).count();
+        match (ok, fail) {
+            (3, 0) => Some(true),
+            (0, 3) => Some(false),
+            _ => None,
+        }
+    };
+    let expect_udp = |what: &str, want: &[(&Vm, bool)]| {
+        wait_for(what, Duration::from_secs(30), || {
+            let seen: Vec<_> = want
+                .iter()
+                .map(|(vm, _)| (vm.name.clone(), udp(vm)))
+                .collect();
+            if want
+                .iter()
+                .zip(&seen)
+                .all(|((_, w), (_, g))| *g == Some(*w))
+            {
+                Ok(())
+            } else {
+                Err(format!("{seen:?}"))
+            }
+        });
+    };
+    expect_udp("UDP: a answered, b not", &[(&a, true), (&b, false)]);
+    let (code, out) = keel.api(
+        "PUT",
+        &format!("/v2/lbaas/listeners/{listener}"),
+        &token,
+        Some(&json!({"listener": {"allowed_cidrs": []}})),
+    );
+    assert!(code == 200 || code == 202, "{code} {out}");
+    keel.wait_lb_active(&token, &lb_id);
+    expect_udp("UDP, empty list: both answered", &[(&a, true), (&b, true)]);
+    assert_eq!(keel_rows(&lb_id), 0);
+}

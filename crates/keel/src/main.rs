@@ -7,8 +7,9 @@
 //! * `keel db upgrade`: create the Octavia schema at alembic head `fabf4983846b`
 //!   (what `octavia-db-manage upgrade head` leaves) and Keel's objects beside it, idempotent;
 //!   `keel db remove-keel-objects` drops Keel's objects again (the way back to the reference).
-//! * `keel ovn-remove-keel-objects [--dry-run]`: deletes the NB rows only Keel writes (the
-//!   `allowed_cidrs` port groups, ACLs, address sets), see [`ovn_rows`].
+//! * `keel ovn-remove-keel-objects [--dry-run]`: removes from the NB what only Keel writes (the
+//!   `allowed_cidrs` port groups, ACLs, address sets; the OVN flavors' keys, options and empty
+//!   VIPs on `Load_Balancer` rows), see [`ovn_rows`].
 //!
 //! * `keel config check`: the effective configuration (secrets masked) and every option set
 //!   but ignored; exits 1 when `serve` would refuse the configuration.
@@ -84,8 +85,9 @@ enum Command {
         #[arg(long = "project-id")]
         project_id: Option<String>,
     },
-    /// Delete the OVN NB rows only Keel writes (`allowed_cidrs` port groups, their ACLs,
-    /// address sets) before going back to the Python provider.
+    /// Remove from the OVN NB what only Keel writes (`allowed_cidrs` port groups, their ACLs,
+    /// address sets; OVN flavor keys, options and empty VIPs) before going back to the Python
+    /// provider.
     OvnRemoveKeelObjects {
         /// List them, change nothing.
         #[arg(long)]

@@ -1,11 +1,18 @@
-//! `keel ovn-remove-keel-objects [--dry-run]`: deletes every NB row Keel made that the Python
-//! provider never writes (the `allowed_cidrs` port groups with their ACLs, and address sets:
-//! `ovn_provider::cidrs`), found only by Keel's ownership key, in one transaction — the way
-//! back to the reference for the OVN NB, as `keel db remove-keel-objects` is for the database.
+//! `keel ovn-remove-keel-objects [--dry-run]`: removes from the OVN NB everything Keel wrote
+//! that the Python provider never writes — the way back to the reference for the OVN NB, as
+//! `keel db remove-keel-objects` is for the database — in one transaction:
+//! * the `allowed_cidrs` port groups with their ACLs, and address sets (`ovn_provider::cidrs`),
+//!   found only by Keel's ownership key, deleted;
+//! * on `Load_Balancer` rows that carry a flavor (`ovn_provider::flavor`, README "Provider
+//!   flavors for OVN"): the `keel:flavor` key, the flavor's option keys and the VIPs `reject`
+//!   keeps without backends, removed — the row as the reference writes it. Other keys,
+//!   options and VIPs stay.
+//!
 //! With `--dry-run`, lists them and changes nothing. One line per row on stdout:
 //! `removed <table> <name>` (`would remove …` on a dry run).
 
 use ovn_provider::cidrs::{OWNER, OWNER_KEY};
+use ovn_provider::flavor::{FLAVOR_KEY, OPTION_KEYS};
 use serde_json::{Value, json};
 
 /// The tables holding Keel's own rows (their ACLs go with the port groups: an unreferenced
@@ -15,17 +22,19 @@ const TABLES: [&str; 2] = ["Port_Group", "Address_Set"];
 /// Errors of the command.
 #[derive(Debug, thiserror::Error)]
 pub enum RemoveError {
-    /// The NB transaction failed (nothing was removed).
+    /// An NB transaction failed (nothing was removed).
     #[error("OVN NB transaction: {0}")]
     Nb(#[source] ovsdb::Error),
 }
 
-/// Selects Keel's rows and, unless `dry_run`, deletes them in the same transaction; returns
-/// `(table, name)` of each.
+/// Selects Keel's rows and flavored load balancer rows and, unless `dry_run`, removes them in
+/// one transaction; returns `(table, what)` of each (`what`: a row's name; for a load
+/// balancer row, its name and what is taken off it).
 pub async fn remove(
     nb: &ovsdb::Client,
     dry_run: bool,
 ) -> Result<Vec<(&'static str, String)>, RemoveError> {
+    let flavored = flavored_rows(nb).await?;
     let cond = json!([["external_ids", "includes", ["map", [[OWNER_KEY, OWNER]]]]]);
     let mut txn = ovsdb::Transaction::new("OVN_Northbound");
     for t in TABLES {
@@ -34,6 +43,9 @@ pub async fn remove(
     if !dry_run {
         for t in TABLES {
             txn = txn.raw(json!({"op": "delete", "table": t, "where": cond}));
+        }
+        for row in &flavored {
+            txn = txn.raw(row.mutate());
         }
     }
     let results = nb.transact(txn).await.map_err(RemoveError::Nb)?;
@@ -44,5 +56,114 @@ pub async fn remove(
             out.push((*t, name.to_string()));
         }
     }
+    out.extend(flavored.iter().map(|r| ("Load_Balancer", r.describe())));
     Ok(out)
+}
+
+/// A `Load_Balancer` row carrying [`FLAVOR_KEY`], and what of the flavor it holds.
+struct FlavoredRow {
+    uuid: String,
+    name: String,
+    options: Vec<String>,
+    empty_vips: Vec<String>,
+}
+
+impl FlavoredRow {
+    /// The `mutate` taking the flavor off the row (a key already gone is no error).
+    fn mutate(&self) -> Value {
+        let empty: Vec<Value> = self.empty_vips.iter().map(|v| json!([v, ""])).collect();
+        json!({
+            "op": "mutate", "table": "Load_Balancer",
+            "where": [["_uuid", "==", ["uuid", self.uuid]]],
+            "mutations": [
+                ["external_ids", "delete", ["set", [FLAVOR_KEY]]],
+                ["options", "delete", ["set", self.options]],
+                ["vips", "delete", ["map", empty]],
+            ],
+        })
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "{} ({FLAVOR_KEY}; options [{}]; {} VIP(s) without backends)",
+            self.name,
+            self.options.join(", "),
+            self.empty_vips.len()
+        )
+    }
+}
+
+/// The `Load_Balancer` rows with a [`FLAVOR_KEY`] (OVSDB has no "has key" condition: all rows
+/// are read, with the three columns the removal touches).
+async fn flavored_rows(nb: &ovsdb::Client) -> Result<Vec<FlavoredRow>, RemoveError> {
+    let txn = ovsdb::Transaction::new("OVN_Northbound").raw(json!({
+        "op": "select", "table": "Load_Balancer", "where": [],
+        "columns": ["_uuid", "name", "external_ids", "options", "vips"],
+    }));
+    let results = nb.transact(txn).await.map_err(RemoveError::Nb)?;
+    let rows = results.first().and_then(|r| r.rows.as_ref());
+    Ok(rows
+        .into_iter()
+        .flatten()
+        .filter_map(|row| {
+            let ids = pairs(row.get("external_ids"));
+            if !ids.iter().any(|(k, _)| k == FLAVOR_KEY) {
+                return None;
+            }
+            let options = pairs(row.get("options"))
+                .into_iter()
+                .map(|(k, _)| k)
+                .filter(|k| OPTION_KEYS.contains(&k.as_str()))
+                .collect();
+            let empty_vips = pairs(row.get("vips"))
+                .into_iter()
+                .filter(|(_, v)| v.is_empty())
+                .map(|(k, _)| k)
+                .collect();
+            Some(FlavoredRow {
+                uuid: row.get("_uuid")?.get(1)?.as_str()?.to_string(),
+                name: row.get("name")?.as_str()?.to_string(),
+                options,
+                empty_vips,
+            })
+        })
+        .collect())
+}
+
+/// The pairs of an OVSDB `["map", [[k, v], …]]` of strings (anything else: none).
+fn pairs(map: Option<&Value>) -> Vec<(String, String)> {
+    map.and_then(|m| m.get(1))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|p| Some((p.get(0)?.as_str()?.into(), p.get(1)?.as_str()?.into())))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mutation_takes_only_the_flavor_off() {
+        let row = FlavoredRow {
+            uuid: "4c0e4b0e-7a4e-4d4e-9e0e-0e0e0e0e0e0e".into(),
+            name: "lb".into(),
+            options: vec!["reject".into()],
+            empty_vips: vec!["10.0.0.5:81".into()],
+        };
+        assert_eq!(
+            row.mutate()["mutations"],
+            json!([
+                ["external_ids", "delete", ["set", ["keel:flavor"]]],
+                ["options", "delete", ["set", ["reject"]]],
+                ["vips", "delete", ["map", [["10.0.0.5:81", ""]]]],
+            ])
+        );
+        assert_eq!(
+            pairs(Some(&json!(["map", [["a", "1"], ["b", ""]]]))),
+            vec![("a".into(), "1".into()), ("b".into(), String::new())]
+        );
+        assert!(pairs(Some(&json!(["set", []]))).is_empty());
+    }
 }

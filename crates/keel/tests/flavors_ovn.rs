@@ -275,6 +275,49 @@ fn ovn_flavor_profiles_capabilities_nb_rows_and_sync() {
     let again = sync(&conf, &lb_id, true);
     assert!(lines(&again).is_empty(), "{:?}", lines(&again));
 
+    // the way back: `keel ovn-remove-keel-objects` takes the flavor off the row (a dry run
+    // names it and changes nothing), the reference's keys stay
+    let remove = |dry_run: bool| {
+        let mut cmd = Command::new(keel_bin());
+        cmd.arg("--config-file")
+            .arg(&conf)
+            .arg("ovn-remove-keel-objects");
+        if dry_run {
+            cmd.arg("--dry-run");
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        lines(&out)
+    };
+    let before = options(&lb_id);
+    let said = remove(true);
+    assert!(
+        said.iter()
+            .any(|l| l.starts_with(&format!("would remove Load_Balancer {lb_id} (keel:flavor"))),
+        "{said:?}"
+    );
+    assert_eq!(options(&lb_id), before, "a dry run changed the NB");
+    remove(false);
+    let row = &common::nb_select("Load_Balancer", json!([["name", "==", lb_id]]))[0];
+    let ext = map(&row["external_ids"]);
+    assert!(!ext.iter().any(|(k, _)| k == "keel:flavor"), "{ext:?}");
+    assert!(ext.iter().any(|(k, _)| k == "neutron:vip"), "{ext:?}");
+    let left = map(&row["options"]);
+    assert!(
+        !left.iter().any(|(k, _)| [
+            "reject",
+            "ct_flush",
+            "neighbor_responder",
+            "hairpin_snat_ip"
+        ]
+        .contains(&k.as_str())),
+        "{left:?}"
+    );
+
     keel.delete_lb_cascade(&token, &lb_id);
     let (code, body) = keel.api(
         "DELETE",

@@ -15,6 +15,8 @@
 //! `keel ovn-remove-keel-objects` (after its `--dry-run` listed them)
 //! and the LB's cascade delete each leave no row of Keel's in the NB.
 //! [`allowed_cidrs_udp`]: the same on a UDP listener, with datagrams.
+//! [`allowed_cidrs_rows_survive_neutrons_own_repair`]: Neutron's `neutron-ovn-db-sync-util`
+//! in repair mode leaves the rows as they were (NB only).
 //! [`allowed_cidrs_in_a_single_call_create`]: the rows of a graph's listeners (NB only).
 //! Run: `source ci/stack/env.sh admin; cargo nextest run -p keel -E 'binary(traffic_cidrs)'`
 //! (as root, the data plane up: `ci/stack/status.sh`); about 1.5 min.
@@ -508,6 +510,78 @@ fn allowed_cidrs_in_a_single_call_create() {
         allow["addresses"],
         json!(["set", ["192.0.2.0/24", "198.51.100.7/32"]])
     );
+    keel.delete_lb_cascade(&token, &lb_id);
+    assert_eq!(keel_rows(&lb_id), 0);
+}
+
+/// The rows survive Neutron's own repair: `neutron-ovn-db-sync-util --sync_mode repair`
+/// (the stack venv's, Neutron's NB sync plugin: the `octavia_ovn_sync` plugin
+/// ovn-octavia-provider installs needs Octavia's driver-agent socket, which a Keel cloud does
+/// not have) leaves a listener's port group, its ACLs and address sets exactly as they were
+/// (same rows, same anchor port: here the VIP port, the network has no router).
+#[test]
+fn allowed_cidrs_rows_survive_neutrons_own_repair() {
+    let tag = common::tag();
+    let net = NeutronNet::create(&format!("cn-{tag}"), &[]);
+    let keel = Keel::start(Backend::Sqlite);
+    let token = demo_token();
+    let (code, body) = keel.api(
+        "POST",
+        "/v2/lbaas/loadbalancers",
+        &token,
+        Some(
+            &json!({"loadbalancer": {"name": format!("cn-{tag}"), "vip_subnet_id": net.subnet,
+            "provider": "ovn", "listeners": [
+                {"protocol": "TCP", "protocol_port": 80, "allowed_cidrs": ["192.0.2.0/24"]}]}}),
+        ),
+    );
+    assert_eq!(code, 201, "{body}");
+    let lb_id = body["loadbalancer"]["id"].as_str().unwrap().to_string();
+    let _rows = LbGuard(lb_id.clone());
+    let _ours = RowsGuard(lb_id.clone());
+    keel.wait_lb_active(&token, &lb_id);
+    let rows = || {
+        let cond = json!([["external_ids", "includes", ["map", [["keel:lb_id", lb_id]]]]]);
+        let mut all = nb_select("Port_Group", cond.clone());
+        let acls: Vec<Value> = all
+            .iter()
+            .flat_map(|g| common::uuids(&g["acls"]))
+            .flat_map(|u| nb_select("ACL", json!([["_uuid", "==", ["uuid", u]]])))
+            .collect();
+        all.extend(acls);
+        all.extend(nb_select("Address_Set", cond));
+        for r in &mut all {
+            r.as_object_mut().unwrap().remove("_version");
+        }
+        all
+    };
+    let before = rows();
+    assert_eq!(
+        before.len(),
+        1 + 2 + 2,
+        "a group, two ACLs, two sets: {before:?}"
+    );
+    // the stack venv's (ci/stack/env.sh puts it first on PATH), Neutron's own configuration
+    let etc = env("STACK_ETC");
+    let out = Command::new("neutron-ovn-db-sync-util")
+        .arg("--config-file")
+        .arg(format!("{etc}/neutron/neutron.conf"))
+        .arg("--config-file")
+        .arg(format!("{etc}/neutron/ml2_conf.ini"))
+        .args([
+            "--ovn-neutron_sync_mode",
+            "repair",
+            "--sync_plugin",
+            "neutron_nb_sync",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "neutron-ovn-db-sync-util: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(rows(), before, "Neutron's repair changed Keel's rows");
     keel.delete_lb_cascade(&token, &lb_id);
     assert_eq!(keel_rows(&lb_id), 0);
 }

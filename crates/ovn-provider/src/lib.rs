@@ -7,7 +7,8 @@
 //! * §2 load balancer → [`lb`]; §3 listener → [`listener`]; §4 pool → [`pool`];
 //!   §5 member → [`member`]; §6 health monitor → [`hm`].
 //! * synchronous checks of every method → [`validate`]; §8 statuses → [`status`];
-//!   provider flavors (Keel's, not the reference's) → [`flavor`].
+//!   provider flavors (Keel's, not the reference's) → [`flavor`]; a listener's
+//!   `allowed_cidrs` (the reference refuses it) → [`cidrs`].
 //! * §1.1 request queue → [`queue`]; the `ProviderDriver` itself → [`driver`]; the
 //!   executor of its queued jobs (`job.rs`, `executor.rs`: one planner call per request).
 //! * provider models → planner requests → [`requests`]; Neutron port work → [`ports`];

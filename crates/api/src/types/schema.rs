@@ -154,7 +154,7 @@ pub const TAGS: Kind = Kind::List(&Kind::Str {
     max: Some(255),
 });
 
-/// The JSON key of a struct field declared in [`wsme_body!`]: the field's name, without the
+/// The JSON key of a struct field declared in `wsme_body!`: the field's name, without the
 /// `r#` of a raw identifier (`r#type` → `type`).
 pub const fn attr_name(field: &'static str) -> &'static str {
     match field.as_bytes() {

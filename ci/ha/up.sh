@@ -317,5 +317,19 @@ if (( HA_REPLICAS > 0 )); then
   wait_http "http://$HOST:$HA_API_PORT/" 20 || die "haproxy does not reach the API replicas"
   step "API: $HA_REPLICAS replicas behind http://$HOST:$HA_API_PORT"
 fi
+# haproxy's own view must agree before up.sh returns: every Galera node UP in the `galera`
+# proxy (g1 marked up again closes the sessions still open on a backup — the failback of a
+# writer restarted here; waited for, it happens now, not under the next fault window's load,
+# where the clients' cut transactions answered 503 "database" in the Neutron window of a CI
+# run, 2026-12-07). Bounded: rise 2 × inter 1 s, 30 s at most.
+galera_up_in_haproxy() {
+  local csv
+  csv="$(curl -s -m 2 "http://$HOST:$HA_STATS_PORT/;csv")" || return 1
+  for g in g1 g2 g3; do
+    awk -F, -v s="$g" '$1 == "galera" && $2 == s && $18 == "UP" {f=1} END {exit !f}' <<<"$csv" || return 1
+  done
+}
+for _ in $(seq 60); do galera_up_in_haproxy && break; sleep 0.5; done
+galera_up_in_haproxy || die "haproxy does not see every Galera node UP (http://$HOST:$HA_STATS_PORT/)"
 "$HA_DIR/status.sh"
 log "ha-done"

@@ -74,37 +74,11 @@ pub trait CertManager: Send + Sync + 'static {
 
 /// `str()` of a Python list of strings, e.g. `['a', "b'c"]` (the exception formats the list).
 pub fn python_list_repr(items: &[String]) -> String {
-    let parts: Vec<String> = items.iter().map(|s| python_str_repr(s)).collect();
+    let parts: Vec<String> = items
+        .iter()
+        .map(|s| provider::metadata::py_str_repr(s))
+        .collect();
     format!("[{}]", parts.join(", "))
-}
-
-/// `repr()` of a Python str: single quotes unless the text has `'` and no `"`.
-fn python_str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
 }
 
 fn retrieval(refs: &[String]) -> ApiError {

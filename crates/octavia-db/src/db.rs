@@ -548,6 +548,23 @@ pub struct Tx {
     pub(crate) batch: batch::Batch,
 }
 
+/// The body of every `Tx::fetch_*`: held writes are sent first ([`batch`]); a read in
+/// autocommit whose connection the server had ended runs once more on another
+/// (`Tx::replace_lost`); inside a transaction a lost connection is the caller's error.
+macro_rules! read_once_more {
+    ($tx:ident . $method:ident($sql:ident, $args:ident)) => {{
+        $tx.flush().await?;
+        if !$tx.is_read() {
+            return $tx.conn().$method($sql, $args).await;
+        }
+        let first = $tx.conn().$method($sql, $args.clone()).await;
+        if !$tx.replace_lost(&first).await? {
+            return first;
+        }
+        $tx.conn().$method($sql, $args).await
+    }};
+}
+
 impl Tx {
     /// Commits the transaction, then lets the provider work queued under it start
     /// ([`Tx::commit_gate`]): the database holds the accepted change (PENDING_*) before the
@@ -804,15 +821,7 @@ impl Tx {
         sql: &str,
         args: Vec<SqlValue>,
     ) -> Result<Vec<T>, DbError> {
-        self.flush().await?;
-        if !self.is_read() {
-            return self.conn().fetch_all(sql, args).await;
-        }
-        let first = self.conn().fetch_all(sql, args.clone()).await;
-        if !self.replace_lost(&first).await? {
-            return first;
-        }
-        self.conn().fetch_all(sql, args).await
+        read_once_more!(self.fetch_all(sql, args))
     }
 
     /// Runs a query and decodes the first row as `T`, if any.
@@ -821,15 +830,7 @@ impl Tx {
         sql: &str,
         args: Vec<SqlValue>,
     ) -> Result<Option<T>, DbError> {
-        self.flush().await?;
-        if !self.is_read() {
-            return self.conn().fetch_optional(sql, args).await;
-        }
-        let first = self.conn().fetch_optional(sql, args.clone()).await;
-        if !self.replace_lost(&first).await? {
-            return first;
-        }
-        self.conn().fetch_optional(sql, args).await
+        read_once_more!(self.fetch_optional(sql, args))
     }
 
     /// Runs a query and decodes the first column of every row.
@@ -838,15 +839,7 @@ impl Tx {
         sql: &str,
         args: Vec<SqlValue>,
     ) -> Result<Vec<T>, DbError> {
-        self.flush().await?;
-        if !self.is_read() {
-            return self.conn().fetch_scalars(sql, args).await;
-        }
-        let first = self.conn().fetch_scalars(sql, args.clone()).await;
-        if !self.replace_lost(&first).await? {
-            return first;
-        }
-        self.conn().fetch_scalars(sql, args).await
+        read_once_more!(self.fetch_scalars(sql, args))
     }
 
     /// Runs a query and decodes the first column of the first row, if any.
@@ -855,15 +848,7 @@ impl Tx {
         sql: &str,
         args: Vec<SqlValue>,
     ) -> Result<Option<T>, DbError> {
-        self.flush().await?;
-        if !self.is_read() {
-            return self.conn().fetch_optional_scalar(sql, args).await;
-        }
-        let first = self.conn().fetch_optional_scalar(sql, args.clone()).await;
-        if !self.replace_lost(&first).await? {
-            return first;
-        }
-        self.conn().fetch_optional_scalar(sql, args).await
+        read_once_more!(self.fetch_optional_scalar(sql, args))
     }
 
     /// True when `table` exists in the current database.

@@ -313,7 +313,7 @@ impl Tx {
             let mut tuples = Vec::new();
             for row in chunk {
                 let mut vals = row.values();
-                if T::TABLE == "load_balancer" {
+                if T::ROOT {
                     let at = T::COLUMNS.iter().position(|c| *c == "provisioning_status");
                     if let Some(v) = at.and_then(|i| vals.get(i)) {
                         self.note_lb_status(&row.key(), &v.clone());
@@ -382,7 +382,7 @@ impl Tx {
         if changes.is_empty() {
             return Ok(0);
         }
-        if T::TABLE == "load_balancer"
+        if T::ROOT
             && let Some((_, v)) = changes.iter().find(|(c, _)| *c == "provisioning_status")
         {
             self.note_lb_status(key, v);
@@ -502,7 +502,7 @@ fn update_statements<T: Record>(
     // arriving after the delete must not bring it back (the reference's driver updater
     // writes whatever comes).
     let deleted = SqlValue::from("DELETED");
-    let guard_deleted = T::TABLE == "load_balancer"
+    let guard_deleted = T::ROOT
         && !changes
             .iter()
             .any(|(c, v)| *c == "provisioning_status" && *v == deleted);

@@ -23,6 +23,11 @@ pub trait Record: crate::sql::AnyRow + Clone {
     const COLUMNS: &'static [&'static str];
     /// True when the table has `created_at`/`updated_at` maintained by the ORM.
     const TIMESTAMPS: bool;
+    /// True for the root of a status tree, the `load_balancer` row: soft-deleted (a row whose
+    /// `provisioning_status` is `DELETED` keeps its statuses against later writes, see
+    /// [`crate::Tx::update`]) and the row whose `PENDING_*` writes a commit waits to see
+    /// settle ([`crate::Tx::commit`]).
+    const ROOT: bool = false;
     /// The column values, in [`Record::COLUMNS`] order.
     fn values(&self) -> Vec<SqlValue>;
     /// The value of the key column.
@@ -30,9 +35,10 @@ pub trait Record: crate::sql::AnyRow + Clone {
 }
 
 macro_rules! row {
+    (@root) => { true };
     (
         $(#[$m:meta])*
-        pub struct $name:ident in $table:literal as $res:literal key $key:ident timestamps $ts:literal {
+        pub struct $name:ident in $table:literal as $res:literal key $key:ident timestamps $ts:literal $($root:ident)? {
             $( $(#[$fm:meta])* pub $f:ident : $t:ty, )*
         }
     ) => {
@@ -48,6 +54,7 @@ macro_rules! row {
             const KEY: &'static str = stringify!($key);
             const COLUMNS: &'static [&'static str] = &[$(stringify!($f)),*];
             const TIMESTAMPS: bool = $ts;
+            $(const ROOT: bool = row!(@$root);)?
             fn values(&self) -> Vec<SqlValue> {
                 vec![$(SqlValue::from(self.$f.clone())),*]
             }
@@ -60,7 +67,7 @@ macro_rules! row {
 
 row! {
     /// A `load_balancer` row. Soft-deleted: DELETED rows stay until housekeeping purges them.
-    pub struct LoadBalancerRow in "load_balancer" as "Load Balancer" key id timestamps true {
+    pub struct LoadBalancerRow in "load_balancer" as "Load Balancer" key id timestamps true root {
         pub project_id: Option<String>,
         /// uuid (PK).
         pub id: String,

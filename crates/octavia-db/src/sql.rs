@@ -135,20 +135,25 @@ pub(crate) enum Conn<'a> {
     MySql(&'a mut sqlx::MySqlConnection),
 }
 
+/// Runs `$body` with `$t` bound to whichever backend's connection `$conn` holds: the same
+/// tokens compile once per backend, so a statement is written once.
+macro_rules! on_conn {
+    ($conn:expr, $t:ident => $body:expr) => {
+        match $conn {
+            Conn::Sqlite($t) => $body,
+            Conn::MySql($t) => $body,
+        }
+    };
+}
+
 impl Conn<'_> {
     /// Runs a statement with `?` placeholders; returns rows affected.
     pub(crate) async fn execute(&mut self, sql: &str, args: Vec<SqlValue>) -> Result<u64, DbError> {
         let _stage = tracing::trace_span!(target: "keel::stage", "db_statement");
-        Ok(match self {
-            Conn::Sqlite(t) => bind_all!(sqlx::query(sql), args)
-                .execute(&mut **t)
-                .await?
-                .rows_affected(),
-            Conn::MySql(t) => bind_all!(sqlx::query(sql), args)
-                .execute(&mut **t)
-                .await?
-                .rows_affected(),
-        })
+        Ok(on_conn!(self, t => bind_all!(sqlx::query(sql), args)
+            .execute(&mut **t)
+            .await?
+            .rows_affected()))
     }
 
     /// Runs a query and decodes every row as `T`.
@@ -158,18 +163,11 @@ impl Conn<'_> {
         args: Vec<SqlValue>,
     ) -> Result<Vec<T>, DbError> {
         let _stage = tracing::trace_span!(target: "keel::stage", "db_statement");
-        Ok(match self {
-            Conn::Sqlite(t) => {
-                bind_all!(sqlx::query_as::<_, T>(sql), args)
-                    .fetch_all(&mut **t)
-                    .await?
-            }
-            Conn::MySql(t) => {
-                bind_all!(sqlx::query_as::<_, T>(sql), args)
-                    .fetch_all(&mut **t)
-                    .await?
-            }
-        })
+        Ok(
+            on_conn!(self, t => bind_all!(sqlx::query_as::<_, T>(sql), args)
+            .fetch_all(&mut **t)
+            .await?),
+        )
     }
 
     /// Runs a query and decodes the first row as `T`, if any.
@@ -179,18 +177,11 @@ impl Conn<'_> {
         args: Vec<SqlValue>,
     ) -> Result<Option<T>, DbError> {
         let _stage = tracing::trace_span!(target: "keel::stage", "db_statement");
-        Ok(match self {
-            Conn::Sqlite(t) => {
-                bind_all!(sqlx::query_as::<_, T>(sql), args)
-                    .fetch_optional(&mut **t)
-                    .await?
-            }
-            Conn::MySql(t) => {
-                bind_all!(sqlx::query_as::<_, T>(sql), args)
-                    .fetch_optional(&mut **t)
-                    .await?
-            }
-        })
+        Ok(
+            on_conn!(self, t => bind_all!(sqlx::query_as::<_, T>(sql), args)
+            .fetch_optional(&mut **t)
+            .await?),
+        )
     }
 
     /// Runs a query and decodes the first column of every row.
@@ -200,18 +191,11 @@ impl Conn<'_> {
         args: Vec<SqlValue>,
     ) -> Result<Vec<T>, DbError> {
         let _stage = tracing::trace_span!(target: "keel::stage", "db_statement");
-        Ok(match self {
-            Conn::Sqlite(t) => {
-                bind_all!(sqlx::query_scalar::<_, T>(sql), args)
-                    .fetch_all(&mut **t)
-                    .await?
-            }
-            Conn::MySql(t) => {
-                bind_all!(sqlx::query_scalar::<_, T>(sql), args)
-                    .fetch_all(&mut **t)
-                    .await?
-            }
-        })
+        Ok(
+            on_conn!(self, t => bind_all!(sqlx::query_scalar::<_, T>(sql), args)
+            .fetch_all(&mut **t)
+            .await?),
+        )
     }
 
     /// Runs a query and decodes the first column of the first row, if any.
@@ -221,17 +205,10 @@ impl Conn<'_> {
         args: Vec<SqlValue>,
     ) -> Result<Option<T>, DbError> {
         let _stage = tracing::trace_span!(target: "keel::stage", "db_statement");
-        Ok(match self {
-            Conn::Sqlite(t) => {
-                bind_all!(sqlx::query_scalar::<_, T>(sql), args)
-                    .fetch_optional(&mut **t)
-                    .await?
-            }
-            Conn::MySql(t) => {
-                bind_all!(sqlx::query_scalar::<_, T>(sql), args)
-                    .fetch_optional(&mut **t)
-                    .await?
-            }
-        })
+        Ok(
+            on_conn!(self, t => bind_all!(sqlx::query_scalar::<_, T>(sql), args)
+            .fetch_optional(&mut **t)
+            .await?),
+        )
     }
 }

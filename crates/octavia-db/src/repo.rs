@@ -120,140 +120,30 @@ impl Tx {
 
     /// Rows of `T` matching `q` (see [`ListQuery`]). Errors: [`DbError::InvalidColumn`] for an
     /// unknown filter/sort column, [`DbError::NotFound`] when the marker row does not exist.
-    #[allow(
-        clippy::too_many_lines,
-        reason = "a known exception of clippy.toml's bound"
-    )]
     pub async fn list<T: Record>(&mut self, q: &ListQuery) -> Result<Vec<T>, DbError> {
-        let mut wh: Vec<String> = Vec::new();
         let mut args: Vec<SqlValue> = Vec::new();
-        for (c, v) in &q.filters {
-            let c = check_column::<T>(c)?;
-            if *v == SqlValue::Null {
-                wh.push(format!("`{c}` IS NULL"));
-            } else {
-                wh.push(format!("`{c}` = ?"));
-                args.push(v.clone());
-            }
-        }
-        for (c, vs) in &q.filters_in {
-            let c = check_column::<T>(c)?;
-            if vs.is_empty() {
-                wh.push("1 = 0".into());
-            } else {
-                wh.push(format!("`{c}` IN ({})", vec!["?"; vs.len()].join(", ")));
-                args.extend(vs.iter().cloned());
-            }
-        }
-        if q.exclude_deleted && T::COLUMNS.contains(&"provisioning_status") {
-            wh.push("`provisioning_status` <> 'DELETED'".into());
-        }
-        let key = col(T::KEY);
-        let tag_sub = |n: usize| {
-            format!(
-                "(SELECT COUNT(DISTINCT `tag`) FROM `tags` WHERE `tags`.`resource_id` = `{}`.`{key}` \
-                 AND `tag` IN ({}))",
-                T::TABLE,
-                vec!["?"; n].join(", ")
-            )
-        };
-        let tag_groups = [
-            (&q.tags_all, true, false),
-            (&q.tags_any, false, false),
-            (&q.not_tags_all, true, true),
-            (&q.not_tags_any, false, true),
-        ];
-        for (tags, all, negate) in tag_groups {
-            if tags.is_empty() {
-                continue;
-            }
-            let mut uniq = tags.clone();
-            uniq.sort();
-            uniq.dedup();
-            let cond = if all {
-                format!("{} = {}", tag_sub(uniq.len()), uniq.len())
-            } else {
-                format!("{} > 0", tag_sub(uniq.len()))
-            };
-            wh.push(if negate {
-                format!("NOT ({cond})")
-            } else {
-                cond
-            });
-            args.extend(uniq.into_iter().map(SqlValue::Text));
-        }
-
-        // Sort keys, with the table key appended as a unique tie-breaker.
-        let mut sort: Vec<(&'static str, SortDir)> = Vec::new();
-        if q.sort.is_empty() {
-            if T::TIMESTAMPS {
-                sort.push(("created_at", SortDir::Asc));
-            }
-        } else {
-            for (c, d) in &q.sort {
-                sort.push((check_column::<T>(c)?, *d));
-            }
-        }
-        if !sort.iter().any(|(c, _)| *c == key) {
-            let d = sort.last().map(|s| s.1).unwrap_or_default();
-            sort.push((check_column::<T>(key)?, d));
-        }
-        let reverse = q.page_reverse;
-        let eff = |d: SortDir| match (d, reverse) {
-            (SortDir::Asc, false) | (SortDir::Desc, true) => SortDir::Asc,
-            _ => SortDir::Desc,
-        };
-
+        let mut wh = filter_conditions::<T>(q, &mut args)?;
+        let sort = sort_keys::<T>(q)?;
+        let eff = |d: SortDir| effective(d, q.page_reverse);
         if let Some(marker) = &q.marker {
             let cols = sort
                 .iter()
                 .map(|(c, _)| format!("`{c}`"))
                 .collect::<Vec<_>>()
                 .join(", ");
-            let sql = format!("SELECT {cols} FROM `{}` WHERE `{key}` = ?", T::TABLE);
-            let mvals = self.marker_values(&sql, marker, sort.len()).await?;
-            let Some(mvals) = mvals else {
+            let sql = format!(
+                "SELECT {cols} FROM `{}` WHERE `{}` = ?",
+                T::TABLE,
+                col(T::KEY)
+            );
+            let Some(mvals) = self.marker_values(&sql, marker, sort.len()).await? else {
                 return Err(DbError::NotFound {
                     resource: T::RESOURCE,
                     id: marker.clone(),
                 });
             };
-            // (k1 > v1) OR (k1 = v1 AND k2 > v2) OR …
-            let mut ors = Vec::new();
-            for i in 0..sort.len() {
-                let mut ands = Vec::new();
-                for (j, (c, _)) in sort.iter().enumerate().take(i) {
-                    if mvals[j] == SqlValue::Null {
-                        ands.push(format!("`{c}` IS NULL"));
-                    } else {
-                        ands.push(format!("`{c}` = ?"));
-                        args.push(mvals[j].clone());
-                    }
-                }
-                let (c, d) = sort[i];
-                let op = if eff(d) == SortDir::Asc { ">" } else { "<" };
-                if mvals[i] == SqlValue::Null {
-                    // NULLs sort first ascending on both backends.
-                    if op == ">" {
-                        ands.push(format!("`{c}` IS NOT NULL"));
-                    } else {
-                        continue;
-                    }
-                } else {
-                    if op == ">" {
-                        ands.push(format!("`{c}` {op} ?"));
-                    } else {
-                        ands.push(format!("(`{c}` {op} ? OR `{c}` IS NULL)"));
-                    }
-                    args.push(mvals[i].clone());
-                }
-                ors.push(format!("({})", ands.join(" AND ")));
-            }
-            if !ors.is_empty() {
-                wh.push(format!("({})", ors.join(" OR ")));
-            }
+            wh.extend(after_marker(&sort, &mvals, q.page_reverse, &mut args));
         }
-
         let mut sql = format!("SELECT {} FROM `{}`", select_list::<T>(), T::TABLE);
         if !wh.is_empty() {
             sql.push_str(" WHERE ");
@@ -261,15 +151,9 @@ impl Tx {
         }
         let order = sort
             .iter()
-            .map(|(c, d)| {
-                format!(
-                    "`{c}` {}",
-                    if eff(*d) == SortDir::Asc {
-                        "ASC"
-                    } else {
-                        "DESC"
-                    }
-                )
+            .map(|(c, d)| match eff(*d) {
+                SortDir::Asc => format!("`{c}` ASC"),
+                SortDir::Desc => format!("`{c}` DESC"),
             })
             .collect::<Vec<_>>()
             .join(", ");
@@ -278,7 +162,7 @@ impl Tx {
             sql.push_str(&format!(" LIMIT {l}"));
         }
         let mut rows: Vec<T> = self.fetch_all(&sql, args).await?;
-        if reverse {
+        if q.page_reverse {
             rows.reverse();
         }
         Ok(rows)
@@ -536,4 +420,140 @@ fn update_statements<T: Record>(
             (sql, args)
         })
         .collect())
+}
+
+/// The `WHERE` conditions of a [`ListQuery`]'s filters, `IN` lists, DELETED exclusion and tag
+/// groups (`tags` all / any, `not-tags` all / any, as octavia/db/repositories.py's tag
+/// filters), their values pushed to `args` in order. Errors: [`DbError::InvalidColumn`].
+fn filter_conditions<T: Record>(
+    q: &ListQuery,
+    args: &mut Vec<SqlValue>,
+) -> Result<Vec<String>, DbError> {
+    let mut wh = Vec::new();
+    for (c, v) in &q.filters {
+        let c = check_column::<T>(c)?;
+        if *v == SqlValue::Null {
+            wh.push(format!("`{c}` IS NULL"));
+        } else {
+            wh.push(format!("`{c}` = ?"));
+            args.push(v.clone());
+        }
+    }
+    for (c, vs) in &q.filters_in {
+        let c = check_column::<T>(c)?;
+        if vs.is_empty() {
+            wh.push("1 = 0".into());
+        } else {
+            wh.push(format!("`{c}` IN ({})", vec!["?"; vs.len()].join(", ")));
+            args.extend(vs.iter().cloned());
+        }
+    }
+    if q.exclude_deleted && T::COLUMNS.contains(&"provisioning_status") {
+        wh.push("`provisioning_status` <> 'DELETED'".into());
+    }
+    let key = col(T::KEY);
+    let tag_sub = |n: usize| {
+        format!(
+            "(SELECT COUNT(DISTINCT `tag`) FROM `tags` WHERE `tags`.`resource_id` = `{}`.`{key}` \
+             AND `tag` IN ({}))",
+            T::TABLE,
+            vec!["?"; n].join(", ")
+        )
+    };
+    let tag_groups = [
+        (&q.tags_all, true, false),
+        (&q.tags_any, false, false),
+        (&q.not_tags_all, true, true),
+        (&q.not_tags_any, false, true),
+    ];
+    for (tags, all, negate) in tag_groups {
+        if tags.is_empty() {
+            continue;
+        }
+        let mut uniq = tags.clone();
+        uniq.sort();
+        uniq.dedup();
+        let cond = if all {
+            format!("{} = {}", tag_sub(uniq.len()), uniq.len())
+        } else {
+            format!("{} > 0", tag_sub(uniq.len()))
+        };
+        wh.push(if negate {
+            format!("NOT ({cond})")
+        } else {
+            cond
+        });
+        args.extend(uniq.into_iter().map(SqlValue::Text));
+    }
+    Ok(wh)
+}
+
+/// The sort keys of a [`ListQuery`] (default `created_at` ascending where the table has
+/// timestamps), with the table key appended as a unique tie-breaker in the last key's
+/// direction. Errors: [`DbError::InvalidColumn`].
+fn sort_keys<T: Record>(q: &ListQuery) -> Result<Vec<(&'static str, SortDir)>, DbError> {
+    let mut sort: Vec<(&'static str, SortDir)> = Vec::new();
+    if q.sort.is_empty() {
+        if T::TIMESTAMPS {
+            sort.push(("created_at", SortDir::Asc));
+        }
+    } else {
+        for (c, d) in &q.sort {
+            sort.push((check_column::<T>(c)?, *d));
+        }
+    }
+    let key = col(T::KEY);
+    if !sort.iter().any(|(c, _)| *c == key) {
+        let d = sort.last().map(|s| s.1).unwrap_or_default();
+        sort.push((check_column::<T>(key)?, d));
+    }
+    Ok(sort)
+}
+
+/// A sort direction as the statement runs it: reversed for a page read backwards
+/// (`page_reverse`), whose rows are turned round afterwards.
+fn effective(d: SortDir, reverse: bool) -> SortDir {
+    match (d, reverse) {
+        (SortDir::Asc, false) | (SortDir::Desc, true) => SortDir::Asc,
+        _ => SortDir::Desc,
+    }
+}
+
+/// The keyset condition of the rows after the marker whose sort-key values are `mvals`:
+/// `(k1 > v1) OR (k1 = v1 AND k2 > v2) OR …` (`<` for a descending key), NULLs sorting first
+/// ascending on both backends; `None` when no row can follow. Values go to `args` in order.
+fn after_marker(
+    sort: &[(&'static str, SortDir)],
+    mvals: &[SqlValue],
+    reverse: bool,
+    args: &mut Vec<SqlValue>,
+) -> Option<String> {
+    let mut ors = Vec::new();
+    for (i, &(c, d)) in sort.iter().enumerate() {
+        let mut ands = Vec::new();
+        for (j, (c, _)) in sort.iter().enumerate().take(i) {
+            if mvals[j] == SqlValue::Null {
+                ands.push(format!("`{c}` IS NULL"));
+            } else {
+                ands.push(format!("`{c}` = ?"));
+                args.push(mvals[j].clone());
+            }
+        }
+        let ascending = effective(d, reverse) == SortDir::Asc;
+        if mvals[i] == SqlValue::Null {
+            if !ascending {
+                continue;
+            }
+            ands.push(format!("`{c}` IS NOT NULL"));
+        } else {
+            if ascending {
+                ands.push(format!("`{c}` > ?"));
+            } else {
+                ands.push(format!("(`{c}` < ? OR `{c}` IS NULL)"));
+            }
+            args.push(mvals[i].clone());
+        }
+        ors.push(format!("({})", ands.join(" AND ")));
+    }
+    (!ors.is_empty()).then(|| format!("({})", ors.join(" OR ")))
 }

@@ -354,7 +354,7 @@ impl From<octavia_db::DbError> for ApiError {
             }
             D::Unavailable(cause) | D::ConnectionLost(cause) => ApiError::PeerUnavailable {
                 service: PEER_DATABASE,
-                cause,
+                cause: cause.to_string(),
             },
             other if other.is_deadlock() => ApiError::Deadlock(other.to_string()),
             other => ApiError::Internal(other.to_string()),
@@ -452,7 +452,7 @@ mod tests {
         assert_eq!(down.to_string(), crate::context::KEYSTONE_UNAVAILABLE);
         assert_eq!(down.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(
-            ApiError::from(octavia_db::DbError::Unavailable("pool timed out".into())).to_string(),
+            ApiError::from(octavia_db::DbError::Unavailable(sqlx::Error::PoolTimedOut)).to_string(),
             "The database service is temporarily unavailable."
         );
         assert_eq!(

@@ -105,10 +105,19 @@ impl Database {
             // oslo.db form: mysql+pymysql://, mysql+mysqldb://, …
             let rest = match rest.find("://") {
                 Some(i) if rest[..i].is_empty() || rest[..i].starts_with('+') => &rest[i..],
-                _ => return Err(DbError::Url(redact(url))),
+                _ => {
+                    return Err(DbError::Url {
+                        url: redact(url),
+                        cause: None,
+                    });
+                }
             };
-            let opts = MySqlConnectOptions::from_str(&format!("mysql{rest}"))
-                .map_err(|e| DbError::Url(format!("{}: {e}", redact(url))))?;
+            let opts = MySqlConnectOptions::from_str(&format!("mysql{rest}")).map_err(|e| {
+                DbError::Url {
+                    url: redact(url),
+                    cause: Some(e),
+                }
+            })?;
             // sqlx pings a connection before it hands it out (bounded by acquire_timeout), so
             // a server that went away or froze since its last use fails the acquire, never a
             // statement that would wait on it without end
@@ -153,7 +162,10 @@ impl Database {
                 statements: std::sync::Arc::default(),
             });
         }
-        Err(DbError::Url(redact(url)))
+        Err(DbError::Url {
+            url: redact(url),
+            cause: None,
+        })
     }
 
     /// The pool's connections now (for the metrics endpoint).
@@ -899,7 +911,10 @@ fn _commit_is_send(tx: Tx) {
 /// other URLs are sqlx's (`sqlite://path?mode=rwc`, `sqlite::memory:`). A database file is
 /// created when missing, as SQLAlchemy does, unless the URL names its own `mode`.
 fn sqlite_options(url: &str) -> Result<(SqliteConnectOptions, bool), DbError> {
-    let bad = |e: sqlx::Error| DbError::Url(format!("{url}: {e}"));
+    let bad = |e: sqlx::Error| DbError::Url {
+        url: url.to_owned(),
+        cause: Some(e),
+    };
     let (base, query) = url.split_once('?').unwrap_or((url, ""));
     let memory_url = base == "sqlite://" || base == "sqlite:///:memory:";
     if memory_url {

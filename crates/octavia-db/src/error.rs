@@ -48,19 +48,26 @@ pub enum DbError {
     /// A quota check without a project id (octavia `exceptions.MissingProjectID`).
     #[error("Missing project ID in request where one is required.")]
     MissingProjectId,
-    /// A unique / primary key violation; `constraint` is the driver's message.
-    #[error("duplicate entry: {0}")]
-    Duplicate(String),
-    /// A foreign key violation (e.g. a status name missing from its lookup table).
-    #[error("foreign key violation: {0}")]
-    ForeignKey(String),
+    /// A unique / primary key violation; the text is the server's message.
+    #[error("duplicate entry: {}", server_message(.0))]
+    Duplicate(#[source] sqlx::Error),
+    /// A foreign key violation (e.g. a status name missing from its lookup table); the text
+    /// is the server's message.
+    #[error("foreign key violation: {}", server_message(.0))]
+    ForeignKey(#[source] sqlx::Error),
     /// A batch of held-back writes came back with the wrong number of results
     /// (`db::batch`).
     #[error("write batch: {0}")]
     Batch(String),
-    /// The database URL is not one Keel understands.
-    #[error("invalid database URL: {0}")]
-    Url(String),
+    /// The database URL is not one Keel understands: its scheme, or what sqlx refused in it.
+    #[error("invalid database URL: {url}{}", cause_suffix(.cause.as_ref()))]
+    Url {
+        /// The URL with its password masked.
+        url: String,
+        /// sqlx's refusal of the URL's options, when it parsed the scheme.
+        #[source]
+        cause: Option<sqlx::Error>,
+    },
     /// The database holds a schema Keel cannot upgrade (e.g. an older alembic revision).
     #[error("schema: {0}")]
     Schema(String),
@@ -78,15 +85,15 @@ pub enum DbError {
     /// component (1047 `WSREP has not yet prepared node for application use`), too many
     /// connections (1040). Nothing was committed by the failing statement; the API answers 503.
     #[error("database unavailable: {0}")]
-    Unavailable(String),
+    Unavailable(#[source] sqlx::Error),
     /// [`DbError::Unavailable`] on a connection that is gone (closed, reset, killed by the
     /// server): a statement that changed nothing may run again on another connection. The
     /// API answers it as [`DbError::Unavailable`].
     #[error("database unavailable: {0}")]
-    ConnectionLost(String),
+    ConnectionLost(#[source] sqlx::Error),
     /// Any other SQL error.
     #[error("database error: {0}")]
-    Sql(sqlx::Error),
+    Sql(#[source] sqlx::Error),
 }
 
 /// MariaDB server errors that mean "not serving now" rather than "this statement is wrong":
@@ -125,26 +132,37 @@ fn unavailable(e: &sqlx::Error) -> bool {
     }
 }
 
+/// `: <cause>` for a display that names its cause, else nothing.
+fn cause_suffix(cause: Option<&sqlx::Error>) -> String {
+    cause.map(|c| format!(": {c}")).unwrap_or_default()
+}
+
+/// The server's own message of a database error (`Duplicate entry 'x' for key 'PRIMARY'`),
+/// else sqlx's text.
+fn server_message(e: &sqlx::Error) -> String {
+    match e {
+        sqlx::Error::Database(d) => d.message().to_owned(),
+        other => other.to_string(),
+    }
+}
+
 impl From<sqlx::Error> for DbError {
     fn from(e: sqlx::Error) -> Self {
         if lost_connection(&e) {
-            return Self::ConnectionLost(e.to_string());
+            return Self::ConnectionLost(e);
         }
         if unavailable(&e) {
-            return Self::Unavailable(e.to_string());
+            return Self::Unavailable(e);
         }
-        if let sqlx::Error::Database(d) = &e {
-            match d.kind() {
-                sqlx::error::ErrorKind::UniqueViolation => {
-                    return Self::Duplicate(d.message().to_owned());
-                }
-                sqlx::error::ErrorKind::ForeignKeyViolation => {
-                    return Self::ForeignKey(d.message().to_owned());
-                }
-                _ => {}
+        match &e {
+            sqlx::Error::Database(d) if d.kind() == sqlx::error::ErrorKind::UniqueViolation => {
+                Self::Duplicate(e)
             }
+            sqlx::Error::Database(d) if d.kind() == sqlx::error::ErrorKind::ForeignKeyViolation => {
+                Self::ForeignKey(e)
+            }
+            _ => Self::Sql(e),
         }
-        Self::Sql(e)
     }
 }
 

@@ -332,7 +332,7 @@ async fn connect_accepts_oslo_urls_and_rejects_others() {
     let err = Database::connect("postgresql://u:secret@h/db")
         .await
         .unwrap_err();
-    assert!(matches!(err, DbError::Url(_)), "{err}");
+    assert!(matches!(err, DbError::Url { .. }), "{err}");
     assert!(!err.to_string().contains("secret"), "{err}");
     let mem = Database::connect("sqlite::memory:").await.unwrap();
     mem.upgrade().await.unwrap();

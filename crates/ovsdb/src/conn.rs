@@ -42,10 +42,7 @@ pub(crate) struct Conn {
 impl Conn {
     /// Writes `bytes` whole. Errors: [`Error::Io`].
     pub(crate) async fn write(&mut self, bytes: &[u8]) -> Result<()> {
-        self.writer
-            .write_all(bytes)
-            .await
-            .map_err(|e| Error::Io(e.to_string()))
+        self.writer.write_all(bytes).await.map_err(Error::io)
     }
 
     /// Sends request `method` (RFC 7047 §4.1) with the next id and records it as pending;
@@ -81,11 +78,7 @@ impl Conn {
             if let Some(j) = self.splitter.next_message()? {
                 return Message::from_json(j);
             }
-            let n = self
-                .reader
-                .read(&mut self.buf)
-                .await
-                .map_err(|e| Error::Io(e.to_string()))?;
+            let n = self.reader.read(&mut self.buf).await.map_err(Error::io)?;
             if n == 0 {
                 return Err(Error::Eof);
             }

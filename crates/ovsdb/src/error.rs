@@ -1,6 +1,11 @@
 //! Typed errors of the OVSDB client.
 
 use std::fmt;
+use std::sync::Arc;
+
+/// The error a failure wraps, shared so that [`Error`] stays `Clone` (one disconnect fails
+/// every waiter with the same cause).
+pub type Cause = Arc<dyn std::error::Error + Send + Sync>;
 
 /// Every failure the client reports. Cheap to clone so one disconnect can fail many waiters.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -8,17 +13,18 @@ pub enum Error {
     /// The remote string is not `tcp:IP:PORT`, `ssl:IP:PORT` or `unix:PATH`.
     #[error("invalid OVSDB remote {0:?}: expected tcp:IP:PORT, ssl:IP:PORT or unix:PATH")]
     InvalidRemote(String),
-    /// Opening the stream failed.
-    #[error("connecting to {remote} failed: {message}")]
+    /// Opening the stream failed (refused, unreachable, timed out).
+    #[error("connecting to {remote} failed: {source}")]
     Connect {
         /// The remote as given.
         remote: String,
-        /// The OS error text.
-        message: String,
+        /// The OS error.
+        #[source]
+        source: Arc<std::io::Error>,
     },
     /// Reading or writing the stream failed.
     #[error("OVSDB i/o error: {0}")]
-    Io(String),
+    Io(#[source] Arc<std::io::Error>),
     /// The peer closed the stream.
     #[error("OVSDB connection closed by the server")]
     Eof,
@@ -88,8 +94,14 @@ pub enum Error {
     MonitorCanceled,
     /// TLS setup or handshake failed for an `ssl:` remote: unreadable key/certificate/CA
     /// files, or a server certificate that does not chain to the CA certificate.
-    #[error("OVSDB SSL: {0}")]
-    Tls(String),
+    #[error("OVSDB SSL: {context}{}", .cause.as_ref().map(|c| format!(": {c}")).unwrap_or_default())]
+    Tls {
+        /// What was being done: `reading <path>`, `CA certificate <path>`, `handshake`, …
+        context: String,
+        /// The file, PEM, rustls or handshake error, when one caused it.
+        #[source]
+        cause: Option<Cause>,
+    },
 }
 
 /// This crate's result type; the error defaults to [`Error`].
@@ -182,6 +194,22 @@ impl TxnErrorKind {
 }
 
 impl Error {
+    /// [`Error::Io`] of an OS error.
+    pub(crate) fn io(e: std::io::Error) -> Self {
+        Error::Io(Arc::new(e))
+    }
+
+    /// [`Error::Tls`] with the error that caused it.
+    pub(crate) fn tls(
+        context: impl Into<String>,
+        cause: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Error::Tls {
+            context: context.into(),
+            cause: Some(Arc::new(cause)),
+        }
+    }
+
     /// The transaction error, when this is one.
     pub fn txn(&self) -> Option<&TxnError> {
         match self {

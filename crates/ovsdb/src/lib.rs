@@ -43,7 +43,7 @@ mod txn;
 mod value;
 
 pub use client::Client;
-pub use error::{Error, Result, TxnError, TxnErrorKind};
+pub use error::{Cause, Error, Result, TxnError, TxnErrorKind};
 pub use index::{Index, KeyFn};
 pub use options::{ClientOptions, ConnectionState, MonitorSpec};
 pub use remote::Remote;

@@ -103,7 +103,7 @@ impl Remote {
     ) -> Result<Box<dyn Io>> {
         let fail = |e: std::io::Error| Error::Connect {
             remote: self.to_string(),
-            message: e.to_string(),
+            source: std::sync::Arc::new(e),
         };
         let tcp = |hp: String| async move {
             let s = tokio::net::TcpStream::connect(hp.as_str()).await?;
@@ -122,10 +122,11 @@ impl Remote {
                 Ok(Box::new(s))
             }
             Remote::Ssl(hp) => {
-                let files = ssl.ok_or_else(|| {
-                    Error::Tls(format!(
+                let files = ssl.ok_or_else(|| Error::Tls {
+                    context: format!(
                         "{self}: no private key / certificate / CA certificate configured"
-                    ))
+                    ),
+                    cause: None,
                 })?;
                 let s = within(limit, tcp(hp.clone())).await.map_err(fail)?;
                 match tokio::time::timeout(limit, crate::tls::wrap(s, files)).await {

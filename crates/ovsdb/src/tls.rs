@@ -20,7 +20,7 @@ use tokio_rustls::rustls::{CertificateError, DigitallySignedStruct, SignatureSch
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use crate::error::{Error, Result};
+use crate::error::{Cause, Error, Result};
 
 /// PEM files for `ssl:` remotes: `[ovn] ovn_nb_private_key`, `ovn_nb_certificate`,
 /// `ovn_nb_ca_cert` (ovn-octavia-provider config), as `ovsdb-client --private-key
@@ -36,46 +36,59 @@ pub struct SslFiles {
 }
 
 fn read(path: &PathBuf) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| Error::Tls(format!("reading {}: {e}", path.display())))
+    std::fs::read(path).map_err(|e| Error::tls(format!("reading {}", path.display()), e))
 }
 
 impl SslFiles {
     /// Builds the rustls client configuration (ring provider, TLS 1.2 and 1.3). Errors:
     /// [`Error::Tls`] for unreadable or invalid files.
     fn client_config(&self) -> Result<rustls::ClientConfig> {
-        let bad = |what: &str, p: &PathBuf, e: &dyn std::fmt::Display| {
-            Error::Tls(format!("{what} {}: {e}", p.display()))
+        let bad = |what: &str, p: &PathBuf, cause: Option<Cause>| Error::Tls {
+            context: format!("{what} {}", p.display()),
+            cause,
         };
         let ca = read(&self.ca_cert)?;
         let mut roots = rustls::RootCertStore::empty();
         for c in CertificateDer::pem_slice_iter(&ca) {
-            let c = c.map_err(|e| bad("CA certificate", &self.ca_cert, &e))?;
+            let c = c.map_err(|e| bad("CA certificate", &self.ca_cert, Some(Arc::new(e))))?;
             roots
                 .add(c)
-                .map_err(|e| bad("CA certificate", &self.ca_cert, &e))?;
+                .map_err(|e| bad("CA certificate", &self.ca_cert, Some(Arc::new(e))))?;
         }
         if roots.is_empty() {
-            return Err(bad("CA certificate", &self.ca_cert, &"no certificate"));
+            return Err(Error::Tls {
+                context: format!("CA certificate {}: no certificate", self.ca_cert.display()),
+                cause: None,
+            });
         }
         let chain = CertificateDer::pem_slice_iter(&read(&self.certificate)?)
             .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|e| bad("certificate", &self.certificate, &e))?;
+            .map_err(|e| bad("certificate", &self.certificate, Some(Arc::new(e))))?;
         if chain.is_empty() {
-            return Err(bad("certificate", &self.certificate, &"no certificate"));
+            return Err(Error::Tls {
+                context: format!("certificate {}: no certificate", self.certificate.display()),
+                cause: None,
+            });
         }
         let key = PrivateKeyDer::from_pem_slice(&read(&self.private_key)?)
-            .map_err(|e| bad("private key", &self.private_key, &e))?;
+            .map_err(|e| bad("private key", &self.private_key, Some(Arc::new(e))))?;
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let webpki = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
             .build()
-            .map_err(|e| Error::Tls(format!("CA certificate: {e}")))?;
+            .map_err(|e| Error::tls("CA certificate", e))?;
         rustls::ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
-            .map_err(|e| Error::Tls(e.to_string()))?
+            .map_err(|e| Error::tls("protocol versions", e))?
             .dangerous()
             .with_custom_certificate_verifier(Arc::new(ChainOnly(webpki)))
             .with_client_auth_cert(chain, key)
-            .map_err(|e| bad("private key / certificate", &self.private_key, &e))
+            .map_err(|e| {
+                bad(
+                    "private key / certificate",
+                    &self.private_key,
+                    Some(Arc::new(e)),
+                )
+            })
     }
 }
 
@@ -137,9 +150,9 @@ where
 {
     let config = files.client_config()?;
     // Any syntactically valid name: it is not matched against the certificate.
-    let name = ServerName::try_from("ovsdb-server").map_err(|e| Error::Tls(e.to_string()))?;
+    let name = ServerName::try_from("ovsdb-server").map_err(|e| Error::tls("server name", e))?;
     tokio_rustls::TlsConnector::from(Arc::new(config))
         .connect(name, tcp)
         .await
-        .map_err(|e| Error::Tls(format!("handshake: {e}")))
+        .map_err(|e| Error::tls("handshake", e))
 }

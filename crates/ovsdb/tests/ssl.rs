@@ -141,7 +141,7 @@ async fn ssl_remote_with_client_certificate() {
         .await
         .unwrap_err();
     assert!(
-        matches!(&err, Error::Tls(m) if m.contains("handshake")),
+        matches!(&err, Error::Tls { .. } if err.to_string().contains("handshake")),
         "{err:?}"
     );
     // The server refuses a client certificate from another CA.
@@ -150,27 +150,27 @@ async fn ssl_remote_with_client_certificate() {
         .await
         .unwrap_err();
     assert!(
-        matches!(err, Error::Tls(_) | Error::Eof | Error::Io(_)),
+        matches!(err, Error::Tls { .. } | Error::Eof | Error::Io(_)),
         "{err:?}"
     );
     // Missing or unreadable files are typed errors, not panics.
     let err = Client::connect_with(&server.remote(), NB, spec(), opts(None))
         .await
         .unwrap_err();
-    assert!(matches!(err, Error::Tls(_)), "{err:?}");
+    assert!(matches!(err, Error::Tls { .. }), "{err:?}");
     let missing = server.files("nope.key", "client.pem", "ca.pem");
     let err = Client::connect_with(&server.remote(), NB, spec(), opts(Some(missing)))
         .await
         .unwrap_err();
     assert!(
-        matches!(&err, Error::Tls(m) if m.contains("nope.key")),
+        matches!(&err, Error::Tls { .. } if err.to_string().contains("nope.key")),
         "{err:?}"
     );
     let garbage = server.files("ext.cnf", "client.pem", "ca.pem");
     let err = Client::connect_with(&server.remote(), NB, spec(), opts(Some(garbage)))
         .await
         .unwrap_err();
-    assert!(matches!(err, Error::Tls(_)), "{err:?}");
+    assert!(matches!(err, Error::Tls { .. }), "{err:?}");
 }
 
 /// Replaces `to` (in `d`) by `from`'s content: written aside, then renamed, as deployment
@@ -236,5 +236,5 @@ async fn rotated_files_are_used_by_the_next_connection() {
     let err = Client::connect_with(&server.remote(), NB, MonitorSpec::new(), opts(Some(old)))
         .await
         .unwrap_err();
-    assert!(matches!(err, Error::Tls(_)), "{err:?}");
+    assert!(matches!(err, Error::Tls { .. }), "{err:?}");
 }

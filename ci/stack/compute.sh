@@ -31,7 +31,7 @@ CCONS="$STATE/compute-constraints.txt"
 COMPUTE_PIN_OVERRIDES=("keystoneauth1===5.16.0" "oslo.versionedobjects===3.12.0")
 install() {
   local want stamp t0
-  want="glance==$GLANCE_VER nova==$NOVA_VER cinder==$CINDER_VER openstack-placement==$PLACEMENT_VER ${COMPUTE_PIN_OVERRIDES[*]}"
+  want="glance==$GLANCE_VER nova==$NOVA_VER cinder==$CINDER_VER openstack-placement==$PLACEMENT_VER pyroute2 ${COMPUTE_PIN_OVERRIDES[*]}"
   stamp="$CV/.stack-installed"
   if [[ -x $CV/bin/python && -f $stamp && "$(cat "$stamp")" == "$want" ]]; then
     log "compute venv: $CV already has $want"; return 0
@@ -43,9 +43,9 @@ install() {
   [[ -x $CV/bin/python ]] || "$STACK_PYTHON" -m venv "$CV"
   "$CV/bin/pip" install -q -U pip setuptools wheel >"$LOGS/pip-compute-bootstrap.log" 2>&1 \
     || die "pip bootstrap failed, see $LOGS/pip-compute-bootstrap.log"
-  log "pip: installing $want (+ PyMySQL, gunicorn) into $CV"
+  log "pip: installing $want (+ PyMySQL, gunicorn, pyroute2: os-vif imports it) into $CV"
   "$CV/bin/pip" install -c "$CCONS" "glance==$GLANCE_VER" "nova==$NOVA_VER" "cinder==$CINDER_VER" \
-      "openstack-placement==$PLACEMENT_VER" PyMySQL gunicorn \
+      "openstack-placement==$PLACEMENT_VER" PyMySQL gunicorn pyroute2 \
       >"$LOGS/pip-compute-install.log" 2>&1 || die "pip install failed, see $LOGS/pip-compute-install.log"
   echo "$want" >"$stamp"
   echo "pip_compute_install_s=$(( $(date +%s) - t0 )) ($(date -u +%FT%TZ))" >>"$STATE/install-times.txt"
@@ -315,6 +315,8 @@ enabled = false
 lock_path = $LOCK
 [oslo_messaging_notifications]
 driver = noop
+[conductor]
+workers = 1
 EOF
   local h
   for h in "$NOVA_DEFAULT_HOST" "$NOVA_AZ_HOST"; do

@@ -13,7 +13,7 @@
 # Processes (PID files $RUN/<name>.pid, logs $LOGS/<name>*.log; down.sh stops them by PID):
 #   placement-api, glance-api, nova-api, cinder-api   gunicorn, $STACK_COMPUTE_WORKERS worker(s)
 #   nova-conductor                                    cell1's conductor (no superconductor split)
-#   nova-compute, nova-compute-az                     compute_driver fake.FakeDriver, hosts
+#   nova-compute, nova-compute-az                     compute_driver fake.PredictableNodeUUIDDriver, hosts
 #                                                     $NOVA_DEFAULT_HOST (zone nova) and
 #                                                     $NOVA_AZ_HOST (aggregate/zone $NOVA_AZ)
 #   cinder-volume                                     backend `fake`: cinder's own logging driver
@@ -112,13 +112,25 @@ start_gunicorn() {
   echo $! >"$RUN/$name.pid"
   log "$name started under gunicorn (pid $!) on $HOST:$port"
 }
-# start_daemon NAME BINARY ARGS...
+# start_daemon NAME BINARY ARGS...: started names are added to STARTED
+STARTED=()
 start_daemon() {
   local name=$1 bin=$2; shift 2
   if pid_alive "$name"; then log "$name already running"; return; fi
   setsid "$CV/bin/$bin" "$@" >>"$LOGS/$name-stdout.log" 2>&1 </dev/null &
   echo $! >"$RUN/$name.pid"
+  STARTED+=("$name")
   log "$name started (pid $!)"
+}
+# node_identity HOST: nova-compute refuses a second start ("No local node identity found")
+# without $state_path/compute_id once its service row exists, and the fake drivers never write
+# that file (libvirt does). fake.PredictableNodeUUIDDriver reports node uuid
+# uuid5(NAMESPACE_DNS, nodename), nodename = host (plain FakeDriver: a random uuid per process,
+# so a restarted compute tries to insert its node again: DuplicateRecord). Pre-provision it.
+node_identity() {
+  local f="$COMPUTE_DIR/nova/$1/compute_id"
+  [[ -s $f ]] && return 0
+  python3 -c 'import sys, uuid; sys.stdout.write(str(uuid.uuid5(uuid.NAMESPACE_DNS, sys.argv[1])))' "$1" >"$f"
 }
 wait_api() { # name url
   wait_http "$2" 180 || die "$1 did not answer on $2; see $LOGS/$1*.log"
@@ -209,28 +221,40 @@ up() {
   start_gunicorn glance-api "$GLANCE_PORT" glance_app
   start_gunicorn nova-api "$NOVA_PORT" nova_app
   start_gunicorn cinder-api "$CINDER_PORT" cinder_app
+  # heartbeats newer than this mean a service started below is up
+  local t0; t0=$(mysql_root -N -B -e "SELECT UTC_TIMESTAMP()")
+  node_identity "$NOVA_DEFAULT_HOST"; node_identity "$NOVA_AZ_HOST"
   start_daemon nova-conductor nova-conductor --config-file "$ETC/nova/nova.conf" --log-file "$LOGS/nova-conductor.log"
-  start_daemon nova-compute nova-compute --config-file "$ETC/nova/nova.conf" \
-    --config-file "$ETC/nova/compute-$NOVA_DEFAULT_HOST.conf" --log-file "$LOGS/nova-compute.log"
-  start_daemon nova-compute-az nova-compute --config-file "$ETC/nova/nova.conf" \
-    --config-file "$ETC/nova/compute-$NOVA_AZ_HOST.conf" --log-file "$LOGS/nova-compute-az.log"
+  start_daemon nova-compute nova-compute --config-file "$ETC/nova/compute-$NOVA_DEFAULT_HOST.conf" \
+    --log-file "$LOGS/nova-compute.log"
+  start_daemon nova-compute-az nova-compute --config-file "$ETC/nova/compute-$NOVA_AZ_HOST.conf" \
+    --log-file "$LOGS/nova-compute-az.log"
   start_daemon cinder-volume cinder-volume --config-file "$ETC/cinder/cinder.conf" --log-file "$LOGS/cinder-volume.log"
   wait_api placement-api "http://$HOST:$PLACEMENT_PORT/"
   wait_api glance-api "http://$HOST:$GLANCE_PORT/"
   wait_api nova-api "http://$HOST:$NOVA_PORT/"
   wait_api cinder-api "http://$HOST:$CINDER_PORT/"
 
-  # the computes' compute_nodes rows (made by their resource trackers at start), then their
-  # host mappings (discover_hosts), before an aggregate can hold one
-  local i n
+  # Each service started now must report (services.updated_at after t0: the first heartbeat,
+  # through the conductor for nova-compute) and the computes must have their compute_nodes
+  # rows (their resource trackers make them) before discover_hosts maps them to cell1 and an
+  # aggregate can hold one.
+  local i n want=0 want_cv=0 p
+  for p in "${STARTED[@]}"; do
+    case $p in nova-compute|nova-compute-az) want=$((want + 1)) ;; cinder-volume) want_cv=1 ;; esac
+  done
   for i in $(seq 180); do
-    n=$(cell1_sql "SELECT COUNT(*) FROM compute_nodes WHERE deleted=0 AND host IN ('$NOVA_DEFAULT_HOST','$NOVA_AZ_HOST')" 2>/dev/null || echo 0)
-    [[ $n == 2 ]] && break
     for p in nova-conductor nova-compute nova-compute-az cinder-volume; do pid_alive "$p" || die "$p died; see $LOGS/$p*.log"; done
-    ((i == 180)) && die "the nova-compute services registered no compute node within 180 s; see $LOGS/nova-compute*.log"
+    n=$(cell1_sql "SELECT (SELECT COUNT(*) FROM compute_nodes WHERE deleted=0 AND host IN ('$NOVA_DEFAULT_HOST','$NOVA_AZ_HOST')) = 2
+                      AND (SELECT COUNT(*) FROM services WHERE deleted=0 AND \`binary\`='nova-compute'
+                           AND host IN ('$NOVA_DEFAULT_HOST','$NOVA_AZ_HOST') AND updated_at > '$t0') >= $want
+                      AND (SELECT COUNT(*) FROM cinder.services WHERE deleted=0 AND \`binary\`='cinder-volume'
+                           AND updated_at > '$t0') >= $want_cv" 2>/dev/null || echo 0)
+    [[ $n == 1 ]] && break
+    ((i == 180)) && die "nova-compute/cinder-volume did not report within 180 s; see $LOGS/nova-compute*.log, $LOGS/cinder-volume.log"
     sleep 1
   done
-  log "nova-compute $NOVA_DEFAULT_HOST and $NOVA_AZ_HOST registered  [$(step_t)]"
+  log "nova-compute $NOVA_DEFAULT_HOST, $NOVA_AZ_HOST and cinder-volume report  [$(step_t)]"
   n=$(mysql_root -N -B nova_api -e "SELECT COUNT(*) FROM host_mappings WHERE host IN ('$NOVA_DEFAULT_HOST','$NOVA_AZ_HOST')")
   if [[ $n != 2 ]]; then
     "${NM[@]}" cell_v2 discover_hosts >>"$LOGS/nova-manage.log" 2>&1 || die "nova-manage cell_v2 discover_hosts failed, see $LOGS/nova-manage.log"
@@ -242,6 +266,7 @@ up() {
   out=$( source "$STACK_DIR/env.sh" admin 2>/dev/null
          export NOVA_FLAVOR_ID NOVA_AZ NOVA_AZ_HOST GLANCE_AMP_TAG CINDER_AZ
          "$VENV/bin/python" "$STACK_DIR/compute_setup.py" ) || die "compute_setup.py failed (see above)"
+  for p in "${COMPUTE_NAMES[@]}"; do pid_alive "$p" || die "$p died; see $LOGS/$p*.log"; done
   sed -n 's/^IMAGE_ID=//p' <<<"$out" >"$COMPUTE_DIR/amp-image-id"
   sed -n 's/^IMAGE_OWNER=//p' <<<"$out" >"$COMPUTE_DIR/amp-image-owner"
   log "compute side up: flavor $NOVA_FLAVOR_ID, zones nova + $NOVA_AZ (Nova), $CINDER_AZ (Cinder), image $(cat "$COMPUTE_DIR/amp-image-id") tag $GLANCE_AMP_TAG  [$(step_t)]"
@@ -284,27 +309,19 @@ config_file = $ETC/glance/glance-api-paste.ini
 [oslo_concurrency]
 lock_path = $LOCK
 EOF
-  # ---- nova: api + conductor + computes share nova.conf; each compute adds its host file
+  # ---- nova: nova.conf for nova-api, nova-conductor and nova-manage (databases); each compute
+  # its own file without any database (as a compute node is configured: it reaches the
+  # databases through the conductor only)
   cp "$CV/etc/nova/api-paste.ini" "$ETC/nova/api-paste.ini"
-  cat >"$ETC/nova/nova.conf" <<EOF
+  local common
+  common=$(cat <<EOF
 [DEFAULT]
 transport_url = $TRANSPORT_URL_COMPUTE
 my_ip = $HOST
-state_path = $COMPUTE_DIR/nova
-log_file = $LOGS/nova-api.log
 use_stderr = false
-compute_driver = fake.FakeDriver
+compute_driver = fake.PredictableNodeUUIDDriver
 default_availability_zone = nova
-[api]
-auth_strategy = keystone
-[wsgi]
-api_paste_config = $ETC/nova/api-paste.ini
-[api_database]
-connection = $(dburl nova nova_api)
-[database]
-connection = $(dburl nova nova)
-$(authtoken nova "$NOVA_PASS")
-$(svc_auth placement placement "$PLACEMENT_PASS")
+$(svc_auth placement nova "$NOVA_PASS")
 $(svc_auth service_user nova "$NOVA_PASS")
 send_service_user_token = true
 [glance]
@@ -315,12 +332,29 @@ enabled = false
 lock_path = $LOCK
 [oslo_messaging_notifications]
 driver = noop
+EOF
+)
+  cat >"$ETC/nova/nova.conf" <<EOF
+$common
+[DEFAULT]
+state_path = $COMPUTE_DIR/nova
+log_file = $LOGS/nova-api.log
+[api]
+auth_strategy = keystone
+[wsgi]
+api_paste_config = $ETC/nova/api-paste.ini
+[api_database]
+connection = $(dburl nova nova_api)
+[database]
+connection = $(dburl nova nova)
+$(authtoken nova "$NOVA_PASS")
 [conductor]
 workers = 1
 EOF
   local h
   for h in "$NOVA_DEFAULT_HOST" "$NOVA_AZ_HOST"; do
     cat >"$ETC/nova/compute-$h.conf" <<EOF
+$common
 [DEFAULT]
 host = $h
 state_path = $COMPUTE_DIR/nova/$h

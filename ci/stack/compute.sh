@@ -137,7 +137,7 @@ wait_api() { # name url
   pid_alive "$1" || die "$1 died; see $LOGS/$1*.log"
   log "$1 answers on $2  [$(step_t)]"
 }
-# compute_rows: "host binary" of the nova-compute services cell1 knows, one per line
+# cell1_sql SQL: a query on cell1's database `nova` as root, no headers
 cell1_sql() { mysql_root -N -B nova -e "$1"; }
 
 up() {

@@ -6,7 +6,8 @@
 # $RABBIT_DIR (mnesia, config, definitions)
 # and logs in $LOGS/rabbitmq/. No plugins (empty enabled-plugins file: no management port).
 # Users/vhosts come from a definitions file loaded at every boot: user $RABBIT_USER (password
-# $RABBIT_PASS, tag administrator) with ".*" on vhosts "/" and "$RABBIT_REF_VHOST"; no guest.
+# $RABBIT_PASS, tag administrator) with ".*" on vhosts "/", "$RABBIT_REF_VHOST" and "$COMPUTE_VHOST"
+# (Nova and Cinder of compute.sh); no guest.
 #
 #   rabbitmq.sh [up]        start epmd + the node unless they run (PIDs $RUN/rabbitmq-epmd.pid,
 #                           $RUN/rabbitmq.pid; down.sh stops them), wait until it is ready
@@ -113,10 +114,11 @@ EOF
   cat >"$RABBIT_DIR/definitions.json" <<EOF
 {"users": [{"name": "$RABBIT_USER", "password_hash": "$(pw_hash "$RABBIT_PASS")",
             "hashing_algorithm": "rabbit_password_hashing_sha256", "tags": ["administrator"]}],
- "vhosts": [{"name": "/"}, {"name": "$RABBIT_REF_VHOST"}],
+ "vhosts": [{"name": "/"}, {"name": "$RABBIT_REF_VHOST"}, {"name": "$COMPUTE_VHOST"}],
  "permissions": [
    {"user": "$RABBIT_USER", "vhost": "/", "configure": ".*", "write": ".*", "read": ".*"},
-   {"user": "$RABBIT_USER", "vhost": "$RABBIT_REF_VHOST", "configure": ".*", "write": ".*", "read": ".*"}]}
+   {"user": "$RABBIT_USER", "vhost": "$RABBIT_REF_VHOST", "configure": ".*", "write": ".*", "read": ".*"},
+   {"user": "$RABBIT_USER", "vhost": "$COMPUTE_VHOST", "configure": ".*", "write": ".*", "read": ".*"}]}
 EOF
   chown -R rabbitmq:rabbitmq "$RABBIT_DIR" "$RLOG"
   local -a envs; mapfile -t envs < <(rmq_env)

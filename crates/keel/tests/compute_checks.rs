@@ -243,23 +243,32 @@ fn real_drivers_check_against_nova_glance_and_cinder() {
 #[test]
 #[ignore = "needs the Nova, Glance and Cinder of STACK_COMPUTE=1 (ci/stack/env.sh exports STACK_NOVA_URL …)"]
 fn image_owner_restricts_the_tag_lookup() {
-    // [controller_worker] amp_image_owner_id: an owner no image has → the tag is not found
-    let owner = "0123456789abcdef0123456789abcdef";
-    let keel = Keel::start_extra(
-        Backend::Sqlite,
-        &amphora(
-            &format!(
-                "compute_driver = compute_noop_driver\nimage_driver = image_glance_driver\namp_image_owner_id = {owner}\n"
-            ),
-            "",
-        ),
-    );
-    let token = admin_token();
+    // [controller_worker] amp_image_owner_id: the image's owner finds it, another does not
     let image_tag = env("STACK_GLANCE_AMP_TAG");
-    refused(
-        profile(&keel, &token, "flavor", json!({"amp_image_tag": image_tag})),
-        &format!(
-            "Failed to find an image with tag {image_tag} due to: Failed to retrieve image with {image_tag} tag."
-        ),
-    );
+    let token = admin_token();
+    for (owner, found) in [
+        (env("STACK_GLANCE_AMP_OWNER_ID"), true),
+        ("0123456789abcdef0123456789abcdef".to_string(), false),
+    ] {
+        let keel = Keel::start_extra(
+            Backend::Sqlite,
+            &amphora(
+                &format!(
+                    "compute_driver = compute_noop_driver\nimage_driver = image_glance_driver\namp_image_owner_id = {owner}\n"
+                ),
+                "",
+            ),
+        );
+        let got = profile(&keel, &token, "flavor", json!({"amp_image_tag": image_tag}));
+        if found {
+            assert_eq!(got.0, 201, "{owner}: {}", got.1);
+        } else {
+            refused(
+                got,
+                &format!(
+                    "Failed to find an image with tag {image_tag} due to: Failed to retrieve image with {image_tag} tag."
+                ),
+            );
+        }
+    }
 }

@@ -164,7 +164,11 @@ pub(crate) async fn check_flavor(
     amp_image_tag: Option<&str>,
 ) -> Result<(), ProviderError> {
     if let Some(id) = compute_flavor.filter(|s| !s.is_empty()) {
-        let compute = (COMPUTE_NOVA_DRIVER, COMPUTE_NOOP_DRIVER, "octavia.compute.drivers");
+        let compute = (
+            COMPUTE_NOVA_DRIVER,
+            COMPUTE_NOOP_DRIVER,
+            "octavia.compute.drivers",
+        );
         if let Some(nova) = pick(&config.compute_driver, compute, services.compute.as_ref())? {
             match nova.flavor_exists(id).await {
                 Ok(true) => {}
@@ -178,7 +182,11 @@ pub(crate) async fn check_flavor(
         }
     }
     if let Some(tag) = amp_image_tag.filter(|s| !s.is_empty()) {
-        let image = (IMAGE_GLANCE_DRIVER, IMAGE_NOOP_DRIVER, "octavia.image.drivers");
+        let image = (
+            IMAGE_GLANCE_DRIVER,
+            IMAGE_NOOP_DRIVER,
+            "octavia.image.drivers",
+        );
         if let Some(glance) = pick(&config.image_driver, image, services.image.as_ref())? {
             let owner = Some(config.amp_image_owner_id.as_str()).filter(|o| !o.is_empty());
             let due = |why: String| format!("Failed to find an image with tag {tag} due to: {why}");
@@ -205,7 +213,11 @@ pub(crate) async fn check_availability_zone(
     volume_zone: Option<&str>,
 ) -> Result<(), ProviderError> {
     if let Some(zone) = compute_zone.filter(|s| !s.is_empty()) {
-        let compute = (COMPUTE_NOVA_DRIVER, COMPUTE_NOOP_DRIVER, "octavia.compute.drivers");
+        let compute = (
+            COMPUTE_NOVA_DRIVER,
+            COMPUTE_NOOP_DRIVER,
+            "octavia.compute.drivers",
+        );
         if let Some(nova) = pick(&config.compute_driver, compute, services.compute.as_ref())? {
             match nova.availability_zones().await {
                 Ok(zones) if zones.iter().any(|z| z == zone) => {}
@@ -219,7 +231,11 @@ pub(crate) async fn check_availability_zone(
         }
     }
     if let Some(zone) = volume_zone.filter(|s| !s.is_empty()) {
-        let volume = (VOLUME_CINDER_DRIVER, VOLUME_NOOP_DRIVER, "octavia.volume.drivers");
+        let volume = (
+            VOLUME_CINDER_DRIVER,
+            VOLUME_NOOP_DRIVER,
+            "octavia.volume.drivers",
+        );
         if let Some(cinder) = pick(&config.volume_driver, volume, services.volume.as_ref())? {
             match cinder.availability_zones().await {
                 Ok(zones) if zones.iter().any(|z| z == zone) => {}

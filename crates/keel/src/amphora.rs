@@ -85,13 +85,15 @@ pub async fn load(
     } else {
         Arc::new(NeutronVipAllocator::new(neutron))
     };
-    let driver = Arc::new(AmphoraProvider::new(
-        amp_config,
-        Arc::new(RpcCaster { rpc, target }),
-        vips,
-        Arc::new(DbPools(db.clone())),
-    )
-    .with_services(services));
+    let driver = Arc::new(
+        AmphoraProvider::new(
+            amp_config,
+            Arc::new(RpcCaster { rpc, target }),
+            vips,
+            Arc::new(DbPools(db.clone())),
+        )
+        .with_services(services),
+    );
     let drivers = enabled
         .into_iter()
         .map(|n| (n.to_string(), driver.clone() as Arc<dyn ProviderDriver>))

@@ -19,8 +19,8 @@ use openstack::{
 };
 
 use crate::clients::http;
-use crate::config::Config;
 use crate::config::compute::{COMPUTE, DriverKind, IMAGE, VOLUME};
+use crate::config::{Config, HttpTls};
 
 /// The clients of the configured real drivers (none for the noop ones), each endpoint
 /// resolved. Errors: see the module's refusals.
@@ -57,7 +57,14 @@ fn parts(config: &Config, kind: DriverKind) -> anyhow::Result<(reqwest::Client, 
         .parse()
         .map_err(|e| anyhow::anyhow!("[{}] endpoint_type: {e}", kind.section))?;
     Ok((
-        http(kind.section, &p.tls)?,
+        http(
+            kind.section,
+            &HttpTls {
+                cafile: p.cafile.clone(),
+                insecure: p.insecure,
+                ..HttpTls::default()
+            },
+        )?,
         ServiceEndpoint {
             endpoint: p.endpoint.clone(),
             service_name: p.service_name.clone(),
@@ -76,7 +83,12 @@ fn startup(
     let driver = config.compute.driver(kind);
     match resolved {
         Ok(url) => {
-            tracing::info!(driver, endpoint = url, "amphora provider: {} checks made against {url}", kind.key);
+            tracing::info!(
+                driver,
+                endpoint = url,
+                "amphora provider: {} checks made against {url}",
+                kind.key
+            );
             Ok(())
         }
         Err(e) if e.is_unavailable() => {

@@ -170,7 +170,10 @@ fn refused(got: (u16, Value), text: &str) {
     let (code, out) = got;
     assert_eq!(
         (code, out["faultstring"].as_str()),
-        (500, Some(format!("Provider 'amphora' reports error: {text}").as_str())),
+        (
+            500,
+            Some(format!("Provider 'amphora' reports error: {text}").as_str())
+        ),
         "{out}"
     );
 }
@@ -211,7 +214,12 @@ fn real_drivers_check_against_nova_glance_and_cinder() {
 
     let t = tag();
     refused(
-        profile(&keel, &token, "flavor", json!({"compute_flavor": format!("nf-{t}")})),
+        profile(
+            &keel,
+            &token,
+            "flavor",
+            json!({"compute_flavor": format!("nf-{t}")}),
+        ),
         &format!("Nova flavor nf-{t} not found."),
     );
     refused(
@@ -221,10 +229,17 @@ fn real_drivers_check_against_nova_glance_and_cinder() {
             "flavor",
             json!({"compute_flavor": flavor, "amp_image_tag": format!("nt-{t}")}),
         ),
-        &format!("Failed to find an image with tag nt-{t} due to: Failed to retrieve image with nt-{t} tag."),
+        &format!(
+            "Failed to find an image with tag nt-{t} due to: Failed to retrieve image with nt-{t} tag."
+        ),
     );
     refused(
-        profile(&keel, &token, "az", json!({"compute_zone": format!("nz-{t}")})),
+        profile(
+            &keel,
+            &token,
+            "az",
+            json!({"compute_zone": format!("nz-{t}")}),
+        ),
         &format!("Nova availability zone nz-{t} not found."),
     );
     refused(

@@ -24,7 +24,13 @@ impl CinderClient {
             endpoint,
             Kind {
                 name: "cinder",
-                types: &["block-storage", "volumev3", "volumev2", "volume", "block-store"],
+                types: &[
+                    "block-storage",
+                    "volumev3",
+                    "volumev2",
+                    "volume",
+                    "block-store",
+                ],
             },
         ))
     }

@@ -160,11 +160,11 @@ impl ServiceClient {
                     .token()
                     .await
                     .map_err(|source| ServiceError::Auth { service, source })?;
-                let region = self
-                    .endpoint
+                let region = self.endpoint.region_name.as_deref().or(self
+                    .service
+                    .config()
                     .region_name
-                    .as_deref()
-                    .or(self.service.config().region_name.as_deref());
+                    .as_deref());
                 token
                     .catalog
                     .url_for_named(

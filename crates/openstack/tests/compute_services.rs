@@ -71,7 +71,10 @@ async fn glance_newest_active_image_by_tag_and_owner() {
         http(),
         service(http()),
         ServiceEndpoint {
-            endpoint: Some(format!("{}/v2", env("STACK_GLANCE_URL").trim_end_matches('/'))),
+            endpoint: Some(format!(
+                "{}/v2",
+                env("STACK_GLANCE_URL").trim_end_matches('/')
+            )),
             ..ServiceEndpoint::default()
         },
     );

@@ -13,7 +13,6 @@ use amphora_provider::{
 use super::error::ConfigError;
 use super::section::Section;
 use super::source::Sources;
-use super::{HttpTls, KeystoneAuth};
 
 /// Where one of Nova, Glance, Cinder is and how to reach it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,8 +25,10 @@ pub struct PeerEndpoint {
     pub region_name: Option<String>,
     /// `endpoint_type` (`publicURL`, `internalURL`, `adminURL` or the bare names).
     pub endpoint_type: String,
-    /// `ca_certificates_file` (absent → `[service_auth] cafile`) and `insecure`.
-    pub tls: HttpTls,
+    /// `ca_certificates_file` (absent → `[service_auth] cafile`).
+    pub cafile: Option<std::path::PathBuf>,
+    /// `insecure`: do not verify the service's certificate.
+    pub insecure: bool,
 }
 
 /// The compute, image and volume drivers and their services' sections.
@@ -49,9 +50,12 @@ pub struct ComputeSettings {
     pub cinder: PeerEndpoint,
 }
 
-/// Reads them; `sa` is `[service_auth]` (its CA file is the default of each section's).
-/// Errors: [`ConfigError::Invalid`] for an `insecure` that is no boolean.
-pub(crate) fn read(src: &Sources, sa: &KeystoneAuth) -> Result<ComputeSettings, ConfigError> {
+/// Reads them; `sa_cafile` is `[service_auth] cafile` (the default of each section's CA
+/// file). Errors: [`ConfigError::Invalid`] for an `insecure` that is no boolean.
+pub(crate) fn read(
+    src: &Sources,
+    sa_cafile: Option<&std::path::Path>,
+) -> Result<ComputeSettings, ConfigError> {
     let cw = Section {
         src,
         name: "controller_worker",
@@ -63,13 +67,10 @@ pub(crate) fn read(src: &Sources, sa: &KeystoneAuth) -> Result<ComputeSettings, 
             endpoint: s.opt("endpoint"),
             region_name: s.opt("region_name"),
             endpoint_type: s.string("endpoint_type", "publicURL"),
-            tls: HttpTls {
-                cafile: s
-                    .path("ca_certificates_file")
-                    .or_else(|| sa.tls.cafile.clone()),
-                insecure: s.boolean("insecure", false)?,
-                ..Default::default()
-            },
+            cafile: s
+                .path("ca_certificates_file")
+                .or_else(|| sa_cafile.map(std::path::Path::to_path_buf)),
+            insecure: s.boolean("insecure", false)?,
         })
     };
     Ok(ComputeSettings {

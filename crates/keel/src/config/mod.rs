@@ -745,7 +745,7 @@ impl Config {
                 .unwrap_or(std::time::Duration::from_secs(5)),
         };
         let messaging = messaging::read(&src)?;
-        let compute = compute::read(&src, &service_auth)?;
+        let compute = compute::read(&src, service_auth.tls.cafile.as_deref())?;
         let p = s("oslo_policy");
         let oslo_policy = OsloPolicySettings {
             policy_file: p.string("policy_file", "policy.yaml"),

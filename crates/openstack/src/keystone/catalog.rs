@@ -266,7 +266,10 @@ mod tests {
             cat.url_for_named(&["compute"], None, Interface::Internal, None),
             None
         );
-        assert_eq!(cat.url_for_named(&["image"], None, Interface::Public, None), None);
+        assert_eq!(
+            cat.url_for_named(&["image"], None, Interface::Public, None),
+            None
+        );
     }
 
     #[test]

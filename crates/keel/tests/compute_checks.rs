@@ -185,14 +185,19 @@ fn real_drivers_check_against_nova_glance_and_cinder() {
         Backend::Sqlite,
         &amphora(
             "compute_driver = compute_nova_driver\nimage_driver = image_glance_driver\nvolume_driver = volume_cinder_driver\n",
-            "",
+            // the catalog's other interfaces, as kolla's and RHOSO's files ask for them
+            "[nova]\nendpoint_type = internal\nregion_name = RegionOne\n\
+             [glance]\nendpoint_type = internalURL\n[cinder]\nendpoint_type = adminURL\n",
         ),
     );
-    assert!(
-        keel.log().contains("compute_driver checks made against"),
-        "{}",
-        keel.log()
-    );
+    for (key, url) in [
+        ("compute_driver", env("STACK_NOVA_URL")),
+        ("image_driver", env("STACK_GLANCE_URL")),
+        ("volume_driver", env("STACK_CINDER_URL")),
+    ] {
+        let line = format!("{key} checks made against {url}");
+        assert!(keel.log().contains(&line), "{line}: {}", keel.log());
+    }
     let token = admin_token();
     let flavor = env("STACK_NOVA_FLAVOR_ID");
     let image_tag = env("STACK_GLANCE_AMP_TAG");

@@ -51,6 +51,10 @@ enabled_provider_drivers = amphora:The Octavia Amphora driver.,ovn:OVN provider 
 default_provider_driver = amphora
 [controller_worker]
 network_driver = allowed_address_pairs_driver
+# the stack has no Nova/Glance (STACK_COMPUTE=1 aside): the real drivers would refuse the start
+compute_driver = compute_noop_driver
+image_driver = image_noop_driver
+volume_driver = volume_noop_driver
 [keel]
 run_agent = false
 CONF

@@ -15,6 +15,7 @@ use crate::cast::{CastFailure, Caster};
 use crate::config::AmphoraConfig;
 use crate::payload::{self, Args};
 use crate::reader::{PoolReader, ReadError};
+use crate::services::{self, Services};
 use crate::vip::VipAllocator;
 use crate::{checks, flavor};
 
@@ -29,12 +30,14 @@ pub struct AmphoraProvider {
     caster: Arc<dyn Caster>,
     vips: Arc<dyn VipAllocator>,
     pools: Arc<dyn PoolReader>,
+    services: Services,
 }
 
 impl std::fmt::Debug for AmphoraProvider {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AmphoraProvider")
             .field("config", &self.config)
+            .field("services", &self.services)
             .finish_non_exhaustive()
     }
 }
@@ -59,7 +62,8 @@ fn read_error(e: ReadError) -> ProviderError {
 
 impl AmphoraProvider {
     /// The driver: `caster` publishes to `octavia-worker`, `vips` is the network driver
-    /// `[controller_worker] network_driver` names, `pools` reads Octavia's database.
+    /// `[controller_worker] network_driver` names, `pools` reads Octavia's database. No
+    /// Nova, Glance or Cinder client: see [`Self::with_services`].
     pub fn new(
         config: AmphoraConfig,
         caster: Arc<dyn Caster>,
@@ -71,7 +75,15 @@ impl AmphoraProvider {
             caster,
             vips,
             pools,
+            services: Services::default(),
         }
+    }
+
+    /// The clients of the real compute, image and volume drivers `config` names (a real
+    /// driver without its client refuses every lookup of its kind with a 500).
+    pub fn with_services(mut self, services: Services) -> Self {
+        self.services = services;
+        self
     }
 
     /// The configuration the driver was built with.
@@ -349,38 +361,41 @@ impl ProviderDriver for AmphoraProvider {
         Ok(flavor::supported_flavor_metadata())
     }
 
-    /// The schema check (`UnsupportedOptionError` with jsonschema's text); `compute_flavor`
-    /// and `amp_image_tag` are not looked up in Nova / Glance (see the crate README).
+    /// The schema check (`UnsupportedOptionError` with jsonschema's text), then
+    /// `compute_flavor` in Nova and `amp_image_tag` in Glance unless the configured driver is
+    /// the noop one (`crate::services`: texts and statuses).
     #[tracing::instrument(skip(self), err)]
     async fn validate_flavor(&self, flavor_metadata: &Value) -> Result<(), ProviderError> {
         flavor::check_flavor(flavor_metadata).map_err(ProviderError::unsupported)?;
-        for (key, driver) in [
-            ("compute_flavor", &self.config.compute_driver),
-            ("amp_image_tag", &self.config.image_driver),
-        ] {
-            if flavor_metadata
-                .get(key)
-                .and_then(Value::as_str)
-                .is_some_and(|v| !v.is_empty())
-                && !driver.contains("noop")
-            {
-                tracing::warn!(key, driver = %driver, "not looked up: Keel has no client for it");
-            }
-        }
-        Ok(())
+        let text = |key: &str| flavor_metadata.get(key).and_then(Value::as_str);
+        services::check_flavor(
+            &self.config,
+            &self.services,
+            text("compute_flavor"),
+            text("amp_image_tag"),
+        )
+        .await
     }
 
     async fn get_supported_availability_zone_metadata(&self) -> Result<Value, ProviderError> {
         Ok(flavor::supported_availability_zone_metadata())
     }
 
-    /// The schema check, then every `valid_vip_networks` entry and the
-    /// `management_network` must exist (`get_network`; a missing one is a 500
-    /// `network not found (network id: <id>).` as the reference); `compute_zone` and
-    /// `volume_zone` are not looked up.
+    /// The schema check, then `compute_zone` among Nova's zones and `volume_zone` among
+    /// Cinder's unless the configured driver is the noop one (`crate::services`), then every
+    /// `valid_vip_networks` entry and the `management_network` must exist (`get_network`; a
+    /// missing one is a 500 `network not found (network id: <id>).` as the reference).
     #[tracing::instrument(skip(self), err)]
     async fn validate_availability_zone(&self, az_metadata: &Value) -> Result<(), ProviderError> {
         flavor::check_availability_zone(az_metadata).map_err(ProviderError::unsupported)?;
+        let text = |key: &str| az_metadata.get(key).and_then(Value::as_str);
+        services::check_availability_zone(
+            &self.config,
+            &self.services,
+            text("compute_zone"),
+            text("volume_zone"),
+        )
+        .await?;
         if let Some(obj) = az_metadata.as_object() {
             for net in flavor::az_networks(obj) {
                 self.vips.network(&net).await?;

@@ -10,6 +10,9 @@
 //!   [`RecordingCaster`] records casts for tests.
 //! * [`VipAllocator`] — [`NeutronVipAllocator`] (`allowed_address_pairs_driver`) and
 //!   [`NoopVipAllocator`] (`network_noop_driver`).
+//! * [`Services`] — Nova, Glance and Cinder for the flavor and availability-zone checks
+//!   of the real compute, image and volume drivers ([`ComputeService`], [`ImageService`],
+//!   [`VolumeService`]; the noop drivers need none).
 //! * [`PoolReader`] — the database reads `member_create`, `member_batch_update` and
 //!   `l7policy_create` need.
 //! * [`payload`] — each cast's keyword arguments; [`checks`] — the refusals; [`flavor`] —
@@ -54,16 +57,20 @@ mod driver;
 pub mod flavor;
 pub mod payload;
 mod reader;
+mod services;
 mod vip;
 
 pub use cast::{
     CastFailure, Caster, RPC_NAMESPACE, RPC_TOPIC, RPC_VERSION, RecordedCast, RecordingCaster,
 };
 pub use config::{
-    AmphoraConfig, NEUTRON_NETWORK_DRIVER, NOOP_NETWORK_DRIVER, is_noop_network_driver,
+    AmphoraConfig, COMPUTE_NOOP_DRIVER, COMPUTE_NOVA_DRIVER, IMAGE_GLANCE_DRIVER,
+    IMAGE_NOOP_DRIVER, NEUTRON_NETWORK_DRIVER, NOOP_NETWORK_DRIVER, VOLUME_CINDER_DRIVER,
+    VOLUME_NOOP_DRIVER, is_noop_network_driver,
 };
 pub use driver::AmphoraProvider;
 pub use reader::{DbMember, PoolFacts, PoolReader, ReadError};
+pub use services::{ComputeService, ImageService, Services, VolumeService};
 pub use vip::{
     NOOP_VIP_ADDRESS, NeutronVipAllocator, NoopVipAllocator, OCTAVIA_OWNER, VipAllocator, VipError,
     VipNetwork, port_to_vip, vip_port_request,

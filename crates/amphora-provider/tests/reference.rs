@@ -16,6 +16,17 @@ use provider::{
 };
 use serde_json::{Map, Value, json};
 
+/// The configuration the fixtures were made with (make_fixtures.py): the noop compute, image
+/// and volume drivers, which look nothing up.
+fn noop_drivers() -> AmphoraConfig {
+    AmphoraConfig {
+        compute_driver: amphora_provider::COMPUTE_NOOP_DRIVER.into(),
+        image_driver: amphora_provider::IMAGE_NOOP_DRIVER.into(),
+        volume_driver: amphora_provider::VOLUME_NOOP_DRIVER.into(),
+        ..AmphoraConfig::default()
+    }
+}
+
 const LB: &str = "b1c5e8a6-0000-4000-8000-00000000000b";
 const LI: &str = "b1c5e8a6-0000-4000-8000-0000000000a1";
 const PO: &str = "b1c5e8a6-0000-4000-8000-0000000000b1";
@@ -67,7 +78,7 @@ fn rig() -> Rig {
     let db = Arc::new(FakeDb::default());
     *db.listener_protocol.lock().unwrap() = "HTTP".into();
     let driver = AmphoraProvider::new(
-        AmphoraConfig::default(),
+        noop_drivers(),
         caster.clone(),
         Arc::new(NoopVipAllocator),
         db.clone(),
@@ -768,7 +779,7 @@ async fn flavor_and_az_metadata_are_the_references() {
 #[tokio::test]
 async fn a_cast_rabbitmq_refuses_is_a_503_naming_it() {
     let driver = AmphoraProvider::new(
-        AmphoraConfig::default(),
+        noop_drivers(),
         Arc::new(RecordingCaster::failing()),
         Arc::new(NoopVipAllocator),
         Arc::new(FakeDb::default()),

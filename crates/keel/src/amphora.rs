@@ -38,13 +38,15 @@ pub struct Loaded {
 }
 
 /// Loads the amphora driver when one of [`NAMES`] is in `enabled_provider_drivers`; `None`
-/// otherwise (an OVN-only deployment needs no RabbitMQ). Errors: the transport URL, an
-/// `[oslo_messaging_rabbit]` option or `[controller_worker] network_driver` that cannot be
-/// honoured (`keel serve` refuses to start, naming section and key).
-pub fn load(
+/// otherwise (an OVN-only deployment needs no RabbitMQ, Nova, Glance nor Cinder). Errors: the
+/// transport URL, an `[oslo_messaging_rabbit]` option, `[controller_worker] network_driver`,
+/// or a compute, image or volume driver whose checks cannot be made (`crate::compute`)
+/// (`keel serve` refuses to start, naming section and key).
+pub async fn load(
     config: &Config,
     db: &Database,
     neutron: openstack::NeutronClient,
+    service: &openstack::ServiceAuth,
 ) -> anyhow::Result<Option<Loaded>> {
     let enabled: Vec<&str> = NAMES
         .into_iter()
@@ -68,22 +70,30 @@ pub fn load(
         exchange: m.control_exchange.clone(),
         ..Target::octavia_amphora_v2()
     };
+    let services = crate::compute::services(config, service).await?;
+    let c = &config.compute;
     let amp_config = AmphoraConfig {
         network_driver: m.network_driver.clone(),
         loadbalancer_topology: config.api_settings.api.loadbalancer_topology.clone(),
-        ..AmphoraConfig::default()
+        compute_driver: c.compute_driver.clone(),
+        image_driver: c.image_driver.clone(),
+        volume_driver: c.volume_driver.clone(),
+        amp_image_owner_id: c.amp_image_owner_id.clone(),
     };
     let vips: Arc<dyn VipAllocator> = if amp_config.noop_network() {
         Arc::new(NoopVipAllocator)
     } else {
         Arc::new(NeutronVipAllocator::new(neutron))
     };
-    let driver = Arc::new(AmphoraProvider::new(
-        amp_config,
-        Arc::new(RpcCaster { rpc, target }),
-        vips,
-        Arc::new(DbPools(db.clone())),
-    ));
+    let driver = Arc::new(
+        AmphoraProvider::new(
+            amp_config,
+            Arc::new(RpcCaster { rpc, target }),
+            vips,
+            Arc::new(DbPools(db.clone())),
+        )
+        .with_services(services),
+    );
     let drivers = enabled
         .into_iter()
         .map(|n| (n.to_string(), driver.clone() as Arc<dyn ProviderDriver>))

@@ -23,6 +23,7 @@
 
 mod amphora;
 mod clients;
+mod compute;
 mod config;
 mod entry;
 mod logging;
@@ -461,7 +462,7 @@ async fn serve(config: Config, options: entry::ServeOptions) -> anyhow::Result<(
     // The names config::check::PROVIDERS lists (the review warns about any other).
     providers.insert("ovn".into(), Arc::new(gate));
     // Octavia's amphora driver, when enabled: casts to the operator's octavia-worker
-    let amphora = amphora::load(&config, &db, neutron.clone())?;
+    let amphora = amphora::load(&config, &db, neutron.clone(), &service).await?;
     let amphora_control = amphora.as_ref().map(|a| a.control.clone());
     if let Some(a) = amphora {
         providers.extend(a.drivers);

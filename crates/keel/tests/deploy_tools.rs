@@ -38,6 +38,19 @@ fn render(tool: &str, file: &str, vars: &[(&str, String)]) -> String {
     text
 }
 
+/// A tool's rendered `octavia.conf` as this stack can serve it. The tools name Octavia's real
+/// compute and image drivers (Nova, Glance), whose checks Keel makes or refuses to start
+/// without; on a stack without those services (`STACK_COMPUTE=1` not set: no
+/// `STACK_NOVA_URL`) the noop drivers are appended in a second `[controller_worker]`, whose
+/// values win as oslo.config's. With them, the file is the tool's own.
+fn for_this_stack(conf: String) -> String {
+    if std::env::var_os("STACK_NOVA_URL").is_some() {
+        return conf;
+    }
+    conf + "\n[controller_worker]\ncompute_driver = compute_noop_driver\n\
+            image_driver = image_noop_driver\nvolume_driver = volume_noop_driver\n"
+}
+
 /// The command line of a tool's `command` file (its second line), words split.
 fn command_line(tool: &str) -> Vec<String> {
     nth_command_line(tool, 1)
@@ -352,7 +365,7 @@ fn kolla_ansible_octavia_api_container() {
     let vars = site.vars();
     std::fs::write(
         site.path("home/.octavia/octavia.conf"),
-        render("kolla-ansible", "octavia.conf", &vars),
+        for_this_stack(render("kolla-ansible", "octavia.conf", &vars)),
     )
     .unwrap();
     std::fs::write(
@@ -389,7 +402,7 @@ fn openstack_helm_octavia_api_pod() {
     let vars = site.vars();
     std::fs::write(
         site.path("home/.octavia/octavia.conf"),
-        render("openstack-helm", "octavia.conf", &vars),
+        for_this_stack(render("openstack-helm", "octavia.conf", &vars)),
     )
     .unwrap();
     std::fs::write(
@@ -538,7 +551,7 @@ fn openstack_ansible_systemd_units() {
         ("VENV", site.path("venv").display().to_string()),
         ("RUN", run.display().to_string()),
     ]);
-    let conf = render("openstack-ansible", "octavia.conf", &vars);
+    let conf = for_this_stack(render("openstack-ansible", "octavia.conf", &vars));
     // the API reads oslo's default file, the driver agent its --config-file: the same file
     std::fs::write(site.path("home/.octavia/octavia.conf"), &conf).unwrap();
     std::fs::write(site.path("etc/octavia.conf"), &conf).unwrap();
@@ -679,7 +692,7 @@ fn rhoso_site(site: &Site, tls: bool) -> (Vec<(&'static str, String)>, Vec<Strin
     std::fs::create_dir_all(site.path("home/.octavia/octavia.conf.d")).unwrap();
     std::fs::write(
         site.path("home/.octavia/octavia.conf.d/custom.conf"),
-        render("rhoso", "custom.conf", &vars),
+        for_this_stack(render("rhoso", "custom.conf", &vars)),
     )
     .unwrap();
     // templates/octavia/bin/bootstrap.sh: the db-sync job

@@ -11,6 +11,10 @@
 //!   ([`NeutronClient::with_user_token`]); errors typed as [`NeutronError`].
 //! * [`BarbicanClient`]: secrets (metadata, payload) and certificate containers by
 //!   reference, with a user token (Octavia's certificate manager's reads); store/delete.
+//! * [`NovaClient`] (flavor, availability zones), [`GlanceClient`] (newest active image by
+//!   tag), [`CinderClient`] (availability zones): the amphora provider's flavor and
+//!   availability-zone checks, with the service token; endpoints as [`ServiceEndpoint`]
+//!   says, errors typed as [`ServiceError`].
 //!
 //! Every client shares one pooled `reqwest::Client` built by [`HttpConfig::build_client`]
 //! (rustls, timeouts from [`HttpConfig`]): build it once per process and clone it.
@@ -31,16 +35,22 @@
 //! ```
 
 mod barbican;
+mod cinder;
 mod error;
+mod glance;
 mod http;
 pub mod keystone;
 pub mod neutron;
+mod nova;
+mod service_client;
 
 pub use barbican::{
     BarbicanClient, BarbicanConfig, BarbicanError, Container, ContainerSecretRef, SecretMeta,
     acl_entity, ref_uuid,
 };
+pub use cinder::CinderClient;
 pub use error::{InvalidTokenReason, KeystoneError, NeutronError, NeutronFault, UnknownInterface};
+pub use glance::{GlanceClient, Image};
 pub use http::{HttpConfig, HttpConfigError};
 pub use keystone::{
     AppCredentialUser, ApplicationCredential, Catalog, CatalogEndpoint, CatalogService, Interface,
@@ -53,3 +63,5 @@ pub use neutron::{
     NeutronConfig, Port, PortCreate, PortUpdate, QosPolicy, Router, RouterCreate, SecurityGroup,
     Subnet, SubnetCreate, SubnetIpAvailability,
 };
+pub use nova::{AvailabilityZone, Flavor, NovaClient, ZoneState};
+pub use service_client::{ServiceEndpoint, ServiceError};

@@ -298,6 +298,16 @@ fn providers(cfg: &Config, r: &mut Report) {
     {
         r.refused.push(e.to_string());
     }
+    // and so are its compute, image and volume driver names (their endpoints need Keystone:
+    // `serve` resolves them, crate::compute)
+    if loadable.iter().any(|p| *p != "ovn") {
+        use super::compute::{COMPUTE, IMAGE, VOLUME};
+        for kind in [COMPUTE, IMAGE, VOLUME] {
+            if let Err(e) = cfg.compute.is_real(kind) {
+                r.refused.push(e.to_string());
+            }
+        }
+    }
     let d = &a.default_provider_driver;
     if !loadable.contains(&d.as_str()) {
         refuse(

@@ -8,6 +8,7 @@
 
 pub mod catalog;
 pub mod check;
+pub mod compute;
 mod cors;
 mod db_url;
 mod error;
@@ -421,6 +422,9 @@ pub struct Config {
     pub oslo_policy: OsloPolicySettings,
     /// The amphora provider's RPC transport and VIP network driver (`messaging`).
     pub messaging: messaging::MessagingSettings,
+    /// The amphora provider's compute, image and volume drivers and their services
+    /// (`compute`).
+    pub compute: compute::ComputeSettings,
 }
 
 /// The section reads that build this module's settings types.
@@ -741,6 +745,7 @@ impl Config {
                 .unwrap_or(std::time::Duration::from_secs(5)),
         };
         let messaging = messaging::read(&src)?;
+        let compute = compute::read(&src, service_auth.tls.cafile.as_deref())?;
         let p = s("oslo_policy");
         let oslo_policy = OsloPolicySettings {
             policy_file: p.string("policy_file", "policy.yaml"),
@@ -760,6 +765,7 @@ impl Config {
             keel,
             oslo_policy,
             messaging,
+            compute,
             sources: src,
         })
     }

@@ -686,6 +686,11 @@ fn amphora_transport_refused_before_start() {
              network_driver = some_sdn_driver\n",
             "[controller_worker] network_driver",
         ),
+        (
+            "[DEFAULT]\ntransport_url = rabbit://u:p@h:5672/\n[controller_worker]\n\
+             image_driver = image_other_driver\n",
+            "[controller_worker] image_driver: invalid value \"image_other_driver\"",
+        ),
     ] {
         let r = review(&from(&format!("{enabled}{conf}")).unwrap());
         assert!(
@@ -841,4 +846,44 @@ fn noop_cert_manager_accepted_local_refused() {
         "{:?}",
         r.refused
     );
+}
+
+#[test]
+fn compute_image_volume_drivers_and_their_sections() {
+    use super::compute::{COMPUTE, IMAGE, VOLUME};
+    let c = from("").unwrap().compute;
+    assert_eq!(
+        (c.is_real(COMPUTE).unwrap(), c.is_real(IMAGE).unwrap()),
+        (true, true),
+        "Octavia's defaults: Nova and Glance"
+    );
+    assert!(!c.is_real(VOLUME).unwrap(), "volume_noop_driver by default");
+    assert_eq!(c.nova.endpoint_type, "publicURL");
+    assert_eq!(c.amp_image_owner_id, "");
+    let c = from(
+        "[service_auth]\ncafile = /etc/ssl/sa.pem\n\
+         [controller_worker]\ncompute_driver = compute_noop_driver\n\
+         volume_driver = volume_cinder_driver\namp_image_owner_id = p1\n\
+         [nova]\nendpoint = http://n:8774/v2.1\nservice_name = nova2\nregion_name = R2\n\
+         endpoint_type = internalURL\ninsecure = true\n\
+         [cinder]\nca_certificates_file = /etc/ssl/cinder.pem\n",
+    )
+    .unwrap()
+    .compute;
+    assert!(!c.is_real(COMPUTE).unwrap() && c.is_real(VOLUME).unwrap());
+    assert_eq!(c.amp_image_owner_id, "p1");
+    assert_eq!(c.nova.endpoint.as_deref(), Some("http://n:8774/v2.1"));
+    assert_eq!(
+        (
+            c.nova.service_name.as_deref(),
+            c.nova.region_name.as_deref()
+        ),
+        (Some("nova2"), Some("R2"))
+    );
+    assert_eq!(c.nova.endpoint_type, "internalURL");
+    assert!(c.nova.insecure && !c.glance.insecure);
+    assert_eq!(c.glance.cafile, Some(PathBuf::from("/etc/ssl/sa.pem")));
+    assert_eq!(c.cinder.cafile, Some(PathBuf::from("/etc/ssl/cinder.pem")));
+    let e = from("[glance]\ninsecure = maybe\n").unwrap_err();
+    assert!(e.to_string().contains("[glance] insecure"), "{e}");
 }

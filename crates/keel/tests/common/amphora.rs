@@ -11,13 +11,17 @@ use serde_json::Value;
 use super::{Backend, Keel, env, wait_for};
 
 /// `octavia.conf` text beside the harness's: both providers, amphora the default (as kolla's
-/// rendered file leaves it), the noop network driver of upstream's noop job, no OVN agent.
+/// rendered file leaves it), `network_driver`, the noop compute, image and volume drivers of
+/// upstream's noop job (this stack has no Nova, Glance nor Cinder unless `STACK_COMPUTE=1`;
+/// `compute_checks.rs` tests the real ones), no OVN agent.
 pub fn amphora_conf(transport_url: &str, network_driver: &str) -> String {
     format!(
         "[DEFAULT]\ntransport_url = {transport_url}\n\
          [api_settings]\nenabled_provider_drivers = amphora:The Octavia Amphora driver.,ovn:OVN provider driver\n\
          default_provider_driver = amphora\n\
          [controller_worker]\nnetwork_driver = {network_driver}\n\
+         compute_driver = compute_noop_driver\nimage_driver = image_noop_driver\n\
+         volume_driver = volume_noop_driver\n\
          [keel]\nrun_agent = false\nrpc_cast_timeout = 3\n"
     )
 }

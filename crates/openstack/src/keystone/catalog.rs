@@ -142,6 +142,32 @@ impl Catalog {
             .find_map(|i| self.url_for(service_type, *i, region))
     }
 
+    /// URL of the first endpoint with `interface` (in `region` when given) of a service whose
+    /// type is one of `service_types` and, when `service_name` is given, whose name is that:
+    /// keystoneauth's `get_endpoint` with `service_name`, the types being one service type
+    /// and its aliases (os-service-types, e.g. `block-storage`, `volumev3`, `volume`).
+    pub fn url_for_named(
+        &self,
+        service_types: &[&str],
+        service_name: Option<&str>,
+        interface: Interface,
+        region: Option<&str>,
+    ) -> Option<&str> {
+        service_types.iter().find_map(|t| {
+            self.services
+                .iter()
+                .filter(|s| s.service_type == *t && service_name.is_none_or(|n| s.name == n))
+                .flat_map(|s| s.endpoints.iter())
+                .find(|e| {
+                    e.interface == interface.as_str()
+                        && region.is_none_or(|r| {
+                            e.region_id.as_deref() == Some(r) || e.region.as_deref() == Some(r)
+                        })
+                })
+                .map(|e| e.url.as_str())
+        })
+    }
+
     /// True when the catalog lists this service type.
     pub fn has_service(&self, service_type: &str) -> bool {
         self.services.iter().any(|s| s.service_type == service_type)
@@ -208,6 +234,42 @@ mod tests {
             Some("http://internal:9696")
         );
         assert_eq!(cat.url_for_any("network", &[], None), None);
+    }
+
+    #[test]
+    fn named_lookup_filters_by_name_and_tries_aliases_in_order() {
+        let cat: Catalog = serde_json::from_str(
+            r#"[
+            {"type": "volumev3", "name": "cinderv3", "endpoints": [
+                {"interface": "public", "region_id": "RegionOne", "url": "http://c:8776/v3/p"}]},
+            {"type": "compute", "name": "nova", "endpoints": [
+                {"interface": "public", "region_id": "RegionOne", "url": "http://n:8774/v2.1"}]},
+            {"type": "compute", "name": "nova-two", "endpoints": [
+                {"interface": "public", "region_id": "RegionOne", "url": "http://n2:8774/v2.1"}]}
+        ]"#,
+        )
+        .unwrap();
+        let volume = ["block-storage", "volumev3", "volume"];
+        assert_eq!(
+            cat.url_for_named(&volume, None, Interface::Public, Some("RegionOne")),
+            Some("http://c:8776/v3/p")
+        );
+        assert_eq!(
+            cat.url_for_named(&["compute"], Some("nova-two"), Interface::Public, None),
+            Some("http://n2:8774/v2.1")
+        );
+        assert_eq!(
+            cat.url_for_named(&["compute"], Some("other"), Interface::Public, None),
+            None
+        );
+        assert_eq!(
+            cat.url_for_named(&["compute"], None, Interface::Internal, None),
+            None
+        );
+        assert_eq!(
+            cat.url_for_named(&["image"], None, Interface::Public, None),
+            None
+        );
     }
 
     #[test]

@@ -11,6 +11,11 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/var/tmp/keel-target}"
 # one-shot builds: incremental caches only grow the shared target dir (it filled the disk)
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
+# The compute side too (real Glance, Nova, Cinder: ci/stack/README.md "Compute side"; ~70 s of
+# pip once, ~145 s to start from nothing, 1.4 GiB): the amphora provider's flavor and zone
+# checks and the deployment tools' own octavia.conf (real compute and image drivers) run
+# against them. STACK_COMPUTE=0 leaves them out; those tests then use the noop drivers.
+export STACK_COMPUTE="${STACK_COMPUTE:-1}"
 ci/stack/install.sh
 ci/stack/up.sh
 # no provider agent but the tests' own may follow this NB/SB (a Python agent of a

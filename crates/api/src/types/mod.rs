@@ -31,8 +31,8 @@ pub use parse::{parse_body, parse_list_body, parse_list_typed, parse_typed};
 pub use python::{py_repr, py_str};
 pub(crate) use schema::wsme_body;
 pub use schema::{
-    Field, INT_COLUMN_MAX, INT_COLUMN_MIN, JOINED_COLUMN_MAX, Kind, Schema, TAGS, URL_COLUMN_MAX,
-    attr_name, f, int, m, mn, s,
+    ALL_OPTIONAL, Derive, Field, INT_COLUMN_MAX, INT_COLUMN_MIN, JOINED_COLUMN_MAX, Kind, Schema,
+    TAGS, URL_COLUMN_MAX, attr_name, derive, derived_len, f, int, m, mn, s,
 };
 pub use typed::{Obj, Patch, Strings};
 #[cfg(test)]

@@ -21,7 +21,7 @@ use crate::provider_call::call_provider;
 use crate::render::MEMBER_ATTRS;
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
-use crate::types::{member::*, parse_typed};
+use crate::types::{member::*, parse_typed, put_sent};
 use crate::{columns, list, provider_model, related, render};
 
 pub mod batch;
@@ -360,34 +360,14 @@ pub async fn put(
         "provisioning_status",
         ProvisioningStatus::PendingUpdate.into(),
     )];
-    if let Some(n) = b.name.sent() {
-        ch.push(("name", n.cloned().into()));
-        new.name = Some(n.cloned().unwrap_or_default());
-    }
-    if let Some(a) = b.admin_state_up.sent() {
-        let a = a.copied().unwrap_or(false);
-        ch.push(("enabled", a.into()));
-        new.admin_state_up = Some(a);
-    }
-    if let Some(w) = b.weight.sent() {
-        let w = w.copied().unwrap_or(1);
-        ch.push(("weight", w.into()));
-        new.weight = Some(w);
-    }
-    if let Some(v) = b.backup.sent() {
-        let v = v.copied().unwrap_or(false);
-        ch.push(("backup", v.into()));
-        new.backup = Some(v);
-    }
-    if let Some(a) = b.monitor_address.sent() {
-        ch.push(("monitor_address", a.cloned().into()));
-        new.monitor_address = a.cloned();
-    }
-    if let Some(p) = b.monitor_port.sent() {
-        let p = p.copied();
-        ch.push(("monitor_port", p.into()));
-        new.monitor_port = p.and_then(|p| u16::try_from(p).ok());
-    }
+    put_sent!(b, ch, new;
+        name: |v| v.cloned() => v.clone(), Some(v.unwrap_or_default());
+        admin_state_up as "enabled": |v| v.copied().unwrap_or(false) => v, Some(v);
+        weight: |v| v.copied().unwrap_or(1) => v, Some(v);
+        backup: |v| v.copied().unwrap_or(false) => v, Some(v);
+        monitor_address: |v| v.cloned() => v.clone(), v;
+        monitor_port: |v| v.copied() => v, v.and_then(|p| u16::try_from(p).ok());
+    );
     tx.update::<MemberRow>(&id, &ch).await?;
     if let Some(tags) = b.tags.sent() {
         tx.set_tags(&id, tags.map_or(&[][..], |t| &t[..])).await?;

@@ -34,7 +34,8 @@ pub use schema::{
     ALL_OPTIONAL, Derive, Field, INT_COLUMN_MAX, INT_COLUMN_MIN, JOINED_COLUMN_MAX, Kind, Schema,
     TAGS, URL_COLUMN_MAX, attr_name, derive, derived_len, f, int, m, mn, s,
 };
-pub use typed::{Obj, Patch, Strings};
+pub(crate) use typed::put_sent;
 #[cfg(test)]
-pub(crate) use typed::{assert_typed_as, struct_fields};
+pub(crate) use typed::struct_fields;
+pub use typed::{Obj, Patch, Strings};
 pub use validate::{normalise_cidr, valid_url};

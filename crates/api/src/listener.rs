@@ -461,10 +461,15 @@ fn put_changes(
         // null removes the pool: octavia-lib's None, distinct from Unset
         default_pool_id: |v| v.cloned() => v.clone(), Some(v);
         default_tls_container_ref as "tls_certificate_id": |v| v.cloned() => v.clone(), v;
-        // a sent null stays null (octavia-lib's None, not Unset)
-        insert_headers: |v| v => v.map(crate::pickle::dumps_str_dict),
-            Some(v.map_or(Value::Null, |m| Value::Object(m.clone())));
     );
+    if let Some(v) = b.insert_headers.sent() {
+        ch.push((
+            "insert_headers",
+            v.map(crate::pickle::dumps_str_dict).into(),
+        ));
+        // a sent null stays null (octavia-lib's None, not Unset)
+        new.insert_headers = Some(v.map_or(Value::Null, |m| Value::Object(m.clone())));
+    }
     new.client_ca_tls_container_ref = b.client_ca_tls_container_ref.clone();
     new.client_crl_container_ref = b.client_crl_container_ref.clone();
     let or_default =

@@ -1,6 +1,5 @@
 //! `/v2/lbaas/healthmonitors`, as `octavia/api/v2/controllers/health_monitor.py`.
 
-use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -20,7 +19,7 @@ use crate::policy;
 use crate::provider_call::call_provider;
 use crate::render::HM_ATTRS;
 use crate::state::AppState;
-use crate::types::{Patch, health_monitor::*, parse_typed, put_sent};
+use crate::types::{Patch, Wsme, health_monitor::*, put_sent};
 use crate::{columns, list, provider_call, provider_model, render, target};
 
 type Q = Query<Vec<(String, String)>>;
@@ -277,10 +276,10 @@ pub async fn post(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<HmPost>,
 ) -> Result<Response, ApiError> {
     list::no_query(&q, &[])?;
-    let b: HmPost = parse_typed(&body, "health_monitor_", "healthmonitor", &HM_POST)?;
+    let b = body.parse()?;
     let ty = b.r#type.clone();
     let pool_id = b.pool_id.clone().unwrap_or_default();
     let mut tx = st.db().begin().await?;
@@ -365,10 +364,10 @@ pub async fn put(
     Extension(ctx): Extension<RequestContext>,
     Path(id): Path<String>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<HmPut>,
 ) -> Result<Json<Value>, ApiError> {
     list::no_query(&q, &[])?;
-    let b: HmPut = parse_typed(&body, "health_monitor_", "healthmonitor", &HM_PUT)?;
+    let b = body.parse()?;
     let mut tx = st.db().begin().await?;
     let t = target::health_monitor(&mut tx, &ctx, &id, "put").await?;
     let (h, pool) = (&t.row, &t.parents);

@@ -2,7 +2,6 @@
 
 pub mod rules;
 
-use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -24,7 +23,7 @@ use crate::provider_call::call_provider;
 use crate::render::LISTENER_ATTRS;
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
-use crate::types::{Patch, Strings, listener::*, parse_typed, put_sent};
+use crate::types::{Patch, Strings, Wsme, listener::*, put_sent};
 use crate::{columns, list, provider_model, render};
 
 type Q = Query<Vec<(String, String)>>;
@@ -355,10 +354,10 @@ pub async fn post(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<ListenerPost>,
 ) -> Result<Response, ApiError> {
     list::no_query(&q, &[])?;
-    let b: ListenerPost = parse_typed(&body, "listener_", "listener", &LISTENER_POST)?;
+    let b = body.parse()?;
     let protocol = b.protocol.value().cloned().unwrap_or_default();
     let port = b.protocol_port;
     let mut tx = st.db().begin().await?;
@@ -494,10 +493,10 @@ pub async fn put(
     Extension(ctx): Extension<RequestContext>,
     Path(id): Path<String>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<ListenerPut>,
 ) -> Result<Json<Value>, ApiError> {
     list::no_query(&q, &[])?;
-    let b: ListenerPut = parse_typed(&body, "listener_", "listener", &LISTENER_PUT)?;
+    let b = body.parse()?;
     let mut tx = st.db().begin().await?;
     let Target { row: l, lb, .. } = target::listener(&mut tx, &ctx, &id, "put").await?;
     rules::check_put(&b, &l)?;

@@ -3,7 +3,6 @@
 use provider::{OperatingStatus, ProvisioningStatus};
 use std::net::IpAddr;
 
-use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -21,7 +20,7 @@ use crate::provider_call::call_provider;
 use crate::render::MEMBER_ATTRS;
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
-use crate::types::{member::*, parse_typed, put_sent};
+use crate::types::{Wsme, member::*, put_sent};
 use crate::{columns, list, provider_model, related, render};
 
 pub mod batch;
@@ -273,12 +272,12 @@ pub async fn post(
     Extension(ctx): Extension<RequestContext>,
     Path(pool_id): Path<String>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<MemberPost>,
 ) -> Result<Response, ApiError> {
     list::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
     let pool = route_pool(&mut tx, &pool_id).await?;
-    let b: MemberPost = parse_typed(&body, "member_", "member", &MEMBER_POST)?;
+    let b = body.parse()?;
     let lb = get_db_lb(
         &mut tx,
         pool.load_balancer_id.as_deref().unwrap_or_default(),
@@ -335,12 +334,12 @@ pub async fn put(
     Extension(ctx): Extension<RequestContext>,
     Path((pool_id, id)): Path<(String, String)>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<MemberPut>,
 ) -> Result<Json<Value>, ApiError> {
     list::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
     let pool = route_pool(&mut tx, &pool_id).await?;
-    let b: MemberPut = parse_typed(&body, "member_", "member", &MEMBER_PUT)?;
+    let b = body.parse()?;
     let Target {
         row: m,
         parents: pool,

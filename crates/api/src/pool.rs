@@ -1,6 +1,5 @@
 //! `/v2/lbaas/pools`, as `octavia/api/v2/controllers/pool.py`.
 
-use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -25,7 +24,7 @@ use crate::provider_call::call_provider;
 use crate::render::POOL_ATTRS;
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
-use crate::types::{Patch, parse_typed, pool::*, put_sent};
+use crate::types::{Patch, Wsme, pool::*, put_sent};
 use crate::{columns, list, provider_model, related, render};
 
 type Q = Query<Vec<(String, String)>>;
@@ -369,10 +368,10 @@ pub async fn post(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<PoolPost>,
 ) -> Result<Response, ApiError> {
     list::no_query(&q, &[])?;
-    let b: PoolPost = parse_typed(&body, "pool_", "pool", &POOL_POST)?;
+    let b = body.parse()?;
     let protocol = b.protocol.clone().unwrap_or_default();
     let mut tx = st.db().begin().await?;
     let (listener, lb) = create_target(&mut tx, &b).await?;
@@ -608,10 +607,10 @@ pub async fn put(
     Extension(ctx): Extension<RequestContext>,
     Path(id): Path<String>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<PoolPut>,
 ) -> Result<Json<Value>, ApiError> {
     list::no_query(&q, &[])?;
-    let b: PoolPut = parse_typed(&body, "pool_", "pool", &POOL_PUT)?;
+    let b = body.parse()?;
     let mut tx = st.db().begin().await?;
     let Target { row: p, lb, .. } = target::pool(&mut tx, &ctx, &id, "put").await?;
     // no NULL in these columns: the reference passes the `null` on (the OVN provider answers

@@ -39,7 +39,7 @@ const HTTP_VERSION: Kind = Kind::FloatEnum(SUPPORTED_HTTP_VERSIONS);
 
 wsme_body! {
     /// `HealthMonitorPOST`.
-    pub static HM_POST, tenant_alias = true;
+    pub static HM_POST, tenant_alias = true, wsme = ("health_monitor_", "healthmonitor");
     /// A validated `HealthMonitorPOST` body (and a graph's `HealthMonitorSingleCreate`, its
     /// subset) as [`HM_POST`] declares it; `admin_state_up: null` is false (Octavia's `to_dict`),
     /// left out true.
@@ -82,7 +82,7 @@ wsme_body! {
 
 wsme_body! {
     /// `HealthMonitorPUT`.
-    pub static HM_PUT, tenant_alias = false;
+    pub static HM_PUT, tenant_alias = false, wsme = ("health_monitor_", "healthmonitor");
     /// A validated `HealthMonitorPUT` body as [`HM_PUT`] declares it: each attribute left out
     /// (unchanged), `null` or a value.
     pub struct HmPut {

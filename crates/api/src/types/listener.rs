@@ -89,7 +89,7 @@ macro_rules! listener_body {
 
 listener_body! { Option {
     /// `ListenerPOST`.
-    pub static LISTENER_POST, tenant_alias = true;
+    pub static LISTENER_POST, tenant_alias = true, wsme = ("listener_", "listener");
     /// A validated `ListenerPOST` body (and a graph's `ListenerSingleCreate`, its subset);
     /// `null` and a left-out key mean the same except where a [`Patch`] keeps them apart
     /// (`admin_state_up: null` is false as Octavia's `to_dict`, `connection_limit: null` is
@@ -131,7 +131,7 @@ listener_body! { Option {
 
 listener_body! { Patch {
     /// `ListenerPUT`: immutable fields are simply not declared (→ 400 unknown attribute).
-    pub static LISTENER_PUT, tenant_alias = false;
+    pub static LISTENER_PUT, tenant_alias = false, wsme = ("listener_", "listener");
     /// A validated `ListenerPUT` body as [`LISTENER_PUT`] declares it: each attribute left
     /// out (unchanged), `null` or a value.
     pub struct ListenerPut

@@ -15,7 +15,7 @@ pub static MEMBERS_PUT: Schema = Schema {
 
 wsme_body! {
     /// `MemberPOST`.
-    pub static MEMBER_POST, tenant_alias = true;
+    pub static MEMBER_POST, tenant_alias = true, wsme = ("member_", "member");
     /// A validated `MemberPOST` body (also a batch entry and a graph's `MemberSingleCreate`, its
     /// subset) as [`MEMBER_POST`] declares it; `admin_state_up: null` is false (Octavia's
     /// `to_dict`), left out true; a `null` weight is 1, a `null` backup or `request_sriov` false.
@@ -48,7 +48,7 @@ wsme_body! {
 
 wsme_body! {
     /// `MemberPUT`.
-    pub static MEMBER_PUT, tenant_alias = false;
+    pub static MEMBER_PUT, tenant_alias = false, wsme = ("member_", "member");
     /// A validated `MemberPUT` body as [`MEMBER_PUT`] declares it: each attribute left out
     /// (unchanged), `null` or a value.
     pub struct MemberPut {

@@ -20,6 +20,7 @@ pub mod pool;
 pub mod quotas;
 
 mod echo;
+mod extract;
 mod parse;
 pub(crate) mod pattern;
 mod python;
@@ -27,6 +28,7 @@ mod schema;
 mod typed;
 mod validate;
 
+pub use extract::{Wsme, WsmeBody};
 pub use parse::{parse_body, parse_list_body, parse_list_typed, parse_typed};
 pub use python::{py_repr, py_str};
 pub(crate) use schema::wsme_body;

@@ -69,7 +69,7 @@ impl SessionPersistence {
 
 wsme_body! {
     /// `PoolPOST`.
-    pub static POOL_POST, tenant_alias = true;
+    pub static POOL_POST, tenant_alias = true, wsme = ("pool_", "pool");
     /// A validated `PoolPOST` body (and a graph's `PoolSingleCreate`, its subset, where
     /// `protocol` and `lb_algorithm` may be missing) as [`POOL_POST`] declares it.
     /// `admin_state_up: null` is false (Octavia's `to_dict`), left out true.
@@ -109,7 +109,7 @@ wsme_body! {
 
 wsme_body! {
     /// `PoolPUT`.
-    pub static POOL_PUT, tenant_alias = false;
+    pub static POOL_PUT, tenant_alias = false, wsme = ("pool_", "pool");
     /// A validated `PoolPUT` body as [`POOL_PUT`] declares it: each attribute left out
     /// (unchanged), `null` or a value.
     pub struct PoolPut {

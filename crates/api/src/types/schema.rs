@@ -254,12 +254,14 @@ pub const fn derive<const N: usize>(from: &[Field], how: &Derive) -> [Field; N] 
 /// out of a body: its `Default`), the JSON key ([`attr_name`] of the field), and the schema
 /// entry ([`f`], [`m`] or [`mn`] of its [`Kind`]), in the order WSME checks them. Each field's
 /// doc starts with its WSME declaration; a doc written in the list adds what the type does not
-/// say (units, what `null` means). The struct's `FIELDS` are the first schema's attributes.
+/// say (units, what `null` means). The struct's `FIELDS` are the first schema's attributes;
+/// `wsme = (arg, wrapper)` makes it a [`WsmeBody`](crate::types::WsmeBody), read by a
+/// handler's [`Wsme`](crate::types::Wsme).
 ///
 /// ```ignore
 /// wsme_body! {
 ///     /// `QuotaPUT`.
-///     pub static QUOTA_PUT, tenant_alias = false;
+///     pub static QUOTA_PUT, tenant_alias = false, wsme = ("quotas", "quota");
 ///     /// A validated `QuotaPUT` body.
 ///     pub struct QuotaPut {
 ///         load_balancer: Patch<i64> = f(QUOTA),
@@ -272,7 +274,8 @@ pub const fn derive<const N: usize>(from: &[Field], how: &Derive) -> [Field; N] 
 macro_rules! wsme_body {
     (
         $(#[$smeta:meta])*
-        pub static $schema:ident, tenant_alias = $alias:literal;
+        pub static $schema:ident, tenant_alias = $alias:literal
+            $(, wsme = ($arg:literal, $wrapper:literal))?;
         $(#[$meta:meta])*
         pub struct $name:ident {
             $(
@@ -311,6 +314,14 @@ macro_rules! wsme_body {
                 pub $field: $ty,
             )*
         }
+
+        $(
+            impl $crate::types::WsmeBody for $name {
+                const ARG: &'static str = $arg;
+                const WRAPPER: &'static str = $wrapper;
+                const SCHEMA: &'static $crate::types::Schema = &$schema;
+            }
+        )?
 
         impl $name {
             #[doc = concat!("The attributes in WSME's order, as [`", stringify!($schema),

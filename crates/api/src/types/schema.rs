@@ -212,7 +212,7 @@ const fn kept(name: &str, how: &Derive) -> bool {
     true
 }
 
-/// How many of `from` `how` keeps: the length [`derive`] is given.
+/// How many of `from` `how` keeps: the length [`derive()`] is given.
 pub const fn derived_len(from: &[Field], how: &Derive) -> usize {
     let (mut i, mut n) = (0, 0);
     while i < from.len() {

@@ -1,6 +1,5 @@
 //! `/v2/lbaas/healthmonitors`, as `octavia/api/v2/controllers/health_monitor.py`.
 
-use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -20,7 +19,7 @@ use crate::policy;
 use crate::provider_call::call_provider;
 use crate::render::HM_ATTRS;
 use crate::state::AppState;
-use crate::types::{Patch, health_monitor::*, parse_typed};
+use crate::types::{Patch, Wsme, health_monitor::*, put_sent};
 use crate::{columns, list, provider_call, provider_model, render, target};
 
 type Q = Query<Vec<(String, String)>>;
@@ -277,10 +276,10 @@ pub async fn post(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<HmPost>,
 ) -> Result<Response, ApiError> {
     list::no_query(&q, &[])?;
-    let b: HmPost = parse_typed(&body, "health_monitor_", "healthmonitor", &HM_POST)?;
+    let b = body.parse()?;
     let ty = b.r#type.clone();
     let pool_id = b.pool_id.clone().unwrap_or_default();
     let mut tx = st.db().begin().await?;
@@ -365,10 +364,10 @@ pub async fn put(
     Extension(ctx): Extension<RequestContext>,
     Path(id): Path<String>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<HmPut>,
 ) -> Result<Json<Value>, ApiError> {
     list::no_query(&q, &[])?;
-    let b: HmPut = parse_typed(&body, "health_monitor_", "healthmonitor", &HM_PUT)?;
+    let b = body.parse()?;
     let mut tx = st.db().begin().await?;
     let t = target::health_monitor(&mut tx, &ctx, &id, "put").await?;
     let (h, pool) = (&t.row, &t.parents);
@@ -410,10 +409,9 @@ fn put_changes(b: &HmPut, new: &mut provider::HealthMonitor) -> Vec<(&'static st
         "provisioning_status",
         ProvisioningStatus::PendingUpdate.into(),
     )];
-    if let Some(v) = b.name.sent() {
-        ch.push(("name", v.cloned().into()));
-        new.name = Some(v.cloned().unwrap_or_default());
-    }
+    put_sent!(b, ch, new;
+        name: |v| v.cloned() => v.clone(), Some(v.unwrap_or_default());
+    );
     if let Some(v) = b.delay.value() {
         ch.push(("delay", (*v).into()));
         new.delay = Some(*v);
@@ -426,41 +424,16 @@ fn put_changes(b: &HmPut, new: &mut provider::HealthMonitor) -> Vec<(&'static st
         ch.push(("rise_threshold", (*v).into()));
         new.max_retries = Some(*v);
     }
-    if let Some(v) = b.max_retries_down.sent() {
-        let v = v.copied().unwrap_or(3);
-        ch.push(("fall_threshold", v.into()));
-        new.max_retries_down = Some(v);
-    }
-    for (k, v, d, slot) in [
-        ("http_method", &b.http_method, "GET", &mut new.http_method),
-        ("url_path", &b.url_path, "/", &mut new.url_path),
-        (
-            "expected_codes",
-            &b.expected_codes,
-            "200",
-            &mut new.expected_codes,
-        ),
-    ] {
-        if let Some(v) = v.sent() {
-            let v = v.cloned().unwrap_or_else(|| d.to_string());
-            ch.push((k, v.as_str().into()));
-            *slot = Some(v);
-        }
-    }
-    if let Some(v) = b.admin_state_up.sent() {
-        let a = v.copied().unwrap_or(false);
-        ch.push(("enabled", a.into()));
-        new.admin_state_up = Some(a);
-    }
-    if let Some(v) = b.http_version.sent() {
-        let v = v.copied();
-        ch.push(("http_version", v.into()));
-        new.http_version = v;
-    }
-    if let Some(v) = b.domain_name.sent() {
-        ch.push(("domain_name", v.cloned().into()));
-        new.domain_name = v.cloned();
-    }
+    let or = |v: Option<&String>, d: &str| v.cloned().unwrap_or_else(|| d.to_string());
+    put_sent!(b, ch, new;
+        max_retries_down as "fall_threshold": |v| v.copied().unwrap_or(3) => v, Some(v);
+        http_method: |v| or(v, "GET") => v.as_str(), Some(v);
+        url_path: |v| or(v, "/") => v.as_str(), Some(v);
+        expected_codes: |v| or(v, "200") => v.as_str(), Some(v);
+        admin_state_up as "enabled": |v| v.copied().unwrap_or(false) => v, Some(v);
+        http_version: |v| v.copied() => v, v;
+        domain_name: |v| v.cloned() => v.clone(), v;
+    );
     ch
 }
 

@@ -3,7 +3,6 @@
 //! `L7PolicyRepository` (octavia/db/repositories.py: append, then move; positions 1..n).
 
 use crate::types::wsme_body;
-use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -26,9 +25,7 @@ use crate::provider_call::call_provider;
 use crate::render::{render_policies, render_policy};
 use crate::state::AppState;
 use crate::types::l7::{ACTIONS, L7RULE_SINGLE};
-use crate::types::{
-    INT_COLUMN_MAX, INT_COLUMN_MIN, Kind, Patch, Strings, TAGS, int, parse_typed, s,
-};
+use crate::types::{INT_COLUMN_MAX, INT_COLUMN_MIN, Kind, Patch, Strings, TAGS, Wsme, int, s};
 use crate::{columns, list, provider_call, target};
 
 type Q = Query<Vec<(String, String)>>;
@@ -43,7 +40,7 @@ const URL: Kind = Kind::Url;
 
 wsme_body! {
     /// `L7PolicyPOST` (octavia/api/v2/types/l7policy.py).
-    pub static L7POLICY_POST, tenant_alias = true;
+    pub static L7POLICY_POST, tenant_alias = true, wsme = ("l7policy_", "l7policy");
     /// A validated `L7PolicyPOST` body (and a graph's `L7PolicySingleCreate`, its subset, with
     /// `redirect_pool` taken out by the graph's plan) as [`L7POLICY_POST`] declares it;
     /// `admin_state_up: null` is false (Octavia's `to_dict`), left out true.
@@ -90,7 +87,7 @@ impl L7PolicyPost {
 
 wsme_body! {
     /// `L7PolicyPUT`.
-    pub static L7POLICY_PUT, tenant_alias = false;
+    pub static L7POLICY_PUT, tenant_alias = false, wsme = ("l7policy_", "l7policy");
     /// A validated `L7PolicyPUT` body as [`L7POLICY_PUT`] declares it: each attribute left out
     /// (unchanged), `null` or a value.
     pub struct L7PolicyPut {
@@ -541,10 +538,10 @@ pub async fn post(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<L7PolicyPost>,
 ) -> Result<Response, ApiError> {
     list::no_query(&q, &[])?;
-    let b: L7PolicyPost = parse_typed(&body, "l7policy_", "l7policy", &L7POLICY_POST)?;
+    let b = body.parse()?;
     check_types(&b.redirect_http_code)?;
     let mut tx = st.db().begin().await?;
     // `listener_id: null` is looked up as Python's None: 404 `Listener None not found.`
@@ -599,10 +596,10 @@ pub async fn put(
     Extension(ctx): Extension<RequestContext>,
     Path(id): Path<String>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<L7PolicyPut>,
 ) -> Result<Json<Value>, ApiError> {
     list::no_query(&q, &[])?;
-    let b: L7PolicyPut = parse_typed(&body, "l7policy_", "l7policy", &L7POLICY_PUT)?;
+    let b = body.parse()?;
     check_types(&b.redirect_http_code)?;
     let mut tx = st.db().begin().await?;
     let t = target::l7policy(&mut tx, &ctx, &id, "put").await?;

@@ -5,7 +5,6 @@
 pub mod python_re;
 
 use crate::types::wsme_body;
-use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -27,7 +26,7 @@ use crate::render::{render_rule, render_rules};
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
 use crate::types::l7::{COMPARE_TYPES, RULE_TYPES};
-use crate::types::{Kind, Patch, Strings, TAGS, parse_typed};
+use crate::types::{Kind, Patch, Strings, TAGS, Wsme};
 use crate::{columns, list};
 pub use python_re::regex_error;
 
@@ -46,7 +45,7 @@ const KEY_VALUE: Kind = Kind::Pattern {
 wsme_body! {
     /// `L7RulePOST` (octavia/api/v2/types/l7rule.py). A `null` `type`, `compare_type` or `value`
     /// is sent on to `validate.l7rule_data`, which refuses it with its own text.
-    pub static L7RULE_POST, tenant_alias = true;
+    pub static L7RULE_POST, tenant_alias = true, wsme = ("rule_", "rule");
     /// A validated `L7RulePOST` body (and an inline `L7RuleSingleCreate`, its subset) as
     /// [`L7RULE_POST`] declares it: a `null` `type`, `compare_type` or `value` is kept for
     /// [`validate_rule`]; `admin_state_up: null` is false, left out true; `invert: null` false.
@@ -77,7 +76,7 @@ impl L7RulePost {
 
 wsme_body! {
     /// `L7RulePUT`.
-    pub static L7RULE_PUT, tenant_alias = false;
+    pub static L7RULE_PUT, tenant_alias = false, wsme = ("l7rule_", "rule");
     /// A validated `L7RulePUT` body as [`L7RULE_PUT`] declares it: each attribute left out
     /// (the stored one kept), `null` or a value.
     pub struct L7RulePut {
@@ -466,10 +465,10 @@ pub async fn post(
     Extension(ctx): Extension<RequestContext>,
     Path(policy_id): Path<String>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<L7RulePost>,
 ) -> Result<Response, ApiError> {
     list::no_query(&q, &[])?;
-    let b: L7RulePost = parse_typed(&body, "rule_", "rule", &L7RULE_POST)?;
+    let b = body.parse()?;
     let mut tx = st.db().begin().await?;
     route_policy(&mut tx, &policy_id).await?;
     let p = get_db_l7policy(&mut tx, &policy_id).await?;
@@ -514,10 +513,10 @@ pub async fn put(
     Extension(ctx): Extension<RequestContext>,
     Path((policy_id, id)): Path<(String, String)>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<L7RulePut>,
 ) -> Result<Json<Value>, ApiError> {
     list::no_query(&q, &[])?;
-    let b: L7RulePut = parse_typed(&body, "l7rule_", "rule", &L7RULE_PUT)?;
+    let b = body.parse()?;
     let mut tx = st.db().begin().await?;
     route_policy(&mut tx, &policy_id).await?;
     let Target {

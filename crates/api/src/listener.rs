@@ -2,7 +2,6 @@
 
 pub mod rules;
 
-use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -24,7 +23,7 @@ use crate::provider_call::call_provider;
 use crate::render::LISTENER_ATTRS;
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
-use crate::types::{Patch, Strings, listener::*, parse_typed};
+use crate::types::{Patch, Strings, Wsme, listener::*, put_sent};
 use crate::{columns, list, provider_model, render};
 
 type Q = Query<Vec<(String, String)>>;
@@ -355,10 +354,10 @@ pub async fn post(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<ListenerPost>,
 ) -> Result<Response, ApiError> {
     list::no_query(&q, &[])?;
-    let b: ListenerPost = parse_typed(&body, "listener_", "listener", &LISTENER_POST)?;
+    let b = body.parse()?;
     let protocol = b.protocol.value().cloned().unwrap_or_default();
     let port = b.protocol_port;
     let mut tx = st.db().begin().await?;
@@ -439,10 +438,6 @@ pub async fn post(
 /// `to_dict` make it (`connection_limit` -1, the timeouts their configured defaults,
 /// `client_authentication` NONE, the TLS versions / ALPN protocols their defaults, the HSTS
 /// flags and `admin_state_up` false; `default_pool_id: null` removes the pool).
-#[allow(
-    clippy::too_many_lines,
-    reason = "a known exception of clippy.toml's bound"
-)]
 fn put_changes(
     b: &ListenerPut,
     cfg: &crate::state::ApiConfig,
@@ -452,65 +447,20 @@ fn put_changes(
     let int_or = |v: Option<&i64>, d: i64| -> Option<i32> {
         Some(i32::try_from(v.copied().unwrap_or(d)).unwrap_or(i32::MAX))
     };
-    if let Some(v) = b.name.sent() {
-        ch.push(("name", v.cloned().into()));
-        new.name = Some(v.cloned().unwrap_or_default());
-    }
-    if let Some(v) = b.description.sent() {
-        ch.push(("description", v.cloned().into()));
-        new.description = Some(v.cloned().unwrap_or_default());
-    }
-    if let Some(v) = b.admin_state_up.sent() {
-        let a = v.copied().unwrap_or(false);
-        ch.push(("enabled", a.into()));
-        new.admin_state_up = Some(a);
-    }
-    if let Some(v) = b.connection_limit.sent() {
-        let v = int_or(v, -1);
-        ch.push(("connection_limit", v.into()));
-        new.connection_limit = v.map(i64::from);
-    }
-    for (col, v, d, field) in [
-        (
-            "timeout_client_data",
-            &b.timeout_client_data,
-            cfg.timeout_client_data,
-            &mut new.timeout_client_data,
-        ),
-        (
-            "timeout_member_connect",
-            &b.timeout_member_connect,
-            cfg.timeout_member_connect,
-            &mut new.timeout_member_connect,
-        ),
-        (
-            "timeout_member_data",
-            &b.timeout_member_data,
-            cfg.timeout_member_data,
-            &mut new.timeout_member_data,
-        ),
-        (
-            "timeout_tcp_inspect",
-            &b.timeout_tcp_inspect,
-            cfg.timeout_tcp_inspect,
-            &mut new.timeout_tcp_inspect,
-        ),
-    ] {
-        if let Some(v) = v.sent() {
-            let v = int_or(v, d);
-            ch.push((col, v.into()));
-            *field = v.map(i64::from);
-        }
-    }
-    if let Some(v) = b.default_pool_id.sent() {
-        ch.push(("default_pool_id", v.cloned().into()));
+    let flag = |v: Option<&bool>| v.copied().unwrap_or(false);
+    put_sent!(b, ch, new;
+        name: |v| v.cloned() => v.clone(), Some(v.unwrap_or_default());
+        description: |v| v.cloned() => v.clone(), Some(v.unwrap_or_default());
+        admin_state_up as "enabled": |v| flag(v) => v, Some(v);
+        connection_limit: |v| int_or(v, -1) => v, v.map(i64::from);
+        timeout_client_data: |v| int_or(v, cfg.timeout_client_data) => v, v.map(i64::from);
+        timeout_member_connect: |v| int_or(v, cfg.timeout_member_connect) => v, v.map(i64::from);
+        timeout_member_data: |v| int_or(v, cfg.timeout_member_data) => v, v.map(i64::from);
+        timeout_tcp_inspect: |v| int_or(v, cfg.timeout_tcp_inspect) => v, v.map(i64::from);
         // null removes the pool: octavia-lib's None, distinct from Unset
-        new.default_pool_id = Some(v.cloned());
-    }
-    if let Some(v) = b.default_tls_container_ref.sent() {
-        ch.push(("tls_certificate_id", v.cloned().into()));
-        new.default_tls_container_ref = v.cloned();
-    }
+        default_pool_id: |v| v.cloned() => v.clone(), Some(v);
+        default_tls_container_ref as "tls_certificate_id": |v| v.cloned() => v.clone(), v;
+    );
     if let Some(v) = b.insert_headers.sent() {
         ch.push((
             "insert_headers",
@@ -521,42 +471,19 @@ fn put_changes(
     }
     new.client_ca_tls_container_ref = b.client_ca_tls_container_ref.clone();
     new.client_crl_container_ref = b.client_crl_container_ref.clone();
-    if let Some(v) = b.client_authentication.sent() {
-        let v = v.cloned().unwrap_or_else(|| "NONE".into());
-        ch.push(("client_authentication", v.clone().into()));
-        new.client_authentication = Some(v);
-    }
-    if let Some(v) = b.tls_ciphers.sent() {
-        ch.push(("tls_ciphers", v.cloned().into()));
-        new.tls_ciphers = v.cloned();
-    }
     let or_default =
         |v: Option<&Strings>, d: &[&str]| v.map_or_else(|| rules::owned(d), |l| l.0.clone());
-    if let Some(v) = b.tls_versions.sent() {
-        let v = or_default(v, rules::DEFAULT_TLS_VERSIONS);
-        ch.push(("tls_versions", columns::join_list(Some(v.clone())).into()));
-        new.tls_versions = Some(v);
-    }
-    if let Some(v) = b.alpn_protocols.sent() {
-        let v = or_default(v, rules::DEFAULT_LISTENER_ALPN);
-        ch.push(("alpn_protocols", columns::join_list(Some(v.clone())).into()));
-        new.alpn_protocols = Some(v);
-    }
-    if let Some(v) = b.hsts_max_age.sent() {
-        let v = v.and_then(|v| i32::try_from(*v).ok());
-        ch.push(("hsts_max_age", v.into()));
-        new.hsts_max_age = v.map(i64::from);
-    }
-    if let Some(v) = b.hsts_include_subdomains.sent() {
-        let v = v.copied().unwrap_or(false);
-        ch.push(("hsts_include_subdomains", v.into()));
-        new.hsts_include_subdomains = Some(v);
-    }
-    if let Some(v) = b.hsts_preload.sent() {
-        let v = v.copied().unwrap_or(false);
-        ch.push(("hsts_preload", v.into()));
-        new.hsts_preload = Some(v);
-    }
+    put_sent!(b, ch, new;
+        client_authentication: |v| v.cloned().unwrap_or_else(|| "NONE".into()) => v.clone(), Some(v);
+        tls_ciphers: |v| v.cloned() => v.clone(), v;
+        tls_versions: |v| or_default(v, rules::DEFAULT_TLS_VERSIONS)
+            => columns::join_list(Some(v.clone())), Some(v);
+        alpn_protocols: |v| or_default(v, rules::DEFAULT_LISTENER_ALPN)
+            => columns::join_list(Some(v.clone())), Some(v);
+        hsts_max_age: |v| v.and_then(|v| i32::try_from(*v).ok()) => v, v.map(i64::from);
+        hsts_include_subdomains: |v| flag(v) => v, Some(v);
+        hsts_preload: |v| flag(v) => v, Some(v);
+    );
     ch
 }
 
@@ -566,10 +493,10 @@ pub async fn put(
     Extension(ctx): Extension<RequestContext>,
     Path(id): Path<String>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<ListenerPut>,
 ) -> Result<Json<Value>, ApiError> {
     list::no_query(&q, &[])?;
-    let b: ListenerPut = parse_typed(&body, "listener_", "listener", &LISTENER_PUT)?;
+    let b = body.parse()?;
     let mut tx = st.db().begin().await?;
     let Target { row: l, lb, .. } = target::listener(&mut tx, &ctx, &id, "put").await?;
     rules::check_put(&b, &l)?;

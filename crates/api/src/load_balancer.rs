@@ -1,6 +1,5 @@
 //! `/v2/lbaas/loadbalancers`, as `octavia/api/v2/controllers/load_balancer.py`.
 
-use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -22,7 +21,7 @@ use crate::provider_call::call_provider;
 use crate::render::LB_ATTRS;
 use crate::state::AppState;
 use crate::target::{self, Provider};
-use crate::types::{load_balancer::*, parse_typed};
+use crate::types::{Wsme, load_balancer::*};
 use crate::{columns, list, provider_call, provider_model, related, render};
 
 pub mod graph;
@@ -156,10 +155,10 @@ pub async fn post(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<LbPost>,
 ) -> Result<Response, ApiError> {
     list::no_query(&q, &[])?;
-    let b: LbPost = parse_typed(&body, "load_balancer", "loadbalancer", &LB_POST)?;
+    let b = body.parse()?;
     let project = create_project(&ctx, &b)?;
     let vip = vip::validate_vip(&st, &ctx, &b).await?;
     let add_req = b.additional_vips();
@@ -523,10 +522,10 @@ pub async fn put(
     Extension(ctx): Extension<RequestContext>,
     Path(id): Path<String>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<LbPut>,
 ) -> Result<Json<Value>, ApiError> {
     list::no_query(&q, &[])?;
-    let b: LbPut = parse_typed(&body, "load_balancer", "loadbalancer", &LB_PUT)?;
+    let b = body.parse()?;
     let mut tx = st.db().begin().await?;
     let lb = target::load_balancer(&mut tx, &ctx, &id, "put").await?;
     if b.vip_sg_ids.given() {

@@ -3,7 +3,6 @@
 use provider::{OperatingStatus, ProvisioningStatus};
 use std::net::IpAddr;
 
-use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -21,7 +20,7 @@ use crate::provider_call::call_provider;
 use crate::render::MEMBER_ATTRS;
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
-use crate::types::{member::*, parse_typed};
+use crate::types::{Wsme, member::*, put_sent};
 use crate::{columns, list, provider_model, related, render};
 
 pub mod batch;
@@ -273,12 +272,12 @@ pub async fn post(
     Extension(ctx): Extension<RequestContext>,
     Path(pool_id): Path<String>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<MemberPost>,
 ) -> Result<Response, ApiError> {
     list::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
     let pool = route_pool(&mut tx, &pool_id).await?;
-    let b: MemberPost = parse_typed(&body, "member_", "member", &MEMBER_POST)?;
+    let b = body.parse()?;
     let lb = get_db_lb(
         &mut tx,
         pool.load_balancer_id.as_deref().unwrap_or_default(),
@@ -335,12 +334,12 @@ pub async fn put(
     Extension(ctx): Extension<RequestContext>,
     Path((pool_id, id)): Path<(String, String)>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<MemberPut>,
 ) -> Result<Json<Value>, ApiError> {
     list::no_query(&q, &[])?;
     let mut tx = st.db().begin().await?;
     let pool = route_pool(&mut tx, &pool_id).await?;
-    let b: MemberPut = parse_typed(&body, "member_", "member", &MEMBER_PUT)?;
+    let b = body.parse()?;
     let Target {
         row: m,
         parents: pool,
@@ -360,34 +359,14 @@ pub async fn put(
         "provisioning_status",
         ProvisioningStatus::PendingUpdate.into(),
     )];
-    if let Some(n) = b.name.sent() {
-        ch.push(("name", n.cloned().into()));
-        new.name = Some(n.cloned().unwrap_or_default());
-    }
-    if let Some(a) = b.admin_state_up.sent() {
-        let a = a.copied().unwrap_or(false);
-        ch.push(("enabled", a.into()));
-        new.admin_state_up = Some(a);
-    }
-    if let Some(w) = b.weight.sent() {
-        let w = w.copied().unwrap_or(1);
-        ch.push(("weight", w.into()));
-        new.weight = Some(w);
-    }
-    if let Some(v) = b.backup.sent() {
-        let v = v.copied().unwrap_or(false);
-        ch.push(("backup", v.into()));
-        new.backup = Some(v);
-    }
-    if let Some(a) = b.monitor_address.sent() {
-        ch.push(("monitor_address", a.cloned().into()));
-        new.monitor_address = a.cloned();
-    }
-    if let Some(p) = b.monitor_port.sent() {
-        let p = p.copied();
-        ch.push(("monitor_port", p.into()));
-        new.monitor_port = p.and_then(|p| u16::try_from(p).ok());
-    }
+    put_sent!(b, ch, new;
+        name: |v| v.cloned() => v.clone(), Some(v.unwrap_or_default());
+        admin_state_up as "enabled": |v| v.copied().unwrap_or(false) => v, Some(v);
+        weight: |v| v.copied().unwrap_or(1) => v, Some(v);
+        backup: |v| v.copied().unwrap_or(false) => v, Some(v);
+        monitor_address: |v| v.cloned() => v.clone(), v;
+        monitor_port: |v| v.copied() => v, v.and_then(|p| u16::try_from(p).ok());
+    );
     tx.update::<MemberRow>(&id, &ch).await?;
     if let Some(tags) = b.tags.sent() {
         tx.set_tags(&id, tags.map_or(&[][..], |t| &t[..])).await?;

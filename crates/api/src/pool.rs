@@ -1,6 +1,5 @@
 //! `/v2/lbaas/pools`, as `octavia/api/v2/controllers/pool.py`.
 
-use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -25,7 +24,7 @@ use crate::provider_call::call_provider;
 use crate::render::POOL_ATTRS;
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
-use crate::types::{Patch, parse_typed, pool::*};
+use crate::types::{Patch, Wsme, pool::*, put_sent};
 use crate::{columns, list, provider_model, related, render};
 
 type Q = Query<Vec<(String, String)>>;
@@ -369,10 +368,10 @@ pub async fn post(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<PoolPost>,
 ) -> Result<Response, ApiError> {
     list::no_query(&q, &[])?;
-    let b: PoolPost = parse_typed(&body, "pool_", "pool", &POOL_POST)?;
+    let b = body.parse()?;
     let protocol = b.protocol.clone().unwrap_or_default();
     let mut tx = st.db().begin().await?;
     let (listener, lb) = create_target(&mut tx, &b).await?;
@@ -464,57 +463,32 @@ fn put_changes(b: &PoolPut, new: &mut provider::Pool) -> Vec<(&'static str, SqlV
         "provisioning_status",
         ProvisioningStatus::PendingUpdate.into(),
     )];
-    if let Some(v) = b.name.sent() {
-        ch.push(("name", v.cloned().into()));
-        new.name = Some(v.cloned().unwrap_or_default());
-    }
-    if let Some(v) = b.description.sent() {
-        ch.push(("description", v.cloned().into()));
-        new.description = Some(v.cloned().unwrap_or_default());
-    }
-    if let Some(v) = b.admin_state_up.sent() {
-        let a = v.copied().unwrap_or(false);
-        ch.push(("enabled", a.into()));
-        new.admin_state_up = Some(a);
-    }
+    let owned = crate::listener::rules::owned;
+    put_sent!(b, ch, new;
+        name: |v| v.cloned() => v.clone(), Some(v.unwrap_or_default());
+        description: |v| v.cloned() => v.clone(), Some(v.unwrap_or_default());
+        admin_state_up as "enabled": |v| v.copied().unwrap_or(false) => v, Some(v);
+    );
     if let Some(a) = b.lb_algorithm.value() {
         ch.push(("lb_algorithm", a.as_str().into()));
         new.lb_algorithm = Some(a.clone());
     }
-    if let Some(v) = b.tls_container_ref.sent() {
-        ch.push(("tls_certificate_id", v.cloned().into()));
-        new.tls_container_ref = v.cloned();
-    }
-    if let Some(v) = b.ca_tls_container_ref.sent() {
-        ch.push(("ca_tls_certificate_id", v.cloned().into()));
-        new.ca_tls_container_ref = v.cloned();
-    }
-    if let Some(v) = b.crl_container_ref.sent() {
-        ch.push(("crl_container_id", v.cloned().into()));
-        new.crl_container_ref = v.cloned();
-    }
+    put_sent!(b, ch, new;
+        tls_container_ref as "tls_certificate_id": |v| v.cloned() => v.clone(), v;
+        ca_tls_container_ref as "ca_tls_certificate_id": |v| v.cloned() => v.clone(), v;
+        crl_container_ref as "crl_container_id": |v| v.cloned() => v.clone(), v;
+    );
     if let Some(t) = b.tls_enabled.value() {
         ch.push(("tls_enabled", (*t).into()));
         new.tls_enabled = Some(*t);
     }
-    if let Some(v) = b.tls_ciphers.sent() {
-        let c = v.map_or_else(|| DEFAULT_POOL_CIPHERS.to_string(), String::clone);
-        ch.push(("tls_ciphers", c.as_str().into()));
-        new.tls_ciphers = Some(c);
-    }
-    if let Some(v) = b.tls_versions.sent() {
-        let v = v.map_or_else(
-            || crate::listener::rules::owned(DEFAULT_POOL_TLS_VERSIONS),
-            |l| l.0.clone(),
-        );
-        ch.push(("tls_versions", columns::join_list(Some(v.clone())).into()));
-        new.tls_versions = Some(v);
-    }
-    if let Some(v) = b.alpn_protocols.sent() {
-        let v = v.map(|l| l.0.clone());
-        ch.push(("alpn_protocols", columns::join_list(v.clone()).into()));
-        new.alpn_protocols = v;
-    }
+    put_sent!(b, ch, new;
+        tls_ciphers: |v| v.map_or_else(|| DEFAULT_POOL_CIPHERS.to_string(), String::clone)
+            => v.as_str(), Some(v);
+        tls_versions: |v| v.map_or_else(|| owned(DEFAULT_POOL_TLS_VERSIONS), |l| l.0.clone())
+            => columns::join_list(Some(v.clone())), Some(v);
+        alpn_protocols: |v| v.map(|l| l.0.clone()) => columns::join_list(v.clone()), v;
+    );
     ch
 }
 
@@ -633,10 +607,10 @@ pub async fn put(
     Extension(ctx): Extension<RequestContext>,
     Path(id): Path<String>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<PoolPut>,
 ) -> Result<Json<Value>, ApiError> {
     list::no_query(&q, &[])?;
-    let b: PoolPut = parse_typed(&body, "pool_", "pool", &POOL_PUT)?;
+    let b = body.parse()?;
     let mut tx = st.db().begin().await?;
     let Target { row: p, lb, .. } = target::pool(&mut tx, &ctx, &id, "put").await?;
     // no NULL in these columns: the reference passes the `null` on (the OVN provider answers

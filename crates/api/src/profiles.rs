@@ -21,7 +21,7 @@ use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::query_provider;
 use crate::state::AppState;
-use crate::types::{Patch, Schema, f, mn, parse_typed, s};
+use crate::types::{Patch, Schema, parse_typed, s, wsme_body};
 use crate::{columns, list, provider_call};
 
 type Q = Query<Vec<(String, String)>>;
@@ -66,43 +66,6 @@ pub trait Profile: Record + Send + Sync + 'static {
     ) -> futures::future::BoxFuture<'static, Result<(), provider::ProviderError>>;
 }
 
-/// `FlavorProfilePOST`; an explicit `null` reaches [`post`], which answers it as the reference.
-pub static FP_POST: Schema = Schema {
-    fields: &[
-        mn("name", s(255)),
-        mn("provider_name", s(255)),
-        mn("flavor_data", s(4096)),
-    ],
-    tenant_alias: false,
-};
-/// `FlavorProfilePUT`.
-pub static FP_PUT: Schema = Schema {
-    fields: &[
-        f("name", s(255)),
-        f("provider_name", s(255)),
-        f("flavor_data", s(4096)),
-    ],
-    tenant_alias: false,
-};
-/// `AvailabilityZoneProfilePOST`.
-pub static AZP_POST: Schema = Schema {
-    fields: &[
-        mn("name", s(255)),
-        mn("provider_name", s(255)),
-        mn("availability_zone_data", s(4096)),
-    ],
-    tenant_alias: false,
-};
-/// `AvailabilityZoneProfilePUT`.
-pub static AZP_PUT: Schema = Schema {
-    fields: &[
-        f("name", s(255)),
-        f("provider_name", s(255)),
-        f("availability_zone_data", s(4096)),
-    ],
-    tenant_alias: false,
-};
-
 /// A validated profile POST / PUT body of either kind, its metadata attribute under one
 /// name: each attribute left out, `null` (a POST answers it as the reference, a PUT refuses
 /// it) or a value.
@@ -116,16 +79,18 @@ pub struct ProfileBody {
     pub data: Patch<String>,
 }
 
-/// A validated `FlavorProfilePOST` / `FlavorProfilePUT` body ([`FP_POST`], [`FP_PUT`]).
-#[derive(Debug, Clone, Default, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct FlavorProfileBody {
-    /// `name`.
-    pub name: Patch<String>,
-    /// `provider_name`.
-    pub provider_name: Patch<String>,
-    /// `flavor_data`.
-    pub flavor_data: Patch<String>,
+wsme_body! {
+    /// `FlavorProfilePOST`; an explicit `null` reaches [`post`], which answers it as the
+    /// reference.
+    pub static FP_POST, tenant_alias = false;
+    /// A validated `FlavorProfilePOST` / `FlavorProfilePUT` body ([`FP_POST`], [`FP_PUT`]).
+    pub struct FlavorProfileBody {
+        name: Patch<String> = mn(s(255)),
+        provider_name: Patch<String> = mn(s(255)),
+        flavor_data: Patch<String> = mn(s(4096)),
+    }
+    /// `FlavorProfilePUT`.
+    pub static FP_PUT = crate::types::ALL_OPTIONAL, tenant_alias = false;
 }
 
 impl From<FlavorProfileBody> for ProfileBody {
@@ -138,16 +103,17 @@ impl From<FlavorProfileBody> for ProfileBody {
     }
 }
 
-/// A validated `AvailabilityZoneProfilePOST` / `…PUT` body ([`AZP_POST`], [`AZP_PUT`]).
-#[derive(Debug, Clone, Default, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct AzProfileBody {
-    /// `name`.
-    pub name: Patch<String>,
-    /// `provider_name`.
-    pub provider_name: Patch<String>,
-    /// `availability_zone_data`.
-    pub availability_zone_data: Patch<String>,
+wsme_body! {
+    /// `AvailabilityZoneProfilePOST`.
+    pub static AZP_POST, tenant_alias = false;
+    /// A validated `AvailabilityZoneProfilePOST` / `…PUT` body ([`AZP_POST`], [`AZP_PUT`]).
+    pub struct AzProfileBody {
+        name: Patch<String> = mn(s(255)),
+        provider_name: Patch<String> = mn(s(255)),
+        availability_zone_data: Patch<String> = mn(s(4096)),
+    }
+    /// `AvailabilityZoneProfilePUT`.
+    pub static AZP_PUT = crate::types::ALL_OPTIONAL, tenant_alias = false;
 }
 
 impl From<AzProfileBody> for ProfileBody {
@@ -477,20 +443,4 @@ pub async fn delete<P: Profile>(
     }
     tx.commit().await?;
     Ok(StatusCode::NO_CONTENT)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::types::assert_typed_as;
-
-    #[test]
-    fn typed_bodies_declare_the_schema_attributes() {
-        for s in [&FP_POST, &FP_PUT] {
-            assert_typed_as::<FlavorProfileBody>(s);
-        }
-        for s in [&AZP_POST, &AZP_PUT] {
-            assert_typed_as::<AzProfileBody>(s);
-        }
-    }
 }

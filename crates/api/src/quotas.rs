@@ -5,7 +5,6 @@
 //! /v2/lbaas/quotas/defaults` is, as in the reference, `GET one` of the project `defaults`
 //! (which has no row, so it answers the configured defaults).
 
-use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -20,8 +19,8 @@ use crate::listing;
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::state::{AppState, QuotaDefaults};
-use crate::types::quotas::{QUOTA_PUT, QuotaPut};
-use crate::types::{Patch, parse_typed};
+use crate::types::quotas::QuotaPut;
+use crate::types::{Patch, Wsme};
 use crate::view::{Limits, QuotaView, to_value};
 
 type Q = Query<Vec<(String, String)>>;
@@ -242,10 +241,10 @@ pub async fn put(
     Extension(ctx): Extension<RequestContext>,
     Path(project): Path<String>,
     Query(q): Q,
-    body: Bytes,
+    body: Wsme<QuotaPut>,
 ) -> Result<Response, ApiError> {
     list::no_query(&q, &[])?;
-    let b: QuotaPut = parse_typed(&body, "quotas", "quota", &QUOTA_PUT)?;
+    let b = body.parse()?;
     policy::authorize(&ctx, "quota", "put", Some(&project))?;
     let none = Patch::Absent;
     let u = QuotaUpdate {

@@ -3,7 +3,8 @@
 //! shapes: `""` for NULL names, the `tenant_id` echo, datetimes without timezone, related
 //! objects as `[{"id"}]`) after reading what it shows beside its row, batched for a list page;
 //! each resource's attribute table (`*_ATTRS`, the names filters and sort keys may use, in
-//! Octavia's declaration order; the views' unit tests keep them equal to the views' fields).
+//! Octavia's declaration order: the names of its list [`listing::Spec`]; the views' unit tests
+//! keep them equal to the views' fields).
 
 use octavia_db::{
     HealthMonitorRow, L7PolicyRow, L7RuleRow, ListenerRow, LoadBalancerRow, MemberRow, PoolRow,
@@ -12,36 +13,12 @@ use octavia_db::{
 use serde_json::Value;
 
 use crate::fault::ApiError;
+use crate::listing;
 use crate::related::{rows_in, tags_by_id};
 use crate::view::{self, to_value};
 
-/// Attribute names of a load balancer response.
-pub const LB_ATTRS: &[&str] = &[
-    "id",
-    "name",
-    "description",
-    "provisioning_status",
-    "operating_status",
-    "admin_state_up",
-    "project_id",
-    "tenant_id",
-    "created_at",
-    "updated_at",
-    "vip_address",
-    "vip_port_id",
-    "vip_subnet_id",
-    "vip_network_id",
-    "vip_qos_policy_id",
-    "vip_sg_ids",
-    "vip_vnic_type",
-    "additional_vips",
-    "listeners",
-    "pools",
-    "provider",
-    "flavor_id",
-    "availability_zone",
-    "tags",
-];
+/// The names of [`listing::LB`].
+pub const LB_ATTRS: &[&str] = &listing::names::<{ listing::LB.attrs.len() }>(listing::LB.attrs);
 
 /// `LoadBalancerResponse` of a row (listeners / pools as `[{id}]`).
 pub async fn render_lb(tx: &mut Tx, lb: &LoadBalancerRow) -> Result<Value, ApiError> {
@@ -81,44 +58,9 @@ pub async fn render_lbs_text(
         .collect())
 }
 
-/// Attribute names of a listener response.
-pub const LISTENER_ATTRS: &[&str] = &[
-    "id",
-    "name",
-    "description",
-    "provisioning_status",
-    "operating_status",
-    "admin_state_up",
-    "protocol",
-    "protocol_port",
-    "connection_limit",
-    "default_tls_container_ref",
-    "sni_container_refs",
-    "project_id",
-    "tenant_id",
-    "default_pool_id",
-    "l7policies",
-    "insert_headers",
-    "created_at",
-    "updated_at",
-    "loadbalancers",
-    "timeout_client_data",
-    "timeout_member_connect",
-    "timeout_member_data",
-    "timeout_tcp_inspect",
-    "tags",
-    "client_ca_tls_container_ref",
-    "client_authentication",
-    "client_crl_container_ref",
-    "allowed_cidrs",
-    "tls_ciphers",
-    "tls_versions",
-    "alpn_protocols",
-    "hsts_max_age",
-    "hsts_include_subdomains",
-    "hsts_preload",
-    "loadbalancer_id",
-];
+/// The names of [`listing::LISTENER`].
+pub const LISTENER_ATTRS: &[&str] =
+    &listing::names::<{ listing::LISTENER.attrs.len() }>(listing::LISTENER.attrs);
 
 /// `ListenerResponse` of a row.
 pub async fn render_listener(tx: &mut Tx, l: &ListenerRow) -> Result<Value, ApiError> {
@@ -143,35 +85,9 @@ pub fn render_listener_with(l: &ListenerRow, att: octavia_db::ListenerAttachment
     to_value(&view::ListenerView::new(l, &att))
 }
 
-/// Attribute names of a pool response.
-pub const POOL_ATTRS: &[&str] = &[
-    "id",
-    "name",
-    "description",
-    "provisioning_status",
-    "operating_status",
-    "admin_state_up",
-    "protocol",
-    "lb_algorithm",
-    "session_persistence",
-    "project_id",
-    "tenant_id",
-    "loadbalancers",
-    "listeners",
-    "created_at",
-    "updated_at",
-    "healthmonitor_id",
-    "members",
-    "tags",
-    "tls_container_ref",
-    "ca_tls_container_ref",
-    "crl_container_ref",
-    "tls_enabled",
-    "tls_ciphers",
-    "tls_versions",
-    "alpn_protocols",
-    "loadbalancer_id",
-];
+/// The names of [`listing::POOL`].
+pub const POOL_ATTRS: &[&str] =
+    &listing::names::<{ listing::POOL.attrs.len() }>(listing::POOL.attrs);
 
 /// [`render_pool`] of a list page: session persistences in one statement, the rest in one
 /// more (per 500 pools).
@@ -221,27 +137,9 @@ pub fn render_pool_with(
     to_value(&view::PoolView::new(p, sp, &att))
 }
 
-/// Attribute names of a member response.
-pub const MEMBER_ATTRS: &[&str] = &[
-    "id",
-    "name",
-    "operating_status",
-    "provisioning_status",
-    "admin_state_up",
-    "address",
-    "protocol_port",
-    "weight",
-    "backup",
-    "subnet_id",
-    "project_id",
-    "tenant_id",
-    "created_at",
-    "updated_at",
-    "monitor_address",
-    "monitor_port",
-    "tags",
-    "vnic_type",
-];
+/// The names of [`listing::MEMBER`].
+pub const MEMBER_ATTRS: &[&str] =
+    &listing::names::<{ listing::MEMBER.attrs.len() }>(listing::MEMBER.attrs);
 
 /// `MemberResponse` of a row.
 pub async fn render_member(tx: &mut Tx, m: &MemberRow) -> Result<Value, ApiError> {
@@ -265,31 +163,8 @@ pub fn render_member_with(m: &MemberRow, tags: Vec<String>) -> Value {
     to_value(&view::MemberView::new(m, &tags))
 }
 
-/// Attribute names of a health monitor response.
-pub const HM_ATTRS: &[&str] = &[
-    "id",
-    "name",
-    "type",
-    "delay",
-    "timeout",
-    "max_retries",
-    "max_retries_down",
-    "http_method",
-    "url_path",
-    "expected_codes",
-    "admin_state_up",
-    "project_id",
-    "tenant_id",
-    "pools",
-    "provisioning_status",
-    "operating_status",
-    "created_at",
-    "updated_at",
-    "tags",
-    "http_version",
-    "domain_name",
-    "pool_id",
-];
+/// The names of [`listing::HM`].
+pub const HM_ATTRS: &[&str] = &listing::names::<{ listing::HM.attrs.len() }>(listing::HM.attrs);
 
 /// `HealthMonitorResponse` of a row.
 pub async fn render_hm(tx: &mut Tx, h: &HealthMonitorRow) -> Result<Value, ApiError> {

@@ -46,12 +46,26 @@ pub enum Attr {
 /// The SQL shape of one collection.
 #[derive(Debug)]
 pub struct Spec {
-    /// `(API attribute, how)`; an attribute missing here is [`Attr::Memory`].
+    /// `(API attribute, how)` in Octavia's declaration order, `tenant_id` beside
+    /// `project_id` (the response's attribute table, as [`names`] reads it); an attribute
+    /// missing here is [`Attr::Memory`].
     pub attrs: &'static [(&'static str, Attr)],
     /// `(alias prefix, join)`: the join is added when a used expression contains the prefix.
     pub joins: &'static [(&'static str, &'static str)],
     /// Whether the resource has tags (else tag filters see an empty set).
     pub tags: bool,
+}
+
+/// The attribute names of a [`Spec::attrs`], the first `N`: a response's attribute table
+/// (`render::LB_ATTRS`, …).
+pub const fn names<const N: usize>(attrs: &[(&'static str, Attr)]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N && i < attrs.len() {
+        out[i] = attrs[i].0;
+        i += 1;
+    }
+    out
 }
 
 impl Spec {
@@ -82,6 +96,7 @@ pub static LB: Spec = Spec {
         ("operating_status", Val("`t`.`operating_status`", Text)),
         ("admin_state_up", Val("`t`.`enabled`", Bool)),
         ("project_id", Val("`t`.`project_id`", Text)),
+        ("tenant_id", Val("`t`.`project_id`", Text)),
         ("created_at", Val("`t`.`created_at`", Time)),
         ("updated_at", Val("`t`.`updated_at`", Time)),
         ("vip_address", Val("`v`.`ip_address`", Text)),
@@ -90,18 +105,19 @@ pub static LB: Spec = Spec {
         ("vip_network_id", Val("`v`.`network_id`", Text)),
         ("vip_qos_policy_id", Val("`v`.`qos_policy_id`", Text)),
         (
+            "vip_sg_ids",
+            Has(
+                "EXISTS (SELECT 1 FROM `vip_security_group` `x` WHERE `x`.`load_balancer_id` = `t`.`id` AND `x`.`sg_id` = ?)",
+            ),
+        ),
+        (
             "vip_vnic_type",
             Val(
                 "CASE WHEN COALESCE(`v`.`vnic_type`, '') = '' THEN 'normal' ELSE `v`.`vnic_type` END",
                 Text,
             ),
         ),
-        (
-            "vip_sg_ids",
-            Has(
-                "EXISTS (SELECT 1 FROM `vip_security_group` `x` WHERE `x`.`load_balancer_id` = `t`.`id` AND `x`.`sg_id` = ?)",
-            ),
-        ),
+        ("additional_vips", Never),
         (
             "listeners",
             Has(
@@ -123,7 +139,6 @@ pub static LB: Spec = Spec {
         ),
         ("flavor_id", Val("`t`.`flavor_id`", Text)),
         ("availability_zone", Val("`t`.`availability_zone`", Text)),
-        ("additional_vips", Never),
         (
             "tags",
             Has(
@@ -164,6 +179,7 @@ pub static LISTENER: Spec = Spec {
             ),
         ),
         ("project_id", Val("`t`.`project_id`", Text)),
+        ("tenant_id", Val("`t`.`project_id`", Text)),
         ("default_pool_id", Val("`t`.`default_pool_id`", Text)),
         (
             "l7policies",
@@ -171,6 +187,7 @@ pub static LISTENER: Spec = Spec {
                 "EXISTS (SELECT 1 FROM `l7policy` `x` WHERE `x`.`listener_id` = `t`.`id` AND `x`.`id` = ?)",
             ),
         ),
+        ("insert_headers", Never),
         ("created_at", Val("`t`.`created_at`", Time)),
         ("updated_at", Val("`t`.`updated_at`", Time)),
         ("loadbalancers", Has("`t`.`load_balancer_id` = ?")),
@@ -181,6 +198,12 @@ pub static LISTENER: Spec = Spec {
         ),
         ("timeout_member_data", Val("`t`.`timeout_member_data`", Int)),
         ("timeout_tcp_inspect", Val("`t`.`timeout_tcp_inspect`", Int)),
+        (
+            "tags",
+            Has(
+                "EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)",
+            ),
+        ),
         (
             "client_ca_tls_container_ref",
             Val("`t`.`client_ca_tls_certificate_id`", Text),
@@ -200,6 +223,8 @@ pub static LISTENER: Spec = Spec {
             ),
         ),
         ("tls_ciphers", Val("`t`.`tls_ciphers`", Text)),
+        ("tls_versions", Csv("`t`.`tls_versions`")),
+        ("alpn_protocols", Csv("`t`.`alpn_protocols`")),
         ("hsts_max_age", Val("`t`.`hsts_max_age`", Int)),
         (
             "hsts_include_subdomains",
@@ -207,15 +232,6 @@ pub static LISTENER: Spec = Spec {
         ),
         ("hsts_preload", Val("`t`.`hsts_preload`", Bool)),
         ("loadbalancer_id", Val("`t`.`load_balancer_id`", Text)),
-        ("insert_headers", Never),
-        ("tls_versions", Csv("`t`.`tls_versions`")),
-        ("alpn_protocols", Csv("`t`.`alpn_protocols`")),
-        (
-            "tags",
-            Has(
-                "EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)",
-            ),
-        ),
     ],
     joins: &[],
     tags: true,
@@ -235,7 +251,9 @@ pub static POOL: Spec = Spec {
         ("admin_state_up", Val("`t`.`enabled`", Bool)),
         ("protocol", Val("`t`.`protocol`", Text)),
         ("lb_algorithm", Val("`t`.`lb_algorithm`", Text)),
+        ("session_persistence", Never),
         ("project_id", Val("`t`.`project_id`", Text)),
+        ("tenant_id", Val("`t`.`project_id`", Text)),
         ("loadbalancers", Has("`t`.`load_balancer_id` = ?")),
         (
             "listeners",
@@ -245,9 +263,9 @@ pub static POOL: Spec = Spec {
         ),
         ("created_at", Val("`t`.`created_at`", Time)),
         ("updated_at", Val("`t`.`updated_at`", Time)),
+        // the pool's first monitor by (created_at, id), as the response shows it
         (
             "healthmonitor_id",
-            // the pool's first monitor by (created_at, id), as the response shows it
             Val(
                 "(SELECT `x`.`id` FROM `health_monitor` `x` WHERE `x`.`pool_id` = `t`.`id` AND `x`.`provisioning_status` <> 'DELETED' ORDER BY `x`.`created_at`, `x`.`id` LIMIT 1)",
                 Text,
@@ -259,6 +277,12 @@ pub static POOL: Spec = Spec {
                 "EXISTS (SELECT 1 FROM `member` `x` WHERE `x`.`pool_id` = `t`.`id` AND `x`.`provisioning_status` <> 'DELETED' AND `x`.`id` = ?)",
             ),
         ),
+        (
+            "tags",
+            Has(
+                "EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)",
+            ),
+        ),
         ("tls_container_ref", Val("`t`.`tls_certificate_id`", Text)),
         (
             "ca_tls_container_ref",
@@ -267,16 +291,9 @@ pub static POOL: Spec = Spec {
         ("crl_container_ref", Val("`t`.`crl_container_id`", Text)),
         ("tls_enabled", Val("`t`.`tls_enabled`", Bool)),
         ("tls_ciphers", Val("`t`.`tls_ciphers`", Text)),
-        ("loadbalancer_id", Val("`t`.`load_balancer_id`", Text)),
-        ("session_persistence", Never),
         ("tls_versions", Csv("`t`.`tls_versions`")),
         ("alpn_protocols", Csv("`t`.`alpn_protocols`")),
-        (
-            "tags",
-            Has(
-                "EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)",
-            ),
-        ),
+        ("loadbalancer_id", Val("`t`.`load_balancer_id`", Text)),
     ],
     joins: &[],
     tags: true,
@@ -299,21 +316,22 @@ pub static MEMBER: Spec = Spec {
         ("backup", Val("`t`.`backup`", Bool)),
         ("subnet_id", Val("`t`.`subnet_id`", Text)),
         ("project_id", Val("`t`.`project_id`", Text)),
+        ("tenant_id", Val("`t`.`project_id`", Text)),
         ("created_at", Val("`t`.`created_at`", Time)),
         ("updated_at", Val("`t`.`updated_at`", Time)),
         ("monitor_address", Val("`t`.`monitor_address`", Text)),
         ("monitor_port", Val("`t`.`monitor_port`", Int)),
         (
+            "tags",
+            Has(
+                "EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)",
+            ),
+        ),
+        (
             "vnic_type",
             Val(
                 "CASE WHEN COALESCE(`t`.`vnic_type`, '') = '' THEN 'normal' ELSE `t`.`vnic_type` END",
                 Text,
-            ),
-        ),
-        (
-            "tags",
-            Has(
-                "EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)",
             ),
         ),
     ],
@@ -337,6 +355,7 @@ pub static HM: Spec = Spec {
         ("expected_codes", Val("`t`.`expected_codes`", Text)),
         ("admin_state_up", Val("`t`.`enabled`", Bool)),
         ("project_id", Val("`t`.`project_id`", Text)),
+        ("tenant_id", Val("`t`.`project_id`", Text)),
         ("pools", Has("`t`.`pool_id` = ?")),
         (
             "provisioning_status",
@@ -345,18 +364,18 @@ pub static HM: Spec = Spec {
         ("operating_status", Val("`t`.`operating_status`", Text)),
         ("created_at", Val("`t`.`created_at`", Time)),
         ("updated_at", Val("`t`.`updated_at`", Time)),
-        ("domain_name", Val("`t`.`domain_name`", Text)),
-        ("pool_id", Val("`t`.`pool_id`", Text)),
-        (
-            "http_version",
-            Val("ROUND(`t`.`http_version` * 100)", Hundredths),
-        ),
         (
             "tags",
             Has(
                 "EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)",
             ),
         ),
+        (
+            "http_version",
+            Val("ROUND(`t`.`http_version` * 100)", Hundredths),
+        ),
+        ("domain_name", Val("`t`.`domain_name`", Text)),
+        ("pool_id", Val("`t`.`pool_id`", Text)),
     ],
     joins: &[],
     tags: true,

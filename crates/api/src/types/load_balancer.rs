@@ -22,7 +22,7 @@ wsme_body! {
 
 wsme_body! {
     /// `LoadBalancerPOST`.
-    pub static LB_POST, tenant_alias = true;
+    pub static LB_POST, tenant_alias = true, wsme = ("load_balancer", "loadbalancer");
     /// A validated `LoadBalancerPOST` body as [`LB_POST`] declares it; `admin_state_up: null` is
     /// false (Octavia's `to_dict`), left out true.
     pub struct LbPost {
@@ -73,7 +73,7 @@ impl LbPost {
 
 wsme_body! {
     /// `LoadBalancerPUT`.
-    pub static LB_PUT, tenant_alias = false;
+    pub static LB_PUT, tenant_alias = false, wsme = ("load_balancer", "loadbalancer");
     /// A validated `LoadBalancerPUT` body as [`LB_PUT`] declares it: each attribute left out
     /// (unchanged), `null` or a value.
     pub struct LbPut {

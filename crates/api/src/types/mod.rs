@@ -20,6 +20,7 @@ pub mod pool;
 pub mod quotas;
 
 mod echo;
+mod extract;
 mod parse;
 pub(crate) mod pattern;
 mod python;
@@ -27,14 +28,16 @@ mod schema;
 mod typed;
 mod validate;
 
+pub use extract::{Wsme, WsmeBody};
 pub use parse::{parse_body, parse_list_body, parse_list_typed, parse_typed};
 pub use python::{py_repr, py_str};
 pub(crate) use schema::wsme_body;
 pub use schema::{
-    Field, INT_COLUMN_MAX, INT_COLUMN_MIN, JOINED_COLUMN_MAX, Kind, Schema, TAGS, URL_COLUMN_MAX,
-    attr_name, f, int, m, mn, s,
+    ALL_OPTIONAL, Derive, Field, INT_COLUMN_MAX, INT_COLUMN_MIN, JOINED_COLUMN_MAX, Kind, Schema,
+    TAGS, URL_COLUMN_MAX, attr_name, derive, derived_len, f, int, m, mn, s,
 };
-pub use typed::{Obj, Patch, Strings};
+pub(crate) use typed::put_sent;
 #[cfg(test)]
-pub(crate) use typed::{assert_typed_as, struct_fields};
+pub(crate) use typed::struct_fields;
+pub use typed::{Obj, Patch, Strings};
 pub use validate::{normalise_cidr, valid_url};

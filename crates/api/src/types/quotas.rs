@@ -7,7 +7,7 @@ const Q: Kind = int(Some(-1), Some(2_000_000_000));
 
 wsme_body! {
     /// `QuotaPUT`'s inner type: both spellings of each limit.
-    pub static QUOTA_PUT, tenant_alias = false;
+    pub static QUOTA_PUT, tenant_alias = false, wsme = ("quotas", "quota");
     /// A validated `QuotaPUT` body as [`QUOTA_PUT`] declares it: each limit left out (unchanged),
     /// `null` (back to the default) or a value (-1: unlimited).
     pub struct QuotaPut {

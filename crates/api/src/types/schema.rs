@@ -163,28 +163,119 @@ pub const fn attr_name(field: &'static str) -> &'static str {
     }
 }
 
-/// Declares a request body once: the WSME [`Schema`] it is parsed with and the typed struct it
-/// is read into. Each attribute is written `name: Type = ctor(kind)` — the struct field (left
+/// How a second schema is made of a body's attributes (the `pub static NAME = Derive {…}` of
+/// [`wsme_body!`](crate::types)): the same attributes in the same order, less `leave_out`,
+/// each optional when `optional` (as a PUT declares a POST's), `retype`'s attribute of its
+/// own kind.
+#[derive(Debug, Clone, Copy)]
+pub struct Derive {
+    /// Attributes the derived schema does not declare.
+    pub leave_out: &'static [&'static str],
+    /// Every attribute neither mandatory nor null-passing ([`f`]).
+    pub optional: bool,
+    /// One attribute declared with another kind.
+    pub retype: Option<(&'static str, Kind)>,
+}
+
+/// The copy a PUT declares of a POST's attributes: the same, all optional.
+pub const ALL_OPTIONAL: Derive = Derive {
+    leave_out: &[],
+    optional: true,
+    retype: None,
+};
+
+/// `a == b`, in a `const fn`.
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Whether `how` keeps the attribute `name`.
+const fn kept(name: &str, how: &Derive) -> bool {
+    let mut i = 0;
+    while i < how.leave_out.len() {
+        if same(name, how.leave_out[i]) {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// How many of `from` `how` keeps: the length [`derive()`] is given.
+pub const fn derived_len(from: &[Field], how: &Derive) -> usize {
+    let (mut i, mut n) = (0, 0);
+    while i < from.len() {
+        if kept(from[i].name, how) {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// The first `N` attributes of `from` that `how` keeps, changed as `how` says.
+pub const fn derive<const N: usize>(from: &[Field], how: &Derive) -> [Field; N] {
+    let mut out = [f("", Kind::Bool); N];
+    let (mut i, mut j) = (0, 0);
+    while i < from.len() && j < N {
+        let mut field = from[i];
+        if kept(field.name, how) {
+            if how.optional {
+                field.mandatory = false;
+                field.null_passes = false;
+            }
+            if let Some((name, kind)) = how.retype
+                && same(field.name, name)
+            {
+                field.kind = kind;
+            }
+            out[j] = field;
+            j += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Declares a request body once: the WSME [`Schema`] it is parsed with, the typed struct it
+/// is read into, and the schemas [`Derive`]d of the same attributes (a PUT's, a graph
+/// create's). Each attribute is written `name: Type = ctor(kind)` — the struct field (left
 /// out of a body: its `Default`), the JSON key ([`attr_name`] of the field), and the schema
 /// entry ([`f`], [`m`] or [`mn`] of its [`Kind`]), in the order WSME checks them. Each field's
 /// doc starts with its WSME declaration; a doc written in the list adds what the type does not
-/// say (units, what `null` means).
+/// say (units, what `null` means). The struct's `FIELDS` are the first schema's attributes;
+/// `wsme = (arg, wrapper)` makes it a [`WsmeBody`](crate::types::WsmeBody), read by a
+/// handler's [`Wsme`](crate::types::Wsme).
 ///
 /// ```ignore
 /// wsme_body! {
 ///     /// `QuotaPUT`.
-///     pub static QUOTA_PUT, tenant_alias = false;
+///     pub static QUOTA_PUT, tenant_alias = false, wsme = ("quotas", "quota");
 ///     /// A validated `QuotaPUT` body.
 ///     pub struct QuotaPut {
-///         /// `load_balancer`.
 ///         load_balancer: Patch<i64> = f(QUOTA),
 ///     }
+///     /// `QuotaPUT`'s attributes, all optional.
+///     pub static OTHER = Derive { leave_out: &[], optional: true, retype: None },
+///         tenant_alias = false;
 /// }
 /// ```
 macro_rules! wsme_body {
     (
         $(#[$smeta:meta])*
-        pub static $schema:ident, tenant_alias = $alias:literal;
+        pub static $schema:ident, tenant_alias = $alias:literal
+            $(, wsme = ($arg:literal, $wrapper:literal))?;
         $(#[$meta:meta])*
         pub struct $name:ident {
             $(
@@ -192,14 +283,26 @@ macro_rules! wsme_body {
                 $field:ident : $ty:ty = $ctor:ident ( $kind:expr )
             ),* $(,)?
         }
+        $(
+            $(#[$dmeta:meta])*
+            pub static $derived:ident = $how:expr, tenant_alias = $dalias:literal;
+        )*
     ) => {
         $(#[$smeta])*
         pub static $schema: $crate::types::Schema = $crate::types::Schema {
-            fields: &[$(
-                $crate::types::$ctor($crate::types::attr_name(stringify!($field)), $kind)
-            ),*],
+            fields: $name::FIELDS,
             tenant_alias: $alias,
         };
+
+        $(
+            $(#[$dmeta])*
+            pub static $derived: $crate::types::Schema = $crate::types::Schema {
+                fields: &$crate::types::derive::<
+                    { $crate::types::derived_len($name::FIELDS, &$how) },
+                >($name::FIELDS, &$how),
+                tenant_alias: $dalias,
+            };
+        )*
 
         $(#[$meta])*
         #[derive(Debug, Clone, Default, serde::Deserialize)]
@@ -210,6 +313,22 @@ macro_rules! wsme_body {
                 $(#[$fmeta])*
                 pub $field: $ty,
             )*
+        }
+
+        $(
+            impl $crate::types::WsmeBody for $name {
+                const ARG: &'static str = $arg;
+                const WRAPPER: &'static str = $wrapper;
+                const SCHEMA: &'static $crate::types::Schema = &$schema;
+            }
+        )?
+
+        impl $name {
+            #[doc = concat!("The attributes in WSME's order, as [`", stringify!($schema),
+                "`] declares them.")]
+            pub const FIELDS: &'static [$crate::types::Field] = &[$(
+                $crate::types::$ctor($crate::types::attr_name(stringify!($field)), $kind)
+            ),*];
         }
     };
 }

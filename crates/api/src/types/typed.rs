@@ -90,6 +90,25 @@ impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Patch<T> {
     }
 }
 
+/// A PUT's column changes and driver-model updates, one line per attribute:
+/// `field [as "column"]: |v| value => column value, model value;`. When `b.field` was sent
+/// (`v`: `None` for a `null`, else the value), `v` is rebound to `value`, `(column, column
+/// value)` pushed to `ch` (the column named as the attribute unless `as` names it) and the
+/// model's attribute of the attribute's name set to `model value`.
+macro_rules! put_sent {
+    ($b:ident, $ch:ident, $new:ident;
+     $($field:ident $(as $column:literal)?: |$v:ident| $val:expr => $col:expr, $model:expr;)*) => {$(
+        if let Some($v) = $b.$field.sent() {
+            let $v = $val;
+            $ch.push(($crate::types::put_sent!(@column $field $($column)?), $col.into()));
+            $new.$field = $model;
+        }
+    )*};
+    (@column $field:ident) => { stringify!($field) };
+    (@column $field:ident $column:literal) => { $column };
+}
+pub(crate) use put_sent;
+
 /// A validated list of strings (`tags`, certificate refs, CIDRs, TLS versions…): WSME passes
 /// a `null` item through the item check, and the handlers have always dropped it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -120,7 +139,7 @@ impl Obj {
 }
 
 /// The field names a typed body declares, read off its `Deserialize` impl: for the tests that
-/// tie each struct to its schema table.
+/// tie a graph create's schema table to its POST's struct.
 #[cfg(test)]
 pub(crate) fn struct_fields<T: serde::de::DeserializeOwned>() -> Vec<&'static str> {
     use serde::de::{Error, Visitor};
@@ -161,16 +180,4 @@ pub(crate) fn struct_fields<T: serde::de::DeserializeOwned>() -> Vec<&'static st
     let probe = Probe(std::cell::RefCell::new(Vec::new()));
     let _ = T::deserialize(&probe);
     probe.0.into_inner()
-}
-
-/// Asserts that struct `T` declares exactly the attributes of `schema` (the tenant alias
-/// arrives as `project_id`), so a name misspelt on either side fails a test.
-#[cfg(test)]
-#[allow(clippy::panic)]
-pub(crate) fn assert_typed_as<T: serde::de::DeserializeOwned>(schema: &super::schema::Schema) {
-    let mut want: Vec<&str> = schema.fields.iter().map(|f| f.name).collect();
-    let mut have = struct_fields::<T>();
-    want.sort_unstable();
-    have.sort_unstable();
-    assert_eq!(have, want, "{}", std::any::type_name::<T>());
 }

@@ -341,7 +341,10 @@ impl From<octavia_db::DbError> for ApiError {
                 resource: resource.to_string(),
                 id,
             },
-            D::InvalidState { status, id } => ApiError::LbPendingState { state: status, id },
+            D::InvalidState { status, id } => ApiError::LbPendingState {
+                state: status.to_string(),
+                id,
+            },
             D::Immutable { resource, id } => ApiError::Immutable {
                 resource: resource.to_string(),
                 id,

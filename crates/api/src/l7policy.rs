@@ -483,9 +483,9 @@ pub(crate) fn new_row(
         redirect_url: d.redirect_url.value().cloned(),
         position: i32::MAX,
         enabled: b.admin_state_up.on_create(),
-        provisioning_status: ProvisioningStatus::PendingCreate.into(),
+        provisioning_status: ProvisioningStatus::PendingCreate,
         project_id: Some(project.to_string()),
-        operating_status: OperatingStatus::Offline.into(),
+        operating_status: OperatingStatus::Offline,
         redirect_prefix: d.redirect_prefix.value().cloned(),
         redirect_http_code: d
             .redirect_http_code

@@ -105,10 +105,10 @@ pub(crate) fn new_row(b: &L7RulePost, policy_id: &str, project: &str) -> L7RuleR
         key: b.key.clone(),
         value: b.value.clone().unwrap_or_default(),
         invert: b.invert.unwrap_or(false),
-        provisioning_status: ProvisioningStatus::PendingCreate.into(),
+        provisioning_status: ProvisioningStatus::PendingCreate,
         project_id: Some(project.to_string()),
         enabled: b.admin_state_up.on_create(),
-        operating_status: OperatingStatus::Offline.into(),
+        operating_status: OperatingStatus::Offline,
         ..Default::default()
     }
 }

@@ -176,8 +176,8 @@ pub(crate) fn new_row(
         load_balancer_id: Some(lb_id.to_string()),
         tls_certificate_id: b.default_tls_container_ref.clone(),
         default_pool_id,
-        provisioning_status: ProvisioningStatus::PendingCreate.into(),
-        operating_status: OperatingStatus::Offline.into(),
+        provisioning_status: ProvisioningStatus::PendingCreate,
+        operating_status: OperatingStatus::Offline,
         // a null is false (Octavia's `to_dict`)
         enabled: match b.admin_state_up {
             Patch::Absent => true,

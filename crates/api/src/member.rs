@@ -154,10 +154,9 @@ pub(crate) fn new_row(b: &MemberPost, pool: &PoolRow, has_hm: bool, vnic: &str) 
             OperatingStatus::Offline
         } else {
             OperatingStatus::NoMonitor
-        }
-        .into(),
+        },
         enabled: b.admin_state_up.on_create(),
-        provisioning_status: ProvisioningStatus::PendingCreate.into(),
+        provisioning_status: ProvisioningStatus::PendingCreate,
         name: b.name.value().cloned(),
         monitor_address: b.monitor_address.clone(),
         monitor_port: b.monitor_port.and_then(|p| i32::try_from(p).ok()),

@@ -143,7 +143,7 @@ pub(crate) fn new_row(b: &PoolPost, project: &str, lb_id: &str) -> PoolRow {
         description: b.description.clone(),
         protocol: b.protocol.clone().unwrap_or_default(),
         lb_algorithm: b.lb_algorithm.clone().unwrap_or_default(),
-        operating_status: OperatingStatus::Offline.into(),
+        operating_status: OperatingStatus::Offline,
         // a null is false (Octavia's `to_dict`)
         enabled: match b.admin_state_up {
             Patch::Absent => true,
@@ -151,7 +151,7 @@ pub(crate) fn new_row(b: &PoolPost, project: &str, lb_id: &str) -> PoolRow {
             Patch::Value(v) => v,
         },
         load_balancer_id: Some(lb_id.to_string()),
-        provisioning_status: ProvisioningStatus::PendingCreate.into(),
+        provisioning_status: ProvisioningStatus::PendingCreate,
         tls_certificate_id: b.tls_container_ref.clone(),
         ca_tls_certificate_id: b.ca_tls_container_ref.clone(),
         crl_container_id: b.crl_container_ref.clone(),

@@ -40,7 +40,7 @@ async fn member_rows(env: &common::Env, pool: &str) -> Vec<(String, i64, String)
             (
                 m.ip_address.unwrap(),
                 i64::from(m.protocol_port),
-                m.provisioning_status,
+                m.provisioning_status.to_string(),
             )
         })
         .collect();

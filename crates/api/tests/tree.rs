@@ -46,8 +46,8 @@ async fn full_tree_cascade_delete_and_l7_guard() {
             redirect_pool_id: Some(p.clone()),
             position: 1,
             enabled: true,
-            provisioning_status: "ACTIVE".into(),
-            operating_status: "ONLINE".into(),
+            provisioning_status: "ACTIVE".parse().unwrap(),
+            operating_status: "ONLINE".parse().unwrap(),
             ..Default::default()
         })
         .await

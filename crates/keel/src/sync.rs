@@ -319,8 +319,7 @@ async fn octavia_lbs(
         .filter(|l| args.lb_ids.is_empty() || args.lb_ids.contains(&l.id))
         .filter(|l| args.project_id.is_none() || l.project_id == args.project_id)
         .filter(|l| {
-            let pending = provider::ProvisioningStatus::parse(&l.provisioning_status)
-                .is_some_and(provider::ProvisioningStatus::is_pending);
+            let pending = l.provisioning_status.is_pending();
             if pending {
                 eprintln!("skip {}: {}", l.id, l.provisioning_status);
             }
@@ -684,8 +683,8 @@ mod tests {
             let lb = LoadBalancerRow {
                 id: id("a", i),
                 project_id: Some("p".into()),
-                provisioning_status: "ACTIVE".into(),
-                operating_status: "ONLINE".into(),
+                provisioning_status: "ACTIVE".parse().unwrap(),
+                operating_status: "ONLINE".parse().unwrap(),
                 enabled: i % 3 != 0,
                 provider: Some("ovn".into()),
                 created_at: at(i as u32),
@@ -734,8 +733,8 @@ mod tests {
                     project_id: lb.project_id.clone(),
                     protocol: "TCP".into(),
                     lb_algorithm: "SOURCE_IP_PORT".into(),
-                    operating_status: "ONLINE".into(),
-                    provisioning_status: if j == 2 { "DELETED" } else { "ACTIVE" }.into(),
+                    operating_status: "ONLINE".parse().unwrap(),
+                    provisioning_status: if j == 2 { "DELETED" } else { "ACTIVE" }.parse().unwrap(),
                     enabled: true,
                     load_balancer_id: Some(lb.id.clone()),
                     created_at: if j == 1 { None } else { at(i as u32) },
@@ -749,8 +748,8 @@ mod tests {
                         pool_id: p.id.clone(),
                         ip_address: Some(format!("10.2.{m}.{i}")),
                         protocol_port: 80 + m as i32,
-                        operating_status: "ONLINE".into(),
-                        provisioning_status: if m == 2 { "DELETED" } else { "ACTIVE" }.into(),
+                        operating_status: "ONLINE".parse().unwrap(),
+                        provisioning_status: if m == 2 { "DELETED" } else { "ACTIVE" }.parse().unwrap(),
                         enabled: m != 1,
                         created_at: at((m % 2) as u32),
                         subnet_id: (m == 0).then(|| "s1".into()),
@@ -769,8 +768,8 @@ mod tests {
                         fall_threshold: 3,
                         rise_threshold: 2,
                         enabled: true,
-                        provisioning_status: "ACTIVE".into(),
-                        operating_status: "ONLINE".into(),
+                        provisioning_status: "ACTIVE".parse().unwrap(),
+                        operating_status: "ONLINE".parse().unwrap(),
                         project_id: lb.project_id.clone(),
                         ..Default::default()
                     })
@@ -797,8 +796,8 @@ mod tests {
                     load_balancer_id: Some(lb.id.clone()),
                     // both listeners of an LB on its first pool
                     default_pool_id: pools.first().map(|p| p.id.clone()),
-                    provisioning_status: "ACTIVE".into(),
-                    operating_status: "ONLINE".into(),
+                    provisioning_status: "ACTIVE".parse().unwrap(),
+                    operating_status: "ONLINE".parse().unwrap(),
                     enabled: true,
                     created_at: at((i + 1 - k) as u32),
                     client_authentication: "NONE".into(),

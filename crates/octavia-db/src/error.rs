@@ -23,7 +23,7 @@ pub enum DbError {
     #[error("Invalid state {status} of loadbalancer resource {id}")]
     InvalidState {
         /// Current provisioning_status of the load balancer.
-        status: String,
+        status: provider::ProvisioningStatus,
         /// The load balancer id.
         id: String,
     },

@@ -10,6 +10,7 @@ use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
 
 use crate::sql::SqlValue;
+use provider::{OperatingStatus, ProvisioningStatus};
 
 /// A table's row type: its table name, key column(s) and column list (in the struct's order).
 pub trait Record: crate::sql::AnyRow + Clone {
@@ -73,10 +74,12 @@ row! {
         pub id: String,
         pub name: Option<String>,
         pub description: Option<String>,
-        /// `provisioning_status` lookup name.
-        pub provisioning_status: String,
-        /// `operating_status` lookup name.
-        pub operating_status: String,
+        /// A `provisioning_status` lookup row's name, typed (an unknown name fails the read).
+        #[sqlx(try_from = "String")]
+        pub provisioning_status: ProvisioningStatus,
+        /// An `operating_status` lookup row's name, typed (an unknown name fails the read).
+        #[sqlx(try_from = "String")]
+        pub operating_status: OperatingStatus,
         /// API `admin_state_up`.
         pub enabled: bool,
         /// `SINGLE` / `ACTIVE_STANDBY` (amphora only).
@@ -156,8 +159,10 @@ row! {
         /// API `default_tls_container_ref`.
         pub tls_certificate_id: Option<String>,
         pub default_pool_id: Option<String>,
-        pub provisioning_status: String,
-        pub operating_status: String,
+        #[sqlx(try_from = "String")]
+        pub provisioning_status: ProvisioningStatus,
+        #[sqlx(try_from = "String")]
+        pub operating_status: OperatingStatus,
         /// API `admin_state_up`.
         pub enabled: bool,
         /// Amphora peer port (1025 + n per LB).
@@ -293,7 +298,8 @@ row! {
         pub protocol: String,
         /// `algorithm` lookup name.
         pub lb_algorithm: String,
-        pub operating_status: String,
+        #[sqlx(try_from = "String")]
+        pub operating_status: OperatingStatus,
         /// API `admin_state_up`.
         pub enabled: bool,
         /// Parent load balancer.
@@ -302,7 +308,8 @@ row! {
         pub created_at: Option<NaiveDateTime>,
         /// Set on every update.
         pub updated_at: Option<NaiveDateTime>,
-        pub provisioning_status: String,
+        #[sqlx(try_from = "String")]
+        pub provisioning_status: ProvisioningStatus,
         /// API `tls_container_ref`.
         pub tls_certificate_id: Option<String>,
         /// API `ca_tls_container_ref`.
@@ -357,7 +364,8 @@ row! {
         /// API `admin_state_up`.
         pub enabled: bool,
         pub project_id: Option<String>,
-        pub provisioning_status: String,
+        #[sqlx(try_from = "String")]
+        pub provisioning_status: ProvisioningStatus,
         pub name: Option<String>,
         /// uuid (PK).
         pub id: String,
@@ -365,7 +373,8 @@ row! {
         pub created_at: Option<NaiveDateTime>,
         /// Set on every update.
         pub updated_at: Option<NaiveDateTime>,
-        pub operating_status: String,
+        #[sqlx(try_from = "String")]
+        pub operating_status: OperatingStatus,
         /// 1.0 / 1.1 (FLOAT, single precision: serialise as f32 to print `1.1`).
         pub http_version: Option<f32>,
         pub domain_name: Option<String>,
@@ -385,14 +394,16 @@ row! {
         pub protocol_port: i32,
         /// Weight 0..256.
         pub weight: Option<i32>,
-        pub operating_status: String,
+        #[sqlx(try_from = "String")]
+        pub operating_status: OperatingStatus,
         /// API `admin_state_up`.
         pub enabled: bool,
         /// Set on insert.
         pub created_at: Option<NaiveDateTime>,
         /// Set on every update.
         pub updated_at: Option<NaiveDateTime>,
-        pub provisioning_status: String,
+        #[sqlx(try_from = "String")]
+        pub provisioning_status: ProvisioningStatus,
         pub name: Option<String>,
         pub monitor_address: Option<String>,
         pub monitor_port: Option<i32>,
@@ -420,13 +431,15 @@ row! {
         pub position: i32,
         /// API `admin_state_up`.
         pub enabled: bool,
-        pub provisioning_status: String,
+        #[sqlx(try_from = "String")]
+        pub provisioning_status: ProvisioningStatus,
         /// Set on insert.
         pub created_at: Option<NaiveDateTime>,
         /// Set on every update.
         pub updated_at: Option<NaiveDateTime>,
         pub project_id: Option<String>,
-        pub operating_status: String,
+        #[sqlx(try_from = "String")]
+        pub operating_status: OperatingStatus,
         pub redirect_prefix: Option<String>,
         /// 301/302/303/307/308.
         pub redirect_http_code: Option<i32>,
@@ -449,7 +462,8 @@ row! {
         pub value: String,
         /// Invert the match.
         pub invert: bool,
-        pub provisioning_status: String,
+        #[sqlx(try_from = "String")]
+        pub provisioning_status: ProvisioningStatus,
         /// Set on insert.
         pub created_at: Option<NaiveDateTime>,
         /// Set on every update.
@@ -457,7 +471,8 @@ row! {
         pub project_id: Option<String>,
         /// API `admin_state_up`.
         pub enabled: bool,
-        pub operating_status: String,
+        #[sqlx(try_from = "String")]
+        pub operating_status: OperatingStatus,
     }
 }
 

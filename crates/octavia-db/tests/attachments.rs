@@ -21,7 +21,7 @@ async fn attachments_equal_the_single_table_reads() {
             let mut row = listener(&l, &lb_id, port);
             row.created_at = Some(now() - chrono::Duration::seconds(10 - i));
             if i == 1 {
-                row.provisioning_status = "DELETED".into();
+                row.provisioning_status = "DELETED".parse().unwrap();
             }
             tx.insert(&row).await.unwrap();
             listener_ids.push(l);
@@ -171,7 +171,7 @@ async fn pool_attachments_equal_the_single_table_reads() {
             l.default_pool_id = Some(pool_id.clone());
             l.created_at = Some(now() - chrono::Duration::seconds(10 - i));
             if i == 0 {
-                l.provisioning_status = "DELETED".into();
+                l.provisioning_status = "DELETED".parse().unwrap();
             }
             tx.insert(&l).await.unwrap();
             listener_ids.push(l.id);

@@ -88,7 +88,7 @@ async fn claim_orphan_has_one_winner_per_round() {
             // taken: a claimant with a fresh read and the same cutoff finds the lease running
             let fresh = PendingLb {
                 renewed_at: Some(at),
-                provisioning_status: "PENDING_UPDATE".into(),
+                provisioning_status: "PENDING_UPDATE".parse().unwrap(),
                 ..stale
             };
             assert!(!db.claim_orphan(&fresh, cutoff, at).await.unwrap());

@@ -686,8 +686,8 @@ async fn queued_work_starts_after_the_commit_and_the_commit_waits_for_its_report
             ("ACTIVE", "ONLINE")
         );
         assert_eq!(
-            work.await.unwrap().as_deref(),
-            Some("PENDING_UPDATE"),
+            work.await.unwrap(),
+            Some(provider::ProvisioningStatus::PendingUpdate),
             "the work started before the commit, or not at all"
         );
         db.set_settle_wait(std::time::Duration::ZERO);
@@ -785,14 +785,14 @@ async fn runs_of_equal_records_give_the_per_record_outcome() {
             .await
             .unwrap();
         let mut tx = db.begin_read().await.unwrap();
-        let s = |m: MemberRow| (m.provisioning_status, m.operating_status);
+        let s = |m: MemberRow| (m.provisioning_status.as_str(), m.operating_status.as_str());
         assert_eq!(
             s(tx.get(&m0).await.unwrap()),
-            ("ACTIVE".to_string(), "ONLINE".to_string())
+            ("ACTIVE", "ONLINE")
         );
         assert_eq!(
             s(tx.get(&m1).await.unwrap()),
-            ("ACTIVE".to_string(), "ERROR".to_string())
+            ("ACTIVE", "ERROR")
         );
     })
     .await;

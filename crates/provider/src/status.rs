@@ -36,6 +36,31 @@ impl ProvisioningStatus {
     }
 }
 
+/// A text that names no value of a status enum: what a database row holding a status outside
+/// the lookup table's rows decodes to.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{text:?} is not a {column} value")]
+pub struct UnknownStatus {
+    /// `ProvisioningStatus` or `OperatingStatus`.
+    pub column: &'static str,
+    /// The text read.
+    pub text: String,
+}
+
+impl Default for ProvisioningStatus {
+    /// `PENDING_CREATE`, the status a new object's row is written with.
+    fn default() -> Self {
+        Self::PendingCreate
+    }
+}
+
+impl Default for OperatingStatus {
+    /// `OFFLINE`, the status a new object's row is written with.
+    fn default() -> Self {
+        Self::Offline
+    }
+}
+
 /// `operating_status` values (the `operating_status` lookup table the migrations fill).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -79,6 +104,40 @@ macro_rules! status_text {
             /// The value of a stored or shown text, `None` for any other text.
             pub fn parse(text: &str) -> Option<Self> {
                 Self::ALL.iter().copied().find(|s| s.as_str() == text)
+            }
+        }
+
+        impl TryFrom<String> for $ty {
+            type Error = UnknownStatus;
+
+            /// A stored text as the status it names; [`UnknownStatus`] for any other text
+            /// (how a database row's column decodes).
+            fn try_from(text: String) -> Result<Self, UnknownStatus> {
+                Self::parse(&text).ok_or(UnknownStatus {
+                    column: stringify!($ty),
+                    text,
+                })
+            }
+        }
+
+        impl std::str::FromStr for $ty {
+            type Err = UnknownStatus;
+
+            /// [`Self::parse`] with the text named in the error.
+            fn from_str(text: &str) -> Result<Self, UnknownStatus> {
+                Self::try_from(text.to_owned())
+            }
+        }
+
+        impl PartialEq<str> for $ty {
+            fn eq(&self, other: &str) -> bool {
+                self.as_str() == other
+            }
+        }
+
+        impl PartialEq<&str> for $ty {
+            fn eq(&self, other: &&str) -> bool {
+                self.as_str() == *other
             }
         }
 

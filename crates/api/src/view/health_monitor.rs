@@ -51,10 +51,10 @@ impl<'a> HmView<'a> {
             max_retries: h.rise_threshold,
             max_retries_down: h.fall_threshold,
             name: or_empty(&h.name),
-            operating_status: &h.operating_status,
+            operating_status: h.operating_status.as_str(),
             pools: [IdRef { id: &h.pool_id }],
             project_id: h.project_id.as_deref(),
-            provisioning_status: &h.provisioning_status,
+            provisioning_status: h.provisioning_status.as_str(),
             tags,
             tenant_id: h.project_id.as_deref(),
             timeout: h.timeout,
@@ -109,12 +109,12 @@ mod tests {
             expected_codes: Some("200-204".into()),
             enabled: true,
             project_id: Some("p".into()),
-            provisioning_status: "ACTIVE".into(),
+            provisioning_status: "ACTIVE".parse().unwrap(),
             name: Some("n\u{e9}".into()),
             id: "i".into(),
             created_at: Some(t()),
             updated_at: Some(t()),
-            operating_status: "ONLINE".into(),
+            operating_status: "ONLINE".parse().unwrap(),
             http_version: Some(1.1),
             domain_name: Some("example.org".into()),
         };
@@ -130,9 +130,9 @@ mod tests {
         let bare = HealthMonitorRow {
             pool_id: "pool".into(),
             r#type: "TCP".into(),
-            provisioning_status: "PENDING_CREATE".into(),
+            provisioning_status: "PENDING_CREATE".parse().unwrap(),
             id: "i".into(),
-            operating_status: "OFFLINE".into(),
+            operating_status: "OFFLINE".parse().unwrap(),
             ..Default::default()
         };
         check(&bare, &[]);

@@ -46,10 +46,10 @@ impl<'a> L7PolicyView<'a> {
             id: &p.id,
             listener_id: &p.listener_id,
             name: or_empty(&p.name),
-            operating_status: &p.operating_status,
+            operating_status: p.operating_status.as_str(),
             position: p.position,
             project_id: p.project_id.as_deref(),
-            provisioning_status: &p.provisioning_status,
+            provisioning_status: p.provisioning_status.as_str(),
             redirect_http_code: p.redirect_http_code,
             redirect_pool_id: p.redirect_pool_id.as_deref(),
             redirect_prefix: p.redirect_prefix.as_deref(),
@@ -91,9 +91,9 @@ impl<'a> L7RuleView<'a> {
             id: &r.id,
             invert: r.invert,
             key: r.key.as_deref(),
-            operating_status: &r.operating_status,
+            operating_status: r.operating_status.as_str(),
             project_id: r.project_id.as_deref(),
-            provisioning_status: &r.provisioning_status,
+            provisioning_status: r.provisioning_status.as_str(),
             tags,
             tenant_id: r.project_id.as_deref(),
             r#type: &r.r#type,
@@ -171,11 +171,11 @@ mod tests {
             redirect_url: Some("http://a/".into()),
             position: 3,
             enabled: true,
-            provisioning_status: "ACTIVE".into(),
+            provisioning_status: "ACTIVE".parse().unwrap(),
             created_at: Some(t()),
             updated_at: Some(t()),
             project_id: Some("p".into()),
-            operating_status: "ONLINE".into(),
+            operating_status: "ONLINE".parse().unwrap(),
             redirect_prefix: Some("https://b".into()),
             redirect_http_code: Some(308),
         };
@@ -186,8 +186,8 @@ mod tests {
             listener_id: "l".into(),
             action: "REJECT".into(),
             position: 1,
-            provisioning_status: "PENDING_CREATE".into(),
-            operating_status: "OFFLINE".into(),
+            provisioning_status: "PENDING_CREATE".parse().unwrap(),
+            operating_status: "OFFLINE".parse().unwrap(),
             ..Default::default()
         };
         check_policy(&bare, &[], &[]);
@@ -203,12 +203,12 @@ mod tests {
             key: Some("X-K".into()),
             value: "^a\\.b$".into(),
             invert: true,
-            provisioning_status: "ACTIVE".into(),
+            provisioning_status: "ACTIVE".parse().unwrap(),
             created_at: Some(t()),
             updated_at: Some(t()),
             project_id: Some("p".into()),
             enabled: true,
-            operating_status: "ONLINE".into(),
+            operating_status: "ONLINE".parse().unwrap(),
         };
         check_rule(&full, &["a".into()]);
         // every optional field unset
@@ -218,8 +218,8 @@ mod tests {
             r#type: "PATH".into(),
             compare_type: "STARTS_WITH".into(),
             value: "/".into(),
-            provisioning_status: "PENDING_CREATE".into(),
-            operating_status: "OFFLINE".into(),
+            provisioning_status: "PENDING_CREATE".parse().unwrap(),
+            operating_status: "OFFLINE".parse().unwrap(),
             ..Default::default()
         };
         check_rule(&bare, &[]);

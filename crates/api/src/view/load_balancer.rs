@@ -70,7 +70,7 @@ impl<'a> LbView<'a> {
             id: &lb.id,
             listeners: id_refs(&att.listener_ids),
             name: or_empty(&lb.name),
-            operating_status: &lb.operating_status,
+            operating_status: lb.operating_status.as_str(),
             pools: id_refs(&att.pool_ids),
             project_id: lb.project_id.as_deref(),
             provider: lb
@@ -78,7 +78,7 @@ impl<'a> LbView<'a> {
                 .as_deref()
                 .filter(|p| !p.is_empty())
                 .unwrap_or("octavia"),
-            provisioning_status: &lb.provisioning_status,
+            provisioning_status: lb.provisioning_status.as_str(),
             tags: &att.tags,
             tenant_id: lb.project_id.as_deref(),
             updated_at: Dt(lb.updated_at),
@@ -110,8 +110,8 @@ mod tests {
             id: "i\"d".into(),
             name: None,
             description: Some("d\u{e9}\n".into()),
-            provisioning_status: "ACTIVE".into(),
-            operating_status: "ONLINE".into(),
+            provisioning_status: "ACTIVE".parse().unwrap(),
+            operating_status: "ONLINE".parse().unwrap(),
             enabled: true,
             created_at: Some(t),
             updated_at: None,

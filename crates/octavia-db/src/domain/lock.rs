@@ -26,7 +26,7 @@ impl Tx {
         new_status: ProvisioningStatus,
     ) -> Result<LoadBalancerRow, DbError> {
         let mut lb = self.lock_load_balancer(lb_id).await?;
-        if !allowed.iter().any(|s| lb.provisioning_status == *s) {
+        if !allowed.contains(&lb.provisioning_status) {
             return Err(DbError::InvalidState {
                 status: lb.provisioning_status,
                 id: lb.id,
@@ -34,7 +34,7 @@ impl Tx {
         }
         self.set_provisioning_status::<LoadBalancerRow>(lb_id, new_status)
             .await?;
-        lb.provisioning_status = new_status.into();
+        lb.provisioning_status = new_status;
         Ok(lb)
     }
 
@@ -139,13 +139,13 @@ impl Tx {
 /// Row types with a `provisioning_status` column.
 pub trait HasProvisioningStatus {
     /// The current value.
-    fn provisioning_status(&self) -> &str;
+    fn provisioning_status(&self) -> ProvisioningStatus;
 }
 
 macro_rules! has_ps {
     ($($t:ty),*) => {$(
         impl HasProvisioningStatus for $t {
-            fn provisioning_status(&self) -> &str { &self.provisioning_status }
+            fn provisioning_status(&self) -> ProvisioningStatus { self.provisioning_status }
         }
     )*};
 }

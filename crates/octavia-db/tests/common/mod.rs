@@ -119,8 +119,8 @@ pub fn lb(id: &str, status: &str) -> LoadBalancerRow {
         project_id: Some(PROJECT.into()),
         id: id.into(),
         name: Some("lb".into()),
-        provisioning_status: status.into(),
-        operating_status: "ONLINE".into(),
+        provisioning_status: status.parse().unwrap(),
+        operating_status: "ONLINE".parse().unwrap(),
         enabled: true,
         provider: Some("ovn".into()),
         ..Default::default()
@@ -134,8 +134,8 @@ pub fn listener(id: &str, lb_id: &str, port: i32) -> ListenerRow {
         protocol: "TCP".into(),
         protocol_port: port,
         load_balancer_id: Some(lb_id.into()),
-        provisioning_status: "ACTIVE".into(),
-        operating_status: "ONLINE".into(),
+        provisioning_status: "ACTIVE".parse().unwrap(),
+        operating_status: "ONLINE".parse().unwrap(),
         enabled: true,
         client_authentication: "NONE".into(),
         ..Default::default()
@@ -148,10 +148,10 @@ pub fn pool(id: &str, lb_id: &str) -> PoolRow {
         id: id.into(),
         protocol: "TCP".into(),
         lb_algorithm: "SOURCE_IP_PORT".into(),
-        operating_status: "ONLINE".into(),
+        operating_status: "ONLINE".parse().unwrap(),
         enabled: true,
         load_balancer_id: Some(lb_id.into()),
-        provisioning_status: "ACTIVE".into(),
+        provisioning_status: "ACTIVE".parse().unwrap(),
         ..Default::default()
     }
 }
@@ -164,9 +164,9 @@ pub fn member(id: &str, pool_id: &str, ip: &str) -> MemberRow {
         ip_address: Some(ip.into()),
         protocol_port: 80,
         weight: Some(1),
-        operating_status: "NO_MONITOR".into(),
+        operating_status: "NO_MONITOR".parse().unwrap(),
         enabled: true,
-        provisioning_status: "ACTIVE".into(),
+        provisioning_status: "ACTIVE".parse().unwrap(),
         vnic_type: "normal".into(),
         ..Default::default()
     }
@@ -182,9 +182,9 @@ pub fn health_monitor(id: &str, pool_id: &str) -> HealthMonitorRow {
         rise_threshold: 3,
         enabled: true,
         project_id: Some(PROJECT.into()),
-        provisioning_status: "ACTIVE".into(),
+        provisioning_status: "ACTIVE".parse().unwrap(),
         id: id.into(),
-        operating_status: "ONLINE".into(),
+        operating_status: "ONLINE".parse().unwrap(),
         http_version: Some(1.1),
         ..Default::default()
     }
@@ -197,9 +197,9 @@ pub fn l7policy(id: &str, listener_id: &str, position: i32) -> L7PolicyRow {
         action: "REJECT".into(),
         position,
         enabled: true,
-        provisioning_status: "ACTIVE".into(),
+        provisioning_status: "ACTIVE".parse().unwrap(),
         project_id: Some(PROJECT.into()),
-        operating_status: "ONLINE".into(),
+        operating_status: "ONLINE".parse().unwrap(),
         ..Default::default()
     }
 }
@@ -211,10 +211,10 @@ pub fn l7rule(id: &str, policy_id: &str) -> L7RuleRow {
         r#type: "PATH".into(),
         compare_type: "STARTS_WITH".into(),
         value: "/api".into(),
-        provisioning_status: "ACTIVE".into(),
+        provisioning_status: "ACTIVE".parse().unwrap(),
         project_id: Some(PROJECT.into()),
         enabled: true,
-        operating_status: "ONLINE".into(),
+        operating_status: "ONLINE".parse().unwrap(),
         ..Default::default()
     }
 }

@@ -667,3 +667,514 @@ fn allowed_cidrs_udp() {
     expect_udp("UDP, empty list: both answered", &[(&a, true), (&b, true)]);
     assert_eq!(keel_rows(&lb_id), 0);
 }
+
+/// The `Port_Group.ports` of listener `listener`'s rows (uuids, sorted).
+fn anchors(listener: &str) -> Vec<String> {
+    let name = format!("keel_{}", listener.replace('-', "_"));
+    let groups = nb_select("Port_Group", json!([["name", "==", name]]));
+    assert_eq!(groups.len(), 1, "{groups:?}");
+    let mut u = common::uuids(&groups[0]["ports"]);
+    u.sort();
+    u
+}
+
+/// The uuids of the switch ports of network `net` whose `type` is `kind` (sorted).
+fn switch_ports_of_type(net: &str, kind: &str) -> Vec<String> {
+    let ls = nb_select(
+        "Logical_Switch",
+        json!([["name", "==", format!("neutron-{net}")]]),
+    );
+    assert_eq!(ls.len(), 1, "{ls:?}");
+    let mut out: Vec<String> = common::uuids(&ls[0]["ports"])
+        .into_iter()
+        .filter(|u| {
+            nb_select("Logical_Switch_Port", json!([["_uuid", "==", ["uuid", u]]]))
+                .first()
+                .is_some_and(|p| p["type"] == kind)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Re-anchoring by the agent: the listener's port group is anchored on the VIP network's
+/// router interface; Neutron removes that interface (the router's switch port goes, and OVSDB
+/// drops it from the group's weak `ports`), and the group is anchored again on the VIP's own
+/// switch port, with no API call and no sync. Packets: the listed client is served and the
+/// unlisted one refused before and after (without an anchor on the switch, nothing filters
+/// there and the unlisted client would be served).
+#[test]
+fn allowed_cidrs_reanchored_when_the_router_interface_goes() {
+    let tag = common::tag();
+    let t4 = &tag[..4];
+    let net = NeutronNet::create(&format!("ca-{tag}"), &[]);
+    let name = |role: &str| format!("{role}{t4}");
+    let [member, a, b] = vms([
+        (name("am"), &net.net),
+        (name("aa"), &net.net),
+        (name("ab"), &net.net),
+    ]);
+    member.serve("tcp", 8080);
+    let keel = Keel::start(Backend::Sqlite);
+    // the anchor is followed by the agent: this Keel must be it
+    common::monitors::assert_agent_active(&keel);
+    let token = demo_token();
+    let lb = keel.create_lb(&token, &format!("ca-{tag}"), &net.subnet);
+    let lb_id = lb["id"].as_str().unwrap().to_string();
+    let _rows = LbGuard(lb_id.clone());
+    let _ours = RowsGuard(lb_id.clone());
+    let vip = lb["vip_address"].as_str().unwrap().to_string();
+    let vip_port = lb["vip_port_id"].as_str().unwrap().to_string();
+    let id = |v: Value| v["id"].as_str().unwrap().to_string();
+    let listener = id(keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/listeners",
+        json!({"listener": {"loadbalancer_id": lb_id, "protocol": "TCP", "protocol_port": 80,
+            "allowed_cidrs": [format!("{}/32", a.ip)]}}),
+    ));
+    let pool = id(keel.create(
+        &token,
+        &lb_id,
+        "/v2/lbaas/pools",
+        json!({"pool": {"listener_id": listener, "protocol": "TCP",
+            "lb_algorithm": "SOURCE_IP_PORT"}}),
+    ));
+    keel.create(
+        &token,
+        &lb_id,
+        &format!("/v2/lbaas/pools/{pool}/members"),
+        member_body(&member, 8080, &net.subnet),
+    );
+    let router_ports = switch_ports_of_type(&net.net, "router");
+    assert_eq!(router_ports.len(), 1, "one router interface");
+    assert_eq!(
+        anchors(&listener),
+        router_ports,
+        "anchored on the router port"
+    );
+    expect(
+        "anchored on the router port: a served, b refused",
+        &[(&a, &vip, true), (&b, &vip, false)],
+    );
+
+    let t0 = Instant::now();
+    let (code, body) = common::neutron(
+        "PUT",
+        &format!("/routers/{}/remove_router_interface", net.router),
+        &token,
+        Some(&json!({"subnet_id": net.subnet})),
+    );
+    assert_eq!(code, 200, "remove_router_interface: {body}");
+    let vip_lsp = nb_select("Logical_Switch_Port", json!([["name", "==", vip_port]]));
+    let vip_lsp = vip_lsp[0]["_uuid"][1].as_str().unwrap().to_string();
+    wait_for(
+        "the group anchored on the VIP port",
+        Duration::from_secs(30),
+        || {
+            let now = anchors(&listener);
+            if now == [vip_lsp.clone()] {
+                Ok(())
+            } else {
+                Err(format!("anchors {now:?}, want the VIP port {vip_lsp}"))
+            }
+        },
+    );
+    println!(
+        "CIDRS router interface removed → group anchored on the VIP port: {} ms",
+        t0.elapsed().as_millis()
+    );
+    assert!(switch_ports_of_type(&net.net, "router").is_empty());
+    expect(
+        "anchored on the VIP port: a served, b refused",
+        &[(&a, &vip, true), (&b, &vip, false)],
+    );
+    keel.delete_lb_cascade(&token, &lb_id);
+    assert_eq!(keel_rows(&lb_id), 0);
+}
+
+/// A TCP listener on port 80 made with `list`, its pool and one member per (address,
+/// subnet) on port 8080; returns the listener id.
+fn listener_with_members(
+    keel: &Keel,
+    token: &str,
+    lb_id: &str,
+    list: &[String],
+    members: &[(&str, &str)],
+) -> String {
+    let id = |v: Value| v["id"].as_str().unwrap().to_string();
+    let listener = id(keel.create(
+        token,
+        lb_id,
+        "/v2/lbaas/listeners",
+        json!({"listener": {"loadbalancer_id": lb_id, "protocol": "TCP", "protocol_port": 80,
+            "allowed_cidrs": list}}),
+    ));
+    let pool = id(keel.create(
+        token,
+        lb_id,
+        "/v2/lbaas/pools",
+        json!({"pool": {"listener_id": listener, "protocol": "TCP",
+            "lb_algorithm": "SOURCE_IP_PORT"}}),
+    ));
+    for (address, subnet) in members {
+        keel.create(
+            token,
+            lb_id,
+            &format!("/v2/lbaas/pools/{pool}/members"),
+            json!({"member": {"address": address, "protocol_port": 8080, "subnet_id": subnet}}),
+        );
+    }
+    listener
+}
+
+/// A subnet of `net` (as `demo`); its id.
+fn subnet(net: &str, name: &str, version: u8, cidr: &str) -> String {
+    let (c, b) = common::neutron(
+        "POST",
+        "/subnets",
+        &demo_token(),
+        Some(
+            &json!({"subnet": {"name": name, "network_id": net, "ip_version": version,
+            "cidr": cidr}}),
+        ),
+    );
+    assert_eq!(c, 201, "{b}");
+    b["subnet"]["id"].as_str().unwrap().to_string()
+}
+
+/// The IPv6 address of `vm`.
+fn ip6(vm: &Vm) -> String {
+    vm.ips
+        .iter()
+        .find(|i| i.contains(':'))
+        .cloned()
+        .unwrap_or_else(|| panic!("{} has no IPv6 address: {:?}", vm.name, vm.ips))
+}
+
+/// An additional VIP and IPv6 clients: a load balancer with its VIP on 10.0.0.0/24 and two
+/// additional VIPs on the same network, one on a second IPv4 subnet (10.2.0.0/24), one IPv6
+/// (fd00:9::/64); one listener whose list names client `a` by its IPv4 and its IPv6 address.
+/// `a` is served on all three addresses, `b` (same subnets, not listed) refused on all three;
+/// the list changed to `b`'s two addresses turns both round.
+#[test]
+fn allowed_cidrs_additional_vip_and_ipv6() {
+    let tag = common::tag();
+    let t4 = &tag[..4];
+    let net = NeutronNet::create(&format!("cv-{tag}"), &[]);
+    let token = demo_token();
+    let v6 = subnet(&net.net, &format!("keel-e2e-cv-{tag}-6"), 6, "fd00:9::/64");
+    let (c, b) = common::neutron(
+        "PUT",
+        &format!("/routers/{}/add_router_interface", net.router),
+        &token,
+        Some(&json!({"subnet_id": v6})),
+    );
+    assert_eq!(c, 200, "{b}");
+    let name = |role: &str| format!("{role}{t4}");
+    // made before the second IPv4 subnet: each VM has one address on 10.0.0.0/24, one IPv6
+    let [member, a, b] = vms([
+        (name("vm"), &net.net),
+        (name("va"), &net.net),
+        (name("vb"), &net.net),
+    ]);
+    member.serve("tcp", 8080);
+    let second = subnet(&net.net, &format!("keel-e2e-cv-{tag}-b"), 4, "10.2.0.0/24");
+    let keel = Keel::start(Backend::Sqlite);
+    let (code, body) = keel.api(
+        "POST",
+        "/v2/lbaas/loadbalancers",
+        &token,
+        Some(
+            &json!({"loadbalancer": {"name": format!("cv-{tag}"), "vip_subnet_id": net.subnet,
+            "additional_vips": [{"subnet_id": second}, {"subnet_id": v6}], "provider": "ovn"}}),
+        ),
+    );
+    assert_eq!(code, 201, "{body}");
+    let lb_id = body["loadbalancer"]["id"].as_str().unwrap().to_string();
+    let _rows = LbGuard(lb_id.clone());
+    let _ours = RowsGuard(lb_id.clone());
+    let lb = keel.wait_lb_active(&token, &lb_id);
+    let vip = lb["vip_address"].as_str().unwrap().to_string();
+    let extra: Vec<String> = lb["additional_vips"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["ip_address"].as_str().unwrap().to_string())
+        .collect();
+    let vip2 = extra
+        .iter()
+        .find(|a| a.starts_with("10.2.0."))
+        .unwrap()
+        .clone();
+    let vip6 = extra.iter().find(|a| a.contains(':')).unwrap().clone();
+    let list = |vm: &Vm| vec![format!("{}/32", vm.ip), format!("{}/128", ip6(vm))];
+    let listener = listener_with_members(
+        &keel,
+        &token,
+        &lb_id,
+        &list(&a),
+        &[(&member.ip, &net.subnet), (&ip6(&member), &v6)],
+    );
+    assert_eq!(
+        keel_rows(&lb_id),
+        5,
+        "a port group, the allow and VIP sets of both families"
+    );
+    let vip4_set = nb_select(
+        "Address_Set",
+        json!([[
+            "name",
+            "==",
+            format!("keel_{}_vip4", listener.replace('-', "_"))
+        ]]),
+    );
+    let mut want = vec![vip.clone(), vip2.clone()];
+    want.sort();
+    assert_eq!(
+        vip4_set[0]["addresses"],
+        json!(["set", want]),
+        "{vip4_set:?}"
+    );
+    expect(
+        "a served on the VIP, the additional IPv4 VIP and the IPv6 VIP; b refused on all three",
+        &[
+            (&a, &vip, true),
+            (&a, &vip2, true),
+            (&a, &vip6, true),
+            (&b, &vip, false),
+            (&b, &vip2, false),
+            (&b, &vip6, false),
+        ],
+    );
+    let d = change(
+        &keel,
+        &token,
+        &lb_id,
+        &listener,
+        &list(&b),
+        (&b, &vip6, true),
+    );
+    println!(
+        "CIDRS list change → IPv6 client served on the IPv6 VIP: {} ms",
+        d.as_millis()
+    );
+    expect(
+        "the list turned round: b served on all three, a refused on all three",
+        &[
+            (&b, &vip, true),
+            (&b, &vip2, true),
+            (&b, &vip6, true),
+            (&a, &vip, false),
+            (&a, &vip2, false),
+            (&a, &vip6, false),
+        ],
+    );
+    keel.delete_lb_cascade(&token, &lb_id);
+    assert_eq!(keel_rows(&lb_id), 0);
+}
+
+/// A client's established connection when its CIDR leaves the list (measured, README
+/// "allowed_cidrs"): `a` holds ONE connection to the listener (an echo member, a line every
+/// 100 ms), the list is changed to name only `b`; new connections of `a` are refused, and
+/// what the held connection does from then on is asserted: cut (the `drop` ACL applies to
+/// its packets on the VIP's switch, whose ports have Neutron's stateful security-group
+/// ACLs: `ct_mark.blocked`). `a` listed again: new connections served again.
+#[test]
+fn allowed_cidrs_established_connection_of_a_removed_client() {
+    let tag = common::tag();
+    let t4 = &tag[..4];
+    let net = NeutronNet::create(&format!("ce-{tag}"), &[]);
+    let name = |role: &str| format!("{role}{t4}");
+    let [member, a, b] = vms([
+        (name("em"), &net.net),
+        (name("ea"), &net.net),
+        (name("eb"), &net.net),
+    ]);
+    member.serve("echo", 8080);
+    let keel = Keel::start(Backend::Sqlite);
+    let token = demo_token();
+    let lb = keel.create_lb(&token, &format!("ce-{tag}"), &net.subnet);
+    let lb_id = lb["id"].as_str().unwrap().to_string();
+    let _rows = LbGuard(lb_id.clone());
+    let _ours = RowsGuard(lb_id.clone());
+    let vip = lb["vip_address"].as_str().unwrap().to_string();
+    let only = |vm: &Vm| vec![format!("{}/32", vm.ip)];
+    let listener = listener_with_members(
+        &keel,
+        &token,
+        &lb_id,
+        &only(&a),
+        &[(&member.ip, &net.subnet)],
+    );
+    expect(
+        "a served, b refused",
+        &[(&a, &vip, true), (&b, &vip, false)],
+    );
+    let held = a.start_hold(&vip, 80, 100, 1000);
+    let first = wait_lines(&held, 5);
+    assert!(
+        first.iter().all(Option::is_some),
+        "the held connection answers: {first:?}"
+    );
+    let before = held.snapshot().total();
+    let t0 = Instant::now();
+    let refused = change(
+        &keel,
+        &token,
+        &lb_id,
+        &listener,
+        &only(&b),
+        (&a, &vip, false),
+    );
+    let at_refusal = held.snapshot().total();
+    // 20 more lines (2 s at one each 100 ms, a failed one waits its 1 s timeout)
+    let after = wait_lines(&held, at_refusal + 20);
+    let after_ok = after[at_refusal..].iter().filter(|l| l.is_some()).count();
+    // a listed again: new connections served; what the held one does then, 20 lines more
+    let back = change(
+        &keel,
+        &token,
+        &lb_id,
+        &listener,
+        &only(&a),
+        (&a, &vip, true),
+    );
+    let at_back = held.snapshot().total();
+    let resumed = wait_lines(&held, at_back + 20);
+    let seen = held.stop();
+    let resumed_ok = resumed[at_back..].iter().filter(|l| l.is_some()).count();
+    println!(
+        "CIDRS established connection, client listed again: new connections served {} ms after the PUT; \
+         the held connection then {resumed_ok}/20 lines answered",
+        back.as_millis()
+    );
+    println!(
+        "CIDRS established connection of a removed client: new connections refused {} ms after the PUT; \
+         the held connection's lines before the PUT {before}, by the refusal {at_refusal} ({} answered), \
+         after it {}/{} answered (failures {:?}; {} ms)",
+        refused.as_millis(),
+        seen.seq[..at_refusal]
+            .iter()
+            .filter(|l| l.is_some())
+            .count(),
+        after_ok,
+        after.len() - at_refusal,
+        seen.failures,
+        t0.elapsed().as_millis()
+    );
+    assert_eq!(
+        after_ok, 0,
+        "the held connection of a removed client passes no data once new ones are refused: {:?}",
+        seen.seq
+    );
+    keel.delete_lb_cascade(&token, &lb_id);
+    assert_eq!(keel_rows(&lb_id), 0);
+}
+
+/// Waits (60 s) until `lp` has `n` lines; returns them (answered: `Some`).
+fn wait_lines(lp: &common::dataplane::Loop, n: usize) -> Vec<Option<String>> {
+    wait_for(&format!("{n} lines"), Duration::from_secs(60), || {
+        let t = lp.snapshot();
+        if t.total() >= n {
+            Ok(t.seq)
+        } else {
+            Err(format!("{t:?}"))
+        }
+    })
+}
+
+/// Lists Octavia accepts as they are (no count limit; the request body's size is the only
+/// bound: `[oslo_middleware] max_request_body_size`, 413 past it): `0.0.0.0/0` mixed with
+/// single addresses is stored as given and lets everyone in; 4,000 CIDRs (~70 KB of body)
+/// are stored and enforced (the listed client served, the other refused); a body past the
+/// limit answers 413 and changes nothing.
+#[test]
+fn allowed_cidrs_catch_all_and_long_lists() {
+    let tag = common::tag();
+    let t4 = &tag[..4];
+    let net = NeutronNet::create(&format!("cl-{tag}"), &[]);
+    let name = |role: &str| format!("{role}{t4}");
+    let [member, a, b] = vms([
+        (name("lm"), &net.net),
+        (name("la"), &net.net),
+        (name("lb"), &net.net),
+    ]);
+    member.serve("tcp", 8080);
+    let keel = Keel::start(Backend::Sqlite);
+    let token = demo_token();
+    let lb = keel.create_lb(&token, &format!("cl-{tag}"), &net.subnet);
+    let lb_id = lb["id"].as_str().unwrap().to_string();
+    let _rows = LbGuard(lb_id.clone());
+    let _ours = RowsGuard(lb_id.clone());
+    let vip = lb["vip_address"].as_str().unwrap().to_string();
+    let catch_all = vec!["0.0.0.0/0".to_string(), format!("{}/32", a.ip)];
+    let listener = listener_with_members(
+        &keel,
+        &token,
+        &lb_id,
+        &catch_all,
+        &[(&member.ip, &net.subnet)],
+    );
+    let (_, got) = keel.api(
+        "GET",
+        &format!("/v2/lbaas/listeners/{listener}"),
+        &token,
+        None,
+    );
+    assert_eq!(
+        stored(&got["listener"]["allowed_cidrs"]),
+        sorted(&catch_all),
+        "{got}"
+    );
+    expect(
+        "0.0.0.0/0 with a listed address: everyone served",
+        &[(&a, &vip, true), (&b, &vip, true)],
+    );
+    // 4,000 CIDRs outside the network, and a
+    let mut long: Vec<String> = (0..3999)
+        .map(|i| format!("198.18.{}.{}/32", i / 250, i % 250 + 1))
+        .collect();
+    long.push(format!("{}/32", a.ip));
+    let d = change(&keel, &token, &lb_id, &listener, &long, (&b, &vip, false));
+    println!(
+        "CIDRS list of 4,000 CIDRs → unlisted client refused: {} ms",
+        d.as_millis()
+    );
+    let allow = nb_select(
+        "Address_Set",
+        json!([[
+            "name",
+            "==",
+            format!("keel_{}_allow4", listener.replace('-', "_"))
+        ]]),
+    );
+    assert_eq!(
+        allow[0]["addresses"][1].as_array().map(Vec::len),
+        Some(4000)
+    );
+    expect(
+        "4,000 CIDRs: a served, b refused",
+        &[(&a, &vip, true), (&b, &vip, false)],
+    );
+    // past max_request_body_size: 413, the list as it was
+    let huge: Vec<String> = (0..8000)
+        .map(|i| format!("198.19.{}.{}/32", i / 250, i % 250 + 1))
+        .collect();
+    let (code, out) = keel.api(
+        "PUT",
+        &format!("/v2/lbaas/listeners/{listener}"),
+        &token,
+        Some(&json!({"listener": {"allowed_cidrs": huge}})),
+    );
+    assert_eq!(code, 413, "{out}");
+    let (_, got) = keel.api(
+        "GET",
+        &format!("/v2/lbaas/listeners/{listener}"),
+        &token,
+        None,
+    );
+    assert_eq!(stored(&got["listener"]["allowed_cidrs"]).len(), 4000);
+    keel.delete_lb_cascade(&token, &lb_id);
+    assert_eq!(keel_rows(&lb_id), 0);
+}

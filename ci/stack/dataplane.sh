@@ -14,15 +14,16 @@
 #                                            made if absent; prints the network id
 #   dataplane.sh serve NAME tcp|udp|echo PORT
 #                                            a server answering each connection/datagram with
-#                                            "NAME\n" (echo: TCP kept open, each line answered
-#                                            "NAME <line>"); returns once it listens (10 s bound)
+#                                            "NAME\n" (echo: TCP kept open, "NAME\n" then each
+#                                            line answered "NAME <line>"); returns once it
+#                                            listens (10 s bound)
 #   dataplane.sh stop NAME tcp|udp PORT      stops that server
 #   dataplane.sh probe NAME tcp|udp HOST PORT [COUNT [INTERVAL_MS [TIMEOUT_MS]]]
 #                                            COUNT connections from NAME, one line each:
 #                                            "ok <answer>" / "fail <reason>", then "# ok=N fail=M"
 #   dataplane.sh hold NAME HOST PORT [COUNT [INTERVAL_MS [TIMEOUT_MS]]]
 #                                            ONE TCP connection from NAME kept open, a line sent
-#                                            each INTERVAL_MS: "connected", then per line "ok
+#                                            each INTERVAL_MS: "connected NAME", then per line "ok
 #                                            <answer>" / "fail <reason>", then "# ok=N fail=M"
 #   dataplane.sh exec NAME CMD...            CMD inside the VM's netns
 #   dataplane.sh rm NAME                     servers, netns, OVS port, Neutron port
@@ -39,7 +40,7 @@ VMS="$DP/vms"
 PY="$VENV/bin/python"
 if [[ -z ${OS_AUTH_URL:-} ]]; then source "$STACK_DIR/env.sh" admin 2>/dev/null; fi
 
-usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 fail() { echo "dataplane.sh: $*" >&2; exit 1; }
 check_name() {
   [[ ${1:-} =~ ^[a-z0-9][a-z0-9-]{0,8}$ ]] || fail "bad VM name '${1:-}': 1-9 characters of [a-z0-9-]"

@@ -2,15 +2,16 @@
 
   serve NAME PROTO PORT   answer each TCP connection / UDP datagram with "NAME\\n"
                           (TCP: the reply, then close); listens on every address (v4+v6);
-                          PROTO echo: TCP, connections kept open, each line answered with
-                          "NAME <line>" (a thread per connection)
+                          PROTO echo: TCP, connections kept open, "NAME" at once, then each
+                          line answered with "NAME <line>" (a thread per connection)
   probe PROTO HOST PORT COUNT INTERVAL_MS TIMEOUT_MS
-                          COUNT attempts, one line each: "ok <answer>" or "fail <reason>"
+                          COUNT attempts, one line each: "ok <answer>" (TCP: up to the first
+                          newline or the close) or "fail <reason>"
                           (the errno's text, e.g. Connection_refused: a TCP reset or, for UDP,
                           an ICMP port unreachable; TimeoutError: no answer); "# ok=N fail=M"
   hold HOST PORT COUNT INTERVAL_MS TIMEOUT_MS
-                          ONE TCP connection kept open: "connected" (or "fail <reason>" and
-                          exit), then COUNT lines sent, one each INTERVAL_MS, each printed
+                          ONE TCP connection kept open: "connected <greeting>" (or "fail
+                          <reason>" and exit), then COUNT lines sent, one each INTERVAL_MS, each printed
                           "ok <answer>" when its answer came within TIMEOUT_MS, else "fail
                           <reason>" (the connection stays: a late answer is read by the next
                           line's wait and printed as "late <answer>"; after a reset every
@@ -27,6 +28,7 @@ import time
 def echo_lines(name, conn):
     buf = b""
     try:
+        conn.sendall(name.encode() + b"\n")
         while True:
             chunk = conn.recv(4096)
             if not chunk:
@@ -76,7 +78,7 @@ def once(proto, host, port, timeout):
         if proto == "tcp":
             s.connect((host, port))
             data = b""
-            while True:
+            while b"\n" not in data:
                 chunk = s.recv(256)
                 if not chunk:
                     break
@@ -117,13 +119,19 @@ def hold(host, port, count, interval_ms, timeout_ms):
     s.settimeout(int(timeout_ms) / 1000)
     try:
         s.connect((host, int(port)))
+        greeting = b""
+        while b"\n" not in greeting:
+            chunk = s.recv(256)
+            if not chunk:
+                raise ConnectionResetError(0, "closed by the peer")
+            greeting += chunk
     except OSError as e:
         sys.stdout.write("fail " + (type(e).__name__ if not e.strerror else e.strerror.replace(" ", "_")) + "\n")
         return
-    sys.stdout.write("connected\n")
+    greeting, buf = greeting.split(b"\n", 1)
+    sys.stdout.write("connected " + greeting.decode(errors="replace") + "\n")
     sys.stdout.flush()
     ok = fail = 0
-    buf = b""
     for i in range(int(count)):
         t0 = time.monotonic()
         want = str(i).encode()

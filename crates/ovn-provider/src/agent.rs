@@ -86,7 +86,8 @@ pub fn rescan_nb(snap: &ovsdb::Snapshot) -> Rescan {
             .sort_by(|a, b| (&a.router, &a.network).cmp(&(&b.router, &b.network)));
     }
     if let Some(t) = snap.table("Port_Group") {
-        let lbs: std::collections::BTreeSet<String> = t.rows().filter_map(keel_group_lb).collect();
+        let lbs: std::collections::BTreeSet<String> =
+            t.rows().filter_map(|r| keel_group_lb(r)).collect();
         out.anchors = lbs.into_iter().collect();
     }
     let (Some(lsps), Some(lbs)) = (

@@ -177,7 +177,8 @@ cmd_serve() {
   local name=${1:-} proto=${2:-} port=${3:-}
   [[ -n $port ]] || usage
   need_vm "$name"
-  [[ $proto == tcp || $proto == udp || $proto == echo ]] || fail "protocol '$proto': tcp, udp or echo"
+  [[ $proto == tcp || $proto == udp || $proto == echo ]] ||
+    fail "protocol '$proto': tcp, udp or echo"
   [[ $port =~ ^[0-9]+$ ]] && ((port > 0 && port < 65536)) || fail "bad port '$port'"
   local pidf="$VMS/$name/serve-$proto-$port.pid" out="$VMS/$name/serve-$proto-$port.out"
   if [[ -f $pidf ]] && kill -0 "$(cat "$pidf")" 2>/dev/null; then echo "$name: $proto/$port already served"; return; fi
@@ -216,7 +217,8 @@ cmd_hold() {
   local name=${1:-} host=${2:-} port=${3:-} count=${4:-10} interval=${5:-200} tmo=${6:-1000}
   [[ -n $port ]] || usage
   need_vm "$name"
-  exec ip netns exec "$(ns_of "$name")" python3 -u "$STACK_DIR/dataplane_vm.py" hold "$host" "$port" "$count" "$interval" "$tmo"
+  exec ip netns exec "$(ns_of "$name")" python3 -u "$STACK_DIR/dataplane_vm.py" \
+    hold "$host" "$port" "$count" "$interval" "$tmo"
 }
 
 cmd_exec() {

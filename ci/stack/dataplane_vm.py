@@ -11,7 +11,8 @@
                           an ICMP port unreachable; TimeoutError: no answer); "# ok=N fail=M"
   hold HOST PORT COUNT INTERVAL_MS TIMEOUT_MS
                           ONE TCP connection kept open: "connected <greeting>" (or "fail
-                          <reason>" and exit), then COUNT lines sent, one each INTERVAL_MS, each printed
+                          <reason>" and exit), then COUNT lines sent, one each INTERVAL_MS,
+                          each printed
                           "ok <answer>" when its answer came within TIMEOUT_MS, else "fail
                           <reason>" (the connection stays: a late answer is read by the next
                           line's wait and printed as "late <answer>"; after a reset every
@@ -23,6 +24,11 @@ import socket
 import sys
 import threading
 import time
+
+
+def reason(e):
+    """An OSError in one word: its errno text (spaces made underscores), else its type."""
+    return e.strerror.replace(" ", "_") if e.strerror else type(e).__name__
 
 
 def echo_lines(name, conn):
@@ -92,7 +98,7 @@ def once(proto, host, port, timeout):
         text = data.decode(errors="replace").strip()
         return ("ok " + text) if text else "fail empty reply"
     except OSError as e:
-        return "fail " + (type(e).__name__ if not e.strerror else e.strerror.replace(" ", "_"))
+        return "fail " + reason(e)
     finally:
         s.close()
 
@@ -126,7 +132,7 @@ def hold(host, port, count, interval_ms, timeout_ms):
                 raise ConnectionResetError(0, "closed by the peer")
             greeting += chunk
     except OSError as e:
-        sys.stdout.write("fail " + (type(e).__name__ if not e.strerror else e.strerror.replace(" ", "_")) + "\n")
+        sys.stdout.write("fail " + reason(e) + "\n")
         return
     greeting, buf = greeting.split(b"\n", 1)
     sys.stdout.write("connected " + greeting.decode(errors="replace") + "\n")
@@ -154,7 +160,7 @@ def hold(host, port, count, interval_ms, timeout_ms):
             sys.stdout.write("ok " + got + "\n")
         except OSError as e:
             fail += 1
-            sys.stdout.write("fail " + (type(e).__name__ if not e.strerror else e.strerror.replace(" ", "_")) + "\n")
+            sys.stdout.write("fail " + reason(e) + "\n")
         sys.stdout.flush()
         if i + 1 < int(count):
             time.sleep(max(0.0, int(interval_ms) / 1000 - (time.monotonic() - t0)))

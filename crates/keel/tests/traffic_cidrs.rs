@@ -22,8 +22,9 @@
 //! listener's port group when Neutron removes the router interface it was anchored on.
 //! [`allowed_cidrs_additional_vip_and_ipv6`]: an additional IPv4 VIP and an IPv6 VIP, IPv4 and
 //! IPv6 clients. [`allowed_cidrs_established_connection_of_a_removed_client`]: what a held
-//! connection does when its client leaves the list (it goes on). [`allowed_cidrs_catch_all_and_long_lists`]:
-//! `0.0.0.0/0` among other CIDRs, 4,000 CIDRs, a body past the API's size limit.
+//! connection does when its client leaves the list (it goes on).
+//! [`allowed_cidrs_catch_all_and_long_lists`]: `0.0.0.0/0` among other CIDRs, 4,000 CIDRs, a
+//! body past the API's size limit.
 //! Run: `source ci/stack/env.sh admin; cargo nextest run -p keel -E 'binary(traffic_cidrs)'`
 //! (as root, the data plane up: `ci/stack/status.sh`); about 6 min.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -674,8 +675,8 @@ fn allowed_cidrs_udp() {
     assert_eq!(keel_rows(&lb_id), 0);
 }
 
-/// A second router with an interface (a port Neutron addresses) on `subnet`; the interface removed and
-/// the router deleted on drop (as admin), unless the test removed it.
+/// A second router with an interface (a port Neutron addresses) on `subnet`; the interface
+/// removed and the router deleted on drop (as admin), unless the test removed it.
 struct SecondRouter {
     router: String,
     port: String,

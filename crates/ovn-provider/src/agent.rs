@@ -73,8 +73,9 @@ pub fn anchor_lost(change: &ovsdb::Change) -> Option<String> {
 }
 
 /// Rebuild the agent's NB work from the replica `snap` (tables `Logical_Router_Port`,
-/// `Logical_Switch_Port`, `Load_Balancer`, Keel's `Port_Group` rows). Additional-VIP FIPs that disappeared are not
-/// detected (the row does not say which additional port had which FIP).
+/// `Logical_Switch_Port`, `Load_Balancer`, Keel's `Port_Group` rows). Additional-VIP FIPs
+/// that disappeared are not detected (the row does not say which additional port had which
+/// FIP).
 pub fn rescan_nb(snap: &ovsdb::Snapshot) -> Rescan {
     let mut out = Rescan::default();
     if let Some(t) = snap.table("Logical_Router_Port") {
@@ -183,10 +184,9 @@ impl OvnProvider {
     /// agent of either kind is active ([`crate::leadership`]) — and, while this process is
     /// active, turn SB `Service_Monitor` changes of `sb`, NB `Logical_Router_Port`
     /// creates/deletes, VIP `Logical_Switch_Port` FIP changes and lost `allowed_cidrs`
-    /// anchors into queued requests. When
-    /// the holder's connection drops, ovsdb-server grants the locks to the next waiting
-    /// process. Runs until both event streams close. Errors: only taking the first lock
-    /// (invalid name, NB unreachable).
+    /// anchors into queued requests. When the holder's connection drops, ovsdb-server grants
+    /// the locks to the next waiting process. Runs until both event streams close. Errors:
+    /// only taking the first lock (invalid name, NB unreachable).
     pub async fn run_agent(
         &self,
         nb: ovsdb::Client,

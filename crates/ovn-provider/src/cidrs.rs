@@ -30,8 +30,9 @@
 //! destination is still the VIP (or the floating IP on the provider network, before the
 //! router's NAT). A connection already established when its client leaves the list goes on:
 //! `ls_in_pre_stateful`'s `ct_lb_mark` gives its packets the member's address before
-//! `ls_in_acl`, where the VIP match no longer holds (measured: README). ACLs sit on the port group, not on
-//! `Logical_Switch.acls` (what Neutron's `ovn_db_sync` leaves alone: README, Compatibility).
+//! `ls_in_acl`, where the VIP match no longer holds (measured: README). ACLs sit on the port
+//! group, not on `Logical_Switch.acls` (what Neutron's `ovn_db_sync` leaves alone: README,
+//! Compatibility).
 //!
 //! Anchor port of a switch: its first `router` port (router interface or gateway), else its
 //! `localnet` port, else a VIP port on it. `Port_Group.ports` is a weak reference: a port

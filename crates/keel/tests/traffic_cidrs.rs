@@ -845,6 +845,13 @@ fn allowed_cidrs_reanchored_when_the_router_interface_goes() {
         "CIDRS router interface removed → group anchored on the other router's port: {} ms",
         t0.elapsed().as_millis()
     );
+    // the agent's own event did it (not only a router-interface event's refresh)
+    assert!(
+        keel.log()
+            .lines()
+            .any(|l| l.contains("allowed_cidrs anchor lost") && l.contains(&lb_id)),
+        "no re-anchoring by the agent in Keel's log"
+    );
     // the clients' neighbour entries for the VIP may name the removed router's MAC
     for vm in [&a, &b] {
         dp(&["exec", &vm.name, "ip", "neigh", "flush", "all"]);

@@ -12,12 +12,19 @@
 #   dataplane.sh ext-net                     the external network keel-dp-ext (physnet1,
 #                                            172.24.4.0/24) + its client VM "ext" (172.24.4.2),
 #                                            made if absent; prints the network id
-#   dataplane.sh serve NAME tcp|udp PORT     a server answering each connection/datagram with
-#                                            "NAME\n"; returns once it listens (10 s bound)
+#   dataplane.sh serve NAME tcp|udp|echo PORT
+#                                            a server answering each connection/datagram with
+#                                            "NAME\n" (echo: TCP kept open, "NAME\n" then each
+#                                            line answered "NAME <line>"); returns once it
+#                                            listens (10 s bound)
 #   dataplane.sh stop NAME tcp|udp PORT      stops that server
 #   dataplane.sh probe NAME tcp|udp HOST PORT [COUNT [INTERVAL_MS [TIMEOUT_MS]]]
 #                                            COUNT connections from NAME, one line each:
 #                                            "ok <answer>" / "fail <reason>", then "# ok=N fail=M"
+#   dataplane.sh hold NAME HOST PORT [COUNT [INTERVAL_MS [TIMEOUT_MS]]]
+#                                            ONE TCP connection from NAME kept open, a line sent
+#                                            each INTERVAL_MS: "connected NAME", then per line "ok
+#                                            <answer>" / "fail <reason>", then "# ok=N fail=M"
 #   dataplane.sh exec NAME CMD...            CMD inside the VM's netns
 #   dataplane.sh rm NAME                     servers, netns, OVS port, Neutron port
 #   dataplane.sh ls                          the VMs of this slot
@@ -33,7 +40,7 @@ VMS="$DP/vms"
 PY="$VENV/bin/python"
 if [[ -z ${OS_AUTH_URL:-} ]]; then source "$STACK_DIR/env.sh" admin 2>/dev/null; fi
 
-usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 fail() { echo "dataplane.sh: $*" >&2; exit 1; }
 check_name() {
   [[ ${1:-} =~ ^[a-z0-9][a-z0-9-]{0,8}$ ]] || fail "bad VM name '${1:-}': 1-9 characters of [a-z0-9-]"
@@ -170,7 +177,8 @@ cmd_serve() {
   local name=${1:-} proto=${2:-} port=${3:-}
   [[ -n $port ]] || usage
   need_vm "$name"
-  [[ $proto == tcp || $proto == udp ]] || fail "protocol '$proto': tcp or udp"
+  [[ $proto == tcp || $proto == udp || $proto == echo ]] ||
+    fail "protocol '$proto': tcp, udp or echo"
   [[ $port =~ ^[0-9]+$ ]] && ((port > 0 && port < 65536)) || fail "bad port '$port'"
   local pidf="$VMS/$name/serve-$proto-$port.pid" out="$VMS/$name/serve-$proto-$port.out"
   if [[ -f $pidf ]] && kill -0 "$(cat "$pidf")" 2>/dev/null; then echo "$name: $proto/$port already served"; return; fi
@@ -203,6 +211,14 @@ cmd_probe() {
   need_vm "$name"
   [[ $proto == tcp || $proto == udp ]] || fail "protocol '$proto': tcp or udp"
   exec ip netns exec "$(ns_of "$name")" python3 -u "$STACK_DIR/dataplane_vm.py" probe "$proto" "$host" "$port" "$count" "$interval" "$tmo"
+}
+
+cmd_hold() {
+  local name=${1:-} host=${2:-} port=${3:-} count=${4:-10} interval=${5:-200} tmo=${6:-1000}
+  [[ -n $port ]] || usage
+  need_vm "$name"
+  exec ip netns exec "$(ns_of "$name")" python3 -u "$STACK_DIR/dataplane_vm.py" \
+    hold "$host" "$port" "$count" "$interval" "$tmo"
 }
 
 cmd_exec() {
@@ -252,6 +268,7 @@ case $sub in
   serve) cmd_serve "$@" ;;
   stop) cmd_stop "$@" ;;
   probe) cmd_probe "$@" ;;
+  hold) cmd_hold "$@" ;;
   exec) cmd_exec "$@" ;;
   rm) cmd_rm "$@" ;;
   ls) cmd_ls ;;

@@ -6,6 +6,9 @@
 //!   ([`crate::hm::service_monitor_update`]).
 //! * NB `Logical_Router_Port` create/delete and VIP `Logical_Switch_Port` FIP changes → the
 //!   event planners of [`crate::events`].
+//! * NB `Port_Group` rows of Keel's `allowed_cidrs` losing a port (the anchor's switch port
+//!   deleted by Neutron: a router interface removed, a gateway moved) → the LB's rows
+//!   re-anchored ([`anchor_lost`], [`crate::cidrs::refresh_lb`]).
 //! * A lagged stream, or the lock changing hands → a full re-read of the replicas
 //!   ([`rescan_nb`], SB `Service_Monitor` rows).
 //! * The maintenance tasks ([`crate::maintenance`]) beside the event loop, while holding the
@@ -38,11 +41,41 @@ pub struct Rescan {
     /// VIP ports whose `neutron:port_fip` disagrees with the load balancer's recorded FIP:
     /// an association not yet recorded, or a recorded main-VIP FIP the port no longer has.
     pub fips: Vec<FipEvent>,
+    /// Load balancer ids with `allowed_cidrs` rows (Keel's `Port_Group`s), re-anchored as if
+    /// one of their anchors had just gone (a refresh that finds nothing to change writes
+    /// the same values).
+    pub anchors: Vec<String>,
+}
+
+/// The load balancer id of a Keel `allowed_cidrs` `Port_Group` row (`keel:owner` and
+/// `keel:lb_id` of its `external_ids`); `None` for any other row.
+fn keel_group_lb(row: &ovsdb::Row) -> Option<String> {
+    (row.map_get("external_ids", crate::cidrs::OWNER_KEY) == Some(crate::cidrs::OWNER))
+        .then(|| row.map_get("external_ids", crate::cidrs::LB_KEY))
+        .flatten()
+        .map(String::from)
+}
+
+/// The load balancer whose `allowed_cidrs` rows must be re-anchored after `change`: an update
+/// of one of Keel's `Port_Group` rows whose `ports` lost a member (OVSDB drops a deleted
+/// switch port from the weak `ports` reference by itself, so the group no longer filters on
+/// that switch). A group that only gained ports (Keel's own refresh) gives `None`.
+pub fn anchor_lost(change: &ovsdb::Change) -> Option<String> {
+    let ovsdb::Change::Update { table, old, new } = change else {
+        return None;
+    };
+    if table != "Port_Group" {
+        return None;
+    }
+    let now = new.get_uuid_set("ports");
+    let lost = old.get_uuid_set("ports").iter().any(|u| !now.contains(u));
+    if lost { keel_group_lb(new) } else { None }
 }
 
 /// Rebuild the agent's NB work from the replica `snap` (tables `Logical_Router_Port`,
-/// `Logical_Switch_Port`, `Load_Balancer`). Additional-VIP FIPs that disappeared are not
-/// detected (the row does not say which additional port had which FIP).
+/// `Logical_Switch_Port`, `Load_Balancer`, Keel's `Port_Group` rows). Additional-VIP FIPs
+/// that disappeared are not detected (the row does not say which additional port had which
+/// FIP).
 pub fn rescan_nb(snap: &ovsdb::Snapshot) -> Rescan {
     let mut out = Rescan::default();
     if let Some(t) = snap.table("Logical_Router_Port") {
@@ -52,6 +85,11 @@ pub fn rescan_nb(snap: &ovsdb::Snapshot) -> Rescan {
             .collect();
         out.router_ports
             .sort_by(|a, b| (&a.router, &a.network).cmp(&(&b.router, &b.network)));
+    }
+    if let Some(t) = snap.table("Port_Group") {
+        let lbs: std::collections::BTreeSet<String> =
+            t.rows().filter_map(|r| keel_group_lb(r)).collect();
+        out.anchors = lbs.into_iter().collect();
     }
     let (Some(lsps), Some(lbs)) = (
         snap.table("Logical_Switch_Port"),
@@ -145,10 +183,10 @@ impl OvnProvider {
     /// own NB lock [`AGENT_LOCK`] and the Python agent's lock on both databases, so that one
     /// agent of either kind is active ([`crate::leadership`]) — and, while this process is
     /// active, turn SB `Service_Monitor` changes of `sb`, NB `Logical_Router_Port`
-    /// creates/deletes and VIP `Logical_Switch_Port` FIP changes into queued requests. When
-    /// the holder's connection drops, ovsdb-server grants the locks to the next waiting
-    /// process. Runs until both event streams close. Errors: only taking the first lock
-    /// (invalid name, NB unreachable).
+    /// creates/deletes, VIP `Logical_Switch_Port` FIP changes and lost `allowed_cidrs`
+    /// anchors into queued requests. When the holder's connection drops, ovsdb-server grants
+    /// the locks to the next waiting process. Runs until both event streams close. Errors:
+    /// only taking the first lock (invalid name, NB unreachable).
     pub async fn run_agent(
         &self,
         nb: ovsdb::Client,
@@ -274,6 +312,7 @@ impl OvnProvider {
         tracing::info!(
             router_ports = found.router_ports.len(),
             fips = found.fips.len(),
+            anchors = found.anchors.len(),
             "agent NB rescan"
         );
         for ev in found.router_ports {
@@ -281,6 +320,9 @@ impl OvnProvider {
         }
         for ev in found.fips {
             self.queue_vip_fip(ev);
+        }
+        for lb_id in found.anchors {
+            self.queue_anchors(lb_id);
         }
     }
 
@@ -325,6 +367,12 @@ impl OvnProvider {
                     self.queue_vip_fip(ev);
                 }
             }
+            ("Port_Group", c) => {
+                if let Some(lb_id) = anchor_lost(c) {
+                    tracing::info!(lb_id, "allowed_cidrs anchor lost: re-anchoring");
+                    self.queue_anchors(lb_id);
+                }
+            }
             _ => {}
         }
     }
@@ -364,4 +412,68 @@ pub fn service_monitor_from_row(
         offline: row.get_str("status") == Some("offline"),
         deleted,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    use super::anchor_lost;
+    use crate::cidrs::{LB_KEY, OWNER, OWNER_KEY};
+
+    fn group(ids: &[(&str, &str)], ports: &[ovsdb::Uuid]) -> Arc<ovsdb::Row> {
+        let mut cols = BTreeMap::new();
+        cols.insert(
+            "external_ids".to_string(),
+            ovsdb::Value::str_map(ids.iter().copied()),
+        );
+        cols.insert(
+            "ports".to_string(),
+            ovsdb::Value::uuid_set(ports.iter().copied()),
+        );
+        Arc::new(ovsdb::Row::new(ovsdb::Uuid::nil(), cols))
+    }
+
+    fn update(old: Arc<ovsdb::Row>, new: Arc<ovsdb::Row>) -> ovsdb::Change {
+        ovsdb::Change::Update {
+            table: "Port_Group".into(),
+            old,
+            new,
+        }
+    }
+
+    #[test]
+    fn a_port_leaving_keels_group_names_its_lb() {
+        let (a, b) = (ovsdb::Uuid::from_u128(1), ovsdb::Uuid::from_u128(2));
+        let ours = [(OWNER_KEY, OWNER), (LB_KEY, "lb-1")];
+        let lost = update(group(&ours, &[a, b]), group(&ours, &[b]));
+        assert_eq!(anchor_lost(&lost).as_deref(), Some("lb-1"));
+        // gaining or swapping in place: a swap loses one too
+        assert_eq!(
+            anchor_lost(&update(group(&ours, &[a]), group(&ours, &[a, b]))),
+            None
+        );
+        assert_eq!(
+            anchor_lost(&update(group(&ours, &[a]), group(&ours, &[b]))).as_deref(),
+            Some("lb-1")
+        );
+        // a group Keel does not own, another table, an insert: nothing
+        let neutron = [("neutron:security_group_id", "sg")];
+        assert_eq!(
+            anchor_lost(&update(group(&neutron, &[a, b]), group(&neutron, &[b]))),
+            None
+        );
+        let other = ovsdb::Change::Update {
+            table: "Address_Set".into(),
+            old: group(&ours, &[a]),
+            new: group(&ours, &[]),
+        };
+        assert_eq!(anchor_lost(&other), None);
+        let insert = ovsdb::Change::Insert {
+            table: "Port_Group".into(),
+            new: group(&ours, &[a]),
+        };
+        assert_eq!(anchor_lost(&insert), None);
+    }
 }

@@ -28,13 +28,16 @@
 //! `build_acls`), so one port per switch is enough and the port's own traffic is not what is
 //! filtered; a `from-lport` ACL runs in `ls_in_acl`, before `ls_in_lb`, so a new connection's
 //! destination is still the VIP (or the floating IP on the provider network, before the
-//! router's NAT); a `drop` ACL also blocks connections already established when the
-//! switch has stateful ACLs (`ct_mark.blocked`). ACLs sit on the port group, not on
-//! `Logical_Switch.acls` (what Neutron's `ovn_db_sync` leaves alone: README, Compatibility).
+//! router's NAT). A connection already established when its client leaves the list goes on:
+//! `ls_in_pre_stateful`'s `ct_lb_mark` gives its packets the member's address before
+//! `ls_in_acl`, where the VIP match no longer holds (measured: README). ACLs sit on the port
+//! group, not on `Logical_Switch.acls` (what Neutron's `ovn_db_sync` leaves alone: README,
+//! Compatibility).
 //!
 //! Anchor port of a switch: its first `router` port (router interface or gateway), else its
 //! `localnet` port, else a VIP port on it. `Port_Group.ports` is a weak reference: a port
-//! Neutron deletes leaves the group by itself.
+//! Neutron deletes leaves the group by itself, and the agent, which follows Keel's groups,
+//! then re-anchors the load balancer's rows ([`crate::agent::anchor_lost`], [`refresh_lb`]).
 //!
 //! Every row carries `external_ids` [`OWNER_KEY`]=[`OWNER`], [`LB_KEY`]=`<lb id>`, and the
 //! listener's rows [`LISTENER_KEY`]=`<listener id>`; writes find rows by those keys only

@@ -168,6 +168,11 @@ impl OvnProvider {
         self.enqueue(&ev.lb_id.clone(), Request::VipFip(ev));
     }
 
+    /// Agent work: re-anchor the `allowed_cidrs` rows of `lb_id`, on its queue.
+    pub(crate) fn queue_anchors(&self, lb_id: String) {
+        self.enqueue(&lb_id.clone(), Request::Anchors { lb_id });
+    }
+
     /// Agent work: a member status change, on the queue of `lb_id`.
     pub(crate) fn queue_service_monitor(&self, lb_id: String, ev: hm::ServiceMonitorEvent) {
         self.enqueue(&lb_id.clone(), Request::ServiceMonitor { lb_id, ev });

@@ -390,6 +390,10 @@ fn plan(req: &Request, snap: &NbSnapshot, facts: &Facts) -> Result<Plan, JobErro
         Request::RouterPort(ev) if ev.created => events::lrp_created(snap, ev),
         Request::RouterPort(ev) => events::lrp_deleted(snap, ev),
         Request::VipFip(ev) => events::vip_fip(snap, ev),
+        Request::Anchors { lb_id } => Plan {
+            ops: cidrs::refresh_lb(snap, lb_id),
+            ..Plan::default()
+        },
         // run step by step in `handle`; never planned as one
         Request::Graph(_) => return Err(JobError::Graph),
     };

@@ -80,6 +80,11 @@ pub(crate) enum Request {
     },
     RouterPort(LrpEvent),
     VipFip(FipEvent),
+    /// The `allowed_cidrs` rows of a load balancer re-anchored and their VIP sets rewritten
+    /// (an anchor port left one of its port groups: [`crate::cidrs::refresh_lb`]).
+    Anchors {
+        lb_id: String,
+    },
     /// A single-call (graph) LB create: the steps run in order and ONE report covering
     /// them all is sent after the last, so nothing of the call is ACTIVE before all of it is
     /// in NB; the first failing step reports ERROR for its object and for every
@@ -108,6 +113,7 @@ impl Request {
             Request::ServiceMonitor { .. } => "ServiceMonitor",
             Request::RouterPort(_) => "RouterPort",
             Request::VipFip(_) => "VipFip",
+            Request::Anchors { .. } => "Anchors",
             Request::Graph(_) => "Graph",
         }
     }
@@ -132,6 +138,7 @@ impl Request {
             Request::ServiceMonitor { .. }
             | Request::RouterPort(_)
             | Request::VipFip(_)
+            | Request::Anchors { .. }
             | Request::Graph(_) => None,
         }
     }
@@ -175,6 +182,7 @@ impl Request {
                 all_switch_ports: true,
                 ..Scope::lb(&ev.lb_id)
             },
+            Request::Anchors { lb_id } => Scope::lb(lb_id),
             Request::Graph(steps) => steps.first().map(Request::scope).unwrap_or_default(),
         }
     }
@@ -320,7 +328,10 @@ pub(crate) fn error_report(req: &Request, snap: Option<&NbSnapshot>) -> StatusRe
             );
         }
         // a health event has no API object waiting: nothing to report
-        Request::ServiceMonitor { .. } | Request::RouterPort(_) | Request::VipFip(_) => {}
+        Request::ServiceMonitor { .. }
+        | Request::RouterPort(_)
+        | Request::VipFip(_)
+        | Request::Anchors { .. } => {}
         Request::HmDelete {
             lb_id,
             hm_id,

@@ -180,15 +180,22 @@ impl std::fmt::Debug for OvsdbNb {
     }
 }
 
-/// The tables the driver reads: [`TABLES`] with all columns, and `NB_Global`'s `options`
-/// (the health probes' source MAC, given to the HM ports); with the replica indexes of
+/// The tables the driver reads: [`TABLES`] with all columns, `NB_Global`'s `options` (the
+/// health probes' source MAC, given to the HM ports) and the `Port_Group` rows whose
+/// `external_ids` carry Keel's `allowed_cidrs` owner key (the agent sees an anchor leave
+/// them; Neutron's security-group groups are not followed); with the replica indexes of
 /// `nb::indexes` (switch ports by router port and by address).
 pub fn monitor_spec() -> ovsdb::MonitorSpec {
+    let owner = ovsdb::Value::str_map([(crate::cidrs::OWNER_KEY, crate::cidrs::OWNER)]);
     crate::nb::indexes::with_indexes(
         TABLES
             .iter()
             .fold(ovsdb::MonitorSpec::new(), |m, t| m.table(t))
-            .columns(crate::scope::NB_GLOBAL, &["options"]),
+            .columns(crate::scope::NB_GLOBAL, &["options"])
+            .condition(
+                "Port_Group",
+                &[ovsdb::Condition::new("external_ids", "includes", owner)],
+            ),
     )
 }
 

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use ovn_provider::{OvnConfig, OvnProvider, OvsdbNb};
 use provider::{OperatingStatus as Op, StatusReport};
@@ -668,4 +669,127 @@ async fn maintenance_brackets_ipv6_mappings() {
         row.ip_port_mappings,
         map(&[("[fd00:82::10]", "lsp-m1:[fd00:82::2]")])
     );
+}
+
+/// The `ports` of Keel's `Port_Group` `name` in `admin`'s replica (uuids, sorted); `None`
+/// while the row is not there.
+fn group_ports(admin: &ovsdb::Client, name: &str) -> Option<Vec<ovsdb::Uuid>> {
+    let snap = admin.replica();
+    let row = snap
+        .table("Port_Group")?
+        .rows()
+        .find(|r| r.get_str("name") == Some(name))?
+        .clone();
+    let mut p = row.get_uuid_set("ports");
+    p.sort();
+    Some(p)
+}
+
+/// The uuid of the switch port named `name` in `admin`'s replica.
+fn lsp_uuid(admin: &ovsdb::Client, name: &str) -> ovsdb::Uuid {
+    admin
+        .replica()
+        .table("Logical_Switch_Port")
+        .and_then(|t| t.rows().find(|r| r.get_str("name") == Some(name)).cloned())
+        .unwrap_or_else(|| panic!("no switch port {name}"))
+        .uuid()
+}
+
+/// `allowed_cidrs` re-anchoring by the agent alone: a listener's port group anchored on its
+/// switch's router port; that switch port is deleted with no router-port event (as when
+/// Neutron deletes the gateway port of another router, or the LSP before its LRP), OVSDB
+/// drops it from the group's weak `ports`, and the agent anchors the group on the VIP's
+/// switch port (the next candidate), in one transaction (exact NB rows).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_allowed_cidrs_anchor_is_replaced() {
+    let FipNames {
+        lb_id, ls, lock, ..
+    } = fip_names("172.30");
+    let group = format!("keel_L{}", lb_id.replace('-', "_"));
+    let admin = nb_admin(&["Load_Balancer", "Logical_Switch_Port", "Port_Group"])
+        .await
+        .unwrap();
+    remove_leftover_fixtures(&admin).await;
+    let vp = format!("vp-{}", &lb_id[..8]);
+    let rp = format!("rp-{}", &lb_id[..8]);
+    let ids = json!([
+        "map",
+        [
+            ["neutron:vip", "10.77.0.5"],
+            ["neutron:vip_port_id", vp],
+            ["enabled", "True"],
+            ["listener_L", "80:pool_P"],
+            ["ls_refs", format!("{{\"{ls}\": 1}}")]
+        ]
+    ]);
+    let keel_ids = json!([
+        "map",
+        [
+            ["keel:owner", "keel-allowed-cidrs"],
+            ["keel:lb_id", lb_id],
+            ["keel:listener_id", "L"]
+        ]
+    ]);
+    admin
+        .transact(nb_txn(vec![
+            json!({"op": "insert", "table": "Load_Balancer", "uuid-name": "lb",
+                "row": {"name": lb_id, "protocol": "tcp", "external_ids": ids,
+                    "vips": ["map", [["10.77.0.5:80", "10.77.0.10:80"]]]}}),
+            json!({"op": "insert", "table": "Logical_Switch_Port", "uuid-name": "vp",
+                "row": {"name": vp, "addresses": "fa:16:3e:77:00:05 10.77.0.5"}}),
+            json!({"op": "insert", "table": "Logical_Switch_Port", "uuid-name": "rp",
+                "row": {"name": rp, "type": "router", "addresses": "router",
+                    "options": ["map", [["router-port", format!("lrp-{rp}")]]]}}),
+            json!({"op": "insert", "table": "Logical_Switch", "uuid-name": "ls",
+                "row": {"name": ls, "ports": ["set", [["named-uuid", "vp"], ["named-uuid", "rp"]]],
+                    "load_balancer": ["named-uuid", "lb"]}}),
+            json!({"op": "insert", "table": "Port_Group", "uuid-name": "pg",
+                "row": {"name": group, "ports": ["named-uuid", "rp"], "external_ids": keel_ids}}),
+        ]))
+        .await
+        .unwrap();
+
+    let nb = nb().await.unwrap();
+    let (d, _rx) = driver(Arc::new(nb.clone()), neutron());
+    let client = nb.client().clone();
+    let mut held = client.lock(&lock).await.unwrap();
+    let task = tokio::spawn({
+        let client = client.clone();
+        let lock = lock.clone();
+        let sb = sb_client().await;
+        async move { d.run_agent_with_lock(client, sb, &lock).await }
+    });
+    wait_held(&mut held, 10, "the agent never got the lock").await;
+    let (vp_uuid, rp_uuid) = (lsp_uuid(&admin, &vp), lsp_uuid(&admin, &rp));
+    assert_eq!(group_ports(&admin, &group), Some(vec![rp_uuid]));
+
+    // the router port leaves its switch (and the NB: a switch port is not a root row)
+    admin
+        .transact(nb_txn(vec![
+            json!({"op": "mutate", "table": "Logical_Switch",
+            "where": [["name", "==", ls]],
+            "mutations": [["ports", "delete", ["uuid", rp_uuid.to_string()]]]}),
+        ]))
+        .await
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let now = group_ports(&admin, &group);
+        if now == Some(vec![vp_uuid]) {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "not re-anchored on the VIP port {vp_uuid} in 10 s: {now:?}"
+        );
+        let mut rx = admin.subscribe();
+        let _ = tokio::time::timeout(Duration::from_millis(200), rx.recv()).await;
+    }
+
+    task.abort();
+    admin
+        .transact(nb_txn(vec![delete_named("Port_Group", &group)]))
+        .await
+        .unwrap();
+    remove_fixture(&admin, &ls, &lb_id).await;
 }

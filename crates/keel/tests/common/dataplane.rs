@@ -101,17 +101,40 @@ impl Vm {
     /// A client loop in the background (one connection every `interval_ms`, at most
     /// `max` attempts); [`Loop::stop`] ends it and returns what it saw.
     pub fn start_loop(&self, proto: &str, host: &str, port: u16, interval_ms: u32) -> Loop {
+        Loop::start(&[
+            "probe",
+            &self.name,
+            proto,
+            host,
+            &port.to_string(),
+            "6000",
+            &interval_ms.to_string(),
+            "1000",
+        ])
+    }
+
+    /// ONE TCP connection to `host:port` (a server of `serve … echo`) kept open in the
+    /// background, a line sent every `interval_ms` and its answer awaited `timeout_ms`
+    /// (`dataplane.sh hold`): the [`Loop`]'s tally has one entry per line, `connected`
+    /// once the connection is up.
+    pub fn start_hold(&self, host: &str, port: u16, interval_ms: u32, timeout_ms: u32) -> Loop {
+        Loop::start(&[
+            "hold",
+            &self.name,
+            host,
+            &port.to_string(),
+            "100000",
+            &interval_ms.to_string(),
+            &timeout_ms.to_string(),
+        ])
+    }
+}
+
+impl Loop {
+    /// `dataplane.sh ARGS` in the background, each line of its output added to the tally.
+    fn start(args: &[&str]) -> Loop {
         let mut child = Command::new(dataplane())
-            .args([
-                "probe",
-                &self.name,
-                proto,
-                host,
-                &port.to_string(),
-                "6000",
-                &interval_ms.to_string(),
-                "1000",
-            ])
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()

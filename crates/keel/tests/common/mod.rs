@@ -667,10 +667,24 @@ pub fn http(method: &str, url: &str, token: Option<&str>, body: Option<&Value>) 
     if let Some(t) = token {
         cmd.arg("-H").arg(format!("X-Auth-Token: {t}"));
     }
-    if let Some(b) = body {
-        cmd.arg("-d").arg(b.to_string());
+    // the body on stdin: a list of thousands of CIDRs is longer than an argument may be
+    let input = body.map(Value::to_string);
+    if input.is_some() {
+        cmd.arg("--data-binary").arg("@-");
     }
-    let out = cmd.arg(url).output().unwrap();
+    let mut child = cmd
+        .arg(url)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    if let Some(text) = input {
+        std::io::Write::write_all(&mut stdin, text.as_bytes()).unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
     assert!(
         out.status.success(),
         "curl {method} {url}: {}",

@@ -749,7 +749,9 @@ mod tests {
                         ip_address: Some(format!("10.2.{m}.{i}")),
                         protocol_port: 80 + m as i32,
                         operating_status: "ONLINE".parse().unwrap(),
-                        provisioning_status: if m == 2 { "DELETED" } else { "ACTIVE" }.parse().unwrap(),
+                        provisioning_status: if m == 2 { "DELETED" } else { "ACTIVE" }
+                            .parse()
+                            .unwrap(),
                         enabled: m != 1,
                         created_at: at((m % 2) as u32),
                         subnet_id: (m == 0).then(|| "s1".into()),

@@ -786,14 +786,8 @@ async fn runs_of_equal_records_give_the_per_record_outcome() {
             .unwrap();
         let mut tx = db.begin_read().await.unwrap();
         let s = |m: MemberRow| (m.provisioning_status.as_str(), m.operating_status.as_str());
-        assert_eq!(
-            s(tx.get(&m0).await.unwrap()),
-            ("ACTIVE", "ONLINE")
-        );
-        assert_eq!(
-            s(tx.get(&m1).await.unwrap()),
-            ("ACTIVE", "ERROR")
-        );
+        assert_eq!(s(tx.get(&m0).await.unwrap()), ("ACTIVE", "ONLINE"));
+        assert_eq!(s(tx.get(&m1).await.unwrap()), ("ACTIVE", "ERROR"));
     })
     .await;
 }

@@ -42,7 +42,6 @@ pub use driver::ProviderDriver;
 pub use error::ProviderError;
 pub use models::*;
 pub use status::{
-    UnknownStatus,
     ListenerStats, OperatingStatus, ProvisioningStatus, StatsReport, StatusRecord, StatusReport,
-    StatusSink, StatusSinkError,
+    StatusSink, StatusSinkError, UnknownStatus,
 };

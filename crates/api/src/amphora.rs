@@ -253,3 +253,15 @@ pub async fn stats(
     let stats: Vec<Value> = rows.iter().map(render_stat).collect();
     Ok(Json(json!({ "amphora_stats": stats })))
 }
+
+/// The routes of amphorae (the admin API), as `octavia/api/v2/controllers/amphora.py` serves them; [`crate::router`]
+/// merges them under its layers.
+pub(crate) fn routes() -> axum::Router<AppState> {
+    use axum::routing::{self, get};
+    axum::Router::new()
+        .route("/v2/octavia/amphorae", get(get_all))
+        .route("/v2/octavia/amphorae/{id}", get(get_one).delete(delete))
+        .route("/v2/octavia/amphorae/{id}/stats", get(stats))
+        .route("/v2/octavia/amphorae/{id}/failover", routing::put(failover))
+        .route("/v2/octavia/amphorae/{id}/config", routing::put(config))
+}

@@ -530,3 +530,31 @@ pub async fn lb_create_metadata(
     tx.rollback().await?;
     Ok((fm, am, fp))
 }
+
+/// The routes of flavors and availability zones (one generic handler set over both rows), as `octavia/api/v2/controllers/flavors.py`, `octavia/api/v2/controllers/availability_zones.py` serves them; [`crate::router`]
+/// merges them under its layers.
+pub(crate) fn routes() -> axum::Router<AppState> {
+    use axum::routing::get;
+    use octavia_db::{AvailabilityZoneRow, FlavorRow};
+    axum::Router::new()
+        .route(
+            "/v2/lbaas/flavors",
+            get(get_all::<FlavorRow>).post(post::<FlavorRow>),
+        )
+        .route(
+            "/v2/lbaas/flavors/{id}",
+            get(get_one::<FlavorRow>)
+                .put(put::<FlavorRow>)
+                .delete(delete::<FlavorRow>),
+        )
+        .route(
+            "/v2/lbaas/availabilityzones",
+            get(get_all::<AvailabilityZoneRow>).post(post::<AvailabilityZoneRow>),
+        )
+        .route(
+            "/v2/lbaas/availabilityzones/{name}",
+            get(get_one::<AvailabilityZoneRow>)
+                .put(put::<AvailabilityZoneRow>)
+                .delete(delete::<AvailabilityZoneRow>),
+        )
+}

@@ -463,6 +463,18 @@ pub async fn delete(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// The routes of health monitors, as `octavia/api/v2/controllers/health_monitor.py` serves them; [`crate::router`]
+/// merges them under its layers.
+pub(crate) fn routes() -> axum::Router<AppState> {
+    use axum::routing::get;
+    axum::Router::new()
+        .route("/v2/lbaas/healthmonitors", get(get_all).post(post))
+        .route(
+            "/v2/lbaas/healthmonitors/{id}",
+            get(get_one).put(put).delete(delete),
+        )
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {

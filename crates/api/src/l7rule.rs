@@ -624,6 +624,21 @@ pub async fn delete(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// The routes of L7 rules, as `octavia/api/v2/controllers/l7rule.py` serves them; [`crate::router`]
+/// merges them under its layers.
+pub(crate) fn routes() -> axum::Router<AppState> {
+    use axum::routing::get;
+    axum::Router::new()
+        .route(
+            "/v2/lbaas/l7policies/{l7policy_id}/rules",
+            get(get_all).post(post),
+        )
+        .route(
+            "/v2/lbaas/l7policies/{l7policy_id}/rules/{id}",
+            get(get_one).put(put).delete(delete),
+        )
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {

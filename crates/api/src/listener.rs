@@ -596,3 +596,16 @@ pub async fn get_stats(
     policy::authorize(&ctx, "listener", "get_stats", l.project_id.as_deref())?;
     Ok(Json(stats_of(&mut tx, &[id]).await?))
 }
+
+/// The routes of listeners, as `octavia/api/v2/controllers/listener.py` serves them; [`crate::router`]
+/// merges them under its layers.
+pub(crate) fn routes() -> axum::Router<AppState> {
+    use axum::routing::get;
+    axum::Router::new()
+        .route("/v2/lbaas/listeners", get(get_all).post(post))
+        .route(
+            "/v2/lbaas/listeners/{id}",
+            get(get_one).put(put).delete(delete),
+        )
+        .route("/v2/lbaas/listeners/{id}/stats", get(get_stats))
+}

@@ -724,6 +724,25 @@ pub async fn failover(
     Ok(StatusCode::ACCEPTED)
 }
 
+/// The routes of load balancers, as `octavia/api/v2/controllers/load_balancer.py` serves them; [`crate::router`]
+/// merges them under its layers.
+pub(crate) fn routes() -> axum::Router<AppState> {
+    use axum::routing::{self, get};
+    axum::Router::new()
+        .route("/v2/lbaas/loadbalancers", get(get_all).post(post))
+        .route(
+            "/v2/lbaas/loadbalancers/{id}",
+            get(get_one).put(put).delete(delete),
+        )
+        .route("/v2/lbaas/loadbalancers/{id}/status", get(get_status))
+        .route("/v2/lbaas/loadbalancers/{id}/statuses", get(get_status))
+        .route("/v2/lbaas/loadbalancers/{id}/stats", get(get_stats))
+        .route(
+            "/v2/lbaas/loadbalancers/{id}/failover",
+            routing::put(failover),
+        )
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

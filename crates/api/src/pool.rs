@@ -704,6 +704,15 @@ pub async fn delete(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// The routes of pools, as `octavia/api/v2/controllers/pool.py` serves them; [`crate::router`]
+/// merges them under its layers.
+pub(crate) fn routes() -> axum::Router<AppState> {
+    use axum::routing::get;
+    axum::Router::new()
+        .route("/v2/lbaas/pools", get(get_all).post(post))
+        .route("/v2/lbaas/pools/{id}", get(get_one).put(put).delete(delete))
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {

@@ -444,3 +444,31 @@ pub async fn delete<P: Profile>(
     tx.commit().await?;
     Ok(StatusCode::NO_CONTENT)
 }
+
+/// The routes of flavor profiles and availability zone profiles (one generic handler set over both rows), as `octavia/api/v2/controllers/flavor_profiles.py`, `octavia/api/v2/controllers/availability_zone_profiles.py` serves them; [`crate::router`]
+/// merges them under its layers.
+pub(crate) fn routes() -> axum::Router<AppState> {
+    use axum::routing::get;
+    use octavia_db::{AvailabilityZoneProfileRow, FlavorProfileRow};
+    axum::Router::new()
+        .route(
+            "/v2/lbaas/flavorprofiles",
+            get(get_all::<FlavorProfileRow>).post(post::<FlavorProfileRow>),
+        )
+        .route(
+            "/v2/lbaas/flavorprofiles/{id}",
+            get(get_one::<FlavorProfileRow>)
+                .put(put::<FlavorProfileRow>)
+                .delete(delete::<FlavorProfileRow>),
+        )
+        .route(
+            "/v2/lbaas/availabilityzoneprofiles",
+            get(get_all::<AvailabilityZoneProfileRow>).post(post::<AvailabilityZoneProfileRow>),
+        )
+        .route(
+            "/v2/lbaas/availabilityzoneprofiles/{id}",
+            get(get_one::<AvailabilityZoneProfileRow>)
+                .put(put::<AvailabilityZoneProfileRow>)
+                .delete(delete::<AvailabilityZoneProfileRow>),
+        )
+}

@@ -113,3 +113,19 @@ pub async fn availability_zone_capabilities(
         json!({"availability_zone_capabilities": items(capabilities(meta, &q), &q)}),
     ))
 }
+
+/// The routes of providers and their capabilities, as `octavia/api/v2/controllers/provider.py` serves them; [`crate::router`]
+/// merges them under its layers.
+pub(crate) fn routes() -> axum::Router<AppState> {
+    use axum::routing::get;
+    axum::Router::new()
+        .route("/v2/lbaas/providers", get(get_all))
+        .route(
+            "/v2/lbaas/providers/{provider}/flavor_capabilities",
+            get(flavor_capabilities),
+        )
+        .route(
+            "/v2/lbaas/providers/{provider}/availability_zone_capabilities",
+            get(availability_zone_capabilities),
+        )
+}

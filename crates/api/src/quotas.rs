@@ -288,6 +288,19 @@ pub async fn delete(
     Ok(StatusCode::ACCEPTED)
 }
 
+/// The routes of quotas, as `octavia/api/v2/controllers/quotas.py` serves them; [`crate::router`]
+/// merges them under its layers.
+pub(crate) fn routes() -> axum::Router<AppState> {
+    use axum::routing::get;
+    axum::Router::new()
+        .route("/v2/lbaas/quotas", get(get_all))
+        .route(
+            "/v2/lbaas/quotas/{project_id}",
+            get(get_one).put(put).delete(delete),
+        )
+        .route("/v2/lbaas/quotas/{project_id}/default", get(get_defaults))
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {

@@ -66,17 +66,34 @@ fn resolve<'a>(doc: &'a Value, r: &str) -> Option<&'a Value> {
     doc.pointer(r.strip_prefix('#')?)
 }
 
-/// The `.route("<path>"` literals of the router source.
+/// The `.route("<path>"` literals of the router's sources: `router` itself and the
+/// `routes()` of every resource module it merges.
 fn router_paths() -> BTreeSet<String> {
-    let src = include_str!("../src/lib.rs");
+    let sources = [
+        include_str!("../src/lib.rs"),
+        include_str!("../src/load_balancer.rs"),
+        include_str!("../src/listener.rs"),
+        include_str!("../src/pool.rs"),
+        include_str!("../src/member.rs"),
+        include_str!("../src/health_monitor.rs"),
+        include_str!("../src/l7policy.rs"),
+        include_str!("../src/l7rule.rs"),
+        include_str!("../src/quotas.rs"),
+        include_str!("../src/provider_api.rs"),
+        include_str!("../src/flavors.rs"),
+        include_str!("../src/profiles.rs"),
+        include_str!("../src/amphora.rs"),
+    ];
     let mut out = BTreeSet::new();
-    let mut rest = src;
-    while let Some(i) = rest.find(".route(") {
-        rest = &rest[i + 7..];
-        let start = rest.find('"').unwrap();
-        let tail = &rest[start + 1..];
-        let end = tail.find('"').unwrap();
-        out.insert(tail[..end].to_string());
+    for src in sources {
+        let mut rest = src;
+        while let Some(i) = rest.find(".route(") {
+            rest = &rest[i + 7..];
+            let start = rest.find('"').unwrap();
+            let tail = &rest[start + 1..];
+            let end = tail.find('"').unwrap();
+            out.insert(tail[..end].to_string());
+        }
     }
     out
 }

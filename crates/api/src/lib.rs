@@ -97,6 +97,7 @@ pub fn router(state: AppState) -> Router {
         listener::routes(),
         pool::routes(),
         member::routes(),
+        member::batch::routes(),
         health_monitor::routes(),
         l7policy::routes(),
         l7rule::routes(),

@@ -409,19 +409,14 @@ pub async fn delete(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// The routes of members, the batch update included, as `octavia/api/v2/controllers/member.py` serves them; [`crate::router`]
+/// The route of one member (the collection's is [`batch::routes`], beside the batch update), as `octavia/api/v2/controllers/member.py` serves them; [`crate::router`]
 /// merges them under its layers.
 pub(crate) fn routes() -> axum::Router<AppState> {
     use axum::routing::get;
-    axum::Router::new()
-        .route(
-            "/v2/lbaas/pools/{pool_id}/members",
-            get(get_all).post(post).put(batch::batch_put),
-        )
-        .route(
-            "/v2/lbaas/pools/{pool_id}/members/{id}",
-            get(get_one).put(put).delete(delete),
-        )
+    axum::Router::new().route(
+        "/v2/lbaas/pools/{pool_id}/members/{id}",
+        get(get_one).put(put).delete(delete),
+    )
 }
 
 #[cfg(test)]

@@ -75,6 +75,7 @@ fn router_paths() -> BTreeSet<String> {
         include_str!("../src/listener.rs"),
         include_str!("../src/pool.rs"),
         include_str!("../src/member.rs"),
+        include_str!("../src/member/batch.rs"),
         include_str!("../src/health_monitor.rs"),
         include_str!("../src/l7policy.rs"),
         include_str!("../src/l7rule.rs"),

@@ -386,3 +386,14 @@ fn batch_changes(b: &MemberPost, m: &MemberRow) -> Changes {
     }
     ch
 }
+
+/// The route of a pool's member collection, as `octavia/api/v2/controllers/member.py`
+/// serves it: list and create (the member handlers) and the batch update (here).
+pub(crate) fn routes() -> axum::Router<AppState> {
+    axum::Router::new().route(
+        "/v2/lbaas/pools/{pool_id}/members",
+        axum::routing::get(super::get_all)
+            .post(super::post)
+            .put(batch_put),
+    )
+}

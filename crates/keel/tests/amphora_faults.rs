@@ -25,8 +25,10 @@
 //! `STACK_RABBITMQCTL`, `STACK_WORKER_CONF`, `STACK_WORKER_DB` from `ci/stack/env.sh`; the
 //! venv's `octavia-worker` on PATH), Keystone; no Neutron (noop network driver). The first
 //! test adds a vhost `keel-faults-<tag>` on the stack's node (deleted on drop); the second
-//! starts two throw-away nodes with `ci/stack/rabbitmq.sh` in slots 1 and 2 (AMQP 6672 and
-//! 7672, see ci/stack/README.md "Extra nodes"), each in its own temp state directory. Run
+//! starts two throw-away nodes with `ci/stack/rabbitmq.sh` in the first two slots of 1–8 whose
+//! RabbitMQ ports are free (slots 1 and 2 on a bare machine: AMQP 6672 and 7672, see
+//! ci/stack/README.md "Extra nodes"; a slot another checkout's stack runs is passed over), each
+//! in its own temp state directory. Run
 //! through `ci/test.sh` (serial: every `keel::*` binary runs `keel serve`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
@@ -254,6 +256,25 @@ struct RabbitNode {
     slot: u8,
     state: tempfile::TempDir,
     script: PathBuf,
+}
+
+/// The first two stack slots of 1–8 on whose RabbitMQ ports (AMQP 5672, distribution 25672,
+/// epmd 4369, each + slot × 1000) nothing listens: a slot-N stack running beside this one
+/// (ci/stack/README.md, "A second stack beside the first") keeps its node and its epmd.
+fn free_rabbit_slots() -> [u8; 2] {
+    let free = |port: u16| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok();
+    let slots: Vec<u8> = (1..=8u8)
+        .filter(|s| {
+            let off = u16::from(*s) * 1000;
+            [5672, 25672, 4369].iter().all(|p| free(p + off))
+        })
+        .take(2)
+        .collect();
+    assert!(
+        slots.len() == 2,
+        "no two slots of 1-8 with free RabbitMQ ports"
+    );
+    [slots[0], slots[1]]
 }
 
 impl RabbitNode {
@@ -519,7 +540,8 @@ fn a_stopped_worker_loses_nothing() {
 #[test]
 fn a_killed_rabbitmq_node_of_a_multi_host_url_fails_over() {
     // two independent nodes (started together: ~10 s each), a worker on each
-    let nodes = [RabbitNode::start(1), RabbitNode::start(2)];
+    let [a, b] = free_rabbit_slots();
+    let nodes = [RabbitNode::start(a), RabbitNode::start(b)];
     for n in &nodes {
         n.wait_ready();
     }
@@ -555,7 +577,7 @@ fn a_killed_rabbitmq_node_of_a_multi_host_url_fails_over() {
             match on[..] {
                 [true, false] => Ok((&nodes[0], &nodes[1])),
                 [false, true] => Ok((&nodes[1], &nodes[0])),
-                _ => Err(format!("connected to [slot 1, slot 2]: {on:?}")),
+                _ => Err(format!("connected to [slot {a}, slot {b}]: {on:?}")),
             }
         },
     );

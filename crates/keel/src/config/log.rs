@@ -15,8 +15,8 @@
 use std::path::PathBuf;
 
 use super::error::ConfigError;
-use super::log_format::Format;
 use super::section::Section;
+use compat::log_format::Format;
 
 /// A Python logging level (`logging.DEBUG` = 10 …; oslo.log's `TRACE` = 5). Keel's events:
 /// TRACE 5, DEBUG 10, INFO 20, WARN 30, ERROR 40.

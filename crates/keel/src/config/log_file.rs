@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::log::{Formatter, Handler, LogPlan, Logger, RECORD_KEYS, Sink, py_level};
-use super::log_format::Format;
+use compat::log_format::Format;
 
 /// configparser's view of the file: sections → lower-cased keys → values (continuations
 /// joined with `\n`), `[DEFAULT]`'s keys visible in every section.
@@ -214,8 +214,8 @@ pub fn read(file: &Path) -> Result<LogPlan, Vec<String>> {
         let formatter = match get(&mut r, &s, "formatter", false).filter(|f| !f.is_empty()) {
             // No formatter: logging's default, `%(message)s`.
             None => Formatter::Python {
-                format: Format(vec![super::log_format::Part::Field(
-                    super::log_format::Conversion {
+                format: Format(vec![compat::log_format::Part::Field(
+                    compat::log_format::Conversion {
                         key: "message".into(),
                         left: false,
                         zero: false,

@@ -2,11 +2,10 @@
 //! `--config-dir`s, merged as oslo.config), one typed struct per section.
 //!
 //! Option names, types and defaults are Octavia's (`octavia/common/config.py`) and
-//! ovn-octavia-provider's (`ovn_octavia_provider/common/config.py`); [`catalog`] lists every
+//! ovn-octavia-provider's (`ovn_octavia_provider/common/config.py`); [`compat::catalog`] lists every
 //! option they register and what Keel does with it, [`check`] reports the options set but not
 //! implemented and refuses values Keel cannot honour.
 
-pub mod catalog;
 pub mod check;
 pub mod compute;
 mod cors;
@@ -15,20 +14,17 @@ mod error;
 mod healthcheck;
 mod log;
 mod log_file;
-pub mod log_format;
 pub mod messaging;
-mod my_cnf;
 mod section;
-pub mod source;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+pub use compat::oslo_config::{Location, Sources};
 pub use db_url::octavia_db_url;
 pub use error::{ConfigError, DbUrlError};
 pub use log::{Formatter, LogPlan, LogSettings, OsloFormats, PyLevel, Sink, python_logger};
 use section::Section;
-pub use source::{Location, Sources};
 
 /// `[api_settings]`, `[networking]`, `[haproxy_amphora]` timeouts and `[oslo_middleware]`:
 /// everything that reaches [`api::ApiConfig`].

@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use super::catalog;
 use super::error::ConfigError;
-use super::source::Sources;
+use compat::catalog;
+use compat::oslo_config::Sources;
 
 /// Typed reads of one section, oslo.config's types.
 pub(crate) struct Section<'a> {

@@ -6,7 +6,7 @@
 //! The command line is httpd(8)'s (`-D NAME`, `-d SERVERROOT`, `-f FILE`, `-C`/`-c DIRECTIVE`,
 //! `-k start|stop|graceful-stop|restart|graceful`, `-e LEVEL`, `-E FILE`, `-t`, `-T`, `-S`,
 //! `-M`, `-v`, `-V`, `-l`, `-X`, `-h`); Keel never detaches, so serving needs `-DFOREGROUND`
-//! (or `-DNO_DETACH`, `-X`). The files are read as Apache reads them ([`conf`]) and every
+//! (or `-DNO_DETACH`, `-X`). The files are read as Apache reads them ([`Reader`]) and every
 //! directive is sorted by [`Sorter::directive`]: honoured (`Listen`, `<VirtualHost>`,
 //! `WSGIScriptAlias /` naming `octavia-wsgi`, `SSLEngine`/`SSLCertificateFile`/
 //! `SSLCertificateKeyFile` — one certificate per `ServerName` by SNI on a shared port —,
@@ -27,7 +27,8 @@ pub use conf::{Directive, Reader};
 pub use error::HttpdError;
 use error::USAGE;
 
-use super::uwsgi::{Listen, SniCert};
+use crate::Build;
+use crate::uwsgi::{Listen, SniCert};
 
 /// The compiled-in ServerRoot and configuration file of RHEL's httpd (`httpd -V`).
 pub const HTTPD_ROOT: &str = "/etc/httpd";
@@ -157,15 +158,15 @@ fn read_cli(args: &[String]) -> Result<Cli, HttpdError> {
     clippy::too_many_lines,
     reason = "a known exception of clippy.toml's bound"
 )]
-pub fn parse(args: &[String]) -> Result<Request, HttpdError> {
+pub fn parse(args: &[String], build: &Build) -> Result<Request, HttpdError> {
     let cli = read_cli(args)?;
     let version = format!(
         "Server version: Apache/{}.{}.{} (Keel {}, commit {})\n",
         conf::VERSION.0,
         conf::VERSION.1,
         conf::VERSION.2,
-        env!("CARGO_PKG_VERSION"),
-        env!("KEEL_COMMIT")
+        build.version,
+        build.commit
     );
     let print = |text: String| {
         Ok(Request::Print {

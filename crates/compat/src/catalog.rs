@@ -163,7 +163,7 @@ const KEEL: &[Opt] = &[
     },
 ];
 
-/// Every option: the registered ones, then [`KEEL`]'s.
+/// Every option: the registered ones, then Keel's own (`[keel]`) and the removed ones it knows.
 pub static OPTS: std::sync::LazyLock<Vec<Opt>> =
     std::sync::LazyLock::new(|| REGISTERED.iter().chain(KEEL).copied().collect());
 

@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::config::Location;
+use crate::oslo_config::Location;
 
 /// The oslo part of a command line.
 #[derive(Debug, Default, Clone)]

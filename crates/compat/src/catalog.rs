@@ -8,6 +8,16 @@
 //! Names, types and defaults are those `oslo-config-generator` reports for the namespaces
 //! `octavia`, `octavia.api.drivers.ovn` and the libraries above; option names are given with
 //! `_` (oslo's `dest`), deprecated names as `aliases`.
+//!
+//! ```
+//! use compat::catalog::{Use, find};
+//!
+//! let port = find("api_settings", "bind_port").ok_or("bind_port")?;
+//! assert_eq!((port.kind, port.default, port.use_), ("port", "9876", Use::Honoured));
+//! // no such option: the review reports it as unknown
+//! assert!(find("api_settings", "no_such_option").is_none());
+//! # Ok::<(), &str>(())
+//! ```
 
 /// What Keel does with an option.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

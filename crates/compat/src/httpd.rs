@@ -16,6 +16,18 @@
 //! as Apache's `Invalid command`; an unknown directive; a `WSGIScriptAlias` of another
 //! application). Each `Listen` port becomes one listener serving Octavia when every
 //! VirtualHost on it (or, with none, the main server) maps `/` to `octavia-wsgi`.
+//!
+//! ```
+//! use compat::Build;
+//! use compat::httpd::{Request, parse};
+//!
+//! let build = Build { version: "0.1.0", commit: "afeb6d9" };
+//! let Ok(Request::Print { text, stderr: false }) = parse(&["-v".to_string()], &build) else {
+//!     panic!("not printed")
+//! };
+//! assert!(text.starts_with("Server version: Apache/2.4."), "{text}");
+//! assert!(text.contains("(Keel 0.1.0, commit afeb6d9)"), "{text}");
+//! ```
 
 mod conf;
 mod error;

@@ -10,6 +10,27 @@
 //! `--config-dir` contributing its `*.conf` files in alphabetical order at its place; for a
 //! single-valued option the last occurrence wins, a multi-valued option (`MultiStrOpt`) gets
 //! every occurrence in order.
+//!
+//! ```
+//! use std::path::Path;
+//! use compat::oslo_config::Sources;
+//!
+//! let mut s = Sources::default();
+//! let text = "[DEFAULT]\ndebug = True\n[Api_Settings]\nbind-host = 0.0.0.0\n\
+//!             [ovn]\novn_nb_connection = tcp:10.0.0.1:6641\n  tcp:10.0.0.2:6641\n";
+//! s.add_text(text, Path::new("/etc/octavia/octavia.conf"))?;
+//! // section names lower-cased (DEFAULT kept), `-` in keys read as `_`
+//! assert_eq!(s.get("api_settings", "bind_host").map(|v| v.last()), Some("0.0.0.0"));
+//! // an indented line continues the value
+//! assert_eq!(
+//!     s.get("ovn", "ovn_nb_connection").map(|v| v.last()),
+//!     Some("tcp:10.0.0.1:6641\ntcp:10.0.0.2:6641")
+//! );
+//! // a line that does not parse names the file and the line
+//! let e = s.add_text("[DEFAULT]\nno separator\n", Path::new("bad.conf")).unwrap_err();
+//! assert!(e.to_string().starts_with("cannot read config bad.conf: at line 2"), "{e}");
+//! # Ok::<(), compat::oslo_config::ReadError>(())
+//! ```
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -13,6 +13,22 @@
 //! section and key (`socket`/`uwsgi-socket`: Keel speaks HTTP only; a `module`/`wsgi-file`
 //! that is not Octavia's API; any option this table does not know). Option names are uWSGI's
 //! (`uwsgi --help`); `_` is read as `-`.
+//!
+//! ```
+//! use compat::Build;
+//! use compat::uwsgi::{Request, parse};
+//!
+//! let build = Build { version: "0.1.0", commit: "afeb6d9" };
+//! let args: Vec<String> = ["--http-socket", ":9876", "--master", "--processes=2"]
+//!     .iter()
+//!     .map(|s| s.to_string())
+//!     .collect();
+//! let Ok(Request::Serve(plan)) = parse(&args, &build) else { panic!("not served") };
+//! assert_eq!(plan.listen.len(), 1);
+//! // a uwsgi-protocol socket is refused: Keel speaks HTTP only
+//! let args = ["--socket".to_string(), "127.0.0.1:3031".to_string()];
+//! assert!(parse(&args, &build).is_err());
+//! ```
 
 use std::path::{Path, PathBuf};
 

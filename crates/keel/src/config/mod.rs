@@ -488,258 +488,24 @@ impl Config {
         Self::from_sources(Sources::default())
     }
 
-    /// Types every option Keel honours. Errors: a value of the wrong type or range.
-    #[allow(
-        clippy::too_many_lines,
-        reason = "a known exception of clippy.toml's bound"
-    )]
+    /// Types every option Keel honours, one section after the other (in this order, so the
+    /// first bad value reported is the same whatever the split). Errors: a value of the wrong
+    /// type or range.
     pub fn from_sources(src: Sources) -> Result<Self, ConfigError> {
         let s = |name: &'static str| Section { src: &src, name };
-        let d = s("DEFAULT");
-        let log = log::read(&d)?;
-        let a = s("api_settings");
-        let n = s("networking");
-        let h = s("haproxy_amphora");
-        let m = s("oslo_middleware");
-        let q = s("quotas");
-        let limit = a.string("pagination_max_limit", "1000");
-        let pagination_max_limit = if limit.eq_ignore_ascii_case("infinite") {
-            None
-        } else {
-            Some(a.int("pagination_max_limit", 1000, Some(1))? as usize)
-        };
-        let enabled_provider_drivers =
-            parse_dict(&a.string("enabled_provider_drivers", "ovn:OVN provider driver"));
-        // Octavia's default is `amphora`; Keel's `ovn` unless the operator enabled amphora
-        let default_provider = if enabled_provider_drivers.contains_key("amphora") {
-            "amphora"
-        } else {
-            "ovn"
-        };
-        let api = api::ApiConfig {
-            pagination_max_limit,
-            default_provider_driver: a.string("default_provider_driver", default_provider),
-            enabled_provider_drivers,
-            allow_pagination: a.boolean("allow_pagination", true)?,
-            allow_sorting: a.boolean("allow_sorting", true)?,
-            allow_filtering: a.boolean("allow_filtering", true)?,
-            allow_field_selection: a.boolean("allow_field_selection", true)?,
-            api_base_uri: a.opt("api_base_uri"),
-            healthcheck_enabled: a.boolean("healthcheck_enabled", false)?,
-            max_request_body_size: m.int("max_request_body_size", 114_688, Some(0))? as usize,
-            enable_proxy_headers_parsing: m.boolean("enable_proxy_headers_parsing", false)?,
-            allow_vip_network_id: n.boolean("allow_vip_network_id", true)?,
-            allow_vip_subnet_id: n.boolean("allow_vip_subnet_id", true)?,
-            allow_vip_port_id: n.boolean("allow_vip_port_id", true)?,
-            reserved_ips: n.list("reserved_ips", &["169.254.169.254"]),
-            allow_ping_health_monitors: a.boolean("allow_ping_health_monitors", true)?,
-            allow_tls_terminated_listeners: a.boolean("allow_tls_terminated_listeners", true)?,
-            allow_prometheus_listeners: a.boolean("allow_prometheus_listeners", true)?,
-            udp_connect_min_interval_health_monitor: a.int(
-                "udp_connect_min_interval_health_monitor",
-                3,
-                None,
-            )?,
-            timeout_client_data: h.int("timeout_client_data", 50000, None)?,
-            timeout_member_connect: h.int("timeout_member_connect", 5000, None)?,
-            timeout_member_data: h.int("timeout_member_data", 50000, None)?,
-            timeout_tcp_inspect: h.int("timeout_tcp_inspect", 0, None)?,
-            quotas: api::QuotaDefaults {
-                load_balancer: q.int("default_load_balancer_quota", -1, None)?,
-                listener: q.int("default_listener_quota", -1, None)?,
-                member: q.int("default_member_quota", -1, None)?,
-                pool: q.int("default_pool_quota", -1, None)?,
-                health_monitor: q.int("default_health_monitor_quota", -1, None)?,
-                l7policy: q.int("default_l7policy_quota", -1, None)?,
-                l7rule: q.int("default_l7rule_quota", -1, None)?,
-            },
-            loadbalancer_topology: loadbalancer_topology(&s("controller_worker"))?,
-            ..Default::default()
-        };
-        for ip in &api.reserved_ips {
-            if ip.parse::<std::net::IpAddr>().is_err() {
-                return Err(n.invalid("reserved_ips", ip.clone(), "expected an IP address"));
-            }
-        }
-        let bind_port = {
-            let p = a.int("bind_port", 9876, Some(0))?;
-            u16::try_from(p)
-                .map_err(|_| a.invalid("bind_port", p.to_string(), "expected a port"))?
-        };
-        let api = api::ApiConfig {
-            healthcheck: healthcheck::read(&s("healthcheck"), &a, bind_port)?,
-            cors: cors::read(&s("cors"))?,
-            www_authenticate_uri: s("keystone_authtoken").string("www_authenticate_uri", ""),
-            service_token: {
-                let k = s("keystone_authtoken");
-                api::context::ServiceTokenRules {
-                    roles: k.list("service_token_roles", &["service"]),
-                    roles_required: k.boolean("service_token_roles_required", true)?,
-                }
-            },
-            ..api
-        };
-        let api_settings = ApiSettings {
-            bind_host: a.string("bind_host", "127.0.0.1"),
-            bind_port,
-            auth_strategy: a.string("auth_strategy", "keystone"),
-            api,
-        };
-
-        let db = s("database");
-        let database = DatabaseSettings {
-            connection: db.string("connection", "sqlite://keel.sqlite?mode=rwc"),
-            connection_parameters: db.string("connection_parameters", ""),
-            pool: {
-                let d = octavia_db::PoolSettings::default();
-                octavia_db::PoolSettings {
-                    max_connections: pool_bound(&db)?,
-                    acquire_timeout: db.seconds("pool_timeout")?.unwrap_or(d.acquire_timeout),
-                    max_lifetime: db.seconds("connection_recycle_time")?.or(d.max_lifetime),
-                    ..d
-                }
-            },
-            max_retries: db.int("max_retries", 10, Some(-1))?,
-            retry_interval: db.uint("retry_interval", 10)?,
-        };
-
+        let log = log::read(&s("DEFAULT"))?;
+        let api_settings = api_settings(&src)?;
+        let database = database(&s("database"))?;
         let kat = s("keystone_authtoken");
         let keystone_authtoken = AuthTokenSettings {
             auth: kat.keystone("http_connect_timeout")?,
             token_cache_time: kat.uint("token_cache_time", 300)?,
         };
         let service_auth = s("service_auth").keystone("timeout")?;
-
-        // ovn-octavia-provider's NeutronAuth: an option not set in [neutron] is
-        // [service_auth]'s; the deprecated `endpoint`, `endpoint_type`, `ca_certificates_file`
-        // are the defaults of `endpoint_override`, `valid_interfaces`, `cafile`.
-        let ne = s("neutron");
-        let mut nauth = ne.keystone("timeout")?;
-        // [neutron] timeout bounds the Neutron calls; the session's token requests keep
-        // [service_auth]'s bound.
-        let neutron_timeout = ne.seconds("timeout")?;
-        nauth.timeout = service_auth.timeout;
-        let set = |k: &str| ne.get(k).is_some();
-        let sa = &service_auth;
-        macro_rules! fallback {
-            ($($f:ident),*) => {$( if !set(stringify!($f)) { nauth.$f = sa.$f.clone(); } )*};
-        }
-        fallback!(
-            auth_type,
-            application_credential_id,
-            application_credential_name,
-            application_credential_secret,
-            user_id,
-            auth_url,
-            username,
-            password,
-            project_name,
-            user_domain_name,
-            user_domain_id,
-            project_domain_name,
-            project_domain_id,
-            region_name
-        );
-        nauth.tls = HttpTls {
-            cafile: ne
-                .path("cafile")
-                .or_else(|| ne.path("ca_certificates_file"))
-                .or_else(|| sa.tls.cafile.clone()),
-            insecure: if set("insecure") {
-                nauth.tls.insecure
-            } else {
-                sa.tls.insecure
-            },
-            certfile: nauth
-                .tls
-                .certfile
-                .clone()
-                .or_else(|| sa.tls.certfile.clone()),
-            keyfile: nauth.tls.keyfile.clone().or_else(|| sa.tls.keyfile.clone()),
-        };
-        let interfaces = ne.opt("valid_interfaces").unwrap_or_else(|| {
-            ne.opt("endpoint_type")
-                .map(|t| t.replace("URL", ""))
-                .unwrap_or_else(|| "public".into())
-        });
-        let neutron = NeutronSettings {
-            endpoint: ne.opt("endpoint_override").or_else(|| ne.opt("endpoint")),
-            valid_interfaces: interfaces,
-            region_name: nauth.region_name.clone(),
-            auth: nauth,
-            timeout: neutron_timeout,
-        };
-
-        let o = s("ovn");
-        let files = |p: &str| -> [String; 3] {
-            [
-                o.string(&format!("ovn_{p}_private_key"), ""),
-                o.string(&format!("ovn_{p}_certificate"), ""),
-                o.string(&format!("ovn_{p}_ca_cert"), ""),
-            ]
-        };
-        let probe = o.uint("ovsdb_probe_interval", 60000)?;
-        let ovn = OvnSettings {
-            ovn_nb_connection: o
-                .list("ovn_nb_connection", &["tcp:127.0.0.1:6641"])
-                .join(","),
-            nb_ssl: files("nb"),
-            ovn_sb_connection: o
-                .list("ovn_sb_connection", &["tcp:127.0.0.1:6642"])
-                .join(","),
-            sb_ssl: files("sb"),
-            ovsdb_connection_timeout: o.uint("ovsdb_connection_timeout", 180)?,
-            // "If non-zero the value will be forced to at least 1000 milliseconds."
-            ovsdb_probe_interval: if probe == 0 { 0 } else { probe.max(1000) },
-            ovsdb_retry_max_interval: o.uint("ovsdb_retry_max_interval", 180)?,
-        };
-        for (key, remotes) in [
-            ("ovn_nb_connection", &ovn.ovn_nb_connection),
-            ("ovn_sb_connection", &ovn.ovn_sb_connection),
-        ] {
-            for r in remotes.split(',') {
-                if !(r.starts_with("tcp:") || r.starts_with("ssl:") || r.starts_with("unix:"))
-                    || r.len() <= 4
-                {
-                    return Err(o.invalid(
-                        key,
-                        r.to_string(),
-                        "expected tcp:IP:PORT, ssl:IP:PORT or unix:FILE",
-                    ));
-                }
-            }
-        }
-
-        let c = s("certificates");
-        let certificates = CertificatesSettings {
-            cert_manager: c.string("cert_manager", "barbican_cert_manager"),
-            endpoint: c.opt("endpoint"),
-            region_name: c.opt("region_name"),
-            endpoint_type: c.string("endpoint_type", "publicURL"),
-            tls: HttpTls {
-                cafile: c
-                    .path("ca_certificates_file")
-                    .or_else(|| sa.tls.cafile.clone()),
-                insecure: c.boolean("insecure", false)?,
-                ..Default::default()
-            },
-        };
-        let k = s("keel");
-        let (recovery_lease, recovery_period) = recovery_timing(&k)?;
-        let keel = KeelSettings {
-            settle_wait_ms: k.uint("settle_wait_ms", 1000)?,
-            run_agent: k.boolean("run_agent", true)?,
-            nb_unavailable_after: k
-                .seconds("nb_unavailable_after")?
-                .unwrap_or(std::time::Duration::from_secs(5)),
-            recovery_lease,
-            recovery_period,
-            graceful_shutdown_timeout: s("DEFAULT").uint("graceful_shutdown_timeout", 60)?,
-            metrics_listen: k.opt("metrics_listen"),
-            rpc_cast_timeout: k
-                .seconds("rpc_cast_timeout")?
-                .unwrap_or(std::time::Duration::from_secs(5)),
-        };
+        let neutron = neutron(&s("neutron"), &service_auth)?;
+        let ovn = ovn(&s("ovn"))?;
+        let certificates = certificates(&s("certificates"), &service_auth)?;
+        let keel = keel(&src)?;
         let messaging = messaging::read(&src)?;
         let compute = compute::read(&src, service_auth.tls.cafile.as_deref())?;
         let p = s("oslo_policy");
@@ -772,6 +538,275 @@ impl Config {
         c.policy = policy;
         c
     }
+}
+
+/// `[api_settings]`, `[networking]`, `[haproxy_amphora]`, `[oslo_middleware]`, `[quotas]` and
+/// `[controller_worker] loadbalancer_topology`: the API's options without the listener's.
+fn api_options(src: &Sources) -> Result<api::ApiConfig, ConfigError> {
+    let s = |name: &'static str| Section { src, name };
+    let a = s("api_settings");
+    let n = s("networking");
+    let h = s("haproxy_amphora");
+    let m = s("oslo_middleware");
+    let q = s("quotas");
+    let limit = a.string("pagination_max_limit", "1000");
+    let pagination_max_limit = if limit.eq_ignore_ascii_case("infinite") {
+        None
+    } else {
+        Some(a.int("pagination_max_limit", 1000, Some(1))? as usize)
+    };
+    let enabled_provider_drivers =
+        parse_dict(&a.string("enabled_provider_drivers", "ovn:OVN provider driver"));
+    // Octavia's default is `amphora`; Keel's `ovn` unless the operator enabled amphora
+    let default_provider = if enabled_provider_drivers.contains_key("amphora") {
+        "amphora"
+    } else {
+        "ovn"
+    };
+    let api = api::ApiConfig {
+        pagination_max_limit,
+        default_provider_driver: a.string("default_provider_driver", default_provider),
+        enabled_provider_drivers,
+        allow_pagination: a.boolean("allow_pagination", true)?,
+        allow_sorting: a.boolean("allow_sorting", true)?,
+        allow_filtering: a.boolean("allow_filtering", true)?,
+        allow_field_selection: a.boolean("allow_field_selection", true)?,
+        api_base_uri: a.opt("api_base_uri"),
+        healthcheck_enabled: a.boolean("healthcheck_enabled", false)?,
+        max_request_body_size: m.int("max_request_body_size", 114_688, Some(0))? as usize,
+        enable_proxy_headers_parsing: m.boolean("enable_proxy_headers_parsing", false)?,
+        allow_vip_network_id: n.boolean("allow_vip_network_id", true)?,
+        allow_vip_subnet_id: n.boolean("allow_vip_subnet_id", true)?,
+        allow_vip_port_id: n.boolean("allow_vip_port_id", true)?,
+        reserved_ips: n.list("reserved_ips", &["169.254.169.254"]),
+        allow_ping_health_monitors: a.boolean("allow_ping_health_monitors", true)?,
+        allow_tls_terminated_listeners: a.boolean("allow_tls_terminated_listeners", true)?,
+        allow_prometheus_listeners: a.boolean("allow_prometheus_listeners", true)?,
+        udp_connect_min_interval_health_monitor: a.int(
+            "udp_connect_min_interval_health_monitor",
+            3,
+            None,
+        )?,
+        timeout_client_data: h.int("timeout_client_data", 50000, None)?,
+        timeout_member_connect: h.int("timeout_member_connect", 5000, None)?,
+        timeout_member_data: h.int("timeout_member_data", 50000, None)?,
+        timeout_tcp_inspect: h.int("timeout_tcp_inspect", 0, None)?,
+        quotas: api::QuotaDefaults {
+            load_balancer: q.int("default_load_balancer_quota", -1, None)?,
+            listener: q.int("default_listener_quota", -1, None)?,
+            member: q.int("default_member_quota", -1, None)?,
+            pool: q.int("default_pool_quota", -1, None)?,
+            health_monitor: q.int("default_health_monitor_quota", -1, None)?,
+            l7policy: q.int("default_l7policy_quota", -1, None)?,
+            l7rule: q.int("default_l7rule_quota", -1, None)?,
+        },
+        loadbalancer_topology: loadbalancer_topology(&s("controller_worker"))?,
+        ..Default::default()
+    };
+    for ip in &api.reserved_ips {
+        if ip.parse::<std::net::IpAddr>().is_err() {
+            return Err(n.invalid("reserved_ips", ip.clone(), "expected an IP address"));
+        }
+    }
+    Ok(api)
+}
+
+/// `[api_settings]` with the API's options ([`api_options`]), then `[healthcheck]`, `[cors]`
+/// and `[keystone_authtoken]`'s service-token rules.
+fn api_settings(src: &Sources) -> Result<ApiSettings, ConfigError> {
+    let s = |name: &'static str| Section { src, name };
+    let a = s("api_settings");
+    let api = api_options(src)?;
+    let bind_port = {
+        let p = a.int("bind_port", 9876, Some(0))?;
+        u16::try_from(p).map_err(|_| a.invalid("bind_port", p.to_string(), "expected a port"))?
+    };
+    let api = api::ApiConfig {
+        healthcheck: healthcheck::read(&s("healthcheck"), &a, bind_port)?,
+        cors: cors::read(&s("cors"))?,
+        www_authenticate_uri: s("keystone_authtoken").string("www_authenticate_uri", ""),
+        service_token: {
+            let k = s("keystone_authtoken");
+            api::context::ServiceTokenRules {
+                roles: k.list("service_token_roles", &["service"]),
+                roles_required: k.boolean("service_token_roles_required", true)?,
+            }
+        },
+        ..api
+    };
+    let api_settings = ApiSettings {
+        bind_host: a.string("bind_host", "127.0.0.1"),
+        bind_port,
+        auth_strategy: a.string("auth_strategy", "keystone"),
+        api,
+    };
+    Ok(api_settings)
+}
+
+/// `[database]`.
+fn database(db: &Section<'_>) -> Result<DatabaseSettings, ConfigError> {
+    let database = DatabaseSettings {
+        connection: db.string("connection", "sqlite://keel.sqlite?mode=rwc"),
+        connection_parameters: db.string("connection_parameters", ""),
+        pool: {
+            let d = octavia_db::PoolSettings::default();
+            octavia_db::PoolSettings {
+                max_connections: pool_bound(db)?,
+                acquire_timeout: db.seconds("pool_timeout")?.unwrap_or(d.acquire_timeout),
+                max_lifetime: db.seconds("connection_recycle_time")?.or(d.max_lifetime),
+                ..d
+            }
+        },
+        max_retries: db.int("max_retries", 10, Some(-1))?,
+        retry_interval: db.uint("retry_interval", 10)?,
+    };
+    Ok(database)
+}
+
+/// `[neutron]`, as ovn-octavia-provider's NeutronAuth reads it: an option not set in
+/// `[neutron]` is `[service_auth]`'s; the deprecated `endpoint`, `endpoint_type`,
+/// `ca_certificates_file` are the defaults of `endpoint_override`, `valid_interfaces`, `cafile`.
+fn neutron(ne: &Section<'_>, service_auth: &KeystoneAuth) -> Result<NeutronSettings, ConfigError> {
+    let mut nauth = ne.keystone("timeout")?;
+    // [neutron] timeout bounds the Neutron calls; the session's token requests keep
+    // [service_auth]'s bound.
+    let neutron_timeout = ne.seconds("timeout")?;
+    nauth.timeout = service_auth.timeout;
+    let set = |k: &str| ne.get(k).is_some();
+    let sa = service_auth;
+    macro_rules! fallback {
+        ($($f:ident),*) => {$( if !set(stringify!($f)) { nauth.$f = sa.$f.clone(); } )*};
+    }
+    fallback!(
+        auth_type,
+        application_credential_id,
+        application_credential_name,
+        application_credential_secret,
+        user_id,
+        auth_url,
+        username,
+        password,
+        project_name,
+        user_domain_name,
+        user_domain_id,
+        project_domain_name,
+        project_domain_id,
+        region_name
+    );
+    nauth.tls = HttpTls {
+        cafile: ne
+            .path("cafile")
+            .or_else(|| ne.path("ca_certificates_file"))
+            .or_else(|| sa.tls.cafile.clone()),
+        insecure: if set("insecure") {
+            nauth.tls.insecure
+        } else {
+            sa.tls.insecure
+        },
+        certfile: nauth
+            .tls
+            .certfile
+            .clone()
+            .or_else(|| sa.tls.certfile.clone()),
+        keyfile: nauth.tls.keyfile.clone().or_else(|| sa.tls.keyfile.clone()),
+    };
+    let interfaces = ne.opt("valid_interfaces").unwrap_or_else(|| {
+        ne.opt("endpoint_type")
+            .map(|t| t.replace("URL", ""))
+            .unwrap_or_else(|| "public".into())
+    });
+    let neutron = NeutronSettings {
+        endpoint: ne.opt("endpoint_override").or_else(|| ne.opt("endpoint")),
+        valid_interfaces: interfaces,
+        region_name: nauth.region_name.clone(),
+        auth: nauth,
+        timeout: neutron_timeout,
+    };
+    Ok(neutron)
+}
+
+/// `[ovn]`: the NB and SB remotes (each `tcp:`, `ssl:` or `unix:`), their TLS files, the
+/// OVSDB timers.
+fn ovn(o: &Section<'_>) -> Result<OvnSettings, ConfigError> {
+    let files = |p: &str| -> [String; 3] {
+        [
+            o.string(&format!("ovn_{p}_private_key"), ""),
+            o.string(&format!("ovn_{p}_certificate"), ""),
+            o.string(&format!("ovn_{p}_ca_cert"), ""),
+        ]
+    };
+    let probe = o.uint("ovsdb_probe_interval", 60000)?;
+    let ovn = OvnSettings {
+        ovn_nb_connection: o
+            .list("ovn_nb_connection", &["tcp:127.0.0.1:6641"])
+            .join(","),
+        nb_ssl: files("nb"),
+        ovn_sb_connection: o
+            .list("ovn_sb_connection", &["tcp:127.0.0.1:6642"])
+            .join(","),
+        sb_ssl: files("sb"),
+        ovsdb_connection_timeout: o.uint("ovsdb_connection_timeout", 180)?,
+        // "If non-zero the value will be forced to at least 1000 milliseconds."
+        ovsdb_probe_interval: if probe == 0 { 0 } else { probe.max(1000) },
+        ovsdb_retry_max_interval: o.uint("ovsdb_retry_max_interval", 180)?,
+    };
+    for (key, remotes) in [
+        ("ovn_nb_connection", &ovn.ovn_nb_connection),
+        ("ovn_sb_connection", &ovn.ovn_sb_connection),
+    ] {
+        for r in remotes.split(',') {
+            if !(r.starts_with("tcp:") || r.starts_with("ssl:") || r.starts_with("unix:"))
+                || r.len() <= 4
+            {
+                return Err(o.invalid(
+                    key,
+                    r.to_string(),
+                    "expected tcp:IP:PORT, ssl:IP:PORT or unix:FILE",
+                ));
+            }
+        }
+    }
+    Ok(ovn)
+}
+
+/// `[certificates]`, the CA file falling back to `[service_auth] cafile`.
+fn certificates(c: &Section<'_>, sa: &KeystoneAuth) -> Result<CertificatesSettings, ConfigError> {
+    let certificates = CertificatesSettings {
+        cert_manager: c.string("cert_manager", "barbican_cert_manager"),
+        endpoint: c.opt("endpoint"),
+        region_name: c.opt("region_name"),
+        endpoint_type: c.string("endpoint_type", "publicURL"),
+        tls: HttpTls {
+            cafile: c
+                .path("ca_certificates_file")
+                .or_else(|| sa.tls.cafile.clone()),
+            insecure: c.boolean("insecure", false)?,
+            ..Default::default()
+        },
+    };
+    Ok(certificates)
+}
+
+/// `[keel]` (Keel's own options) and `[DEFAULT] graceful_shutdown_timeout`.
+fn keel(src: &Sources) -> Result<KeelSettings, ConfigError> {
+    let s = |name: &'static str| Section { src, name };
+    let k = s("keel");
+    let (recovery_lease, recovery_period) = recovery_timing(&k)?;
+    let keel = KeelSettings {
+        settle_wait_ms: k.uint("settle_wait_ms", 1000)?,
+        run_agent: k.boolean("run_agent", true)?,
+        nb_unavailable_after: k
+            .seconds("nb_unavailable_after")?
+            .unwrap_or(std::time::Duration::from_secs(5)),
+        recovery_lease,
+        recovery_period,
+        graceful_shutdown_timeout: s("DEFAULT").uint("graceful_shutdown_timeout", 60)?,
+        metrics_listen: k.opt("metrics_listen"),
+        rpc_cast_timeout: k
+            .seconds("rpc_cast_timeout")?
+            .unwrap_or(std::time::Duration::from_secs(5)),
+    };
+    Ok(keel)
 }
 
 #[cfg(test)]

@@ -6,6 +6,8 @@
 //! | [`oslo_config`] | `octavia.conf` and `--config-dir` | oslo.config's `iniparser.py` and `ConfigOpts` merging |
 //! | [`oslo_cli`] | `--config-file`, `--debug`, `--log-file`… | oslo.config's and oslo.log's command-line options, oslo's default files |
 //! | [`catalog`] | every option Octavia and its libraries register | `oslo-config-generator`'s names, types, defaults, aliases |
+//! | [`log_config`] | `[DEFAULT] log_config_append`: a Python logging fileConfig file | Python 3.11's `logging.config.fileConfig`, as oslo.log loads it |
+//! | [`python_logging`] | the logging tree either setup leaves: handlers, loggers, levels | Python's `logging` (`getEffectiveLevel`, `propagate`) |
 //! | [`log_format`] | `logging_context_format_string`, `[formatter_*] format` | Python's `logging.PercentStyle` |
 //! | [`my_cnf`] | the MySQL option file of `read_default_file` | PyMySQL's `optionfile.py` |
 //! | [`uwsgi`] | `uwsgi --ini octavia-api-uwsgi.ini` | uWSGI's ini and command line |
@@ -40,8 +42,10 @@ pub struct Build {
 
 pub mod catalog;
 pub mod httpd;
+pub mod log_config;
 pub mod log_format;
 pub mod my_cnf;
 pub mod oslo_cli;
 pub mod oslo_config;
+pub mod python_logging;
 pub mod uwsgi;

@@ -13,7 +13,6 @@ mod db_url;
 mod error;
 mod healthcheck;
 mod log;
-mod log_file;
 pub mod messaging;
 mod section;
 
@@ -832,12 +831,12 @@ fn recovery_timing(k: &Section<'_>) -> Result<(u64, u64), ConfigError> {
 
 impl LogSettings {
     /// The handlers and loggers: the fileConfig file's with `log_config_append`
-    /// (`log_file::read`), else oslo.log's own setup (`LogSettings::own_plan`). Here, not in
+    /// (`compat::log_config::read`), else oslo.log's own setup (`LogSettings::own_plan`). Here, not in
     /// `log`, so that `log_file` (which builds on `log`'s types) and `log` import each other
     /// in one direction only. Errors: each refusal naming the file, section, key and why.
     pub fn plan(&self, binary: &str, stderr_tty: bool) -> Result<LogPlan, Vec<String>> {
         if let Some(path) = &self.log_config_append {
-            return log_file::read(path);
+            return compat::log_config::read(path);
         }
         self.own_plan(binary, stderr_tty)
     }

@@ -57,10 +57,115 @@ pub fn find(section: &str, name: &str) -> Option<&'static Opt> {
         .find(|o| o.section == section && (o.name == name || o.aliases.contains(&name)))
 }
 
-/// Keel's own options (`[keel]`) and options oslo.policy 6.0.0 removed but Keel still knows
-/// (ignored with a warning, not reported as unknown).
-const KEEL: &[Opt] = &[
-    Opt {
+/// A catalog option with the type its value is read as: [`Typed::opt`] is the option's one
+/// spelling of section, name and default, and [`Typed::value`] converts what a file set (or,
+/// unset, that default) with `T`'s [`OptValue::parse`].
+///
+/// ```
+/// use compat::catalog::keel::{RUN_AGENT, SETTLE_WAIT_MS};
+///
+/// assert_eq!(SETTLE_WAIT_MS.value(None), Ok(1000)); // the catalog's default, "1000"
+/// assert_eq!(SETTLE_WAIT_MS.value(Some("0")), Ok(0));
+/// let why = "should be greater than or equal to 0".to_string();
+/// assert_eq!(SETTLE_WAIT_MS.value(Some("-1")), Err(("-1".to_string(), why)));
+/// assert_eq!(RUN_AGENT.value(Some("off")), Ok(false));
+/// // the same row the catalog lists
+/// assert!(compat::catalog::find("keel", "run_agent").is_some_and(|o| o.default == "True"));
+/// ```
+#[derive(Debug)]
+pub struct Typed<T> {
+    /// The option's row of [`OPTS`].
+    pub opt: Opt,
+    read_as: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: OptValue> Typed<T> {
+    /// The option `opt`, read as `T`.
+    pub const fn new(opt: Opt) -> Self {
+        Typed {
+            opt,
+            read_as: std::marker::PhantomData,
+        }
+    }
+
+    /// `set` (the effective value, trimmed; `None`: not set) as `T`, else the default's.
+    /// Errors: `(text, why)` for a text that is no `T`.
+    pub fn value(&self, set: Option<&str>) -> Result<T, (String, String)> {
+        let text = set.unwrap_or(self.opt.default);
+        T::parse(text).map_err(|why| (text.to_string(), why))
+    }
+}
+
+/// A Rust type an option's text converts to, as oslo.config's types convert it.
+pub trait OptValue: Sized {
+    /// The text as `Self`. Errors: why it is not one (e.g. `expected an integer`).
+    fn parse(text: &str) -> Result<Self, String>;
+}
+
+fn int_at_least(text: &str, min: i64) -> Result<i64, String> {
+    let n: i64 = text
+        .parse()
+        .map_err(|_| "expected an integer".to_string())?;
+    if n < min {
+        return Err(format!("should be greater than or equal to {min}"));
+    }
+    Ok(n)
+}
+
+/// `IntOpt(min=0)`.
+impl OptValue for u64 {
+    fn parse(text: &str) -> Result<Self, String> {
+        int_at_least(text, 0).map(|n| n.unsigned_abs())
+    }
+}
+
+/// `IntOpt(min=1)`.
+impl OptValue for std::num::NonZeroU64 {
+    fn parse(text: &str) -> Result<Self, String> {
+        let n = int_at_least(text, 1)?;
+        std::num::NonZeroU64::new(n.unsigned_abs())
+            .ok_or_else(|| "should be greater than or equal to 1".to_string())
+    }
+}
+
+/// `BoolOpt`: true/false, yes/no, on/off, 1/0 (case-insensitive).
+impl OptValue for bool {
+    fn parse(text: &str) -> Result<Self, String> {
+        match text.to_ascii_lowercase().as_str() {
+            "true" | "yes" | "on" | "1" => Ok(true),
+            "false" | "no" | "off" | "0" => Ok(false),
+            _ => Err("expected a boolean".into()),
+        }
+    }
+}
+
+/// `StrOpt` without a default: `None` when empty.
+impl OptValue for Option<String> {
+    fn parse(text: &str) -> Result<Self, String> {
+        Ok(Some(text.to_string()).filter(|t| !t.is_empty()))
+    }
+}
+
+/// A positive number of seconds (`IntOpt` or `FloatOpt`).
+impl OptValue for std::time::Duration {
+    fn parse(text: &str) -> Result<Self, String> {
+        match text.parse::<f64>() {
+            Ok(x) if x > 0.0 && x.is_finite() => Ok(std::time::Duration::from_secs_f64(x)),
+            _ => Err("expected a positive number of seconds".into()),
+        }
+    }
+}
+
+/// Keel's own options (`[keel]`) and `[DEFAULT] graceful_shutdown_timeout` (oslo.service's),
+/// each a [`Typed`] constant: its row of [`OPTS`] and the type it is read as.
+pub mod keel {
+    use std::num::NonZeroU64;
+    use std::time::Duration;
+
+    use crate::catalog::{Opt, Typed, Use};
+
+    /// `[keel] settle_wait_ms`: how long a write waits for the provider's status report (ms).
+    pub const SETTLE_WAIT_MS: Typed<u64> = Typed::new(Opt {
         section: "keel",
         name: "settle_wait_ms",
         kind: "int",
@@ -68,8 +173,10 @@ const KEEL: &[Opt] = &[
         secret: false,
         aliases: &[],
         use_: Use::Honoured,
-    },
-    Opt {
+    });
+
+    /// `[keel] nb_unavailable_after`: how long the NB may be down before writes answer 503.
+    pub const NB_UNAVAILABLE_AFTER: Typed<Duration> = Typed::new(Opt {
         section: "keel",
         name: "nb_unavailable_after",
         kind: "int",
@@ -77,8 +184,10 @@ const KEEL: &[Opt] = &[
         secret: false,
         aliases: &[],
         use_: Use::Honoured,
-    },
-    Opt {
+    });
+
+    /// `[keel] recovery_lease`: the lease of a PENDING_* load balancer (s, at least 1).
+    pub const RECOVERY_LEASE: Typed<NonZeroU64> = Typed::new(Opt {
         section: "keel",
         name: "recovery_lease",
         kind: "int",
@@ -86,8 +195,10 @@ const KEEL: &[Opt] = &[
         secret: false,
         aliases: &[],
         use_: Use::Honoured,
-    },
-    Opt {
+    });
+
+    /// `[keel] recovery_period`: how often leases are renewed (s, at least 1).
+    pub const RECOVERY_PERIOD: Typed<NonZeroU64> = Typed::new(Opt {
         section: "keel",
         name: "recovery_period",
         kind: "int",
@@ -95,8 +206,10 @@ const KEEL: &[Opt] = &[
         secret: false,
         aliases: &[],
         use_: Use::Honoured,
-    },
-    Opt {
+    });
+
+    /// `[DEFAULT] graceful_shutdown_timeout` (oslo.service's): the bound of a graceful stop (s).
+    pub const GRACEFUL_SHUTDOWN_TIMEOUT: Typed<u64> = Typed::new(Opt {
         section: "DEFAULT",
         name: "graceful_shutdown_timeout",
         kind: "int",
@@ -104,8 +217,10 @@ const KEEL: &[Opt] = &[
         secret: false,
         aliases: &[],
         use_: Use::Honoured,
-    },
-    Opt {
+    });
+
+    /// `[keel] rpc_cast_timeout`: the bound of one amphora cast.
+    pub const RPC_CAST_TIMEOUT: Typed<Duration> = Typed::new(Opt {
         section: "keel",
         name: "rpc_cast_timeout",
         kind: "int",
@@ -113,8 +228,10 @@ const KEEL: &[Opt] = &[
         secret: false,
         aliases: &[],
         use_: Use::Honoured,
-    },
-    Opt {
+    });
+
+    /// `[keel] metrics_listen`: `host:port` of the Prometheus endpoint (none: off).
+    pub const METRICS_LISTEN: Typed<Option<String>> = Typed::new(Opt {
         section: "keel",
         name: "metrics_listen",
         kind: "str",
@@ -122,8 +239,10 @@ const KEEL: &[Opt] = &[
         secret: false,
         aliases: &[],
         use_: Use::Honoured,
-    },
-    Opt {
+    });
+
+    /// `[keel] run_agent`: whether this process competes for the OVN agent's lock.
+    pub const RUN_AGENT: Typed<bool> = Typed::new(Opt {
         section: "keel",
         name: "run_agent",
         kind: "bool",
@@ -131,7 +250,20 @@ const KEEL: &[Opt] = &[
         secret: false,
         aliases: &[],
         use_: Use::Honoured,
-    },
+    });
+}
+
+/// Keel's own options (`[keel]`) and options oslo.policy 6.0.0 removed but Keel still knows
+/// (ignored with a warning, not reported as unknown).
+const KEEL: &[Opt] = &[
+    keel::SETTLE_WAIT_MS.opt,
+    keel::NB_UNAVAILABLE_AFTER.opt,
+    keel::RECOVERY_LEASE.opt,
+    keel::RECOVERY_PERIOD.opt,
+    keel::GRACEFUL_SHUTDOWN_TIMEOUT.opt,
+    keel::RPC_CAST_TIMEOUT.opt,
+    keel::METRICS_LISTEN.opt,
+    keel::RUN_AGENT.opt,
     // kolla-ansible writes keystonemiddleware's memcache options (these three) into
     // [service_auth] too (ansible/roles/octavia/templates/octavia.conf.j2); no library
     // registers them there.
@@ -721,3 +853,21 @@ const REGISTERED: &[Opt] = &[
     Opt { section: "task_flow", name: "jobboard_expiration_time", kind: "int", default: "30", secret: false, aliases: &[], use_: Use::NotApplicable("controller worker task flow") },
     Opt { section: "task_flow", name: "jobboard_save_logbook", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::NotApplicable("controller worker task flow") },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::keel::*;
+
+    /// Every typed constant's default converts to its type (an unset option never fails).
+    #[test]
+    fn typed_defaults_convert() {
+        assert!(SETTLE_WAIT_MS.value(None).is_ok());
+        assert!(NB_UNAVAILABLE_AFTER.value(None).is_ok());
+        assert!(RECOVERY_LEASE.value(None).is_ok());
+        assert!(RECOVERY_PERIOD.value(None).is_ok());
+        assert!(GRACEFUL_SHUTDOWN_TIMEOUT.value(None).is_ok());
+        assert!(RPC_CAST_TIMEOUT.value(None).is_ok());
+        assert_eq!(METRICS_LISTEN.value(None), Ok(None));
+        assert_eq!(RUN_AGENT.value(None), Ok(true));
+    }
+}

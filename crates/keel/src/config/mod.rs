@@ -786,26 +786,24 @@ fn certificates(c: &Section<'_>, sa: &KeystoneAuth) -> Result<CertificatesSettin
     Ok(certificates)
 }
 
-/// `[keel]` (Keel's own options) and `[DEFAULT] graceful_shutdown_timeout`.
+/// `[keel]` (Keel's own options) and `[DEFAULT] graceful_shutdown_timeout`, each read by the
+/// type of its constant in `compat::catalog::keel` (name and default written there once).
 fn keel(src: &Sources) -> Result<KeelSettings, ConfigError> {
-    let s = |name: &'static str| Section { src, name };
-    let k = s("keel");
-    let (recovery_lease, recovery_period) = recovery_timing(&k)?;
-    let keel = KeelSettings {
-        settle_wait_ms: k.uint("settle_wait_ms", 1000)?,
-        run_agent: k.boolean("run_agent", true)?,
-        nb_unavailable_after: k
-            .seconds("nb_unavailable_after")?
-            .unwrap_or(std::time::Duration::from_secs(5)),
+    use compat::catalog::keel::{
+        GRACEFUL_SHUTDOWN_TIMEOUT, METRICS_LISTEN, NB_UNAVAILABLE_AFTER, RPC_CAST_TIMEOUT,
+        RUN_AGENT, SETTLE_WAIT_MS,
+    };
+    let (recovery_lease, recovery_period) = recovery_timing(src)?;
+    Ok(KeelSettings {
+        settle_wait_ms: Section::typed(src, &SETTLE_WAIT_MS)?,
+        run_agent: Section::typed(src, &RUN_AGENT)?,
+        nb_unavailable_after: Section::typed(src, &NB_UNAVAILABLE_AFTER)?,
         recovery_lease,
         recovery_period,
-        graceful_shutdown_timeout: s("DEFAULT").uint("graceful_shutdown_timeout", 60)?,
-        metrics_listen: k.opt("metrics_listen"),
-        rpc_cast_timeout: k
-            .seconds("rpc_cast_timeout")?
-            .unwrap_or(std::time::Duration::from_secs(5)),
-    };
-    Ok(keel)
+        graceful_shutdown_timeout: Section::typed(src, &GRACEFUL_SHUTDOWN_TIMEOUT)?,
+        metrics_listen: Section::typed(src, &METRICS_LISTEN)?,
+        rpc_cast_timeout: Section::typed(src, &RPC_CAST_TIMEOUT)?,
+    })
 }
 
 #[cfg(test)]
@@ -816,24 +814,25 @@ mod tests;
 /// the period: a lease no longer than the renewal period ends while its owner still works, and
 /// another replica would take over (and redo) work in flight. Refused, naming the option,
 /// rather than silently raised.
-fn recovery_timing(k: &Section<'_>) -> Result<(u64, u64), ConfigError> {
-    let lease = k.int("recovery_lease", 30, Some(1))?;
-    let period = k.int("recovery_period", 10, Some(1))?;
+fn recovery_timing(src: &Sources) -> Result<(u64, u64), ConfigError> {
+    use compat::catalog::keel::{RECOVERY_LEASE, RECOVERY_PERIOD};
+    let lease = Section::typed(src, &RECOVERY_LEASE)?.get();
+    let period = Section::typed(src, &RECOVERY_PERIOD)?.get();
     if period >= lease {
+        let k = Section { src, name: "keel" };
         return Err(k.invalid(
-            "recovery_lease",
+            RECOVERY_LEASE.opt.name,
             lease.to_string(),
             format!("should be longer than recovery_period ({period} s), ideally three times it"),
         ));
     }
-    Ok((lease as u64, period as u64))
+    Ok((lease, period))
 }
 
 impl LogSettings {
     /// The handlers and loggers: the fileConfig file's with `log_config_append`
-    /// (`compat::log_config::read`), else oslo.log's own setup (`LogSettings::own_plan`). Here, not in
-    /// `log`, so that `log_file` (which builds on `log`'s types) and `log` import each other
-    /// in one direction only. Errors: each refusal naming the file, section, key and why.
+    /// (`compat::log_config::read`), else oslo.log's own setup (`LogSettings::own_plan`).
+    /// Errors: each refusal naming the file, section, key and why.
     pub fn plan(&self, binary: &str, stderr_tty: bool) -> Result<LogPlan, Vec<String>> {
         if let Some(path) = &self.log_config_append {
             return compat::log_config::read(path);

@@ -112,6 +112,13 @@ fn int_at_least(text: &str, min: i64) -> Result<i64, String> {
     Ok(n)
 }
 
+/// `IntOpt` without bounds.
+impl OptValue for i64 {
+    fn parse(text: &str) -> Result<Self, String> {
+        int_at_least(text, i64::MIN)
+    }
+}
+
 /// `IntOpt(min=0)`.
 impl OptValue for u64 {
     fn parse(text: &str) -> Result<Self, String> {
@@ -154,6 +161,78 @@ impl OptValue for std::time::Duration {
             _ => Err("expected a positive number of seconds".into()),
         }
     }
+}
+
+/// `[api_settings]`'s switches of the API's features, typed (rows of [`OPTS`]).
+#[rustfmt::skip]
+pub mod api_settings {
+    use crate::catalog::{Opt, Typed, Use};
+
+    /// Whether list calls take `limit` / `marker` and answer with links.
+    pub const ALLOW_PAGINATION: Typed<bool> = Typed::new(Opt { section: "api_settings", name: "allow_pagination", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Whether list calls take `sort` / `sort_key` / `sort_dir`.
+    pub const ALLOW_SORTING: Typed<bool> = Typed::new(Opt { section: "api_settings", name: "allow_sorting", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Whether list calls take attribute filters.
+    pub const ALLOW_FILTERING: Typed<bool> = Typed::new(Opt { section: "api_settings", name: "allow_filtering", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Whether list and show calls take `fields`.
+    pub const ALLOW_FIELD_SELECTION: Typed<bool> = Typed::new(Opt { section: "api_settings", name: "allow_field_selection", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Whether `TERMINATED_HTTPS` listeners may be created.
+    pub const ALLOW_TLS_TERMINATED_LISTENERS: Typed<bool> = Typed::new(Opt { section: "api_settings", name: "allow_tls_terminated_listeners", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Whether `PING` health monitors may be created.
+    pub const ALLOW_PING_HEALTH_MONITORS: Typed<bool> = Typed::new(Opt { section: "api_settings", name: "allow_ping_health_monitors", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Whether `PROMETHEUS` listeners may be created.
+    pub const ALLOW_PROMETHEUS_LISTENERS: Typed<bool> = Typed::new(Opt { section: "api_settings", name: "allow_prometheus_listeners", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Whether `GET /healthcheck` is served.
+    pub const HEALTHCHECK_ENABLED: Typed<bool> = Typed::new(Opt { section: "api_settings", name: "healthcheck_enabled", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::Honoured });
+}
+
+/// `[networking]`'s switches of the VIP arguments, typed (rows of [`OPTS`]).
+#[rustfmt::skip]
+pub mod networking {
+    use crate::catalog::{Opt, Typed, Use};
+
+    /// Whether a load balancer's VIP may be given as a network.
+    pub const ALLOW_VIP_NETWORK_ID: Typed<bool> = Typed::new(Opt { section: "networking", name: "allow_vip_network_id", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Whether a load balancer's VIP may be given as a subnet.
+    pub const ALLOW_VIP_SUBNET_ID: Typed<bool> = Typed::new(Opt { section: "networking", name: "allow_vip_subnet_id", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Whether a load balancer's VIP may be given as an existing port.
+    pub const ALLOW_VIP_PORT_ID: Typed<bool> = Typed::new(Opt { section: "networking", name: "allow_vip_port_id", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured });
+}
+
+/// `[haproxy_amphora]`'s listener timeouts (ms), the API's defaults, typed (rows of [`OPTS`]).
+#[rustfmt::skip]
+pub mod haproxy_amphora {
+    use crate::catalog::{Opt, Typed, Use};
+
+    /// A listener's client inactivity timeout when the request sets none.
+    pub const TIMEOUT_CLIENT_DATA: Typed<i64> = Typed::new(Opt { section: "haproxy_amphora", name: "timeout_client_data", kind: "int", default: "50000", secret: false, aliases: &[], use_: Use::Honoured });
+    /// A listener's member connect timeout when the request sets none.
+    pub const TIMEOUT_MEMBER_CONNECT: Typed<i64> = Typed::new(Opt { section: "haproxy_amphora", name: "timeout_member_connect", kind: "int", default: "5000", secret: false, aliases: &[], use_: Use::Honoured });
+    /// A listener's member inactivity timeout when the request sets none.
+    pub const TIMEOUT_MEMBER_DATA: Typed<i64> = Typed::new(Opt { section: "haproxy_amphora", name: "timeout_member_data", kind: "int", default: "50000", secret: false, aliases: &[], use_: Use::Honoured });
+    /// How long a listener waits for content inspection when the request sets none.
+    pub const TIMEOUT_TCP_INSPECT: Typed<i64> = Typed::new(Opt { section: "haproxy_amphora", name: "timeout_tcp_inspect", kind: "int", default: "0", secret: false, aliases: &[], use_: Use::Honoured });
+}
+
+/// `[quotas]`'s defaults (-1: unlimited), typed (rows of [`OPTS`]).
+#[rustfmt::skip]
+pub mod quotas {
+    use crate::catalog::{Opt, Typed, Use};
+
+    /// Load balancers per project when no quota is set.
+    pub const DEFAULT_LOAD_BALANCER_QUOTA: Typed<i64> = Typed::new(Opt { section: "quotas", name: "default_load_balancer_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Listeners per project when no quota is set.
+    pub const DEFAULT_LISTENER_QUOTA: Typed<i64> = Typed::new(Opt { section: "quotas", name: "default_listener_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Members per project when no quota is set.
+    pub const DEFAULT_MEMBER_QUOTA: Typed<i64> = Typed::new(Opt { section: "quotas", name: "default_member_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Pools per project when no quota is set.
+    pub const DEFAULT_POOL_QUOTA: Typed<i64> = Typed::new(Opt { section: "quotas", name: "default_pool_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Health monitors per project when no quota is set.
+    pub const DEFAULT_HEALTH_MONITOR_QUOTA: Typed<i64> = Typed::new(Opt { section: "quotas", name: "default_health_monitor_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured });
+    /// L7 policies per project when no quota is set.
+    pub const DEFAULT_L7POLICY_QUOTA: Typed<i64> = Typed::new(Opt { section: "quotas", name: "default_l7policy_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured });
+    /// L7 rules per project when no quota is set.
+    pub const DEFAULT_L7RULE_QUOTA: Typed<i64> = Typed::new(Opt { section: "quotas", name: "default_l7rule_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured });
 }
 
 /// Keel's own options (`[keel]`) and `[DEFAULT] graceful_shutdown_timeout` (oslo.service's),
@@ -368,19 +447,19 @@ const REGISTERED: &[Opt] = &[
     Opt { section: "api_settings", name: "bind_host", kind: "ip", default: "127.0.0.1", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "api_settings", name: "bind_port", kind: "port", default: "9876", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "api_settings", name: "auth_strategy", kind: "str", default: "keystone", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "api_settings", name: "allow_pagination", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "api_settings", name: "allow_sorting", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "api_settings", name: "allow_filtering", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "api_settings", name: "allow_field_selection", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured },
+    api_settings::ALLOW_PAGINATION.opt,
+    api_settings::ALLOW_SORTING.opt,
+    api_settings::ALLOW_FILTERING.opt,
+    api_settings::ALLOW_FIELD_SELECTION.opt,
     Opt { section: "api_settings", name: "pagination_max_limit", kind: "str", default: "1000", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "api_settings", name: "api_base_uri", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "api_settings", name: "allow_tls_terminated_listeners", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "api_settings", name: "allow_ping_health_monitors", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "api_settings", name: "allow_prometheus_listeners", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured },
+    api_settings::ALLOW_TLS_TERMINATED_LISTENERS.opt,
+    api_settings::ALLOW_PING_HEALTH_MONITORS.opt,
+    api_settings::ALLOW_PROMETHEUS_LISTENERS.opt,
     Opt { section: "api_settings", name: "enabled_provider_drivers", kind: "dict", default: "amphora:The Octavia Amphora driver.,octavia:Deprecated alias of the Octavia Amphora driver.", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "api_settings", name: "default_provider_driver", kind: "str", default: "amphora", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "api_settings", name: "udp_connect_min_interval_health_monitor", kind: "int", default: "3", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "api_settings", name: "healthcheck_enabled", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::Honoured },
+    api_settings::HEALTHCHECK_ENABLED.opt,
     Opt { section: "api_settings", name: "healthcheck_refresh_interval", kind: "int", default: "5", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "api_settings", name: "default_listener_ciphers", kind: "str", default: "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384:DHE-RSA-CHACHA20-POLY1305", secret: false, aliases: &[], use_: Use::NotApplicable("used only by TERMINATED_HTTPS listeners and TLS pools, which the OVN provider refuses (501)") },
     Opt { section: "api_settings", name: "default_pool_ciphers", kind: "str", default: "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384:DHE-RSA-CHACHA20-POLY1305", secret: false, aliases: &[], use_: Use::NotApplicable("used only by TERMINATED_HTTPS listeners and TLS pools, which the OVN provider refuses (501)") },
@@ -522,10 +601,10 @@ const REGISTERED: &[Opt] = &[
     Opt { section: "haproxy_amphora", name: "respawn_interval", kind: "int", default: "2", secret: false, aliases: &[], use_: Use::NotApplicable("amphora haproxy") },
     Opt { section: "haproxy_amphora", name: "rest_request_conn_timeout", kind: "float", default: "10", secret: false, aliases: &[], use_: Use::NotApplicable("amphora haproxy") },
     Opt { section: "haproxy_amphora", name: "rest_request_read_timeout", kind: "float", default: "60", secret: false, aliases: &[], use_: Use::NotApplicable("amphora haproxy") },
-    Opt { section: "haproxy_amphora", name: "timeout_client_data", kind: "int", default: "50000", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "haproxy_amphora", name: "timeout_member_connect", kind: "int", default: "5000", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "haproxy_amphora", name: "timeout_member_data", kind: "int", default: "50000", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "haproxy_amphora", name: "timeout_tcp_inspect", kind: "int", default: "0", secret: false, aliases: &[], use_: Use::Honoured },
+    haproxy_amphora::TIMEOUT_CLIENT_DATA.opt,
+    haproxy_amphora::TIMEOUT_MEMBER_CONNECT.opt,
+    haproxy_amphora::TIMEOUT_MEMBER_DATA.opt,
+    haproxy_amphora::TIMEOUT_TCP_INSPECT.opt,
     Opt { section: "haproxy_amphora", name: "client_cert", kind: "str", default: "/etc/octavia/certs/client.pem", secret: false, aliases: &[], use_: Use::NotApplicable("amphora haproxy") },
     Opt { section: "haproxy_amphora", name: "server_ca", kind: "str", default: "/etc/octavia/certs/server_ca.pem", secret: false, aliases: &[], use_: Use::NotApplicable("amphora haproxy") },
     Opt { section: "haproxy_amphora", name: "api_db_commit_retry_attempts", kind: "int", default: "15", secret: false, aliases: &[], use_: Use::NotApplicable("amphora haproxy") },
@@ -627,9 +706,9 @@ const REGISTERED: &[Opt] = &[
     Opt { section: "networking", name: "retry_backoff", kind: "int", default: "1", secret: false, aliases: &[], use_: Use::NotApplicable("VIP port plumbing of the amphora network driver") },
     Opt { section: "networking", name: "retry_max", kind: "int", default: "10", secret: false, aliases: &[], use_: Use::NotApplicable("VIP port plumbing of the amphora network driver") },
     Opt { section: "networking", name: "port_detach_timeout", kind: "int", default: "300", secret: false, aliases: &[], use_: Use::NotApplicable("VIP port plumbing of the amphora network driver") },
-    Opt { section: "networking", name: "allow_vip_network_id", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "networking", name: "allow_vip_subnet_id", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "networking", name: "allow_vip_port_id", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured },
+    networking::ALLOW_VIP_NETWORK_ID.opt,
+    networking::ALLOW_VIP_SUBNET_ID.opt,
+    networking::ALLOW_VIP_PORT_ID.opt,
     Opt { section: "networking", name: "valid_vip_networks", kind: "list", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "networking", name: "denylist_vip_networks", kind: "list", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "networking", name: "reserved_ips", kind: "list", default: "169.254.169.254", secret: false, aliases: &[], use_: Use::Honoured },
@@ -779,13 +858,13 @@ const REGISTERED: &[Opt] = &[
     Opt { section: "ovn", name: "ovsdb_connection_timeout", kind: "int", default: "180", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "ovn", name: "ovsdb_retry_max_interval", kind: "int", default: "180", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "ovn", name: "ovsdb_probe_interval", kind: "int", default: "60000", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "quotas", name: "default_load_balancer_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "quotas", name: "default_listener_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "quotas", name: "default_member_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "quotas", name: "default_pool_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "quotas", name: "default_health_monitor_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "quotas", name: "default_l7policy_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "quotas", name: "default_l7rule_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured },
+    quotas::DEFAULT_LOAD_BALANCER_QUOTA.opt,
+    quotas::DEFAULT_LISTENER_QUOTA.opt,
+    quotas::DEFAULT_MEMBER_QUOTA.opt,
+    quotas::DEFAULT_POOL_QUOTA.opt,
+    quotas::DEFAULT_HEALTH_MONITOR_QUOTA.opt,
+    quotas::DEFAULT_L7POLICY_QUOTA.opt,
+    quotas::DEFAULT_L7RULE_QUOTA.opt,
     Opt { section: "service_auth", name: "cafile", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "service_auth", name: "certfile", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "service_auth", name: "keyfile", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
@@ -869,5 +948,36 @@ mod tests {
         assert!(RPC_CAST_TIMEOUT.value(None).is_ok());
         assert_eq!(METRICS_LISTEN.value(None), Ok(None));
         assert_eq!(RUN_AGENT.value(None), Ok(true));
+        use super::{api_settings as a, haproxy_amphora as h, networking as n, quotas as q};
+        for o in [
+            a::ALLOW_PAGINATION,
+            a::ALLOW_SORTING,
+            a::ALLOW_FILTERING,
+            a::ALLOW_FIELD_SELECTION,
+            a::ALLOW_TLS_TERMINATED_LISTENERS,
+            a::ALLOW_PING_HEALTH_MONITORS,
+            a::ALLOW_PROMETHEUS_LISTENERS,
+            n::ALLOW_VIP_NETWORK_ID,
+            n::ALLOW_VIP_SUBNET_ID,
+            n::ALLOW_VIP_PORT_ID,
+        ] {
+            assert_eq!(o.value(None), Ok(true), "{}", o.opt.name);
+        }
+        assert_eq!(a::HEALTHCHECK_ENABLED.value(None), Ok(false));
+        for (o, d) in [
+            (h::TIMEOUT_CLIENT_DATA, 50000),
+            (h::TIMEOUT_MEMBER_CONNECT, 5000),
+            (h::TIMEOUT_MEMBER_DATA, 50000),
+            (h::TIMEOUT_TCP_INSPECT, 0),
+            (q::DEFAULT_LOAD_BALANCER_QUOTA, -1),
+            (q::DEFAULT_LISTENER_QUOTA, -1),
+            (q::DEFAULT_MEMBER_QUOTA, -1),
+            (q::DEFAULT_POOL_QUOTA, -1),
+            (q::DEFAULT_HEALTH_MONITOR_QUOTA, -1),
+            (q::DEFAULT_L7POLICY_QUOTA, -1),
+            (q::DEFAULT_L7RULE_QUOTA, -1),
+        ] {
+            assert_eq!(o.value(None), Ok(d), "{}", o.opt.name);
+        }
     }
 }

@@ -542,12 +542,11 @@ impl Config {
 /// `[api_settings]`, `[networking]`, `[haproxy_amphora]`, `[oslo_middleware]`, `[quotas]` and
 /// `[controller_worker] loadbalancer_topology`: the API's options without the listener's.
 fn api_options(src: &Sources) -> Result<api::ApiConfig, ConfigError> {
+    use compat::catalog::{api_settings, haproxy_amphora, networking, quotas};
     let s = |name: &'static str| Section { src, name };
     let a = s("api_settings");
     let n = s("networking");
-    let h = s("haproxy_amphora");
     let m = s("oslo_middleware");
-    let q = s("quotas");
     let limit = a.string("pagination_max_limit", "1000");
     let pagination_max_limit = if limit.eq_ignore_ascii_case("infinite") {
         None
@@ -566,38 +565,41 @@ fn api_options(src: &Sources) -> Result<api::ApiConfig, ConfigError> {
         pagination_max_limit,
         default_provider_driver: a.string("default_provider_driver", default_provider),
         enabled_provider_drivers,
-        allow_pagination: a.boolean("allow_pagination", true)?,
-        allow_sorting: a.boolean("allow_sorting", true)?,
-        allow_filtering: a.boolean("allow_filtering", true)?,
-        allow_field_selection: a.boolean("allow_field_selection", true)?,
+        allow_pagination: Section::typed(src, &api_settings::ALLOW_PAGINATION)?,
+        allow_sorting: Section::typed(src, &api_settings::ALLOW_SORTING)?,
+        allow_filtering: Section::typed(src, &api_settings::ALLOW_FILTERING)?,
+        allow_field_selection: Section::typed(src, &api_settings::ALLOW_FIELD_SELECTION)?,
         api_base_uri: a.opt("api_base_uri"),
-        healthcheck_enabled: a.boolean("healthcheck_enabled", false)?,
+        healthcheck_enabled: Section::typed(src, &api_settings::HEALTHCHECK_ENABLED)?,
         max_request_body_size: m.int("max_request_body_size", 114_688, Some(0))? as usize,
         enable_proxy_headers_parsing: m.boolean("enable_proxy_headers_parsing", false)?,
-        allow_vip_network_id: n.boolean("allow_vip_network_id", true)?,
-        allow_vip_subnet_id: n.boolean("allow_vip_subnet_id", true)?,
-        allow_vip_port_id: n.boolean("allow_vip_port_id", true)?,
+        allow_vip_network_id: Section::typed(src, &networking::ALLOW_VIP_NETWORK_ID)?,
+        allow_vip_subnet_id: Section::typed(src, &networking::ALLOW_VIP_SUBNET_ID)?,
+        allow_vip_port_id: Section::typed(src, &networking::ALLOW_VIP_PORT_ID)?,
         reserved_ips: n.list("reserved_ips", &["169.254.169.254"]),
-        allow_ping_health_monitors: a.boolean("allow_ping_health_monitors", true)?,
-        allow_tls_terminated_listeners: a.boolean("allow_tls_terminated_listeners", true)?,
-        allow_prometheus_listeners: a.boolean("allow_prometheus_listeners", true)?,
+        allow_ping_health_monitors: Section::typed(src, &api_settings::ALLOW_PING_HEALTH_MONITORS)?,
+        allow_tls_terminated_listeners: Section::typed(
+            src,
+            &api_settings::ALLOW_TLS_TERMINATED_LISTENERS,
+        )?,
+        allow_prometheus_listeners: Section::typed(src, &api_settings::ALLOW_PROMETHEUS_LISTENERS)?,
         udp_connect_min_interval_health_monitor: a.int(
             "udp_connect_min_interval_health_monitor",
             3,
             None,
         )?,
-        timeout_client_data: h.int("timeout_client_data", 50000, None)?,
-        timeout_member_connect: h.int("timeout_member_connect", 5000, None)?,
-        timeout_member_data: h.int("timeout_member_data", 50000, None)?,
-        timeout_tcp_inspect: h.int("timeout_tcp_inspect", 0, None)?,
+        timeout_client_data: Section::typed(src, &haproxy_amphora::TIMEOUT_CLIENT_DATA)?,
+        timeout_member_connect: Section::typed(src, &haproxy_amphora::TIMEOUT_MEMBER_CONNECT)?,
+        timeout_member_data: Section::typed(src, &haproxy_amphora::TIMEOUT_MEMBER_DATA)?,
+        timeout_tcp_inspect: Section::typed(src, &haproxy_amphora::TIMEOUT_TCP_INSPECT)?,
         quotas: api::QuotaDefaults {
-            load_balancer: q.int("default_load_balancer_quota", -1, None)?,
-            listener: q.int("default_listener_quota", -1, None)?,
-            member: q.int("default_member_quota", -1, None)?,
-            pool: q.int("default_pool_quota", -1, None)?,
-            health_monitor: q.int("default_health_monitor_quota", -1, None)?,
-            l7policy: q.int("default_l7policy_quota", -1, None)?,
-            l7rule: q.int("default_l7rule_quota", -1, None)?,
+            load_balancer: Section::typed(src, &quotas::DEFAULT_LOAD_BALANCER_QUOTA)?,
+            listener: Section::typed(src, &quotas::DEFAULT_LISTENER_QUOTA)?,
+            member: Section::typed(src, &quotas::DEFAULT_MEMBER_QUOTA)?,
+            pool: Section::typed(src, &quotas::DEFAULT_POOL_QUOTA)?,
+            health_monitor: Section::typed(src, &quotas::DEFAULT_HEALTH_MONITOR_QUOTA)?,
+            l7policy: Section::typed(src, &quotas::DEFAULT_L7POLICY_QUOTA)?,
+            l7rule: Section::typed(src, &quotas::DEFAULT_L7RULE_QUOTA)?,
         },
         loadbalancer_topology: loadbalancer_topology(&s("controller_worker"))?,
         ..Default::default()

@@ -31,8 +31,8 @@ use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt;
 
-use crate::config::log_format::Value;
 use crate::config::{Formatter, LogPlan, LogSettings, OsloFormats, PyLevel, Sink};
+use compat::log_format::Value;
 
 /// Field values of one span or event, in order of recording.
 #[derive(Default, Clone)]
@@ -230,7 +230,7 @@ impl Record<'_> {
             .filter(|s| !s.is_empty())
     }
 
-    /// `get` for [`crate::config::log_format::Format::render`]; `datefmt` for `asctime`.
+    /// `get` for [`compat::log_format::Format::render`]; `datefmt` for `asctime`.
     fn value(&self, key: &str, datefmt: Option<&str>, formats: &OsloFormats) -> Option<Value> {
         let s = |v: String| Some(Value::Str(v));
         let dash = |k: &str| self.ctx_str(k).unwrap_or_else(|| "-".into());

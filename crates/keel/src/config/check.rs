@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::Config;
-use super::catalog::{self, Use};
+use compat::catalog::{self, Use};
 
 /// One option found in a file.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -12,7 +12,7 @@ use amphora_provider::{
 
 use super::error::ConfigError;
 use super::section::Section;
-use super::source::Sources;
+use compat::oslo_config::Sources;
 
 /// Where one of Nova, Glance, Cinder is and how to reach it.
 #[derive(Debug, Clone, PartialEq, Eq)]

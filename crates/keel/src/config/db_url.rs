@@ -147,7 +147,7 @@ struct OptionFile {
     option: &'static str,
 }
 
-/// The URL's option file, read as PyMySQL does (see [`super::my_cnf`]); no file: the URL as
+/// The URL's option file, read as PyMySQL does (see [`compat::my_cnf`]); no file: the URL as
 /// it is. Errors: the file's refusal, or `read_default_group` without `read_default_file`
 /// (PyMySQL ignores the group then, and a URL that names one expects it read).
 fn option_file(base: &str, pairs: &[Param<'_>]) -> Result<OptionFile, RefusedParameter> {
@@ -170,7 +170,7 @@ fn option_file(base: &str, pairs: &[Param<'_>]) -> Result<OptionFile, RefusedPar
         .filter(|g| !g.is_empty())
         .unwrap_or_else(|| "client".into());
     let options =
-        super::my_cnf::read_group(Path::new(&path), &group).map_err(|why| file.refused(why))?;
+        compat::my_cnf::read_group(Path::new(&path), &group).map_err(|why| file.refused(why))?;
     let has = |k: &str| pairs.iter().any(|p| p.name == k);
     let mut params = Vec::new();
     for (opt, keyword) in [
@@ -203,7 +203,7 @@ fn option_file(base: &str, pairs: &[Param<'_>]) -> Result<OptionFile, RefusedPar
 /// `scheme://user:password@host:port/database` with the option file's values where the URL
 /// has none (PyMySQL takes an option's value only when the keyword argument is empty).
 /// Errors: a `port` that is not a number.
-fn filled_base(base: &str, options: &super::my_cnf::Group) -> Result<String, String> {
+fn filled_base(base: &str, options: &compat::my_cnf::Group) -> Result<String, String> {
     let value = |k: &str| options.get(k).cloned().flatten().filter(|v| !v.is_empty());
     let Some((scheme, rest)) = base.split_once("://") else {
         return Ok(base.to_string());

@@ -29,6 +29,15 @@ pub enum ConfigError {
     Refused(Vec<String>),
 }
 
+impl From<compat::oslo_config::ReadError> for ConfigError {
+    fn from(e: compat::oslo_config::ReadError) -> Self {
+        ConfigError::Read {
+            path: e.path,
+            why: e.why,
+        }
+    }
+}
+
 /// Why `[database] connection` is no URL Keel's database layer takes
 /// ([`super::db_url::octavia_db_url`]); `keel serve` refuses to start with it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

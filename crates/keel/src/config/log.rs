@@ -3,7 +3,7 @@
 //! own setup (`_setup_logging_from_conf`: `debug`, `log_file`/`log_dir`, `use_stderr`,
 //! `use_json`, `default_log_levels`, the `logging_*_format_string`s) or, with
 //! `log_config_append`, the Python logging fileConfig file instead (as oslo.log: then
-//! `debug` and `default_log_levels` do not apply), read by [`super::log_file`].
+//! `debug` and `default_log_levels` do not apply), read by [`compat::log_config`].
 //!
 //! Python logger names ↔ Keel's event targets ([`python_logger`]): `octavia` is Keel's own code
 //! (targets `keel`, `api`, `octavia_db`, `provider`), `ovn_octavia_provider` the OVN driver and
@@ -15,26 +15,11 @@
 use std::path::PathBuf;
 
 use super::error::ConfigError;
-use super::log_format::Format;
 use super::section::Section;
-
-/// A Python logging level (`logging.DEBUG` = 10 …; oslo.log's `TRACE` = 5). Keel's events:
-/// TRACE 5, DEBUG 10, INFO 20, WARN 30, ERROR 40.
-pub type PyLevel = u8;
-
-/// A Python level name (`DEBUG`, `WARN`, …, as `logging._checkLevel`: upper case) → its number.
-pub fn py_level(name: &str) -> Option<PyLevel> {
-    Some(match name.trim() {
-        "NOTSET" => 0,
-        "TRACE" => 5,
-        "DEBUG" => 10,
-        "INFO" => 20,
-        "WARN" | "WARNING" => 30,
-        "ERROR" => 40,
-        "CRITICAL" | "FATAL" => 50,
-        _ => return None,
-    })
-}
+use compat::log_format::Format;
+pub use compat::python_logging::{
+    Formatter, Handler, LogPlan, Logger, PyLevel, RECORD_KEYS, Sink, py_level, valid_datefmt,
+};
 
 /// The Python logger an event of `target` belongs to (see the module doc): the mapped prefix,
 /// then the rest of the target's path, dotted (`api::load_balancer` → `octavia.api.load_balancer`).
@@ -61,120 +46,6 @@ pub fn python_logger(target: &str) -> String {
     }
 }
 
-/// Where a handler writes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Sink {
-    /// `sys.stdout`.
-    Stdout,
-    /// `sys.stderr`.
-    Stderr,
-    /// A file opened for appending; `watched`: reopened when moved or removed (logrotate), as
-    /// `logging.handlers.WatchedFileHandler`.
-    File {
-        /// The file.
-        path: PathBuf,
-        /// Reopen when the path no longer names the open file.
-        watched: bool,
-    },
-    /// `logging.NullHandler`: nothing.
-    Null,
-}
-
-/// How a handler formats.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Formatter {
-    /// `oslo_log.formatters.ContextFormatter`: the `logging_*` strings of [`OsloFormats`];
-    /// `datefmt` for `%(asctime)s` (None: Python's `%Y-%m-%d %H:%M:%S,mmm`).
-    Context {
-        /// `[formatter_*] datefmt`, or `log_date_format` in oslo.log's own setup.
-        datefmt: Option<String>,
-    },
-    /// `logging.Formatter` with `format` (default `%(message)s`) and `datefmt`.
-    Python {
-        /// The parsed `format`.
-        format: Format,
-        /// `datefmt` (strftime).
-        datefmt: Option<String>,
-    },
-    /// `oslo_log.formatters.JSONFormatter` (and `use_json = True`).
-    Json,
-}
-
-/// One handler.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Handler {
-    /// Where.
-    pub sink: Sink,
-    /// Minimum level (0: all).
-    pub level: PyLevel,
-    /// How.
-    pub formatter: Formatter,
-    /// ANSI colours (oslo's `ColorHandler`: `log_color`, or stderr on a terminal).
-    pub color: bool,
-}
-
-/// One configured logger.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Logger {
-    /// Dotted Python name; `""` is the root logger.
-    pub name: String,
-    /// Level (None: NOTSET, the parent's applies).
-    pub level: Option<PyLevel>,
-    /// Indexes into [`LogPlan::handlers`].
-    pub handlers: Vec<usize>,
-    /// Records also go to the parent's handlers.
-    pub propagate: bool,
-}
-
-/// Handlers and loggers, as Python's logging tree after setup.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct LogPlan {
-    /// Every handler.
-    pub handlers: Vec<Handler>,
-    /// Every configured logger, the root (`""`) included.
-    pub loggers: Vec<Logger>,
-}
-
-impl LogPlan {
-    fn logger(&self, name: &str) -> Option<&Logger> {
-        self.loggers.iter().find(|l| l.name == name)
-    }
-
-    /// The ancestors of `name` that are configured, most specific first, root last.
-    fn chain(&self, name: &str) -> Vec<&Logger> {
-        let mut out = Vec::new();
-        let mut n = name.to_string();
-        loop {
-            if let Some(l) = self.logger(&n) {
-                out.push(l);
-            }
-            if n.is_empty() {
-                break;
-            }
-            n = n
-                .rsplit_once('.')
-                .map_or(String::new(), |(p, _)| p.to_string());
-        }
-        out
-    }
-
-    /// For an event of Python logger `name`: its effective level (Python's
-    /// `getEffectiveLevel`; root's default WARNING) and the handlers it reaches (the chain's
-    /// until a logger with `propagate = 0`; a handler on two loggers gets it twice, as Python).
-    pub fn route(&self, name: &str) -> (PyLevel, Vec<usize>) {
-        let chain = self.chain(name);
-        let level = chain.iter().find_map(|l| l.level).unwrap_or(30);
-        let mut handlers = Vec::new();
-        for l in chain {
-            handlers.extend(l.handlers.iter().copied());
-            if !l.propagate {
-                break;
-            }
-        }
-        (level, handlers)
-    }
-}
-
 /// oslo.log's format options (`_options.py` defaults), parsed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OsloFormats {
@@ -192,56 +63,6 @@ pub struct OsloFormats {
     /// `log_date_format`: `%(asctime)s` in oslo.log's own setup.
     pub date_format: String,
 }
-
-/// The record attributes a format may name: Python's `LogRecord`, oslo.log's
-/// `ContextFormatter` fields and context values, and the fields of Keel's request spans.
-pub const RECORD_KEYS: &[&str] = &[
-    "asctime",
-    "msecs",
-    "created",
-    "relativeCreated",
-    "process",
-    "processName",
-    "thread",
-    "threadName",
-    "taskName",
-    "levelname",
-    "levelno",
-    "name",
-    "message",
-    "msg",
-    "args",
-    "module",
-    "filename",
-    "pathname",
-    "funcName",
-    "lineno",
-    "exc_info",
-    "exc_text",
-    "stack_info",
-    "isotime",
-    "instance",
-    "color",
-    "user_identity",
-    "resource",
-    "user_name",
-    "project_name",
-    "global_request_id",
-    "request_id",
-    "error_summary",
-    "user",
-    "tenant",
-    "project",
-    "domain",
-    "system_scope",
-    "user_domain",
-    "project_domain",
-    "user_id",
-    "project_id",
-    "lb_id",
-    "hostname",
-    "extra_keys",
-];
 
 /// `[DEFAULT]` logging options (oslo.log).
 #[derive(Debug, Clone)]
@@ -269,11 +90,6 @@ pub struct LogSettings {
     /// `log_config_append` (or `log_config`): a Python logging fileConfig file that replaces
     /// oslo.log's own setup.
     pub log_config_append: Option<PathBuf>,
-}
-
-/// Whether `f` is a strftime format Keel can render (a `datefmt`, `log_date_format`).
-pub fn valid_datefmt(f: &str) -> bool {
-    !chrono::format::StrftimeItems::new(f).any(|i| matches!(i, chrono::format::Item::Error))
 }
 
 /// oslo.log 7.x's `DEFAULT_LOG_LEVELS`.

@@ -8,7 +8,7 @@ use oslo_messaging::{RabbitOptions, TransportUrl};
 
 use super::error::ConfigError;
 use super::section::Section;
-use super::source::Sources;
+use compat::oslo_config::Sources;
 
 /// The RPC settings, read but not yet checked: [`MessagingSettings::transport`] checks them
 /// when an amphora provider is enabled (an OVN-only deployment never needs RabbitMQ).

@@ -2,11 +2,10 @@
 //! `--config-dir`s, merged as oslo.config), one typed struct per section.
 //!
 //! Option names, types and defaults are Octavia's (`octavia/common/config.py`) and
-//! ovn-octavia-provider's (`ovn_octavia_provider/common/config.py`); [`catalog`] lists every
+//! ovn-octavia-provider's (`ovn_octavia_provider/common/config.py`); [`compat::catalog`] lists every
 //! option they register and what Keel does with it, [`check`] reports the options set but not
 //! implemented and refuses values Keel cannot honour.
 
-pub mod catalog;
 pub mod check;
 pub mod compute;
 mod cors;
@@ -14,21 +13,17 @@ mod db_url;
 mod error;
 mod healthcheck;
 mod log;
-mod log_file;
-pub mod log_format;
 pub mod messaging;
-mod my_cnf;
 mod section;
-pub mod source;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+pub use compat::oslo_config::{Location, Sources};
 pub use db_url::octavia_db_url;
 pub use error::{ConfigError, DbUrlError};
 pub use log::{Formatter, LogPlan, LogSettings, OsloFormats, PyLevel, Sink, python_logger};
 use section::Section;
-pub use source::{Location, Sources};
 
 /// `[api_settings]`, `[networking]`, `[haproxy_amphora]` timeouts and `[oslo_middleware]`:
 /// everything that reaches [`api::ApiConfig`].
@@ -492,258 +487,24 @@ impl Config {
         Self::from_sources(Sources::default())
     }
 
-    /// Types every option Keel honours. Errors: a value of the wrong type or range.
-    #[allow(
-        clippy::too_many_lines,
-        reason = "a known exception of clippy.toml's bound"
-    )]
+    /// Types every option Keel honours, one section after the other (in this order, so the
+    /// first bad value reported is the same whatever the split). Errors: a value of the wrong
+    /// type or range.
     pub fn from_sources(src: Sources) -> Result<Self, ConfigError> {
         let s = |name: &'static str| Section { src: &src, name };
-        let d = s("DEFAULT");
-        let log = log::read(&d)?;
-        let a = s("api_settings");
-        let n = s("networking");
-        let h = s("haproxy_amphora");
-        let m = s("oslo_middleware");
-        let q = s("quotas");
-        let limit = a.string("pagination_max_limit", "1000");
-        let pagination_max_limit = if limit.eq_ignore_ascii_case("infinite") {
-            None
-        } else {
-            Some(a.int("pagination_max_limit", 1000, Some(1))? as usize)
-        };
-        let enabled_provider_drivers =
-            parse_dict(&a.string("enabled_provider_drivers", "ovn:OVN provider driver"));
-        // Octavia's default is `amphora`; Keel's `ovn` unless the operator enabled amphora
-        let default_provider = if enabled_provider_drivers.contains_key("amphora") {
-            "amphora"
-        } else {
-            "ovn"
-        };
-        let api = api::ApiConfig {
-            pagination_max_limit,
-            default_provider_driver: a.string("default_provider_driver", default_provider),
-            enabled_provider_drivers,
-            allow_pagination: a.boolean("allow_pagination", true)?,
-            allow_sorting: a.boolean("allow_sorting", true)?,
-            allow_filtering: a.boolean("allow_filtering", true)?,
-            allow_field_selection: a.boolean("allow_field_selection", true)?,
-            api_base_uri: a.opt("api_base_uri"),
-            healthcheck_enabled: a.boolean("healthcheck_enabled", false)?,
-            max_request_body_size: m.int("max_request_body_size", 114_688, Some(0))? as usize,
-            enable_proxy_headers_parsing: m.boolean("enable_proxy_headers_parsing", false)?,
-            allow_vip_network_id: n.boolean("allow_vip_network_id", true)?,
-            allow_vip_subnet_id: n.boolean("allow_vip_subnet_id", true)?,
-            allow_vip_port_id: n.boolean("allow_vip_port_id", true)?,
-            reserved_ips: n.list("reserved_ips", &["169.254.169.254"]),
-            allow_ping_health_monitors: a.boolean("allow_ping_health_monitors", true)?,
-            allow_tls_terminated_listeners: a.boolean("allow_tls_terminated_listeners", true)?,
-            allow_prometheus_listeners: a.boolean("allow_prometheus_listeners", true)?,
-            udp_connect_min_interval_health_monitor: a.int(
-                "udp_connect_min_interval_health_monitor",
-                3,
-                None,
-            )?,
-            timeout_client_data: h.int("timeout_client_data", 50000, None)?,
-            timeout_member_connect: h.int("timeout_member_connect", 5000, None)?,
-            timeout_member_data: h.int("timeout_member_data", 50000, None)?,
-            timeout_tcp_inspect: h.int("timeout_tcp_inspect", 0, None)?,
-            quotas: api::QuotaDefaults {
-                load_balancer: q.int("default_load_balancer_quota", -1, None)?,
-                listener: q.int("default_listener_quota", -1, None)?,
-                member: q.int("default_member_quota", -1, None)?,
-                pool: q.int("default_pool_quota", -1, None)?,
-                health_monitor: q.int("default_health_monitor_quota", -1, None)?,
-                l7policy: q.int("default_l7policy_quota", -1, None)?,
-                l7rule: q.int("default_l7rule_quota", -1, None)?,
-            },
-            loadbalancer_topology: loadbalancer_topology(&s("controller_worker"))?,
-            ..Default::default()
-        };
-        for ip in &api.reserved_ips {
-            if ip.parse::<std::net::IpAddr>().is_err() {
-                return Err(n.invalid("reserved_ips", ip.clone(), "expected an IP address"));
-            }
-        }
-        let bind_port = {
-            let p = a.int("bind_port", 9876, Some(0))?;
-            u16::try_from(p)
-                .map_err(|_| a.invalid("bind_port", p.to_string(), "expected a port"))?
-        };
-        let api = api::ApiConfig {
-            healthcheck: healthcheck::read(&s("healthcheck"), &a, bind_port)?,
-            cors: cors::read(&s("cors"))?,
-            www_authenticate_uri: s("keystone_authtoken").string("www_authenticate_uri", ""),
-            service_token: {
-                let k = s("keystone_authtoken");
-                api::context::ServiceTokenRules {
-                    roles: k.list("service_token_roles", &["service"]),
-                    roles_required: k.boolean("service_token_roles_required", true)?,
-                }
-            },
-            ..api
-        };
-        let api_settings = ApiSettings {
-            bind_host: a.string("bind_host", "127.0.0.1"),
-            bind_port,
-            auth_strategy: a.string("auth_strategy", "keystone"),
-            api,
-        };
-
-        let db = s("database");
-        let database = DatabaseSettings {
-            connection: db.string("connection", "sqlite://keel.sqlite?mode=rwc"),
-            connection_parameters: db.string("connection_parameters", ""),
-            pool: {
-                let d = octavia_db::PoolSettings::default();
-                octavia_db::PoolSettings {
-                    max_connections: pool_bound(&db)?,
-                    acquire_timeout: db.seconds("pool_timeout")?.unwrap_or(d.acquire_timeout),
-                    max_lifetime: db.seconds("connection_recycle_time")?.or(d.max_lifetime),
-                    ..d
-                }
-            },
-            max_retries: db.int("max_retries", 10, Some(-1))?,
-            retry_interval: db.uint("retry_interval", 10)?,
-        };
-
+        let log = log::read(&s("DEFAULT"))?;
+        let api_settings = api_settings(&src)?;
+        let database = database(&s("database"))?;
         let kat = s("keystone_authtoken");
         let keystone_authtoken = AuthTokenSettings {
             auth: kat.keystone("http_connect_timeout")?,
             token_cache_time: kat.uint("token_cache_time", 300)?,
         };
         let service_auth = s("service_auth").keystone("timeout")?;
-
-        // ovn-octavia-provider's NeutronAuth: an option not set in [neutron] is
-        // [service_auth]'s; the deprecated `endpoint`, `endpoint_type`, `ca_certificates_file`
-        // are the defaults of `endpoint_override`, `valid_interfaces`, `cafile`.
-        let ne = s("neutron");
-        let mut nauth = ne.keystone("timeout")?;
-        // [neutron] timeout bounds the Neutron calls; the session's token requests keep
-        // [service_auth]'s bound.
-        let neutron_timeout = ne.seconds("timeout")?;
-        nauth.timeout = service_auth.timeout;
-        let set = |k: &str| ne.get(k).is_some();
-        let sa = &service_auth;
-        macro_rules! fallback {
-            ($($f:ident),*) => {$( if !set(stringify!($f)) { nauth.$f = sa.$f.clone(); } )*};
-        }
-        fallback!(
-            auth_type,
-            application_credential_id,
-            application_credential_name,
-            application_credential_secret,
-            user_id,
-            auth_url,
-            username,
-            password,
-            project_name,
-            user_domain_name,
-            user_domain_id,
-            project_domain_name,
-            project_domain_id,
-            region_name
-        );
-        nauth.tls = HttpTls {
-            cafile: ne
-                .path("cafile")
-                .or_else(|| ne.path("ca_certificates_file"))
-                .or_else(|| sa.tls.cafile.clone()),
-            insecure: if set("insecure") {
-                nauth.tls.insecure
-            } else {
-                sa.tls.insecure
-            },
-            certfile: nauth
-                .tls
-                .certfile
-                .clone()
-                .or_else(|| sa.tls.certfile.clone()),
-            keyfile: nauth.tls.keyfile.clone().or_else(|| sa.tls.keyfile.clone()),
-        };
-        let interfaces = ne.opt("valid_interfaces").unwrap_or_else(|| {
-            ne.opt("endpoint_type")
-                .map(|t| t.replace("URL", ""))
-                .unwrap_or_else(|| "public".into())
-        });
-        let neutron = NeutronSettings {
-            endpoint: ne.opt("endpoint_override").or_else(|| ne.opt("endpoint")),
-            valid_interfaces: interfaces,
-            region_name: nauth.region_name.clone(),
-            auth: nauth,
-            timeout: neutron_timeout,
-        };
-
-        let o = s("ovn");
-        let files = |p: &str| -> [String; 3] {
-            [
-                o.string(&format!("ovn_{p}_private_key"), ""),
-                o.string(&format!("ovn_{p}_certificate"), ""),
-                o.string(&format!("ovn_{p}_ca_cert"), ""),
-            ]
-        };
-        let probe = o.uint("ovsdb_probe_interval", 60000)?;
-        let ovn = OvnSettings {
-            ovn_nb_connection: o
-                .list("ovn_nb_connection", &["tcp:127.0.0.1:6641"])
-                .join(","),
-            nb_ssl: files("nb"),
-            ovn_sb_connection: o
-                .list("ovn_sb_connection", &["tcp:127.0.0.1:6642"])
-                .join(","),
-            sb_ssl: files("sb"),
-            ovsdb_connection_timeout: o.uint("ovsdb_connection_timeout", 180)?,
-            // "If non-zero the value will be forced to at least 1000 milliseconds."
-            ovsdb_probe_interval: if probe == 0 { 0 } else { probe.max(1000) },
-            ovsdb_retry_max_interval: o.uint("ovsdb_retry_max_interval", 180)?,
-        };
-        for (key, remotes) in [
-            ("ovn_nb_connection", &ovn.ovn_nb_connection),
-            ("ovn_sb_connection", &ovn.ovn_sb_connection),
-        ] {
-            for r in remotes.split(',') {
-                if !(r.starts_with("tcp:") || r.starts_with("ssl:") || r.starts_with("unix:"))
-                    || r.len() <= 4
-                {
-                    return Err(o.invalid(
-                        key,
-                        r.to_string(),
-                        "expected tcp:IP:PORT, ssl:IP:PORT or unix:FILE",
-                    ));
-                }
-            }
-        }
-
-        let c = s("certificates");
-        let certificates = CertificatesSettings {
-            cert_manager: c.string("cert_manager", "barbican_cert_manager"),
-            endpoint: c.opt("endpoint"),
-            region_name: c.opt("region_name"),
-            endpoint_type: c.string("endpoint_type", "publicURL"),
-            tls: HttpTls {
-                cafile: c
-                    .path("ca_certificates_file")
-                    .or_else(|| sa.tls.cafile.clone()),
-                insecure: c.boolean("insecure", false)?,
-                ..Default::default()
-            },
-        };
-        let k = s("keel");
-        let (recovery_lease, recovery_period) = recovery_timing(&k)?;
-        let keel = KeelSettings {
-            settle_wait_ms: k.uint("settle_wait_ms", 1000)?,
-            run_agent: k.boolean("run_agent", true)?,
-            nb_unavailable_after: k
-                .seconds("nb_unavailable_after")?
-                .unwrap_or(std::time::Duration::from_secs(5)),
-            recovery_lease,
-            recovery_period,
-            graceful_shutdown_timeout: s("DEFAULT").uint("graceful_shutdown_timeout", 60)?,
-            metrics_listen: k.opt("metrics_listen"),
-            rpc_cast_timeout: k
-                .seconds("rpc_cast_timeout")?
-                .unwrap_or(std::time::Duration::from_secs(5)),
-        };
+        let neutron = neutron(&s("neutron"), &service_auth)?;
+        let ovn = ovn(&s("ovn"))?;
+        let certificates = certificates(&s("certificates"), &service_auth)?;
+        let keel = keel(&src)?;
         let messaging = messaging::read(&src)?;
         let compute = compute::read(&src, service_auth.tls.cafile.as_deref())?;
         let p = s("oslo_policy");
@@ -778,6 +539,275 @@ impl Config {
     }
 }
 
+/// `[api_settings]`, `[networking]`, `[haproxy_amphora]`, `[oslo_middleware]`, `[quotas]` and
+/// `[controller_worker] loadbalancer_topology`: the API's options without the listener's.
+fn api_options(src: &Sources) -> Result<api::ApiConfig, ConfigError> {
+    use compat::catalog::{api_settings, haproxy_amphora, networking, quotas};
+    let s = |name: &'static str| Section { src, name };
+    let a = s("api_settings");
+    let n = s("networking");
+    let m = s("oslo_middleware");
+    let limit = a.string("pagination_max_limit", "1000");
+    let pagination_max_limit = if limit.eq_ignore_ascii_case("infinite") {
+        None
+    } else {
+        Some(a.int("pagination_max_limit", 1000, Some(1))? as usize)
+    };
+    let enabled_provider_drivers =
+        parse_dict(&a.string("enabled_provider_drivers", "ovn:OVN provider driver"));
+    // Octavia's default is `amphora`; Keel's `ovn` unless the operator enabled amphora
+    let default_provider = if enabled_provider_drivers.contains_key("amphora") {
+        "amphora"
+    } else {
+        "ovn"
+    };
+    let api = api::ApiConfig {
+        pagination_max_limit,
+        default_provider_driver: a.string("default_provider_driver", default_provider),
+        enabled_provider_drivers,
+        allow_pagination: Section::typed(src, &api_settings::ALLOW_PAGINATION)?,
+        allow_sorting: Section::typed(src, &api_settings::ALLOW_SORTING)?,
+        allow_filtering: Section::typed(src, &api_settings::ALLOW_FILTERING)?,
+        allow_field_selection: Section::typed(src, &api_settings::ALLOW_FIELD_SELECTION)?,
+        api_base_uri: a.opt("api_base_uri"),
+        healthcheck_enabled: Section::typed(src, &api_settings::HEALTHCHECK_ENABLED)?,
+        max_request_body_size: m.int("max_request_body_size", 114_688, Some(0))? as usize,
+        enable_proxy_headers_parsing: m.boolean("enable_proxy_headers_parsing", false)?,
+        allow_vip_network_id: Section::typed(src, &networking::ALLOW_VIP_NETWORK_ID)?,
+        allow_vip_subnet_id: Section::typed(src, &networking::ALLOW_VIP_SUBNET_ID)?,
+        allow_vip_port_id: Section::typed(src, &networking::ALLOW_VIP_PORT_ID)?,
+        reserved_ips: n.list("reserved_ips", &["169.254.169.254"]),
+        allow_ping_health_monitors: Section::typed(src, &api_settings::ALLOW_PING_HEALTH_MONITORS)?,
+        allow_tls_terminated_listeners: Section::typed(
+            src,
+            &api_settings::ALLOW_TLS_TERMINATED_LISTENERS,
+        )?,
+        allow_prometheus_listeners: Section::typed(src, &api_settings::ALLOW_PROMETHEUS_LISTENERS)?,
+        udp_connect_min_interval_health_monitor: a.int(
+            "udp_connect_min_interval_health_monitor",
+            3,
+            None,
+        )?,
+        timeout_client_data: Section::typed(src, &haproxy_amphora::TIMEOUT_CLIENT_DATA)?,
+        timeout_member_connect: Section::typed(src, &haproxy_amphora::TIMEOUT_MEMBER_CONNECT)?,
+        timeout_member_data: Section::typed(src, &haproxy_amphora::TIMEOUT_MEMBER_DATA)?,
+        timeout_tcp_inspect: Section::typed(src, &haproxy_amphora::TIMEOUT_TCP_INSPECT)?,
+        quotas: api::QuotaDefaults {
+            load_balancer: Section::typed(src, &quotas::DEFAULT_LOAD_BALANCER_QUOTA)?,
+            listener: Section::typed(src, &quotas::DEFAULT_LISTENER_QUOTA)?,
+            member: Section::typed(src, &quotas::DEFAULT_MEMBER_QUOTA)?,
+            pool: Section::typed(src, &quotas::DEFAULT_POOL_QUOTA)?,
+            health_monitor: Section::typed(src, &quotas::DEFAULT_HEALTH_MONITOR_QUOTA)?,
+            l7policy: Section::typed(src, &quotas::DEFAULT_L7POLICY_QUOTA)?,
+            l7rule: Section::typed(src, &quotas::DEFAULT_L7RULE_QUOTA)?,
+        },
+        loadbalancer_topology: loadbalancer_topology(&s("controller_worker"))?,
+        ..Default::default()
+    };
+    for ip in &api.reserved_ips {
+        if ip.parse::<std::net::IpAddr>().is_err() {
+            return Err(n.invalid("reserved_ips", ip.clone(), "expected an IP address"));
+        }
+    }
+    Ok(api)
+}
+
+/// `[api_settings]` with the API's options ([`api_options`]), then `[healthcheck]`, `[cors]`
+/// and `[keystone_authtoken]`'s service-token rules.
+fn api_settings(src: &Sources) -> Result<ApiSettings, ConfigError> {
+    let s = |name: &'static str| Section { src, name };
+    let a = s("api_settings");
+    let api = api_options(src)?;
+    let bind_port = {
+        let p = a.int("bind_port", 9876, Some(0))?;
+        u16::try_from(p).map_err(|_| a.invalid("bind_port", p.to_string(), "expected a port"))?
+    };
+    let api = api::ApiConfig {
+        healthcheck: healthcheck::read(&s("healthcheck"), &a, bind_port)?,
+        cors: cors::read(&s("cors"))?,
+        www_authenticate_uri: s("keystone_authtoken").string("www_authenticate_uri", ""),
+        service_token: {
+            let k = s("keystone_authtoken");
+            api::context::ServiceTokenRules {
+                roles: k.list("service_token_roles", &["service"]),
+                roles_required: k.boolean("service_token_roles_required", true)?,
+            }
+        },
+        ..api
+    };
+    let api_settings = ApiSettings {
+        bind_host: a.string("bind_host", "127.0.0.1"),
+        bind_port,
+        auth_strategy: a.string("auth_strategy", "keystone"),
+        api,
+    };
+    Ok(api_settings)
+}
+
+/// `[database]`.
+fn database(db: &Section<'_>) -> Result<DatabaseSettings, ConfigError> {
+    let database = DatabaseSettings {
+        connection: db.string("connection", "sqlite://keel.sqlite?mode=rwc"),
+        connection_parameters: db.string("connection_parameters", ""),
+        pool: {
+            let d = octavia_db::PoolSettings::default();
+            octavia_db::PoolSettings {
+                max_connections: pool_bound(db)?,
+                acquire_timeout: db.seconds("pool_timeout")?.unwrap_or(d.acquire_timeout),
+                max_lifetime: db.seconds("connection_recycle_time")?.or(d.max_lifetime),
+                ..d
+            }
+        },
+        max_retries: db.int("max_retries", 10, Some(-1))?,
+        retry_interval: db.uint("retry_interval", 10)?,
+    };
+    Ok(database)
+}
+
+/// `[neutron]`, as ovn-octavia-provider's NeutronAuth reads it: an option not set in
+/// `[neutron]` is `[service_auth]`'s; the deprecated `endpoint`, `endpoint_type`,
+/// `ca_certificates_file` are the defaults of `endpoint_override`, `valid_interfaces`, `cafile`.
+fn neutron(ne: &Section<'_>, service_auth: &KeystoneAuth) -> Result<NeutronSettings, ConfigError> {
+    let mut nauth = ne.keystone("timeout")?;
+    // [neutron] timeout bounds the Neutron calls; the session's token requests keep
+    // [service_auth]'s bound.
+    let neutron_timeout = ne.seconds("timeout")?;
+    nauth.timeout = service_auth.timeout;
+    let set = |k: &str| ne.get(k).is_some();
+    let sa = service_auth;
+    macro_rules! fallback {
+        ($($f:ident),*) => {$( if !set(stringify!($f)) { nauth.$f = sa.$f.clone(); } )*};
+    }
+    fallback!(
+        auth_type,
+        application_credential_id,
+        application_credential_name,
+        application_credential_secret,
+        user_id,
+        auth_url,
+        username,
+        password,
+        project_name,
+        user_domain_name,
+        user_domain_id,
+        project_domain_name,
+        project_domain_id,
+        region_name
+    );
+    nauth.tls = HttpTls {
+        cafile: ne
+            .path("cafile")
+            .or_else(|| ne.path("ca_certificates_file"))
+            .or_else(|| sa.tls.cafile.clone()),
+        insecure: if set("insecure") {
+            nauth.tls.insecure
+        } else {
+            sa.tls.insecure
+        },
+        certfile: nauth
+            .tls
+            .certfile
+            .clone()
+            .or_else(|| sa.tls.certfile.clone()),
+        keyfile: nauth.tls.keyfile.clone().or_else(|| sa.tls.keyfile.clone()),
+    };
+    let interfaces = ne.opt("valid_interfaces").unwrap_or_else(|| {
+        ne.opt("endpoint_type")
+            .map(|t| t.replace("URL", ""))
+            .unwrap_or_else(|| "public".into())
+    });
+    let neutron = NeutronSettings {
+        endpoint: ne.opt("endpoint_override").or_else(|| ne.opt("endpoint")),
+        valid_interfaces: interfaces,
+        region_name: nauth.region_name.clone(),
+        auth: nauth,
+        timeout: neutron_timeout,
+    };
+    Ok(neutron)
+}
+
+/// `[ovn]`: the NB and SB remotes (each `tcp:`, `ssl:` or `unix:`), their TLS files, the
+/// OVSDB timers.
+fn ovn(o: &Section<'_>) -> Result<OvnSettings, ConfigError> {
+    let files = |p: &str| -> [String; 3] {
+        [
+            o.string(&format!("ovn_{p}_private_key"), ""),
+            o.string(&format!("ovn_{p}_certificate"), ""),
+            o.string(&format!("ovn_{p}_ca_cert"), ""),
+        ]
+    };
+    let probe = o.uint("ovsdb_probe_interval", 60000)?;
+    let ovn = OvnSettings {
+        ovn_nb_connection: o
+            .list("ovn_nb_connection", &["tcp:127.0.0.1:6641"])
+            .join(","),
+        nb_ssl: files("nb"),
+        ovn_sb_connection: o
+            .list("ovn_sb_connection", &["tcp:127.0.0.1:6642"])
+            .join(","),
+        sb_ssl: files("sb"),
+        ovsdb_connection_timeout: o.uint("ovsdb_connection_timeout", 180)?,
+        // "If non-zero the value will be forced to at least 1000 milliseconds."
+        ovsdb_probe_interval: if probe == 0 { 0 } else { probe.max(1000) },
+        ovsdb_retry_max_interval: o.uint("ovsdb_retry_max_interval", 180)?,
+    };
+    for (key, remotes) in [
+        ("ovn_nb_connection", &ovn.ovn_nb_connection),
+        ("ovn_sb_connection", &ovn.ovn_sb_connection),
+    ] {
+        for r in remotes.split(',') {
+            if !(r.starts_with("tcp:") || r.starts_with("ssl:") || r.starts_with("unix:"))
+                || r.len() <= 4
+            {
+                return Err(o.invalid(
+                    key,
+                    r.to_string(),
+                    "expected tcp:IP:PORT, ssl:IP:PORT or unix:FILE",
+                ));
+            }
+        }
+    }
+    Ok(ovn)
+}
+
+/// `[certificates]`, the CA file falling back to `[service_auth] cafile`.
+fn certificates(c: &Section<'_>, sa: &KeystoneAuth) -> Result<CertificatesSettings, ConfigError> {
+    let certificates = CertificatesSettings {
+        cert_manager: c.string("cert_manager", "barbican_cert_manager"),
+        endpoint: c.opt("endpoint"),
+        region_name: c.opt("region_name"),
+        endpoint_type: c.string("endpoint_type", "publicURL"),
+        tls: HttpTls {
+            cafile: c
+                .path("ca_certificates_file")
+                .or_else(|| sa.tls.cafile.clone()),
+            insecure: c.boolean("insecure", false)?,
+            ..Default::default()
+        },
+    };
+    Ok(certificates)
+}
+
+/// `[keel]` (Keel's own options) and `[DEFAULT] graceful_shutdown_timeout`, each read by the
+/// type of its constant in `compat::catalog::keel` (name and default written there once).
+fn keel(src: &Sources) -> Result<KeelSettings, ConfigError> {
+    use compat::catalog::keel::{
+        GRACEFUL_SHUTDOWN_TIMEOUT, METRICS_LISTEN, NB_UNAVAILABLE_AFTER, RPC_CAST_TIMEOUT,
+        RUN_AGENT, SETTLE_WAIT_MS,
+    };
+    let (recovery_lease, recovery_period) = recovery_timing(src)?;
+    Ok(KeelSettings {
+        settle_wait_ms: Section::typed(src, &SETTLE_WAIT_MS)?,
+        run_agent: Section::typed(src, &RUN_AGENT)?,
+        nb_unavailable_after: Section::typed(src, &NB_UNAVAILABLE_AFTER)?,
+        recovery_lease,
+        recovery_period,
+        graceful_shutdown_timeout: Section::typed(src, &GRACEFUL_SHUTDOWN_TIMEOUT)?,
+        metrics_listen: Section::typed(src, &METRICS_LISTEN)?,
+        rpc_cast_timeout: Section::typed(src, &RPC_CAST_TIMEOUT)?,
+    })
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests;
@@ -786,27 +816,28 @@ mod tests;
 /// the period: a lease no longer than the renewal period ends while its owner still works, and
 /// another replica would take over (and redo) work in flight. Refused, naming the option,
 /// rather than silently raised.
-fn recovery_timing(k: &Section<'_>) -> Result<(u64, u64), ConfigError> {
-    let lease = k.int("recovery_lease", 30, Some(1))?;
-    let period = k.int("recovery_period", 10, Some(1))?;
+fn recovery_timing(src: &Sources) -> Result<(u64, u64), ConfigError> {
+    use compat::catalog::keel::{RECOVERY_LEASE, RECOVERY_PERIOD};
+    let lease = Section::typed(src, &RECOVERY_LEASE)?.get();
+    let period = Section::typed(src, &RECOVERY_PERIOD)?.get();
     if period >= lease {
+        let k = Section { src, name: "keel" };
         return Err(k.invalid(
-            "recovery_lease",
+            RECOVERY_LEASE.opt.name,
             lease.to_string(),
             format!("should be longer than recovery_period ({period} s), ideally three times it"),
         ));
     }
-    Ok((lease as u64, period as u64))
+    Ok((lease, period))
 }
 
 impl LogSettings {
     /// The handlers and loggers: the fileConfig file's with `log_config_append`
-    /// (`log_file::read`), else oslo.log's own setup (`LogSettings::own_plan`). Here, not in
-    /// `log`, so that `log_file` (which builds on `log`'s types) and `log` import each other
-    /// in one direction only. Errors: each refusal naming the file, section, key and why.
+    /// (`compat::log_config::read`), else oslo.log's own setup (`LogSettings::own_plan`).
+    /// Errors: each refusal naming the file, section, key and why.
     pub fn plan(&self, binary: &str, stderr_tty: bool) -> Result<LogPlan, Vec<String>> {
         if let Some(path) = &self.log_config_append {
-            return log_file::read(path);
+            return compat::log_config::read(path);
         }
         self.own_plan(binary, stderr_tty)
     }

@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use super::catalog;
 use super::error::ConfigError;
-use super::source::Sources;
+use compat::catalog;
+use compat::oslo_config::Sources;
 
 /// Typed reads of one section, oslo.config's types.
 pub(crate) struct Section<'a> {
@@ -111,6 +111,19 @@ impl Section<'_> {
             Ok(x) if x > 0.0 && x.is_finite() => Ok(Some(std::time::Duration::from_secs_f64(x))),
             _ => Err(self.invalid(key, v, "expected a positive number of seconds")),
         }
+    }
+    /// A typed option of the catalog, in its own section: the value set, else its default,
+    /// converted by `T` (errors as the other reads: section, key, value and why).
+    pub(crate) fn typed<T: catalog::OptValue>(
+        src: &Sources,
+        o: &catalog::Typed<T>,
+    ) -> Result<T, ConfigError> {
+        let s = Section {
+            src,
+            name: o.opt.section,
+        };
+        o.value(s.get(o.opt.name).as_deref())
+            .map_err(|(value, why)| s.invalid(o.opt.name, value, why))
     }
     pub(crate) fn path(&self, key: &str) -> Option<PathBuf> {
         self.opt(key).map(PathBuf::from)

@@ -2,6 +2,8 @@
 
 use std::path::Path;
 
+use compat::catalog;
+
 use super::check::review;
 use super::*;
 

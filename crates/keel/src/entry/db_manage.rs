@@ -28,7 +28,7 @@ pub enum DbCommand {
 /// for what the reference's handlers reject (`SystemExit(msg)`).
 pub type Refusal = (i32, String);
 
-/// Parses what follows the oslo options (`rest` of [`super::oslo_cli::OsloArgs`]).
+/// Parses what follows the oslo options (`rest` of [`compat::oslo_cli::OsloArgs`]).
 pub fn parse(rest: &[String]) -> Result<DbCommand, Refusal> {
     let usage = |why: &str| (2, format!("octavia-db-manage: error: {why}"));
     let words: Vec<&str> = rest.iter().map(String::as_str).collect();

@@ -25,7 +25,7 @@ use tokio_rustls::rustls::server::{ClientHello, ResolvesServerCert};
 use tokio_rustls::rustls::sign::CertifiedKey;
 use tokio_rustls::server::TlsStream;
 
-use super::uwsgi::{Listen, SniCert};
+use compat::uwsgi::{Listen, SniCert};
 
 /// How long a client may take to finish its TLS handshake.
 pub const HANDSHAKE_BOUND: Duration = Duration::from_secs(10);

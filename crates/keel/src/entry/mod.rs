@@ -15,13 +15,18 @@
 //! line argparse rejects, 1 for an error, 0 otherwise.
 
 pub mod db_manage;
-pub mod httpd;
 pub mod listen;
-pub mod oslo_cli;
-pub mod uwsgi;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+
+use compat::{httpd, oslo_cli, uwsgi};
+
+/// This binary's release and commit, for `uwsgi --version` and `httpd -v`.
+const BUILD: compat::Build = compat::Build {
+    version: env!("CARGO_PKG_VERSION"),
+    commit: env!("KEEL_COMMIT"),
+};
 
 /// The names `keel links` writes, each dispatched on by [`dispatch`].
 pub const PROGRAMS: &[&str] = &[
@@ -234,7 +239,7 @@ pub fn dispatch(argv: &[OsString]) -> Dispatch {
 }
 
 fn uwsgi_dispatch(args: &[String], home: Option<&Path>) -> Dispatch {
-    let plan = match uwsgi::parse(args) {
+    let plan = match uwsgi::parse(args, &BUILD) {
         Ok(uwsgi::Request::Serve(plan)) => plan,
         Ok(uwsgi::Request::Print(text)) => {
             print!("{text}");
@@ -282,7 +287,7 @@ fn uwsgi_dispatch(args: &[String], home: Option<&Path>) -> Dispatch {
 /// files with no command line, as octavia/api/app.py `setup_app` under mod_wsgi, whose
 /// `sys.argv` is `['mod_wsgi']` (so oslo's program name, for `<prog>.conf`, is `mod_wsgi`).
 fn httpd_dispatch(args: &[String], home: Option<&Path>) -> Dispatch {
-    let plan = match httpd::parse(args) {
+    let plan = match httpd::parse(args, &BUILD) {
         Ok(httpd::Request::Serve(plan)) => plan,
         Ok(httpd::Request::Print { text, stderr }) => {
             if stderr {

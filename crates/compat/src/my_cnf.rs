@@ -5,6 +5,21 @@
 //! `allow_no_value`, option names lower-cased with `_` read as `-`, one pair of surrounding
 //! quotes removed, one group (`read_default_group`, default `client`) consulted, and a value
 //! from the file used only where the URL gave none.
+//!
+//! ```
+//! let path = std::env::temp_dir().join(format!("compat-doc-{}.cnf", std::process::id()));
+//! std::fs::write(&path, "[client]\nssl_ca = \"/etc/pki/ca.pem\"\nssl = 1\n[mysqld]\nport = 3307\n")
+//!     .map_err(|e| e.to_string())?;
+//! let client = compat::my_cnf::read_group(&path, "client");
+//! std::fs::remove_file(&path).map_err(|e| e.to_string())?;
+//! let client = client?;
+//! // `_` read as `-`, the quotes gone, `ssl` (no effect through PyMySQL) left out
+//! assert_eq!(client.get("ssl-ca"), Some(&Some("/etc/pki/ca.pem".to_string())));
+//! assert_eq!(client.len(), 1);
+//! // a missing file is refused, naming it
+//! assert!(compat::my_cnf::read_group(&path, "client").is_err());
+//! # Ok::<(), String>(())
+//! ```
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -9,10 +9,30 @@
 //! files only when no `--config-file` is on the command line and the default directories only
 //! when no `--config-dir` is, defaults first, then the command line's in order. Command-line
 //! values of the logging options win over every file (oslo: the CLI is parsed last).
+//!
+//! ```
+//! use compat::oslo_cli::parse;
+//! use compat::oslo_config::Location;
+//!
+//! let conf = std::env::temp_dir().join(format!("compat-doc-{}.conf", std::process::id()));
+//! std::fs::write(&conf, "[DEFAULT]\n").map_err(|e| e.to_string())?;
+//! let args = ["--config-file", &conf.display().to_string(), "--debug", "upgrade"]
+//!     .map(String::from);
+//! let oslo = parse("octavia-db-manage", &args, None);
+//! std::fs::remove_file(&conf).map_err(|e| e.to_string())?;
+//! let oslo = oslo.map_err(|e| e.to_string())?;
+//! assert!(oslo.locations.contains(&Location::File(conf.clone())));
+//! assert_eq!(oslo.override_text(), "[DEFAULT]\ndebug = True\n");
+//! assert_eq!(oslo.rest, ["upgrade"]);
+//! // what argparse refuses, as argparse says it (the file is gone now)
+//! let bad = parse("octavia-api", &args, None).map(|_| ()).unwrap_err();
+//! assert!(bad.to_string().starts_with("octavia-api: error: "), "{bad}");
+//! # Ok::<(), String>(())
+//! ```
 
 use std::path::{Path, PathBuf};
 
-use crate::config::Location;
+use crate::oslo_config::Location;
 
 /// The oslo part of a command line.
 #[derive(Debug, Default, Clone)]

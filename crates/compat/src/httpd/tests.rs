@@ -2,7 +2,12 @@
 
 use super::*;
 
-const MODULES: &str = include_str!("../../../../../ci/image/httpd/00-keel.conf");
+const TEST_BUILD: Build = Build {
+    version: "0.1.0",
+    commit: "test",
+};
+
+const MODULES: &str = include_str!("../../../../ci/image/httpd/00-keel.conf");
 
 /// A ServerRoot with `conf/httpd.conf` = `main`, `conf.modules.d/00-keel.conf` (the image's)
 /// and `conf.d/` with `extra` files.
@@ -28,7 +33,7 @@ fn run(d: &tempfile::TempDir, extra: &[&str]) -> Result<Request, HttpdError> {
         d.path().display().to_string(),
     ];
     a.extend(extra.iter().map(|s| s.to_string()));
-    parse(&a)
+    parse(&a, &TEST_BUILD)
 }
 
 fn serve(d: &tempfile::TempDir) -> Plan {
@@ -336,7 +341,12 @@ fn refusals_name_file_line_and_directive() {
 #[test]
 fn command_line() {
     let r = root(&format!("{HEAD}{VHOST}"), &[]);
-    let s = |a: &[&str]| parse(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    let s = |a: &[&str]| {
+        parse(
+            &a.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            &TEST_BUILD,
+        )
+    };
     let root_s = r.path().display().to_string();
     // no -DFOREGROUND: Keel would not detach, so it says so
     assert!(

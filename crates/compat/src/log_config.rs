@@ -1,5 +1,5 @@
 //! `[DEFAULT] log_config_append`: a Python logging fileConfig file (`logging.config.fileConfig`
-//! of Python 3.11, as oslo.log's `_load_log_config` loads it) → Keel's [`LogPlan`].
+//! of Python 3.11, as oslo.log's `_load_log_config` loads it) → a [`LogPlan`].
 //!
 //! What the deployment tools ship is honoured: openstack-helm's `logging.conf`
 //! (`octavia/values.yaml` `conf.logging`: `StreamHandler` on `sys.stdout`/`sys.stderr`,
@@ -8,12 +8,37 @@
 //! path. Every line Python would act on that Keel cannot build (another handler class, a
 //! formatter class, `style = {`, a logger or handler a `keys` list names but no section defines)
 //! is refused, naming the file, section, key and why.
+//!
+//! ```
+//! use compat::python_logging::Sink;
+//!
+//! let conf = "[loggers]\nkeys = root\n[handlers]\nkeys = stderr\n[formatters]\nkeys = plain\n\
+//!             [logger_root]\nlevel = INFO\nhandlers = stderr\n\
+//!             [handler_stderr]\nclass = StreamHandler\nargs = (sys.stderr,)\nformatter = plain\n\
+//!             [formatter_plain]\nformat = %(levelname)s %(message)s\n";
+//! let path = std::env::temp_dir().join(format!("compat-doc-{}-logging.conf", std::process::id()));
+//! std::fs::write(&path, conf).map_err(|e| vec![e.to_string()])?;
+//! let plan = compat::log_config::read(&path);
+//! let syslog = conf.replace("class = StreamHandler", "class = handlers.SysLogHandler");
+//! std::fs::write(&path, syslog).map_err(|e| vec![e.to_string()])?;
+//! let refused = compat::log_config::read(&path);
+//! std::fs::remove_file(&path).map_err(|e| vec![e.to_string()])?;
+//! let plan = plan?;
+//! assert_eq!(plan.handlers[0].sink, Sink::Stderr);
+//! assert_eq!(plan.route("octavia.api"), (20, vec![0]));
+//! // a handler it cannot build is refused, naming the section
+//! let why = refused.map(|_| ()).unwrap_err().join("\n");
+//! assert!(why.contains("handler_stderr"), "{why}");
+//! # Ok::<(), Vec<String>>(())
+//! ```
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::log::{Formatter, Handler, LogPlan, Logger, RECORD_KEYS, Sink, py_level};
-use super::log_format::Format;
+use crate::log_format::Format;
+use crate::python_logging::{
+    Formatter, Handler, LogPlan, Logger, RECORD_KEYS, Sink, py_level, valid_datefmt,
+};
 
 /// configparser's view of the file: sections → lower-cased keys → values (continuations
 /// joined with `\n`), `[DEFAULT]`'s keys visible in every section.
@@ -144,7 +169,7 @@ pub fn read(file: &Path) -> Result<LogPlan, Vec<String>> {
             continue;
         }
         let datefmt = get(&mut r, &s, "datefmt", true).filter(|v| !v.is_empty());
-        if let Some(d) = datefmt.as_deref().filter(|d| !super::log::valid_datefmt(d)) {
+        if let Some(d) = datefmt.as_deref().filter(|d| !valid_datefmt(d)) {
             r.push(&s, "datefmt", format!("{d:?} is not a strftime format"));
             continue;
         }
@@ -214,8 +239,8 @@ pub fn read(file: &Path) -> Result<LogPlan, Vec<String>> {
         let formatter = match get(&mut r, &s, "formatter", false).filter(|f| !f.is_empty()) {
             // No formatter: logging's default, `%(message)s`.
             None => Formatter::Python {
-                format: Format(vec![super::log_format::Part::Field(
-                    super::log_format::Conversion {
+                format: Format(vec![crate::log_format::Part::Field(
+                    crate::log_format::Conversion {
                         key: "message".into(),
                         left: false,
                         zero: false,
@@ -400,7 +425,7 @@ mod tests {
     use super::*;
 
     /// openstack-helm's default `logging.conf`, as rendered (source in its first line).
-    pub(crate) const HELM: &str = include_str!("../../tests/data/helm-logging.conf");
+    pub(crate) const HELM: &str = include_str!("../../keel/tests/data/helm-logging.conf");
 
     fn plan(text: &str) -> Result<LogPlan, Vec<String>> {
         let dir = tempfile::tempdir().unwrap();

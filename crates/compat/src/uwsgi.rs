@@ -13,8 +13,26 @@
 //! section and key (`socket`/`uwsgi-socket`: Keel speaks HTTP only; a `module`/`wsgi-file`
 //! that is not Octavia's API; any option this table does not know). Option names are uWSGI's
 //! (`uwsgi --help`); `_` is read as `-`.
+//!
+//! ```
+//! use compat::Build;
+//! use compat::uwsgi::{Request, parse};
+//!
+//! let build = Build { version: "0.1.0", commit: "afeb6d9" };
+//! let args: Vec<String> = ["--http-socket", ":9876", "--master", "--processes=2"]
+//!     .iter()
+//!     .map(|s| s.to_string())
+//!     .collect();
+//! let Ok(Request::Serve(plan)) = parse(&args, &build) else { panic!("not served") };
+//! assert_eq!(plan.listen.len(), 1);
+//! // a uwsgi-protocol socket is refused: Keel speaks HTTP only
+//! let args = ["--socket".to_string(), "127.0.0.1:3031".to_string()];
+//! assert!(parse(&args, &build).is_err());
+//! ```
 
 use std::path::{Path, PathBuf};
+
+use crate::Build;
 
 /// Where an option came from, for errors: `FILE [section]` or `command line`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,7 +166,7 @@ const FLAGS: &[&str] = &[
 /// `--ini FILE[:section]`, `--ini-paste FILE`, `--key value`, `--key=value`, `--flag`.
 /// Errors: an option Keel cannot honour ([`UwsgiError::Option`]), an unreadable ini, or a
 /// command line without any listener.
-pub fn parse(args: &[String]) -> Result<Request, UwsgiError> {
+pub fn parse(args: &[String], build: &Build) -> Result<Request, UwsgiError> {
     let mut plan = Plan::default();
     let cli = Origin {
         file: None,
@@ -189,8 +207,7 @@ pub fn parse(args: &[String]) -> Result<Request, UwsgiError> {
             "version" => {
                 return Ok(Request::Print(format!(
                     "{} (Keel {}, uWSGI-compatible entry point)\n",
-                    env!("CARGO_PKG_VERSION"),
-                    env!("KEEL_COMMIT")
+                    build.version, build.commit
                 )));
             }
             "help" => return Ok(Request::Print(HELP.into())),
@@ -611,6 +628,11 @@ fn check_identity(origin: &Origin, key: &str, v: &str) -> Result<(), UwsgiError>
 mod tests {
     use super::*;
 
+    const TEST_BUILD: Build = Build {
+        version: "0.1.0",
+        commit: "test",
+    };
+
     fn ini(text: &str) -> (tempfile::TempDir, String) {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("api-uwsgi.ini");
@@ -621,7 +643,7 @@ mod tests {
 
     fn serve(args: &[&str]) -> Result<Plan, UwsgiError> {
         let a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        parse(&a).map(|r| match r {
+        parse(&a, &TEST_BUILD).map(|r| match r {
             Request::Serve(p) => p,
             other => panic!("{other:?}"),
         })
@@ -720,7 +742,7 @@ mod tests {
     fn control_commands() {
         let a = ["--reload".to_string(), "/run/x.pid".to_string()];
         assert!(matches!(
-            parse(&a).unwrap(),
+            parse(&a, &TEST_BUILD).unwrap(),
             Request::Signal { signal: "HUP", .. }
         ));
     }

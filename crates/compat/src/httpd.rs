@@ -6,7 +6,7 @@
 //! The command line is httpd(8)'s (`-D NAME`, `-d SERVERROOT`, `-f FILE`, `-C`/`-c DIRECTIVE`,
 //! `-k start|stop|graceful-stop|restart|graceful`, `-e LEVEL`, `-E FILE`, `-t`, `-T`, `-S`,
 //! `-M`, `-v`, `-V`, `-l`, `-X`, `-h`); Keel never detaches, so serving needs `-DFOREGROUND`
-//! (or `-DNO_DETACH`, `-X`). The files are read as Apache reads them ([`conf`]) and every
+//! (or `-DNO_DETACH`, `-X`). The files are read as Apache reads them ([`Reader`]) and every
 //! directive is sorted by [`Sorter::directive`]: honoured (`Listen`, `<VirtualHost>`,
 //! `WSGIScriptAlias /` naming `octavia-wsgi`, `SSLEngine`/`SSLCertificateFile`/
 //! `SSLCertificateKeyFile` — one certificate per `ServerName` by SNI on a shared port —,
@@ -16,6 +16,18 @@
 //! as Apache's `Invalid command`; an unknown directive; a `WSGIScriptAlias` of another
 //! application). Each `Listen` port becomes one listener serving Octavia when every
 //! VirtualHost on it (or, with none, the main server) maps `/` to `octavia-wsgi`.
+//!
+//! ```
+//! use compat::Build;
+//! use compat::httpd::{Request, parse};
+//!
+//! let build = Build { version: "0.1.0", commit: "afeb6d9" };
+//! let Ok(Request::Print { text, stderr: false }) = parse(&["-v".to_string()], &build) else {
+//!     panic!("not printed")
+//! };
+//! assert!(text.starts_with("Server version: Apache/2.4."), "{text}");
+//! assert!(text.contains("(Keel 0.1.0, commit afeb6d9)"), "{text}");
+//! ```
 
 mod conf;
 mod error;
@@ -27,7 +39,8 @@ pub use conf::{Directive, Reader};
 pub use error::HttpdError;
 use error::USAGE;
 
-use super::uwsgi::{Listen, SniCert};
+use crate::Build;
+use crate::uwsgi::{Listen, SniCert};
 
 /// The compiled-in ServerRoot and configuration file of RHEL's httpd (`httpd -V`).
 pub const HTTPD_ROOT: &str = "/etc/httpd";
@@ -157,15 +170,15 @@ fn read_cli(args: &[String]) -> Result<Cli, HttpdError> {
     clippy::too_many_lines,
     reason = "a known exception of clippy.toml's bound"
 )]
-pub fn parse(args: &[String]) -> Result<Request, HttpdError> {
+pub fn parse(args: &[String], build: &Build) -> Result<Request, HttpdError> {
     let cli = read_cli(args)?;
     let version = format!(
         "Server version: Apache/{}.{}.{} (Keel {}, commit {})\n",
         conf::VERSION.0,
         conf::VERSION.1,
         conf::VERSION.2,
-        env!("CARGO_PKG_VERSION"),
-        env!("KEEL_COMMIT")
+        build.version,
+        build.commit
     );
     let print = |text: String| {
         Ok(Request::Print {

@@ -5,6 +5,23 @@
 //! Parsed once at start-up (an unknown `%(key)` or a bad conversion is refused there, as
 //! Python would fail on every record), rendered per log line from a lookup of the record's
 //! attributes.
+//!
+//! ```
+//! use compat::log_format::{Format, Value};
+//!
+//! let known = |k: &str| ["levelname", "name", "message"].contains(&k);
+//! let f = Format::parse("%(levelname)-8s %(name)s: %(message)s (100%%)", known)?;
+//! let line = f.render(&|k| match k {
+//!     "levelname" => Some(Value::Str("INFO".into())),
+//!     "name" => Some(Value::Str("keel".into())),
+//!     "message" => Some(Value::Str("started".into())),
+//!     _ => None,
+//! });
+//! assert_eq!(line, "INFO     keel: started (100%)");
+//! // an attribute the record does not have is refused when parsed, not on every line
+//! assert!(Format::parse("%(nonesuch)s", known).is_err());
+//! # Ok::<(), String>(())
+//! ```
 
 /// One conversion: `%(key)<flags><width>.<precision><conv>`.
 #[derive(Debug, Clone, PartialEq, Eq)]

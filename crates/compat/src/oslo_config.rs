@@ -10,11 +10,40 @@
 //! `--config-dir` contributing its `*.conf` files in alphabetical order at its place; for a
 //! single-valued option the last occurrence wins, a multi-valued option (`MultiStrOpt`) gets
 //! every occurrence in order.
+//!
+//! ```
+//! use std::path::Path;
+//! use compat::oslo_config::Sources;
+//!
+//! let mut s = Sources::default();
+//! let text = "[DEFAULT]\ndebug = True\n[Api_Settings]\nbind-host = 0.0.0.0\n\
+//!             [ovn]\novn_nb_connection = tcp:10.0.0.1:6641\n  tcp:10.0.0.2:6641\n";
+//! s.add_text(text, Path::new("/etc/octavia/octavia.conf"))?;
+//! // section names lower-cased (DEFAULT kept), `-` in keys read as `_`
+//! assert_eq!(s.get("api_settings", "bind_host").map(|v| v.last()), Some("0.0.0.0"));
+//! // an indented line continues the value
+//! assert_eq!(
+//!     s.get("ovn", "ovn_nb_connection").map(|v| v.last()),
+//!     Some("tcp:10.0.0.1:6641\ntcp:10.0.0.2:6641")
+//! );
+//! // a line that does not parse names the file and the line
+//! let e = s.add_text("[DEFAULT]\nno separator\n", Path::new("bad.conf")).unwrap_err();
+//! assert!(e.to_string().starts_with("cannot read config bad.conf: at line 2"), "{e}");
+//! # Ok::<(), compat::oslo_config::ReadError>(())
+//! ```
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::config::error::ConfigError;
+/// A configuration file or directory that could not be read, or a line that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot read config {path}: {why}")]
+pub struct ReadError {
+    /// The file's or directory's path.
+    pub path: String,
+    /// The I/O error, or `at line N, <what>: <line>` for a line that does not parse.
+    pub why: String,
+}
 
 /// Every occurrence of one `[section] key` across the files, in reading order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,13 +98,13 @@ fn normalize_key(k: &str) -> String {
 impl Sources {
     /// Reads every location in order. Errors: a file that cannot be read or does not parse
     /// (naming the file and line), a `--config-dir` that is not a directory.
-    pub fn load(locations: &[Location]) -> Result<Self, ConfigError> {
+    pub fn load(locations: &[Location]) -> Result<Self, ReadError> {
         let mut s = Sources::default();
         for loc in locations {
             match loc {
                 Location::File(f) => s.add_file(f)?,
                 Location::Dir(d) => {
-                    let entries = std::fs::read_dir(d).map_err(|e| ConfigError::Read {
+                    let entries = std::fs::read_dir(d).map_err(|e| ReadError {
                         path: d.display().to_string(),
                         why: e.to_string(),
                     })?;
@@ -93,8 +122,8 @@ impl Sources {
         Ok(s)
     }
 
-    fn add_file(&mut self, path: &Path) -> Result<(), ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
+    fn add_file(&mut self, path: &Path) -> Result<(), ReadError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ReadError {
             path: path.display().to_string(),
             why: e.to_string(),
         })?;
@@ -102,8 +131,8 @@ impl Sources {
     }
 
     /// Parses `text` as if read from `path` (also for tests).
-    pub fn add_text(&mut self, text: &str, path: &Path) -> Result<(), ConfigError> {
-        let err = |lineno: usize, msg: &str, line: &str| ConfigError::Read {
+    pub fn add_text(&mut self, text: &str, path: &Path) -> Result<(), ReadError> {
+        let err = |lineno: usize, msg: &str, line: &str| ReadError {
             path: path.display().to_string(),
             why: format!("at line {lineno}, {msg}: {line:?}"),
         };
@@ -112,7 +141,7 @@ impl Sources {
         let mut flush = |section: &Option<String>,
                          pending: &mut Option<(String, Vec<String>)>,
                          lineno: usize|
-         -> Result<(), ConfigError> {
+         -> Result<(), ReadError> {
             if let Some((key, parts)) = pending.take() {
                 let Some(sec) = section else {
                     return Err(err(lineno, "no section for the assignment", &key));

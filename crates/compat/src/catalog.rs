@@ -8,6 +8,16 @@
 //! Names, types and defaults are those `oslo-config-generator` reports for the namespaces
 //! `octavia`, `octavia.api.drivers.ovn` and the libraries above; option names are given with
 //! `_` (oslo's `dest`), deprecated names as `aliases`.
+//!
+//! ```
+//! use compat::catalog::{Use, find};
+//!
+//! let port = find("api_settings", "bind_port").ok_or("bind_port")?;
+//! assert_eq!((port.kind, port.default, port.use_), ("port", "9876", Use::Honoured));
+//! // no such option: the review reports it as unknown
+//! assert!(find("api_settings", "no_such_option").is_none());
+//! # Ok::<(), &str>(())
+//! ```
 
 /// What Keel does with an option.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,10 +57,194 @@ pub fn find(section: &str, name: &str) -> Option<&'static Opt> {
         .find(|o| o.section == section && (o.name == name || o.aliases.contains(&name)))
 }
 
-/// Keel's own options (`[keel]`) and options oslo.policy 6.0.0 removed but Keel still knows
-/// (ignored with a warning, not reported as unknown).
-const KEEL: &[Opt] = &[
-    Opt {
+/// A catalog option with the type its value is read as: [`Typed::opt`] is the option's one
+/// spelling of section, name and default, and [`Typed::value`] converts what a file set (or,
+/// unset, that default) with `T`'s [`OptValue::parse`].
+///
+/// ```
+/// use compat::catalog::keel::{RUN_AGENT, SETTLE_WAIT_MS};
+///
+/// assert_eq!(SETTLE_WAIT_MS.value(None), Ok(1000)); // the catalog's default, "1000"
+/// assert_eq!(SETTLE_WAIT_MS.value(Some("0")), Ok(0));
+/// let why = "should be greater than or equal to 0".to_string();
+/// assert_eq!(SETTLE_WAIT_MS.value(Some("-1")), Err(("-1".to_string(), why)));
+/// assert_eq!(RUN_AGENT.value(Some("off")), Ok(false));
+/// // the same row the catalog lists
+/// assert!(compat::catalog::find("keel", "run_agent").is_some_and(|o| o.default == "True"));
+/// ```
+#[derive(Debug)]
+pub struct Typed<T> {
+    /// The option's row of [`OPTS`].
+    pub opt: Opt,
+    read_as: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: OptValue> Typed<T> {
+    /// The option `opt`, read as `T`.
+    pub const fn new(opt: Opt) -> Self {
+        Typed {
+            opt,
+            read_as: std::marker::PhantomData,
+        }
+    }
+
+    /// `set` (the effective value, trimmed; `None`: not set) as `T`, else the default's.
+    /// Errors: `(text, why)` for a text that is no `T`.
+    pub fn value(&self, set: Option<&str>) -> Result<T, (String, String)> {
+        let text = set.unwrap_or(self.opt.default);
+        T::parse(text).map_err(|why| (text.to_string(), why))
+    }
+}
+
+/// A Rust type an option's text converts to, as oslo.config's types convert it.
+pub trait OptValue: Sized {
+    /// The text as `Self`. Errors: why it is not one (e.g. `expected an integer`).
+    fn parse(text: &str) -> Result<Self, String>;
+}
+
+fn int_at_least(text: &str, min: i64) -> Result<i64, String> {
+    let n: i64 = text
+        .parse()
+        .map_err(|_| "expected an integer".to_string())?;
+    if n < min {
+        return Err(format!("should be greater than or equal to {min}"));
+    }
+    Ok(n)
+}
+
+/// `IntOpt` without bounds.
+impl OptValue for i64 {
+    fn parse(text: &str) -> Result<Self, String> {
+        int_at_least(text, i64::MIN)
+    }
+}
+
+/// `IntOpt(min=0)`.
+impl OptValue for u64 {
+    fn parse(text: &str) -> Result<Self, String> {
+        int_at_least(text, 0).map(|n| n.unsigned_abs())
+    }
+}
+
+/// `IntOpt(min=1)`.
+impl OptValue for std::num::NonZeroU64 {
+    fn parse(text: &str) -> Result<Self, String> {
+        let n = int_at_least(text, 1)?;
+        std::num::NonZeroU64::new(n.unsigned_abs())
+            .ok_or_else(|| "should be greater than or equal to 1".to_string())
+    }
+}
+
+/// `BoolOpt`: true/false, yes/no, on/off, 1/0 (case-insensitive).
+impl OptValue for bool {
+    fn parse(text: &str) -> Result<Self, String> {
+        match text.to_ascii_lowercase().as_str() {
+            "true" | "yes" | "on" | "1" => Ok(true),
+            "false" | "no" | "off" | "0" => Ok(false),
+            _ => Err("expected a boolean".into()),
+        }
+    }
+}
+
+/// `StrOpt` without a default: `None` when empty.
+impl OptValue for Option<String> {
+    fn parse(text: &str) -> Result<Self, String> {
+        Ok(Some(text.to_string()).filter(|t| !t.is_empty()))
+    }
+}
+
+/// A positive number of seconds (`IntOpt` or `FloatOpt`).
+impl OptValue for std::time::Duration {
+    fn parse(text: &str) -> Result<Self, String> {
+        match text.parse::<f64>() {
+            Ok(x) if x > 0.0 && x.is_finite() => Ok(std::time::Duration::from_secs_f64(x)),
+            _ => Err("expected a positive number of seconds".into()),
+        }
+    }
+}
+
+/// `[api_settings]`'s switches of the API's features, typed (rows of [`OPTS`]).
+#[rustfmt::skip]
+pub mod api_settings {
+    use crate::catalog::{Opt, Typed, Use};
+
+    /// Whether list calls take `limit` / `marker` and answer with links.
+    pub const ALLOW_PAGINATION: Typed<bool> = Typed::new(Opt { section: "api_settings", name: "allow_pagination", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Whether list calls take `sort` / `sort_key` / `sort_dir`.
+    pub const ALLOW_SORTING: Typed<bool> = Typed::new(Opt { section: "api_settings", name: "allow_sorting", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Whether list calls take attribute filters.
+    pub const ALLOW_FILTERING: Typed<bool> = Typed::new(Opt { section: "api_settings", name: "allow_filtering", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Whether list and show calls take `fields`.
+    pub const ALLOW_FIELD_SELECTION: Typed<bool> = Typed::new(Opt { section: "api_settings", name: "allow_field_selection", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Whether `TERMINATED_HTTPS` listeners may be created.
+    pub const ALLOW_TLS_TERMINATED_LISTENERS: Typed<bool> = Typed::new(Opt { section: "api_settings", name: "allow_tls_terminated_listeners", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Whether `PING` health monitors may be created.
+    pub const ALLOW_PING_HEALTH_MONITORS: Typed<bool> = Typed::new(Opt { section: "api_settings", name: "allow_ping_health_monitors", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Whether `PROMETHEUS` listeners may be created.
+    pub const ALLOW_PROMETHEUS_LISTENERS: Typed<bool> = Typed::new(Opt { section: "api_settings", name: "allow_prometheus_listeners", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Whether `GET /healthcheck` is served.
+    pub const HEALTHCHECK_ENABLED: Typed<bool> = Typed::new(Opt { section: "api_settings", name: "healthcheck_enabled", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::Honoured });
+}
+
+/// `[networking]`'s switches of the VIP arguments, typed (rows of [`OPTS`]).
+#[rustfmt::skip]
+pub mod networking {
+    use crate::catalog::{Opt, Typed, Use};
+
+    /// Whether a load balancer's VIP may be given as a network.
+    pub const ALLOW_VIP_NETWORK_ID: Typed<bool> = Typed::new(Opt { section: "networking", name: "allow_vip_network_id", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Whether a load balancer's VIP may be given as a subnet.
+    pub const ALLOW_VIP_SUBNET_ID: Typed<bool> = Typed::new(Opt { section: "networking", name: "allow_vip_subnet_id", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Whether a load balancer's VIP may be given as an existing port.
+    pub const ALLOW_VIP_PORT_ID: Typed<bool> = Typed::new(Opt { section: "networking", name: "allow_vip_port_id", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured });
+}
+
+/// `[haproxy_amphora]`'s listener timeouts (ms), the API's defaults, typed (rows of [`OPTS`]).
+#[rustfmt::skip]
+pub mod haproxy_amphora {
+    use crate::catalog::{Opt, Typed, Use};
+
+    /// A listener's client inactivity timeout when the request sets none.
+    pub const TIMEOUT_CLIENT_DATA: Typed<i64> = Typed::new(Opt { section: "haproxy_amphora", name: "timeout_client_data", kind: "int", default: "50000", secret: false, aliases: &[], use_: Use::Honoured });
+    /// A listener's member connect timeout when the request sets none.
+    pub const TIMEOUT_MEMBER_CONNECT: Typed<i64> = Typed::new(Opt { section: "haproxy_amphora", name: "timeout_member_connect", kind: "int", default: "5000", secret: false, aliases: &[], use_: Use::Honoured });
+    /// A listener's member inactivity timeout when the request sets none.
+    pub const TIMEOUT_MEMBER_DATA: Typed<i64> = Typed::new(Opt { section: "haproxy_amphora", name: "timeout_member_data", kind: "int", default: "50000", secret: false, aliases: &[], use_: Use::Honoured });
+    /// How long a listener waits for content inspection when the request sets none.
+    pub const TIMEOUT_TCP_INSPECT: Typed<i64> = Typed::new(Opt { section: "haproxy_amphora", name: "timeout_tcp_inspect", kind: "int", default: "0", secret: false, aliases: &[], use_: Use::Honoured });
+}
+
+/// `[quotas]`'s defaults (-1: unlimited), typed (rows of [`OPTS`]).
+#[rustfmt::skip]
+pub mod quotas {
+    use crate::catalog::{Opt, Typed, Use};
+
+    /// Load balancers per project when no quota is set.
+    pub const DEFAULT_LOAD_BALANCER_QUOTA: Typed<i64> = Typed::new(Opt { section: "quotas", name: "default_load_balancer_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Listeners per project when no quota is set.
+    pub const DEFAULT_LISTENER_QUOTA: Typed<i64> = Typed::new(Opt { section: "quotas", name: "default_listener_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Members per project when no quota is set.
+    pub const DEFAULT_MEMBER_QUOTA: Typed<i64> = Typed::new(Opt { section: "quotas", name: "default_member_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Pools per project when no quota is set.
+    pub const DEFAULT_POOL_QUOTA: Typed<i64> = Typed::new(Opt { section: "quotas", name: "default_pool_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured });
+    /// Health monitors per project when no quota is set.
+    pub const DEFAULT_HEALTH_MONITOR_QUOTA: Typed<i64> = Typed::new(Opt { section: "quotas", name: "default_health_monitor_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured });
+    /// L7 policies per project when no quota is set.
+    pub const DEFAULT_L7POLICY_QUOTA: Typed<i64> = Typed::new(Opt { section: "quotas", name: "default_l7policy_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured });
+    /// L7 rules per project when no quota is set.
+    pub const DEFAULT_L7RULE_QUOTA: Typed<i64> = Typed::new(Opt { section: "quotas", name: "default_l7rule_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured });
+}
+
+/// Keel's own options (`[keel]`) and `[DEFAULT] graceful_shutdown_timeout` (oslo.service's),
+/// each a [`Typed`] constant: its row of [`OPTS`] and the type it is read as.
+pub mod keel {
+    use std::num::NonZeroU64;
+    use std::time::Duration;
+
+    use crate::catalog::{Opt, Typed, Use};
+
+    /// `[keel] settle_wait_ms`: how long a write waits for the provider's status report (ms).
+    pub const SETTLE_WAIT_MS: Typed<u64> = Typed::new(Opt {
         section: "keel",
         name: "settle_wait_ms",
         kind: "int",
@@ -58,8 +252,10 @@ const KEEL: &[Opt] = &[
         secret: false,
         aliases: &[],
         use_: Use::Honoured,
-    },
-    Opt {
+    });
+
+    /// `[keel] nb_unavailable_after`: how long the NB may be down before writes answer 503.
+    pub const NB_UNAVAILABLE_AFTER: Typed<Duration> = Typed::new(Opt {
         section: "keel",
         name: "nb_unavailable_after",
         kind: "int",
@@ -67,8 +263,10 @@ const KEEL: &[Opt] = &[
         secret: false,
         aliases: &[],
         use_: Use::Honoured,
-    },
-    Opt {
+    });
+
+    /// `[keel] recovery_lease`: the lease of a PENDING_* load balancer (s, at least 1).
+    pub const RECOVERY_LEASE: Typed<NonZeroU64> = Typed::new(Opt {
         section: "keel",
         name: "recovery_lease",
         kind: "int",
@@ -76,8 +274,10 @@ const KEEL: &[Opt] = &[
         secret: false,
         aliases: &[],
         use_: Use::Honoured,
-    },
-    Opt {
+    });
+
+    /// `[keel] recovery_period`: how often leases are renewed (s, at least 1).
+    pub const RECOVERY_PERIOD: Typed<NonZeroU64> = Typed::new(Opt {
         section: "keel",
         name: "recovery_period",
         kind: "int",
@@ -85,8 +285,10 @@ const KEEL: &[Opt] = &[
         secret: false,
         aliases: &[],
         use_: Use::Honoured,
-    },
-    Opt {
+    });
+
+    /// `[DEFAULT] graceful_shutdown_timeout` (oslo.service's): the bound of a graceful stop (s).
+    pub const GRACEFUL_SHUTDOWN_TIMEOUT: Typed<u64> = Typed::new(Opt {
         section: "DEFAULT",
         name: "graceful_shutdown_timeout",
         kind: "int",
@@ -94,8 +296,10 @@ const KEEL: &[Opt] = &[
         secret: false,
         aliases: &[],
         use_: Use::Honoured,
-    },
-    Opt {
+    });
+
+    /// `[keel] rpc_cast_timeout`: the bound of one amphora cast.
+    pub const RPC_CAST_TIMEOUT: Typed<Duration> = Typed::new(Opt {
         section: "keel",
         name: "rpc_cast_timeout",
         kind: "int",
@@ -103,8 +307,10 @@ const KEEL: &[Opt] = &[
         secret: false,
         aliases: &[],
         use_: Use::Honoured,
-    },
-    Opt {
+    });
+
+    /// `[keel] metrics_listen`: `host:port` of the Prometheus endpoint (none: off).
+    pub const METRICS_LISTEN: Typed<Option<String>> = Typed::new(Opt {
         section: "keel",
         name: "metrics_listen",
         kind: "str",
@@ -112,8 +318,10 @@ const KEEL: &[Opt] = &[
         secret: false,
         aliases: &[],
         use_: Use::Honoured,
-    },
-    Opt {
+    });
+
+    /// `[keel] run_agent`: whether this process competes for the OVN agent's lock.
+    pub const RUN_AGENT: Typed<bool> = Typed::new(Opt {
         section: "keel",
         name: "run_agent",
         kind: "bool",
@@ -121,7 +329,20 @@ const KEEL: &[Opt] = &[
         secret: false,
         aliases: &[],
         use_: Use::Honoured,
-    },
+    });
+}
+
+/// Keel's own options (`[keel]`) and options oslo.policy 6.0.0 removed but Keel still knows
+/// (ignored with a warning, not reported as unknown).
+const KEEL: &[Opt] = &[
+    keel::SETTLE_WAIT_MS.opt,
+    keel::NB_UNAVAILABLE_AFTER.opt,
+    keel::RECOVERY_LEASE.opt,
+    keel::RECOVERY_PERIOD.opt,
+    keel::GRACEFUL_SHUTDOWN_TIMEOUT.opt,
+    keel::RPC_CAST_TIMEOUT.opt,
+    keel::METRICS_LISTEN.opt,
+    keel::RUN_AGENT.opt,
     // kolla-ansible writes keystonemiddleware's memcache options (these three) into
     // [service_auth] too (ansible/roles/octavia/templates/octavia.conf.j2); no library
     // registers them there.
@@ -163,7 +384,7 @@ const KEEL: &[Opt] = &[
     },
 ];
 
-/// Every option: the registered ones, then [`KEEL`]'s.
+/// Every option: the registered ones, then Keel's own (`[keel]`) and the removed ones it knows.
 pub static OPTS: std::sync::LazyLock<Vec<Opt>> =
     std::sync::LazyLock::new(|| REGISTERED.iter().chain(KEEL).copied().collect());
 
@@ -226,19 +447,19 @@ const REGISTERED: &[Opt] = &[
     Opt { section: "api_settings", name: "bind_host", kind: "ip", default: "127.0.0.1", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "api_settings", name: "bind_port", kind: "port", default: "9876", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "api_settings", name: "auth_strategy", kind: "str", default: "keystone", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "api_settings", name: "allow_pagination", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "api_settings", name: "allow_sorting", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "api_settings", name: "allow_filtering", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "api_settings", name: "allow_field_selection", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured },
+    api_settings::ALLOW_PAGINATION.opt,
+    api_settings::ALLOW_SORTING.opt,
+    api_settings::ALLOW_FILTERING.opt,
+    api_settings::ALLOW_FIELD_SELECTION.opt,
     Opt { section: "api_settings", name: "pagination_max_limit", kind: "str", default: "1000", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "api_settings", name: "api_base_uri", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "api_settings", name: "allow_tls_terminated_listeners", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "api_settings", name: "allow_ping_health_monitors", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "api_settings", name: "allow_prometheus_listeners", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured },
+    api_settings::ALLOW_TLS_TERMINATED_LISTENERS.opt,
+    api_settings::ALLOW_PING_HEALTH_MONITORS.opt,
+    api_settings::ALLOW_PROMETHEUS_LISTENERS.opt,
     Opt { section: "api_settings", name: "enabled_provider_drivers", kind: "dict", default: "amphora:The Octavia Amphora driver.,octavia:Deprecated alias of the Octavia Amphora driver.", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "api_settings", name: "default_provider_driver", kind: "str", default: "amphora", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "api_settings", name: "udp_connect_min_interval_health_monitor", kind: "int", default: "3", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "api_settings", name: "healthcheck_enabled", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::Honoured },
+    api_settings::HEALTHCHECK_ENABLED.opt,
     Opt { section: "api_settings", name: "healthcheck_refresh_interval", kind: "int", default: "5", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "api_settings", name: "default_listener_ciphers", kind: "str", default: "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384:DHE-RSA-CHACHA20-POLY1305", secret: false, aliases: &[], use_: Use::NotApplicable("used only by TERMINATED_HTTPS listeners and TLS pools, which the OVN provider refuses (501)") },
     Opt { section: "api_settings", name: "default_pool_ciphers", kind: "str", default: "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384:DHE-RSA-CHACHA20-POLY1305", secret: false, aliases: &[], use_: Use::NotApplicable("used only by TERMINATED_HTTPS listeners and TLS pools, which the OVN provider refuses (501)") },
@@ -380,10 +601,10 @@ const REGISTERED: &[Opt] = &[
     Opt { section: "haproxy_amphora", name: "respawn_interval", kind: "int", default: "2", secret: false, aliases: &[], use_: Use::NotApplicable("amphora haproxy") },
     Opt { section: "haproxy_amphora", name: "rest_request_conn_timeout", kind: "float", default: "10", secret: false, aliases: &[], use_: Use::NotApplicable("amphora haproxy") },
     Opt { section: "haproxy_amphora", name: "rest_request_read_timeout", kind: "float", default: "60", secret: false, aliases: &[], use_: Use::NotApplicable("amphora haproxy") },
-    Opt { section: "haproxy_amphora", name: "timeout_client_data", kind: "int", default: "50000", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "haproxy_amphora", name: "timeout_member_connect", kind: "int", default: "5000", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "haproxy_amphora", name: "timeout_member_data", kind: "int", default: "50000", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "haproxy_amphora", name: "timeout_tcp_inspect", kind: "int", default: "0", secret: false, aliases: &[], use_: Use::Honoured },
+    haproxy_amphora::TIMEOUT_CLIENT_DATA.opt,
+    haproxy_amphora::TIMEOUT_MEMBER_CONNECT.opt,
+    haproxy_amphora::TIMEOUT_MEMBER_DATA.opt,
+    haproxy_amphora::TIMEOUT_TCP_INSPECT.opt,
     Opt { section: "haproxy_amphora", name: "client_cert", kind: "str", default: "/etc/octavia/certs/client.pem", secret: false, aliases: &[], use_: Use::NotApplicable("amphora haproxy") },
     Opt { section: "haproxy_amphora", name: "server_ca", kind: "str", default: "/etc/octavia/certs/server_ca.pem", secret: false, aliases: &[], use_: Use::NotApplicable("amphora haproxy") },
     Opt { section: "haproxy_amphora", name: "api_db_commit_retry_attempts", kind: "int", default: "15", secret: false, aliases: &[], use_: Use::NotApplicable("amphora haproxy") },
@@ -485,9 +706,9 @@ const REGISTERED: &[Opt] = &[
     Opt { section: "networking", name: "retry_backoff", kind: "int", default: "1", secret: false, aliases: &[], use_: Use::NotApplicable("VIP port plumbing of the amphora network driver") },
     Opt { section: "networking", name: "retry_max", kind: "int", default: "10", secret: false, aliases: &[], use_: Use::NotApplicable("VIP port plumbing of the amphora network driver") },
     Opt { section: "networking", name: "port_detach_timeout", kind: "int", default: "300", secret: false, aliases: &[], use_: Use::NotApplicable("VIP port plumbing of the amphora network driver") },
-    Opt { section: "networking", name: "allow_vip_network_id", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "networking", name: "allow_vip_subnet_id", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "networking", name: "allow_vip_port_id", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured },
+    networking::ALLOW_VIP_NETWORK_ID.opt,
+    networking::ALLOW_VIP_SUBNET_ID.opt,
+    networking::ALLOW_VIP_PORT_ID.opt,
     Opt { section: "networking", name: "valid_vip_networks", kind: "list", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "networking", name: "denylist_vip_networks", kind: "list", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "networking", name: "reserved_ips", kind: "list", default: "169.254.169.254", secret: false, aliases: &[], use_: Use::Honoured },
@@ -637,13 +858,13 @@ const REGISTERED: &[Opt] = &[
     Opt { section: "ovn", name: "ovsdb_connection_timeout", kind: "int", default: "180", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "ovn", name: "ovsdb_retry_max_interval", kind: "int", default: "180", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "ovn", name: "ovsdb_probe_interval", kind: "int", default: "60000", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "quotas", name: "default_load_balancer_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "quotas", name: "default_listener_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "quotas", name: "default_member_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "quotas", name: "default_pool_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "quotas", name: "default_health_monitor_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "quotas", name: "default_l7policy_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "quotas", name: "default_l7rule_quota", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::Honoured },
+    quotas::DEFAULT_LOAD_BALANCER_QUOTA.opt,
+    quotas::DEFAULT_LISTENER_QUOTA.opt,
+    quotas::DEFAULT_MEMBER_QUOTA.opt,
+    quotas::DEFAULT_POOL_QUOTA.opt,
+    quotas::DEFAULT_HEALTH_MONITOR_QUOTA.opt,
+    quotas::DEFAULT_L7POLICY_QUOTA.opt,
+    quotas::DEFAULT_L7RULE_QUOTA.opt,
     Opt { section: "service_auth", name: "cafile", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "service_auth", name: "certfile", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
     Opt { section: "service_auth", name: "keyfile", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
@@ -711,3 +932,52 @@ const REGISTERED: &[Opt] = &[
     Opt { section: "task_flow", name: "jobboard_expiration_time", kind: "int", default: "30", secret: false, aliases: &[], use_: Use::NotApplicable("controller worker task flow") },
     Opt { section: "task_flow", name: "jobboard_save_logbook", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::NotApplicable("controller worker task flow") },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::keel::*;
+
+    /// Every typed constant's default converts to its type (an unset option never fails).
+    #[test]
+    fn typed_defaults_convert() {
+        assert!(SETTLE_WAIT_MS.value(None).is_ok());
+        assert!(NB_UNAVAILABLE_AFTER.value(None).is_ok());
+        assert!(RECOVERY_LEASE.value(None).is_ok());
+        assert!(RECOVERY_PERIOD.value(None).is_ok());
+        assert!(GRACEFUL_SHUTDOWN_TIMEOUT.value(None).is_ok());
+        assert!(RPC_CAST_TIMEOUT.value(None).is_ok());
+        assert_eq!(METRICS_LISTEN.value(None), Ok(None));
+        assert_eq!(RUN_AGENT.value(None), Ok(true));
+        use super::{api_settings as a, haproxy_amphora as h, networking as n, quotas as q};
+        for o in [
+            a::ALLOW_PAGINATION,
+            a::ALLOW_SORTING,
+            a::ALLOW_FILTERING,
+            a::ALLOW_FIELD_SELECTION,
+            a::ALLOW_TLS_TERMINATED_LISTENERS,
+            a::ALLOW_PING_HEALTH_MONITORS,
+            a::ALLOW_PROMETHEUS_LISTENERS,
+            n::ALLOW_VIP_NETWORK_ID,
+            n::ALLOW_VIP_SUBNET_ID,
+            n::ALLOW_VIP_PORT_ID,
+        ] {
+            assert_eq!(o.value(None), Ok(true), "{}", o.opt.name);
+        }
+        assert_eq!(a::HEALTHCHECK_ENABLED.value(None), Ok(false));
+        for (o, d) in [
+            (h::TIMEOUT_CLIENT_DATA, 50000),
+            (h::TIMEOUT_MEMBER_CONNECT, 5000),
+            (h::TIMEOUT_MEMBER_DATA, 50000),
+            (h::TIMEOUT_TCP_INSPECT, 0),
+            (q::DEFAULT_LOAD_BALANCER_QUOTA, -1),
+            (q::DEFAULT_LISTENER_QUOTA, -1),
+            (q::DEFAULT_MEMBER_QUOTA, -1),
+            (q::DEFAULT_POOL_QUOTA, -1),
+            (q::DEFAULT_HEALTH_MONITOR_QUOTA, -1),
+            (q::DEFAULT_L7POLICY_QUOTA, -1),
+            (q::DEFAULT_L7RULE_QUOTA, -1),
+        ] {
+            assert_eq!(o.value(None), Ok(d), "{}", o.opt.name);
+        }
+    }
+}

@@ -167,6 +167,14 @@ impl NeutronClient {
 
     /// Sends one request to a full URL; returns the 2xx body. Retries once on 401 with the
     /// service token (after dropping the refused token).
+    // one stage per request, its 401 retry included: the API's checks with the user's
+    // token (a member's subnet, a VIP's network) have no stage of their own
+    #[tracing::instrument(
+        target = "keel::stage",
+        name = "neutron_request",
+        level = "trace",
+        skip_all
+    )]
     async fn send_url(
         &self,
         method: Method,
@@ -174,9 +182,6 @@ impl NeutronClient {
         query: &[(String, String)],
         body: Option<&Value>,
     ) -> Result<Vec<u8>, NeutronError> {
-        // one stage per request, its 401 retry included: the API's checks with the user's
-        // token (a member's subnet, a VIP's network) have no stage of their own
-        let _stage = tracing::trace_span!(target: "keel::stage", "neutron_request");
         let mut retried = false;
         loop {
             let service = match &self.user_token {

@@ -9,7 +9,6 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -79,9 +78,6 @@ struct Inner {
     queues: LbQueues,
     /// pool id → LB id for pools queued but maybe not yet in the NB.
     pool_lb: Mutex<HashMap<String, String>>,
-    /// Full re-reads the agent made after its event streams lagged
-    /// (`OvnProvider::agent_rescans`).
-    rescans: AtomicU64,
 }
 
 impl OvnProvider {
@@ -124,7 +120,6 @@ impl OvnProvider {
                 config,
                 queues: LbQueues::new(),
                 pool_lb: Mutex::new(HashMap::new()),
-                rescans: AtomicU64::new(0),
             }),
         }
     }
@@ -151,11 +146,6 @@ impl OvnProvider {
     /// The driver's settings.
     pub(crate) fn config(&self) -> &OvnConfig {
         &self.inner.config
-    }
-
-    /// The agent's rescan counter (`OvnProvider::agent_rescans`).
-    pub(crate) fn rescans(&self) -> &AtomicU64 {
-        &self.inner.rescans
     }
 
     /// Agent work: a router interface event, on the router's own queue.

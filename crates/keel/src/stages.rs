@@ -17,6 +17,13 @@
 //! - Neutron (`openstack`): `neutron_request` (one request and its body, the API's checks
 //!   with the user's token and the provider's reads and writes alike).
 //!
+//! Each stage span is entered while its work runs (`#[tracing::instrument]` or `.instrument`
+//! on async work, `.entered()` on sync work), so a log line written inside a stage carries it
+//! and a trace exporter sees the nesting; entering does not move what is timed (creation to
+//! close). Work a stage queues runs under the span that queued it, not under the stage
+//! (`provider::gate::GateWaiter::origin`): a child holds its parent open, and the stage would
+//! otherwise be timed until that work ended.
+//!
 //! A request's stages nest and overlap (a `db_statement` inside `db_commit` sends the held
 //! writes; the settle wait spans the whole job), so they do not add up to the request.
 

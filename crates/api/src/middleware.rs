@@ -7,6 +7,7 @@ use axum::http::{HeaderValue, StatusCode, Uri};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
+use tracing::Instrument;
 
 use crate::context;
 use crate::fault::ApiError;
@@ -31,7 +32,6 @@ fn global_request_id(req: &Request) -> Option<String> {
 /// `REMOTE_ADDR` from them), `-` when unknown. The route and status feed the
 /// `keel_api_requests_total` / `keel_api_request_duration_seconds` metrics.
 pub async fn request_id(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    use tracing::Instrument;
     let id = format!("req-{}", uuid::Uuid::new_v4());
     let global = global_request_id(&req);
     let route = req
@@ -211,9 +211,9 @@ pub async fn auth_layer(State(state): State<AppState>, mut req: Request, next: N
         return e.into_response();
     }
     let policy = state.config().policy.current();
-    let auth = tracing::trace_span!(target: "keel::stage", "auth");
-    let authenticated = context::authenticate(state.auth(), &policy, req.headers()).await;
-    drop(auth);
+    let authenticated = context::authenticate(state.auth(), &policy, req.headers())
+        .instrument(tracing::trace_span!(target: "keel::stage", "auth"))
+        .await;
     match authenticated {
         Ok(ctx) => {
             if let Some(p) = &ctx.project_id {

@@ -3,6 +3,7 @@
 //! and which driver a request or a load balancer names.
 
 use octavia_db::{LoadBalancerRow, Tx};
+use tracing::Instrument;
 
 use crate::fault::ApiError;
 
@@ -19,8 +20,10 @@ pub async fn call_provider<T>(
     // the queued work waits for the commit: a deadlock victim may still run again (retry)
     let gate = tx.commit_gate();
     let probe = gate.clone();
-    let _stage = tracing::trace_span!(target: "keel::stage", "provider_call");
-    let out = provider::gate::scope(gate, fut)
+    // the stage closes at the end of the function, as before it was entered; the work the
+    // call queues runs under the span the gate was made in (the request's), not this stage
+    let stage = tracing::trace_span!(target: "keel::stage", "provider_call");
+    let out = provider::gate::scope(gate, fut.instrument(stage.clone()))
         .await
         .map_err(|error| ApiError::Provider {
             provider: provider.to_string(),
@@ -30,6 +33,7 @@ pub async fn call_provider<T>(
         // the worker writes the outcome itself: answer at commit (no settle wait)
         tx.skip_settle_wait();
     }
+    drop(stage);
     Ok(out)
 }
 

@@ -342,11 +342,11 @@ async fn start_agent(
     )
     .await
     .with_context(|| format!("OVN SB at {}", config.ovn.ovn_sb_connection))?;
-    let agent = ovn.clone();
+    let agent = ovn_provider::Agent::new(ovn);
     let agent_nb = nb.clone();
     let agent_sb = sb.clone();
     let task = tokio::spawn(async move {
-        if let Err(e) = agent.run_agent(agent_nb, agent_sb).await {
+        if let Err(e) = agent.run(agent_nb, agent_sb).await {
             tracing::error!(error = %e, "OVN provider agent stopped");
         }
     });

@@ -17,6 +17,13 @@
 //! - Neutron (`openstack`): `neutron_request` (one request and its body, the API's checks
 //!   with the user's token and the provider's reads and writes alike).
 //!
+//! Each stage span is entered while its work runs (`#[tracing::instrument]` or `.instrument`
+//! on async work, `.entered()` on sync work), so a log line written inside a stage carries it
+//! and a trace exporter sees the nesting; entering does not move what is timed (creation to
+//! close). Work a stage queues runs under the span that queued it, not under the stage
+//! (`provider::gate::GateWaiter::origin`): a child holds its parent open, and the stage would
+//! otherwise be timed until that work ended.
+//!
 //! A request's stages nest and overlap (a `db_statement` inside `db_commit` sends the held
 //! writes; the settle wait spans the whole job), so they do not add up to the request.
 
@@ -159,5 +166,86 @@ mod tests {
         });
         assert_eq!(count("test_stage", "/v2/lbaas/pools"), before + 1);
         assert_eq!(count("test_stage", "-"), outside + 1);
+    }
+
+    /// Per event: its message and the names of the spans it ran in, innermost first.
+    type Seen = std::sync::Arc<std::sync::Mutex<Vec<(String, Vec<String>)>>>;
+
+    /// Records every event with its span scope, as a log formatter or trace exporter sees it.
+    struct Capture(Seen);
+
+    struct Message(String);
+
+    impl Visit for Message {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            if field.name() == "message" {
+                self.0 = format!("{value:?}");
+            }
+        }
+    }
+
+    impl<S> Layer<S> for Capture
+    where
+        S: Subscriber + for<'a> LookupSpan<'a>,
+    {
+        fn on_event(&self, event: &tracing::Event<'_>, ctx: Context<'_, S>) {
+            let mut m = Message(String::new());
+            event.record(&mut m);
+            let scope = ctx
+                .event_scope(event)
+                .map(|s| s.map(|span| span.name().to_owned()).collect())
+                .unwrap_or_default();
+            self.0.lock().unwrap().push((m.0, scope));
+        }
+    }
+
+    fn scope_of(seen: &Seen, message: &str) -> Vec<String> {
+        let seen = seen.lock().unwrap();
+        let found = seen.iter().find(|(m, _)| m == message);
+        found.map(|(_, s)| s.clone()).unwrap_or_default()
+    }
+
+    #[tokio::test]
+    async fn a_log_line_inside_a_stage_carries_the_stage_and_is_counted_once() {
+        use tracing::Instrument;
+        let route = "/v2/lbaas/stage-scope-test";
+        let seen = Seen::default();
+        let sub = tracing_subscriber::registry()
+            .with(StageLayer::filtered())
+            .with(Capture(seen.clone()));
+        let _default = tracing::subscriber::set_default(sub);
+        let calls = count("provider_call", route);
+        let begins = count("db_begin", route);
+        let db = octavia_db::Database::connect("sqlite::memory:")
+            .await
+            .unwrap();
+        let request = tracing::info_span!("request", route);
+        let origin = async {
+            let mut tx = db.begin().await.unwrap();
+            // a driver's synchronous part runs inside the API's `provider_call` stage
+            let origin = api::provider_call::call_provider(&mut tx, "test", async {
+                tracing::info!("driver at work");
+                // the work it queues runs under the request, not under the stage
+                let gate = provider::gate::current();
+                let origin = gate.and_then(|g| g.origin().metadata().map(|m| m.name()));
+                Ok::<_, provider::ProviderError>(origin)
+            })
+            .await
+            .unwrap();
+            tx.rollback().await.unwrap();
+            origin
+        }
+        .instrument(request)
+        .await;
+        tracing::info!("outside any stage");
+        assert_eq!(
+            scope_of(&seen, "driver at work"),
+            ["provider_call", "request"]
+        );
+        assert!(scope_of(&seen, "outside any stage").is_empty());
+        assert_eq!(origin, Some("request"));
+        // entered or not, a stage is timed once, from its creation to its close
+        assert_eq!(count("provider_call", route), calls + 1);
+        assert_eq!(count("db_begin", route), begins + 1);
     }
 }

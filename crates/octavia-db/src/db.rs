@@ -8,6 +8,7 @@ use sqlx::mysql::{MySql, MySqlConnectOptions, MySqlPool, MySqlPoolOptions, MySql
 use sqlx::sqlite::{
     Sqlite, SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
 };
+use tracing::Instrument;
 
 mod batch;
 mod keel_objects;
@@ -215,8 +216,8 @@ impl Database {
     /// same serialisation as the row locks. Dropping a [`Tx`] without [`Tx::commit`] rolls back.
     /// Do not hold a `Tx` while waiting on another one of the same `Database` (an in-memory SQLite
     /// pool has one connection).
+    #[tracing::instrument(target = "keel::stage", name = "db_begin", level = "trace", skip_all)]
     pub async fn begin(&self) -> Result<Tx, DbError> {
-        let _stage = tracing::trace_span!(target: "keel::stage", "db_begin");
         let inner = match &self.pool {
             Pool::Sqlite(p) => TxInner::Sqlite(p.begin_with("BEGIN IMMEDIATE").await?),
             Pool::MySql(p) => {
@@ -596,11 +597,10 @@ impl Tx {
         if let Some(g) = gate {
             g.open();
         }
-        let _stage = waiting
-            .is_some()
-            .then(|| tracing::trace_span!(target: "keel::stage", "settle_wait"));
         if let Some(rx) = waiting
-            && !crate::settle::wait_for(rx, pending, bound).await
+            && !crate::settle::wait_for(rx, pending, bound)
+                .instrument(tracing::trace_span!(target: "keel::stage", "settle_wait"))
+                .await
         {
             tracing::debug!(
                 ?bound,
@@ -612,8 +612,8 @@ impl Tx {
 
     /// The commit alone, without the settle wait: the status updater's own transactions
     /// (which never write PENDING_*), and the end of [`Tx::commit`].
+    #[tracing::instrument(target = "keel::stage", name = "db_commit", level = "trace", skip_all)]
     pub(crate) async fn commit_plain(mut self) -> Result<(), DbError> {
-        let _stage = tracing::trace_span!(target: "keel::stage", "db_commit");
         self.flush().await?;
         match self.inner {
             TxInner::Sqlite(t) => t.commit().await?,

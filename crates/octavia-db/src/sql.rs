@@ -148,8 +148,13 @@ macro_rules! on_conn {
 
 impl Conn<'_> {
     /// Runs a statement with `?` placeholders; returns rows affected.
+    #[tracing::instrument(
+        target = "keel::stage",
+        name = "db_statement",
+        level = "trace",
+        skip_all
+    )]
     pub(crate) async fn execute(&mut self, sql: &str, args: Vec<SqlValue>) -> Result<u64, DbError> {
-        let _stage = tracing::trace_span!(target: "keel::stage", "db_statement");
         Ok(on_conn!(self, t => bind_all!(sqlx::query(sql), args)
             .execute(&mut **t)
             .await?
@@ -157,12 +162,17 @@ impl Conn<'_> {
     }
 
     /// Runs a query and decodes every row as `T`.
+    #[tracing::instrument(
+        target = "keel::stage",
+        name = "db_statement",
+        level = "trace",
+        skip_all
+    )]
     pub(crate) async fn fetch_all<T: AnyRow>(
         &mut self,
         sql: &str,
         args: Vec<SqlValue>,
     ) -> Result<Vec<T>, DbError> {
-        let _stage = tracing::trace_span!(target: "keel::stage", "db_statement");
         Ok(
             on_conn!(self, t => bind_all!(sqlx::query_as::<_, T>(sql), args)
             .fetch_all(&mut **t)
@@ -171,12 +181,17 @@ impl Conn<'_> {
     }
 
     /// Runs a query and decodes the first row as `T`, if any.
+    #[tracing::instrument(
+        target = "keel::stage",
+        name = "db_statement",
+        level = "trace",
+        skip_all
+    )]
     pub(crate) async fn fetch_optional<T: AnyRow>(
         &mut self,
         sql: &str,
         args: Vec<SqlValue>,
     ) -> Result<Option<T>, DbError> {
-        let _stage = tracing::trace_span!(target: "keel::stage", "db_statement");
         Ok(
             on_conn!(self, t => bind_all!(sqlx::query_as::<_, T>(sql), args)
             .fetch_optional(&mut **t)
@@ -185,12 +200,17 @@ impl Conn<'_> {
     }
 
     /// Runs a query and decodes the first column of every row.
+    #[tracing::instrument(
+        target = "keel::stage",
+        name = "db_statement",
+        level = "trace",
+        skip_all
+    )]
     pub(crate) async fn fetch_scalars<T: AnyScalar>(
         &mut self,
         sql: &str,
         args: Vec<SqlValue>,
     ) -> Result<Vec<T>, DbError> {
-        let _stage = tracing::trace_span!(target: "keel::stage", "db_statement");
         Ok(
             on_conn!(self, t => bind_all!(sqlx::query_scalar::<_, T>(sql), args)
             .fetch_all(&mut **t)
@@ -199,12 +219,17 @@ impl Conn<'_> {
     }
 
     /// Runs a query and decodes the first column of the first row, if any.
+    #[tracing::instrument(
+        target = "keel::stage",
+        name = "db_statement",
+        level = "trace",
+        skip_all
+    )]
     pub(crate) async fn fetch_optional_scalar<T: AnyScalar>(
         &mut self,
         sql: &str,
         args: Vec<SqlValue>,
     ) -> Result<Option<T>, DbError> {
-        let _stage = tracing::trace_span!(target: "keel::stage", "db_statement");
         Ok(
             on_conn!(self, t => bind_all!(sqlx::query_scalar::<_, T>(sql), args)
             .fetch_optional(&mut **t)

@@ -48,9 +48,12 @@ pub enum BarbicanError {
     /// Connection, timeout or TLS failure.
     #[error("barbican request failed: {0}")]
     Transport(#[source] reqwest::Error),
-    /// A 2xx body that is not the expected JSON.
+    /// A 2xx answer without the key it must carry.
     #[error("barbican: unexpected answer: {0}")]
     Decode(String),
+    /// A 2xx body that is not JSON of the expected shape.
+    #[error("barbican: unexpected answer: {0}")]
+    Json(#[source] serde_json::Error),
 }
 
 impl BarbicanError {
@@ -275,7 +278,7 @@ impl BarbicanClient {
                 token,
             )
             .await?;
-        serde_json::from_slice(&body).map_err(|e| BarbicanError::Decode(e.to_string()))
+        serde_json::from_slice(&body).map_err(BarbicanError::Json)
     }
 
     /// The id of the service user (Keel's `[service_auth]` user), from its session.
@@ -435,8 +438,7 @@ impl BarbicanClient {
     ) -> Result<String, BarbicanError> {
         let url = join(self.root().await?, path);
         let out = self.send(self.http.post(url).json(body), token).await?;
-        let v: Value =
-            serde_json::from_slice(&out).map_err(|e| BarbicanError::Decode(e.to_string()))?;
+        let v: Value = serde_json::from_slice(&out).map_err(BarbicanError::Json)?;
         v.get(key)
             .and_then(Value::as_str)
             .map(str::to_string)

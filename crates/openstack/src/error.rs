@@ -74,9 +74,18 @@ pub enum KeystoneError {
     /// Connection, timeout or TLS failure.
     #[error("keystone request failed: {0}")]
     Transport(#[source] reqwest::Error),
-    /// A response body that is not the expected JSON, or a missing `X-Subject-Token`.
+    /// A response without what it must carry (a missing `X-Subject-Token`, an unscoped token).
     #[error("unexpected keystone response: {0}")]
     Decode(String),
+    /// A response body that is not the expected JSON: what was read, and serde's error.
+    #[error("unexpected keystone response: {what}: {source}")]
+    Json {
+        /// What was being read (`token body`).
+        what: String,
+        /// The decoding error.
+        #[source]
+        source: serde_json::Error,
+    },
 }
 
 impl KeystoneError {
@@ -207,9 +216,19 @@ pub enum NeutronError {
     /// Connection, timeout or TLS failure.
     #[error("neutron request failed: {0}")]
     Transport(#[source] reqwest::Error),
-    /// A 2xx body that is not the expected JSON.
+    /// A 2xx answer without what it must carry (a missing key, endless pages, an HM port
+    /// without an address).
     #[error("unexpected neutron response: {0}")]
     Decode(String),
+    /// A body that is not the expected JSON: what was read or written, and serde's error.
+    #[error("unexpected neutron response: {what}: {source}")]
+    Json {
+        /// The resource key (`subnet`, `ports`), `encoding <key>` or `router interface`.
+        what: String,
+        /// The decoding (or encoding) error.
+        #[source]
+        source: serde_json::Error,
+    },
 }
 
 impl NeutronError {
@@ -242,7 +261,7 @@ impl NeutronError {
             Self::Conflict(_) => Some(409),
             Self::BadRequest(_) => Some(400),
             Self::Unauthorized { status, .. } | Self::Other { status, .. } => Some(*status),
-            Self::Auth(_) | Self::Transport(_) | Self::Decode(_) => None,
+            Self::Auth(_) | Self::Transport(_) | Self::Decode(_) | Self::Json { .. } => None,
         }
     }
 
@@ -251,7 +270,7 @@ impl NeutronError {
         match self {
             Self::NotFound(f) | Self::Conflict(f) | Self::BadRequest(f) => Some(f),
             Self::Unauthorized { fault, .. } | Self::Other { fault, .. } => Some(fault),
-            Self::Auth(_) | Self::Transport(_) | Self::Decode(_) => None,
+            Self::Auth(_) | Self::Transport(_) | Self::Decode(_) | Self::Json { .. } => None,
         }
     }
 

@@ -167,6 +167,14 @@ impl NeutronClient {
 
     /// Sends one request to a full URL; returns the 2xx body. Retries once on 401 with the
     /// service token (after dropping the refused token).
+    // one stage per request, its 401 retry included: the API's checks with the user's
+    // token (a member's subnet, a VIP's network) have no stage of their own
+    #[tracing::instrument(
+        target = "keel::stage",
+        name = "neutron_request",
+        level = "trace",
+        skip_all
+    )]
     async fn send_url(
         &self,
         method: Method,
@@ -174,9 +182,6 @@ impl NeutronClient {
         query: &[(String, String)],
         body: Option<&Value>,
     ) -> Result<Vec<u8>, NeutronError> {
-        // one stage per request, its 401 retry included: the API's checks with the user's
-        // token (a member's subnet, a VIP's network) have no stage of their own
-        let _stage = tracing::trace_span!(target: "keel::stage", "neutron_request");
         let mut retried = false;
         loop {
             let service = match &self.user_token {
@@ -276,8 +281,10 @@ impl NeutronClient {
         key: &str,
         body: &B,
     ) -> Result<T, NeutronError> {
-        let inner = serde_json::to_value(body)
-            .map_err(|e| NeutronError::Decode(format!("encoding {key}: {e}")))?;
+        let inner = serde_json::to_value(body).map_err(|source| NeutronError::Json {
+            what: format!("encoding {key}"),
+            source,
+        })?;
         let body = self
             .send(method, path, &[], Some(&json!({ key: inner })))
             .await?;
@@ -485,8 +492,10 @@ impl NeutronClient {
                 Some(&json!({ "subnet_id": subnet_id })),
             )
             .await?;
-        let i: Iface = serde_json::from_slice(&body)
-            .map_err(|e| NeutronError::Decode(format!("router interface: {e}")))?;
+        let i: Iface = serde_json::from_slice(&body).map_err(|source| NeutronError::Json {
+            what: "router interface".into(),
+            source,
+        })?;
         Ok(i.port_id)
     }
 
@@ -655,13 +664,21 @@ struct Link {
     href: String,
 }
 
+/// A body of `key` that is not the expected JSON.
+fn json_error(key: &str, source: serde_json::Error) -> NeutronError {
+    NeutronError::Json {
+        what: key.to_string(),
+        source,
+    }
+}
+
 /// Decodes a list page `{"<key>": [T], "<key>_links": [{"rel": "next", "href"}]}`.
 fn unwrap_page<T: DeserializeOwned>(
     body: &[u8],
     key: &str,
 ) -> Result<(Vec<T>, Option<String>), NeutronError> {
     let mut map: serde_json::Map<String, Value> =
-        serde_json::from_slice(body).map_err(|e| NeutronError::Decode(format!("{key}: {e}")))?;
+        serde_json::from_slice(body).map_err(|source| json_error(key, source))?;
     let next = map
         .remove(&format!("{key}_links"))
         .and_then(|v| serde_json::from_value::<Vec<Link>>(v).ok())
@@ -671,19 +688,18 @@ fn unwrap_page<T: DeserializeOwned>(
     let items = map
         .remove(key)
         .ok_or_else(|| NeutronError::Decode(format!("no {key:?} in the response")))?;
-    let items =
-        serde_json::from_value(items).map_err(|e| NeutronError::Decode(format!("{key}: {e}")))?;
+    let items = serde_json::from_value(items).map_err(|source| json_error(key, source))?;
     Ok((items, next))
 }
 
 /// Decodes `{"<key>": <T>, ...}`.
 fn unwrap_key<T: DeserializeOwned>(body: &[u8], key: &str) -> Result<T, NeutronError> {
     let mut map: serde_json::Map<String, Value> =
-        serde_json::from_slice(body).map_err(|e| NeutronError::Decode(format!("{key}: {e}")))?;
+        serde_json::from_slice(body).map_err(|source| json_error(key, source))?;
     let v = map
         .remove(key)
         .ok_or_else(|| NeutronError::Decode(format!("no {key:?} in the response")))?;
-    serde_json::from_value(v).map_err(|e| NeutronError::Decode(format!("{key}: {e}")))
+    serde_json::from_value(v).map_err(|source| json_error(key, source))
 }
 
 #[cfg(test)]
@@ -762,10 +778,17 @@ mod tests {
             unwrap_key::<Port>(br#"{"ports": []}"#, "port"),
             Err(NeutronError::Decode(_))
         ));
-        assert!(matches!(
-            unwrap_key::<Port>(b"not json", "port"),
-            Err(NeutronError::Decode(_))
-        ));
+        // a body that is not JSON keeps serde's error as its cause
+        match unwrap_key::<Port>(b"not json", "port") {
+            Err(e @ NeutronError::Json { .. }) => {
+                assert!(std::error::Error::source(&e).is_some());
+                assert!(
+                    e.to_string()
+                        .starts_with("unexpected neutron response: port: ")
+                );
+            }
+            other => panic!("expected Json, got {other:?}"),
+        }
     }
 
     #[test]

@@ -95,10 +95,18 @@ async fn server_errors_and_bad_bodies_are_typed() {
         }
         other => panic!("expected Other 500, got {other:?}"),
     }
-    assert!(matches!(
-        c.get_subnet("s1").await,
-        Err(NeutronError::Decode(_))
-    ));
+    match c.get_subnet("s1").await {
+        Err(e @ NeutronError::Json { .. }) => {
+            // serde's error is kept as the cause, not only as text
+            assert!(std::error::Error::source(&e).is_some(), "{e}");
+            assert!(
+                e.to_string()
+                    .starts_with("unexpected neutron response: subnet: "),
+                "{e}"
+            );
+        }
+        other => panic!("expected Json, got {other:?}"),
+    }
 }
 
 /// `get_subnet_recent`: the same credential within `max_age` is answered from memory; another

@@ -16,14 +16,18 @@
 //!
 //! The agent imports the driver, never the reverse.
 
-use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::driver::OvnProvider;
+use openstack::NeutronClient;
+
+use crate::driver::{OvnConfig, OvnProvider};
 use crate::events::{FipEvent, LrpEvent, port_ips, vip_port_lb};
 use crate::external_ids as ext;
 use crate::hm;
 use crate::leadership::{AgentLocks, Leadership};
 use crate::member;
+use crate::ovsdb_nb::NbDatabase;
 use crate::ports::{PORT_FIP, PORT_NAME};
 use crate::scope::Scope;
 
@@ -140,7 +144,51 @@ pub fn rescan_nb(snap: &ovsdb::Snapshot) -> Rescan {
     out
 }
 
-impl OvnProvider {
+/// The agent of one driver: the driver's NB, Neutron client and settings, and the driver's
+/// per-load-balancer queues, where the work it finds is queued. Clones share everything,
+/// the rescan counter included.
+#[derive(Clone)]
+pub struct Agent {
+    nb: Arc<dyn NbDatabase>,
+    /// Service credentials (the maintenance tasks).
+    neutron: NeutronClient,
+    /// [`crate::ports::deployment_tag`] of the driver's VIP ports, if it tags them.
+    vip_port_tag: Option<String>,
+    config: OvnConfig,
+    /// The driver, for its queues only.
+    queues: OvnProvider,
+    /// Full re-reads made after a lagged event stream ([`Agent::rescans`]).
+    rescans: Arc<AtomicU64>,
+}
+
+impl Agent {
+    /// The agent of `driver`, sharing its NB, Neutron client, settings and queues.
+    pub fn new(driver: &OvnProvider) -> Self {
+        Self {
+            nb: driver.nb().clone(),
+            neutron: driver.neutron().clone(),
+            vip_port_tag: driver.vip_port_tag(),
+            config: driver.config().clone(),
+            queues: driver.clone(),
+            rescans: Arc::default(),
+        }
+    }
+
+    /// The NB the driver reads and writes.
+    pub(crate) fn nb(&self) -> &Arc<dyn NbDatabase> {
+        &self.nb
+    }
+
+    /// Neutron with the driver's service credentials.
+    pub(crate) fn neutron(&self) -> &NeutronClient {
+        &self.neutron
+    }
+
+    /// The deployment tag of the driver's VIP ports.
+    pub(crate) fn vip_port_tag(&self) -> Option<String> {
+        self.vip_port_tag.clone()
+    }
+
     /// Agent duty: queue the member-status update a SB `Service_Monitor` change implies, on
     /// the queue of every load balancer monitoring that member (seed 000 §8).
     pub async fn service_monitor_event(&self, ev: hm::ServiceMonitorEvent) {
@@ -153,13 +201,13 @@ impl OvnProvider {
             return;
         };
         for lb_id in hm::lbs_for_event(&snap, &ev) {
-            self.queue_service_monitor(lb_id, ev.clone());
+            self.queues.queue_service_monitor(lb_id, ev.clone());
         }
     }
 
     /// Agent duty: follow the SB `Service_Monitor` table of `sb` (a client monitoring it) and
     /// turn every status change or deletion into member statuses. Runs until the client's
-    /// event stream closes; does not take the agent lock (see [`OvnProvider::run_agent`]).
+    /// event stream closes; does not take the agent lock (see [`Agent::run`]).
     pub async fn follow_service_monitors(&self, sb: ovsdb::Client) {
         let mut rx = sb.subscribe();
         loop {
@@ -187,29 +235,24 @@ impl OvnProvider {
     /// anchors into queued requests. When the holder's connection drops, ovsdb-server grants
     /// the locks to the next waiting process. Runs until both event streams close. Errors:
     /// only taking the first lock (invalid name, NB unreachable).
-    pub async fn run_agent(
-        &self,
-        nb: ovsdb::Client,
-        sb: ovsdb::Client,
-    ) -> Result<(), ovsdb::Error> {
-        self.run_agent_with_locks(nb, sb, AgentLocks::production())
-            .await
+    pub async fn run(&self, nb: ovsdb::Client, sb: ovsdb::Client) -> Result<(), ovsdb::Error> {
+        self.run_with_locks(nb, sb, AgentLocks::production()).await
     }
 
-    /// [`OvnProvider::run_agent`] competing only with processes using the election lock
+    /// [`Agent::run`] competing only with processes using the election lock
     /// `lock` (tests sharing an NB with a running Keel).
-    pub async fn run_agent_with_lock(
+    pub async fn run_with_lock(
         &self,
         nb: ovsdb::Client,
         sb: ovsdb::Client,
         lock: &str,
     ) -> Result<(), ovsdb::Error> {
-        self.run_agent_with_locks(nb, sb, AgentLocks::own_only(lock))
+        self.run_with_locks(nb, sb, AgentLocks::own_only(lock))
             .await
     }
 
-    /// [`OvnProvider::run_agent`] under the lock set `locks`.
-    pub async fn run_agent_with_locks(
+    /// [`Agent::run`] under the lock set `locks`.
+    pub async fn run_with_locks(
         &self,
         nb: ovsdb::Client,
         sb: ovsdb::Client,
@@ -230,7 +273,7 @@ impl OvnProvider {
             self.rescan_sb(&sb).await;
         }
         // maintenance runs beside the event loop, only while this process holds the lock
-        let maintenance = self.config().maintenance_period.map(|period| {
+        let maintenance = self.config.maintenance_period.map(|period| {
             let d = self.clone();
             let leader = leader.clone();
             tokio::spawn(async move { d.run_maintenance(period, leader).await })
@@ -298,16 +341,16 @@ impl OvnProvider {
         Ok(())
     }
 
-    /// Full re-reads made after a lagged event stream, since this driver was built (for tests
+    /// Full re-reads made after a lagged event stream, since this agent was made (for tests
     /// and metrics).
-    pub fn agent_rescans(&self) -> u64 {
-        self.rescans().load(Ordering::Relaxed)
+    pub fn rescans(&self) -> u64 {
+        self.rescans.load(Ordering::Relaxed)
     }
 
     /// After lost NB events: queue every router-port association and every VIP FIP the
     /// replica shows unapplied ([`rescan_nb`]).
     fn rescan_nb(&self, nb: &ovsdb::Client) {
-        self.rescans().fetch_add(1, Ordering::Relaxed);
+        self.rescans.fetch_add(1, Ordering::Relaxed);
         let found = rescan_nb(&nb.replica());
         tracing::info!(
             router_ports = found.router_ports.len(),
@@ -316,20 +359,20 @@ impl OvnProvider {
             "agent NB rescan"
         );
         for ev in found.router_ports {
-            self.queue_router_port(ev);
+            self.queues.queue_router_port(ev);
         }
         for ev in found.fips {
-            self.queue_vip_fip(ev);
+            self.queues.queue_vip_fip(ev);
         }
         for lb_id in found.anchors {
-            self.queue_anchors(lb_id);
+            self.queues.queue_anchors(lb_id);
         }
     }
 
     /// After lost SB events: every `Service_Monitor` row with a status is handled as if it
     /// had just changed (member statuses are recomputed from the current rows).
     async fn rescan_sb(&self, sb: &ovsdb::Client) {
-        self.rescans().fetch_add(1, Ordering::Relaxed);
+        self.rescans.fetch_add(1, Ordering::Relaxed);
         let snap = sb.replica();
         let Some(t) = snap.table("Service_Monitor") else {
             return;
@@ -354,23 +397,23 @@ impl OvnProvider {
             }
             ("Logical_Router_Port", ovsdb::Change::Insert { new, .. }) => {
                 if let Some(ev) = LrpEvent::from_row(new, true) {
-                    self.queue_router_port(ev);
+                    self.queues.queue_router_port(ev);
                 }
             }
             ("Logical_Router_Port", ovsdb::Change::Delete { old, .. }) => {
                 if let Some(ev) = LrpEvent::from_row(old, false) {
-                    self.queue_router_port(ev);
+                    self.queues.queue_router_port(ev);
                 }
             }
             ("Logical_Switch_Port", ovsdb::Change::Update { old, new, .. }) => {
                 if let Some(ev) = FipEvent::from_update(old, new) {
-                    self.queue_vip_fip(ev);
+                    self.queues.queue_vip_fip(ev);
                 }
             }
             ("Port_Group", c) => {
                 if let Some(lb_id) = anchor_lost(c) {
                     tracing::info!(lb_id, "allowed_cidrs anchor lost: re-anchoring");
-                    self.queue_anchors(lb_id);
+                    self.queues.queue_anchors(lb_id);
                 }
             }
             _ => {}

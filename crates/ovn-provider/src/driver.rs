@@ -9,7 +9,6 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -79,9 +78,6 @@ struct Inner {
     queues: LbQueues,
     /// pool id → LB id for pools queued but maybe not yet in the NB.
     pool_lb: Mutex<HashMap<String, String>>,
-    /// Full re-reads the agent made after its event streams lagged
-    /// (`OvnProvider::agent_rescans`).
-    rescans: AtomicU64,
 }
 
 impl OvnProvider {
@@ -124,7 +120,6 @@ impl OvnProvider {
                 config,
                 queues: LbQueues::new(),
                 pool_lb: Mutex::new(HashMap::new()),
-                rescans: AtomicU64::new(0),
             }),
         }
     }
@@ -151,11 +146,6 @@ impl OvnProvider {
     /// The driver's settings.
     pub(crate) fn config(&self) -> &OvnConfig {
         &self.inner.config
-    }
-
-    /// The agent's rescan counter (`OvnProvider::agent_rescans`).
-    pub(crate) fn rescans(&self) -> &AtomicU64 {
-        &self.inner.rescans
     }
 
     /// Agent work: a router interface event, on the router's own queue.
@@ -205,19 +195,26 @@ impl OvnProvider {
         let gate = provider::gate::current();
         let lb = lb_id.to_owned();
         let kind = req.kind();
-        let span = tracing::info_span!("provider_job", kind, lb_id = %lb_id);
+        // under the request's span, not the `provider_call` stage this runs in (see gate.rs)
+        let parent = gate
+            .as_ref()
+            .map_or_else(tracing::Span::current, |g| g.origin().clone());
+        let span = tracing::info_span!(parent: &parent, "provider_job", kind, lb_id = %lb_id);
         let queued = std::time::Instant::now();
-        let waiting = tracing::trace_span!(target: "keel::stage", "job_wait");
+        let waiting = tracing::trace_span!(target: "keel::stage", parent: &span, "job_wait");
         crate::metrics::JOBS_PENDING.inc();
         self.inner.queues.submit(
             lb_id,
             Box::pin(
                 async move {
-                    let committed = match gate {
-                        Some(g) => g.committed().await,
-                        None => true,
-                    };
-                    drop(waiting);
+                    let committed = async {
+                        match gate {
+                            Some(g) => g.committed().await,
+                            None => true,
+                        }
+                    }
+                    .instrument(waiting)
+                    .await;
                     if committed {
                         inner.jobs.handle(req).await;
                         let secs = queued.elapsed().as_secs_f64();
@@ -259,9 +256,20 @@ impl OvnProvider {
 
     /// The LB owning a pool: the NB row, else a pool queued by this process, else `None`.
     async fn lb_of_pool(&self, pool_id: &str) -> Option<String> {
-        if let Ok(snap) = self.inner.jobs.nb.snapshot(&Scope::pool(pool_id)).await
-            && let Some((row, _)) = snap.lb_by_pool(pool_id)
-        {
+        let snap = self
+            .inner
+            .jobs
+            .nb
+            .snapshot(&Scope::pool(pool_id))
+            .await
+            .ok();
+        self.lb_of_pool_in(snap.as_ref(), pool_id)
+    }
+
+    /// [`OvnProvider::lb_of_pool`] in a snapshot the call already took (its scope holds the
+    /// pool); `None` for a snapshot that failed.
+    fn lb_of_pool_in(&self, snap: Option<&NbSnapshot>, pool_id: &str) -> Option<String> {
+        if let Some((row, _)) = snap.and_then(|s| s.lb_by_pool(pool_id)) {
             return Some(row.name.clone());
         }
         self.inner
@@ -271,18 +279,34 @@ impl OvnProvider {
             .and_then(|m| m.get(pool_id).cloned())
     }
 
-    /// Sync checks of member create/delete/batch, filling the subnet from the VIP subnet.
+    /// The one NB snapshot of a member call: the pools of `members` and `pool_id`.
+    async fn member_snapshot(
+        &self,
+        pool_id: &str,
+        members: &[Member],
+    ) -> Result<NbSnapshot, ProviderError> {
+        let mut pools = vec![pool_id.to_string()];
+        for p in members.iter().filter_map(|m| m.pool_id.as_ref()) {
+            if !pools.contains(p) {
+                pools.push(p.clone());
+            }
+        }
+        self.snapshot(&Scope {
+            pools,
+            ..Default::default()
+        })
+        .await
+    }
+
+    /// Sync checks of member create/delete/batch in `snap` (holding the members' pools),
+    /// filling the subnet from the VIP subnet.
     async fn member_reqs(
         &self,
+        snap: &NbSnapshot,
         members: &[Member],
         call: MemberSubnetCall,
         check_family: bool,
     ) -> Result<Vec<MemberReq>, ProviderError> {
-        let scope = Scope {
-            pools: members.iter().filter_map(|m| m.pool_id.clone()).collect(),
-            ..Default::default()
-        };
-        let snap = self.snapshot(&scope).await?;
         let mut out = Vec::new();
         let mut vip_subnet: Option<Option<SubnetInfo>> = None;
         for m in members {
@@ -304,7 +328,7 @@ impl OvnProvider {
                             .inner
                             .jobs
                             .ports
-                            .vip_subnet_of_pool(&snap, &pool_id)
+                            .vip_subnet_of_pool(snap, &pool_id)
                             .await;
                         vip_subnet = Some(found.map_err(|e| provider_error(&e))?);
                     }
@@ -528,15 +552,16 @@ impl ProviderDriver for OvnProvider {
     }
 
     async fn member_create(&self, member: Member) -> Result<(), ProviderError> {
-        let reqs = self
-            .member_reqs(
-                std::slice::from_ref(&member),
-                MemberSubnetCall::Create,
-                true,
-            )
-            .await?;
         let pool_id = member.pool_id.clone().unwrap_or_default();
-        let lb_id = self.queue_of_pool(&pool_id).await;
+        let members = std::slice::from_ref(&member);
+        // one snapshot serves the checks and the queue's LB
+        let snap = self.member_snapshot(&pool_id, members).await?;
+        let reqs = self
+            .member_reqs(&snap, members, MemberSubnetCall::Create, true)
+            .await?;
+        let lb_id = self
+            .lb_of_pool_in(Some(&snap), &pool_id)
+            .unwrap_or_else(|| pool_id.clone());
         self.enqueue(
             &lb_id.clone(),
             Request::Members {
@@ -568,15 +593,18 @@ impl ProviderDriver for OvnProvider {
 
     async fn member_update(&self, old: Member, new: Member) -> Result<(), ProviderError> {
         validate::member_monitor_options(&new)?;
-        if let Some(a) = &new.address {
-            let pool = old.pool_id.clone().unwrap_or_default();
-            let snap = self.snapshot(&Scope::pool(&pool)).await?;
-            if let Some((row, _)) = snap.lb_by_pool(&pool) {
-                validate::member_ip_version(a, &lb_vips(row))?;
-            }
-        }
         let pool_id = old.pool_id.clone().unwrap_or_default();
-        let lb_id = self.queue_of_pool(&pool_id).await;
+        let lb_id = match &new.address {
+            Some(a) => {
+                let snap = self.snapshot(&Scope::pool(&pool_id)).await?;
+                if let Some((row, _)) = snap.lb_by_pool(&pool_id) {
+                    validate::member_ip_version(a, &lb_vips(row))?;
+                }
+                self.lb_of_pool_in(Some(&snap), &pool_id)
+                    .unwrap_or_else(|| pool_id.clone())
+            }
+            None => self.queue_of_pool(&pool_id).await,
+        };
         self.enqueue(
             &lb_id.clone(),
             Request::Members {
@@ -595,10 +623,11 @@ impl ProviderDriver for OvnProvider {
         pool_id: &str,
         members: Vec<Member>,
     ) -> Result<(), ProviderError> {
+        let snap = self.member_snapshot(pool_id, &members).await?;
         let desired = self
-            .member_reqs(&members, MemberSubnetCall::Batch, true)
+            .member_reqs(&snap, &members, MemberSubnetCall::Batch, true)
             .await?;
-        let Some(lb_id) = self.lb_of_pool(pool_id).await else {
+        let Some(lb_id) = self.lb_of_pool_in(Some(&snap), pool_id) else {
             return Err(ProviderError::driver(format!(
                 "Loadbalancer with pool pool_{pool_id} does not exist"
             )));

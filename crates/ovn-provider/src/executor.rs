@@ -14,6 +14,7 @@
 use std::sync::Arc;
 
 use provider::{OperatingStatus as Op, ProvisioningStatus as Prov, StatusReport, StatusSink};
+use tracing::Instrument;
 
 use crate::cidrs;
 use crate::error::JobError;
@@ -83,8 +84,8 @@ impl Executor {
         if report.is_empty() || self.taken_over(&report).await {
             return;
         }
-        let _stage = tracing::trace_span!(target: "keel::stage", "status_write");
-        if let Err(e) = self.status.update_status(report).await {
+        let stage = tracing::trace_span!(target: "keel::stage", "status_write");
+        if let Err(e) = self.status.update_status(report).instrument(stage).await {
             tracing::error!(error = %e, "status report refused");
         }
     }
@@ -170,8 +171,7 @@ impl Executor {
                         plan.absorb(earlier);
                     }
                     let stage = tracing::trace_span!(target: "keel::stage", "after_commit");
-                    self.after_commit(&plan).await;
-                    drop(stage);
+                    self.after_commit(&plan).instrument(stage).await;
                     return Outcome::Done(plan.report);
                 }
                 Attempt::Failed(why, maybe) => (why, maybe),
@@ -221,17 +221,15 @@ impl Executor {
     async fn attempt(&self, req: &Request, hm_subnets: &mut Vec<String>) -> Attempt {
         let planned = async {
             let stage = tracing::trace_span!(target: "keel::stage", "nb_snapshot");
-            let mut snap = self.nb.snapshot(&req.scope()).await?;
-            drop(stage);
+            let mut snap = self.nb.snapshot(&req.scope()).instrument(stage).await?;
             let stage = tracing::trace_span!(target: "keel::stage", "neutron_facts");
-            let facts = self.facts(req, &mut snap).await?;
-            drop(stage);
+            let facts = self.facts(req, &mut snap).instrument(stage).await?;
             for s in facts.members.hm_source.keys() {
                 if !hm_subnets.contains(s) {
                     hm_subnets.push(s.clone());
                 }
             }
-            let _stage = tracing::trace_span!(target: "keel::stage", "nb_plan");
+            let _stage = tracing::trace_span!(target: "keel::stage", "nb_plan").entered();
             plan(req, &snap, &facts)
         };
         let plan = match planned.await {
@@ -242,8 +240,11 @@ impl Executor {
             return Attempt::Done(plan);
         }
         let stage = tracing::trace_span!(target: "keel::stage", "nb_transaction");
-        let committed = self.nb.transact(ops_json(&plan.ops)).await;
-        drop(stage);
+        let committed = self
+            .nb
+            .transact(ops_json(&plan.ops))
+            .instrument(stage)
+            .await;
         match committed {
             Ok(()) => Attempt::Done(plan),
             Err(e) if e.maybe_committed => Attempt::Failed(e.into(), Some(plan)),

@@ -53,6 +53,7 @@ pub mod sync;
 pub mod validate;
 pub mod vips;
 
+pub use agent::Agent;
 pub use driver::{OvnConfig, OvnProvider};
 pub use nb::NbSnapshot;
 pub use ovsdb_nb::{NbDatabase, NbError, OvsdbNb};

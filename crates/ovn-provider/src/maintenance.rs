@@ -1,31 +1,31 @@
 //! The periodic maintenance tasks of seed 000 (the reference's `maintenance.py`,
 //! `DBInconsistenciesPeriodics`, every 600 s and once at start). Keel runs them in the agent
-//! lock holder only (spawned by [`crate::OvnProvider::run_agent`]), so one process does the work instead
+//! lock holder only (spawned by [`crate::Agent::run`]), so one process does the work instead
 //! of every API process:
 //!
-//! * [`OvnProvider::maintain_hm_port_owners`] (`change_device_owner_lb_hm_ports`): legacy
+//! * [`Agent::maintain_hm_port_owners`] (`change_device_owner_lb_hm_ports`): legacy
 //!   `ovn-lb-hm-<subnet>` ports owned `network:distributed` become `ovn-lb-hm:distributed`
 //!   with `device_id` = their name; rolled back (and retried next period) when Neutron does not
 //!   keep the switch port a `localport`.
-//! * [`OvnProvider::maintain_vip_port_owners`] (`add_device_owner_lb_vip_ports`): VIP and
+//! * [`Agent::maintain_vip_port_owners`] (`add_device_owner_lb_vip_ports`): VIP and
 //!   additional VIP ports the provider created (`ovn-lb-vip-` names) without a `device_id`
 //!   get `device_id` = `lb-<lb id>`. Unlike the reference it never sets `device_owner`
 //!   `ovn-lb:vip`: Keel's VIP ports have none on purpose (same-subnet clients, see
 //!   `ports::vip_port_create`); user ports and ports claimed by another device are left
 //!   alone.
-//! * [`OvnProvider::maintain_ipv6_mappings`] (`format_ip_port_mappings_ipv6`): IPv6
+//! * [`Agent::maintain_ipv6_mappings`] (`format_ip_port_mappings_ipv6`): IPv6
 //!   `ip_port_mappings` written without brackets become `[member ip]` = `<port>:[source ip]`,
 //!   in ONE guarded NB transaction ([`ipv6_mapping_ops`]).
 //!
 //! Each task reports [`Outcome::Done`] when it has nothing left to do (the reference's
-//! `NeverAgain`), and is then not run again by [`OvnProvider::run_maintenance`].
+//! `NeverAgain`), and is then not run again by [`Agent::run_maintenance`].
 
 use std::net::IpAddr;
 use std::time::Duration;
 
 use openstack::{ListFilter, PortUpdate};
 
-use crate::driver::OvnProvider;
+use crate::agent::Agent;
 use crate::edit::{Edit, LbRef};
 use crate::external_ids as ext;
 use crate::hm::HM_PORT_DEVICE_OWNER;
@@ -102,7 +102,7 @@ pub fn ipv6_mapping_ops(snap: &NbSnapshot) -> Vec<Op> {
     edit.into_ops()
 }
 
-impl OvnProvider {
+impl Agent {
     /// `change_device_owner_lb_hm_ports`: every Neutron port owned `network:distributed`
     /// whose name starts `ovn-lb-hm` gets `device_owner` = `ovn-lb-hm:distributed` and
     /// `device_id` = its name. After the first one, its `Logical_Switch_Port` must still be a

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ovn_provider::{OvnConfig, OvnProvider, OvsdbNb};
+use ovn_provider::{Agent, OvnConfig, OvnProvider, OvsdbNb};
 use provider::{OperatingStatus as Op, StatusReport};
 use serde_json::json;
 
@@ -107,7 +107,7 @@ async fn only_the_lock_holder_acts_and_the_other_takes_over() {
             let task = tokio::spawn({
                 let client = client.clone();
                 let lock = lock.clone();
-                async move { d.run_agent_with_lock(client, sb, &lock).await }
+                async move { Agent::new(&d).run_with_lock(client, sb, &lock).await }
             });
             // the same session's lock watch (registers the request with the server)
             let held = client.lock(&lock).await.unwrap();
@@ -297,7 +297,7 @@ async fn vip_fip_copies_and_removes_health_checks() {
         let client = client.clone();
         let lock = lock.clone();
         let sb = sb_client().await;
-        async move { d.run_agent_with_lock(client, sb, &lock).await }
+        async move { Agent::new(&d).run_with_lock(client, sb, &lock).await }
     });
     wait_held(&mut held, 10, "the agent never got the lock").await;
 
@@ -429,15 +429,16 @@ async fn lagged_events_trigger_a_rescan() {
     .unwrap();
     let (d, _rx) = driver(Arc::new(OvsdbNb::new(client.clone())), neutron());
     let mut held = client.lock(&lock).await.unwrap();
+    let agent = Agent::new(&d);
     let task = tokio::spawn({
-        let d = d.clone();
+        let agent = agent.clone();
         let client = client.clone();
         let lock = lock.clone();
         let sb = sb_client().await;
-        async move { d.run_agent_with_lock(client, sb, &lock).await }
+        async move { agent.run_with_lock(client, sb, &lock).await }
     });
     wait_held(&mut held, 10, "the agent never got the lock").await;
-    assert_eq!(d.agent_rescans(), 0);
+    assert_eq!(agent.rescans(), 0);
 
     // one transaction: the FIP on the VIP port and 24 more ports on the switch
     let mut ops = vec![json!({"op": "update", "table": "Logical_Switch_Port",
@@ -467,7 +468,7 @@ async fn lagged_events_trigger_a_rescan() {
     })
     .await
     .unwrap();
-    assert!(d.agent_rescans() >= 1, "the stream never lagged");
+    assert!(agent.rescans() >= 1, "the stream never lagged");
     assert_eq!(ids.get("neutron:vip_fip"), Some(&fip));
     assert_eq!(
         vips,
@@ -574,7 +575,7 @@ async fn maintenance_backfills_vip_port_owners() {
     .await
     .unwrap();
 
-    let outcome = d.maintain_vip_port_owners().await;
+    let outcome = Agent::new(&d).maintain_vip_port_owners().await;
     let mut got = Vec::new();
     for id in &ids {
         let p = n.get_port(id).await.unwrap();
@@ -621,7 +622,7 @@ async fn maintenance_migrates_hm_port_owner() {
     made.port(&p.id);
     let (d, nb) = maintenance_driver().await;
 
-    let outcome = d.maintain_hm_port_owners().await;
+    let outcome = Agent::new(&d).maintain_hm_port_owners().await;
     let after = n.get_port(&p.id).await.unwrap();
     let lsp_type = wait_replica(nb.client(), "the HM port's switch port", |s| {
         s.find_by_name("Logical_Switch_Port", &p.id)
@@ -655,7 +656,7 @@ async fn maintenance_brackets_ipv6_mappings() {
     ])
     .await
     .unwrap();
-    let outcome = d.maintain_ipv6_mappings().await;
+    let outcome = Agent::new(&d).maintain_ipv6_mappings().await;
     let snap = nb.full_snapshot().await.unwrap();
     let row = snap.lbs_named(&lb_id)[0].clone();
     nb.transact(vec![delete_named("Load_Balancer", &lb_id)])
@@ -757,7 +758,7 @@ async fn a_lost_allowed_cidrs_anchor_is_replaced() {
         let client = client.clone();
         let lock = lock.clone();
         let sb = sb_client().await;
-        async move { d.run_agent_with_lock(client, sb, &lock).await }
+        async move { Agent::new(&d).run_with_lock(client, sb, &lock).await }
     });
     wait_held(&mut held, 10, "the agent never got the lock").await;
     let (vp_uuid, rp_uuid) = (lsp_uuid(&admin, &vp), lsp_uuid(&admin, &rp));

@@ -18,6 +18,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use openstack::{NeutronClient, RouterCreate};
+use ovn_provider::Agent;
 use provider::{
     AdditionalVip, HealthMonitor, Listener, LoadBalancer, Member, OperatingStatus as Op, Pool,
     ProviderDriver, StatusReport,
@@ -307,7 +308,7 @@ async fn scenario(n: NeutronClient, lb_id: String, undo: Undo) -> Result<(), Str
         let d = d.clone();
         let client = client.clone();
         let lock = lock.clone();
-        async move { d.run_agent_with_lock(client, sb_agent, &lock).await }
+        async move { Agent::new(&d).run_with_lock(client, sb_agent, &lock).await }
     });
     wait_held(&mut held, 10, "the agent never got the lock").await;
     let admin = nb_admin(&[
@@ -657,7 +658,7 @@ async fn scenario(n: NeutronClient, lb_id: String, undo: Undo) -> Result<(), Str
         .await
         .msg()?;
     }
-    let outcome = d.maintain_vip_port_owners().await;
+    let outcome = Agent::new(&d).maintain_vip_port_owners().await;
     check!(
         matches!(outcome, Ok(ovn_provider::maintenance::Outcome::Done)),
         "maintenance: {outcome:?}"

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use openstack::{HttpConfig, NeutronClient, NeutronConfig, ServiceAuth, ServiceAuthConfig};
 use ovn_provider::scope::Scope;
-use ovn_provider::{NbDatabase, NbError, NbSnapshot};
+use ovn_provider::{Agent, NbDatabase, NbError, NbSnapshot};
 use provider::LoadBalancer;
 use serde_json::{Value, json};
 
@@ -274,7 +274,7 @@ async fn vip_port_owner_maintenance_lists_ports_in_batches() {
             ["neutron:vip_port_id", port_id(3)]]]}),
     );
     let (d, _reports) = driver(Arc::new(StaticNb(snap)), neutron_at(endpoint));
-    let out = d.maintain_vip_port_owners().await.unwrap();
+    let out = Agent::new(&d).maintain_vip_port_owners().await.unwrap();
     assert_eq!(out, ovn_provider::maintenance::Outcome::Done);
     let reqs = fake.take();
     let lists: Vec<&String> = reqs

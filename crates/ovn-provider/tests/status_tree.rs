@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use openstack::NeutronClient;
-use ovn_provider::NbDatabase;
+use ovn_provider::{Agent, NbDatabase};
 use provider::{
     HealthMonitor, Listener, Member, OperatingStatus as Op, Pool, ProviderDriver,
     ProvisioningStatus as Prov, StatusRecord, StatusReport,
@@ -233,7 +233,7 @@ async fn scenario(n: NeutronClient, lb_id: String, made: Made) -> Result<(), Str
     let follower = tokio::spawn({
         let d = driver.clone();
         let sb = sb.clone();
-        async move { d.follow_service_monitors(sb).await }
+        async move { Agent::new(&d).follow_service_monitors(sb).await }
     });
 
     // --- health event offline: m1 ERROR, tree DEGRADED ---

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use openstack::{ListFilter, NeutronClient};
-use ovn_provider::NbDatabase;
+use ovn_provider::{Agent, NbDatabase};
 use provider::{
     HealthMonitor, Listener, Member, OperatingStatus as Op, Pool, ProviderDriver, ProviderError,
     ProvisioningStatus as Prov,
@@ -354,7 +354,7 @@ async fn scenario(n: NeutronClient, lb_id: String, made: Made) -> Result<(), Str
     let follower = tokio::spawn({
         let d = driver.clone();
         let sb = sb.clone();
-        async move { d.follow_service_monitors(sb).await }
+        async move { Agent::new(&d).follow_service_monitors(sb).await }
     });
     let sm_uuid = wait_replica(&sb, "northd's Service_Monitor for 10.0.0.10:8080", |s| {
         s.table("Service_Monitor").and_then(|t| {

@@ -13,6 +13,10 @@
 //! Work queued outside any [`scope`] (the agent's own events, recovery) is not gated:
 //! [`current`] is `None` there.
 //!
+//! A waiter also carries the span current where it was made (the API request's,
+//! [`GateWaiter::origin`]): the work it gates runs under that span, not under the stage span
+//! of the call that queued it, which would otherwise stay open until the work ends.
+//!
 //! A driver whose outcome reaches the database without a status report (the amphora
 //! provider: the operator's `octavia-worker` writes the statuses itself) says so with
 //! [`no_status_report`] inside the call, so the API answers at commit instead of waiting for a
@@ -35,6 +39,8 @@ pub struct GateWaiter {
     rx: watch::Receiver<Option<bool>>,
     /// Set by [`no_status_report`]; shared by every clone of one waiter.
     unreported: Arc<AtomicBool>,
+    /// The span current when the waiter was made.
+    origin: tracing::Span,
 }
 
 impl CommitGate {
@@ -45,11 +51,12 @@ impl CommitGate {
         }
     }
 
-    /// A waiter for work that must wait for this gate.
+    /// A waiter for work that must wait for this gate, whose origin is the current span.
     pub fn waiter(&self) -> GateWaiter {
         GateWaiter {
             rx: self.tx.subscribe(),
             unreported: Arc::default(),
+            origin: tracing::Span::current(),
         }
     }
 
@@ -97,6 +104,12 @@ impl GateWaiter {
             Err(_) => None,
         };
         outcome == Some(true)
+    }
+
+    /// The span current when this waiter was made ([`CommitGate::waiter`]): the parent for
+    /// the spans of the work the call queues.
+    pub fn origin(&self) -> &tracing::Span {
+        &self.origin
     }
 
     /// Whether the call run with this waiter ([`scope`]) will report its outcome through a

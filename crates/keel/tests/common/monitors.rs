@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::{Keel, env, sb_select, transact, wait_for};
 
 /// Whether `keel`'s agent got the lock when it started: its `OVN provider agent started`
-/// log line carries `held=true|false` (`ovn_provider::OvnProvider::run_agent`). Waits for the
+/// log line carries `held=true|false` (`ovn_provider::Agent::run`). Waits for the
 /// line (the agent starts beside the API, not before it).
 pub fn agent_held_lock_at_start(keel: &Keel) -> bool {
     agent_held_lock_at_start_number(keel, 1)

@@ -141,13 +141,18 @@ pub(crate) fn inline_all(stmts: &[(String, Vec<SqlValue>)]) -> Option<String> {
 
 /// Runs a multi-statement text query of `statements` statements: per statement, its row
 /// count and rows. Errors: [`DbError::Batch`] when the server answered another number.
+#[tracing::instrument(
+    target = "keel::stage",
+    name = "db_statement",
+    level = "trace",
+    skip_all
+)]
 pub(crate) async fn run_text(
     c: &mut sqlx::MySqlConnection,
     text: &str,
     statements: usize,
 ) -> Result<Vec<(u64, Vec<MySqlRow>)>, DbError> {
     use futures::TryStreamExt;
-    let _stage = tracing::trace_span!(target: "keel::stage", "db_statement");
     let mut out = Vec::new();
     let mut rows = Vec::new();
     let mut results = sqlx::Executor::fetch_many(c, text);

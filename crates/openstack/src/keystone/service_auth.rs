@@ -352,8 +352,11 @@ impl ServiceAuth {
         let id = subject.ok_or_else(|| {
             KeystoneError::Decode("no X-Subject-Token header in the auth response".into())
         })?;
-        let env: TokenEnvelope = serde_json::from_slice(&body)
-            .map_err(|e| KeystoneError::Decode(format!("token body: {e}")))?;
+        let env: TokenEnvelope =
+            serde_json::from_slice(&body).map_err(|source| KeystoneError::Json {
+                what: "token body".into(),
+                source,
+            })?;
         parse_service_token(id, env.token, self.inner.cfg.refresh_margin)
     }
 }

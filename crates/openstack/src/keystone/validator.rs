@@ -309,8 +309,11 @@ impl TokenValidator {
             let body = resp.bytes().await.map_err(KeystoneError::Transport)?;
             match status {
                 s if s.is_success() => {
-                    let env: TokenEnvelope = serde_json::from_slice(&body)
-                        .map_err(|e| KeystoneError::Decode(format!("token body: {e}")))?;
+                    let env: TokenEnvelope =
+                        serde_json::from_slice(&body).map_err(|source| KeystoneError::Json {
+                            what: "token body".into(),
+                            source,
+                        })?;
                     let ctx = UserContext::from_body(env.token);
                     if ctx.expires_at <= Utc::now() {
                         return Err(KeystoneError::InvalidToken(InvalidTokenReason::Expired));

@@ -621,15 +621,6 @@ fn udp_connect_monitor() {
     keel.delete_lb_cascade(&token, &lb_id);
 }
 
-/// The IPv6 address of `vm` (panics when it has none).
-fn ip6(vm: &Vm) -> String {
-    vm.ips
-        .iter()
-        .find(|i| i.contains(':'))
-        .cloned()
-        .unwrap_or_else(|| panic!("{} has no IPv6 address: {:?}", vm.name, vm.ips))
-}
-
 /// An IPv6 VIP with IPv6 members (same-subnet client), `SOURCE_IP` session persistence
 /// keeping one client on one member, and a listener moved to another pool.
 #[test]
@@ -696,7 +687,7 @@ fn ipv6_vip_session_persistence_pool_change() {
             &token,
             &lb_id,
             &format!("/v2/lbaas/pools/{pool}/members"),
-            json!({"member": {"address": ip6(m), "protocol_port": 8080, "subnet_id": subnet6}}),
+            json!({"member": {"address": m.ip6(), "protocol_port": 8080, "subnet_id": subnet6}}),
         );
     }
     // IPv6 VIP, IPv6 members, a client on the VIP's own subnet
@@ -748,7 +739,7 @@ fn ipv6_vip_session_persistence_pool_change() {
         &token,
         &lb_id,
         &format!("/v2/lbaas/pools/{pool2}/members"),
-        json!({"member": {"address": ip6(&m3), "protocol_port": 8080, "subnet_id": subnet6}}),
+        json!({"member": {"address": m3.ip6(), "protocol_port": 8080, "subnet_id": subnet6}}),
     );
     put(
         &keel,

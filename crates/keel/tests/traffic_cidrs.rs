@@ -938,15 +938,6 @@ fn subnet(net: &str, name: &str, version: u8, cidr: &str) -> String {
     b["subnet"]["id"].as_str().unwrap().to_string()
 }
 
-/// The IPv6 address of `vm`.
-fn ip6(vm: &Vm) -> String {
-    vm.ips
-        .iter()
-        .find(|i| i.contains(':'))
-        .cloned()
-        .unwrap_or_else(|| panic!("{} has no IPv6 address: {:?}", vm.name, vm.ips))
-}
-
 /// An additional VIP and IPv6 clients: a load balancer with its VIP on 10.0.0.0/24 and two
 /// additional VIPs on the same network, one on a second IPv4 subnet (10.2.0.0/24), one IPv6
 /// (fd00:9::/64); one listener whose list names client `a` by its IPv4 and its IPv6 address.
@@ -1003,13 +994,13 @@ fn allowed_cidrs_additional_vip_and_ipv6() {
         .unwrap()
         .clone();
     let vip6 = extra.iter().find(|a| a.contains(':')).unwrap().clone();
-    let list = |vm: &Vm| vec![format!("{}/32", vm.ip), format!("{}/128", ip6(vm))];
+    let list = |vm: &Vm| vec![format!("{}/32", vm.ip), format!("{}/128", vm.ip6())];
     let listener = listener_with_members(
         &keel,
         &token,
         &lb_id,
         &list(&a),
-        &[(&member.ip, &net.subnet), (&ip6(&member), &v6)],
+        &[(&member.ip, &net.subnet), (&member.ip6(), &v6)],
     );
     assert_eq!(
         keel_rows(&lb_id),

@@ -54,6 +54,15 @@ impl Drop for Fip {
 }
 
 impl Vm {
+    /// The VM's IPv6 fixed address (panics when its port has none).
+    pub fn ip6(&self) -> String {
+        self.ips
+            .iter()
+            .find(|i| i.contains(':'))
+            .cloned()
+            .unwrap_or_else(|| panic!("{} has no IPv6 address: {:?}", self.name, self.ips))
+    }
+
     pub fn new(name: &str, network: &str) -> Vm {
         let out = dp(&["vm", name, network]);
         let ips: Vec<String> = out

@@ -6,7 +6,7 @@ the mean of the difference (ms): the API request per route (server time to the r
 auth, SQL, the provider call, the commit and the settle wait), the provider job per kind, the
 NB transaction, and every stage of `keel_stage_duration_seconds{stage, route}` (pool
 checkout, each SQL round trip, commits, the commit gate, NB snapshot / plan / transaction,
-the status write, the settle wait: crates/keel/src/stages.rs).
+the status write, the settle wait: crates/service/src/stages.rs).
 
   $PY bench/stages.py --metrics http://127.0.0.1:9880/metrics [--json out.json] -- \\
       $PY bench/lbsteps.py --rounds 10 --endpoint http://127.0.0.1:9878

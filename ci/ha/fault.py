@@ -817,7 +817,7 @@ def window(a, name, fault, demo, admin, net, subnet, rec, after_window):
     if orphans and any(c["op"] == "LB create" and killed is not None and c["server"] == killed
                        for c in cuts):
         # an LB create SIGKILLed between its VIP port create and its commit: the port is
-        # the surviving replicas' orphan sweep's (crates/keel/src/recovery.rs), waited for
+        # the surviving replicas' orphan sweep's (crates/service/src/recovery.rs), waited for
         t0 = time.time()
         while orphans and time.time() < t0 + SWEEP_BOUND:
             time.sleep(2)

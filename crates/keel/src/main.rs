@@ -21,20 +21,7 @@
 //! and merged as oslo.config's: later wins), see [`config`]; logging from its `[DEFAULT]`,
 //! see [`logging`].
 
-mod amphora;
-mod clients;
-mod compute;
-mod config;
 mod entry;
-mod logging;
-mod metrics;
-mod nb_gate;
-mod ovn_rows;
-mod recovery;
-mod shutdown;
-mod stages;
-mod sync;
-mod sync_cidrs;
 mod wiring;
 
 use std::collections::BTreeMap;
@@ -45,7 +32,8 @@ use anyhow::Context;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use provider::{ProviderDriver, StatusSink};
 
-use config::Config;
+use service::config::{self, Config};
+use service::{amphora, clients, logging, metrics, nb_gate, ovn_rows, recovery, shutdown, sync};
 
 #[derive(Parser)]
 #[command(

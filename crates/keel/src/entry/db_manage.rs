@@ -101,7 +101,7 @@ pub fn parse(rest: &[String]) -> Result<DbCommand, Refusal> {
 }
 
 /// Runs `command` on the configured database. Errors: the database's (connection, SQL).
-pub async fn run(command: DbCommand, config: &crate::config::Config) -> anyhow::Result<()> {
+pub async fn run(command: DbCommand, config: &service::config::Config) -> anyhow::Result<()> {
     match command {
         DbCommand::UpgradePersistence => {
             let why = "Keel runs no taskflow jobboard: no persistence tables to create \
@@ -117,7 +117,7 @@ pub async fn run(command: DbCommand, config: &crate::config::Config) -> anyhow::
         DbCommand::CheckMigration => return Ok(()),
         DbCommand::UpgradeHead | DbCommand::Current => {}
     }
-    let db = crate::clients::database(config).await?;
+    let db = service::clients::database(config).await?;
     if command == DbCommand::UpgradeHead {
         db.upgrade().await?;
         tracing::info!(revision = octavia_db::ALEMBIC_HEAD, "database at head");

@@ -16,11 +16,11 @@ use super::error::{DbUrlError, RefusedParameter};
 ///
 /// * `mysql+pymysql://…`, `mysql://…`: the driver part is dropped by octavia-db; of the query,
 ///   `charset` (utf8, utf8mb4), `unix_socket` (→ sqlx `socket`) and the PyMySQL TLS
-///   parameters (→ sqlx `ssl-mode`, `ssl-ca`, `ssl-cert`, `ssl-key`, see [`mysql_tls`]) are
+///   parameters (→ sqlx `ssl-mode`, `ssl-ca`, `ssl-cert`, `ssl-key`, see `mysql_tls`) are
 ///   honoured, and `read_default_file` (+ `read_default_group`) fills in from the option file
 ///   what the URL does not say, as PyMySQL does (RHOSO renders
-///   `?read_default_file=/etc/my.cnf`; see [`option_file`]); every other is refused (see
-///   [`mysql_parameter`]).
+///   `?read_default_file=/etc/my.cnf`; see `option_file`); every other is refused (see
+///   `mysql_parameter`).
 /// * `sqlite://` → in memory; `sqlite:///rel.db` → `rel.db` relative to the working directory,
 ///   `sqlite:////abs/o.db` → `/abs/o.db` (SQLAlchemy's rule: the path follows the third `/`);
 ///   the file is created when missing, as SQLAlchemy's pysqlite does. No query parameter

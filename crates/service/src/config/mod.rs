@@ -47,7 +47,7 @@ pub struct DatabaseSettings {
     /// `connection_parameters` (`a=1&b=2`, default empty): appended to the URL's query.
     pub connection_parameters: String,
     /// MariaDB pool (oslo.db option names): at most `max_pool_size` + `max_overflow`
-    /// connections (defaults 5 + 50, see [`pool_bound`]), `pool_timeout`
+    /// connections (defaults 5 + 50, see `pool_bound`), `pool_timeout`
     /// (seconds, default 5: how long a request waits for a connection, reconnecting
     /// included, before it answers 503), `connection_recycle_time` (seconds, default 3600).
     pub pool: octavia_db::PoolSettings,

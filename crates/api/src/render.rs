@@ -38,9 +38,9 @@ pub async fn render_lbs(tx: &mut Tx, rows: &[LoadBalancerRow]) -> Result<Vec<Val
         .collect())
 }
 
-/// [`render_lb`] with the attachments already at hand ([`crate::view::LbView`]).
+/// [`render_lb`] with the attachments already at hand ([`crate::load_balancer::view::LbView`]).
 pub fn render_lb_with(lb: &LoadBalancerRow, att: octavia_db::LbAttachments) -> Value {
-    to_value(&view::LbView::new(lb, &att))
+    to_value(&crate::load_balancer::view::LbView::new(lb, &att))
 }
 
 /// [`render_lbs`] as each object's JSON text (a list page without `fields=`: no map per
@@ -54,7 +54,7 @@ pub async fn render_lbs_text(
     Ok(rows
         .iter()
         .zip(&atts)
-        .map(|(r, a)| view::to_text(&view::LbView::new(r, a)))
+        .map(|(r, a)| view::to_text(&crate::load_balancer::view::LbView::new(r, a)))
         .collect())
 }
 
@@ -82,7 +82,7 @@ pub async fn render_listeners(tx: &mut Tx, rows: &[ListenerRow]) -> Result<Vec<V
 
 /// [`render_listener`] with the collections already at hand (a create knows them).
 pub fn render_listener_with(l: &ListenerRow, att: octavia_db::ListenerAttachments) -> Value {
-    to_value(&view::ListenerView::new(l, &att))
+    to_value(&crate::listener::view::ListenerView::new(l, &att))
 }
 
 /// The names of [`listing::POOL`].
@@ -106,7 +106,7 @@ pub async fn render_pools_text(tx: &mut Tx, rows: &[PoolRow]) -> Result<Vec<Stri
 async fn pools_rendered<T>(
     tx: &mut Tx,
     rows: &[PoolRow],
-    out: impl Fn(&view::PoolView<'_>) -> T,
+    out: impl Fn(&crate::pool::view::PoolView<'_>) -> T,
 ) -> Result<Vec<T>, ApiError> {
     let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
     let sps: Vec<SessionPersistenceRow> = rows_in(tx, "pool_id", &ids).await?;
@@ -116,7 +116,13 @@ async fn pools_rendered<T>(
     Ok(rows
         .iter()
         .zip(&atts)
-        .map(|(r, a)| out(&view::PoolView::new(r, sps.get(r.id.as_str()).copied(), a)))
+        .map(|(r, a)| {
+            out(&crate::pool::view::PoolView::new(
+                r,
+                sps.get(r.id.as_str()).copied(),
+                a,
+            ))
+        })
         .collect())
 }
 
@@ -134,7 +140,7 @@ pub fn render_pool_with(
     sp: Option<&SessionPersistenceRow>,
     att: octavia_db::PoolAttachments,
 ) -> Value {
-    to_value(&view::PoolView::new(p, sp, &att))
+    to_value(&crate::pool::view::PoolView::new(p, sp, &att))
 }
 
 /// The names of [`listing::MEMBER`].
@@ -160,7 +166,7 @@ pub async fn render_members(tx: &mut Tx, rows: &[MemberRow]) -> Result<Vec<Value
 
 /// [`render_member`] with the tags (sorted) already at hand.
 pub fn render_member_with(m: &MemberRow, tags: Vec<String>) -> Value {
-    to_value(&view::MemberView::new(m, &tags))
+    to_value(&crate::member::view::MemberView::new(m, &tags))
 }
 
 /// The names of [`listing::HM`].
@@ -185,7 +191,7 @@ pub async fn render_hms(tx: &mut Tx, rows: &[HealthMonitorRow]) -> Result<Vec<Va
 
 /// [`render_hm`] with the tags (sorted) already at hand.
 pub fn render_hm_with(h: &HealthMonitorRow, tags: Vec<String>) -> Value {
-    to_value(&view::HmView::new(h, &tags))
+    to_value(&crate::health_monitor::view::HmView::new(h, &tags))
 }
 
 /// `L7PolicyResponse` of a row (`rules` as `[{id}]`, oldest first; DELETED rules left out).
@@ -193,7 +199,9 @@ pub async fn render_policy(tx: &mut Tx, p: &L7PolicyRow) -> Result<Value, ApiErr
     let rules: Vec<L7RuleRow> = rows_in(tx, "l7policy_id", std::slice::from_ref(&p.id)).await?;
     let tags = tx.tags(&p.id).await?;
     let rule_ids = rules.iter().map(|r| r.id.as_str());
-    Ok(to_value(&view::L7PolicyView::new(p, rule_ids, &tags)))
+    Ok(to_value(&crate::l7policy::view::L7PolicyView::new(
+        p, rule_ids, &tags,
+    )))
 }
 
 /// [`render_policy`] of a list page: the rules of all rows in one statement, their tags in one
@@ -210,7 +218,7 @@ pub async fn render_policies(tx: &mut Tx, rows: &[L7PolicyRow]) -> Result<Vec<Va
                 .iter()
                 .filter(|r| r.l7policy_id == p.id)
                 .map(|r| r.id.as_str());
-            to_value(&view::L7PolicyView::new(p, rule_ids, tags))
+            to_value(&crate::l7policy::view::L7PolicyView::new(p, rule_ids, tags))
         })
         .collect())
 }
@@ -218,7 +226,7 @@ pub async fn render_policies(tx: &mut Tx, rows: &[L7PolicyRow]) -> Result<Vec<Va
 /// `L7RuleResponse` of a row.
 pub async fn render_rule(tx: &mut Tx, r: &L7RuleRow) -> Result<Value, ApiError> {
     let tags = tx.tags(&r.id).await?;
-    Ok(to_value(&view::L7RuleView::new(r, &tags)))
+    Ok(to_value(&crate::l7rule::view::L7RuleView::new(r, &tags)))
 }
 
 /// [`render_rule`] of a list page (tags in one statement per 500).
@@ -228,7 +236,7 @@ pub async fn render_rules(tx: &mut Tx, rows: &[L7RuleRow]) -> Result<Vec<Value>,
     Ok(rows
         .iter()
         .zip(&tags)
-        .map(|(r, t)| to_value(&view::L7RuleView::new(r, t)))
+        .map(|(r, t)| to_value(&crate::l7rule::view::L7RuleView::new(r, t)))
         .collect())
 }
 

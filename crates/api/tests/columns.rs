@@ -464,7 +464,7 @@ async fn largest_valid_values_are_stored_whole() {
                 "listener",
                 json!({"loadbalancer_id": lb, "protocol": "HTTP", "protocol_port": 80,
                        "name": wide(255), "description": wide(255),
-                       "connection_limit": i32::MAX, "timeout_client_data": api::types::listener::MAX_TIMEOUT,
+                       "connection_limit": i32::MAX, "timeout_client_data": api::listener::body::MAX_TIMEOUT,
                        "insert_headers": headers, "tls_ciphers": "A".repeat(2048),
                        "tls_versions": tls, "alpn_protocols": alpn}),
             )

@@ -71,19 +71,19 @@ fn resolve<'a>(doc: &'a Value, r: &str) -> Option<&'a Value> {
 fn router_paths() -> BTreeSet<String> {
     let sources = [
         include_str!("../src/lib.rs"),
-        include_str!("../src/load_balancer.rs"),
-        include_str!("../src/listener.rs"),
-        include_str!("../src/pool.rs"),
-        include_str!("../src/member.rs"),
+        include_str!("../src/load_balancer/mod.rs"),
+        include_str!("../src/listener/mod.rs"),
+        include_str!("../src/pool/mod.rs"),
+        include_str!("../src/member/mod.rs"),
         include_str!("../src/member/batch.rs"),
-        include_str!("../src/health_monitor.rs"),
-        include_str!("../src/l7policy.rs"),
-        include_str!("../src/l7rule.rs"),
-        include_str!("../src/quotas.rs"),
+        include_str!("../src/health_monitor/mod.rs"),
+        include_str!("../src/l7policy/mod.rs"),
+        include_str!("../src/l7rule/mod.rs"),
+        include_str!("../src/quotas/mod.rs"),
         include_str!("../src/provider_api.rs"),
         include_str!("../src/flavors.rs"),
         include_str!("../src/profiles.rs"),
-        include_str!("../src/amphora.rs"),
+        include_str!("../src/amphora/mod.rs"),
     ];
     let mut out = BTreeSet::new();
     for src in sources {

@@ -8,7 +8,7 @@ use crate::fault::ApiError;
 use octavia_db::ListenerRow;
 use serde_json::{Map, Value};
 
-use crate::types::listener::{ListenerPost, ListenerPut};
+use crate::listener::body::{ListenerPost, ListenerPut};
 use crate::types::{Patch, Strings};
 
 /// `SUPPORTED_HTTP_HEADERS` (octavia-lib constants).

@@ -18,12 +18,12 @@ use serde_json::{Map, Value};
 
 use crate::context::RequestContext;
 use crate::fault::ApiError;
-use crate::l7policy::L7PolicyPost;
+use crate::l7policy::body::L7PolicyPost;
+use crate::listener::body::ListenerPost;
 use crate::lookup::{check_pool_protocol, port_space, quota_limits};
+use crate::member::body::MemberPost;
+use crate::pool::body::PoolPost;
 use crate::state::AppState;
-use crate::types::listener::ListenerPost;
-use crate::types::member::MemberPost;
-use crate::types::pool::PoolPost;
 use crate::types::{Obj, Patch};
 use crate::{columns, provider_model, related, render};
 

@@ -9,9 +9,9 @@ use std::collections::BTreeSet;
 
 use crate::context::RequestContext;
 use crate::fault::ApiError;
+use crate::load_balancer::body::{AdditionalVip, LbPost};
 use crate::network::{Networking, PortInfo};
 use crate::state::AppState;
-use crate::types::load_balancer::{AdditionalVip, LbPost};
 
 /// The VIP after validation; each part `None` when neither sent nor found (no Neutron).
 #[derive(Debug, Default)]

@@ -13,6 +13,7 @@ use provider::ProvisioningStatus;
 use tokio::task::JoinHandle;
 use tracing::Instrument;
 
+use super::body::*;
 use super::{
     Changes, check_sriov, duplicate, ip_not_reserved, new_row, route_pool, subnet_exists,
     subnet_verdict,
@@ -24,7 +25,7 @@ use crate::network::{NetworkError, SubnetInfo};
 use crate::provider_call::call_provider;
 use crate::state::AppState;
 use crate::target::Provider;
-use crate::types::{member::*, parse_list_typed};
+use crate::types::parse_list_typed;
 use crate::{list, policy, provider_model, related};
 
 /// A member's identity in a batch: (address, protocol_port).

@@ -2,13 +2,14 @@
 //! replies), the resources (response attributes typed by the request schemas), the graph
 //! create's `…Full` objects and the request schemas by name. `render.rs` turns them into JSON.
 
-use crate::types::health_monitor::{HM_POST, HM_PUT, HM_SINGLE};
-use crate::types::l7::{L7POLICY_SINGLE, L7RULE_SINGLE};
-use crate::types::listener::{LISTENER_POST, LISTENER_PUT, LISTENER_SINGLE};
-use crate::types::load_balancer::{ADDITIONAL_VIP, LB_POST, LB_PUT};
-use crate::types::member::{MEMBER_POST, MEMBER_PUT, MEMBER_SINGLE};
-use crate::types::pool::{POOL_POST, POOL_PUT, POOL_SINGLE, SP_POST, SP_PUT};
-use crate::types::quotas::QUOTA_PUT;
+use crate::health_monitor::body::{HM_POST, HM_PUT, HM_SINGLE};
+use crate::l7policy::body::L7POLICY_SINGLE;
+use crate::l7rule::body::L7RULE_SINGLE;
+use crate::listener::body::{LISTENER_POST, LISTENER_PUT, LISTENER_SINGLE};
+use crate::load_balancer::body::{ADDITIONAL_VIP, LB_POST, LB_PUT};
+use crate::member::body::{MEMBER_POST, MEMBER_PUT, MEMBER_SINGLE};
+use crate::pool::body::{POOL_POST, POOL_PUT, POOL_SINGLE, SP_POST, SP_PUT};
+use crate::quotas::body::QUOTA_PUT;
 use crate::types::{Field, Kind, Schema, TAGS, f, int, m, s};
 use crate::{amphora, flavors, l7policy, l7rule, profiles, quotas};
 
@@ -152,7 +153,7 @@ pub static L7POLICY: Resource = Resource {
     hidden: &[],
     optional: &[],
     extra: &[],
-    types_from: &[&l7policy::L7POLICY_POST],
+    types_from: &[&l7policy::body::L7POLICY_POST],
 };
 /// `L7RuleResponse`.
 pub static L7RULE: Resource = Resource {
@@ -161,7 +162,7 @@ pub static L7RULE: Resource = Resource {
     hidden: &[],
     optional: &[],
     extra: &[],
-    types_from: &[&l7rule::L7RULE_POST],
+    types_from: &[&l7rule::body::L7RULE_POST],
 };
 /// `QuotaResponse` (`null` limits only in the raw list).
 pub static QUOTA: Resource = Resource {
@@ -365,7 +366,7 @@ static ST_HM: Schema = Schema {
     fields: &[
         m("id", Kind::Uuid),
         m("name", s(255)),
-        m("type", Kind::Enum(crate::types::health_monitor::TYPES)),
+        m("type", Kind::Enum(crate::health_monitor::body::TYPES)),
         m("provisioning_status", Kind::Enum(PROVISIONING_STATUSES)),
         m("operating_status", Kind::Enum(OPERATING_STATUSES)),
     ],
@@ -513,11 +514,11 @@ pub static REQUEST_SCHEMAS: &[(&str, &Schema)] = &[
     ("HealthMonitorPOST", &HM_POST),
     ("HealthMonitorSingleCreate", &HM_SINGLE),
     ("HealthMonitorPUT", &HM_PUT),
-    ("L7PolicyPOST", &l7policy::L7POLICY_POST),
-    ("L7PolicyPUT", &l7policy::L7POLICY_PUT),
+    ("L7PolicyPOST", &l7policy::body::L7POLICY_POST),
+    ("L7PolicyPUT", &l7policy::body::L7POLICY_PUT),
     ("L7PolicySingleCreate", &L7POLICY_SINGLE),
-    ("L7RulePOST", &l7rule::L7RULE_POST),
-    ("L7RulePUT", &l7rule::L7RULE_PUT),
+    ("L7RulePOST", &l7rule::body::L7RULE_POST),
+    ("L7RulePUT", &l7rule::body::L7RULE_PUT),
     ("L7RuleSingleCreate", &L7RULE_SINGLE),
     ("QuotaPUT", &QUOTA_PUT),
     ("FlavorPOST", &flavors::FLAVOR_POST),
@@ -703,14 +704,14 @@ pub static OPERATIONS: &[Operation] = &[
     op("delete", "/v2/lbaas/healthmonitors/{id}", "Delete a health monitor", B::None, 204, R::Empty, P::None, true),
     // L7
     op("get", "/v2/lbaas/l7policies", "List L7 policies", B::None, 200, R::Page("l7policies", "l7policies_links", &L7POLICY), P::List(&L7POLICY), false),
-    op("post", "/v2/lbaas/l7policies", "Create an L7 policy", B::Wrapped("l7policy", &l7policy::L7POLICY_POST), 201, R::One("l7policy", &L7POLICY), P::None, true),
+    op("post", "/v2/lbaas/l7policies", "Create an L7 policy", B::Wrapped("l7policy", &l7policy::body::L7POLICY_POST), 201, R::One("l7policy", &L7POLICY), P::None, true),
     op("get", "/v2/lbaas/l7policies/{id}", "Show an L7 policy", B::None, 200, R::One("l7policy", &L7POLICY), P::Fields, false),
-    op("put", "/v2/lbaas/l7policies/{id}", "Update an L7 policy", B::Wrapped("l7policy", &l7policy::L7POLICY_PUT), 200, R::One("l7policy", &L7POLICY), P::None, true),
+    op("put", "/v2/lbaas/l7policies/{id}", "Update an L7 policy", B::Wrapped("l7policy", &l7policy::body::L7POLICY_PUT), 200, R::One("l7policy", &L7POLICY), P::None, true),
     op("delete", "/v2/lbaas/l7policies/{id}", "Delete an L7 policy", B::None, 204, R::Empty, P::None, true),
     op("get", "/v2/lbaas/l7policies/{l7policy_id}/rules", "List an L7 policy's rules", B::None, 200, R::Page("rules", "rules_links", &L7RULE), P::List(&L7RULE), false),
-    op("post", "/v2/lbaas/l7policies/{l7policy_id}/rules", "Create an L7 rule", B::Wrapped("rule", &l7rule::L7RULE_POST), 201, R::One("rule", &L7RULE), P::None, true),
+    op("post", "/v2/lbaas/l7policies/{l7policy_id}/rules", "Create an L7 rule", B::Wrapped("rule", &l7rule::body::L7RULE_POST), 201, R::One("rule", &L7RULE), P::None, true),
     op("get", "/v2/lbaas/l7policies/{l7policy_id}/rules/{id}", "Show an L7 rule", B::None, 200, R::One("rule", &L7RULE), P::Fields, false),
-    op("put", "/v2/lbaas/l7policies/{l7policy_id}/rules/{id}", "Update an L7 rule", B::Wrapped("rule", &l7rule::L7RULE_PUT), 200, R::One("rule", &L7RULE), P::None, true),
+    op("put", "/v2/lbaas/l7policies/{l7policy_id}/rules/{id}", "Update an L7 rule", B::Wrapped("rule", &l7rule::body::L7RULE_PUT), 200, R::One("rule", &L7RULE), P::None, true),
     op("delete", "/v2/lbaas/l7policies/{l7policy_id}/rules/{id}", "Delete an L7 rule", B::None, 204, R::Empty, P::None, true),
     // quotas
     op("get", "/v2/lbaas/quotas", "List stored quotas", B::None, 200, R::Page("quotas", "quotas_links", &QUOTA), P::List(&QUOTA), false),

@@ -9,15 +9,7 @@
 //! By job: `schema` (the attribute tables' [`Kind`]s and bounds), `parse` (the gate:
 //! [`parse_body`], coercion), `validate` (WSME `validate_value`), `echo` (the body as WSME
 //! prints it), `typed` ([`Obj`] into the resource's struct, [`Patch`]), `python` (Python's
-//! `repr`/`str`/`int`/`float`), `pattern` (the `pattern=` checks); one file per resource.
-
-pub mod health_monitor;
-pub mod l7;
-pub mod listener;
-pub mod load_balancer;
-pub mod member;
-pub mod pool;
-pub mod quotas;
+//! `repr`/`str`/`int`/`float`), `pattern` (the `pattern=` checks); each resource's bodies are in its folder (`crate::listener::body`, …).
 
 mod echo;
 mod extract;

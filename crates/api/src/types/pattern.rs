@@ -102,11 +102,11 @@ mod tests {
     /// search` (Python 3.11.7; the stack venv's 3.11.2 answers the same), pasted as printed.
     #[test]
     fn octavias_patterns_answer_as_pythons_re_search() {
-        let hm = &crate::types::health_monitor::HM_POST;
+        let hm = &crate::health_monitor::body::HM_POST;
         let domain = pattern_of(hm, "domain_name");
         let codes = pattern_of(hm, "expected_codes");
-        let cookie = pattern_of(&crate::types::pool::SP_POST, "cookie_name");
-        let key_value = pattern_of(&crate::l7rule::L7RULE_POST, "value");
+        let cookie = pattern_of(&crate::pool::body::SP_POST, "cookie_name");
+        let key_value = pattern_of(&crate::l7rule::body::L7RULE_POST, "value");
         for p in [domain, codes, cookie, key_value] {
             assert!(compiles(p), "{p}");
         }

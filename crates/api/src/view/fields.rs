@@ -44,6 +44,6 @@ impl Serialize for ScalarList<'_> {
 }
 
 /// A nullable name or description as Octavia renders it (`""` for NULL).
-pub(super) fn or_empty(v: &Option<String>) -> &str {
+pub(crate) fn or_empty(v: &Option<String>) -> &str {
     v.as_deref().unwrap_or_default()
 }

@@ -5,29 +5,16 @@
 //! and its attachments and declares its fields in the order a sorted map writes its keys, so
 //! the text is byte for byte what serialising the map gives (each view's unit test); the single
 //! GETs turn the same view into a `Value` ([`to_value`], as [`crate::render`] does), so both
-//! describe one shape. One file per resource, each citing its `*Response` of
+//! describe one shape. Each resource's view is in its folder (`crate::listener::view`, …), citing its `*Response` of
 //! `octavia/api/v2/types`; the attribute tables (`render::LB_ATTRS`, …) list the same names in
 //! Octavia's declaration order plus the list-only filter keys (the unit tests keep them equal).
 
 mod catalog;
 mod fields;
-mod health_monitor;
-mod l7;
-mod listener;
-mod load_balancer;
-mod member;
-mod pool;
-mod quota;
 
 pub use catalog::{AzView, FlavorView, ProfileView};
+pub(crate) use fields::or_empty;
 pub use fields::{Dt, IdRef, ScalarList, id_refs};
-pub use health_monitor::HmView;
-pub use l7::{L7PolicyView, L7RuleView};
-pub use listener::ListenerView;
-pub use load_balancer::{AdditionalVipView, LbView};
-pub use member::MemberView;
-pub use pool::{PoolView, SessionPersistenceView};
-pub use quota::{Limits, QuotaView};
 
 use serde::Serialize;
 

@@ -2,7 +2,7 @@
 
 use crate::types::wsme_body;
 
-use super::{INT_COLUMN_MAX, Kind, Patch, Strings, TAGS, int, s};
+use crate::types::{INT_COLUMN_MAX, Kind, Patch, Strings, TAGS, int, s};
 
 /// `SUPPORTED_HEALTH_MONITOR_TYPES`.
 pub const TYPES: &[&str] = &[
@@ -73,7 +73,7 @@ wsme_body! {
     }
     /// `HealthMonitorSingleCreate` (graph create): `HealthMonitorPOST` without the project
     /// and pool.
-    pub static HM_SINGLE = super::Derive {
+    pub static HM_SINGLE = crate::types::Derive {
         leave_out: &["project_id", "pool_id"],
         optional: false,
         retype: None,

@@ -3,7 +3,7 @@
 use octavia_db::MemberRow;
 use serde::Serialize;
 
-use super::fields::{Dt, or_empty};
+use crate::view::{Dt, or_empty};
 
 /// A member response object; fields in sorted key order (see [`crate::view`]).
 #[derive(Serialize)]

@@ -2,9 +2,10 @@
 //! with the rule-data checks of `octavia/common/validate.py`
 //! (`l7rule_data`, `validate_l7rule_ssl_types`).
 
+pub mod body;
 pub mod python_re;
+pub mod view;
 
-use crate::types::wsme_body;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -25,42 +26,15 @@ use crate::provider_call::call_provider;
 use crate::render::{render_rule, render_rules};
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
-use crate::types::l7::{COMPARE_TYPES, RULE_TYPES};
-use crate::types::{Kind, Patch, Strings, TAGS, Wsme};
+use crate::types::{Patch, Wsme};
 use crate::{columns, list};
+use body::*;
 pub use python_re::regex_error;
 
 type Q = Query<Vec<(String, String)>>;
 
 /// `MAX_L7RULES_PER_L7POLICY` (octavia/common/constants.py).
 pub const MAX_RULES_PER_POLICY: i64 = 50;
-
-/// `StringType(max_length=255, pattern=r'^[^\r\n]*$')` of `key` / `value`.
-const KEY_VALUE: Kind = Kind::Pattern {
-    pattern: "^[^\\r\\n]*$",
-    min: None,
-    max: Some(255),
-};
-
-wsme_body! {
-    /// `L7RulePOST` (octavia/api/v2/types/l7rule.py). A `null` `type`, `compare_type` or `value`
-    /// is sent on to `validate.l7rule_data`, which refuses it with its own text.
-    pub static L7RULE_POST, tenant_alias = true, wsme = ("rule_", "rule");
-    /// A validated `L7RulePOST` body (and an inline `L7RuleSingleCreate`, its subset) as
-    /// [`L7RULE_POST`] declares it: a `null` `type`, `compare_type` or `value` is kept for
-    /// [`validate_rule`]; `admin_state_up: null` is false, left out true; `invert: null` false.
-    pub struct L7RulePost {
-        r#type: Option<String> = mn(Kind::Enum(RULE_TYPES)),
-        compare_type: Option<String> = mn(Kind::Enum(COMPARE_TYPES)),
-        key: Option<String> = f(KEY_VALUE),
-        value: Option<String> = mn(KEY_VALUE),
-        invert: Option<bool> = f(Kind::Bool),
-        admin_state_up: Patch<bool> = f(Kind::Bool),
-        /// `project_id` (or `tenant_id`); the rule takes its load balancer's project.
-        project_id: Option<String> = f(Kind::Str { min: None, max: Some(36) }),
-        tags: Option<Strings> = f(TAGS),
-    }
-}
 
 impl L7RulePost {
     /// [`validate_rule`] of the rule as sent (a `null` type or compare type as `""`).
@@ -71,25 +45,6 @@ impl L7RulePost {
             self.key.as_deref(),
             self.value.as_deref(),
         )
-    }
-}
-
-wsme_body! {
-    /// `L7RulePUT`.
-    pub static L7RULE_PUT, tenant_alias = false, wsme = ("l7rule_", "rule");
-    /// A validated `L7RulePUT` body as [`L7RULE_PUT`] declares it: each attribute left out
-    /// (the stored one kept), `null` or a value.
-    pub struct L7RulePut {
-        r#type: Patch<String> = f(Kind::Enum(RULE_TYPES)),
-        compare_type: Patch<String> = f(Kind::Enum(COMPARE_TYPES)),
-        key: Patch<String> = f(KEY_VALUE),
-        value: Patch<String> = f(KEY_VALUE),
-        /// `invert` (`null`: false).
-        invert: Patch<bool> = f(Kind::Bool),
-        /// `admin_state_up` (`null`: false).
-        admin_state_up: Patch<bool> = f(Kind::Bool),
-        /// `tags` (`null`: none).
-        tags: Patch<Strings> = f(TAGS),
     }
 }
 
@@ -652,7 +607,7 @@ mod tests {
     fn a_graph_body_is_typed_as_its_post() {
         use crate::types::struct_fields;
         let post = struct_fields::<L7RulePost>();
-        for f in crate::types::l7::L7RULE_SINGLE.fields {
+        for f in crate::l7rule::body::L7RULE_SINGLE.fields {
             assert!(post.contains(&f.name), "{}", f.name);
         }
     }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use octavia_db::{ListenerAttachments, ListenerRow};
 use serde::Serialize;
 
-use super::fields::{Dt, IdRef, ScalarList, id_refs, or_empty};
+use crate::view::{Dt, IdRef, ScalarList, id_refs, or_empty};
 
 /// A listener response object; fields in sorted key order (see [`crate::view`]).
 #[derive(Serialize)]

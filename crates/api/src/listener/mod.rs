@@ -1,5 +1,8 @@
 //! `/v2/lbaas/listeners`, as `octavia/api/v2/controllers/listener.py`.
 
+pub mod body;
+pub mod view;
+
 pub mod rules;
 
 use axum::extract::{Path, Query, State};
@@ -23,8 +26,9 @@ use crate::provider_call::call_provider;
 use crate::render::LISTENER_ATTRS;
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
-use crate::types::{Patch, Strings, Wsme, listener::*, put_sent};
+use crate::types::{Patch, Strings, Wsme, put_sent};
 use crate::{columns, list, provider_model, render};
+use body::*;
 
 type Q = Query<Vec<(String, String)>>;
 

@@ -2,12 +2,12 @@
 
 use serde_json::{Map, Value};
 
-use super::{
+use crate::l7policy::body::L7POLICY_SINGLE;
+use crate::pool::body::POOL_SINGLE;
+use crate::types::{
     INT_COLUMN_MAX, INT_COLUMN_MIN, JOINED_COLUMN_MAX, Kind, Patch, Strings, TAGS, int, s,
     wsme_body,
 };
-use crate::types::l7::L7POLICY_SINGLE;
-use crate::types::pool::POOL_SINGLE;
 
 /// `LISTENER_SUPPORTED_PROTOCOLS` (octavia-lib constants).
 pub const PROTOCOLS: &[&str] = &[
@@ -122,7 +122,7 @@ listener_body! { Option {
 } {
     /// `ListenerSingleCreate` (inside a load balancer graph create): `ListenerPOST` without
     /// the project and load balancer, `hsts_max_age` bounded by its column only.
-    pub static LISTENER_SINGLE = super::Derive {
+    pub static LISTENER_SINGLE = crate::types::Derive {
         leave_out: &["project_id", "loadbalancer_id"],
         optional: false,
         retype: Some(("hsts_max_age", int(Some(INT_COLUMN_MIN), Some(INT_COLUMN_MAX)))),

@@ -4,9 +4,9 @@ use crate::types::wsme_body;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::{Kind, Patch, Strings, TAGS, s};
-use crate::types::listener::LISTENER_SINGLE;
-use crate::types::pool::POOL_SINGLE;
+use crate::listener::body::LISTENER_SINGLE;
+use crate::pool::body::POOL_SINGLE;
+use crate::types::{Kind, Patch, Strings, TAGS, s};
 
 wsme_body! {
     /// `AdditionalVipsType`.

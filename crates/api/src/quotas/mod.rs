@@ -5,6 +5,9 @@
 //! /v2/lbaas/quotas/defaults` is, as in the reference, `GET one` of the project `defaults`
 //! (which has no row, so it answers the configured defaults).
 
+pub mod body;
+pub mod view;
+
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -18,10 +21,11 @@ use crate::list;
 use crate::listing;
 use crate::pagination::ListParams;
 use crate::policy;
+use crate::quotas::body::QuotaPut;
 use crate::state::{AppState, QuotaDefaults};
-use crate::types::quotas::QuotaPut;
 use crate::types::{Patch, Wsme};
-use crate::view::{Limits, QuotaView, to_value};
+use crate::view::to_value;
+use view::{Limits, QuotaView};
 
 type Q = Query<Vec<(String, String)>>;
 

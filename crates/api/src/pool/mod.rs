@@ -1,5 +1,8 @@
 //! `/v2/lbaas/pools`, as `octavia/api/v2/controllers/pool.py`.
 
+pub mod body;
+pub mod view;
+
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -24,8 +27,9 @@ use crate::provider_call::call_provider;
 use crate::render::POOL_ATTRS;
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
-use crate::types::{Patch, Wsme, pool::*, put_sent};
+use crate::types::{Patch, Wsme, put_sent};
 use crate::{columns, list, provider_model, related, render};
+use body::*;
 
 type Q = Query<Vec<(String, String)>>;
 

@@ -2,11 +2,11 @@
 
 use crate::types::wsme_body;
 
-use super::{
+use crate::health_monitor::body::HM_SINGLE;
+use crate::member::body::MEMBER_SINGLE;
+use crate::types::{
     INT_COLUMN_MAX, INT_COLUMN_MIN, JOINED_COLUMN_MAX, Kind, Patch, Strings, TAGS, int, s,
 };
-use crate::types::health_monitor::HM_SINGLE;
-use crate::types::member::MEMBER_SINGLE;
 
 /// `POOL_SUPPORTED_PROTOCOLS` (octavia-lib constants).
 pub const PROTOCOLS: &[&str] = &["TCP", "HTTP", "HTTPS", "PROXY", "PROXYV2", "UDP", "SCTP"];
@@ -54,7 +54,7 @@ wsme_body! {
         persistence_granularity: Patch<String> = f(Kind::Ip),
     }
     /// `SessionPersistencePUT`.
-    pub static SP_PUT = super::ALL_OPTIONAL, tenant_alias = false;
+    pub static SP_PUT = crate::types::ALL_OPTIONAL, tenant_alias = false;
 }
 
 impl SessionPersistence {
@@ -85,9 +85,9 @@ wsme_body! {
         /// `project_id` (or `tenant_id`); the pool takes its load balancer's project.
         project_id: Option<String> = f(s(36)),
         /// `healthmonitor` (`HealthMonitorSingleCreate`, a graph create's).
-        healthmonitor: Option<crate::types::health_monitor::HmPost> = f(Kind::Object(&HM_SINGLE)),
+        healthmonitor: Option<crate::health_monitor::body::HmPost> = f(Kind::Object(&HM_SINGLE)),
         /// `members` (`MemberSingleCreate` items, a graph create's; `null` items skipped).
-        members: Option<Vec<Option<crate::types::member::MemberPost>>> = f(Kind::ObjectList(&MEMBER_SINGLE)),
+        members: Option<Vec<Option<crate::member::body::MemberPost>>> = f(Kind::ObjectList(&MEMBER_SINGLE)),
         tags: Option<Strings> = f(TAGS),
         tls_container_ref: Option<String> = f(s(255)),
         ca_tls_container_ref: Option<String> = f(s(255)),
@@ -100,7 +100,7 @@ wsme_body! {
     }
     /// `PoolSingleCreate` (graph create): `PoolPOST` without the listener, load balancer and
     /// project, `protocol` and `lb_algorithm` optional (checked later).
-    pub static POOL_SINGLE = super::Derive {
+    pub static POOL_SINGLE = crate::types::Derive {
         leave_out: &["listener_id", "loadbalancer_id", "project_id"],
         optional: true,
         retype: None,

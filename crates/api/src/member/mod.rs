@@ -1,5 +1,8 @@
 //! `/v2/lbaas/pools/{pool_id}/members`, as `octavia/api/v2/controllers/member.py`.
 
+pub mod body;
+pub mod view;
+
 use provider::{OperatingStatus, ProvisioningStatus};
 use std::net::IpAddr;
 
@@ -20,8 +23,9 @@ use crate::provider_call::call_provider;
 use crate::render::MEMBER_ATTRS;
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
-use crate::types::{Wsme, member::*, put_sent};
+use crate::types::{Wsme, put_sent};
 use crate::{columns, list, provider_model, related, render};
+use body::*;
 
 pub mod batch;
 

@@ -1,7 +1,7 @@
 //! Quota request type, as `octavia/api/v2/types/quotas.py`.
 
-use super::{Kind, Patch, int};
 use crate::types::wsme_body;
+use crate::types::{Kind, Patch, int};
 
 const Q: Kind = int(Some(-1), Some(2_000_000_000));
 

@@ -1,5 +1,8 @@
 //! `/v2/lbaas/loadbalancers`, as `octavia/api/v2/controllers/load_balancer.py`.
 
+pub mod body;
+pub mod view;
+
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -21,8 +24,9 @@ use crate::provider_call::call_provider;
 use crate::render::LB_ATTRS;
 use crate::state::AppState;
 use crate::target::{self, Provider};
-use crate::types::{Wsme, load_balancer::*};
+use crate::types::Wsme;
 use crate::{columns, list, provider_call, provider_model, related, render};
+use body::*;
 
 pub mod graph;
 mod vip;

@@ -1,5 +1,8 @@
 //! `/v2/lbaas/healthmonitors`, as `octavia/api/v2/controllers/health_monitor.py`.
 
+pub mod body;
+pub mod view;
+
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -19,8 +22,9 @@ use crate::policy;
 use crate::provider_call::call_provider;
 use crate::render::HM_ATTRS;
 use crate::state::AppState;
-use crate::types::{Patch, Wsme, health_monitor::*, put_sent};
+use crate::types::{Patch, Wsme, put_sent};
 use crate::{columns, list, provider_call, provider_model, render, target};
+use body::*;
 
 type Q = Query<Vec<(String, String)>>;
 

@@ -4,7 +4,7 @@
 use octavia_db::{LbAttachments, LoadBalancerRow};
 use serde::Serialize;
 
-use super::fields::{Dt, IdRef, id_refs, or_empty};
+use crate::view::{Dt, IdRef, id_refs, or_empty};
 
 /// One of `additional_vips`.
 #[derive(Serialize)]

@@ -2,7 +2,7 @@
 
 use crate::types::wsme_body;
 
-use super::{Kind, Patch, Schema, Strings, TAGS, f, int, s};
+use crate::types::{Kind, Patch, Schema, Strings, TAGS, f, int, s};
 
 const PORT: Kind = int(Some(1), Some(65535));
 const WEIGHT: Kind = int(Some(0), Some(256));
@@ -39,7 +39,7 @@ wsme_body! {
         request_sriov: Option<bool> = f(Kind::Bool),
     }
     /// `MemberSingleCreate` (graph create): `MemberPOST` without the project.
-    pub static MEMBER_SINGLE = super::Derive {
+    pub static MEMBER_SINGLE = crate::types::Derive {
         leave_out: &["project_id"],
         optional: false,
         retype: None,

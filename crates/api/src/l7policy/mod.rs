@@ -2,7 +2,9 @@
 //! with `validate.sanitize_l7policy_api_args` and the position handling of
 //! `L7PolicyRepository` (octavia/db/repositories.py: append, then move; positions 1..n).
 
-use crate::types::wsme_body;
+pub mod body;
+pub mod view;
+
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -13,7 +15,8 @@ use serde_json::{Value, json};
 
 use crate::context::RequestContext;
 use crate::fault::ApiError;
-use crate::l7rule::{self, L7RulePost, MAX_RULES_PER_POLICY};
+use crate::l7rule::body::L7RulePost;
+use crate::l7rule::{self, MAX_RULES_PER_POLICY};
 use crate::listing;
 use crate::lookup::{
     get_db_l7policy, get_db_lb, get_db_listener, get_db_pool, lock_lb_and_listener,
@@ -24,49 +27,11 @@ use crate::policy;
 use crate::provider_call::call_provider;
 use crate::render::{render_policies, render_policy};
 use crate::state::AppState;
-use crate::types::l7::{ACTIONS, L7RULE_SINGLE};
-use crate::types::{INT_COLUMN_MAX, INT_COLUMN_MIN, Kind, Patch, Strings, TAGS, Wsme, int, s};
+use crate::types::{Patch, Wsme};
 use crate::{columns, list, provider_call, target};
+use body::*;
 
 type Q = Query<Vec<(String, String)>>;
-
-/// `MAX_POLICY_POSITION`.
-pub const MAX_POSITION: i64 = 2_147_483_647;
-/// `SUPPORTED_L7POLICY_REDIRECT_HTTP_CODES`.
-pub const REDIRECT_CODES: &[i64] = &[301, 302, 303, 307, 308];
-
-/// `URLType`: the URL check, then the length of the varchar(255) column (none in WSME).
-const URL: Kind = Kind::Url;
-
-wsme_body! {
-    /// `L7PolicyPOST` (octavia/api/v2/types/l7policy.py).
-    pub static L7POLICY_POST, tenant_alias = true, wsme = ("l7policy_", "l7policy");
-    /// A validated `L7PolicyPOST` body (and a graph's `L7PolicySingleCreate`, its subset, with
-    /// `redirect_pool` taken out by the graph's plan) as [`L7POLICY_POST`] declares it;
-    /// `admin_state_up: null` is false (Octavia's `to_dict`), left out true.
-    pub struct L7PolicyPost {
-        name: Option<String> = f(s(255)),
-        description: Option<String> = f(s(255)),
-        admin_state_up: Patch<bool> = f(Kind::Bool),
-        /// `project_id` (or `tenant_id`); the policy takes its load balancer's project.
-        project_id: Option<String> = f(s(36)),
-        // a null action or listener gets the reference's own 400 / 404 (see `post`)
-        /// `action` (mandatory; `null` reaches [`sanitize`]).
-        action: Patch<String> = mn(Kind::Enum(ACTIONS)),
-        redirect_pool_id: Patch<String> = f(Kind::Uuid),
-        redirect_url: Patch<String> = f(URL),
-        redirect_prefix: Patch<String> = f(URL),
-        /// `position` (1-based; left out or `null`: the end).
-        position: Option<i64> = f(int(Some(1), Some(MAX_POSITION))),
-        /// `listener_id` (mandatory; `null` is looked up as `None`).
-        listener_id: Option<String> = mn(Kind::Uuid),
-        /// `rules` (`L7RuleSingleCreate` items; `null` items skipped).
-        rules: Option<Vec<Option<L7RulePost>>> = f(Kind::ObjectList(&L7RULE_SINGLE)),
-        tags: Option<Strings> = f(TAGS),
-        /// `redirect_http_code` (one of [`REDIRECT_CODES`]).
-        redirect_http_code: Patch<i64> = f(int(Some(INT_COLUMN_MIN), Some(INT_COLUMN_MAX))),
-    }
-}
 
 impl L7PolicyPost {
     /// The action and redirect attributes, as sanitize reads them.
@@ -82,29 +47,6 @@ impl L7PolicyPost {
     /// The inline rules, `null` items skipped.
     pub fn rules(&self) -> Vec<&L7RulePost> {
         self.rules.iter().flatten().flatten().collect()
-    }
-}
-
-wsme_body! {
-    /// `L7PolicyPUT`.
-    pub static L7POLICY_PUT, tenant_alias = false, wsme = ("l7policy_", "l7policy");
-    /// A validated `L7PolicyPUT` body as [`L7POLICY_PUT`] declares it: each attribute left out
-    /// (unchanged), `null` or a value.
-    pub struct L7PolicyPut {
-        name: Patch<String> = f(s(255)),
-        description: Patch<String> = f(s(255)),
-        /// `admin_state_up` (`null`: false).
-        admin_state_up: Patch<bool> = f(Kind::Bool),
-        /// `action` (`null` refused by [`sanitize`]).
-        action: Patch<String> = f(Kind::Enum(ACTIONS)),
-        redirect_pool_id: Patch<String> = f(Kind::Uuid),
-        redirect_url: Patch<String> = f(URL),
-        redirect_prefix: Patch<String> = f(URL),
-        /// `position` (`null`: unchanged).
-        position: Patch<i64> = f(int(Some(1), Some(MAX_POSITION))),
-        /// `tags` (`null`: none).
-        tags: Patch<Strings> = f(TAGS),
-        redirect_http_code: Patch<i64> = f(int(Some(INT_COLUMN_MIN), Some(INT_COLUMN_MAX))),
     }
 }
 
@@ -813,7 +755,7 @@ mod tests {
         use crate::types::struct_fields;
         // a graph's policy is typed as a POST once the plan took its redirect pool out
         let post = struct_fields::<L7PolicyPost>();
-        for f in crate::types::l7::L7POLICY_SINGLE.fields {
+        for f in crate::l7policy::body::L7POLICY_SINGLE.fields {
             assert!(
                 f.name == "redirect_pool" || post.contains(&f.name),
                 "{}",

@@ -4,7 +4,7 @@
 use octavia_db::HealthMonitorRow;
 use serde::Serialize;
 
-use super::fields::{Dt, IdRef, or_empty};
+use crate::view::{Dt, IdRef, or_empty};
 
 /// A health monitor response object; fields in sorted key order (see [`crate::view`]).
 #[derive(Serialize)]

@@ -4,7 +4,7 @@
 use octavia_db::{PoolAttachments, PoolRow, SessionPersistenceRow};
 use serde::Serialize;
 
-use super::fields::{Dt, IdRef, ScalarList, id_refs, or_empty};
+use crate::view::{Dt, IdRef, ScalarList, id_refs, or_empty};
 
 /// A pool's session persistence; fields in sorted key order.
 #[derive(Serialize)]

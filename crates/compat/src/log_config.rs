@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 
 use crate::log_format::Format;
 use crate::python_logging::{
-    Formatter, Handler, LogPlan, Logger, RECORD_KEYS, Sink, py_level, valid_datefmt,
+    Formatter, Handler, LogPlan, Logger, PyLevel, RECORD_KEYS, Sink, py_level, valid_datefmt,
 };
 
 /// configparser's view of the file: sections → lower-cased keys → values (continuations
@@ -104,10 +104,6 @@ impl Refusals<'_> {
 
 /// Reads the file. Errors: every refusal (see the module doc), or the one that the file
 /// cannot be read or does not parse.
-#[allow(
-    clippy::too_many_lines,
-    reason = "a known exception of clippy.toml's bound"
-)]
 pub fn read(file: &Path) -> Result<LogPlan, Vec<String>> {
     let whole = |why: String| {
         vec![format!(
@@ -117,20 +113,70 @@ pub fn read(file: &Path) -> Result<LogPlan, Vec<String>> {
     };
     let text = std::fs::read_to_string(file).map_err(|e| whole(e.to_string()))?;
     let ini = parse_ini(&text).map_err(whole)?;
-    let mut r = Refusals {
-        file,
-        out: Vec::new(),
+    let mut c = FileConfig {
+        defaults: ini.get("DEFAULT").cloned().unwrap_or_default(),
+        ini: &ini,
+        r: Refusals {
+            file,
+            out: Vec::new(),
+        },
     };
-    let defaults = ini.get("DEFAULT").cloned().unwrap_or_default();
-    // configparser: a section's value, else [DEFAULT]'s. `raw`: no interpolation (fileConfig
-    // reads format/datefmt raw); otherwise `%%` is `%` and `%(x)s` refers to another option.
-    let get = |r: &mut Refusals<'_>, s: &str, k: &str, raw: bool| -> Option<String> {
-        let v = ini.get(s)?.get(k).or_else(|| defaults.get(k))?.clone();
+    let mut formatters: BTreeMap<String, Formatter> = BTreeMap::new();
+    for f in c.keys("formatters") {
+        if let Some(formatter) = c.formatter(&f) {
+            formatters.insert(f, formatter);
+        }
+    }
+    let mut handlers: Vec<Handler> = Vec::new();
+    let mut handler_index: BTreeMap<String, usize> = BTreeMap::new();
+    for h in c.keys("handlers") {
+        if let Some(handler) = c.handler(&h, &formatters) {
+            handler_index.insert(h, handlers.len());
+            handlers.push(handler);
+        }
+    }
+    let names = c.keys("loggers");
+    if !names.iter().any(|l| l == "root") {
+        c.r.push(
+            "loggers",
+            "keys",
+            "must include root (fileConfig requires it)",
+        );
+    }
+    let loggers = names
+        .iter()
+        .filter_map(|l| c.logger(l, &handler_index))
+        .collect();
+    if c.r.out.is_empty() {
+        Ok(LogPlan { handlers, loggers })
+    } else {
+        Err(c.r.out)
+    }
+}
+
+/// The parsed file as `logging.config.fileConfig` walks it, and what it refused so far.
+struct FileConfig<'a> {
+    ini: &'a Ini,
+    defaults: BTreeMap<String, String>,
+    r: Refusals<'a>,
+}
+
+impl FileConfig<'_> {
+    /// configparser: a section's value, else [DEFAULT]'s. `raw`: no interpolation (fileConfig
+    /// reads format/datefmt raw); otherwise `%%` is `%` and `%(x)s` (refused) refers to
+    /// another option.
+    fn get(&mut self, s: &str, k: &str, raw: bool) -> Option<String> {
+        let v = self
+            .ini
+            .get(s)?
+            .get(k)
+            .or_else(|| self.defaults.get(k))?
+            .clone();
         if raw {
             return Some(v);
         }
         if v.contains("%(") {
-            r.push(
+            self.r.push(
                 s,
                 k,
                 "configparser interpolation %(…)s is not supported by Keel",
@@ -138,106 +184,116 @@ pub fn read(file: &Path) -> Result<LogPlan, Vec<String>> {
             return None;
         }
         Some(v.replace("%%", "%"))
-    };
-    let keys = |r: &mut Refusals<'_>, s: &str| -> Vec<String> {
-        if !ini.contains_key(s) {
-            r.push(
+    }
+
+    /// The comma-separated `keys` of `[s]` (a missing section refused).
+    fn keys(&mut self, s: &str) -> Vec<String> {
+        if !self.ini.contains_key(s) {
+            self.r.push(
                 s,
                 "keys",
                 "missing: fileConfig needs [loggers], [handlers] and [formatters]",
             );
             return Vec::new();
         }
-        get(r, s, "keys", false)
+        self.list(s, "keys")
+    }
+
+    /// A comma-separated option, entries trimmed, empty ones dropped.
+    fn list(&mut self, s: &str, k: &str) -> Vec<String> {
+        self.get(s, k, false)
             .unwrap_or_default()
             .split(',')
             .map(str::trim)
             .filter(|k| !k.is_empty())
             .map(str::to_string)
             .collect()
-    };
+    }
 
-    let mut formatters: BTreeMap<String, Formatter> = BTreeMap::new();
-    for f in keys(&mut r, "formatters") {
-        let s = format!("formatter_{f}");
-        if !ini.contains_key(&s) {
-            r.push("formatters", "keys", format!("{f}: no [{s}] section"));
-            continue;
+    /// The section `[<kind>_<name>]` a `keys` entry names, when it exists (else refused).
+    fn section(&mut self, kind: &str, name: &str) -> Option<String> {
+        let s = format!("{kind}_{name}");
+        if self.ini.contains_key(&s) {
+            return Some(s);
         }
-        if let Some(style) = get(&mut r, &s, "style", true).filter(|v| v != "%") {
-            r.push(&s, "style", format!("{style:?}: Keel formats %-style only"));
-            continue;
+        self.r.push(
+            &format!("{kind}s"),
+            "keys",
+            format!("{name}: no [{s}] section"),
+        );
+        None
+    }
+
+    /// `[formatter_<f>]`: `class` (oslo.log's Context or JSON formatter, or
+    /// `logging.Formatter` with its `format`), `datefmt`, `style` (`%` only).
+    fn formatter(&mut self, f: &str) -> Option<Formatter> {
+        let s = self.section("formatter", f)?;
+        if let Some(style) = self.get(&s, "style", true).filter(|v| v != "%") {
+            self.r
+                .push(&s, "style", format!("{style:?}: Keel formats %-style only"));
+            return None;
         }
-        let datefmt = get(&mut r, &s, "datefmt", true).filter(|v| !v.is_empty());
+        let datefmt = self.get(&s, "datefmt", true).filter(|v| !v.is_empty());
         if let Some(d) = datefmt.as_deref().filter(|d| !valid_datefmt(d)) {
-            r.push(&s, "datefmt", format!("{d:?} is not a strftime format"));
-            continue;
+            self.r
+                .push(&s, "datefmt", format!("{d:?} is not a strftime format"));
+            return None;
         }
-        let class = get(&mut r, &s, "class", false).unwrap_or_else(|| "logging.Formatter".into());
-        let formatter = match class.as_str() {
-            "oslo_log.formatters.ContextFormatter" => Formatter::Context { datefmt },
-            "oslo_log.formatters.JSONFormatter" => Formatter::Json,
+        let class = self
+            .get(&s, "class", false)
+            .unwrap_or_else(|| "logging.Formatter".into());
+        match class.as_str() {
+            "oslo_log.formatters.ContextFormatter" => Some(Formatter::Context { datefmt }),
+            "oslo_log.formatters.JSONFormatter" => Some(Formatter::Json),
             "logging.Formatter" | "Formatter" => {
-                let text = get(&mut r, &s, "format", true).unwrap_or_else(|| "%(message)s".into());
+                let text = self
+                    .get(&s, "format", true)
+                    .unwrap_or_else(|| "%(message)s".into());
                 match Format::parse(&text, |k| RECORD_KEYS.contains(&k)) {
-                    Ok(format) => Formatter::Python { format, datefmt },
+                    Ok(format) => Some(Formatter::Python { format, datefmt }),
                     Err(why) => {
-                        r.push(&s, "format", why);
-                        continue;
+                        self.r.push(&s, "format", why);
+                        None
                     }
                 }
             }
             other => {
-                r.push(
+                self.r.push(
                     &s,
                     "class",
                     format!(
                         "{other:?}: Keel formats with oslo_log.formatters.ContextFormatter, oslo_log.formatters.JSONFormatter or logging.Formatter"
                     ),
                 );
-                continue;
+                None
             }
-        };
-        formatters.insert(f, formatter);
+        }
     }
 
-    let mut handlers: Vec<Handler> = Vec::new();
-    let mut handler_index: BTreeMap<String, usize> = BTreeMap::new();
-    for h in keys(&mut r, "handlers") {
-        let s = format!("handler_{h}");
-        if !ini.contains_key(&s) {
-            r.push("handlers", "keys", format!("{h}: no [{s}] section"));
-            continue;
-        }
-        let Some(class) = get(&mut r, &s, "class", false) else {
-            r.push(&s, "class", "missing (fileConfig requires it)");
-            continue;
+    /// `[handler_<h>]`: `class` and `args` ([`sink`]), no `kwargs`, `level`, `formatter` (one
+    /// of `formatters`; none: logging's default `%(message)s`).
+    fn handler(&mut self, h: &str, formatters: &BTreeMap<String, Formatter>) -> Option<Handler> {
+        let s = self.section("handler", h)?;
+        let Some(class) = self.get(&s, "class", false) else {
+            self.r.push(&s, "class", "missing (fileConfig requires it)");
+            return None;
         };
-        let args = get(&mut r, &s, "args", false).unwrap_or_else(|| "()".into());
-        let kwargs = get(&mut r, &s, "kwargs", false).unwrap_or_else(|| "{}".into());
+        let args = self.get(&s, "args", false).unwrap_or_else(|| "()".into());
+        let kwargs = self.get(&s, "kwargs", false).unwrap_or_else(|| "{}".into());
         if !matches!(kwargs.replace(' ', "").as_str(), "{}" | "") {
-            r.push(
+            self.r.push(
                 &s,
                 "kwargs",
                 format!("{kwargs:?}: Keel takes a handler's args only"),
             );
-            continue;
+            return None;
         }
-        let Some(sink) = sink(&class, &args, &s, &mut r) else {
-            continue;
-        };
-        let level = match get(&mut r, &s, "level", false) {
+        let sink = sink(&class, &args, &s, &mut self.r)?;
+        let level = match self.get(&s, "level", false) {
             None => 0,
-            Some(l) => match py_level(&l) {
-                Some(l) => l,
-                None => {
-                    r.push(&s, "level", format!("{l:?} is not a logging level name"));
-                    continue;
-                }
-            },
+            Some(l) => self.level(&s, &l)?,
         };
-        let formatter = match get(&mut r, &s, "formatter", false).filter(|f| !f.is_empty()) {
-            // No formatter: logging's default, `%(message)s`.
+        let formatter = match self.get(&s, "formatter", false).filter(|f| !f.is_empty()) {
             None => Formatter::Python {
                 format: Format(vec![crate::log_format::Part::Field(
                     crate::log_format::Conversion {
@@ -254,82 +310,70 @@ pub fn read(file: &Path) -> Result<LogPlan, Vec<String>> {
             Some(f) => match formatters.get(&f) {
                 Some(f) => f.clone(),
                 None => {
-                    r.push(
+                    self.r.push(
                         &s,
                         "formatter",
                         format!("{f:?} is not one of [formatters] keys"),
                     );
-                    continue;
+                    return None;
                 }
             },
         };
-        handler_index.insert(h, handlers.len());
-        handlers.push(Handler {
+        Some(Handler {
             sink,
             level,
             formatter,
             color: false,
-        });
+        })
     }
 
-    let mut loggers = Vec::new();
-    let names = keys(&mut r, "loggers");
-    if !names.iter().any(|l| l == "root") {
-        r.push(
-            "loggers",
-            "keys",
-            "must include root (fileConfig requires it)",
-        );
-    }
-    for l in names {
-        let s = format!("logger_{l}");
-        if !ini.contains_key(&s) {
-            r.push("loggers", "keys", format!("{l}: no [{s}] section"));
-            continue;
+    /// A `level` value of `[s]` as Python's number (refused when not a level name).
+    fn level(&mut self, s: &str, l: &str) -> Option<PyLevel> {
+        let level = py_level(l);
+        if level.is_none() {
+            self.r
+                .push(s, "level", format!("{l:?} is not a logging level name"));
         }
+        level
+    }
+
+    /// `[logger_<l>]`: `qualname` (not for root), `level` (root's default WARNING),
+    /// `handlers` (built ones, by index), `propagate` (0 or 1; never for root).
+    fn logger(&mut self, l: &str, handler_index: &BTreeMap<String, usize>) -> Option<Logger> {
+        let s = self.section("logger", l)?;
         let name = if l == "root" {
             String::new()
         } else {
-            match get(&mut r, &s, "qualname", false) {
-                Some(q) => q,
-                None => {
-                    r.push(&s, "qualname", "missing (fileConfig requires it)");
-                    continue;
-                }
-            }
+            let Some(q) = self.get(&s, "qualname", false) else {
+                self.r
+                    .push(&s, "qualname", "missing (fileConfig requires it)");
+                return None;
+            };
+            q
         };
-        let level = match get(&mut r, &s, "level", false) {
+        let level = match self.get(&s, "level", false) {
             None => None,
-            Some(v) => match py_level(&v) {
-                Some(0) => None,
-                Some(n) => Some(n),
-                None => {
-                    r.push(&s, "level", format!("{v:?} is not a logging level name"));
-                    continue;
-                }
-            },
+            Some(v) => Some(self.level(&s, &v)?).filter(|n| *n != 0),
         };
         let mut hs = Vec::new();
-        for h in get(&mut r, &s, "handlers", false)
-            .unwrap_or_default()
-            .split(',')
-            .map(str::trim)
-            .filter(|h| !h.is_empty())
-        {
-            match handler_index.get(h) {
+        for h in self.list(&s, "handlers") {
+            match handler_index.get(&h) {
                 Some(i) => hs.push(*i),
-                None => r.push(&s, "handlers", format!("{h:?} is not a handler Keel built")),
+                None => self
+                    .r
+                    .push(&s, "handlers", format!("{h:?} is not a handler Keel built")),
             }
         }
-        let propagate = match get(&mut r, &s, "propagate", false).as_deref() {
+        let propagate = match self.get(&s, "propagate", false).as_deref() {
             None | Some("1") => true,
             Some("0") => false,
             Some(v) => {
-                r.push(&s, "propagate", format!("{v:?}: expected 0 or 1"));
+                self.r
+                    .push(&s, "propagate", format!("{v:?}: expected 0 or 1"));
                 true
             }
         };
-        loggers.push(Logger {
+        Some(Logger {
             name,
             // Python's root defaults to WARNING when fileConfig sets no level.
             level: if l == "root" {
@@ -339,12 +383,7 @@ pub fn read(file: &Path) -> Result<LogPlan, Vec<String>> {
             },
             handlers: hs,
             propagate: l != "root" && propagate,
-        });
-    }
-    if r.out.is_empty() {
-        Ok(LogPlan { handlers, loggers })
-    } else {
-        Err(r.out)
+        })
     }
 }
 

@@ -386,10 +386,6 @@ async fn driver_agent(config: Config) -> anyhow::Result<()> {
 
 /// `keel serve` (also `uwsgi`, `octavia-api`): the API on `options`' listeners, the provider,
 /// the agent (per `[keel] run_agent`) and recovery, until SIGTERM/SIGINT drain it.
-#[allow(
-    clippy::too_many_lines,
-    reason = "a known exception of clippy.toml's bound"
-)]
 async fn serve(config: Config, options: entry::ServeOptions) -> anyhow::Result<()> {
     // A bad policy file stops startup before any connection is made.
     let policy = Arc::new(config.oslo_policy.load_policy().context("[oslo_policy]")?);
@@ -412,7 +408,6 @@ async fn serve(config: Config, options: entry::ServeOptions) -> anyhow::Result<(
 
     // One long-lived NB connection and replica for the whole process.
     let nb = connect_nb(&config).await?;
-    let gate_nb = nb.clone();
     let (ovn, status) = ovn_provider(&db, &nb, neutron.clone(), &deployment);
     if let Some(addr) = &config.keel.metrics_listen {
         metrics::serve(addr, db.clone()).await?;
@@ -427,26 +422,17 @@ async fn serve(config: Config, options: entry::ServeOptions) -> anyhow::Result<(
     }
     // Accepted work no live process is doing (a crash, a kill, a lost node) is completed by
     // whichever Keel claims it first (`recovery`).
-    let recovery = recovery::Recovery {
-        db: db.clone(),
-        ovn: ovn.clone(),
-        nb: Arc::new(ovn_provider::OvsdbNb::new(nb.clone())),
-        neutron: neutron.clone(),
-        status: status.clone(),
-        config: recovery::RecoveryConfig {
-            lease: std::time::Duration::from_secs(config.keel.recovery_lease),
-            period: std::time::Duration::from_secs(config.keel.recovery_period),
-        },
-        recovering: Default::default(),
-        deployment_tag: ovn_provider::driver::deployment_tag(&deployment),
-    };
-    let recovery_task = tokio::spawn(recovery::run(recovery));
+    let recovery_task = tokio::spawn(recovery::run(recovery_of(
+        &config,
+        &db,
+        &ovn,
+        &nb,
+        &neutron,
+        &status,
+        &deployment,
+    )));
     let mut providers: BTreeMap<String, Arc<dyn ProviderDriver>> = BTreeMap::new();
-    let gate = nb_gate::NbGate::new(
-        Arc::new(ovn.clone()),
-        &gate_nb,
-        config.keel.nb_unavailable_after,
-    );
+    let gate = nb_gate::NbGate::new(Arc::new(ovn.clone()), &nb, config.keel.nb_unavailable_after);
     // The names config::check::PROVIDERS lists (the review warns about any other).
     providers.insert("ovn".into(), Arc::new(gate));
     // Octavia's amphora driver, when enabled: casts to the operator's octavia-worker
@@ -455,35 +441,17 @@ async fn serve(config: Config, options: entry::ServeOptions) -> anyhow::Result<(
     if let Some(a) = amphora {
         providers.extend(a.drivers);
     }
-
-    let auth = match config.api_settings.auth_strategy.as_str() {
-        "noauth" => api::context::AuthMode::NoAuth,
-        _ => {
-            let validator = clients::token_validator(&config)?;
-            api::context::AuthMode::Keystone(Arc::new(wiring::KeystoneTokenAuth(validator)))
-        }
-    };
-    // octavia-api validates VIPs and members through `[controller_worker] network_driver`
-    let neutron_lookups = Arc::new(wiring::NeutronNetworking(neutron));
-    let networking: Arc<dyn api::network::Networking> =
-        if amphora_provider::is_noop_network_driver(&config.messaging.network_driver) {
-            Arc::new(api::network::NoopNetworking::over(neutron_lookups))
-        } else {
-            neutron_lookups
-        };
-    let api_cfg = config.api_config(policy);
-    let mut state = api::AppState::new(db, providers, auth, Some(networking), api_cfg);
+    let mut state = api::AppState::new(
+        db,
+        providers,
+        auth_mode(&config)?,
+        Some(networking(&config, neutron)),
+        config.api_config(policy),
+    );
     if let Some(control) = amphora_control {
         state = state.with_amphora_control(control);
     }
-    // Octavia's barbican_cert_manager: TLS references read with the caller's token before the
-    // provider is asked (seed 003 §5, seed 004 §5).
-    let state = if config.certificates.cert_manager == "noop_cert_manager" {
-        state.with_cert_manager(Arc::new(wiring::NoopCertManager))
-    } else {
-        let barbican = clients::barbican(&config, &service)?;
-        state.with_cert_manager(Arc::new(wiring::BarbicanCertManager(barbican)))
-    };
+    let state = state.with_cert_manager(cert_manager(&config, &service)?);
     let app = options.wrap(api::router(state))?;
     let listeners = options.listeners(
         &config.api_settings.bind_host,
@@ -528,6 +496,74 @@ async fn serve(config: Config, options: entry::ServeOptions) -> anyhow::Result<(
     }
     tracing::info!("keel stopped");
     Ok(())
+}
+
+/// The recovery of accepted work of this process (`[keel] recovery_lease`,
+/// `recovery_period`, seconds): leases, takeover of PENDING_* objects, the orphan sweep.
+fn recovery_of(
+    config: &Config,
+    db: &octavia_db::Database,
+    ovn: &ovn_provider::OvnProvider,
+    nb: &ovsdb::Client,
+    neutron: &openstack::NeutronClient,
+    status: &Arc<dyn StatusSink>,
+    deployment: &str,
+) -> recovery::Recovery {
+    recovery::Recovery {
+        db: db.clone(),
+        ovn: ovn.clone(),
+        nb: Arc::new(ovn_provider::OvsdbNb::new(nb.clone())),
+        neutron: neutron.clone(),
+        status: status.clone(),
+        config: recovery::RecoveryConfig {
+            lease: std::time::Duration::from_secs(config.keel.recovery_lease),
+            period: std::time::Duration::from_secs(config.keel.recovery_period),
+        },
+        recovering: Default::default(),
+        deployment_tag: ovn_provider::driver::deployment_tag(deployment),
+    }
+}
+
+/// `[api_settings] auth_strategy`: `noauth`, else Keystone tokens validated with
+/// `[keystone_authtoken]` (keystonemiddleware's role). Errors: the validator's session.
+fn auth_mode(config: &Config) -> anyhow::Result<api::context::AuthMode> {
+    Ok(match config.api_settings.auth_strategy.as_str() {
+        "noauth" => api::context::AuthMode::NoAuth,
+        _ => {
+            let validator = clients::token_validator(config)?;
+            api::context::AuthMode::Keystone(Arc::new(wiring::KeystoneTokenAuth(validator)))
+        }
+    })
+}
+
+/// What validates VIPs and members: octavia-api goes through `[controller_worker]
+/// network_driver`, so the noop driver takes ids Neutron does not have.
+fn networking(
+    config: &Config,
+    neutron: openstack::NeutronClient,
+) -> Arc<dyn api::network::Networking> {
+    let neutron_lookups = Arc::new(wiring::NeutronNetworking(neutron));
+    if amphora_provider::is_noop_network_driver(&config.messaging.network_driver) {
+        Arc::new(api::network::NoopNetworking::over(neutron_lookups))
+    } else {
+        neutron_lookups
+    }
+}
+
+/// `[certificates] cert_manager`: Octavia's `barbican_cert_manager` (TLS references read with
+/// the caller's token before the provider is asked, seed 003 §5, seed 004 §5) or the noop
+/// one. Errors: the Barbican session.
+fn cert_manager(
+    config: &Config,
+    service: &openstack::ServiceAuth,
+) -> anyhow::Result<Arc<dyn api::CertManager>> {
+    Ok(if config.certificates.cert_manager == "noop_cert_manager" {
+        Arc::new(wiring::NoopCertManager)
+    } else {
+        Arc::new(wiring::BarbicanCertManager(clients::barbican(
+            config, service,
+        )?))
+    })
 }
 
 #[cfg(test)]

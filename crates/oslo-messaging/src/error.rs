@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+use tokio_rustls::rustls;
+
 /// A `transport_url` or an `[oslo_messaging_rabbit]` option this client refuses, with the
 /// reason. Returned by [`crate::TransportUrl::parse`], [`crate::RabbitOptions::check`],
 /// [`crate::RabbitOptions::with_url_query`] and [`crate::RpcClient::new`]; oslo.messaging
@@ -29,17 +31,20 @@ pub enum ConfigError {
         reason: String,
     },
     /// A TLS file named by an `ssl_*` option cannot be read or parsed.
-    #[error("[oslo_messaging_rabbit] {option} {path}: {reason}")]
+    #[error("[oslo_messaging_rabbit] {option} {path}: {}", tls_file_text(.reason, .source.as_ref()))]
     TlsFile {
         /// The option naming the file (`ssl_ca_file`, `ssl_cert_file`, `ssl_key_file`).
         option: &'static str,
         /// The file's path as configured.
         path: String,
-        /// What is wrong with it.
-        reason: String,
-        /// The I/O error behind it, when there is one.
+        /// What is wrong with it: `cannot be read`, `holds no PEM certificate`, `bad PEM
+        /// certificate`, `no usable PEM private key`, `bad CA`; empty where the cause says it
+        /// all (webpki refusing the CA store).
+        reason: &'static str,
+        /// The error behind it, when there is one. Its text follows `reason` after `: `,
+        /// except an I/O error's, which the text leaves out (`cannot be read`).
         #[source]
-        source: Option<std::io::Error>,
+        source: Option<TlsFileCause>,
     },
     /// rustls refused the TLS configuration built from the `ssl_*` options.
     #[error("[oslo_messaging_rabbit] ssl: {context}")]
@@ -50,6 +55,33 @@ pub enum ConfigError {
         #[source]
         source: tokio_rustls::rustls::Error,
     },
+}
+
+/// The error behind a [`ConfigError::TlsFile`]; its text and source are the inner error's.
+#[derive(Debug, thiserror::Error)]
+pub enum TlsFileCause {
+    /// Reading the file.
+    #[error(transparent)]
+    Io(std::io::Error),
+    /// Parsing a certificate or private key out of its PEM.
+    #[error(transparent)]
+    Pem(rustls::pki_types::pem::Error),
+    /// rustls refusing a CA certificate.
+    #[error(transparent)]
+    Rustls(rustls::Error),
+    /// webpki refusing to build a verifier on the file's CA certificates.
+    #[error(transparent)]
+    Verifier(rustls::client::VerifierBuilderError),
+}
+
+/// [`ConfigError::TlsFile`]'s text after the path: `reason`, then `: ` and the cause's text
+/// unless the cause is an I/O error or `reason` is empty (then the cause's text alone).
+fn tls_file_text(reason: &str, source: Option<&TlsFileCause>) -> String {
+    match source {
+        None | Some(TlsFileCause::Io(_)) => reason.to_owned(),
+        Some(c) if reason.is_empty() => c.to_string(),
+        Some(c) => format!("{reason}: {c}"),
+    }
 }
 
 /// Why one [`crate::RpcClient::cast`] did not end with RabbitMQ confirming the message. The

@@ -2,6 +2,7 @@
 //! before anything is sent) and [`CastError`] (one cast that did not end with RabbitMQ's
 //! publisher-confirm ack).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio_rustls::rustls;
@@ -84,6 +85,42 @@ fn tls_file_text(reason: &str, source: Option<&TlsFileCause>) -> String {
     }
 }
 
+/// A connection attempt of the background connector that failed; the text is `<host:port>:
+/// <why>`, as in the connector's `AMQP server on … is unreachable` log line.
+#[derive(Debug, thiserror::Error)]
+#[error("{endpoint}: {cause}")]
+pub struct DialError {
+    /// The endpoint dialled, as [`crate::Endpoint`] shows it (`host:port`).
+    pub endpoint: String,
+    /// Why it failed.
+    #[source]
+    pub cause: DialCause,
+}
+
+/// Why a connection attempt failed ([`DialError`]).
+#[derive(Debug, thiserror::Error)]
+pub enum DialCause {
+    /// The `ssl_*` options did not make a TLS configuration.
+    #[error(transparent)]
+    Tls(ConfigError),
+    /// lapin refused: its runtime, TCP, TLS (e.g. a certificate the CA did not sign) or the
+    /// AMQP handshake (e.g. credentials refused).
+    #[error(transparent)]
+    Amqp(lapin::Error),
+    /// No AMQP handshake within the bound (`timed out after <bound>`).
+    #[error("timed out after {0:?}")]
+    Timeout(Duration),
+}
+
+/// [`CastError::Unavailable`]'s text after the wait: the last failure, else that no attempt
+/// has finished.
+fn unavailable_text(last: Option<&DialError>) -> String {
+    last.map_or_else(
+        || "no connection attempt finished yet".to_owned(),
+        ToString::to_string,
+    )
+}
+
 /// Why one [`crate::RpcClient::cast`] did not end with RabbitMQ confirming the message. The
 /// message may or may not have been delivered after [`CastError::Unavailable`] or
 /// [`CastError::Timeout`] (a confirm lost with the connection); never after the other
@@ -92,12 +129,14 @@ fn tls_file_text(reason: &str, source: Option<&TlsFileCause>) -> String {
 pub enum CastError {
     /// No connection to any RabbitMQ host could be had within the cast's bound (`waited`).
     /// `last_error` is the last connection attempt's failure, when there was one.
-    #[error("RabbitMQ unavailable after {waited:?}: {}", last_error.as_deref().unwrap_or("no connection attempt finished yet"))]
+    #[error("RabbitMQ unavailable after {waited:?}: {}", unavailable_text(.last_error.as_deref()))]
     Unavailable {
         /// How long the cast waited for a connection.
         waited: Duration,
-        /// The last connection failure logged by the background connector.
-        last_error: Option<String>,
+        /// The last connection failure logged by the background connector (shared by every
+        /// cast that finds no connection until the next attempt).
+        #[source]
+        last_error: Option<Arc<DialError>>,
     },
     /// Connected, but the exchange declaration, the publish or its confirm did not finish
     /// within the cast's bound. The message may still reach the queue.

@@ -47,8 +47,7 @@ pub enum VipError {
         source: NeutronError,
     },
     /// `NetworkException` on a Neutron error deleting a broken VIP port Octavia owns:
-    /// [`ProviderError::Driver`] `Neutron is failing to service requests due to: <error>.
-    /// Aborting.`.
+    /// [`ProviderError::Driver`] with the reference's text.
     #[error("Neutron is failing to service requests due to: {0}. Aborting.")]
     DeletePort(#[source] NeutronError),
     /// A Neutron error other than 404 reading or deleting a port to deallocate:

@@ -42,8 +42,9 @@ pub enum ConfigError {
         /// certificate`, `no usable PEM private key`, `bad CA`; empty where the cause says it
         /// all (webpki refusing the CA store).
         reason: &'static str,
-        /// The error behind it, when there is one. Its text follows `reason` after `: `,
-        /// except an I/O error's, which the text leaves out (`cannot be read`).
+        /// The error behind it, when there is one. Its text follows `reason` after `: `
+        /// (alone when `reason` is empty), except an I/O error's, which the text leaves out
+        /// (`cannot be read`).
         #[source]
         source: Option<TlsFileCause>,
     },
@@ -75,8 +76,7 @@ pub enum TlsFileCause {
     Verifier(rustls::client::VerifierBuilderError),
 }
 
-/// [`ConfigError::TlsFile`]'s text after the path: `reason`, then `: ` and the cause's text
-/// unless the cause is an I/O error or `reason` is empty (then the cause's text alone).
+/// [`ConfigError::TlsFile`]'s text after the path, as its `reason` and `source` say.
 fn tls_file_text(reason: &str, source: Option<&TlsFileCause>) -> String {
     match source {
         None | Some(TlsFileCause::Io(_)) => reason.to_owned(),

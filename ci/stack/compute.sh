@@ -21,6 +21,7 @@
 # No nova-scheduler / cinder-scheduler: nothing here boots a server or makes a volume.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$STACK_DIR/lib.sh"
 CV="$COMPUTE_VENV"
 CCONS="$STATE/compute-constraints.txt"
 
@@ -66,52 +67,6 @@ print_env() {
 }
 
 # ------------------------------------------------------------------ up
-T_START=$(date +%s)
-step_t() { echo "$(( $(date +%s) - T_START ))s"; }
-dburl() { echo "mysql+pymysql://$1:$DB_PASS@$HOST:$STACK_DB_PORT/$2?charset=utf8mb4"; }
-KS_URL="http://$HOST:$KEYSTONE_PORT"
-authtoken() { # user password
-  cat <<EOF
-[keystone_authtoken]
-www_authenticate_uri = $KS_URL
-auth_url = $KS_URL
-auth_type = password
-username = $1
-password = $2
-project_name = service
-user_domain_name = Default
-project_domain_name = Default
-region_name = RegionOne
-service_token_roles_required = true
-EOF
-}
-svc_auth() { # section user password
-  cat <<EOF
-[$1]
-auth_url = $KS_URL
-auth_type = password
-username = $2
-password = $3
-project_name = service
-user_domain_name = Default
-project_domain_name = Default
-region_name = RegionOne
-valid_interfaces = public
-EOF
-}
-
-# start_gunicorn NAME PORT MODULE
-start_gunicorn() {
-  local name=$1 port=$2 mod=$3
-  if pid_alive "$name"; then log "$name already running"; return; fi
-  port_busy "$port" && die "$name: $HOST:$port is already in use by another process: $(ss -Hltnp "( sport = :$port )" | head -1)"
-  setsid "$CV/bin/gunicorn" --bind "$HOST:$port" --workers "$STACK_COMPUTE_WORKERS" \
-    --timeout 300 --graceful-timeout 5 --chdir "$ETC/wsgi" \
-    --access-logfile "$LOGS/$name-access.log" \
-    "$mod:application" >>"$LOGS/$name-gunicorn.log" 2>&1 </dev/null &
-  echo $! >"$RUN/$name.pid"
-  log "$name started under gunicorn (pid $!) on $HOST:$port"
-}
 # start_daemon NAME BINARY ARGS...: started names are added to STARTED
 STARTED=()
 start_daemon() {
@@ -132,11 +87,6 @@ node_identity() {
   [[ -s $f ]] && return 0
   python3 -c 'import sys, uuid; sys.stdout.write(str(uuid.uuid5(uuid.NAMESPACE_DNS, sys.argv[1])))' "$1" >"$f"
 }
-wait_api() { # name url
-  wait_http "$2" 180 || die "$1 did not answer on $2; see $LOGS/$1*.log"
-  pid_alive "$1" || die "$1 died; see $LOGS/$1*.log"
-  log "$1 answers on $2  [$(step_t)]"
-}
 # cell1_sql SQL: a query on cell1's database `nova` as root, no headers
 cell1_sql() { mysql_root -N -B nova -e "$1"; }
 
@@ -152,18 +102,8 @@ up() {
     "$COMPUTE_DIR/lock"
   cp "$STACK_DIR"/wsgi/*.py "$ETC/wsgi/"
 
-  # databases + users (idempotent; passwords reset to $DB_PASS)
-  local sql="" db u h
-  for pair in glance:glance placement:placement nova:nova_api nova:nova_cell0 nova:nova cinder:cinder; do
-    u=${pair%%:*}; db=${pair#*:}
-    sql+="CREATE DATABASE IF NOT EXISTS $db CHARACTER SET utf8mb4;"
-    for h in localhost 127.0.0.1; do
-      sql+="CREATE USER IF NOT EXISTS '$u'@'$h' IDENTIFIED BY '$DB_PASS';
-            ALTER USER '$u'@'$h' IDENTIFIED BY '$DB_PASS';
-            GRANT ALL PRIVILEGES ON $db.* TO '$u'@'$h';"
-    done
-  done
-  mysql_root -e "$sql" || die "creating the compute databases/users failed"
+  # databases + users
+  mysql_root -e "$(db_user_sql glance:glance placement:placement nova:nova_api nova:nova_cell0 nova:nova cinder:cinder)" || die "creating the compute databases/users failed"
   log "MariaDB: databases glance, placement, nova_api, nova_cell0, nova, cinder  [$(step_t)]"
 
   # RabbitMQ vhost: in definitions.json for later boots (rabbitmq.sh); added to a running node
@@ -223,10 +163,10 @@ up() {
   fi
 
   # services
-  start_gunicorn placement-api "$PLACEMENT_PORT" placement_app
-  start_gunicorn glance-api "$GLANCE_PORT" glance_app
-  start_gunicorn nova-api "$NOVA_PORT" nova_app
-  start_gunicorn cinder-api "$CINDER_PORT" cinder_app
+  start_gunicorn "$CV" "$STACK_COMPUTE_WORKERS" placement-api "$PLACEMENT_PORT" placement_app
+  start_gunicorn "$CV" "$STACK_COMPUTE_WORKERS" glance-api "$GLANCE_PORT" glance_app
+  start_gunicorn "$CV" "$STACK_COMPUTE_WORKERS" nova-api "$NOVA_PORT" nova_app
+  start_gunicorn "$CV" "$STACK_COMPUTE_WORKERS" cinder-api "$CINDER_PORT" cinder_app
   # heartbeats newer than this mean a service started below is up
   local t0; t0=$(mysql_root -N -B -e "SELECT UTC_TIMESTAMP()")
   node_identity "$NOVA_DEFAULT_HOST"; node_identity "$NOVA_AZ_HOST"
@@ -236,10 +176,10 @@ up() {
   start_daemon nova-compute-az nova-compute --config-file "$ETC/nova/compute-$NOVA_AZ_HOST.conf" \
     --log-file "$LOGS/nova-compute-az.log"
   start_daemon cinder-volume cinder-volume --config-file "$ETC/cinder/cinder.conf" --log-file "$LOGS/cinder-volume.log"
-  wait_api placement-api "http://$HOST:$PLACEMENT_PORT/"
-  wait_api glance-api "http://$HOST:$GLANCE_PORT/"
-  wait_api nova-api "http://$HOST:$NOVA_PORT/"
-  wait_api cinder-api "http://$HOST:$CINDER_PORT/"
+  wait_url placement-api "http://$HOST:$PLACEMENT_PORT/"
+  wait_url glance-api "http://$HOST:$GLANCE_PORT/"
+  wait_url nova-api "http://$HOST:$NOVA_PORT/"
+  wait_url cinder-api "http://$HOST:$CINDER_PORT/"
 
   # Each service started now must report (services.updated_at after t0: the first heartbeat,
   # through the conductor for nova-compute) and the computes must have their compute_nodes
@@ -334,8 +274,8 @@ my_ip = $HOST
 use_stderr = false
 compute_driver = fake.PredictableNodeUUIDDriver
 default_availability_zone = nova
-$(svc_auth placement nova "$NOVA_PASS")
-$(svc_auth service_user nova "$NOVA_PASS")
+$(svc_auth placement nova "$NOVA_PASS" "valid_interfaces = public")
+$(svc_auth service_user nova "$NOVA_PASS" "valid_interfaces = public")
 send_service_user_token = true
 [glance]
 valid_interfaces = public

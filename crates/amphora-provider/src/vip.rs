@@ -32,10 +32,28 @@ pub enum VipError {
     /// Neutron's message, as the reference's `orig_msg`.
     #[error("{0}")]
     InUse(String),
-    /// `AllocateVIPException`, `NetworkNotFound`, `NetworkException`:
-    /// [`ProviderError::Driver`] with the reference's text.
+    /// `AllocateVIPException`, `NetworkNotFound`, `NetworkException` where the reference's
+    /// text quotes no Neutron error: [`ProviderError::Driver`] with that text.
     #[error("{0}")]
     Failed(String),
+    /// `AllocateVIPException` on a Neutron error creating the VIP port (not a 409, Neutron
+    /// reached): [`ProviderError::Driver`] with the reference's text (`create_port_text`).
+    #[error("{}", create_port_text(.network_id, .source))]
+    CreatePort {
+        /// The VIP network the port was asked on.
+        network_id: String,
+        /// Neutron's refusal.
+        #[source]
+        source: NeutronError,
+    },
+    /// `NetworkException` on a Neutron error deleting a broken VIP port Octavia owns:
+    /// [`ProviderError::Driver`] with the reference's text.
+    #[error("Neutron is failing to service requests due to: {0}. Aborting.")]
+    DeletePort(#[source] NeutronError),
+    /// A Neutron error other than 404 reading or deleting a port to deallocate:
+    /// [`ProviderError::Driver`] with the error's text.
+    #[error("{0}")]
+    Neutron(#[source] NeutronError),
     /// Neutron could not be reached (Keel's 503 naming Neutron; the reference answers 500).
     #[error("neutron unreachable: {0}")]
     Unavailable(#[source] NeutronError),
@@ -46,6 +64,9 @@ impl From<VipError> for ProviderError {
         match e {
             VipError::InUse(m) => ProviderError::conflict(m),
             VipError::Failed(m) => ProviderError::driver(m),
+            e @ (VipError::CreatePort { .. } | VipError::DeletePort(_) | VipError::Neutron(_)) => {
+                ProviderError::driver(e.to_string())
+            }
             VipError::Unavailable(err) => ProviderError::unavailable("Neutron", err.to_string()),
         }
     }
@@ -66,8 +87,11 @@ pub trait VipAllocator: Send + Sync {
     /// the additional VIPs on the same port.
     ///
     /// # Errors
-    /// [`VipError::InUse`] on an address already allocated, [`VipError::Failed`] with the
-    /// reference's `AllocateVIPException` texts, [`VipError::Unavailable`].
+    /// [`VipError::InUse`] on an address already allocated; [`VipError::Failed`] with the
+    /// reference's texts for a VIP port that cannot be read or is broken and not Octavia's,
+    /// [`VipError::DeletePort`] for a broken one of Octavia's that cannot be deleted,
+    /// [`VipError::CreatePort`] for a port Neutron refused to create;
+    /// [`VipError::Unavailable`].
     async fn allocate_vip(
         &self,
         loadbalancer_id: &str,
@@ -81,7 +105,7 @@ pub trait VipAllocator: Send + Sync {
     /// is left alone.
     ///
     /// # Errors
-    /// [`VipError::Unavailable`] or [`VipError::Failed`] on a Neutron error other than 404.
+    /// [`VipError::Unavailable`] or [`VipError::Neutron`] on a Neutron error other than 404.
     async fn deallocate(&self, port_ids: &[String]) -> Result<(), VipError>;
 }
 
@@ -171,6 +195,16 @@ fn sdk_exception(status: u16) -> &'static str {
         409 => "ConflictException",
         412 => "PreconditionFailedException",
         _ => "HttpException",
+    }
+}
+
+/// [`VipError::CreatePort`]'s text: openstacksdk's `<Exception>: <status>` when Neutron
+/// answered a status, else `Error creating neutron port on network <id> due to <error>.`
+/// (octavia `allocate_vip`).
+fn create_port_text(network_id: &str, source: &NeutronError) -> String {
+    match source.status() {
+        Some(s) => format!("{}: {s}", sdk_exception(s)),
+        None => format!("Error creating neutron port on network {network_id} due to {source}."),
     }
 }
 
@@ -299,9 +333,7 @@ impl NeutronVipAllocator {
             match self.neutron.delete_port(port_id).await {
                 Ok(_) => Ok(None),
                 Err(e) if unreachable(&e) => Err(VipError::Unavailable(e)),
-                Err(e) => Err(VipError::Failed(format!(
-                    "Neutron is failing to service requests due to: {e}. Aborting."
-                ))),
+                Err(e) => Err(VipError::DeletePort(e)),
             }
         } else {
             Err(VipError::Failed(format!(
@@ -357,13 +389,10 @@ impl VipAllocator for NeutronVipAllocator {
                 }))
             }
             Err(e) if unreachable(&e) => Err(VipError::Unavailable(e)),
-            Err(e) => Err(VipError::Failed(match e.status() {
-                Some(s) => format!("{}: {s}", sdk_exception(s)),
-                None => format!(
-                    "Error creating neutron port on network {} due to {e}.",
-                    req.network_id
-                ),
-            })),
+            Err(source) => Err(VipError::CreatePort {
+                network_id: req.network_id,
+                source,
+            }),
         }
     }
 
@@ -374,7 +403,7 @@ impl VipAllocator for NeutronVipAllocator {
                 Ok(p) => p,
                 Err(e) if e.is_not_found() => continue,
                 Err(e) if unreachable(&e) => return Err(VipError::Unavailable(e)),
-                Err(e) => return Err(VipError::Failed(e.to_string())),
+                Err(e) => return Err(VipError::Neutron(e)),
             };
             if port.device_owner != OCTAVIA_OWNER || !port.name.starts_with("octavia-lb-") {
                 tracing::warn!(port_id = %id, owner = %port.device_owner, "not an Octavia VIP port; left alone");
@@ -384,7 +413,7 @@ impl VipAllocator for NeutronVipAllocator {
                 Ok(_) => {}
                 Err(e) if e.is_not_found() => {}
                 Err(e) if unreachable(&e) => return Err(VipError::Unavailable(e)),
-                Err(e) => return Err(VipError::Failed(e.to_string())),
+                Err(e) => return Err(VipError::Neutron(e)),
             }
         }
         Ok(())
@@ -512,6 +541,29 @@ mod tests {
             )),
             ProviderError::Conflict { .. }
         ));
+        // the Neutron error stays the source; the text is the reference's
+        let e = VipError::CreatePort {
+            network_id: "n1".into(),
+            source: NeutronError::from_status(500, b"boom"),
+        };
+        assert!(std::error::Error::source(&e).is_some());
+        assert_eq!(e.to_string(), "HttpException: 500");
+        let e = VipError::CreatePort {
+            network_id: "n1".into(),
+            source: NeutronError::Decode("no \"port\" in the response".into()),
+        };
+        assert_eq!(
+            ProviderError::from(e),
+            ProviderError::driver(
+                "Error creating neutron port on network n1 due to unexpected neutron response: \
+                 no \"port\" in the response."
+            )
+        );
+        let e = VipError::DeletePort(NeutronError::from_status(400, b"bad"));
+        assert_eq!(
+            e.to_string(),
+            "Neutron is failing to service requests due to: neutron: bad request: bad. Aborting."
+        );
         assert_eq!(sdk_exception(400), "BadRequestException");
         assert_eq!(sdk_exception(500), "HttpException");
     }

@@ -71,6 +71,10 @@ pub enum DbError {
     /// The database holds a schema Keel cannot upgrade (e.g. an older alembic revision).
     #[error("schema: {0}")]
     Schema(String),
+    /// A `listener.insert_headers` value that is not a pickled `dict[str, str]` (another
+    /// type, truncated or trailing bytes); [`crate::unpickle_str_dict`].
+    #[error("schema: insert_headers is not a pickled dict of strings: {0}")]
+    Pickle(#[source] serde_pickle::Error),
     /// A caller passed a column / sort key that does not exist for the table.
     #[error("invalid column {column} for table {table}")]
     InvalidColumn {

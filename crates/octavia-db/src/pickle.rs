@@ -16,13 +16,9 @@ pub fn pickle_str_dict(map: &BTreeMap<String, String>) -> Vec<u8> {
 }
 
 /// Decodes a pickled `dict[str, str]` (any protocol CPython 3 writes for such a value).
-/// Errors: [`DbError::Schema`] for anything else (another type, truncated or trailing bytes).
+/// Errors: [`DbError::Pickle`] for anything else (another type, truncated or trailing bytes).
 pub fn unpickle_str_dict(data: &[u8]) -> Result<BTreeMap<String, String>, DbError> {
-    serde_pickle::from_slice(data, serde_pickle::DeOptions::new()).map_err(|e| {
-        DbError::Schema(format!(
-            "insert_headers is not a pickled dict of strings: {e}"
-        ))
-    })
+    serde_pickle::from_slice(data, serde_pickle::DeOptions::new()).map_err(DbError::Pickle)
 }
 
 #[cfg(test)]
@@ -65,7 +61,13 @@ mod tests {
         );
         // protocol 2 on the wire: what Python 2 and 3 both read
         assert_eq!(&pickle_str_dict(&m)[..2], &[0x80, 2]);
-        assert!(unpickle_str_dict(b"garbage").is_err());
+        // the refusal keeps serde-pickle's error as its source, and its text after the prefix
+        let err = unpickle_str_dict(b"garbage").unwrap_err();
+        let cause = std::error::Error::source(&err).unwrap().to_string();
+        assert_eq!(
+            err.to_string(),
+            format!("schema: insert_headers is not a pickled dict of strings: {cause}")
+        );
         assert!(unpickle_str_dict(&[0x80, 5, b'}', b'(']).is_err());
         // a pickled list and a dict with a non-string value are not header maps
         assert!(unpickle_str_dict(&hex("80025d71002e")).is_err());

@@ -15,6 +15,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::OnceCell;
 
+use crate::KeystoneError;
 use crate::http::{join, snippet};
 use crate::keystone::{Interface, ServiceAuth};
 
@@ -28,9 +29,16 @@ pub enum BarbicanError {
         /// `Secret` or `Container`.
         entity: &'static str,
     },
-    /// No key-manager endpoint configured nor in the catalog.
+    /// No key-manager endpoint configured and no service catalog, or no service session to
+    /// name the service user by.
     #[error("barbican: no key-manager endpoint: {0}")]
     NoEndpoint(String),
+    /// Keystone did not give what Barbican calls need: the catalog's `key-manager` endpoint
+    /// (none there, or the service token refused or unreachable), or, for
+    /// [`BarbicanClient::service_user_id`], the service token. Same text as
+    /// [`BarbicanError::NoEndpoint`], with Keystone's error.
+    #[error("barbican: no key-manager endpoint: {0}")]
+    Keystone(#[source] KeystoneError),
     /// 404: no such secret/container, or not visible to the token.
     #[error("barbican: not found")]
     NotFound,
@@ -211,6 +219,8 @@ impl BarbicanClient {
     }
 
     /// The `/v1` root, resolved once (configured endpoint, else the catalog's `key-manager`).
+    /// Errors: [`BarbicanError::NoEndpoint`] with neither, [`BarbicanError::Keystone`] when
+    /// the catalog has no such entry or cannot be read.
     pub async fn root(&self) -> Result<&str, BarbicanError> {
         self.root
             .get_or_try_init(|| async {
@@ -223,7 +233,7 @@ impl BarbicanClient {
                             self.cfg.region_name.as_deref(),
                         )
                         .await
-                        .map_err(|e| BarbicanError::NoEndpoint(e.to_string()))?,
+                        .map_err(BarbicanError::Keystone)?,
                     (None, None) => {
                         return Err(BarbicanError::NoEndpoint(
                             "no [certificates] endpoint and no service catalog".into(),
@@ -281,7 +291,9 @@ impl BarbicanClient {
         serde_json::from_slice(&body).map_err(BarbicanError::Json)
     }
 
-    /// The id of the service user (Keel's `[service_auth]` user), from its session.
+    /// The id of the service user (Keel's `[service_auth]` user), from its session. Errors:
+    /// [`BarbicanError::NoEndpoint`] without a service session, [`BarbicanError::Keystone`]
+    /// when its token cannot be had.
     pub async fn service_user_id(&self) -> Result<String, BarbicanError> {
         let s = self.service.as_ref().ok_or_else(|| {
             BarbicanError::NoEndpoint("no service session for the service user id".into())
@@ -289,7 +301,7 @@ impl BarbicanClient {
         s.token()
             .await
             .map(|t| t.user_id.clone())
-            .map_err(|e| BarbicanError::NoEndpoint(e.to_string()))
+            .map_err(BarbicanError::Keystone)
     }
 
     /// Octavia's `BarbicanACLAuth.ensure_secret_access`: with the caller's token, `GET

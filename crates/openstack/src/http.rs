@@ -34,20 +34,29 @@ pub struct HttpConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum HttpConfigError {
     /// A CA, certificate or key file could not be read.
-    #[error("cannot read {path}: {why}")]
+    #[error("cannot read {path}: {source}")]
     Read {
         /// Path of the CA, certificate or key file, as configured.
         path: String,
         /// The I/O error, e.g. `No such file or directory (os error 2)`.
-        why: String,
+        #[source]
+        source: std::io::Error,
     },
-    /// A file was read but holds no usable PEM certificate or key.
-    #[error("{path}: {why}")]
+    /// A file was read but reqwest refused its PEM: a CA bundle, or a client certificate with
+    /// its key.
+    #[error("{path}: {source}")]
     Pem {
         /// Path of the file (`<cert> + <key>` for a client certificate).
         path: String,
-        /// The parse error, or `no PEM certificate` for a CA file without one.
-        why: String,
+        /// reqwest's parse error.
+        #[source]
+        source: reqwest::Error,
+    },
+    /// A CA file that parsed but holds no certificate (`<path>: no PEM certificate`).
+    #[error("{path}: no PEM certificate")]
+    NoCertificate {
+        /// Path of the CA file, as configured.
+        path: String,
     },
     /// reqwest's builder refused (TLS backend initialisation).
     #[error("HTTP client: {0}")]
@@ -55,9 +64,9 @@ pub enum HttpConfigError {
 }
 
 fn read_file(p: &std::path::Path) -> Result<Vec<u8>, HttpConfigError> {
-    std::fs::read(p).map_err(|e| HttpConfigError::Read {
+    std::fs::read(p).map_err(|source| HttpConfigError::Read {
         path: p.display().to_string(),
-        why: e.to_string(),
+        source,
     })
 }
 
@@ -90,14 +99,16 @@ impl HttpConfig {
             .tls_built_in_root_certs(self.ca_files.is_empty())
             .user_agent(self.user_agent.clone());
         for f in &self.ca_files {
-            let pem_err = |why: String| HttpConfigError::Pem {
-                path: f.display().to_string(),
-                why,
-            };
-            let certs = reqwest::Certificate::from_pem_bundle(&read_file(f)?)
-                .map_err(|e| pem_err(e.to_string()))?;
+            let path = || f.display().to_string();
+            let certs =
+                reqwest::Certificate::from_pem_bundle(&read_file(f)?).map_err(|source| {
+                    HttpConfigError::Pem {
+                        path: path(),
+                        source,
+                    }
+                })?;
             if certs.is_empty() {
-                return Err(pem_err("no PEM certificate".into()));
+                return Err(HttpConfigError::NoCertificate { path: path() });
             }
             for c in certs {
                 b = b.add_root_certificate(c);
@@ -107,9 +118,9 @@ impl HttpConfig {
             let mut pem = read_file(cert)?;
             pem.push(b'\n');
             pem.extend(read_file(key)?);
-            let id = reqwest::Identity::from_pem(&pem).map_err(|e| HttpConfigError::Pem {
+            let id = reqwest::Identity::from_pem(&pem).map_err(|source| HttpConfigError::Pem {
                 path: format!("{} + {}", cert.display(), key.display()),
-                why: e.to_string(),
+                source,
             })?;
             b = b.identity(id);
         }

@@ -85,12 +85,13 @@ pub enum ServiceError {
         source: reqwest::Error,
     },
     /// A 2xx body that is not the expected JSON.
-    #[error("unexpected {service} response: {why}")]
+    #[error("unexpected {service} response: {source}")]
     Decode {
         /// `nova`, `glance` or `cinder`.
         service: &'static str,
         /// serde's error.
-        why: String,
+        #[source]
+        source: serde_json::Error,
     },
 }
 
@@ -224,10 +225,8 @@ impl ServiceClient {
                 .map_err(|source| ServiceError::Transport { service, source })?;
             tracing::debug!(service, url, status = status.as_u16(), "GET");
             if status.is_success() {
-                return serde_json::from_slice(&body).map_err(|e| ServiceError::Decode {
-                    service,
-                    why: e.to_string(),
-                });
+                return serde_json::from_slice(&body)
+                    .map_err(|source| ServiceError::Decode { service, source });
             }
             if status == StatusCode::UNAUTHORIZED && !retried {
                 self.service.invalidate(&token);

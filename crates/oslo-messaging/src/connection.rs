@@ -21,6 +21,7 @@ use tokio::sync::watch;
 use tracing::{Instrument, debug, error, info, info_span, warn};
 
 use crate::backoff::{Failover, Intervals, reconnect_delay};
+use crate::error::{DialCause, DialError};
 use crate::options::{LoginMethod, RabbitOptions};
 use crate::session::Session;
 use crate::url::Endpoint;
@@ -50,11 +51,11 @@ pub(crate) struct Shared {
     /// The connection state casts wait on.
     pub(crate) state: watch::Sender<State>,
     /// The last dial failure, for [`crate::CastError::Unavailable`].
-    pub(crate) last_error: Mutex<Option<String>>,
+    pub(crate) last_error: Mutex<Option<Arc<DialError>>>,
 }
 
 impl Shared {
-    fn set_last_error(&self, e: Option<String>) {
+    fn set_last_error(&self, e: Option<Arc<DialError>>) {
         if let Ok(mut g) = self.last_error.lock() {
             *g = e;
         }
@@ -119,11 +120,14 @@ pub(crate) async fn run(shared: Arc<Shared>) {
                 } else {
                     Duration::ZERO
                 };
-                shared.set_last_error(Some(format!("{ep}: {e}")));
                 error!(
                     "AMQP server on {ep} is unreachable: {e}. Trying again in {} seconds.",
                     wait.as_secs()
                 );
+                shared.set_last_error(Some(Arc::new(DialError {
+                    endpoint: ep.to_string(),
+                    cause: e,
+                })));
                 retries += 1;
                 if shared.endpoints.len() > 1 {
                     let next = &shared.endpoints[failover.switch_next()];
@@ -172,13 +176,13 @@ async fn watch_connection(session: &Session) -> String {
 }
 
 /// One dial of `ep`: TCP (+ TLS) and the AMQP handshake, within [`CONNECT_TIMEOUT`].
-async fn dial(shared: &Shared, ep: &Endpoint, name: &str) -> Result<Connection, String> {
+async fn dial(shared: &Shared, ep: &Endpoint, name: &str) -> Result<Connection, DialCause> {
     let o = &shared.options;
     let tls = if o.ssl {
         Some(RustlsConnector::from(
             o.tls_settings()
                 .and_then(|t| crate::tls::client_config(&t))
-                .map_err(|e| e.to_string())?,
+                .map_err(DialCause::Tls)?,
         ))
     } else {
         None
@@ -213,7 +217,7 @@ async fn dial(shared: &Shared, ep: &Endpoint, name: &str) -> Result<Connection, 
     };
     let props = ConnectionProperties::default().with_connection_name(name.into());
     let server_name = ep.host.clone();
-    let runtime = lapin::runtime::default_runtime().map_err(|e| e.to_string())?;
+    let runtime = lapin::runtime::default_runtime().map_err(DialCause::Amqp)?;
     debug!("Connecting to AMQP server");
     let connect = Connection::connector(
         uri,
@@ -229,10 +233,10 @@ async fn dial(shared: &Shared, ep: &Endpoint, name: &str) -> Result<Connection, 
     );
     match tokio::time::timeout(CONNECT_TIMEOUT, connect).await {
         Ok(Ok(conn)) => Ok(conn),
-        Ok(Err(e)) => Err(e.to_string()),
+        Ok(Err(e)) => Err(DialCause::Amqp(e)),
         Err(_) => {
             warn!("no AMQP handshake within {CONNECT_TIMEOUT:?}");
-            Err(format!("timed out after {CONNECT_TIMEOUT:?}"))
+            Err(DialCause::Timeout(CONNECT_TIMEOUT))
         }
     }
 }

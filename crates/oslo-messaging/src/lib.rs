@@ -55,6 +55,6 @@ pub mod url;
 
 pub use client::RpcClient;
 pub use envelope::Target;
-pub use error::{CastError, ConfigError};
+pub use error::{CastError, ConfigError, DialCause, DialError, TlsFileCause};
 pub use options::{FailoverStrategy, LoginMethod, RabbitOptions};
 pub use url::{Endpoint, TransportHost, TransportUrl};

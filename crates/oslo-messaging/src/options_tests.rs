@@ -206,3 +206,53 @@ fn check_reads_tls_files() {
     let e = o.check().err().map(|e| e.to_string()).unwrap_or_default();
     assert!(e.contains("holds no PEM certificate"), "{e}");
 }
+
+#[test]
+fn tls_file_errors_keep_their_cause() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let missing = dir.path().join("missing.pem").display().to_string();
+    let o = RabbitOptions {
+        ssl: true,
+        ssl_ca_file: missing.clone(),
+        ..RabbitOptions::default()
+    };
+    let e = o
+        .check()
+        .err()
+        .unwrap_or_else(|| panic!("a missing CA file passed"));
+    // the I/O error is the source, and (as before) not in the text
+    assert_eq!(
+        e.to_string(),
+        format!("[oslo_messaging_rabbit] ssl_ca_file {missing}: cannot be read")
+    );
+    let io = std::error::Error::source(&e)
+        .and_then(|c| c.downcast_ref::<crate::TlsFileCause>())
+        .unwrap_or_else(|| panic!("no TlsFileCause source: {e:?}"));
+    assert!(matches!(io, crate::TlsFileCause::Io(_)), "{io:?}");
+    // a PEM block that does not decode: the parse error is the source and ends the text
+    let bad = dir.path().join("bad.pem");
+    std::fs::write(
+        &bad,
+        "-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let o = RabbitOptions {
+        ssl: true,
+        ssl_ca_file: bad.display().to_string(),
+        ..RabbitOptions::default()
+    };
+    let e = o
+        .check()
+        .err()
+        .unwrap_or_else(|| panic!("a bad CA file passed"));
+    let cause = std::error::Error::source(&e)
+        .map(ToString::to_string)
+        .unwrap_or_else(|| panic!("no source: {e:?}"));
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "[oslo_messaging_rabbit] ssl_ca_file {}: bad PEM certificate: {cause}",
+            bad.display()
+        )
+    );
+}

@@ -27,7 +27,7 @@ use tokio_rustls::rustls::{
     self, CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
 };
 
-use crate::error::ConfigError;
+use crate::error::{ConfigError, TlsFileCause};
 
 /// What `ssl_version` selects (see [`crate::RabbitOptions::ssl_version`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,20 +56,21 @@ pub(crate) struct TlsSettings<'a> {
 }
 
 fn read(option: &'static str, path: &str) -> Result<Vec<u8>, ConfigError> {
-    std::fs::read(path).map_err(|e| ConfigError::TlsFile {
-        option,
-        path: path.to_owned(),
-        reason: "cannot be read".into(),
-        source: Some(e),
-    })
+    std::fs::read(path)
+        .map_err(|e| file_err(option, path, "cannot be read", Some(TlsFileCause::Io(e))))
 }
 
-fn file_err(option: &'static str, path: &str, reason: String) -> ConfigError {
+fn file_err(
+    option: &'static str,
+    path: &str,
+    reason: &'static str,
+    source: Option<TlsFileCause>,
+) -> ConfigError {
     ConfigError::TlsFile {
         option,
         path: path.to_owned(),
         reason,
-        source: None,
+        source,
     }
 }
 
@@ -77,9 +78,16 @@ fn certs(option: &'static str, path: &str) -> Result<Vec<CertificateDer<'static>
     let pem = read(option, path)?;
     let certs = CertificateDer::pem_slice_iter(&pem)
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| file_err(option, path, format!("bad PEM certificate: {e}")))?;
+        .map_err(|e| {
+            file_err(
+                option,
+                path,
+                "bad PEM certificate",
+                Some(TlsFileCause::Pem(e)),
+            )
+        })?;
     if certs.is_empty() {
-        return Err(file_err(option, path, "holds no PEM certificate".into()));
+        return Err(file_err(option, path, "holds no PEM certificate", None));
     }
     Ok(certs)
 }
@@ -103,8 +111,14 @@ fn identity(
     } else {
         ("ssl_key_file", o.key_file)
     };
-    let key = PrivateKeyDer::from_pem_slice(&read(option, path)?)
-        .map_err(|e| file_err(option, path, format!("no usable PEM private key: {e}")))?;
+    let key = PrivateKeyDer::from_pem_slice(&read(option, path)?).map_err(|e| {
+        file_err(
+            option,
+            path,
+            "no usable PEM private key",
+            Some(TlsFileCause::Pem(e)),
+        )
+    })?;
     Ok(Some((chain, key)))
 }
 
@@ -133,13 +147,25 @@ pub(crate) fn client_config(o: &TlsSettings<'_>) -> Result<Arc<ClientConfig>, Co
     let verifier: Arc<dyn ServerCertVerifier> = if !o.ca_file.is_empty() {
         let mut roots = RootCertStore::empty();
         for c in certs("ssl_ca_file", o.ca_file)? {
-            roots
-                .add(c)
-                .map_err(|e| file_err("ssl_ca_file", o.ca_file, format!("bad CA: {e}")))?;
+            roots.add(c).map_err(|e| {
+                file_err(
+                    "ssl_ca_file",
+                    o.ca_file,
+                    "bad CA",
+                    Some(TlsFileCause::Rustls(e)),
+                )
+            })?;
         }
         WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
             .build()
-            .map_err(|e| file_err("ssl_ca_file", o.ca_file, e.to_string()))?
+            .map_err(|e| {
+                file_err(
+                    "ssl_ca_file",
+                    o.ca_file,
+                    "",
+                    Some(TlsFileCause::Verifier(e)),
+                )
+            })?
     } else if version == TlsVersion::Default {
         let mut roots = RootCertStore::empty();
         let native = rustls_native_certs::load_native_certs();

@@ -165,6 +165,13 @@ pub fn refresh_from(snap: &mut NbSnapshot, src: &dyn crate::nb::RowSource, writt
     }
 }
 
+/// The `OVN_Northbound` transaction [`OvsdbNb`] sends for `ops` (what goes on the wire).
+pub fn transaction(ops: &[crate::nb::Op]) -> Result<ovsdb::Transaction, NbError> {
+    Ok(crate::nb::ops_json(ops)
+        .into_iter()
+        .fold(ovsdb::Transaction::new("OVN_Northbound"), |t, op| t.raw(op)))
+}
+
 /// The OVN NB through an [`ovsdb::Client`] (connected with [`monitor_spec`]).
 #[derive(Clone)]
 pub struct OvsdbNb {

@@ -389,6 +389,61 @@ mod tests {
         );
     }
 
+    /// The bytes of every builder operation, as sent before operations became typed
+    /// (`serde_json` without `preserve_order`: object keys sorted; array order as built).
+    #[test]
+    fn wire_json_of_every_operation_is_pinned() {
+        let u = Uuid::from_u128(0x0b3e9a52_5a6f_4d0e_8c3b_1f2a3b4c5d6e);
+        let row = BTreeMap::from([("name".to_string(), Value::from("a"))]);
+        let t = Transaction::new("OVN_Northbound")
+            .comment("keel: member add")
+            .guard_absent("Load_Balancer", &[Condition::eq("name", "a")])
+            .wait(
+                "Load_Balancer",
+                &[Condition::uuid(u)],
+                &["name", "vips"],
+                WaitUntil::NotEqual,
+                vec![row],
+                None,
+            )
+            .insert(
+                "Load_Balancer",
+                [
+                    ("name", Value::from("a")),
+                    ("vips", Value::str_map([("10.0.0.5:80", "10.0.0.10:8080")])),
+                    ("selection_fields", Value::set(["ip_src", "ip_dst"])),
+                ],
+                Some("lb"),
+            )
+            .update(
+                "Load_Balancer",
+                &[Condition::includes(
+                    "external_ids",
+                    Value::str_map([("k", "v")]),
+                )],
+                [("protocol", Value::empty_set())],
+            )
+            .mutate(
+                "Logical_Switch",
+                &[Condition::uuid(u), Condition::ne("name", "x")],
+                &[
+                    Mutation::insert("load_balancer", Value::named_uuid("lb")),
+                    Mutation::delete("external_ids", Value::set(["k"])),
+                    Mutation::add("n", 2),
+                ],
+            )
+            .select("NB_Global", &[], &["nb_cfg"])
+            .delete(
+                "Load_Balancer",
+                &[Condition::excludes("protocol", Value::set(["udp"]))],
+            )
+            .raw(json!({"op": "assert", "lock": "keel"}));
+        assert_eq!(
+            serde_json::to_string(&t.to_params()).unwrap(),
+            r#"["OVN_Northbound",{"comment":"keel: member add","op":"comment"},{"columns":[],"op":"wait","rows":[],"table":"Load_Balancer","timeout":0,"until":"==","where":[["name","==","a"]]},{"columns":["name","vips"],"op":"wait","rows":[{"name":"a"}],"table":"Load_Balancer","until":"!=","where":[["_uuid","==",["uuid","0b3e9a52-5a6f-4d0e-8c3b-1f2a3b4c5d6e"]]]},{"op":"insert","row":{"name":"a","selection_fields":["set",["ip_dst","ip_src"]],"vips":["map",[["10.0.0.5:80","10.0.0.10:8080"]]]},"table":"Load_Balancer","uuid-name":"lb"},{"op":"update","row":{"protocol":["set",[]]},"table":"Load_Balancer","where":[["external_ids","includes",["map",[["k","v"]]]]]},{"mutations":[["load_balancer","insert",["named-uuid","lb"]],["external_ids","delete",["set",["k"]]],["n","+=",2]],"op":"mutate","table":"Logical_Switch","where":[["_uuid","==",["uuid","0b3e9a52-5a6f-4d0e-8c3b-1f2a3b4c5d6e"]],["name","!=","x"]]},{"columns":["nb_cfg"],"op":"select","table":"NB_Global","where":[]},{"op":"delete","table":"Load_Balancer","where":[["protocol","excludes",["set",["udp"]]]]},{"lock":"keel","op":"assert"}]"#,
+        );
+    }
+
     #[test]
     fn maps_results_and_errors() {
         let u = "11111111-1111-1111-1111-111111111111";

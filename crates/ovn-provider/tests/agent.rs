@@ -565,15 +565,15 @@ async fn maintenance_backfills_vip_port_owners() {
             ..OvnConfig::default()
         },
     );
-    use ovn_provider::NbDatabase;
-    nb.transact(vec![
-        json!({"op": "insert", "table": "Load_Balancer", "row": {
+    nb.client()
+        .transact(nb_txn(vec![
+            json!({"op": "insert", "table": "Load_Balancer", "row": {
         "name": lb_id, "external_ids": ["map", [["neutron:vip", "10.80.0.5"],
             ["neutron:vip_port_id", ids[0]], ["enabled", "True"],
             ["neutron:additional_vip_port_ids", ids[1..].join(",")]]]}}),
-    ])
-    .await
-    .unwrap();
+        ]))
+        .await
+        .unwrap();
 
     let outcome = Agent::new(&d).maintain_vip_port_owners().await;
     let mut got = Vec::new();
@@ -581,7 +581,8 @@ async fn maintenance_backfills_vip_port_owners() {
         let p = n.get_port(id).await.unwrap();
         got.push((p.device_owner, p.device_id));
     }
-    nb.transact(vec![delete_named("Load_Balancer", &lb_id)])
+    nb.client()
+        .transact(nb_txn(vec![delete_named("Load_Balancer", &lb_id)]))
         .await
         .unwrap();
     made.cleanup(&n).await;
@@ -649,17 +650,19 @@ async fn maintenance_brackets_ipv6_mappings() {
     let lb_id = uid();
     let (d, nb) = maintenance_driver().await;
     use ovn_provider::NbDatabase;
-    nb.transact(vec![
-        json!({"op": "insert", "table": "Load_Balancer", "row": {
+    nb.client()
+        .transact(nb_txn(vec![
+            json!({"op": "insert", "table": "Load_Balancer", "row": {
         "name": lb_id, "external_ids": ["map", [["neutron:vip", "fd00:82::5"]]],
         "ip_port_mappings": ["map", [["fd00:82::10", "lsp-m1:fd00:82::2"]]]}}),
-    ])
-    .await
-    .unwrap();
+        ]))
+        .await
+        .unwrap();
     let outcome = Agent::new(&d).maintain_ipv6_mappings().await;
     let snap = nb.full_snapshot().await.unwrap();
     let row = snap.lbs_named(&lb_id)[0].clone();
-    nb.transact(vec![delete_named("Load_Balancer", &lb_id)])
+    nb.client()
+        .transact(nb_txn(vec![delete_named("Load_Balancer", &lb_id)]))
         .await
         .unwrap();
     assert!(

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use ovn_provider::sb::{self, PortBindingRow};
 use ovn_provider::{Agent, OvnConfig, OvnProvider, OvsdbNb};
 use provider::{OperatingStatus as Op, StatusReport};
 use serde_json::json;
@@ -126,20 +127,15 @@ async fn only_the_lock_holder_acts_and_the_other_takes_over() {
     // and when both writes reach an SB session in one update the `online` is never seen
     let sb = sb_test_client().await;
     let sm = wait_replica(&sb, &format!("northd's Service_Monitor for {lsp}"), |s| {
-        s.table("Service_Monitor").and_then(|t| {
-            t.rows()
-                .find(|r| r.get_str("logical_port") == Some(lsp.as_str()))
-                .map(|r| r.uuid())
-        })
+        monitor_of(s, &lsp)
     })
     .await
     .unwrap();
     wait_replica(&sb, &format!("northd's Port_Binding of {lsp}"), |s| {
-        s.table("Port_Binding").and_then(|t| {
-            t.rows()
-                .find(|r| r.get_str("logical_port") == Some(lsp.as_str()))
-                .map(|r| r.uuid())
-        })
+        sb::rows(s, sb::PORT_BINDING, PortBindingRow::from_row)
+            .into_iter()
+            .find(|r| r.logical_port == lsp)
+            .map(|r| r.uuid)
     })
     .await
     .unwrap();

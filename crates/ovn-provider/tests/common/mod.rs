@@ -322,6 +322,16 @@ pub async fn wait_replica<T>(
     }
 }
 
+/// The `_uuid` of the SB `Service_Monitor` row probing through `logical_port`, if `snap`
+/// has one.
+pub fn monitor_of(snap: &ovsdb::Snapshot, logical_port: &str) -> Option<ovsdb::Uuid> {
+    use ovn_provider::sb::{self, ServiceMonitorRow};
+    sb::rows(snap, sb::SERVICE_MONITOR, ServiceMonitorRow::from_row)
+        .into_iter()
+        .find(|r| r.logical_port == logical_port)
+        .map(|r| r.uuid)
+}
+
 /// Sets `status` of the SB `Service_Monitor` row `uuid` (as ovn-controller would), in one
 /// transaction.
 pub async fn set_monitor_status(

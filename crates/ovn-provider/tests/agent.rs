@@ -127,7 +127,7 @@ async fn only_the_lock_holder_acts_and_the_other_takes_over() {
     // and when both writes reach an SB session in one update the `online` is never seen
     let sb = sb_test_client().await;
     let sm = wait_replica(&sb, &format!("northd's Service_Monitor for {lsp}"), |s| {
-        monitor_of(s, &lsp)
+        find_monitor(s, |r| r.logical_port == lsp)
     })
     .await
     .unwrap();

@@ -599,7 +599,7 @@ async fn scenario(n: NeutronClient, lb_id: String, undo: Undo) -> Result<(), Str
     .msg()?;
     let member_lsp = member_ports[0].clone();
     let sm = wait_replica(&sb_t, "northd's Service_Monitor of the member", |snap| {
-        monitor_of(snap, &member_lsp)
+        find_monitor(snap, |r| r.logical_port == member_lsp)
     })
     .await?;
     set_port_up(&sb_t, &member_lsp).await?;

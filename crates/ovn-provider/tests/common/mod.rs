@@ -322,13 +322,15 @@ pub async fn wait_replica<T>(
     }
 }
 
-/// The `_uuid` of the SB `Service_Monitor` row probing through `logical_port`, if `snap`
-/// has one.
-pub fn monitor_of(snap: &ovsdb::Snapshot, logical_port: &str) -> Option<ovsdb::Uuid> {
+/// The `_uuid` of a SB `Service_Monitor` row of `snap` that `pick` accepts.
+pub fn find_monitor(
+    snap: &ovsdb::Snapshot,
+    pick: impl Fn(&ovn_provider::sb::ServiceMonitorRow) -> bool,
+) -> Option<ovsdb::Uuid> {
     use ovn_provider::sb::{self, ServiceMonitorRow};
     sb::rows(snap, sb::SERVICE_MONITOR, ServiceMonitorRow::from_row)
         .into_iter()
-        .find(|r| r.logical_port == logical_port)
+        .find(|r| pick(r))
         .map(|r| r.uuid)
 }
 

@@ -29,6 +29,7 @@ use crate::leadership::{AgentLocks, Leadership};
 use crate::member;
 use crate::ovsdb_nb::NbDatabase;
 use crate::ports::{PORT_FIP, PORT_NAME};
+use crate::sb::{self, MonitorStatus, ServiceMonitorRow};
 use crate::scope::Scope;
 
 pub use crate::leadership::AGENT_LOCK;
@@ -373,15 +374,15 @@ impl Agent {
     /// had just changed (member statuses are recomputed from the current rows).
     async fn rescan_sb(&self, sb: &ovsdb::Client) {
         self.rescans.fetch_add(1, Ordering::Relaxed);
-        let snap = sb.replica();
-        let Some(t) = snap.table("Service_Monitor") else {
-            return;
-        };
-        let events: Vec<hm::ServiceMonitorEvent> = t
-            .rows()
-            .filter(|r| r.get_str("status").is_some_and(|s| !s.is_empty()))
-            .filter_map(|r| service_monitor_from_row(r, false))
-            .collect();
+        let events: Vec<hm::ServiceMonitorEvent> = sb::rows(
+            &sb.replica(),
+            sb::SERVICE_MONITOR,
+            ServiceMonitorRow::from_row,
+        )
+        .into_iter()
+        .filter(|r| r.status.is_some())
+        .map(|r| r.event(false))
+        .collect();
         for ev in events {
             self.service_monitor_event(ev).await;
         }
@@ -390,7 +391,7 @@ impl Agent {
     /// One change seen by the lock holder.
     async fn agent_change(&self, change: &ovsdb::Change) {
         match (change.table(), change) {
-            ("Service_Monitor", c) => {
+            (sb::SERVICE_MONITOR, c) => {
                 if let Some(ev) = service_monitor_change(c) {
                     self.service_monitor_event(ev).await;
                 }
@@ -422,39 +423,29 @@ impl Agent {
 }
 
 /// The member-status event of a SB `Service_Monitor` change (`ServiceMonitorUpdateEvent`): a
-/// status change, a new row with a status, or a deletion; `None` otherwise.
+/// status change, a new row with a status, or a deletion; `None` otherwise, and for a row
+/// that does not decode ([`ServiceMonitorRow::from_row`], logged).
 pub fn service_monitor_change(change: &ovsdb::Change) -> Option<hm::ServiceMonitorEvent> {
-    if change.table() != "Service_Monitor" {
+    if change.table() != sb::SERVICE_MONITOR {
         return None;
     }
+    let decoded = |row: &ovsdb::Row| {
+        ServiceMonitorRow::from_row(row)
+            .inspect_err(|e| tracing::warn!(error = %e, "SB row ignored"))
+            .ok()
+    };
     match change {
-        ovsdb::Change::Update { old, new, .. } if old.get("status") != new.get("status") => {
-            service_monitor_from_row(new, false)
-        }
-        ovsdb::Change::Insert { new, .. }
-            if new.get_str("status").is_some_and(|s| !s.is_empty()) =>
+        ovsdb::Change::Update { old, new, .. }
+            if MonitorStatus::of(old) != MonitorStatus::of(new) =>
         {
-            service_monitor_from_row(new, false)
+            decoded(new).map(|r| r.event(false))
         }
-        ovsdb::Change::Delete { old, .. } => service_monitor_from_row(old, true),
+        ovsdb::Change::Insert { new, .. } => decoded(new)
+            .filter(|r| r.status.is_some())
+            .map(|r| r.event(false)),
+        ovsdb::Change::Delete { old, .. } => decoded(old).map(|r| r.event(true)),
         _ => None,
     }
-}
-
-/// A `Service_Monitor` row as an event; `None` when a column is missing or malformed.
-pub fn service_monitor_from_row(
-    row: &ovsdb::Row,
-    deleted: bool,
-) -> Option<hm::ServiceMonitorEvent> {
-    Some(hm::ServiceMonitorEvent {
-        ip: row.get_str("ip")?.parse().ok()?,
-        port: u16::try_from(row.get_i64("port")?).ok()?,
-        protocol: row.get_str("protocol").map(String::from),
-        logical_port: row.get_str("logical_port")?.to_string(),
-        src_ip: row.get_str("src_ip")?.parse().ok()?,
-        offline: row.get_str("status") == Some("offline"),
-        deleted,
-    })
 }
 
 #[cfg(test)]

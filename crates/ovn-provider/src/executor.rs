@@ -25,7 +25,7 @@ use crate::job::{Request, error_report, merge_report};
 use crate::lb::{self, LbCreate};
 use crate::listener;
 use crate::member::{self, MemberFacts, MemberReq};
-use crate::nb::{NbSnapshot, ops_json};
+use crate::nb::NbSnapshot;
 use crate::ovsdb_nb::NbDatabase;
 use crate::plan::Plan;
 use crate::pool;
@@ -240,11 +240,7 @@ impl Executor {
             return Attempt::Done(plan);
         }
         let stage = tracing::trace_span!(target: "keel::stage", "nb_transaction");
-        let committed = self
-            .nb
-            .transact(ops_json(&plan.ops))
-            .instrument(stage)
-            .await;
+        let committed = self.nb.transact(&plan.ops).instrument(stage).await;
         match committed {
             Ok(()) => Attempt::Done(plan),
             Err(e) if e.maybe_committed => Attempt::Failed(e.into(), Some(plan)),
@@ -429,7 +425,7 @@ pub(crate) mod tests {
 
     use super::ATTEMPTS;
     use crate::driver::{OvnConfig, OvnProvider};
-    use crate::nb::NbSnapshot;
+    use crate::nb::{Datum, NbSnapshot, Op as NbOp};
     use crate::ovsdb_nb::{NbDatabase, NbError};
     use crate::scope::Scope;
 
@@ -444,103 +440,39 @@ pub(crate) mod tests {
         Dropped,
     }
 
-    /// An NB of JSON rows that applies the driver's transactions (waits, inserts, updates,
-    /// deletes by `_uuid`; mutations of rows it lacks are no-ops) and fails the first `fail`.
+    /// An NB that applies the driver's typed transactions with the crate's simulator
+    /// ([`crate::sim::apply`]: waits, inserts, updates, deletes; all or nothing) and fails the
+    /// first `fail`.
     pub(crate) struct FakeNb {
-        rows: Mutex<BTreeMap<(String, String), serde_json::Map<String, Value>>>,
+        snap: Mutex<NbSnapshot>,
+        seq: Mutex<usize>,
         fail: Mutex<usize>,
         failure: Failure,
-        pub(crate) calls: Mutex<Vec<Vec<Value>>>,
-    }
-
-    fn resolve(v: &Value, named: &BTreeMap<String, String>) -> Value {
-        match v {
-            Value::Array(a) if a.len() == 2 && a[0] == "named-uuid" => {
-                let n = a[1].as_str().unwrap_or_default();
-                json!(["uuid", named.get(n).cloned().unwrap_or_default()])
-            }
-            Value::Array(a) => Value::Array(a.iter().map(|x| resolve(x, named)).collect()),
-            Value::Object(o) => Value::Object(
-                o.iter()
-                    .map(|(k, x)| (k.clone(), resolve(x, named)))
-                    .collect(),
-            ),
-            other => other.clone(),
-        }
-    }
-
-    fn where_uuid(op: &Value) -> Option<String> {
-        let w = &op["where"][0];
-        (w[0] == "_uuid").then(|| w[2][1].as_str().unwrap_or_default().to_string())
+        pub(crate) calls: Mutex<Vec<Vec<NbOp>>>,
     }
 
     impl FakeNb {
-        fn rows_of(&self, table: &str) -> Vec<(String, serde_json::Map<String, Value>)> {
-            let rows = self.rows.lock().unwrap();
-            rows.iter()
-                .filter(|((t, _), _)| t == table)
-                .map(|((_, u), r)| (u.clone(), r.clone()))
-                .collect()
+        /// How many rows `table` holds (`Load_Balancer` or `Load_Balancer_Health_Check`).
+        fn count(&self, table: &str) -> usize {
+            let snap = self.snap.lock().unwrap();
+            match table {
+                "Load_Balancer" => snap.load_balancers.len(),
+                _ => snap.health_checks.len(),
+            }
         }
 
-        /// Apply `ops` as ovsdb-server would (all or nothing).
-        fn apply(&self, ops: &[Value]) -> Result<(), NbError> {
-            let mut rows = self.rows.lock().unwrap();
-            let mut next = rows.clone();
-            let mut named = BTreeMap::new();
-            for op in ops {
-                let table = op["table"].as_str().unwrap_or_default().to_string();
-                match op["op"].as_str() {
-                    Some("wait") => {
-                        let holds = match where_uuid(op) {
-                            Some(u) => {
-                                let col = op["columns"][0].as_str().unwrap_or_default();
-                                next.get(&(table, u)).map(|r| &r[col]) == Some(&op["rows"][0][col])
-                            }
-                            // no row of that name (and protocol) yet
-                            None => !next.iter().any(|((t, _), r)| {
-                                let empty = json!(["set", []]);
-                                let cond = op["where"].as_array().cloned().unwrap_or_default();
-                                *t == table
-                                    && cond.iter().all(|c| {
-                                        let col = c[0].as_str().unwrap_or_default();
-                                        c[2] == *r.get(col).unwrap_or(&empty)
-                                    })
-                            }),
-                        };
-                        if !holds {
-                            return Err(NbError {
-                                message: "timed out".into(),
-                                retry: true,
-                                maybe_committed: false,
-                            });
-                        }
-                    }
-                    Some("insert") => {
-                        let u = format!("fake{}", next.len());
-                        if let Some(n) = op["uuid-name"].as_str() {
-                            named.insert(n.to_string(), u.clone());
-                        }
-                        let row = resolve(&op["row"], &named);
-                        next.insert((table, u), row.as_object().cloned().unwrap_or_default());
-                    }
-                    Some("update") => {
-                        let Some(u) = where_uuid(op) else { continue };
-                        if let Some(r) = next.get_mut(&(table, u)) {
-                            for (k, v) in resolve(&op["row"], &named).as_object().unwrap() {
-                                r.insert(k.clone(), v.clone());
-                            }
-                        }
-                    }
-                    Some("delete") => {
-                        if let Some(u) = where_uuid(op) {
-                            next.remove(&(table, u));
-                        }
-                    }
-                    _ => {}
+        /// Apply `ops` as ovsdb-server would (all or nothing); a failed `wait` is retryable.
+        fn apply(&self, ops: &[NbOp]) -> Result<(), NbError> {
+            let mut snap = self.snap.lock().unwrap();
+            let mut next = snap.clone();
+            crate::sim::apply(&mut next, ops, &mut self.seq.lock().unwrap()).map_err(|e| {
+                NbError {
+                    message: e.to_string(),
+                    retry: true,
+                    maybe_committed: false,
                 }
-            }
-            *rows = next;
+            })?;
+            *snap = next;
             Ok(())
         }
     }
@@ -548,17 +480,10 @@ pub(crate) mod tests {
     #[async_trait]
     impl NbDatabase for FakeNb {
         async fn snapshot(&self, _scope: &Scope) -> Result<NbSnapshot, NbError> {
-            let mut snap = NbSnapshot {
-                health_check_supported: true,
-                ..Default::default()
-            };
-            for ((t, u), r) in self.rows.lock().unwrap().iter() {
-                snap.insert_json(t, u, &Value::Object(r.clone()));
-            }
-            Ok(snap)
+            Ok(self.snap.lock().unwrap().clone())
         }
-        async fn transact(&self, ops: Vec<Value>) -> Result<(), NbError> {
-            self.calls.lock().unwrap().push(ops.clone());
+        async fn transact(&self, ops: &[NbOp]) -> Result<(), NbError> {
+            self.calls.lock().unwrap().push(ops.to_vec());
             let failing = {
                 let mut f = self.fail.lock().unwrap();
                 let failing = *f > 0;
@@ -572,14 +497,14 @@ pub(crate) mod tests {
                 maybe_committed: true,
             };
             match (failing, self.failure) {
-                (false, _) => self.apply(&ops),
+                (false, _) => self.apply(ops),
                 (true, Failure::Refused { retry }) => Err(NbError {
                     message: "timed out".into(),
                     retry,
                     maybe_committed: false,
                 }),
                 (true, Failure::CommittedThenDropped) => {
-                    self.apply(&ops)?;
+                    self.apply(ops)?;
                     Err(unknown)
                 }
                 (true, Failure::Dropped) => Err(unknown),
@@ -618,16 +543,13 @@ pub(crate) mod tests {
     }
 
     /// A `Load_Balancer` row named `LB` (VIP 10.0.0.5, enabled) with `extra` external_ids.
-    fn lb_row(extra: &[(&str, &str)]) -> serde_json::Map<String, Value> {
+    fn lb_row(extra: &[(&str, &str)]) -> Value {
         let mut ids: BTreeMap<&str, &str> = [("neutron:vip", "10.0.0.5"), ("enabled", "True")]
             .into_iter()
             .collect();
         ids.extend(extra.iter().copied());
         let pairs: Vec<Value> = ids.iter().map(|(k, v)| json!([k, v])).collect();
         json!({"name": "LB", "external_ids": ["map", pairs]})
-            .as_object()
-            .cloned()
-            .unwrap()
     }
 
     /// The driver over a [`FakeNb`] holding one LB row (with `extra` external_ids) whose first
@@ -656,10 +578,11 @@ pub(crate) mod tests {
         std::sync::Arc<FakeNb>,
         mpsc::UnboundedReceiver<StatusReport>,
     ) {
-        let mut rows = BTreeMap::new();
-        rows.insert(("Load_Balancer".into(), "u1".into()), lb_row(extra));
+        let mut snap = NbSnapshot::new(true);
+        snap.insert_json("Load_Balancer", "u1", &lb_row(extra));
         let nb = std::sync::Arc::new(FakeNb {
-            rows: Mutex::new(rows),
+            snap: Mutex::new(snap),
+            seq: Mutex::new(0),
             fail: Mutex::new(fail),
             failure,
             calls: Mutex::new(vec![]),
@@ -715,16 +638,10 @@ pub(crate) mod tests {
     }
 
     fn lb_ids(nb: &FakeNb) -> Vec<BTreeMap<String, String>> {
-        nb.rows_of("Load_Balancer")
-            .into_iter()
-            .map(|(_, r)| {
-                r["external_ids"][1]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|p| (p[0].as_str().unwrap().into(), p[1].as_str().unwrap().into()))
-                    .collect()
-            })
+        let snap = nb.snap.lock().unwrap();
+        snap.load_balancers
+            .values()
+            .map(|r| r.external_ids.clone())
             .collect()
     }
 
@@ -740,7 +657,7 @@ pub(crate) mod tests {
         assert_eq!(status(&r.loadbalancers, "LB"), (Some(Prov::Active), None));
         let calls = nb.calls.lock().unwrap();
         assert_eq!(calls.len(), 2, "one failed attempt, one re-planned");
-        assert_eq!(calls[0][0]["op"], "wait");
+        assert!(matches!(calls[0][0], NbOp::WaitEq { .. }), "{:?}", calls[0]);
     }
 
     #[tokio::test]
@@ -890,7 +807,7 @@ pub(crate) mod tests {
         assert_eq!(status(&r.listeners, "L").0, Some(Prov::Deleted), "{r:?}");
         assert_eq!(status(&r.pools, "P").0, Some(Prov::Deleted), "{r:?}");
         assert_eq!(status(&r.members, "M").0, Some(Prov::Deleted), "{r:?}");
-        assert!(nb.rows_of("Load_Balancer").is_empty());
+        assert!(nb.count("Load_Balancer") == 0);
     }
 
     /// A health monitor create committed with an unknown outcome is not created twice: one
@@ -916,7 +833,7 @@ pub(crate) mod tests {
             (Some(Prov::Active), Some(Op::Online)),
             "{r:?}"
         );
-        assert_eq!(nb.rows_of("Load_Balancer_Health_Check").len(), 1);
+        assert_eq!(nb.count("Load_Balancer_Health_Check"), 1);
         assert_eq!(
             nb.calls.lock().unwrap().len(),
             1,
@@ -943,13 +860,19 @@ pub(crate) mod tests {
         let calls = nb.calls.lock().unwrap();
         let wait = calls[1]
             .iter()
-            .find(|op| op["op"] == "wait" && op["rows"] == json!([]))
+            .find_map(|op| match op {
+                NbOp::WaitAbsent { columns, .. } => Some(columns),
+                _ => None,
+            })
             .expect("a wait for the absence of the new row");
         assert_eq!(
-            wait["where"],
-            json!([["name", "==", "LB"], ["protocol", "==", ["set", ["udp"]]]])
+            *wait,
+            [
+                ("name", Datum::Str("LB".into())),
+                ("protocol", Datum::Set(vec!["udp".into()]))
+            ]
         );
-        assert_eq!(nb.rows_of("Load_Balancer").len(), 2);
+        assert_eq!(nb.count("Load_Balancer"), 2);
     }
 
     /// Work that succeeded after its load balancer stopped waiting for it (this process was

@@ -3,7 +3,8 @@
 //!
 //! Map (seed 000 section → module):
 //! * §1.2 storage keys → [`external_ids`]; `vips` framing → [`vips`]; NB rows and
-//!   operations → [`nb`]; one-transaction edits → [`edit`].
+//!   operations → [`nb`]; the SB rows the agent reads → [`sb`]; one-transaction edits →
+//!   [`edit`].
 //! * §2 load balancer → [`lb`]; §3 listener → [`listener`]; §4 pool → [`pool`];
 //!   §5 member → [`member`]; §6 health monitor → [`hm`].
 //! * synchronous checks of every method → [`validate`]; §8 statuses → [`status`];
@@ -46,6 +47,7 @@ pub mod ports;
 pub mod queue;
 pub mod requests;
 pub mod row_index;
+pub mod sb;
 pub mod scope;
 pub mod sim;
 pub mod status;

@@ -29,7 +29,7 @@ use crate::agent::Agent;
 use crate::edit::{Edit, LbRef};
 use crate::external_ids as ext;
 use crate::hm::HM_PORT_DEVICE_OWNER;
-use crate::nb::{NbSnapshot, Op, ops_json};
+use crate::nb::{NbSnapshot, Op};
 use crate::ovsdb_nb::NbError;
 use crate::ports::{VIP_PORT_DEVICE_OWNER, VIP_PORT_PREFIX};
 
@@ -241,7 +241,7 @@ impl Agent {
             if ops.is_empty() {
                 return Ok(Outcome::Done);
             }
-            match self.nb().transact(ops_json(&ops)).await {
+            match self.nb().transact(&ops).await {
                 Ok(()) => return Ok(Outcome::Done),
                 Err(e) if e.retry && attempt < 2 => attempt += 1,
                 Err(e) => return Err(e.into()),

@@ -2,11 +2,11 @@
 //!
 //! [`NbSnapshot`] is a typed copy of the tables the driver needs, taken from the one replica
 //! of the process (never a connection per call); handlers plan against it and emit
-//! [`Op`]s that [`Op::to_json`] encodes as `transact` operations. Rows decode from RFC 7047
+//! [`Op`]s that [`Op::to_operation`] lowers to the ovsdb client's typed operations. Rows decode from RFC 7047
 //! JSON (`{"col": <datum>}`), so any replica that can hand out rows as JSON fits.
 //!
 //! By job: `rows` (the typed rows and RFC 7047 datum decoding), `snapshot` ([`NbSnapshot`]
-//! and its lookups, [`RowSource`]), `ops` ([`Op`], [`Datum`], [`RowRef`], [`ops_json`]),
+//! and its lookups, [`RowSource`]), `ops` ([`Op`], [`Datum`], [`RowRef`], [`NotAUuid`]),
 //! `indexes` (the replica indexes of busy networks' ports).
 
 pub mod indexes;
@@ -14,7 +14,7 @@ mod ops;
 mod rows;
 mod snapshot;
 
-pub use ops::{Datum, Op, RowRef, ops_json};
+pub use ops::{Datum, NotAUuid, Op, RowRef};
 pub use rows::{
     HealthCheckRow, LoadBalancerRow, RouterPortRow, RouterRow, StrMap, SwitchPortRow, SwitchRow,
     Uuid, datum_map, datum_set,

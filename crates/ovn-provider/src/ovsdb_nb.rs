@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
-use crate::nb::{LoadBalancerRow, NbSnapshot, TABLES};
+use crate::nb::{LoadBalancerRow, NbSnapshot, NotAUuid, Op, TABLES};
 use crate::scope::Scope;
 
 /// Errors talking to the NB.
@@ -56,9 +56,10 @@ pub trait NbDatabase: Send + Sync + 'static {
     async fn full_snapshot(&self) -> Result<NbSnapshot, NbError> {
         self.snapshot(&Scope::default()).await
     }
-    /// Run one transaction (RFC 7047 operations on `OVN_Northbound`); returns once it
-    /// committed AND the replica shows it, so the next request reads its effects.
-    async fn transact(&self, ops: Vec<Value>) -> Result<(), NbError>;
+    /// Run `ops` as one transaction on `OVN_Northbound` (all or nothing); returns once it
+    /// committed AND the replica shows it, so the next request reads its effects. A fake may
+    /// apply the typed ops itself ([`crate::sim::apply`]).
+    async fn transact(&self, ops: &[Op]) -> Result<(), NbError>;
     /// The connected `OVN_Northbound` schema version (`7.0.0`), what [`crate::flavor`]
     /// checks a flavor against; `None` when unknown (a fake NB: no check).
     fn schema_version(&self) -> Option<String> {
@@ -100,8 +101,7 @@ pub struct Written {
 impl Written {
     /// What `ops` write, the rows named after `lb_names` included (inserted rows have no
     /// uuid until the commit).
-    pub fn of(ops: &[crate::nb::Op], lb_names: impl IntoIterator<Item = String>) -> Self {
-        use crate::nb::Op;
+    pub fn of(ops: &[Op], lb_names: impl IntoIterator<Item = String>) -> Self {
         let mut rows = BTreeSet::new();
         for op in ops {
             match op {
@@ -163,6 +163,16 @@ pub fn refresh_from(snap: &mut NbSnapshot, src: &dyn crate::nb::RowSource, writt
             snap.insert_json(HC, &u, &row);
         }
     }
+}
+
+/// The `OVN_Northbound` transaction [`OvsdbNb`] sends for `ops`: each [`Op::to_operation`],
+/// in order (its JSON is made by the client, on the wire). `Err` names a row uuid that is not
+/// a uuid (nothing is sent).
+pub fn transaction(ops: &[Op]) -> Result<ovsdb::Transaction, NotAUuid> {
+    ops.iter()
+        .try_fold(ovsdb::Transaction::new("OVN_Northbound"), |t, op| {
+            Ok(t.push(op.to_operation()?))
+        })
 }
 
 /// The OVN NB through an [`ovsdb::Client`] (connected with [`monitor_spec`]).
@@ -389,10 +399,8 @@ impl NbDatabase for OvsdbNb {
         Ok(())
     }
 
-    async fn transact(&self, ops: Vec<Value>) -> Result<(), NbError> {
-        let txn = ops
-            .into_iter()
-            .fold(ovsdb::Transaction::new("OVN_Northbound"), |t, op| t.raw(op));
+    async fn transact(&self, ops: &[Op]) -> Result<(), NbError> {
+        let txn = transaction(ops).map_err(|e| NbError::fatal(e.to_string()))?;
         let started = std::time::Instant::now();
         let r = self.client.transact(txn).await;
         crate::metrics::NB_TXN_SECONDS.observe(started.elapsed().as_secs_f64());
@@ -446,7 +454,7 @@ impl OvsdbNb {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nb::{Datum, Op};
+    use crate::nb::Datum;
     use crate::scope::tests::MemSource;
     use serde_json::json;
 

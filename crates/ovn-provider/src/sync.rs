@@ -52,7 +52,7 @@ use crate::hm::{self, HmReq};
 use crate::lb;
 use crate::listener::{self, ListenerReq};
 use crate::member::{self, MemberReq};
-use crate::nb::{NbSnapshot, Op, ops_json};
+use crate::nb::{NbSnapshot, Op};
 use crate::ovsdb_nb::{NbDatabase, Written};
 use crate::plan::Plan;
 use crate::pool::{self, PoolReq};
@@ -396,7 +396,7 @@ impl<'a> Syncer<'a> {
             }
             // written: the rows it wrote are read again; refused: the whole replica
             let started = std::time::Instant::now();
-            let committed = self.nb.transact(ops_json(&plan.ops)).await;
+            let committed = self.nb.transact(&plan.ops).await;
             self.times.nb_write += started.elapsed();
             match committed {
                 Ok(()) => {

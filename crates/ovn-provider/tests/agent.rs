@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use ovn_provider::sb::{self, PortBindingRow};
 use ovn_provider::{Agent, OvnConfig, OvnProvider, OvsdbNb};
 use provider::{OperatingStatus as Op, StatusReport};
 use serde_json::json;
@@ -126,20 +127,15 @@ async fn only_the_lock_holder_acts_and_the_other_takes_over() {
     // and when both writes reach an SB session in one update the `online` is never seen
     let sb = sb_test_client().await;
     let sm = wait_replica(&sb, &format!("northd's Service_Monitor for {lsp}"), |s| {
-        s.table("Service_Monitor").and_then(|t| {
-            t.rows()
-                .find(|r| r.get_str("logical_port") == Some(lsp.as_str()))
-                .map(|r| r.uuid())
-        })
+        find_monitor(s, |r| r.logical_port == lsp)
     })
     .await
     .unwrap();
     wait_replica(&sb, &format!("northd's Port_Binding of {lsp}"), |s| {
-        s.table("Port_Binding").and_then(|t| {
-            t.rows()
-                .find(|r| r.get_str("logical_port") == Some(lsp.as_str()))
-                .map(|r| r.uuid())
-        })
+        sb::rows(s, sb::PORT_BINDING, PortBindingRow::from_row)
+            .into_iter()
+            .find(|r| r.logical_port == lsp)
+            .map(|r| r.uuid)
     })
     .await
     .unwrap();
@@ -565,15 +561,15 @@ async fn maintenance_backfills_vip_port_owners() {
             ..OvnConfig::default()
         },
     );
-    use ovn_provider::NbDatabase;
-    nb.transact(vec![
-        json!({"op": "insert", "table": "Load_Balancer", "row": {
+    nb.client()
+        .transact(nb_txn(vec![
+            json!({"op": "insert", "table": "Load_Balancer", "row": {
         "name": lb_id, "external_ids": ["map", [["neutron:vip", "10.80.0.5"],
             ["neutron:vip_port_id", ids[0]], ["enabled", "True"],
             ["neutron:additional_vip_port_ids", ids[1..].join(",")]]]}}),
-    ])
-    .await
-    .unwrap();
+        ]))
+        .await
+        .unwrap();
 
     let outcome = Agent::new(&d).maintain_vip_port_owners().await;
     let mut got = Vec::new();
@@ -581,7 +577,8 @@ async fn maintenance_backfills_vip_port_owners() {
         let p = n.get_port(id).await.unwrap();
         got.push((p.device_owner, p.device_id));
     }
-    nb.transact(vec![delete_named("Load_Balancer", &lb_id)])
+    nb.client()
+        .transact(nb_txn(vec![delete_named("Load_Balancer", &lb_id)]))
         .await
         .unwrap();
     made.cleanup(&n).await;
@@ -649,17 +646,19 @@ async fn maintenance_brackets_ipv6_mappings() {
     let lb_id = uid();
     let (d, nb) = maintenance_driver().await;
     use ovn_provider::NbDatabase;
-    nb.transact(vec![
-        json!({"op": "insert", "table": "Load_Balancer", "row": {
+    nb.client()
+        .transact(nb_txn(vec![
+            json!({"op": "insert", "table": "Load_Balancer", "row": {
         "name": lb_id, "external_ids": ["map", [["neutron:vip", "fd00:82::5"]]],
         "ip_port_mappings": ["map", [["fd00:82::10", "lsp-m1:fd00:82::2"]]]}}),
-    ])
-    .await
-    .unwrap();
+        ]))
+        .await
+        .unwrap();
     let outcome = Agent::new(&d).maintain_ipv6_mappings().await;
     let snap = nb.full_snapshot().await.unwrap();
     let row = snap.lbs_named(&lb_id)[0].clone();
-    nb.transact(vec![delete_named("Load_Balancer", &lb_id)])
+    nb.client()
+        .transact(nb_txn(vec![delete_named("Load_Balancer", &lb_id)]))
         .await
         .unwrap();
     assert!(

@@ -599,11 +599,7 @@ async fn scenario(n: NeutronClient, lb_id: String, undo: Undo) -> Result<(), Str
     .msg()?;
     let member_lsp = member_ports[0].clone();
     let sm = wait_replica(&sb_t, "northd's Service_Monitor of the member", |snap| {
-        snap.table("Service_Monitor").and_then(|t| {
-            t.rows()
-                .find(|r| r.get_str("logical_port") == Some(member_lsp.as_str()))
-                .map(|r| r.uuid())
-        })
+        find_monitor(snap, |r| r.logical_port == member_lsp)
     })
     .await?;
     set_port_up(&sb_t, &member_lsp).await?;

@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use openstack::{HttpConfig, NeutronClient, NeutronConfig, ServiceAuth, ServiceAuthConfig};
+use ovn_provider::nb::Op;
 use ovn_provider::scope::Scope;
 use ovn_provider::{Agent, NbDatabase, NbError, NbSnapshot};
 use provider::LoadBalancer;
@@ -180,7 +181,7 @@ impl NbDatabase for StaticNb {
     async fn snapshot(&self, _scope: &Scope) -> Result<NbSnapshot, NbError> {
         Ok(self.0.clone())
     }
-    async fn transact(&self, _ops: Vec<Value>) -> Result<(), NbError> {
+    async fn transact(&self, _ops: &[Op]) -> Result<(), NbError> {
         Ok(())
     }
 }

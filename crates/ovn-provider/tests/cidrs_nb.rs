@@ -16,16 +16,29 @@
 mod ovsdb_common;
 
 use ovn_provider::cidrs::{self, ListenerCidrs};
-use ovn_provider::nb::{Op, ops_json};
+use ovn_provider::nb::{Datum, Op, RowRef};
 use ovn_provider::{NbDatabase, NbSnapshot, OvsdbNb};
 use ovsdb_common::NbServer;
 use serde_json::{Value, json};
 
-fn map(pairs: &[(&str, &str)]) -> Value {
-    json!([
-        "map",
-        pairs.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>()
-    ])
+fn map(pairs: &[(&str, &str)]) -> Datum {
+    Datum::Map(
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    )
+}
+
+/// Attaches the row `lb` inserted by the same transaction to switch `ls`.
+fn attach(ls: &str) -> Op {
+    Op::Mutate {
+        table: "Logical_Switch",
+        uuid: ls.to_string(),
+        column: "load_balancer",
+        insert: true,
+        value: Datum::Refs(vec![RowRef::Named("lb".into())]),
+    }
 }
 
 /// The rows of `table` (ovsdb-client's view), sorted by their JSON text.
@@ -82,7 +95,7 @@ fn ours(server: &NbServer) -> (Vec<String>, Vec<String>) {
 }
 
 async fn apply(nb: &OvsdbNb, ops: Vec<Op>) {
-    nb.transact(ops_json(&ops)).await.unwrap();
+    nb.transact(&ops).await.unwrap();
 }
 
 fn listener<'a>(id: &'a str, port: u16, list: &'a [String]) -> ListenerCidrs<'a> {
@@ -182,16 +195,18 @@ async fn rows_written_replaced_refreshed_removed_on_a_real_server() {
         ("ls_refs", r#"{"neutron-net1": 1}"#),
         ("enabled", "True"),
     ]);
-    nb.transact(vec![
-        json!({"op": "insert", "table": "Load_Balancer", "uuid-name": "lb",
-               "row": {"name": "LB", "protocol": "tcp", "external_ids": lb_ids}}),
-        json!({"op": "mutate", "table": "Logical_Switch", "where": [["_uuid", "==", ["uuid", ls1]]],
-               "mutations": [["load_balancer", "insert", ["set", [["named-uuid", "lb"]]]]]}),
-        json!({"op": "mutate", "table": "Logical_Switch", "where": [["_uuid", "==", ["uuid", ls2]]],
-               "mutations": [["load_balancer", "insert", ["set", [["named-uuid", "lb"]]]]]}),
-    ])
-    .await
-    .unwrap();
+    let insert = Op::Insert {
+        table: "Load_Balancer",
+        uuid_name: "lb".into(),
+        row: vec![
+            ("name", Datum::Str("LB".into())),
+            ("protocol", Datum::Str("tcp".into())),
+            ("external_ids", lb_ids),
+        ],
+    };
+    nb.transact(&[insert, attach(&ls1), attach(&ls2)])
+        .await
+        .unwrap();
     let snap: NbSnapshot = nb.full_snapshot().await.unwrap();
 
     // create: one port group anchored on both router ports, one ACL, two address sets
@@ -274,11 +289,15 @@ async fn rows_written_replaced_refreshed_removed_on_a_real_server() {
         .as_str()
         .unwrap()
         .to_string();
-    nb.transact(vec![json!({"op": "mutate", "table": "Load_Balancer",
-        "where": [["_uuid", "==", ["uuid", lb_uuid]]],
-        "mutations": [["external_ids", "insert", map(&[("neutron:vip_fip", "172.24.4.10")])]]})])
-        .await
-        .unwrap();
+    nb.transact(&[Op::Mutate {
+        table: "Load_Balancer",
+        uuid: lb_uuid,
+        column: "external_ids",
+        insert: true,
+        value: map(&[("neutron:vip_fip", "172.24.4.10")]),
+    }])
+    .await
+    .unwrap();
     let snap = nb.full_snapshot().await.unwrap();
     apply(&nb, cidrs::refresh_lb(&snap, "LB")).await;
     let sets = rows(&server, "Address_Set");

@@ -12,11 +12,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
 use openstack::{HttpConfig, NeutronClient, NeutronConfig, ServiceAuth, ServiceAuthConfig};
+use ovn_provider::nb::Op;
 use ovn_provider::scope::Scope;
 use ovn_provider::{NbDatabase, NbError, NbSnapshot, OvnConfig, OvnProvider};
 use provider::gate::{CommitGate, scope};
 use provider::{Member, ProviderDriver, StatsReport, StatusReport, StatusSink, StatusSinkError};
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// One load balancer `lb-1` (VIP 10.0.1.5) with pool `P`; counts [`NbDatabase::snapshot`].
 struct CountingNb {
@@ -46,7 +47,7 @@ impl NbDatabase for CountingNb {
         self.snapshots.fetch_add(1, Ordering::SeqCst);
         Ok(self.rows.clone())
     }
-    async fn transact(&self, _ops: Vec<Value>) -> Result<(), NbError> {
+    async fn transact(&self, _ops: &[Op]) -> Result<(), NbError> {
         Ok(())
     }
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use ovn_provider::NbDatabase;
 use ovn_provider::edit::{Edit, LbRef};
-use ovn_provider::nb::{Datum, Op, ops_json};
+use ovn_provider::nb::{Datum, Op};
 
 mod common;
 use common::*;
@@ -25,7 +25,7 @@ async fn stale_plan_is_refused_and_retryable() {
             ("external_ids", Datum::Map(ids)),
         ],
     };
-    nb.transact(ops_json(&[insert])).await.unwrap();
+    nb.transact(&[insert]).await.unwrap();
     let stale = nb.full_snapshot().await.unwrap();
     let uuid = stale.lbs_named(&name)[0].uuid.clone();
 
@@ -40,24 +40,24 @@ async fn stale_plan_is_refused_and_retryable() {
     // meanwhile another writer changes the row
     let mut other = stale.lbs_named(&name)[0].external_ids.clone();
     other.insert("pool_P".into(), String::new());
-    nb.transact(ops_json(&[Op::Update {
+    nb.transact(&[Op::Update {
         table: "Load_Balancer",
         uuid: uuid.clone(),
         row: vec![("external_ids", Datum::Map(other))],
-    }]))
+    }])
     .await
     .unwrap();
 
     let err = nb
-        .transact(ops_json(&plan))
+        .transact(&plan)
         .await
         .expect_err("stale plan must be refused");
     let now = nb.full_snapshot().await.unwrap();
     let row = now.lbs_named(&name)[0].clone();
-    nb.transact(ops_json(&[Op::Delete {
+    nb.transact(&[Op::Delete {
         table: "Load_Balancer",
         uuid,
-    }]))
+    }])
     .await
     .unwrap();
     assert!(err.retry, "a failed wait is retryable: {err:?}");

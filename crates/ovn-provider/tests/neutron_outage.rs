@@ -14,10 +14,11 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use openstack::{HttpConfig, NeutronClient, NeutronConfig, ServiceAuth, ServiceAuthConfig};
+use ovn_provider::nb::Op;
 use ovn_provider::scope::Scope;
 use ovn_provider::{NbDatabase, NbError, NbSnapshot};
 use provider::{Member, ProviderDriver, ProviderError, Vip};
-use serde_json::{Value, json};
+use serde_json::json;
 
 mod common;
 use common::{driver, env};
@@ -29,7 +30,7 @@ const NEUTRON_DOWN: &str = "The Neutron service is temporarily unavailable.";
 /// transaction it is asked for.
 struct RecordingNb {
     snap: NbSnapshot,
-    transactions: Mutex<Vec<Vec<Value>>>,
+    transactions: Mutex<Vec<Vec<Op>>>,
 }
 
 #[async_trait]
@@ -37,8 +38,8 @@ impl NbDatabase for RecordingNb {
     async fn snapshot(&self, _scope: &Scope) -> Result<NbSnapshot, NbError> {
         Ok(self.snap.clone())
     }
-    async fn transact(&self, ops: Vec<Value>) -> Result<(), NbError> {
-        self.transactions.lock().unwrap().push(ops);
+    async fn transact(&self, ops: &[Op]) -> Result<(), NbError> {
+        self.transactions.lock().unwrap().push(ops.to_vec());
         Ok(())
     }
 }

@@ -26,6 +26,7 @@ use openstack::{
     FixedIpRequest, ListFilter, NetworkCreate, NeutronClient, PortCreate, SubnetCreate,
 };
 use ovn_provider::nb::LoadBalancerRow;
+use ovn_provider::sb::{self, ServiceMonitorRow};
 use ovn_provider::{NbDatabase, OvnProvider};
 use provider::{
     HealthMonitor, Listener, LoadBalancer, Member, OperatingStatus as Op, Pool, ProviderDriver,
@@ -510,23 +511,11 @@ async fn ipv6_scenario(st: Arc<Stack>) -> Result<(), String> {
         .collect();
     want.sort();
     let probes = |s: &ovsdb::Snapshot| -> Vec<(String, String, String)> {
-        let mut got: Vec<_> = s
-            .table("Service_Monitor")
-            .map(|t| {
-                t.rows()
-                    .filter(|r| {
-                        ports
-                            .iter()
-                            .any(|p| r.get_str("logical_port") == Some(p.as_str()))
-                    })
-                    .filter(|r| r.get_i64("port") == Some(8080))
-                    .map(|r| {
-                        let f = |c: &str| r.get_str(c).unwrap_or_default().to_string();
-                        (f("ip"), f("logical_port"), f("src_ip"))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let mut got: Vec<_> = sb::rows(s, sb::SERVICE_MONITOR, ServiceMonitorRow::from_row)
+            .into_iter()
+            .filter(|r| ports.contains(&r.logical_port) && r.port == 8080)
+            .map(|r| (r.ip.to_string(), r.logical_port, r.src_ip.to_string()))
+            .collect();
         got.sort();
         got
     };

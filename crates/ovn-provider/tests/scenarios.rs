@@ -932,7 +932,7 @@ fn member_fip_centralised_while_the_vip_has_a_fip() {
         p.ops
             .iter()
             .filter(|o| matches!(o, NbOp::UpdateWhereIncludes { .. }))
-            .map(NbOp::to_json)
+            .map(|o| o.to_operation().unwrap().to_json())
             .collect()
     };
     // no VIP FIP: nothing

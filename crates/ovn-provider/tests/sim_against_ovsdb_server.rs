@@ -49,7 +49,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use ovn_provider::NbSnapshot;
-use ovn_provider::nb::{Datum, Op, RowRef, StrMap, ops_json};
+use ovn_provider::nb::{Datum, Op, RowRef, StrMap};
+use ovn_provider::ovsdb_nb::transaction;
 use ovn_provider::sim::{self, NEW_PREFIX};
 use ovsdb::{Client, MonitorSpec};
 use ovsdb_common::{NB, NB_SCHEMA, NbServer};
@@ -574,11 +575,9 @@ fn gen_txn(rng: &mut Rng, view: &View, next: &mut H) -> Txn {
 // Running a case on both sides.
 // ---------------------------------------------------------------------------------------
 
-/// `transact` on the private server; the raw result array.
-async fn transact(nb: &Client, ops: Vec<Json>) -> Json {
-    let mut params = vec![json!(NB)];
-    params.extend(ops);
-    nb.request("transact", Json::Array(params))
+/// `transact` on the private server; the raw result array (errors included).
+async fn transact(nb: &Client, txn: ovsdb::Transaction) -> Json {
+    nb.request("transact", txn.to_params())
         .await
         .expect("transact request")
 }
@@ -594,10 +593,13 @@ fn txn_error(result: &Json) -> Option<String> {
 
 /// Every row of the compared tables, as the server holds them.
 async fn server_rows(nb: &Client) -> NbSnapshot {
-    let ops = TABLES
-        .iter()
-        .map(|t| json!({"op": "select", "table": t, "where": []}))
-        .collect();
+    let ops = TABLES.iter().fold(ovsdb::Transaction::new(NB), |t, table| {
+        t.push(ovsdb::Operation::Select {
+            table: table.to_string(),
+            conditions: vec![],
+            columns: None,
+        })
+    });
     let r = transact(nb, ops).await;
     let mut s = NbSnapshot::new(true);
     for (i, t) in TABLES.iter().enumerate() {
@@ -737,17 +739,15 @@ impl<'a> Run<'a> {
     async fn start(nb: &'a Client) -> Run<'a> {
         let wipe = ["Load_Balancer", "Logical_Switch", "Logical_Router", "NAT"]
             .iter()
-            .map(|t| json!({"op": "delete", "table": t, "where": []}))
-            .collect();
+            .fold(ovsdb::Transaction::new(NB), |t, table| t.delete(table, &[]));
         let r = transact(nb, wipe).await;
         assert!(txn_error(&r).is_none(), "wipe: {r}");
         let r = transact(
             nb,
-            vec![
-                json!({"op": "insert", "table": "Logical_Switch", "row": {"name": "ls0"}}),
-                json!({"op": "insert", "table": "Logical_Switch", "row": {"name": "ls1"}}),
-                json!({"op": "insert", "table": "Logical_Router", "row": {"name": "lr0"}}),
-            ],
+            ovsdb::Transaction::new(NB)
+                .insert("Logical_Switch", [("name", "ls0")], None)
+                .insert("Logical_Switch", [("name", "ls1")], None)
+                .insert("Logical_Router", [("name", "lr0")], None),
         )
         .await;
         assert!(txn_error(&r).is_none(), "setup: {r}");
@@ -834,7 +834,7 @@ impl<'a> Run<'a> {
         let seq0 = self.seq;
         let mut seq = seq0;
         let sim_res = sim::apply(&mut next, &sim_ops, &mut seq);
-        let result = transact(self.nb, ops_json(&real_ops)).await;
+        let result = transact(self.nb, transaction(&real_ops).expect("server uuids")).await;
         let srv_err = txn_error(&result);
         tally.txns += 1;
         for op in txn {

@@ -119,14 +119,8 @@ async fn wait_service_monitor(
 ) -> Result<Option<ovsdb::Uuid>, String> {
     let what = format!("Service_Monitor {ip}:8080 on {port} present = {present}");
     wait_replica(sb, &what, |s| {
-        let found = s.table("Service_Monitor").and_then(|t| {
-            t.rows()
-                .find(|r| {
-                    r.get_str("ip") == Some(ip)
-                        && r.get_i64("port") == Some(8080)
-                        && r.get_str("logical_port") == Some(port)
-                })
-                .map(|r| r.uuid())
+        let found = find_monitor(s, |r| {
+            r.ip.to_string() == ip && r.port == 8080 && r.logical_port == port
         });
         match (found, present) {
             (Some(u), true) => Some(Some(u)),

@@ -56,14 +56,15 @@ async fn sync_repairs_drift_and_is_idempotent() {
     );
     // the row as the driver wrote it, then drifted: wrong port, an extra member, a stale
     // listener, a member missing
-    nb.transact(vec![
+    nb.client()
+        .transact(nb_txn(vec![
         json!({"op": "insert", "table": "Load_Balancer", "row": {
         "name": lb_id, "protocol": "tcp",
         "external_ids": ["map", [["neutron:vip", "10.66.0.5"], ["enabled", "True"],
             [format!("listener_{l}"), format!("81:pool_{p}")], ["listener_GONE", "90:"],
             [format!("pool_{p}"), format!("member_{m1}_10.66.0.10:80_S,member_X_10.66.0.99:80_S")]]],
         "vips": ["map", [["10.66.0.5:81", "10.66.0.10:80,10.66.0.99:80"]]]}}),
-    ])
+    ]))
     .await
     .unwrap();
     let desired = desired(
@@ -94,7 +95,8 @@ async fn sync_repairs_drift_and_is_idempotent() {
     let again = run_sync(&nb, &desired, false).await;
     let snap = nb.full_snapshot().await.unwrap();
     let row = snap.lbs_named(&lb_id)[0].clone();
-    nb.transact(vec![delete_named("Load_Balancer", &lb_id)])
+    nb.client()
+        .transact(nb_txn(vec![delete_named("Load_Balancer", &lb_id)]))
         .await
         .unwrap();
 
@@ -124,12 +126,13 @@ async fn sync_repairs_pool_options_and_health_check_vip() {
     let t = uid().replace('-', "");
     let (l, p, h) = (format!("L{t}"), format!("P{t}"), format!("H{t}"));
     let options = ovsdb_map(&HC_OPTIONS);
-    nb.transact(vec![
-        json!({"op": "insert", "table": "Load_Balancer_Health_Check", "uuid-name": "hc",
+    nb.client()
+        .transact(nb_txn(vec![
+            json!({"op": "insert", "table": "Load_Balancer_Health_Check", "uuid-name": "hc",
             "row": {"vip": "10.67.0.5:99", "options": options,
                 "external_ids": ["map", [["octavia:healthmonitor", h], ["octavia:pool_id", p],
                     ["octavia:vip", "10.67.0.5"]]]}}),
-        json!({"op": "insert", "table": "Load_Balancer", "row": {
+            json!({"op": "insert", "table": "Load_Balancer", "row": {
             "name": lb_id, "protocol": "tcp",
             "selection_fields": ["set", ["ip_src", "tp_src"]],
             "options": ["map", [["affinity_timeout", "99"]]],
@@ -137,9 +140,9 @@ async fn sync_repairs_pool_options_and_health_check_vip() {
             "external_ids": ["map", [["neutron:vip", "10.67.0.5"], ["enabled", "True"],
                 [format!("listener_{l}"), format!("80:pool_{p}")], [format!("pool_{p}"), ""],
                 ["octavia:healthmonitors", format!("[\"{h}\"]")]]]}}),
-    ])
-    .await
-    .unwrap();
+        ]))
+        .await
+        .unwrap();
     let desired = desired(
         &lb_id,
         &l,
@@ -170,7 +173,8 @@ async fn sync_repairs_pool_options_and_health_check_vip() {
         .iter()
         .map(|u| snap.health_checks[u].clone())
         .collect();
-    nb.transact(vec![delete_named("Load_Balancer", &lb_id)])
+    nb.client()
+        .transact(nb_txn(vec![delete_named("Load_Balancer", &lb_id)]))
         .await
         .unwrap();
 

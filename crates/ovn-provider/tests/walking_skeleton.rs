@@ -357,15 +357,9 @@ async fn scenario(n: NeutronClient, lb_id: String, made: Made) -> Result<(), Str
         async move { Agent::new(&d).follow_service_monitors(sb).await }
     });
     let sm_uuid = wait_replica(&sb, "northd's Service_Monitor for 10.0.0.10:8080", |s| {
-        s.table("Service_Monitor").and_then(|t| {
-            t.rows()
-                // ours: other tests' members may share 10.0.0.10:8080, never our port
-                .find(|r| {
-                    r.get_str("ip") == Some("10.0.0.10")
-                        && r.get_i64("port") == Some(8080)
-                        && r.get_str("logical_port") == Some(ports[0].as_str())
-                })
-                .map(|r| r.uuid())
+        // ours: other tests' members may share 10.0.0.10:8080, never our port
+        find_monitor(s, |r| {
+            r.ip.to_string() == "10.0.0.10" && r.port == 8080 && r.logical_port == ports[0]
         })
     })
     .await?;

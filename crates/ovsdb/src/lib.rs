@@ -3,9 +3,10 @@
 //! One long-lived connection per database per process ([`Client`]), holding an in-memory
 //! [`Snapshot`]-able replica of the monitored tables that every reader shares, kept current
 //! from `update2` notifications (`monitor_cond`, falling back to `monitor`). Writes go through
-//! [`Transaction`]s; when [`Client::transact`] returns, the replica already shows the effect.
-//! Reconnects (capped exponential backoff) resync the replica fully and report the differences
-//! as [`Change`] events.
+//! [`Transaction`]s of typed [`Operation`]s, made JSON once on the wire; when
+//! [`Client::transact`] returns, the replica already shows the effect. Reconnects (capped
+//! exponential backoff) resync the replica fully and report the differences as [`Change`]
+//! events.
 //!
 //! ```no_run
 //! # async fn demo() -> ovsdb::Result<()> {
@@ -29,6 +30,7 @@ mod error;
 pub mod framing;
 mod index;
 mod monitor;
+mod operation;
 mod options;
 mod remote;
 mod replica;
@@ -45,12 +47,13 @@ mod value;
 pub use client::Client;
 pub use error::{Cause, Error, Result, TxnError, TxnErrorKind};
 pub use index::{Index, KeyFn};
+pub use operation::{Columns, Condition, Datum, Mutation, Operation, WaitUntil};
 pub use options::{ClientOptions, ConnectionState, MonitorSpec};
 pub use remote::Remote;
 pub use replica::{Change, Snapshot, Table};
 pub use row::Row;
 pub use schema::DatabaseSchema;
 pub use tls::SslFiles;
-pub use txn::{Condition, Mutation, OpResult, Transaction, TxnOutcome, WaitUntil};
+pub use txn::{OpResult, Transaction, TxnOutcome};
 pub use uuid::Uuid;
 pub use value::{Atom, Value};

@@ -10,9 +10,9 @@ use serde_json::Value as Json;
 
 use crate::error::{Error, Result};
 use crate::index::{Index, KeyFn};
+use crate::operation::Condition;
 use crate::schema::DatabaseSchema;
 use crate::tls::SslFiles;
-use crate::txn::Condition;
 
 /// Which tables (and columns) the replica follows.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

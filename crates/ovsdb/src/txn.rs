@@ -1,131 +1,28 @@
-//! Transactions (RFC 7047 §5.2): a builder of operations and the typed per-operation results.
+//! Transactions (RFC 7047 §4.1.3): a builder of typed [`Operation`]s and the typed
+//! per-operation results.
 
 use std::collections::BTreeMap;
 
-use serde_json::{Map, Value as Json, json};
+use serde_json::{Value as Json, json};
 use uuid::Uuid;
 
 use crate::error::{Error, Result, TxnError, TxnErrorKind};
+use crate::operation::{Columns, Condition, Datum, Mutation, Operation, WaitUntil};
 use crate::value::Value;
 
-/// A `where` clause element: `[column, function, value]`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Condition {
-    /// Column name (`_uuid` for the row id).
-    pub column: String,
-    /// `==`, `!=`, `<`, `<=`, `>`, `>=`, `includes`, `excludes`.
-    pub function: String,
-    /// The value to compare with.
-    pub value: Value,
+fn columns<K: Into<String>, V: Into<Datum>>(row: impl IntoIterator<Item = (K, V)>) -> Columns {
+    row.into_iter().map(|(k, v)| (k.into(), v.into())).collect()
 }
 
-impl Condition {
-    /// `[column, function, value]` with any RFC 7047 §5.1 function (no check here).
-    pub fn new(column: impl Into<String>, function: impl Into<String>, value: Value) -> Self {
-        Condition {
-            column: column.into(),
-            function: function.into(),
-            value,
-        }
-    }
-    /// `_uuid == uuid`: selects one row.
-    pub fn uuid(uuid: Uuid) -> Self {
-        Self::new("_uuid", "==", Value::uuid(uuid))
-    }
-    /// `column == value`.
-    pub fn eq(column: impl Into<String>, value: impl Into<Value>) -> Self {
-        Self::new(column, "==", value.into())
-    }
-    /// `column != value`.
-    pub fn ne(column: impl Into<String>, value: impl Into<Value>) -> Self {
-        Self::new(column, "!=", value.into())
-    }
-    /// `column includes value` (set/map containment).
-    pub fn includes(column: impl Into<String>, value: Value) -> Self {
-        Self::new(column, "includes", value)
-    }
-    /// `column excludes value`.
-    pub fn excludes(column: impl Into<String>, value: Value) -> Self {
-        Self::new(column, "excludes", value)
-    }
-    pub(crate) fn to_json(&self) -> Json {
-        json!([self.column, self.function, self.value.to_json()])
-    }
-}
-
-/// A `mutate` mutation: `[column, mutator, value]`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Mutation {
-    /// Column to mutate (a set, map, or integer/real column).
-    pub column: String,
-    /// `insert`, `delete`, `+=`, `-=`, `*=`, `/=`, `%=`.
-    pub mutator: String,
-    /// Operand: a set or map for `insert`/`delete` (a set of keys also deletes from a map), a
-    /// number for the arithmetic mutators.
-    pub value: Value,
-}
-
-impl Mutation {
-    /// `[column, mutator, value]` with any RFC 7047 §5.1 mutator (no check here).
-    pub fn new(column: impl Into<String>, mutator: impl Into<String>, value: Value) -> Self {
-        Mutation {
-            column: column.into(),
-            mutator: mutator.into(),
-            value,
-        }
-    }
-    /// Adds elements to a set, or pairs to a map (keys already present keep their value,
-    /// RFC 7047 §5.1 "insert").
-    pub fn insert(column: impl Into<String>, value: Value) -> Self {
-        Self::new(column, "insert", value)
-    }
-    /// Removes set elements; for maps, a map operand removes matching pairs and a set operand
-    /// removes those keys.
-    pub fn delete(column: impl Into<String>, value: Value) -> Self {
-        Self::new(column, "delete", value)
-    }
-    /// Numeric `+=`.
-    pub fn add(column: impl Into<String>, n: i64) -> Self {
-        Self::new(column, "+=", Value::from(n))
-    }
-    /// Numeric `-=`.
-    pub fn sub(column: impl Into<String>, n: i64) -> Self {
-        Self::new(column, "-=", Value::from(n))
-    }
-    fn to_json(&self) -> Json {
-        json!([self.column, self.mutator, self.value.to_json()])
-    }
-}
-
-/// `until` of a `wait` operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WaitUntil {
-    /// Wait until the selected rows equal `rows`.
-    Equal,
-    /// Wait until they differ.
-    NotEqual,
-}
-
-fn columns_json<K: Into<String>>(row: impl IntoIterator<Item = (K, Value)>) -> Json {
-    Json::Object(
-        row.into_iter()
-            .map(|(k, v)| (k.into(), v.to_json()))
-            .collect::<Map<_, _>>(),
-    )
-}
-
-fn where_json(conds: &[Condition]) -> Json {
-    Json::Array(conds.iter().map(Condition::to_json).collect())
-}
-
-/// A transaction under construction: a database name and an ordered list of operations.
-/// Build with chained calls, e.g.
+/// A transaction under construction: a database name and an ordered list of typed
+/// [`Operation`]s. Build with chained calls, e.g.
 /// `Transaction::new("OVN_Northbound").insert("Load_Balancer", cols, Some("lb")).mutate(..)`,
-/// then run with `Client::transact`. All operations commit atomically or not at all.
+/// or [`Transaction::push`] operations made elsewhere, then run with `Client::transact`, which
+/// makes the JSON ([`Transaction::to_params`]). All operations commit atomically or not at all.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Transaction {
     db: String,
-    ops: Vec<Json>,
+    ops: Vec<Operation>,
     uuid_names: BTreeMap<String, usize>,
     /// Index of the `guard_absent` wait, if any.
     guard: Option<usize>,
@@ -162,62 +59,84 @@ impl Transaction {
     /// `insert` a row. With `uuid_name`, later operations can reference the new row as
     /// `Value::named_uuid(uuid_name)`; its real uuid is in that operation's [`OpResult::uuid`]
     /// (see [`Transaction::op_index`]).
-    pub fn insert<K: Into<String>>(
-        mut self,
+    pub fn insert<K: Into<String>, V: Into<Datum>>(
+        self,
         table: &str,
-        row: impl IntoIterator<Item = (K, Value)>,
+        row: impl IntoIterator<Item = (K, V)>,
         uuid_name: Option<&str>,
     ) -> Self {
-        let mut op = json!({"op": "insert", "table": table, "row": columns_json(row)});
-        if let (Some(n), Some(o)) = (uuid_name, op.as_object_mut()) {
-            o.insert("uuid-name".into(), json!(n));
-            self.uuid_names.insert(n.to_string(), self.ops.len());
+        self.push(Operation::Insert {
+            table: table.to_string(),
+            row: columns(row),
+            uuid_name: uuid_name.map(str::to_string),
+        })
+    }
+
+    /// Appends `op`; an [`Operation::Insert`] with a `uuid_name` is found again by
+    /// [`Transaction::op_index`].
+    pub fn push(mut self, op: Operation) -> Self {
+        if let Operation::Insert {
+            uuid_name: Some(n), ..
+        } = &op
+        {
+            self.uuid_names.insert(n.clone(), self.ops.len());
         }
         self.ops.push(op);
         self
     }
 
+    /// The operations, in the order they are sent.
+    pub fn operations(&self) -> &[Operation] {
+        &self.ops
+    }
+
     /// `update` the rows matching `conditions` with the given column values (whole values,
     /// not diffs).
-    pub fn update<K: Into<String>>(
-        mut self,
+    pub fn update<K: Into<String>, V: Into<Datum>>(
+        self,
         table: &str,
         conditions: &[Condition],
-        row: impl IntoIterator<Item = (K, Value)>,
+        row: impl IntoIterator<Item = (K, V)>,
     ) -> Self {
-        self.ops.push(json!({"op": "update", "table": table,
-            "where": where_json(conditions), "row": columns_json(row)}));
-        self
+        self.push(Operation::Update {
+            table: table.to_string(),
+            conditions: conditions.to_vec(),
+            row: columns(row),
+        })
     }
 
     /// `mutate` the rows matching `conditions` (set/map insert/delete, numeric arithmetic).
-    pub fn mutate(mut self, table: &str, conditions: &[Condition], mutations: &[Mutation]) -> Self {
-        self.ops.push(json!({"op": "mutate", "table": table,
-            "where": where_json(conditions),
-            "mutations": mutations.iter().map(Mutation::to_json).collect::<Vec<_>>()}));
-        self
+    pub fn mutate(self, table: &str, conditions: &[Condition], mutations: &[Mutation]) -> Self {
+        self.push(Operation::Mutate {
+            table: table.to_string(),
+            conditions: conditions.to_vec(),
+            mutations: mutations.to_vec(),
+        })
     }
 
     /// `delete` the rows matching `conditions`.
-    pub fn delete(mut self, table: &str, conditions: &[Condition]) -> Self {
-        self.ops
-            .push(json!({"op": "delete", "table": table, "where": where_json(conditions)}));
-        self
+    pub fn delete(self, table: &str, conditions: &[Condition]) -> Self {
+        self.push(Operation::Delete {
+            table: table.to_string(),
+            conditions: conditions.to_vec(),
+        })
     }
 
     /// `select` the given columns of the rows matching `conditions` (results in
     /// [`OpResult::rows`]).
-    pub fn select(mut self, table: &str, conditions: &[Condition], columns: &[&str]) -> Self {
-        self.ops.push(json!({"op": "select", "table": table,
-            "where": where_json(conditions), "columns": columns}));
-        self
+    pub fn select(self, table: &str, conditions: &[Condition], columns: &[&str]) -> Self {
+        self.push(Operation::Select {
+            table: table.to_string(),
+            conditions: conditions.to_vec(),
+            columns: Some(columns.iter().map(|c| c.to_string()).collect()),
+        })
     }
 
     /// `wait` until the `columns` of the rows matching `conditions` equal (or differ from)
     /// `rows`; `timeout_ms` 0 makes it a pure precondition (fails with `"timed out"` at once),
     /// which is how optimistic concurrency is expressed.
     pub fn wait(
-        mut self,
+        self,
         table: &str,
         conditions: &[Condition],
         columns: &[&str],
@@ -225,15 +144,14 @@ impl Transaction {
         rows: Vec<BTreeMap<String, Value>>,
         timeout_ms: Option<u64>,
     ) -> Self {
-        let mut op = json!({"op": "wait", "table": table, "where": where_json(conditions),
-            "columns": columns,
-            "until": match until { WaitUntil::Equal => "==", WaitUntil::NotEqual => "!=" },
-            "rows": rows.into_iter().map(columns_json).collect::<Vec<_>>()});
-        if let (Some(t), Some(o)) = (timeout_ms, op.as_object_mut()) {
-            o.insert("timeout".into(), json!(t));
-        }
-        self.ops.push(op);
-        self
+        self.push(Operation::Wait {
+            table: table.to_string(),
+            conditions: conditions.to_vec(),
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            until,
+            rows: rows.into_iter().map(self::columns).collect(),
+            timeout_ms,
+        })
     }
 
     /// A guard making the transaction safe to re-send: a `wait` (timeout 0) that no row of
@@ -273,15 +191,15 @@ impl Transaction {
     }
 
     /// `comment`: recorded in the database log (ovsdb-tool show-log).
-    pub fn comment(mut self, text: &str) -> Self {
-        self.ops.push(json!({"op": "comment", "comment": text}));
-        self
+    pub fn comment(self, text: &str) -> Self {
+        self.push(Operation::Comment(text.to_string()))
     }
 
-    /// Appends a raw operation (for ops this builder lacks, e.g. `assert`).
-    pub fn raw(mut self, op: Json) -> Self {
-        self.ops.push(op);
-        self
+    /// Appends an operation given as its JSON object, sent as it is (for callers that build
+    /// the JSON themselves: `keel ovn-remove-keel-objects`, `keel ovn-db-sync`'s select of
+    /// Keel's rows; typed [`Operation`]s are preferred).
+    pub fn raw(self, op: Json) -> Self {
+        self.push(Operation::Raw(op))
     }
 
     /// Index of the `insert` that declared `uuid_name`.
@@ -293,7 +211,7 @@ impl Transaction {
     pub fn to_params(&self) -> Json {
         let mut p = Vec::with_capacity(self.ops.len() + 1);
         p.push(json!(self.db));
-        p.extend(self.ops.iter().cloned());
+        p.extend(self.ops.iter().map(Operation::to_json));
         Json::Array(p)
     }
 }
@@ -386,6 +304,64 @@ mod tests {
                  "where": [["_uuid", "==", ["uuid", u.to_string()]]],
                  "mutations": [["load_balancer", "insert", ["named-uuid", "lb"]]]},
                 {"op": "comment", "comment": "c"}])
+        );
+    }
+
+    /// The bytes of every builder operation, as sent before operations became typed
+    /// (`serde_json` without `preserve_order`: object keys sorted; array order as built).
+    #[test]
+    fn wire_json_of_every_operation_is_pinned() {
+        let u = Uuid::from_u128(0x0b3e9a52_5a6f_4d0e_8c3b_1f2a3b4c5d6e);
+        let row = BTreeMap::from([("name".to_string(), Value::from("a"))]);
+        let t = Transaction::new("OVN_Northbound")
+            .comment("keel: member add")
+            .guard_absent("Load_Balancer", &[Condition::eq("name", "a")])
+            .wait(
+                "Load_Balancer",
+                &[Condition::uuid(u)],
+                &["name", "vips"],
+                WaitUntil::NotEqual,
+                vec![row],
+                None,
+            )
+            .insert(
+                "Load_Balancer",
+                [
+                    ("name", Value::from("a")),
+                    ("vips", Value::str_map([("10.0.0.5:80", "10.0.0.10:8080")])),
+                    ("selection_fields", Value::set(["ip_src", "ip_dst"])),
+                ],
+                Some("lb"),
+            )
+            .update(
+                "Load_Balancer",
+                &[Condition::includes(
+                    "external_ids",
+                    Value::str_map([("k", "v")]),
+                )],
+                [("protocol", Value::empty_set())],
+            )
+            .mutate(
+                "Logical_Switch",
+                &[Condition::uuid(u), Condition::ne("name", "x")],
+                &[
+                    Mutation::insert("load_balancer", Value::named_uuid("lb")),
+                    Mutation::delete("external_ids", Value::set(["k"])),
+                    Mutation::add("n", 2),
+                ],
+            )
+            .select("NB_Global", &[], &["nb_cfg"])
+            .delete(
+                "Load_Balancer",
+                &[Condition::excludes("protocol", Value::set(["udp"]))],
+            )
+            .push(Operation::Assert {
+                lock: "keel".into(),
+            })
+            .raw(json!({"op": "abort"}));
+        assert_eq!(
+            serde_json::to_string(&t.to_params()).unwrap(),
+            r#"["OVN_Northbound",{"comment":"keel: member add","op":"comment"},{"columns":[],"op":"wait","rows":[],"table":"Load_Balancer","timeout":0,"until":"==","where":[["name","==","a"]]},{"columns":["name","vips"],"op":"wait","rows":[{"name":"a"}],"table":"Load_Balancer","until":"!=","where":[["_uuid","==",["uuid","0b3e9a52-5a6f-4d0e-8c3b-1f2a3b4c5d6e"]]]},{"op":"insert","row":{"name":"a","selection_fields":["set",["ip_dst","ip_src"]],"vips":["map",[["10.0.0.5:80","10.0.0.10:8080"]]]},"table":"Load_Balancer","uuid-name":"lb"},{"op":"update","row":{"protocol":["set",[]]},"table":"Load_Balancer","where":[["external_ids","includes",["map",[["k","v"]]]]]},{"mutations":[["load_balancer","insert",["named-uuid","lb"]],["external_ids","delete",["set",["k"]]],["n","+=",2]],"op":"mutate","table":"Logical_Switch","where":[["_uuid","==",["uuid","0b3e9a52-5a6f-4d0e-8c3b-1f2a3b4c5d6e"]],["name","!=","x"]]},{"columns":["nb_cfg"],"op":"select","table":"NB_Global","where":[]},{"op":"delete","table":"Load_Balancer","where":[["protocol","excludes",["set",["udp"]]]]},{"lock":"keel","op":"assert"},{"op":"abort"}]"#,
         );
     }
 

@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 use ovn_provider::cidrs::{self, OWNER, OWNER_KEY, check};
-use ovn_provider::nb::{Op, ops_json};
+use ovn_provider::nb::Op;
 use ovn_provider::{NbDatabase, OvsdbNb};
 use provider::LoadBalancer;
 use serde_json::{Value, json};
@@ -113,9 +113,7 @@ pub async fn run(
         }
     }
     if !dry_run && !ops.is_empty() {
-        nb.transact(ops_json(&ops))
-            .await
-            .map_err(CidrsSyncError::Nb)?;
+        nb.transact(&ops).await.map_err(CidrsSyncError::Nb)?;
     }
     Ok(lines)
 }

@@ -320,7 +320,7 @@ fn removal_keys() {
             .collect();
         assert_eq!(tables, vec!["Port_Group", "Address_Set"]);
     }
-    let j = remove_lb("LB")[0].to_json();
+    let j = remove_lb("LB")[0].to_operation().unwrap().to_json();
     assert_eq!(j["op"], "delete");
     assert_eq!(
         j["where"],

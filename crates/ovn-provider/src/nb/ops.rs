@@ -1,7 +1,9 @@
 //! The operations the provider writes: [`Op`] (RFC 7047 `insert`, `update`, `mutate`,
-//! `delete`, `wait`, …) with its [`Datum`] values and [`RowRef`]s, encoded by [`Op::to_json`].
+//! `delete`, `wait`, …) with its [`Datum`] values and [`RowRef`]s, lowered to the ovsdb
+//! client's typed [`Operation`]s by [`Op::to_operation`] (the JSON is the client's, made once
+//! on the wire).
 
-use serde_json::{Value, json};
+use ovsdb::{Atom, Columns, Condition, Mutation, Operation, WaitUntil};
 
 use super::rows::{StrMap, Uuid};
 
@@ -12,15 +14,6 @@ pub enum RowRef {
     Uuid(Uuid),
     /// A row inserted earlier in the same transaction (`uuid-name`).
     Named(String),
-}
-
-impl RowRef {
-    fn to_json(&self) -> Value {
-        match self {
-            RowRef::Uuid(u) => json!(["uuid", u]),
-            RowRef::Named(n) => json!(["named-uuid", n]),
-        }
-    }
 }
 
 /// A column value to write.
@@ -36,21 +29,6 @@ pub enum Datum {
     Str(String),
     /// An integer (e.g. `ACL.priority`).
     Int(i64),
-}
-
-impl Datum {
-    fn to_json(&self) -> Value {
-        match self {
-            Datum::Map(m) => json!([
-                "map",
-                m.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>()
-            ]),
-            Datum::Set(s) => json!(["set", s]),
-            Datum::Refs(r) => json!(["set", r.iter().map(RowRef::to_json).collect::<Vec<_>>()]),
-            Datum::Str(s) => json!(s),
-            Datum::Int(i) => json!(i),
-        }
-    }
 }
 
 /// One NB operation of a transaction.
@@ -145,62 +123,133 @@ pub enum Op {
     },
 }
 
+/// A row uuid of an [`Op`] that is not a uuid (the ovsdb client sends only well-formed ones).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not a row uuid: {uuid:?}")]
+pub struct NotAUuid {
+    /// The text that is not a uuid.
+    pub uuid: String,
+    /// Why it is not one.
+    #[source]
+    pub source: uuid::Error,
+}
+
+fn parse_uuid(u: &str) -> Result<ovsdb::Uuid, NotAUuid> {
+    ovsdb::Uuid::parse_str(u).map_err(|source| NotAUuid {
+        uuid: u.to_string(),
+        source,
+    })
+}
+
+fn str_map(m: &StrMap) -> ovsdb::Datum {
+    ovsdb::Datum::str_map(m.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+}
+
+impl RowRef {
+    fn atom(&self) -> Result<Atom, NotAUuid> {
+        Ok(match self {
+            RowRef::Uuid(u) => Atom::Uuid(parse_uuid(u)?),
+            RowRef::Named(n) => Atom::NamedUuid(n.clone()),
+        })
+    }
+}
+
+impl Datum {
+    /// The value as the ovsdb client writes it: sets and maps in this order (a map by key,
+    /// a set as listed), repetitions kept.
+    pub fn to_ovsdb(&self) -> Result<ovsdb::Datum, NotAUuid> {
+        Ok(match self {
+            Datum::Map(m) => str_map(m),
+            Datum::Set(s) => ovsdb::Datum::set(s.iter().map(String::as_str)),
+            Datum::Refs(r) => {
+                ovsdb::Datum::Set(r.iter().map(RowRef::atom).collect::<Result<_, _>>()?)
+            }
+            Datum::Str(s) => ovsdb::Datum::from(s.as_str()),
+            Datum::Int(i) => ovsdb::Datum::from(*i),
+        })
+    }
+}
+
+fn columns(row: &[(&'static str, Datum)]) -> Result<Columns, NotAUuid> {
+    row.iter()
+        .map(|(k, v)| Ok((k.to_string(), v.to_ovsdb()?)))
+        .collect()
+}
+
+fn by_uuid(u: &str) -> Result<Vec<Condition>, NotAUuid> {
+    Ok(vec![Condition::uuid(parse_uuid(u)?)])
+}
+
 impl Op {
-    /// The RFC 7047 operation object.
-    pub fn to_json(&self) -> Value {
-        let cols = |row: &[(&'static str, Datum)]| -> Value {
-            Value::Object(
-                row.iter()
-                    .map(|(k, v)| (k.to_string(), v.to_json()))
-                    .collect(),
-            )
-        };
-        let by_uuid = |u: &str| json!([["_uuid", "==", ["uuid", u]]]);
-        match self {
+    /// The typed RFC 7047 operation the ovsdb client sends (`where _uuid == …` for a row,
+    /// `timeout: 0` for the `wait` guards); `Err` when a row uuid is not a uuid.
+    pub fn to_operation(&self) -> Result<Operation, NotAUuid> {
+        Ok(match self {
             Op::Insert {
                 table,
                 uuid_name,
                 row,
-            } => {
-                json!({"op": "insert", "table": table, "uuid-name": uuid_name, "row": cols(row)})
-            }
-            Op::Update { table, uuid, row } => {
-                json!({"op": "update", "table": table, "where": by_uuid(uuid), "row": cols(row)})
-            }
+            } => Operation::Insert {
+                table: table.to_string(),
+                row: columns(row)?,
+                uuid_name: Some(uuid_name.clone()),
+            },
+            Op::Update { table, uuid, row } => Operation::Update {
+                table: table.to_string(),
+                conditions: by_uuid(uuid)?,
+                row: columns(row)?,
+            },
             Op::Mutate {
                 table,
                 uuid,
                 column,
                 insert,
                 value,
-            } => json!({
-                "op": "mutate", "table": table, "where": by_uuid(uuid),
-                "mutations": [[column, if *insert { "insert" } else { "delete" }, value.to_json()]]
-            }),
-            Op::Delete { table, uuid } => {
-                json!({"op": "delete", "table": table, "where": by_uuid(uuid)})
-            }
+            } => Operation::Mutate {
+                table: table.to_string(),
+                conditions: by_uuid(uuid)?,
+                mutations: vec![Mutation::new(
+                    *column,
+                    if *insert { "insert" } else { "delete" },
+                    value.to_ovsdb()?,
+                )],
+            },
+            Op::Delete { table, uuid } => Operation::Delete {
+                table: table.to_string(),
+                conditions: by_uuid(uuid)?,
+            },
             Op::UpdateWhereIncludes {
                 table,
                 column,
                 key,
                 value,
                 row,
-            } => json!({
-                "op": "update", "table": table,
-                "where": [[column, "includes", ["map", [[key, value]]]]], "row": cols(row)
-            }),
+            } => Operation::Update {
+                table: table.to_string(),
+                conditions: vec![Condition::includes(
+                    *column,
+                    ovsdb::Datum::str_map([(key.as_str(), value.as_str())]),
+                )],
+                row: columns(row)?,
+            },
             Op::WhereIncludes {
                 table,
                 column,
                 map,
                 row,
             } => {
-                let cond = json!([[column, "includes", Datum::Map(map.clone()).to_json()]]);
+                let conditions = vec![Condition::includes(*column, str_map(map))];
                 if row.is_empty() {
-                    json!({"op": "delete", "table": table, "where": cond})
+                    Operation::Delete {
+                        table: table.to_string(),
+                        conditions,
+                    }
                 } else {
-                    json!({"op": "update", "table": table, "where": cond, "row": cols(row)})
+                    Operation::Update {
+                        table: table.to_string(),
+                        conditions,
+                        row: columns(row)?,
+                    }
                 }
             }
             Op::WaitEq {
@@ -208,33 +257,40 @@ impl Op {
                 uuid,
                 column,
                 value,
-            } => json!({
-                "op": "wait", "timeout": 0, "table": table, "where": by_uuid(uuid),
-                "columns": [column], "until": "==", "rows": [{ (*column): value.to_json() }]
-            }),
-            Op::WaitAbsent { table, columns } => {
-                let cond: Vec<Value> = columns
+            } => Operation::Wait {
+                table: table.to_string(),
+                conditions: by_uuid(uuid)?,
+                columns: vec![column.to_string()],
+                until: WaitUntil::Equal,
+                rows: vec![Columns::from([(column.to_string(), value.to_ovsdb()?)])],
+                timeout_ms: Some(0),
+            },
+            Op::WaitAbsent { table, columns } => Operation::Wait {
+                table: table.to_string(),
+                conditions: columns
                     .iter()
-                    .map(|(c, v)| json!([c, "==", v.to_json()]))
-                    .collect();
-                json!({
-                    "op": "wait", "timeout": 0, "table": table, "where": cond,
-                    "columns": ["_uuid"], "until": "==", "rows": []
-                })
-            }
-        }
+                    .map(|(c, v)| Ok(Condition::eq(*c, v.to_ovsdb()?)))
+                    .collect::<Result<_, NotAUuid>>()?,
+                columns: vec!["_uuid".to_string()],
+                until: WaitUntil::Equal,
+                rows: vec![],
+                timeout_ms: Some(0),
+            },
+        })
     }
-}
-
-/// Encode a list of operations as `transact` params after the database name.
-pub fn ops_json(ops: &[Op]) -> Vec<Value> {
-    ops.iter().map(Op::to_json).collect()
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
+    use serde_json::{Value, json};
+
+    const U1: &str = "0b3e9a52-5a6f-4d0e-8c3b-1f2a3b4c5d6e";
+
+    fn wire(op: &Op) -> Value {
+        op.to_operation().unwrap().to_json()
+    }
 
     #[test]
     fn encode_ops() {
@@ -242,23 +298,23 @@ mod tests {
         m.insert("a".into(), "b".into());
         let op = Op::Update {
             table: "Load_Balancer",
-            uuid: "u1".into(),
+            uuid: U1.into(),
             row: vec![("external_ids", Datum::Map(m.clone()))],
         };
         assert_eq!(
-            op.to_json(),
-            json!({"op": "update", "table": "Load_Balancer", "where": [["_uuid", "==", ["uuid", "u1"]]],
+            wire(&op),
+            json!({"op": "update", "table": "Load_Balancer", "where": [["_uuid", "==", ["uuid", U1]]],
                    "row": {"external_ids": ["map", [["a", "b"]]]}})
         );
         let op = Op::Mutate {
             table: "Logical_Switch",
-            uuid: "ls".into(),
+            uuid: U1.into(),
             column: "load_balancer",
             insert: true,
             value: Datum::Refs(vec![RowRef::Named("new_lb".into())]),
         };
         assert_eq!(
-            op.to_json()["mutations"],
+            wire(&op)["mutations"],
             json!([[
                 "load_balancer",
                 "insert",
@@ -267,27 +323,47 @@ mod tests {
         );
         let op = Op::WaitEq {
             table: "Load_Balancer",
-            uuid: "u1".into(),
+            uuid: U1.into(),
             column: "external_ids",
             value: Datum::Map(m),
         };
-        let j = op.to_json();
+        let j = wire(&op);
         assert_eq!(j["op"], "wait");
         assert_eq!(j["until"], "==");
+        assert_eq!(j["timeout"], 0);
         assert_eq!(j["rows"], json!([{"external_ids": ["map", [["a", "b"]]]}]));
         assert_eq!(
-            Op::Delete {
+            wire(&Op::Delete {
                 table: "T",
-                uuid: "x".into()
-            }
-            .to_json()["op"],
+                uuid: U1.into()
+            })["op"],
             "delete"
         );
+        // a set keeps its order and its repetitions (the server refuses a repeated member)
         let ins = Op::Insert {
             table: "T",
             uuid_name: "n".into(),
-            row: vec![("protocol", Datum::Set(vec![]))],
+            row: vec![
+                ("protocol", Datum::Set(vec![])),
+                ("f", Datum::Set(vec!["b".into(), "a".into(), "b".into()])),
+            ],
         };
-        assert_eq!(ins.to_json()["row"], json!({"protocol": ["set", []]}));
+        assert_eq!(
+            wire(&ins)["row"],
+            json!({"protocol": ["set", []], "f": ["set", ["b", "a", "b"]]})
+        );
+    }
+
+    #[test]
+    fn a_row_uuid_that_is_no_uuid_is_refused() {
+        let e = Op::Delete {
+            table: "T",
+            uuid: "u1".into(),
+        }
+        .to_operation()
+        .unwrap_err();
+        assert_eq!(e.uuid, "u1");
+        let refs = Datum::Refs(vec![RowRef::Uuid("x".into())]);
+        assert!(refs.to_ovsdb().is_err());
     }
 }

@@ -322,6 +322,18 @@ pub async fn wait_replica<T>(
     }
 }
 
+/// The `_uuid` of a SB `Service_Monitor` row of `snap` that `pick` accepts.
+pub fn find_monitor(
+    snap: &ovsdb::Snapshot,
+    pick: impl Fn(&ovn_provider::sb::ServiceMonitorRow) -> bool,
+) -> Option<ovsdb::Uuid> {
+    use ovn_provider::sb::{self, ServiceMonitorRow};
+    sb::rows(snap, sb::SERVICE_MONITOR, ServiceMonitorRow::from_row)
+        .into_iter()
+        .find(|r| pick(r))
+        .map(|r| r.uuid)
+}
+
 /// Sets `status` of the SB `Service_Monitor` row `uuid` (as ovn-controller would), in one
 /// transaction.
 pub async fn set_monitor_status(

@@ -163,7 +163,6 @@ impl OptValue for std::time::Duration {
     }
 }
 
-
 mod amphora;
 mod api;
 mod auth;

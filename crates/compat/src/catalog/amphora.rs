@@ -4,20 +4,38 @@
 
 use super::{Opt, Use};
 
-/// `[haproxy_amphora]`'s listener timeouts (ms), the API's defaults, typed (rows of
+/// `[controller_worker]`: the options Keel reads, typed (their rows of
 /// [`OPTS`](crate::catalog::OPTS)).
-#[rustfmt::skip]
-pub mod haproxy_amphora {
-    use crate::catalog::{Opt, Typed, Use};
+pub mod controller_worker {
+    typed! { "controller_worker";
+        /// The owner of the amphora image (empty: any owner).
+        AMP_IMAGE_OWNER_ID: String = "amp_image_owner_id" "str" "";
+        /// The amphora provider's compute driver (`compute_nova_driver` or the noop).
+        COMPUTE_DRIVER: String = "compute_driver" "str" "compute_nova_driver";
+        /// The API side's VIP allocator (`allowed_address_pairs_driver` or `network_noop_driver`).
+        NETWORK_DRIVER: String = "network_driver" "str" "allowed_address_pairs_driver";
+        /// The amphora provider's volume driver (`volume_cinder_driver` or the noop).
+        VOLUME_DRIVER: String = "volume_driver" "str" "volume_noop_driver";
+        /// The amphora provider's image driver (`image_glance_driver` or the noop).
+        IMAGE_DRIVER: String = "image_driver" "str" "image_glance_driver";
+        /// `SINGLE` or `ACTIVE_STANDBY`, the topology of a load balancer whose flavor sets none.
+        LOADBALANCER_TOPOLOGY: String = "loadbalancer_topology" "str" "SINGLE";
+    }
+}
 
-    /// A listener's client inactivity timeout when the request sets none.
-    pub const TIMEOUT_CLIENT_DATA: Typed<i64> = Typed::new(Opt { section: "haproxy_amphora", name: "timeout_client_data", kind: "int", default: "50000", secret: false, aliases: &[], use_: Use::Honoured });
-    /// A listener's member connect timeout when the request sets none.
-    pub const TIMEOUT_MEMBER_CONNECT: Typed<i64> = Typed::new(Opt { section: "haproxy_amphora", name: "timeout_member_connect", kind: "int", default: "5000", secret: false, aliases: &[], use_: Use::Honoured });
-    /// A listener's member inactivity timeout when the request sets none.
-    pub const TIMEOUT_MEMBER_DATA: Typed<i64> = Typed::new(Opt { section: "haproxy_amphora", name: "timeout_member_data", kind: "int", default: "50000", secret: false, aliases: &[], use_: Use::Honoured });
-    /// How long a listener waits for content inspection when the request sets none.
-    pub const TIMEOUT_TCP_INSPECT: Typed<i64> = Typed::new(Opt { section: "haproxy_amphora", name: "timeout_tcp_inspect", kind: "int", default: "0", secret: false, aliases: &[], use_: Use::Honoured });
+/// `[haproxy_amphora]`: the options Keel reads, typed (their rows of
+/// [`OPTS`](crate::catalog::OPTS)).
+pub mod haproxy_amphora {
+    typed! { "haproxy_amphora";
+        /// A listener's client inactivity timeout when the request sets none.
+        TIMEOUT_CLIENT_DATA: i64 = "timeout_client_data" "int" "50000";
+        /// A listener's member connect timeout when the request sets none.
+        TIMEOUT_MEMBER_CONNECT: i64 = "timeout_member_connect" "int" "5000";
+        /// A listener's member inactivity timeout when the request sets none.
+        TIMEOUT_MEMBER_DATA: i64 = "timeout_member_data" "int" "50000";
+        /// How long a listener waits for content inspection when the request sets none.
+        TIMEOUT_TCP_INSPECT: i64 = "timeout_tcp_inspect" "int" "0";
+    }
 }
 
 /// The rows of `[amphora_agent]`, `[compute]`, `[controller_worker]`, `[driver_agent]`,
@@ -52,20 +70,20 @@ pub(super) const ROWS: &[Opt] = &[
     Opt { section: "controller_worker", name: "amp_active_wait_sec", kind: "int", default: "10", secret: false, aliases: &[], use_: Use::NotApplicable("controller worker (amphorae)") },
     Opt { section: "controller_worker", name: "amp_flavor_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("controller worker (amphorae)") },
     Opt { section: "controller_worker", name: "amp_image_tag", kind: "str", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("controller worker (amphorae)") },
-    Opt { section: "controller_worker", name: "amp_image_owner_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
+    controller_worker::AMP_IMAGE_OWNER_ID.opt,
     Opt { section: "controller_worker", name: "amp_ssh_key_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("controller worker (amphorae)") },
     Opt { section: "controller_worker", name: "amp_timezone", kind: "str", default: "UTC", secret: false, aliases: &[], use_: Use::NotApplicable("controller worker (amphorae)") },
     Opt { section: "controller_worker", name: "amp_boot_network_list", kind: "list", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("controller worker (amphorae)") },
     Opt { section: "controller_worker", name: "amp_secgroup_list", kind: "list", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("controller worker (amphorae)") },
     Opt { section: "controller_worker", name: "client_ca", kind: "str", default: "/etc/octavia/certs/ca_01.pem", secret: false, aliases: &[], use_: Use::NotApplicable("controller worker (amphorae)") },
     Opt { section: "controller_worker", name: "amphora_driver", kind: "str", default: "amphora_haproxy_rest_driver", secret: false, aliases: &[], use_: Use::NotApplicable("controller worker (amphorae)") },
-    Opt { section: "controller_worker", name: "compute_driver", kind: "str", default: "compute_nova_driver", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "controller_worker", name: "network_driver", kind: "str", default: "allowed_address_pairs_driver", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "controller_worker", name: "volume_driver", kind: "str", default: "volume_noop_driver", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "controller_worker", name: "image_driver", kind: "str", default: "image_glance_driver", secret: false, aliases: &[], use_: Use::Honoured },
+    controller_worker::COMPUTE_DRIVER.opt,
+    controller_worker::NETWORK_DRIVER.opt,
+    controller_worker::VOLUME_DRIVER.opt,
+    controller_worker::IMAGE_DRIVER.opt,
     Opt { section: "controller_worker", name: "distributor_driver", kind: "str", default: "distributor_noop_driver", secret: false, aliases: &[], use_: Use::NotApplicable("controller worker (amphorae)") },
     Opt { section: "controller_worker", name: "statistics_drivers", kind: "list", default: "stats_db", secret: false, aliases: &[], use_: Use::NotApplicable("controller worker (amphorae)") },
-    Opt { section: "controller_worker", name: "loadbalancer_topology", kind: "str", default: "SINGLE", secret: false, aliases: &[], use_: Use::Honoured },
+    controller_worker::LOADBALANCER_TOPOLOGY.opt,
     Opt { section: "controller_worker", name: "user_data_config_drive", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::NotApplicable("controller worker (amphorae)") },
     Opt { section: "controller_worker", name: "amphora_delete_retries", kind: "int", default: "5", secret: false, aliases: &[], use_: Use::NotApplicable("controller worker (amphorae)") },
     Opt { section: "controller_worker", name: "amphora_delete_retry_interval", kind: "int", default: "5", secret: false, aliases: &[], use_: Use::NotApplicable("controller worker (amphorae)") },

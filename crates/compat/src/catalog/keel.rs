@@ -1,98 +1,33 @@
 //! Keel's own options (`[keel]`) and `[DEFAULT] graceful_shutdown_timeout` (oslo.service's),
-//! each a [`Typed`] constant: its row of [`OPTS`](super::OPTS) and the type it is read as.
+//! each a [`Typed`](super::Typed) constant: its row of [`OPTS`](super::OPTS) and the type it is
+//! read as.
 
 use std::num::NonZeroU64;
 use std::time::Duration;
 
-use crate::catalog::{Opt, Typed, Use};
+use crate::catalog::{Opt, Use};
 
-/// `[keel] settle_wait_ms`: how long a write waits for the provider's status report (ms).
-pub const SETTLE_WAIT_MS: Typed<u64> = Typed::new(Opt {
-    section: "keel",
-    name: "settle_wait_ms",
-    kind: "int",
-    default: "1000",
-    secret: false,
-    aliases: &[],
-    use_: Use::Honoured,
-});
+typed! { "keel";
+    /// How long a write waits for the provider's status report (ms).
+    SETTLE_WAIT_MS: u64 = "settle_wait_ms" "int" "1000";
+    /// How long the NB may be down before writes answer 503.
+    NB_UNAVAILABLE_AFTER: Duration = "nb_unavailable_after" "int" "5";
+    /// The lease of a PENDING_* load balancer (s, at least 1).
+    RECOVERY_LEASE: NonZeroU64 = "recovery_lease" "int" "30";
+    /// How often leases are renewed (s, at least 1).
+    RECOVERY_PERIOD: NonZeroU64 = "recovery_period" "int" "10";
+    /// The bound of one amphora cast.
+    RPC_CAST_TIMEOUT: Duration = "rpc_cast_timeout" "int" "5";
+    /// `host:port` of the Prometheus endpoint (none: off).
+    METRICS_LISTEN: Option<String> = "metrics_listen" "str" "";
+    /// Whether this process competes for the OVN agent's lock.
+    RUN_AGENT: bool = "run_agent" "bool" "True";
+}
 
-/// `[keel] nb_unavailable_after`: how long the NB may be down before writes answer 503.
-pub const NB_UNAVAILABLE_AFTER: Typed<Duration> = Typed::new(Opt {
-    section: "keel",
-    name: "nb_unavailable_after",
-    kind: "int",
-    default: "5",
-    secret: false,
-    aliases: &[],
-    use_: Use::Honoured,
-});
-
-/// `[keel] recovery_lease`: the lease of a PENDING_* load balancer (s, at least 1).
-pub const RECOVERY_LEASE: Typed<NonZeroU64> = Typed::new(Opt {
-    section: "keel",
-    name: "recovery_lease",
-    kind: "int",
-    default: "30",
-    secret: false,
-    aliases: &[],
-    use_: Use::Honoured,
-});
-
-/// `[keel] recovery_period`: how often leases are renewed (s, at least 1).
-pub const RECOVERY_PERIOD: Typed<NonZeroU64> = Typed::new(Opt {
-    section: "keel",
-    name: "recovery_period",
-    kind: "int",
-    default: "10",
-    secret: false,
-    aliases: &[],
-    use_: Use::Honoured,
-});
-
-/// `[DEFAULT] graceful_shutdown_timeout` (oslo.service's): the bound of a graceful stop (s).
-pub const GRACEFUL_SHUTDOWN_TIMEOUT: Typed<u64> = Typed::new(Opt {
-    section: "DEFAULT",
-    name: "graceful_shutdown_timeout",
-    kind: "int",
-    default: "60",
-    secret: false,
-    aliases: &[],
-    use_: Use::Honoured,
-});
-
-/// `[keel] rpc_cast_timeout`: the bound of one amphora cast.
-pub const RPC_CAST_TIMEOUT: Typed<Duration> = Typed::new(Opt {
-    section: "keel",
-    name: "rpc_cast_timeout",
-    kind: "int",
-    default: "5",
-    secret: false,
-    aliases: &[],
-    use_: Use::Honoured,
-});
-
-/// `[keel] metrics_listen`: `host:port` of the Prometheus endpoint (none: off).
-pub const METRICS_LISTEN: Typed<Option<String>> = Typed::new(Opt {
-    section: "keel",
-    name: "metrics_listen",
-    kind: "str",
-    default: "",
-    secret: false,
-    aliases: &[],
-    use_: Use::Honoured,
-});
-
-/// `[keel] run_agent`: whether this process competes for the OVN agent's lock.
-pub const RUN_AGENT: Typed<bool> = Typed::new(Opt {
-    section: "keel",
-    name: "run_agent",
-    kind: "bool",
-    default: "True",
-    secret: false,
-    aliases: &[],
-    use_: Use::Honoured,
-});
+typed! { "DEFAULT";
+    /// oslo.service's bound of a graceful stop (s).
+    GRACEFUL_SHUTDOWN_TIMEOUT: u64 = "graceful_shutdown_timeout" "int" "60";
+}
 
 /// Keel's own options (`[keel]`) and options oslo.policy 6.0.0 removed but Keel still knows
 /// (ignored with a warning, not reported as unknown).

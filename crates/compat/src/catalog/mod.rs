@@ -39,7 +39,8 @@ pub struct Opt {
     pub section: &'static str,
     /// Name with `_`.
     pub name: &'static str,
-    /// oslo type: `str`, `int`, `bool`, `float`, `list`, `dict`, `multi`, `port`, `ip`, `host`, `uri`.
+    /// oslo type: `str`, `int`, `bool`, `float`, `list`, `dict`, `multi`, `port`, `ip`, `host`,
+    /// `uri`.
     pub kind: &'static str,
     /// The registered default as text (empty: none).
     pub default: &'static str,
@@ -76,23 +77,38 @@ pub fn find(section: &str, name: &str) -> Option<&'static Opt> {
 pub struct Typed<T> {
     /// The option's row of [`OPTS`].
     pub opt: Opt,
+    /// The text read when the option is not set: the row's default, or Keel's where it
+    /// differs (an OVN-only service, an embedded DB: see [`Typed::keel_default`]).
+    pub default: &'static str,
     read_as: std::marker::PhantomData<fn() -> T>,
 }
 
 impl<T: OptValue> Typed<T> {
-    /// The option `opt`, read as `T`.
+    /// The option `opt`, read as `T`, unset its registered default.
     pub const fn new(opt: Opt) -> Self {
         Typed {
             opt,
+            default: opt.default,
             read_as: std::marker::PhantomData,
         }
     }
 
-    /// `set` (the effective value, trimmed; `None`: not set) as `T`, else the default's.
-    /// Errors: `(text, why)` for a text that is no `T`.
+    /// The same option, unset read as `text` instead of the registered default (the
+    /// catalog's row, and so `docs/configuration.md`, keep the registered one).
+    pub const fn keel_default(self, text: &'static str) -> Self {
+        Typed {
+            default: text,
+            ..self
+        }
+    }
+
+    /// `set` (the effective value, trimmed; `None`: not set) as `T`, else the default's
+    /// ([`OptValue::unset`]). Errors: `(text, why)` for a text that is no `T`.
     pub fn value(&self, set: Option<&str>) -> Result<T, (String, String)> {
-        let text = set.unwrap_or(self.opt.default);
-        T::parse(text).map_err(|why| (text.to_string(), why))
+        match set {
+            Some(text) => T::parse(text).map_err(|why| (text.to_string(), why)),
+            None => T::unset(self.default).map_err(|why| (self.default.to_string(), why)),
+        }
     }
 }
 
@@ -100,6 +116,12 @@ impl<T: OptValue> Typed<T> {
 pub trait OptValue: Sized {
     /// The text as `Self`. Errors: why it is not one (e.g. `expected an integer`).
     fn parse(text: &str) -> Result<Self, String>;
+
+    /// The value of an option not set, from its default's text (`parse` but where an empty
+    /// default means none, e.g. `Option<Duration>`).
+    fn unset(default: &str) -> Result<Self, String> {
+        Self::parse(default)
+    }
 }
 
 fn int_at_least(text: &str, min: i64) -> Result<i64, String> {
@@ -163,17 +185,98 @@ impl OptValue for std::time::Duration {
     }
 }
 
+/// A positive number of seconds with no default: `None` when unset and the default is empty;
+/// a value set, even empty, must be a positive number.
+impl OptValue for Option<std::time::Duration> {
+    fn parse(text: &str) -> Result<Self, String> {
+        std::time::Duration::parse(text).map(Some)
+    }
+    fn unset(default: &str) -> Result<Self, String> {
+        match default {
+            "" => Ok(None),
+            d => Self::parse(d),
+        }
+    }
+}
+
+/// `StrOpt` with a default: the text as written (a value set empty stays `""`, as oslo).
+impl OptValue for String {
+    fn parse(text: &str) -> Result<Self, String> {
+        Ok(text.to_string())
+    }
+}
+
+/// A `StrOpt` naming a file, without a default: `None` when empty.
+impl OptValue for Option<std::path::PathBuf> {
+    fn parse(text: &str) -> Result<Self, String> {
+        Ok(Some(text).filter(|t| !t.is_empty()).map(Into::into))
+    }
+}
+
+/// `ListOpt`: comma-separated, items trimmed, empty items dropped.
+impl OptValue for Vec<String> {
+    fn parse(text: &str) -> Result<Self, String> {
+        Ok(text
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect())
+    }
+}
+
+/// `IntOpt(min=MIN)`: an integer at least `MIN` (e.g. `AtLeast<-1>`, where -1 means
+/// unlimited, as oslo.db's `max_overflow`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AtLeast<const MIN: i64>(pub i64);
+
+impl<const MIN: i64> OptValue for AtLeast<MIN> {
+    fn parse(text: &str) -> Result<Self, String> {
+        int_at_least(text, MIN).map(AtLeast)
+    }
+}
+
+/// Declares typed constants of one section, each with its catalog row written once: the
+/// option's name, oslo type and registered default, optionally its deprecated names
+/// (`aliases ["old"]`), `secret` and Keel's own default (`keel "5"`, see
+/// [`Typed::keel_default`]). The row is `Use::Honoured`; the section's `ROWS` lists
+/// `CONST.opt` where the option is registered. The doc written above a constant is followed by
+/// a generated line giving section, name, type and default.
+macro_rules! typed {
+    ($section:literal; $(
+        $(#[doc = $doc:literal])*
+        $c:ident: $t:ty = $name:literal $kind:literal $default:literal
+            $(aliases [$($alias:literal),*])? $(secret $secret:literal)? $(keel $keel:literal)?;
+    )*) => {$(
+        $(#[doc = $doc])*
+        #[doc = concat!("\n\n`[", $section, "] ", $name, "` (", $kind, ", default `", $default, "`",
+            $(", Keel's `", $keel, "`",)? ")")]
+        pub const $c: $crate::catalog::Typed<$t> = $crate::catalog::Typed::new($crate::catalog::Opt {
+            section: $section,
+            name: $name,
+            kind: $kind,
+            default: $default,
+            secret: { let _s = false; $(let _s = $secret;)? _s },
+            aliases: &[$($($alias),*)?],
+            use_: $crate::catalog::Use::Honoured,
+        })$(.keel_default($keel))?;
+    )*};
+}
+
 mod amphora;
 mod api;
 mod auth;
-mod default;
+pub mod default;
 pub mod keel;
 mod oslo;
-mod ovn;
+pub mod ovn;
 mod services;
 
-pub use amphora::haproxy_amphora;
-pub use api::{api_settings, networking, quotas};
+pub use amphora::{controller_worker, haproxy_amphora};
+pub use api::{api_settings, cors, healthcheck, networking, oslo_middleware, quotas};
+pub use auth::{AuthOpts, keystone_authtoken, neutron, service_auth};
+pub use oslo::{database, oslo_policy};
+pub use services::{PeerOpts, certificates, cinder, glance, nova};
 
 /// Every option: the registered ones (sections in byte order, each section's options in
 /// registration order), then Keel's own (`[keel]`) and the removed ones it knows.

@@ -4,34 +4,72 @@
 
 use super::{Opt, Use};
 
+/// `[database]`: the options Keel reads, typed (their rows of [`OPTS`](crate::catalog::OPTS)).
+pub mod database {
+    use crate::catalog::AtLeast;
+    use std::time::Duration;
+    typed! { "database";
+        /// oslo.db: the database layer (Keel has the `sqlalchemy` one's schema only).
+        BACKEND: String = "backend" "str" "sqlalchemy";
+        /// oslo.db: the SQLAlchemy URL (Keel: an embedded SQLite file when unset).
+        CONNECTION: String = "connection" "str" "" secret true keel "sqlite://keel.sqlite?mode=rwc";
+        /// oslo.db: `a=1&b=2` appended to the URL's query.
+        CONNECTION_PARAMETERS: String = "connection_parameters" "str" "";
+        /// oslo.db: the longest life of a pooled connection (s).
+        CONNECTION_RECYCLE_TIME: Option<Duration> = "connection_recycle_time" "int" "3600";
+        /// oslo.db: connections kept open (the pool's bound with `max_overflow`).
+        MAX_POOL_SIZE: AtLeast<0> = "max_pool_size" "int" "5";
+        /// oslo.db: connection attempts at start-up (-1: forever).
+        MAX_RETRIES: AtLeast<-1> = "max_retries" "int" "10";
+        /// oslo.db: seconds between those attempts.
+        RETRY_INTERVAL: u64 = "retry_interval" "int" "10";
+        /// oslo.db: connections opened beyond `max_pool_size` under load (-1: unlimited).
+        MAX_OVERFLOW: AtLeast<-1> = "max_overflow" "int" "50";
+        /// oslo.db: how long a request waits for a pooled connection (s; Keel: 5 when unset).
+        POOL_TIMEOUT: Option<Duration> = "pool_timeout" "int" "";
+    }
+}
+
+/// `[oslo_policy]`: the options Keel reads, typed (their rows of [`OPTS`](crate::catalog::OPTS)).
+pub mod oslo_policy {
+    typed! { "oslo_policy";
+        /// oslo.policy: False ORs each deprecated rule with its new default.
+        ENFORCE_NEW_DEFAULTS: bool = "enforce_new_defaults" "bool" "True";
+        /// oslo.policy: the file of rule overrides (relative: looked up in the config dirs).
+        POLICY_FILE: String = "policy_file" "str" "policy.yaml";
+        /// oslo.policy (`MultiStrOpt`): directories of further rule files.
+        POLICY_DIRS: Vec<String> = "policy_dirs" "multi" "policy.d";
+    }
+}
+
 /// The rows of `[database]`, `[oslo_concurrency]`, `[oslo_messaging]`, `[oslo_messaging_kafka]`,
 /// `[oslo_messaging_notifications]`, `[oslo_messaging_rabbit]`, `[oslo_policy]`, in registration
 /// order.
 #[rustfmt::skip]
 pub(super) const ROWS: &[Opt] = &[
     Opt { section: "database", name: "sqlite_synchronous", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Unimplemented },
-    Opt { section: "database", name: "backend", kind: "str", default: "sqlalchemy", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "database", name: "connection", kind: "str", default: "", secret: true, aliases: &[], use_: Use::Honoured },
+    database::BACKEND.opt,
+    database::CONNECTION.opt,
     Opt { section: "database", name: "slave_connection", kind: "str", default: "", secret: true, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "database", name: "asyncio_connection", kind: "str", default: "", secret: true, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "database", name: "asyncio_slave_connection", kind: "str", default: "", secret: true, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "database", name: "synchronous_reader", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "database", name: "mysql_sql_mode", kind: "str", default: "TRADITIONAL", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "database", name: "mysql_wsrep_sync_wait", kind: "int", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
-    Opt { section: "database", name: "connection_recycle_time", kind: "int", default: "3600", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "database", name: "max_pool_size", kind: "int", default: "5", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "database", name: "max_retries", kind: "int", default: "10", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "database", name: "retry_interval", kind: "int", default: "10", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "database", name: "max_overflow", kind: "int", default: "50", secret: false, aliases: &[], use_: Use::Honoured },
+    database::CONNECTION_RECYCLE_TIME.opt,
+    database::MAX_POOL_SIZE.opt,
+    database::MAX_RETRIES.opt,
+    database::RETRY_INTERVAL.opt,
+    database::MAX_OVERFLOW.opt,
     Opt { section: "database", name: "connection_debug", kind: "int", default: "0", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "database", name: "connection_trace", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::Unimplemented },
-    Opt { section: "database", name: "pool_timeout", kind: "int", default: "", secret: false, aliases: &[], use_: Use::Honoured },
+    database::POOL_TIMEOUT.opt,
     Opt { section: "database", name: "use_db_reconnect", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "database", name: "db_retry_interval", kind: "int", default: "1", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "database", name: "db_inc_retry_interval", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "database", name: "db_max_retry_interval", kind: "int", default: "10", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "database", name: "db_max_retries", kind: "int", default: "20", secret: false, aliases: &[], use_: Use::Unimplemented },
-    Opt { section: "database", name: "connection_parameters", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
+    database::CONNECTION_PARAMETERS.opt,
     Opt { section: "oslo_concurrency", name: "disable_process_locking", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::NotApplicable("external locks of the controller worker") },
     Opt { section: "oslo_concurrency", name: "lock_path", kind: "str", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("external locks of the controller worker") },
     Opt { section: "oslo_messaging", name: "topic", kind: "str", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("RPC to the controller worker") },
@@ -90,10 +128,10 @@ pub(super) const ROWS: &[Opt] = &[
     Opt { section: "oslo_messaging_rabbit", name: "hostname", kind: "str", default: "vm", secret: false, aliases: &[], use_: Use::NotApplicable("queues, consumers or replies: the API only casts") },
     Opt { section: "oslo_messaging_rabbit", name: "processname", kind: "str", default: "oslo-config-generator", secret: false, aliases: &[], use_: Use::NotApplicable("queues, consumers or replies: the API only casts") },
     Opt { section: "oslo_messaging_rabbit", name: "rabbit_stream_fanout", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_policy", name: "enforce_new_defaults", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_policy", name: "policy_file", kind: "str", default: "policy.yaml", secret: false, aliases: &[], use_: Use::Honoured },
+    oslo_policy::ENFORCE_NEW_DEFAULTS.opt,
+    oslo_policy::POLICY_FILE.opt,
     Opt { section: "oslo_policy", name: "policy_default_rule", kind: "str", default: "default", secret: false, aliases: &[], use_: Use::Unimplemented },
-    Opt { section: "oslo_policy", name: "policy_dirs", kind: "multi", default: "policy.d", secret: false, aliases: &[], use_: Use::Honoured },
+    oslo_policy::POLICY_DIRS.opt,
     Opt { section: "oslo_policy", name: "remote_content_type", kind: "str", default: "application/x-www-form-urlencoded", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "oslo_policy", name: "remote_ssl_verify_server_crt", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "oslo_policy", name: "remote_ssl_ca_crt_file", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },

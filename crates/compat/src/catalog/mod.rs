@@ -249,8 +249,8 @@ macro_rules! typed {
             $(aliases [$($alias:literal),*])? $(secret $secret:literal)? $(keel $keel:literal)?;
     )*) => {$(
         $(#[doc = $doc])*
-        #[doc = concat!("\n\n`[", $section, "] ", $name, "` (", $kind, ", default `", $default, "`",
-            $(", Keel's `", $keel, "`",)? ")")]
+        #[doc = concat!("\n\n`[", $section, "] ", $name, "`: oslo type `", $kind,
+            "`, registered default `\"", $default, "\"`", $(", Keel's `\"", $keel, "\"`",)? ".")]
         pub const $c: $crate::catalog::Typed<$t> = $crate::catalog::Typed::new($crate::catalog::Opt {
             section: $section,
             name: $name,
@@ -343,5 +343,36 @@ mod tests {
         ] {
             assert_eq!(o.value(None), Ok(d), "{}", o.opt.name);
         }
+    }
+
+    /// The value types the typed! options use beyond the `[keel]` ones.
+    #[test]
+    fn value_types_convert_as_oslo() {
+        use super::{AtLeast, OptValue, database, keystone_authtoken, neutron};
+        use std::time::Duration;
+        assert_eq!(AtLeast::<-1>::parse("-1"), Ok(AtLeast(-1)));
+        let why = "should be greater than or equal to -1".to_string();
+        assert_eq!(AtLeast::<-1>::parse("-2"), Err(why));
+        assert_eq!(
+            Vec::<String>::parse(" a, b ,,c"),
+            Ok(vec!["a".into(), "b".into(), "c".into()])
+        );
+        assert_eq!(String::parse(""), Ok(String::new()));
+        // unset without a default: none; set, even empty, a positive number
+        assert_eq!(neutron::TIMEOUT.value(None), Ok(None));
+        assert!(neutron::TIMEOUT.value(Some("")).is_err());
+        assert_eq!(
+            neutron::TIMEOUT.value(Some("2.5")),
+            Ok(Some(Duration::from_millis(2500)))
+        );
+        // Keel's default read, the registered one kept in the row
+        let t = &keystone_authtoken::HTTP_CONNECT_TIMEOUT;
+        assert_eq!(t.value(None), Ok(Some(Duration::from_secs(5))));
+        assert_eq!(t.opt.default, "");
+        assert_eq!(database::MAX_OVERFLOW.value(None), Ok(AtLeast(50)));
+        assert_eq!(
+            database::CONNECTION_RECYCLE_TIME.value(None),
+            Ok(Some(Duration::from_secs(3600)))
+        );
     }
 }

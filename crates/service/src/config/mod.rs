@@ -540,34 +540,14 @@ impl Config {
 /// `[api_settings]`, `[networking]`, `[haproxy_amphora]`, `[oslo_middleware]`, `[quotas]` and
 /// `[controller_worker] loadbalancer_topology`: the API's options without the listener's.
 fn api_options(src: &Sources) -> Result<api::ApiConfig, ConfigError> {
-    use api_settings::{DEFAULT_PROVIDER_DRIVER, PAGINATION_MAX_LIMIT};
     use compat::catalog::{
-        AtLeast, OptValue, api_settings, haproxy_amphora, networking, oslo_middleware as m, quotas,
+        api_settings, haproxy_amphora, networking, oslo_middleware as m, quotas,
     };
-    let limit = Section::typed(src, &PAGINATION_MAX_LIMIT)?;
-    let pagination_max_limit = if limit.eq_ignore_ascii_case("infinite") {
-        None
-    } else {
-        let n = AtLeast::<1>::parse(&limit)
-            .map_err(|why| Section::typed_invalid(src, &PAGINATION_MAX_LIMIT, why))?;
-        Some(n.0 as usize)
-    };
-    let enabled_provider_drivers = parse_dict(&Section::typed(
-        src,
-        &api_settings::ENABLED_PROVIDER_DRIVERS,
-    )?);
-    // Octavia's default is `amphora`; Keel's `ovn` unless the operator enabled amphora
-    let default_provider = if enabled_provider_drivers.contains_key("amphora") {
-        "amphora"
-    } else {
-        "ovn"
-    };
+    let pagination_max_limit = pagination_max_limit(src)?;
+    let (enabled_provider_drivers, default_provider_driver) = provider_drivers(src)?;
     let api = api::ApiConfig {
         pagination_max_limit,
-        default_provider_driver: Section::typed(
-            src,
-            &DEFAULT_PROVIDER_DRIVER.keel_default(default_provider),
-        )?,
+        default_provider_driver,
         enabled_provider_drivers,
         allow_pagination: Section::typed(src, &api_settings::ALLOW_PAGINATION)?,
         allow_sorting: Section::typed(src, &api_settings::ALLOW_SORTING)?,
@@ -618,6 +598,35 @@ fn api_options(src: &Sources) -> Result<api::ApiConfig, ConfigError> {
         }
     }
     Ok(api)
+}
+
+/// `[api_settings] pagination_max_limit`: `infinite` (`None`, case-insensitive) or an
+/// integer at least 1, as Octavia's pagination helper reads that `StrOpt`. Errors: anything
+/// else, naming the option.
+fn pagination_max_limit(src: &Sources) -> Result<Option<usize>, ConfigError> {
+    use compat::catalog::{AtLeast, OptValue, api_settings::PAGINATION_MAX_LIMIT};
+    let limit = Section::typed(src, &PAGINATION_MAX_LIMIT)?;
+    if limit.eq_ignore_ascii_case("infinite") {
+        return Ok(None);
+    }
+    let n = AtLeast::<1>::parse(&limit)
+        .map_err(|why| Section::typed_invalid(src, &PAGINATION_MAX_LIMIT, why))?;
+    Ok(Some(n.0 as usize))
+}
+
+/// `[api_settings] enabled_provider_drivers` (`name:description,…`, Keel's default OVN only)
+/// and `default_provider_driver`: Octavia's default is `amphora`; Keel's is `ovn` unless the
+/// operator enabled amphora.
+fn provider_drivers(src: &Sources) -> Result<(BTreeMap<String, String>, String), ConfigError> {
+    use compat::catalog::api_settings::{DEFAULT_PROVIDER_DRIVER, ENABLED_PROVIDER_DRIVERS};
+    let enabled = parse_dict(&Section::typed(src, &ENABLED_PROVIDER_DRIVERS)?);
+    let keel_default = if enabled.contains_key("amphora") {
+        "amphora"
+    } else {
+        "ovn"
+    };
+    let default = Section::typed(src, &DEFAULT_PROVIDER_DRIVER.keel_default(keel_default))?;
+    Ok((enabled, default))
 }
 
 /// `[api_settings]` with the API's options ([`api_options`]), then `[healthcheck]`, `[cors]`

@@ -54,10 +54,79 @@ pub struct AuthOpts {
     pub timeout: Typed<Option<Duration>>,
 }
 
+/// Declares, in a section's module, the [`AuthOpts`] options with the same doc, type and
+/// registered row in each of the three sections, and the section's `AUTH` (`$timeout`: its
+/// bound of each request, declared beside; `$user_alias`: `username`'s deprecated names).
+macro_rules! session {
+    ($section:literal, [$($user_alias:literal),*], $timeout:ident) => {
+        typed! { $section;
+            /// The keystoneauth plugin (`password`, `v3password`, `v3applicationcredential`; empty: the
+            /// password plugin).
+            AUTH_TYPE: String = "auth_type" "str" "" aliases ["auth_plugin"];
+            /// Keystone's URL, e.g. `http://127.0.0.1:5000/v3`.
+            AUTH_URL: String = "auth_url" "str" "";
+            /// The service user's name.
+            USERNAME: String = "username" "str" "" aliases [$($user_alias),*];
+            /// The service user's password (masked by `keel config check`).
+            PASSWORD: String = "password" "str" "" secret true;
+            /// The service user's project.
+            PROJECT_NAME: String = "project_name" "str" "";
+            /// The user's domain by name (Keel: `Default` when unset).
+            USER_DOMAIN_NAME: String = "user_domain_name" "str" "" keel "Default";
+            /// The user's domain by id (wins over the name).
+            USER_DOMAIN_ID: Option<String> = "user_domain_id" "str" "";
+            /// The project's domain by name (Keel: `Default` when unset).
+            PROJECT_DOMAIN_NAME: String = "project_domain_name" "str" "" keel "Default";
+            /// The project's domain by id.
+            PROJECT_DOMAIN_ID: Option<String> = "project_domain_id" "str" "";
+            /// The owner of an application credential given by name.
+            USER_ID: Option<String> = "user_id" "str" "";
+            /// `v3applicationcredential`: the credential's id.
+            APPLICATION_CREDENTIAL_ID: Option<String> = "application_credential_id" "str" "";
+            /// `v3applicationcredential`: the credential's name (with its user).
+            APPLICATION_CREDENTIAL_NAME: Option<String> = "application_credential_name" "str" "";
+            /// `v3applicationcredential`: the credential's secret.
+            APPLICATION_CREDENTIAL_SECRET: String = "application_credential_secret" "str" "" secret true;
+            /// The region of catalog lookups.
+            REGION_NAME: Option<String> = "region_name" "str" "";
+            /// PEM CA bundle trusted for the session's peers.
+            CAFILE: Option<std::path::PathBuf> = "cafile" "str" "";
+            /// PEM client certificate of the session.
+            CERTFILE: Option<std::path::PathBuf> = "certfile" "str" "";
+            /// PEM key of `certfile`.
+            KEYFILE: Option<std::path::PathBuf> = "keyfile" "str" "";
+            /// Whether the peers' certificates go unverified.
+            INSECURE: bool = "insecure" "bool" "False";
+        }
+
+        /// The section's credential and session options.
+        pub const AUTH: super::AuthOpts = super::AuthOpts {
+            auth_type: AUTH_TYPE,
+            auth_url: AUTH_URL,
+            username: USERNAME,
+            password: PASSWORD,
+            project_name: PROJECT_NAME,
+            user_domain_name: USER_DOMAIN_NAME,
+            user_domain_id: USER_DOMAIN_ID,
+            project_domain_name: PROJECT_DOMAIN_NAME,
+            project_domain_id: PROJECT_DOMAIN_ID,
+            user_id: USER_ID,
+            application_credential_id: APPLICATION_CREDENTIAL_ID,
+            application_credential_name: APPLICATION_CREDENTIAL_NAME,
+            application_credential_secret: APPLICATION_CREDENTIAL_SECRET,
+            region_name: REGION_NAME,
+            cafile: CAFILE,
+            certfile: CERTFILE,
+            keyfile: KEYFILE,
+            insecure: INSECURE,
+            timeout: $timeout,
+        };
+    };
+}
+
 /// `[keystone_authtoken]`: the options Keel reads, typed (their rows of
 /// [`OPTS`](crate::catalog::OPTS)).
 pub mod keystone_authtoken {
-    use std::path::PathBuf;
     use std::time::Duration;
     typed! { "keystone_authtoken";
         /// The `WWW-Authenticate` URI of a 401.
@@ -70,72 +139,13 @@ pub mod keystone_authtoken {
         SERVICE_TOKEN_ROLES: Vec<String> = "service_token_roles" "list" "service";
         /// Whether a service token without those roles is refused.
         SERVICE_TOKEN_ROLES_REQUIRED: bool = "service_token_roles_required" "bool" "True";
-        /// The keystoneauth plugin (`password`, `v3password`, `v3applicationcredential`; empty: the
-        /// password plugin).
-        AUTH_TYPE: String = "auth_type" "str" "" aliases ["auth_plugin"];
-        /// Keystone's URL, e.g. `http://127.0.0.1:5000/v3`.
-        AUTH_URL: String = "auth_url" "str" "";
-        /// The service user's name.
-        USERNAME: String = "username" "str" "";
-        /// The service user's password (masked by `keel config check`).
-        PASSWORD: String = "password" "str" "" secret true;
-        /// The service user's project.
-        PROJECT_NAME: String = "project_name" "str" "";
-        /// The user's domain by name (Keel: `Default` when unset).
-        USER_DOMAIN_NAME: String = "user_domain_name" "str" "" keel "Default";
-        /// The user's domain by id (wins over the name).
-        USER_DOMAIN_ID: Option<String> = "user_domain_id" "str" "";
-        /// The project's domain by name (Keel: `Default` when unset).
-        PROJECT_DOMAIN_NAME: String = "project_domain_name" "str" "" keel "Default";
-        /// The project's domain by id.
-        PROJECT_DOMAIN_ID: Option<String> = "project_domain_id" "str" "";
-        /// The owner of an application credential given by name.
-        USER_ID: Option<String> = "user_id" "str" "";
-        /// `v3applicationcredential`: the credential's id.
-        APPLICATION_CREDENTIAL_ID: Option<String> = "application_credential_id" "str" "";
-        /// `v3applicationcredential`: the credential's name (with its user).
-        APPLICATION_CREDENTIAL_NAME: Option<String> = "application_credential_name" "str" "";
-        /// `v3applicationcredential`: the credential's secret.
-        APPLICATION_CREDENTIAL_SECRET: String = "application_credential_secret" "str" "" secret true;
-        /// The region of catalog lookups.
-        REGION_NAME: Option<String> = "region_name" "str" "";
-        /// PEM CA bundle trusted for the session's peers.
-        CAFILE: Option<PathBuf> = "cafile" "str" "";
-        /// PEM client certificate of the session.
-        CERTFILE: Option<PathBuf> = "certfile" "str" "";
-        /// PEM key of `certfile`.
-        KEYFILE: Option<PathBuf> = "keyfile" "str" "";
-        /// Whether the peers' certificates go unverified.
-        INSECURE: bool = "insecure" "bool" "False";
     }
 
-    /// The section's credential and session options.
-    pub const AUTH: super::AuthOpts = super::AuthOpts {
-        auth_type: AUTH_TYPE,
-        auth_url: AUTH_URL,
-        username: USERNAME,
-        password: PASSWORD,
-        project_name: PROJECT_NAME,
-        user_domain_name: USER_DOMAIN_NAME,
-        user_domain_id: USER_DOMAIN_ID,
-        project_domain_name: PROJECT_DOMAIN_NAME,
-        project_domain_id: PROJECT_DOMAIN_ID,
-        user_id: USER_ID,
-        application_credential_id: APPLICATION_CREDENTIAL_ID,
-        application_credential_name: APPLICATION_CREDENTIAL_NAME,
-        application_credential_secret: APPLICATION_CREDENTIAL_SECRET,
-        region_name: REGION_NAME,
-        cafile: CAFILE,
-        certfile: CERTFILE,
-        keyfile: KEYFILE,
-        insecure: INSECURE,
-        timeout: HTTP_CONNECT_TIMEOUT,
-    };
+    session!("keystone_authtoken", [], HTTP_CONNECT_TIMEOUT);
 }
 
 /// `[neutron]`: the options Keel reads, typed (their rows of [`OPTS`](crate::catalog::OPTS)).
 pub mod neutron {
-    use std::path::PathBuf;
     use std::time::Duration;
     typed! { "neutron";
         /// Deprecated default of `endpoint_override`.
@@ -143,144 +153,27 @@ pub mod neutron {
         /// Deprecated default of `valid_interfaces` (`publicURL` → `public`).
         ENDPOINT_TYPE: Option<String> = "endpoint_type" "str" "";
         /// Deprecated default of `cafile`.
-        CA_CERTIFICATES_FILE: Option<PathBuf> = "ca_certificates_file" "str" "";
+        CA_CERTIFICATES_FILE: Option<std::path::PathBuf> = "ca_certificates_file" "str" "";
         /// The bound of each Neutron request (s; unset: the HTTP client's 30 s).
         TIMEOUT: Option<Duration> = "timeout" "float" "";
         /// The catalog interface of Neutron (unset: `public`).
         VALID_INTERFACES: Option<String> = "valid_interfaces" "list" "";
         /// Neutron's URL (unset: the Keystone catalog's `network`).
         ENDPOINT_OVERRIDE: Option<String> = "endpoint_override" "str" "";
-        /// The keystoneauth plugin (`password`, `v3password`, `v3applicationcredential`; empty: the
-        /// password plugin).
-        AUTH_TYPE: String = "auth_type" "str" "" aliases ["auth_plugin"];
-        /// Keystone's URL, e.g. `http://127.0.0.1:5000/v3`.
-        AUTH_URL: String = "auth_url" "str" "";
-        /// The service user's name.
-        USERNAME: String = "username" "str" "" aliases ["user_name"];
-        /// The service user's password (masked by `keel config check`).
-        PASSWORD: String = "password" "str" "" secret true;
-        /// The service user's project.
-        PROJECT_NAME: String = "project_name" "str" "";
-        /// The user's domain by name (Keel: `Default` when unset).
-        USER_DOMAIN_NAME: String = "user_domain_name" "str" "" keel "Default";
-        /// The user's domain by id (wins over the name).
-        USER_DOMAIN_ID: Option<String> = "user_domain_id" "str" "";
-        /// The project's domain by name (Keel: `Default` when unset).
-        PROJECT_DOMAIN_NAME: String = "project_domain_name" "str" "" keel "Default";
-        /// The project's domain by id.
-        PROJECT_DOMAIN_ID: Option<String> = "project_domain_id" "str" "";
-        /// The owner of an application credential given by name.
-        USER_ID: Option<String> = "user_id" "str" "";
-        /// `v3applicationcredential`: the credential's id.
-        APPLICATION_CREDENTIAL_ID: Option<String> = "application_credential_id" "str" "";
-        /// `v3applicationcredential`: the credential's name (with its user).
-        APPLICATION_CREDENTIAL_NAME: Option<String> = "application_credential_name" "str" "";
-        /// `v3applicationcredential`: the credential's secret.
-        APPLICATION_CREDENTIAL_SECRET: String = "application_credential_secret" "str" "" secret true;
-        /// The region of catalog lookups.
-        REGION_NAME: Option<String> = "region_name" "str" "";
-        /// PEM CA bundle trusted for the session's peers.
-        CAFILE: Option<PathBuf> = "cafile" "str" "";
-        /// PEM client certificate of the session.
-        CERTFILE: Option<PathBuf> = "certfile" "str" "";
-        /// PEM key of `certfile`.
-        KEYFILE: Option<PathBuf> = "keyfile" "str" "";
-        /// Whether the peers' certificates go unverified.
-        INSECURE: bool = "insecure" "bool" "False";
     }
 
-    /// The section's credential and session options.
-    pub const AUTH: super::AuthOpts = super::AuthOpts {
-        auth_type: AUTH_TYPE,
-        auth_url: AUTH_URL,
-        username: USERNAME,
-        password: PASSWORD,
-        project_name: PROJECT_NAME,
-        user_domain_name: USER_DOMAIN_NAME,
-        user_domain_id: USER_DOMAIN_ID,
-        project_domain_name: PROJECT_DOMAIN_NAME,
-        project_domain_id: PROJECT_DOMAIN_ID,
-        user_id: USER_ID,
-        application_credential_id: APPLICATION_CREDENTIAL_ID,
-        application_credential_name: APPLICATION_CREDENTIAL_NAME,
-        application_credential_secret: APPLICATION_CREDENTIAL_SECRET,
-        region_name: REGION_NAME,
-        cafile: CAFILE,
-        certfile: CERTFILE,
-        keyfile: KEYFILE,
-        insecure: INSECURE,
-        timeout: TIMEOUT,
-    };
+    session!("neutron", ["user_name"], TIMEOUT);
 }
 
 /// `[service_auth]`: the options Keel reads, typed (their rows of [`OPTS`](crate::catalog::OPTS)).
 pub mod service_auth {
-    use std::path::PathBuf;
     use std::time::Duration;
     typed! { "service_auth";
         /// The bound of each request for Keel's own token (s).
         TIMEOUT: Option<Duration> = "timeout" "float" "" keel "5";
-        /// The keystoneauth plugin (`password`, `v3password`, `v3applicationcredential`; empty: the
-        /// password plugin).
-        AUTH_TYPE: String = "auth_type" "str" "" aliases ["auth_plugin"];
-        /// Keystone's URL, e.g. `http://127.0.0.1:5000/v3`.
-        AUTH_URL: String = "auth_url" "str" "";
-        /// The service user's name.
-        USERNAME: String = "username" "str" "" aliases ["user_name"];
-        /// The service user's password (masked by `keel config check`).
-        PASSWORD: String = "password" "str" "" secret true;
-        /// The service user's project.
-        PROJECT_NAME: String = "project_name" "str" "";
-        /// The user's domain by name (Keel: `Default` when unset).
-        USER_DOMAIN_NAME: String = "user_domain_name" "str" "" keel "Default";
-        /// The user's domain by id (wins over the name).
-        USER_DOMAIN_ID: Option<String> = "user_domain_id" "str" "";
-        /// The project's domain by name (Keel: `Default` when unset).
-        PROJECT_DOMAIN_NAME: String = "project_domain_name" "str" "" keel "Default";
-        /// The project's domain by id.
-        PROJECT_DOMAIN_ID: Option<String> = "project_domain_id" "str" "";
-        /// The owner of an application credential given by name.
-        USER_ID: Option<String> = "user_id" "str" "";
-        /// `v3applicationcredential`: the credential's id.
-        APPLICATION_CREDENTIAL_ID: Option<String> = "application_credential_id" "str" "";
-        /// `v3applicationcredential`: the credential's name (with its user).
-        APPLICATION_CREDENTIAL_NAME: Option<String> = "application_credential_name" "str" "";
-        /// `v3applicationcredential`: the credential's secret.
-        APPLICATION_CREDENTIAL_SECRET: String = "application_credential_secret" "str" "" secret true;
-        /// The region of catalog lookups.
-        REGION_NAME: Option<String> = "region_name" "str" "";
-        /// PEM CA bundle trusted for the session's peers.
-        CAFILE: Option<PathBuf> = "cafile" "str" "";
-        /// PEM client certificate of the session.
-        CERTFILE: Option<PathBuf> = "certfile" "str" "";
-        /// PEM key of `certfile`.
-        KEYFILE: Option<PathBuf> = "keyfile" "str" "";
-        /// Whether the peers' certificates go unverified.
-        INSECURE: bool = "insecure" "bool" "False";
     }
 
-    /// The section's credential and session options.
-    pub const AUTH: super::AuthOpts = super::AuthOpts {
-        auth_type: AUTH_TYPE,
-        auth_url: AUTH_URL,
-        username: USERNAME,
-        password: PASSWORD,
-        project_name: PROJECT_NAME,
-        user_domain_name: USER_DOMAIN_NAME,
-        user_domain_id: USER_DOMAIN_ID,
-        project_domain_name: PROJECT_DOMAIN_NAME,
-        project_domain_id: PROJECT_DOMAIN_ID,
-        user_id: USER_ID,
-        application_credential_id: APPLICATION_CREDENTIAL_ID,
-        application_credential_name: APPLICATION_CREDENTIAL_NAME,
-        application_credential_secret: APPLICATION_CREDENTIAL_SECRET,
-        region_name: REGION_NAME,
-        cafile: CAFILE,
-        certfile: CERTFILE,
-        keyfile: KEYFILE,
-        insecure: INSECURE,
-        timeout: TIMEOUT,
-    };
+    session!("service_auth", ["user_name"], TIMEOUT);
 }
 
 /// The rows of `[keystone_authtoken]`, `[neutron]`, `[service_auth]`, in registration order.

@@ -23,6 +23,37 @@ pub struct PeerOpts {
     pub insecure: Typed<bool>,
 }
 
+/// Declares, in a section's module, the [`PeerOpts`] options with the same doc, type and
+/// registered row in each of `[nova]`, `[glance]`, `[cinder]`, and the section's `PEER`.
+macro_rules! peer {
+    ($section:literal) => {
+        typed! { $section;
+            /// The service's name in the Keystone catalog.
+            SERVICE_NAME: Option<String> = "service_name" "str" "";
+            /// The service's URL (unset: the Keystone catalog's).
+            ENDPOINT: Option<String> = "endpoint" "str" "";
+            /// The region of the catalog lookup.
+            REGION_NAME: Option<String> = "region_name" "str" "";
+            /// The catalog interface (`publicURL`, `internalURL`, `adminURL` or the bare names).
+            ENDPOINT_TYPE: String = "endpoint_type" "str" "publicURL";
+            /// PEM CA bundle trusted for the service (unset: `[service_auth] cafile`).
+            CA_CERTIFICATES_FILE: Option<std::path::PathBuf> = "ca_certificates_file" "str" "";
+            /// Whether the service's certificate goes unverified.
+            INSECURE: bool = "insecure" "bool" "False";
+        }
+
+        /// The section's endpoint options.
+        pub const PEER: super::PeerOpts = super::PeerOpts {
+            service_name: SERVICE_NAME,
+            endpoint: ENDPOINT,
+            region_name: REGION_NAME,
+            endpoint_type: ENDPOINT_TYPE,
+            ca_certificates_file: CA_CERTIFICATES_FILE,
+            insecure: INSECURE,
+        };
+    };
+}
+
 /// `[certificates]`: the options Keel reads, typed (their rows of [`OPTS`](crate::catalog::OPTS)).
 pub mod certificates {
     use std::path::PathBuf;
@@ -44,89 +75,17 @@ pub mod certificates {
 
 /// `[cinder]`: the options Keel reads, typed (their rows of [`OPTS`](crate::catalog::OPTS)).
 pub mod cinder {
-    use std::path::PathBuf;
-    typed! { "cinder";
-        /// The service's name in the Keystone catalog.
-        SERVICE_NAME: Option<String> = "service_name" "str" "";
-        /// The service's URL (unset: the Keystone catalog's).
-        ENDPOINT: Option<String> = "endpoint" "str" "";
-        /// The region of the catalog lookup.
-        REGION_NAME: Option<String> = "region_name" "str" "";
-        /// The catalog interface (`publicURL`, `internalURL`, `adminURL` or the bare names).
-        ENDPOINT_TYPE: String = "endpoint_type" "str" "publicURL";
-        /// PEM CA bundle trusted for the service (unset: `[service_auth] cafile`).
-        CA_CERTIFICATES_FILE: Option<PathBuf> = "ca_certificates_file" "str" "";
-        /// Whether the service's certificate goes unverified.
-        INSECURE: bool = "insecure" "bool" "False";
-    }
-
-    /// The section's endpoint options.
-    pub const PEER: super::PeerOpts = super::PeerOpts {
-        service_name: SERVICE_NAME,
-        endpoint: ENDPOINT,
-        region_name: REGION_NAME,
-        endpoint_type: ENDPOINT_TYPE,
-        ca_certificates_file: CA_CERTIFICATES_FILE,
-        insecure: INSECURE,
-    };
+    peer!("cinder");
 }
 
 /// `[glance]`: the options Keel reads, typed (their rows of [`OPTS`](crate::catalog::OPTS)).
 pub mod glance {
-    use std::path::PathBuf;
-    typed! { "glance";
-        /// The service's name in the Keystone catalog.
-        SERVICE_NAME: Option<String> = "service_name" "str" "";
-        /// The service's URL (unset: the Keystone catalog's).
-        ENDPOINT: Option<String> = "endpoint" "str" "";
-        /// The region of the catalog lookup.
-        REGION_NAME: Option<String> = "region_name" "str" "";
-        /// The catalog interface (`publicURL`, `internalURL`, `adminURL` or the bare names).
-        ENDPOINT_TYPE: String = "endpoint_type" "str" "publicURL";
-        /// PEM CA bundle trusted for the service (unset: `[service_auth] cafile`).
-        CA_CERTIFICATES_FILE: Option<PathBuf> = "ca_certificates_file" "str" "";
-        /// Whether the service's certificate goes unverified.
-        INSECURE: bool = "insecure" "bool" "False";
-    }
-
-    /// The section's endpoint options.
-    pub const PEER: super::PeerOpts = super::PeerOpts {
-        service_name: SERVICE_NAME,
-        endpoint: ENDPOINT,
-        region_name: REGION_NAME,
-        endpoint_type: ENDPOINT_TYPE,
-        ca_certificates_file: CA_CERTIFICATES_FILE,
-        insecure: INSECURE,
-    };
+    peer!("glance");
 }
 
 /// `[nova]`: the options Keel reads, typed (their rows of [`OPTS`](crate::catalog::OPTS)).
 pub mod nova {
-    use std::path::PathBuf;
-    typed! { "nova";
-        /// The service's name in the Keystone catalog.
-        SERVICE_NAME: Option<String> = "service_name" "str" "";
-        /// The service's URL (unset: the Keystone catalog's).
-        ENDPOINT: Option<String> = "endpoint" "str" "";
-        /// The region of the catalog lookup.
-        REGION_NAME: Option<String> = "region_name" "str" "";
-        /// The catalog interface (`publicURL`, `internalURL`, `adminURL` or the bare names).
-        ENDPOINT_TYPE: String = "endpoint_type" "str" "publicURL";
-        /// PEM CA bundle trusted for the service (unset: `[service_auth] cafile`).
-        CA_CERTIFICATES_FILE: Option<PathBuf> = "ca_certificates_file" "str" "";
-        /// Whether the service's certificate goes unverified.
-        INSECURE: bool = "insecure" "bool" "False";
-    }
-
-    /// The section's endpoint options.
-    pub const PEER: super::PeerOpts = super::PeerOpts {
-        service_name: SERVICE_NAME,
-        endpoint: ENDPOINT,
-        region_name: REGION_NAME,
-        endpoint_type: ENDPOINT_TYPE,
-        ca_certificates_file: CA_CERTIFICATES_FILE,
-        insecure: INSECURE,
-    };
+    peer!("nova");
 }
 
 /// The rows of `[certificates]`, `[cinder]`, `[glance]`, `[nova]`, in registration order.

@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use super::Config;
+use super::section::Section;
 use compat::catalog::{self, Use};
 
 /// One option found in a file.
@@ -155,11 +156,14 @@ pub fn review(cfg: &Config) -> Report {
             }
         }
     }
-    if let Some(b) = set("database", "backend").filter(|b| b != "sqlalchemy") {
+    let backend = &compat::catalog::database::BACKEND;
+    if let Ok(b) = Section::typed(src, backend)
+        && b != "sqlalchemy"
+    {
         refuse(
             x,
-            "database",
-            "backend",
+            backend.opt.section,
+            backend.opt.name,
             format!(
                 "{b:?}: Keel's database layer is the sqlalchemy one's schema over MariaDB/SQLite"
             ),
@@ -396,15 +400,39 @@ fn honoured_note(section: &str, name: &str) -> Option<&'static str> {
     })
 }
 
-/// Keel's defaults where they differ from Octavia's (an OVN-only service, an embedded DB).
+/// Keel's defaults where they differ from Octavia's (an OVN-only service, an embedded DB), as
+/// the table and `config check` show them: the typed options' own (`Typed::keel_default`), and
+/// those computed or taken from elsewhere. (`user_domain_name` / `project_domain_name`'s
+/// `Default` is not shown, as before the options were typed.)
 fn keel_default(section: &str, name: &str) -> Option<&'static str> {
+    use compat::catalog::{api_settings as a, database as db, keystone_authtoken, service_auth};
+    let typed = [
+        (
+            a::ENABLED_PROVIDER_DRIVERS.opt,
+            a::ENABLED_PROVIDER_DRIVERS.default,
+        ),
+        (db::CONNECTION.opt, db::CONNECTION.default),
+        (
+            keystone_authtoken::AUTH.timeout.opt,
+            keystone_authtoken::AUTH.timeout.default,
+        ),
+        (
+            service_auth::AUTH.timeout.opt,
+            service_auth::AUTH.timeout.default,
+        ),
+    ];
+    if let Some((_, d)) = typed
+        .iter()
+        .find(|(o, _)| (o.section, o.name) == (section, name))
+    {
+        return Some(d);
+    }
     match (section, name) {
+        // computed: `amphora` when that provider is enabled (see `api_options`)
         ("api_settings", "default_provider_driver") => Some("ovn"),
-        ("api_settings", "enabled_provider_drivers") => Some("ovn:OVN provider driver"),
-        ("database", "connection") => Some("sqlite://keel.sqlite?mode=rwc"),
         ("DEFAULT", "host") => Some("(the host name)"),
+        // octavia_db::PoolSettings' acquire_timeout
         ("database", "pool_timeout") => Some("5"),
-        ("keystone_authtoken", "http_connect_timeout") | ("service_auth", "timeout") => Some("5"),
         _ => None,
     }
 }

@@ -56,31 +56,26 @@ pub(crate) fn read(
     src: &Sources,
     sa_cafile: Option<&std::path::Path>,
 ) -> Result<ComputeSettings, ConfigError> {
-    let cw = Section {
-        src,
-        name: "controller_worker",
-    };
-    let peer = |name: &'static str| -> Result<PeerEndpoint, ConfigError> {
-        let s = Section { src, name };
+    use compat::catalog::{PeerOpts, cinder, controller_worker as cw, glance, nova};
+    let peer = |o: &PeerOpts| -> Result<PeerEndpoint, ConfigError> {
         Ok(PeerEndpoint {
-            service_name: s.opt("service_name"),
-            endpoint: s.opt("endpoint"),
-            region_name: s.opt("region_name"),
-            endpoint_type: s.string("endpoint_type", "publicURL"),
-            cafile: s
-                .path("ca_certificates_file")
+            service_name: Section::typed(src, &o.service_name)?,
+            endpoint: Section::typed(src, &o.endpoint)?,
+            region_name: Section::typed(src, &o.region_name)?,
+            endpoint_type: Section::typed(src, &o.endpoint_type)?,
+            cafile: Section::typed(src, &o.ca_certificates_file)?
                 .or_else(|| sa_cafile.map(std::path::Path::to_path_buf)),
-            insecure: s.boolean("insecure", false)?,
+            insecure: Section::typed(src, &o.insecure)?,
         })
     };
     Ok(ComputeSettings {
-        compute_driver: cw.string("compute_driver", COMPUTE_NOVA_DRIVER),
-        image_driver: cw.string("image_driver", IMAGE_GLANCE_DRIVER),
-        volume_driver: cw.string("volume_driver", VOLUME_NOOP_DRIVER),
-        amp_image_owner_id: cw.string("amp_image_owner_id", ""),
-        nova: peer("nova")?,
-        glance: peer("glance")?,
-        cinder: peer("cinder")?,
+        compute_driver: Section::typed(src, &cw::COMPUTE_DRIVER)?,
+        image_driver: Section::typed(src, &cw::IMAGE_DRIVER)?,
+        volume_driver: Section::typed(src, &cw::VOLUME_DRIVER)?,
+        amp_image_owner_id: Section::typed(src, &cw::AMP_IMAGE_OWNER_ID)?,
+        nova: peer(&nova::PEER)?,
+        glance: peer(&glance::PEER)?,
+        cinder: peer(&cinder::PEER)?,
     })
 }
 

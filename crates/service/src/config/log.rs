@@ -16,7 +16,9 @@ use std::path::PathBuf;
 
 use super::error::ConfigError;
 use super::section::Section;
+use compat::catalog::Typed;
 use compat::log_format::Format;
+use compat::oslo_config::Sources;
 pub use compat::python_logging::{
     Formatter, Handler, LogPlan, Logger, PyLevel, RECORD_KEYS, Sink, py_level, valid_datefmt,
 };
@@ -92,18 +94,10 @@ pub struct LogSettings {
     pub log_config_append: Option<PathBuf>,
 }
 
-/// oslo.log 7.x's `DEFAULT_LOG_LEVELS`.
-pub const DEFAULT_LOG_LEVELS: &str = "amqp=WARN,boto=WARN,sqlalchemy=WARN,suds=INFO,oslo.messaging=INFO,oslo_messaging=INFO,iso8601=WARN,requests.packages.urllib3.connectionpool=WARN,urllib3.connectionpool=WARN,websocket=WARN,requests.packages.urllib3.util.retry=WARN,urllib3.util.retry=WARN,keystonemiddleware=WARN,routes.middleware=WARN,stevedore=WARN,taskflow=WARN,keystoneauth=WARN,oslo.cache=INFO,oslo_policy=INFO,dogpile.core.dogpile=INFO";
-
 impl Default for LogSettings {
     fn default() -> Self {
-        let empty = crate::config::Sources::default();
         // The defaults parse (a unit test checks it).
-        read(&Section {
-            src: &empty,
-            name: "DEFAULT",
-        })
-        .unwrap_or_else(|_| unreachable_defaults())
+        read(&crate::config::Sources::default()).unwrap_or_else(|_| unreachable_defaults())
     }
 }
 
@@ -122,7 +116,7 @@ fn unreachable_defaults() -> LogSettings {
             debug_suffix: Format::default(),
             exception_prefix: Format::default(),
             user_identity: Format::default(),
-            date_format: "%Y-%m-%d %H:%M:%S".into(),
+            date_format: compat::catalog::default::LOG_DATE_FORMAT.default.into(),
         },
         default_log_levels: Vec::new(),
         log_config_append: None,
@@ -131,69 +125,57 @@ fn unreachable_defaults() -> LogSettings {
 
 /// Reads `[DEFAULT]`'s logging options. Errors: a format string Python could not apply, a
 /// `default_log_levels` item that is not `logger=LEVEL`.
-pub(crate) fn read(d: &Section<'_>) -> Result<LogSettings, ConfigError> {
+pub(crate) fn read(src: &Sources) -> Result<LogSettings, ConfigError> {
+    use compat::catalog::default as d;
     let known = |k: &str| RECORD_KEYS.contains(&k);
-    let fmt = |key: &str, default: &str| -> Result<Format, ConfigError> {
-        let v = d.string(key, default);
-        Format::parse(&v, known).map_err(|why| d.invalid(key, v, why))
+    let fmt = |o: &Typed<String>| -> Result<Format, ConfigError> {
+        let v = Section::typed(src, o)?;
+        Format::parse(&v, known).map_err(|why| Section::typed_invalid(src, o, why))
     };
     let formats = OsloFormats {
-        context: fmt(
-            "logging_context_format_string",
-            "%(asctime)s.%(msecs)03d %(process)d %(levelname)s %(name)s [%(global_request_id)s %(request_id)s %(user_identity)s] %(instance)s%(message)s",
-        )?,
-        default: fmt(
-            "logging_default_format_string",
-            "%(asctime)s.%(msecs)03d %(process)d %(levelname)s %(name)s [-] %(instance)s%(message)s",
-        )?,
-        debug_suffix: fmt(
-            "logging_debug_format_suffix",
-            "%(funcName)s %(pathname)s:%(lineno)d",
-        )?,
-        exception_prefix: fmt(
-            "logging_exception_prefix",
-            "%(asctime)s.%(msecs)03d %(process)d ERROR %(name)s %(instance)s",
-        )?,
-        user_identity: fmt(
-            "logging_user_identity_format",
-            "%(user)s %(project)s %(domain)s %(system_scope)s %(user_domain)s %(project_domain)s",
-        )?,
+        context: fmt(&d::LOGGING_CONTEXT_FORMAT_STRING)?,
+        default: fmt(&d::LOGGING_DEFAULT_FORMAT_STRING)?,
+        debug_suffix: fmt(&d::LOGGING_DEBUG_FORMAT_SUFFIX)?,
+        exception_prefix: fmt(&d::LOGGING_EXCEPTION_PREFIX)?,
+        user_identity: fmt(&d::LOGGING_USER_IDENTITY_FORMAT)?,
         date_format: {
-            let v = d.string("log_date_format", "%Y-%m-%d %H:%M:%S");
+            let v = Section::typed(src, &d::LOG_DATE_FORMAT)?;
             if !valid_datefmt(&v) {
-                return Err(d.invalid("log_date_format", v, "not a strftime format"));
+                return Err(Section::typed_invalid(
+                    src,
+                    &d::LOG_DATE_FORMAT,
+                    "not a strftime format",
+                ));
             }
             v
         },
     };
     let mut default_log_levels = Vec::new();
-    for pair in d.list("default_log_levels", &[DEFAULT_LOG_LEVELS]) {
-        for item in pair.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let parsed = item
-                .split_once('=')
-                .and_then(|(n, l)| py_level(l).map(|l| (n.trim().to_string(), l)));
-            match parsed {
-                Some(p) => default_log_levels.push(p),
-                None => {
-                    return Err(d.invalid(
-                        "default_log_levels",
-                        item.to_string(),
-                        "expected logger=LEVEL (DEBUG, INFO, WARN, WARNING, ERROR, CRITICAL)",
-                    ));
-                }
+    for item in Section::typed(src, &d::DEFAULT_LOG_LEVELS)? {
+        let parsed = item
+            .split_once('=')
+            .and_then(|(n, l)| py_level(l).map(|l| (n.trim().to_string(), l)));
+        match parsed {
+            Some(p) => default_log_levels.push(p),
+            None => {
+                return Err(Section::typed_refuse(
+                    &d::DEFAULT_LOG_LEVELS,
+                    item,
+                    "expected logger=LEVEL (DEBUG, INFO, WARN, WARNING, ERROR, CRITICAL)",
+                ));
             }
         }
     }
     Ok(LogSettings {
-        debug: d.boolean("debug", false)?,
-        log_file: d.path("log_file"),
-        log_dir: d.path("log_dir"),
-        use_json: d.boolean("use_json", false)?,
-        use_stderr: d.boolean("use_stderr", false)?,
-        log_color: d.boolean("log_color", false)?,
+        debug: Section::typed(src, &d::DEBUG)?,
+        log_file: Section::typed(src, &d::LOG_FILE)?,
+        log_dir: Section::typed(src, &d::LOG_DIR)?,
+        use_json: Section::typed(src, &d::USE_JSON)?,
+        use_stderr: Section::typed(src, &d::USE_STDERR)?,
+        log_color: Section::typed(src, &d::LOG_COLOR)?,
         formats,
         default_log_levels,
-        log_config_append: d.path("log_config_append"),
+        log_config_append: Section::typed(src, &d::LOG_CONFIG_APPEND)?,
     })
 }
 

@@ -28,10 +28,7 @@ pub struct MessagingSettings {
 /// The values of `[oslo_messaging_rabbit]` set in the files, typed as oslo.config types them.
 /// Errors: [`ConfigError::Invalid`] naming the option and oslo's reason.
 pub(crate) fn read(src: &Sources) -> Result<MessagingSettings, ConfigError> {
-    let d = Section {
-        src,
-        name: "DEFAULT",
-    };
+    use compat::catalog::{controller_worker::NETWORK_DRIVER, default as d};
     let r = Section {
         src,
         name: "oslo_messaging_rabbit",
@@ -45,14 +42,10 @@ pub(crate) fn read(src: &Sources) -> Result<MessagingSettings, ConfigError> {
         }
     }
     Ok(MessagingSettings {
-        transport_url: d.string("transport_url", "rabbit://"),
-        control_exchange: d.string("control_exchange", "octavia"),
+        transport_url: Section::typed(src, &d::TRANSPORT_URL)?,
+        control_exchange: Section::typed(src, &d::CONTROL_EXCHANGE)?,
         rabbit,
-        network_driver: Section {
-            src,
-            name: "controller_worker",
-        }
-        .string("network_driver", NEUTRON_NETWORK_DRIVER),
+        network_driver: Section::typed(src, &NETWORK_DRIVER)?,
     })
 }
 

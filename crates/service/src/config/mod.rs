@@ -67,16 +67,17 @@ pub const UNLIMITED_POOL_BOUND: u32 = 4096;
 /// `max_pool_size = 1`: the overflow is what serves concurrent requests). `-1` is
 /// [`UNLIMITED_POOL_BOUND`]. Errors: a non-integer, a value under its minimum, or both 0 (no
 /// connection could ever be opened), naming section and key.
-fn pool_bound(db: &Section<'_>) -> Result<u32, ConfigError> {
-    let size = db.int("max_pool_size", 5, Some(0))?;
-    let overflow = db.int("max_overflow", 50, Some(-1))?;
+fn pool_bound(src: &Sources) -> Result<u32, ConfigError> {
+    use compat::catalog::database::{MAX_OVERFLOW, MAX_POOL_SIZE};
+    let size = Section::typed(src, &MAX_POOL_SIZE)?.0;
+    let overflow = Section::typed(src, &MAX_OVERFLOW)?.0;
     if overflow == -1 {
         return Ok(UNLIMITED_POOL_BOUND);
     }
     match size.saturating_add(overflow) {
-        0 => Err(db.invalid(
-            "max_overflow",
-            db.get("max_overflow").unwrap_or_default(),
+        0 => Err(Section::typed_invalid(
+            src,
+            &MAX_OVERFLOW,
             "max_pool_size + max_overflow is 0: the pool could open no connection",
         )),
         n => Ok(n.min(UNLIMITED_POOL_BOUND.into()) as u32),
@@ -424,36 +425,35 @@ pub struct Config {
 
 /// The section reads that build this module's settings types.
 impl Section<'_> {
-    pub(crate) fn tls(&self, ca_keys: &[&str]) -> Result<HttpTls, ConfigError> {
-        Ok(HttpTls {
-            cafile: ca_keys.iter().find_map(|k| self.path(k)),
-            insecure: self.boolean("insecure", false)?,
-            certfile: self.path("certfile"),
-            keyfile: self.path("keyfile"),
-        })
-    }
-    /// The credential; `timeout_key` bounds each request (default 5 s).
-    pub(crate) fn keystone(&self, timeout_key: &str) -> Result<KeystoneAuth, ConfigError> {
+    /// The credential and its session of the section of `o` (`AuthOpts`' bound of each
+    /// request: 5 s unset in `[keystone_authtoken]` and `[service_auth]`).
+    pub(crate) fn keystone(
+        src: &Sources,
+        o: &compat::catalog::AuthOpts,
+    ) -> Result<KeystoneAuth, ConfigError> {
+        let t = |o| Section::typed(src, o);
         Ok(KeystoneAuth {
-            timeout: Some(
-                self.seconds(timeout_key)?
-                    .unwrap_or(std::time::Duration::from_secs(5)),
-            ),
-            auth_type: self.string("auth_type", ""),
-            application_credential_id: self.opt("application_credential_id"),
-            application_credential_name: self.opt("application_credential_name"),
-            application_credential_secret: self.string("application_credential_secret", ""),
-            user_id: self.opt("user_id"),
-            auth_url: self.string("auth_url", ""),
-            username: self.string("username", ""),
-            password: self.string("password", ""),
-            project_name: self.string("project_name", ""),
-            user_domain_name: self.string("user_domain_name", "Default"),
-            user_domain_id: self.opt("user_domain_id"),
-            project_domain_name: self.string("project_domain_name", "Default"),
-            project_domain_id: self.opt("project_domain_id"),
-            region_name: self.opt("region_name"),
-            tls: self.tls(&["cafile"])?,
+            timeout: Section::typed(src, &o.timeout)?,
+            auth_type: t(&o.auth_type)?,
+            application_credential_id: Section::typed(src, &o.application_credential_id)?,
+            application_credential_name: Section::typed(src, &o.application_credential_name)?,
+            application_credential_secret: t(&o.application_credential_secret)?,
+            user_id: Section::typed(src, &o.user_id)?,
+            auth_url: t(&o.auth_url)?,
+            username: t(&o.username)?,
+            password: t(&o.password)?,
+            project_name: t(&o.project_name)?,
+            user_domain_name: t(&o.user_domain_name)?,
+            user_domain_id: Section::typed(src, &o.user_domain_id)?,
+            project_domain_name: t(&o.project_domain_name)?,
+            project_domain_id: Section::typed(src, &o.project_domain_id)?,
+            region_name: Section::typed(src, &o.region_name)?,
+            tls: HttpTls {
+                cafile: Section::typed(src, &o.cafile)?,
+                insecure: Section::typed(src, &o.insecure)?,
+                certfile: Section::typed(src, &o.certfile)?,
+                keyfile: Section::typed(src, &o.keyfile)?,
+            },
         })
     }
 }
@@ -491,27 +491,25 @@ impl Config {
     /// first bad value reported is the same whatever the split). Errors: a value of the wrong
     /// type or range.
     pub fn from_sources(src: Sources) -> Result<Self, ConfigError> {
-        let s = |name: &'static str| Section { src: &src, name };
-        let log = log::read(&s("DEFAULT"))?;
+        use compat::catalog::{keystone_authtoken as kat, oslo_policy as p, service_auth};
+        let log = log::read(&src)?;
         let api_settings = api_settings(&src)?;
-        let database = database(&s("database"))?;
-        let kat = s("keystone_authtoken");
+        let database = database(&src)?;
         let keystone_authtoken = AuthTokenSettings {
-            auth: kat.keystone("http_connect_timeout")?,
-            token_cache_time: kat.uint("token_cache_time", 300)?,
+            auth: Section::keystone(&src, &kat::AUTH)?,
+            token_cache_time: Section::typed(&src, &kat::TOKEN_CACHE_TIME)?,
         };
-        let service_auth = s("service_auth").keystone("timeout")?;
-        let neutron = neutron(&s("neutron"), &service_auth)?;
-        let ovn = ovn(&s("ovn"))?;
-        let certificates = certificates(&s("certificates"), &service_auth)?;
+        let service_auth = Section::keystone(&src, &service_auth::AUTH)?;
+        let neutron = neutron(&src, &service_auth)?;
+        let ovn = ovn(&src)?;
+        let certificates = certificates(&src, &service_auth)?;
         let keel = keel(&src)?;
         let messaging = messaging::read(&src)?;
         let compute = compute::read(&src, service_auth.tls.cafile.as_deref())?;
-        let p = s("oslo_policy");
         let oslo_policy = OsloPolicySettings {
-            policy_file: p.string("policy_file", "policy.yaml"),
-            policy_dirs: p.multi("policy_dirs", &["policy.d"]),
-            enforce_new_defaults: p.boolean("enforce_new_defaults", true)?,
+            policy_file: Section::typed(&src, &p::POLICY_FILE)?,
+            policy_dirs: Section::typed_all(&src, &p::POLICY_DIRS)?,
+            enforce_new_defaults: Section::typed(&src, &p::ENFORCE_NEW_DEFAULTS)?,
             config_dir: src.first_dir(),
         };
         Ok(Self {
@@ -542,51 +540,36 @@ impl Config {
 /// `[api_settings]`, `[networking]`, `[haproxy_amphora]`, `[oslo_middleware]`, `[quotas]` and
 /// `[controller_worker] loadbalancer_topology`: the API's options without the listener's.
 fn api_options(src: &Sources) -> Result<api::ApiConfig, ConfigError> {
-    use compat::catalog::{api_settings, haproxy_amphora, networking, quotas};
-    let s = |name: &'static str| Section { src, name };
-    let a = s("api_settings");
-    let n = s("networking");
-    let m = s("oslo_middleware");
-    let limit = a.string("pagination_max_limit", "1000");
-    let pagination_max_limit = if limit.eq_ignore_ascii_case("infinite") {
-        None
-    } else {
-        Some(a.int("pagination_max_limit", 1000, Some(1))? as usize)
+    use compat::catalog::{
+        api_settings, haproxy_amphora, networking, oslo_middleware as m, quotas,
     };
-    let enabled_provider_drivers =
-        parse_dict(&a.string("enabled_provider_drivers", "ovn:OVN provider driver"));
-    // Octavia's default is `amphora`; Keel's `ovn` unless the operator enabled amphora
-    let default_provider = if enabled_provider_drivers.contains_key("amphora") {
-        "amphora"
-    } else {
-        "ovn"
-    };
+    let pagination_max_limit = pagination_max_limit(src)?;
+    let (enabled_provider_drivers, default_provider_driver) = provider_drivers(src)?;
     let api = api::ApiConfig {
         pagination_max_limit,
-        default_provider_driver: a.string("default_provider_driver", default_provider),
+        default_provider_driver,
         enabled_provider_drivers,
         allow_pagination: Section::typed(src, &api_settings::ALLOW_PAGINATION)?,
         allow_sorting: Section::typed(src, &api_settings::ALLOW_SORTING)?,
         allow_filtering: Section::typed(src, &api_settings::ALLOW_FILTERING)?,
         allow_field_selection: Section::typed(src, &api_settings::ALLOW_FIELD_SELECTION)?,
-        api_base_uri: a.opt("api_base_uri"),
+        api_base_uri: Section::typed(src, &api_settings::API_BASE_URI)?,
         healthcheck_enabled: Section::typed(src, &api_settings::HEALTHCHECK_ENABLED)?,
-        max_request_body_size: m.int("max_request_body_size", 114_688, Some(0))? as usize,
-        enable_proxy_headers_parsing: m.boolean("enable_proxy_headers_parsing", false)?,
+        max_request_body_size: Section::typed(src, &m::MAX_REQUEST_BODY_SIZE)?.0 as usize,
+        enable_proxy_headers_parsing: Section::typed(src, &m::ENABLE_PROXY_HEADERS_PARSING)?,
         allow_vip_network_id: Section::typed(src, &networking::ALLOW_VIP_NETWORK_ID)?,
         allow_vip_subnet_id: Section::typed(src, &networking::ALLOW_VIP_SUBNET_ID)?,
         allow_vip_port_id: Section::typed(src, &networking::ALLOW_VIP_PORT_ID)?,
-        reserved_ips: n.list("reserved_ips", &["169.254.169.254"]),
+        reserved_ips: Section::typed(src, &networking::RESERVED_IPS)?,
         allow_ping_health_monitors: Section::typed(src, &api_settings::ALLOW_PING_HEALTH_MONITORS)?,
         allow_tls_terminated_listeners: Section::typed(
             src,
             &api_settings::ALLOW_TLS_TERMINATED_LISTENERS,
         )?,
         allow_prometheus_listeners: Section::typed(src, &api_settings::ALLOW_PROMETHEUS_LISTENERS)?,
-        udp_connect_min_interval_health_monitor: a.int(
-            "udp_connect_min_interval_health_monitor",
-            3,
-            None,
+        udp_connect_min_interval_health_monitor: Section::typed(
+            src,
+            &api_settings::UDP_CONNECT_MIN_INTERVAL_HEALTH_MONITOR,
         )?,
         timeout_client_data: Section::typed(src, &haproxy_amphora::TIMEOUT_CLIENT_DATA)?,
         timeout_member_connect: Section::typed(src, &haproxy_amphora::TIMEOUT_MEMBER_CONNECT)?,
@@ -601,65 +584,98 @@ fn api_options(src: &Sources) -> Result<api::ApiConfig, ConfigError> {
             l7policy: Section::typed(src, &quotas::DEFAULT_L7POLICY_QUOTA)?,
             l7rule: Section::typed(src, &quotas::DEFAULT_L7RULE_QUOTA)?,
         },
-        loadbalancer_topology: loadbalancer_topology(&s("controller_worker"))?,
+        loadbalancer_topology: loadbalancer_topology(src)?,
         ..Default::default()
     };
     for ip in &api.reserved_ips {
         if ip.parse::<std::net::IpAddr>().is_err() {
-            return Err(n.invalid("reserved_ips", ip.clone(), "expected an IP address"));
+            let why = "expected an IP address";
+            return Err(Section::typed_refuse(
+                &networking::RESERVED_IPS,
+                ip.clone(),
+                why,
+            ));
         }
     }
     Ok(api)
 }
 
+/// `[api_settings] pagination_max_limit`: `infinite` (`None`, case-insensitive) or an
+/// integer at least 1, as Octavia's pagination helper reads that `StrOpt`. Errors: anything
+/// else, naming the option.
+fn pagination_max_limit(src: &Sources) -> Result<Option<usize>, ConfigError> {
+    use compat::catalog::{AtLeast, OptValue, api_settings::PAGINATION_MAX_LIMIT};
+    let limit = Section::typed(src, &PAGINATION_MAX_LIMIT)?;
+    if limit.eq_ignore_ascii_case("infinite") {
+        return Ok(None);
+    }
+    let n = AtLeast::<1>::parse(&limit)
+        .map_err(|why| Section::typed_invalid(src, &PAGINATION_MAX_LIMIT, why))?;
+    Ok(Some(n.0 as usize))
+}
+
+/// `[api_settings] enabled_provider_drivers` (`name:description,…`, Keel's default OVN only)
+/// and `default_provider_driver`: Octavia's default is `amphora`; Keel's is `ovn` unless the
+/// operator enabled amphora.
+fn provider_drivers(src: &Sources) -> Result<(BTreeMap<String, String>, String), ConfigError> {
+    use compat::catalog::api_settings::{DEFAULT_PROVIDER_DRIVER, ENABLED_PROVIDER_DRIVERS};
+    let enabled = parse_dict(&Section::typed(src, &ENABLED_PROVIDER_DRIVERS)?);
+    let keel_default = if enabled.contains_key("amphora") {
+        "amphora"
+    } else {
+        "ovn"
+    };
+    let default = Section::typed(src, &DEFAULT_PROVIDER_DRIVER.keel_default(keel_default))?;
+    Ok((enabled, default))
+}
+
 /// `[api_settings]` with the API's options ([`api_options`]), then `[healthcheck]`, `[cors]`
 /// and `[keystone_authtoken]`'s service-token rules.
 fn api_settings(src: &Sources) -> Result<ApiSettings, ConfigError> {
-    let s = |name: &'static str| Section { src, name };
-    let a = s("api_settings");
+    use compat::catalog::{api_settings as a, keystone_authtoken as k};
     let api = api_options(src)?;
     let bind_port = {
-        let p = a.int("bind_port", 9876, Some(0))?;
-        u16::try_from(p).map_err(|_| a.invalid("bind_port", p.to_string(), "expected a port"))?
+        let p = Section::typed(src, &a::BIND_PORT)?.0;
+        u16::try_from(p)
+            .map_err(|_| Section::typed_refuse(&a::BIND_PORT, p.to_string(), "expected a port"))?
     };
     let api = api::ApiConfig {
-        healthcheck: healthcheck::read(&s("healthcheck"), &a, bind_port)?,
-        cors: cors::read(&s("cors"))?,
-        www_authenticate_uri: s("keystone_authtoken").string("www_authenticate_uri", ""),
-        service_token: {
-            let k = s("keystone_authtoken");
-            api::context::ServiceTokenRules {
-                roles: k.list("service_token_roles", &["service"]),
-                roles_required: k.boolean("service_token_roles_required", true)?,
-            }
+        healthcheck: healthcheck::read(src, bind_port)?,
+        cors: cors::read(src)?,
+        www_authenticate_uri: Section::typed(src, &k::WWW_AUTHENTICATE_URI)?,
+        service_token: api::context::ServiceTokenRules {
+            roles: Section::typed(src, &k::SERVICE_TOKEN_ROLES)?,
+            roles_required: Section::typed(src, &k::SERVICE_TOKEN_ROLES_REQUIRED)?,
         },
         ..api
     };
     let api_settings = ApiSettings {
-        bind_host: a.string("bind_host", "127.0.0.1"),
+        bind_host: Section::typed(src, &a::BIND_HOST)?,
         bind_port,
-        auth_strategy: a.string("auth_strategy", "keystone"),
+        auth_strategy: Section::typed(src, &a::AUTH_STRATEGY)?,
         api,
     };
     Ok(api_settings)
 }
 
 /// `[database]`.
-fn database(db: &Section<'_>) -> Result<DatabaseSettings, ConfigError> {
+fn database(src: &Sources) -> Result<DatabaseSettings, ConfigError> {
+    use compat::catalog::database as db;
     let database = DatabaseSettings {
-        connection: db.string("connection", "sqlite://keel.sqlite?mode=rwc"),
-        connection_parameters: db.string("connection_parameters", ""),
+        connection: Section::typed(src, &db::CONNECTION)?,
+        connection_parameters: Section::typed(src, &db::CONNECTION_PARAMETERS)?,
         pool: {
             let d = octavia_db::PoolSettings::default();
             octavia_db::PoolSettings {
-                max_connections: pool_bound(db)?,
-                acquire_timeout: db.seconds("pool_timeout")?.unwrap_or(d.acquire_timeout),
-                max_lifetime: db.seconds("connection_recycle_time")?.or(d.max_lifetime),
+                max_connections: pool_bound(src)?,
+                acquire_timeout: Section::typed(src, &db::POOL_TIMEOUT)?
+                    .unwrap_or(d.acquire_timeout),
+                max_lifetime: Section::typed(src, &db::CONNECTION_RECYCLE_TIME)?,
                 ..d
             }
         },
-        max_retries: db.int("max_retries", 10, Some(-1))?,
-        retry_interval: db.uint("retry_interval", 10)?,
+        max_retries: Section::typed(src, &db::MAX_RETRIES)?.0,
+        retry_interval: Section::typed(src, &db::RETRY_INTERVAL)?,
     };
     Ok(database)
 }
@@ -667,16 +683,16 @@ fn database(db: &Section<'_>) -> Result<DatabaseSettings, ConfigError> {
 /// `[neutron]`, as ovn-octavia-provider's NeutronAuth reads it: an option not set in
 /// `[neutron]` is `[service_auth]`'s; the deprecated `endpoint`, `endpoint_type`,
 /// `ca_certificates_file` are the defaults of `endpoint_override`, `valid_interfaces`, `cafile`.
-fn neutron(ne: &Section<'_>, service_auth: &KeystoneAuth) -> Result<NeutronSettings, ConfigError> {
-    let mut nauth = ne.keystone("timeout")?;
+fn neutron(src: &Sources, service_auth: &KeystoneAuth) -> Result<NeutronSettings, ConfigError> {
+    use compat::catalog::neutron::{self as ne, AUTH};
+    let mut nauth = Section::keystone(src, &AUTH)?;
     // [neutron] timeout bounds the Neutron calls; the session's token requests keep
     // [service_auth]'s bound.
-    let neutron_timeout = ne.seconds("timeout")?;
+    let neutron_timeout = nauth.timeout;
     nauth.timeout = service_auth.timeout;
-    let set = |k: &str| ne.get(k).is_some();
     let sa = service_auth;
     macro_rules! fallback {
-        ($($f:ident),*) => {$( if !set(stringify!($f)) { nauth.$f = sa.$f.clone(); } )*};
+        ($($f:ident),*) => {$( if !Section::is_set(src, &AUTH.$f) { nauth.$f = sa.$f.clone(); } )*};
     }
     fallback!(
         auth_type,
@@ -695,11 +711,13 @@ fn neutron(ne: &Section<'_>, service_auth: &KeystoneAuth) -> Result<NeutronSetti
         region_name
     );
     nauth.tls = HttpTls {
-        cafile: ne
-            .path("cafile")
-            .or_else(|| ne.path("ca_certificates_file"))
+        cafile: nauth
+            .tls
+            .cafile
+            .clone()
+            .or(Section::typed(src, &ne::CA_CERTIFICATES_FILE)?)
             .or_else(|| sa.tls.cafile.clone()),
-        insecure: if set("insecure") {
+        insecure: if Section::is_set(src, &AUTH.insecure) {
             nauth.tls.insecure
         } else {
             sa.tls.insecure
@@ -711,13 +729,15 @@ fn neutron(ne: &Section<'_>, service_auth: &KeystoneAuth) -> Result<NeutronSetti
             .or_else(|| sa.tls.certfile.clone()),
         keyfile: nauth.tls.keyfile.clone().or_else(|| sa.tls.keyfile.clone()),
     };
-    let interfaces = ne.opt("valid_interfaces").unwrap_or_else(|| {
-        ne.opt("endpoint_type")
+    let interfaces = match Section::typed(src, &ne::VALID_INTERFACES)? {
+        Some(i) => i,
+        None => Section::typed(src, &ne::ENDPOINT_TYPE)?
             .map(|t| t.replace("URL", ""))
-            .unwrap_or_else(|| "public".into())
-    });
+            .unwrap_or_else(|| "public".into()),
+    };
     let neutron = NeutronSettings {
-        endpoint: ne.opt("endpoint_override").or_else(|| ne.opt("endpoint")),
+        endpoint: Section::typed(src, &ne::ENDPOINT_OVERRIDE)?
+            .or(Section::typed(src, &ne::ENDPOINT)?),
         valid_interfaces: interfaces,
         region_name: nauth.region_name.clone(),
         auth: nauth,
@@ -728,38 +748,37 @@ fn neutron(ne: &Section<'_>, service_auth: &KeystoneAuth) -> Result<NeutronSetti
 
 /// `[ovn]`: the NB and SB remotes (each `tcp:`, `ssl:` or `unix:`), their TLS files, the
 /// OVSDB timers.
-fn ovn(o: &Section<'_>) -> Result<OvnSettings, ConfigError> {
-    let files = |p: &str| -> [String; 3] {
-        [
-            o.string(&format!("ovn_{p}_private_key"), ""),
-            o.string(&format!("ovn_{p}_certificate"), ""),
-            o.string(&format!("ovn_{p}_ca_cert"), ""),
-        ]
-    };
-    let probe = o.uint("ovsdb_probe_interval", 60000)?;
+fn ovn(src: &Sources) -> Result<OvnSettings, ConfigError> {
+    use compat::catalog::ovn as o;
+    let t = |x| Section::typed(src, x);
+    let probe = Section::typed(src, &o::OVSDB_PROBE_INTERVAL)?;
     let ovn = OvnSettings {
-        ovn_nb_connection: o
-            .list("ovn_nb_connection", &["tcp:127.0.0.1:6641"])
-            .join(","),
-        nb_ssl: files("nb"),
-        ovn_sb_connection: o
-            .list("ovn_sb_connection", &["tcp:127.0.0.1:6642"])
-            .join(","),
-        sb_ssl: files("sb"),
-        ovsdb_connection_timeout: o.uint("ovsdb_connection_timeout", 180)?,
+        ovn_nb_connection: Section::typed(src, &o::OVN_NB_CONNECTION)?.join(","),
+        nb_ssl: [
+            t(&o::OVN_NB_PRIVATE_KEY)?,
+            t(&o::OVN_NB_CERTIFICATE)?,
+            t(&o::OVN_NB_CA_CERT)?,
+        ],
+        ovn_sb_connection: Section::typed(src, &o::OVN_SB_CONNECTION)?.join(","),
+        sb_ssl: [
+            t(&o::OVN_SB_PRIVATE_KEY)?,
+            t(&o::OVN_SB_CERTIFICATE)?,
+            t(&o::OVN_SB_CA_CERT)?,
+        ],
+        ovsdb_connection_timeout: Section::typed(src, &o::OVSDB_CONNECTION_TIMEOUT)?,
         // "If non-zero the value will be forced to at least 1000 milliseconds."
         ovsdb_probe_interval: if probe == 0 { 0 } else { probe.max(1000) },
-        ovsdb_retry_max_interval: o.uint("ovsdb_retry_max_interval", 180)?,
+        ovsdb_retry_max_interval: Section::typed(src, &o::OVSDB_RETRY_MAX_INTERVAL)?,
     };
     for (key, remotes) in [
-        ("ovn_nb_connection", &ovn.ovn_nb_connection),
-        ("ovn_sb_connection", &ovn.ovn_sb_connection),
+        (&o::OVN_NB_CONNECTION, &ovn.ovn_nb_connection),
+        (&o::OVN_SB_CONNECTION, &ovn.ovn_sb_connection),
     ] {
         for r in remotes.split(',') {
             if !(r.starts_with("tcp:") || r.starts_with("ssl:") || r.starts_with("unix:"))
                 || r.len() <= 4
             {
-                return Err(o.invalid(
+                return Err(Section::typed_refuse(
                     key,
                     r.to_string(),
                     "expected tcp:IP:PORT, ssl:IP:PORT or unix:FILE",
@@ -771,17 +790,17 @@ fn ovn(o: &Section<'_>) -> Result<OvnSettings, ConfigError> {
 }
 
 /// `[certificates]`, the CA file falling back to `[service_auth] cafile`.
-fn certificates(c: &Section<'_>, sa: &KeystoneAuth) -> Result<CertificatesSettings, ConfigError> {
+fn certificates(src: &Sources, sa: &KeystoneAuth) -> Result<CertificatesSettings, ConfigError> {
+    use compat::catalog::certificates as c;
     let certificates = CertificatesSettings {
-        cert_manager: c.string("cert_manager", "barbican_cert_manager"),
-        endpoint: c.opt("endpoint"),
-        region_name: c.opt("region_name"),
-        endpoint_type: c.string("endpoint_type", "publicURL"),
+        cert_manager: Section::typed(src, &c::CERT_MANAGER)?,
+        endpoint: Section::typed(src, &c::ENDPOINT)?,
+        region_name: Section::typed(src, &c::REGION_NAME)?,
+        endpoint_type: Section::typed(src, &c::ENDPOINT_TYPE)?,
         tls: HttpTls {
-            cafile: c
-                .path("ca_certificates_file")
+            cafile: Section::typed(src, &c::CA_CERTIFICATES_FILE)?
                 .or_else(|| sa.tls.cafile.clone()),
-            insecure: c.boolean("insecure", false)?,
+            insecure: Section::typed(src, &c::INSECURE)?,
             ..Default::default()
         },
     };
@@ -821,9 +840,8 @@ fn recovery_timing(src: &Sources) -> Result<(u64, u64), ConfigError> {
     let lease = Section::typed(src, &RECOVERY_LEASE)?.get();
     let period = Section::typed(src, &RECOVERY_PERIOD)?.get();
     if period >= lease {
-        let k = Section { src, name: "keel" };
-        return Err(k.invalid(
-            RECOVERY_LEASE.opt.name,
+        return Err(Section::typed_refuse(
+            &RECOVERY_LEASE,
             lease.to_string(),
             format!("should be longer than recovery_period ({period} s), ideally three times it"),
         ));
@@ -845,13 +863,14 @@ impl LogSettings {
 
 /// `[controller_worker] loadbalancer_topology`: `SINGLE` (the default) or `ACTIVE_STANDBY`, the
 /// choices octavia/common/config.py gives it; any other value refused.
-fn loadbalancer_topology(cw: &Section<'_>) -> Result<String, ConfigError> {
-    let t = cw.string("loadbalancer_topology", "SINGLE");
+fn loadbalancer_topology(src: &Sources) -> Result<String, ConfigError> {
+    use compat::catalog::controller_worker::LOADBALANCER_TOPOLOGY;
+    let t = Section::typed(src, &LOADBALANCER_TOPOLOGY)?;
     match t.as_str() {
         "SINGLE" | "ACTIVE_STANDBY" => Ok(t),
-        _ => Err(cw.invalid(
-            "loadbalancer_topology",
-            t.clone(),
+        _ => Err(Section::typed_invalid(
+            src,
+            &LOADBALANCER_TOPOLOGY,
             "expected SINGLE or ACTIVE_STANDBY",
         )),
     }

@@ -35,6 +35,40 @@ fn defaults_are_octavias_with_ovn_provider() {
     assert!(review(&c).refused.is_empty());
 }
 
+/// The catalog's defaults of the typed options agree with the defaults the other crates
+/// hold for the same facts (what the readers used before the options were typed).
+#[test]
+fn typed_defaults_agree_with_the_crates_defaults() {
+    use compat::catalog::controller_worker as cw;
+    let c = Config::defaults().unwrap();
+    assert_eq!(c.api_settings.api.cors, api::cors::CorsConfig::default());
+    assert_eq!(
+        cw::COMPUTE_DRIVER.default,
+        amphora_provider::COMPUTE_NOVA_DRIVER
+    );
+    assert_eq!(
+        cw::IMAGE_DRIVER.default,
+        amphora_provider::IMAGE_GLANCE_DRIVER
+    );
+    assert_eq!(
+        cw::VOLUME_DRIVER.default,
+        amphora_provider::VOLUME_NOOP_DRIVER
+    );
+    assert_eq!(
+        cw::NETWORK_DRIVER.default,
+        amphora_provider::NEUTRON_NETWORK_DRIVER
+    );
+    // unset: Keel's 5 s in the two Keystone sessions, none (the HTTP client's) for Neutron
+    let five = Some(std::time::Duration::from_secs(5));
+    assert_eq!(
+        (c.keystone_authtoken.auth.timeout, c.service_auth.timeout),
+        (five, five)
+    );
+    assert_eq!(c.neutron.timeout, None);
+    assert_eq!(c.service_auth.user_domain_name, "Default");
+    assert_eq!(c.oslo_policy.policy_dirs, vec!["policy.d".to_string()]);
+}
+
 #[test]
 fn reads_an_octavia_conf() {
     let c = from(

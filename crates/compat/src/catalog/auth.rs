@@ -1,0 +1,329 @@
+//! The Keystone credentials and sessions (keystonemiddleware's `auth_token`, keystoneauth's
+//! loaders): `[keystone_authtoken]`, `[service_auth]`, `[neutron]`: their rows of
+//! [`OPTS`](super::OPTS), in registration order.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::{Opt, Typed, Use};
+
+/// The options of one Keystone credential and its session (keystoneauth's password and
+/// `v3applicationcredential` loaders, its session's TLS and timeout), as each of
+/// `[keystone_authtoken]`, `[service_auth]` and `[neutron]` registers them: the section's
+/// `AUTH`.
+#[derive(Debug)]
+pub struct AuthOpts {
+    /// `auth_type`.
+    pub auth_type: Typed<String>,
+    /// `auth_url`.
+    pub auth_url: Typed<String>,
+    /// `username`.
+    pub username: Typed<String>,
+    /// `password`.
+    pub password: Typed<String>,
+    /// `project_name`.
+    pub project_name: Typed<String>,
+    /// `user_domain_name`.
+    pub user_domain_name: Typed<String>,
+    /// `user_domain_id`.
+    pub user_domain_id: Typed<Option<String>>,
+    /// `project_domain_name`.
+    pub project_domain_name: Typed<String>,
+    /// `project_domain_id`.
+    pub project_domain_id: Typed<Option<String>>,
+    /// `user_id`.
+    pub user_id: Typed<Option<String>>,
+    /// `application_credential_id`.
+    pub application_credential_id: Typed<Option<String>>,
+    /// `application_credential_name`.
+    pub application_credential_name: Typed<Option<String>>,
+    /// `application_credential_secret`.
+    pub application_credential_secret: Typed<String>,
+    /// `region_name`.
+    pub region_name: Typed<Option<String>>,
+    /// `cafile`.
+    pub cafile: Typed<Option<PathBuf>>,
+    /// `certfile`.
+    pub certfile: Typed<Option<PathBuf>>,
+    /// `keyfile`.
+    pub keyfile: Typed<Option<PathBuf>>,
+    /// `insecure`.
+    pub insecure: Typed<bool>,
+    /// The bound of each request (s): `http_connect_timeout` in `[keystone_authtoken]`,
+    /// `timeout` elsewhere.
+    pub timeout: Typed<Option<Duration>>,
+}
+
+/// Declares, in a section's module, the [`AuthOpts`] options with the same doc, type and
+/// registered row in each of the three sections, and the section's `AUTH` (`$timeout`: its
+/// bound of each request, declared beside; `$user_alias`: `username`'s deprecated names).
+macro_rules! session {
+    ($section:literal, [$($user_alias:literal),*], $timeout:ident) => {
+        typed! { $section;
+            /// The keystoneauth plugin (`password`, `v3password`, `v3applicationcredential`; empty: the
+            /// password plugin).
+            AUTH_TYPE: String = "auth_type" "str" "" aliases ["auth_plugin"];
+            /// Keystone's URL, e.g. `http://127.0.0.1:5000/v3`.
+            AUTH_URL: String = "auth_url" "str" "";
+            /// The service user's name.
+            USERNAME: String = "username" "str" "" aliases [$($user_alias),*];
+            /// The service user's password (masked by `keel config check`).
+            PASSWORD: String = "password" "str" "" secret true;
+            /// The service user's project.
+            PROJECT_NAME: String = "project_name" "str" "";
+            /// The user's domain by name (Keel: `Default` when unset).
+            USER_DOMAIN_NAME: String = "user_domain_name" "str" "" keel "Default";
+            /// The user's domain by id (wins over the name).
+            USER_DOMAIN_ID: Option<String> = "user_domain_id" "str" "";
+            /// The project's domain by name (Keel: `Default` when unset).
+            PROJECT_DOMAIN_NAME: String = "project_domain_name" "str" "" keel "Default";
+            /// The project's domain by id.
+            PROJECT_DOMAIN_ID: Option<String> = "project_domain_id" "str" "";
+            /// The owner of an application credential given by name.
+            USER_ID: Option<String> = "user_id" "str" "";
+            /// `v3applicationcredential`: the credential's id.
+            APPLICATION_CREDENTIAL_ID: Option<String> = "application_credential_id" "str" "";
+            /// `v3applicationcredential`: the credential's name (with its user).
+            APPLICATION_CREDENTIAL_NAME: Option<String> = "application_credential_name" "str" "";
+            /// `v3applicationcredential`: the credential's secret.
+            APPLICATION_CREDENTIAL_SECRET: String = "application_credential_secret" "str" "" secret true;
+            /// The region of catalog lookups.
+            REGION_NAME: Option<String> = "region_name" "str" "";
+            /// PEM CA bundle trusted for the session's peers.
+            CAFILE: Option<std::path::PathBuf> = "cafile" "str" "";
+            /// PEM client certificate of the session.
+            CERTFILE: Option<std::path::PathBuf> = "certfile" "str" "";
+            /// PEM key of `certfile`.
+            KEYFILE: Option<std::path::PathBuf> = "keyfile" "str" "";
+            /// Whether the peers' certificates go unverified.
+            INSECURE: bool = "insecure" "bool" "False";
+        }
+
+        /// The section's credential and session options.
+        pub const AUTH: super::AuthOpts = super::AuthOpts {
+            auth_type: AUTH_TYPE,
+            auth_url: AUTH_URL,
+            username: USERNAME,
+            password: PASSWORD,
+            project_name: PROJECT_NAME,
+            user_domain_name: USER_DOMAIN_NAME,
+            user_domain_id: USER_DOMAIN_ID,
+            project_domain_name: PROJECT_DOMAIN_NAME,
+            project_domain_id: PROJECT_DOMAIN_ID,
+            user_id: USER_ID,
+            application_credential_id: APPLICATION_CREDENTIAL_ID,
+            application_credential_name: APPLICATION_CREDENTIAL_NAME,
+            application_credential_secret: APPLICATION_CREDENTIAL_SECRET,
+            region_name: REGION_NAME,
+            cafile: CAFILE,
+            certfile: CERTFILE,
+            keyfile: KEYFILE,
+            insecure: INSECURE,
+            timeout: $timeout,
+        };
+    };
+}
+
+/// `[keystone_authtoken]`: the options Keel reads, typed (their rows of
+/// [`OPTS`](crate::catalog::OPTS)).
+pub mod keystone_authtoken {
+    use std::time::Duration;
+    typed! { "keystone_authtoken";
+        /// The `WWW-Authenticate` URI of a 401.
+        WWW_AUTHENTICATE_URI: String = "www_authenticate_uri" "str" "";
+        /// The bound of each token validation request (s).
+        HTTP_CONNECT_TIMEOUT: Option<Duration> = "http_connect_timeout" "int" "" keel "5";
+        /// How long a validated token is reused (s).
+        TOKEN_CACHE_TIME: u64 = "token_cache_time" "int" "300";
+        /// The roles a service token must have one of.
+        SERVICE_TOKEN_ROLES: Vec<String> = "service_token_roles" "list" "service";
+        /// Whether a service token without those roles is refused.
+        SERVICE_TOKEN_ROLES_REQUIRED: bool = "service_token_roles_required" "bool" "True";
+    }
+
+    session!("keystone_authtoken", [], HTTP_CONNECT_TIMEOUT);
+}
+
+/// `[neutron]`: the options Keel reads, typed (their rows of [`OPTS`](crate::catalog::OPTS)).
+pub mod neutron {
+    use std::time::Duration;
+    typed! { "neutron";
+        /// Deprecated default of `endpoint_override`.
+        ENDPOINT: Option<String> = "endpoint" "str" "";
+        /// Deprecated default of `valid_interfaces` (`publicURL` → `public`).
+        ENDPOINT_TYPE: Option<String> = "endpoint_type" "str" "";
+        /// Deprecated default of `cafile`.
+        CA_CERTIFICATES_FILE: Option<std::path::PathBuf> = "ca_certificates_file" "str" "";
+        /// The bound of each Neutron request (s; unset: the HTTP client's 30 s).
+        TIMEOUT: Option<Duration> = "timeout" "float" "";
+        /// The catalog interface of Neutron (unset: `public`).
+        VALID_INTERFACES: Option<String> = "valid_interfaces" "list" "";
+        /// Neutron's URL (unset: the Keystone catalog's `network`).
+        ENDPOINT_OVERRIDE: Option<String> = "endpoint_override" "str" "";
+    }
+
+    session!("neutron", ["user_name"], TIMEOUT);
+}
+
+/// `[service_auth]`: the options Keel reads, typed (their rows of [`OPTS`](crate::catalog::OPTS)).
+pub mod service_auth {
+    use std::time::Duration;
+    typed! { "service_auth";
+        /// The bound of each request for Keel's own token (s).
+        TIMEOUT: Option<Duration> = "timeout" "float" "" keel "5";
+    }
+
+    session!("service_auth", ["user_name"], TIMEOUT);
+}
+
+/// The rows of `[keystone_authtoken]`, `[neutron]`, `[service_auth]`, in registration order.
+#[rustfmt::skip]
+pub(super) const ROWS: &[Opt] = &[
+    keystone_authtoken::WWW_AUTHENTICATE_URI.opt,
+    Opt { section: "keystone_authtoken", name: "auth_version", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "keystone_authtoken", name: "interface", kind: "str", default: "internal", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "keystone_authtoken", name: "delay_auth_decision", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::Unimplemented },
+    keystone_authtoken::HTTP_CONNECT_TIMEOUT.opt,
+    Opt { section: "keystone_authtoken", name: "http_request_max_retries", kind: "int", default: "3", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "keystone_authtoken", name: "cache", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    keystone_authtoken::CERTFILE.opt,
+    keystone_authtoken::KEYFILE.opt,
+    keystone_authtoken::CAFILE.opt,
+    keystone_authtoken::INSECURE.opt,
+    keystone_authtoken::REGION_NAME.opt,
+    Opt { section: "keystone_authtoken", name: "memcached_servers", kind: "list", default: "", secret: false, aliases: &["memcache_servers"], use_: Use::Unimplemented },
+    keystone_authtoken::TOKEN_CACHE_TIME.opt,
+    Opt { section: "keystone_authtoken", name: "memcache_security_strategy", kind: "str", default: "None", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "keystone_authtoken", name: "memcache_secret_key", kind: "str", default: "", secret: true, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "keystone_authtoken", name: "memcache_tls_enabled", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "keystone_authtoken", name: "memcache_tls_cafile", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "keystone_authtoken", name: "memcache_tls_certfile", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "keystone_authtoken", name: "memcache_tls_keyfile", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "keystone_authtoken", name: "memcache_tls_allowed_ciphers", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "keystone_authtoken", name: "memcache_pool_dead_retry", kind: "int", default: "300", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "keystone_authtoken", name: "memcache_pool_maxsize", kind: "int", default: "10", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "keystone_authtoken", name: "memcache_pool_socket_timeout", kind: "int", default: "3", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "keystone_authtoken", name: "memcache_pool_unused_timeout", kind: "int", default: "60", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "keystone_authtoken", name: "memcache_pool_conn_get_timeout", kind: "int", default: "10", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "keystone_authtoken", name: "memcache_use_advanced_pool", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "keystone_authtoken", name: "include_service_catalog", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::NotApplicable("the API never reads the catalog of a user token") },
+    Opt { section: "keystone_authtoken", name: "enforce_token_bind", kind: "str", default: "permissive", secret: false, aliases: &[], use_: Use::Unimplemented },
+    keystone_authtoken::SERVICE_TOKEN_ROLES.opt,
+    keystone_authtoken::SERVICE_TOKEN_ROLES_REQUIRED.opt,
+    Opt { section: "keystone_authtoken", name: "service_type", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "keystone_authtoken", name: "memcache_sasl_enabled", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "keystone_authtoken", name: "memcache_username", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "keystone_authtoken", name: "memcache_password", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    keystone_authtoken::AUTH_TYPE.opt,
+    Opt { section: "keystone_authtoken", name: "auth_section", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    keystone_authtoken::AUTH_URL.opt,
+    keystone_authtoken::USERNAME.opt,
+    keystone_authtoken::PASSWORD.opt,
+    keystone_authtoken::APPLICATION_CREDENTIAL_ID.opt,
+    keystone_authtoken::APPLICATION_CREDENTIAL_NAME.opt,
+    keystone_authtoken::APPLICATION_CREDENTIAL_SECRET.opt,
+    keystone_authtoken::PROJECT_NAME.opt,
+    keystone_authtoken::PROJECT_DOMAIN_NAME.opt,
+    keystone_authtoken::PROJECT_DOMAIN_ID.opt,
+    keystone_authtoken::USER_DOMAIN_NAME.opt,
+    keystone_authtoken::USER_DOMAIN_ID.opt,
+    keystone_authtoken::USER_ID.opt,
+    Opt { section: "keystone_authtoken", name: "project_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
+    Opt { section: "keystone_authtoken", name: "system_scope", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
+    Opt { section: "keystone_authtoken", name: "domain_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
+    Opt { section: "keystone_authtoken", name: "domain_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
+    Opt { section: "keystone_authtoken", name: "trust_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
+    Opt { section: "keystone_authtoken", name: "default_domain_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
+    Opt { section: "keystone_authtoken", name: "default_domain_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
+    Opt { section: "keystone_authtoken", name: "tenant_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
+    Opt { section: "keystone_authtoken", name: "tenant_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
+    neutron::ENDPOINT.opt,
+    neutron::ENDPOINT_TYPE.opt,
+    neutron::CA_CERTIFICATES_FILE.opt,
+    neutron::CAFILE.opt,
+    neutron::CERTFILE.opt,
+    neutron::KEYFILE.opt,
+    neutron::INSECURE.opt,
+    neutron::TIMEOUT.opt,
+    Opt { section: "neutron", name: "collect_timing", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "neutron", name: "split_loggers", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::Unimplemented },
+    neutron::AUTH_TYPE.opt,
+    Opt { section: "neutron", name: "auth_section", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    neutron::AUTH_URL.opt,
+    Opt { section: "neutron", name: "system_scope", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "neutron", name: "domain_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "neutron", name: "domain_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "neutron", name: "project_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    neutron::PROJECT_NAME.opt,
+    neutron::PROJECT_DOMAIN_ID.opt,
+    neutron::PROJECT_DOMAIN_NAME.opt,
+    Opt { section: "neutron", name: "trust_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "neutron", name: "default_domain_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "neutron", name: "default_domain_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    neutron::USER_ID.opt,
+    neutron::USERNAME.opt,
+    neutron::USER_DOMAIN_ID.opt,
+    neutron::USER_DOMAIN_NAME.opt,
+    neutron::PASSWORD.opt,
+    neutron::APPLICATION_CREDENTIAL_ID.opt,
+    neutron::APPLICATION_CREDENTIAL_NAME.opt,
+    neutron::APPLICATION_CREDENTIAL_SECRET.opt,
+    Opt { section: "neutron", name: "tenant_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "neutron", name: "tenant_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "neutron", name: "service_type", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "neutron", name: "service_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    neutron::VALID_INTERFACES.opt,
+    neutron::REGION_NAME.opt,
+    neutron::ENDPOINT_OVERRIDE.opt,
+    Opt { section: "neutron", name: "version", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "neutron", name: "min_version", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "neutron", name: "max_version", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "neutron", name: "connect_retries", kind: "int", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "neutron", name: "connect_retry_delay", kind: "float", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "neutron", name: "status_code_retries", kind: "int", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "neutron", name: "status_code_retry_delay", kind: "float", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "neutron", name: "retriable_status_codes", kind: "list", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    service_auth::CAFILE.opt,
+    service_auth::CERTFILE.opt,
+    service_auth::KEYFILE.opt,
+    service_auth::INSECURE.opt,
+    service_auth::TIMEOUT.opt,
+    Opt { section: "service_auth", name: "collect_timing", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "service_auth", name: "split_loggers", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::Unimplemented },
+    service_auth::AUTH_TYPE.opt,
+    Opt { section: "service_auth", name: "auth_section", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    service_auth::AUTH_URL.opt,
+    Opt { section: "service_auth", name: "system_scope", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "service_auth", name: "domain_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "service_auth", name: "domain_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "service_auth", name: "project_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    service_auth::PROJECT_NAME.opt,
+    service_auth::PROJECT_DOMAIN_ID.opt,
+    service_auth::PROJECT_DOMAIN_NAME.opt,
+    Opt { section: "service_auth", name: "trust_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "service_auth", name: "default_domain_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "service_auth", name: "default_domain_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    service_auth::USER_ID.opt,
+    service_auth::USERNAME.opt,
+    service_auth::USER_DOMAIN_ID.opt,
+    service_auth::USER_DOMAIN_NAME.opt,
+    service_auth::PASSWORD.opt,
+    service_auth::APPLICATION_CREDENTIAL_ID.opt,
+    service_auth::APPLICATION_CREDENTIAL_NAME.opt,
+    service_auth::APPLICATION_CREDENTIAL_SECRET.opt,
+    Opt { section: "service_auth", name: "tenant_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "service_auth", name: "tenant_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    Opt { section: "service_auth", name: "service_type", kind: "str", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("the OVN provider's Octavia client (Keel calls no Octavia API)") },
+    Opt { section: "service_auth", name: "service_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("the OVN provider's Octavia client (Keel calls no Octavia API)") },
+    Opt { section: "service_auth", name: "valid_interfaces", kind: "list", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("the OVN provider's Octavia client (Keel calls no Octavia API)") },
+    service_auth::REGION_NAME.opt,
+    Opt { section: "service_auth", name: "endpoint_override", kind: "str", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("the OVN provider's Octavia client (Keel calls no Octavia API)") },
+    Opt { section: "service_auth", name: "version", kind: "str", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("the OVN provider's Octavia client (Keel calls no Octavia API)") },
+    Opt { section: "service_auth", name: "min_version", kind: "str", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("the OVN provider's Octavia client (Keel calls no Octavia API)") },
+    Opt { section: "service_auth", name: "max_version", kind: "str", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("the OVN provider's Octavia client (Keel calls no Octavia API)") },
+    Opt { section: "service_auth", name: "connect_retries", kind: "int", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("the OVN provider's Octavia client (Keel calls no Octavia API)") },
+    Opt { section: "service_auth", name: "connect_retry_delay", kind: "float", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("the OVN provider's Octavia client (Keel calls no Octavia API)") },
+    Opt { section: "service_auth", name: "status_code_retries", kind: "int", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("the OVN provider's Octavia client (Keel calls no Octavia API)") },
+    Opt { section: "service_auth", name: "status_code_retry_delay", kind: "float", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("the OVN provider's Octavia client (Keel calls no Octavia API)") },
+    Opt { section: "service_auth", name: "retriable_status_codes", kind: "list", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("the OVN provider's Octavia client (Keel calls no Octavia API)") },
+];

@@ -565,7 +565,7 @@ fn oslo_policy_options() {
 }
 
 /// `docs/configuration.md` holds the table [`check::markdown_table`] renders
-/// (`KEEL_BLESS=1 cargo test -p keel --bins docs_table` rewrites it).
+/// (`KEEL_BLESS=1 cargo test -p service --lib docs_table` rewrites it).
 #[test]
 fn docs_table_is_current() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/configuration.md");
@@ -579,7 +579,7 @@ fn docs_table_is_current() {
     }
     assert!(
         doc == want,
-        "docs/configuration.md is stale: KEEL_BLESS=1 cargo test -p keel --bins docs_table"
+        "docs/configuration.md is stale: KEEL_BLESS=1 cargo test -p service --lib docs_table"
     );
 }
 

@@ -2,7 +2,7 @@
 //! `[driver_agent]`, `[haproxy_amphora]`, `[health_manager]`, `[house_keeping]`,
 //! `[keepalived_vrrp]`, `[task_flow]`): their rows of [`OPTS`](super::OPTS), in registration order.
 
-use super::{Opt, Use};
+use crate::catalog::{Opt, Use};
 
 /// `[controller_worker]`: the options Keel reads, typed (their rows of
 /// [`OPTS`](crate::catalog::OPTS)).

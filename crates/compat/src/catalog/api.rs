@@ -2,7 +2,7 @@
 //! `[oslo_middleware]`, `[oslo_middleware_tracing]`, `[quotas]`: their rows of
 //! [`OPTS`](super::OPTS), in registration order.
 
-use super::{Opt, Use};
+use crate::catalog::{Opt, Use};
 
 /// `[api_settings]`: the options Keel reads, typed (their rows of [`OPTS`](crate::catalog::OPTS)).
 pub mod api_settings {

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::{Opt, Typed, Use};
+use crate::catalog::{Opt, Typed, Use};
 
 /// The options of one Keystone credential and its session (keystoneauth's password and
 /// `v3applicationcredential` loaders, its session's TLS and timeout), as each of
@@ -100,7 +100,7 @@ macro_rules! session {
         }
 
         /// The section's credential and session options.
-        pub const AUTH: super::AuthOpts = super::AuthOpts {
+        pub const AUTH: crate::catalog::AuthOpts = crate::catalog::AuthOpts {
             auth_type: AUTH_TYPE,
             auth_url: AUTH_URL,
             username: USERNAME,

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::{Opt, Use};
+use crate::catalog::{Opt, Use};
 
 typed! { "DEFAULT";
     /// oslo.messaging's RPC transport URL (secret: its password), the amphora provider's RabbitMQ.

@@ -2,7 +2,7 @@
 //! `[oslo_messaging*]` (oslo.messaging), `[oslo_policy]` (oslo.policy): their rows of
 //! [`OPTS`](super::OPTS), in registration order.
 
-use super::{Opt, Use};
+use crate::catalog::{Opt, Use};
 
 /// `[database]`: the options Keel reads, typed (their rows of [`OPTS`](crate::catalog::OPTS)).
 pub mod database {

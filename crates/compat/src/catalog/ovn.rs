@@ -1,7 +1,7 @@
 //! `[ovn]`: ovn-octavia-provider's NB/SB connections and OVSDB timers: their rows of
 //! [`OPTS`](super::OPTS), in registration order.
 
-use super::Opt;
+use crate::catalog::Opt;
 
 typed! { "ovn";
     /// The NB remotes (`tcp:`, `ssl:` or `unix:`), tried in turn.

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::{Opt, Typed, Use};
+use crate::catalog::{Opt, Typed, Use};
 
 /// The options of one service the amphora provider calls (`[nova]`, `[glance]`, `[cinder]`,
 /// as octavia/common/config.py registers them): the section's `PEER`.
@@ -43,7 +43,7 @@ macro_rules! peer {
         }
 
         /// The section's endpoint options.
-        pub const PEER: super::PeerOpts = super::PeerOpts {
+        pub const PEER: crate::catalog::PeerOpts = crate::catalog::PeerOpts {
             service_name: SERVICE_NAME,
             endpoint: ENDPOINT,
             region_name: REGION_NAME,

@@ -20,11 +20,11 @@ use crate::lookup::{
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
-use crate::render::HM_ATTRS;
 use crate::state::AppState;
 use crate::types::{Patch, Wsme, put_sent};
-use crate::{columns, list, provider_call, provider_model, render, target};
+use crate::{columns, list, provider_call, provider_model, target};
 use body::*;
+use view::HM_ATTRS;
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -161,22 +161,14 @@ pub async fn get_all(
     let scope = policy::list_scope(&ctx, "healthmonitor", params.project_filter())?;
     let mut tx = st.db().begin_read().await?;
     let c = listing::Collection {
-        spec: &listing::HM,
+        spec: &view::HM,
         attrs: HM_ATTRS,
         path: "/v2/lbaas/healthmonitors",
         key: "healthmonitors",
     };
     let conds = listing::project_scope(&scope);
-    if let Some(body) = listing::page(
-        &st,
-        &headers,
-        &mut tx,
-        &c,
-        &params,
-        conds,
-        render::render_hms,
-    )
-    .await?
+    if let Some(body) =
+        listing::page(&st, &headers, &mut tx, &c, &params, conds, view::render_hms).await?
     {
         return Ok(Json(body));
     }
@@ -200,7 +192,7 @@ pub async fn get_all_in_memory(
     let rows: Vec<HealthMonitorRow> = list::visible(tx, scope, vec![]).await?;
     let mut all = Vec::with_capacity(rows.len());
     for r in &rows {
-        let mut v = render::render_hm(tx, r).await?;
+        let mut v = view::render_hm(tx, r).await?;
         if let Some(o) = v.as_object_mut() {
             o.insert("pool_id".into(), json!(r.pool_id));
         }
@@ -231,7 +223,7 @@ pub async fn get_one(
     let h = get_db_hm(&mut tx, &id).await?;
     policy::authorize(&ctx, "healthmonitor", "get_one", h.project_id.as_deref())?;
     Ok(Json(
-        json!({"healthmonitor": list::select(render::render_hm(&mut tx, &h).await?, &fields)}),
+        json!({"healthmonitor": list::select(view::render_hm(&mut tx, &h).await?, &fields)}),
     ))
 }
 
@@ -329,7 +321,7 @@ pub async fn post(
         driver.health_monitor_create(provider_model::hm_model(&row)),
     )
     .await?;
-    let body = render::render_hm_with(&row, tags);
+    let body = view::render_hm_with(&row, tags);
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"healthmonitor": body}))).into_response())
 }
@@ -399,7 +391,7 @@ pub async fn put(
             .await?;
     }
     let h = get_db_hm(&mut tx, &id).await?;
-    let body = render::render_hm(&mut tx, &h).await?;
+    let body = view::render_hm(&mut tx, &h).await?;
     tx.commit().await?;
     Ok(Json(json!({"healthmonitor": body})))
 }

@@ -25,11 +25,12 @@ use crate::lookup::{
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
-use crate::render::{render_policies, render_policy};
 use crate::state::AppState;
 use crate::types::{Patch, Wsme};
 use crate::{columns, list, provider_call, target};
 use body::*;
+pub use view::L7POLICY_ATTRS;
+use view::{render_policies, render_policy};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -70,29 +71,6 @@ impl L7PolicyPut {
             || self.tags.given()
     }
 }
-
-/// Attribute names of a policy response.
-pub const L7POLICY_ATTRS: &[&str] = &[
-    "id",
-    "name",
-    "description",
-    "provisioning_status",
-    "operating_status",
-    "admin_state_up",
-    "project_id",
-    "tenant_id",
-    "action",
-    "listener_id",
-    "redirect_pool_id",
-    "redirect_url",
-    "redirect_prefix",
-    "position",
-    "rules",
-    "created_at",
-    "updated_at",
-    "tags",
-    "redirect_http_code",
-];
 
 /// The parsed-body check WSME does for `Enum(int, …)` (`redirect_http_code`).
 fn check_types(code: &Patch<i64>) -> Result<(), ApiError> {
@@ -344,7 +322,7 @@ pub async fn get_all(
     let scope = policy::list_scope(&ctx, "l7policy", params.project_filter())?;
     let mut tx = st.db().begin_read().await?;
     let c = listing::Collection {
-        spec: &listing::L7POLICY,
+        spec: &view::L7POLICY,
         attrs: L7POLICY_ATTRS,
         path: "/v2/lbaas/l7policies",
         key: "l7policies",

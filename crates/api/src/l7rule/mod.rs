@@ -23,13 +23,14 @@ use crate::lookup::{
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
-use crate::render::{render_rule, render_rules};
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
 use crate::types::{Patch, Wsme};
 use crate::{columns, list};
 use body::*;
 pub use python_re::regex_error;
+pub use view::L7RULE_ATTRS;
+use view::{render_rule, render_rules};
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -82,24 +83,6 @@ pub(crate) async fn insert_new(
     }
     Ok(row)
 }
-
-/// Attribute names of a rule response (filters, sort keys).
-pub const L7RULE_ATTRS: &[&str] = &[
-    "id",
-    "type",
-    "compare_type",
-    "key",
-    "value",
-    "invert",
-    "provisioning_status",
-    "operating_status",
-    "created_at",
-    "updated_at",
-    "project_id",
-    "tenant_id",
-    "admin_state_up",
-    "tags",
-];
 
 // ---- rule data validation (octavia/common/validate.py) ----
 
@@ -355,7 +338,7 @@ pub async fn get_all(
     policy::authorize(&ctx, "l7rule", "get_all", p.project_id.as_deref())?;
     let path = format!("/v2/lbaas/l7policies/{policy_id}/rules");
     let c = listing::Collection {
-        spec: &listing::L7RULE,
+        spec: &view::L7RULE,
         attrs: L7RULE_ATTRS,
         path: &path,
         key: "rules",

@@ -23,12 +23,12 @@ use crate::lookup::{
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
-use crate::render::LISTENER_ATTRS;
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
 use crate::types::{Patch, Strings, Wsme, put_sent};
-use crate::{columns, list, provider_model, render};
+use crate::{columns, list, provider_model};
 use body::*;
+use view::LISTENER_ATTRS;
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -248,13 +248,13 @@ pub async fn get_all(
     let scope = policy::list_scope(&ctx, "listener", params.project_filter())?;
     let mut tx = st.db().begin_read().await?;
     let c = listing::Collection {
-        spec: &listing::LISTENER,
+        spec: &view::LISTENER,
         attrs: LISTENER_ATTRS,
         path: "/v2/lbaas/listeners",
         key: "listeners",
     };
     let conds = listing::project_scope(&scope);
-    let render = render::render_listeners;
+    let render = view::render_listeners;
     if let Some(body) = listing::page(&st, &headers, &mut tx, &c, &params, conds, render).await? {
         return Ok(Json(body));
     }
@@ -278,7 +278,7 @@ pub async fn get_all_in_memory(
     let rows: Vec<ListenerRow> = list::visible(tx, scope, vec![]).await?;
     let mut all = Vec::new();
     for r in &rows {
-        let mut v = render::render_listener(tx, r).await?;
+        let mut v = view::render_listener(tx, r).await?;
         if let Some(o) = v.as_object_mut() {
             o.insert("loadbalancer_id".into(), json!(r.load_balancer_id));
         }
@@ -309,7 +309,7 @@ pub async fn get_one(
     let l = get_db_listener(&mut tx, &id).await?;
     policy::authorize(&ctx, "listener", "get_one", l.project_id.as_deref())?;
     Ok(Json(
-        json!({"listener": list::select(render::render_listener(&mut tx, &l).await?, &fields)}),
+        json!({"listener": list::select(view::render_listener(&mut tx, &l).await?, &fields)}),
     ))
 }
 
@@ -431,7 +431,7 @@ pub async fn post(
     // `insert_headers` is `{}` for a NULL column (octavia/common/data_models.py `Listener`)
     model.insert_headers.get_or_insert_with(|| json!({}));
     call_provider(&mut tx, &pname, driver.listener_create(model)).await?;
-    let body = render::render_listener_with(&row, att);
+    let body = view::render_listener_with(&row, att);
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"listener": body}))).into_response())
 }
@@ -556,7 +556,7 @@ pub async fn put(
     }
     call_provider(&mut tx, &pname, driver.listener_update(old, new)).await?;
     let l = get_db_listener(&mut tx, &id).await?;
-    let body = render::render_listener(&mut tx, &l).await?;
+    let body = view::render_listener(&mut tx, &l).await?;
     tx.commit().await?;
     Ok(Json(json!({"listener": body})))
 }

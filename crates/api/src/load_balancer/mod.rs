@@ -21,12 +21,12 @@ use crate::lookup::{get_db_lb, lb_stats, quota_limits};
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
-use crate::render::LB_ATTRS;
 use crate::state::AppState;
 use crate::target::{self, Provider};
 use crate::types::Wsme;
-use crate::{columns, list, provider_call, provider_model, related, render};
+use crate::{columns, list, provider_call, provider_model, related};
 use body::*;
+use view::LB_ATTRS;
 
 pub mod graph;
 mod vip;
@@ -45,7 +45,7 @@ pub async fn get_all(
     let scope = policy::list_scope(&ctx, "loadbalancer", params.project_filter())?;
     let mut tx = st.db().begin_read().await?;
     let c = listing::Collection {
-        spec: &listing::LB,
+        spec: &view::LB,
         attrs: LB_ATTRS,
         path: "/v2/lbaas/loadbalancers",
         key: "loadbalancers",
@@ -61,22 +61,14 @@ pub async fn get_all(
             &params,
             conds,
             key,
-            render::render_lbs_text,
+            view::render_lbs_text,
         )
         .await?
         {
             return Ok(listing::json_text(text));
         }
-    } else if let Some(body) = listing::page(
-        &st,
-        &headers,
-        &mut tx,
-        &c,
-        &params,
-        conds,
-        render::render_lbs,
-    )
-    .await?
+    } else if let Some(body) =
+        listing::page(&st, &headers, &mut tx, &c, &params, conds, view::render_lbs).await?
     {
         return Ok(Json(body).into_response());
     }
@@ -98,7 +90,7 @@ pub async fn get_all_in_memory(
     let rows: Vec<LoadBalancerRow> = list::visible(tx, scope, vec![]).await?;
     let mut all = Vec::with_capacity(rows.len());
     for r in &rows {
-        all.push(render::render_lb(tx, r).await?);
+        all.push(view::render_lb(tx, r).await?);
     }
     list::collection(
         st,
@@ -123,7 +115,7 @@ pub async fn get_one(
     // the row and its attachments in one read: the GET a client polls until ACTIVE
     let (lb, att) = crate::lookup::get_db_lb_with_attachments(&mut tx, &id).await?;
     policy::authorize(&ctx, "loadbalancer", "get_one", lb.project_id.as_deref())?;
-    let body = render::render_lb_with(&lb, att);
+    let body = view::render_lb_with(&lb, att);
     Ok(Json(json!({ "loadbalancer": list::select(body, &fields) })))
 }
 
@@ -559,7 +551,7 @@ pub async fn put(
     write_put(&mut tx, &id, &b, &mut new).await?;
     call_provider(&mut tx, &pname, driver.loadbalancer_update(old, new)).await?;
     let lb_now = get_db_lb(&mut tx, &id).await?;
-    let body = render::render_lb(&mut tx, &lb_now).await?;
+    let body = view::render_lb(&mut tx, &lb_now).await?;
     tx.commit().await?;
     Ok(Json(json!({ "loadbalancer": body })))
 }

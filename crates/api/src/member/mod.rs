@@ -20,12 +20,12 @@ use crate::lookup::{get_db_lb, get_db_pool, lock_pool_child, quota_limits};
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
-use crate::render::MEMBER_ATTRS;
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
 use crate::types::{Wsme, put_sent};
-use crate::{columns, list, provider_model, related, render};
+use crate::{columns, list, provider_model, related};
 use body::*;
+use view::MEMBER_ATTRS;
 
 pub mod batch;
 
@@ -206,7 +206,7 @@ pub async fn get_all(
     policy::authorize(&ctx, "member", "get_all", pool.project_id.as_deref())?;
     let path = format!("/v2/lbaas/pools/{pool_id}/members");
     let c = listing::Collection {
-        spec: &listing::MEMBER,
+        spec: &view::MEMBER,
         attrs: MEMBER_ATTRS,
         path: &path,
         key: "members",
@@ -215,7 +215,7 @@ pub async fn get_all(
         listing::not_deleted(),
         listing::scope_eq("pool_id", &pool_id),
     ];
-    let render = render::render_members;
+    let render = view::render_members;
     if let Some(body) = listing::page(&st, &headers, &mut tx, &c, &params, conds, render).await? {
         return Ok(Json(body));
     }
@@ -239,7 +239,7 @@ pub async fn get_all_in_memory(
     let rows: Vec<MemberRow> = list::visible(tx, &None, vec![("pool_id", pool_id.into())]).await?;
     let mut all = Vec::with_capacity(rows.len());
     for r in &rows {
-        all.push(render::render_member(tx, r).await?);
+        all.push(view::render_member(tx, r).await?);
     }
     list::collection(st, headers, path, "members", all, params, MEMBER_ATTRS)
 }
@@ -263,7 +263,7 @@ pub async fn get_one(
         return Err(ApiError::not_found("Member", &id));
     }
     Ok(Json(
-        json!({"member": list::select(render::render_member(&mut tx, &m).await?, &fields)}),
+        json!({"member": list::select(view::render_member(&mut tx, &m).await?, &fields)}),
     ))
 }
 
@@ -325,7 +325,7 @@ pub async fn post(
         driver.member_create(provider_model::member_model(&row)),
     )
     .await?;
-    let body = render::render_member_with(&row, tags);
+    let body = view::render_member_with(&row, tags);
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"member": body}))).into_response())
 }
@@ -376,7 +376,7 @@ pub async fn put(
     }
     call_provider(&mut tx, &pname, driver.member_update(old, new)).await?;
     let m = get_db_member(&mut tx, &pool_id, &id).await?;
-    let body = render::render_member(&mut tx, &m).await?;
+    let body = view::render_member(&mut tx, &m).await?;
     tx.commit().await?;
     Ok(Json(json!({"member": body})))
 }

@@ -24,12 +24,12 @@ use crate::lookup::{
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
-use crate::render::POOL_ATTRS;
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
 use crate::types::{Patch, Wsme, put_sent};
-use crate::{columns, list, provider_model, related, render};
+use crate::{columns, list, provider_model, related};
 use body::*;
+use view::POOL_ATTRS;
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -225,7 +225,7 @@ pub async fn get_all(
     let scope = policy::list_scope(&ctx, "pool", params.project_filter())?;
     let mut tx = st.db().begin_read().await?;
     let c = listing::Collection {
-        spec: &listing::POOL,
+        spec: &view::POOL,
         attrs: POOL_ATTRS,
         path: "/v2/lbaas/pools",
         key: "pools",
@@ -241,7 +241,7 @@ pub async fn get_all(
             &params,
             conds,
             key,
-            render::render_pools_text,
+            view::render_pools_text,
         )
         .await?
         {
@@ -254,7 +254,7 @@ pub async fn get_all(
         &c,
         &params,
         conds,
-        render::render_pools,
+        view::render_pools,
     )
     .await?
     {
@@ -278,7 +278,7 @@ pub async fn get_all_in_memory(
     let rows: Vec<PoolRow> = list::visible(tx, scope, vec![]).await?;
     let mut all = Vec::with_capacity(rows.len());
     for r in &rows {
-        let mut v = render::render_pool(tx, r).await?;
+        let mut v = view::render_pool(tx, r).await?;
         if let Some(o) = v.as_object_mut() {
             o.insert("loadbalancer_id".into(), json!(r.load_balancer_id));
         }
@@ -309,7 +309,7 @@ pub async fn get_one(
     let p = get_db_pool(&mut tx, &id).await?;
     policy::authorize(&ctx, "pool", "get_one", p.project_id.as_deref())?;
     Ok(Json(
-        json!({"pool": list::select(render::render_pool(&mut tx, &p).await?, &fields)}),
+        json!({"pool": list::select(view::render_pool(&mut tx, &p).await?, &fields)}),
     ))
 }
 
@@ -436,7 +436,7 @@ pub async fn post(
         tags,
         ..Default::default()
     };
-    let body = render::render_pool_with(&row, sp_row.as_ref(), att);
+    let body = view::render_pool_with(&row, sp_row.as_ref(), att);
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"pool": body}))).into_response())
 }
@@ -664,7 +664,7 @@ pub async fn put(
     }
     call_provider(&mut tx, &pname, driver.pool_update(old, new)).await?;
     let p = get_db_pool(&mut tx, &id).await?;
-    let body = render::render_pool(&mut tx, &p).await?;
+    let body = view::render_pool(&mut tx, &p).await?;
     tx.commit().await?;
     Ok(Json(json!({"pool": body})))
 }

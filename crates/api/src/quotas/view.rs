@@ -86,12 +86,7 @@ mod tests {
                 "pool": l.pool, "healthmonitor": hm, "health_monitor": hm, "l7policy": l.l7policy,
                 "l7rule": l.l7rule,
             });
-            same_as_map(
-                &QuotaView::new("p\"", l),
-                map,
-                crate::quotas::QUOTA_ATTRS,
-                &[],
-            );
+            same_as_map(&QuotaView::new("p\"", l), map);
         }
     }
 }

@@ -1184,7 +1184,7 @@ fn every_listed_attribute_has_its_sql_form() {
         (&api::l7rule::view::L7RULE, api::l7rule::L7RULE_ATTRS),
         (&listing::FLAVOR, api::flavors::FLAVOR_ATTRS),
         (&listing::AZ, api::flavors::AZ_ATTRS),
-        (&listing::QUOTA, api::quotas::QUOTA_ATTRS),
+        (&api::quotas::view::QUOTA, api::quotas::QUOTA_ATTRS),
     ];
     for (spec, attrs) in pairs {
         for a in attrs.iter().filter(|a| **a != "tenant_id") {

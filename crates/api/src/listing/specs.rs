@@ -127,24 +127,6 @@ pub static AZ_PROFILE: Spec = Spec {
     tags: false,
 };
 
-/// `GET /v2/lbaas/quotas` (the stored limits; NULL renders `null`).
-pub static QUOTA: Spec = Spec {
-    attrs: &[
-        ("project_id", Val("`t`.`project_id`", Text)),
-        ("loadbalancer", Val("`t`.`load_balancer`", Int)),
-        ("load_balancer", Val("`t`.`load_balancer`", Int)),
-        ("listener", Val("`t`.`listener`", Int)),
-        ("member", Val("`t`.`member`", Int)),
-        ("pool", Val("`t`.`pool`", Int)),
-        ("healthmonitor", Val("`t`.`health_monitor`", Int)),
-        ("health_monitor", Val("`t`.`health_monitor`", Int)),
-        ("l7policy", Val("`t`.`l7policy`", Int)),
-        ("l7rule", Val("`t`.`l7rule`", Int)),
-    ],
-    joins: &[],
-    tags: false,
-};
-
 /// `GET /v2/octavia/amphorae` (`loadbalancer_id` is the `load_balancer_id` column; no tags).
 /// UUID and IP attributes compare as stored: the worker stores them in the form the response
 /// shows (`crate::amphora::render`).

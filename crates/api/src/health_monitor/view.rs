@@ -77,6 +77,20 @@ pub fn render_hm_with(h: &HealthMonitorRow, tags: Vec<String>) -> Value {
     to_value(&HmView::new(h, &tags))
 }
 
+impl crate::list::Listed for HealthMonitorRow {
+    const SPEC: &'static crate::listing::Spec = &HM;
+    const ATTRS: &'static [&'static str] = HM_ATTRS;
+    const COLLECTION: &'static str = "healthmonitors";
+    const HELPER: Option<crate::list::Helper<Self>> =
+        Some(("pool_id", |r| serde_json::json!(r.pool_id)));
+    async fn render(tx: &mut Tx, rows: &[Self]) -> Result<Vec<Value>, ApiError> {
+        render_hms(tx, rows).await
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

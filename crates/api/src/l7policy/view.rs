@@ -86,6 +86,18 @@ pub async fn render_policies(tx: &mut Tx, rows: &[L7PolicyRow]) -> Result<Vec<Va
         .collect())
 }
 
+impl crate::list::Listed for L7PolicyRow {
+    const SPEC: &'static crate::listing::Spec = &L7POLICY;
+    const ATTRS: &'static [&'static str] = L7POLICY_ATTRS;
+    const COLLECTION: &'static str = "l7policies";
+    async fn render(tx: &mut Tx, rows: &[Self]) -> Result<Vec<Value>, ApiError> {
+        render_policies(tx, rows).await
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

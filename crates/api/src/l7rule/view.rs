@@ -59,6 +59,18 @@ pub async fn render_rules(tx: &mut Tx, rows: &[L7RuleRow]) -> Result<Vec<Value>,
         .collect())
 }
 
+impl crate::list::Listed for L7RuleRow {
+    const SPEC: &'static crate::listing::Spec = &L7RULE;
+    const ATTRS: &'static [&'static str] = L7RULE_ATTRS;
+    const COLLECTION: &'static str = "rules";
+    async fn render(tx: &mut Tx, rows: &[Self]) -> Result<Vec<Value>, ApiError> {
+        render_rules(tx, rows).await
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

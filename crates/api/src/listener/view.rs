@@ -114,6 +114,20 @@ pub fn render_listener_with(l: &ListenerRow, att: ListenerAttachments) -> Value 
     to_value(&ListenerView::new(l, &att))
 }
 
+impl crate::list::Listed for ListenerRow {
+    const SPEC: &'static crate::listing::Spec = &LISTENER;
+    const ATTRS: &'static [&'static str] = LISTENER_ATTRS;
+    const COLLECTION: &'static str = "listeners";
+    const HELPER: Option<crate::list::Helper<Self>> =
+        Some(("loadbalancer_id", |r| serde_json::json!(r.load_balancer_id)));
+    async fn render(tx: &mut Tx, rows: &[Self]) -> Result<Vec<Value>, ApiError> {
+        render_listeners(tx, rows).await
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -16,7 +16,6 @@ use serde_json::{Value, json};
 
 use crate::context::RequestContext;
 use crate::fault::{ApiError, MISSING_PROJECT};
-use crate::listing;
 use crate::lookup::{get_db_lb, lb_stats, quota_limits};
 use crate::pagination::ListParams;
 use crate::policy;
@@ -26,60 +25,28 @@ use crate::target::{self, Provider};
 use crate::types::Wsme;
 use crate::{columns, list, provider_call, provider_model, related};
 use body::*;
-use view::LB_ATTRS;
 
 pub mod graph;
 mod vip;
 
 type Q = Query<Vec<(String, String)>>;
 
-/// `GET /v2/lbaas/loadbalancers`. Without `fields=` the page is written as text
-/// ([`listing::page_text`]).
+/// `GET /v2/lbaas/loadbalancers` ([`list::project_list`]; without `fields=` the page is
+/// written as text, [`crate::listing::page_text`]).
 pub async fn get_all(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
     headers: HeaderMap,
     Query(q): Q,
-) -> Result<Response, ApiError> {
-    let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
-    let scope = policy::list_scope(&ctx, "loadbalancer", params.project_filter())?;
-    let mut tx = st.db().begin_read().await?;
-    let c = listing::Collection {
-        spec: &view::LB,
-        attrs: LB_ATTRS,
-        path: "/v2/lbaas/loadbalancers",
-        key: "loadbalancers",
-    };
-    let conds = listing::project_scope(&scope);
-    if params.fields.is_empty() {
-        let key: fn(&LoadBalancerRow) -> &str = |r| &r.id;
-        if let Some(text) = listing::page_text(
-            &st,
-            &headers,
-            &mut tx,
-            &c,
-            &params,
-            conds,
-            key,
-            view::render_lbs_text,
-        )
-        .await?
-        {
-            return Ok(listing::json_text(text));
-        }
-    } else if let Some(body) =
-        listing::page(&st, &headers, &mut tx, &c, &params, conds, view::render_lbs).await?
-    {
-        return Ok(Json(body).into_response());
-    }
-    Ok(Json(get_all_in_memory(&st, &headers, &mut tx, &scope, &params).await?).into_response())
+) -> Result<axum::response::Response, ApiError> {
+    list::project_list::<LoadBalancerRow>(&st, &ctx, &headers, &q, "loadbalancer", PATH).await
 }
 
-/// The in-memory answer of [`get_all`]: every object of the caller's scope rendered, then filtered,
-/// sorted and paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It
-/// answers what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs`
-/// compares the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
-/// database's.
+/// The collection's path (and its links').
+const PATH: &str = "/v2/lbaas/loadbalancers";
+
+/// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
+/// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
 pub async fn get_all_in_memory(
     st: &AppState,
     headers: &HeaderMap,
@@ -87,20 +54,12 @@ pub async fn get_all_in_memory(
     scope: &Option<String>,
     params: &ListParams,
 ) -> Result<Value, ApiError> {
-    let rows: Vec<LoadBalancerRow> = list::visible(tx, scope, vec![]).await?;
-    let mut all = Vec::with_capacity(rows.len());
-    for r in &rows {
-        all.push(view::render_lb(tx, r).await?);
-    }
-    list::collection(
-        st,
-        headers,
-        "/v2/lbaas/loadbalancers",
-        "loadbalancers",
-        all,
-        params,
-        LB_ATTRS,
-    )
+    let scope = list::Scope {
+        path: PATH,
+        project: scope,
+        parent: None,
+    };
+    list::in_memory::<LoadBalancerRow>(st, headers, tx, params, &scope).await
 }
 
 /// `GET /v2/lbaas/loadbalancers/{id}`.

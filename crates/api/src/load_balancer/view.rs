@@ -135,6 +135,22 @@ pub async fn render_lbs_text(
         .collect())
 }
 
+impl crate::list::Listed for LoadBalancerRow {
+    const SPEC: &'static crate::listing::Spec = &LB;
+    const ATTRS: &'static [&'static str] = LB_ATTRS;
+    const COLLECTION: &'static str = "loadbalancers";
+    const TEXT: bool = true;
+    async fn render_text(tx: &mut Tx, rows: &[Self]) -> Result<Vec<String>, ApiError> {
+        render_lbs_text(tx, rows).await
+    }
+    async fn render(tx: &mut Tx, rows: &[Self]) -> Result<Vec<Value>, ApiError> {
+        render_lbs(tx, rows).await
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

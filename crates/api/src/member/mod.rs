@@ -15,7 +15,6 @@ use serde_json::{Value, json};
 
 use crate::context::RequestContext;
 use crate::fault::ApiError;
-use crate::listing;
 use crate::lookup::{get_db_lb, get_db_pool, lock_pool_child, quota_limits};
 use crate::pagination::ListParams;
 use crate::policy;
@@ -25,7 +24,6 @@ use crate::target::{self, Provider, Target};
 use crate::types::{Wsme, put_sent};
 use crate::{columns, list, provider_model, related};
 use body::*;
-use view::MEMBER_ATTRS;
 
 pub mod batch;
 
@@ -198,36 +196,34 @@ pub async fn get_all(
     Path(pool_id): Path<String>,
     headers: HeaderMap,
     Query(q): Q,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<axum::response::Response, ApiError> {
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let mut tx = st.db().begin_read().await?;
     route_pool(&mut tx, &pool_id).await?;
     let pool = get_db_pool(&mut tx, &pool_id).await?;
     policy::authorize(&ctx, "member", "get_all", pool.project_id.as_deref())?;
     let path = format!("/v2/lbaas/pools/{pool_id}/members");
-    let c = listing::Collection {
-        spec: &view::MEMBER,
-        attrs: MEMBER_ATTRS,
-        path: &path,
-        key: "members",
-    };
-    let conds = vec![
-        listing::not_deleted(),
-        listing::scope_eq("pool_id", &pool_id),
-    ];
-    let render = view::render_members;
-    if let Some(body) = listing::page(&st, &headers, &mut tx, &c, &params, conds, render).await? {
-        return Ok(Json(body));
-    }
-    Ok(Json(
-        get_all_in_memory(&st, &headers, &mut tx, &pool_id, &path, &params).await?,
-    ))
+    list::get_all::<MemberRow>(
+        &st,
+        &headers,
+        &mut tx,
+        &params,
+        &member_scope(&pool_id, &path),
+    )
+    .await
 }
 
-/// The in-memory answer of [`get_all`]: every object of the pool rendered, then filtered, sorted
-/// and paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It answers
-/// what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs` compares the
-/// SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the database's.
+/// The scope of a pool's member list.
+fn member_scope<'a>(pool_id: &'a str, path: &'a str) -> list::Scope<'a> {
+    list::Scope {
+        path,
+        project: &None,
+        parent: Some(("pool_id", pool_id)),
+    }
+}
+
+/// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
+/// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
 pub async fn get_all_in_memory(
     st: &AppState,
     headers: &HeaderMap,
@@ -236,12 +232,7 @@ pub async fn get_all_in_memory(
     path: &str,
     params: &ListParams,
 ) -> Result<Value, ApiError> {
-    let rows: Vec<MemberRow> = list::visible(tx, &None, vec![("pool_id", pool_id.into())]).await?;
-    let mut all = Vec::with_capacity(rows.len());
-    for r in &rows {
-        all.push(view::render_member(tx, r).await?);
-    }
-    list::collection(st, headers, path, "members", all, params, MEMBER_ATTRS)
+    list::in_memory::<MemberRow>(st, headers, tx, params, &member_scope(pool_id, path)).await
 }
 
 /// `GET /v2/lbaas/pools/{pool_id}/members/{id}`.

@@ -73,6 +73,18 @@ pub fn render_member_with(m: &MemberRow, tags: Vec<String>) -> Value {
     to_value(&MemberView::new(m, &tags))
 }
 
+impl crate::list::Listed for MemberRow {
+    const SPEC: &'static crate::listing::Spec = &MEMBER;
+    const ATTRS: &'static [&'static str] = MEMBER_ATTRS;
+    const COLLECTION: &'static str = "members";
+    async fn render(tx: &mut Tx, rows: &[Self]) -> Result<Vec<Value>, ApiError> {
+        render_members(tx, rows).await
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

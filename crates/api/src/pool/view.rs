@@ -146,6 +146,24 @@ pub fn render_pool_with(
     to_value(&PoolView::new(p, sp, &att))
 }
 
+impl crate::list::Listed for PoolRow {
+    const SPEC: &'static crate::listing::Spec = &POOL;
+    const ATTRS: &'static [&'static str] = POOL_ATTRS;
+    const COLLECTION: &'static str = "pools";
+    const HELPER: Option<crate::list::Helper<Self>> =
+        Some(("loadbalancer_id", |r| serde_json::json!(r.load_balancer_id)));
+    const TEXT: bool = true;
+    async fn render_text(tx: &mut Tx, rows: &[Self]) -> Result<Vec<String>, ApiError> {
+        render_pools_text(tx, rows).await
+    }
+    async fn render(tx: &mut Tx, rows: &[Self]) -> Result<Vec<Value>, ApiError> {
+        render_pools(tx, rows).await
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

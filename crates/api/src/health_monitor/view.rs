@@ -1,6 +1,6 @@
 //! The health monitor's response object, as `octavia/api/v2/types/health_monitor.py`
 //! `HealthMonitorResponse`: the view, its attribute table and its collection's listing spec
-//! from one declaration ([`crate::view::view_decl`]), and the renderers.
+//! from one declaration (`crate::view::view_decl!`), and the renderers.
 
 use octavia_db::{HealthMonitorRow, Tx};
 use serde_json::Value;

@@ -1,6 +1,6 @@
 //! The L7 policy's response object, as `octavia/api/v2/types/l7policy.py` `L7PolicyResponse`:
 //! the view, its attribute table and its collection's listing spec from one declaration
-//! ([`crate::view::view_decl`]), and the renderers.
+//! (`crate::view::view_decl!`), and the renderers.
 
 use octavia_db::{L7PolicyRow, L7RuleRow, Tx};
 use serde_json::Value;

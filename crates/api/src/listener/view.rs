@@ -1,6 +1,6 @@
 //! The listener's response object, as `octavia/api/v2/types/listener.py` `ListenerResponse`:
 //! the view, its attribute table and its collection's listing spec from one declaration
-//! ([`crate::view::view_decl`]), and the renderers.
+//! (`crate::view::view_decl!`), and the renderers.
 
 use std::collections::BTreeMap;
 

@@ -1,6 +1,6 @@
 //! The types that describe a collection's [`Spec`] (its API attributes as SQL over the listed
 //! table `t`, as the in-memory path sees them rendered), and the specs of the collections
-//! without a response declaration ([`crate::view::view_decl`] declares the others' beside
+//! without a response declaration (`crate::view::view_decl!` declares the others' beside
 //! their views: `crate::load_balancer::view::LB`, …).
 
 use Attr::{Str, Val};

@@ -1,6 +1,6 @@
 //! The load balancer's response object, as `octavia/api/v2/types/load_balancer.py`
 //! `LoadBalancerResponse`: the view, its attribute table and its collection's listing spec from
-//! one declaration ([`crate::view::view_decl`]), and the renderers.
+//! one declaration (`crate::view::view_decl!`), and the renderers.
 
 use octavia_db::{LbAttachments, LoadBalancerRow, Tx};
 use serde::Serialize;

@@ -1,6 +1,6 @@
 //! The member's response object, as `octavia/api/v2/types/member.py` `MemberResponse`: the
 //! view, its attribute table and its collection's listing spec from one declaration
-//! ([`crate::view::view_decl`]), and the renderers that read what it shows beside the row.
+//! (`crate::view::view_decl!`), and the renderers that read what it shows beside the row.
 
 use octavia_db::{MemberRow, Tx};
 use serde_json::Value;

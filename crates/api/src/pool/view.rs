@@ -1,6 +1,6 @@
 //! The pool's response object, as `octavia/api/v2/types/pool.py` `PoolResponse` (and
 //! `SessionPersistenceResponse`): the view, its attribute table and its collection's listing
-//! spec from one declaration ([`crate::view::view_decl`]), and the renderers.
+//! spec from one declaration (`crate::view::view_decl!`), and the renderers.
 
 use octavia_db::{PoolAttachments, PoolRow, SessionPersistenceRow, Tx};
 use serde::Serialize;

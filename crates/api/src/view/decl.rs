@@ -1,4 +1,4 @@
-//! [`view_decl!`](crate::view::view_decl): one declaration per response attribute.
+//! `view_decl!`: one declaration per response attribute.
 //!
 //! Each attribute of a `*Response` (octavia/api/v2/types) is written once, in Octavia's
 //! declaration order: its JSON name (the field, `r#type` is `type`), its view type, the

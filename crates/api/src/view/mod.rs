@@ -2,12 +2,15 @@
 //!
 //! A list page of 1,000 load balancers rendered as `serde_json::Value` maps spent most of the
 //! API's CPU building, sorting and dropping one `BTreeMap` per object. A view borrows the row
-//! and its attachments and declares its fields in the order a sorted map writes its keys, so
-//! the text is byte for byte what serialising the map gives (each view's unit test); the single
-//! GETs turn the same view into a `Value` ([`to_value`], as [`crate::render`] does), so both
-//! describe one shape. Each resource's view is in its folder (`crate::listener::view`, …), citing its `*Response` of
-//! `octavia/api/v2/types`; the attribute tables (`render::LB_ATTRS`, …) list the same names in
-//! Octavia's declaration order plus the list-only filter keys (the unit tests keep them equal).
+//! and its attachments and serialises its keys in the order a sorted map writes them, so the
+//! text is byte for byte what serialising the map gives (each view's unit test); the single
+//! GETs turn the same view into a `Value` ([`to_value`], as each resource's `render_*` does),
+//! so both describe one shape. Each resource's view is in its folder
+//! (`crate::listener::view`, …), citing its `*Response` of `octavia/api/v2/types`, declared by
+//! `view_decl!` (`decl.rs`): one line per attribute — JSON name, view type, the expression
+//! from the row, the listing `Attr` — in Octavia's declaration order, from which the view
+//! struct, its `new`, its sorted-key `Serialize`, the attribute table (`LB_ATTRS`, …) and the
+//! collection's `listing::Spec` (`LB`, …) all come.
 
 mod catalog;
 mod decl;

@@ -4,7 +4,7 @@
 //! their views: `crate::load_balancer::view::LB`, …).
 
 use Attr::{Str, Val};
-use Kind::{Bool, Int, Text, Time};
+use Kind::{Bool, Text};
 
 /// How an attribute's value is typed (for filter values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,36 +122,6 @@ pub static AZ_PROFILE: Spec = Spec {
             "availability_zone_data",
             Val("`t`.`availability_zone_data`", Text),
         ),
-    ],
-    joins: &[],
-    tags: false,
-};
-
-/// `GET /v2/octavia/amphorae` (`loadbalancer_id` is the `load_balancer_id` column; no tags).
-/// UUID and IP attributes compare as stored: the worker stores them in the form the response
-/// shows (`crate::amphora::render`).
-pub static AMPHORA: Spec = Spec {
-    attrs: &[
-        ("id", Val("`t`.`id`", Text)),
-        ("loadbalancer_id", Val("`t`.`load_balancer_id`", Text)),
-        ("compute_id", Val("`t`.`compute_id`", Text)),
-        ("lb_network_ip", Val("`t`.`lb_network_ip`", Text)),
-        ("vrrp_ip", Val("`t`.`vrrp_ip`", Text)),
-        ("ha_ip", Val("`t`.`ha_ip`", Text)),
-        ("vrrp_port_id", Val("`t`.`vrrp_port_id`", Text)),
-        ("ha_port_id", Val("`t`.`ha_port_id`", Text)),
-        ("cert_expiration", Val("`t`.`cert_expiration`", Time)),
-        ("cert_busy", Val("`t`.`cert_busy`", Bool)),
-        ("role", Val("`t`.`role`", Text)),
-        ("status", Val("`t`.`status`", Text)),
-        ("vrrp_interface", Val("`t`.`vrrp_interface`", Text)),
-        ("vrrp_id", Val("`t`.`vrrp_id`", Int)),
-        ("vrrp_priority", Val("`t`.`vrrp_priority`", Int)),
-        ("cached_zone", Val("`t`.`cached_zone`", Text)),
-        ("created_at", Val("`t`.`created_at`", Time)),
-        ("updated_at", Val("`t`.`updated_at`", Time)),
-        ("image_id", Val("`t`.`image_id`", Text)),
-        ("compute_flavor", Val("`t`.`compute_flavor`", Text)),
     ],
     joins: &[],
     tags: false,

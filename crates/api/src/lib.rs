@@ -61,7 +61,6 @@ pub mod provider_model;
 pub mod proxy_headers;
 pub mod quotas;
 pub mod related;
-pub mod render;
 pub mod target;
 pub mod types;
 pub mod versions;

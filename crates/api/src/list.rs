@@ -81,3 +81,157 @@ pub async fn visible<T: octavia_db::Record + octavia_db::HasProvisioningStatus>(
     }
     Ok(tx.list(&q).await?)
 }
+
+/// A list-only attribute: its name and its value of a row (`("pool_id", |r| json!(r.pool_id))`).
+pub type Helper<T> = (&'static str, fn(&T) -> Value);
+
+/// A collection a GET lists, as `octavia/api/v2/controllers/*.py` `get_all` over
+/// `api/common/pagination.py`: its rows, their SQL [`crate::listing::Spec`], attribute table
+/// and body key, and how a page of rows is rendered. [`get_all`] answers with it.
+pub trait Listed: octavia_db::Record + octavia_db::HasProvisioningStatus + Send + Sync {
+    /// How each attribute is written in SQL (e.g. `crate::member::view::MEMBER`).
+    const SPEC: &'static crate::listing::Spec;
+    /// The attribute names (sort keys, filters, `fields=`; e.g. `MEMBER_ATTRS`).
+    const ATTRS: &'static [&'static str];
+    /// The body key of the list (`members`).
+    const COLLECTION: &'static str;
+    /// A list-only attribute (`loadbalancer_id` of a listener): its name and its value of a
+    /// row, added to each object the in-memory path filters and removed from the answer.
+    const HELPER: Option<Helper<Self>> = None;
+    /// Whether a page without `fields=` is written as text ([`Listed::render_text`]).
+    const TEXT: bool = false;
+    /// The response objects of a page of rows, in their order. Errors: the database's.
+    fn render(
+        tx: &mut Tx,
+        rows: &[Self],
+    ) -> impl Future<Output = Result<Vec<Value>, ApiError>> + Send;
+    /// The response objects' JSON text, when [`Listed::TEXT`] (else unused: empty).
+    /// Errors: the database's.
+    fn render_text(
+        tx: &mut Tx,
+        rows: &[Self],
+    ) -> impl Future<Output = Result<Vec<String>, ApiError>> + Send {
+        let _ = (tx, rows);
+        async { Ok(Vec::new()) }
+    }
+    /// A row's id (the links' marker of the text path).
+    fn id(&self) -> &str;
+}
+
+/// What a collection GET is scoped to: the request path its links name
+/// (`/v2/lbaas/pools/<id>/members`), the caller's project ([`crate::policy::list_scope`]:
+/// `None` lists every project's) and the parent a child collection lives under
+/// (`("pool_id", <id>)`).
+pub struct Scope<'a> {
+    /// The request path.
+    pub path: &'a str,
+    /// The project the rows must belong to.
+    pub project: &'a Option<String>,
+    /// The parent column and id.
+    pub parent: Option<(&'static str, &'a str)>,
+}
+
+/// A collection GET (`fields=`, filters, sorting, pages, links): in SQL when the
+/// [`crate::listing::Spec`] expresses the request ([`crate::listing::page`] /
+/// [`crate::listing::page_text`]), else [`in_memory`]. Errors: 400 for a bad sort key, filter
+/// or marker, the database's.
+pub async fn get_all<T: Listed>(
+    st: &AppState,
+    headers: &HeaderMap,
+    tx: &mut Tx,
+    params: &ListParams,
+    scope: &Scope<'_>,
+) -> Result<axum::response::Response, ApiError> {
+    use crate::listing;
+    use axum::response::IntoResponse;
+    let c = listing::Collection {
+        spec: T::SPEC,
+        attrs: T::ATTRS,
+        path: scope.path,
+        key: T::COLLECTION,
+    };
+    let mut conds = listing::project_scope(scope.project);
+    if let Some((column, id)) = scope.parent {
+        conds.push(listing::scope_eq(column, id));
+    }
+    if T::TEXT && params.fields.is_empty() {
+        let text =
+            listing::page_text(st, headers, tx, &c, params, conds, T::id, T::render_text).await?;
+        if let Some(text) = text {
+            return Ok(listing::json_text(text));
+        }
+    } else if let Some(body) = listing::page(st, headers, tx, &c, params, conds, T::render).await? {
+        return Ok(axum::Json(body).into_response());
+    }
+    Ok(axum::Json(in_memory::<T>(st, headers, tx, params, scope).await?).into_response())
+}
+
+/// The in-memory answer of [`get_all`]: every visible object of the scope rendered, then
+/// filtered, sorted and paged as `octavia/api/common/pagination.py` does
+/// ([`crate::pagination::apply`]). It answers what SQL does not express
+/// ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs` compares the SQL path against it.
+/// Errors: the 400s of a bad filter, sort key or marker, the database's.
+pub async fn in_memory<T: Listed>(
+    st: &AppState,
+    headers: &HeaderMap,
+    tx: &mut Tx,
+    params: &ListParams,
+    scope: &Scope<'_>,
+) -> Result<Value, ApiError> {
+    let extra = scope
+        .parent
+        .map(|(column, id)| (column, octavia_db::SqlValue::from(id)))
+        .into_iter()
+        .collect();
+    let rows: Vec<T> = visible(tx, scope.project, extra).await?;
+    let mut all = T::render(tx, &rows).await?;
+    if let Some((name, value)) = T::HELPER {
+        for (v, r) in all.iter_mut().zip(&rows) {
+            if let Some(o) = v.as_object_mut() {
+                o.insert(name.into(), value(r));
+            }
+        }
+    }
+    let mut body = collection(
+        st,
+        headers,
+        scope.path,
+        T::COLLECTION,
+        all,
+        params,
+        T::ATTRS,
+    )?;
+    if let Some((name, _)) = T::HELPER
+        && let Some(items) = body.get_mut(T::COLLECTION).and_then(Value::as_array_mut)
+    {
+        for i in items {
+            if let Some(o) = i.as_object_mut() {
+                o.remove(name);
+            }
+        }
+    }
+    Ok(body)
+}
+
+/// `GET /v2/lbaas/<collection>` of a project-owned collection: the query parsed, the list
+/// scope of `<rbac>:get_all` ([`crate::policy::list_scope`]: the caller's project unless it
+/// may list all, or the `project_id` filter), then [`get_all`] over `path`. Errors: 400 for a
+/// bad query, 403 by policy, [`get_all`]'s.
+pub async fn project_list<T: Listed>(
+    st: &AppState,
+    ctx: &crate::context::RequestContext,
+    headers: &HeaderMap,
+    q: &[(String, String)],
+    rbac: &str,
+    path: &str,
+) -> Result<axum::response::Response, ApiError> {
+    let params = ListParams::parse(q, st.config().pagination_max_limit, st.config())?;
+    let project = crate::policy::list_scope(ctx, rbac, params.project_filter())?;
+    let mut tx = st.db().begin_read().await?;
+    let scope = Scope {
+        path,
+        project: &project,
+        parent: None,
+    };
+    get_all::<T>(st, headers, &mut tx, &params, &scope).await
+}

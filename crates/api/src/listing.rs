@@ -284,7 +284,7 @@ pub async fn page_text<T: Record>(
     let len = objs.iter().map(|o| o.len() + 1).sum::<usize>() + 2 * c.key.len() + 64;
     let mut out = String::with_capacity(len);
     out.push('{');
-    out.push_str(&crate::view::to_text(&c.key));
+    out.push_str(&to_text(&c.key));
     out.push_str(":[");
     for (i, o) in objs.iter().enumerate() {
         if i > 0 {
@@ -293,9 +293,9 @@ pub async fn page_text<T: Record>(
         out.push_str(o);
     }
     out.push_str("],");
-    out.push_str(&crate::view::to_text(&format!("{}_links", c.key)));
+    out.push_str(&to_text(&format!("{}_links", c.key)));
     out.push(':');
-    out.push_str(&crate::view::to_text(&links));
+    out.push_str(&to_text(&links));
     out.push('}');
     Ok(Some(out))
 }
@@ -339,3 +339,9 @@ pub fn body(
 
 mod specs;
 pub use specs::*;
+
+/// `value` as compact JSON text (as `crate::view::to_text`; a string or a list of links never
+/// fails to serialise).
+fn to_text<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "null".to_string())
+}

@@ -159,17 +159,6 @@ pub fn pool_protocol_ok(listener: &str, pool: &str) -> bool {
     }
 }
 
-/// Remove a filter-only helper key from every item of a collection body.
-pub fn strip_helper(body: &mut Value, key: &str, helper: &str) {
-    if let Some(items) = body.get_mut(key).and_then(Value::as_array_mut) {
-        for i in items {
-            if let Some(o) = i.as_object_mut() {
-                o.remove(helper);
-            }
-        }
-    }
-}
-
 /// Load a pool that is not DELETED (404 `Pool <id> not found.`).
 pub async fn get_db_pool(tx: &mut octavia_db::Tx, id: &str) -> Result<PoolRow, ApiError> {
     let p: Option<PoolRow> = tx.find(id).await?;

@@ -1163,16 +1163,28 @@ async fn a_page_costs_the_same_statements_whatever_its_size() {
 fn every_listed_attribute_has_its_sql_form() {
     use api::listing::{self, Spec};
     let pairs: [(&Spec, &[&str]); 10] = [
-        (&listing::LB, api::render::LB_ATTRS),
-        (&listing::LISTENER, api::render::LISTENER_ATTRS),
-        (&listing::POOL, api::render::POOL_ATTRS),
-        (&listing::MEMBER, api::render::MEMBER_ATTRS),
-        (&listing::HM, api::render::HM_ATTRS),
-        (&listing::L7POLICY, api::l7policy::L7POLICY_ATTRS),
-        (&listing::L7RULE, api::l7rule::L7RULE_ATTRS),
+        (
+            &api::load_balancer::view::LB,
+            api::load_balancer::view::LB_ATTRS,
+        ),
+        (
+            &api::listener::view::LISTENER,
+            api::listener::view::LISTENER_ATTRS,
+        ),
+        (&api::pool::view::POOL, api::pool::view::POOL_ATTRS),
+        (&api::member::view::MEMBER, api::member::view::MEMBER_ATTRS),
+        (
+            &api::health_monitor::view::HM,
+            api::health_monitor::view::HM_ATTRS,
+        ),
+        (
+            &api::l7policy::view::L7POLICY,
+            api::l7policy::L7POLICY_ATTRS,
+        ),
+        (&api::l7rule::view::L7RULE, api::l7rule::L7RULE_ATTRS),
         (&listing::FLAVOR, api::flavors::FLAVOR_ATTRS),
         (&listing::AZ, api::flavors::AZ_ATTRS),
-        (&listing::QUOTA, api::quotas::QUOTA_ATTRS),
+        (&api::quotas::view::QUOTA, api::quotas::QUOTA_ATTRS),
     ];
     for (spec, attrs) in pairs {
         for a in attrs.iter().filter(|a| **a != "tenant_id") {

@@ -81,7 +81,7 @@ fn scope() -> Vec<Cond> {
 /// `GET /v2/octavia/amphorae` → `{"amphorae": [...], "amphorae_links": [...]}`, as
 /// `AmphoraController.get_all`: policy `amphora:get_all` first (403), then the page in SQL
 /// (filters on every attribute, sorting, markers, `fields=`, as every Keel collection:
-/// [`crate::listing`], spec [`listing::AMPHORA`]). DELETED amphorae are never listed.
+/// [`crate::listing`], its spec declared with the view). DELETED amphorae are never listed.
 /// Errors: 403, the 400s of a bad filter, sort key or marker, the database's.
 pub async fn get_all(
     State(st): State<AppState>,
@@ -93,7 +93,7 @@ pub async fn get_all(
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let mut tx = st.db().begin_read().await?;
     let c = listing::Collection {
-        spec: &listing::AMPHORA,
+        spec: &view::AMPHORA,
         attrs: AMPHORA_ATTRS,
         path: PATH,
         key: "amphorae",

@@ -12,30 +12,7 @@ use std::net::IpAddr;
 use octavia_db::{AmphoraRow, AmphoraStatRow};
 use serde_json::{Map, Value};
 
-/// Attribute names of an amphora response (filters / sort keys / `fields=`), in
-/// `AmphoraResponse`'s declaration order.
-pub const AMPHORA_ATTRS: &[&str] = &[
-    "id",
-    "loadbalancer_id",
-    "compute_id",
-    "lb_network_ip",
-    "vrrp_ip",
-    "ha_ip",
-    "vrrp_port_id",
-    "ha_port_id",
-    "cert_expiration",
-    "cert_busy",
-    "role",
-    "status",
-    "vrrp_interface",
-    "vrrp_id",
-    "vrrp_priority",
-    "cached_zone",
-    "created_at",
-    "updated_at",
-    "image_id",
-    "compute_flavor",
-];
+use crate::view::{Dt, to_value, view_decl};
 
 /// WSME `UuidType.validate` (`str(uuid.UUID(value))`): `urn:` / `uuid:` dropped, braces
 /// stripped from both ends, dashes removed; 32 hex digits give the lower-case hyphenated form,
@@ -68,14 +45,17 @@ fn ip_text(v: &str) -> Option<String> {
     v.parse::<IpAddr>().ok().map(|_| v.to_string())
 }
 
-fn dt(t: Option<chrono::NaiveDateTime>) -> Value {
-    t.map_or(Value::Null, |t| {
-        Value::String(t.format("%Y-%m-%dT%H:%M:%S").to_string())
-    })
+/// A stored value checked by `check` as `from_db_obj` sets it: NULL is `Some(None)` (`null`), a
+/// refused value `None` (left out).
+fn checked(v: Option<&str>, check: fn(&str) -> Option<String>) -> Option<Option<String>> {
+    match v {
+        None => Some(None),
+        Some(s) => check(s).map(Some),
+    }
 }
 
 /// Sets `key` to `v` checked by `check`: NULL is `null`, a refused value leaves the key out.
-fn checked(
+fn insert_checked(
     m: &mut Map<String, Value>,
     key: &str,
     v: &Option<String>,
@@ -93,38 +73,57 @@ fn checked(
     }
 }
 
-fn text(v: &Option<String>) -> Value {
-    v.clone().map_or(Value::Null, Value::String)
+view_decl! {
+    /// An amphora response object, as octavia/api/v2/types/amphora.py `AmphoraResponse` filled
+    /// by `from_db_obj` (UUID and IP attributes as the module doc says; `loadbalancer_id` is
+    /// the `load_balancer_id` column); serialised in sorted key order.
+    pub struct AmphoraView<'a>;
+    /// The response object of `a`.
+    pub fn new(a: &'a AmphoraRow);
+    /// `AmphoraResponse`'s attribute names in its declaration order (filters, sort keys,
+    /// `fields=`).
+    pub const AMPHORA_ATTRS;
+    /// `GET /v2/octavia/amphorae` in SQL (no tags). UUID and IP attributes compare as stored:
+    /// the worker stores them in the form the response shows.
+    pub static AMPHORA = { joins: &[], tags: false };
+    fields {
+        id: Option<Option<String>> = checked(Some(&a.id), uuid_text)
+            => Val("`t`.`id`", Text); skip_none,
+        loadbalancer_id: Option<Option<String>> = checked(a.load_balancer_id.as_deref(), uuid_text)
+            => Val("`t`.`load_balancer_id`", Text); skip_none,
+        compute_id: Option<Option<String>> = checked(a.compute_id.as_deref(), uuid_text)
+            => Val("`t`.`compute_id`", Text); skip_none,
+        lb_network_ip: Option<Option<String>> = checked(a.lb_network_ip.as_deref(), ip_text)
+            => Val("`t`.`lb_network_ip`", Text); skip_none,
+        vrrp_ip: Option<Option<String>> = checked(a.vrrp_ip.as_deref(), ip_text)
+            => Val("`t`.`vrrp_ip`", Text); skip_none,
+        ha_ip: Option<Option<String>> = checked(a.ha_ip.as_deref(), ip_text)
+            => Val("`t`.`ha_ip`", Text); skip_none,
+        vrrp_port_id: Option<Option<String>> = checked(a.vrrp_port_id.as_deref(), uuid_text)
+            => Val("`t`.`vrrp_port_id`", Text); skip_none,
+        ha_port_id: Option<Option<String>> = checked(a.ha_port_id.as_deref(), uuid_text)
+            => Val("`t`.`ha_port_id`", Text); skip_none,
+        cert_expiration: Dt = Dt(a.cert_expiration) => Val("`t`.`cert_expiration`", Time),
+        cert_busy: bool = a.cert_busy => Val("`t`.`cert_busy`", Bool),
+        role: Option<&'a str> = a.role.as_deref() => Val("`t`.`role`", Text),
+        status: &'a str = &a.status => Val("`t`.`status`", Text),
+        vrrp_interface: Option<&'a str> = a.vrrp_interface.as_deref()
+            => Val("`t`.`vrrp_interface`", Text),
+        vrrp_id: Option<i32> = a.vrrp_id => Val("`t`.`vrrp_id`", Int),
+        vrrp_priority: Option<i32> = a.vrrp_priority => Val("`t`.`vrrp_priority`", Int),
+        cached_zone: Option<&'a str> = a.cached_zone.as_deref() => Val("`t`.`cached_zone`", Text),
+        created_at: Dt = Dt(a.created_at) => Val("`t`.`created_at`", Time),
+        updated_at: Dt = Dt(a.updated_at) => Val("`t`.`updated_at`", Time),
+        image_id: Option<Option<String>> = checked(a.image_id.as_deref(), uuid_text)
+            => Val("`t`.`image_id`", Text); skip_none,
+        compute_flavor: Option<&'a str> = a.compute_flavor.as_deref()
+            => Val("`t`.`compute_flavor`", Text),
+    }
 }
 
-/// The `AmphoraResponse` of a row: the 20 attributes of [`AMPHORA_ATTRS`] (`loadbalancer_id`
-/// is the `load_balancer_id` column), UUID and IP attributes as the module doc says.
+/// The `AmphoraResponse` of a row (its `AmphoraView`) as a map.
 pub fn render(a: &AmphoraRow) -> Value {
-    let mut m = Map::new();
-    checked(&mut m, "id", &Some(a.id.clone()), uuid_text);
-    checked(&mut m, "loadbalancer_id", &a.load_balancer_id, uuid_text);
-    checked(&mut m, "compute_id", &a.compute_id, uuid_text);
-    checked(&mut m, "lb_network_ip", &a.lb_network_ip, ip_text);
-    checked(&mut m, "vrrp_ip", &a.vrrp_ip, ip_text);
-    checked(&mut m, "ha_ip", &a.ha_ip, ip_text);
-    checked(&mut m, "vrrp_port_id", &a.vrrp_port_id, uuid_text);
-    checked(&mut m, "ha_port_id", &a.ha_port_id, uuid_text);
-    m.insert("cert_expiration".into(), dt(a.cert_expiration));
-    m.insert("cert_busy".into(), Value::Bool(a.cert_busy));
-    m.insert("role".into(), text(&a.role));
-    m.insert("status".into(), Value::String(a.status.clone()));
-    m.insert("vrrp_interface".into(), text(&a.vrrp_interface));
-    m.insert("vrrp_id".into(), a.vrrp_id.map_or(Value::Null, Value::from));
-    m.insert(
-        "vrrp_priority".into(),
-        a.vrrp_priority.map_or(Value::Null, Value::from),
-    );
-    m.insert("cached_zone".into(), text(&a.cached_zone));
-    m.insert("created_at".into(), dt(a.created_at));
-    m.insert("updated_at".into(), dt(a.updated_at));
-    checked(&mut m, "image_id", &a.image_id, uuid_text);
-    m.insert("compute_flavor".into(), text(&a.compute_flavor));
-    Value::Object(m)
+    to_value(&AmphoraView::new(a))
 }
 
 /// The `AmphoraStatisticsResponse` of one row (`id`, `listener_id`, `loadbalancer_id` as UUID
@@ -137,14 +136,14 @@ pub fn render_stat(s: &AmphoraStatRow) -> Value {
     );
     m.insert("bytes_in".into(), Value::from(s.bytes_in));
     m.insert("bytes_out".into(), Value::from(s.bytes_out));
-    checked(&mut m, "id", &Some(s.amphora_id.clone()), uuid_text);
-    checked(
+    insert_checked(&mut m, "id", &Some(s.amphora_id.clone()), uuid_text);
+    insert_checked(
         &mut m,
         "listener_id",
         &Some(s.listener_id.clone()),
         uuid_text,
     );
-    checked(&mut m, "loadbalancer_id", &s.load_balancer_id, uuid_text);
+    insert_checked(&mut m, "loadbalancer_id", &s.load_balancer_id, uuid_text);
     m.insert("request_errors".into(), Value::from(s.request_errors));
     m.insert("total_connections".into(), Value::from(s.total_connections));
     Value::Object(m)

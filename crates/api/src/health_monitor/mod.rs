@@ -13,17 +13,13 @@ use serde_json::{Value, json};
 
 use crate::context::RequestContext;
 use crate::fault::ApiError;
-use crate::listing;
-use crate::lookup::{
-    get_db_hm, get_db_lb, get_db_pool, lock_pool_child, quota_limits, strip_helper,
-};
+use crate::lookup::{get_db_hm, get_db_lb, get_db_pool, lock_pool_child, quota_limits};
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
-use crate::render::HM_ATTRS;
 use crate::state::AppState;
 use crate::types::{Patch, Wsme, put_sent};
-use crate::{columns, list, provider_call, provider_model, render, target};
+use crate::{columns, list, provider_call, provider_model, target};
 use body::*;
 
 type Q = Query<Vec<(String, String)>>;
@@ -150,46 +146,21 @@ pub(crate) async fn insert_new(
     Ok(row)
 }
 
-/// `GET /v2/lbaas/healthmonitors`.
+/// `GET /v2/lbaas/healthmonitors` ([`list::project_list`]).
 pub async fn get_all(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
     headers: HeaderMap,
     Query(q): Q,
-) -> Result<Json<Value>, ApiError> {
-    let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
-    let scope = policy::list_scope(&ctx, "healthmonitor", params.project_filter())?;
-    let mut tx = st.db().begin_read().await?;
-    let c = listing::Collection {
-        spec: &listing::HM,
-        attrs: HM_ATTRS,
-        path: "/v2/lbaas/healthmonitors",
-        key: "healthmonitors",
-    };
-    let conds = listing::project_scope(&scope);
-    if let Some(body) = listing::page(
-        &st,
-        &headers,
-        &mut tx,
-        &c,
-        &params,
-        conds,
-        render::render_hms,
-    )
-    .await?
-    {
-        return Ok(Json(body));
-    }
-    Ok(Json(
-        get_all_in_memory(&st, &headers, &mut tx, &scope, &params).await?,
-    ))
+) -> Result<axum::response::Response, ApiError> {
+    list::project_list::<HealthMonitorRow>(&st, &ctx, &headers, &q, "healthmonitor", PATH).await
 }
 
-/// The in-memory answer of [`get_all`]: every object of the caller's scope rendered, then filtered,
-/// sorted and paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It
-/// answers what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs`
-/// compares the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
-/// database's.
+/// The collection's path (and its links').
+const PATH: &str = "/v2/lbaas/healthmonitors";
+
+/// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
+/// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
 pub async fn get_all_in_memory(
     st: &AppState,
     headers: &HeaderMap,
@@ -197,26 +168,12 @@ pub async fn get_all_in_memory(
     scope: &Option<String>,
     params: &ListParams,
 ) -> Result<Value, ApiError> {
-    let rows: Vec<HealthMonitorRow> = list::visible(tx, scope, vec![]).await?;
-    let mut all = Vec::with_capacity(rows.len());
-    for r in &rows {
-        let mut v = render::render_hm(tx, r).await?;
-        if let Some(o) = v.as_object_mut() {
-            o.insert("pool_id".into(), json!(r.pool_id));
-        }
-        all.push(v);
-    }
-    let mut body = list::collection(
-        st,
-        headers,
-        "/v2/lbaas/healthmonitors",
-        "healthmonitors",
-        all,
-        params,
-        HM_ATTRS,
-    )?;
-    strip_helper(&mut body, "healthmonitors", "pool_id");
-    Ok(body)
+    let scope = list::Scope {
+        path: PATH,
+        project: scope,
+        parent: None,
+    };
+    list::in_memory::<HealthMonitorRow>(st, headers, tx, params, &scope).await
 }
 
 /// `GET /v2/lbaas/healthmonitors/{id}`.
@@ -231,7 +188,7 @@ pub async fn get_one(
     let h = get_db_hm(&mut tx, &id).await?;
     policy::authorize(&ctx, "healthmonitor", "get_one", h.project_id.as_deref())?;
     Ok(Json(
-        json!({"healthmonitor": list::select(render::render_hm(&mut tx, &h).await?, &fields)}),
+        json!({"healthmonitor": list::select(view::render_hm(&mut tx, &h).await?, &fields)}),
     ))
 }
 
@@ -329,7 +286,7 @@ pub async fn post(
         driver.health_monitor_create(provider_model::hm_model(&row)),
     )
     .await?;
-    let body = render::render_hm_with(&row, tags);
+    let body = view::render_hm_with(&row, tags);
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"healthmonitor": body}))).into_response())
 }
@@ -399,7 +356,7 @@ pub async fn put(
             .await?;
     }
     let h = get_db_hm(&mut tx, &id).await?;
-    let body = render::render_hm(&mut tx, &h).await?;
+    let body = view::render_hm(&mut tx, &h).await?;
     tx.commit().await?;
     Ok(Json(json!({"healthmonitor": body})))
 }

@@ -1,67 +1,93 @@
 //! The health monitor's response object, as `octavia/api/v2/types/health_monitor.py`
-//! `HealthMonitorResponse`.
+//! `HealthMonitorResponse`: the view, its attribute table and its collection's listing spec
+//! from one declaration (`crate::view::view_decl!`), and the renderers.
 
-use octavia_db::HealthMonitorRow;
-use serde::Serialize;
+use octavia_db::{HealthMonitorRow, Tx};
+use serde_json::Value;
 
-use crate::view::{Dt, IdRef, or_empty};
+use crate::fault::ApiError;
+use crate::related::tags_by_id;
+use crate::view::{Dt, IdRef, or_empty, to_value, view_decl};
 
-/// A health monitor response object; fields in sorted key order (see [`crate::view`]).
-#[derive(Serialize)]
-pub struct HmView<'a> {
-    admin_state_up: bool,
-    created_at: Dt,
-    delay: i32,
-    domain_name: Option<&'a str>,
-    expected_codes: Option<&'a str>,
-    http_method: Option<&'a str>,
-    http_version: Option<f64>,
-    id: &'a str,
-    max_retries: i32,
-    max_retries_down: i32,
-    name: &'a str,
-    operating_status: &'a str,
-    pools: [IdRef<'a>; 1],
-    project_id: Option<&'a str>,
-    provisioning_status: &'a str,
-    tags: &'a [String],
-    tenant_id: Option<&'a str>,
-    timeout: i32,
-    r#type: &'a str,
-    updated_at: Dt,
-    url_path: Option<&'a str>,
-}
-
-impl<'a> HmView<'a> {
+view_decl! {
+    /// A health monitor response object, as octavia/api/v2/types/health_monitor.py
+    /// `HealthMonitorResponse`; serialised in sorted key order (see [`crate::view`]).
+    pub struct HmView<'a>;
     /// The response object of `h` with its tags (sorted): `""` for a NULL name, `max_retries`
     /// the rise and `max_retries_down` the fall threshold, `pools` its one pool, the
     /// single-precision `http_version` rounded to hundredths (`1.1`, not `1.100000023841858`).
-    pub fn new(h: &'a HealthMonitorRow, tags: &'a [String]) -> Self {
-        Self {
-            admin_state_up: h.enabled,
-            created_at: Dt(h.created_at),
-            delay: h.delay,
-            domain_name: h.domain_name.as_deref(),
-            expected_codes: h.expected_codes.as_deref(),
-            http_method: h.http_method.as_deref(),
-            http_version: h
-                .http_version
-                .map(|v| (f64::from(v) * 100.0).round() / 100.0),
-            id: &h.id,
-            max_retries: h.rise_threshold,
-            max_retries_down: h.fall_threshold,
-            name: or_empty(&h.name),
-            operating_status: h.operating_status.as_str(),
-            pools: [IdRef { id: &h.pool_id }],
-            project_id: h.project_id.as_deref(),
-            provisioning_status: h.provisioning_status.as_str(),
-            tags,
-            tenant_id: h.project_id.as_deref(),
-            timeout: h.timeout,
-            r#type: &h.r#type,
-            updated_at: Dt(h.updated_at),
-            url_path: h.url_path.as_deref(),
-        }
+    pub fn new(h: &'a HealthMonitorRow, tags: &'a [String]);
+    /// `HealthMonitorResponse`'s attribute names in Octavia's declaration order, then the
+    /// list-only `pool_id` (filters, sort keys, `fields=`).
+    pub const HM_ATTRS;
+    /// `GET /v2/lbaas/healthmonitors` in SQL (`http_version`, a float rendered to two
+    /// decimals, as hundredths).
+    pub static HM = { joins: &[], tags: true };
+    fields {
+        id: &'a str = &h.id => Val("`t`.`id`", Text),
+        name: &'a str = or_empty(&h.name) => Str("`t`.`name`"),
+        r#type: &'a str = &h.r#type => Val("`t`.`type`", Text),
+        delay: i32 = h.delay => Val("`t`.`delay`", Int),
+        timeout: i32 = h.timeout => Val("`t`.`timeout`", Int),
+        max_retries: i32 = h.rise_threshold => Val("`t`.`rise_threshold`", Int),
+        max_retries_down: i32 = h.fall_threshold => Val("`t`.`fall_threshold`", Int),
+        http_method: Option<&'a str> = h.http_method.as_deref() => Val("`t`.`http_method`", Text),
+        url_path: Option<&'a str> = h.url_path.as_deref() => Val("`t`.`url_path`", Text),
+        expected_codes: Option<&'a str> = h.expected_codes.as_deref()
+            => Val("`t`.`expected_codes`", Text),
+        admin_state_up: bool = h.enabled => Val("`t`.`enabled`", Bool),
+        project_id: Option<&'a str> = h.project_id.as_deref() => Val("`t`.`project_id`", Text),
+        tenant_id: Option<&'a str> = h.project_id.as_deref() => Val("`t`.`project_id`", Text),
+        pools: [IdRef<'a>; 1] = [IdRef { id: &h.pool_id }] => Has("`t`.`pool_id` = ?"),
+        provisioning_status: &'a str = h.provisioning_status.as_str()
+            => Val("`t`.`provisioning_status`", Text),
+        operating_status: &'a str = h.operating_status.as_str()
+            => Val("`t`.`operating_status`", Text),
+        created_at: Dt = Dt(h.created_at) => Val("`t`.`created_at`", Time),
+        updated_at: Dt = Dt(h.updated_at) => Val("`t`.`updated_at`", Time),
+        tags: &'a [String] = tags => Has(
+            "EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)"
+        ),
+        http_version: Option<f64> = h.http_version.map(|v| (f64::from(v) * 100.0).round() / 100.0)
+            => Val("ROUND(`t`.`http_version` * 100)", Hundredths),
+        domain_name: Option<&'a str> = h.domain_name.as_deref() => Val("`t`.`domain_name`", Text),
+    }
+    list_only { pool_id => Val("`t`.`pool_id`", Text) }
+}
+
+/// `HealthMonitorResponse` of a row. Errors: the database's.
+pub async fn render_hm(tx: &mut Tx, h: &HealthMonitorRow) -> Result<Value, ApiError> {
+    let tags = tx.tags(&h.id).await?;
+    Ok(render_hm_with(h, tags))
+}
+
+/// [`render_hm`] of a list page (tags in one statement per 500). Errors: the database's.
+pub async fn render_hms(tx: &mut Tx, rows: &[HealthMonitorRow]) -> Result<Vec<Value>, ApiError> {
+    let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+    let tags = tags_by_id(tx, &ids).await?;
+    Ok(rows
+        .iter()
+        .zip(tags)
+        .map(|(r, t)| render_hm_with(r, t))
+        .collect())
+}
+
+/// [`render_hm`] with the tags (sorted) already at hand.
+pub fn render_hm_with(h: &HealthMonitorRow, tags: Vec<String>) -> Value {
+    to_value(&HmView::new(h, &tags))
+}
+
+impl crate::list::Listed for HealthMonitorRow {
+    const SPEC: &'static crate::listing::Spec = &HM;
+    const ATTRS: &'static [&'static str] = HM_ATTRS;
+    const COLLECTION: &'static str = "healthmonitors";
+    const HELPER: Option<crate::list::Helper<Self>> =
+        Some(("pool_id", |r| serde_json::json!(r.pool_id)));
+    async fn render(tx: &mut Tx, rows: &[Self]) -> Result<Vec<Value>, ApiError> {
+        render_hms(tx, rows).await
+    }
+    fn id(&self) -> &str {
+        &self.id
     }
 }
 
@@ -87,12 +113,7 @@ mod tests {
 
     fn check(h: &HealthMonitorRow, tags: &[String]) {
         let view = HmView::new(h, tags);
-        same_as_map(
-            &view,
-            old_map(h, tags.to_vec()),
-            crate::render::HM_ATTRS,
-            &["pool_id"],
-        );
+        same_as_map(&view, old_map(h, tags.to_vec()));
     }
 
     #[test]

@@ -17,7 +17,6 @@ use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::l7rule::body::L7RulePost;
 use crate::l7rule::{self, MAX_RULES_PER_POLICY};
-use crate::listing;
 use crate::lookup::{
     get_db_l7policy, get_db_lb, get_db_listener, get_db_pool, lock_lb_and_listener,
     pool_protocol_ok, quota_limits,
@@ -25,11 +24,12 @@ use crate::lookup::{
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
-use crate::render::{render_policies, render_policy};
 use crate::state::AppState;
 use crate::types::{Patch, Wsme};
 use crate::{columns, list, provider_call, target};
 use body::*;
+pub use view::L7POLICY_ATTRS;
+use view::render_policy;
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -70,29 +70,6 @@ impl L7PolicyPut {
             || self.tags.given()
     }
 }
-
-/// Attribute names of a policy response.
-pub const L7POLICY_ATTRS: &[&str] = &[
-    "id",
-    "name",
-    "description",
-    "provisioning_status",
-    "operating_status",
-    "admin_state_up",
-    "project_id",
-    "tenant_id",
-    "action",
-    "listener_id",
-    "redirect_pool_id",
-    "redirect_url",
-    "redirect_prefix",
-    "position",
-    "rules",
-    "created_at",
-    "updated_at",
-    "tags",
-    "redirect_http_code",
-];
 
 /// The parsed-body check WSME does for `Enum(int, …)` (`redirect_http_code`).
 fn check_types(code: &Patch<i64>) -> Result<(), ApiError> {
@@ -333,38 +310,21 @@ fn pool_same_lb(pool: &PoolRow, listener: &ListenerRow) -> Result<(), ApiError> 
     Ok(())
 }
 
-/// `GET /v2/lbaas/l7policies`.
+/// `GET /v2/lbaas/l7policies` ([`list::project_list`]).
 pub async fn get_all(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
     headers: HeaderMap,
     Query(q): Q,
-) -> Result<Json<Value>, ApiError> {
-    let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
-    let scope = policy::list_scope(&ctx, "l7policy", params.project_filter())?;
-    let mut tx = st.db().begin_read().await?;
-    let c = listing::Collection {
-        spec: &listing::L7POLICY,
-        attrs: L7POLICY_ATTRS,
-        path: "/v2/lbaas/l7policies",
-        key: "l7policies",
-    };
-    let conds = listing::project_scope(&scope);
-    if let Some(body) =
-        listing::page(&st, &headers, &mut tx, &c, &params, conds, render_policies).await?
-    {
-        return Ok(Json(body));
-    }
-    Ok(Json(
-        get_all_in_memory(&st, &headers, &mut tx, &scope, &params).await?,
-    ))
+) -> Result<axum::response::Response, ApiError> {
+    list::project_list::<L7PolicyRow>(&st, &ctx, &headers, &q, "l7policy", PATH).await
 }
 
-/// The in-memory answer of [`get_all`]: every object of the caller's scope rendered, then filtered,
-/// sorted and paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It
-/// answers what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs`
-/// compares the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
-/// database's.
+/// The collection's path (and its links').
+const PATH: &str = "/v2/lbaas/l7policies";
+
+/// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
+/// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
 pub async fn get_all_in_memory(
     st: &AppState,
     headers: &HeaderMap,
@@ -372,20 +332,12 @@ pub async fn get_all_in_memory(
     scope: &Option<String>,
     params: &ListParams,
 ) -> Result<Value, ApiError> {
-    let rows: Vec<L7PolicyRow> = list::visible(tx, scope, vec![]).await?;
-    let mut all = Vec::with_capacity(rows.len());
-    for r in &rows {
-        all.push(render_policy(tx, r).await?);
-    }
-    list::collection(
-        st,
-        headers,
-        "/v2/lbaas/l7policies",
-        "l7policies",
-        all,
-        params,
-        L7POLICY_ATTRS,
-    )
+    let scope = list::Scope {
+        path: PATH,
+        project: scope,
+        parent: None,
+    };
+    list::in_memory::<L7PolicyRow>(st, headers, tx, params, &scope).await
 }
 
 /// `GET /v2/lbaas/l7policies/{id}`.

@@ -16,20 +16,20 @@ use serde_json::{Value, json};
 
 use crate::context::RequestContext;
 use crate::fault::ApiError;
-use crate::listing;
 use crate::lookup::{
     get_db_l7policy, get_db_l7rule, get_db_lb, get_db_listener, lock_lb_and_listener, quota_limits,
 };
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
-use crate::render::{render_rule, render_rules};
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
 use crate::types::{Patch, Wsme};
 use crate::{columns, list};
 use body::*;
 pub use python_re::regex_error;
+pub use view::L7RULE_ATTRS;
+use view::render_rule;
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -82,24 +82,6 @@ pub(crate) async fn insert_new(
     }
     Ok(row)
 }
-
-/// Attribute names of a rule response (filters, sort keys).
-pub const L7RULE_ATTRS: &[&str] = &[
-    "id",
-    "type",
-    "compare_type",
-    "key",
-    "value",
-    "invert",
-    "provisioning_status",
-    "operating_status",
-    "created_at",
-    "updated_at",
-    "project_id",
-    "tenant_id",
-    "admin_state_up",
-    "tags",
-];
 
 // ---- rule data validation (octavia/common/validate.py) ----
 
@@ -347,37 +329,34 @@ pub async fn get_all(
     Path(policy_id): Path<String>,
     headers: HeaderMap,
     Query(q): Q,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<axum::response::Response, ApiError> {
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let mut tx = st.db().begin_read().await?;
     route_policy(&mut tx, &policy_id).await?;
     let p = get_db_l7policy(&mut tx, &policy_id).await?;
     policy::authorize(&ctx, "l7rule", "get_all", p.project_id.as_deref())?;
     let path = format!("/v2/lbaas/l7policies/{policy_id}/rules");
-    let c = listing::Collection {
-        spec: &listing::L7RULE,
-        attrs: L7RULE_ATTRS,
-        path: &path,
-        key: "rules",
-    };
-    let conds = vec![
-        listing::not_deleted(),
-        listing::scope_eq("l7policy_id", &policy_id),
-    ];
-    if let Some(body) =
-        listing::page(&st, &headers, &mut tx, &c, &params, conds, render_rules).await?
-    {
-        return Ok(Json(body));
-    }
-    Ok(Json(
-        get_all_in_memory(&st, &headers, &mut tx, &policy_id, &path, &params).await?,
-    ))
+    list::get_all::<L7RuleRow>(
+        &st,
+        &headers,
+        &mut tx,
+        &params,
+        &rule_scope(&policy_id, &path),
+    )
+    .await
 }
 
-/// The in-memory answer of [`get_all`]: every object of the policy rendered, then filtered, sorted
-/// and paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It answers
-/// what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs` compares the
-/// SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the database's.
+/// The scope of a policy's rule list.
+fn rule_scope<'a>(policy_id: &'a str, path: &'a str) -> list::Scope<'a> {
+    list::Scope {
+        path,
+        project: &None,
+        parent: Some(("l7policy_id", policy_id)),
+    }
+}
+
+/// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
+/// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
 pub async fn get_all_in_memory(
     st: &AppState,
     headers: &HeaderMap,
@@ -386,12 +365,7 @@ pub async fn get_all_in_memory(
     path: &str,
     params: &ListParams,
 ) -> Result<Value, ApiError> {
-    let rows = policy_rules(tx, policy_id).await?;
-    let mut all = Vec::with_capacity(rows.len());
-    for r in &rows {
-        all.push(render_rule(tx, r).await?);
-    }
-    list::collection(st, headers, path, "rules", all, params, L7RULE_ATTRS)
+    list::in_memory::<L7RuleRow>(st, headers, tx, params, &rule_scope(policy_id, path)).await
 }
 
 /// `GET /v2/lbaas/l7policies/{l7policy_id}/rules/{id}` (like the reference, the rule need

@@ -16,18 +16,16 @@ use serde_json::{Value, json};
 use crate::certificates;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
-use crate::listing;
 use crate::lookup::{
-    get_db_lb, get_db_listener, pool_protocol_ok, port_space, quota_limits, stats_of, strip_helper,
+    get_db_lb, get_db_listener, pool_protocol_ok, port_space, quota_limits, stats_of,
 };
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
-use crate::render::LISTENER_ATTRS;
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
 use crate::types::{Patch, Strings, Wsme, put_sent};
-use crate::{columns, list, provider_model, render};
+use crate::{columns, list, provider_model};
 use body::*;
 
 type Q = Query<Vec<(String, String)>>;
@@ -237,37 +235,21 @@ pub(crate) async fn insert_new(
     Ok(given)
 }
 
-/// `GET /v2/lbaas/listeners`.
+/// `GET /v2/lbaas/listeners` ([`list::project_list`]).
 pub async fn get_all(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
     headers: HeaderMap,
     Query(q): Q,
-) -> Result<Json<Value>, ApiError> {
-    let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
-    let scope = policy::list_scope(&ctx, "listener", params.project_filter())?;
-    let mut tx = st.db().begin_read().await?;
-    let c = listing::Collection {
-        spec: &listing::LISTENER,
-        attrs: LISTENER_ATTRS,
-        path: "/v2/lbaas/listeners",
-        key: "listeners",
-    };
-    let conds = listing::project_scope(&scope);
-    let render = render::render_listeners;
-    if let Some(body) = listing::page(&st, &headers, &mut tx, &c, &params, conds, render).await? {
-        return Ok(Json(body));
-    }
-    Ok(Json(
-        get_all_in_memory(&st, &headers, &mut tx, &scope, &params).await?,
-    ))
+) -> Result<axum::response::Response, ApiError> {
+    list::project_list::<ListenerRow>(&st, &ctx, &headers, &q, "listener", PATH).await
 }
 
-/// The in-memory answer of [`get_all`]: every object of the caller's scope rendered, then filtered,
-/// sorted and paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It
-/// answers what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs`
-/// compares the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
-/// database's.
+/// The collection's path (and its links').
+const PATH: &str = "/v2/lbaas/listeners";
+
+/// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
+/// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
 pub async fn get_all_in_memory(
     st: &AppState,
     headers: &HeaderMap,
@@ -275,26 +257,12 @@ pub async fn get_all_in_memory(
     scope: &Option<String>,
     params: &ListParams,
 ) -> Result<Value, ApiError> {
-    let rows: Vec<ListenerRow> = list::visible(tx, scope, vec![]).await?;
-    let mut all = Vec::new();
-    for r in &rows {
-        let mut v = render::render_listener(tx, r).await?;
-        if let Some(o) = v.as_object_mut() {
-            o.insert("loadbalancer_id".into(), json!(r.load_balancer_id));
-        }
-        all.push(v);
-    }
-    let mut body = list::collection(
-        st,
-        headers,
-        "/v2/lbaas/listeners",
-        "listeners",
-        all,
-        params,
-        LISTENER_ATTRS,
-    )?;
-    strip_helper(&mut body, "listeners", "loadbalancer_id");
-    Ok(body)
+    let scope = list::Scope {
+        path: PATH,
+        project: scope,
+        parent: None,
+    };
+    list::in_memory::<ListenerRow>(st, headers, tx, params, &scope).await
 }
 
 /// `GET /v2/lbaas/listeners/{id}`.
@@ -309,7 +277,7 @@ pub async fn get_one(
     let l = get_db_listener(&mut tx, &id).await?;
     policy::authorize(&ctx, "listener", "get_one", l.project_id.as_deref())?;
     Ok(Json(
-        json!({"listener": list::select(render::render_listener(&mut tx, &l).await?, &fields)}),
+        json!({"listener": list::select(view::render_listener(&mut tx, &l).await?, &fields)}),
     ))
 }
 
@@ -431,7 +399,7 @@ pub async fn post(
     // `insert_headers` is `{}` for a NULL column (octavia/common/data_models.py `Listener`)
     model.insert_headers.get_or_insert_with(|| json!({}));
     call_provider(&mut tx, &pname, driver.listener_create(model)).await?;
-    let body = render::render_listener_with(&row, att);
+    let body = view::render_listener_with(&row, att);
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"listener": body}))).into_response())
 }
@@ -556,7 +524,7 @@ pub async fn put(
     }
     call_provider(&mut tx, &pname, driver.listener_update(old, new)).await?;
     let l = get_db_listener(&mut tx, &id).await?;
-    let body = render::render_listener(&mut tx, &l).await?;
+    let body = view::render_listener(&mut tx, &l).await?;
     tx.commit().await?;
     Ok(Json(json!({"listener": body})))
 }

@@ -1,97 +1,130 @@
-//! The listener's response object, as `octavia/api/v2/types/listener.py` `ListenerResponse`.
+//! The listener's response object, as `octavia/api/v2/types/listener.py` `ListenerResponse`:
+//! the view, its attribute table and its collection's listing spec from one declaration
+//! (`crate::view::view_decl!`), and the renderers.
 
 use std::collections::BTreeMap;
 
-use octavia_db::{ListenerAttachments, ListenerRow};
-use serde::Serialize;
+use octavia_db::{ListenerAttachments, ListenerRow, Tx};
+use serde_json::Value;
 
-use crate::view::{Dt, IdRef, ScalarList, id_refs, or_empty};
+use crate::fault::ApiError;
+use crate::view::{Dt, IdRef, ScalarList, id_refs, or_empty, to_value, view_decl};
 
-/// A listener response object; fields in sorted key order (see [`crate::view`]).
-#[derive(Serialize)]
-pub struct ListenerView<'a> {
-    admin_state_up: bool,
-    allowed_cidrs: Option<&'a [String]>,
-    alpn_protocols: ScalarList<'a>,
-    client_authentication: &'a str,
-    client_ca_tls_container_ref: Option<&'a str>,
-    client_crl_container_ref: Option<&'a str>,
-    connection_limit: Option<i32>,
-    created_at: Dt,
-    default_pool_id: Option<&'a str>,
-    default_tls_container_ref: Option<&'a str>,
-    description: &'a str,
-    hsts_include_subdomains: Option<bool>,
-    hsts_max_age: Option<i32>,
-    hsts_preload: Option<bool>,
-    id: &'a str,
-    insert_headers: BTreeMap<String, String>,
-    l7policies: Vec<IdRef<'a>>,
-    loadbalancers: Vec<IdRef<'a>>,
-    name: &'a str,
-    operating_status: &'a str,
-    project_id: Option<&'a str>,
-    protocol: &'a str,
-    protocol_port: i32,
-    provisioning_status: &'a str,
-    sni_container_refs: &'a [String],
-    tags: &'a [String],
-    tenant_id: Option<&'a str>,
-    timeout_client_data: Option<i32>,
-    timeout_member_connect: Option<i32>,
-    timeout_member_data: Option<i32>,
-    timeout_tcp_inspect: Option<i32>,
-    tls_ciphers: Option<&'a str>,
-    tls_versions: ScalarList<'a>,
-    updated_at: Dt,
-}
-
-impl<'a> ListenerView<'a> {
+view_decl! {
+    /// A listener response object, as octavia/api/v2/types/listener.py `ListenerResponse`;
+    /// serialised in sorted key order (see [`crate::view`]).
+    pub struct ListenerView<'a>;
     /// The response object of `l` with its collections: `""` for a NULL name or description,
     /// `insert_headers` unpickled (`{}` when NULL or not a pickled string map), no allowed
     /// CIDRs `null`, the comma-joined TLS versions / ALPN protocols as lists.
-    pub fn new(l: &'a ListenerRow, att: &'a ListenerAttachments) -> Self {
-        let insert_headers = l
+    pub fn new(l: &'a ListenerRow, att: &'a ListenerAttachments);
+    /// `ListenerResponse`'s attribute names in Octavia's declaration order, then the list-only
+    /// `loadbalancer_id` (filters, sort keys, `fields=`).
+    pub const LISTENER_ATTRS;
+    /// `GET /v2/lbaas/listeners` in SQL.
+    pub static LISTENER = { joins: &[], tags: true };
+    fields {
+        id: &'a str = &l.id => Val("`t`.`id`", Text),
+        name: &'a str = or_empty(&l.name) => Str("`t`.`name`"),
+        description: &'a str = or_empty(&l.description) => Str("`t`.`description`"),
+        provisioning_status: &'a str = l.provisioning_status.as_str()
+            => Val("`t`.`provisioning_status`", Text),
+        operating_status: &'a str = l.operating_status.as_str()
+            => Val("`t`.`operating_status`", Text),
+        admin_state_up: bool = l.enabled => Val("`t`.`enabled`", Bool),
+        protocol: &'a str = &l.protocol => Val("`t`.`protocol`", Text),
+        protocol_port: i32 = l.protocol_port => Val("`t`.`protocol_port`", Int),
+        connection_limit: Option<i32> = l.connection_limit => Val("`t`.`connection_limit`", Int),
+        default_tls_container_ref: Option<&'a str> = l.tls_certificate_id.as_deref()
+            => Val("`t`.`tls_certificate_id`", Text),
+        sni_container_refs: &'a [String] = &att.sni_refs => Has(
+            "EXISTS (SELECT 1 FROM `sni` `x` WHERE `x`.`listener_id` = `t`.`id` AND `x`.`tls_container_id` = ?)"
+        ),
+        project_id: Option<&'a str> = l.project_id.as_deref() => Val("`t`.`project_id`", Text),
+        tenant_id: Option<&'a str> = l.project_id.as_deref() => Val("`t`.`project_id`", Text),
+        default_pool_id: Option<&'a str> = l.default_pool_id.as_deref()
+            => Val("`t`.`default_pool_id`", Text),
+        l7policies: Vec<IdRef<'a>> = id_refs(&att.l7policy_ids) => Has(
+            "EXISTS (SELECT 1 FROM `l7policy` `x` WHERE `x`.`listener_id` = `t`.`id` AND `x`.`id` = ?)"
+        ),
+        insert_headers: BTreeMap<String, String> = l
             .insert_headers
             .as_deref()
             .and_then(|b| octavia_db::unpickle_str_dict(b).ok())
-            .unwrap_or_default();
-        Self {
-            admin_state_up: l.enabled,
-            allowed_cidrs: (!att.allowed_cidrs.is_empty()).then_some(att.allowed_cidrs.as_slice()),
-            alpn_protocols: ScalarList(l.alpn_protocols.as_deref()),
-            client_authentication: &l.client_authentication,
-            client_ca_tls_container_ref: l.client_ca_tls_certificate_id.as_deref(),
-            client_crl_container_ref: l.client_crl_container_id.as_deref(),
-            connection_limit: l.connection_limit,
-            created_at: Dt(l.created_at),
-            default_pool_id: l.default_pool_id.as_deref(),
-            default_tls_container_ref: l.tls_certificate_id.as_deref(),
-            description: or_empty(&l.description),
-            hsts_include_subdomains: l.hsts_include_subdomains,
-            hsts_max_age: l.hsts_max_age,
-            hsts_preload: l.hsts_preload,
-            id: &l.id,
-            insert_headers,
-            l7policies: id_refs(&att.l7policy_ids),
-            loadbalancers: id_refs(&l.load_balancer_id),
-            name: or_empty(&l.name),
-            operating_status: l.operating_status.as_str(),
-            project_id: l.project_id.as_deref(),
-            protocol: &l.protocol,
-            protocol_port: l.protocol_port,
-            provisioning_status: l.provisioning_status.as_str(),
-            sni_container_refs: &att.sni_refs,
-            tags: &att.tags,
-            tenant_id: l.project_id.as_deref(),
-            timeout_client_data: l.timeout_client_data,
-            timeout_member_connect: l.timeout_member_connect,
-            timeout_member_data: l.timeout_member_data,
-            timeout_tcp_inspect: l.timeout_tcp_inspect,
-            tls_ciphers: l.tls_ciphers.as_deref(),
-            tls_versions: ScalarList(l.tls_versions.as_deref()),
-            updated_at: Dt(l.updated_at),
-        }
+            .unwrap_or_default() => Never,
+        created_at: Dt = Dt(l.created_at) => Val("`t`.`created_at`", Time),
+        updated_at: Dt = Dt(l.updated_at) => Val("`t`.`updated_at`", Time),
+        loadbalancers: Vec<IdRef<'a>> = id_refs(&l.load_balancer_id)
+            => Has("`t`.`load_balancer_id` = ?"),
+        timeout_client_data: Option<i32> = l.timeout_client_data
+            => Val("`t`.`timeout_client_data`", Int),
+        timeout_member_connect: Option<i32> = l.timeout_member_connect
+            => Val("`t`.`timeout_member_connect`", Int),
+        timeout_member_data: Option<i32> = l.timeout_member_data
+            => Val("`t`.`timeout_member_data`", Int),
+        timeout_tcp_inspect: Option<i32> = l.timeout_tcp_inspect
+            => Val("`t`.`timeout_tcp_inspect`", Int),
+        tags: &'a [String] = &att.tags => Has(
+            "EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)"
+        ),
+        client_ca_tls_container_ref: Option<&'a str> = l.client_ca_tls_certificate_id.as_deref()
+            => Val("`t`.`client_ca_tls_certificate_id`", Text),
+        client_authentication: &'a str = &l.client_authentication
+            => Val("`t`.`client_authentication`", Text),
+        client_crl_container_ref: Option<&'a str> = l.client_crl_container_id.as_deref()
+            => Val("`t`.`client_crl_container_id`", Text),
+        allowed_cidrs: Option<&'a [String]> =
+            (!att.allowed_cidrs.is_empty()).then_some(att.allowed_cidrs.as_slice()) => Has(
+            "EXISTS (SELECT 1 FROM `listener_cidr` `x` WHERE `x`.`listener_id` = `t`.`id` AND `x`.`cidr` = ?)"
+        ),
+        tls_ciphers: Option<&'a str> = l.tls_ciphers.as_deref() => Val("`t`.`tls_ciphers`", Text),
+        tls_versions: ScalarList<'a> = ScalarList(l.tls_versions.as_deref())
+            => Csv("`t`.`tls_versions`"),
+        alpn_protocols: ScalarList<'a> = ScalarList(l.alpn_protocols.as_deref())
+            => Csv("`t`.`alpn_protocols`"),
+        hsts_max_age: Option<i32> = l.hsts_max_age => Val("`t`.`hsts_max_age`", Int),
+        hsts_include_subdomains: Option<bool> = l.hsts_include_subdomains
+            => Val("`t`.`hsts_include_subdomains`", Bool),
+        hsts_preload: Option<bool> = l.hsts_preload => Val("`t`.`hsts_preload`", Bool),
+    }
+    list_only { loadbalancer_id => Val("`t`.`load_balancer_id`", Text) }
+}
+
+/// `ListenerResponse` of a row. Errors: the database's.
+pub async fn render_listener(tx: &mut Tx, l: &ListenerRow) -> Result<Value, ApiError> {
+    // one statement for the collections (octavia-db `listener_attachments`)
+    let att = tx.listener_attachments(&l.id).await?;
+    Ok(render_listener_with(l, att))
+}
+
+/// [`render_listener`] of a list page: the collections of all rows in one statement per 500.
+/// Errors: the database's.
+pub async fn render_listeners(tx: &mut Tx, rows: &[ListenerRow]) -> Result<Vec<Value>, ApiError> {
+    let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+    let atts = tx.listeners_attachments(&ids).await?;
+    Ok(rows
+        .iter()
+        .zip(atts)
+        .map(|(r, a)| render_listener_with(r, a))
+        .collect())
+}
+
+/// [`render_listener`] with the collections already at hand (a create knows them).
+pub fn render_listener_with(l: &ListenerRow, att: ListenerAttachments) -> Value {
+    to_value(&ListenerView::new(l, &att))
+}
+
+impl crate::list::Listed for ListenerRow {
+    const SPEC: &'static crate::listing::Spec = &LISTENER;
+    const ATTRS: &'static [&'static str] = LISTENER_ATTRS;
+    const COLLECTION: &'static str = "listeners";
+    const HELPER: Option<crate::list::Helper<Self>> =
+        Some(("loadbalancer_id", |r| serde_json::json!(r.load_balancer_id)));
+    async fn render(tx: &mut Tx, rows: &[Self]) -> Result<Vec<Value>, ApiError> {
+        render_listeners(tx, rows).await
+    }
+    fn id(&self) -> &str {
+        &self.id
     }
 }
 
@@ -137,8 +170,7 @@ mod tests {
 
     fn check(l: &ListenerRow, att: &ListenerAttachments) {
         let view = ListenerView::new(l, att);
-        let attrs = crate::render::LISTENER_ATTRS;
-        same_as_map(&view, old_map(l, att.clone()), attrs, &["loadbalancer_id"]);
+        same_as_map(&view, old_map(l, att.clone()));
     }
 
     #[test]

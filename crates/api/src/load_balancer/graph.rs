@@ -25,7 +25,7 @@ use crate::member::body::MemberPost;
 use crate::pool::body::PoolPost;
 use crate::state::AppState;
 use crate::types::{Obj, Patch};
-use crate::{columns, provider_model, related, render};
+use crate::{columns, provider_model, related};
 
 /// Keys a name-only pool reference carries anyway (`PoolSingleCreate` defaults: the reference
 /// counts `name`, `enabled`, `tls_enabled` and treats more than three keys as a definition).
@@ -404,7 +404,7 @@ pub async fn render_full(
     lb: &LoadBalancerRow,
     created: Option<&Created>,
 ) -> Result<Value, ApiError> {
-    let mut body = render::render_lb(tx, lb).await?;
+    let mut body = super::view::render_lb(tx, lb).await?;
     let (mut listeners, mut pools) = related::lb_children(tx, &lb.id).await?;
     let mut member_order: Vec<&String> = Vec::new();
     if let Some(c) = created {
@@ -415,13 +415,13 @@ pub async fn render_full(
     }
     let mut ls = Vec::with_capacity(listeners.len());
     for l in &listeners {
-        let mut v = render::render_listener(tx, l).await?;
+        let mut v = crate::listener::view::render_listener(tx, l).await?;
         let mut l7 = Vec::new();
         for p in listener_policies(tx, &l.id).await? {
-            let mut pv = render::render_policy(tx, &p).await?;
+            let mut pv = crate::l7policy::view::render_policy(tx, &p).await?;
             let mut rules = Vec::new();
             for r in crate::l7rule::policy_rules(tx, &p.id).await? {
-                rules.push(render::render_rule(tx, &r).await?);
+                rules.push(crate::l7rule::view::render_rule(tx, &r).await?);
             }
             pv["rules"] = Value::Array(rules);
             l7.push(pv);
@@ -434,16 +434,16 @@ pub async fn render_full(
     }
     let mut ps = Vec::with_capacity(pools.len());
     for p in &pools {
-        let mut v = render::render_pool(tx, p).await?;
+        let mut v = crate::pool::view::render_pool(tx, p).await?;
         let mut members = Vec::new();
         let mut rows = related::pool_members(tx, &p.id).await?;
         rows.sort_by_key(|m| member_order.iter().position(|id| **id == m.id));
         for m in rows {
-            members.push(render::render_member(tx, &m).await?);
+            members.push(crate::member::view::render_member(tx, &m).await?);
         }
         let hm = match related::pool_hm(tx, &p.id).await? {
             Some(h) => {
-                let mut hv = render::render_hm(tx, &h).await?;
+                let mut hv = crate::health_monitor::view::render_hm(tx, &h).await?;
                 if let Some(o) = hv.as_object_mut() {
                     o.remove("pools");
                 }

@@ -16,16 +16,14 @@ use serde_json::{Value, json};
 
 use crate::context::RequestContext;
 use crate::fault::{ApiError, MISSING_PROJECT};
-use crate::listing;
 use crate::lookup::{get_db_lb, lb_stats, quota_limits};
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
-use crate::render::LB_ATTRS;
 use crate::state::AppState;
 use crate::target::{self, Provider};
 use crate::types::Wsme;
-use crate::{columns, list, provider_call, provider_model, related, render};
+use crate::{columns, list, provider_call, provider_model, related};
 use body::*;
 
 pub mod graph;
@@ -33,61 +31,22 @@ mod vip;
 
 type Q = Query<Vec<(String, String)>>;
 
-/// `GET /v2/lbaas/loadbalancers`. Without `fields=` the page is written as text
-/// ([`listing::page_text`]).
+/// `GET /v2/lbaas/loadbalancers` ([`list::project_list`]; without `fields=` the page is
+/// written as text, [`crate::listing::page_text`]).
 pub async fn get_all(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
     headers: HeaderMap,
     Query(q): Q,
-) -> Result<Response, ApiError> {
-    let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
-    let scope = policy::list_scope(&ctx, "loadbalancer", params.project_filter())?;
-    let mut tx = st.db().begin_read().await?;
-    let c = listing::Collection {
-        spec: &listing::LB,
-        attrs: LB_ATTRS,
-        path: "/v2/lbaas/loadbalancers",
-        key: "loadbalancers",
-    };
-    let conds = listing::project_scope(&scope);
-    if params.fields.is_empty() {
-        let key: fn(&LoadBalancerRow) -> &str = |r| &r.id;
-        if let Some(text) = listing::page_text(
-            &st,
-            &headers,
-            &mut tx,
-            &c,
-            &params,
-            conds,
-            key,
-            render::render_lbs_text,
-        )
-        .await?
-        {
-            return Ok(listing::json_text(text));
-        }
-    } else if let Some(body) = listing::page(
-        &st,
-        &headers,
-        &mut tx,
-        &c,
-        &params,
-        conds,
-        render::render_lbs,
-    )
-    .await?
-    {
-        return Ok(Json(body).into_response());
-    }
-    Ok(Json(get_all_in_memory(&st, &headers, &mut tx, &scope, &params).await?).into_response())
+) -> Result<axum::response::Response, ApiError> {
+    list::project_list::<LoadBalancerRow>(&st, &ctx, &headers, &q, "loadbalancer", PATH).await
 }
 
-/// The in-memory answer of [`get_all`]: every object of the caller's scope rendered, then filtered,
-/// sorted and paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It
-/// answers what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs`
-/// compares the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
-/// database's.
+/// The collection's path (and its links').
+const PATH: &str = "/v2/lbaas/loadbalancers";
+
+/// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
+/// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
 pub async fn get_all_in_memory(
     st: &AppState,
     headers: &HeaderMap,
@@ -95,20 +54,12 @@ pub async fn get_all_in_memory(
     scope: &Option<String>,
     params: &ListParams,
 ) -> Result<Value, ApiError> {
-    let rows: Vec<LoadBalancerRow> = list::visible(tx, scope, vec![]).await?;
-    let mut all = Vec::with_capacity(rows.len());
-    for r in &rows {
-        all.push(render::render_lb(tx, r).await?);
-    }
-    list::collection(
-        st,
-        headers,
-        "/v2/lbaas/loadbalancers",
-        "loadbalancers",
-        all,
-        params,
-        LB_ATTRS,
-    )
+    let scope = list::Scope {
+        path: PATH,
+        project: scope,
+        parent: None,
+    };
+    list::in_memory::<LoadBalancerRow>(st, headers, tx, params, &scope).await
 }
 
 /// `GET /v2/lbaas/loadbalancers/{id}`.
@@ -123,7 +74,7 @@ pub async fn get_one(
     // the row and its attachments in one read: the GET a client polls until ACTIVE
     let (lb, att) = crate::lookup::get_db_lb_with_attachments(&mut tx, &id).await?;
     policy::authorize(&ctx, "loadbalancer", "get_one", lb.project_id.as_deref())?;
-    let body = render::render_lb_with(&lb, att);
+    let body = view::render_lb_with(&lb, att);
     Ok(Json(json!({ "loadbalancer": list::select(body, &fields) })))
 }
 
@@ -559,7 +510,7 @@ pub async fn put(
     write_put(&mut tx, &id, &b, &mut new).await?;
     call_provider(&mut tx, &pname, driver.loadbalancer_update(old, new)).await?;
     let lb_now = get_db_lb(&mut tx, &id).await?;
-    let body = render::render_lb(&mut tx, &lb_now).await?;
+    let body = view::render_lb(&mut tx, &lb_now).await?;
     tx.commit().await?;
     Ok(Json(json!({ "loadbalancer": body })))
 }

@@ -15,16 +15,14 @@ use serde_json::{Value, json};
 
 use crate::context::RequestContext;
 use crate::fault::ApiError;
-use crate::listing;
 use crate::lookup::{get_db_lb, get_db_pool, lock_pool_child, quota_limits};
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
-use crate::render::MEMBER_ATTRS;
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
 use crate::types::{Wsme, put_sent};
-use crate::{columns, list, provider_model, related, render};
+use crate::{columns, list, provider_model, related};
 use body::*;
 
 pub mod batch;
@@ -198,36 +196,34 @@ pub async fn get_all(
     Path(pool_id): Path<String>,
     headers: HeaderMap,
     Query(q): Q,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<axum::response::Response, ApiError> {
     let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
     let mut tx = st.db().begin_read().await?;
     route_pool(&mut tx, &pool_id).await?;
     let pool = get_db_pool(&mut tx, &pool_id).await?;
     policy::authorize(&ctx, "member", "get_all", pool.project_id.as_deref())?;
     let path = format!("/v2/lbaas/pools/{pool_id}/members");
-    let c = listing::Collection {
-        spec: &listing::MEMBER,
-        attrs: MEMBER_ATTRS,
-        path: &path,
-        key: "members",
-    };
-    let conds = vec![
-        listing::not_deleted(),
-        listing::scope_eq("pool_id", &pool_id),
-    ];
-    let render = render::render_members;
-    if let Some(body) = listing::page(&st, &headers, &mut tx, &c, &params, conds, render).await? {
-        return Ok(Json(body));
-    }
-    Ok(Json(
-        get_all_in_memory(&st, &headers, &mut tx, &pool_id, &path, &params).await?,
-    ))
+    list::get_all::<MemberRow>(
+        &st,
+        &headers,
+        &mut tx,
+        &params,
+        &member_scope(&pool_id, &path),
+    )
+    .await
 }
 
-/// The in-memory answer of [`get_all`]: every object of the pool rendered, then filtered, sorted
-/// and paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It answers
-/// what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs` compares the
-/// SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the database's.
+/// The scope of a pool's member list.
+fn member_scope<'a>(pool_id: &'a str, path: &'a str) -> list::Scope<'a> {
+    list::Scope {
+        path,
+        project: &None,
+        parent: Some(("pool_id", pool_id)),
+    }
+}
+
+/// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
+/// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
 pub async fn get_all_in_memory(
     st: &AppState,
     headers: &HeaderMap,
@@ -236,12 +232,7 @@ pub async fn get_all_in_memory(
     path: &str,
     params: &ListParams,
 ) -> Result<Value, ApiError> {
-    let rows: Vec<MemberRow> = list::visible(tx, &None, vec![("pool_id", pool_id.into())]).await?;
-    let mut all = Vec::with_capacity(rows.len());
-    for r in &rows {
-        all.push(render::render_member(tx, r).await?);
-    }
-    list::collection(st, headers, path, "members", all, params, MEMBER_ATTRS)
+    list::in_memory::<MemberRow>(st, headers, tx, params, &member_scope(pool_id, path)).await
 }
 
 /// `GET /v2/lbaas/pools/{pool_id}/members/{id}`.
@@ -263,7 +254,7 @@ pub async fn get_one(
         return Err(ApiError::not_found("Member", &id));
     }
     Ok(Json(
-        json!({"member": list::select(render::render_member(&mut tx, &m).await?, &fields)}),
+        json!({"member": list::select(view::render_member(&mut tx, &m).await?, &fields)}),
     ))
 }
 
@@ -325,7 +316,7 @@ pub async fn post(
         driver.member_create(provider_model::member_model(&row)),
     )
     .await?;
-    let body = render::render_member_with(&row, tags);
+    let body = view::render_member_with(&row, tags);
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"member": body}))).into_response())
 }
@@ -376,7 +367,7 @@ pub async fn put(
     }
     call_provider(&mut tx, &pname, driver.member_update(old, new)).await?;
     let m = get_db_member(&mut tx, &pool_id, &id).await?;
-    let body = render::render_member(&mut tx, &m).await?;
+    let body = view::render_member(&mut tx, &m).await?;
     tx.commit().await?;
     Ok(Json(json!({"member": body})))
 }

@@ -1,61 +1,87 @@
-//! The member's response object, as `octavia/api/v2/types/member.py` `MemberResponse`.
+//! The member's response object, as `octavia/api/v2/types/member.py` `MemberResponse`: the
+//! view, its attribute table and its collection's listing spec from one declaration
+//! (`crate::view::view_decl!`), and the renderers that read what it shows beside the row.
 
-use octavia_db::MemberRow;
-use serde::Serialize;
+use octavia_db::{MemberRow, Tx};
+use serde_json::Value;
 
-use crate::view::{Dt, or_empty};
+use crate::fault::ApiError;
+use crate::related::tags_by_id;
+use crate::view::{Dt, or_empty, to_value, view_decl};
 
-/// A member response object; fields in sorted key order (see [`crate::view`]).
-#[derive(Serialize)]
-pub struct MemberView<'a> {
-    address: Option<&'a str>,
-    admin_state_up: bool,
-    backup: bool,
-    created_at: Dt,
-    id: &'a str,
-    monitor_address: Option<&'a str>,
-    monitor_port: Option<i32>,
-    name: &'a str,
-    operating_status: &'a str,
-    project_id: Option<&'a str>,
-    protocol_port: i32,
-    provisioning_status: &'a str,
-    subnet_id: Option<&'a str>,
-    tags: &'a [String],
-    tenant_id: Option<&'a str>,
-    updated_at: Dt,
-    vnic_type: &'a str,
-    weight: Option<i32>,
-}
-
-impl<'a> MemberView<'a> {
+view_decl! {
+    /// A member response object, as octavia/api/v2/types/member.py `MemberResponse`;
+    /// serialised in sorted key order (see [`crate::view`]).
+    pub struct MemberView<'a>;
     /// The response object of `m` with its tags (sorted): `""` for a NULL name, an empty
     /// vnic type `normal`.
-    pub fn new(m: &'a MemberRow, tags: &'a [String]) -> Self {
-        Self {
-            address: m.ip_address.as_deref(),
-            admin_state_up: m.enabled,
-            backup: m.backup,
-            created_at: Dt(m.created_at),
-            id: &m.id,
-            monitor_address: m.monitor_address.as_deref(),
-            monitor_port: m.monitor_port,
-            name: or_empty(&m.name),
-            operating_status: m.operating_status.as_str(),
-            project_id: m.project_id.as_deref(),
-            protocol_port: m.protocol_port,
-            provisioning_status: m.provisioning_status.as_str(),
-            subnet_id: m.subnet_id.as_deref(),
-            tags,
-            tenant_id: m.project_id.as_deref(),
-            updated_at: Dt(m.updated_at),
-            vnic_type: if m.vnic_type.is_empty() {
-                "normal"
-            } else {
-                &m.vnic_type
-            },
-            weight: m.weight,
-        }
+    pub fn new(m: &'a MemberRow, tags: &'a [String]);
+    /// `MemberResponse`'s attribute names in Octavia's declaration order (filters, sort keys,
+    /// `fields=`).
+    pub const MEMBER_ATTRS;
+    /// `GET /v2/lbaas/pools/{pool_id}/members` in SQL.
+    pub static MEMBER = { joins: &[], tags: true };
+    fields {
+        id: &'a str = &m.id => Val("`t`.`id`", Text),
+        name: &'a str = or_empty(&m.name) => Str("`t`.`name`"),
+        operating_status: &'a str = m.operating_status.as_str()
+            => Val("`t`.`operating_status`", Text),
+        provisioning_status: &'a str = m.provisioning_status.as_str()
+            => Val("`t`.`provisioning_status`", Text),
+        admin_state_up: bool = m.enabled => Val("`t`.`enabled`", Bool),
+        address: Option<&'a str> = m.ip_address.as_deref() => Val("`t`.`ip_address`", Text),
+        protocol_port: i32 = m.protocol_port => Val("`t`.`protocol_port`", Int),
+        weight: Option<i32> = m.weight => Val("`t`.`weight`", Int),
+        backup: bool = m.backup => Val("`t`.`backup`", Bool),
+        subnet_id: Option<&'a str> = m.subnet_id.as_deref() => Val("`t`.`subnet_id`", Text),
+        project_id: Option<&'a str> = m.project_id.as_deref() => Val("`t`.`project_id`", Text),
+        tenant_id: Option<&'a str> = m.project_id.as_deref() => Val("`t`.`project_id`", Text),
+        created_at: Dt = Dt(m.created_at) => Val("`t`.`created_at`", Time),
+        updated_at: Dt = Dt(m.updated_at) => Val("`t`.`updated_at`", Time),
+        monitor_address: Option<&'a str> = m.monitor_address.as_deref()
+            => Val("`t`.`monitor_address`", Text),
+        monitor_port: Option<i32> = m.monitor_port => Val("`t`.`monitor_port`", Int),
+        tags: &'a [String] = tags => Has(
+            "EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)"
+        ),
+        vnic_type: &'a str = if m.vnic_type.is_empty() { "normal" } else { &m.vnic_type } => Val(
+            "CASE WHEN COALESCE(`t`.`vnic_type`, '') = '' THEN 'normal' ELSE `t`.`vnic_type` END",
+            Text,
+        ),
+    }
+}
+
+/// `MemberResponse` of a row. Errors: the database's.
+pub async fn render_member(tx: &mut Tx, m: &MemberRow) -> Result<Value, ApiError> {
+    let tags = tx.tags(&m.id).await?;
+    Ok(render_member_with(m, tags))
+}
+
+/// [`render_member`] of a list page (tags in one statement per 500). Errors: the database's.
+pub async fn render_members(tx: &mut Tx, rows: &[MemberRow]) -> Result<Vec<Value>, ApiError> {
+    let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+    let tags = tags_by_id(tx, &ids).await?;
+    Ok(rows
+        .iter()
+        .zip(tags)
+        .map(|(r, t)| render_member_with(r, t))
+        .collect())
+}
+
+/// [`render_member`] with the tags (sorted) already at hand.
+pub fn render_member_with(m: &MemberRow, tags: Vec<String>) -> Value {
+    to_value(&MemberView::new(m, &tags))
+}
+
+impl crate::list::Listed for MemberRow {
+    const SPEC: &'static crate::listing::Spec = &MEMBER;
+    const ATTRS: &'static [&'static str] = MEMBER_ATTRS;
+    const COLLECTION: &'static str = "members";
+    async fn render(tx: &mut Tx, rows: &[Self]) -> Result<Vec<Value>, ApiError> {
+        render_members(tx, rows).await
+    }
+    fn id(&self) -> &str {
+        &self.id
     }
 }
 
@@ -80,12 +106,7 @@ mod tests {
 
     fn check(m: &MemberRow, tags: &[String]) {
         let view = MemberView::new(m, tags);
-        same_as_map(
-            &view,
-            old_map(m, tags.to_vec()),
-            crate::render::MEMBER_ATTRS,
-            &[],
-        );
+        same_as_map(&view, old_map(m, tags.to_vec()));
     }
 
     #[test]

@@ -68,7 +68,7 @@ static COMMON: &[Field] = &[
 pub struct Resource {
     /// Component name (`LoadBalancer`, …).
     pub name: &'static str,
-    /// The handler's attribute table (filters / sort keys), e.g. [`render::LB_ATTRS`].
+    /// The handler's attribute table (filters / sort keys), e.g. [`crate::load_balancer::view::LB_ATTRS`].
     pub attrs: fn() -> Vec<&'static str>,
     /// Filter-only helper keys of `attrs` that are stripped from bodies.
     pub hidden: &'static [&'static str],
@@ -104,7 +104,7 @@ impl Resource {
 /// `LoadBalancerResponse`.
 pub static LOAD_BALANCER: Resource = Resource {
     name: "LoadBalancer",
-    attrs: || render::LB_ATTRS.to_vec(),
+    attrs: || crate::load_balancer::view::LB_ATTRS.to_vec(),
     hidden: &[],
     optional: &[],
     extra: &[m("vip_vnic_type", STR), m("provider", s(64))],
@@ -113,7 +113,7 @@ pub static LOAD_BALANCER: Resource = Resource {
 /// `ListenerResponse`.
 pub static LISTENER: Resource = Resource {
     name: "Listener",
-    attrs: || render::LISTENER_ATTRS.to_vec(),
+    attrs: || crate::listener::view::LISTENER_ATTRS.to_vec(),
     hidden: &["loadbalancer_id"],
     optional: &[],
     extra: &[],
@@ -122,7 +122,7 @@ pub static LISTENER: Resource = Resource {
 /// `PoolResponse`.
 pub static POOL: Resource = Resource {
     name: "Pool",
-    attrs: || render::POOL_ATTRS.to_vec(),
+    attrs: || crate::pool::view::POOL_ATTRS.to_vec(),
     hidden: &["loadbalancer_id"],
     optional: &["healthmonitor_id"],
     extra: &[m("healthmonitor_id", Kind::Uuid)],
@@ -131,7 +131,7 @@ pub static POOL: Resource = Resource {
 /// `MemberResponse`.
 pub static MEMBER: Resource = Resource {
     name: "Member",
-    attrs: || render::MEMBER_ATTRS.to_vec(),
+    attrs: || crate::member::view::MEMBER_ATTRS.to_vec(),
     hidden: &[],
     optional: &[],
     extra: &[m("vnic_type", STR)],
@@ -140,7 +140,7 @@ pub static MEMBER: Resource = Resource {
 /// `HealthMonitorResponse`.
 pub static HEALTH_MONITOR: Resource = Resource {
     name: "HealthMonitor",
-    attrs: || render::HM_ATTRS.to_vec(),
+    attrs: || crate::health_monitor::view::HM_ATTRS.to_vec(),
     hidden: &["pool_id"],
     optional: &[],
     extra: &[],
@@ -653,7 +653,6 @@ const CAPABILITY_FILTERS: &[(&str, &str)] = &[
     ),
 ];
 
-use crate::render;
 use Body as B;
 use Params as P;
 use Reply as R;

@@ -17,18 +17,14 @@ use serde_json::{Value, json};
 use crate::certificates;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
-use crate::listing;
-use crate::lookup::{
-    check_pool_protocol, get_db_lb, get_db_listener, get_db_pool, quota_limits, strip_helper,
-};
+use crate::lookup::{check_pool_protocol, get_db_lb, get_db_listener, get_db_pool, quota_limits};
 use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
-use crate::render::POOL_ATTRS;
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
 use crate::types::{Patch, Wsme, put_sent};
-use crate::{columns, list, provider_model, related, render};
+use crate::{columns, list, provider_model, related};
 use body::*;
 
 type Q = Query<Vec<(String, String)>>;
@@ -213,61 +209,22 @@ fn tls_refs(r: Option<&String>) -> Vec<String> {
     r.filter(|r| !r.is_empty()).cloned().into_iter().collect()
 }
 
-/// `GET /v2/lbaas/pools`. Without `fields=` the page is written as text
-/// ([`listing::page_text`]), as the load balancers' (a monitoring scrape lists every pool).
+/// `GET /v2/lbaas/pools` ([`list::project_list`]; without `fields=` the page is written as
+/// text, [`crate::listing::page_text`]).
 pub async fn get_all(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
     headers: HeaderMap,
     Query(q): Q,
-) -> Result<Response, ApiError> {
-    let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
-    let scope = policy::list_scope(&ctx, "pool", params.project_filter())?;
-    let mut tx = st.db().begin_read().await?;
-    let c = listing::Collection {
-        spec: &listing::POOL,
-        attrs: POOL_ATTRS,
-        path: "/v2/lbaas/pools",
-        key: "pools",
-    };
-    let conds = listing::project_scope(&scope);
-    if params.fields.is_empty() {
-        let key: fn(&PoolRow) -> &str = |r| &r.id;
-        if let Some(text) = listing::page_text(
-            &st,
-            &headers,
-            &mut tx,
-            &c,
-            &params,
-            conds,
-            key,
-            render::render_pools_text,
-        )
-        .await?
-        {
-            return Ok(listing::json_text(text));
-        }
-    } else if let Some(body) = listing::page(
-        &st,
-        &headers,
-        &mut tx,
-        &c,
-        &params,
-        conds,
-        render::render_pools,
-    )
-    .await?
-    {
-        return Ok(Json(body).into_response());
-    }
-    Ok(Json(get_all_in_memory(&st, &headers, &mut tx, &scope, &params).await?).into_response())
+) -> Result<axum::response::Response, ApiError> {
+    list::project_list::<PoolRow>(&st, &ctx, &headers, &q, "pool", PATH).await
 }
 
-/// The in-memory answer of [`get_all`]: every object of the caller's scope rendered, then filtered,
-/// sorted and paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It
-/// answers what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs`
-/// compares the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
-/// database's.
+/// The collection's path (and its links').
+const PATH: &str = "/v2/lbaas/pools";
+
+/// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
+/// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
 pub async fn get_all_in_memory(
     st: &AppState,
     headers: &HeaderMap,
@@ -275,26 +232,12 @@ pub async fn get_all_in_memory(
     scope: &Option<String>,
     params: &ListParams,
 ) -> Result<Value, ApiError> {
-    let rows: Vec<PoolRow> = list::visible(tx, scope, vec![]).await?;
-    let mut all = Vec::with_capacity(rows.len());
-    for r in &rows {
-        let mut v = render::render_pool(tx, r).await?;
-        if let Some(o) = v.as_object_mut() {
-            o.insert("loadbalancer_id".into(), json!(r.load_balancer_id));
-        }
-        all.push(v);
-    }
-    let mut body = list::collection(
-        st,
-        headers,
-        "/v2/lbaas/pools",
-        "pools",
-        all,
-        params,
-        POOL_ATTRS,
-    )?;
-    strip_helper(&mut body, "pools", "loadbalancer_id");
-    Ok(body)
+    let scope = list::Scope {
+        path: PATH,
+        project: scope,
+        parent: None,
+    };
+    list::in_memory::<PoolRow>(st, headers, tx, params, &scope).await
 }
 
 /// `GET /v2/lbaas/pools/{id}`.
@@ -309,7 +252,7 @@ pub async fn get_one(
     let p = get_db_pool(&mut tx, &id).await?;
     policy::authorize(&ctx, "pool", "get_one", p.project_id.as_deref())?;
     Ok(Json(
-        json!({"pool": list::select(render::render_pool(&mut tx, &p).await?, &fields)}),
+        json!({"pool": list::select(view::render_pool(&mut tx, &p).await?, &fields)}),
     ))
 }
 
@@ -436,7 +379,7 @@ pub async fn post(
         tags,
         ..Default::default()
     };
-    let body = render::render_pool_with(&row, sp_row.as_ref(), att);
+    let body = view::render_pool_with(&row, sp_row.as_ref(), att);
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"pool": body}))).into_response())
 }
@@ -664,7 +607,7 @@ pub async fn put(
     }
     call_provider(&mut tx, &pname, driver.pool_update(old, new)).await?;
     let p = get_db_pool(&mut tx, &id).await?;
-    let body = render::render_pool(&mut tx, &p).await?;
+    let body = view::render_pool(&mut tx, &p).await?;
     tx.commit().await?;
     Ok(Json(json!({"pool": body})))
 }

@@ -1,10 +1,14 @@
 //! The pool's response object, as `octavia/api/v2/types/pool.py` `PoolResponse` (and
-//! `SessionPersistenceResponse`).
+//! `SessionPersistenceResponse`): the view, its attribute table and its collection's listing
+//! spec from one declaration (`crate::view::view_decl!`), and the renderers.
 
-use octavia_db::{PoolAttachments, PoolRow, SessionPersistenceRow};
+use octavia_db::{PoolAttachments, PoolRow, SessionPersistenceRow, Tx};
 use serde::Serialize;
+use serde_json::Value;
 
-use crate::view::{Dt, IdRef, ScalarList, id_refs, or_empty};
+use crate::fault::ApiError;
+use crate::related::rows_in;
+use crate::view::{Dt, IdRef, ScalarList, id_refs, or_empty, to_text, to_value, view_decl};
 
 /// A pool's session persistence; fields in sorted key order.
 #[derive(Serialize)]
@@ -27,38 +31,10 @@ impl<'a> SessionPersistenceView<'a> {
     }
 }
 
-/// A pool response object; fields in sorted key order (see [`crate::view`]).
-#[derive(Serialize)]
-pub struct PoolView<'a> {
-    admin_state_up: bool,
-    alpn_protocols: ScalarList<'a>,
-    ca_tls_container_ref: Option<&'a str>,
-    created_at: Dt,
-    crl_container_ref: Option<&'a str>,
-    description: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    healthmonitor_id: Option<&'a str>,
-    id: &'a str,
-    lb_algorithm: &'a str,
-    listeners: Vec<IdRef<'a>>,
-    loadbalancers: Vec<IdRef<'a>>,
-    members: Vec<IdRef<'a>>,
-    name: &'a str,
-    operating_status: &'a str,
-    project_id: Option<&'a str>,
-    protocol: &'a str,
-    provisioning_status: &'a str,
-    session_persistence: Option<SessionPersistenceView<'a>>,
-    tags: &'a [String],
-    tenant_id: Option<&'a str>,
-    tls_ciphers: Option<&'a str>,
-    tls_container_ref: Option<&'a str>,
-    tls_enabled: bool,
-    tls_versions: ScalarList<'a>,
-    updated_at: Dt,
-}
-
-impl<'a> PoolView<'a> {
+view_decl! {
+    /// A pool response object, as octavia/api/v2/types/pool.py `PoolResponse`; serialised in
+    /// sorted key order (see [`crate::view`]).
+    pub struct PoolView<'a>;
     /// The response object of `p` with its session persistence (`null` when none) and
     /// collections: `""` for a NULL name or description, `healthmonitor_id` left out when the
     /// pool has no monitor, the comma-joined TLS versions / ALPN protocols as lists.
@@ -66,34 +42,125 @@ impl<'a> PoolView<'a> {
         p: &'a PoolRow,
         sp: Option<&'a SessionPersistenceRow>,
         att: &'a PoolAttachments,
-    ) -> Self {
-        Self {
-            admin_state_up: p.enabled,
-            alpn_protocols: ScalarList(p.alpn_protocols.as_deref()),
-            ca_tls_container_ref: p.ca_tls_certificate_id.as_deref(),
-            created_at: Dt(p.created_at),
-            crl_container_ref: p.crl_container_id.as_deref(),
-            description: or_empty(&p.description),
-            healthmonitor_id: att.healthmonitor_id.as_deref(),
-            id: &p.id,
-            lb_algorithm: &p.lb_algorithm,
-            listeners: id_refs(&att.listener_ids),
-            loadbalancers: id_refs(&p.load_balancer_id),
-            members: id_refs(&att.member_ids),
-            name: or_empty(&p.name),
-            operating_status: p.operating_status.as_str(),
-            project_id: p.project_id.as_deref(),
-            protocol: &p.protocol,
-            provisioning_status: p.provisioning_status.as_str(),
-            session_persistence: sp.map(SessionPersistenceView::new),
-            tags: &att.tags,
-            tenant_id: p.project_id.as_deref(),
-            tls_ciphers: p.tls_ciphers.as_deref(),
-            tls_container_ref: p.tls_certificate_id.as_deref(),
-            tls_enabled: p.tls_enabled,
-            tls_versions: ScalarList(p.tls_versions.as_deref()),
-            updated_at: Dt(p.updated_at),
-        }
+    );
+    /// `PoolResponse`'s attribute names in Octavia's declaration order, then the list-only
+    /// `loadbalancer_id` (filters, sort keys, `fields=`).
+    pub const POOL_ATTRS;
+    /// `GET /v2/lbaas/pools` in SQL.
+    pub static POOL = { joins: &[], tags: true };
+    fields {
+        id: &'a str = &p.id => Val("`t`.`id`", Text),
+        name: &'a str = or_empty(&p.name) => Str("`t`.`name`"),
+        description: &'a str = or_empty(&p.description) => Str("`t`.`description`"),
+        provisioning_status: &'a str = p.provisioning_status.as_str()
+            => Val("`t`.`provisioning_status`", Text),
+        operating_status: &'a str = p.operating_status.as_str()
+            => Val("`t`.`operating_status`", Text),
+        admin_state_up: bool = p.enabled => Val("`t`.`enabled`", Bool),
+        protocol: &'a str = &p.protocol => Val("`t`.`protocol`", Text),
+        lb_algorithm: &'a str = &p.lb_algorithm => Val("`t`.`lb_algorithm`", Text),
+        session_persistence: Option<SessionPersistenceView<'a>> =
+            sp.map(SessionPersistenceView::new) => Never,
+        project_id: Option<&'a str> = p.project_id.as_deref() => Val("`t`.`project_id`", Text),
+        tenant_id: Option<&'a str> = p.project_id.as_deref() => Val("`t`.`project_id`", Text),
+        loadbalancers: Vec<IdRef<'a>> = id_refs(&p.load_balancer_id)
+            => Has("`t`.`load_balancer_id` = ?"),
+        listeners: Vec<IdRef<'a>> = id_refs(&att.listener_ids) => Has(
+            "EXISTS (SELECT 1 FROM `listener` `x` WHERE `x`.`default_pool_id` = `t`.`id` AND `x`.`provisioning_status` <> 'DELETED' AND `x`.`id` = ?)"
+        ),
+        created_at: Dt = Dt(p.created_at) => Val("`t`.`created_at`", Time),
+        updated_at: Dt = Dt(p.updated_at) => Val("`t`.`updated_at`", Time),
+        // the pool's first monitor by (created_at, id), as the response shows it
+        healthmonitor_id: Option<&'a str> = att.healthmonitor_id.as_deref() => Val(
+            "(SELECT `x`.`id` FROM `health_monitor` `x` WHERE `x`.`pool_id` = `t`.`id` AND `x`.`provisioning_status` <> 'DELETED' ORDER BY `x`.`created_at`, `x`.`id` LIMIT 1)",
+            Text,
+        ); skip_none,
+        members: Vec<IdRef<'a>> = id_refs(&att.member_ids) => Has(
+            "EXISTS (SELECT 1 FROM `member` `x` WHERE `x`.`pool_id` = `t`.`id` AND `x`.`provisioning_status` <> 'DELETED' AND `x`.`id` = ?)"
+        ),
+        tags: &'a [String] = &att.tags => Has(
+            "EXISTS (SELECT 1 FROM `tags` `g` WHERE `g`.`resource_id` = `t`.`id` AND `g`.`tag` = ?)"
+        ),
+        tls_container_ref: Option<&'a str> = p.tls_certificate_id.as_deref()
+            => Val("`t`.`tls_certificate_id`", Text),
+        ca_tls_container_ref: Option<&'a str> = p.ca_tls_certificate_id.as_deref()
+            => Val("`t`.`ca_tls_certificate_id`", Text),
+        crl_container_ref: Option<&'a str> = p.crl_container_id.as_deref()
+            => Val("`t`.`crl_container_id`", Text),
+        tls_enabled: bool = p.tls_enabled => Val("`t`.`tls_enabled`", Bool),
+        tls_ciphers: Option<&'a str> = p.tls_ciphers.as_deref() => Val("`t`.`tls_ciphers`", Text),
+        tls_versions: ScalarList<'a> = ScalarList(p.tls_versions.as_deref())
+            => Csv("`t`.`tls_versions`"),
+        alpn_protocols: ScalarList<'a> = ScalarList(p.alpn_protocols.as_deref())
+            => Csv("`t`.`alpn_protocols`"),
+    }
+    list_only { loadbalancer_id => Val("`t`.`load_balancer_id`", Text) }
+}
+
+/// [`render_pool`] of a list page: session persistences in one statement, the rest in one
+/// more (per 500 pools). Errors: the database's.
+pub async fn render_pools(tx: &mut Tx, rows: &[PoolRow]) -> Result<Vec<Value>, ApiError> {
+    pools_rendered(tx, rows, |v| to_value(v)).await
+}
+
+/// [`render_pools`] as each object's JSON text (a list page without `fields=`: no map per
+/// object, see [`crate::view`]). Errors: the database's.
+pub async fn render_pools_text(tx: &mut Tx, rows: &[PoolRow]) -> Result<Vec<String>, ApiError> {
+    pools_rendered(tx, rows, |v| to_text(v)).await
+}
+
+/// The pools' views (their session persistence and collections read in two statements for
+/// the whole page), each turned into `T` by `out`.
+async fn pools_rendered<T>(
+    tx: &mut Tx,
+    rows: &[PoolRow],
+    out: impl Fn(&PoolView<'_>) -> T,
+) -> Result<Vec<T>, ApiError> {
+    let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+    let sps: Vec<SessionPersistenceRow> = rows_in(tx, "pool_id", &ids).await?;
+    let sps: std::collections::HashMap<&str, &SessionPersistenceRow> =
+        sps.iter().map(|s| (s.pool_id.as_str(), s)).collect();
+    let atts = tx.pools_attachments(&ids).await?;
+    Ok(rows
+        .iter()
+        .zip(&atts)
+        .map(|(r, a)| out(&PoolView::new(r, sps.get(r.id.as_str()).copied(), a)))
+        .collect())
+}
+
+/// `PoolResponse` of a row (`healthmonitor_id` omitted when the pool has no monitor). Errors:
+/// the database's.
+pub async fn render_pool(tx: &mut Tx, p: &PoolRow) -> Result<Value, ApiError> {
+    let sp: Option<SessionPersistenceRow> = tx.find(&p.id).await?;
+    // one statement for the rest (octavia-db `pool_attachments`)
+    let att = tx.pool_attachments(&p.id).await?;
+    Ok(render_pool_with(p, sp.as_ref(), att))
+}
+
+/// [`render_pool`] with the session persistence and collections already at hand.
+pub fn render_pool_with(
+    p: &PoolRow,
+    sp: Option<&SessionPersistenceRow>,
+    att: PoolAttachments,
+) -> Value {
+    to_value(&PoolView::new(p, sp, &att))
+}
+
+impl crate::list::Listed for PoolRow {
+    const SPEC: &'static crate::listing::Spec = &POOL;
+    const ATTRS: &'static [&'static str] = POOL_ATTRS;
+    const COLLECTION: &'static str = "pools";
+    const HELPER: Option<crate::list::Helper<Self>> =
+        Some(("loadbalancer_id", |r| serde_json::json!(r.load_balancer_id)));
+    const TEXT: bool = true;
+    async fn render_text(tx: &mut Tx, rows: &[Self]) -> Result<Vec<String>, ApiError> {
+        render_pools_text(tx, rows).await
+    }
+    async fn render(tx: &mut Tx, rows: &[Self]) -> Result<Vec<Value>, ApiError> {
+        render_pools(tx, rows).await
+    }
+    fn id(&self) -> &str {
+        &self.id
     }
 }
 
@@ -138,16 +205,7 @@ mod tests {
 
     fn check(p: &PoolRow, sp: Option<&SessionPersistenceRow>, att: &PoolAttachments) {
         let view = PoolView::new(p, sp, att);
-        let mut hidden = vec!["loadbalancer_id"];
-        if att.healthmonitor_id.is_none() {
-            hidden.push("healthmonitor_id");
-        }
-        same_as_map(
-            &view,
-            old_map(p, sp, att.clone()),
-            crate::render::POOL_ATTRS,
-            &hidden,
-        );
+        same_as_map(&view, old_map(p, sp, att.clone()));
     }
 
     #[test]

@@ -25,24 +25,10 @@ use crate::quotas::body::QuotaPut;
 use crate::state::{AppState, QuotaDefaults};
 use crate::types::{Patch, Wsme};
 use crate::view::to_value;
+pub use view::QUOTA_ATTRS;
 use view::{Limits, QuotaView};
 
 type Q = Query<Vec<(String, String)>>;
-
-/// Attribute names of a quota response.
-pub const QUOTA_ATTRS: &[&str] = &[
-    "project_id",
-    "tenant_id",
-    "loadbalancer",
-    "load_balancer",
-    "listener",
-    "member",
-    "pool",
-    "healthmonitor",
-    "health_monitor",
-    "l7policy",
-    "l7rule",
-];
 
 /// A stored row as-is (list: NULL stays `null`).
 fn render_raw(q: &QuotaRow) -> Value {
@@ -144,7 +130,7 @@ pub async fn get_all(
     let scope = policy::list_scope(&ctx, "quota", params.project_filter())?;
     let mut tx = st.db().begin_read().await?;
     let c = listing::Collection {
-        spec: &listing::QUOTA,
+        spec: &view::QUOTA,
         attrs: QUOTA_ATTRS,
         path: "/v2/lbaas/quotas",
         key: "quotas",

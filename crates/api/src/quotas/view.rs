@@ -2,23 +2,32 @@
 //! `tenant_id` echo): each limit twice, `loadbalancer` + the deprecated `load_balancer`,
 //! `healthmonitor` + the deprecated `health_monitor`.
 
-use serde::Serialize;
+use crate::view::view_decl;
 
-/// A quota response object; `None` limits render `null`; fields in sorted key order (see
-/// [`crate::view`]).
-#[derive(Serialize)]
-pub struct QuotaView<'a> {
-    health_monitor: Option<i64>,
-    healthmonitor: Option<i64>,
-    l7policy: Option<i64>,
-    l7rule: Option<i64>,
-    listener: Option<i64>,
-    load_balancer: Option<i64>,
-    loadbalancer: Option<i64>,
-    member: Option<i64>,
-    pool: Option<i64>,
-    project_id: &'a str,
-    tenant_id: &'a str,
+view_decl! {
+    /// A quota response object, as octavia/api/v2/types/quotas.py `QuotaResponse`; `None`
+    /// limits render `null`; serialised in sorted key order (see [`crate::view`]).
+    pub struct QuotaView<'a>;
+    /// The quota object of `project` with `limits`.
+    pub fn new(project: &'a str, limits: Limits);
+    /// `QuotaResponse`'s attribute names (filters, sort keys, `fields=`): `project_id`, its
+    /// `tenant_id` echo, each limit under its name and its deprecated alias.
+    pub const QUOTA_ATTRS;
+    /// `GET /v2/lbaas/quotas` in SQL (the stored limits; NULL renders `null`).
+    pub static QUOTA = { joins: &[], tags: false };
+    fields {
+        project_id: &'a str = project => Val("`t`.`project_id`", Text),
+        tenant_id: &'a str = project => Val("`t`.`project_id`", Text),
+        loadbalancer: Option<i64> = limits.load_balancer => Val("`t`.`load_balancer`", Int),
+        load_balancer: Option<i64> = limits.load_balancer => Val("`t`.`load_balancer`", Int),
+        listener: Option<i64> = limits.listener => Val("`t`.`listener`", Int),
+        member: Option<i64> = limits.member => Val("`t`.`member`", Int),
+        pool: Option<i64> = limits.pool => Val("`t`.`pool`", Int),
+        healthmonitor: Option<i64> = limits.health_monitor => Val("`t`.`health_monitor`", Int),
+        health_monitor: Option<i64> = limits.health_monitor => Val("`t`.`health_monitor`", Int),
+        l7policy: Option<i64> = limits.l7policy => Val("`t`.`l7policy`", Int),
+        l7rule: Option<i64> = limits.l7rule => Val("`t`.`l7rule`", Int),
+    }
 }
 
 /// A project's limits per resource (`None`: unset; -1: unlimited).
@@ -38,25 +47,6 @@ pub struct Limits {
     pub l7policy: Option<i64>,
     /// L7 rules.
     pub l7rule: Option<i64>,
-}
-
-impl<'a> QuotaView<'a> {
-    /// The quota object of `project` with `limits`.
-    pub fn new(project: &'a str, limits: Limits) -> Self {
-        Self {
-            health_monitor: limits.health_monitor,
-            healthmonitor: limits.health_monitor,
-            l7policy: limits.l7policy,
-            l7rule: limits.l7rule,
-            listener: limits.listener,
-            load_balancer: limits.load_balancer,
-            loadbalancer: limits.load_balancer,
-            member: limits.member,
-            pool: limits.pool,
-            project_id: project,
-            tenant_id: project,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -86,12 +76,7 @@ mod tests {
                 "pool": l.pool, "healthmonitor": hm, "health_monitor": hm, "l7policy": l.l7policy,
                 "l7rule": l.l7rule,
             });
-            same_as_map(
-                &QuotaView::new("p\"", l),
-                map,
-                crate::quotas::QUOTA_ATTRS,
-                &[],
-            );
+            same_as_map(&QuotaView::new("p\"", l), map);
         }
     }
 }

@@ -94,8 +94,7 @@ impl Serialize for ProfileView<'_> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::flavors::Catalog;
-    use crate::profiles::{Profile, attrs};
+    use crate::profiles::Profile;
     use crate::view::testing::same_as_map;
     use octavia_db::{AvailabilityZoneProfileRow, FlavorProfileRow};
     use serde_json::json;
@@ -114,7 +113,7 @@ mod tests {
             let map = json!({"id": f.id, "name": f.name,
                 "description": f.description.clone().unwrap_or_default(),
                 "enabled": f.enabled, "flavor_profile_id": f.flavor_profile_id});
-            same_as_map(&FlavorView::new(&f), map, FlavorRow::ATTRS, &[]);
+            same_as_map(&FlavorView::new(&f), map);
             let z = AvailabilityZoneRow {
                 name: "z\"1".into(),
                 description,
@@ -124,7 +123,7 @@ mod tests {
             let map = json!({"name": z.name, "description": z.description.clone().unwrap_or_default(),
                 "enabled": z.enabled,
                 "availability_zone_profile_id": z.availability_zone_profile_id});
-            same_as_map(&AzView::new(&z), map, AvailabilityZoneRow::ATTRS, &[]);
+            same_as_map(&AzView::new(&z), map);
         }
     }
 
@@ -132,12 +131,7 @@ mod tests {
         let (id, name, provider, data) = p.parts();
         // `profiles::render` before the view
         let map = json!({"id": id, "name": name, "provider_name": provider, P::DATA: data});
-        same_as_map(
-            &ProfileView::new(P::DATA, p.parts()),
-            map,
-            &attrs::<P>(),
-            &[],
-        );
+        same_as_map(&ProfileView::new(P::DATA, p.parts()), map);
     }
 
     #[test]

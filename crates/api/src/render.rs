@@ -240,12 +240,3 @@ pub async fn render_rules(tx: &mut Tx, rows: &[L7RuleRow]) -> Result<Vec<Value>,
         .collect())
 }
 
-/// Drop list-only helper keys (used for filtering) from a rendered object.
-pub fn strip(mut v: Value, keys: &[&str]) -> Value {
-    if let Some(o) = v.as_object_mut() {
-        for k in keys {
-            o.remove(*k);
-        }
-    }
-    v
-}

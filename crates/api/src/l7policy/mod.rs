@@ -112,15 +112,10 @@ fn check_types(code: &Patch<i64>) -> Result<(), ApiError> {
 /// its dict: each left out, `null` (a key present with `None`) or a value.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Redirect {
-    /// `action`.
     pub action: Patch<String>,
-    /// `redirect_pool_id`.
     pub redirect_pool_id: Patch<String>,
-    /// `redirect_url`.
     pub redirect_url: Patch<String>,
-    /// `redirect_prefix`.
     pub redirect_prefix: Patch<String>,
-    /// `redirect_http_code`.
     pub redirect_http_code: Patch<i64>,
 }
 

@@ -2,8 +2,8 @@
 //! with `validate.sanitize_l7policy_api_args` and the position handling of
 //! `L7PolicyRepository` (octavia/db/repositories.py: append, then move; positions 1..n).
 
-pub mod body;
-pub mod view;
+pub(crate) mod body;
+pub(crate) mod view;
 
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};

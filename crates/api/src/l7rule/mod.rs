@@ -2,9 +2,9 @@
 //! with the rule-data checks of `octavia/common/validate.py`
 //! (`l7rule_data`, `validate_l7rule_ssl_types`).
 
-pub mod body;
-pub mod python_re;
-pub mod view;
+pub(crate) mod body;
+pub(crate) mod python_re;
+pub(crate) mod view;
 
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};

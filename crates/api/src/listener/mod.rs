@@ -1,9 +1,10 @@
 //! `/v2/lbaas/listeners`, as `octavia/api/v2/controllers/listener.py`.
 
-pub mod body;
-pub mod view;
-
-pub mod rules;
+internal! {
+    mod body;
+    mod rules;
+}
+pub(crate) mod view;
 
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};

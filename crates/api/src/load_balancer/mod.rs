@@ -1,7 +1,7 @@
 //! `/v2/lbaas/loadbalancers`, as `octavia/api/v2/controllers/load_balancer.py`.
 
-pub mod body;
-pub mod view;
+pub(crate) mod body;
+pub(crate) mod view;
 
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -28,7 +28,7 @@ use crate::types::Wsme;
 use crate::{columns, list, provider_call, provider_model, related, render};
 use body::*;
 
-pub mod graph;
+pub(crate) mod graph;
 mod vip;
 
 type Q = Query<Vec<(String, String)>>;

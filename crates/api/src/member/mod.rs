@@ -1,7 +1,7 @@
 //! `/v2/lbaas/pools/{pool_id}/members`, as `octavia/api/v2/controllers/member.py`.
 
-pub mod body;
-pub mod view;
+pub(crate) mod body;
+pub(crate) mod view;
 
 use provider::{OperatingStatus, ProvisioningStatus};
 use std::net::IpAddr;
@@ -27,7 +27,7 @@ use crate::types::{Wsme, put_sent};
 use crate::{columns, list, provider_model, related, render};
 use body::*;
 
-pub mod batch;
+pub(crate) mod batch;
 
 type Q = Query<Vec<(String, String)>>;
 

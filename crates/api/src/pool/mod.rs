@@ -1,7 +1,7 @@
 //! `/v2/lbaas/pools`, as `octavia/api/v2/controllers/pool.py`.
 
-pub mod body;
-pub mod view;
+pub(crate) mod body;
+pub(crate) mod view;
 
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};

@@ -91,7 +91,6 @@ wsme_body! {
 pub struct CatalogPost {
     /// `name` (mandatory).
     pub name: String,
-    /// `description`.
     pub description: Option<String>,
     /// `enabled` (left out: true; `null` refused).
     pub enabled: Patch<bool>,

@@ -1,12 +1,20 @@
 //! The Octavia v2 REST API on axum, the `api` crate of Keel.
 //!
 //! [`router`] builds the whole HTTP surface from an [`AppState`]: version discovery, the
-//! `/v2/lbaas/…` resources (one module per Octavia controller: [`load_balancer`],
-//! [`listener`], [`pool`], [`member`], [`health_monitor`], [`l7policy`], [`l7rule`],
-//! [`quotas`], …, which share their lookups and locks through [`lookup`] and the prologue of
-//! their writes through [`target`], not through each other), Octavia's fault bodies
-//! ([`fault`]), WSME-exact body parsing ([`types`]), pagination ([`pagination`]),
-//! keystone/noauth contexts ([`context`]) and the default RBAC rules ([`policy`]).
+//! `/v2/lbaas/…` resources (one module per Octavia controller: `load_balancer`, `listener`,
+//! `pool`, `member`, `health_monitor`, `l7policy`, `l7rule`, `quotas`, …, which share their
+//! lookups and locks through `lookup` and the prologue of their writes through `target`, not
+//! through each other), Octavia's fault bodies ([`fault`]), WSME-exact body parsing (`types`),
+//! pagination (`pagination`), keystone/noauth contexts ([`context`]) and the default RBAC rules
+//! ([`policy`]).
+//!
+//! The public modules are those the other crates of Keel use: the seams `keel` implements
+//! ([`certificates`], [`context`], [`network`], [`AmphoraControl`]), the options `service`
+//! reads into [`ApiConfig`] ([`cors`], [`healthcheck`], [`policy`]) and what its OVN DB sync
+//! shares with the handlers ([`provider_model`], [`provider_call`], [`related`], [`fault`]).
+//! The others are the crate's own; the `internals` feature, which only the crate's integration
+//! tests turn on (a dev-dependency of the crate on itself), makes the ones those tests read
+//! public.
 //!
 //! Every mutating call runs in one SQL transaction of `octavia-db` (lock the LB, check its
 //! state and the quota, write PENDING_* rows), calls the provider driver inside it, and
@@ -29,42 +37,61 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod amphora;
-pub mod amphora_control;
 pub mod certificates;
-pub mod columns;
 pub mod context;
 pub mod cors;
 pub mod fault;
-pub mod flavors;
-pub mod health_monitor;
 pub mod healthcheck;
-pub mod l7policy;
-pub mod l7rule;
-pub mod list;
-pub mod listener;
-pub mod listing;
-pub mod load_balancer;
-pub mod lookup;
-pub mod member;
-pub mod metrics;
 pub mod network;
-pub mod openapi;
-pub mod pagination;
-pub mod pickle;
 pub mod policy;
-pub mod pool;
-pub mod profiles;
-pub mod provider_api;
 pub mod provider_call;
 pub mod provider_model;
-pub mod proxy_headers;
-pub mod quotas;
 pub mod related;
-pub mod target;
-pub mod types;
-pub mod versions;
-pub mod view;
+
+/// Declares modules `pub(crate)`, or `pub` with the `internals` feature (the integration tests'
+/// view of the crate, not documented API: no `missing_docs` there), each once.
+macro_rules! internal {
+    ($($(#[$attr:meta])* mod $name:ident;)*) => {$(
+        $(#[$attr])*
+        #[cfg(feature = "internals")]
+        #[allow(missing_docs)]
+        pub mod $name;
+        $(#[$attr])*
+        #[cfg(not(feature = "internals"))]
+        pub(crate) mod $name;
+    )*};
+}
+
+// read by the integration tests in `tests/`
+internal! {
+    mod amphora;
+    mod flavors;
+    mod health_monitor;
+    mod l7policy;
+    mod l7rule;
+    mod listener;
+    mod listing;
+    mod load_balancer;
+    mod lookup;
+    mod member;
+    mod openapi;
+    mod pagination;
+    mod pickle;
+    mod pool;
+    mod profiles;
+    mod quotas;
+    mod types;
+}
+
+mod amphora_control;
+mod columns;
+mod list;
+mod metrics;
+mod provider_api;
+mod proxy_headers;
+mod target;
+mod versions;
+mod view;
 
 mod middleware;
 mod retry;
@@ -73,6 +100,7 @@ mod state;
 use axum::Router;
 use axum::routing::get;
 
+pub use amphora_control::AmphoraControl;
 pub use certificates::CertManager;
 pub use context::{AuthFailure, AuthMode, Identity, RequestContext, TokenAuth};
 pub use fault::ApiError;

@@ -58,11 +58,6 @@ pub fn collection(
     Ok(Value::Object(body))
 }
 
-/// Keys of a rendered object (the attributes filters and sort keys may name).
-pub fn attrs_of(sample: &[&'static str]) -> Vec<&'static str> {
-    sample.to_vec()
-}
-
 /// Rows of a table visible to a list: non-DELETED, in `project` when scoped.
 pub async fn visible<T: octavia_db::Record + octavia_db::HasProvisioningStatus>(
     tx: &mut Tx,

@@ -71,7 +71,6 @@ pub trait Profile: Record + Send + Sync + 'static {
 /// it) or a value.
 #[derive(Debug, Clone, Default)]
 pub struct ProfileBody {
-    /// `name`.
     pub name: Patch<String>,
     /// `provider_name` (left out, `null` or empty on a POST: `amphora`).
     pub provider_name: Patch<String>,

@@ -83,7 +83,7 @@ pub struct ApiConfig {
     /// `[oslo_middleware] max_request_body_size`, bytes (114688).
     pub max_request_body_size: usize,
     /// `[oslo_middleware] enable_proxy_headers_parsing`: links follow `Forwarded` /
-    /// `X-Forwarded-*` ([`crate::proxy_headers`]).
+    /// `X-Forwarded-*` (`proxy_headers.rs`).
     pub enable_proxy_headers_parsing: bool,
     /// `[networking] allow_vip_network_id`.
     pub allow_vip_network_id: bool,

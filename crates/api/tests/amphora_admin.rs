@@ -33,7 +33,7 @@ mod common;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use api::amphora::AmphoraControl;
+use api::AmphoraControl;
 use async_trait::async_trait;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use chrono::{NaiveDate, NaiveDateTime};

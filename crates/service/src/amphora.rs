@@ -1,7 +1,7 @@
 //! The amphora provider in `keel serve`: the `amphora-provider` driver over the real parts —
 //! its casts through `oslo-messaging` to the operator's `octavia-worker`, its VIP ports by the
 //! configured `[controller_worker] network_driver`, its pool reads from the Octavia DB — and
-//! the admin API's amphora casts (`api::amphora::AmphoraControl`).
+//! the admin API's amphora casts (`api::AmphoraControl`).
 //!
 //! Octavia registers one driver under three names (`amphora`, `amphorav2`, `octavia`:
 //! octavia's setup.cfg `octavia.api.drivers`); a load balancer stores the name it was created
@@ -34,7 +34,7 @@ pub struct Loaded {
     /// The driver, once per enabled name.
     pub drivers: BTreeMap<String, Arc<dyn ProviderDriver>>,
     /// The amphora admin API's casts.
-    pub control: Arc<dyn api::amphora::AmphoraControl>,
+    pub control: Arc<dyn api::AmphoraControl>,
 }
 
 /// Loads the amphora driver when one of [`NAMES`] is in `enabled_provider_drivers`; `None`
@@ -127,7 +127,7 @@ impl Caster for RpcCaster {
 struct Control(Arc<AmphoraProvider>);
 
 #[async_trait]
-impl api::amphora::AmphoraControl for Control {
+impl api::AmphoraControl for Control {
     async fn delete_amphora(&self, amphora_id: &str) -> Result<(), ProviderError> {
         self.0.delete_amphora(amphora_id).await
     }

@@ -37,7 +37,7 @@ use crate::provider_call::call_provider;
 use crate::state::AppState;
 
 pub use crate::amphora_control::AmphoraControl;
-pub use view::{AMPHORA_ATTRS, render, render_stat, uuid_text};
+pub use view::{AMPHORA_ATTRS, render, render_stat};
 
 type Q = Query<Vec<(String, String)>>;
 

@@ -2,8 +2,10 @@
 //! with `validate.sanitize_l7policy_api_args` and the position handling of
 //! `L7PolicyRepository` (octavia/db/repositories.py: append, then move; positions 1..n).
 
-pub mod body;
-pub mod view;
+pub(crate) mod body;
+internal! {
+    mod view;
+}
 
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -89,15 +91,10 @@ fn check_types(code: &Patch<i64>) -> Result<(), ApiError> {
 /// its dict: each left out, `null` (a key present with `None`) or a value.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Redirect {
-    /// `action`.
     pub action: Patch<String>,
-    /// `redirect_pool_id`.
     pub redirect_pool_id: Patch<String>,
-    /// `redirect_url`.
     pub redirect_url: Patch<String>,
-    /// `redirect_prefix`.
     pub redirect_prefix: Patch<String>,
-    /// `redirect_http_code`.
     pub redirect_http_code: Patch<i64>,
 }
 
@@ -325,6 +322,10 @@ const PATH: &str = "/v2/lbaas/l7policies";
 
 /// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
 /// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
+#[cfg_attr(
+    not(feature = "internals"),
+    allow(dead_code, reason = "only tests/list_sql.rs calls it")
+)]
 pub async fn get_all_in_memory(
     st: &AppState,
     headers: &HeaderMap,

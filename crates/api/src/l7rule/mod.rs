@@ -2,9 +2,11 @@
 //! with the rule-data checks of `octavia/common/validate.py`
 //! (`l7rule_data`, `validate_l7rule_ssl_types`).
 
-pub mod body;
-pub mod python_re;
-pub mod view;
+pub(crate) mod body;
+pub(crate) mod python_re;
+internal! {
+    mod view;
+}
 
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -357,6 +359,10 @@ fn rule_scope<'a>(policy_id: &'a str, path: &'a str) -> list::Scope<'a> {
 
 /// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
 /// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
+#[cfg_attr(
+    not(feature = "internals"),
+    allow(dead_code, reason = "only tests/list_sql.rs calls it")
+)]
 pub async fn get_all_in_memory(
     st: &AppState,
     headers: &HeaderMap,

@@ -1,9 +1,10 @@
 //! `/v2/lbaas/listeners`, as `octavia/api/v2/controllers/listener.py`.
 
-pub mod body;
-pub mod view;
-
-pub mod rules;
+internal! {
+    mod body;
+    mod rules;
+    mod view;
+}
 
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -250,6 +251,10 @@ const PATH: &str = "/v2/lbaas/listeners";
 
 /// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
 /// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
+#[cfg_attr(
+    not(feature = "internals"),
+    allow(dead_code, reason = "only tests/list_sql.rs calls it")
+)]
 pub async fn get_all_in_memory(
     st: &AppState,
     headers: &HeaderMap,

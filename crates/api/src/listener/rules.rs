@@ -31,7 +31,6 @@ pub const SSL_HEADERS: &[&str] = &[
     "X-SSL-Client-Not-Before",
     "X-SSL-Client-Not-After",
 ];
-/// `TLS_ALL_VERSIONS`.
 pub const TLS_ALL_VERSIONS: &[&str] = &["SSLv3", "TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3"];
 /// `default_listener_tls_versions` / `default_pool_tls_versions` (octavia.conf default).
 pub const DEFAULT_TLS_VERSIONS: &[&str] = &["TLSv1.2", "TLSv1.3"];

@@ -1,7 +1,9 @@
 //! `/v2/lbaas/loadbalancers`, as `octavia/api/v2/controllers/load_balancer.py`.
 
-pub mod body;
-pub mod view;
+pub(crate) mod body;
+internal! {
+    mod view;
+}
 
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -26,7 +28,7 @@ use crate::types::Wsme;
 use crate::{columns, list, provider_call, provider_model, related};
 use body::*;
 
-pub mod graph;
+pub(crate) mod graph;
 mod vip;
 
 type Q = Query<Vec<(String, String)>>;
@@ -47,6 +49,10 @@ const PATH: &str = "/v2/lbaas/loadbalancers";
 
 /// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
 /// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
+#[cfg_attr(
+    not(feature = "internals"),
+    allow(dead_code, reason = "only tests/list_sql.rs calls it")
+)]
 pub async fn get_all_in_memory(
     st: &AppState,
     headers: &HeaderMap,

@@ -2,16 +2,10 @@
 
 use crate::types::wsme_body;
 
-use crate::types::{Kind, Patch, Schema, Strings, TAGS, f, int, s};
+use crate::types::{Kind, Patch, Strings, TAGS, int, s};
 
 const PORT: Kind = int(Some(1), Some(65535));
 const WEIGHT: Kind = int(Some(0), Some(256));
-
-/// `MembersRootPUT`'s list body: `{"members": [MemberPOST…]}`.
-pub static MEMBERS_PUT: Schema = Schema {
-    fields: &[f("members", Kind::ObjectList(&MEMBER_POST))],
-    tenant_alias: false,
-};
 
 wsme_body! {
     /// `MemberPOST`.

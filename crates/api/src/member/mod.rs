@@ -1,7 +1,9 @@
 //! `/v2/lbaas/pools/{pool_id}/members`, as `octavia/api/v2/controllers/member.py`.
 
-pub mod body;
-pub mod view;
+pub(crate) mod body;
+internal! {
+    mod view;
+}
 
 use provider::{OperatingStatus, ProvisioningStatus};
 use std::net::IpAddr;
@@ -25,7 +27,7 @@ use crate::types::{Wsme, put_sent};
 use crate::{columns, list, provider_model, related};
 use body::*;
 
-pub mod batch;
+pub(crate) mod batch;
 
 type Q = Query<Vec<(String, String)>>;
 
@@ -224,6 +226,10 @@ fn member_scope<'a>(pool_id: &'a str, path: &'a str) -> list::Scope<'a> {
 
 /// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
 /// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
+#[cfg_attr(
+    not(feature = "internals"),
+    allow(dead_code, reason = "only tests/list_sql.rs calls it")
+)]
 pub async fn get_all_in_memory(
     st: &AppState,
     headers: &HeaderMap,

@@ -52,7 +52,6 @@ fn kind_schema(kind: &Kind, nullable: bool, request: bool) -> Value {
             o
         }
         Kind::Bool => json!({"type": ty("boolean")}),
-        Kind::Float => json!({"type": ty("number")}),
         Kind::FloatEnum(values) => {
             let mut e: Vec<Value> = values.iter().map(|x| json!(x)).collect();
             if nullable {

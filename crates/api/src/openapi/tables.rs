@@ -752,20 +752,6 @@ pub static OPERATIONS: &[Operation] = &[
     op("put", "/v2/octavia/amphorae/{id}/config", "Push an amphora's agent configuration", B::None, 202, R::Empty, P::None, false),
 ];
 
-/// The routes as the router spells them: `(path, methods)`, documented paths in order, with
-/// the `.json` suffix the router never sees (the path rewrite strips it) removed.
-pub fn routes() -> Vec<(String, Vec<&'static str>)> {
-    let mut out: Vec<(String, Vec<&'static str>)> = Vec::new();
-    for o in OPERATIONS {
-        let path = o.path.strip_suffix(".json").unwrap_or(o.path).to_string();
-        match out.iter_mut().find(|(p, _)| *p == path) {
-            Some((_, ms)) => ms.push(o.method),
-            None => out.push((path, vec![o.method])),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {

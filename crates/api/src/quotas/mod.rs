@@ -5,8 +5,10 @@
 //! /v2/lbaas/quotas/defaults` is, as in the reference, `GET one` of the project `defaults`
 //! (which has no row, so it answers the configured defaults).
 
-pub mod body;
-pub mod view;
+pub(crate) mod body;
+internal! {
+    mod view;
+}
 
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};

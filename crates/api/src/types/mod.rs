@@ -21,8 +21,10 @@ mod typed;
 mod validate;
 
 pub use extract::{Wsme, WsmeBody};
-pub use parse::{parse_body, parse_list_body, parse_list_typed, parse_typed};
-pub use python::{py_repr, py_str};
+#[cfg(test)]
+pub(crate) use parse::parse_body;
+pub use parse::{parse_list_typed, parse_typed};
+pub use python::py_repr;
 pub(crate) use schema::wsme_body;
 pub use schema::{
     ALL_OPTIONAL, Derive, Field, INT_COLUMN_MAX, INT_COLUMN_MIN, JOINED_COLUMN_MAX, Kind, Schema,
@@ -32,4 +34,4 @@ pub(crate) use typed::put_sent;
 #[cfg(test)]
 pub(crate) use typed::struct_fields;
 pub use typed::{Obj, Patch, Strings};
-pub use validate::{normalise_cidr, valid_url};
+pub use validate::normalise_cidr;

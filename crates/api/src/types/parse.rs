@@ -257,7 +257,7 @@ fn convert(kind: &Kind, v: &Value) -> Result<Value, Fail> {
     }
     match kind {
         Kind::Int { .. } => py_int(v).map(Value::from).map_err(Fail::Coerce),
-        Kind::Float | Kind::FloatEnum(_) => py_float(v).map_err(Fail::Coerce),
+        Kind::FloatEnum(_) => py_float(v).map_err(Fail::Coerce),
         Kind::Bool => match v {
             Value::Bool(b) => Ok(Value::Bool(*b)),
             Value::Number(n) if n.is_i64() || n.is_u64() => {

@@ -47,8 +47,6 @@ pub enum Kind {
     },
     /// `bool`, with WSME's string coercions.
     Bool,
-    /// `float`.
-    Float,
     /// `wtypes.Enum(float, …)`: coerced by `float()`, then one of the values
     /// (`http_version`: 1.0, 1.1).
     FloatEnum(&'static [f64]),

@@ -81,7 +81,7 @@ pub(super) fn validate(kind: &Kind, v: Value) -> Result<Value, (String, String)>
             }
             Ok(v)
         }
-        Kind::Bool | Kind::Float => Ok(v),
+        Kind::Bool => Ok(v),
         Kind::FloatEnum(values) => match v.as_f64() {
             Some(x) if values.contains(&x) => Ok(v),
             _ => fail(&format!(

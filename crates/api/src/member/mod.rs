@@ -23,7 +23,7 @@ use crate::provider_call::call_provider;
 use crate::render::MEMBER_ATTRS;
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
-use crate::types::{Wsme, put_sent};
+use crate::types::{Wsme, model_sent};
 use crate::{columns, list, provider_model, related, render};
 use body::*;
 
@@ -144,30 +144,23 @@ pub(crate) fn duplicate(ip: &str, port: i64) -> ApiError {
 
 /// The member row a create writes — the POST, the batch update and the graph create alike —
 /// PENDING_CREATE with a new id in `pool` (its project): OFFLINE with a monitor, else
-/// NO_MONITOR; `weight` 1, `admin_state_up` true, `backup` false unless given.
+/// NO_MONITOR; the attributes' columns as [`MemberPost`] declares them.
 pub(crate) fn new_row(b: &MemberPost, pool: &PoolRow, has_hm: bool, vnic: &str) -> MemberRow {
-    MemberRow {
+    let mut row = MemberRow {
         project_id: pool.project_id.clone(),
         id: columns::new_id(),
         pool_id: pool.id.clone(),
-        subnet_id: b.subnet_id.clone(),
-        ip_address: Some(b.address.clone()),
-        protocol_port: i32::try_from(b.protocol_port).unwrap_or(0),
-        weight: Some(i32::try_from(b.weight.unwrap_or(1)).unwrap_or(1)),
         operating_status: if has_hm {
             OperatingStatus::Offline
         } else {
             OperatingStatus::NoMonitor
         },
-        enabled: b.admin_state_up.on_create(),
         provisioning_status: ProvisioningStatus::PendingCreate,
-        name: b.name.value().cloned(),
-        monitor_address: b.monitor_address.clone(),
-        monitor_port: b.monitor_port.and_then(|p| i32::try_from(p).ok()),
-        backup: b.backup.unwrap_or(false),
         vnic_type: vnic.into(),
         ..Default::default()
-    }
+    };
+    b.write_row(&mut row);
+    row
 }
 
 /// Inserts the [`new_row`] of `b` in the load balancer's `project` and its tags — the POST
@@ -362,13 +355,15 @@ pub async fn put(
         "provisioning_status",
         ProvisioningStatus::PendingUpdate.into(),
     )];
-    put_sent!(b, ch, new;
-        name: |v| v.cloned() => v.clone(), Some(v.unwrap_or_default());
-        admin_state_up as "enabled": |v| v.copied().unwrap_or(false) => v, Some(v);
-        weight: |v| v.copied().unwrap_or(1) => v, Some(v);
-        backup: |v| v.copied().unwrap_or(false) => v, Some(v);
-        monitor_address: |v| v.cloned() => v.clone(), v;
-        monitor_port: |v| v.copied() => v, v.and_then(|p| u16::try_from(p).ok());
+    ch.extend(b.column_changes());
+    let r = b.nulls_resolved();
+    model_sent!(r, new;
+        name: |v| Some(v.cloned().unwrap_or_default());
+        admin_state_up: |v| v.copied();
+        weight: |v| v.copied();
+        backup: |v| v.copied();
+        monitor_address: |v| v.cloned();
+        monitor_port: |v| v.and_then(|p| u16::try_from(*p).ok());
     );
     tx.update::<MemberRow>(&id, &ch).await?;
     if let Some(tags) = b.tags.sent() {

@@ -109,6 +109,18 @@ macro_rules! put_sent {
 }
 pub(crate) use put_sent;
 
+/// A PUT's driver-model updates, one line per attribute: `field: |v| model value;` sets the
+/// model's attribute of that name when `b.field` was sent (`v`: `None` for a `null`, else the
+/// value); the column changes come from the body's declaration (`column_changes`).
+macro_rules! model_sent {
+    ($b:ident, $new:ident; $($field:ident: |$v:ident| $model:expr;)*) => {$(
+        if let Some($v) = $b.$field.sent() {
+            $new.$field = $model;
+        }
+    )*};
+}
+pub(crate) use model_sent;
+
 /// A validated list of strings (`tags`, certificate refs, CIDRs, TLS versions…): WSME passes
 /// a `null` item through the item check, and the handlers have always dropped it.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -272,29 +272,33 @@ impl SubnetChecks {
         st: &AppState,
         ctx: &RequestContext,
         subnet: &str,
-    ) -> Result<(), ApiError> {
+    ) -> Result<Option<SubnetInfo>, ApiError> {
         if let Some(lookup) = self.0.remove(subnet)
             && let Ok(answer) = lookup.await
         {
-            return subnet_verdict(answer, subnet);
+            return subnet_verdict(answer, subnet).map(Some);
         }
         subnet_exists(st, ctx, subnet).await
     }
 
-    /// Each distinct subnet of `members`, in list order, until the first refused.
+    /// Each distinct subnet of `members`, in list order, until the first refused: the
+    /// subnets Neutron answered, by id (none without Neutron lookups).
     async fn check_all(
         &mut self,
         st: &AppState,
         ctx: &RequestContext,
         members: &[&MemberPost],
-    ) -> Result<(), ApiError> {
+    ) -> Result<BTreeMap<String, SubnetInfo>, ApiError> {
+        let mut found = BTreeMap::new();
         let mut checked: BTreeSet<&String> = BTreeSet::new();
         for s in members.iter().filter_map(|it| it.subnet_id.as_ref()) {
-            if checked.insert(s) {
-                self.verdict(st, ctx, s).await?;
+            if checked.insert(s)
+                && let Some(subnet) = self.verdict(st, ctx, s).await?
+            {
+                found.insert(s.clone(), subnet);
             }
         }
-        Ok(())
+        Ok(found)
     }
 }
 
@@ -317,7 +321,8 @@ struct NewMembers<'a> {
 }
 
 /// The new members in a few multi-row INSERTs, then their tags; each subnet checked once
-/// (400 when Neutron does not know it). Returns their provider models.
+/// (400 when Neutron does not know it). Returns their provider models, each with its subnet
+/// as Neutron answered ([`provider::Member::subnet`]).
 ///
 /// Octavia checks each new member in list order, its subnet then SR-IOV, and stops at the
 /// first refusal; that is the error given here too. The subnets' verdicts are awaited after
@@ -352,7 +357,10 @@ async fn insert_new(
         }
         models.push(provider_model::member_model(row));
     }
-    checks.check_all(st, ctx, new.items).await?;
+    let subnets = checks.check_all(st, ctx, new.items).await?;
+    for m in &mut models {
+        m.subnet = m.subnet_id.as_ref().and_then(|s| subnets.get(s).cloned());
+    }
     Ok(models)
 }
 

@@ -95,27 +95,33 @@ pub(crate) fn ip_not_reserved(st: &AppState, address: &str) -> Result<(), ApiErr
     Ok(())
 }
 
-/// `validate.subnet_exists` with the caller's token (400 `Subnet <id> not found.`); skipped
-/// when no Neutron lookups are configured.
-async fn subnet_exists(st: &AppState, ctx: &RequestContext, subnet: &str) -> Result<(), ApiError> {
+/// `validate.subnet_exists` with the caller's token (400 `Subnet <id> not found.`): the
+/// subnet as Neutron answered, handed on to the driver in the member's model
+/// ([`provider::Member::subnet`]); `None` when no Neutron lookups are configured.
+async fn subnet_exists(
+    st: &AppState,
+    ctx: &RequestContext,
+    subnet: &str,
+) -> Result<Option<crate::network::SubnetInfo>, ApiError> {
     let Some(net) = st.networking() else {
-        return Ok(());
+        return Ok(None);
     };
     subnet_verdict(
         net.get_subnet(ctx.auth_token.as_deref(), subnet).await,
         subnet,
     )
+    .map(Some)
 }
 
-/// What Neutron's answer on `subnet` means for a member: `Ok` when found, 400
+/// What Neutron's answer on `subnet` means for a member: the subnet when found, 400
 /// `Subnet <id> not found.` for any lookup failure (as Octavia), 503 when Neutron is
 /// unavailable (Octavia says "not found" then too).
 fn subnet_verdict(
     r: Result<Option<crate::network::SubnetInfo>, crate::network::NetworkError>,
     subnet: &str,
-) -> Result<(), ApiError> {
+) -> Result<crate::network::SubnetInfo, ApiError> {
     match r {
-        Ok(Some(_)) => Ok(()),
+        Ok(Some(s)) => Ok(s),
         Err(e @ crate::network::NetworkError::Unavailable(_)) => Err(e.into()),
         Ok(None) | Err(_) => Err(ApiError::InvalidSubresource {
             resource: "Subnet".into(),
@@ -283,9 +289,10 @@ pub async fn post(
     policy::authorize(&ctx, "member", "post", Some(&project))?;
     let address = b.address.clone();
     ip_not_reserved(&st, &address)?;
-    if let Some(s) = &b.subnet_id {
-        subnet_exists(&st, &ctx, s).await?;
-    }
+    let subnet = match &b.subnet_id {
+        Some(s) => subnet_exists(&st, &ctx, s).await?,
+        None => None,
+    };
     let Provider {
         name: pname,
         driver,
@@ -312,12 +319,11 @@ pub async fn post(
         Some(_) => tx.tags(&row.id).await?,
         None => Vec::new(),
     };
-    call_provider(
-        &mut tx,
-        &pname,
-        driver.member_create(provider_model::member_model(&row)),
-    )
-    .await?;
+    let model = provider::Member {
+        subnet,
+        ..provider_model::member_model(&row)
+    };
+    call_provider(&mut tx, &pname, driver.member_create(model)).await?;
     let body = render::render_member_with(&row, tags);
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"member": body}))).into_response())

@@ -364,34 +364,30 @@ async fn insert_new(
     Ok(models)
 }
 
-/// The columns a batch entry writes on an existing member: every `MemberPOST` field with its
-/// default (weight 1, backup false, admin_state_up true, monitor_* null), `name` only when given.
+/// The columns a batch entry writes on an existing member: those of `weight`,
+/// `admin_state_up`, `backup` and `monitor_*` as a create would write them ([`MemberPost`]'s
+/// declaration: left out, their defaults), `name` only when given; only what differs.
 fn batch_changes(b: &MemberPost, m: &MemberRow) -> Changes {
+    let mut want = m.clone();
+    b.write_row(&mut want);
     let mut ch: Changes = Vec::new();
-    let weight = b.weight.unwrap_or(1);
-    if m.weight.map(i64::from) != Some(weight) {
-        ch.push(("weight", weight.into()));
+    if m.weight != want.weight {
+        ch.push(("weight", want.weight.into()));
     }
-    let enabled = b.admin_state_up.on_create();
-    if m.enabled != enabled {
-        ch.push(("enabled", enabled.into()));
+    if m.enabled != want.enabled {
+        ch.push(("enabled", want.enabled.into()));
     }
-    let backup = b.backup.unwrap_or(false);
-    if m.backup != backup {
-        ch.push(("backup", backup.into()));
+    if m.backup != want.backup {
+        ch.push(("backup", want.backup.into()));
     }
-    let ma = b.monitor_address.clone();
-    if m.monitor_address != ma {
-        ch.push(("monitor_address", ma.into()));
+    if m.monitor_address != want.monitor_address {
+        ch.push(("monitor_address", want.monitor_address.into()));
     }
-    let mp = b.monitor_port;
-    if m.monitor_port.map(i64::from) != mp {
-        ch.push(("monitor_port", mp.into()));
+    if m.monitor_port != want.monitor_port {
+        ch.push(("monitor_port", want.monitor_port.into()));
     }
-    if let Some(n) = b.name.sent()
-        && m.name.as_ref() != n
-    {
-        ch.push(("name", n.cloned().into()));
+    if b.name.given() && m.name != want.name {
+        ch.push(("name", want.name.into()));
     }
     ch
 }

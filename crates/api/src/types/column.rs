@@ -10,7 +10,7 @@
 
 use octavia_db::SqlValue;
 
-use super::Patch;
+use super::typed::Patch;
 
 /// A body attribute as sent: left out, `null` or a value. A plain (mandatory) attribute is
 /// always a value; an `Option` cannot tell a `null` from a left-out one (both left out).

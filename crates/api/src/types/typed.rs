@@ -72,18 +72,6 @@ impl<T> Patch<T> {
     }
 }
 
-impl Patch<bool> {
-    /// `admin_state_up` (or `enabled`) as a create stores it: left out true, `null` false
-    /// (Octavia's `to_dict`).
-    pub fn on_create(&self) -> bool {
-        match self {
-            Self::Absent => true,
-            Self::Null => false,
-            Self::Value(v) => *v,
-        }
-    }
-}
-
 impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Patch<T> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Ok(Option::<T>::deserialize(d)?.map_or(Self::Null, Self::Value))

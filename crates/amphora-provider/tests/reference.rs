@@ -161,6 +161,7 @@ fn member_row(id: &str, address: &str, name: &str) -> Member {
         monitor_port: None,
         project_id: s(PRJ),
         vnic_type: s("normal"),
+        subnet: None,
     }
 }
 

@@ -9,18 +9,9 @@ use async_trait::async_trait;
 
 use crate::fault::ApiError;
 
-/// A Neutron subnet, as far as VIP validation needs it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SubnetInfo {
-    /// Neutron subnet uuid.
-    pub id: String,
-    /// The network the subnet belongs to (a VIP network must match it).
-    pub network_id: String,
-    /// CIDR, e.g. `10.0.0.0/24`.
-    pub cidr: String,
-    /// 4 or 6.
-    pub ip_version: u8,
-}
+/// A Neutron subnet as the API reads it: the provider model's ([`provider::Subnet`]), so
+/// what a member's validation read travels to the driver ([`provider::Member::subnet`]).
+pub type SubnetInfo = provider::Subnet;
 
 /// A Neutron network.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

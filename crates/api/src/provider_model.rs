@@ -117,7 +117,7 @@ pub fn listener_model_with(
     }
 }
 
-/// Provider `Member` of a row.
+/// Provider `Member` of a row; `subnet` `None` (a create sets what its validation read).
 pub fn member_model(m: &MemberRow) -> provider::Member {
     provider::Member {
         member_id: m.id.clone(),
@@ -137,6 +137,7 @@ pub fn member_model(m: &MemberRow) -> provider::Member {
         } else {
             m.vnic_type.clone()
         }),
+        subnet: None,
     }
 }
 

@@ -78,6 +78,8 @@ impl Networking for NeutronNetworking {
                 network_id: s.network_id,
                 cidr: s.cidr,
                 ip_version: s.ip_version,
+                project_id: s.project_id,
+                gateway_ip: s.gateway_ip.map(|g| g.to_string()),
             }),
         )
     }

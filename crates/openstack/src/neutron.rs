@@ -69,8 +69,6 @@ struct Shared {
     root: tokio::sync::OnceCell<String>,
     /// [`NeutronClient::get_subnet_recent`]: (credential, subnet id) → when read, what.
     recent_subnets: std::sync::Mutex<RecentSubnets>,
-    /// [`NeutronClient::subnet_seen`]: the last subnet read by id, whoever read it.
-    seen_subnets: std::sync::Mutex<std::collections::HashMap<String, Subnet>>,
 }
 
 /// (credential, subnet id) → when read, what.
@@ -112,7 +110,6 @@ impl NeutronClient {
                 cfg,
                 root: tokio::sync::OnceCell::new(),
                 recent_subnets: Default::default(),
-                seen_subnets: Default::default(),
             }),
             user_token: None,
         }
@@ -339,23 +336,7 @@ impl NeutronClient {
 
     /// `GET /v2.0/subnets/{id}`. 404 → `NotFound` (Octavia: `Subnet <id> not found.`).
     pub async fn get_subnet(&self, id: &str) -> Result<Subnet, NeutronError> {
-        let subnet: Subnet = self.get_one(&format!("subnets/{id}"), "subnet").await?;
-        if let Ok(mut m) = self.shared.seen_subnets.lock() {
-            if m.len() >= RECENT_SUBNETS_MAX && !m.contains_key(id) {
-                m.clear();
-            }
-            m.insert(subnet.id.clone(), subnet.clone());
-        }
-        Ok(subnet)
-    }
-
-    /// The subnet `id` as some clone of this client last read it ([`NeutronClient::get_subnet`],
-    /// with any credential), without asking Neutron; `None` if none did (or that memory was
-    /// cleared when full). For facts that never change on a
-    /// subnet (network, CIDR, project): the OVN provider's member work reads the subnet the
-    /// API has just validated with the user's token instead of reading it again.
-    pub fn subnet_seen(&self, id: &str) -> Option<Subnet> {
-        self.shared.seen_subnets.lock().ok()?.get(id).cloned()
+        self.get_one(&format!("subnets/{id}"), "subnet").await
     }
 
     /// [`NeutronClient::get_subnet`], answered from memory when the same credential (this

@@ -145,29 +145,3 @@ async fn recent_subnet_reads_are_per_credential_and_bounded_in_age() {
     let tokens: Vec<String> = heads.iter().map(|h| token_of(h)).collect();
     assert_eq!(tokens, ["token-alice", "token-bob", "token-alice"]);
 }
-
-/// `subnet_seen`: nothing before any read; after a user token's read, every clone (the
-/// service's included) answers it from memory, and no further request reaches the responder
-/// (one is scripted: a second would fail its connection).
-#[tokio::test]
-async fn a_subnet_read_with_any_token_is_seen_by_every_clone() {
-    let (url, seen) = common::scripted_server(vec![("200 OK", SUBNET)]).await;
-    let service = client(&url);
-    assert!(service.subnet_seen("s1").is_none());
-    let alice = service.with_user_token("token-alice");
-    alice.get_subnet("s1").await.unwrap();
-    let s = service.subnet_seen("s1").unwrap();
-    assert_eq!(
-        (s.network_id.as_str(), s.cidr.as_str()),
-        ("n1", "10.0.0.0/24")
-    );
-    assert_eq!(s.project_id, "p");
-    assert!(
-        service
-            .with_user_token("token-bob")
-            .subnet_seen("s1")
-            .is_some()
-    );
-    assert!(service.subnet_seen("s2").is_none());
-    assert_eq!(seen.await.unwrap().len(), 1);
-}

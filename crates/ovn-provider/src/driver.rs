@@ -348,6 +348,7 @@ impl OvnProvider {
                 pool_id,
                 address: addr,
                 port: m.protocol_port.unwrap_or(0),
+                subnet: requests::given_subnet(m, &subnet_id),
                 subnet_id,
                 enabled: m.admin_state_up.unwrap_or(true),
             });

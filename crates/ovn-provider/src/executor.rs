@@ -259,7 +259,7 @@ impl Executor {
             }
             Request::PoolDelete { p, .. } => {
                 let subnets = member::pool_subnets(snap, &p.id);
-                facts.members = self.ports.member_facts(snap, &subnets, false).await;
+                facts.members = self.ports.member_facts(snap, &subnets, &[], false).await;
             }
             Request::Members {
                 pool_id, create, ..
@@ -287,17 +287,23 @@ impl Executor {
     ) -> MemberFacts {
         let mut subnets: Vec<String> = members.iter().map(|m| m.subnet_id.clone()).collect();
         subnets.extend(member::pool_subnets(snap, pool_id));
+        let given: Vec<provider::Subnet> =
+            members.iter().filter_map(|m| m.subnet.clone()).collect();
         let with_hc = snap
             .lb_by_pool(pool_id)
             .is_some_and(|(r, _)| !r.health_check.is_empty());
-        self.ports.member_facts(snap, &subnets, with_hc).await
+        self.ports
+            .member_facts(snap, &subnets, &given, with_hc)
+            .await
     }
 
     /// `hm_create` (also an update turning a disabled monitor on): the pool's member subnets
     /// with their HM ports, made on first use (a disabled monitor maps nothing: none made).
     async fn hm_facts(&self, snap: &NbSnapshot, hm: &hm::HmReq) -> MemberFacts {
         let subnets = member::pool_subnets(snap, &hm.pool_id);
-        self.ports.member_facts(snap, &subnets, hm.enabled).await
+        self.ports
+            .member_facts(snap, &subnets, &[], hm.enabled)
+            .await
     }
 
     /// The post-commit Neutron work of every plan, side by side (the report waits for it: a

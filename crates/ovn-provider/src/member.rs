@@ -27,6 +27,9 @@ pub struct MemberReq {
     pub subnet_id: String,
     /// admin_state_up.
     pub enabled: bool,
+    /// The subnet `subnet_id` names as the API read it (the request's
+    /// [`provider::Member::subnet`]); `None`: read it from Neutron when needed.
+    pub subnet: Option<provider::Subnet>,
 }
 
 impl MemberReq {

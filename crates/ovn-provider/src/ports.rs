@@ -477,12 +477,13 @@ impl NeutronPorts {
     }
 
     /// Subnets by id, and (when `with_hm_ports`) the HM source IP of each subnet, creating the
-    /// Subnets by id, and (when `with_hm_ports`) the HM source IP of each subnet, creating the
-    /// `ovn-lb-hm-<subnet>` port on first use.
+    /// `ovn-lb-hm-<subnet>` port on first use. A subnet in `given` (as the API read it for the
+    /// request: [`provider::Member::subnet`]) is taken as it is, else [`NeutronPorts::subnet`].
     pub async fn member_facts(
         &self,
         snap: &NbSnapshot,
         subnet_ids: &[String],
+        given: &[provider::Subnet],
         with_hm_ports: bool,
     ) -> MemberFacts {
         let mut facts = MemberFacts::default();
@@ -490,7 +491,11 @@ impl NeutronPorts {
             if id.is_empty() || facts.subnets.contains_key(id) {
                 continue;
             }
-            match self.subnet(id).await {
+            let read = match given.iter().find(|g| g.id == *id) {
+                Some(g) => Ok(self.remember_given(g)),
+                None => self.subnet(id).await,
+            };
+            match read {
                 Ok(s) => {
                     facts.subnets.insert(
                         id.clone(),
@@ -520,15 +525,26 @@ impl NeutronPorts {
         facts
     }
 
-    /// A subnet by id: remembered ([`crate::facts`]), else as another user of the Neutron
-    /// client read it (the API validating a member's subnet just before:
-    /// [`NeutronClient::subnet_seen`]), else read from Neutron; remembered.
+    /// The subnet a request carried ([`provider::Member::subnet`]) as Neutron's, remembered
+    /// ([`crate::facts`]) for the requests that follow (a pool delete, a monitor create).
+    fn remember_given(&self, g: &provider::Subnet) -> Subnet {
+        let s = Subnet {
+            id: g.id.clone(),
+            network_id: g.network_id.clone(),
+            project_id: g.project_id.clone(),
+            cidr: g.cidr.clone(),
+            ip_version: g.ip_version,
+            gateway_ip: g.gateway_ip.as_deref().and_then(|a| a.parse().ok()),
+            ..Subnet::default()
+        };
+        self.facts.remember_subnet(&s);
+        s
+    }
+
+    /// A subnet by id: remembered ([`crate::facts`]), else read from Neutron; remembered.
+    /// Errors: Neutron's (404 `NotFound`, unavailable).
     pub async fn subnet(&self, id: &str) -> Result<Subnet, NeutronError> {
         if let Some(s) = self.facts.subnet(id) {
-            return Ok(s);
-        }
-        if let Some(s) = self.neutron.subnet_seen(id) {
-            self.facts.remember_subnet(&s);
             return Ok(s);
         }
         let s = self.neutron.get_subnet(id).await?;
@@ -726,5 +742,98 @@ impl NeutronPorts {
                 tracing::warn!(port = %id, error = %e, "could not delete additional VIP port");
             }
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use openstack::{HttpConfig, NeutronConfig, ServiceAuth, ServiceAuthConfig};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    const SUBNET: &str = r#"{"subnet": {"id": "s1", "network_id": "n1", "project_id": "p", "cidr": "10.0.0.0/24", "ip_version": 4, "gateway_ip": "10.0.0.1"}}"#;
+
+    /// A Neutron double on a local socket answering every request with subnet `s1`; counts
+    /// the requests. The client acts with a user token, so no Keystone is asked.
+    async fn counting_neutron() -> (NeutronPorts, Arc<AtomicUsize>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let reads = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&reads);
+        tokio::spawn(async move {
+            while let Ok((mut conn, _)) = listener.accept().await {
+                let mut buf = vec![0; 4096];
+                let n = conn.read(&mut buf).await.unwrap_or(0);
+                if String::from_utf8_lossy(&buf[..n]).starts_with("GET /v2.0/subnets/s1 ") {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                }
+                let answer = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{SUBNET}",
+                    SUBNET.len()
+                );
+                let _ = conn.write_all(answer.as_bytes()).await;
+            }
+        });
+        let http = HttpConfig::default().build_client().unwrap();
+        let cfg = NeutronConfig {
+            endpoint_override: Some(url),
+            ..NeutronConfig::default()
+        };
+        let client = NeutronClient::new(ServiceAuth::new(http, ServiceAuthConfig::default()), cfg)
+            .with_user_token("token");
+        (NeutronPorts::new(client, None), reads)
+    }
+
+    fn given() -> provider::Subnet {
+        provider::Subnet {
+            id: "s1".into(),
+            network_id: "n1".into(),
+            cidr: "10.0.0.0/24".into(),
+            ip_version: 4,
+            project_id: "p".into(),
+            gateway_ip: Some("10.0.0.1".into()),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_subnet_the_request_carries_is_not_read_again() {
+        let (ports, reads) = counting_neutron().await;
+        let snap = NbSnapshot::default();
+        let facts = ports
+            .member_facts(&snap, &["s1".into()], &[given()], false)
+            .await;
+        let s = &facts.subnets["s1"];
+        assert_eq!(
+            (s.network_id.as_str(), s.cidr.as_str()),
+            ("n1", "10.0.0.0/24")
+        );
+        assert_eq!(reads.load(Ordering::SeqCst), 0);
+        // remembered: a later request without it (a pool delete) reads nothing either
+        ports.member_facts(&snap, &["s1".into()], &[], false).await;
+        assert_eq!(reads.load(Ordering::SeqCst), 0);
+    }
+
+    #[tokio::test]
+    async fn without_one_the_subnet_is_read_from_neutron() {
+        let (ports, reads) = counting_neutron().await;
+        let snap = NbSnapshot::default();
+        let other = provider::Subnet {
+            id: "s2".into(),
+            ..given()
+        };
+        let facts = ports
+            .member_facts(&snap, &["s1".into()], &[other], false)
+            .await;
+        let s = &facts.subnets["s1"];
+        assert_eq!(
+            (s.network_id.as_str(), s.cidr.as_str()),
+            ("n1", "10.0.0.0/24")
+        );
+        assert_eq!(reads.load(Ordering::SeqCst), 1);
     }
 }

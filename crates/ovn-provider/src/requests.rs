@@ -107,9 +107,16 @@ pub fn member_req(m: &Member, pool_id: &str, subnet_id: String) -> Option<Member
         pool_id: pool_id.to_string(),
         address: m.address.as_deref()?.parse::<IpAddr>().ok()?,
         port: m.protocol_port.unwrap_or(0),
+        subnet: given_subnet(m, &subnet_id),
         subnet_id,
         enabled: m.admin_state_up.unwrap_or(true),
     })
+}
+
+/// The subnet the request carries for `m` ([`provider::Member::subnet`]) when it is the
+/// one the member's entry names (`subnet_id`).
+pub(crate) fn given_subnet(m: &Member, subnet_id: &str) -> Option<provider::Subnet> {
+    m.subnet.clone().filter(|s| s.id == subnet_id)
 }
 
 /// The member's own subnet, when set and not empty.

@@ -158,6 +158,7 @@ fn member(id: &str, ip: &str) -> MemberReq {
         port: 8080,
         subnet_id: SUBNET.into(),
         enabled: true,
+        subnet: None,
     }
 }
 

@@ -103,6 +103,7 @@ fn wire_json_of_a_member_add_is_pinned() {
         port: 8080,
         subnet_id: "sub1".into(),
         enabled: true,
+        subnet: None,
     };
     let plan = member::change(&s, "P", &[m], &[], &[], &facts).unwrap();
     assert_eq!(

@@ -259,6 +259,30 @@ pub struct Member {
     /// `normal` or `direct`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vnic_type: Option<String>,
+    /// The member's subnet as the API read it from Neutron to validate `subnet_id` (with the
+    /// caller's token), so a provider need not read it again; `None` when the API read none
+    /// (no `subnet_id`, a model built from the database: ovn-db-sync, the agent, an update or
+    /// a delete). Not an octavia-lib attribute: in process only, never serialised.
+    #[serde(skip)]
+    pub subnet: Option<Subnet>,
+}
+
+/// A Neutron subnet as the API read it (`GET /v2.0/subnets/{id}`), for the provider models
+/// that carry one ([`Member::subnet`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Subnet {
+    /// Subnet UUID.
+    pub id: String,
+    /// The network it belongs to.
+    pub network_id: String,
+    /// CIDR, e.g. `10.0.0.0/24`, `fd00::/64`.
+    pub cidr: String,
+    /// 4 or 6.
+    pub ip_version: u8,
+    /// The owner's project id (`""` when Neutron gave none).
+    pub project_id: String,
+    /// Gateway address; `None` when the subnet has none.
+    pub gateway_ip: Option<String>,
 }
 
 /// A health monitor as the provider sees it.

@@ -39,29 +39,29 @@ const HTTP_VERSION: Kind = Kind::FloatEnum(SUPPORTED_HTTP_VERSIONS);
 
 wsme_body! {
     /// `HealthMonitorPOST`.
-    pub static HM_POST, tenant_alias = true, wsme = ("health_monitor_", "healthmonitor");
+    pub static HM_POST, tenant_alias = true, wsme = ("health_monitor_", "healthmonitor"),
+        creates = octavia_db::HealthMonitorRow;
     /// A validated `HealthMonitorPOST` body (and a graph's `HealthMonitorSingleCreate`, its
-    /// subset) as [`HM_POST`] declares it; `admin_state_up: null` is false (Octavia's `to_dict`),
-    /// left out true.
+    /// subset) as [`HM_POST`] declares it, with the `health_monitor` columns a create writes;
+    /// `admin_state_up: null` is false (Octavia's `to_dict`).
     pub struct HmPost {
-        name: Option<String> = f(s(255)),
+        name: Option<String> = f(s(255)) => name,
         /// `type` (mandatory).
-        r#type: String = m(Kind::Enum(TYPES)),
+        r#type: String = m(Kind::Enum(TYPES)) => r#type,
         /// `delay` (s, mandatory).
-        delay: i64 = m(int(Some(0), Some(INT_COLUMN_MAX))),
+        delay: i64 = m(int(Some(0), Some(INT_COLUMN_MAX))) => delay,
         /// `timeout` (s, mandatory).
-        timeout: i64 = m(int(Some(0), Some(INT_COLUMN_MAX))),
-        /// `max_retries_down` (left out or `null`: 3).
-        max_retries_down: Option<i64> = f(RETRIES),
+        timeout: i64 = m(int(Some(0), Some(INT_COLUMN_MAX))) => timeout,
+        max_retries_down: Option<i64> = f(RETRIES) => fall_threshold or 3,
         /// `max_retries` (mandatory).
-        max_retries: i64 = m(RETRIES),
+        max_retries: i64 = m(RETRIES) => rise_threshold,
         /// `http_method` (HTTP/HTTPS; left out or `null`: GET).
         http_method: Option<String> = f(Kind::Enum(HTTP_METHODS)),
         /// `url_path` (left out or `null`: `/`).
         url_path: Option<String> = f(Kind::UrlPath),
         /// `expected_codes` (left out or `null`: 200).
         expected_codes: Option<String> = f(CODES),
-        admin_state_up: Patch<bool> = f(Kind::Bool),
+        admin_state_up: Patch<bool> = f(Kind::Bool) => enabled or true null false,
         /// `project_id` (or `tenant_id`); the monitor takes its load balancer's project.
         project_id: Option<String> = f(s(36)),
         /// `pool_id` (mandatory on a POST; none in a graph).
@@ -69,7 +69,7 @@ wsme_body! {
         tags: Option<Strings> = f(TAGS),
         /// `http_version` (1.0 or 1.1).
         http_version: Option<f64> = f(HTTP_VERSION),
-        domain_name: Option<String> = f(DOMAIN),
+        domain_name: Option<String> = f(DOMAIN) => domain_name,
     }
     /// `HealthMonitorSingleCreate` (graph create): `HealthMonitorPOST` without the project
     /// and pool.
@@ -82,31 +82,28 @@ wsme_body! {
 
 wsme_body! {
     /// `HealthMonitorPUT`.
-    pub static HM_PUT, tenant_alias = false, wsme = ("health_monitor_", "healthmonitor");
+    pub static HM_PUT, tenant_alias = false, wsme = ("health_monitor_", "healthmonitor"),
+        updates = octavia_db::HealthMonitorRow;
     /// A validated `HealthMonitorPUT` body as [`HM_PUT`] declares it: each attribute left out
-    /// (unchanged), `null` or a value.
+    /// (unchanged), `null` or a value, with the `health_monitor` column it changes (a `null`
+    /// as health_monitor.py `put` and `_set_default_on_none` make it).
     pub struct HmPut {
-        name: Patch<String> = f(s(255)),
+        name: Patch<String> = f(s(255)) => name,
         /// `delay` (`null` refused).
-        delay: Patch<i64> = f(int(Some(0), Some(INT_COLUMN_MAX))),
+        delay: Patch<i64> = f(int(Some(0), Some(INT_COLUMN_MAX))) => delay,
         /// `timeout` (`null` refused).
-        timeout: Patch<i64> = f(int(Some(0), Some(INT_COLUMN_MAX))),
-        /// `max_retries_down` (`null`: 3).
-        max_retries_down: Patch<i64> = f(RETRIES),
+        timeout: Patch<i64> = f(int(Some(0), Some(INT_COLUMN_MAX))) => timeout,
+        max_retries_down: Patch<i64> = f(RETRIES) => fall_threshold or 3,
         /// `max_retries` (`null` refused).
-        max_retries: Patch<i64> = f(RETRIES),
-        /// `http_method` (`null`: GET).
-        http_method: Patch<String> = f(Kind::Enum(HTTP_METHODS)),
-        /// `url_path` (`null`: `/`).
-        url_path: Patch<String> = f(Kind::UrlPath),
-        /// `expected_codes` (`null`: 200).
-        expected_codes: Patch<String> = f(CODES),
-        /// `admin_state_up` (`null`: false).
-        admin_state_up: Patch<bool> = f(Kind::Bool),
+        max_retries: Patch<i64> = f(RETRIES) => rise_threshold,
+        http_method: Patch<String> = f(Kind::Enum(HTTP_METHODS)) => http_method or "GET",
+        url_path: Patch<String> = f(Kind::UrlPath) => url_path or "/",
+        expected_codes: Patch<String> = f(CODES) => expected_codes or "200",
+        admin_state_up: Patch<bool> = f(Kind::Bool) => enabled or false,
         /// `tags` (`null`: none).
         tags: Patch<Strings> = f(TAGS),
-        http_version: Patch<f64> = f(HTTP_VERSION),
-        domain_name: Patch<String> = f(DOMAIN),
+        http_version: Patch<f64> = f(HTTP_VERSION) => http_version,
+        domain_name: Patch<String> = f(DOMAIN) => domain_name,
     }
 }
 

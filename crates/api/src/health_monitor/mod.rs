@@ -20,7 +20,7 @@ use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
 use crate::state::AppState;
-use crate::types::{Patch, Wsme, put_sent};
+use crate::types::{Patch, Wsme, model_sent};
 use crate::{columns, list, provider_call, provider_model, target};
 use body::*;
 
@@ -199,40 +199,28 @@ pub async fn get_one(
 }
 
 /// The monitor row a create writes — the POST and the graph create alike — PENDING_CREATE
-/// and OFFLINE on pool `pool_id` of `project`, with a new id: `max_retries_down` 3 and
-/// `admin_state_up` true unless given, and on an HTTP/HTTPS monitor `http_method` GET,
-/// `url_path` `/`, `expected_codes` 200 for those left out or `null`, as
+/// and OFFLINE on pool `pool_id` of `project`, with a new id: the attributes' columns as
+/// [`HmPost`] declares them, and on an HTTP/HTTPS monitor `http_method` GET, `url_path` `/`,
+/// `expected_codes` 200 for those left out or `null`, as
 /// octavia/api/v2/controllers/health_monitor.py `_set_default_on_none`.
 pub(crate) fn new_row(b: &HmPost, pool_id: &str, project: &str) -> HealthMonitorRow {
     let http = is_http(&b.r#type);
-    let int = |v: i64| i32::try_from(v).unwrap_or(i32::MAX);
     let or_http = |v: &Option<String>, d: &str| v.clone().or_else(|| http.then(|| d.to_string()));
-    HealthMonitorRow {
+    let mut row = HealthMonitorRow {
         pool_id: pool_id.to_string(),
-        r#type: b.r#type.clone(),
-        delay: int(b.delay),
-        timeout: int(b.timeout),
-        fall_threshold: int(b.max_retries_down.unwrap_or(3)),
-        rise_threshold: int(b.max_retries),
         http_method: or_http(&b.http_method, "GET"),
         url_path: or_http(&b.url_path, "/"),
         expected_codes: or_http(&b.expected_codes, "200"),
-        // a null is false (Octavia's `to_dict`)
-        enabled: match b.admin_state_up {
-            Patch::Absent => true,
-            Patch::Null => false,
-            Patch::Value(v) => v,
-        },
         project_id: Some(project.to_string()),
         provisioning_status: ProvisioningStatus::PendingCreate,
-        name: b.name.clone(),
         id: columns::new_id(),
         operating_status: OperatingStatus::Offline,
         http_version: b.http_version.map(|v| v as f32),
-        domain_name: b.domain_name.clone(),
         created_at: Some(octavia_db::now()),
         ..Default::default()
-    }
+    };
+    b.write_row(&mut row);
+    row
 }
 
 /// `POST /v2/lbaas/healthmonitors` → 201, monitor PENDING_CREATE / OFFLINE; pool, its listeners
@@ -368,38 +356,26 @@ pub async fn put(
 }
 
 /// The column changes of a PUT (after `provisioning_status` PENDING_UPDATE) and the attributes
-/// of the driver's new model: each attribute sent is written, a `null` as health_monitor.py
-/// `put` and `_set_default_on_none` make it (`max_retries_down` 3, `http_method` GET,
-/// `url_path` `/`, `expected_codes` 200, `admin_state_up` false).
+/// of the driver's new model: each attribute sent, a `null` as [`HmPut`] declares it.
 fn put_changes(b: &HmPut, new: &mut provider::HealthMonitor) -> Vec<(&'static str, SqlValue)> {
     let mut ch: Vec<(&'static str, SqlValue)> = vec![(
         "provisioning_status",
         ProvisioningStatus::PendingUpdate.into(),
     )];
-    put_sent!(b, ch, new;
-        name: |v| v.cloned() => v.clone(), Some(v.unwrap_or_default());
-    );
-    if let Some(v) = b.delay.value() {
-        ch.push(("delay", (*v).into()));
-        new.delay = Some(*v);
-    }
-    if let Some(v) = b.timeout.value() {
-        ch.push(("timeout", (*v).into()));
-        new.timeout = Some(*v);
-    }
-    if let Some(v) = b.max_retries.value() {
-        ch.push(("rise_threshold", (*v).into()));
-        new.max_retries = Some(*v);
-    }
-    let or = |v: Option<&String>, d: &str| v.cloned().unwrap_or_else(|| d.to_string());
-    put_sent!(b, ch, new;
-        max_retries_down as "fall_threshold": |v| v.copied().unwrap_or(3) => v, Some(v);
-        http_method: |v| or(v, "GET") => v.as_str(), Some(v);
-        url_path: |v| or(v, "/") => v.as_str(), Some(v);
-        expected_codes: |v| or(v, "200") => v.as_str(), Some(v);
-        admin_state_up as "enabled": |v| v.copied().unwrap_or(false) => v, Some(v);
-        http_version: |v| v.copied() => v, v;
-        domain_name: |v| v.cloned() => v.clone(), v;
+    ch.extend(b.column_changes());
+    let r = b.nulls_resolved();
+    model_sent!(r, new;
+        name: |v| Some(v.cloned().unwrap_or_default());
+        delay: |v| v.copied();
+        timeout: |v| v.copied();
+        max_retries: |v| v.copied();
+        max_retries_down: |v| v.copied();
+        http_method: |v| v.cloned();
+        url_path: |v| v.cloned();
+        expected_codes: |v| v.cloned();
+        admin_state_up: |v| v.copied();
+        http_version: |v| v.copied();
+        domain_name: |v| v.cloned();
     );
     ch
 }

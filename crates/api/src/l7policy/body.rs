@@ -44,14 +44,16 @@ const URL: Kind = Kind::Url;
 
 wsme_body! {
     /// `L7PolicyPOST` (octavia/api/v2/types/l7policy.py).
-    pub static L7POLICY_POST, tenant_alias = true, wsme = ("l7policy_", "l7policy");
+    pub static L7POLICY_POST, tenant_alias = true, wsme = ("l7policy_", "l7policy"),
+        creates = octavia_db::L7PolicyRow;
     /// A validated `L7PolicyPOST` body (and a graph's `L7PolicySingleCreate`, its subset, with
-    /// `redirect_pool` taken out by the graph's plan) as [`L7POLICY_POST`] declares it;
-    /// `admin_state_up: null` is false (Octavia's `to_dict`), left out true.
+    /// `redirect_pool` taken out by the graph's plan) as [`L7POLICY_POST`] declares it, with
+    /// the `l7policy` columns a create writes of it as sent (the action and redirect ones are
+    /// written sanitised); `admin_state_up: null` is false (Octavia's `to_dict`).
     pub struct L7PolicyPost {
-        name: Option<String> = f(s(255)),
-        description: Option<String> = f(s(255)),
-        admin_state_up: Patch<bool> = f(Kind::Bool),
+        name: Option<String> = f(s(255)) => name,
+        description: Option<String> = f(s(255)) => description,
+        admin_state_up: Patch<bool> = f(Kind::Bool) => enabled or true null false,
         /// `project_id` (or `tenant_id`); the policy takes its load balancer's project.
         project_id: Option<String> = f(s(36)),
         // a null action or listener gets the reference's own 400 / 404 (see `post`)

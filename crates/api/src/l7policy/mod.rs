@@ -358,9 +358,9 @@ pub async fn get_one(
 }
 
 /// The policy row a create writes — the POST and the graph create alike — PENDING_CREATE
-/// and OFFLINE on listener `listener_id` of `project`: names from the body `b`, the action
-/// and redirect attributes from `d`, its [`sanitize`]d copy; `position` the end (the caller
-/// then [`place`]s it).
+/// and OFFLINE on listener `listener_id` of `project`: the columns [`L7PolicyPost`] declares
+/// from the body `b`, the action and redirect attributes from `d`, its [`sanitize`]d copy;
+/// `position` the end (the caller then [`place`]s it).
 pub(crate) fn new_row(
     id: &str,
     b: &L7PolicyPost,
@@ -368,16 +368,13 @@ pub(crate) fn new_row(
     listener_id: &str,
     project: &str,
 ) -> L7PolicyRow {
-    L7PolicyRow {
+    let mut row = L7PolicyRow {
         id: id.to_string(),
-        name: b.name.clone(),
-        description: b.description.clone(),
         listener_id: listener_id.to_string(),
         action: d.action.value().cloned().unwrap_or_default(),
         redirect_pool_id: d.redirect_pool_id.value().cloned(),
         redirect_url: d.redirect_url.value().cloned(),
         position: i32::MAX,
-        enabled: b.admin_state_up.on_create(),
         provisioning_status: ProvisioningStatus::PendingCreate,
         project_id: Some(project.to_string()),
         operating_status: OperatingStatus::Offline,
@@ -387,7 +384,9 @@ pub(crate) fn new_row(
             .value()
             .and_then(|c| i32::try_from(*c).ok()),
         ..Default::default()
-    }
+    };
+    b.write_row(&mut row);
+    row
 }
 
 /// The rule count and each inline rule's data of a policy create (`id` its new id) — the POST

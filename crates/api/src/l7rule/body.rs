@@ -43,17 +43,19 @@ const KEY_VALUE: Kind = Kind::Pattern {
 wsme_body! {
     /// `L7RulePOST` (octavia/api/v2/types/l7rule.py). A `null` `type`, `compare_type` or `value`
     /// is sent on to `validate.l7rule_data`, which refuses it with its own text.
-    pub static L7RULE_POST, tenant_alias = true, wsme = ("rule_", "rule");
+    pub static L7RULE_POST, tenant_alias = true, wsme = ("rule_", "rule"),
+        creates = octavia_db::L7RuleRow;
     /// A validated `L7RulePOST` body (and an inline `L7RuleSingleCreate`, its subset) as
-    /// [`L7RULE_POST`] declares it: a `null` `type`, `compare_type` or `value` is kept for
-    /// [`validate_rule`](super::validate_rule); `admin_state_up: null` is false, left out true; `invert: null` false.
+    /// [`L7RULE_POST`] declares it, with the `l7rule` columns a create writes: a `null`
+    /// `type`, `compare_type` or `value` is kept for [`validate_rule`](super::validate_rule);
+    /// `admin_state_up: null` is false (Octavia's `to_dict`).
     pub struct L7RulePost {
-        r#type: Option<String> = mn(Kind::Enum(RULE_TYPES)),
-        compare_type: Option<String> = mn(Kind::Enum(COMPARE_TYPES)),
-        key: Option<String> = f(KEY_VALUE),
-        value: Option<String> = mn(KEY_VALUE),
-        invert: Option<bool> = f(Kind::Bool),
-        admin_state_up: Patch<bool> = f(Kind::Bool),
+        r#type: Option<String> = mn(Kind::Enum(RULE_TYPES)) => r#type,
+        compare_type: Option<String> = mn(Kind::Enum(COMPARE_TYPES)) => compare_type,
+        key: Option<String> = f(KEY_VALUE) => key,
+        value: Option<String> = mn(KEY_VALUE) => value,
+        invert: Option<bool> = f(Kind::Bool) => invert or false,
+        admin_state_up: Patch<bool> = f(Kind::Bool) => enabled or true null false,
         /// `project_id` (or `tenant_id`); the rule takes its load balancer's project.
         project_id: Option<String> = f(Kind::Str { min: None, max: Some(36) }),
         tags: Option<Strings> = f(TAGS),

@@ -52,22 +52,18 @@ impl L7RulePost {
 
 /// The rule row a create writes — the rule POST, a policy POST's inline rules and the graph
 /// create alike — PENDING_CREATE and OFFLINE in policy `policy_id` of `project`, with a new
-/// id: `invert` false and `admin_state_up` true unless given.
+/// id: the attributes' columns as [`L7RulePost`] declares them.
 pub(crate) fn new_row(b: &L7RulePost, policy_id: &str, project: &str) -> L7RuleRow {
-    L7RuleRow {
+    let mut row = L7RuleRow {
         id: columns::new_id(),
         l7policy_id: policy_id.to_string(),
-        r#type: b.r#type.clone().unwrap_or_default(),
-        compare_type: b.compare_type.clone().unwrap_or_default(),
-        key: b.key.clone(),
-        value: b.value.clone().unwrap_or_default(),
-        invert: b.invert.unwrap_or(false),
         provisioning_status: ProvisioningStatus::PendingCreate,
         project_id: Some(project.to_string()),
-        enabled: b.admin_state_up.on_create(),
         operating_status: OperatingStatus::Offline,
         ..Default::default()
-    }
+    };
+    b.write_row(&mut row);
+    row
 }
 
 /// Inserts the [`new_row`] of `b` and its tags; returns the row.

@@ -65,22 +65,21 @@ macro_rules! listener_body {
                 /// (`null`: none).
                 tags: $wrap<Strings> = f(TAGS),
                 client_ca_tls_container_ref: Option<String> = f(s(255)),
-                /// (`null` and, on a POST, left out: NONE).
-                client_authentication: $wrap<String> = f(Kind::Enum(CLIENT_AUTH)),
+                client_authentication: $wrap<String> = f(Kind::Enum(CLIENT_AUTH))
+                    => client_authentication or "NONE",
                 client_crl_container_ref: Option<String> = f(s(255)),
                 /// (normalised CIDRs; `null`: none).
                 allowed_cidrs: $wrap<Strings> = f(CIDRS),
-                tls_ciphers: $wrap<String> = f(s(2048)),
+                tls_ciphers: $wrap<String> = f(s(2048)) => tls_ciphers,
                 /// (`null`: the default versions).
                 tls_versions: $wrap<Strings> = f(TLS_VERSIONS),
                 /// (`null`: the default protocols).
                 alpn_protocols: $wrap<Strings> = f(ALPN),
                 /// (s; a graph create's down to the column's minimum).
-                hsts_max_age: $wrap<i64> = f(int(Some(0), Some(INT_COLUMN_MAX))),
-                /// (`null`: false).
-                hsts_include_subdomains: $wrap<bool> = f(Kind::Bool),
-                /// (`null`: false).
-                hsts_preload: $wrap<bool> = f(Kind::Bool),
+                hsts_max_age: $wrap<i64> = f(int(Some(0), Some(INT_COLUMN_MAX))) => hsts_max_age,
+                hsts_include_subdomains: $wrap<bool> = f(Kind::Bool)
+                    => hsts_include_subdomains or false,
+                hsts_preload: $wrap<bool> = f(Kind::Bool) => hsts_preload or false,
             }
             $($derived)*
         }
@@ -89,24 +88,24 @@ macro_rules! listener_body {
 
 listener_body! { Option {
     /// `ListenerPOST`.
-    pub static LISTENER_POST, tenant_alias = true, wsme = ("listener_", "listener");
+    pub static LISTENER_POST, tenant_alias = true, wsme = ("listener_", "listener"),
+        creates = octavia_db::ListenerRow;
     /// A validated `ListenerPOST` body (and a graph's `ListenerSingleCreate`, its subset);
     /// `null` and a left-out key mean the same except where a [`Patch`] keeps them apart
     /// (`admin_state_up: null` is false as Octavia's `to_dict`, `connection_limit: null` is
     /// stored NULL, `protocol: null` gets its own 400).
     pub struct ListenerPost
 } {
-    name: Option<String> = f(s(255)),
-    description: Option<String> = f(s(255)),
-    /// (left out: true).
-    admin_state_up: Patch<bool> = f(Kind::Bool),
+    name: Option<String> = f(s(255)) => name,
+    description: Option<String> = f(s(255)) => description,
+    admin_state_up: Patch<bool> = f(Kind::Bool) => enabled or true null false,
     /// (a `null` gets the reference's own 400, listener.py `post`; a graph create's the
     /// POST's, as the same insert fails in the reference).
-    protocol: Patch<String> = mn(Kind::Enum(PROTOCOLS)),
-    protocol_port: i64 = m(PORT),
-    /// (left out: -1).
+    protocol: Patch<String> = mn(Kind::Enum(PROTOCOLS)) => protocol,
+    protocol_port: i64 = m(PORT) => protocol_port,
+    /// (left out: -1; `null`: NULL).
     connection_limit: Patch<i64> = f(int(Some(-1), Some(INT_COLUMN_MAX))),
-    default_tls_container_ref: Option<String> = f(s(255)),
+    default_tls_container_ref: Option<String> = f(s(255)) => tls_certificate_id,
     sni_container_refs: Option<Strings> = f(REFS),
     /// (or `tenant_id`); the listener takes its load balancer's project.
     project_id: Option<String> = f(s(36)),
@@ -131,21 +130,21 @@ listener_body! { Option {
 
 listener_body! { Patch {
     /// `ListenerPUT`: immutable fields are simply not declared (→ 400 unknown attribute).
-    pub static LISTENER_PUT, tenant_alias = false, wsme = ("listener_", "listener");
+    pub static LISTENER_PUT, tenant_alias = false, wsme = ("listener_", "listener"),
+        updates = octavia_db::ListenerRow;
     /// A validated `ListenerPUT` body as [`LISTENER_PUT`] declares it: each attribute left
     /// out (unchanged), `null` or a value.
     pub struct ListenerPut
 } {
-    name: Patch<String> = f(s(255)),
-    description: Patch<String> = f(s(255)),
-    /// (`null`: false).
-    admin_state_up: Patch<bool> = f(Kind::Bool),
-    /// (`null`: -1).
-    connection_limit: Patch<i64> = f(int(Some(-1), Some(INT_COLUMN_MAX))),
-    default_tls_container_ref: Patch<String> = f(s(255)),
+    name: Patch<String> = f(s(255)) => name,
+    description: Patch<String> = f(s(255)) => description,
+    admin_state_up: Patch<bool> = f(Kind::Bool) => enabled or false,
+    connection_limit: Patch<i64> = f(int(Some(-1), Some(INT_COLUMN_MAX)))
+        => connection_limit or -1,
+    default_tls_container_ref: Patch<String> = f(s(255)) => tls_certificate_id,
     /// (`null`: none).
     sni_container_refs: Patch<Strings> = f(REFS),
     /// (`null`: the default pool removed).
-    default_pool_id: Patch<String> = f(Kind::Uuid),
+    default_pool_id: Patch<String> = f(Kind::Uuid) => default_pool_id,
     insert_headers: Patch<Map<String, Value>> = f(Kind::StrDict(Some(255))),
 } {} }

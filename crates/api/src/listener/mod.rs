@@ -25,7 +25,7 @@ use crate::policy;
 use crate::provider_call::call_provider;
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
-use crate::types::{Patch, Strings, Wsme, put_sent};
+use crate::types::{Patch, Strings, Wsme, model_sent, put_sent};
 use crate::{columns, list, provider_model};
 use body::*;
 
@@ -141,9 +141,9 @@ pub(crate) async fn validate_tls_create(
 }
 
 /// The listener row a create writes — the POST and the graph create alike — PENDING_CREATE
-/// and OFFLINE under load balancer `lb_id` of `project`, with a new id: WSME's defaults
-/// (`connection_limit` -1 when left out and NULL when given `null`, `admin_state_up` true,
-/// `client_authentication` NONE, HSTS flags false), the `[haproxy_amphora]` timeouts for
+/// and OFFLINE under load balancer `lb_id` of `project`, with a new id: the attributes'
+/// columns as [`ListenerPost`] declares them, `connection_limit` -1 when left out and NULL
+/// when given `null`, the `[haproxy_amphora]` timeouts for
 /// those left out or `null`, and on a TERMINATED_HTTPS listener the default TLS versions and
 /// ALPN protocols ([`rules::DEFAULT_TLS_VERSIONS`], [`rules::DEFAULT_LISTENER_ALPN`]), as
 /// octavia/db/prepare.py `create_listener` and listener.py `_validate_create_listener`.
@@ -156,37 +156,19 @@ pub(crate) fn new_row(
     default_pool_id: Option<String>,
     peer_port: i32,
 ) -> ListenerRow {
-    let protocol = b.protocol.value().cloned().unwrap_or_default();
-    let tls = protocol == "TERMINATED_HTTPS";
     let int_or = |v: Option<i64>, d: i64| Some(i32::try_from(v.unwrap_or(d)).unwrap_or(i32::MAX));
-    let tls_default = |v: &Option<Strings>, d: &[&str]| {
-        v.as_ref()
-            .map(|l| l.0.clone())
-            .or_else(|| tls.then(|| rules::owned(d)))
-    };
-    ListenerRow {
+    let mut row = ListenerRow {
         project_id: Some(project.to_string()),
         id: columns::new_id(),
-        name: b.name.clone(),
-        description: b.description.clone(),
-        protocol,
-        protocol_port: i32::try_from(b.protocol_port).unwrap_or_default(),
         connection_limit: match b.connection_limit {
             Patch::Null => None,
             Patch::Absent => Some(-1),
             Patch::Value(v) => int_or(Some(v), -1),
         },
         load_balancer_id: Some(lb_id.to_string()),
-        tls_certificate_id: b.default_tls_container_ref.clone(),
         default_pool_id,
         provisioning_status: ProvisioningStatus::PendingCreate,
         operating_status: OperatingStatus::Offline,
-        // a null is false (Octavia's `to_dict`)
-        enabled: match b.admin_state_up {
-            Patch::Absent => true,
-            Patch::Null => false,
-            Patch::Value(v) => v,
-        },
         peer_port: Some(peer_port),
         insert_headers: b.insert_headers.as_ref().map(crate::pickle::dumps_str_dict),
         timeout_client_data: int_or(b.timeout_client_data, cfg.timeout_client_data),
@@ -194,23 +176,22 @@ pub(crate) fn new_row(
         timeout_member_data: int_or(b.timeout_member_data, cfg.timeout_member_data),
         timeout_tcp_inspect: int_or(b.timeout_tcp_inspect, cfg.timeout_tcp_inspect),
         client_ca_tls_certificate_id: b.client_ca_tls_container_ref.clone(),
-        client_authentication: b
-            .client_authentication
-            .clone()
-            .unwrap_or_else(|| "NONE".into()),
         client_crl_container_id: b.client_crl_container_ref.clone(),
-        tls_ciphers: b.tls_ciphers.clone(),
-        tls_versions: columns::join_list(tls_default(&b.tls_versions, rules::DEFAULT_TLS_VERSIONS)),
-        alpn_protocols: columns::join_list(tls_default(
-            &b.alpn_protocols,
-            rules::DEFAULT_LISTENER_ALPN,
-        )),
-        hsts_max_age: b.hsts_max_age.and_then(|v| i32::try_from(v).ok()),
-        hsts_include_subdomains: Some(b.hsts_include_subdomains.unwrap_or(false)),
-        hsts_preload: Some(b.hsts_preload.unwrap_or(false)),
         created_at: Some(octavia_db::now()),
         ..Default::default()
-    }
+    };
+    b.write_row(&mut row);
+    let tls = row.protocol == "TERMINATED_HTTPS";
+    let tls_default = |v: &Option<Strings>, d: &[&str]| {
+        v.as_ref()
+            .map(|l| l.0.clone())
+            .or_else(|| tls.then(|| rules::owned(d)))
+    };
+    row.tls_versions =
+        columns::join_list(tls_default(&b.tls_versions, rules::DEFAULT_TLS_VERSIONS));
+    row.alpn_protocols =
+        columns::join_list(tls_default(&b.alpn_protocols, rules::DEFAULT_LISTENER_ALPN));
+    row
 }
 
 /// Inserts a [`new_row`] and the collections `b` gives (SNI refs, `allowed_cidrs` with
@@ -412,9 +393,8 @@ pub async fn post(
 /// The column changes of a PUT and the attributes the driver's new model carries (every
 /// attribute sent, as listener.py `put` hands `listener.to_dict(render_unsets=False)` to the
 /// driver): each attribute sent is written, a `null` as listener.py's `_set_default_on_none` and
-/// `to_dict` make it (`connection_limit` -1, the timeouts their configured defaults,
-/// `client_authentication` NONE, the TLS versions / ALPN protocols their defaults, the HSTS
-/// flags and `admin_state_up` false; `default_pool_id: null` removes the pool).
+/// `to_dict` make it — as [`ListenerPut`] declares, the timeouts their configured defaults,
+/// the TLS versions / ALPN protocols their defaults; `default_pool_id: null` removes the pool.
 fn put_changes(
     b: &ListenerPut,
     cfg: &crate::state::ApiConfig,
@@ -424,19 +404,27 @@ fn put_changes(
     let int_or = |v: Option<&i64>, d: i64| -> Option<i32> {
         Some(i32::try_from(v.copied().unwrap_or(d)).unwrap_or(i32::MAX))
     };
-    let flag = |v: Option<&bool>| v.copied().unwrap_or(false);
+    ch.extend(b.column_changes());
+    let r = b.nulls_resolved();
+    model_sent!(r, new;
+        name: |v| Some(v.cloned().unwrap_or_default());
+        description: |v| Some(v.cloned().unwrap_or_default());
+        admin_state_up: |v| v.copied();
+        connection_limit: |v| v.copied();
+        // null removes the pool: octavia-lib's None, distinct from Unset
+        default_pool_id: |v| Some(v.cloned());
+        default_tls_container_ref: |v| v.cloned();
+        client_authentication: |v| v.cloned();
+        tls_ciphers: |v| v.cloned();
+        hsts_max_age: |v| v.copied();
+        hsts_include_subdomains: |v| v.copied();
+        hsts_preload: |v| v.copied();
+    );
     put_sent!(b, ch, new;
-        name: |v| v.cloned() => v.clone(), Some(v.unwrap_or_default());
-        description: |v| v.cloned() => v.clone(), Some(v.unwrap_or_default());
-        admin_state_up as "enabled": |v| flag(v) => v, Some(v);
-        connection_limit: |v| int_or(v, -1) => v, v.map(i64::from);
         timeout_client_data: |v| int_or(v, cfg.timeout_client_data) => v, v.map(i64::from);
         timeout_member_connect: |v| int_or(v, cfg.timeout_member_connect) => v, v.map(i64::from);
         timeout_member_data: |v| int_or(v, cfg.timeout_member_data) => v, v.map(i64::from);
         timeout_tcp_inspect: |v| int_or(v, cfg.timeout_tcp_inspect) => v, v.map(i64::from);
-        // null removes the pool: octavia-lib's None, distinct from Unset
-        default_pool_id: |v| v.cloned() => v.clone(), Some(v);
-        default_tls_container_ref as "tls_certificate_id": |v| v.cloned() => v.clone(), v;
     );
     if let Some(v) = b.insert_headers.sent() {
         ch.push((
@@ -451,15 +439,10 @@ fn put_changes(
     let or_default =
         |v: Option<&Strings>, d: &[&str]| v.map_or_else(|| rules::owned(d), |l| l.0.clone());
     put_sent!(b, ch, new;
-        client_authentication: |v| v.cloned().unwrap_or_else(|| "NONE".into()) => v.clone(), Some(v);
-        tls_ciphers: |v| v.cloned() => v.clone(), v;
         tls_versions: |v| or_default(v, rules::DEFAULT_TLS_VERSIONS)
             => columns::join_list(Some(v.clone())), Some(v);
         alpn_protocols: |v| or_default(v, rules::DEFAULT_LISTENER_ALPN)
             => columns::join_list(Some(v.clone())), Some(v);
-        hsts_max_age: |v| v.and_then(|v| i32::try_from(*v).ok()) => v, v.map(i64::from);
-        hsts_include_subdomains: |v| flag(v) => v, Some(v);
-        hsts_preload: |v| flag(v) => v, Some(v);
     );
     ch
 }

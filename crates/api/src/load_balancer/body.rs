@@ -22,13 +22,15 @@ wsme_body! {
 
 wsme_body! {
     /// `LoadBalancerPOST`.
-    pub static LB_POST, tenant_alias = true, wsme = ("load_balancer", "loadbalancer");
-    /// A validated `LoadBalancerPOST` body as [`LB_POST`] declares it; `admin_state_up: null` is
-    /// false (Octavia's `to_dict`), left out true.
+    pub static LB_POST, tenant_alias = true, wsme = ("load_balancer", "loadbalancer"),
+        creates = octavia_db::LoadBalancerRow;
+    /// A validated `LoadBalancerPOST` body as [`LB_POST`] declares it, with the
+    /// `load_balancer` columns a create writes of it as sent (the VIP's are its own rows);
+    /// `admin_state_up: null` is false (Octavia's `to_dict`).
     pub struct LbPost {
-        name: Option<String> = f(s(255)),
-        description: Option<String> = f(s(255)),
-        admin_state_up: Patch<bool> = f(Kind::Bool),
+        name: Option<String> = f(s(255)) => name,
+        description: Option<String> = f(s(255)) => description,
+        admin_state_up: Patch<bool> = f(Kind::Bool) => enabled or true null false,
         vip_address: Option<String> = f(Kind::Ip),
         vip_port_id: Option<String> = f(Kind::Uuid),
         vip_subnet_id: Option<String> = f(Kind::Uuid),
@@ -47,8 +49,8 @@ wsme_body! {
         /// `provider` (`null` or empty: `amphora`; left out: the configured default).
         provider: Patch<String> = f(s(64)),
         tags: Option<Strings> = f(TAGS),
-        flavor_id: Option<String> = f(Kind::Uuid),
-        availability_zone: Option<String> = f(s(255)),
+        flavor_id: Option<String> = f(Kind::Uuid) => flavor_id,
+        availability_zone: Option<String> = f(s(255)) => availability_zone,
     }
 }
 

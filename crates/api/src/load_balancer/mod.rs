@@ -261,20 +261,16 @@ async fn insert_lb(
         topology,
     } = new;
     let id = columns::new_id();
-    let lb = LoadBalancerRow {
+    let mut lb = LoadBalancerRow {
         project_id: Some(project.to_string()),
         id: id.clone(),
-        name: b.name.clone(),
-        description: b.description.clone(),
         provisioning_status: ProvisioningStatus::PendingCreate,
         operating_status: OperatingStatus::Offline,
-        enabled: b.admin_state_up.on_create(),
         topology: Some(topology),
         provider: Some(provider_name.to_string()),
-        flavor_id: b.flavor_id.clone(),
-        availability_zone: b.availability_zone.clone(),
         ..Default::default()
     };
+    b.write_row(&mut lb);
     tx.insert(&lb).await?;
     tx.insert(&VipRow {
         load_balancer_id: id.clone(),

@@ -272,29 +272,33 @@ impl SubnetChecks {
         st: &AppState,
         ctx: &RequestContext,
         subnet: &str,
-    ) -> Result<(), ApiError> {
+    ) -> Result<Option<SubnetInfo>, ApiError> {
         if let Some(lookup) = self.0.remove(subnet)
             && let Ok(answer) = lookup.await
         {
-            return subnet_verdict(answer, subnet);
+            return subnet_verdict(answer, subnet).map(Some);
         }
         subnet_exists(st, ctx, subnet).await
     }
 
-    /// Each distinct subnet of `members`, in list order, until the first refused.
+    /// Each distinct subnet of `members`, in list order, until the first refused: the
+    /// subnets Neutron answered, by id (none without Neutron lookups).
     async fn check_all(
         &mut self,
         st: &AppState,
         ctx: &RequestContext,
         members: &[&MemberPost],
-    ) -> Result<(), ApiError> {
+    ) -> Result<BTreeMap<String, SubnetInfo>, ApiError> {
+        let mut found = BTreeMap::new();
         let mut checked: BTreeSet<&String> = BTreeSet::new();
         for s in members.iter().filter_map(|it| it.subnet_id.as_ref()) {
-            if checked.insert(s) {
-                self.verdict(st, ctx, s).await?;
+            if checked.insert(s)
+                && let Some(subnet) = self.verdict(st, ctx, s).await?
+            {
+                found.insert(s.clone(), subnet);
             }
         }
-        Ok(())
+        Ok(found)
     }
 }
 
@@ -317,7 +321,8 @@ struct NewMembers<'a> {
 }
 
 /// The new members in a few multi-row INSERTs, then their tags; each subnet checked once
-/// (400 when Neutron does not know it). Returns their provider models.
+/// (400 when Neutron does not know it). Returns their provider models, each with its subnet
+/// as Neutron answered ([`provider::Member::subnet`]).
 ///
 /// Octavia checks each new member in list order, its subnet then SR-IOV, and stops at the
 /// first refusal; that is the error given here too. The subnets' verdicts are awaited after
@@ -352,38 +357,37 @@ async fn insert_new(
         }
         models.push(provider_model::member_model(row));
     }
-    checks.check_all(st, ctx, new.items).await?;
+    let subnets = checks.check_all(st, ctx, new.items).await?;
+    for m in &mut models {
+        m.subnet = m.subnet_id.as_ref().and_then(|s| subnets.get(s).cloned());
+    }
     Ok(models)
 }
 
-/// The columns a batch entry writes on an existing member: every `MemberPOST` field with its
-/// default (weight 1, backup false, admin_state_up true, monitor_* null), `name` only when given.
+/// The columns a batch entry writes on an existing member: those of `weight`,
+/// `admin_state_up`, `backup` and `monitor_*` as a create would write them ([`MemberPost`]'s
+/// declaration: left out, their defaults), `name` only when given; only what differs.
 fn batch_changes(b: &MemberPost, m: &MemberRow) -> Changes {
+    let mut want = m.clone();
+    b.write_row(&mut want);
     let mut ch: Changes = Vec::new();
-    let weight = b.weight.unwrap_or(1);
-    if m.weight.map(i64::from) != Some(weight) {
-        ch.push(("weight", weight.into()));
+    if m.weight != want.weight {
+        ch.push(("weight", want.weight.into()));
     }
-    let enabled = b.admin_state_up.on_create();
-    if m.enabled != enabled {
-        ch.push(("enabled", enabled.into()));
+    if m.enabled != want.enabled {
+        ch.push(("enabled", want.enabled.into()));
     }
-    let backup = b.backup.unwrap_or(false);
-    if m.backup != backup {
-        ch.push(("backup", backup.into()));
+    if m.backup != want.backup {
+        ch.push(("backup", want.backup.into()));
     }
-    let ma = b.monitor_address.clone();
-    if m.monitor_address != ma {
-        ch.push(("monitor_address", ma.into()));
+    if m.monitor_address != want.monitor_address {
+        ch.push(("monitor_address", want.monitor_address.into()));
     }
-    let mp = b.monitor_port;
-    if m.monitor_port.map(i64::from) != mp {
-        ch.push(("monitor_port", mp.into()));
+    if m.monitor_port != want.monitor_port {
+        ch.push(("monitor_port", want.monitor_port.into()));
     }
-    if let Some(n) = b.name.sent()
-        && m.name.as_ref() != n
-    {
-        ch.push(("name", n.cloned().into()));
+    if b.name.given() && m.name != want.name {
+        ch.push(("name", want.name.into()));
     }
     ch
 }

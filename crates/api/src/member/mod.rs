@@ -23,7 +23,7 @@ use crate::policy;
 use crate::provider_call::call_provider;
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
-use crate::types::{Wsme, put_sent};
+use crate::types::{Wsme, model_sent};
 use crate::{columns, list, provider_model, related};
 use body::*;
 
@@ -95,27 +95,33 @@ pub(crate) fn ip_not_reserved(st: &AppState, address: &str) -> Result<(), ApiErr
     Ok(())
 }
 
-/// `validate.subnet_exists` with the caller's token (400 `Subnet <id> not found.`); skipped
-/// when no Neutron lookups are configured.
-async fn subnet_exists(st: &AppState, ctx: &RequestContext, subnet: &str) -> Result<(), ApiError> {
+/// `validate.subnet_exists` with the caller's token (400 `Subnet <id> not found.`): the
+/// subnet as Neutron answered, handed on to the driver in the member's model
+/// ([`provider::Member::subnet`]); `None` when no Neutron lookups are configured.
+async fn subnet_exists(
+    st: &AppState,
+    ctx: &RequestContext,
+    subnet: &str,
+) -> Result<Option<crate::network::SubnetInfo>, ApiError> {
     let Some(net) = st.networking() else {
-        return Ok(());
+        return Ok(None);
     };
     subnet_verdict(
         net.get_subnet(ctx.auth_token.as_deref(), subnet).await,
         subnet,
     )
+    .map(Some)
 }
 
-/// What Neutron's answer on `subnet` means for a member: `Ok` when found, 400
+/// What Neutron's answer on `subnet` means for a member: the subnet when found, 400
 /// `Subnet <id> not found.` for any lookup failure (as Octavia), 503 when Neutron is
 /// unavailable (Octavia says "not found" then too).
 fn subnet_verdict(
     r: Result<Option<crate::network::SubnetInfo>, crate::network::NetworkError>,
     subnet: &str,
-) -> Result<(), ApiError> {
+) -> Result<crate::network::SubnetInfo, ApiError> {
     match r {
-        Ok(Some(_)) => Ok(()),
+        Ok(Some(s)) => Ok(s),
         Err(e @ crate::network::NetworkError::Unavailable(_)) => Err(e.into()),
         Ok(None) | Err(_) => Err(ApiError::InvalidSubresource {
             resource: "Subnet".into(),
@@ -144,30 +150,23 @@ pub(crate) fn duplicate(ip: &str, port: i64) -> ApiError {
 
 /// The member row a create writes — the POST, the batch update and the graph create alike —
 /// PENDING_CREATE with a new id in `pool` (its project): OFFLINE with a monitor, else
-/// NO_MONITOR; `weight` 1, `admin_state_up` true, `backup` false unless given.
+/// NO_MONITOR; the attributes' columns as [`MemberPost`] declares them.
 pub(crate) fn new_row(b: &MemberPost, pool: &PoolRow, has_hm: bool, vnic: &str) -> MemberRow {
-    MemberRow {
+    let mut row = MemberRow {
         project_id: pool.project_id.clone(),
         id: columns::new_id(),
         pool_id: pool.id.clone(),
-        subnet_id: b.subnet_id.clone(),
-        ip_address: Some(b.address.clone()),
-        protocol_port: i32::try_from(b.protocol_port).unwrap_or(0),
-        weight: Some(i32::try_from(b.weight.unwrap_or(1)).unwrap_or(1)),
         operating_status: if has_hm {
             OperatingStatus::Offline
         } else {
             OperatingStatus::NoMonitor
         },
-        enabled: b.admin_state_up.on_create(),
         provisioning_status: ProvisioningStatus::PendingCreate,
-        name: b.name.value().cloned(),
-        monitor_address: b.monitor_address.clone(),
-        monitor_port: b.monitor_port.and_then(|p| i32::try_from(p).ok()),
-        backup: b.backup.unwrap_or(false),
         vnic_type: vnic.into(),
         ..Default::default()
-    }
+    };
+    b.write_row(&mut row);
+    row
 }
 
 /// Inserts the [`new_row`] of `b` in the load balancer's `project` and its tags — the POST
@@ -287,9 +286,10 @@ pub async fn post(
     policy::authorize(&ctx, "member", "post", Some(&project))?;
     let address = b.address.clone();
     ip_not_reserved(&st, &address)?;
-    if let Some(s) = &b.subnet_id {
-        subnet_exists(&st, &ctx, s).await?;
-    }
+    let subnet = match &b.subnet_id {
+        Some(s) => subnet_exists(&st, &ctx, s).await?,
+        None => None,
+    };
     let Provider {
         name: pname,
         driver,
@@ -316,12 +316,11 @@ pub async fn post(
         Some(_) => tx.tags(&row.id).await?,
         None => Vec::new(),
     };
-    call_provider(
-        &mut tx,
-        &pname,
-        driver.member_create(provider_model::member_model(&row)),
-    )
-    .await?;
+    let model = provider::Member {
+        subnet,
+        ..provider_model::member_model(&row)
+    };
+    call_provider(&mut tx, &pname, driver.member_create(model)).await?;
     let body = view::render_member_with(&row, tags);
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(json!({"member": body}))).into_response())
@@ -359,13 +358,15 @@ pub async fn put(
         "provisioning_status",
         ProvisioningStatus::PendingUpdate.into(),
     )];
-    put_sent!(b, ch, new;
-        name: |v| v.cloned() => v.clone(), Some(v.unwrap_or_default());
-        admin_state_up as "enabled": |v| v.copied().unwrap_or(false) => v, Some(v);
-        weight: |v| v.copied().unwrap_or(1) => v, Some(v);
-        backup: |v| v.copied().unwrap_or(false) => v, Some(v);
-        monitor_address: |v| v.cloned() => v.clone(), v;
-        monitor_port: |v| v.copied() => v, v.and_then(|p| u16::try_from(p).ok());
+    ch.extend(b.column_changes());
+    let r = b.nulls_resolved();
+    model_sent!(r, new;
+        name: |v| Some(v.cloned().unwrap_or_default());
+        admin_state_up: |v| v.copied();
+        weight: |v| v.copied();
+        backup: |v| v.copied();
+        monitor_address: |v| v.cloned();
+        monitor_port: |v| v.and_then(|p| u16::try_from(*p).ok());
     );
     tx.update::<MemberRow>(&id, &ch).await?;
     if let Some(tags) = b.tags.sent() {

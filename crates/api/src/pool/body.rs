@@ -69,18 +69,19 @@ impl SessionPersistence {
 
 wsme_body! {
     /// `PoolPOST`.
-    pub static POOL_POST, tenant_alias = true, wsme = ("pool_", "pool");
+    pub static POOL_POST, tenant_alias = true, wsme = ("pool_", "pool"),
+        creates = octavia_db::PoolRow;
     /// A validated `PoolPOST` body (and a graph's `PoolSingleCreate`, its subset, where
-    /// `protocol` and `lb_algorithm` may be missing) as [`POOL_POST`] declares it.
-    /// `admin_state_up: null` is false (Octavia's `to_dict`), left out true.
+    /// `protocol` and `lb_algorithm` may be missing) as [`POOL_POST`] declares it, with the
+    /// `pool` columns a create writes. `admin_state_up: null` is false (Octavia's `to_dict`).
     pub struct PoolPost {
-        name: Option<String> = f(s(255)),
-        description: Option<String> = f(s(255)),
-        admin_state_up: Patch<bool> = f(Kind::Bool),
+        name: Option<String> = f(s(255)) => name,
+        description: Option<String> = f(s(255)) => description,
+        admin_state_up: Patch<bool> = f(Kind::Bool) => enabled or true null false,
         listener_id: Option<String> = f(Kind::Uuid),
         loadbalancer_id: Option<String> = f(Kind::Uuid),
-        protocol: Option<String> = m(Kind::Enum(PROTOCOLS)),
-        lb_algorithm: Option<String> = m(Kind::Enum(ALGORITHMS)),
+        protocol: Option<String> = m(Kind::Enum(PROTOCOLS)) => protocol,
+        lb_algorithm: Option<String> = m(Kind::Enum(ALGORITHMS)) => lb_algorithm,
         session_persistence: Option<SessionPersistence> = f(Kind::Object(&SP_POST)),
         /// `project_id` (or `tenant_id`); the pool takes its load balancer's project.
         project_id: Option<String> = f(s(36)),
@@ -89,11 +90,10 @@ wsme_body! {
         /// `members` (`MemberSingleCreate` items, a graph create's; `null` items skipped).
         members: Option<Vec<Option<crate::member::body::MemberPost>>> = f(Kind::ObjectList(&MEMBER_SINGLE)),
         tags: Option<Strings> = f(TAGS),
-        tls_container_ref: Option<String> = f(s(255)),
-        ca_tls_container_ref: Option<String> = f(s(255)),
-        crl_container_ref: Option<String> = f(s(255)),
-        /// `tls_enabled` (`null`: false).
-        tls_enabled: Option<bool> = f(Kind::Bool),
+        tls_container_ref: Option<String> = f(s(255)) => tls_certificate_id,
+        ca_tls_container_ref: Option<String> = f(s(255)) => ca_tls_certificate_id,
+        crl_container_ref: Option<String> = f(s(255)) => crl_container_id,
+        tls_enabled: Option<bool> = f(Kind::Bool) => tls_enabled or false,
         tls_ciphers: Option<String> = f(s(2048)),
         tls_versions: Option<Strings> = f(TLS_VERSIONS),
         alpn_protocols: Option<Strings> = f(ALPN),
@@ -109,25 +109,26 @@ wsme_body! {
 
 wsme_body! {
     /// `PoolPUT`.
-    pub static POOL_PUT, tenant_alias = false, wsme = ("pool_", "pool");
+    pub static POOL_PUT, tenant_alias = false, wsme = ("pool_", "pool"),
+        updates = octavia_db::PoolRow;
     /// A validated `PoolPUT` body as [`POOL_PUT`] declares it: each attribute left out
-    /// (unchanged), `null` or a value.
+    /// (unchanged), `null` or a value, with the `pool` column it changes (the TLS lists and
+    /// ciphers: `put_changes`).
     pub struct PoolPut {
-        name: Patch<String> = f(s(255)),
-        description: Patch<String> = f(s(255)),
-        /// `admin_state_up` (`null`: false).
-        admin_state_up: Patch<bool> = f(Kind::Bool),
+        name: Patch<String> = f(s(255)) => name,
+        description: Patch<String> = f(s(255)) => description,
+        admin_state_up: Patch<bool> = f(Kind::Bool) => enabled or false,
         /// `lb_algorithm` (`null` refused).
-        lb_algorithm: Patch<String> = f(Kind::Enum(ALGORITHMS)),
+        lb_algorithm: Patch<String> = f(Kind::Enum(ALGORITHMS)) => lb_algorithm,
         /// `session_persistence` (`null`: removed).
         session_persistence: Patch<SessionPersistence> = f(Kind::Object(&SP_PUT)),
         /// `tags` (`null`: none).
         tags: Patch<Strings> = f(TAGS),
-        tls_container_ref: Patch<String> = f(s(255)),
-        ca_tls_container_ref: Patch<String> = f(s(255)),
-        crl_container_ref: Patch<String> = f(s(255)),
+        tls_container_ref: Patch<String> = f(s(255)) => tls_certificate_id,
+        ca_tls_container_ref: Patch<String> = f(s(255)) => ca_tls_certificate_id,
+        crl_container_ref: Patch<String> = f(s(255)) => crl_container_id,
         /// `tls_enabled` (`null` refused).
-        tls_enabled: Patch<bool> = f(Kind::Bool),
+        tls_enabled: Patch<bool> = f(Kind::Bool) => tls_enabled,
         /// `tls_ciphers` (`null`: the default ciphers).
         tls_ciphers: Patch<String> = f(s(2048)),
         /// `tls_versions` (`null`: the default versions).

@@ -25,7 +25,7 @@ use crate::policy;
 use crate::provider_call::call_provider;
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
-use crate::types::{Patch, Wsme, put_sent};
+use crate::types::{Patch, Wsme, model_sent, put_sent};
 use crate::{columns, list, provider_model, related};
 use body::*;
 
@@ -127,46 +127,34 @@ pub const DEFAULT_POOL_TLS_VERSIONS: &[&str] = crate::listener::rules::DEFAULT_T
 pub const DEFAULT_POOL_ALPN: &[&str] = crate::listener::rules::DEFAULT_LISTENER_ALPN;
 
 /// The pool row a create writes — the POST and the graph create alike — PENDING_CREATE and
-/// OFFLINE under load balancer `lb_id` of `project`, with a new id: `admin_state_up` true
-/// unless given, and on a `tls_enabled` pool the default ciphers, TLS versions and ALPN
+/// OFFLINE under load balancer `lb_id` of `project`, with a new id: the attributes' columns as
+/// [`PoolPost`] declares them, and on a `tls_enabled` pool the default ciphers, TLS versions and ALPN
 /// protocols ([`DEFAULT_POOL_CIPHERS`], [`DEFAULT_POOL_TLS_VERSIONS`], [`DEFAULT_POOL_ALPN`])
 /// for those left out or `null`, as octavia/db/prepare.py `create_pool`.
 pub(crate) fn new_row(b: &PoolPost, project: &str, lb_id: &str) -> PoolRow {
-    let tls = b.tls_enabled.unwrap_or(false);
+    let mut row = PoolRow {
+        project_id: Some(project.to_string()),
+        id: columns::new_id(),
+        operating_status: OperatingStatus::Offline,
+        load_balancer_id: Some(lb_id.to_string()),
+        provisioning_status: ProvisioningStatus::PendingCreate,
+        created_at: Some(octavia_db::now()),
+        ..Default::default()
+    };
+    b.write_row(&mut row);
+    let tls = row.tls_enabled;
     let tls_default = |v: &Option<crate::types::Strings>, d: &[&str]| {
         v.as_ref()
             .map(|l| l.0.clone())
             .or_else(|| tls.then(|| crate::listener::rules::owned(d)))
     };
-    PoolRow {
-        project_id: Some(project.to_string()),
-        id: columns::new_id(),
-        name: b.name.clone(),
-        description: b.description.clone(),
-        protocol: b.protocol.clone().unwrap_or_default(),
-        lb_algorithm: b.lb_algorithm.clone().unwrap_or_default(),
-        operating_status: OperatingStatus::Offline,
-        // a null is false (Octavia's `to_dict`)
-        enabled: match b.admin_state_up {
-            Patch::Absent => true,
-            Patch::Null => false,
-            Patch::Value(v) => v,
-        },
-        load_balancer_id: Some(lb_id.to_string()),
-        provisioning_status: ProvisioningStatus::PendingCreate,
-        tls_certificate_id: b.tls_container_ref.clone(),
-        ca_tls_certificate_id: b.ca_tls_container_ref.clone(),
-        crl_container_id: b.crl_container_ref.clone(),
-        tls_enabled: tls,
-        tls_ciphers: b
-            .tls_ciphers
-            .clone()
-            .or_else(|| tls.then(|| DEFAULT_POOL_CIPHERS.to_string())),
-        tls_versions: columns::join_list(tls_default(&b.tls_versions, DEFAULT_POOL_TLS_VERSIONS)),
-        alpn_protocols: columns::join_list(tls_default(&b.alpn_protocols, DEFAULT_POOL_ALPN)),
-        created_at: Some(octavia_db::now()),
-        ..Default::default()
-    }
+    row.tls_ciphers = b
+        .tls_ciphers
+        .clone()
+        .or_else(|| tls.then(|| DEFAULT_POOL_CIPHERS.to_string()));
+    row.tls_versions = columns::join_list(tls_default(&b.tls_versions, DEFAULT_POOL_TLS_VERSIONS));
+    row.alpn_protocols = columns::join_list(tls_default(&b.alpn_protocols, DEFAULT_POOL_ALPN));
+    row
 }
 
 /// The `session_persistence` row of pool `pool_id` for the object `sp` with type `ty`.
@@ -408,33 +396,27 @@ pub(crate) async fn validate_tls_create(
 }
 
 /// The column changes of a PUT (after `provisioning_status`) and the attributes of the
-/// driver's new model: each attribute sent is written; a `null` TLS ref is removed,
-/// `tls_ciphers` / `tls_versions` reset to their defaults, `alpn_protocols` cleared,
-/// `admin_state_up` false (pool.py `put`).
+/// driver's new model: each attribute sent is written, a `null` as [`PoolPut`] declares it;
+/// a `null` `tls_ciphers` / `tls_versions` resets them to their defaults, `alpn_protocols`
+/// is cleared (pool.py `put`).
 fn put_changes(b: &PoolPut, new: &mut provider::Pool) -> Vec<(&'static str, SqlValue)> {
     let mut ch: Vec<(&'static str, SqlValue)> = vec![(
         "provisioning_status",
         ProvisioningStatus::PendingUpdate.into(),
     )];
     let owned = crate::listener::rules::owned;
-    put_sent!(b, ch, new;
-        name: |v| v.cloned() => v.clone(), Some(v.unwrap_or_default());
-        description: |v| v.cloned() => v.clone(), Some(v.unwrap_or_default());
-        admin_state_up as "enabled": |v| v.copied().unwrap_or(false) => v, Some(v);
+    ch.extend(b.column_changes());
+    let r = b.nulls_resolved();
+    model_sent!(r, new;
+        name: |v| Some(v.cloned().unwrap_or_default());
+        description: |v| Some(v.cloned().unwrap_or_default());
+        admin_state_up: |v| v.copied();
+        lb_algorithm: |v| v.cloned();
+        tls_container_ref: |v| v.cloned();
+        ca_tls_container_ref: |v| v.cloned();
+        crl_container_ref: |v| v.cloned();
+        tls_enabled: |v| v.copied();
     );
-    if let Some(a) = b.lb_algorithm.value() {
-        ch.push(("lb_algorithm", a.as_str().into()));
-        new.lb_algorithm = Some(a.clone());
-    }
-    put_sent!(b, ch, new;
-        tls_container_ref as "tls_certificate_id": |v| v.cloned() => v.clone(), v;
-        ca_tls_container_ref as "ca_tls_certificate_id": |v| v.cloned() => v.clone(), v;
-        crl_container_ref as "crl_container_id": |v| v.cloned() => v.clone(), v;
-    );
-    if let Some(t) = b.tls_enabled.value() {
-        ch.push(("tls_enabled", (*t).into()));
-        new.tls_enabled = Some(*t);
-    }
     put_sent!(b, ch, new;
         tls_ciphers: |v| v.map_or_else(|| DEFAULT_POOL_CIPHERS.to_string(), String::clone)
             => v.as_str(), Some(v);

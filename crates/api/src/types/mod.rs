@@ -11,6 +11,7 @@
 //! prints it), `typed` ([`Obj`] into the resource's struct, [`Patch`]), `python` (Python's
 //! `repr`/`str`/`int`/`float`), `pattern` (the `pattern=` checks); each resource's bodies are in its folder (`crate::listener::body`, …).
 
+pub(crate) mod column;
 mod echo;
 mod extract;
 mod parse;
@@ -20,6 +21,7 @@ mod schema;
 mod typed;
 mod validate;
 
+pub(crate) use column::declared;
 pub use extract::{Wsme, WsmeBody};
 #[cfg(test)]
 pub(crate) use parse::parse_body;
@@ -30,8 +32,8 @@ pub use schema::{
     ALL_OPTIONAL, Derive, Field, INT_COLUMN_MAX, INT_COLUMN_MIN, JOINED_COLUMN_MAX, Kind, Schema,
     TAGS, URL_COLUMN_MAX, attr_name, derive, derived_len, f, int, m, mn, s,
 };
-pub(crate) use typed::put_sent;
 #[cfg(test)]
 pub(crate) use typed::struct_fields;
 pub use typed::{Obj, Patch, Strings};
+pub(crate) use typed::{model_sent, put_sent};
 pub use validate::normalise_cidr;

@@ -256,6 +256,17 @@ pub const fn derive<const N: usize>(from: &[Field], how: &Derive) -> [Field; N] 
 /// `wsme = (arg, wrapper)` makes it a [`WsmeBody`](crate::types::WsmeBody), read by a
 /// handler's [`Wsme`](crate::types::Wsme).
 ///
+/// An attribute stored in a column of the resource's row says so after its kind:
+/// `=> column`, then `or default` (the value written without one: a create's left-out or
+/// `null` attribute, a PUT's `null`) and `null value` (a `null` written otherwise), both
+/// literals ([`column`](crate::types::column) has the rule). `creates = Row` generates
+/// `write_row(&self, &mut Row)` (a create's row: each declared column of the body), `updates =
+/// Row` `column_changes(&self) -> Vec<(column, SqlValue)>` (a PUT's, the attributes sent) and
+/// `nulls_resolved(&self) -> Self` (each declared `null` replaced, for the driver's model); the
+/// columns are checked to be fields of `Row`. What is not an attribute's plain value (ids,
+/// statuses, parents, the project, computed defaults) the handler writes; `member/body.rs`
+/// declares both kinds.
+///
 /// ```ignore
 /// wsme_body! {
 ///     /// `QuotaPUT`.
@@ -273,12 +284,14 @@ macro_rules! wsme_body {
     (
         $(#[$smeta:meta])*
         pub static $schema:ident, tenant_alias = $alias:literal
-            $(, wsme = ($arg:literal, $wrapper:literal))?;
+            $(, wsme = ($arg:literal, $wrapper:literal))?
+            $(, creates = $crow:ty)? $(, updates = $urow:ty)?;
         $(#[$meta:meta])*
         pub struct $name:ident {
             $(
                 $(#[$fmeta:meta])*
                 $field:ident : $ty:ty = $ctor:ident ( $kind:expr )
+                    $(=> $column:ident $(or $default:literal)? $(null $null:literal)?)?
             ),* $(,)?
         }
         $(
@@ -308,6 +321,9 @@ macro_rules! wsme_body {
         pub struct $name {
             $(
                 #[doc = concat!("WSME: `", stringify!($ctor), "(", stringify!($kind), ")`.")]
+                $(#[doc = concat!("Column `", stringify!($column), "`",
+                    $(", without a value `", stringify!($default), "`",)?
+                    $(", `null`: `", stringify!($null), "`",)? ".")])?
                 $(#[$fmeta])*
                 pub $field: $ty,
             )*
@@ -327,6 +343,65 @@ macro_rules! wsme_body {
             pub const FIELDS: &'static [$crate::types::Field] = &[$(
                 $crate::types::$ctor($crate::types::attr_name(stringify!($field)), $kind)
             ),*];
+        }
+
+        $crate::types::wsme_body!(@rows $name, [$($crow)?], [$($urow)?],
+            $($field $(=> $column $(or $default)? $(null $null)?)?),*);
+    };
+    (@rows $name:ident, [], [], $($rest:tt)*) => {};
+    (@rows $name:ident, [$row:ty], [],
+        $($field:ident $(=> $column:ident $(or $default:literal)? $(null $null:literal)?)?),*) => {
+        impl $name {
+            #[doc = concat!("Writes each attribute declared with a column into `row` (a new `",
+                stringify!($row), "`): the value sent, else the declared `null` value or ",
+                "default ([`crate::types::column`]).")]
+            pub(crate) fn write_row(&self, row: &mut $row) {
+                $($(
+                    row.$column = $crate::types::column::on_create(
+                        &self.$field,
+                        $crate::types::declared!($($default)?),
+                        $crate::types::declared!($($null)?),
+                    );
+                )?)*
+            }
+        }
+    };
+    (@rows $name:ident, [], [$row:ty],
+        $($field:ident $(=> $column:ident $(or $default:literal)? $(null $null:literal)?)?),*) => {
+        impl $name {
+            #[doc = concat!("The `", stringify!($row), "` column changes of the attributes ",
+                "sent with a column declared, in declaration order: the value, or for a `null` ",
+                "the declared value else NULL ([`crate::types::column`]).")]
+            pub(crate) fn column_changes(&self) -> Vec<(&'static str, octavia_db::SqlValue)> {
+                // each declared column is a field of the row
+                let _columns_of_the_row = |r: &$row| { $($(let _ = &r.$column;)?)* };
+                let mut ch = Vec::new();
+                $($(
+                    if let Some(v) = $crate::types::column::on_put(
+                        &self.$field,
+                        $crate::types::declared!($($default)?),
+                        $crate::types::declared!($($null)?),
+                    ) {
+                        ch.push(($crate::types::attr_name(stringify!($column)), v));
+                    }
+                )?)*
+                ch
+            }
+
+            /// The body with each `null` that has a declared value replaced by it: what the
+            /// provider's update model is given.
+            pub(crate) fn nulls_resolved(&self) -> Self {
+                let mut r = self.clone();
+                $($(
+                    let _ = stringify!($column);
+                    r.$field = $crate::types::column::on_put_model(
+                        &self.$field,
+                        $crate::types::declared!($($default)?),
+                        $crate::types::declared!($($null)?),
+                    );
+                )?)*
+                r
+            }
         }
     };
 }

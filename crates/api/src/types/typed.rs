@@ -72,18 +72,6 @@ impl<T> Patch<T> {
     }
 }
 
-impl Patch<bool> {
-    /// `admin_state_up` (or `enabled`) as a create stores it: left out true, `null` false
-    /// (Octavia's `to_dict`).
-    pub fn on_create(&self) -> bool {
-        match self {
-            Self::Absent => true,
-            Self::Null => false,
-            Self::Value(v) => *v,
-        }
-    }
-}
-
 impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Patch<T> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Ok(Option::<T>::deserialize(d)?.map_or(Self::Null, Self::Value))
@@ -108,6 +96,18 @@ macro_rules! put_sent {
     (@column $field:ident $column:literal) => { $column };
 }
 pub(crate) use put_sent;
+
+/// A PUT's driver-model updates, one line per attribute: `field: |v| model value;` sets the
+/// model's attribute of that name when `b.field` was sent (`v`: `None` for a `null`, else the
+/// value); the column changes come from the body's declaration (`column_changes`).
+macro_rules! model_sent {
+    ($b:ident, $new:ident; $($field:ident: |$v:ident| $model:expr;)*) => {$(
+        if let Some($v) = $b.$field.sent() {
+            $new.$field = $model;
+        }
+    )*};
+}
+pub(crate) use model_sent;
 
 /// A validated list of strings (`tags`, certificate refs, CIDRs, TLS versions…): WSME passes
 /// a `null` item through the item check, and the handlers have always dropped it.

@@ -142,7 +142,7 @@ pub enum CastError {
     /// within the cast's bound. The message may still reach the queue.
     #[error("cast to exchange {exchange:?} not confirmed within {bound:?} ({stage})")]
     Timeout {
-        /// The exchange.
+        /// The exchange of the cast (`[DEFAULT] control_exchange`, Octavia's `octavia`).
         exchange: String,
         /// The client's bound.
         bound: Duration,
@@ -154,7 +154,7 @@ pub enum CastError {
     /// `Connection._publish` gets from `exchange.declare()`.
     #[error("declaring exchange {exchange:?} failed")]
     Declare {
-        /// The exchange.
+        /// The exchange of the cast (`[DEFAULT] control_exchange`, Octavia's `octavia`).
         exchange: String,
         /// lapin's error (carrying the AMQP reply code and text).
         #[source]
@@ -164,7 +164,7 @@ pub enum CastError {
     /// channel error, I/O error). The message may or may not have been routed.
     #[error("publishing to exchange {exchange:?} failed")]
     Publish {
-        /// The exchange.
+        /// The exchange of the cast (`[DEFAULT] control_exchange`, Octavia's `octavia`).
         exchange: String,
         /// lapin's error.
         #[source]
@@ -174,9 +174,9 @@ pub enum CastError {
     /// message (internal error of the queue; see RabbitMQ's publisher-confirms docs).
     #[error("RabbitMQ nacked the cast to exchange {exchange:?} routing key {routing_key:?}")]
     Nacked {
-        /// The exchange.
+        /// The exchange of the cast (`[DEFAULT] control_exchange`, Octavia's `octavia`).
         exchange: String,
-        /// The routing key.
+        /// The routing key (the topic, `octavia_prov`, or `<topic>.<server>`).
         routing_key: String,
     },
     /// RabbitMQ returned the message (basic.return: unroutable with `mandatory`): no queue is
@@ -185,7 +185,7 @@ pub enum CastError {
     /// and drops: a cast nobody can receive is refused instead of lost.
     #[error("RabbitMQ returned the cast to exchange {exchange:?}: {reply_code} {reply_text}")]
     Returned {
-        /// The exchange.
+        /// The exchange of the cast (`[DEFAULT] control_exchange`, Octavia's `octavia`).
         exchange: String,
         /// AMQP reply code (312 NO_ROUTE, 313 NO_CONSUMERS).
         reply_code: u16,

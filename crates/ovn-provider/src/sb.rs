@@ -21,21 +21,21 @@ pub enum SbRowError {
     /// A required column is absent or of another type.
     #[error("SB {table} row {uuid}: no {column}")]
     Missing {
-        /// The table.
+        /// The SB table the row is from (`Service_Monitor`, `Port_Binding`).
         table: &'static str,
         /// The row's `_uuid`.
         uuid: ovsdb::Uuid,
-        /// The column.
+        /// The column that is missing or does not decode.
         column: &'static str,
     },
     /// An address column that is not an IPv4 or IPv6 address.
     #[error("SB {table} row {uuid}: {column} {value:?} is not an IP address")]
     Address {
-        /// The table.
+        /// The SB table the row is from (`Service_Monitor`, `Port_Binding`).
         table: &'static str,
         /// The row's `_uuid`.
         uuid: ovsdb::Uuid,
-        /// The column.
+        /// The column that is missing or does not decode.
         column: &'static str,
         /// Its text.
         value: String,
@@ -46,11 +46,11 @@ pub enum SbRowError {
     /// A port column outside 0–65535.
     #[error("SB {table} row {uuid}: {column} {value} is not a port")]
     Port {
-        /// The table.
+        /// The SB table the row is from (`Service_Monitor`, `Port_Binding`).
         table: &'static str,
         /// The row's `_uuid`.
         uuid: ovsdb::Uuid,
-        /// The column.
+        /// The column that is missing or does not decode.
         column: &'static str,
         /// Its value.
         value: i64,

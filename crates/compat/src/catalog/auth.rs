@@ -17,9 +17,9 @@ pub struct AuthOpts {
     pub auth_type: Typed<String>,
     /// `auth_url`.
     pub auth_url: Typed<String>,
-    /// `username`.
+    /// `username`: the user keystoneauth's `password` plugin logs in as.
     pub username: Typed<String>,
-    /// `password`.
+    /// `password` of that user (masked by `keel config check`).
     pub password: Typed<String>,
     /// `project_name`.
     pub project_name: Typed<String>,
@@ -41,13 +41,13 @@ pub struct AuthOpts {
     pub application_credential_secret: Typed<String>,
     /// `region_name`.
     pub region_name: Typed<Option<String>>,
-    /// `cafile`.
+    /// `cafile`: the PEM CA bundle the section's HTTPS peers are verified with.
     pub cafile: Typed<Option<PathBuf>>,
-    /// `certfile`.
+    /// `certfile`: the PEM client certificate presented to those peers.
     pub certfile: Typed<Option<PathBuf>>,
-    /// `keyfile`.
+    /// `keyfile`: the PEM key of `certfile`.
     pub keyfile: Typed<Option<PathBuf>>,
-    /// `insecure`.
+    /// `insecure`: true skips the peers' certificate verification.
     pub insecure: Typed<bool>,
     /// The bound of each request (s): `http_connect_timeout` in `[keystone_authtoken]`,
     /// `timeout` elsewhere.

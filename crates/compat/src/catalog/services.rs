@@ -11,7 +11,7 @@ use crate::catalog::{Opt, Typed, Use};
 pub struct PeerOpts {
     /// `service_name`.
     pub service_name: Typed<Option<String>>,
-    /// `endpoint`.
+    /// `endpoint`: the service's URL, used instead of the catalog's when set.
     pub endpoint: Typed<Option<String>>,
     /// `region_name`.
     pub region_name: Typed<Option<String>>,
@@ -19,7 +19,7 @@ pub struct PeerOpts {
     pub endpoint_type: Typed<String>,
     /// `ca_certificates_file`.
     pub ca_certificates_file: Typed<Option<PathBuf>>,
-    /// `insecure`.
+    /// `insecure`: true skips the service's certificate verification.
     pub insecure: Typed<bool>,
 }
 

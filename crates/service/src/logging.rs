@@ -253,7 +253,7 @@ impl Record<'_> {
                 .to_string()),
             "levelname" => s(level_name(self.meta.level()).into()),
             "levelno" => Some(Value::Int(i64::from(level_no(self.meta.level())))),
-            "name" => s(self.meta.target().to_string()),
+            "name" => s(crate::config::event_target(self.meta.target()).into_owned()),
             "message" | "msg" => s(self.message.clone()),
             "pathname" => s(self.meta.file().unwrap_or("").to_string()),
             "filename" => s(self
@@ -296,7 +296,12 @@ impl Record<'_> {
         );
         obj.insert("process".into(), self.pid.into());
         obj.insert("levelname".into(), level_name(self.meta.level()).into());
-        obj.insert("name".into(), self.meta.target().into());
+        obj.insert(
+            "name".into(),
+            crate::config::event_target(self.meta.target())
+                .into_owned()
+                .into(),
+        );
         obj.insert("message".into(), self.message.clone().into());
         for (k, v) in self.ctx.iter().chain(self.ev.iter()) {
             obj.insert((*k).to_string(), v.clone());

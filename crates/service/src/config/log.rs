@@ -23,10 +23,22 @@ pub use compat::python_logging::{
     Formatter, Handler, LogPlan, Logger, PyLevel, RECORD_KEYS, Sink, py_level, valid_datefmt,
 };
 
+/// The name an event of `target` is logged under: its `tracing` target, with this crate's
+/// modules under `keel::` as they were before they left the binary (`service::recovery` →
+/// `keel::recovery`), so log lines, `log_config_append` qualnames (`octavia.keel.recovery`) and
+/// log filters read the same names as before the move.
+pub fn event_target(target: &str) -> std::borrow::Cow<'_, str> {
+    match target.strip_prefix("service") {
+        Some(rest) if rest.is_empty() || rest.starts_with("::") => format!("keel{rest}").into(),
+        _ => target.into(),
+    }
+}
+
 /// The Python logger an event of `target` belongs to (see the module doc): the mapped prefix,
 /// then the rest of the target's path, dotted (`api::load_balancer` → `octavia.api.load_balancer`).
 pub fn python_logger(target: &str) -> String {
-    let (head, rest) = target.split_once("::").unwrap_or((target, ""));
+    let target = event_target(target);
+    let (head, rest) = target.split_once("::").unwrap_or((&target, ""));
     let mapped = match (head, rest) {
         ("keel" | "api" | "octavia_db" | "provider", _) => format!("octavia.{head}"),
         ("ovn_provider", _) => "ovn_octavia_provider".into(),

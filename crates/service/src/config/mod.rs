@@ -22,7 +22,9 @@ use std::path::PathBuf;
 pub use compat::oslo_config::{Location, Sources};
 pub use db_url::octavia_db_url;
 pub use error::{ConfigError, DbUrlError};
-pub use log::{Formatter, LogPlan, LogSettings, OsloFormats, PyLevel, Sink, python_logger};
+pub use log::{
+    Formatter, LogPlan, LogSettings, OsloFormats, PyLevel, Sink, event_target, python_logger,
+};
 use section::Section;
 
 /// `[api_settings]`, `[networking]`, `[haproxy_amphora]` timeouts and `[oslo_middleware]`:

@@ -923,3 +923,21 @@ fn compute_image_volume_drivers_and_their_sections() {
     let e = from("[glance]\ninsecure = maybe\n").unwrap_err();
     assert!(e.to_string().contains("[glance] insecure"), "{e}");
 }
+
+/// This crate's modules log under the names they had in the binary (`keel::recovery`), so
+/// `log_config_append` qualnames and log filters keep matching after the move.
+#[test]
+fn service_targets_keep_the_names_of_the_binary() {
+    assert_eq!(super::event_target("service::recovery"), "keel::recovery");
+    assert_eq!(super::event_target("service"), "keel");
+    assert_eq!(super::event_target("services::x"), "services::x");
+    assert_eq!(
+        super::event_target("api::load_balancer"),
+        "api::load_balancer"
+    );
+    assert_eq!(
+        super::python_logger("service::recovery"),
+        "octavia.keel.recovery"
+    );
+    assert_eq!(super::python_logger("keel::stage"), "octavia.keel.stage");
+}

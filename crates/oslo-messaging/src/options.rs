@@ -658,3 +658,7 @@ impl fmt::Display for LoginMethod {
 #[cfg(test)]
 #[path = "options_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "options_pin_tests.rs"]
+mod pin_tests;

@@ -5,6 +5,8 @@
 //! the `oslo-messaging` crate reports. `oslo-messaging`'s `RabbitOptions` reads its fields
 //! from these constants; the catalog's rows are theirs.
 
+use crate::catalog::OptValue;
+
 /// `[oslo_messaging_rabbit]`: every option, typed (their rows of
 /// [`OPTS`](crate::catalog::OPTS), in its registration order: `amqp_opts` first).
 ///
@@ -18,7 +20,7 @@
 /// assert_eq!(KOMBU_RECONNECT_DELAY.value(Some("4.5")).map(|x| x.0), Ok(4.5));
 /// ```
 pub mod oslo_messaging_rabbit {
-    use super::{Boolean, Float, Integer, OptionalStr};
+    use crate::catalog::{Boolean, Float, Integer, OptionalStr};
 
     /// Why the options a cast-only client has no use for do not apply.
     const CASTS: &str = "queues, consumers or replies: the API only casts";
@@ -105,7 +107,7 @@ pub mod oslo_messaging_rabbit {
 }
 
 /// A value type whose bounds can be checked on a value held outside a text (a field set
-/// directly), with the texts of its [`OptValue::parse`](super::OptValue::parse).
+/// directly), with the texts of its [`OptValue::parse`](crate::catalog::OptValue::parse).
 pub trait Bounded {
     /// The value held (`i64`, `f64`).
     type Raw;
@@ -120,7 +122,7 @@ pub trait Bounded {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Boolean(pub bool);
 
-impl super::OptValue for Boolean {
+impl OptValue for Boolean {
     fn parse(text: &str) -> Result<Self, String> {
         match text.trim().to_ascii_lowercase().as_str() {
             "true" | "1" | "on" | "yes" => Ok(Boolean(true)),
@@ -151,7 +153,7 @@ impl<const MIN: i64, const MAX: i64> Bounded for Integer<MIN, MAX> {
     }
 }
 
-impl<const MIN: i64, const MAX: i64> super::OptValue for Integer<MIN, MAX> {
+impl<const MIN: i64, const MAX: i64> OptValue for Integer<MIN, MAX> {
     fn parse(text: &str) -> Result<Self, String> {
         let n: i64 = text
             .trim()
@@ -188,7 +190,7 @@ impl<const MIN_MILLI: i64, const MAX_MILLI: i64> Bounded for Float<MIN_MILLI, MA
     }
 }
 
-impl<const MIN_MILLI: i64, const MAX_MILLI: i64> super::OptValue for Float<MIN_MILLI, MAX_MILLI> {
+impl<const MIN_MILLI: i64, const MAX_MILLI: i64> OptValue for Float<MIN_MILLI, MAX_MILLI> {
     fn parse(text: &str) -> Result<Self, String> {
         let x: f64 = text
             .trim()
@@ -207,7 +209,7 @@ impl<const MIN_MILLI: i64, const MAX_MILLI: i64> super::OptValue for Float<MIN_M
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OptionalStr(pub Option<String>);
 
-impl super::OptValue for OptionalStr {
+impl OptValue for OptionalStr {
     fn parse(text: &str) -> Result<Self, String> {
         Ok(OptionalStr(Some(text.to_string())))
     }

@@ -15,17 +15,21 @@
 
 use std::fmt;
 
+use compat::catalog::oslo_messaging_rabbit as r;
+use compat::catalog::{Boolean, Bounded, Float, Integer, OptValue, OptionalStr, Typed};
 use serde_json::{Value, json};
 
 use crate::error::ConfigError;
 use crate::tls::{TlsSettings, TlsVersion};
 use crate::url::TransportUrl;
 
-/// `kombu_failover_strategy`: how the next host is chosen after a connection failure, as
-/// kombu's `Connection.failover_strategies`.
+/// [`kombu_failover_strategy`](r::KOMBU_FAILOVER_STRATEGY): how the next host is chosen after
+/// a connection failure, as kombu's `Connection.failover_strategies`. A [`RabbitOptions`]'s
+/// default is the option's; [`Default`] only stands in for a registered default that would
+/// not convert.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FailoverStrategy {
-    /// `round-robin` (default): the next host in (shuffled) URL order, cycling.
+    /// `round-robin`: the next host in (shuffled) URL order, cycling.
     #[default]
     RoundRobin,
     /// `shuffle`: a host drawn at random each time (kombu's `shufflecycle`).
@@ -42,10 +46,12 @@ impl FailoverStrategy {
     }
 }
 
-/// `rabbit_login_method`: the SASL mechanism offered to RabbitMQ.
+/// [`rabbit_login_method`](r::RABBIT_LOGIN_METHOD): the SASL mechanism offered to RabbitMQ.
+/// A [`RabbitOptions`]'s default is the option's; [`Default`] only stands in for a registered
+/// default that would not convert.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LoginMethod {
-    /// `AMQPLAIN` (oslo's default): user and password in an AMQP field table.
+    /// `AMQPLAIN`: user and password in an AMQP field table.
     #[default]
     AmqPlain,
     /// `PLAIN`: RFC 4616.
@@ -69,153 +75,193 @@ impl LoginMethod {
 }
 
 /// The `[oslo_messaging_rabbit]` group with oslo.messaging 18.2.0's defaults
-/// ([`Default`]). Integer options are `i64` and floats `f64` so that every value oslo.config
+/// ([`Default`]). Each field's option (name, oslo type and bounds, registered default,
+/// deprecated name) is its constant of `compat::catalog::oslo_messaging_rabbit`, the field's
+/// name upper-cased. Integer options are `i64` and floats `f64` so that every value oslo.config
 /// accepts can be held; [`RabbitOptions::set`] parses a value as oslo.config does and
 /// [`RabbitOptions::check`] refuses what the client cannot honour. Durations are seconds, as
 /// in the option.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RabbitOptions {
-    /// `rpc_conn_pool_size` (30, ≥ 1): oslo's connection pool bound. Not applicable: the
+    /// [`rpc_conn_pool_size`](r::RPC_CONN_POOL_SIZE): oslo's connection pool bound. Not applicable: the
     /// client keeps one connection for all casts; only checked against `conn_pool_min_size`.
     pub rpc_conn_pool_size: i64,
-    /// `conn_pool_min_size` (2): the pool's expiry floor. Not applicable (see above).
+    /// [`conn_pool_min_size`](r::CONN_POOL_MIN_SIZE): the pool's expiry floor. Not applicable (see above).
     pub conn_pool_min_size: i64,
-    /// `conn_pool_ttl` (1200 s): idle pooled connections' lifetime. Not applicable.
+    /// [`conn_pool_ttl`](r::CONN_POOL_TTL) (s): idle pooled connections' lifetime. Not applicable.
     pub conn_pool_ttl: i64,
-    /// `ssl` (false): connect over TLS (rustls, TLS 1.2/1.3). The port stays the URL's
+    /// [`ssl`](r::SSL): connect over TLS (rustls, TLS 1.2/1.3). The port stays the URL's
     /// (default 5672), as oslo's.
     pub ssl: bool,
-    /// `ssl_version` (empty): with `ssl`, `sslv23` (negotiate: TLS 1.2 or 1.3) or `tlsv1_2`
+    /// [`ssl_version`](r::SSL_VERSION): with `ssl`, `sslv23` (negotiate: TLS 1.2 or 1.3) or `tlsv1_2`
     /// (TLS 1.2 only), case-insensitive; `tlsv1` and `tlsv1_1` are refused (rustls has neither).
     /// Set without `ssl_ca_file`, oslo (Python's `SSLContext(PROTOCOL_…)`) verifies nothing
     /// of the broker's certificate, and neither does this client (with a warning).
     pub ssl_version: String,
-    /// `ssl_key_file` (empty): PEM private key for `ssl_cert_file`; empty: the key is read from
+    /// [`ssl_key_file`](r::SSL_KEY_FILE): PEM private key for `ssl_cert_file`; empty: the key is read from
     /// `ssl_cert_file` (Python's `load_cert_chain`). Without `ssl_cert_file` it is ignored, as
     /// by oslo.
     pub ssl_key_file: String,
-    /// `ssl_cert_file` (empty): PEM client certificate chain presented to RabbitMQ.
+    /// [`ssl_cert_file`](r::SSL_CERT_FILE): PEM client certificate chain presented to RabbitMQ.
     pub ssl_cert_file: String,
-    /// `ssl_ca_file` (empty): PEM CA bundle; set, the broker's chain must lead to one of these
+    /// [`ssl_ca_file`](r::SSL_CA_FILE): PEM CA bundle; set, the broker's chain must lead to one of these
     /// and its certificate must name the host being dialled. Empty: the system CAs (OpenSSL's
     /// default paths, through rustls-native-certs) verify the chain and the name is not
     /// checked, as oslo's `ssl=True` (unless `ssl_version` is set, see there).
     pub ssl_ca_file: String,
-    /// `ssl_enforce_hostname_verification` (true, deprecated): no effect, in oslo either.
+    /// [`ssl_enforce_hostname_verification`](r::SSL_ENFORCE_HOSTNAME_VERIFICATION) (deprecated): no effect, in oslo either.
     pub ssl_enforce_hostname_verification: bool,
-    /// `ssl_enforce_fips_mode` (false, deprecated): no effect, in oslo either.
+    /// [`ssl_enforce_fips_mode`](r::SSL_ENFORCE_FIPS_MODE) (deprecated): no effect, in oslo either.
     pub ssl_enforce_fips_mode: bool,
-    /// `kombu_reconnect_delay` (1.0 s, 0 – 4.5): after a connection is lost, the wait before
+    /// [`kombu_reconnect_delay`](r::KOMBU_RECONNECT_DELAY) (s): after a connection is lost, the wait before
     /// the first reconnection attempt (oslo's `Connection.ensure` error callback).
     pub kombu_reconnect_delay: f64,
-    /// `kombu_reconnect_splay` (0.0 s, ≥ 0): a random 0 – splay seconds added to that wait.
+    /// [`kombu_reconnect_splay`](r::KOMBU_RECONNECT_SPLAY) (s): a random 0 – splay seconds added to that wait.
     pub kombu_reconnect_splay: f64,
-    /// `kombu_compression` (unset): gzip/bz2 bodies. Refused by [`RabbitOptions::check`] when
+    /// [`kombu_compression`](r::KOMBU_COMPRESSION): gzip/bz2 bodies. Refused by [`RabbitOptions::check`] when
     /// set: Octavia's worker accepts it but this client does not compress.
     pub kombu_compression: Option<String>,
-    /// `kombu_missing_consumer_retry_timeout` (60 s; old name `kombu_reconnect_timeout`):
+    /// [`kombu_missing_consumer_retry_timeout`](r::KOMBU_MISSING_CONSUMER_RETRY_TIMEOUT) (s; old name `kombu_reconnect_timeout`):
     /// how long a server retries a reply. Not applicable (casts have no reply).
     pub kombu_missing_consumer_retry_timeout: i64,
-    /// `kombu_failover_strategy` (`round-robin`): see [`FailoverStrategy`].
+    /// [`kombu_failover_strategy`](r::KOMBU_FAILOVER_STRATEGY): see [`FailoverStrategy`].
     pub kombu_failover_strategy: FailoverStrategy,
-    /// `rabbit_login_method` (`AMQPLAIN`): see [`LoginMethod`].
+    /// [`rabbit_login_method`](r::RABBIT_LOGIN_METHOD): see [`LoginMethod`].
     pub rabbit_login_method: LoginMethod,
-    /// `rabbit_retry_interval` (1 s, ≥ 1): first wait between connection attempts, once every
+    /// [`rabbit_retry_interval`](r::RABBIT_RETRY_INTERVAL) (s): first wait between connection attempts, once every
     /// host has failed (kombu's `interval_start`).
     pub rabbit_retry_interval: i64,
-    /// `rabbit_retry_backoff` (2 s, ≥ 0): added to the wait after each failed round of hosts
+    /// [`rabbit_retry_backoff`](r::RABBIT_RETRY_BACKOFF) (s): added to the wait after each failed round of hosts
     /// (kombu's `interval_step`).
     pub rabbit_retry_backoff: i64,
-    /// `rabbit_interval_max` (30 s, ≥ 1): the wait's growth stops past this (kombu's
+    /// [`rabbit_interval_max`](r::RABBIT_INTERVAL_MAX) (s): the wait's growth stops past this (kombu's
     /// `fxrange(start, max + start, step)`: with the defaults the waits are 1, 3, … 29, 31, 31…).
     pub rabbit_interval_max: i64,
-    /// `rabbit_ha_queues` (false): `x-ha-policy` on declared queues. Not applicable (no queue).
+    /// [`rabbit_ha_queues`](r::RABBIT_HA_QUEUES): `x-ha-policy` on declared queues. Not applicable (no queue).
     pub rabbit_ha_queues: bool,
-    /// `rabbit_quorum_queue` (false): quorum queues; also makes the exchange durable (oslo's
+    /// [`rabbit_quorum_queue`](r::RABBIT_QUORUM_QUEUE): quorum queues; also makes the exchange durable (oslo's
     /// `Connection.durable`), which a cast declares.
     pub rabbit_quorum_queue: bool,
-    /// `rabbit_transient_quorum_queue` (false): reply/fanout queues. Not applicable, only
+    /// [`rabbit_transient_quorum_queue`](r::RABBIT_TRANSIENT_QUORUM_QUEUE): reply/fanout queues. Not applicable, only
     /// checked with `rabbit_stream_fanout`.
     pub rabbit_transient_quorum_queue: bool,
-    /// `rabbit_quorum_delivery_limit` (0): quorum queue argument. Not applicable.
+    /// [`rabbit_quorum_delivery_limit`](r::RABBIT_QUORUM_DELIVERY_LIMIT): quorum queue argument. Not applicable.
     pub rabbit_quorum_delivery_limit: i64,
-    /// `rabbit_quorum_max_memory_length` (0): quorum queue argument. Not applicable.
+    /// [`rabbit_quorum_max_memory_length`](r::RABBIT_QUORUM_MAX_MEMORY_LENGTH): quorum queue argument. Not applicable.
     pub rabbit_quorum_max_memory_length: i64,
-    /// `rabbit_quorum_max_memory_bytes` (0): quorum queue argument. Not applicable.
+    /// [`rabbit_quorum_max_memory_bytes`](r::RABBIT_QUORUM_MAX_MEMORY_BYTES): quorum queue argument. Not applicable.
     pub rabbit_quorum_max_memory_bytes: i64,
-    /// `rabbit_transient_queues_ttl` (1800 s, ≥ 0): reply/fanout queue expiry. Not applicable.
+    /// [`rabbit_transient_queues_ttl`](r::RABBIT_TRANSIENT_QUEUES_TTL) (s): reply/fanout queue expiry. Not applicable.
     pub rabbit_transient_queues_ttl: i64,
-    /// `rabbit_qos_prefetch_count` (0): consumer prefetch. Not applicable, only checked with
+    /// [`rabbit_qos_prefetch_count`](r::RABBIT_QOS_PREFETCH_COUNT): consumer prefetch. Not applicable, only checked with
     /// `rabbit_stream_fanout`.
     pub rabbit_qos_prefetch_count: i64,
-    /// `heartbeat_timeout_threshold` (60 s): the AMQP heartbeat asked of RabbitMQ (the lower of
+    /// [`heartbeat_timeout_threshold`](r::HEARTBEAT_TIMEOUT_THRESHOLD) (s): the AMQP heartbeat asked of RabbitMQ (the lower of
     /// it and the server's is used). ≤ 0 asks for none, but lapin then follows the server's
     /// value where py-amqp would disable heartbeats. At most 65535.
     pub heartbeat_timeout_threshold: i64,
-    /// `heartbeat_rate` (3): how often per threshold oslo's thread checks heartbeats. Not
+    /// [`heartbeat_rate`](r::HEARTBEAT_RATE): how often per threshold oslo's thread checks heartbeats. Not
     /// applicable: lapin sends and checks heartbeats on its own schedule.
     pub heartbeat_rate: i64,
-    /// `direct_mandatory_flag` (true, deprecated): replies' mandatory flag. Not applicable.
+    /// [`direct_mandatory_flag`](r::DIRECT_MANDATORY_FLAG) (deprecated): replies' mandatory flag. Not applicable.
     pub direct_mandatory_flag: bool,
-    /// `enable_cancel_on_failover` (false): consumer argument. Not applicable.
+    /// [`enable_cancel_on_failover`](r::ENABLE_CANCEL_ON_FAILOVER): consumer argument. Not applicable.
     pub enable_cancel_on_failover: bool,
-    /// `use_queue_manager` (false): stable queue names for consumers. Not applicable.
+    /// [`use_queue_manager`](r::USE_QUEUE_MANAGER): stable queue names for consumers. Not applicable.
     pub use_queue_manager: bool,
-    /// `hostname` (the machine's host name): queue manager naming. Not applicable.
+    /// [`hostname`](r::HOSTNAME) (unset: the machine's host name): queue manager naming. Not applicable.
     pub hostname: String,
-    /// `processname` (the program's base name): queue manager naming. Not applicable.
+    /// [`processname`](r::PROCESSNAME) (unset: the program's base name): queue manager naming. Not applicable.
     pub processname: String,
-    /// `rabbit_stream_fanout` (false): stream fanout queues. Not applicable, but its
+    /// [`rabbit_stream_fanout`](r::RABBIT_STREAM_FANOUT): stream fanout queues. Not applicable, but its
     /// start-up checks are made.
     pub rabbit_stream_fanout: bool,
-    /// `amqp_durable_queues` (false): declare the exchange durable.
+    /// [`amqp_durable_queues`](r::AMQP_DURABLE_QUEUES): declare the exchange durable.
     pub amqp_durable_queues: bool,
-    /// `amqp_auto_delete` (false): declare the exchange auto-delete.
+    /// [`amqp_auto_delete`](r::AMQP_AUTO_DELETE): declare the exchange auto-delete.
     pub amqp_auto_delete: bool,
 }
 
-impl Default for RabbitOptions {
-    fn default() -> Self {
-        RabbitOptions {
-            rpc_conn_pool_size: 30,
-            conn_pool_min_size: 2,
-            conn_pool_ttl: 1200,
-            ssl: false,
-            ssl_version: String::new(),
-            ssl_key_file: String::new(),
-            ssl_cert_file: String::new(),
-            ssl_ca_file: String::new(),
-            ssl_enforce_hostname_verification: true,
-            ssl_enforce_fips_mode: false,
-            kombu_reconnect_delay: 1.0,
-            kombu_reconnect_splay: 0.0,
-            kombu_compression: None,
-            kombu_missing_consumer_retry_timeout: 60,
-            kombu_failover_strategy: FailoverStrategy::RoundRobin,
-            rabbit_login_method: LoginMethod::AmqPlain,
-            rabbit_retry_interval: 1,
-            rabbit_retry_backoff: 2,
-            rabbit_interval_max: 30,
-            rabbit_ha_queues: false,
-            rabbit_quorum_queue: false,
-            rabbit_transient_quorum_queue: false,
-            rabbit_quorum_delivery_limit: 0,
-            rabbit_quorum_max_memory_length: 0,
-            rabbit_quorum_max_memory_bytes: 0,
-            rabbit_transient_queues_ttl: 1800,
-            rabbit_qos_prefetch_count: 0,
-            heartbeat_timeout_threshold: 60,
-            heartbeat_rate: 3,
-            direct_mandatory_flag: true,
-            enable_cancel_on_failover: false,
-            use_queue_manager: false,
-            hostname: default_hostname(),
-            processname: default_processname(),
-            rabbit_stream_fanout: false,
-            amqp_durable_queues: false,
-            amqp_auto_delete: false,
+/// The fields and their options (by catalog constant), in oslo's registration order
+/// (`rabbit_opts`, then `amqp_opts`); an `= expr` is a default computed at run time instead of
+/// the registered one. [`OPTION_NAMES`], [`Default`] and the dispatch of
+/// [`RabbitOptions::set`] and [`RabbitOptions::get`] are made from it, so that each option's
+/// name, type, bounds and default are the catalog's, written once there.
+macro_rules! fields {
+    (@default $c:ident) => { default_of(&r::$c) };
+    (@default $c:ident $default:expr) => { $default };
+    ($($field:ident: $c:ident $(= $default:expr)?;)*) => {
+        /// The names of the 37 options, in oslo's registration order (the catalog's
+        /// constants' names).
+        pub const OPTION_NAMES: [&str; 37] = [$(r::$c.opt.name),*];
+
+        impl Default for RabbitOptions {
+            fn default() -> Self {
+                RabbitOptions { $($field: fields!(@default $c $($default)?),)* }
+            }
         }
-    }
+
+        impl RabbitOptions {
+            /// Sets the field of option `o` (its own name) from `text`, read as its catalog
+            /// constant's type. `Ok(false)`: no field has that option. Errors:
+            /// [`ConfigError::Option`] with the type's refusal.
+            fn set_field(&mut self, o: &str, text: &str) -> Result<bool, ConfigError> {
+                $(if o == r::$c.opt.name {
+                    self.$field = convert(&r::$c, text)?;
+                    return Ok(true);
+                })*
+                Ok(false)
+            }
+
+            /// The field of option `o` (its own name) as JSON; `None`: no field has it.
+            fn get_field(&self, o: &str) -> Option<Value> {
+                $(if o == r::$c.opt.name {
+                    return Some(self.$field.json());
+                })*
+                None
+            }
+        }
+    };
+}
+
+fields! {
+    rpc_conn_pool_size: RPC_CONN_POOL_SIZE;
+    conn_pool_min_size: CONN_POOL_MIN_SIZE;
+    conn_pool_ttl: CONN_POOL_TTL;
+    ssl: SSL;
+    ssl_version: SSL_VERSION;
+    ssl_key_file: SSL_KEY_FILE;
+    ssl_cert_file: SSL_CERT_FILE;
+    ssl_ca_file: SSL_CA_FILE;
+    ssl_enforce_hostname_verification: SSL_ENFORCE_HOSTNAME_VERIFICATION;
+    ssl_enforce_fips_mode: SSL_ENFORCE_FIPS_MODE;
+    kombu_reconnect_delay: KOMBU_RECONNECT_DELAY;
+    kombu_reconnect_splay: KOMBU_RECONNECT_SPLAY;
+    kombu_compression: KOMBU_COMPRESSION;
+    kombu_missing_consumer_retry_timeout: KOMBU_MISSING_CONSUMER_RETRY_TIMEOUT;
+    kombu_failover_strategy: KOMBU_FAILOVER_STRATEGY;
+    rabbit_login_method: RABBIT_LOGIN_METHOD;
+    rabbit_retry_interval: RABBIT_RETRY_INTERVAL;
+    rabbit_retry_backoff: RABBIT_RETRY_BACKOFF;
+    rabbit_interval_max: RABBIT_INTERVAL_MAX;
+    rabbit_ha_queues: RABBIT_HA_QUEUES;
+    rabbit_quorum_queue: RABBIT_QUORUM_QUEUE;
+    rabbit_transient_quorum_queue: RABBIT_TRANSIENT_QUORUM_QUEUE;
+    rabbit_quorum_delivery_limit: RABBIT_QUORUM_DELIVERY_LIMIT;
+    rabbit_quorum_max_memory_length: RABBIT_QUORUM_MAX_MEMORY_LENGTH;
+    rabbit_quorum_max_memory_bytes: RABBIT_QUORUM_MAX_MEMORY_BYTES;
+    rabbit_transient_queues_ttl: RABBIT_TRANSIENT_QUEUES_TTL;
+    rabbit_qos_prefetch_count: RABBIT_QOS_PREFETCH_COUNT;
+    heartbeat_timeout_threshold: HEARTBEAT_TIMEOUT_THRESHOLD;
+    heartbeat_rate: HEARTBEAT_RATE;
+    direct_mandatory_flag: DIRECT_MANDATORY_FLAG;
+    enable_cancel_on_failover: ENABLE_CANCEL_ON_FAILOVER;
+    use_queue_manager: USE_QUEUE_MANAGER;
+    hostname: HOSTNAME = default_hostname();
+    processname: PROCESSNAME = default_processname();
+    rabbit_stream_fanout: RABBIT_STREAM_FANOUT;
+    amqp_durable_queues: AMQP_DURABLE_QUEUES;
+    amqp_auto_delete: AMQP_AUTO_DELETE;
 }
 
 /// Python's `socket.gethostname()` on Linux (the kernel's node name).
@@ -237,124 +283,133 @@ fn default_processname() -> String {
         .unwrap_or_default()
 }
 
-/// The names of the 37 options, in oslo's registration order.
-pub const OPTION_NAMES: [&str; 37] = [
-    "rpc_conn_pool_size",
-    "conn_pool_min_size",
-    "conn_pool_ttl",
-    "ssl",
-    "ssl_version",
-    "ssl_key_file",
-    "ssl_cert_file",
-    "ssl_ca_file",
-    "ssl_enforce_hostname_verification",
-    "ssl_enforce_fips_mode",
-    "kombu_reconnect_delay",
-    "kombu_reconnect_splay",
-    "kombu_compression",
-    "kombu_missing_consumer_retry_timeout",
-    "kombu_failover_strategy",
-    "rabbit_login_method",
-    "rabbit_retry_interval",
-    "rabbit_retry_backoff",
-    "rabbit_interval_max",
-    "rabbit_ha_queues",
-    "rabbit_quorum_queue",
-    "rabbit_transient_quorum_queue",
-    "rabbit_quorum_delivery_limit",
-    "rabbit_quorum_max_memory_length",
-    "rabbit_quorum_max_memory_bytes",
-    "rabbit_transient_queues_ttl",
-    "rabbit_qos_prefetch_count",
-    "heartbeat_timeout_threshold",
-    "heartbeat_rate",
-    "direct_mandatory_flag",
-    "enable_cancel_on_failover",
-    "use_queue_manager",
-    "hostname",
-    "processname",
-    "rabbit_stream_fanout",
-    "amqp_durable_queues",
-    "amqp_auto_delete",
-];
+/// A field's type, from the value its option's catalog type reads.
+trait Field<T>: Sized {
+    /// The field's value. Errors: why oslo.config refuses it (a choice not offered).
+    fn from_opt(v: T) -> Result<Self, String>;
+}
 
-/// oslo.config's `types.Boolean`: true/1/on/yes, false/0/off/no, any case.
-fn parse_bool(option: &'static str, v: &str) -> Result<bool, ConfigError> {
-    match v.trim().to_ascii_lowercase().as_str() {
-        "true" | "1" | "on" | "yes" => Ok(true),
-        "false" | "0" | "off" | "no" => Ok(false),
-        _ => Err(bad(option, format!("{v:?} is not a boolean"))),
+/// A field's value in the JSON shape oslo gives it (numbers, booleans, strings, `null` for an
+/// unset string).
+trait Json {
+    /// The value as oslo holds it.
+    fn json(&self) -> Value;
+}
+
+macro_rules! json_as_is {
+    ($($t:ty),*) => {$(
+        impl Json for $t {
+            fn json(&self) -> Value {
+                json!(self)
+            }
+        }
+    )*};
+}
+json_as_is!(i64, f64, bool, String, Option<String>);
+
+impl Json for FailoverStrategy {
+    fn json(&self) -> Value {
+        json!(self.as_str())
     }
 }
 
-/// oslo.config's `types.Integer` (Python's `int()`), then its `min`/`max`.
-fn parse_int(
-    option: &'static str,
-    v: &str,
-    min: Option<i64>,
-    max: Option<i64>,
-) -> Result<i64, ConfigError> {
-    let n: i64 = v
-        .trim()
-        .replace('_', "")
-        .parse()
-        .map_err(|_| bad(option, format!("{v:?} is not an integer")))?;
-    check_range(
-        option,
-        n as f64,
-        min.map(|m| m as f64),
-        max.map(|m| m as f64),
-    )?;
-    Ok(n)
+impl Json for LoginMethod {
+    fn json(&self) -> Value {
+        json!(self.as_str())
+    }
 }
 
-fn parse_float(
-    option: &'static str,
-    v: &str,
-    min: Option<f64>,
-    max: Option<f64>,
-) -> Result<f64, ConfigError> {
-    let n: f64 = v
-        .trim()
-        .parse()
-        .map_err(|_| bad(option, format!("{v:?} is not a number")))?;
-    if !n.is_finite() {
-        return Err(bad(option, format!("{v:?} is not a finite number")));
+impl<const MIN: i64, const MAX: i64> Field<Integer<MIN, MAX>> for i64 {
+    fn from_opt(v: Integer<MIN, MAX>) -> Result<Self, String> {
+        Ok(v.0)
     }
-    check_range(option, n, min, max)?;
-    Ok(n)
 }
 
-fn check_range(
-    option: &'static str,
-    n: f64,
-    min: Option<f64>,
-    max: Option<f64>,
-) -> Result<(), ConfigError> {
-    if let Some(m) = min
-        && n < m
-    {
-        return Err(bad(option, format!("{n} is less than the minimum {m}")));
+impl<const MIN: i64, const MAX: i64> Field<Float<MIN, MAX>> for f64 {
+    fn from_opt(v: Float<MIN, MAX>) -> Result<Self, String> {
+        Ok(v.0)
     }
-    if let Some(m) = max
-        && n > m
-    {
-        return Err(bad(option, format!("{n} is greater than the maximum {m}")));
+}
+
+impl Field<Boolean> for bool {
+    fn from_opt(v: Boolean) -> Result<Self, String> {
+        Ok(v.0)
     }
-    Ok(())
+}
+
+impl Field<String> for String {
+    fn from_opt(v: String) -> Result<Self, String> {
+        Ok(v)
+    }
+}
+
+impl Field<OptionalStr> for Option<String> {
+    fn from_opt(v: OptionalStr) -> Result<Self, String> {
+        Ok(v.0)
+    }
+}
+
+/// The choices `round-robin` and `shuffle`, exact.
+impl Field<String> for FailoverStrategy {
+    fn from_opt(v: String) -> Result<Self, String> {
+        [FailoverStrategy::RoundRobin, FailoverStrategy::Shuffle]
+            .into_iter()
+            .find(|c| c.as_str() == v)
+            .ok_or_else(|| format!("{v:?} is not round-robin or shuffle"))
+    }
+}
+
+/// The choices `PLAIN`, `AMQPLAIN`, `EXTERNAL` and `RABBIT-CR-DEMO`, exact.
+impl Field<String> for LoginMethod {
+    fn from_opt(v: String) -> Result<Self, String> {
+        [
+            LoginMethod::AmqPlain,
+            LoginMethod::Plain,
+            LoginMethod::External,
+            LoginMethod::RabbitCrDemo,
+        ]
+        .into_iter()
+        .find(|c| c.as_str() == v)
+        .ok_or_else(|| format!("{v:?} is not PLAIN, AMQPLAIN, EXTERNAL or RABBIT-CR-DEMO"))
+    }
+}
+
+/// Option `c`'s `text` read as its catalog type, then as the field's. Errors:
+/// [`ConfigError::Option`] naming the option, with the refusal.
+fn convert<T: OptValue, F: Field<T>>(c: &Typed<T>, text: &str) -> Result<F, ConfigError> {
+    c.value(Some(text))
+        .map_err(|(_, why)| why)
+        .and_then(F::from_opt)
+        .map_err(|why| bad(c.opt.name, why))
+}
+
+/// Option `c`'s registered default as the field's value. A default that did not convert
+/// would be the field type's [`Default`]; every one converts (the tests read each).
+fn default_of<T: OptValue, F: Field<T> + Default>(c: &Typed<T>) -> F {
+    c.value(None)
+        .ok()
+        .and_then(|v| F::from_opt(v).ok())
+        .unwrap_or_default()
+}
+
+/// Option `c`'s bounds on a field's value set directly. Errors: [`ConfigError::Option`]
+/// naming the option, with [`Bounded::within`]'s refusal.
+fn bounded<T: Bounded>(c: &Typed<T>, raw: T::Raw) -> Result<(), ConfigError> {
+    T::within(raw).map_err(|why| bad(c.opt.name, why))
 }
 
 fn bad(option: &'static str, reason: String) -> ConfigError {
     ConfigError::Option { option, reason }
 }
 
-/// The name's `&'static` spelling (for errors), accepting the deprecated alias.
+/// The option's own name (`&'static`, for errors) of `name` or its deprecated alias, as the
+/// catalog's `[oslo_messaging_rabbit]` rows list them.
 fn canonical(name: &str) -> Option<&'static str> {
-    if name == "kombu_reconnect_timeout" {
-        return Some("kombu_missing_consumer_retry_timeout");
-    }
-    OPTION_NAMES.iter().copied().find(|n| *n == name)
+    compat::catalog::find(SECTION, name).map(|o| o.name)
 }
+
+/// `oslo_messaging_rabbit`, the section of every constant.
+const SECTION: &str = r::SSL.opt.section;
 
 impl RabbitOptions {
     /// Whether `name` is an option of the group (or its deprecated alias
@@ -365,8 +420,9 @@ impl RabbitOptions {
 
     /// Sets option `name` from its text in a config file or URL query, parsed and bounded as
     /// oslo.config's type for it (booleans `true/1/on/yes`/`false/0/off/no`, integers with
-    /// their `min`/`max`, choices exact). Errors: [`ConfigError::Option`] for an unknown name
-    /// or a value oslo.config would refuse.
+    /// their `min`/`max`, choices exact): the type of its constant in
+    /// `compat::catalog::oslo_messaging_rabbit`. Errors: [`ConfigError::Option`] for an
+    /// unknown name or a value oslo.config would refuse.
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), ConfigError> {
         let Some(o) = canonical(name) else {
             return Err(ConfigError::Option {
@@ -376,143 +432,17 @@ impl RabbitOptions {
                 ),
             });
         };
-        let s = || value.to_owned();
-        match o {
-            "rpc_conn_pool_size" => self.rpc_conn_pool_size = parse_int(o, value, Some(1), None)?,
-            "conn_pool_min_size" => self.conn_pool_min_size = parse_int(o, value, None, None)?,
-            "conn_pool_ttl" => self.conn_pool_ttl = parse_int(o, value, None, None)?,
-            "ssl" => self.ssl = parse_bool(o, value)?,
-            "ssl_version" => self.ssl_version = s(),
-            "ssl_key_file" => self.ssl_key_file = s(),
-            "ssl_cert_file" => self.ssl_cert_file = s(),
-            "ssl_ca_file" => self.ssl_ca_file = s(),
-            "ssl_enforce_hostname_verification" => {
-                self.ssl_enforce_hostname_verification = parse_bool(o, value)?
-            }
-            "ssl_enforce_fips_mode" => self.ssl_enforce_fips_mode = parse_bool(o, value)?,
-            "kombu_reconnect_delay" => {
-                self.kombu_reconnect_delay = parse_float(o, value, Some(0.0), Some(4.5))?
-            }
-            "kombu_reconnect_splay" => {
-                self.kombu_reconnect_splay = parse_float(o, value, Some(0.0), None)?
-            }
-            "kombu_compression" => self.kombu_compression = Some(s()),
-            "kombu_missing_consumer_retry_timeout" => {
-                self.kombu_missing_consumer_retry_timeout = parse_int(o, value, None, None)?
-            }
-            "kombu_failover_strategy" => {
-                self.kombu_failover_strategy = match value {
-                    "round-robin" => FailoverStrategy::RoundRobin,
-                    "shuffle" => FailoverStrategy::Shuffle,
-                    _ => return Err(bad(o, format!("{value:?} is not round-robin or shuffle"))),
-                }
-            }
-            "rabbit_login_method" => {
-                self.rabbit_login_method = match value {
-                    "AMQPLAIN" => LoginMethod::AmqPlain,
-                    "PLAIN" => LoginMethod::Plain,
-                    "EXTERNAL" => LoginMethod::External,
-                    "RABBIT-CR-DEMO" => LoginMethod::RabbitCrDemo,
-                    _ => {
-                        return Err(bad(
-                            o,
-                            format!("{value:?} is not PLAIN, AMQPLAIN, EXTERNAL or RABBIT-CR-DEMO"),
-                        ));
-                    }
-                }
-            }
-            "rabbit_retry_interval" => {
-                self.rabbit_retry_interval = parse_int(o, value, Some(1), None)?
-            }
-            "rabbit_retry_backoff" => {
-                self.rabbit_retry_backoff = parse_int(o, value, Some(0), None)?
-            }
-            "rabbit_interval_max" => self.rabbit_interval_max = parse_int(o, value, Some(1), None)?,
-            "rabbit_ha_queues" => self.rabbit_ha_queues = parse_bool(o, value)?,
-            "rabbit_quorum_queue" => self.rabbit_quorum_queue = parse_bool(o, value)?,
-            "rabbit_transient_quorum_queue" => {
-                self.rabbit_transient_quorum_queue = parse_bool(o, value)?
-            }
-            "rabbit_quorum_delivery_limit" => {
-                self.rabbit_quorum_delivery_limit = parse_int(o, value, None, None)?
-            }
-            "rabbit_quorum_max_memory_length" => {
-                self.rabbit_quorum_max_memory_length = parse_int(o, value, None, None)?
-            }
-            "rabbit_quorum_max_memory_bytes" => {
-                self.rabbit_quorum_max_memory_bytes = parse_int(o, value, None, None)?
-            }
-            "rabbit_transient_queues_ttl" => {
-                self.rabbit_transient_queues_ttl = parse_int(o, value, Some(0), None)?
-            }
-            "rabbit_qos_prefetch_count" => {
-                self.rabbit_qos_prefetch_count = parse_int(o, value, None, None)?
-            }
-            "heartbeat_timeout_threshold" => {
-                self.heartbeat_timeout_threshold = parse_int(o, value, None, None)?
-            }
-            "heartbeat_rate" => self.heartbeat_rate = parse_int(o, value, None, None)?,
-            "direct_mandatory_flag" => self.direct_mandatory_flag = parse_bool(o, value)?,
-            "enable_cancel_on_failover" => self.enable_cancel_on_failover = parse_bool(o, value)?,
-            "use_queue_manager" => self.use_queue_manager = parse_bool(o, value)?,
-            "hostname" => self.hostname = s(),
-            "processname" => self.processname = s(),
-            "rabbit_stream_fanout" => self.rabbit_stream_fanout = parse_bool(o, value)?,
-            "amqp_durable_queues" => self.amqp_durable_queues = parse_bool(o, value)?,
-            "amqp_auto_delete" => self.amqp_auto_delete = parse_bool(o, value)?,
-            _ => {
-                return Err(bad(o, "option not handled".into()));
-            }
+        if self.set_field(o, value)? {
+            Ok(())
+        } else {
+            Err(bad(o, "option not handled".into()))
         }
-        Ok(())
     }
 
     /// The value of option `name` as JSON (`null` for an unset string option), the shape of
     /// oslo's own value; `None` for an unknown name. Used to compare defaults with oslo's.
     pub fn get(&self, name: &str) -> Option<Value> {
-        let v = match canonical(name)? {
-            "rpc_conn_pool_size" => json!(self.rpc_conn_pool_size),
-            "conn_pool_min_size" => json!(self.conn_pool_min_size),
-            "conn_pool_ttl" => json!(self.conn_pool_ttl),
-            "ssl" => json!(self.ssl),
-            "ssl_version" => json!(self.ssl_version),
-            "ssl_key_file" => json!(self.ssl_key_file),
-            "ssl_cert_file" => json!(self.ssl_cert_file),
-            "ssl_ca_file" => json!(self.ssl_ca_file),
-            "ssl_enforce_hostname_verification" => json!(self.ssl_enforce_hostname_verification),
-            "ssl_enforce_fips_mode" => json!(self.ssl_enforce_fips_mode),
-            "kombu_reconnect_delay" => json!(self.kombu_reconnect_delay),
-            "kombu_reconnect_splay" => json!(self.kombu_reconnect_splay),
-            "kombu_compression" => json!(self.kombu_compression),
-            "kombu_missing_consumer_retry_timeout" => {
-                json!(self.kombu_missing_consumer_retry_timeout)
-            }
-            "kombu_failover_strategy" => json!(self.kombu_failover_strategy.as_str()),
-            "rabbit_login_method" => json!(self.rabbit_login_method.as_str()),
-            "rabbit_retry_interval" => json!(self.rabbit_retry_interval),
-            "rabbit_retry_backoff" => json!(self.rabbit_retry_backoff),
-            "rabbit_interval_max" => json!(self.rabbit_interval_max),
-            "rabbit_ha_queues" => json!(self.rabbit_ha_queues),
-            "rabbit_quorum_queue" => json!(self.rabbit_quorum_queue),
-            "rabbit_transient_quorum_queue" => json!(self.rabbit_transient_quorum_queue),
-            "rabbit_quorum_delivery_limit" => json!(self.rabbit_quorum_delivery_limit),
-            "rabbit_quorum_max_memory_length" => json!(self.rabbit_quorum_max_memory_length),
-            "rabbit_quorum_max_memory_bytes" => json!(self.rabbit_quorum_max_memory_bytes),
-            "rabbit_transient_queues_ttl" => json!(self.rabbit_transient_queues_ttl),
-            "rabbit_qos_prefetch_count" => json!(self.rabbit_qos_prefetch_count),
-            "heartbeat_timeout_threshold" => json!(self.heartbeat_timeout_threshold),
-            "heartbeat_rate" => json!(self.heartbeat_rate),
-            "direct_mandatory_flag" => json!(self.direct_mandatory_flag),
-            "enable_cancel_on_failover" => json!(self.enable_cancel_on_failover),
-            "use_queue_manager" => json!(self.use_queue_manager),
-            "hostname" => json!(self.hostname),
-            "processname" => json!(self.processname),
-            "rabbit_stream_fanout" => json!(self.rabbit_stream_fanout),
-            "amqp_durable_queues" => json!(self.amqp_durable_queues),
-            "amqp_auto_delete" => json!(self.amqp_auto_delete),
-            _ => return None,
-        };
-        Some(v)
+        self.get_field(canonical(name)?)
     }
 
     /// These options with the transport URL's query parameters applied over them, as oslo's
@@ -542,33 +472,19 @@ impl RabbitOptions {
     /// `sslv23`/`tlsv1_2` (any case), and a CA, certificate or key file that cannot be read or
     /// holds no certificate/key. Errors: [`ConfigError::Option`], [`ConfigError::TlsFile`].
     pub fn check(&self) -> Result<(), ConfigError> {
-        let int =
-            |o: &'static str, n: i64, min: i64| check_range(o, n as f64, Some(min as f64), None);
-        int("rpc_conn_pool_size", self.rpc_conn_pool_size, 1)?;
-        int("rabbit_retry_interval", self.rabbit_retry_interval, 1)?;
-        int("rabbit_retry_backoff", self.rabbit_retry_backoff, 0)?;
-        int("rabbit_interval_max", self.rabbit_interval_max, 1)?;
-        int(
-            "rabbit_transient_queues_ttl",
+        bounded(&r::RPC_CONN_POOL_SIZE, self.rpc_conn_pool_size)?;
+        bounded(&r::RABBIT_RETRY_INTERVAL, self.rabbit_retry_interval)?;
+        bounded(&r::RABBIT_RETRY_BACKOFF, self.rabbit_retry_backoff)?;
+        bounded(&r::RABBIT_INTERVAL_MAX, self.rabbit_interval_max)?;
+        bounded(
+            &r::RABBIT_TRANSIENT_QUEUES_TTL,
             self.rabbit_transient_queues_ttl,
-            0,
         )?;
-        for (o, v, max) in [
-            (
-                "kombu_reconnect_delay",
-                self.kombu_reconnect_delay,
-                Some(4.5),
-            ),
-            ("kombu_reconnect_splay", self.kombu_reconnect_splay, None),
-        ] {
-            if !v.is_finite() {
-                return Err(bad(o, format!("{v} is not a finite number")));
-            }
-            check_range(o, v, Some(0.0), max)?;
-        }
+        bounded(&r::KOMBU_RECONNECT_DELAY, self.kombu_reconnect_delay)?;
+        bounded(&r::KOMBU_RECONNECT_SPLAY, self.kombu_reconnect_splay)?;
         if self.rpc_conn_pool_size < self.conn_pool_min_size {
             return Err(bad(
-                "rpc_conn_pool_size",
+                r::RPC_CONN_POOL_SIZE.opt.name,
                 format!(
                     "{} must be greater than or equal to conn_pool_min_size {} (as oslo's \
                      RabbitDriver requires)",
@@ -578,25 +494,25 @@ impl RabbitOptions {
         }
         if self.rabbit_stream_fanout && self.rabbit_qos_prefetch_count <= 0 {
             return Err(bad(
-                "rabbit_stream_fanout",
+                r::RABBIT_STREAM_FANOUT.opt.name,
                 "needs rabbit_qos_prefetch_count greater than 0 (as oslo.messaging)".into(),
             ));
         }
         if self.rabbit_stream_fanout && !self.rabbit_transient_quorum_queue {
             return Err(bad(
-                "rabbit_stream_fanout",
+                r::RABBIT_STREAM_FANOUT.opt.name,
                 "needs rabbit_transient_quorum_queue = true (as oslo.messaging)".into(),
             ));
         }
         if let Some(c) = &self.kombu_compression {
             return Err(bad(
-                "kombu_compression",
+                r::KOMBU_COMPRESSION.opt.name,
                 format!("{c:?}: compressed message bodies are not implemented (unset the option)"),
             ));
         }
         if self.heartbeat_timeout_threshold > i64::from(u16::MAX) {
             return Err(bad(
-                "heartbeat_timeout_threshold",
+                r::HEARTBEAT_TIMEOUT_THRESHOLD.opt.name,
                 format!(
                     "{} exceeds AMQP's 16-bit heartbeat (65535 s)",
                     self.heartbeat_timeout_threshold
@@ -628,11 +544,11 @@ impl RabbitOptions {
             "sslv23" => Ok(TlsVersion::Negotiated),
             "tlsv1_2" => Ok(TlsVersion::Tls12Only),
             v @ ("tlsv1" | "tlsv1_1") => Err(bad(
-                "ssl_version",
+                r::SSL_VERSION.opt.name,
                 format!("{v}: rustls implements TLS 1.2 and 1.3 only (use tlsv1_2 or sslv23)"),
             )),
             _ => Err(bad(
-                "ssl_version",
+                r::SSL_VERSION.opt.name,
                 format!(
                     "invalid SSL version {:?} (oslo.messaging takes TLSv1, TLSv1_1, TLSv1_2, \
                      SSLv23; this client TLSv1_2 and SSLv23)",
@@ -658,3 +574,7 @@ impl fmt::Display for LoginMethod {
 #[cfg(test)]
 #[path = "options_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "options_pin_tests.rs"]
+mod pin_tests;

@@ -28,6 +28,7 @@ use tokio_rustls::rustls::{
 };
 
 use crate::error::{ConfigError, TlsFileCause};
+use compat::catalog::oslo_messaging_rabbit as r;
 
 /// What `ssl_version` selects (see [`crate::RabbitOptions::ssl_version`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,11 +106,11 @@ fn identity(
         }
         return Ok(None);
     }
-    let chain = certs("ssl_cert_file", o.cert_file)?;
+    let chain = certs(r::SSL_CERT_FILE.opt.name, o.cert_file)?;
     let (option, path) = if o.key_file.is_empty() {
-        ("ssl_cert_file", o.cert_file)
+        (r::SSL_CERT_FILE.opt.name, o.cert_file)
     } else {
-        ("ssl_key_file", o.key_file)
+        (r::SSL_KEY_FILE.opt.name, o.key_file)
     };
     let key = PrivateKeyDer::from_pem_slice(&read(option, path)?).map_err(|e| {
         file_err(
@@ -125,7 +126,7 @@ fn identity(
 /// Reads and parses the files `ssl_*` name (for [`crate::RabbitOptions::check`]).
 pub(crate) fn check_files(o: &TlsSettings<'_>) -> Result<(), ConfigError> {
     if !o.ca_file.is_empty() {
-        certs("ssl_ca_file", o.ca_file)?;
+        certs(r::SSL_CA_FILE.opt.name, o.ca_file)?;
     }
     identity(o)?;
     Ok(())
@@ -146,10 +147,10 @@ pub(crate) fn client_config(o: &TlsSettings<'_>) -> Result<Arc<ClientConfig>, Co
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let verifier: Arc<dyn ServerCertVerifier> = if !o.ca_file.is_empty() {
         let mut roots = RootCertStore::empty();
-        for c in certs("ssl_ca_file", o.ca_file)? {
+        for c in certs(r::SSL_CA_FILE.opt.name, o.ca_file)? {
             roots.add(c).map_err(|e| {
                 file_err(
-                    "ssl_ca_file",
+                    r::SSL_CA_FILE.opt.name,
                     o.ca_file,
                     "bad CA",
                     Some(TlsFileCause::Rustls(e)),
@@ -160,7 +161,7 @@ pub(crate) fn client_config(o: &TlsSettings<'_>) -> Result<Arc<ClientConfig>, Co
             .build()
             .map_err(|e| {
                 file_err(
-                    "ssl_ca_file",
+                    r::SSL_CA_FILE.opt.name,
                     o.ca_file,
                     "",
                     Some(TlsFileCause::Verifier(e)),
@@ -175,7 +176,7 @@ pub(crate) fn client_config(o: &TlsSettings<'_>) -> Result<Arc<ClientConfig>, Co
         let (added, _ignored) = roots.add_parsable_certificates(native.certs);
         if added == 0 {
             return Err(ConfigError::Option {
-                option: "ssl_ca_file",
+                option: r::SSL_CA_FILE.opt.name,
                 reason: "unset, and no system CA certificate could be loaded to verify RabbitMQ"
                     .into(),
             });
@@ -183,7 +184,7 @@ pub(crate) fn client_config(o: &TlsSettings<'_>) -> Result<Arc<ClientConfig>, Co
         let webpki = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
             .build()
             .map_err(|e| ConfigError::Option {
-                option: "ssl_ca_file",
+                option: r::SSL_CA_FILE.opt.name,
                 reason: format!("system CA certificates: {e}"),
             })?;
         Arc::new(ChainOnly(webpki))

@@ -238,15 +238,33 @@ impl<const MIN: i64> OptValue for AtLeast<MIN> {
 
 /// Declares typed constants of one section, each with its catalog row written once: the
 /// option's name, oslo type and registered default, optionally its deprecated names
-/// (`aliases ["old"]`), `secret` and Keel's own default (`keel "5"`, see
-/// [`Typed::keel_default`]). The row is `Use::Honoured`; the section's `ROWS` lists
-/// `CONST.opt` where the option is registered. The doc written above a constant is followed by
-/// a generated line giving section, name, type and default.
+/// (`aliases ["old"]`), `secret`, Keel's own default (`keel "5"`, see
+/// [`Typed::keel_default`]) and, for an option read but not applicable to Keel, why
+/// (`na WHY`: the row is `Use::NotApplicable(WHY)`, else `Use::Honoured`). The section's
+/// `ROWS` lists `CONST.opt` where the option is registered; with `rows` after the section the
+/// macro writes that `ROWS` itself (every option of the section declared, in registration
+/// order). The doc written above a constant is followed by a generated line giving section,
+/// name, type and default.
 macro_rules! typed {
+    ($section:literal rows; $(
+        $(#[doc = $doc:literal])*
+        $c:ident: $t:ty = $name:literal $kind:literal $default:literal
+            $(aliases [$($alias:literal),*])? $(secret $secret:literal)? $(keel $keel:literal)?
+            $(na $na:expr)?;
+    )*) => {
+        typed! { $section; $(
+            $(#[doc = $doc])*
+            $c: $t = $name $kind $default
+                $(aliases [$($alias),*])? $(secret $secret)? $(keel $keel)? $(na $na)?;
+        )* }
+        #[doc = concat!("The rows of `[", $section, "]`, in registration order.")]
+        pub(crate) const ROWS: &[$crate::catalog::Opt] = &[$($c.opt),*];
+    };
     ($section:literal; $(
         $(#[doc = $doc:literal])*
         $c:ident: $t:ty = $name:literal $kind:literal $default:literal
-            $(aliases [$($alias:literal),*])? $(secret $secret:literal)? $(keel $keel:literal)?;
+            $(aliases [$($alias:literal),*])? $(secret $secret:literal)? $(keel $keel:literal)?
+            $(na $na:expr)?;
     )*) => {$(
         $(#[doc = $doc])*
         #[doc = concat!("\n\n`[", $section, "] ", $name, "`: oslo type `", $kind,
@@ -258,7 +276,7 @@ macro_rules! typed {
             default: $default,
             secret: { let _s = false; $(let _s = $secret;)? _s },
             aliases: &[$($($alias),*)?],
-            use_: $crate::catalog::Use::Honoured,
+            use_: { let _u = $crate::catalog::Use::Honoured; $(let _u = $crate::catalog::Use::NotApplicable($na);)? _u },
         })$(.keel_default($keel))?;
     )*};
 }
@@ -270,12 +288,14 @@ pub mod default;
 pub mod keel;
 mod oslo;
 pub mod ovn;
+mod rabbit;
 mod services;
 
 pub use amphora::{controller_worker, haproxy_amphora};
 pub use api::{api_settings, cors, healthcheck, networking, oslo_middleware, quotas};
 pub use auth::{AuthOpts, keystone_authtoken, neutron, service_auth};
 pub use oslo::{database, oslo_policy};
+pub use rabbit::{Boolean, Bounded, Float, Integer, OptionalStr, oslo_messaging_rabbit};
 pub use services::{PeerOpts, certificates, cinder, glance, nova};
 
 /// Every option: the registered ones (sections in byte order, each section's options in
@@ -288,6 +308,7 @@ pub static OPTS: std::sync::LazyLock<Vec<Opt>> = std::sync::LazyLock::new(|| {
         services::ROWS,
         auth::ROWS,
         oslo::ROWS,
+        oslo_messaging_rabbit::ROWS,
         ovn::ROWS,
     ]
     .concat();

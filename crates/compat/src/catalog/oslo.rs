@@ -1,5 +1,6 @@
 //! The oslo libraries' own sections: `[database]` (oslo.db), `[oslo_concurrency]`,
-//! `[oslo_messaging*]` (oslo.messaging), `[oslo_policy]` (oslo.policy): their rows of
+//! `[oslo_messaging*]` (oslo.messaging; `[oslo_messaging_rabbit]` is typed in
+//! `rabbit.rs`), `[oslo_policy]` (oslo.policy): their rows of
 //! [`OPTS`](super::OPTS), in registration order.
 
 use crate::catalog::{Opt, Use};
@@ -43,8 +44,8 @@ pub mod oslo_policy {
 }
 
 /// The rows of `[database]`, `[oslo_concurrency]`, `[oslo_messaging]`, `[oslo_messaging_kafka]`,
-/// `[oslo_messaging_notifications]`, `[oslo_messaging_rabbit]`, `[oslo_policy]`, in registration
-/// order.
+/// `[oslo_messaging_notifications]`, `[oslo_policy]`, in registration order
+/// (`[oslo_messaging_rabbit]`'s come from its constants, [`super::oslo_messaging_rabbit`]).
 #[rustfmt::skip]
 pub(super) const ROWS: &[Opt] = &[
     Opt { section: "database", name: "sqlite_synchronous", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::Unimplemented },
@@ -91,43 +92,6 @@ pub(super) const ROWS: &[Opt] = &[
     Opt { section: "oslo_messaging_notifications", name: "transport_url", kind: "str", default: "", secret: true, aliases: &[], use_: Use::NotApplicable("notifications (Octavia sends none from the API for OVN)") },
     Opt { section: "oslo_messaging_notifications", name: "topics", kind: "list", default: "notifications", secret: false, aliases: &[], use_: Use::NotApplicable("notifications (Octavia sends none from the API for OVN)") },
     Opt { section: "oslo_messaging_notifications", name: "retry", kind: "int", default: "-1", secret: false, aliases: &[], use_: Use::NotApplicable("notifications (Octavia sends none from the API for OVN)") },
-    Opt { section: "oslo_messaging_rabbit", name: "amqp_durable_queues", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_messaging_rabbit", name: "amqp_auto_delete", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_messaging_rabbit", name: "rpc_conn_pool_size", kind: "int", default: "30", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_messaging_rabbit", name: "conn_pool_min_size", kind: "int", default: "2", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_messaging_rabbit", name: "conn_pool_ttl", kind: "int", default: "1200", secret: false, aliases: &[], use_: Use::NotApplicable("queues, consumers or replies: the API only casts") },
-    Opt { section: "oslo_messaging_rabbit", name: "ssl", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_messaging_rabbit", name: "ssl_version", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_messaging_rabbit", name: "ssl_key_file", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_messaging_rabbit", name: "ssl_cert_file", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_messaging_rabbit", name: "ssl_ca_file", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_messaging_rabbit", name: "ssl_enforce_hostname_verification", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::NotApplicable("queues, consumers or replies: the API only casts") },
-    Opt { section: "oslo_messaging_rabbit", name: "ssl_enforce_fips_mode", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::NotApplicable("queues, consumers or replies: the API only casts") },
-    Opt { section: "oslo_messaging_rabbit", name: "kombu_reconnect_delay", kind: "float", default: "1.0", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_messaging_rabbit", name: "kombu_reconnect_splay", kind: "float", default: "0.0", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_messaging_rabbit", name: "kombu_compression", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_messaging_rabbit", name: "kombu_missing_consumer_retry_timeout", kind: "int", default: "60", secret: false, aliases: &["kombu_reconnect_timeout"], use_: Use::NotApplicable("queues, consumers or replies: the API only casts") },
-    Opt { section: "oslo_messaging_rabbit", name: "kombu_failover_strategy", kind: "str", default: "round-robin", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_messaging_rabbit", name: "rabbit_login_method", kind: "str", default: "AMQPLAIN", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_messaging_rabbit", name: "rabbit_retry_interval", kind: "int", default: "1", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_messaging_rabbit", name: "rabbit_retry_backoff", kind: "int", default: "2", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_messaging_rabbit", name: "rabbit_interval_max", kind: "int", default: "30", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_messaging_rabbit", name: "rabbit_ha_queues", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::NotApplicable("queues, consumers or replies: the API only casts") },
-    Opt { section: "oslo_messaging_rabbit", name: "rabbit_quorum_queue", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_messaging_rabbit", name: "rabbit_transient_quorum_queue", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_messaging_rabbit", name: "rabbit_quorum_delivery_limit", kind: "int", default: "0", secret: false, aliases: &[], use_: Use::NotApplicable("queues, consumers or replies: the API only casts") },
-    Opt { section: "oslo_messaging_rabbit", name: "rabbit_quorum_max_memory_length", kind: "int", default: "0", secret: false, aliases: &[], use_: Use::NotApplicable("queues, consumers or replies: the API only casts") },
-    Opt { section: "oslo_messaging_rabbit", name: "rabbit_quorum_max_memory_bytes", kind: "int", default: "0", secret: false, aliases: &[], use_: Use::NotApplicable("queues, consumers or replies: the API only casts") },
-    Opt { section: "oslo_messaging_rabbit", name: "rabbit_transient_queues_ttl", kind: "int", default: "1800", secret: false, aliases: &[], use_: Use::NotApplicable("queues, consumers or replies: the API only casts") },
-    Opt { section: "oslo_messaging_rabbit", name: "rabbit_qos_prefetch_count", kind: "int", default: "0", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_messaging_rabbit", name: "heartbeat_timeout_threshold", kind: "int", default: "60", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "oslo_messaging_rabbit", name: "heartbeat_rate", kind: "int", default: "3", secret: false, aliases: &[], use_: Use::NotApplicable("queues, consumers or replies: the API only casts") },
-    Opt { section: "oslo_messaging_rabbit", name: "direct_mandatory_flag", kind: "bool", default: "True", secret: false, aliases: &[], use_: Use::NotApplicable("queues, consumers or replies: the API only casts") },
-    Opt { section: "oslo_messaging_rabbit", name: "enable_cancel_on_failover", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::NotApplicable("queues, consumers or replies: the API only casts") },
-    Opt { section: "oslo_messaging_rabbit", name: "use_queue_manager", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::NotApplicable("queues, consumers or replies: the API only casts") },
-    Opt { section: "oslo_messaging_rabbit", name: "hostname", kind: "str", default: "vm", secret: false, aliases: &[], use_: Use::NotApplicable("queues, consumers or replies: the API only casts") },
-    Opt { section: "oslo_messaging_rabbit", name: "processname", kind: "str", default: "oslo-config-generator", secret: false, aliases: &[], use_: Use::NotApplicable("queues, consumers or replies: the API only casts") },
-    Opt { section: "oslo_messaging_rabbit", name: "rabbit_stream_fanout", kind: "bool", default: "False", secret: false, aliases: &[], use_: Use::Honoured },
     oslo_policy::ENFORCE_NEW_DEFAULTS.opt,
     oslo_policy::POLICY_FILE.opt,
     Opt { section: "oslo_policy", name: "policy_default_rule", kind: "str", default: "default", secret: false, aliases: &[], use_: Use::Unimplemented },

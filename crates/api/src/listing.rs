@@ -210,16 +210,6 @@ pub fn not_deleted() -> Cond {
     ("`t`.`provisioning_status` <> 'DELETED'".to_string(), vec![])
 }
 
-/// The scope of a project-owned collection: not DELETED and, when the caller is scoped to a
-/// project ([`crate::policy::list_scope`]), that project's rows only.
-pub fn project_scope(project: &Option<String>) -> Vec<Cond> {
-    let mut conds = vec![not_deleted()];
-    if let Some(p) = project {
-        conds.push(scope_eq("project_id", p));
-    }
-    conds
-}
-
 /// What a collection GET lists: its [`Spec`], its API attribute names, the request path its
 /// links name (`/v2/lbaas/pools/<id>/members`) and the body key (`members`).
 pub struct Collection<'a> {

@@ -494,8 +494,7 @@ fn router(env: &Env) -> (axum::Router, AppState) {
 /// handler's own prologue (list parameters, then the list scope, or the parent's lookup and
 /// authorization), as status and body.
 async fn in_memory(st: &AppState, token: &str, uri: &str) -> (u16, Value) {
-    use api::{flavors, health_monitor, l7policy, l7rule, listener, load_balancer};
-    use api::{member, pagination::ListParams, policy, pool, profiles, quotas};
+    use api::{flavors, list, pagination::ListParams, policy, profiles, quotas};
     use axum::response::IntoResponse;
     let mut headers = axum::http::HeaderMap::new();
     headers.insert("host", "keel.test".parse().unwrap());
@@ -526,21 +525,31 @@ async fn in_memory(st: &AppState, token: &str, uri: &str) -> (u16, Value) {
         let tx = &mut tx;
         let h = &headers;
         let p = &params;
+        let all = |project| list::Scope {
+            project,
+            parent: None,
+        };
         match path.trim_start_matches("/v2/lbaas/") {
             "loadbalancers" => {
                 let s = scope("loadbalancer")?;
-                load_balancer::get_all_in_memory(st, h, tx, &s, p).await
+                list::in_memory::<LoadBalancerRow>(st, h, tx, p, &all(&s)).await
             }
             "listeners" => {
                 let s = scope("listener")?;
-                listener::get_all_in_memory(st, h, tx, &s, p).await
+                list::in_memory::<ListenerRow>(st, h, tx, p, &all(&s)).await
             }
-            "pools" => pool::get_all_in_memory(st, h, tx, &scope("pool")?, p).await,
+            "pools" => {
+                let s = scope("pool")?;
+                list::in_memory::<PoolRow>(st, h, tx, p, &all(&s)).await
+            }
             "healthmonitors" => {
                 let s = scope("healthmonitor")?;
-                health_monitor::get_all_in_memory(st, h, tx, &s, p).await
+                list::in_memory::<HealthMonitorRow>(st, h, tx, p, &all(&s)).await
             }
-            "l7policies" => l7policy::get_all_in_memory(st, h, tx, &scope("l7policy")?, p).await,
+            "l7policies" => {
+                let s = scope("l7policy")?;
+                list::in_memory::<L7PolicyRow>(st, h, tx, p, &all(&s)).await
+            }
             "quotas" => quotas::get_all_in_memory(st, h, tx, &scope("quota")?, p).await,
             "flavors" => flavors::get_all_in_memory::<octavia_db::FlavorRow>(st, h, tx, p).await,
             "availabilityzones" => {
@@ -556,12 +565,20 @@ async fn in_memory(st: &AppState, token: &str, uri: &str) -> (u16, Value) {
                 ["pools", pool_id, "members"] => {
                     let pool = api::lookup::get_db_pool(tx, pool_id).await?;
                     policy::authorize(&ctx, "member", "get_all", pool.project_id.as_deref())?;
-                    member::get_all_in_memory(st, h, tx, pool_id, path, p).await
+                    let s = list::Scope {
+                        project: &None,
+                        parent: Some(pool_id),
+                    };
+                    list::in_memory::<MemberRow>(st, h, tx, p, &s).await
                 }
                 ["l7policies", policy_id, "rules"] => {
                     let l7 = api::lookup::get_db_l7policy(tx, policy_id).await?;
                     policy::authorize(&ctx, "l7rule", "get_all", l7.project_id.as_deref())?;
-                    l7rule::get_all_in_memory(st, h, tx, policy_id, path, p).await
+                    let s = list::Scope {
+                        project: &None,
+                        parent: Some(policy_id),
+                    };
+                    list::in_memory::<L7RuleRow>(st, h, tx, p, &s).await
                 }
                 _ => panic!("no in-memory path for {path}"),
             },

@@ -23,7 +23,6 @@ use crate::lookup::{
     get_db_l7policy, get_db_lb, get_db_listener, get_db_pool, lock_lb_and_listener,
     pool_protocol_ok, quota_limits,
 };
-use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
 use crate::state::AppState;
@@ -314,32 +313,9 @@ pub async fn get_all(
     headers: HeaderMap,
     Query(q): Q,
 ) -> Result<axum::response::Response, ApiError> {
-    list::project_list::<L7PolicyRow>(&st, &ctx, &headers, &q, "l7policy", PATH).await
+    list::project_list::<L7PolicyRow>(&st, &ctx, &headers, &q, "l7policy").await
 }
 
-/// The collection's path (and its links').
-const PATH: &str = "/v2/lbaas/l7policies";
-
-/// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
-/// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
-#[cfg_attr(
-    not(feature = "internals"),
-    allow(dead_code, reason = "only tests/list_sql.rs calls it")
-)]
-pub async fn get_all_in_memory(
-    st: &AppState,
-    headers: &HeaderMap,
-    tx: &mut Tx,
-    scope: &Option<String>,
-    params: &ListParams,
-) -> Result<Value, ApiError> {
-    let scope = list::Scope {
-        path: PATH,
-        project: scope,
-        parent: None,
-    };
-    list::in_memory::<L7PolicyRow>(st, headers, tx, params, &scope).await
-}
 
 /// `GET /v2/lbaas/l7policies/{id}`.
 pub async fn get_one(

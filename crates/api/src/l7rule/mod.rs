@@ -333,41 +333,11 @@ pub async fn get_all(
     route_policy(&mut tx, &policy_id).await?;
     let p = get_db_l7policy(&mut tx, &policy_id).await?;
     policy::authorize(&ctx, "l7rule", "get_all", p.project_id.as_deref())?;
-    let path = format!("/v2/lbaas/l7policies/{policy_id}/rules");
-    list::get_all::<L7RuleRow>(
-        &st,
-        &headers,
-        &mut tx,
-        &params,
-        &rule_scope(&policy_id, &path),
-    )
-    .await
-}
-
-/// The scope of a policy's rule list.
-fn rule_scope<'a>(policy_id: &'a str, path: &'a str) -> list::Scope<'a> {
-    list::Scope {
-        path,
+    let scope = list::Scope {
         project: &None,
-        parent: Some(("l7policy_id", policy_id)),
-    }
-}
-
-/// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
-/// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
-#[cfg_attr(
-    not(feature = "internals"),
-    allow(dead_code, reason = "only tests/list_sql.rs calls it")
-)]
-pub async fn get_all_in_memory(
-    st: &AppState,
-    headers: &HeaderMap,
-    tx: &mut Tx,
-    policy_id: &str,
-    path: &str,
-    params: &ListParams,
-) -> Result<Value, ApiError> {
-    list::in_memory::<L7RuleRow>(st, headers, tx, params, &rule_scope(policy_id, path)).await
+        parent: Some(&policy_id),
+    };
+    list::get_all::<L7RuleRow>(&st, &headers, &mut tx, &params, &scope).await
 }
 
 /// `GET /v2/lbaas/l7policies/{l7policy_id}/rules/{id}` (like the reference, the rule need

@@ -19,7 +19,6 @@ use serde_json::{Value, json};
 use crate::context::RequestContext;
 use crate::fault::{ApiError, MISSING_PROJECT};
 use crate::lookup::{get_db_lb, lb_stats, quota_limits};
-use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
 use crate::state::AppState;
@@ -41,32 +40,9 @@ pub async fn get_all(
     headers: HeaderMap,
     Query(q): Q,
 ) -> Result<axum::response::Response, ApiError> {
-    list::project_list::<LoadBalancerRow>(&st, &ctx, &headers, &q, "loadbalancer", PATH).await
+    list::project_list::<LoadBalancerRow>(&st, &ctx, &headers, &q, "loadbalancer").await
 }
 
-/// The collection's path (and its links').
-const PATH: &str = "/v2/lbaas/loadbalancers";
-
-/// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
-/// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
-#[cfg_attr(
-    not(feature = "internals"),
-    allow(dead_code, reason = "only tests/list_sql.rs calls it")
-)]
-pub async fn get_all_in_memory(
-    st: &AppState,
-    headers: &HeaderMap,
-    tx: &mut Tx,
-    scope: &Option<String>,
-    params: &ListParams,
-) -> Result<Value, ApiError> {
-    let scope = list::Scope {
-        path: PATH,
-        project: scope,
-        parent: None,
-    };
-    list::in_memory::<LoadBalancerRow>(st, headers, tx, params, &scope).await
-}
 
 /// `GET /v2/lbaas/loadbalancers/{id}`.
 pub async fn get_one(

@@ -4,7 +4,7 @@
 //!
 //! Each collection maps its API attributes to SQL in a [`Spec`]. The answers are those of the
 //! in-memory path ([`crate::pagination::apply`] over the rendered objects of the caller's scope,
-//! each collection's `*_in_memory`), which answers only what SQL does not express
+//! `crate::list::in_memory`), which answers only what SQL does not express
 //! ([`Attr::Memory`]) and is the oracle `tests/list_sql.rs` calls directly; every attribute of
 //! every collection has its SQL form here. A value is compared as the API renders it (`""` for a
 //! NULL name, `normal` for an empty vnic type, datetimes to the second), NULL sorts lowest and

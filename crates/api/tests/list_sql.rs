@@ -494,7 +494,7 @@ fn router(env: &Env) -> (axum::Router, AppState) {
 /// handler's own prologue (list parameters, then the list scope, or the parent's lookup and
 /// authorization), as status and body.
 async fn in_memory(st: &AppState, token: &str, uri: &str) -> (u16, Value) {
-    use api::{flavors, list, pagination::ListParams, policy, profiles, quotas};
+    use api::{list, pagination::ListParams, policy};
     use axum::response::IntoResponse;
     let mut headers = axum::http::HeaderMap::new();
     headers.insert("host", "keel.test".parse().unwrap());
@@ -550,16 +550,20 @@ async fn in_memory(st: &AppState, token: &str, uri: &str) -> (u16, Value) {
                 let s = scope("l7policy")?;
                 list::in_memory::<L7PolicyRow>(st, h, tx, p, &all(&s)).await
             }
-            "quotas" => quotas::get_all_in_memory(st, h, tx, &scope("quota")?, p).await,
-            "flavors" => flavors::get_all_in_memory::<octavia_db::FlavorRow>(st, h, tx, p).await,
+            "quotas" => {
+                let s = scope("quota")?;
+                list::in_memory::<octavia_db::QuotaRow>(st, h, tx, p, &all(&s)).await
+            }
+            "flavors" => list::in_memory::<FlavorRow>(st, h, tx, p, &list::Scope::GLOBAL).await,
             "availabilityzones" => {
-                flavors::get_all_in_memory::<AvailabilityZoneRow>(st, h, tx, p).await
+                list::in_memory::<AvailabilityZoneRow>(st, h, tx, p, &list::Scope::GLOBAL).await
             }
             "flavorprofiles" => {
-                profiles::get_all_in_memory::<octavia_db::FlavorProfileRow>(st, h, tx, p).await
+                list::in_memory::<FlavorProfileRow>(st, h, tx, p, &list::Scope::GLOBAL).await
             }
             "availabilityzoneprofiles" => {
-                profiles::get_all_in_memory::<AvailabilityZoneProfileRow>(st, h, tx, p).await
+                let s = &list::Scope::GLOBAL;
+                list::in_memory::<AvailabilityZoneProfileRow>(st, h, tx, p, s).await
             }
             rest => match rest.split('/').collect::<Vec<_>>()[..] {
                 ["pools", pool_id, "members"] => {
@@ -1178,7 +1182,7 @@ async fn a_page_costs_the_same_statements_whatever_its_size() {
 /// in-memory path).
 #[test]
 fn every_listed_attribute_has_its_sql_form() {
-    use api::listing::{self, Spec};
+    use api::listing::Spec;
     let pairs: [(&Spec, &[&str]); 10] = [
         (
             &api::load_balancer::view::LB,
@@ -1199,8 +1203,8 @@ fn every_listed_attribute_has_its_sql_form() {
             api::l7policy::L7POLICY_ATTRS,
         ),
         (&api::l7rule::view::L7RULE, api::l7rule::L7RULE_ATTRS),
-        (&listing::FLAVOR, api::flavors::FLAVOR_ATTRS),
-        (&listing::AZ, api::flavors::AZ_ATTRS),
+        (&api::flavors::FLAVOR, api::flavors::FLAVOR_ATTRS),
+        (&api::flavors::AZ, api::flavors::AZ_ATTRS),
         (&api::quotas::view::QUOTA, api::quotas::QUOTA_ATTRS),
     ];
     for (spec, attrs) in pairs {
@@ -1212,8 +1216,8 @@ fn every_listed_attribute_has_its_sql_form() {
         }
     }
     for (spec, data) in [
-        (&listing::FLAVOR_PROFILE, "flavor_data"),
-        (&listing::AZ_PROFILE, "availability_zone_data"),
+        (&api::profiles::FLAVOR_PROFILE, "flavor_data"),
+        (&api::profiles::AZ_PROFILE, "availability_zone_data"),
     ] {
         for a in ["id", "name", "provider_name", data] {
             assert!(spec.attrs.iter().any(|(n, _)| *n == a), "{a}");

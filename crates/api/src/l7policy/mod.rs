@@ -26,7 +26,7 @@ use crate::lookup::{
 use crate::policy;
 use crate::provider_call::call_provider;
 use crate::state::AppState;
-use crate::types::{Patch, Wsme};
+use crate::types::{Patch, Wsme, model_sent};
 use crate::{columns, list, provider_call, target};
 use body::*;
 pub use view::L7POLICY_ATTRS;
@@ -508,8 +508,9 @@ pub async fn put(
 }
 
 /// The column changes of a PUT (after `provisioning_status` PENDING_UPDATE) and the attributes
-/// of the driver's new model, from the body `b` and its [`sanitize`]d redirect `d`: names and
-/// `admin_state_up` (`null`: false) as sent, then the redirect attributes, then the clearing
+/// of the driver's new model, from the body `b` and its [`sanitize`]d redirect `d`: the
+/// columns [`L7PolicyPut`] declares (names, `admin_state_up`: `null` false) as sent, then the
+/// redirect attributes, then the clearing
 /// a (new) action makes (`L7PolicyRepository.update` of octavia/db/repositories.py: REJECT
 /// clears every redirect, REDIRECT_TO_URL the pool and prefix, REDIRECT_TO_POOL the URL,
 /// prefix and code, REDIRECT_PREFIX the URL and pool).
@@ -522,19 +523,13 @@ fn put_changes(
         "provisioning_status",
         ProvisioningStatus::PendingUpdate.into(),
     )];
-    if let Some(n) = b.name.sent() {
-        new.name = Some(n.cloned().unwrap_or_default());
-        ch.push(("name", n.cloned().into()));
-    }
-    if let Some(v) = b.description.sent() {
-        new.description = Some(v.cloned().unwrap_or_default());
-        ch.push(("description", v.cloned().into()));
-    }
-    if let Some(a) = b.admin_state_up.sent() {
-        let a = a.copied().unwrap_or(false);
-        new.admin_state_up = Some(a);
-        ch.push(("enabled", a.into()));
-    }
+    ch.extend(b.column_changes());
+    let r = b.nulls_resolved();
+    model_sent!(r, new;
+        name: |v| Some(v.cloned().unwrap_or_default());
+        description: |v| Some(v.cloned().unwrap_or_default());
+        admin_state_up: |v| v.copied();
+    );
     let code = d
         .redirect_http_code
         .value()

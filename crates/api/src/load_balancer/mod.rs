@@ -23,7 +23,7 @@ use crate::policy;
 use crate::provider_call::call_provider;
 use crate::state::AppState;
 use crate::target::{self, Provider};
-use crate::types::Wsme;
+use crate::types::{Wsme, model_sent};
 use crate::{columns, list, provider_call, provider_model, related};
 use body::*;
 
@@ -391,28 +391,22 @@ async fn put_vip_checks(
     Ok(())
 }
 
-/// Writes what a PUT sends — name, description, admin_state_up, the VIP's QoS policy, its
-/// security groups, tags — and fills the provider's `new` model with the same.
+/// Writes what a PUT sends — the `load_balancer` columns [`LbPut`] declares (name,
+/// description, `admin_state_up`: `null` false), the VIP's QoS policy, its security groups,
+/// tags — and fills the provider's `new` model with the same.
 async fn write_put(
     tx: &mut Tx,
     id: &str,
     b: &LbPut,
     new: &mut provider::LoadBalancer,
 ) -> Result<(), ApiError> {
-    let mut changes: Vec<(&str, SqlValue)> = Vec::new();
-    if let Some(n) = b.name.sent() {
-        changes.push(("name", n.cloned().into()));
-        new.name = Some(n.cloned().unwrap_or_default());
-    }
-    if let Some(d) = b.description.sent() {
-        changes.push(("description", d.cloned().into()));
-        new.description = Some(d.cloned().unwrap_or_default());
-    }
-    if let Some(a) = b.admin_state_up.sent() {
-        let a = a.copied().unwrap_or(false);
-        changes.push(("enabled", a.into()));
-        new.admin_state_up = Some(a);
-    }
+    let changes = b.column_changes();
+    let r = b.nulls_resolved();
+    model_sent!(r, new;
+        name: |v| Some(v.cloned().unwrap_or_default());
+        description: |v| Some(v.cloned().unwrap_or_default());
+        admin_state_up: |v| v.copied();
+    );
     tx.update::<LoadBalancerRow>(id, &changes).await?;
     if let Some(q) = b.vip_qos_policy_id.sent() {
         tx.update::<VipRow>(id, &[("qos_policy_id", q.cloned().into())])

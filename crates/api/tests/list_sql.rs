@@ -5,7 +5,7 @@
 //! without the optional columns) is written straight into the database. Two routers serve it:
 //! the API's router (SQL: `api::listing`), and the oracle [`in_memory`]: the request's prologue
 //! (parameters, scope or parent authorization, as each handler) and then the collection's
-//! in-memory path (`*_in_memory`: every object of the caller's scope rendered, then
+//! in-memory path (`api::list::in_memory`: every object of the caller's scope rendered, then
 //! `pagination::apply`), called directly. For each collection and
 //! caller (admin = global, a project member = scoped) every combination of filters × tag filters
 //! × sort keys/directions (with limit, marker and page_reverse varying along), and every

@@ -14,7 +14,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use octavia_db::{
-    AvailabilityZoneProfileRow, AvailabilityZoneRow, FlavorProfileRow, FlavorRow, ListQuery,
+    AvailabilityZoneProfileRow, AvailabilityZoneRow, FlavorProfileRow, FlavorRow,
     PLACEHOLDER_ID, Record, SqlValue, Tx,
 };
 use serde_json::{Value, json};
@@ -22,10 +22,10 @@ use serde_json::{Value, json};
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::listing;
-use crate::pagination::ListParams;
 use crate::policy;
 use crate::state::AppState;
 use crate::types::{Kind, Patch, Schema, parse_typed, s};
+use crate::view::{or_empty, to_value, view_decl};
 use crate::{columns, list};
 
 type Q = Query<Vec<(String, String)>>;
@@ -152,34 +152,85 @@ impl From<AzPut> for CatalogPut {
     }
 }
 
-/// Attribute names of a flavor response (filters, sort keys).
-pub const FLAVOR_ATTRS: &[&str] = &["id", "name", "description", "enabled", "flavor_profile_id"];
-/// Attribute names of an availability zone response (filters, sort keys).
-pub const AZ_ATTRS: &[&str] = &[
-    "name",
-    "description",
-    "enabled",
-    "availability_zone_profile_id",
-];
+view_decl! {
+    /// A flavor response object, as octavia/api/v2/types/flavors.py `FlavorResponse`;
+    /// serialised in sorted key order (see [`crate::view`]).
+    pub struct FlavorView<'a>;
+    /// The response object of `f` (`""` for a NULL description).
+    pub fn new(f: &'a FlavorRow);
+    /// `FlavorResponse`'s attribute names in Octavia's declaration order (filters, sort keys,
+    /// `fields=`).
+    pub const FLAVOR_ATTRS;
+    /// `GET /v2/lbaas/flavors` in SQL.
+    pub static FLAVOR = { joins: &[], tags: false };
+    fields {
+        id: &'a str = &f.id => Val("`t`.`id`", Text),
+        name: &'a str = &f.name => Val("`t`.`name`", Text),
+        description: &'a str = or_empty(&f.description) => Str("`t`.`description`"),
+        enabled: bool = f.enabled => Val("`t`.`enabled`", Bool),
+        flavor_profile_id: &'a str = &f.flavor_profile_id
+            => Val("`t`.`flavor_profile_id`", Text),
+    }
+}
+
+view_decl! {
+    /// An availability zone response object, as octavia/api/v2/types/availability_zones.py
+    /// `AvailabilityZoneResponse`; serialised in sorted key order (see [`crate::view`]).
+    pub struct AzView<'a>;
+    /// The response object of `z` (`""` for a NULL description).
+    pub fn new(z: &'a AvailabilityZoneRow);
+    /// `AvailabilityZoneResponse`'s attribute names in Octavia's declaration order (filters,
+    /// sort keys, `fields=`).
+    pub const AZ_ATTRS;
+    /// `GET /v2/lbaas/availabilityzones` in SQL.
+    pub static AZ = { joins: &[], tags: false };
+    fields {
+        name: &'a str = &z.name => Val("`t`.`name`", Text),
+        description: &'a str = or_empty(&z.description) => Str("`t`.`description`"),
+        enabled: bool = z.enabled => Val("`t`.`enabled`", Bool),
+        availability_zone_profile_id: &'a str = &z.availability_zone_profile_id
+            => Val("`t`.`availability_zone_profile_id`", Text),
+    }
+}
+
+impl list::Listed for FlavorRow {
+    const SPEC: &'static listing::Spec = &FLAVOR;
+    const ATTRS: &'static [&'static str] = FLAVOR_ATTRS;
+    const COLLECTION: &'static str = "flavors";
+    const PATH: &'static str = "/v2/lbaas/flavors";
+    const HIDDEN: list::Hidden = list::Hidden::Placeholder;
+    async fn render(_: &mut Tx, rows: &[Self]) -> Result<Vec<Value>, ApiError> {
+        Ok(rows.iter().map(Catalog::object).collect())
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+impl list::Listed for AvailabilityZoneRow {
+    const SPEC: &'static listing::Spec = &AZ;
+    const ATTRS: &'static [&'static str] = AZ_ATTRS;
+    const COLLECTION: &'static str = "availability_zones";
+    const PATH: &'static str = "/v2/lbaas/availabilityzones";
+    const HIDDEN: list::Hidden = list::Hidden::Placeholder;
+    async fn render(_: &mut Tx, rows: &[Self]) -> Result<Vec<Value>, ApiError> {
+        Ok(rows.iter().map(Catalog::object).collect())
+    }
+    fn id(&self) -> &str {
+        &self.name
+    }
+}
 
 /// A global object a load balancer may name — a flavor (keyed by id) or an availability zone
 /// (keyed by name; [`Record::KEY`], [`Record::TABLE`]) — and the names that differ between the
-/// two kinds.
-pub trait Catalog: Record + Send + Sync + 'static {
+/// two kinds (its list: [`list::Listed`]).
+pub trait Catalog: list::Listed + 'static {
     /// Policy resource (`flavor`, `availability-zone`).
     const RBAC: &'static str;
     /// Body wrapper / response key (`flavor`, `availability_zone`).
     const WRAPPER: &'static str;
     /// Controller argument name (`flavor_`, `availability_zone_`).
     const ARG: &'static str;
-    /// Collection key (`flavors`, `availability_zones`).
-    const COLLECTION: &'static str;
-    /// URL path of the collection.
-    const PATH: &'static str;
-    /// How the collection lists in SQL.
-    const LIST: &'static listing::Spec;
-    /// Attribute names of a response (filters, sort keys).
-    const ATTRS: &'static [&'static str];
     /// Object name in the 409 of a taken name (`flavor`, `availability zone`).
     const NOUN: &'static str;
     /// Object name in 404 and in-use texts (`Flavor`, `Availability Zone`).
@@ -198,18 +249,14 @@ pub trait Catalog: Record + Send + Sync + 'static {
     fn schemas() -> (&'static Schema, &'static Schema);
     /// A new row of a validated POST (a flavor gets a new id; a zone is keyed by its name).
     fn make(b: CatalogPost) -> Self;
-    /// The response object ([`crate::view::FlavorView`], [`crate::view::AzView`]).
-    fn render(&self) -> Value;
+    /// The response object ([`FlavorView`], [`AzView`]).
+    fn object(&self) -> Value;
 }
 
 impl Catalog for FlavorRow {
     const RBAC: &'static str = "flavor";
     const WRAPPER: &'static str = "flavor";
     const ARG: &'static str = "flavor_";
-    const COLLECTION: &'static str = "flavors";
-    const PATH: &'static str = "/v2/lbaas/flavors";
-    const LIST: &'static listing::Spec = &listing::FLAVOR;
-    const ATTRS: &'static [&'static str] = FLAVOR_ATTRS;
     const NOUN: &'static str = "flavor";
     const LABEL: &'static str = "Flavor";
     const LB_COLUMN: &'static str = "flavor_id";
@@ -229,8 +276,8 @@ impl Catalog for FlavorRow {
             flavor_profile_id: b.profile_id,
         }
     }
-    fn render(&self) -> Value {
-        crate::view::to_value(&crate::view::FlavorView::new(self))
+    fn object(&self) -> Value {
+        to_value(&FlavorView::new(self))
     }
 }
 
@@ -238,10 +285,6 @@ impl Catalog for AvailabilityZoneRow {
     const RBAC: &'static str = "availability-zone";
     const WRAPPER: &'static str = "availability_zone";
     const ARG: &'static str = "availability_zone_";
-    const COLLECTION: &'static str = "availability_zones";
-    const PATH: &'static str = "/v2/lbaas/availabilityzones";
-    const LIST: &'static listing::Spec = &listing::AZ;
-    const ATTRS: &'static [&'static str] = AZ_ATTRS;
     const NOUN: &'static str = "availability zone";
     const LABEL: &'static str = "Availability Zone";
     const LB_COLUMN: &'static str = "availability_zone";
@@ -260,8 +303,8 @@ impl Catalog for AvailabilityZoneRow {
             availability_zone_profile_id: b.profile_id,
         }
     }
-    fn render(&self) -> Value {
-        crate::view::to_value(&crate::view::AzView::new(self))
+    fn object(&self) -> Value {
+        to_value(&AzView::new(self))
     }
 }
 
@@ -325,53 +368,15 @@ async fn release(tx: &mut Tx, col: &str, value: &str, label: &str) -> Result<(),
     Ok(())
 }
 
-/// `GET /v2/lbaas/flavors`, `GET /v2/lbaas/availabilityzones`.
+/// `GET /v2/lbaas/flavors`, `GET /v2/lbaas/availabilityzones` ([`list::global_list`]: every
+/// object but the NIL placeholder).
 pub async fn get_all<C: Catalog>(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
     headers: HeaderMap,
     Query(q): Q,
-) -> Result<Json<Value>, ApiError> {
-    policy::authorize(&ctx, C::RBAC, "get_all", ctx.project_id.as_deref())?;
-    let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
-    let mut tx = st.db().begin_read().await?;
-    let conds = vec![(
-        format!("`t`.`{}` <> ?", C::KEY),
-        vec![PLACEHOLDER_ID.into()],
-    )];
-    let c = listing::Collection {
-        spec: C::LIST,
-        attrs: C::ATTRS,
-        path: C::PATH,
-        key: C::COLLECTION,
-    };
-    let render = async |_: &mut Tx, rows: &[C]| Ok(rows.iter().map(C::render).collect());
-    if let Some(body) = listing::page(&st, &headers, &mut tx, &c, &params, conds, render).await? {
-        return Ok(Json(body));
-    }
-    Ok(Json(
-        get_all_in_memory::<C>(&st, &headers, &mut tx, &params).await?,
-    ))
-}
-
-/// The in-memory answer of [`get_all`]: every object but the placeholder rendered, then
-/// filtered, sorted and paged as `octavia/api/common/pagination.py` does
-/// ([`crate::pagination::apply`]). It answers what SQL does not express
-/// ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs` compares the SQL path against it.
-/// Errors: the 400s of a bad filter, sort key or marker, the database's.
-pub async fn get_all_in_memory<C: Catalog>(
-    st: &AppState,
-    headers: &HeaderMap,
-    tx: &mut Tx,
-    params: &ListParams,
-) -> Result<Value, ApiError> {
-    let rows: Vec<C> = tx.list(&ListQuery::default()).await?;
-    let all = rows
-        .iter()
-        .filter(|r| r.key() != PLACEHOLDER_ID)
-        .map(C::render)
-        .collect();
-    list::collection(st, headers, C::PATH, C::COLLECTION, all, params, C::ATTRS)
+) -> Result<Response, ApiError> {
+    list::global_list::<C>(&st, &ctx, &headers, &q, C::RBAC).await
 }
 
 /// `GET /v2/lbaas/flavors/{id}`, `GET /v2/lbaas/availabilityzones/{name}`.
@@ -386,7 +391,7 @@ pub async fn get_one<C: Catalog>(
     let mut tx = st.db().begin_read().await?;
     let row: C = get_db(&mut tx, &key).await?;
     Ok(Json(
-        json!({ C::WRAPPER: list::select(row.render(), &fields) }),
+        json!({ C::WRAPPER: list::select(row.object(), &fields) }),
     ))
 }
 
@@ -424,7 +429,7 @@ pub async fn post<C: Catalog>(
     tx.commit().await?;
     Ok((
         StatusCode::CREATED,
-        Json(json!({ C::WRAPPER: row.render() })),
+        Json(json!({ C::WRAPPER: row.object() })),
     )
         .into_response())
 }
@@ -467,7 +472,7 @@ pub async fn put<C: Catalog>(
     }
     let row: C = get_db(&mut tx, &key).await?;
     tx.commit().await?;
-    Ok(Json(json!({ C::WRAPPER: row.render() })))
+    Ok(Json(json!({ C::WRAPPER: row.object() })))
 }
 
 /// `DELETE /v2/lbaas/flavors/{id}`, `DELETE /v2/lbaas/availabilityzones/{name}` → 204

@@ -69,6 +69,7 @@ internal! {
     mod health_monitor;
     mod l7policy;
     mod l7rule;
+    mod list;
     mod listener;
     mod listing;
     mod load_balancer;
@@ -85,7 +86,6 @@ internal! {
 
 mod amphora_control;
 mod columns;
-mod list;
 mod metrics;
 mod provider_api;
 mod proxy_headers;

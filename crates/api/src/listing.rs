@@ -4,7 +4,7 @@
 //!
 //! Each collection maps its API attributes to SQL in a [`Spec`]. The answers are those of the
 //! in-memory path ([`crate::pagination::apply`] over the rendered objects of the caller's scope,
-//! each collection's `*_in_memory`), which answers only what SQL does not express
+//! `crate::list::in_memory`), which answers only what SQL does not express
 //! ([`Attr::Memory`]) and is the oracle `tests/list_sql.rs` calls directly; every attribute of
 //! every collection has its SQL form here. A value is compared as the API renders it (`""` for a
 //! NULL name, `normal` for an empty vnic type, datetimes to the second), NULL sorts lowest and
@@ -208,16 +208,6 @@ pub fn scope_eq(column: &str, value: &str) -> Cond {
 /// The scope condition of tables with a provisioning status: not DELETED.
 pub fn not_deleted() -> Cond {
     ("`t`.`provisioning_status` <> 'DELETED'".to_string(), vec![])
-}
-
-/// The scope of a project-owned collection: not DELETED and, when the caller is scoped to a
-/// project ([`crate::policy::list_scope`]), that project's rows only.
-pub fn project_scope(project: &Option<String>) -> Vec<Cond> {
-    let mut conds = vec![not_deleted()];
-    if let Some(p) = project {
-        conds.push(scope_eq("project_id", p));
-    }
-    conds
 }
 
 /// What a collection GET lists: its [`Spec`], its API attribute names, the request path its

@@ -10,32 +10,31 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use octavia_db::{
-    AvailabilityZoneProfileRow, FlavorProfileRow, ListQuery, PLACEHOLDER_ID, Record, SqlValue, Tx,
+    AvailabilityZoneProfileRow, FlavorProfileRow, PLACEHOLDER_ID, SqlValue, Tx,
 };
 use serde_json::{Value, json};
 
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::listing;
-use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::query_provider;
 use crate::state::AppState;
 use crate::types::{Patch, Schema, parse_typed, s, wsme_body};
+use crate::view::{to_value, view_decl};
 use crate::{columns, list, provider_call};
 
 type Q = Query<Vec<(String, String)>>;
 
-/// A profile table: its row type and the names that differ between the two kinds.
-pub trait Profile: Record + Send + Sync + 'static {
+/// A profile table: its row type and the names that differ between the two kinds (its list:
+/// [`list::Listed`]).
+pub trait Profile: list::Listed + 'static {
     /// Policy resource (`flavor-profile`, `availability-zone-profile`).
     const RBAC: &'static str;
     /// Body wrapper / response key (`flavorprofile`, `availability_zone_profile`).
     const WRAPPER: &'static str;
     /// Controller argument name (`flavor_profile_`, `availability_zone_profile_`).
     const ARG: &'static str;
-    /// Collection key and links key.
-    const COLLECTION: (&'static str, &'static str);
     /// Metadata attribute (`flavor_data`, `availability_zone_data`).
     const DATA: &'static str;
     /// The option named when PUT metadata is not JSON: `flavor_data` for both kinds, as
@@ -47,10 +46,6 @@ pub trait Profile: Record + Send + Sync + 'static {
     const MODEL: &'static str;
     /// The table and column that reference a profile (in-use check).
     const USED_BY: (&'static str, &'static str);
-    /// URL path of the collection.
-    const PATH: &'static str;
-    /// How the collection lists in SQL.
-    const LIST: &'static listing::Spec;
     /// POST / PUT schemas.
     fn schemas() -> (&'static Schema, &'static Schema);
     /// The typed POST / PUT body (both declare the same attributes).
@@ -59,6 +54,8 @@ pub trait Profile: Record + Send + Sync + 'static {
     fn make(id: String, name: String, provider: String, data: String) -> Self;
     /// (id, name, provider_name, data).
     fn parts(&self) -> (&str, &str, &str, &str);
+    /// The response object ([`FlavorProfileView`], [`AzProfileView`]).
+    fn object(&self) -> Value;
     /// Ask the driver to accept the metadata.
     fn validate(
         driver: std::sync::Arc<dyn provider::ProviderDriver>,
@@ -129,13 +126,10 @@ impl Profile for FlavorProfileRow {
     const RBAC: &'static str = "flavor-profile";
     const WRAPPER: &'static str = "flavorprofile";
     const ARG: &'static str = "flavor_profile_";
-    const COLLECTION: (&'static str, &'static str) = ("flavorprofiles", "flavorprofile_links");
     const DATA: &'static str = "flavor_data";
-    const LIST: &'static listing::Spec = &listing::FLAVOR_PROFILE;
     const LABEL: &'static str = "Flavor profile";
     const MODEL: &'static str = "Flavor Profile";
     const USED_BY: (&'static str, &'static str) = ("flavor", "flavor_profile_id");
-    const PATH: &'static str = "/v2/lbaas/flavorprofiles";
     fn schemas() -> (&'static Schema, &'static Schema) {
         (&FP_POST, &FP_PUT)
     }
@@ -151,6 +145,9 @@ impl Profile for FlavorProfileRow {
     fn parts(&self) -> (&str, &str, &str, &str) {
         (&self.id, &self.name, &self.provider_name, &self.flavor_data)
     }
+    fn object(&self) -> Value {
+        to_value(&FlavorProfileView::new(self))
+    }
     fn validate(
         driver: std::sync::Arc<dyn provider::ProviderDriver>,
         data: Value,
@@ -163,17 +160,11 @@ impl Profile for AvailabilityZoneProfileRow {
     const RBAC: &'static str = "availability-zone-profile";
     const WRAPPER: &'static str = "availability_zone_profile";
     const ARG: &'static str = "availability_zone_profile_";
-    const COLLECTION: (&'static str, &'static str) = (
-        "availability_zone_profiles",
-        "availability_zone_profile_links",
-    );
     const DATA: &'static str = "availability_zone_data";
-    const LIST: &'static listing::Spec = &listing::AZ_PROFILE;
     const LABEL: &'static str = "Availability Zone Profile";
     const MODEL: &'static str = "Availability Zone Profile";
     const USED_BY: (&'static str, &'static str) =
         ("availability_zone", "availability_zone_profile_id");
-    const PATH: &'static str = "/v2/lbaas/availabilityzoneprofiles";
     fn schemas() -> (&'static Schema, &'static Schema) {
         (&AZP_POST, &AZP_PUT)
     }
@@ -194,6 +185,9 @@ impl Profile for AvailabilityZoneProfileRow {
             &self.availability_zone_data,
         )
     }
+    fn object(&self) -> Value {
+        to_value(&AzProfileView::new(self))
+    }
     fn validate(
         driver: std::sync::Arc<dyn provider::ProviderDriver>,
         data: Value,
@@ -202,14 +196,76 @@ impl Profile for AvailabilityZoneProfileRow {
     }
 }
 
-/// The response object ([`crate::view::ProfileView`]).
-fn render<P: Profile>(p: &P) -> Value {
-    crate::view::to_value(&crate::view::ProfileView::new(P::DATA, p.parts()))
+view_decl! {
+    /// A flavor profile response object, as octavia/api/v2/types/flavor_profile.py
+    /// `FlavorProfileResponse`: the metadata as the JSON text stored; serialised in sorted key
+    /// order (see [`crate::view`]).
+    pub struct FlavorProfileView<'a>;
+    /// The response object of `p`.
+    pub fn new(p: &'a FlavorProfileRow);
+    /// `FlavorProfileResponse`'s attribute names in Octavia's declaration order (filters, sort
+    /// keys, `fields=`).
+    pub const FLAVOR_PROFILE_ATTRS;
+    /// `GET /v2/lbaas/flavorprofiles` in SQL.
+    pub static FLAVOR_PROFILE = { joins: &[], tags: false };
+    fields {
+        id: &'a str = &p.id => Val("`t`.`id`", Text),
+        name: &'a str = &p.name => Val("`t`.`name`", Text),
+        provider_name: &'a str = &p.provider_name => Val("`t`.`provider_name`", Text),
+        flavor_data: &'a str = &p.flavor_data => Val("`t`.`flavor_data`", Text),
+    }
 }
 
-/// Attribute names of a profile response (filters, sort keys).
-pub fn attrs<P: Profile>() -> [&'static str; 4] {
-    ["id", "name", "provider_name", P::DATA]
+view_decl! {
+    /// An availability zone profile response object, as
+    /// octavia/api/v2/types/availability_zone_profile.py `AvailabilityZoneProfileResponse`:
+    /// the metadata as the JSON text stored; serialised in sorted key order (see
+    /// [`crate::view`]).
+    pub struct AzProfileView<'a>;
+    /// The response object of `p`.
+    pub fn new(p: &'a AvailabilityZoneProfileRow);
+    /// `AvailabilityZoneProfileResponse`'s attribute names in Octavia's declaration order
+    /// (filters, sort keys, `fields=`).
+    pub const AZ_PROFILE_ATTRS;
+    /// `GET /v2/lbaas/availabilityzoneprofiles` in SQL.
+    pub static AZ_PROFILE = { joins: &[], tags: false };
+    fields {
+        id: &'a str = &p.id => Val("`t`.`id`", Text),
+        name: &'a str = &p.name => Val("`t`.`name`", Text),
+        provider_name: &'a str = &p.provider_name => Val("`t`.`provider_name`", Text),
+        availability_zone_data: &'a str = &p.availability_zone_data
+            => Val("`t`.`availability_zone_data`", Text),
+    }
+}
+
+impl list::Listed for FlavorProfileRow {
+    const SPEC: &'static listing::Spec = &FLAVOR_PROFILE;
+    const ATTRS: &'static [&'static str] = FLAVOR_PROFILE_ATTRS;
+    const COLLECTION: &'static str = "flavorprofiles";
+    const LINKS: Option<&'static str> = Some("flavorprofile_links");
+    const PATH: &'static str = "/v2/lbaas/flavorprofiles";
+    const HIDDEN: list::Hidden = list::Hidden::Placeholder;
+    async fn render(_: &mut Tx, rows: &[Self]) -> Result<Vec<Value>, ApiError> {
+        Ok(rows.iter().map(Profile::object).collect())
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+impl list::Listed for AvailabilityZoneProfileRow {
+    const SPEC: &'static listing::Spec = &AZ_PROFILE;
+    const ATTRS: &'static [&'static str] = AZ_PROFILE_ATTRS;
+    const COLLECTION: &'static str = "availability_zone_profiles";
+    const LINKS: Option<&'static str> = Some("availability_zone_profile_links");
+    const PATH: &'static str = "/v2/lbaas/availabilityzoneprofiles";
+    const HIDDEN: list::Hidden = list::Hidden::Placeholder;
+    async fn render(_: &mut Tx, rows: &[Self]) -> Result<Vec<Value>, ApiError> {
+        Ok(rows.iter().map(Profile::object).collect())
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
 }
 
 /// The metadata as a JSON value; 400 `<data> is not a valid option for <option>` (`None` for
@@ -252,66 +308,14 @@ async fn in_use<P: Profile>(tx: &mut Tx, id: &str) -> Result<bool, ApiError> {
     Ok(n.unwrap_or(0) > 0)
 }
 
-/// `GET` collection (placeholder hidden).
+/// `GET` collection ([`list::global_list`]: every profile but the NIL placeholder).
 pub async fn get_all<P: Profile>(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
     headers: HeaderMap,
     Query(q): Q,
-) -> Result<Json<Value>, ApiError> {
-    policy::authorize(&ctx, P::RBAC, "get_all", ctx.project_id.as_deref())?;
-    let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
-    let mut tx = st.db().begin_read().await?;
-    let (key, links) = P::COLLECTION;
-    let conds = vec![("`t`.`id` <> ?".to_string(), vec![PLACEHOLDER_ID.into()])];
-    let names = attrs::<P>();
-    let c = listing::Collection {
-        spec: P::LIST,
-        attrs: &names,
-        path: P::PATH,
-        key,
-    };
-    let page = async |_: &mut Tx, rows: &[P]| Ok(rows.iter().map(render).collect());
-    if let Some(mut body) = listing::page(&st, &headers, &mut tx, &c, &params, conds, page).await? {
-        rename_links(&mut body, key, links);
-        return Ok(Json(body));
-    }
-    Ok(Json(
-        get_all_in_memory::<P>(&st, &headers, &mut tx, &params).await?,
-    ))
-}
-
-/// The in-memory answer of [`get_all`]: every object (but the placeholder) rendered, then filtered,
-/// sorted and paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It
-/// answers what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs`
-/// compares the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
-/// database's.
-pub async fn get_all_in_memory<P: Profile>(
-    st: &AppState,
-    headers: &HeaderMap,
-    tx: &mut Tx,
-    params: &ListParams,
-) -> Result<Value, ApiError> {
-    let (key, links) = P::COLLECTION;
-    let names = attrs::<P>();
-    let rows: Vec<P> = tx.list(&ListQuery::default()).await?;
-    let all = rows
-        .iter()
-        .filter(|r| r.parts().0 != PLACEHOLDER_ID)
-        .map(render)
-        .collect();
-    let mut body = list::collection(st, headers, P::PATH, key, all, params, &names)?;
-    rename_links(&mut body, key, links);
-    Ok(body)
-}
-
-/// `<key>_links` → the profile collection's own links key.
-fn rename_links(body: &mut Value, key: &str, links: &str) {
-    if let Some(o) = body.as_object_mut()
-        && let Some(l) = o.remove(&format!("{key}_links"))
-    {
-        o.insert(links.to_string(), l);
-    }
+) -> Result<Response, ApiError> {
+    list::global_list::<P>(&st, &ctx, &headers, &q, P::RBAC).await
 }
 
 /// `GET /{id}`.
@@ -325,7 +329,7 @@ pub async fn get_one<P: Profile>(
     let fields = list::check_get_query(&st, &q)?;
     let mut tx = st.db().begin_read().await?;
     let p: P = get_db(&mut tx, &id).await?;
-    Ok(Json(json!({P::WRAPPER: list::select(render(&p), &fields)})))
+    Ok(Json(json!({P::WRAPPER: list::select(p.object(), &fields)})))
 }
 
 /// `POST` → 201 after the driver accepted the metadata. In the reference's order: the
@@ -361,7 +365,7 @@ pub async fn post<P: Profile>(
     let mut tx = st.db().begin().await?;
     tx.insert(&row).await?;
     tx.commit().await?;
-    Ok((StatusCode::CREATED, Json(json!({P::WRAPPER: render(&row)}))).into_response())
+    Ok((StatusCode::CREATED, Json(json!({P::WRAPPER: row.object()}))).into_response())
 }
 
 /// `PUT /{id}`, in the reference's order: `null` values → 400 `None is not a valid option for
@@ -415,7 +419,7 @@ pub async fn put<P: Profile>(
     }
     let p: P = get_db(&mut tx, &id).await?;
     tx.commit().await?;
-    Ok(Json(json!({P::WRAPPER: render(&p)})))
+    Ok(Json(json!({P::WRAPPER: p.object()})))
 }
 
 /// `DELETE /{id}` → 204; in use → 409; missing → 404 `<Label> <id> not found.`

@@ -326,7 +326,9 @@ async fn list_filters_sorts_and_pages_as_the_in_memory_oracle() {
                 match api::pagination::ListParams::parse(&pairs, cfg.pagination_max_limit, cfg) {
                     Ok(p) => {
                         let mut tx = env.db.begin_read().await.unwrap();
-                        api::amphora::get_all_in_memory(&env.state, &headers, &mut tx, &p).await
+                        let all = &api::list::Scope::GLOBAL;
+                        api::list::in_memory::<AmphoraRow>(&env.state, &headers, &mut tx, &p, all)
+                            .await
                     }
                     Err(e) => Err(e),
                 };

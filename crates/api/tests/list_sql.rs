@@ -5,7 +5,7 @@
 //! without the optional columns) is written straight into the database. Two routers serve it:
 //! the API's router (SQL: `api::listing`), and the oracle [`in_memory`]: the request's prologue
 //! (parameters, scope or parent authorization, as each handler) and then the collection's
-//! in-memory path (`*_in_memory`: every object of the caller's scope rendered, then
+//! in-memory path (`api::list::in_memory`: every object of the caller's scope rendered, then
 //! `pagination::apply`), called directly. For each collection and
 //! caller (admin = global, a project member = scoped) every combination of filters × tag filters
 //! × sort keys/directions (with limit, marker and page_reverse varying along), and every
@@ -494,8 +494,7 @@ fn router(env: &Env) -> (axum::Router, AppState) {
 /// handler's own prologue (list parameters, then the list scope, or the parent's lookup and
 /// authorization), as status and body.
 async fn in_memory(st: &AppState, token: &str, uri: &str) -> (u16, Value) {
-    use api::{flavors, health_monitor, l7policy, l7rule, listener, load_balancer};
-    use api::{member, pagination::ListParams, policy, pool, profiles, quotas};
+    use api::{list, pagination::ListParams, policy};
     use axum::response::IntoResponse;
     let mut headers = axum::http::HeaderMap::new();
     headers.insert("host", "keel.test".parse().unwrap());
@@ -526,42 +525,64 @@ async fn in_memory(st: &AppState, token: &str, uri: &str) -> (u16, Value) {
         let tx = &mut tx;
         let h = &headers;
         let p = &params;
+        let all = |project| list::Scope {
+            project,
+            parent: None,
+        };
         match path.trim_start_matches("/v2/lbaas/") {
             "loadbalancers" => {
                 let s = scope("loadbalancer")?;
-                load_balancer::get_all_in_memory(st, h, tx, &s, p).await
+                list::in_memory::<LoadBalancerRow>(st, h, tx, p, &all(&s)).await
             }
             "listeners" => {
                 let s = scope("listener")?;
-                listener::get_all_in_memory(st, h, tx, &s, p).await
+                list::in_memory::<ListenerRow>(st, h, tx, p, &all(&s)).await
             }
-            "pools" => pool::get_all_in_memory(st, h, tx, &scope("pool")?, p).await,
+            "pools" => {
+                let s = scope("pool")?;
+                list::in_memory::<PoolRow>(st, h, tx, p, &all(&s)).await
+            }
             "healthmonitors" => {
                 let s = scope("healthmonitor")?;
-                health_monitor::get_all_in_memory(st, h, tx, &s, p).await
+                list::in_memory::<HealthMonitorRow>(st, h, tx, p, &all(&s)).await
             }
-            "l7policies" => l7policy::get_all_in_memory(st, h, tx, &scope("l7policy")?, p).await,
-            "quotas" => quotas::get_all_in_memory(st, h, tx, &scope("quota")?, p).await,
-            "flavors" => flavors::get_all_in_memory::<octavia_db::FlavorRow>(st, h, tx, p).await,
+            "l7policies" => {
+                let s = scope("l7policy")?;
+                list::in_memory::<L7PolicyRow>(st, h, tx, p, &all(&s)).await
+            }
+            "quotas" => {
+                let s = scope("quota")?;
+                list::in_memory::<octavia_db::QuotaRow>(st, h, tx, p, &all(&s)).await
+            }
+            "flavors" => list::in_memory::<FlavorRow>(st, h, tx, p, &list::Scope::GLOBAL).await,
             "availabilityzones" => {
-                flavors::get_all_in_memory::<AvailabilityZoneRow>(st, h, tx, p).await
+                list::in_memory::<AvailabilityZoneRow>(st, h, tx, p, &list::Scope::GLOBAL).await
             }
             "flavorprofiles" => {
-                profiles::get_all_in_memory::<octavia_db::FlavorProfileRow>(st, h, tx, p).await
+                list::in_memory::<FlavorProfileRow>(st, h, tx, p, &list::Scope::GLOBAL).await
             }
             "availabilityzoneprofiles" => {
-                profiles::get_all_in_memory::<AvailabilityZoneProfileRow>(st, h, tx, p).await
+                let s = &list::Scope::GLOBAL;
+                list::in_memory::<AvailabilityZoneProfileRow>(st, h, tx, p, s).await
             }
             rest => match rest.split('/').collect::<Vec<_>>()[..] {
                 ["pools", pool_id, "members"] => {
                     let pool = api::lookup::get_db_pool(tx, pool_id).await?;
                     policy::authorize(&ctx, "member", "get_all", pool.project_id.as_deref())?;
-                    member::get_all_in_memory(st, h, tx, pool_id, path, p).await
+                    let s = list::Scope {
+                        project: &None,
+                        parent: Some(pool_id),
+                    };
+                    list::in_memory::<MemberRow>(st, h, tx, p, &s).await
                 }
                 ["l7policies", policy_id, "rules"] => {
                     let l7 = api::lookup::get_db_l7policy(tx, policy_id).await?;
                     policy::authorize(&ctx, "l7rule", "get_all", l7.project_id.as_deref())?;
-                    l7rule::get_all_in_memory(st, h, tx, policy_id, path, p).await
+                    let s = list::Scope {
+                        project: &None,
+                        parent: Some(policy_id),
+                    };
+                    list::in_memory::<L7RuleRow>(st, h, tx, p, &s).await
                 }
                 _ => panic!("no in-memory path for {path}"),
             },
@@ -1161,7 +1182,7 @@ async fn a_page_costs_the_same_statements_whatever_its_size() {
 /// in-memory path).
 #[test]
 fn every_listed_attribute_has_its_sql_form() {
-    use api::listing::{self, Spec};
+    use api::listing::Spec;
     let pairs: [(&Spec, &[&str]); 10] = [
         (
             &api::load_balancer::view::LB,
@@ -1182,8 +1203,8 @@ fn every_listed_attribute_has_its_sql_form() {
             api::l7policy::L7POLICY_ATTRS,
         ),
         (&api::l7rule::view::L7RULE, api::l7rule::L7RULE_ATTRS),
-        (&listing::FLAVOR, api::flavors::FLAVOR_ATTRS),
-        (&listing::AZ, api::flavors::AZ_ATTRS),
+        (&api::flavors::FLAVOR, api::flavors::FLAVOR_ATTRS),
+        (&api::flavors::AZ, api::flavors::AZ_ATTRS),
         (&api::quotas::view::QUOTA, api::quotas::QUOTA_ATTRS),
     ];
     for (spec, attrs) in pairs {
@@ -1195,8 +1216,8 @@ fn every_listed_attribute_has_its_sql_form() {
         }
     }
     for (spec, data) in [
-        (&listing::FLAVOR_PROFILE, "flavor_data"),
-        (&listing::AZ_PROFILE, "availability_zone_data"),
+        (&api::profiles::FLAVOR_PROFILE, "flavor_data"),
+        (&api::profiles::AZ_PROFILE, "availability_zone_data"),
     ] {
         for a in ["id", "name", "provider_name", data] {
             assert!(spec.attrs.iter().any(|(n, _)| *n == a), "{a}");

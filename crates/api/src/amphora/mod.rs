@@ -23,15 +23,13 @@ use std::sync::Arc;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::{Extension, Json};
-use octavia_db::{AmphoraRow, Cond, LoadBalancerRow, Tx};
+use octavia_db::{AmphoraRow, LoadBalancerRow, Tx};
 use provider::ProvisioningStatus;
 use serde_json::{Value, json};
 
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::list;
-use crate::listing;
-use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
 use crate::state::AppState;
@@ -41,8 +39,6 @@ pub use view::{AMPHORA_ATTRS, render, render_stat};
 
 type Q = Query<Vec<(String, String)>>;
 
-/// The path of the collection (links).
-const PATH: &str = "/v2/octavia/amphorae";
 /// The provider name errors of the seam are reported under.
 const PROVIDER: &str = "amphora";
 
@@ -73,56 +69,18 @@ async fn amp_lb(tx: &mut Tx, amp: &AmphoraRow) -> Result<Option<LoadBalancerRow>
     }
 }
 
-/// The scope of the list: every amphora that is not DELETED (`get_all_API_list(show_deleted=False)`).
-fn scope() -> Vec<Cond> {
-    vec![("`t`.`status` <> 'DELETED'".to_string(), vec![])]
-}
-
 /// `GET /v2/octavia/amphorae` → `{"amphorae": [...], "amphorae_links": [...]}`, as
 /// `AmphoraController.get_all`: policy `amphora:get_all` first (403), then the page in SQL
 /// (filters on every attribute, sorting, markers, `fields=`, as every Keel collection:
-/// [`crate::listing`], its spec declared with the view). DELETED amphorae are never listed.
+/// [`list::global_list`], its spec declared with the view). DELETED amphorae are never listed.
 /// Errors: 403, the 400s of a bad filter, sort key or marker, the database's.
 pub async fn get_all(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
     headers: HeaderMap,
     Query(q): Q,
-) -> Result<Json<Value>, ApiError> {
-    policy::authorize(&ctx, "amphora", "get_all", ctx.project_id.as_deref())?;
-    let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
-    let mut tx = st.db().begin_read().await?;
-    let c = listing::Collection {
-        spec: &view::AMPHORA,
-        attrs: AMPHORA_ATTRS,
-        path: PATH,
-        key: "amphorae",
-    };
-    let render = async |_: &mut Tx, rows: &[AmphoraRow]| Ok(rows.iter().map(render).collect());
-    if let Some(body) = listing::page(&st, &headers, &mut tx, &c, &params, scope(), render).await? {
-        return Ok(Json(body));
-    }
-    Ok(Json(
-        get_all_in_memory(&st, &headers, &mut tx, &params).await?,
-    ))
-}
-
-/// The in-memory answer of [`get_all`]: every amphora that is not DELETED rendered, then
-/// filtered, sorted and paged by [`crate::pagination::apply`] (the oracle the SQL path is
-/// tested against, `tests/amphora_admin.rs`). Errors as [`get_all`].
-pub async fn get_all_in_memory(
-    st: &AppState,
-    headers: &HeaderMap,
-    tx: &mut Tx,
-    params: &ListParams,
-) -> Result<Value, ApiError> {
-    let rows: Vec<AmphoraRow> = tx.list(&octavia_db::ListQuery::default()).await?;
-    let all = rows
-        .iter()
-        .filter(|a| a.status != ProvisioningStatus::Deleted)
-        .map(render)
-        .collect();
-    list::collection(st, headers, PATH, "amphorae", all, params, AMPHORA_ATTRS)
+) -> Result<axum::response::Response, ApiError> {
+    list::global_list::<AmphoraRow>(&st, &ctx, &headers, &q, "amphora").await
 }
 
 /// `GET /v2/octavia/amphorae/{id}` → `{"amphora": {...}}` ([`render`], `fields=` applied), as

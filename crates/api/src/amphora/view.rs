@@ -12,6 +12,7 @@ use std::net::IpAddr;
 use octavia_db::{AmphoraRow, AmphoraStatRow};
 use serde_json::{Map, Value};
 
+use crate::fault::ApiError;
 use crate::view::{Dt, to_value, view_decl};
 
 /// WSME `UuidType.validate` (`str(uuid.UUID(value))`): `urn:` / `uuid:` dropped, braces
@@ -124,6 +125,20 @@ view_decl! {
 /// The `AmphoraResponse` of a row (its `AmphoraView`) as a map.
 pub fn render(a: &AmphoraRow) -> Value {
     to_value(&AmphoraView::new(a))
+}
+
+impl crate::list::Listed for AmphoraRow {
+    const SPEC: &'static crate::listing::Spec = &AMPHORA;
+    const ATTRS: &'static [&'static str] = AMPHORA_ATTRS;
+    const COLLECTION: &'static str = "amphorae";
+    const PATH: &'static str = "/v2/octavia/amphorae";
+    const HIDDEN: crate::list::Hidden = crate::list::Hidden::StatusDeleted;
+    async fn render(_: &mut octavia_db::Tx, rows: &[Self]) -> Result<Vec<Value>, ApiError> {
+        Ok(rows.iter().map(render).collect())
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
 }
 
 /// The `AmphoraStatisticsResponse` of one row (`id`, `listener_id`, `loadbalancer_id` as UUID

@@ -9,14 +9,13 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use octavia_db::{HealthMonitorRow, ListQuery, QuotaResource, SqlValue, Tx};
+use octavia_db::{HealthMonitorRow, ListQuery, QuotaResource, SqlValue};
 use provider::{OperatingStatus, ProvisioningStatus};
 use serde_json::{Value, json};
 
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::lookup::{get_db_hm, get_db_lb, get_db_pool, lock_pool_child, quota_limits};
-use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
 use crate::state::AppState;
@@ -155,32 +154,9 @@ pub async fn get_all(
     headers: HeaderMap,
     Query(q): Q,
 ) -> Result<axum::response::Response, ApiError> {
-    list::project_list::<HealthMonitorRow>(&st, &ctx, &headers, &q, "healthmonitor", PATH).await
+    list::project_list::<HealthMonitorRow>(&st, &ctx, &headers, &q, "healthmonitor").await
 }
 
-/// The collection's path (and its links').
-const PATH: &str = "/v2/lbaas/healthmonitors";
-
-/// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
-/// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
-#[cfg_attr(
-    not(feature = "internals"),
-    allow(dead_code, reason = "only tests/list_sql.rs calls it")
-)]
-pub async fn get_all_in_memory(
-    st: &AppState,
-    headers: &HeaderMap,
-    tx: &mut Tx,
-    scope: &Option<String>,
-    params: &ListParams,
-) -> Result<Value, ApiError> {
-    let scope = list::Scope {
-        path: PATH,
-        project: scope,
-        parent: None,
-    };
-    list::in_memory::<HealthMonitorRow>(st, headers, tx, params, &scope).await
-}
 
 /// `GET /v2/lbaas/healthmonitors/{id}`.
 pub async fn get_one(

@@ -81,6 +81,7 @@ impl crate::list::Listed for HealthMonitorRow {
     const SPEC: &'static crate::listing::Spec = &HM;
     const ATTRS: &'static [&'static str] = HM_ATTRS;
     const COLLECTION: &'static str = "healthmonitors";
+    const PATH: &'static str = "/v2/lbaas/healthmonitors";
     const HELPER: Option<crate::list::Helper<Self>> =
         Some(("pool_id", |r| serde_json::json!(r.pool_id)));
     async fn render(tx: &mut Tx, rows: &[Self]) -> Result<Vec<Value>, ApiError> {

@@ -76,14 +76,15 @@ wsme_body! {
 
 wsme_body! {
     /// `L7PolicyPUT`.
-    pub static L7POLICY_PUT, tenant_alias = false, wsme = ("l7policy_", "l7policy");
+    pub static L7POLICY_PUT, tenant_alias = false, wsme = ("l7policy_", "l7policy"),
+        updates = octavia_db::L7PolicyRow;
     /// A validated `L7PolicyPUT` body as [`L7POLICY_PUT`] declares it: each attribute left out
-    /// (unchanged), `null` or a value.
+    /// (unchanged), `null` or a value, with the `l7policy` columns a PUT changes of it as sent
+    /// (the action and redirect ones are written sanitised).
     pub struct L7PolicyPut {
-        name: Patch<String> = f(s(255)),
-        description: Patch<String> = f(s(255)),
-        /// `admin_state_up` (`null`: false).
-        admin_state_up: Patch<bool> = f(Kind::Bool),
+        name: Patch<String> = f(s(255)) => name,
+        description: Patch<String> = f(s(255)) => description,
+        admin_state_up: Patch<bool> = f(Kind::Bool) => enabled or false,
         /// `action` (`null` refused by [`sanitize`](super::sanitize)).
         action: Patch<String> = f(Kind::Enum(ACTIONS)),
         redirect_pool_id: Patch<String> = f(Kind::Uuid),

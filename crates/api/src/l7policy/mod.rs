@@ -23,11 +23,10 @@ use crate::lookup::{
     get_db_l7policy, get_db_lb, get_db_listener, get_db_pool, lock_lb_and_listener,
     pool_protocol_ok, quota_limits,
 };
-use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
 use crate::state::AppState;
-use crate::types::{Patch, Wsme};
+use crate::types::{Patch, Wsme, model_sent};
 use crate::{columns, list, provider_call, target};
 use body::*;
 pub use view::L7POLICY_ATTRS;
@@ -314,32 +313,9 @@ pub async fn get_all(
     headers: HeaderMap,
     Query(q): Q,
 ) -> Result<axum::response::Response, ApiError> {
-    list::project_list::<L7PolicyRow>(&st, &ctx, &headers, &q, "l7policy", PATH).await
+    list::project_list::<L7PolicyRow>(&st, &ctx, &headers, &q, "l7policy").await
 }
 
-/// The collection's path (and its links').
-const PATH: &str = "/v2/lbaas/l7policies";
-
-/// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
-/// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
-#[cfg_attr(
-    not(feature = "internals"),
-    allow(dead_code, reason = "only tests/list_sql.rs calls it")
-)]
-pub async fn get_all_in_memory(
-    st: &AppState,
-    headers: &HeaderMap,
-    tx: &mut Tx,
-    scope: &Option<String>,
-    params: &ListParams,
-) -> Result<Value, ApiError> {
-    let scope = list::Scope {
-        path: PATH,
-        project: scope,
-        parent: None,
-    };
-    list::in_memory::<L7PolicyRow>(st, headers, tx, params, &scope).await
-}
 
 /// `GET /v2/lbaas/l7policies/{id}`.
 pub async fn get_one(
@@ -532,8 +508,9 @@ pub async fn put(
 }
 
 /// The column changes of a PUT (after `provisioning_status` PENDING_UPDATE) and the attributes
-/// of the driver's new model, from the body `b` and its [`sanitize`]d redirect `d`: names and
-/// `admin_state_up` (`null`: false) as sent, then the redirect attributes, then the clearing
+/// of the driver's new model, from the body `b` and its [`sanitize`]d redirect `d`: the
+/// columns [`L7PolicyPut`] declares (names, `admin_state_up`: `null` false) as sent, then the
+/// redirect attributes, then the clearing
 /// a (new) action makes (`L7PolicyRepository.update` of octavia/db/repositories.py: REJECT
 /// clears every redirect, REDIRECT_TO_URL the pool and prefix, REDIRECT_TO_POOL the URL,
 /// prefix and code, REDIRECT_PREFIX the URL and pool).
@@ -546,19 +523,13 @@ fn put_changes(
         "provisioning_status",
         ProvisioningStatus::PendingUpdate.into(),
     )];
-    if let Some(n) = b.name.sent() {
-        new.name = Some(n.cloned().unwrap_or_default());
-        ch.push(("name", n.cloned().into()));
-    }
-    if let Some(v) = b.description.sent() {
-        new.description = Some(v.cloned().unwrap_or_default());
-        ch.push(("description", v.cloned().into()));
-    }
-    if let Some(a) = b.admin_state_up.sent() {
-        let a = a.copied().unwrap_or(false);
-        new.admin_state_up = Some(a);
-        ch.push(("enabled", a.into()));
-    }
+    ch.extend(b.column_changes());
+    let r = b.nulls_resolved();
+    model_sent!(r, new;
+        name: |v| Some(v.cloned().unwrap_or_default());
+        description: |v| Some(v.cloned().unwrap_or_default());
+        admin_state_up: |v| v.copied();
+    );
     let code = d
         .redirect_http_code
         .value()

@@ -90,6 +90,7 @@ impl crate::list::Listed for L7PolicyRow {
     const SPEC: &'static crate::listing::Spec = &L7POLICY;
     const ATTRS: &'static [&'static str] = L7POLICY_ATTRS;
     const COLLECTION: &'static str = "l7policies";
+    const PATH: &'static str = "/v2/lbaas/l7policies";
     async fn render(tx: &mut Tx, rows: &[Self]) -> Result<Vec<Value>, ApiError> {
         render_policies(tx, rows).await
     }

@@ -64,18 +64,19 @@ wsme_body! {
 
 wsme_body! {
     /// `L7RulePUT`.
-    pub static L7RULE_PUT, tenant_alias = false, wsme = ("l7rule_", "rule");
+    pub static L7RULE_PUT, tenant_alias = false, wsme = ("l7rule_", "rule"),
+        updates = octavia_db::L7RuleRow;
     /// A validated `L7RulePUT` body as [`L7RULE_PUT`] declares it: each attribute left out
-    /// (the stored one kept), `null` or a value.
+    /// (the stored one kept), `null` or a value, with the `l7rule` columns a PUT changes of it
+    /// (a `null` `type`, `compare_type` or `value` never reaches them:
+    /// [`validate_rule`](super::validate_rule) refuses it first).
     pub struct L7RulePut {
-        r#type: Patch<String> = f(Kind::Enum(RULE_TYPES)),
-        compare_type: Patch<String> = f(Kind::Enum(COMPARE_TYPES)),
-        key: Patch<String> = f(KEY_VALUE),
-        value: Patch<String> = f(KEY_VALUE),
-        /// `invert` (`null`: false).
-        invert: Patch<bool> = f(Kind::Bool),
-        /// `admin_state_up` (`null`: false).
-        admin_state_up: Patch<bool> = f(Kind::Bool),
+        r#type: Patch<String> = f(Kind::Enum(RULE_TYPES)) => r#type or "",
+        compare_type: Patch<String> = f(Kind::Enum(COMPARE_TYPES)) => compare_type or "",
+        key: Patch<String> = f(KEY_VALUE) => key,
+        value: Patch<String> = f(KEY_VALUE) => value or "",
+        invert: Patch<bool> = f(Kind::Bool) => invert or false,
+        admin_state_up: Patch<bool> = f(Kind::Bool) => enabled or false,
         /// `tags` (`null`: none).
         tags: Patch<Strings> = f(TAGS),
     }

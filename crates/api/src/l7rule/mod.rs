@@ -26,7 +26,7 @@ use crate::policy;
 use crate::provider_call::call_provider;
 use crate::state::AppState;
 use crate::target::{self, Provider, Target};
-use crate::types::{Patch, Wsme};
+use crate::types::{Patch, Wsme, model_sent};
 use crate::{columns, list};
 use body::*;
 pub use python_re::regex_error;
@@ -333,41 +333,11 @@ pub async fn get_all(
     route_policy(&mut tx, &policy_id).await?;
     let p = get_db_l7policy(&mut tx, &policy_id).await?;
     policy::authorize(&ctx, "l7rule", "get_all", p.project_id.as_deref())?;
-    let path = format!("/v2/lbaas/l7policies/{policy_id}/rules");
-    list::get_all::<L7RuleRow>(
-        &st,
-        &headers,
-        &mut tx,
-        &params,
-        &rule_scope(&policy_id, &path),
-    )
-    .await
-}
-
-/// The scope of a policy's rule list.
-fn rule_scope<'a>(policy_id: &'a str, path: &'a str) -> list::Scope<'a> {
-    list::Scope {
-        path,
+    let scope = list::Scope {
         project: &None,
-        parent: Some(("l7policy_id", policy_id)),
-    }
-}
-
-/// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
-/// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
-#[cfg_attr(
-    not(feature = "internals"),
-    allow(dead_code, reason = "only tests/list_sql.rs calls it")
-)]
-pub async fn get_all_in_memory(
-    st: &AppState,
-    headers: &HeaderMap,
-    tx: &mut Tx,
-    policy_id: &str,
-    path: &str,
-    params: &ListParams,
-) -> Result<Value, ApiError> {
-    list::in_memory::<L7RuleRow>(st, headers, tx, params, &rule_scope(policy_id, path)).await
+        parent: Some(&policy_id),
+    };
+    list::get_all::<L7RuleRow>(&st, &headers, &mut tx, &params, &scope).await
 }
 
 /// `GET /v2/lbaas/l7policies/{l7policy_id}/rules/{id}` (like the reference, the rule need
@@ -485,36 +455,7 @@ pub async fn put(
         l7rule_id: id.clone(),
         ..Default::default()
     };
-    let mut ch: Vec<(&str, SqlValue)> = vec![(
-        "provisioning_status",
-        ProvisioningStatus::PendingUpdate.into(),
-    )];
-    if b.r#type.given() {
-        ch.push(("type", kind.clone().into()));
-        new.kind = Some(kind.clone());
-    }
-    if b.compare_type.given() {
-        ch.push(("compare_type", compare.clone().into()));
-        new.compare_type = Some(compare.clone());
-    }
-    if b.key.given() || key_cleared {
-        ch.push(("key", key.clone().into()));
-        new.key = key.clone();
-    }
-    if b.value.given() {
-        ch.push(("value", value.clone().unwrap_or_default().into()));
-        new.value = value.clone();
-    }
-    if let Some(inv) = b.invert.sent() {
-        let inv = inv.copied().unwrap_or(false);
-        ch.push(("invert", inv.into()));
-        new.invert = Some(inv);
-    }
-    if let Some(a) = b.admin_state_up.sent() {
-        let a = a.copied().unwrap_or(false);
-        ch.push(("enabled", a.into()));
-        new.admin_state_up = Some(a);
-    }
+    let ch = put_changes(&b, key_cleared, &mut new);
     call_provider(&mut tx, &pname, driver.l7rule_update(rule_model(&r), new)).await?;
     tx.update::<L7RuleRow>(&id, &ch).await?;
     if let Some(tags) = b.tags.sent() {
@@ -524,6 +465,45 @@ pub async fn put(
     let out = render_rule(&mut tx, &r).await?;
     tx.commit().await?;
     Ok(Json(json!({"rule": out})))
+}
+
+/// The column changes of a PUT (after `provisioning_status` PENDING_UPDATE) and the attributes
+/// of the driver's new model: the columns [`L7RulePut`] declares as sent (`invert` and
+/// `admin_state_up`: `null` false), and `key` cleared when a new `type` (HOST_NAME, PATH,
+/// FILE_TYPE) takes none and none is sent (`key_cleared`).
+fn put_changes(
+    b: &L7RulePut,
+    key_cleared: bool,
+    new: &mut provider::L7Rule,
+) -> Vec<(&'static str, SqlValue)> {
+    let mut ch: Vec<(&'static str, SqlValue)> = vec![(
+        "provisioning_status",
+        ProvisioningStatus::PendingUpdate.into(),
+    )];
+    ch.extend(b.column_changes());
+    if key_cleared && !b.key.given() {
+        // in the declaration's place: after `type` and `compare_type`
+        let at = ch
+            .iter()
+            .position(|(c, _)| !matches!(*c, "provisioning_status" | "type" | "compare_type"))
+            .unwrap_or(ch.len());
+        ch.insert(at, ("key", SqlValue::Null));
+    }
+    let r = b.nulls_resolved();
+    if let Some(v) = r.r#type.sent() {
+        new.kind = v.cloned();
+    }
+    model_sent!(r, new;
+        compare_type: |v| v.cloned();
+        key: |v| v.cloned();
+        invert: |v| v.copied();
+        admin_state_up: |v| v.copied();
+    );
+    // a `null` value is refused before: the model keeps what was sent
+    model_sent!(b, new;
+        value: |v| v.cloned();
+    );
+    ch
 }
 
 /// `DELETE /v2/lbaas/l7policies/{l7policy_id}/rules/{id}` → 204, rule PENDING_DELETE; LB,

@@ -63,6 +63,8 @@ impl crate::list::Listed for L7RuleRow {
     const SPEC: &'static crate::listing::Spec = &L7RULE;
     const ATTRS: &'static [&'static str] = L7RULE_ATTRS;
     const COLLECTION: &'static str = "rules";
+    const PATH: &'static str = "/v2/lbaas/l7policies/{parent}/rules";
+    const PARENT: Option<&'static str> = Some("l7policy_id");
     async fn render(tx: &mut Tx, rows: &[Self]) -> Result<Vec<Value>, ApiError> {
         render_rules(tx, rows).await
     }

@@ -118,6 +118,7 @@ impl crate::list::Listed for ListenerRow {
     const SPEC: &'static crate::listing::Spec = &LISTENER;
     const ATTRS: &'static [&'static str] = LISTENER_ATTRS;
     const COLLECTION: &'static str = "listeners";
+    const PATH: &'static str = "/v2/lbaas/listeners";
     const HELPER: Option<crate::list::Helper<Self>> =
         Some(("loadbalancer_id", |r| serde_json::json!(r.load_balancer_id)));
     async fn render(tx: &mut Tx, rows: &[Self]) -> Result<Vec<Value>, ApiError> {

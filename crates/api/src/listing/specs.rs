@@ -1,10 +1,7 @@
 //! The types that describe a collection's [`Spec`] (its API attributes as SQL over the listed
-//! table `t`, as the in-memory path sees them rendered), and the specs of the collections
-//! without a response declaration (`crate::view::view_decl!` declares the others' beside
-//! their views: `crate::load_balancer::view::LB`, …).
-
-use Attr::{Str, Val};
-use Kind::{Bool, Text};
+//! table `t`, as the in-memory path sees them rendered); `crate::view::view_decl!` declares
+//! each collection's spec beside its view (`crate::load_balancer::view::LB`,
+//! `crate::flavors::FLAVOR`, …).
 
 /// How an attribute's value is typed (for filter values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,58 +68,3 @@ impl Spec {
             .map_or(Attr::Memory, |(_, a)| *a)
     }
 }
-
-/// `GET /v2/lbaas/flavors`.
-pub static FLAVOR: Spec = Spec {
-    attrs: &[
-        ("id", Val("`t`.`id`", Text)),
-        ("name", Val("`t`.`name`", Text)),
-        ("description", Str("`t`.`description`")),
-        ("enabled", Val("`t`.`enabled`", Bool)),
-        ("flavor_profile_id", Val("`t`.`flavor_profile_id`", Text)),
-    ],
-    joins: &[],
-    tags: false,
-};
-
-/// `GET /v2/lbaas/availabilityzones`.
-pub static AZ: Spec = Spec {
-    attrs: &[
-        ("name", Val("`t`.`name`", Text)),
-        ("description", Str("`t`.`description`")),
-        ("enabled", Val("`t`.`enabled`", Bool)),
-        (
-            "availability_zone_profile_id",
-            Val("`t`.`availability_zone_profile_id`", Text),
-        ),
-    ],
-    joins: &[],
-    tags: false,
-};
-
-/// `GET /v2/lbaas/flavorprofiles`.
-pub static FLAVOR_PROFILE: Spec = Spec {
-    attrs: &[
-        ("id", Val("`t`.`id`", Text)),
-        ("name", Val("`t`.`name`", Text)),
-        ("provider_name", Val("`t`.`provider_name`", Text)),
-        ("flavor_data", Val("`t`.`flavor_data`", Text)),
-    ],
-    joins: &[],
-    tags: false,
-};
-
-/// `GET /v2/lbaas/availabilityzoneprofiles`.
-pub static AZ_PROFILE: Spec = Spec {
-    attrs: &[
-        ("id", Val("`t`.`id`", Text)),
-        ("name", Val("`t`.`name`", Text)),
-        ("provider_name", Val("`t`.`provider_name`", Text)),
-        (
-            "availability_zone_data",
-            Val("`t`.`availability_zone_data`", Text),
-        ),
-    ],
-    joins: &[],
-    tags: false,
-};

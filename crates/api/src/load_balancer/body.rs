@@ -75,16 +75,16 @@ impl LbPost {
 
 wsme_body! {
     /// `LoadBalancerPUT`.
-    pub static LB_PUT, tenant_alias = false, wsme = ("load_balancer", "loadbalancer");
+    pub static LB_PUT, tenant_alias = false, wsme = ("load_balancer", "loadbalancer"),
+        updates = octavia_db::LoadBalancerRow;
     /// A validated `LoadBalancerPUT` body as [`LB_PUT`] declares it: each attribute left out
-    /// (unchanged), `null` or a value.
+    /// (unchanged), `null` or a value, with the `load_balancer` columns a PUT changes of it.
     pub struct LbPut {
-        name: Patch<String> = f(s(255)),
-        description: Patch<String> = f(s(255)),
-        /// `vip_qos_policy_id` (`null`: none).
+        name: Patch<String> = f(s(255)) => name,
+        description: Patch<String> = f(s(255)) => description,
+        /// `vip_qos_policy_id` (the `vip` row's; `null`: none).
         vip_qos_policy_id: Patch<String> = f(Kind::Uuid),
-        /// `admin_state_up` (`null`: false).
-        admin_state_up: Patch<bool> = f(Kind::Bool),
+        admin_state_up: Patch<bool> = f(Kind::Bool) => enabled or false,
         /// `vip_sg_ids` (`null`: none).
         vip_sg_ids: Patch<Strings> = f(Kind::List(&Kind::Uuid)),
         /// `tags` (`null`: none).

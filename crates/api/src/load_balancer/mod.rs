@@ -19,12 +19,11 @@ use serde_json::{Value, json};
 use crate::context::RequestContext;
 use crate::fault::{ApiError, MISSING_PROJECT};
 use crate::lookup::{get_db_lb, lb_stats, quota_limits};
-use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
 use crate::state::AppState;
 use crate::target::{self, Provider};
-use crate::types::Wsme;
+use crate::types::{Wsme, model_sent};
 use crate::{columns, list, provider_call, provider_model, related};
 use body::*;
 
@@ -41,32 +40,9 @@ pub async fn get_all(
     headers: HeaderMap,
     Query(q): Q,
 ) -> Result<axum::response::Response, ApiError> {
-    list::project_list::<LoadBalancerRow>(&st, &ctx, &headers, &q, "loadbalancer", PATH).await
+    list::project_list::<LoadBalancerRow>(&st, &ctx, &headers, &q, "loadbalancer").await
 }
 
-/// The collection's path (and its links').
-const PATH: &str = "/v2/lbaas/loadbalancers";
-
-/// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
-/// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
-#[cfg_attr(
-    not(feature = "internals"),
-    allow(dead_code, reason = "only tests/list_sql.rs calls it")
-)]
-pub async fn get_all_in_memory(
-    st: &AppState,
-    headers: &HeaderMap,
-    tx: &mut Tx,
-    scope: &Option<String>,
-    params: &ListParams,
-) -> Result<Value, ApiError> {
-    let scope = list::Scope {
-        path: PATH,
-        project: scope,
-        parent: None,
-    };
-    list::in_memory::<LoadBalancerRow>(st, headers, tx, params, &scope).await
-}
 
 /// `GET /v2/lbaas/loadbalancers/{id}`.
 pub async fn get_one(
@@ -415,28 +391,22 @@ async fn put_vip_checks(
     Ok(())
 }
 
-/// Writes what a PUT sends — name, description, admin_state_up, the VIP's QoS policy, its
-/// security groups, tags — and fills the provider's `new` model with the same.
+/// Writes what a PUT sends — the `load_balancer` columns [`LbPut`] declares (name,
+/// description, `admin_state_up`: `null` false), the VIP's QoS policy, its security groups,
+/// tags — and fills the provider's `new` model with the same.
 async fn write_put(
     tx: &mut Tx,
     id: &str,
     b: &LbPut,
     new: &mut provider::LoadBalancer,
 ) -> Result<(), ApiError> {
-    let mut changes: Vec<(&str, SqlValue)> = Vec::new();
-    if let Some(n) = b.name.sent() {
-        changes.push(("name", n.cloned().into()));
-        new.name = Some(n.cloned().unwrap_or_default());
-    }
-    if let Some(d) = b.description.sent() {
-        changes.push(("description", d.cloned().into()));
-        new.description = Some(d.cloned().unwrap_or_default());
-    }
-    if let Some(a) = b.admin_state_up.sent() {
-        let a = a.copied().unwrap_or(false);
-        changes.push(("enabled", a.into()));
-        new.admin_state_up = Some(a);
-    }
+    let changes = b.column_changes();
+    let r = b.nulls_resolved();
+    model_sent!(r, new;
+        name: |v| Some(v.cloned().unwrap_or_default());
+        description: |v| Some(v.cloned().unwrap_or_default());
+        admin_state_up: |v| v.copied();
+    );
     tx.update::<LoadBalancerRow>(id, &changes).await?;
     if let Some(q) = b.vip_qos_policy_id.sent() {
         tx.update::<VipRow>(id, &[("qos_policy_id", q.cloned().into())])

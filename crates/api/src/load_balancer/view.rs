@@ -139,6 +139,7 @@ impl crate::list::Listed for LoadBalancerRow {
     const SPEC: &'static crate::listing::Spec = &LB;
     const ATTRS: &'static [&'static str] = LB_ATTRS;
     const COLLECTION: &'static str = "loadbalancers";
+    const PATH: &'static str = "/v2/lbaas/loadbalancers";
     const TEXT: bool = true;
     async fn render_text(tx: &mut Tx, rows: &[Self]) -> Result<Vec<String>, ApiError> {
         render_lbs_text(tx, rows).await

@@ -12,7 +12,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use octavia_db::{ListQuery, MemberRow, PoolRow, QuotaResource, SqlValue, Tx};
+use octavia_db::{ListQuery, MemberRow, PoolRow, QuotaResource, SqlValue};
 use serde_json::{Value, json};
 
 use crate::context::RequestContext;
@@ -203,41 +203,11 @@ pub async fn get_all(
     route_pool(&mut tx, &pool_id).await?;
     let pool = get_db_pool(&mut tx, &pool_id).await?;
     policy::authorize(&ctx, "member", "get_all", pool.project_id.as_deref())?;
-    let path = format!("/v2/lbaas/pools/{pool_id}/members");
-    list::get_all::<MemberRow>(
-        &st,
-        &headers,
-        &mut tx,
-        &params,
-        &member_scope(&pool_id, &path),
-    )
-    .await
-}
-
-/// The scope of a pool's member list.
-fn member_scope<'a>(pool_id: &'a str, path: &'a str) -> list::Scope<'a> {
-    list::Scope {
-        path,
+    let scope = list::Scope {
         project: &None,
-        parent: Some(("pool_id", pool_id)),
-    }
-}
-
-/// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
-/// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
-#[cfg_attr(
-    not(feature = "internals"),
-    allow(dead_code, reason = "only tests/list_sql.rs calls it")
-)]
-pub async fn get_all_in_memory(
-    st: &AppState,
-    headers: &HeaderMap,
-    tx: &mut Tx,
-    pool_id: &str,
-    path: &str,
-    params: &ListParams,
-) -> Result<Value, ApiError> {
-    list::in_memory::<MemberRow>(st, headers, tx, params, &member_scope(pool_id, path)).await
+        parent: Some(&pool_id),
+    };
+    list::get_all::<MemberRow>(&st, &headers, &mut tx, &params, &scope).await
 }
 
 /// `GET /v2/lbaas/pools/{pool_id}/members/{id}`.

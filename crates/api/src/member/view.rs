@@ -77,6 +77,8 @@ impl crate::list::Listed for MemberRow {
     const SPEC: &'static crate::listing::Spec = &MEMBER;
     const ATTRS: &'static [&'static str] = MEMBER_ATTRS;
     const COLLECTION: &'static str = "members";
+    const PATH: &'static str = "/v2/lbaas/pools/{parent}/members";
+    const PARENT: Option<&'static str> = Some("pool_id");
     async fn render(tx: &mut Tx, rows: &[Self]) -> Result<Vec<Value>, ApiError> {
         render_members(tx, rows).await
     }

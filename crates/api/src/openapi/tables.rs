@@ -194,7 +194,7 @@ pub static AVAILABILITY_ZONE: Resource = Resource {
 /// `FlavorProfileResponse` (`flavor_data` is a JSON text).
 pub static FLAVOR_PROFILE: Resource = Resource {
     name: "FlavorProfile",
-    attrs: || profiles::attrs::<octavia_db::FlavorProfileRow>().to_vec(),
+    attrs: || profiles::FLAVOR_PROFILE_ATTRS.to_vec(),
     hidden: &[],
     optional: &[],
     extra: &[],
@@ -203,7 +203,7 @@ pub static FLAVOR_PROFILE: Resource = Resource {
 /// `AvailabilityZoneProfileResponse` (`availability_zone_data` is a JSON text).
 pub static AVAILABILITY_ZONE_PROFILE: Resource = Resource {
     name: "AvailabilityZoneProfile",
-    attrs: || profiles::attrs::<octavia_db::AvailabilityZoneProfileRow>().to_vec(),
+    attrs: || profiles::AZ_PROFILE_ATTRS.to_vec(),
     hidden: &[],
     optional: &[],
     extra: &[],

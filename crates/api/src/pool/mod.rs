@@ -11,7 +11,6 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use octavia_db::{
     L7PolicyRow, ListQuery, ListenerRow, PoolRow, QuotaResource, SessionPersistenceRow, SqlValue,
-    Tx,
 };
 use provider::{OperatingStatus, ProvisioningStatus};
 use serde_json::{Value, json};
@@ -20,7 +19,6 @@ use crate::certificates;
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::lookup::{check_pool_protocol, get_db_lb, get_db_listener, get_db_pool, quota_limits};
-use crate::pagination::ListParams;
 use crate::policy;
 use crate::provider_call::call_provider;
 use crate::state::AppState;
@@ -207,32 +205,9 @@ pub async fn get_all(
     headers: HeaderMap,
     Query(q): Q,
 ) -> Result<axum::response::Response, ApiError> {
-    list::project_list::<PoolRow>(&st, &ctx, &headers, &q, "pool", PATH).await
+    list::project_list::<PoolRow>(&st, &ctx, &headers, &q, "pool").await
 }
 
-/// The collection's path (and its links').
-const PATH: &str = "/v2/lbaas/pools";
-
-/// The in-memory answer of [`get_all`] ([`list::in_memory`]; `tests/list_sql.rs` compares the
-/// SQL path against it). Errors: the 400s of a bad filter, sort key or marker, the database's.
-#[cfg_attr(
-    not(feature = "internals"),
-    allow(dead_code, reason = "only tests/list_sql.rs calls it")
-)]
-pub async fn get_all_in_memory(
-    st: &AppState,
-    headers: &HeaderMap,
-    tx: &mut Tx,
-    scope: &Option<String>,
-    params: &ListParams,
-) -> Result<Value, ApiError> {
-    let scope = list::Scope {
-        path: PATH,
-        project: scope,
-        parent: None,
-    };
-    list::in_memory::<PoolRow>(st, headers, tx, params, &scope).await
-}
 
 /// `GET /v2/lbaas/pools/{id}`.
 pub async fn get_one(

@@ -150,6 +150,7 @@ impl crate::list::Listed for PoolRow {
     const SPEC: &'static crate::listing::Spec = &POOL;
     const ATTRS: &'static [&'static str] = POOL_ATTRS;
     const COLLECTION: &'static str = "pools";
+    const PATH: &'static str = "/v2/lbaas/pools";
     const HELPER: Option<crate::list::Helper<Self>> =
         Some(("loadbalancer_id", |r| serde_json::json!(r.load_balancer_id)));
     const TEXT: bool = true;

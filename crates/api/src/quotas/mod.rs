@@ -14,14 +14,12 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use octavia_db::{ListQuery, QuotaRow, QuotaUpdate, Tx};
+use octavia_db::{QuotaRow, QuotaUpdate, Tx};
 use serde_json::{Value, json};
 
 use crate::context::RequestContext;
 use crate::fault::ApiError;
 use crate::list;
-use crate::listing;
-use crate::pagination::ListParams;
 use crate::policy;
 use crate::quotas::body::QuotaPut;
 use crate::state::{AppState, QuotaDefaults};
@@ -121,62 +119,29 @@ async fn store_defaults(
     }))
 }
 
-/// `GET /v2/lbaas/quotas[?project_id=]`: raw rows of the caller's scope.
+/// `GET /v2/lbaas/quotas[?project_id=]`: raw rows of the caller's scope
+/// ([`list::project_list`]).
 pub async fn get_all(
     State(st): State<AppState>,
     Extension(ctx): Extension<RequestContext>,
     headers: HeaderMap,
     Query(q): Q,
-) -> Result<Json<Value>, ApiError> {
-    let params = ListParams::parse(&q, st.config().pagination_max_limit, st.config())?;
-    let scope = policy::list_scope(&ctx, "quota", params.project_filter())?;
-    let mut tx = st.db().begin_read().await?;
-    let c = listing::Collection {
-        spec: &view::QUOTA,
-        attrs: QUOTA_ATTRS,
-        path: "/v2/lbaas/quotas",
-        key: "quotas",
-    };
-    let conds = scope
-        .iter()
-        .map(|p| listing::scope_eq("project_id", p))
-        .collect();
-    let render = async |_: &mut Tx, rows: &[QuotaRow]| Ok(rows.iter().map(render_raw).collect());
-    if let Some(body) = listing::page(&st, &headers, &mut tx, &c, &params, conds, render).await? {
-        return Ok(Json(body));
-    }
-    Ok(Json(
-        get_all_in_memory(&st, &headers, &mut tx, &scope, &params).await?,
-    ))
+) -> Result<Response, ApiError> {
+    list::project_list::<QuotaRow>(&st, &ctx, &headers, &q, "quota").await
 }
 
-/// The in-memory answer of [`get_all`]: every object of the caller's scope rendered, then filtered,
-/// sorted and paged as `octavia/api/common/pagination.py` does ([`crate::pagination::apply`]). It
-/// answers what SQL does not express ([`crate::listing::Attr::Memory`]); `tests/list_sql.rs`
-/// compares the SQL path against it. Errors: the 400s of a bad filter, sort key or marker, the
-/// database's.
-pub async fn get_all_in_memory(
-    st: &AppState,
-    headers: &HeaderMap,
-    tx: &mut Tx,
-    scope: &Option<String>,
-    params: &ListParams,
-) -> Result<Value, ApiError> {
-    let mut lq = ListQuery::default();
-    if let Some(p) = scope {
-        lq = lq.filter("project_id", p.as_str());
+impl list::Listed for QuotaRow {
+    const SPEC: &'static crate::listing::Spec = &view::QUOTA;
+    const ATTRS: &'static [&'static str] = QUOTA_ATTRS;
+    const COLLECTION: &'static str = "quotas";
+    const PATH: &'static str = "/v2/lbaas/quotas";
+    const HIDDEN: list::Hidden = list::Hidden::Nothing;
+    async fn render(_: &mut Tx, rows: &[Self]) -> Result<Vec<Value>, ApiError> {
+        Ok(rows.iter().map(render_raw).collect())
     }
-    let rows: Vec<QuotaRow> = tx.list(&lq).await?;
-    let all: Vec<Value> = rows.iter().map(render_raw).collect();
-    list::collection(
-        st,
-        headers,
-        "/v2/lbaas/quotas",
-        "quotas",
-        all,
-        params,
-        QUOTA_ATTRS,
-    )
+    fn id(&self) -> &str {
+        &self.project_id
+    }
 }
 
 /// `GET /v2/lbaas/quotas/{project_id}` (also `/v2/lbaas/quotas/defaults`).

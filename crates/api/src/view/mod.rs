@@ -12,11 +12,11 @@
 //! struct, its `new`, its sorted-key `Serialize`, the attribute table (`LB_ATTRS`, …) and the
 //! collection's `listing::Spec` (`LB`, …) all come.
 
+#[cfg(test)]
 mod catalog;
 mod decl;
 mod fields;
 
-pub use catalog::{AzView, FlavorView, ProfileView};
 pub(crate) use decl::view_decl;
 pub use decl::{json_name, sorted_order};
 pub(crate) use fields::or_empty;

@@ -455,3 +455,60 @@ fn config_check_on_the_reference_octavia_conf() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("[certificates] cert_manager"));
 }
+
+/// `keel config check` with keystoneauth's scope and default-domain options: honoured in
+/// `[service_auth]` and `[neutron]` as in `[keystone_authtoken]` (shown among the effective
+/// options with their file, not listed as ignored); two scopes in one section refused, naming
+/// the second one's option.
+#[test]
+fn config_check_on_the_scope_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join("octavia.conf");
+    std::fs::write(
+        &conf,
+        "[service_auth]\nauth_url = http://k:5000/v3\nusername = octavia\nproject_id = p-1\n\
+         default_domain_id = dd\n[neutron]\nsystem_scope = all\nproject_id = \n\
+         [keystone_authtoken]\ndomain_name = Ops\n",
+    )
+    .unwrap();
+    let check = |conf: &std::path::Path| {
+        let out = Command::new(keel_bin())
+            .arg("--config-file")
+            .arg(conf)
+            .args(["config", "check"])
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+        )
+    };
+    let (code, stdout) = check(&conf);
+    let shown = conf.display();
+    for want in [
+        format!("project_id = p-1    # {shown}"),
+        format!("default_domain_id = dd    # {shown}"),
+        format!("system_scope = all    # {shown}"),
+        format!("domain_name = Ops    # {shown}"),
+        "# set but not implemented by Keel (ignored, logged at start-up): 0".to_string(),
+        "# refused (keel serve would not start): 0".to_string(),
+    ] {
+        assert!(stdout.contains(&want), "{want} in {stdout}");
+    }
+    assert_eq!(code, Some(0), "{stdout}");
+
+    std::fs::write(
+        &conf,
+        "[service_auth]\nproject_name = service\ntrust_id = t-1\n",
+    )
+    .unwrap();
+    let (code, stdout) = check(&conf);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "[service_auth] trust_id: the credential names more than one scope (project, trust)"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains(&format!("(in {shown})")), "{stdout}");
+}

@@ -304,6 +304,51 @@ fn service_tokens_as_keystonemiddleware() {
     assert_eq!(status(&keel, Some(&demo), "not-a-token"), 401);
 }
 
+/// `[keystone_authtoken]` scoped by `project_id`, the user's domain given only by
+/// `default_domain_id` (the harness's `project_name` and domain names emptied by a later
+/// file): the service token that validates users' tokens is asked for with them, so a user's
+/// request is served; with a default domain Keystone does not know, the service credential is
+/// refused and the API answers 503, as keystonemiddleware.
+#[test]
+fn keystone_authtoken_by_project_id_and_default_domain_id() {
+    let admin = admin_token();
+    let keystone = env("STACK_KEYSTONE_URL");
+    let (code, projects) = common::http(
+        "GET",
+        &format!("{keystone}/projects?name=service&domain_id=default"),
+        Some(&admin),
+        None,
+    );
+    assert_eq!(code, 200, "{projects}");
+    let service = projects["projects"][0]["id"].as_str().unwrap().to_string();
+    let demo = demo_token();
+    let lbs = |keel: &Keel| {
+        raw(
+            "GET",
+            &format!("{}/v2/lbaas/loadbalancers", keel.url()),
+            &[("X-Auth-Token", &demo)],
+            None,
+        )
+        .0
+    };
+    let scoped = |domain: &str| {
+        format!(
+            "[keystone_authtoken]\nproject_name =\nproject_domain_name =\nuser_domain_name =\n\
+             project_id = {service}\ndefault_domain_id = {domain}\n"
+        )
+    };
+    let keel = Keel::start_extra(Backend::Sqlite, &scoped("default"));
+    assert_eq!(lbs(&keel), 200, "{}", keel.log());
+    drop(keel);
+    let keel = Keel::start_extra(Backend::Sqlite, &scoped("no-such-domain"));
+    assert_eq!(lbs(&keel), 503, "{}", keel.log());
+    let log = keel.log();
+    assert!(
+        log.contains("keystone rejected the service credentials (401)"),
+        "{log}"
+    );
+}
+
 /// `keel --version`: the package version and the commit the binary was built from (a commit
 /// of this repository), as an operator checks what is deployed.
 #[test]

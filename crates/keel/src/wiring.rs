@@ -330,8 +330,8 @@ mod tests {
                 username: "octavia".into(),
                 password: "octavia-pass".into(),
                 project_name: "service".into(),
-                user_domain_name: "Default".into(),
-                project_domain_name: "Default".into(),
+                user_domain_name: Some("Default".into()),
+                project_domain_name: Some("Default".into()),
                 ..Default::default()
             },
         );

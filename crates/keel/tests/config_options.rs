@@ -304,6 +304,51 @@ fn service_tokens_as_keystonemiddleware() {
     assert_eq!(status(&keel, Some(&demo), "not-a-token"), 401);
 }
 
+/// `[keystone_authtoken]` scoped by `project_id`, the user's domain given only by
+/// `default_domain_id` (the harness's `project_name` and domain names emptied by a later
+/// file): the service token that validates users' tokens is asked for with them, so a user's
+/// request is served; with a default domain Keystone does not know, the service credential is
+/// refused and the API answers 503, as keystonemiddleware.
+#[test]
+fn keystone_authtoken_by_project_id_and_default_domain_id() {
+    let admin = admin_token();
+    let keystone = env("STACK_KEYSTONE_URL");
+    let (code, projects) = common::http(
+        "GET",
+        &format!("{keystone}/projects?name=service&domain_id=default"),
+        Some(&admin),
+        None,
+    );
+    assert_eq!(code, 200, "{projects}");
+    let service = projects["projects"][0]["id"].as_str().unwrap().to_string();
+    let demo = demo_token();
+    let lbs = |keel: &Keel| {
+        raw(
+            "GET",
+            &format!("{}/v2/lbaas/loadbalancers", keel.url()),
+            &[("X-Auth-Token", &demo)],
+            None,
+        )
+        .0
+    };
+    let scoped = |domain: &str| {
+        format!(
+            "[keystone_authtoken]\nproject_name =\nproject_domain_name =\nuser_domain_name =\n\
+             project_id = {service}\ndefault_domain_id = {domain}\n"
+        )
+    };
+    let keel = Keel::start_extra(Backend::Sqlite, &scoped("default"));
+    assert_eq!(lbs(&keel), 200, "{}", keel.log());
+    drop(keel);
+    let keel = Keel::start_extra(Backend::Sqlite, &scoped("no-such-domain"));
+    assert_eq!(lbs(&keel), 503, "{}", keel.log());
+    let log = keel.log();
+    assert!(
+        log.contains("keystone rejected the service credentials (401)"),
+        "{log}"
+    );
+}
+
 /// `keel --version`: the package version and the commit the binary was built from (a commit
 /// of this repository), as an operator checks what is deployed.
 #[test]
@@ -454,4 +499,61 @@ fn config_check_on_the_reference_octavia_conf() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("[certificates] cert_manager"));
+}
+
+/// `keel config check` with keystoneauth's scope and default-domain options: honoured in
+/// `[service_auth]` and `[neutron]` as in `[keystone_authtoken]` (shown among the effective
+/// options with their file, not listed as ignored); two scopes in one section refused, naming
+/// the second one's option.
+#[test]
+fn config_check_on_the_scope_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join("octavia.conf");
+    std::fs::write(
+        &conf,
+        "[service_auth]\nauth_url = http://k:5000/v3\nusername = octavia\nproject_id = p-1\n\
+         default_domain_id = dd\n[neutron]\nsystem_scope = all\nproject_id = \n\
+         [keystone_authtoken]\ndomain_name = Ops\n",
+    )
+    .unwrap();
+    let check = |conf: &std::path::Path| {
+        let out = Command::new(keel_bin())
+            .arg("--config-file")
+            .arg(conf)
+            .args(["config", "check"])
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+        )
+    };
+    let (code, stdout) = check(&conf);
+    let shown = conf.display();
+    for want in [
+        format!("project_id = p-1    # {shown}"),
+        format!("default_domain_id = dd    # {shown}"),
+        format!("system_scope = all    # {shown}"),
+        format!("domain_name = Ops    # {shown}"),
+        "# set but not implemented by Keel (ignored, logged at start-up): 0".to_string(),
+        "# refused (keel serve would not start): 0".to_string(),
+    ] {
+        assert!(stdout.contains(&want), "{want} in {stdout}");
+    }
+    assert_eq!(code, Some(0), "{stdout}");
+
+    std::fs::write(
+        &conf,
+        "[service_auth]\nproject_name = service\ntrust_id = t-1\n",
+    )
+    .unwrap();
+    let (code, stdout) = check(&conf);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "[service_auth] trust_id: the credential names more than one scope (project, trust)"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains(&format!("(in {shown})")), "{stdout}");
 }

@@ -63,6 +63,15 @@ pub enum KeystoneError {
         /// Region asked for, if any.
         region: Option<String>,
     },
+    /// The credential names more than one scope (keystoneauth's v3 `Auth` refuses the same
+    /// before any request): no token is asked for.
+    #[error(
+        "the credential names more than one scope ({targets}); a token has one: a project, a domain, a trust or the system"
+    )]
+    ScopeConflict {
+        /// The scopes set, e.g. `project, system`.
+        targets: String,
+    },
     /// Any other unexpected HTTP status.
     #[error("keystone answered {status}: {message}")]
     Status {

@@ -176,7 +176,7 @@ pub async fn verify_application_credentials(
                 section = %section,
                 application_credential = %label,
                 user_id = %t.user_id,
-                project_id = %t.project_id,
+                project_id = ?t.project_id,
                 "application credential accepted by Keystone"
             ),
             Err(openstack::KeystoneError::ServiceCredentialsRejected { status, message }) => {

@@ -21,16 +21,34 @@ pub struct AuthOpts {
     pub username: Typed<String>,
     /// `password` of that user (masked by `keel config check`).
     pub password: Typed<String>,
-    /// `project_name`.
+    /// `project_name`: the project scope by name.
     pub project_name: Typed<String>,
+    /// `project_id`: the project scope by id.
+    pub project_id: Typed<Option<String>>,
+    /// `tenant_id`: the generic plugin's older name of `project_id` (read where that is unset).
+    pub tenant_id: Typed<Option<String>>,
+    /// `tenant_name`: the older name of `project_name` (read where that is unset).
+    pub tenant_name: Typed<Option<String>>,
     /// `user_domain_name`.
-    pub user_domain_name: Typed<String>,
+    pub user_domain_name: Typed<Option<String>>,
     /// `user_domain_id`.
     pub user_domain_id: Typed<Option<String>>,
     /// `project_domain_name`.
-    pub project_domain_name: Typed<String>,
+    pub project_domain_name: Typed<Option<String>>,
     /// `project_domain_id`.
     pub project_domain_id: Typed<Option<String>>,
+    /// `default_domain_id`: the generic plugin's fallback of both domain ids.
+    pub default_domain_id: Typed<Option<String>>,
+    /// `default_domain_name`: the generic plugin's fallback of both domain names.
+    pub default_domain_name: Typed<Option<String>>,
+    /// `domain_id`: the domain scope by id.
+    pub domain_id: Typed<Option<String>>,
+    /// `domain_name`: the domain scope by name.
+    pub domain_name: Typed<Option<String>>,
+    /// `trust_id`: the trust scope.
+    pub trust_id: Typed<Option<String>>,
+    /// `system_scope`: the system scope (`all`).
+    pub system_scope: Typed<Option<String>>,
     /// `user_id`.
     pub user_id: Typed<Option<String>>,
     /// `application_credential_id`.
@@ -69,17 +87,37 @@ macro_rules! session {
             USERNAME: String = "username" "str" "" aliases [$($user_alias),*];
             /// The service user's password (masked by `keel config check`).
             PASSWORD: String = "password" "str" "" secret true;
-            /// The service user's project.
+            /// The service user's project by name, in the project's domain (one scope only, of
+            /// project, domain, trust and system).
             PROJECT_NAME: String = "project_name" "str" "";
-            /// The user's domain by name (Keel: `Default` when unset).
-            USER_DOMAIN_NAME: String = "user_domain_name" "str" "" keel "Default";
-            /// The user's domain by id (wins over the name).
+            /// The service user's project by id (wins over the name).
+            PROJECT_ID: Option<String> = "project_id" "str" "";
+            /// `password` plugin: `project_id` where that is unset (its deprecated name).
+            TENANT_ID: Option<String> = "tenant_id" "str" "";
+            /// `password` plugin: `project_name` where that is unset (its deprecated name).
+            TENANT_NAME: Option<String> = "tenant_name" "str" "";
+            /// The user's domain by name (unset: `default_domain_name`, then Keel's `Default`).
+            USER_DOMAIN_NAME: Option<String> = "user_domain_name" "str" "";
+            /// The user's domain by id (unset: `default_domain_id`; an id wins over any name).
             USER_DOMAIN_ID: Option<String> = "user_domain_id" "str" "";
-            /// The project's domain by name (Keel: `Default` when unset).
-            PROJECT_DOMAIN_NAME: String = "project_domain_name" "str" "" keel "Default";
-            /// The project's domain by id.
+            /// The project's domain by name (unset: `default_domain_name`, then Keel's `Default`).
+            PROJECT_DOMAIN_NAME: Option<String> = "project_domain_name" "str" "";
+            /// The project's domain by id (unset: `default_domain_id`; an id wins over any name).
             PROJECT_DOMAIN_ID: Option<String> = "project_domain_id" "str" "";
-            /// The owner of an application credential given by name.
+            /// `password` plugin: the user's and the project's domain id where theirs is unset.
+            DEFAULT_DOMAIN_ID: Option<String> = "default_domain_id" "str" "";
+            /// `password` plugin: the user's and the project's domain name where theirs is unset.
+            DEFAULT_DOMAIN_NAME: Option<String> = "default_domain_name" "str" "";
+            /// The domain to scope the token to, by id (wins over the name).
+            DOMAIN_ID: Option<String> = "domain_id" "str" "";
+            /// The domain to scope the token to, by name.
+            DOMAIN_NAME: Option<String> = "domain_name" "str" "";
+            /// The trust to scope the token to (the user is its trustee).
+            TRUST_ID: Option<String> = "trust_id" "str" "";
+            /// The system scope: `all` (another value asks for no scope, as keystoneauth).
+            SYSTEM_SCOPE: Option<String> = "system_scope" "str" "";
+            /// The user by id (wins over `username`); the owner of an application credential
+            /// given by name.
             USER_ID: Option<String> = "user_id" "str" "";
             /// `v3applicationcredential`: the credential's id.
             APPLICATION_CREDENTIAL_ID: Option<String> = "application_credential_id" "str" "";
@@ -106,10 +144,19 @@ macro_rules! session {
             username: USERNAME,
             password: PASSWORD,
             project_name: PROJECT_NAME,
+            project_id: PROJECT_ID,
+            tenant_id: TENANT_ID,
+            tenant_name: TENANT_NAME,
             user_domain_name: USER_DOMAIN_NAME,
             user_domain_id: USER_DOMAIN_ID,
             project_domain_name: PROJECT_DOMAIN_NAME,
             project_domain_id: PROJECT_DOMAIN_ID,
+            default_domain_id: DEFAULT_DOMAIN_ID,
+            default_domain_name: DEFAULT_DOMAIN_NAME,
+            domain_id: DOMAIN_ID,
+            domain_name: DOMAIN_NAME,
+            trust_id: TRUST_ID,
+            system_scope: SYSTEM_SCOPE,
             user_id: USER_ID,
             application_credential_id: APPLICATION_CREDENTIAL_ID,
             application_credential_name: APPLICATION_CREDENTIAL_NAME,
@@ -228,15 +275,15 @@ pub(super) const ROWS: &[Opt] = &[
     keystone_authtoken::USER_DOMAIN_NAME.opt,
     keystone_authtoken::USER_DOMAIN_ID.opt,
     keystone_authtoken::USER_ID.opt,
-    Opt { section: "keystone_authtoken", name: "project_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "keystone_authtoken", name: "system_scope", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "keystone_authtoken", name: "domain_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "keystone_authtoken", name: "domain_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "keystone_authtoken", name: "trust_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "keystone_authtoken", name: "default_domain_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "keystone_authtoken", name: "default_domain_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "keystone_authtoken", name: "tenant_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
-    Opt { section: "keystone_authtoken", name: "tenant_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Honoured },
+    keystone_authtoken::PROJECT_ID.opt,
+    keystone_authtoken::SYSTEM_SCOPE.opt,
+    keystone_authtoken::DOMAIN_ID.opt,
+    keystone_authtoken::DOMAIN_NAME.opt,
+    keystone_authtoken::TRUST_ID.opt,
+    keystone_authtoken::DEFAULT_DOMAIN_ID.opt,
+    keystone_authtoken::DEFAULT_DOMAIN_NAME.opt,
+    keystone_authtoken::TENANT_ID.opt,
+    keystone_authtoken::TENANT_NAME.opt,
     neutron::ENDPOINT.opt,
     neutron::ENDPOINT_TYPE.opt,
     neutron::CA_CERTIFICATES_FILE.opt,
@@ -250,16 +297,16 @@ pub(super) const ROWS: &[Opt] = &[
     neutron::AUTH_TYPE.opt,
     Opt { section: "neutron", name: "auth_section", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
     neutron::AUTH_URL.opt,
-    Opt { section: "neutron", name: "system_scope", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
-    Opt { section: "neutron", name: "domain_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
-    Opt { section: "neutron", name: "domain_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
-    Opt { section: "neutron", name: "project_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    neutron::SYSTEM_SCOPE.opt,
+    neutron::DOMAIN_ID.opt,
+    neutron::DOMAIN_NAME.opt,
+    neutron::PROJECT_ID.opt,
     neutron::PROJECT_NAME.opt,
     neutron::PROJECT_DOMAIN_ID.opt,
     neutron::PROJECT_DOMAIN_NAME.opt,
-    Opt { section: "neutron", name: "trust_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
-    Opt { section: "neutron", name: "default_domain_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
-    Opt { section: "neutron", name: "default_domain_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    neutron::TRUST_ID.opt,
+    neutron::DEFAULT_DOMAIN_ID.opt,
+    neutron::DEFAULT_DOMAIN_NAME.opt,
     neutron::USER_ID.opt,
     neutron::USERNAME.opt,
     neutron::USER_DOMAIN_ID.opt,
@@ -268,8 +315,8 @@ pub(super) const ROWS: &[Opt] = &[
     neutron::APPLICATION_CREDENTIAL_ID.opt,
     neutron::APPLICATION_CREDENTIAL_NAME.opt,
     neutron::APPLICATION_CREDENTIAL_SECRET.opt,
-    Opt { section: "neutron", name: "tenant_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
-    Opt { section: "neutron", name: "tenant_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    neutron::TENANT_ID.opt,
+    neutron::TENANT_NAME.opt,
     Opt { section: "neutron", name: "service_type", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
     Opt { section: "neutron", name: "service_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
     neutron::VALID_INTERFACES.opt,
@@ -293,16 +340,16 @@ pub(super) const ROWS: &[Opt] = &[
     service_auth::AUTH_TYPE.opt,
     Opt { section: "service_auth", name: "auth_section", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
     service_auth::AUTH_URL.opt,
-    Opt { section: "service_auth", name: "system_scope", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
-    Opt { section: "service_auth", name: "domain_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
-    Opt { section: "service_auth", name: "domain_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
-    Opt { section: "service_auth", name: "project_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    service_auth::SYSTEM_SCOPE.opt,
+    service_auth::DOMAIN_ID.opt,
+    service_auth::DOMAIN_NAME.opt,
+    service_auth::PROJECT_ID.opt,
     service_auth::PROJECT_NAME.opt,
     service_auth::PROJECT_DOMAIN_ID.opt,
     service_auth::PROJECT_DOMAIN_NAME.opt,
-    Opt { section: "service_auth", name: "trust_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
-    Opt { section: "service_auth", name: "default_domain_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
-    Opt { section: "service_auth", name: "default_domain_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    service_auth::TRUST_ID.opt,
+    service_auth::DEFAULT_DOMAIN_ID.opt,
+    service_auth::DEFAULT_DOMAIN_NAME.opt,
     service_auth::USER_ID.opt,
     service_auth::USERNAME.opt,
     service_auth::USER_DOMAIN_ID.opt,
@@ -311,8 +358,8 @@ pub(super) const ROWS: &[Opt] = &[
     service_auth::APPLICATION_CREDENTIAL_ID.opt,
     service_auth::APPLICATION_CREDENTIAL_NAME.opt,
     service_auth::APPLICATION_CREDENTIAL_SECRET.opt,
-    Opt { section: "service_auth", name: "tenant_id", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
-    Opt { section: "service_auth", name: "tenant_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::Unimplemented },
+    service_auth::TENANT_ID.opt,
+    service_auth::TENANT_NAME.opt,
     Opt { section: "service_auth", name: "service_type", kind: "str", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("the OVN provider's Octavia client (Keel calls no Octavia API)") },
     Opt { section: "service_auth", name: "service_name", kind: "str", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("the OVN provider's Octavia client (Keel calls no Octavia API)") },
     Opt { section: "service_auth", name: "valid_interfaces", kind: "list", default: "", secret: false, aliases: &[], use_: Use::NotApplicable("the OVN provider's Octavia client (Keel calls no Octavia API)") },

@@ -15,27 +15,52 @@ use super::token_body::{TokenBody, TokenEnvelope, keystone_message};
 use crate::error::KeystoneError;
 use crate::http::join;
 
-/// Keystone v3 password credentials, project-scoped: octavia.conf `[service_auth]`
-/// (`auth_url`, `username`, `password`, `project_name`, `user_domain_name`,
-/// `project_domain_name`, optional `*_domain_id`, `region_name`, `interface`).
+/// Keystone v3 credentials as keystoneauth's `password` / `v3password` plugins take them
+/// (octavia.conf `[service_auth]`, `[keystone_authtoken]`, `[neutron]`): the user (`user_id`,
+/// or `username` in its domain), the password, one scope (project, domain, trust or system),
+/// `default_domain_*` as the user's and the project's domain where those are unset
+/// (`keystoneauth1/identity/generic/password.py`), `region_name`, the session's timeout; or an
+/// application credential instead.
 #[derive(Clone)]
 pub struct ServiceAuthConfig {
     /// Keystone URL, with or without the `/v3` suffix (e.g. `http://127.0.0.1:5000/v3`).
     pub auth_url: String,
-    /// `username` of the service user (in `user_domain_name` / `user_domain_id`).
+    /// `username` of the service user (in `user_domain_name` / `user_domain_id`); ignored when
+    /// `user_id` is set.
     pub username: String,
     /// Password (never printed by `Debug`).
     pub password: String,
-    /// Project to scope to.
+    /// `user_id`: the user by id, sent without a domain (wins over `username`).
+    pub user_id: Option<String>,
+    /// `project_name`: scope to this project, in `project_domain_*` (empty: no project).
     pub project_name: String,
-    /// User's domain by name (default `Default`); ignored when `user_domain_id` is set.
-    pub user_domain_name: String,
-    /// User's domain by id; wins over the name.
+    /// `project_id` (or the deprecated `tenant_id`): scope to this project; wins over
+    /// `project_name`.
+    pub project_id: Option<String>,
+    /// User's domain by name; unset: `default_domain_name`, then `Default` (Keel's last
+    /// resort, where keystoneauth sends no domain); a domain id wins over it.
+    pub user_domain_name: Option<String>,
+    /// User's domain by id; unset: `default_domain_id`. Wins over every name.
     pub user_domain_id: Option<String>,
-    /// Project's domain by name (default `Default`); ignored when `project_domain_id` is set.
-    pub project_domain_name: String,
-    /// Project's domain by id; wins over the name.
+    /// Project's domain by name, sent with `project_name` only; unset: `default_domain_name`,
+    /// then `Default`; a domain id wins over it.
+    pub project_domain_name: Option<String>,
+    /// Project's domain by id; unset: `default_domain_id`. Wins over every name.
     pub project_domain_id: Option<String>,
+    /// `default_domain_id` (the generic `password` plugin's): the user's and the project's
+    /// domain id where theirs is unset.
+    pub default_domain_id: Option<String>,
+    /// `default_domain_name`: the user's and the project's domain name where theirs is unset.
+    pub default_domain_name: Option<String>,
+    /// `domain_id`: scope to this domain (wins over `domain_name`).
+    pub domain_id: Option<String>,
+    /// `domain_name`: scope to this domain.
+    pub domain_name: Option<String>,
+    /// `trust_id`: scope to this trust (the user is its trustee).
+    pub trust_id: Option<String>,
+    /// `system_scope`: `all` scopes to the whole system; another value counts as a scope but
+    /// sends none, as keystoneauth.
+    pub system_scope: Option<String>,
     /// Region used for catalog lookups when the caller gives none (octavia.conf
     /// `region_name`).
     pub region_name: Option<String>,
@@ -52,17 +77,28 @@ pub struct ServiceAuthConfig {
     pub application_credential: Option<ApplicationCredential>,
 }
 
+/// The domain name sent when neither the option nor `default_domain_*` gives one.
+const KEEL_DOMAIN: &str = "Default";
+
 impl Default for ServiceAuthConfig {
     fn default() -> Self {
         Self {
             auth_url: String::new(),
             username: String::new(),
             password: String::new(),
+            user_id: None,
             project_name: String::new(),
-            user_domain_name: "Default".into(),
+            project_id: None,
+            user_domain_name: None,
             user_domain_id: None,
-            project_domain_name: "Default".into(),
+            project_domain_name: None,
             project_domain_id: None,
+            default_domain_id: None,
+            default_domain_name: None,
+            domain_id: None,
+            domain_name: None,
+            trust_id: None,
+            system_scope: None,
             region_name: None,
             refresh_margin: Duration::from_secs(120),
             timeout: None,
@@ -77,11 +113,19 @@ impl std::fmt::Debug for ServiceAuthConfig {
             .field("auth_url", &self.auth_url)
             .field("username", &self.username)
             .field("password", &"***")
+            .field("user_id", &self.user_id)
             .field("project_name", &self.project_name)
+            .field("project_id", &self.project_id)
             .field("user_domain_name", &self.user_domain_name)
             .field("user_domain_id", &self.user_domain_id)
             .field("project_domain_name", &self.project_domain_name)
             .field("project_domain_id", &self.project_domain_id)
+            .field("default_domain_id", &self.default_domain_id)
+            .field("default_domain_name", &self.default_domain_name)
+            .field("domain_id", &self.domain_id)
+            .field("domain_name", &self.domain_name)
+            .field("trust_id", &self.trust_id)
+            .field("system_scope", &self.system_scope)
             .field("region_name", &self.region_name)
             .field("refresh_margin", &self.refresh_margin)
             .field("timeout", &self.timeout)
@@ -90,28 +134,105 @@ impl std::fmt::Debug for ServiceAuthConfig {
     }
 }
 
+/// A set option: `Some` and not empty.
+fn set(o: &Option<String>) -> Option<&str> {
+    o.as_deref().filter(|v| !v.is_empty())
+}
+
+/// `{"id": …}` when an id is known, else `{"name": …}` (Keel's `Default` without either).
+fn domain_ref(id: Option<&str>, name: Option<&str>) -> serde_json::Value {
+    match (id, name) {
+        (Some(id), _) => json!({ "id": id }),
+        (None, name) => json!({ "name": name.unwrap_or(KEEL_DOMAIN) }),
+    }
+}
+
 impl ServiceAuthConfig {
-    /// The `POST /v3/auth/tokens` body: the application credential's when there is one,
-    /// else password auth scoped to the project.
-    fn auth_body(&self) -> serde_json::Value {
-        if let Some(ac) = &self.application_credential {
-            return ac.auth_body();
+    /// The scopes the options name, each once, of `project` (`project_id` or
+    /// `project_name`), `domain` (`domain_id` or `domain_name`), `trust` (`trust_id`) and
+    /// `system` (`system_scope`), in that order (keystoneauth's v3 `Auth` counts the same
+    /// four). More than one is refused when a token is asked for.
+    pub fn scope_targets(&self) -> Vec<&'static str> {
+        let project = set(&self.project_id).is_some() || !self.project_name.is_empty();
+        let domain = set(&self.domain_id).or(set(&self.domain_name)).is_some();
+        [
+            ("project", project),
+            ("domain", domain),
+            ("trust", set(&self.trust_id).is_some()),
+            ("system", set(&self.system_scope).is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, on)| on.then_some(name))
+        .collect()
+    }
+
+    /// The body's `scope`, as keystoneauth's v3 `Auth.get_auth_ref` builds it: a domain (id,
+    /// else name), else a project (id, else name with its domain), else a trust, else the
+    /// system (`system_scope = all` only); `None` without any (Keystone then scopes to the
+    /// user's default project, if it has one). Errors: [`KeystoneError::ScopeConflict`] when
+    /// more than one of [`Self::scope_targets`] is set.
+    pub fn scope(&self) -> Result<Option<serde_json::Value>, KeystoneError> {
+        let targets = self.scope_targets();
+        if targets.len() > 1 {
+            return Err(KeystoneError::ScopeConflict {
+                targets: targets.join(", "),
+            });
         }
-        let domain = |id: &Option<String>, name: &str| match id {
-            Some(id) => json!({ "id": id }),
-            None => json!({ "name": name }),
+        let project_domain = || {
+            domain_ref(
+                set(&self.project_domain_id).or(set(&self.default_domain_id)),
+                set(&self.project_domain_name).or(set(&self.default_domain_name)),
+            )
         };
-        json!({"auth": {
-            "identity": {"methods": ["password"], "password": {"user": {
-                "name": self.username,
-                "password": self.password,
-                "domain": domain(&self.user_domain_id, &self.user_domain_name),
-            }}},
-            "scope": {"project": {
-                "name": self.project_name,
-                "domain": domain(&self.project_domain_id, &self.project_domain_name),
-            }},
-        }})
+        Ok(if let Some(id) = set(&self.domain_id) {
+            Some(json!({"domain": {"id": id}}))
+        } else if let Some(name) = set(&self.domain_name) {
+            Some(json!({"domain": {"name": name}}))
+        } else if let Some(id) = set(&self.project_id) {
+            Some(json!({"project": {"id": id}}))
+        } else if !self.project_name.is_empty() {
+            Some(json!({"project": {"name": self.project_name, "domain": project_domain()}}))
+        } else if let Some(id) = set(&self.trust_id) {
+            Some(json!({"OS-TRUST:trust": {"id": id}}))
+        } else if set(&self.system_scope) == Some("all") {
+            Some(json!({"system": {"all": true}}))
+        } else {
+            None
+        })
+    }
+
+    /// The `password` identity method's `user`: by `user_id`, else by `username` in its domain
+    /// (`user_domain_id`, else `default_domain_id`, else the names likewise), with the
+    /// password.
+    fn password_user(&self) -> serde_json::Value {
+        let mut user = serde_json::Map::new();
+        if let Some(id) = set(&self.user_id) {
+            user.insert("id".into(), json!(id));
+        } else if !self.username.is_empty() {
+            user.insert("name".into(), json!(self.username));
+            let domain = domain_ref(
+                set(&self.user_domain_id).or(set(&self.default_domain_id)),
+                set(&self.user_domain_name).or(set(&self.default_domain_name)),
+            );
+            user.insert("domain".into(), domain);
+        }
+        user.insert("password".into(), json!(self.password));
+        serde_json::Value::Object(user)
+    }
+
+    /// The `POST /v3/auth/tokens` body: the application credential's when there is one, else
+    /// the password method with [`Self::scope`]. Errors: those of [`Self::scope`].
+    fn auth_body(&self) -> Result<serde_json::Value, KeystoneError> {
+        if let Some(ac) = &self.application_credential {
+            return Ok(ac.auth_body());
+        }
+        let mut auth = json!({
+            "identity": {"methods": ["password"], "password": {"user": self.password_user()}},
+        });
+        if let Some(scope) = self.scope()? {
+            auth["scope"] = scope;
+        }
+        Ok(json!({ "auth": auth }))
     }
 }
 
@@ -132,8 +253,8 @@ pub struct ServiceToken {
     id: String,
     /// User the token belongs to.
     pub user_id: String,
-    /// Project it is scoped to.
-    pub project_id: String,
+    /// Project it is scoped to (`None`: a domain-, system-scoped or unscoped token).
+    pub project_id: Option<String>,
     /// Expiry, from `token.expires_at`.
     pub expires_at: DateTime<Utc>,
     /// Service catalog of the token.
@@ -238,8 +359,9 @@ impl ServiceAuth {
     }
 
     /// A valid service token: the cached one, or a new one when none is cached or it
-    /// expires within the refresh margin. Errors: `ServiceCredentialsRejected` (401 from
-    /// Keystone), `Status`, `Transport`, `Decode`.
+    /// expires within the refresh margin. Errors: `ScopeConflict` (the options name more than
+    /// one scope; no request made), `ServiceCredentialsRejected` (401 from Keystone),
+    /// `Status`, `Transport`, `Decode`.
     pub async fn token(&self) -> Result<Arc<ServiceToken>, KeystoneError> {
         if let Some(t) = self.cached_fresh() {
             return Ok(t);
@@ -318,12 +440,12 @@ impl ServiceAuth {
                 tracing::debug!(application_credential = %ac.label(), "keystone: issuing service token")
             }
             None => {
-                tracing::debug!(user = %self.inner.cfg.username, project = %self.inner.cfg.project_name, "keystone: issuing service token")
+                tracing::debug!(user = %self.inner.cfg.username, scope = ?self.inner.cfg.scope_targets(), "keystone: issuing service token")
             }
         }
         let resp = self
             .keystone_request(reqwest::Method::POST, &url)
-            .json(&self.inner.cfg.auth_body())
+            .json(&self.inner.cfg.auth_body()?)
             .send()
             .await
             .map_err(KeystoneError::Transport)?;
@@ -357,18 +479,15 @@ impl ServiceAuth {
                 what: "token body".into(),
                 source,
             })?;
-        parse_service_token(id, env.token, self.inner.cfg.refresh_margin)
+        Ok(parse_service_token(
+            id,
+            env.token,
+            self.inner.cfg.refresh_margin,
+        ))
     }
 }
 
-fn parse_service_token(
-    id: String,
-    body: TokenBody,
-    margin: Duration,
-) -> Result<ServiceToken, KeystoneError> {
-    let project = body
-        .project
-        .ok_or_else(|| KeystoneError::Decode("service token is not project-scoped".to_string()))?;
+fn parse_service_token(id: String, body: TokenBody, margin: Duration) -> ServiceToken {
     let lifetime = body
         .issued_at
         .map(|i| body.expires_at - i)
@@ -376,79 +495,16 @@ fn parse_service_token(
     let margin = chrono::Duration::from_std(margin)
         .unwrap_or_else(|_| chrono::Duration::seconds(120))
         .min(lifetime / 2);
-    Ok(ServiceToken {
+    ServiceToken {
         id,
         user_id: body.user.id,
-        project_id: project.id,
+        project_id: body.project.map(|p| p.id),
         expires_at: body.expires_at,
         catalog: body.catalog.unwrap_or_default(),
         refresh_at: body.expires_at - margin,
-    })
+    }
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-mod tests {
-    use super::*;
-    use crate::keystone::token_body::TOKEN_BODY;
-
-    #[test]
-    fn service_token_refreshes_before_expiry() {
-        let env: TokenEnvelope = serde_json::from_str(TOKEN_BODY).unwrap();
-        let t = parse_service_token("tok".into(), env.token, Duration::from_secs(120)).unwrap();
-        let exp = t.expires_at;
-        assert!(t.is_fresh(exp - chrono::Duration::seconds(121)));
-        assert!(!t.is_fresh(exp - chrono::Duration::seconds(119)));
-        assert_eq!(t.catalog.services.len(), 2);
-        assert!(
-            !format!("{t:?}").contains("tok\""),
-            "Debug must not print the token"
-        );
-    }
-
-    #[test]
-    fn short_lived_token_margin_capped_at_half_life() {
-        let body = r#"{"token": {"expires_at": "2030-01-01T00:01:00Z", "issued_at": "2030-01-01T00:00:00Z", "user": {"id": "u"}, "project": {"id": "p"}}}"#;
-        let env: TokenEnvelope = serde_json::from_str(body).unwrap();
-        let t = parse_service_token("x".into(), env.token, Duration::from_secs(120)).unwrap();
-        assert_eq!(t.refresh_at.to_rfc3339(), "2030-01-01T00:00:30+00:00");
-    }
-
-    #[test]
-    fn unscoped_service_token_is_an_error() {
-        let body = r#"{"token": {"expires_at": "2030-01-01T00:00:00Z", "user": {"id": "u"}}}"#;
-        let env: TokenEnvelope = serde_json::from_str(body).unwrap();
-        assert!(matches!(
-            parse_service_token("x".into(), env.token, Duration::from_secs(1)),
-            Err(KeystoneError::Decode(_))
-        ));
-    }
-
-    #[test]
-    fn auth_body_prefers_domain_ids() {
-        let cfg = ServiceAuthConfig {
-            username: "octavia".into(),
-            password: "pw".into(),
-            project_name: "service".into(),
-            project_domain_id: Some("default".into()),
-            ..ServiceAuthConfig::default()
-        };
-        let b = cfg.auth_body();
-        assert_eq!(
-            b["auth"]["identity"]["password"]["user"]["domain"],
-            json!({"name": "Default"})
-        );
-        assert_eq!(
-            b["auth"]["scope"]["project"]["domain"],
-            json!({"id": "default"})
-        );
-        assert!(!format!("{cfg:?}").contains("pw"));
-    }
-
-    #[test]
-    fn v3_root_normalises() {
-        assert_eq!(v3_root("http://h:5000"), "http://h:5000/v3");
-        assert_eq!(v3_root("http://h:5000/v3/"), "http://h:5000/v3");
-        assert_eq!(v3_root("http://h/identity/v3"), "http://h/identity/v3");
-    }
-}
+mod tests;

@@ -41,7 +41,7 @@ pub async fn demo_token(http: reqwest::Client) -> (String, String) {
         .token()
         .await
         .unwrap();
-    (t.id().to_string(), t.project_id.clone())
+    (t.id().to_string(), t.project_id.clone().unwrap())
 }
 
 /// A Neutron client with the service session, resolving Neutron from the catalog.

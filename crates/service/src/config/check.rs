@@ -129,6 +129,9 @@ pub fn review(cfg: &Config) -> Report {
         for (key, why) in auth.application_credential_gaps() {
             refuse(x, section, key, why);
         }
+        if let Some((key, why)) = auth.scope_conflict() {
+            refuse(x, section, key, why);
+        }
     }
     for (section, tls) in [
         ("keystone_authtoken", &cfg.keystone_authtoken.auth.tls),
@@ -354,7 +357,27 @@ fn honoured_note(section: &str, name: &str) -> Option<&'static str> {
         (_, "auth_type") => {
             "password / v3password, v3applicationcredential (application_credential_id, or _name with user_id or username; others refused; a credential Keystone refuses stops start-up)"
         }
-        (_, "user_id") => "the owner of an application credential given by name",
+        (_, "user_id") => {
+            "the user by id (wins over username), or the owner of an application credential given by name"
+        }
+        ("keystone_authtoken" | "service_auth", "project_id" | "project_name") => {
+            "the token's scope: one of project (id wins over name), domain, trust, system (more than one refused, as keystoneauth)"
+        }
+        ("keystone_authtoken" | "service_auth", "domain_id" | "domain_name" | "trust_id") => {
+            "the token's scope: one of project, domain (id wins over name), trust, system (more than one refused, as keystoneauth)"
+        }
+        ("keystone_authtoken" | "service_auth", "system_scope") => {
+            "all scopes the token to the system (another value asks for no scope, as keystoneauth); one scope only"
+        }
+        ("keystone_authtoken" | "service_auth", "default_domain_id" | "default_domain_name") => {
+            "the password plugin's user and project domain where user_domain_* / project_domain_* are unset (an id wins over any name; not read with v3password)"
+        }
+        ("keystone_authtoken" | "service_auth", "tenant_id" | "tenant_name") => {
+            "project_id / project_name where those are unset (the password plugin's older names; not read with v3password)"
+        }
+        ("keystone_authtoken" | "service_auth", "user_domain_name" | "project_domain_name") => {
+            "unset: default_domain_name, then Default (keystoneauth sends none); a domain id wins"
+        }
         ("DEFAULT", "log_dir") => {
             "without log_file, `keel serve` writes <log_dir>/octavia-api.log (oslo.log's <binary>.log for octavia-api; db: octavia-db-manage.log, ovn-db-sync: octavia-ovn-db-sync-util.log)"
         }

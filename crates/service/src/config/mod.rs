@@ -143,16 +143,31 @@ pub struct KeystoneAuth {
     pub username: String,
     /// Service user password.
     pub password: String,
-    /// Project of the service user.
+    /// `project_name` (else `tenant_name`): the project scope by name (empty: none).
     pub project_name: String,
-    /// Domain of the user by name (default `Default`).
-    pub user_domain_name: String,
-    /// Domain of the user by id (wins over the name).
+    /// `project_id` (else `tenant_id`): the project scope by id (wins over the name).
+    pub project_id: Option<String>,
+    /// Domain of the user by name (unset: `default_domain_name`, then `Default`).
+    pub user_domain_name: Option<String>,
+    /// Domain of the user by id (unset: `default_domain_id`; wins over the names).
     pub user_domain_id: Option<String>,
-    /// Domain of the project by name (default `Default`).
-    pub project_domain_name: String,
-    /// Domain of the project by id.
+    /// Domain of the project by name (unset: `default_domain_name`, then `Default`).
+    pub project_domain_name: Option<String>,
+    /// Domain of the project by id (unset: `default_domain_id`; wins over the names).
     pub project_domain_id: Option<String>,
+    /// `default_domain_id` (the `password` plugin's; `None` with `v3password`, which has no
+    /// such option).
+    pub default_domain_id: Option<String>,
+    /// `default_domain_name` (the `password` plugin's; `None` with `v3password`).
+    pub default_domain_name: Option<String>,
+    /// `domain_id`: the domain scope by id.
+    pub domain_id: Option<String>,
+    /// `domain_name`: the domain scope by name.
+    pub domain_name: Option<String>,
+    /// `trust_id`: the trust scope.
+    pub trust_id: Option<String>,
+    /// `system_scope`: the system scope (`all`).
+    pub system_scope: Option<String>,
     /// Region for catalog lookups.
     pub region_name: Option<String>,
     /// The session's TLS options.
@@ -183,7 +198,10 @@ impl KeystoneAuth {
             (None, false) => Some(openstack::AppCredentialUser::Name {
                 name: self.username.clone(),
                 domain_id: self.user_domain_id.clone(),
-                domain_name: self.user_domain_name.clone(),
+                domain_name: self
+                    .user_domain_name
+                    .clone()
+                    .unwrap_or_else(|| "Default".into()),
             }),
             (None, true) => None,
         };
@@ -231,6 +249,25 @@ impl KeystoneAuth {
         gaps
     }
 
+    /// The password plugin's refusal of more than one scope, as `(key, why)`: the option of
+    /// the second scope named (of project, domain, trust, system) and the error
+    /// (`openstack::ServiceAuthConfig::scope`; keystoneauth refuses the first token request
+    /// alike). `None` for one scope or none, and for an application credential.
+    pub fn scope_conflict(&self) -> Option<(&'static str, String)> {
+        if self.is_application_credential() {
+            return None;
+        }
+        let cfg = self.service_auth();
+        let e = cfg.scope().err()?;
+        let key = match cfg.scope_targets().get(1).copied() {
+            Some("domain") if self.domain_id.is_some() => "domain_id",
+            Some("domain") => "domain_name",
+            Some("trust") => "trust_id",
+            _ => "system_scope",
+        };
+        Some((key, e.to_string()))
+    }
+
     /// The `openstack` crate's service credential.
     pub fn service_auth(&self) -> openstack::ServiceAuthConfig {
         openstack::ServiceAuthConfig {
@@ -238,11 +275,19 @@ impl KeystoneAuth {
             auth_url: self.auth_url.clone(),
             username: self.username.clone(),
             password: self.password.clone(),
+            user_id: self.user_id.clone(),
             project_name: self.project_name.clone(),
+            project_id: self.project_id.clone(),
             user_domain_name: self.user_domain_name.clone(),
             user_domain_id: self.user_domain_id.clone(),
             project_domain_name: self.project_domain_name.clone(),
             project_domain_id: self.project_domain_id.clone(),
+            default_domain_id: self.default_domain_id.clone(),
+            default_domain_name: self.default_domain_name.clone(),
+            domain_id: self.domain_id.clone(),
+            domain_name: self.domain_name.clone(),
+            trust_id: self.trust_id.clone(),
+            system_scope: self.system_scope.clone(),
             region_name: self.region_name.clone(),
             timeout: self.timeout,
             ..Default::default()
@@ -434,22 +479,40 @@ impl Section<'_> {
         o: &compat::catalog::AuthOpts,
     ) -> Result<KeystoneAuth, ConfigError> {
         let t = |o| Section::typed(src, o);
+        let opt = |o| Section::typed(src, o);
+        let auth_type: String = t(&o.auth_type)?;
+        // `v3password` registers neither `default_domain_*` nor `tenant_*` (keystoneauth's
+        // v3 loader); the generic `password` plugin (and an unset auth_type) does.
+        let generic = auth_type != "v3password";
+        let generic_only =
+            |o| -> Result<Option<String>, ConfigError> { Ok(if generic { opt(o)? } else { None }) };
+        let project_name: String = t(&o.project_name)?;
         Ok(KeystoneAuth {
             timeout: Section::typed(src, &o.timeout)?,
-            auth_type: t(&o.auth_type)?,
-            application_credential_id: Section::typed(src, &o.application_credential_id)?,
-            application_credential_name: Section::typed(src, &o.application_credential_name)?,
+            auth_type,
+            application_credential_id: opt(&o.application_credential_id)?,
+            application_credential_name: opt(&o.application_credential_name)?,
             application_credential_secret: t(&o.application_credential_secret)?,
-            user_id: Section::typed(src, &o.user_id)?,
+            user_id: opt(&o.user_id)?,
             auth_url: t(&o.auth_url)?,
             username: t(&o.username)?,
             password: t(&o.password)?,
-            project_name: t(&o.project_name)?,
-            user_domain_name: t(&o.user_domain_name)?,
-            user_domain_id: Section::typed(src, &o.user_domain_id)?,
-            project_domain_name: t(&o.project_domain_name)?,
-            project_domain_id: Section::typed(src, &o.project_domain_id)?,
-            region_name: Section::typed(src, &o.region_name)?,
+            project_name: match generic_only(&o.tenant_name)? {
+                Some(tenant) if project_name.is_empty() => tenant,
+                _ => project_name,
+            },
+            project_id: opt(&o.project_id)?.or(generic_only(&o.tenant_id)?),
+            user_domain_name: opt(&o.user_domain_name)?,
+            user_domain_id: opt(&o.user_domain_id)?,
+            project_domain_name: opt(&o.project_domain_name)?,
+            project_domain_id: opt(&o.project_domain_id)?,
+            default_domain_id: generic_only(&o.default_domain_id)?,
+            default_domain_name: generic_only(&o.default_domain_name)?,
+            domain_id: opt(&o.domain_id)?,
+            domain_name: opt(&o.domain_name)?,
+            trust_id: opt(&o.trust_id)?,
+            system_scope: opt(&o.system_scope)?,
+            region_name: opt(&o.region_name)?,
             tls: HttpTls {
                 cafile: Section::typed(src, &o.cafile)?,
                 insecure: Section::typed(src, &o.insecure)?,
@@ -705,13 +768,30 @@ fn neutron(src: &Sources, service_auth: &KeystoneAuth) -> Result<NeutronSettings
         auth_url,
         username,
         password,
-        project_name,
         user_domain_name,
         user_domain_id,
         project_domain_name,
         project_domain_id,
+        default_domain_id,
+        default_domain_name,
+        domain_id,
+        domain_name,
+        trust_id,
+        system_scope,
         region_name
     );
+    // `tenant_*` set in [neutron] are its `project_*` (their deprecated names)
+    if !Section::is_set(src, &AUTH.project_name) && !Section::is_set(src, &AUTH.tenant_name) {
+        nauth.project_name = sa.project_name.clone();
+    }
+    if !Section::is_set(src, &AUTH.project_id) && !Section::is_set(src, &AUTH.tenant_id) {
+        nauth.project_id = sa.project_id.clone();
+    }
+    if nauth.auth_type == "v3password" {
+        // options the v3 plugin does not register, so none to take from [service_auth]
+        nauth.default_domain_id = None;
+        nauth.default_domain_name = None;
+    }
     nauth.tls = HttpTls {
         cafile: nauth
             .tls

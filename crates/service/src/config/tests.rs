@@ -65,7 +65,8 @@ fn typed_defaults_agree_with_the_crates_defaults() {
         (five, five)
     );
     assert_eq!(c.neutron.timeout, None);
-    assert_eq!(c.service_auth.user_domain_name, "Default");
+    // unset domains: none read; the token request sends Keel's `Default`
+    assert_eq!(c.service_auth.user_domain_name, None);
     assert_eq!(c.oslo_policy.policy_dirs, vec!["policy.d".to_string()]);
 }
 
@@ -98,7 +99,7 @@ fn reads_an_octavia_conf() {
     // max_pool_size 3 + oslo.db's default max_overflow 50, as SQLAlchemy's QueuePool.
     assert_eq!(c.database.pool.max_connections, 53);
     assert_eq!(c.service_auth.username, "octavia");
-    assert_eq!(c.service_auth.user_domain_name, "Default");
+    assert_eq!(c.service_auth.user_domain_name, None);
     // [neutron] falls back to [service_auth] per option; endpoint_type → valid_interfaces.
     assert_eq!(c.neutron.auth.username, "octavia");
     assert_eq!(
@@ -804,6 +805,93 @@ fn pool_bound_is_max_pool_size_plus_max_overflow() {
             .unimplemented
             .iter()
             .all(|f| f.key != "max_overflow")
+    );
+}
+
+/// The password plugins' scope and domain options, in the three sections, as keystoneauth's
+/// loaders read them: `project_id` / `tenant_*`, `default_domain_*` (the generic `password`
+/// plugin's only), `[neutron]`'s fallback to `[service_auth]`, more than one scope refused.
+#[test]
+fn password_scope_options_read_as_keystoneauth() {
+    let c = from(
+        "[service_auth]\nauth_url = http://k/v3\nusername = octavia\nproject_id = p-1\n\
+         default_domain_id = dd\n\
+         [keystone_authtoken]\nauth_type = v3password\nusername = octavia\ntenant_name = t\n\
+         default_domain_name = Ignored\nsystem_scope = all\n\
+         [neutron]\ndefault_domain_name = Shared\n",
+    )
+    .unwrap();
+    let sa = c.service_auth.service_auth();
+    assert_eq!(
+        (sa.project_id.as_deref(), sa.default_domain_id.as_deref()),
+        (Some("p-1"), Some("dd"))
+    );
+    assert_eq!(
+        sa.scope().unwrap(),
+        Some(serde_json::json!({"project": {"id": "p-1"}}))
+    );
+    // v3password registers neither default_domain_* nor tenant_*: only the system scope
+    let kat = c.keystone_authtoken.auth.service_auth();
+    assert_eq!(
+        (
+            kat.project_name.as_str(),
+            kat.default_domain_name.as_deref()
+        ),
+        ("", None)
+    );
+    assert_eq!(
+        kat.scope().unwrap(),
+        Some(serde_json::json!({"system": {"all": true}}))
+    );
+    // [neutron] takes project_id and default_domain_id from [service_auth], keeps its name
+    let n = c.neutron.auth.service_auth();
+    assert_eq!(n.project_id.as_deref(), Some("p-1"));
+    assert_eq!(
+        (
+            n.default_domain_id.as_deref(),
+            n.default_domain_name.as_deref()
+        ),
+        (Some("dd"), Some("Shared"))
+    );
+    let r = review(&c);
+    assert!(r.refused.is_empty(), "{:?}", r.refused);
+    assert!(r.unimplemented.is_empty(), "{:?}", r.unimplemented);
+
+    // the generic plugin: tenant_name is project_name's older name
+    let c = from("[service_auth]\ntenant_name = t\ntenant_id = \n").unwrap();
+    assert_eq!(
+        (
+            c.service_auth.project_name.as_str(),
+            c.service_auth.project_id.as_deref()
+        ),
+        ("t", None)
+    );
+    let c = from("[service_auth]\nproject_name = p\ntenant_name = t\ntenant_id = tid\n").unwrap();
+    assert_eq!(
+        (
+            c.service_auth.project_name.as_str(),
+            c.service_auth.project_id.as_deref()
+        ),
+        ("p", Some("tid"))
+    );
+
+    // two scopes: refused in the section where they are set, naming the second one
+    let c = from(
+        "[service_auth]\nauth_url = http://k/v3\nproject_name = service\nsystem_scope = all\n\
+         [keystone_authtoken]\ndomain_name = d\ntrust_id = t\n\
+         [neutron]\nauth_type = v3applicationcredential\napplication_credential_id = a\n\
+         application_credential_secret = s\n",
+    )
+    .unwrap();
+    let r = review(&c).refused;
+    assert_eq!(r.len(), 2, "{r:?}");
+    assert!(
+        r[0].starts_with("[keystone_authtoken] trust_id: the credential names more than one scope (domain, trust)"),
+        "{r:?}"
+    );
+    assert!(
+        r[1].starts_with("[service_auth] system_scope: the credential names more than one scope (project, system)"),
+        "{r:?}"
     );
 }
 

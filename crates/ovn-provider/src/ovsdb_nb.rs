@@ -36,6 +36,45 @@ impl NbError {
             maybe_committed: false,
         }
     }
+
+    /// Connecting to the NB failed.
+    pub fn connect(e: ovsdb::Error) -> Self {
+        Self::fatal(e.to_string())
+    }
+
+    /// The operations named a row uuid that is not one (nothing was sent).
+    pub fn not_a_uuid(e: NotAUuid) -> Self {
+        Self::fatal(e.to_string())
+    }
+
+    /// The transaction failed with `e`.
+    pub fn transact(e: ovsdb::Error) -> Self {
+        // a failed `wait` guard ("timed out") means another writer changed the row
+        let guard = e
+            .txn()
+            .is_some_and(|t| t.kind == ovsdb::TxnErrorKind::TimedOut);
+        let maybe_committed = e.may_have_committed();
+        let connection = e.is_transient() || maybe_committed;
+        NbError {
+            message: e.to_string(),
+            retry: guard || connection,
+            maybe_committed,
+        }
+    }
+
+    /// True when re-planning from a fresh snapshot may succeed: a `wait` guard saw a
+    /// concurrent change, the connection or the raft leader changed, or the outcome is
+    /// unknown ([`ovsdb::Error::is_transient`], [`ovsdb::Error::may_have_committed`]).
+    pub fn retry(&self) -> bool {
+        self.retry
+    }
+
+    /// True when the transaction may nevertheless have committed
+    /// ([`ovsdb::Error::may_have_committed`]): a re-plan from a fresh snapshot finds out, and
+    /// its work may already be done.
+    pub fn maybe_committed(&self) -> bool {
+        self.maybe_committed
+    }
 }
 
 /// How long a failed transaction waits for the NB connection to be back and its replica
@@ -227,7 +266,7 @@ impl OvsdbNb {
     pub async fn connect(remote: &str) -> Result<Self, NbError> {
         let client = ovsdb::Client::connect(remote, "OVN_Northbound", monitor_spec())
             .await
-            .map_err(|e| NbError::fatal(e.to_string()))?;
+            .map_err(NbError::connect)?;
         Ok(Self::new(client))
     }
 
@@ -400,7 +439,7 @@ impl NbDatabase for OvsdbNb {
     }
 
     async fn transact(&self, ops: &[Op]) -> Result<(), NbError> {
-        let txn = transaction(ops).map_err(|e| NbError::fatal(e.to_string()))?;
+        let txn = transaction(ops).map_err(NbError::not_a_uuid)?;
         let started = std::time::Instant::now();
         let r = self.client.transact(txn).await;
         crate::metrics::NB_TXN_SECONDS.observe(started.elapsed().as_secs_f64());
@@ -408,20 +447,11 @@ impl NbDatabase for OvsdbNb {
             crate::metrics::NB_TXN_ERRORS.inc();
         }
         let Err(e) = r else { return Ok(()) };
-        // a failed `wait` guard ("timed out") means another writer changed the row
-        let guard = e
-            .txn()
-            .is_some_and(|t| t.kind == ovsdb::TxnErrorKind::TimedOut);
-        let maybe_committed = e.may_have_committed();
-        let connection = e.is_transient() || maybe_committed;
+        let connection = e.is_transient() || e.may_have_committed();
         if connection && !self.resync(RESYNC_BOUND).await {
             tracing::warn!(error = %e, "OVN NB not back within {RESYNC_BOUND:?}");
         }
-        Err(NbError {
-            message: e.to_string(),
-            retry: guard || connection,
-            maybe_committed,
-        })
+        Err(NbError::transact(e))
     }
 }
 
@@ -457,6 +487,173 @@ mod tests {
     use crate::nb::Datum;
     use crate::scope::tests::MemSource;
     use serde_json::json;
+
+    fn txn_error(error: &str, details: Option<&str>, op_index: Option<usize>) -> ovsdb::Error {
+        ovsdb::Error::Transaction(ovsdb::TxnError {
+            kind: ovsdb::TxnErrorKind::from_error(error),
+            error: error.into(),
+            details: details.map(str::to_string),
+            op_index,
+        })
+    }
+
+    /// Per way of failing: the text logs, fault bodies and `provisioning_status` reasons
+    /// carry, whether a re-plan may succeed, whether it may have committed.
+    #[test]
+    fn display_retry_and_maybe_committed_are_pinned() {
+        let io = || std::sync::Arc::new(std::io::Error::other("broken pipe"));
+        let bad: Result<uuid::Uuid, _> = "x-1".parse();
+        let not_a_uuid = NotAUuid {
+            uuid: "x-1".into(),
+            source: bad.err().unwrap(),
+        };
+        let cases: Vec<(NbError, &str, bool, bool)> = vec![
+            (
+                NbError::connect(ovsdb::Error::InvalidRemote("foo".into())),
+                r#"OVN NB: invalid OVSDB remote "foo": expected tcp:IP:PORT, ssl:IP:PORT or unix:PATH"#,
+                false,
+                false,
+            ),
+            (
+                NbError::connect(ovsdb::Error::Connect {
+                    remote: "tcp:127.0.0.1:1".into(),
+                    source: std::sync::Arc::new(std::io::Error::other("refused")),
+                }),
+                "OVN NB: connecting to tcp:127.0.0.1:1 failed: refused",
+                false,
+                false,
+            ),
+            (
+                NbError::not_a_uuid(not_a_uuid),
+                r#"OVN NB: not a row uuid: "x-1""#,
+                false,
+                false,
+            ),
+            (
+                NbError::transact(txn_error("timed out", None, Some(0))),
+                "OVN NB: OVSDB transaction failed: timed out (operation 0)",
+                true,
+                false,
+            ),
+            (
+                NbError::transact(ovsdb::Error::OutcomeUnknown),
+                "OVN NB: OVSDB connection lost after sending the transaction; outcome unknown",
+                true,
+                true,
+            ),
+            (
+                NbError::transact(ovsdb::Error::Timeout),
+                "OVN NB: OVSDB request timed out",
+                true,
+                true,
+            ),
+            (
+                NbError::transact(txn_error("not leader", Some("lost leadership"), None)),
+                "OVN NB: OVSDB transaction failed: not leader: lost leadership",
+                true,
+                true,
+            ),
+            (
+                NbError::transact(txn_error("not leader", None, Some(2))),
+                "OVN NB: OVSDB transaction failed: not leader (operation 2)",
+                true,
+                false,
+            ),
+            (
+                NbError::transact(txn_error("cluster error", Some("timeout"), None)),
+                "OVN NB: OVSDB transaction failed: cluster error: timeout",
+                true,
+                true,
+            ),
+            (
+                NbError::transact(ovsdb::Error::Disconnected),
+                "OVN NB: OVSDB connection lost; request not answered",
+                true,
+                false,
+            ),
+            (
+                NbError::transact(ovsdb::Error::Io(io())),
+                "OVN NB: OVSDB i/o error: broken pipe",
+                true,
+                false,
+            ),
+            (
+                NbError::transact(ovsdb::Error::Eof),
+                "OVN NB: OVSDB connection closed by the server",
+                true,
+                false,
+            ),
+            (
+                NbError::transact(ovsdb::Error::InactivityTimeout),
+                "OVN NB: OVSDB inactivity probe timed out",
+                true,
+                false,
+            ),
+            (
+                NbError::transact(ovsdb::Error::ServerUnsuitable {
+                    remote: "tcp:127.0.0.1:6641".into(),
+                    reason: "not the cluster leader".into(),
+                }),
+                "OVN NB: OVSDB server tcp:127.0.0.1:6641 unusable: not the cluster leader",
+                true,
+                false,
+            ),
+            (
+                NbError::transact(ovsdb::Error::MonitorCanceled),
+                "OVN NB: OVSDB monitor canceled by the server",
+                true,
+                false,
+            ),
+            (
+                NbError::transact(txn_error(
+                    "referential integrity violation",
+                    Some("cannot delete"),
+                    None,
+                )),
+                "OVN NB: OVSDB transaction failed: referential integrity violation: cannot delete",
+                false,
+                false,
+            ),
+            (
+                NbError::transact(txn_error("constraint violation", None, Some(1))),
+                "OVN NB: OVSDB transaction failed: constraint violation (operation 1)",
+                false,
+                false,
+            ),
+            (
+                NbError::transact(ovsdb::Error::Closed),
+                "OVN NB: OVSDB client closed",
+                false,
+                false,
+            ),
+            (
+                NbError::transact(ovsdb::Error::Protocol("bad".into())),
+                "OVN NB: OVSDB protocol error: bad",
+                false,
+                false,
+            ),
+            (
+                NbError::transact(ovsdb::Error::Rpc {
+                    method: "transact".into(),
+                    error: json!("unknown database"),
+                }),
+                r#"OVN NB: OVSDB server rejected transact: "unknown database""#,
+                false,
+                false,
+            ),
+        ];
+        for (e, text, retry, maybe_committed) in cases {
+            assert_eq!(
+                (e.to_string().as_str(), e.retry(), e.maybe_committed()),
+                (text, retry, maybe_committed),
+                "{e:?}"
+            );
+            assert_eq!(
+                provider::ProviderError::from(e.clone()).to_string(),
+                provider::ProviderError::driver(text).to_string()
+            );
+        }
+    }
 
     fn decode_all(src: &MemSource) -> NbSnapshot {
         let mut s = NbSnapshot::default();

@@ -35,20 +35,10 @@ pub async fn remove(
     dry_run: bool,
 ) -> Result<Vec<(&'static str, String)>, RemoveError> {
     let flavored = flavored_rows(nb).await?;
-    let cond = json!([["external_ids", "includes", ["map", [[OWNER_KEY, OWNER]]]]]);
-    let mut txn = ovsdb::Transaction::new("OVN_Northbound");
-    for t in TABLES {
-        txn = txn.raw(json!({"op": "select", "table": t, "where": cond, "columns": ["name"]}));
-    }
-    if !dry_run {
-        for t in TABLES {
-            txn = txn.raw(json!({"op": "delete", "table": t, "where": cond}));
-        }
-        for row in &flavored {
-            txn = txn.raw(row.mutate());
-        }
-    }
-    let results = nb.transact(txn).await.map_err(RemoveError::Nb)?;
+    let results = nb
+        .transact(removal(&flavored, dry_run))
+        .await
+        .map_err(RemoveError::Nb)?;
     let mut out = Vec::new();
     for (t, r) in TABLES.iter().zip(&results) {
         for row in r.rows.iter().flatten() {
@@ -58,6 +48,26 @@ pub async fn remove(
     }
     out.extend(flavored.iter().map(|r| ("Load_Balancer", r.describe())));
     Ok(out)
+}
+
+/// The one transaction of [`remove`]: a `select` of the names of Keel's rows of each of
+/// [`TABLES`] (results in that order), then, unless `dry_run`, their `delete`s and the
+/// `mutate` of each of `flavored`.
+fn removal(flavored: &[FlavoredRow], dry_run: bool) -> ovsdb::Transaction {
+    let cond = json!([["external_ids", "includes", ["map", [[OWNER_KEY, OWNER]]]]]);
+    let mut txn = ovsdb::Transaction::new("OVN_Northbound");
+    for t in TABLES {
+        txn = txn.raw(json!({"op": "select", "table": t, "where": cond, "columns": ["name"]}));
+    }
+    if !dry_run {
+        for t in TABLES {
+            txn = txn.raw(json!({"op": "delete", "table": t, "where": cond}));
+        }
+        for row in flavored {
+            txn = txn.raw(row.mutate());
+        }
+    }
+    txn
 }
 
 /// A `Load_Balancer` row carrying [`FLAVOR_KEY`], and what of the flavor it holds.
@@ -96,11 +106,10 @@ impl FlavoredRow {
 /// The `Load_Balancer` rows with a [`FLAVOR_KEY`] (OVSDB has no "has key" condition: all rows
 /// are read, with the three columns the removal touches).
 async fn flavored_rows(nb: &ovsdb::Client) -> Result<Vec<FlavoredRow>, RemoveError> {
-    let txn = ovsdb::Transaction::new("OVN_Northbound").raw(json!({
-        "op": "select", "table": "Load_Balancer", "where": [],
-        "columns": ["_uuid", "name", "external_ids", "options", "vips"],
-    }));
-    let results = nb.transact(txn).await.map_err(RemoveError::Nb)?;
+    let results = nb
+        .transact(flavored_select())
+        .await
+        .map_err(RemoveError::Nb)?;
     let rows = results.first().and_then(|r| r.rows.as_ref());
     Ok(rows
         .into_iter()
@@ -128,6 +137,15 @@ async fn flavored_rows(nb: &ovsdb::Client) -> Result<Vec<FlavoredRow>, RemoveErr
             })
         })
         .collect())
+}
+
+/// The `select` of [`flavored_rows`]: every `Load_Balancer` row, the columns the removal
+/// reads.
+fn flavored_select() -> ovsdb::Transaction {
+    ovsdb::Transaction::new("OVN_Northbound").raw(json!({
+        "op": "select", "table": "Load_Balancer", "where": [],
+        "columns": ["_uuid", "name", "external_ids", "options", "vips"],
+    }))
 }
 
 /// The pairs of an OVSDB `["map", [[k, v], …]]` of strings (anything else: none).
@@ -165,5 +183,41 @@ mod tests {
             vec![("a".into(), "1".into()), ("b".into(), String::new())]
         );
         assert!(pairs(Some(&json!(["set", []]))).is_empty());
+    }
+
+    /// The bytes of the command's transactions, as sent when they were built as JSON
+    /// (object keys sorted, arrays in the order built).
+    #[test]
+    fn wire_json_is_pinned() {
+        let rows = [
+            FlavoredRow {
+                uuid: "4c0e4b0e-7a4e-4d4e-9e0e-0e0e0e0e0e0e".into(),
+                name: "lb".into(),
+                options: vec!["reject".into(), "neighbor_responder".into()],
+                empty_vips: vec!["10.0.0.5:81".into(), "[fd00::5]:82".into()],
+            },
+            FlavoredRow {
+                uuid: "0b3e9a52-5a6f-4d0e-8c3b-1f2a3b4c5d6e".into(),
+                name: "lb2".into(),
+                options: vec![],
+                empty_vips: vec![],
+            },
+        ];
+        let wire = |t: ovsdb::Transaction| serde_json::to_string(&t.to_params()).unwrap();
+        let selects = r#"{"columns":["name"],"op":"select","table":"Port_Group","where":[["external_ids","includes",["map",[["keel:owner","keel-allowed-cidrs"]]]]]},{"columns":["name"],"op":"select","table":"Address_Set","where":[["external_ids","includes",["map",[["keel:owner","keel-allowed-cidrs"]]]]]}"#;
+        assert_eq!(
+            wire(removal(&rows, true)),
+            format!(r#"["OVN_Northbound",{selects}]"#)
+        );
+        assert_eq!(
+            wire(removal(&rows, false)),
+            format!(
+                r#"["OVN_Northbound",{selects},{{"op":"delete","table":"Port_Group","where":[["external_ids","includes",["map",[["keel:owner","keel-allowed-cidrs"]]]]]}},{{"op":"delete","table":"Address_Set","where":[["external_ids","includes",["map",[["keel:owner","keel-allowed-cidrs"]]]]]}},{{"mutations":[["external_ids","delete",["set",["keel:flavor"]]],["options","delete",["set",["reject","neighbor_responder"]]],["vips","delete",["map",[["10.0.0.5:81",""],["[fd00::5]:82",""]]]]],"op":"mutate","table":"Load_Balancer","where":[["_uuid","==",["uuid","4c0e4b0e-7a4e-4d4e-9e0e-0e0e0e0e0e0e"]]]}},{{"mutations":[["external_ids","delete",["set",["keel:flavor"]]],["options","delete",["set",[]]],["vips","delete",["map",[]]]],"op":"mutate","table":"Load_Balancer","where":[["_uuid","==",["uuid","0b3e9a52-5a6f-4d0e-8c3b-1f2a3b4c5d6e"]]]}}]"#
+            )
+        );
+        assert_eq!(
+            wire(flavored_select()),
+            r#"["OVN_Northbound",{"columns":["_uuid","name","external_ids","options","vips"],"op":"select","table":"Load_Balancer","where":[]}]"#
+        );
     }
 }

@@ -24,12 +24,19 @@ pub enum CidrsSyncError {
     Nb(#[source] ovn_provider::NbError),
 }
 
+/// The `select` of Keel's rows of `table` ([`OWNER_KEY`] in `external_ids`), every column.
+fn owned_select(table: &str) -> ovsdb::Transaction {
+    let cond = json!([["external_ids", "includes", ["map", [[OWNER_KEY, OWNER]]]]]);
+    ovsdb::Transaction::new("OVN_Northbound")
+        .raw(json!({"op": "select", "table": table, "where": cond}))
+}
+
 /// Keel's rows of `table`, every column.
 async fn owned(client: &ovsdb::Client, table: &str) -> Result<Vec<Value>, CidrsSyncError> {
-    let cond = json!([["external_ids", "includes", ["map", [[OWNER_KEY, OWNER]]]]]);
-    let txn = ovsdb::Transaction::new("OVN_Northbound")
-        .raw(json!({"op": "select", "table": table, "where": cond}));
-    let r = client.transact(txn).await.map_err(CidrsSyncError::Select)?;
+    let r = client
+        .transact(owned_select(table))
+        .await
+        .map_err(CidrsSyncError::Select)?;
     Ok(r.into_iter()
         .next()
         .and_then(|x| x.rows)
@@ -116,4 +123,19 @@ pub async fn run(
         nb.transact(&ops).await.map_err(CidrsSyncError::Nb)?;
     }
     Ok(lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bytes of the select, as sent when it was built as JSON (keys sorted; no
+    /// `columns`: every column).
+    #[test]
+    fn owned_select_wire_json_is_pinned() {
+        assert_eq!(
+            serde_json::to_string(&owned_select("ACL").to_params()).unwrap(),
+            r#"["OVN_Northbound",{"op":"select","table":"ACL","where":[["external_ids","includes",["map",[["keel:owner","keel-allowed-cidrs"]]]]]}]"#
+        );
+    }
 }

@@ -11,69 +11,81 @@ use tokio::sync::broadcast;
 use crate::nb::{LoadBalancerRow, NbSnapshot, NotAUuid, Op, TABLES};
 use crate::scope::Scope;
 
-/// Errors talking to the NB.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("OVN NB: {message}")]
-pub struct NbError {
-    /// What failed.
-    pub message: String,
-    /// True when re-planning from a fresh snapshot may succeed: a `wait` guard saw a
-    /// concurrent change, the connection/leader changed, or the outcome is unknown.
-    pub retry: bool,
-    /// True when the transaction may nevertheless have committed
-    /// ([`ovsdb::Error::may_have_committed`]: the connection dropped with it in flight, the
-    /// request timed out, the raft leader lost leadership): a re-plan from a fresh snapshot
-    /// finds out, and its work may already be done.
-    pub maybe_committed: bool,
+/// Errors talking to the NB. Every variant shows as `OVN NB: <its cause>` (the text logs,
+/// fault bodies and `provisioning_status` reasons carry); [`NbError::retry`] and
+/// [`NbError::maybe_committed`] say what a caller may do about it.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum NbError {
+    /// Connecting to the NB failed ([`OvsdbNb::connect`]): permanent.
+    #[error("OVN NB: {0}")]
+    Connect(#[source] ovsdb::Error),
+    /// An operation names a row uuid that is not a uuid: nothing was sent, permanent.
+    #[error("OVN NB: {0}")]
+    NotAUuid(#[source] NotAUuid),
+    /// A `wait` guard failed (`"timed out"`): another writer changed the rows the plan read,
+    /// nothing was written; a re-plan from a fresh snapshot may succeed.
+    #[error("OVN NB: {0}")]
+    Stale(#[source] ovsdb::Error),
+    /// The connection or the raft leader changed before the transaction committed
+    /// ([`ovsdb::Error::is_transient`]): nothing was written; retryable.
+    #[error("OVN NB: {0}")]
+    Unavailable(#[source] ovsdb::Error),
+    /// The transaction may nevertheless have committed ([`ovsdb::Error::may_have_committed`]:
+    /// the connection dropped with it in flight, the request timed out, the raft leader lost
+    /// leadership): a re-plan from a fresh snapshot finds out, and its work may already be
+    /// done.
+    #[error("OVN NB: {0}")]
+    OutcomeUnknown(#[source] ovsdb::Error),
+    /// The server refused the transaction for good (a constraint or referential integrity
+    /// violation, a syntax error, the client closed…): nothing was written, permanent.
+    #[error("OVN NB: {0}")]
+    Refused(#[source] ovsdb::Error),
 }
 
 impl NbError {
-    /// A permanent error.
-    pub fn fatal(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-            retry: false,
-            maybe_committed: false,
-        }
-    }
-
-    /// Connecting to the NB failed.
+    /// Connecting failed with `e` (permanent): [`NbError::Connect`].
     pub fn connect(e: ovsdb::Error) -> Self {
-        Self::fatal(e.to_string())
+        NbError::Connect(e)
     }
 
-    /// The operations named a row uuid that is not one (nothing was sent).
+    /// The operations could not be made a transaction (permanent): [`NbError::NotAUuid`].
     pub fn not_a_uuid(e: NotAUuid) -> Self {
-        Self::fatal(e.to_string())
+        NbError::NotAUuid(e)
     }
 
-    /// The transaction failed with `e`.
+    /// Classifies the failure `e` of a transaction: [`NbError::OutcomeUnknown`] when it may
+    /// have committed, [`NbError::Stale`] for a failed `wait` guard, [`NbError::Unavailable`]
+    /// for another transient failure, [`NbError::Refused`] otherwise.
     pub fn transact(e: ovsdb::Error) -> Self {
-        // a failed `wait` guard ("timed out") means another writer changed the row
-        let guard = e
+        if e.may_have_committed() {
+            NbError::OutcomeUnknown(e)
+        } else if e
             .txn()
-            .is_some_and(|t| t.kind == ovsdb::TxnErrorKind::TimedOut);
-        let maybe_committed = e.may_have_committed();
-        let connection = e.is_transient() || maybe_committed;
-        NbError {
-            message: e.to_string(),
-            retry: guard || connection,
-            maybe_committed,
+            .is_some_and(|t| t.kind == ovsdb::TxnErrorKind::TimedOut)
+        {
+            NbError::Stale(e)
+        } else if e.is_transient() {
+            NbError::Unavailable(e)
+        } else {
+            NbError::Refused(e)
         }
     }
 
     /// True when re-planning from a fresh snapshot may succeed: a `wait` guard saw a
     /// concurrent change, the connection or the raft leader changed, or the outcome is
-    /// unknown ([`ovsdb::Error::is_transient`], [`ovsdb::Error::may_have_committed`]).
+    /// unknown ([`NbError::Stale`], [`NbError::Unavailable`], [`NbError::OutcomeUnknown`]).
     pub fn retry(&self) -> bool {
-        self.retry
+        matches!(
+            self,
+            NbError::Stale(_) | NbError::Unavailable(_) | NbError::OutcomeUnknown(_)
+        )
     }
 
     /// True when the transaction may nevertheless have committed
-    /// ([`ovsdb::Error::may_have_committed`]): a re-plan from a fresh snapshot finds out, and
-    /// its work may already be done.
+    /// ([`NbError::OutcomeUnknown`]): a re-plan from a fresh snapshot finds out, and its work
+    /// may already be done.
     pub fn maybe_committed(&self) -> bool {
-        self.maybe_committed
+        matches!(self, NbError::OutcomeUnknown(_))
     }
 }
 

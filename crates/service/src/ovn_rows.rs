@@ -13,7 +13,8 @@
 
 use ovn_provider::cidrs::{OWNER, OWNER_KEY};
 use ovn_provider::flavor::{FLAVOR_KEY, OPTION_KEYS};
-use serde_json::{Value, json};
+use ovsdb::{Condition, Datum, Mutation, Operation, Uuid};
+use serde_json::Value;
 
 /// The tables holding Keel's own rows (their ACLs go with the port groups: an unreferenced
 /// ACL is garbage-collected by ovsdb-server).
@@ -54,25 +55,30 @@ pub async fn remove(
 /// [`TABLES`] (results in that order), then, unless `dry_run`, their `delete`s and the
 /// `mutate` of each of `flavored`.
 fn removal(flavored: &[FlavoredRow], dry_run: bool) -> ovsdb::Transaction {
-    let cond = json!([["external_ids", "includes", ["map", [[OWNER_KEY, OWNER]]]]]);
+    let cond = [owned()];
     let mut txn = ovsdb::Transaction::new("OVN_Northbound");
     for t in TABLES {
-        txn = txn.raw(json!({"op": "select", "table": t, "where": cond, "columns": ["name"]}));
+        txn = txn.select(t, &cond, &["name"]);
     }
     if !dry_run {
         for t in TABLES {
-            txn = txn.raw(json!({"op": "delete", "table": t, "where": cond}));
+            txn = txn.delete(t, &cond);
         }
         for row in flavored {
-            txn = txn.raw(row.mutate());
+            txn = txn.push(row.mutate());
         }
     }
     txn
 }
 
+/// `external_ids includes {OWNER_KEY: OWNER}`: the rows Keel owns.
+fn owned() -> Condition {
+    Condition::includes("external_ids", Datum::str_map([(OWNER_KEY, OWNER)]))
+}
+
 /// A `Load_Balancer` row carrying [`FLAVOR_KEY`], and what of the flavor it holds.
 struct FlavoredRow {
-    uuid: String,
+    uuid: Uuid,
     name: String,
     options: Vec<String>,
     empty_vips: Vec<String>,
@@ -80,17 +86,22 @@ struct FlavoredRow {
 
 impl FlavoredRow {
     /// The `mutate` taking the flavor off the row (a key already gone is no error).
-    fn mutate(&self) -> Value {
-        let empty: Vec<Value> = self.empty_vips.iter().map(|v| json!([v, ""])).collect();
-        json!({
-            "op": "mutate", "table": "Load_Balancer",
-            "where": [["_uuid", "==", ["uuid", self.uuid]]],
-            "mutations": [
-                ["external_ids", "delete", ["set", [FLAVOR_KEY]]],
-                ["options", "delete", ["set", self.options]],
-                ["vips", "delete", ["map", empty]],
+    fn mutate(&self) -> Operation {
+        Operation::Mutate {
+            table: "Load_Balancer".into(),
+            conditions: vec![Condition::uuid(self.uuid)],
+            mutations: vec![
+                Mutation::delete("external_ids", Datum::set([FLAVOR_KEY])),
+                Mutation::delete(
+                    "options",
+                    Datum::set(self.options.iter().map(String::as_str)),
+                ),
+                Mutation::delete(
+                    "vips",
+                    Datum::str_map(self.empty_vips.iter().map(|v| (v.as_str(), ""))),
+                ),
             ],
-        })
+        }
     }
 
     fn describe(&self) -> String {
@@ -130,7 +141,7 @@ async fn flavored_rows(nb: &ovsdb::Client) -> Result<Vec<FlavoredRow>, RemoveErr
                 .map(|(k, _)| k)
                 .collect();
             Some(FlavoredRow {
-                uuid: row.get("_uuid")?.get(1)?.as_str()?.to_string(),
+                uuid: row.get("_uuid")?.get(1)?.as_str()?.parse().ok()?,
                 name: row.get("name")?.as_str()?.to_string(),
                 options,
                 empty_vips,
@@ -142,10 +153,11 @@ async fn flavored_rows(nb: &ovsdb::Client) -> Result<Vec<FlavoredRow>, RemoveErr
 /// The `select` of [`flavored_rows`]: every `Load_Balancer` row, the columns the removal
 /// reads.
 fn flavored_select() -> ovsdb::Transaction {
-    ovsdb::Transaction::new("OVN_Northbound").raw(json!({
-        "op": "select", "table": "Load_Balancer", "where": [],
-        "columns": ["_uuid", "name", "external_ids", "options", "vips"],
-    }))
+    ovsdb::Transaction::new("OVN_Northbound").select(
+        "Load_Balancer",
+        &[],
+        &["_uuid", "name", "external_ids", "options", "vips"],
+    )
 }
 
 /// The pairs of an OVSDB `["map", [[k, v], …]]` of strings (anything else: none).
@@ -161,17 +173,18 @@ fn pairs(map: Option<&Value>) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn the_mutation_takes_only_the_flavor_off() {
         let row = FlavoredRow {
-            uuid: "4c0e4b0e-7a4e-4d4e-9e0e-0e0e0e0e0e0e".into(),
+            uuid: Uuid::from_u128(0x4c0e4b0e_7a4e_4d4e_9e0e_0e0e0e0e0e0e),
             name: "lb".into(),
             options: vec!["reject".into()],
             empty_vips: vec!["10.0.0.5:81".into()],
         };
         assert_eq!(
-            row.mutate()["mutations"],
+            row.mutate().to_json()["mutations"],
             json!([
                 ["external_ids", "delete", ["set", ["keel:flavor"]]],
                 ["options", "delete", ["set", ["reject"]]],
@@ -191,13 +204,13 @@ mod tests {
     fn wire_json_is_pinned() {
         let rows = [
             FlavoredRow {
-                uuid: "4c0e4b0e-7a4e-4d4e-9e0e-0e0e0e0e0e0e".into(),
+                uuid: Uuid::from_u128(0x4c0e4b0e_7a4e_4d4e_9e0e_0e0e0e0e0e0e),
                 name: "lb".into(),
                 options: vec!["reject".into(), "neighbor_responder".into()],
                 empty_vips: vec!["10.0.0.5:81".into(), "[fd00::5]:82".into()],
             },
             FlavoredRow {
-                uuid: "0b3e9a52-5a6f-4d0e-8c3b-1f2a3b4c5d6e".into(),
+                uuid: Uuid::from_u128(0x0b3e9a52_5a6f_4d0e_8c3b_1f2a3b4c5d6e),
                 name: "lb2".into(),
                 options: vec![],
                 empty_vips: vec![],

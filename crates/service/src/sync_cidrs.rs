@@ -10,8 +10,9 @@ use std::collections::BTreeSet;
 use ovn_provider::cidrs::{self, OWNER, OWNER_KEY, check};
 use ovn_provider::nb::Op;
 use ovn_provider::{NbDatabase, OvsdbNb};
+use ovsdb::{Condition, Datum, Operation};
 use provider::LoadBalancer;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// Errors of the pass (nothing was written).
 #[derive(Debug, thiserror::Error)]
@@ -26,9 +27,14 @@ pub enum CidrsSyncError {
 
 /// The `select` of Keel's rows of `table` ([`OWNER_KEY`] in `external_ids`), every column.
 fn owned_select(table: &str) -> ovsdb::Transaction {
-    let cond = json!([["external_ids", "includes", ["map", [[OWNER_KEY, OWNER]]]]]);
-    ovsdb::Transaction::new("OVN_Northbound")
-        .raw(json!({"op": "select", "table": table, "where": cond}))
+    ovsdb::Transaction::new("OVN_Northbound").push(Operation::Select {
+        table: table.to_string(),
+        conditions: vec![Condition::includes(
+            "external_ids",
+            Datum::str_map([(OWNER_KEY, OWNER)]),
+        )],
+        columns: None,
+    })
 }
 
 /// Keel's rows of `table`, every column.

@@ -247,16 +247,12 @@ impl std::fmt::Debug for OvsdbNb {
 /// them; Neutron's security-group groups are not followed); with the replica indexes of
 /// `nb::indexes` (switch ports by router port and by address).
 pub fn monitor_spec() -> ovsdb::MonitorSpec {
-    let owner = ovsdb::Value::str_map([(crate::cidrs::OWNER_KEY, crate::cidrs::OWNER)]);
     crate::nb::indexes::with_indexes(
         TABLES
             .iter()
             .fold(ovsdb::MonitorSpec::new(), |m, t| m.table(t))
             .columns(crate::scope::NB_GLOBAL, &["options"])
-            .condition(
-                "Port_Group",
-                &[ovsdb::Condition::new("external_ids", "includes", owner)],
-            ),
+            .condition("Port_Group", &[crate::cidrs::owned_rows()]),
     )
 }
 

@@ -11,7 +11,7 @@
 //! With `--dry-run`, lists them and changes nothing. One line per row on stdout:
 //! `removed <table> <name>` (`would remove …` on a dry run).
 
-use ovn_provider::cidrs::{OWNER, OWNER_KEY};
+use ovn_provider::cidrs::owned_rows;
 use ovn_provider::flavor::{FLAVOR_KEY, OPTION_KEYS};
 use ovsdb::{Condition, Datum, Mutation, Operation, Uuid};
 use serde_json::Value;
@@ -55,7 +55,7 @@ pub async fn remove(
 /// [`TABLES`] (results in that order), then, unless `dry_run`, their `delete`s and the
 /// `mutate` of each of `flavored`.
 fn removal(flavored: &[FlavoredRow], dry_run: bool) -> ovsdb::Transaction {
-    let cond = [owned()];
+    let cond = [owned_rows()];
     let mut txn = ovsdb::Transaction::new("OVN_Northbound");
     for t in TABLES {
         txn = txn.select(t, &cond, &["name"]);
@@ -69,11 +69,6 @@ fn removal(flavored: &[FlavoredRow], dry_run: bool) -> ovsdb::Transaction {
         }
     }
     txn
-}
-
-/// `external_ids includes {OWNER_KEY: OWNER}`: the rows Keel owns.
-fn owned() -> Condition {
-    Condition::includes("external_ids", Datum::str_map([(OWNER_KEY, OWNER)]))
 }
 
 /// A `Load_Balancer` row carrying [`FLAVOR_KEY`], and what of the flavor it holds.

@@ -7,10 +7,10 @@
 
 use std::collections::BTreeSet;
 
-use ovn_provider::cidrs::{self, OWNER, OWNER_KEY, check};
+use ovn_provider::cidrs::{self, check};
 use ovn_provider::nb::Op;
 use ovn_provider::{NbDatabase, OvsdbNb};
-use ovsdb::{Condition, Datum, Operation};
+use ovsdb::Operation;
 use provider::LoadBalancer;
 use serde_json::Value;
 
@@ -25,14 +25,11 @@ pub enum CidrsSyncError {
     Nb(#[source] ovn_provider::NbError),
 }
 
-/// The `select` of Keel's rows of `table` ([`OWNER_KEY`] in `external_ids`), every column.
+/// The `select` of Keel's rows of `table` ([`cidrs::owned_rows`]), every column.
 fn owned_select(table: &str) -> ovsdb::Transaction {
     ovsdb::Transaction::new("OVN_Northbound").push(Operation::Select {
         table: table.to_string(),
-        conditions: vec![Condition::includes(
-            "external_ids",
-            Datum::str_map([(OWNER_KEY, OWNER)]),
-        )],
+        conditions: vec![cidrs::owned_rows()],
         columns: None,
     })
 }

@@ -60,6 +60,7 @@ pub const OWNER: &str = "keel-allowed-cidrs";
 pub fn owned_rows() -> ovsdb::Condition {
     ovsdb::Condition::includes("external_ids", ovsdb::Datum::str_map([(OWNER_KEY, OWNER)]))
 }
+
 /// `external_ids` key: the Octavia load balancer id the row serves.
 pub const LB_KEY: &str = "keel:lb_id";
 /// `external_ids` key: the Octavia listener id the row serves.

@@ -26,8 +26,9 @@ pub enum NbError {
     /// nothing was written; a re-plan from a fresh snapshot may succeed.
     #[error("OVN NB: {0}")]
     Stale(#[source] ovsdb::Error),
-    /// The connection or the raft leader changed before the transaction committed
-    /// ([`ovsdb::Error::is_transient`]): nothing was written; retryable.
+    /// The connection dropped or the raft leader changed ([`ovsdb::Error::is_transient`])
+    /// where the client knows the transaction did not commit: retryable once the client is
+    /// back.
     #[error("OVN NB: {0}")]
     Unavailable(#[source] ovsdb::Error),
     /// The transaction may nevertheless have committed ([`ovsdb::Error::may_have_committed`]:

@@ -53,6 +53,14 @@ use crate::nb::{Datum, NbSnapshot, Op, RowRef, StrMap, SwitchRow, Uuid};
 pub const OWNER_KEY: &str = "keel:owner";
 /// Value of [`OWNER_KEY`].
 pub const OWNER: &str = "keel-allowed-cidrs";
+
+/// The `where` clause (and monitor condition) of the rows Keel owns, `external_ids includes
+/// {OWNER_KEY: OWNER}`: what the driver's NB monitor follows on `Port_Group`, what
+/// `keel ovn-db-sync` reads and `keel ovn-remove-keel-objects` deletes.
+pub fn owned_rows() -> ovsdb::Condition {
+    ovsdb::Condition::includes("external_ids", ovsdb::Datum::str_map([(OWNER_KEY, OWNER)]))
+}
+
 /// `external_ids` key: the Octavia load balancer id the row serves.
 pub const LB_KEY: &str = "keel:lb_id";
 /// `external_ids` key: the Octavia listener id the row serves.

@@ -38,7 +38,7 @@ impl JobError {
     /// True when re-planning from a fresh snapshot may succeed: a `wait` guard saw a
     /// concurrent change, or the NB connection/leader changed.
     pub fn retryable(&self) -> bool {
-        matches!(self, JobError::Nb(e) if e.retry)
+        matches!(self, JobError::Nb(e) if e.retry())
     }
 }
 

@@ -243,7 +243,7 @@ impl Executor {
         let committed = self.nb.transact(&plan.ops).instrument(stage).await;
         match committed {
             Ok(()) => Attempt::Done(plan),
-            Err(e) if e.maybe_committed => Attempt::Failed(e.into(), Some(plan)),
+            Err(e) if e.maybe_committed() => Attempt::Failed(e.into(), Some(plan)),
             Err(e) => Attempt::Failed(e.into(), None),
         }
     }
@@ -435,6 +435,16 @@ pub(crate) mod tests {
     use crate::ovsdb_nb::{NbDatabase, NbError};
     use crate::scope::Scope;
 
+    /// The error of a failed `wait` guard (a retryable refusal), with `details`.
+    fn timed_out(details: Option<String>) -> ovsdb::Error {
+        ovsdb::Error::Transaction(ovsdb::TxnError {
+            kind: ovsdb::TxnErrorKind::TimedOut,
+            error: "timed out".into(),
+            details,
+            op_index: None,
+        })
+    }
+
     /// How the fake NB's first `fail` transactions end.
     #[derive(Clone, Copy, PartialEq, Eq)]
     pub(crate) enum Failure {
@@ -471,13 +481,8 @@ pub(crate) mod tests {
         fn apply(&self, ops: &[NbOp]) -> Result<(), NbError> {
             let mut snap = self.snap.lock().unwrap();
             let mut next = snap.clone();
-            crate::sim::apply(&mut next, ops, &mut self.seq.lock().unwrap()).map_err(|e| {
-                NbError {
-                    message: e.to_string(),
-                    retry: true,
-                    maybe_committed: false,
-                }
-            })?;
+            crate::sim::apply(&mut next, ops, &mut self.seq.lock().unwrap())
+                .map_err(|e| NbError::transact(timed_out(Some(e.to_string()))))?;
             *snap = next;
             Ok(())
         }
@@ -496,19 +501,18 @@ pub(crate) mod tests {
                 *f = f.saturating_sub(1);
                 failing
             };
-            let unknown = NbError {
-                message: "OVSDB connection lost after sending the transaction; outcome unknown"
-                    .into(),
-                retry: true,
-                maybe_committed: true,
-            };
+            let unknown = NbError::transact(ovsdb::Error::OutcomeUnknown);
             match (failing, self.failure) {
                 (false, _) => self.apply(ops),
-                (true, Failure::Refused { retry }) => Err(NbError {
-                    message: "timed out".into(),
-                    retry,
-                    maybe_committed: false,
-                }),
+                (true, Failure::Refused { retry: true }) => Err(NbError::transact(timed_out(None))),
+                (true, Failure::Refused { retry: false }) => Err(NbError::transact(
+                    ovsdb::Error::Transaction(ovsdb::TxnError {
+                        kind: ovsdb::TxnErrorKind::ConstraintViolation,
+                        error: "constraint violation".into(),
+                        details: None,
+                        op_index: None,
+                    }),
+                )),
                 (true, Failure::CommittedThenDropped) => {
                     self.apply(ops)?;
                     Err(unknown)

@@ -243,7 +243,7 @@ impl Agent {
             }
             match self.nb().transact(&ops).await {
                 Ok(()) => return Ok(Outcome::Done),
-                Err(e) if e.retry && attempt < 2 => attempt += 1,
+                Err(e) if e.retry() && attempt < 2 => attempt += 1,
                 Err(e) => return Err(e.into()),
             }
         }

@@ -11,30 +11,82 @@ use tokio::sync::broadcast;
 use crate::nb::{LoadBalancerRow, NbSnapshot, NotAUuid, Op, TABLES};
 use crate::scope::Scope;
 
-/// Errors talking to the NB.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("OVN NB: {message}")]
-pub struct NbError {
-    /// What failed.
-    pub message: String,
-    /// True when re-planning from a fresh snapshot may succeed: a `wait` guard saw a
-    /// concurrent change, the connection/leader changed, or the outcome is unknown.
-    pub retry: bool,
-    /// True when the transaction may nevertheless have committed
-    /// ([`ovsdb::Error::may_have_committed`]: the connection dropped with it in flight, the
-    /// request timed out, the raft leader lost leadership): a re-plan from a fresh snapshot
-    /// finds out, and its work may already be done.
-    pub maybe_committed: bool,
+/// Errors talking to the NB. Every variant shows as `OVN NB: <its cause>` (the text logs,
+/// fault bodies and `provisioning_status` reasons carry); [`NbError::retry`] and
+/// [`NbError::maybe_committed`] say what a caller may do about it.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum NbError {
+    /// Connecting to the NB failed ([`OvsdbNb::connect`]): permanent.
+    #[error("OVN NB: {0}")]
+    Connect(#[source] ovsdb::Error),
+    /// An operation names a row uuid that is not a uuid: nothing was sent, permanent.
+    #[error("OVN NB: {0}")]
+    NotAUuid(#[source] NotAUuid),
+    /// A `wait` guard failed (`"timed out"`): another writer changed the rows the plan read,
+    /// nothing was written; a re-plan from a fresh snapshot may succeed.
+    #[error("OVN NB: {0}")]
+    Stale(#[source] ovsdb::Error),
+    /// The connection dropped or the raft leader changed ([`ovsdb::Error::is_transient`])
+    /// where the client knows the transaction did not commit: retryable once the client is
+    /// back.
+    #[error("OVN NB: {0}")]
+    Unavailable(#[source] ovsdb::Error),
+    /// The transaction may nevertheless have committed ([`ovsdb::Error::may_have_committed`]:
+    /// the connection dropped with it in flight, the request timed out, the raft leader lost
+    /// leadership): a re-plan from a fresh snapshot finds out, and its work may already be
+    /// done.
+    #[error("OVN NB: {0}")]
+    OutcomeUnknown(#[source] ovsdb::Error),
+    /// The server refused the transaction for good (a constraint or referential integrity
+    /// violation, a syntax error, the client closed…): nothing was written, permanent.
+    #[error("OVN NB: {0}")]
+    Refused(#[source] ovsdb::Error),
 }
 
 impl NbError {
-    /// A permanent error.
-    pub fn fatal(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-            retry: false,
-            maybe_committed: false,
+    /// Connecting failed with `e` (permanent): [`NbError::Connect`].
+    pub fn connect(e: ovsdb::Error) -> Self {
+        NbError::Connect(e)
+    }
+
+    /// The operations could not be made a transaction (permanent): [`NbError::NotAUuid`].
+    pub fn not_a_uuid(e: NotAUuid) -> Self {
+        NbError::NotAUuid(e)
+    }
+
+    /// Classifies the failure `e` of a transaction: [`NbError::OutcomeUnknown`] when it may
+    /// have committed, [`NbError::Stale`] for a failed `wait` guard, [`NbError::Unavailable`]
+    /// for another transient failure, [`NbError::Refused`] otherwise.
+    pub fn transact(e: ovsdb::Error) -> Self {
+        if e.may_have_committed() {
+            NbError::OutcomeUnknown(e)
+        } else if e
+            .txn()
+            .is_some_and(|t| t.kind == ovsdb::TxnErrorKind::TimedOut)
+        {
+            NbError::Stale(e)
+        } else if e.is_transient() {
+            NbError::Unavailable(e)
+        } else {
+            NbError::Refused(e)
         }
+    }
+
+    /// True when re-planning from a fresh snapshot may succeed: a `wait` guard saw a
+    /// concurrent change, the connection or the raft leader changed, or the outcome is
+    /// unknown ([`NbError::Stale`], [`NbError::Unavailable`], [`NbError::OutcomeUnknown`]).
+    pub fn retry(&self) -> bool {
+        matches!(
+            self,
+            NbError::Stale(_) | NbError::Unavailable(_) | NbError::OutcomeUnknown(_)
+        )
+    }
+
+    /// True when the transaction may nevertheless have committed
+    /// ([`NbError::OutcomeUnknown`]): a re-plan from a fresh snapshot finds out, and its work
+    /// may already be done.
+    pub fn maybe_committed(&self) -> bool {
+        matches!(self, NbError::OutcomeUnknown(_))
     }
 }
 
@@ -196,16 +248,12 @@ impl std::fmt::Debug for OvsdbNb {
 /// them; Neutron's security-group groups are not followed); with the replica indexes of
 /// `nb::indexes` (switch ports by router port and by address).
 pub fn monitor_spec() -> ovsdb::MonitorSpec {
-    let owner = ovsdb::Value::str_map([(crate::cidrs::OWNER_KEY, crate::cidrs::OWNER)]);
     crate::nb::indexes::with_indexes(
         TABLES
             .iter()
             .fold(ovsdb::MonitorSpec::new(), |m, t| m.table(t))
             .columns(crate::scope::NB_GLOBAL, &["options"])
-            .condition(
-                "Port_Group",
-                &[ovsdb::Condition::new("external_ids", "includes", owner)],
-            ),
+            .condition("Port_Group", &[crate::cidrs::owned_rows()]),
     )
 }
 
@@ -227,7 +275,7 @@ impl OvsdbNb {
     pub async fn connect(remote: &str) -> Result<Self, NbError> {
         let client = ovsdb::Client::connect(remote, "OVN_Northbound", monitor_spec())
             .await
-            .map_err(|e| NbError::fatal(e.to_string()))?;
+            .map_err(NbError::connect)?;
         Ok(Self::new(client))
     }
 
@@ -400,7 +448,7 @@ impl NbDatabase for OvsdbNb {
     }
 
     async fn transact(&self, ops: &[Op]) -> Result<(), NbError> {
-        let txn = transaction(ops).map_err(|e| NbError::fatal(e.to_string()))?;
+        let txn = transaction(ops).map_err(NbError::not_a_uuid)?;
         let started = std::time::Instant::now();
         let r = self.client.transact(txn).await;
         crate::metrics::NB_TXN_SECONDS.observe(started.elapsed().as_secs_f64());
@@ -408,20 +456,11 @@ impl NbDatabase for OvsdbNb {
             crate::metrics::NB_TXN_ERRORS.inc();
         }
         let Err(e) = r else { return Ok(()) };
-        // a failed `wait` guard ("timed out") means another writer changed the row
-        let guard = e
-            .txn()
-            .is_some_and(|t| t.kind == ovsdb::TxnErrorKind::TimedOut);
-        let maybe_committed = e.may_have_committed();
-        let connection = e.is_transient() || maybe_committed;
+        let connection = e.is_transient() || e.may_have_committed();
         if connection && !self.resync(RESYNC_BOUND).await {
             tracing::warn!(error = %e, "OVN NB not back within {RESYNC_BOUND:?}");
         }
-        Err(NbError {
-            message: e.to_string(),
-            retry: guard || connection,
-            maybe_committed,
-        })
+        Err(NbError::transact(e))
     }
 }
 
@@ -457,6 +496,173 @@ mod tests {
     use crate::nb::Datum;
     use crate::scope::tests::MemSource;
     use serde_json::json;
+
+    fn txn_error(error: &str, details: Option<&str>, op_index: Option<usize>) -> ovsdb::Error {
+        ovsdb::Error::Transaction(ovsdb::TxnError {
+            kind: ovsdb::TxnErrorKind::from_error(error),
+            error: error.into(),
+            details: details.map(str::to_string),
+            op_index,
+        })
+    }
+
+    /// Per way of failing: the text logs, fault bodies and `provisioning_status` reasons
+    /// carry, whether a re-plan may succeed, whether it may have committed.
+    #[test]
+    fn display_retry_and_maybe_committed_are_pinned() {
+        let io = || std::sync::Arc::new(std::io::Error::other("broken pipe"));
+        let bad: Result<uuid::Uuid, _> = "x-1".parse();
+        let not_a_uuid = NotAUuid {
+            uuid: "x-1".into(),
+            source: bad.err().unwrap(),
+        };
+        let cases: Vec<(NbError, &str, bool, bool)> = vec![
+            (
+                NbError::connect(ovsdb::Error::InvalidRemote("foo".into())),
+                r#"OVN NB: invalid OVSDB remote "foo": expected tcp:IP:PORT, ssl:IP:PORT or unix:PATH"#,
+                false,
+                false,
+            ),
+            (
+                NbError::connect(ovsdb::Error::Connect {
+                    remote: "tcp:127.0.0.1:1".into(),
+                    source: std::sync::Arc::new(std::io::Error::other("refused")),
+                }),
+                "OVN NB: connecting to tcp:127.0.0.1:1 failed: refused",
+                false,
+                false,
+            ),
+            (
+                NbError::not_a_uuid(not_a_uuid),
+                r#"OVN NB: not a row uuid: "x-1""#,
+                false,
+                false,
+            ),
+            (
+                NbError::transact(txn_error("timed out", None, Some(0))),
+                "OVN NB: OVSDB transaction failed: timed out (operation 0)",
+                true,
+                false,
+            ),
+            (
+                NbError::transact(ovsdb::Error::OutcomeUnknown),
+                "OVN NB: OVSDB connection lost after sending the transaction; outcome unknown",
+                true,
+                true,
+            ),
+            (
+                NbError::transact(ovsdb::Error::Timeout),
+                "OVN NB: OVSDB request timed out",
+                true,
+                true,
+            ),
+            (
+                NbError::transact(txn_error("not leader", Some("lost leadership"), None)),
+                "OVN NB: OVSDB transaction failed: not leader: lost leadership",
+                true,
+                true,
+            ),
+            (
+                NbError::transact(txn_error("not leader", None, Some(2))),
+                "OVN NB: OVSDB transaction failed: not leader (operation 2)",
+                true,
+                false,
+            ),
+            (
+                NbError::transact(txn_error("cluster error", Some("timeout"), None)),
+                "OVN NB: OVSDB transaction failed: cluster error: timeout",
+                true,
+                true,
+            ),
+            (
+                NbError::transact(ovsdb::Error::Disconnected),
+                "OVN NB: OVSDB connection lost; request not answered",
+                true,
+                false,
+            ),
+            (
+                NbError::transact(ovsdb::Error::Io(io())),
+                "OVN NB: OVSDB i/o error: broken pipe",
+                true,
+                false,
+            ),
+            (
+                NbError::transact(ovsdb::Error::Eof),
+                "OVN NB: OVSDB connection closed by the server",
+                true,
+                false,
+            ),
+            (
+                NbError::transact(ovsdb::Error::InactivityTimeout),
+                "OVN NB: OVSDB inactivity probe timed out",
+                true,
+                false,
+            ),
+            (
+                NbError::transact(ovsdb::Error::ServerUnsuitable {
+                    remote: "tcp:127.0.0.1:6641".into(),
+                    reason: "not the cluster leader".into(),
+                }),
+                "OVN NB: OVSDB server tcp:127.0.0.1:6641 unusable: not the cluster leader",
+                true,
+                false,
+            ),
+            (
+                NbError::transact(ovsdb::Error::MonitorCanceled),
+                "OVN NB: OVSDB monitor canceled by the server",
+                true,
+                false,
+            ),
+            (
+                NbError::transact(txn_error(
+                    "referential integrity violation",
+                    Some("cannot delete"),
+                    None,
+                )),
+                "OVN NB: OVSDB transaction failed: referential integrity violation: cannot delete",
+                false,
+                false,
+            ),
+            (
+                NbError::transact(txn_error("constraint violation", None, Some(1))),
+                "OVN NB: OVSDB transaction failed: constraint violation (operation 1)",
+                false,
+                false,
+            ),
+            (
+                NbError::transact(ovsdb::Error::Closed),
+                "OVN NB: OVSDB client closed",
+                false,
+                false,
+            ),
+            (
+                NbError::transact(ovsdb::Error::Protocol("bad".into())),
+                "OVN NB: OVSDB protocol error: bad",
+                false,
+                false,
+            ),
+            (
+                NbError::transact(ovsdb::Error::Rpc {
+                    method: "transact".into(),
+                    error: json!("unknown database"),
+                }),
+                r#"OVN NB: OVSDB server rejected transact: "unknown database""#,
+                false,
+                false,
+            ),
+        ];
+        for (e, text, retry, maybe_committed) in cases {
+            assert_eq!(
+                (e.to_string().as_str(), e.retry(), e.maybe_committed()),
+                (text, retry, maybe_committed),
+                "{e:?}"
+            );
+            assert_eq!(
+                provider::ProviderError::from(e.clone()).to_string(),
+                provider::ProviderError::driver(text).to_string()
+            );
+        }
+    }
 
     fn decode_all(src: &MemSource) -> NbSnapshot {
         let mut s = NbSnapshot::default();

@@ -418,7 +418,7 @@ impl<'a> Syncer<'a> {
                     self.snap = Some(snap);
                     return Ok(plan);
                 }
-                Err(e) if e.retry && attempt < 3 => {
+                Err(e) if e.retry() && attempt < 3 => {
                     tracing::info!(error = %e, attempt, "re-planning the sync after a concurrent NB change");
                     facts = self.gather(desired, opts).await?;
                 }

@@ -60,7 +60,7 @@ async fn stale_plan_is_refused_and_retryable() {
     }])
     .await
     .unwrap();
-    assert!(err.retry, "a failed wait is retryable: {err:?}");
+    assert!(err.retry(), "a failed wait is retryable: {err:?}");
     assert!(
         row.external_ids.contains_key("pool_P"),
         "the other writer's key survives"

@@ -296,9 +296,6 @@ pub enum Operation {
         /// The lock's name.
         lock: String,
     },
-    /// An operation object its caller made as JSON, sent as it is
-    /// ([`crate::Transaction::raw`]).
-    Raw(Json),
 }
 
 fn columns_json(row: &Columns) -> Json {
@@ -377,7 +374,6 @@ impl Operation {
             Operation::Abort => json!({"op": "abort"}),
             Operation::Comment(text) => json!({"op": "comment", "comment": text}),
             Operation::Assert { lock } => json!({"op": "assert", "lock": lock}),
-            Operation::Raw(op) => op.clone(),
         }
     }
 }

@@ -195,13 +195,6 @@ impl Transaction {
         self.push(Operation::Comment(text.to_string()))
     }
 
-    /// Appends an operation given as its JSON object, sent as it is (for callers that build
-    /// the JSON themselves: `keel ovn-remove-keel-objects`, `keel ovn-db-sync`'s select of
-    /// Keel's rows; typed [`Operation`]s are preferred).
-    pub fn raw(self, op: Json) -> Self {
-        self.push(Operation::Raw(op))
-    }
-
     /// Index of the `insert` that declared `uuid_name`.
     pub fn op_index(&self, uuid_name: &str) -> Option<usize> {
         self.uuid_names.get(uuid_name).copied()
@@ -358,7 +351,7 @@ mod tests {
             .push(Operation::Assert {
                 lock: "keel".into(),
             })
-            .raw(json!({"op": "abort"}));
+            .push(Operation::Abort);
         assert_eq!(
             serde_json::to_string(&t.to_params()).unwrap(),
             r#"["OVN_Northbound",{"comment":"keel: member add","op":"comment"},{"columns":[],"op":"wait","rows":[],"table":"Load_Balancer","timeout":0,"until":"==","where":[["name","==","a"]]},{"columns":["name","vips"],"op":"wait","rows":[{"name":"a"}],"table":"Load_Balancer","until":"!=","where":[["_uuid","==",["uuid","0b3e9a52-5a6f-4d0e-8c3b-1f2a3b4c5d6e"]]]},{"op":"insert","row":{"name":"a","selection_fields":["set",["ip_dst","ip_src"]],"vips":["map",[["10.0.0.5:80","10.0.0.10:8080"]]]},"table":"Load_Balancer","uuid-name":"lb"},{"op":"update","row":{"protocol":["set",[]]},"table":"Load_Balancer","where":[["external_ids","includes",["map",[["k","v"]]]]]},{"mutations":[["load_balancer","insert",["named-uuid","lb"]],["external_ids","delete",["set",["k"]]],["n","+=",2]],"op":"mutate","table":"Logical_Switch","where":[["_uuid","==",["uuid","0b3e9a52-5a6f-4d0e-8c3b-1f2a3b4c5d6e"]],["name","!=","x"]]},{"columns":["nb_cfg"],"op":"select","table":"NB_Global","where":[]},{"op":"delete","table":"Load_Balancer","where":[["protocol","excludes",["set",["udp"]]]]},{"lock":"keel","op":"assert"},{"op":"abort"}]"#,

@@ -11,9 +11,10 @@
 //! With `--dry-run`, lists them and changes nothing. One line per row on stdout:
 //! `removed <table> <name>` (`would remove …` on a dry run).
 
-use ovn_provider::cidrs::{OWNER, OWNER_KEY};
+use ovn_provider::cidrs::owned_rows;
 use ovn_provider::flavor::{FLAVOR_KEY, OPTION_KEYS};
-use serde_json::{Value, json};
+use ovsdb::{Condition, Datum, Mutation, Operation, Uuid};
+use serde_json::Value;
 
 /// The tables holding Keel's own rows (their ACLs go with the port groups: an unreferenced
 /// ACL is garbage-collected by ovsdb-server).
@@ -35,20 +36,10 @@ pub async fn remove(
     dry_run: bool,
 ) -> Result<Vec<(&'static str, String)>, RemoveError> {
     let flavored = flavored_rows(nb).await?;
-    let cond = json!([["external_ids", "includes", ["map", [[OWNER_KEY, OWNER]]]]]);
-    let mut txn = ovsdb::Transaction::new("OVN_Northbound");
-    for t in TABLES {
-        txn = txn.raw(json!({"op": "select", "table": t, "where": cond, "columns": ["name"]}));
-    }
-    if !dry_run {
-        for t in TABLES {
-            txn = txn.raw(json!({"op": "delete", "table": t, "where": cond}));
-        }
-        for row in &flavored {
-            txn = txn.raw(row.mutate());
-        }
-    }
-    let results = nb.transact(txn).await.map_err(RemoveError::Nb)?;
+    let results = nb
+        .transact(removal(&flavored, dry_run))
+        .await
+        .map_err(RemoveError::Nb)?;
     let mut out = Vec::new();
     for (t, r) in TABLES.iter().zip(&results) {
         for row in r.rows.iter().flatten() {
@@ -60,9 +51,29 @@ pub async fn remove(
     Ok(out)
 }
 
+/// The one transaction of [`remove`]: a `select` of the names of Keel's rows of each of
+/// [`TABLES`] (results in that order), then, unless `dry_run`, their `delete`s and the
+/// `mutate` of each of `flavored`.
+fn removal(flavored: &[FlavoredRow], dry_run: bool) -> ovsdb::Transaction {
+    let cond = [owned_rows()];
+    let mut txn = ovsdb::Transaction::new("OVN_Northbound");
+    for t in TABLES {
+        txn = txn.select(t, &cond, &["name"]);
+    }
+    if !dry_run {
+        for t in TABLES {
+            txn = txn.delete(t, &cond);
+        }
+        for row in flavored {
+            txn = txn.push(row.mutate());
+        }
+    }
+    txn
+}
+
 /// A `Load_Balancer` row carrying [`FLAVOR_KEY`], and what of the flavor it holds.
 struct FlavoredRow {
-    uuid: String,
+    uuid: Uuid,
     name: String,
     options: Vec<String>,
     empty_vips: Vec<String>,
@@ -70,17 +81,22 @@ struct FlavoredRow {
 
 impl FlavoredRow {
     /// The `mutate` taking the flavor off the row (a key already gone is no error).
-    fn mutate(&self) -> Value {
-        let empty: Vec<Value> = self.empty_vips.iter().map(|v| json!([v, ""])).collect();
-        json!({
-            "op": "mutate", "table": "Load_Balancer",
-            "where": [["_uuid", "==", ["uuid", self.uuid]]],
-            "mutations": [
-                ["external_ids", "delete", ["set", [FLAVOR_KEY]]],
-                ["options", "delete", ["set", self.options]],
-                ["vips", "delete", ["map", empty]],
+    fn mutate(&self) -> Operation {
+        Operation::Mutate {
+            table: "Load_Balancer".into(),
+            conditions: vec![Condition::uuid(self.uuid)],
+            mutations: vec![
+                Mutation::delete("external_ids", Datum::set([FLAVOR_KEY])),
+                Mutation::delete(
+                    "options",
+                    Datum::set(self.options.iter().map(String::as_str)),
+                ),
+                Mutation::delete(
+                    "vips",
+                    Datum::str_map(self.empty_vips.iter().map(|v| (v.as_str(), ""))),
+                ),
             ],
-        })
+        }
     }
 
     fn describe(&self) -> String {
@@ -96,11 +112,10 @@ impl FlavoredRow {
 /// The `Load_Balancer` rows with a [`FLAVOR_KEY`] (OVSDB has no "has key" condition: all rows
 /// are read, with the three columns the removal touches).
 async fn flavored_rows(nb: &ovsdb::Client) -> Result<Vec<FlavoredRow>, RemoveError> {
-    let txn = ovsdb::Transaction::new("OVN_Northbound").raw(json!({
-        "op": "select", "table": "Load_Balancer", "where": [],
-        "columns": ["_uuid", "name", "external_ids", "options", "vips"],
-    }));
-    let results = nb.transact(txn).await.map_err(RemoveError::Nb)?;
+    let results = nb
+        .transact(flavored_select())
+        .await
+        .map_err(RemoveError::Nb)?;
     let rows = results.first().and_then(|r| r.rows.as_ref());
     Ok(rows
         .into_iter()
@@ -121,13 +136,23 @@ async fn flavored_rows(nb: &ovsdb::Client) -> Result<Vec<FlavoredRow>, RemoveErr
                 .map(|(k, _)| k)
                 .collect();
             Some(FlavoredRow {
-                uuid: row.get("_uuid")?.get(1)?.as_str()?.to_string(),
+                uuid: row.get("_uuid")?.get(1)?.as_str()?.parse().ok()?,
                 name: row.get("name")?.as_str()?.to_string(),
                 options,
                 empty_vips,
             })
         })
         .collect())
+}
+
+/// The `select` of [`flavored_rows`]: every `Load_Balancer` row, the columns the removal
+/// reads.
+fn flavored_select() -> ovsdb::Transaction {
+    ovsdb::Transaction::new("OVN_Northbound").select(
+        "Load_Balancer",
+        &[],
+        &["_uuid", "name", "external_ids", "options", "vips"],
+    )
 }
 
 /// The pairs of an OVSDB `["map", [[k, v], …]]` of strings (anything else: none).
@@ -143,17 +168,18 @@ fn pairs(map: Option<&Value>) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn the_mutation_takes_only_the_flavor_off() {
         let row = FlavoredRow {
-            uuid: "4c0e4b0e-7a4e-4d4e-9e0e-0e0e0e0e0e0e".into(),
+            uuid: Uuid::from_u128(0x4c0e4b0e_7a4e_4d4e_9e0e_0e0e0e0e0e0e),
             name: "lb".into(),
             options: vec!["reject".into()],
             empty_vips: vec!["10.0.0.5:81".into()],
         };
         assert_eq!(
-            row.mutate()["mutations"],
+            row.mutate().to_json()["mutations"],
             json!([
                 ["external_ids", "delete", ["set", ["keel:flavor"]]],
                 ["options", "delete", ["set", ["reject"]]],
@@ -165,5 +191,41 @@ mod tests {
             vec![("a".into(), "1".into()), ("b".into(), String::new())]
         );
         assert!(pairs(Some(&json!(["set", []]))).is_empty());
+    }
+
+    /// The bytes of the command's transactions, as sent when they were built as JSON
+    /// (object keys sorted, arrays in the order built).
+    #[test]
+    fn wire_json_is_pinned() {
+        let rows = [
+            FlavoredRow {
+                uuid: Uuid::from_u128(0x4c0e4b0e_7a4e_4d4e_9e0e_0e0e0e0e0e0e),
+                name: "lb".into(),
+                options: vec!["reject".into(), "neighbor_responder".into()],
+                empty_vips: vec!["10.0.0.5:81".into(), "[fd00::5]:82".into()],
+            },
+            FlavoredRow {
+                uuid: Uuid::from_u128(0x0b3e9a52_5a6f_4d0e_8c3b_1f2a3b4c5d6e),
+                name: "lb2".into(),
+                options: vec![],
+                empty_vips: vec![],
+            },
+        ];
+        let wire = |t: ovsdb::Transaction| serde_json::to_string(&t.to_params()).unwrap();
+        let selects = r#"{"columns":["name"],"op":"select","table":"Port_Group","where":[["external_ids","includes",["map",[["keel:owner","keel-allowed-cidrs"]]]]]},{"columns":["name"],"op":"select","table":"Address_Set","where":[["external_ids","includes",["map",[["keel:owner","keel-allowed-cidrs"]]]]]}"#;
+        assert_eq!(
+            wire(removal(&rows, true)),
+            format!(r#"["OVN_Northbound",{selects}]"#)
+        );
+        assert_eq!(
+            wire(removal(&rows, false)),
+            format!(
+                r#"["OVN_Northbound",{selects},{{"op":"delete","table":"Port_Group","where":[["external_ids","includes",["map",[["keel:owner","keel-allowed-cidrs"]]]]]}},{{"op":"delete","table":"Address_Set","where":[["external_ids","includes",["map",[["keel:owner","keel-allowed-cidrs"]]]]]}},{{"mutations":[["external_ids","delete",["set",["keel:flavor"]]],["options","delete",["set",["reject","neighbor_responder"]]],["vips","delete",["map",[["10.0.0.5:81",""],["[fd00::5]:82",""]]]]],"op":"mutate","table":"Load_Balancer","where":[["_uuid","==",["uuid","4c0e4b0e-7a4e-4d4e-9e0e-0e0e0e0e0e0e"]]]}},{{"mutations":[["external_ids","delete",["set",["keel:flavor"]]],["options","delete",["set",[]]],["vips","delete",["map",[]]]],"op":"mutate","table":"Load_Balancer","where":[["_uuid","==",["uuid","0b3e9a52-5a6f-4d0e-8c3b-1f2a3b4c5d6e"]]]}}]"#
+            )
+        );
+        assert_eq!(
+            wire(flavored_select()),
+            r#"["OVN_Northbound",{"columns":["_uuid","name","external_ids","options","vips"],"op":"select","table":"Load_Balancer","where":[]}]"#
+        );
     }
 }

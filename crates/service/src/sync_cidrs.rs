@@ -7,11 +7,12 @@
 
 use std::collections::BTreeSet;
 
-use ovn_provider::cidrs::{self, OWNER, OWNER_KEY, check};
+use ovn_provider::cidrs::{self, check};
 use ovn_provider::nb::Op;
 use ovn_provider::{NbDatabase, OvsdbNb};
+use ovsdb::Operation;
 use provider::LoadBalancer;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// Errors of the pass (nothing was written).
 #[derive(Debug, thiserror::Error)]
@@ -24,12 +25,21 @@ pub enum CidrsSyncError {
     Nb(#[source] ovn_provider::NbError),
 }
 
+/// The `select` of Keel's rows of `table` ([`cidrs::owned_rows`]), every column.
+fn owned_select(table: &str) -> ovsdb::Transaction {
+    ovsdb::Transaction::new("OVN_Northbound").push(Operation::Select {
+        table: table.to_string(),
+        conditions: vec![cidrs::owned_rows()],
+        columns: None,
+    })
+}
+
 /// Keel's rows of `table`, every column.
 async fn owned(client: &ovsdb::Client, table: &str) -> Result<Vec<Value>, CidrsSyncError> {
-    let cond = json!([["external_ids", "includes", ["map", [[OWNER_KEY, OWNER]]]]]);
-    let txn = ovsdb::Transaction::new("OVN_Northbound")
-        .raw(json!({"op": "select", "table": table, "where": cond}));
-    let r = client.transact(txn).await.map_err(CidrsSyncError::Select)?;
+    let r = client
+        .transact(owned_select(table))
+        .await
+        .map_err(CidrsSyncError::Select)?;
     Ok(r.into_iter()
         .next()
         .and_then(|x| x.rows)
@@ -116,4 +126,19 @@ pub async fn run(
         nb.transact(&ops).await.map_err(CidrsSyncError::Nb)?;
     }
     Ok(lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bytes of the select, as sent when it was built as JSON (keys sorted; no
+    /// `columns`: every column).
+    #[test]
+    fn owned_select_wire_json_is_pinned() {
+        assert_eq!(
+            serde_json::to_string(&owned_select("ACL").to_params()).unwrap(),
+            r#"["OVN_Northbound",{"op":"select","table":"ACL","where":[["external_ids","includes",["map",[["keel:owner","keel-allowed-cidrs"]]]]]}]"#
+        );
+    }
 }

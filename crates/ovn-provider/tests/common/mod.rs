@@ -138,10 +138,86 @@ pub async fn sb(tables: &[&str]) -> Result<ovsdb::Client, String> {
         .msg()
 }
 
-/// One `OVN_Northbound` transaction of raw JSON operations.
+/// One `OVN_Northbound` transaction of operations written as RFC 7047 JSON (`insert`,
+/// `select`, `update`, `mutate`, `delete`), each made the typed [`ovsdb::Operation`] that
+/// sends the same JSON; panics on anything else.
 pub fn nb_txn(ops: Vec<Value>) -> ovsdb::Transaction {
-    ops.into_iter()
-        .fold(ovsdb::Transaction::new("OVN_Northbound"), |t, op| t.raw(op))
+    ops.iter()
+        .fold(ovsdb::Transaction::new("OVN_Northbound"), |t, op| {
+            t.push(operation(op))
+        })
+}
+
+/// The typed operation of one RFC 7047 JSON operation object ([`nb_txn`]).
+fn operation(op: &Value) -> ovsdb::Operation {
+    let table = op["table"].as_str().expect("table").to_string();
+    let columns = |v: &Value| -> ovsdb::Columns {
+        v.as_object()
+            .expect("row")
+            .iter()
+            .map(|(k, v)| (k.clone(), datum(v)))
+            .collect()
+    };
+    let conditions = || -> Vec<ovsdb::Condition> {
+        op["where"]
+            .as_array()
+            .expect("where")
+            .iter()
+            .map(|c| ovsdb::Condition::new(str_at(c, 0), str_at(c, 1), datum(&c[2])))
+            .collect()
+    };
+    match op["op"].as_str() {
+        Some("insert") => ovsdb::Operation::Insert {
+            table,
+            row: columns(&op["row"]),
+            uuid_name: op["uuid-name"].as_str().map(str::to_string),
+        },
+        Some("select") => ovsdb::Operation::Select {
+            table,
+            conditions: conditions(),
+            columns: op["columns"].as_array().map(|c| {
+                c.iter()
+                    .map(|c| c.as_str().expect("column").into())
+                    .collect()
+            }),
+        },
+        Some("update") => ovsdb::Operation::Update {
+            table,
+            conditions: conditions(),
+            row: columns(&op["row"]),
+        },
+        Some("mutate") => ovsdb::Operation::Mutate {
+            table,
+            conditions: conditions(),
+            mutations: op["mutations"]
+                .as_array()
+                .expect("mutations")
+                .iter()
+                .map(|m| ovsdb::Mutation::new(str_at(m, 0), str_at(m, 1), datum(&m[2])))
+                .collect(),
+        },
+        Some("delete") => ovsdb::Operation::Delete {
+            table,
+            conditions: conditions(),
+        },
+        other => panic!("nb_txn: no operation {other:?}"),
+    }
+}
+
+/// The string at `i` of a JSON array.
+fn str_at(v: &Value, i: usize) -> String {
+    v[i].as_str().expect("a string").to_string()
+}
+
+/// An RFC 7047 `<value>` as written: a tagged set or map in its order, else one atom.
+fn datum(v: &Value) -> ovsdb::Datum {
+    let atom = |a: &Value| ovsdb::Atom::from_json(a).expect("an atom");
+    let items = || v[1].as_array().expect("elements").iter();
+    match v[0].as_str() {
+        Some("set") => ovsdb::Datum::Set(items().map(atom).collect()),
+        Some("map") => ovsdb::Datum::Map(items().map(|p| (atom(&p[0]), atom(&p[1]))).collect()),
+        _ => ovsdb::Datum::Atom(atom(v)),
+    }
 }
 
 /// The JSON `delete` operation of the rows of `table` named `name`.

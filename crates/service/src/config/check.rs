@@ -418,7 +418,9 @@ fn honoured_note(section: &str, name: &str) -> Option<&'static str> {
         ("ovn", "ovn_nb_connection" | "ovn_sb_connection") => {
             "ssl: needs the three key/certificate/CA files (refused otherwise)"
         }
-        ("neutron", _) => "an option not set in [neutron] is [service_auth]'s",
+        ("neutron", _) => {
+            "when [neutron] cannot load alone (no auth_type, no auth_url, an application credential without its secret), an option it does not set is [service_auth]'s"
+        }
         _ => return None,
     })
 }

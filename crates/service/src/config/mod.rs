@@ -745,9 +745,14 @@ fn database(src: &Sources) -> Result<DatabaseSettings, ConfigError> {
     Ok(database)
 }
 
-/// `[neutron]`, as ovn-octavia-provider's NeutronAuth reads it: an option not set in
-/// `[neutron]` is `[service_auth]`'s; the deprecated `endpoint`, `endpoint_type`,
-/// `ca_certificates_file` are the defaults of `endpoint_override`, `valid_interfaces`, `cafile`.
+/// `[neutron]`, as ovn-octavia-provider's `KeystoneSession('neutron')` reads it: when
+/// `[neutron]`'s own credential cannot load (keystoneauth's `MissingRequiredOptions`: no
+/// `auth_url`, or a `v3applicationcredential` without its secret), each option not set in
+/// `[neutron]` is `[service_auth]`'s; a `[neutron]` that loads on its own takes nothing from
+/// `[service_auth]` (its scope, domains, region and TLS files included). Keel also borrows when
+/// `[neutron]` names no `auth_type`, where keystoneauth would have no credential at all. The
+/// deprecated `endpoint`, `endpoint_type`, `ca_certificates_file` are the defaults of
+/// `endpoint_override`, `valid_interfaces`, `cafile`.
 fn neutron(src: &Sources, service_auth: &KeystoneAuth) -> Result<NeutronSettings, ConfigError> {
     use compat::catalog::neutron::{self as ne, AUTH};
     let mut nauth = Section::keystone(src, &AUTH)?;
@@ -756,8 +761,16 @@ fn neutron(src: &Sources, service_auth: &KeystoneAuth) -> Result<NeutronSettings
     let neutron_timeout = nauth.timeout;
     nauth.timeout = service_auth.timeout;
     let sa = service_auth;
+    let loads_alone = Section::is_set(src, &AUTH.auth_type)
+        && Section::is_set(src, &AUTH.auth_url)
+        && (nauth.auth_type != "v3applicationcredential"
+            || Section::is_set(src, &AUTH.application_credential_secret));
+    // an option [service_auth] fills: one [neutron] does not set, when [neutron] cannot load alone
+    let borrows = !loads_alone;
     macro_rules! fallback {
-        ($($f:ident),*) => {$( if !Section::is_set(src, &AUTH.$f) { nauth.$f = sa.$f.clone(); } )*};
+        ($($f:ident),*) => {$(
+            if borrows && !Section::is_set(src, &AUTH.$f) { nauth.$f = sa.$f.clone(); }
+        )*};
     }
     fallback!(
         auth_type,
@@ -781,10 +794,14 @@ fn neutron(src: &Sources, service_auth: &KeystoneAuth) -> Result<NeutronSettings
         region_name
     );
     // `tenant_*` set in [neutron] are its `project_*` (their deprecated names)
-    if !Section::is_set(src, &AUTH.project_name) && !Section::is_set(src, &AUTH.tenant_name) {
+    if borrows
+        && !Section::is_set(src, &AUTH.project_name)
+        && !Section::is_set(src, &AUTH.tenant_name)
+    {
         nauth.project_name = sa.project_name.clone();
     }
-    if !Section::is_set(src, &AUTH.project_id) && !Section::is_set(src, &AUTH.tenant_id) {
+    if borrows && !Section::is_set(src, &AUTH.project_id) && !Section::is_set(src, &AUTH.tenant_id)
+    {
         nauth.project_id = sa.project_id.clone();
     }
     if nauth.auth_type == "v3password" {
@@ -792,24 +809,25 @@ fn neutron(src: &Sources, service_auth: &KeystoneAuth) -> Result<NeutronSettings
         nauth.default_domain_id = None;
         nauth.default_domain_name = None;
     }
+    let lent = |own: &Option<PathBuf>, theirs: &Option<PathBuf>| {
+        own.clone().or_else(|| theirs.clone().filter(|_| borrows))
+    };
     nauth.tls = HttpTls {
-        cafile: nauth
-            .tls
-            .cafile
-            .clone()
-            .or(Section::typed(src, &ne::CA_CERTIFICATES_FILE)?)
-            .or_else(|| sa.tls.cafile.clone()),
-        insecure: if Section::is_set(src, &AUTH.insecure) {
-            nauth.tls.insecure
-        } else {
+        cafile: lent(
+            &nauth
+                .tls
+                .cafile
+                .clone()
+                .or(Section::typed(src, &ne::CA_CERTIFICATES_FILE)?),
+            &sa.tls.cafile,
+        ),
+        insecure: if borrows && !Section::is_set(src, &AUTH.insecure) {
             sa.tls.insecure
+        } else {
+            nauth.tls.insecure
         },
-        certfile: nauth
-            .tls
-            .certfile
-            .clone()
-            .or_else(|| sa.tls.certfile.clone()),
-        keyfile: nauth.tls.keyfile.clone().or_else(|| sa.tls.keyfile.clone()),
+        certfile: lent(&nauth.tls.certfile, &sa.tls.certfile),
+        keyfile: lent(&nauth.tls.keyfile, &sa.tls.keyfile),
     };
     let interfaces = match Section::typed(src, &ne::VALID_INTERFACES)? {
         Some(i) => i,

@@ -808,6 +808,72 @@ fn pool_bound_is_max_pool_size_plus_max_overflow() {
     );
 }
 
+/// `[neutron]` as ovn-octavia-provider's `KeystoneSession('neutron')` loads it: a `[neutron]`
+/// whose own credential loads (kolla-ansible's: `auth_type`, `auth_url` and the user's) takes
+/// nothing from `[service_auth]`, neither its scope nor its domain nor its CA; one that lacks
+/// `auth_url` (keystoneauth's `MissingRequiredOptions`) takes each option it does not set.
+#[test]
+fn neutron_borrows_from_service_auth_only_when_it_cannot_load_alone() {
+    let sa = |scope: &str| {
+        format!(
+            "[service_auth]\nauth_type = password\nauth_url = http://k/v3\nusername = octavia\n\
+             password = p\n{scope}\nuser_domain_id = default\ncafile = /sa-ca.pem\n\
+             region_name = R1\n"
+        )
+    };
+    let complete = "[neutron]\nauth_type = password\nauth_url = http://k/v3\n\
+                    username = neutron-user\npassword = q\nproject_name = service\n\
+                    user_domain_name = Default\nproject_domain_name = Default\n";
+    // a kolla-ansible file: [neutron] loads alone, whatever [service_auth]'s scope
+    for scope in ["project_id = admin-project", "domain_id = default"] {
+        let c = from(&format!("{}{complete}", sa(scope))).unwrap();
+        let n = c.neutron.auth.service_auth();
+        assert_eq!(
+            (n.project_id.as_deref(), n.domain_id.as_deref()),
+            (None, None),
+            "{scope}"
+        );
+        assert_eq!(
+            n.scope().unwrap(),
+            Some(serde_json::json!({
+                "project": {"name": "service", "domain": {"name": "Default"}}
+            }))
+        );
+        assert_eq!(
+            (
+                c.neutron.auth.tls.cafile.as_deref(),
+                c.neutron.region_name.as_deref()
+            ),
+            (None, None)
+        );
+        // (the CA file does not exist here: only [service_auth]'s own refusals)
+        let r = review(&c);
+        assert!(
+            r.refused.iter().all(|x| !x.contains("[neutron]")),
+            "{scope}: {:?}",
+            r.refused
+        );
+    }
+    // auth_type without auth_url cannot load: each option [neutron] does not set is lent
+    let c = from(&format!(
+        "{}[neutron]\nauth_type = password\nproject_name = service\n",
+        sa("project_id = admin-project")
+    ))
+    .unwrap();
+    let n = c.neutron.auth.service_auth();
+    assert_eq!(
+        (n.project_name.as_str(), n.project_id.as_deref()),
+        ("service", Some("admin-project"))
+    );
+    assert_eq!(
+        (
+            c.neutron.auth.tls.cafile.as_deref(),
+            c.neutron.region_name.as_deref()
+        ),
+        (Some(Path::new("/sa-ca.pem")), Some("R1"))
+    );
+}
+
 /// The password plugins' scope and domain options, in the three sections, as keystoneauth's
 /// loaders read them: `project_id` / `tenant_*`, `default_domain_*` (the generic `password`
 /// plugin's only), `[neutron]`'s fallback to `[service_auth]`, more than one scope refused.

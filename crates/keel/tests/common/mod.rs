@@ -803,15 +803,35 @@ impl Drop for NeutronNet {
     fn drop(&mut self) {
         let t = admin_token();
         if !self.router.is_empty() {
-            if !self.subnet.is_empty() {
-                neutron(
-                    "PUT",
-                    &format!("/routers/{}/remove_router_interface", self.router),
-                    &t,
-                    Some(&json!({"subnet_id": self.subnet})),
+            // every interface, not only this network's first subnet's: a test that adds one
+            // (another subnet, IPv6) would otherwise leave the router undeletable (409), one
+            // router per run until the project's router quota refuses the next test's
+            let (_, ifaces) = neutron(
+                "GET",
+                &format!(
+                    "/ports?device_id={}&device_owner=network:router_interface",
+                    self.router
+                ),
+                &t,
+                None,
+            );
+            for p in ifaces["ports"].as_array().cloned().unwrap_or_default() {
+                if let Some(id) = p["id"].as_str() {
+                    neutron(
+                        "PUT",
+                        &format!("/routers/{}/remove_router_interface", self.router),
+                        &t,
+                        Some(&json!({"port_id": id})),
+                    );
+                }
+            }
+            let (code, body) = neutron("DELETE", &format!("/routers/{}", self.router), &t, None);
+            if code != 204 && code != 404 {
+                eprintln!(
+                    "NeutronNet: router {} not deleted: {code} {body}",
+                    self.router
                 );
             }
-            neutron("DELETE", &format!("/routers/{}", self.router), &t, None);
         }
         let (_, ports) = neutron("GET", &format!("/ports?network_id={}", self.net), &t, None);
         for p in ports["ports"].as_array().cloned().unwrap_or_default() {
